@@ -1,0 +1,55 @@
+import { loadConfig, type Config } from '../config/env.js';
+import { loadJobs, type JobSet } from '../config/jobs.js';
+import { createLogger, type Logger } from '../log/logger.js';
+
+/** What every command receives: the environment (read here only), output streams, lazy config. */
+export interface CliContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** The validated config; throws ConfigError (exit 2) on a bad variable. */
+  config(): Config;
+  /** The validated job definitions of config().jobsDir; throws ConfigError (exit 2). */
+  jobs(): JobSet;
+  /** The process logger (stderr, API key redacted). */
+  logger(): Logger;
+}
+
+/** Thrown by a command whose work failed: the message is printed, the exit code is 1. */
+export class CommandFailed extends Error {
+  override readonly name = 'CommandFailed';
+}
+
+/** Thrown for bad usage the option parser could not catch: printed, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function createContext(
+  env: Readonly<Record<string, string | undefined>>,
+  stdout: CliContext['stdout'] = process.stdout,
+  stderr: CliContext['stderr'] = process.stderr,
+): CliContext {
+  let config: Config | undefined;
+  let jobs: JobSet | undefined;
+  let logger: Logger | undefined;
+  const ctx: CliContext = {
+    env,
+    stdout,
+    stderr,
+    config: () => (config ??= loadConfig(env)),
+    jobs: () => (jobs ??= loadJobs(ctx.config().jobsDir)),
+    logger: () => {
+      if (logger === undefined) {
+        const c = ctx.config();
+        logger = createLogger({
+          level: c.logLevel,
+          secrets: c.apiKey === undefined ? [] : [c.apiKey],
+          destination: stderr,
+        });
+      }
+      return logger;
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,42 @@
+/** The report dimensions the API supports (spec: "Supported dimensions"), in the spec's order. */
+export const DIMENSIONS = [
+  'year',
+  'month',
+  'day',
+  'hour',
+  'weekday',
+  'campaign_id',
+  'creative_id',
+  'zone_id',
+  'ad_format',
+  'ad_size',
+  'landing_url',
+  'tier',
+  'country',
+  'region',
+  'city',
+  'language',
+  'domain',
+  'device',
+  'browser',
+] as const;
+
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** Postgres type of a dimension column: typed where the value's form is certain, text otherwise. */
+export type DimensionType = 'date' | 'bigint' | 'smallint' | 'text';
+
+const DIMENSION_SET: ReadonlySet<string> = new Set(DIMENSIONS);
+
+/** True when `name` is one of the spec's dimensions. */
+export function isDimension(name: string): name is Dimension {
+  return DIMENSION_SET.has(name);
+}
+
+/** The column type of a dimension, per the design's contract. */
+export function dimensionType(dimension: Dimension): DimensionType {
+  if (dimension === 'day') return 'date';
+  if (dimension === 'tier') return 'smallint';
+  if (dimension.endsWith('_id')) return 'bigint';
+  return 'text';
+}

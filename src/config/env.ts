@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The validated, frozen configuration every part receives. Secrets live only in `apiKey`. */
+export interface Config {
+  /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
+  readonly baseUrl: string | undefined;
+  /** The API key; never log it, never put it in Redis or Postgres. */
+  readonly apiKey: string | undefined;
+  readonly auth: 'bearer' | 'x-api-key';
+  /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string;
+  /** Postgres schema for all tables (validated identifier). */
+  readonly schema: string;
+  readonly jobsDir: string;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly http: {
+    readonly connectTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly bodyTimeoutMs: number;
+    /** Attempts per request, the first included. */
+    readonly attempts: number;
+    /** Cap of the exponential backoff between attempts. */
+    readonly maxBackoffMs: number;
+    /** Keep-alive connections per API origin. */
+    readonly connections: number;
+  };
+  readonly queue: {
+    /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
+    readonly prefix: string;
+    /** Attempts of a pull job, the first included. */
+    readonly pullAttempts: number;
+    /** API requests per second across all workers. */
+    readonly rateLimitPerSecond: number;
+    /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
+    readonly shutdownTimeoutSeconds: number;
+  };
+  /** Days the scheduler and heal look back for missing or failed periods. */
+  readonly healDays: number;
+  /** Days a raw response body is kept in report_raw. */
+  readonly rawRetentionDays: number;
+  /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
+  readonly metricsPort: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
+
+const ENV_SCHEMA = {
+  ADOPS_BASE_URL: z
+    .string()
+    .url('an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2')
+    .refine((u) => /^https?:\/\//.test(u), 'an http(s) URL')
+    .refine((u) => /\/v2\/?$/.test(u), 'an URL ending in /v2')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  ADOPS_AUTH: z.enum(['bearer', 'x-api-key'], 'one of: bearer, x-api-key').default('bearer'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// connection string')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+    .default('redis://127.0.0.1:6379'),
+  ADOPS_SCHEMA: z
+    .string()
+    .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
+    .default('adops'),
+  ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, `one of: ${LOG_LEVELS.join(', ')}`).default('info'),
+  ADOPS_HTTP_CONNECT_TIMEOUT_MS: int(1, 600_000).default(10_000),
+  ADOPS_HTTP_HEADERS_TIMEOUT_MS: int(1, 3_600_000).default(60_000),
+  ADOPS_HTTP_BODY_TIMEOUT_MS: int(1, 3_600_000).default(120_000),
+  ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
+  ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
+  ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
+  ADOPS_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : - (up to 100)')
+    .default('adops'),
+  ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
+  ADOPS_RATE_LIMIT: int(1, 100_000).default(10),
+  ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
+  ADOPS_HEAL_DAYS: int(1, 3660).default(30),
+  ADOPS_RAW_RETENTION_DAYS: int(0, 3660).default(30),
+  ADOPS_METRICS_PORT: int(0, 65_535).default(9464),
+} as const;
+
+/** Every env var the configuration reads, for docs and tests. */
+export const ENV_VARS = [...Object.keys(ENV_SCHEMA), 'ADOPS_API_KEY', 'ADOPS_API_KEY_FILE'] as const;
+
+/**
+ * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
+ * what is allowed. Empty strings count as unset, as a shell `FOO= cmd` intends.
+ */
+export function loadConfig(env: Env): Config {
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(ENV_SCHEMA)) {
+    const result = (schema as z.ZodType).safeParse(clean[name]);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(clean[name]);
+      throw new ConfigError(
+        `${name}=${shown} is invalid: expected ${issue?.message ?? 'a valid value'}`,
+        name,
+      );
+    }
+    values[name] = result.data;
+  }
+  const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
+  return Object.freeze({
+    baseUrl: v.ADOPS_BASE_URL,
+    apiKey: readApiKey(clean),
+    auth: v.ADOPS_AUTH,
+    databaseUrl: v.DATABASE_URL,
+    redisUrl: v.REDIS_URL,
+    schema: v.ADOPS_SCHEMA,
+    jobsDir: v.ADOPS_JOBS_DIR,
+    logLevel: v.LOG_LEVEL,
+    http: Object.freeze({
+      connectTimeoutMs: v.ADOPS_HTTP_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+      attempts: v.ADOPS_HTTP_ATTEMPTS,
+      maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
+      connections: v.ADOPS_HTTP_CONNECTIONS,
+    }),
+    queue: Object.freeze({
+      prefix: v.ADOPS_QUEUE_PREFIX,
+      pullAttempts: v.ADOPS_PULL_ATTEMPTS,
+      rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
+      shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
+    }),
+    healDays: v.ADOPS_HEAL_DAYS,
+    rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
+    metricsPort: v.ADOPS_METRICS_PORT,
+  });
+}
+
+function readApiKey(env: Env): string | undefined {
+  const direct = env.ADOPS_API_KEY;
+  const file = env.ADOPS_API_KEY_FILE;
+  if (direct !== undefined && file !== undefined) {
+    throw new ConfigError('ADOPS_API_KEY and ADOPS_API_KEY_FILE are both set: set only one', 'ADOPS_API_KEY');
+  }
+  if (file === undefined) return validKey(direct, 'ADOPS_API_KEY');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(
+      `ADOPS_API_KEY_FILE=${file} cannot be read (${code}): expected a readable file holding the key`,
+      'ADOPS_API_KEY_FILE',
+      { cause: error },
+    );
+  }
+  return validKey(text.replace(/\r?\n$/, ''), 'ADOPS_API_KEY_FILE');
+}
+
+function validKey(key: string | undefined, name: string): string | undefined {
+  if (key === undefined) return undefined;
+  // Never echo the key itself: the message names the variable and the rule only.
+  if (key.length === 0) throw new ConfigError(`${name} holds an empty key: expected the API key`, name);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
+  if (/[\s\u0000-\u001f\u007f]/.test(key)) {
+    throw new ConfigError(`${name} holds whitespace or control characters: expected the API key alone`, name);
+  }
+  return key;
+}
+
+/** The API key, or a ConfigError saying how to provide it. For commands that call the API. */
+export function requireApiKey(config: Config): string {
+  if (config.apiKey === undefined) {
+    throw new ConfigError(
+      'ADOPS_API_KEY is missing: set ADOPS_API_KEY or ADOPS_API_KEY_FILE',
+      'ADOPS_API_KEY',
+    );
+  }
+  return config.apiKey;
+}
+
+/** The API base URL, or a ConfigError saying how to provide it. */
+export function requireBaseUrl(config: Config): string {
+  if (config.baseUrl === undefined) {
+    throw new ConfigError(
+      'ADOPS_BASE_URL is missing: expected the API base URL ending in /v2',
+      'ADOPS_BASE_URL',
+    );
+  }
+  return config.baseUrl;
+}

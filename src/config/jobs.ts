@@ -1,0 +1,210 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CronExpressionParser } from 'cron-parser';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
+import { ConfigError } from './errors.js';
+
+export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
+export const PERIODS = ['day', 'week', 'month'] as const;
+export type PeriodUnit = (typeof PERIODS)[number];
+
+export interface Schedule {
+  /** Five- or six-field cron expression. */
+  readonly cron: string;
+  /** IANA time zone the cron and the report windows are computed in. */
+  readonly timezone: string;
+}
+
+/** A report pulled by period into table report_<name>. */
+export interface ReportJob {
+  readonly kind: 'report';
+  readonly name: string;
+  readonly dimensions: readonly Dimension[];
+  readonly period: PeriodUnit;
+  readonly lookbackDays: number;
+  readonly schedule: Schedule | undefined;
+  /** The file it came from, for messages. */
+  readonly file: string;
+}
+
+/** The campaign and creative catalogue export, run on a schedule. */
+export interface EntitiesJob {
+  readonly kind: 'entities';
+  readonly name: string;
+  readonly schedule: Schedule | undefined;
+  readonly file: string;
+}
+
+export type JobDefinition = ReportJob | EntitiesJob;
+
+export interface JobSet {
+  readonly reports: readonly ReportJob[];
+  readonly entities: readonly EntitiesJob[];
+}
+
+const REPORT_KEYS = new Set([
+  'name',
+  'kind',
+  'dimensions',
+  'period',
+  'lookback_days',
+  'schedule',
+  'description',
+]);
+const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
+
+/** Reads and validates every *.yaml / *.yml file of `dir`, sorted by file name. */
+export function loadJobs(dir: string): JobSet {
+  let files: string[];
+  try {
+    files = readdirSync(dir)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(
+      `ADOPS_JOBS_DIR=${dir} cannot be read (${code}): expected a folder of job YAML files`,
+      'ADOPS_JOBS_DIR',
+      { cause: error },
+    );
+  }
+  const jobs = files.map((f) => {
+    const path = join(dir, f);
+    return parseJob(readFileSync(path, 'utf8'), path);
+  });
+  const seen = new Map<string, string>();
+  for (const job of jobs) {
+    const other = seen.get(job.name);
+    if (other !== undefined) {
+      throw new ConfigError(
+        `${job.file}: name: "${job.name}" is already defined in ${other}; names must be unique`,
+        `${job.file}: name`,
+      );
+    }
+    seen.set(job.name, job.file);
+  }
+  return {
+    reports: jobs.filter((j): j is ReportJob => j.kind === 'report'),
+    entities: jobs.filter((j): j is EntitiesJob => j.kind === 'entities'),
+  };
+}
+
+/** Parses and validates one job definition; `file` is only used in error messages. */
+export function parseJob(text: string, file: string): JobDefinition {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    const where = error instanceof YAMLParseError ? ` at line ${error.linePos?.[0].line ?? '?'}` : '';
+    throw new ConfigError(
+      `${file}: not valid YAML${where}: ${(error as Error).message.split('\n')[0]}`,
+      file,
+      { cause: error },
+    );
+  }
+  const fail = (field: string, message: string): never => {
+    throw new ConfigError(`${file}: ${field}: ${message}`, `${file}: ${field}`);
+  };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    fail('(top level)', 'expected a mapping of name, dimensions, period, lookback_days, schedule');
+  const o = doc as Record<string, unknown>;
+
+  const kind = o.kind ?? 'report';
+  if (kind !== 'report' && kind !== 'entities')
+    fail('kind', `${show(kind)} is not allowed; allowed: report, entities`);
+  const allowedKeys = kind === 'report' ? REPORT_KEYS : ENTITY_KEYS;
+  for (const key of Object.keys(o)) {
+    if (!allowedKeys.has(key)) fail(key, `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
+  }
+
+  if (typeof o.name !== 'string' || !REPORT_NAME.test(o.name)) {
+    fail(
+      'name',
+      `${show(o.name)} is not allowed; expected ${REPORT_NAME.source} (lower case letter, then up to 40 lower case letters, digits or _)`,
+    );
+  }
+  const name = o.name as string;
+  const schedule =
+    o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
+  if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });
+
+  if (!Array.isArray(o.dimensions) || o.dimensions.length === 0) {
+    fail('dimensions', `expected a non-empty list of dimensions from: ${DIMENSIONS.join(', ')}`);
+  }
+  const dims = o.dimensions as unknown[];
+  const seen = new Set<string>();
+  dims.forEach((d, i) => {
+    if (typeof d !== 'string' || !isDimension(d))
+      fail(`dimensions[${i}]`, `${show(d)} is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (seen.has(d as string))
+      fail(`dimensions[${i}]`, `"${String(d)}" is listed twice; each dimension may appear once`);
+    seen.add(d as string);
+  });
+
+  const period = o.period ?? 'day';
+  if (typeof period !== 'string' || !(PERIODS as readonly string[]).includes(period)) {
+    fail('period', `${show(period)} is not allowed; allowed: ${PERIODS.join(', ')}`);
+  }
+  const lookback = o.lookback_days ?? 0;
+  if (typeof lookback !== 'number' || !Number.isInteger(lookback) || lookback < 0 || lookback > 366) {
+    fail('lookback_days', `${show(lookback)} is not allowed; expected a whole number from 0 to 366`);
+  }
+  return Object.freeze({
+    kind: 'report',
+    name,
+    dimensions: Object.freeze([...(dims as Dimension[])]),
+    period: period as PeriodUnit,
+    lookbackDays: lookback as number,
+    schedule,
+    file,
+  });
+}
+
+function parseSchedule(value: unknown, fail: (field: string, message: string) => never): Schedule {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('schedule', 'expected a mapping { cron: "0 3 * * *", timezone: "UTC" }');
+  const s = value as Record<string, unknown>;
+  for (const key of Object.keys(s)) {
+    if (key !== 'cron' && key !== 'timezone')
+      fail(`schedule.${key}`, 'unknown field; allowed: cron, timezone');
+  }
+  const timezone = s.timezone ?? 'UTC';
+  if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
+    fail(
+      'schedule.timezone',
+      `${show(timezone)} is not an IANA time zone; expected e.g. UTC, Europe/Berlin, America/New_York`,
+    );
+  }
+  if (typeof s.cron !== 'string' || s.cron.trim() === '')
+    fail('schedule.cron', 'missing; expected a cron expression such as "0 3 * * *"');
+  const cron = (s.cron as string).trim();
+  const fields = cron.split(/\s+/).length;
+  if (fields < 5 || fields > 6)
+    fail(
+      'schedule.cron',
+      `"${cron}" has ${fields} fields; expected 5 (minute hour day month weekday) or 6 (with seconds first)`,
+    );
+  try {
+    CronExpressionParser.parse(cron, { tz: timezone as string, strict: false });
+  } catch (error) {
+    fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
+  }
+  return Object.freeze({ cron, timezone: timezone as string });
+}
+
+/** True when the runtime knows `zone` as an IANA time zone. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,57 @@
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { redactSecrets } from './redact.js';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  readonly level: string;
+  /** Strings that must never leave the process in a log line (the API key). */
+  readonly secrets: readonly string[];
+  /** Where lines go; stderr by default, so stdout stays clean for command output. */
+  readonly destination?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Human-readable output; by default when the destination is a terminal. */
+  readonly pretty?: boolean;
+}
+
+/** Header and field names whose values are secrets wherever they sit in a logged object. */
+const REDACT_PATHS = [
+  'apiKey',
+  '*.apiKey',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  'authorization',
+  '*.authorization',
+];
+
+/**
+ * A pino logger whose every line passes through a filter that replaces the secrets, so the key
+ * cannot leak through a message, an error stack, a URL or job data, whichever path it took.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const destination = options.destination ?? process.stderr;
+  const usePretty = options.pretty ?? destination.isTTY === true;
+  const target: NodeJS.WritableStream = usePretty
+    ? pretty({ destination, colorize: destination.isTTY === true, sync: true })
+    : destination;
+  const filtered = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, done) {
+      const line = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      target.write(redactSecrets(line, options.secrets));
+      done();
+    },
+  });
+  return pino(
+    {
+      level: options.level,
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    filtered,
+  );
+}

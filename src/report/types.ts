@@ -1,0 +1,38 @@
+import type { Dimension } from '../config/dimensions.js';
+
+/** The five report counters, in the fixed order used by rows, tables and COPY. */
+export const COUNTERS = [
+  'ad_requests',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+] as const;
+
+export type CounterName = (typeof COUNTERS)[number];
+
+/** One value per counter, keyed by name (the API's totals, reconciliation sums). */
+export type Counters = Record<CounterName, number>;
+
+/** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
+export interface Period {
+  readonly start: string;
+  readonly end: string;
+}
+
+/**
+ * One flattened report row.
+ * `dims` holds the canonical text of each dimension value, in the order of the requested dimensions,
+ * already checked against the dimension's column type (day: YYYY-MM-DD, *_id: decimal digits, tier:
+ * a smallint). `counters` holds the counters in COUNTERS order, each a non-negative safe integer.
+ */
+export interface ReportRow {
+  readonly dims: readonly string[];
+  readonly counters: readonly number[];
+}
+
+/** What a report request asks for. */
+export interface ReportQuery {
+  readonly dimensions: readonly Dimension[];
+  readonly period: Period;
+}

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClientBase, Pool } from 'pg';
+import type { Logger } from '../log/logger.js';
+import { ident } from './sql.js';
+
+const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly file: string;
+  readonly sql: string;
+  readonly checksum: string;
+}
+
+/** Thrown when the migrations on disk and those applied disagree; says how to proceed. */
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+}
+
+export interface MigrateOptions {
+  readonly schema: string;
+  readonly sqlDir: string;
+  readonly logger?: Logger;
+  /** Runs under the same advisory lock after the SQL files (creates report_<name> tables). */
+  readonly afterMigrations?: (client: ClientBase) => Promise<void>;
+}
+
+export interface MigrateResult {
+  readonly applied: readonly string[];
+  readonly alreadyApplied: number;
+}
+
+/** Reads sql/NNN_name.sql files in version order; refuses duplicate versions and stray names. */
+export function readMigrations(dir: string): Migration[] {
+  const migrations = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .map((file) => {
+      const m = FILE.exec(file);
+      if (m === null)
+        throw new MigrationError(
+          `${file}: migration files must be named NNN_name.sql (digits, underscore, lower case name)`,
+        );
+      const sql = readFileSync(join(dir, file), 'utf8');
+      return {
+        version: Number(m[1]),
+        name: m[2] as string,
+        file,
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    })
+    .sort((a, b) => a.version - b.version);
+  for (let i = 1; i < migrations.length; i++) {
+    const a = migrations[i - 1] as Migration;
+    const b = migrations[i] as Migration;
+    if (a.version === b.version)
+      throw new MigrationError(
+        `${a.file} and ${b.file} share version ${a.version}; give each its own number`,
+      );
+  }
+  return migrations;
+}
+
+/** Stable advisory lock key of a schema's migrations. */
+function lockSql(schema: string): { text: string; values: string[] } {
+  return { text: 'SELECT pg_advisory_lock(hashtext($1))', values: [`adops-migrate:${schema}`] };
+}
+
+/**
+ * Applies pending migrations in order, each once and in its own transaction, under a session
+ * advisory lock so concurrent runs wait and then find nothing left to do.
+ */
+export async function migrate(pool: Pool, options: MigrateOptions): Promise<MigrateResult> {
+  const migrations = readMigrations(options.sqlDir);
+  const schema = ident(options.schema);
+  const client = await pool.connect();
+  const applied: string[] = [];
+  let alreadyApplied = 0;
+  try {
+    await client.query(lockSql(options.schema));
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+           version integer PRIMARY KEY,
+           name text NOT NULL,
+           checksum text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
+      const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
+        `SELECT version, name, checksum FROM ${schema}.schema_migrations ORDER BY version`,
+      );
+      const done = new Map(rows.map((r) => [r.version, r]));
+      for (const m of migrations) {
+        const previous = done.get(m.version);
+        if (previous !== undefined) {
+          if (previous.checksum !== m.checksum) {
+            throw new MigrationError(
+              `sql/${m.file} was changed after it was applied (checksum ${previous.checksum.slice(0, 12)} applied, ${m.checksum.slice(0, 12)} on disk); ` +
+                'never edit an applied migration: restore the file and put the change in a new numbered file',
+            );
+          }
+          alreadyApplied++;
+          continue;
+        }
+        await client.query('BEGIN');
+        try {
+          await client.query(`SET LOCAL search_path TO ${schema}, public`);
+          await client.query(m.sql);
+          await client.query(
+            `INSERT INTO ${schema}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+            [m.version, m.name, m.checksum],
+          );
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw new MigrationError(`sql/${m.file} failed and was rolled back: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+        applied.push(m.file);
+        options.logger?.info({ migration: m.file }, 'migration applied');
+      }
+      if (options.afterMigrations !== undefined) await options.afterMigrations(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`adops-migrate:${options.schema}`]);
+    }
+  } finally {
+    client.release();
+  }
+  return { applied, alreadyApplied };
+}

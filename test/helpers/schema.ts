@@ -1,0 +1,2 @@
+/** The schema the test template is migrated into. */
+export const TEST_SCHEMA = 'adops';

@@ -1,0 +1,10 @@
+// Addresses of the real Postgres and Redis the integration tests use (never mocks).
+export const PG_ADMIN_URL = process.env.ADOPS_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.ADOPS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The URL of database `name` on the test server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
