@@ -1,0 +1,93 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrate, MigrationError, readMigrations } from '../../../src/warehouse/migrate.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+
+let db: TestDatabase;
+let dir: string;
+
+beforeEach(async () => {
+  db = await createTestDatabase({ empty: true });
+  dir = mkdtempSync(join(tmpdir(), 'adops-sql-'));
+});
+afterEach(async () => {
+  await db.drop();
+});
+
+const write = (file: string, sql: string) => writeFileSync(join(dir, file), sql);
+
+async function appliedVersions(pool: pg.Pool, schema = 'wh'): Promise<number[]> {
+  const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
+  return rows.map((r) => r.version);
+}
+
+describe('migrate', () => {
+  it('applies files in numeric order, each once, inside the target schema', async () => {
+    write('010_second.sql', 'INSERT INTO seen (step) VALUES (10);');
+    write('002_first.sql', 'CREATE TABLE seen (step int); INSERT INTO seen (step) VALUES (2);');
+    const first = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(first.applied).toEqual(['002_first.sql', '010_second.sql']);
+    const again = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(again).toEqual({ applied: [], alreadyApplied: 2 });
+    const { rows } = await db.pool.query('SELECT step FROM wh.seen ORDER BY step');
+    expect(rows).toEqual([{ step: 2 }, { step: 10 }]);
+    expect(await appliedVersions(db.pool)).toEqual([2, 10]);
+  });
+
+  it('refuses a changed applied file and names it', async () => {
+    write('001_a.sql', 'CREATE TABLE a (x int);');
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    write('001_a.sql', 'CREATE TABLE a (x bigint);');
+    await expect(migrate(db.pool, { schema: 'wh', sqlDir: dir })).rejects.toThrow(
+      /sql\/001_a.sql was changed after it was applied .* add .*new numbered file|sql\/001_a.sql was changed after it was applied/,
+    );
+  });
+
+  it('rolls back a failing file whole and records nothing for it', async () => {
+    write('001_ok.sql', 'CREATE TABLE ok (x int);');
+    write('002_bad.sql', 'CREATE TABLE half (x int); SELECT no_such_function();');
+    await expect(migrate(db.pool, { schema: 'wh', sqlDir: dir })).rejects.toThrow(/sql\/002_bad.sql failed and was rolled back/);
+    expect(await appliedVersions(db.pool)).toEqual([1]);
+    const { rows } = await db.pool.query("SELECT to_regclass('wh.half') AS t");
+    expect(rows[0].t).toBeNull();
+  });
+
+  it('refuses badly named files and duplicate versions', () => {
+    write('1-init.sql', 'SELECT 1;');
+    expect(() => readMigrations(dir)).toThrow(MigrationError);
+    const other = mkdtempSync(join(tmpdir(), 'adops-sql-'));
+    writeFileSync(join(other, '001_a.sql'), 'SELECT 1;');
+    writeFileSync(join(other, '001_b.sql'), 'SELECT 1;');
+    expect(() => readMigrations(other)).toThrow(/share version 1/);
+  });
+
+  it('serializes concurrent runs: each migration is applied exactly once', async () => {
+    // Not idempotent on purpose: a second application would fail on the duplicate table.
+    write('001_t.sql', 'CREATE TABLE t (x int); INSERT INTO t VALUES (1); SELECT pg_sleep(0.2);');
+    write('002_u.sql', 'INSERT INTO t VALUES (2);');
+    const pools = [0, 1, 2].map(() => new pg.Pool({ connectionString: db.url, max: 1 }));
+    try {
+      const results = await Promise.all(pools.map((pool) => migrate(pool, { schema: 'wh', sqlDir: dir })));
+      expect(results.map((r) => r.applied.length).sort()).toEqual([0, 0, 2]);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+    }
+    const { rows } = await db.pool.query('SELECT x FROM wh.t ORDER BY x');
+    expect(rows).toEqual([{ x: 1 }, { x: 2 }]);
+  });
+
+  it('runs the after-migrations step under the same lock', async () => {
+    write('001_a.sql', 'CREATE TABLE a (x int);');
+    await migrate(db.pool, {
+      schema: 'wh',
+      sqlDir: dir,
+      afterMigrations: async (client) => {
+        const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()");
+        expect(rows[0].n).toBe(1);
+      },
+    });
+  });
+});

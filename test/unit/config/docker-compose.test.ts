@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ENV_VARS, loadConfig } from '../../../src/config/env.js';
+
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[];
+  restart?: string;
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+}
+
+const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const { postgres, redis, migrate, worker } = compose.services;
+
+describe('docker-compose.yml', () => {
+  it('has postgres 16, redis 7, a one-shot migrate and a worker built from the project', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['migrate', 'postgres', 'redis', 'worker']);
+    expect(postgres?.image).toBe('postgres:16');
+    expect(redis?.image).toBe('redis:7');
+    expect(migrate?.build).toBe('.');
+    expect(migrate?.command).toEqual(['migrate']);
+    expect(migrate?.restart).toBe('no');
+    expect(worker?.build).toBe('.');
+    expect(worker?.command).toEqual(['worker']);
+  });
+
+  it('runs redis with appendonly and noeviction, as BullMQ requires', () => {
+    const args = redis?.command?.join(' ') ?? '';
+    expect(args).toContain('--appendonly yes');
+    expect(args).toContain('--maxmemory-policy noeviction');
+  });
+
+  it('starts the worker only after migrate completed', () => {
+    expect(worker?.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(worker?.depends_on?.postgres?.condition).toBe('service_healthy');
+  });
+
+  it('passes only contract variables, and a valid config for the database parts', () => {
+    for (const service of [migrate, worker]) {
+      const env = service?.environment ?? {};
+      for (const name of Object.keys(env)) expect(ENV_VARS).toContain(name);
+      expect(env.DATABASE_URL).toBe('postgres://adops:adops@postgres:5432/adops');
+      expect(env.REDIS_URL).toBe('redis://redis:6379');
+      // Compose leaves ${VAR:-} empty when unset; empty counts as unset in our config.
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+      expect(() => loadConfig(resolved)).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, requireApiKey, requireBaseUrl } from '../../../src/config/env.js';
+import { ConfigError } from '../../../src/config/errors.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults when nothing is set', () => {
+    const c = loadConfig({});
+    expect(c.baseUrl).toBeUndefined();
+    expect(c.apiKey).toBeUndefined();
+    expect(c.auth).toBe('bearer');
+    expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(c.schema).toBe('adops');
+    expect(c.jobsDir).toBe('./jobs');
+    expect(c.logLevel).toBe('info');
+    expect(c.http.attempts).toBe(5);
+    expect(c.queue.pullAttempts).toBe(8);
+    expect(c.rawRetentionDays).toBe(30);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads every contract variable', () => {
+    const c = loadConfig({
+      ADOPS_BASE_URL: 'https://acme.api.example.com/v2/',
+      ADOPS_API_KEY: 'k-123456',
+      ADOPS_AUTH: 'x-api-key',
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      REDIS_URL: 'redis://r:6380',
+      ADOPS_SCHEMA: 'ads_wh',
+      ADOPS_JOBS_DIR: '/etc/adops/jobs',
+      LOG_LEVEL: 'debug',
+      ADOPS_HTTP_ATTEMPTS: '3',
+    });
+    expect(c).toMatchObject({
+      baseUrl: 'https://acme.api.example.com/v2',
+      apiKey: 'k-123456',
+      auth: 'x-api-key',
+      databaseUrl: 'postgres://u@h:5432/db',
+      redisUrl: 'redis://r:6380',
+      schema: 'ads_wh',
+      jobsDir: '/etc/adops/jobs',
+      logLevel: 'debug',
+    });
+    expect(c.http.attempts).toBe(3);
+  });
+
+  it.each([
+    ['ADOPS_AUTH', 'basic', /ADOPS_AUTH="basic" is invalid: expected one of: bearer, x-api-key/],
+    ['ADOPS_BASE_URL', 'https://acme.example.com/v1', /ADOPS_BASE_URL=.*ending in \/v2/],
+    ['ADOPS_BASE_URL', 'not a url', /ADOPS_BASE_URL=.*URL/],
+    ['ADOPS_SCHEMA', 'Robert"); DROP TABLE x;--', /ADOPS_SCHEMA=.*lower-case SQL identifier/],
+    ['LOG_LEVEL', 'verbose', /LOG_LEVEL="verbose" is invalid: expected one of: fatal, error/],
+    ['REDIS_URL', 'localhost:6379', /REDIS_URL=.*redis:\/\//],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL=.*postgres/],
+    ['ADOPS_HTTP_ATTEMPTS', '0', /ADOPS_HTTP_ATTEMPTS="0" is invalid: expected at least 1/],
+    ['ADOPS_HTTP_ATTEMPTS', 'five', /ADOPS_HTTP_ATTEMPTS="five" is invalid: expected a whole number from 1 to 100/],
+  ])('rejects %s=%s naming the variable and what is allowed', (name, value, message) => {
+    const error = configError({ [name]: value });
+    expect(error.subject).toBe(name);
+    expect(error.message).toMatch(message);
+    expect(error.message.split('\n')).toHaveLength(1);
+  });
+
+  it('reads the key from ADOPS_API_KEY_FILE, trimming the trailing newline', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adops-key-'));
+    const file = join(dir, 'key');
+    writeFileSync(file, 'file-key-abc\n');
+    expect(loadConfig({ ADOPS_API_KEY_FILE: file }).apiKey).toBe('file-key-abc');
+  });
+
+  it('names ADOPS_API_KEY_FILE when the file cannot be read, without printing any key', () => {
+    const error = configError({ ADOPS_API_KEY_FILE: '/nonexistent/key' });
+    expect(error.message).toMatch(/ADOPS_API_KEY_FILE=\/nonexistent\/key cannot be read \(ENOENT\)/);
+  });
+
+  it('refuses both key variables at once and never echoes the key', () => {
+    const error = configError({ ADOPS_API_KEY: 'secret-value-1', ADOPS_API_KEY_FILE: '/x' });
+    expect(error.message).toMatch(/both set/);
+    expect(error.message).not.toContain('secret-value-1');
+  });
+
+  it('refuses a key with whitespace inside without echoing it', () => {
+    const error = configError({ ADOPS_API_KEY: 'abc def-secret' });
+    expect(error.message).not.toContain('def-secret');
+  });
+
+  it('requireApiKey and requireBaseUrl say how to provide what is missing', () => {
+    const c = loadConfig({});
+    expect(() => requireApiKey(c)).toThrow(/set ADOPS_API_KEY or ADOPS_API_KEY_FILE/);
+    expect(() => requireBaseUrl(c)).toThrow(/ADOPS_BASE_URL is missing/);
+  });
+});

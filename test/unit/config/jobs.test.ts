@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DIMENSIONS } from '../../../src/config/dimensions.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { loadJobs, parseJob } from '../../../src/config/jobs.js';
+
+const valid = `name: daily_campaign
+dimensions: [day, campaign_id]
+period: day
+lookback_days: 3
+schedule: { cron: "0 3 * * *", timezone: "Europe/Berlin" }
+`;
+
+function rejects(text: string): string {
+  try {
+    parseJob(text, 'jobs/x.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error('expected the job to be rejected');
+}
+
+describe('job definitions', () => {
+  it('parses a valid definition keeping dimension order', () => {
+    const job = parseJob(valid, 'jobs/x.yaml');
+    expect(job).toMatchObject({
+      kind: 'report',
+      name: 'daily_campaign',
+      dimensions: ['day', 'campaign_id'],
+      period: 'day',
+      lookbackDays: 3,
+      schedule: { cron: '0 3 * * *', timezone: 'Europe/Berlin' },
+    });
+  });
+
+  it('loads the shipped default definitions', () => {
+    const { reports, entities } = loadJobs('jobs');
+    expect(reports.map((r) => [r.name, r.dimensions.join(',')])).toEqual([
+      ['daily_campaign', 'day,campaign_id'],
+      ['daily_creative', 'day,campaign_id,creative_id'],
+      ['daily_geo_device', 'day,country,device'],
+      ['daily_zone', 'day,zone_id'],
+      ['hourly', 'day,hour'],
+    ]);
+    expect(entities.map((e) => e.name)).toEqual(['entities']);
+  });
+
+  it('lists the allowed dimensions when one is unknown', () => {
+    const message = rejects(valid.replace('campaign_id]', 'campaign]'));
+    expect(message).toContain('jobs/x.yaml: dimensions[1]: "campaign" is not a dimension; allowed: ');
+    expect(message).toContain(DIMENSIONS.join(', '));
+  });
+
+  it.each([
+    ['a bad name', valid.replace('name: daily_campaign', 'name: Daily-Campaign'), /name: "Daily-Campaign" is not allowed; expected/],
+    ['an SQL name', valid.replace('name: daily_campaign', 'name: "x; drop table y"'), /name: .* is not allowed/],
+    ['a too long name', valid.replace('name: daily_campaign', `name: ${'a'.repeat(42)}`), /name: .* is not allowed/],
+    ['a duplicate dimension', valid.replace('[day, campaign_id]', '[day, day]'), /dimensions\[1\]: "day" is listed twice/],
+    ['no dimensions', valid.replace('[day, campaign_id]', '[]'), /dimensions: expected a non-empty list/],
+    ['a bad period', valid.replace('period: day', 'period: hour'), /period: "hour" is not allowed; allowed: day, week, month/],
+    ['a negative lookback', valid.replace('lookback_days: 3', 'lookback_days: -1'), /lookback_days: -1 is not allowed/],
+    ['a bad cron', valid.replace('0 3 * * *', '61 3 * * *'), /schedule.cron: "61 3 \* \* \*" is not a valid cron expression/],
+    ['a short cron', valid.replace('0 3 * * *', '0 3 *'), /schedule.cron: "0 3 \*" has 3 fields/],
+    ['a bad time zone', valid.replace('Europe/Berlin', 'Mars/Olympus'), /schedule.timezone: "Mars\/Olympus" is not an IANA time zone/],
+    ['an unknown field', `${valid}extra: 1\n`, /extra: unknown field; allowed: /],
+    ['broken YAML', 'name: [x', /jobs\/x.yaml: not valid YAML/],
+    ['a list at top level', '- a\n- b\n', /\(top level\): expected a mapping/],
+  ])('rejects %s with one line naming file and field', (_label, text, message) => {
+    expect(rejects(text)).toMatch(message);
+  });
+
+  it('accepts an entities job without dimensions', () => {
+    expect(parseJob('name: catalogue\nkind: entities\nschedule: { cron: "0 2 * * *", timezone: UTC }\n', 'f.yaml')).toMatchObject({
+      kind: 'entities',
+      name: 'catalogue',
+    });
+  });
+
+  it('refuses two files defining the same name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adops-jobs-'));
+    writeFileSync(join(dir, 'a.yaml'), valid);
+    writeFileSync(join(dir, 'b.yaml'), valid);
+    expect(() => loadJobs(dir)).toThrow(/b.yaml: name: "daily_campaign" is already defined in .*a.yaml/);
+  });
+
+  it('names ADOPS_JOBS_DIR when the folder is missing', () => {
+    expect(() => loadJobs('/nonexistent/jobs')).toThrow(/ADOPS_JOBS_DIR=\/nonexistent\/jobs cannot be read/);
+  });
+});

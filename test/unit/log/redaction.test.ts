@@ -1,0 +1,45 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.js';
+import { redactSecrets } from '../../../src/log/redact.js';
+
+const KEY = 'sk_live_Zq9#distinctive/key+value';
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('redaction', () => {
+  it('replaces the key in plain, URL-encoded and JSON-escaped forms', () => {
+    const text = `a ${KEY} b ${encodeURIComponent(KEY)} c ${JSON.stringify(KEY)}`;
+    const out = redactSecrets(text, [KEY]);
+    expect(out).not.toContain(KEY);
+    expect(out).not.toContain(encodeURIComponent(KEY));
+    expect(out.match(/\[REDACTED\]/g)).toHaveLength(3);
+  });
+
+  it('keeps the key out of every captured log line, wherever it was put', () => {
+    const out = capture();
+    const log = createLogger({ level: 'trace', secrets: [KEY], destination: out.stream, pretty: false });
+    log.info({ headers: { authorization: `Bearer ${KEY}`, 'x-api-key': KEY } }, 'request');
+    log.info({ url: `https://h/v2/reports?api_key=${encodeURIComponent(KEY)}` }, 'url');
+    log.error({ err: new Error(`upstream said: bad key ${KEY}`) }, 'error with stack');
+    log.warn({ job: { data: { note: KEY } } }, `message holding ${KEY}`);
+    log.info({ apiKey: KEY }, 'field');
+    const text = out.text();
+    expect(text.split('\n').filter(Boolean)).toHaveLength(5);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(encodeURIComponent(KEY));
+    expect(text).toContain('[REDACTED]');
+  });
+
+  it('redacts in pretty output too', () => {
+    const out = capture();
+    const log = createLogger({ level: 'info', secrets: [KEY], destination: out.stream, pretty: true });
+    log.info(`key is ${KEY}`);
+    expect(out.text()).toContain('key is [REDACTED]');
+  });
+});
