@@ -1,0 +1,101 @@
+// Redis connections for BullMQ. Workers wait out Redis outages (they must not crash on a blip);
+// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Config } from '../config/env.js';
+
+/** Thrown when Redis cannot be reached; says where and what to check. */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError';
+}
+
+/**
+ * A connection for a BullMQ Worker: `maxRetriesPerRequest: null` as BullMQ requires for blocking
+ * commands, so a command waits for the reconnect instead of failing the job.
+ */
+export function workerConnection(config: Pick<Config, 'redisUrl'>): Redis {
+  return quiet(new Redis(config.redisUrl, { maxRetriesPerRequest: null, ...commonOptions() }));
+}
+
+/**
+ * A connection for producers and readers (Queue in CLI commands): no offline queue and one retry,
+ * so an unreachable Redis fails the command within seconds instead of hanging.
+ */
+export function producerConnection(config: Pick<Config, 'redisUrl'>): Redis {
+  return quiet(
+    new Redis(config.redisUrl, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 5_000,
+      ...commonOptions(),
+    }),
+  );
+}
+
+// Without a listener ioredis prints every reconnect error to the console; failures reach us through
+// the commands that fail (and ensureReady), so the event itself needs no handling.
+function quiet(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+function commonOptions(): RedisOptions {
+  // Never keyPrefix: BullMQ refuses it; isolation is BullMQ's own `prefix` (config.queue.prefix).
+  return { lazyConnect: false };
+}
+
+/**
+ * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs`. The URL in the
+ * message has its password removed.
+ */
+export async function ensureReady(redis: Redis, redisUrl: string, timeoutMs = 5_000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    let lastError: Error | undefined;
+    const onError = (error: Error) => {
+      lastError = error;
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new RedisUnavailableError(
+          `Redis at ${safeUrl(redisUrl)} is not reachable (${lastError?.message ?? 'no answer'}): ` +
+            'check REDIS_URL and that Redis is running',
+          { cause: lastError },
+        ),
+      );
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+    };
+    redis.on('ready', onReady);
+    redis.on('error', onError);
+  });
+}
+
+/** `redisUrl` without its password, for messages. */
+export function safeUrl(redisUrl: string): string {
+  try {
+    const u = new URL(redisUrl);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/** Closes a connection we created: QUIT when possible, a hard disconnect otherwise. */
+export async function closeConnection(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  try {
+    await Promise.race([redis.quit(), new Promise((r) => setTimeout(r, 1_000))]);
+  } catch {
+    // already closing or unreachable: disconnect below
+  }
+  redis.disconnect();
+}
