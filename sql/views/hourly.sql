@@ -1,0 +1,15 @@
+-- View bi_hourly over report_hourly, for BI dashboards.
+-- requires: day, hour
+CREATE OR REPLACE VIEW bi_hourly AS
+SELECT
+  r.day,
+  r.hour,
+  r.ad_requests,
+  r.filled_impressions,
+  r.impressions,
+  r.measurable_impressions,
+  r.viewable_impressions,
+  r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate,
+  r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate,
+  r.loaded_at
+FROM report_hourly r;

@@ -1,0 +1,84 @@
+import { ident, qualified } from '../sql.js';
+import type { Column } from './columns.js';
+
+/** A parameterised statement, built purely and run by the write shell. */
+export interface Statement {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/** The entity tables and their keys. */
+export interface EntityTable {
+  readonly table: 'campaigns' | 'creatives';
+  readonly key: 'campaign_id' | 'creative_id';
+  readonly columns: readonly Column[];
+}
+
+/**
+ * Upserts `rows` (objects keyed by column name) from one jsonb parameter: one round trip per
+ * chunk, every value a parameter. A row seen again gets its columns, synced_at and a cleared
+ * deleted_at (revival); now() is the transaction's start, so one sync stamps one synced_at.
+ */
+export function upsertStatement(schema: string, t: EntityTable, rows: readonly object[]): Statement {
+  const names = t.columns.map((c) => ident(c.name));
+  const recordType = t.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ');
+  const updates = t.columns
+    .filter((c) => c.name !== t.key)
+    .map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, t.table)} (${names.join(', ')}, synced_at, deleted_at) ` +
+      `SELECT ${names.join(', ')}, now(), NULL FROM jsonb_to_recordset($1::jsonb) AS r(${recordType}) ` +
+      `ON CONFLICT (${ident(t.key)}) DO UPDATE SET ${updates.join(', ')}, ` +
+      'synced_at = EXCLUDED.synced_at, deleted_at = NULL',
+    values: [JSON.stringify(rows)],
+  };
+}
+
+/** Counts the rows among `ids` that are soft-deleted now and are about to be revived. */
+export function countRevivedStatement(schema: string, t: EntityTable, ids: readonly number[]): Statement {
+  return {
+    text:
+      `SELECT count(*)::int AS n FROM ${qualified(schema, t.table)} ` +
+      `WHERE deleted_at IS NOT NULL AND ${ident(t.key)} = ANY($1::bigint[])`,
+    values: [ids],
+  };
+}
+
+/** Soft-deletes every live row whose id the sync did not see. */
+export function softDeleteStatement(schema: string, t: EntityTable, seen: readonly number[]): Statement {
+  return {
+    text:
+      `UPDATE ${qualified(schema, t.table)} SET deleted_at = now() ` +
+      `WHERE deleted_at IS NULL AND NOT (${ident(t.key)} = ANY($1::bigint[]))`,
+    values: [seen],
+  };
+}
+
+/** Drops the zone assignments of the given campaigns, before they are written afresh. */
+export function clearZonesStatement(schema: string, campaignIds: readonly number[]): Statement {
+  return {
+    text: `DELETE FROM ${qualified(schema, 'campaign_zones')} WHERE campaign_id = ANY($1::bigint[])`,
+    values: [campaignIds],
+  };
+}
+
+/** Inserts campaign x zone pairs given as two parallel arrays. */
+export function insertZonesStatement(
+  schema: string,
+  pairs: readonly (readonly [number, number])[],
+): Statement {
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, 'campaign_zones')} (campaign_id, zone_id) ` +
+      'SELECT * FROM unnest($1::bigint[], $2::bigint[])',
+    values: [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  };
+}
+
+/** Splits `items` into chunks of at most `size`, so no statement carries an unbounded parameter. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,104 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ClientBase } from 'pg';
+import { packageRoot } from '../../config/paths.js';
+import { ident, reportTable } from '../sql.js';
+
+/** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
+export interface ViewFile {
+  readonly report: string;
+  readonly file: string;
+  readonly sql: string;
+  /** Dimension columns the view reads, from its `-- requires: a, b` header line. */
+  readonly requires: readonly string[];
+}
+
+/** What ensureViews did for each view file. */
+export interface ViewOutcome {
+  readonly report: string;
+  readonly status: 'created' | 'no-report' | 'no-table' | 'missing-columns';
+  readonly missing?: readonly string[];
+}
+
+/** The shipped folder of BI view SQL. */
+export function viewsDir(): string {
+  return join(packageRoot(), 'sql', 'views');
+}
+
+/** Parses one view file; pure, so the header convention is unit tested. */
+export function parseViewFile(file: string, sql: string): ViewFile {
+  const requiresLine = /^--\s*requires:\s*(.+)$/m.exec(sql);
+  const requires =
+    requiresLine?.[1]
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '') ?? [];
+  return { report: basename(file, '.sql'), file, sql, requires };
+}
+
+/** Reads every view file of `dir`, sorted by name. */
+export function readViewFiles(dir: string = viewsDir()): ViewFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => parseViewFile(f, readFileSync(join(dir, f), 'utf8')));
+}
+
+/**
+ * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> table exists
+ * with the columns the view reads. Views cannot live in the numbered migrations: the report
+ * tables are created from the job definitions after those run. Call it after the report tables,
+ * e.g. in migrate's afterMigrations; safe to run on every migrate.
+ */
+export async function ensureViews(
+  client: ClientBase,
+  schema: string,
+  reports: readonly { readonly name: string }[],
+  options: { readonly dir?: string } = {},
+): Promise<ViewOutcome[]> {
+  const wanted = new Set(reports.map((r) => r.name));
+  const outcomes: ViewOutcome[] = [];
+  const { rows } = await client.query<{ search_path: string }>('SELECT current_setting($1) AS search_path', [
+    'search_path',
+  ]);
+  const previous = rows[0]?.search_path ?? '"$user", public';
+  // The view files use unqualified names, like the migrations: resolve them in the schema.
+  await client.query(`SET search_path TO ${ident(schema)}, public`);
+  try {
+    for (const view of readViewFiles(options.dir)) {
+      if (!wanted.has(view.report)) {
+        outcomes.push({ report: view.report, status: 'no-report' });
+        continue;
+      }
+      const columns = await tableColumns(client, schema, reportTable(view.report));
+      if (columns === undefined) {
+        outcomes.push({ report: view.report, status: 'no-table' });
+        continue;
+      }
+      const missing = view.requires.filter((c) => !columns.has(c));
+      if (missing.length > 0) {
+        outcomes.push({ report: view.report, status: 'missing-columns', missing });
+        continue;
+      }
+      await client.query(view.sql);
+      outcomes.push({ report: view.report, status: 'created' });
+    }
+  } finally {
+    // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
+    // then undoes the SET anyway, and the original error is the one worth seeing.
+    await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
+  }
+  return outcomes;
+}
+
+async function tableColumns(
+  client: ClientBase,
+  schema: string,
+  table: string,
+): Promise<Set<string> | undefined> {
+  const { rows } = await client.query<{ column_name: string }>(
+    'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+    [schema, table],
+  );
+  return rows.length === 0 ? undefined : new Set(rows.map((r) => r.column_name));
+}

@@ -1,0 +1,100 @@
+import type { ClientBase, Pool } from 'pg';
+import type { Catalogue } from './catalogue.js';
+import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS } from './columns.js';
+import {
+  chunks,
+  clearZonesStatement,
+  countRevivedStatement,
+  insertZonesStatement,
+  softDeleteStatement,
+  upsertStatement,
+  type EntityTable,
+  type Statement,
+} from './statements.js';
+
+/** Counts of one catalogue write. */
+export interface WriteResult {
+  readonly campaigns: number;
+  readonly creatives: number;
+  /** Campaigns and creatives newly soft-deleted by this write. */
+  readonly deleted: number;
+  /** Campaigns and creatives that were soft-deleted and came back. */
+  readonly revived: number;
+}
+
+export interface WriteOptions {
+  /** Rows per upsert statement. */
+  readonly chunkSize?: number;
+  /** statement_timeout of the transaction, in milliseconds. */
+  readonly statementTimeoutMs?: number;
+}
+
+const CAMPAIGNS: EntityTable = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS };
+const CREATIVES: EntityTable = { table: 'creatives', key: 'creative_id', columns: CREATIVE_COLUMNS };
+
+/**
+ * Writes a whole catalogue in one transaction: upserts, zone assignments, soft deletes of the
+ * ids not seen. Readers see the previous catalogue until COMMIT, never a half-written one, and
+ * concurrent syncs of one schema are serialised by a transaction advisory lock.
+ */
+export async function writeCatalogue(
+  pool: Pool,
+  schema: string,
+  catalogue: Catalogue,
+  options: WriteOptions = {},
+): Promise<WriteResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    try {
+      const result = await writeInTransaction(client, schema, catalogue, options);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function writeInTransaction(
+  client: ClientBase,
+  schema: string,
+  catalogue: Catalogue,
+  options: WriteOptions,
+): Promise<WriteResult> {
+  const size = options.chunkSize ?? 500;
+  const run = (s: Statement) => client.query(s.text, [...s.values]);
+  // SET LOCAL takes no parameters; the value is a validated integer.
+  await client.query(`SET LOCAL statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 300_000)}`);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-entities:${schema}`]);
+
+  const campaignRows = catalogue.campaigns.map((c) => c.row);
+  const campaignIds = campaignRows.map((r) => r.campaign_id);
+  const creativeIds = catalogue.creatives.map((r) => r.creative_id);
+
+  let revived = 0;
+  for (const [t, ids] of [
+    [CAMPAIGNS, campaignIds],
+    [CREATIVES, creativeIds],
+  ] as const) {
+    const s = countRevivedStatement(schema, t, ids);
+    const { rows } = await client.query<{ n: number }>(s.text, [...s.values]);
+    revived += rows[0]?.n ?? 0;
+  }
+
+  for (const part of chunks(campaignRows, size)) await run(upsertStatement(schema, CAMPAIGNS, part));
+  for (const part of chunks(catalogue.creatives, size)) await run(upsertStatement(schema, CREATIVES, part));
+
+  await run(clearZonesStatement(schema, campaignIds));
+  const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
+  for (const part of chunks(pairs, size * 10)) await run(insertZonesStatement(schema, part));
+
+  let deleted = 0;
+  deleted += (await run(softDeleteStatement(schema, CAMPAIGNS, campaignIds))).rowCount ?? 0;
+  deleted += (await run(softDeleteStatement(schema, CREATIVES, creativeIds))).rowCount ?? 0;
+
+  return { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { CAMPAIGN_COLUMNS } from '../../../src/warehouse/entities/columns.js';
+import { chunks, softDeleteStatement, upsertStatement } from '../../../src/warehouse/entities/statements.js';
+import { parseViewFile } from '../../../src/warehouse/entities/views.js';
+
+const CAMPAIGNS = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS } as const;
+
+describe('entity statements', () => {
+  it('carries every row value in one jsonb parameter, never in the SQL text', () => {
+    const s = upsertStatement('adops', CAMPAIGNS, [{ campaign_id: 1, name: "x'); DROP TABLE y; --" }]);
+    expect(s.text).not.toContain('DROP TABLE');
+    expect(s.values).toHaveLength(1);
+    expect(JSON.parse(s.values[0] as string)).toEqual([{ campaign_id: 1, name: "x'); DROP TABLE y; --" }]);
+    expect(s.text).toContain('ON CONFLICT ("campaign_id") DO UPDATE');
+    expect(s.text).toContain('deleted_at = NULL');
+    expect(s.text).not.toContain('"campaign_id" = EXCLUDED');
+  });
+
+  it('soft-deletes only live rows whose id was not seen', () => {
+    const s = softDeleteStatement('adops', CAMPAIGNS, [1, 2]);
+    expect(s.text).toBe(
+      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE deleted_at IS NULL AND NOT ("campaign_id" = ANY($1::bigint[]))',
+    );
+    expect(s.values).toEqual([[1, 2]]);
+  });
+
+  it('refuses an unsafe schema name', () => {
+    expect(() => softDeleteStatement('a"; drop', CAMPAIGNS, [])).toThrow(/unsafe SQL identifier/);
+  });
+
+  it('splits into chunks of at most the given size', () => {
+    expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(chunks([], 3)).toEqual([]);
+  });
+});
+
+describe('parseViewFile', () => {
+  it('reads the report name from the file name and the required columns from the header', () => {
+    const v = parseViewFile(
+      'daily_creative.sql',
+      '-- View\n-- requires: day, campaign_id , creative_id\nSELECT 1',
+    );
+    expect(v.report).toBe('daily_creative');
+    expect(v.requires).toEqual(['day', 'campaign_id', 'creative_id']);
+  });
+});
