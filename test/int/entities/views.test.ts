@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadJobs } from '../../../src/config/jobs.js';
+import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
+import { buildCatalogue } from '../../../src/warehouse/entities/catalogue.js';
+import { ensureViews } from '../../../src/warehouse/entities/views.js';
+import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
+import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { creative, fullCampaign } from '../../unit/entities/fixtures.js';
+
+const S = TEST_SCHEMA;
+const jobs = loadJobs('jobs');
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const client = await db.pool.connect();
+  try {
+    // Idempotent: the template may already hold the report tables.
+    await ensureReportTables(client, S, jobs.reports);
+  } finally {
+    client.release();
+  }
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+async function withClient<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  try {
+    return await fn(client);
+  } finally {
+    client.release();
+  }
+}
+
+describe('ensureViews', () => {
+  it('creates a BI view for each default report definition, and again without error', async () => {
+    for (let run = 0; run < 2; run++) {
+      const outcomes = await withClient((c) => ensureViews(c, S, jobs.reports));
+      expect(outcomes.map((o) => [o.report, o.status])).toEqual([
+        ['daily_campaign', 'created'],
+        ['daily_creative', 'created'],
+        ['daily_geo_device', 'created'],
+        ['daily_zone', 'created'],
+        ['hourly', 'created'],
+      ]);
+    }
+    const { rows } = await db.pool.query(
+      `SELECT table_name FROM information_schema.views WHERE table_schema = $1 ORDER BY 1`,
+      [S],
+    );
+    expect(rows.map((r) => r.table_name)).toEqual([
+      'bi_daily_campaign',
+      'bi_daily_creative',
+      'bi_daily_geo_device',
+      'bi_daily_zone',
+      'bi_hourly',
+    ]);
+  });
+
+  it('leaves the caller search_path as it was', async () => {
+    await withClient(async (c) => {
+      await c.query('SET search_path TO public');
+      await ensureViews(c, S, jobs.reports);
+      const { rows } = await c.query('SHOW search_path');
+      expect(rows[0].search_path).toBe('public');
+      await c.query('RESET search_path');
+    });
+  });
+
+  it('skips reports that are not defined, and reports whose table lacks the columns the view reads', async () => {
+    await db.pool.query(`ALTER TABLE ${S}.report_hourly RENAME COLUMN hour TO hour_of_day`);
+    try {
+      const outcomes = await withClient((c) =>
+        ensureViews(c, S, [{ name: 'hourly' }, { name: 'daily_zone' }]),
+      );
+      expect(outcomes).toContainEqual({ report: 'hourly', status: 'missing-columns', missing: ['hour'] });
+      expect(outcomes).toContainEqual({ report: 'daily_campaign', status: 'no-report' });
+      expect(outcomes).toContainEqual({ report: 'daily_zone', status: 'created' });
+    } finally {
+      await db.pool.query(`ALTER TABLE ${S}.report_hourly RENAME COLUMN hour_of_day TO hour`);
+    }
+  });
+
+  it('joins report rows to campaign and creative names with fill and viewability rates', async () => {
+    await withClient((c) => ensureViews(c, S, jobs.reports));
+    await writeCatalogue(
+      db.pool,
+      S,
+      buildCatalogue({
+        campaigns: [fullCampaign({ campaign_id: 7, name: 'Seven', zone_ids: [3] })],
+        creativesByCampaign: new Map([[7, [creative({ campaign_id: 7, creative_id: 70, name: 'Banner' })]]]),
+      }),
+    );
+    const load = await db.pool.query(
+      `INSERT INTO ${S}.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+       VALUES ('daily_creative', '2026-01-01', '2026-01-01', '{day,campaign_id,creative_id}', 'loaded', 1)
+       RETURNING load_id`,
+    );
+    const loadId = load.rows[0].load_id;
+    await db.pool.query(
+      `INSERT INTO ${S}.report_daily_creative
+         (period_start, period_end, day, campaign_id, creative_id, ad_requests, filled_impressions,
+          impressions, measurable_impressions, viewable_impressions, load_id)
+       VALUES ('2026-01-01', '2026-01-01', '2026-01-01', 7, 70, 200, 150, 140, 100, 40, $1),
+              ('2026-01-01', '2026-01-01', '2026-01-01', 8, 80, 0, 0, 0, 0, 0, $1)`,
+      [loadId],
+    );
+    await db.pool.query(
+      `INSERT INTO ${S}.report_daily_zone
+         (period_start, period_end, day, zone_id, ad_requests, filled_impressions,
+          impressions, measurable_impressions, viewable_impressions, load_id)
+       VALUES ('2026-01-01', '2026-01-01', '2026-01-01', 3, 10, 5, 5, 4, 1, $1)`,
+      [loadId],
+    );
+    const { rows } = await db.pool.query(
+      `SELECT campaign_id::int, campaign_name, creative_id::int, creative_name, ad_type, fill_rate, viewability_rate
+         FROM ${S}.bi_daily_creative ORDER BY campaign_id`,
+    );
+    expect(rows).toEqual([
+      {
+        campaign_id: 7,
+        campaign_name: 'Seven',
+        creative_id: 70,
+        creative_name: 'Banner',
+        ad_type: 'video',
+        fill_rate: 0.75,
+        viewability_rate: 0.4,
+      },
+      // Unknown entities keep their facts; rates over zero denominators are NULL, not an error.
+      {
+        campaign_id: 8,
+        campaign_name: null,
+        creative_id: 80,
+        creative_name: null,
+        ad_type: null,
+        fill_rate: null,
+        viewability_rate: null,
+      },
+    ]);
+    const zone = await db.pool.query(`SELECT campaigns_assigned::int, fill_rate FROM ${S}.bi_daily_zone`);
+    expect(zone.rows).toEqual([{ campaigns_assigned: 1, fill_rate: 0.5 }]);
+  });
+});
