@@ -1,0 +1,283 @@
+import type { Config } from '../config/env.js';
+import { requireApiKey, requireBaseUrl } from '../config/env.js';
+import type { Logger } from '../log/logger.js';
+import type { ReportQuery } from '../report/types.js';
+import { excerptOf } from './body.js';
+import { ApiResponseError, RESPONSE_HINT } from './errors.js';
+import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
+import { paginate } from './pages.js';
+import { pageQuery, reportPath, type DimensionsEncoding } from './query.js';
+import type {
+  Campaign,
+  CampaignUpdate,
+  Creative,
+  CreativeUpdate,
+  NewCampaign,
+  NewCreative,
+  PageRequest,
+} from './types.js';
+
+export interface ApiClientOptions {
+  /** Base URL ending in /v2. */
+  baseUrl: string;
+  apiKey: string;
+  auth: 'bearer' | 'x-api-key';
+  /** Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Default 60 s: time to the response headers (a big report can take the server a while). */
+  headersTimeoutMs?: number;
+  /** Default 120 s: longest silence between body chunks. */
+  bodyTimeoutMs?: number;
+  /** Requests per call, the first included; default 5. */
+  attempts?: number;
+  /** Default 30 s. */
+  maxBackoffMs?: number;
+  /** Default 250 ms. */
+  baseBackoffMs?: number;
+  /** Longest Retry-After slept through (default 5 min); a longer one raises RateLimitedError. */
+  maxRetryAfterMs?: number;
+  /** Keep-alive connections to the origin; default 16. */
+  connections?: number;
+  /** 'wait' (default) sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
+  on429?: 'wait' | 'throw';
+  /** How dimensions travel in the report query; default 'repeat'. */
+  dimensionsEncoding?: DimensionsEncoding;
+  logger?: Logger;
+  /** Called after every attempt (metrics). */
+  onAttempt?: (a: AttemptInfo) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+/** A report body as received, kept raw for the archive (report_raw) before parsing. */
+export interface RawReport {
+  body: Buffer;
+  fetchedAt: Date;
+  /** HTTP attempts spent, the successful one included. */
+  attempts: number;
+  bytes: number;
+  durationMs: number;
+}
+
+/** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
+export interface ApiClient {
+  /** GET /reports for the query's period and dimensions; the body is not parsed here. */
+  fetchReport(q: ReportQuery): Promise<RawReport>;
+  listCampaigns(page?: PageRequest): Promise<Campaign[]>;
+  /** Every campaign, page by page (default 100, the API's documented default). */
+  campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
+  getCampaign(id: number): Promise<Campaign>;
+  createCampaign(body: NewCampaign): Promise<{ campaign_id: number }>;
+  updateCampaign(id: number, body: CampaignUpdate): Promise<void>;
+  deleteCampaign(id: number): Promise<void>;
+  listCreatives(campaignId: number, page?: PageRequest): Promise<Creative[]>;
+  creatives(campaignId: number, pageSize?: number): AsyncIterable<Creative[]>;
+  getCreative(campaignId: number, id: number): Promise<Creative>;
+  createCreative(campaignId: number, body: NewCreative): Promise<{ creative_id: number }>;
+  updateCreative(campaignId: number, id: number, body: CreativeUpdate): Promise<void>;
+  deleteCreative(campaignId: number, id: number): Promise<void>;
+  /** Closes the connection pool. */
+  close(): Promise<void>;
+}
+
+/** A client over one keep-alive pool to the base URL's origin. Create one per process and close it. */
+export function createApiClient(o: ApiClientOptions): ApiClient {
+  const http = new Transport({
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    auth: o.auth,
+    connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+    headersTimeoutMs: o.headersTimeoutMs ?? 60_000,
+    bodyTimeoutMs: o.bodyTimeoutMs ?? 120_000,
+    attempts: Math.max(1, o.attempts ?? 5),
+    baseBackoffMs: o.baseBackoffMs ?? 250,
+    maxBackoffMs: o.maxBackoffMs ?? 30_000,
+    maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
+    connections: o.connections ?? 16,
+    on429: o.on429 ?? 'wait',
+    logger: o.logger,
+    onAttempt: o.onAttempt,
+    sleep: o.sleep ?? realSleep,
+    random: o.random ?? Math.random,
+  });
+  const secrets = [o.apiKey];
+
+  /** Sends and parses a JSON answer, checking it with `check` (which returns a problem or undefined). */
+  async function json<T>(
+    method: Method,
+    path: string,
+    body: unknown,
+    check: (doc: unknown) => string | undefined,
+  ): Promise<T> {
+    const res = await http.send(method, path, body);
+    let doc: unknown;
+    let problem: string | undefined;
+    try {
+      doc = JSON.parse(res.body.toString('utf8'));
+      problem = check(doc);
+    } catch (error) {
+      problem = `not JSON: ${(error as Error).message}`;
+    }
+    if (problem !== undefined) {
+      throw new ApiResponseError({
+        status: res.status,
+        apiMessage: undefined,
+        method,
+        path: http.fullPath(path),
+        attempts: res.attempts,
+        hint: RESPONSE_HINT,
+        retryable: false,
+        problem,
+        excerpt: excerptOf(res.body, secrets),
+      });
+    }
+    return doc as T;
+  }
+
+  const listOf = (idField: string) => (doc: unknown) => {
+    if (!isObject(doc) || !Array.isArray(doc.items)) return 'expected an object with an items array';
+    const bad = doc.items.findIndex((item) => !isObject(item) || !Number.isSafeInteger(item[idField]));
+    return bad < 0 ? undefined : `items[${bad}] is not an object with an integer ${idField}`;
+  };
+  const entity = (idField: string) => (doc: unknown) =>
+    isObject(doc) && Number.isSafeInteger(doc[idField])
+      ? undefined
+      : `expected an object with an integer ${idField}`;
+  const int = (n: number, what: string) => {
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
+    return n;
+  };
+  const campaignPath = (id: number) => `/campaigns/${int(id, 'campaign id')}`;
+  const creativesPath = (cid: number) => `${campaignPath(cid)}/creatives`;
+
+  const client: ApiClient = {
+    async fetchReport(q) {
+      const fetchedAt = new Date();
+      const path = reportPath(q, o.dimensionsEncoding);
+      const res = await http.send('GET', path);
+      // Only a cheap look here (the body may be 150 MB): an HTML page or plain text is not a
+      // report, so say so with an excerpt; deeper problems are the parser's ReportFormatError.
+      if (firstNonSpace(res.body) !== 0x7b) {
+        throw new ApiResponseError({
+          status: res.status,
+          apiMessage: undefined,
+          method: 'GET',
+          path: http.fullPath(path),
+          attempts: res.attempts,
+          hint: RESPONSE_HINT,
+          retryable: false,
+          problem: res.body.length === 0 ? 'empty body' : 'not a JSON object',
+          excerpt: excerptOf(res.body, secrets),
+        });
+      }
+      return {
+        body: res.body,
+        fetchedAt,
+        attempts: res.attempts,
+        bytes: res.body.length,
+        durationMs: res.durationMs,
+      };
+    },
+    async listCampaigns(page) {
+      const doc = await json<{ items: Campaign[] }>(
+        'GET',
+        `/campaigns${pageQuery(page)}`,
+        undefined,
+        listOf('campaign_id'),
+      );
+      return doc.items;
+    },
+    campaigns(pageSize = 100) {
+      return paginate(
+        (p) => client.listCampaigns(p),
+        (c) => c.campaign_id,
+        pageSize,
+        {
+          method: 'GET',
+          path: http.fullPath('/campaigns'),
+        },
+      );
+    },
+    getCampaign: (id) => json<Campaign>('GET', campaignPath(id), undefined, entity('campaign_id')),
+    createCampaign: (body) =>
+      json<{ campaign_id: number }>('POST', '/campaigns', body, entity('campaign_id')),
+    async updateCampaign(id, body) {
+      await http.send('PUT', campaignPath(id), body);
+    },
+    async deleteCampaign(id) {
+      await http.send('DELETE', campaignPath(id));
+    },
+    async listCreatives(campaignId, page) {
+      const path = `${creativesPath(campaignId)}${pageQuery(page)}`;
+      const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf('creative_id'));
+      return doc.items;
+    },
+    creatives(campaignId, pageSize = 100) {
+      return paginate(
+        (p) => client.listCreatives(campaignId, p),
+        (c) => c.creative_id,
+        pageSize,
+        {
+          method: 'GET',
+          path: http.fullPath(creativesPath(campaignId)),
+        },
+      );
+    },
+    getCreative: (cid, id) =>
+      json<Creative>(
+        'GET',
+        `${creativesPath(cid)}/${int(id, 'creative id')}`,
+        undefined,
+        entity('creative_id'),
+      ),
+    createCreative: (cid, body) =>
+      json<{ creative_id: number }>('POST', creativesPath(cid), body, entity('creative_id')),
+    async updateCreative(cid, id, body) {
+      await http.send('PUT', `${creativesPath(cid)}/${int(id, 'creative id')}`, body);
+    },
+    async deleteCreative(cid, id) {
+      await http.send('DELETE', `${creativesPath(cid)}/${int(id, 'creative id')}`);
+    },
+    close: () => http.close(),
+  };
+  return client;
+}
+
+/** A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH, ADOPS_HTTP_*). */
+export function createApiClientFromConfig(
+  config: Config,
+  logger?: Logger,
+  extra: Partial<ApiClientOptions> = {},
+): ApiClient {
+  return createApiClient({
+    baseUrl: requireBaseUrl(config),
+    apiKey: requireApiKey(config),
+    auth: config.auth,
+    connectTimeoutMs: config.http.connectTimeoutMs,
+    headersTimeoutMs: config.http.headersTimeoutMs,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    attempts: config.http.attempts,
+    maxBackoffMs: config.http.maxBackoffMs,
+    connections: config.http.connections,
+    ...(logger === undefined ? {} : { logger }),
+    ...extra,
+  });
+}
+
+/** The first byte that is not JSON whitespace, or -1. */
+function firstNonSpace(b: Buffer): number {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i] as number;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return c === 0xef ? skipBom(b, i) : c;
+  }
+  return -1;
+}
+
+function skipBom(b: Buffer, i: number): number {
+  return b[i + 1] === 0xbb && b[i + 2] === 0xbf ? (b[i + 3] ?? -1) : 0xef;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}

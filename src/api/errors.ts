@@ -1,0 +1,110 @@
+/** What every API failure carries, so a user (or the queue) can decide what to do. */
+export interface ApiErrorDetails {
+  /** HTTP status, or undefined when no response arrived. */
+  readonly status: number | undefined;
+  /** The API's own error message from the body, when it gave one. */
+  readonly apiMessage: string | undefined;
+  readonly method: string;
+  /** Request path with query (never holds the key: that travels in a header). */
+  readonly path: string;
+  /** Requests made, the failing one included. */
+  readonly attempts: number;
+  /** What the user can do about it. */
+  readonly hint: string;
+  /** True when a later retry can succeed (5xx, 429, transport); false for 4xx and bad payloads. */
+  readonly retryable: boolean;
+  readonly cause?: unknown;
+}
+
+/** Base of every error from the API client. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number | undefined;
+  readonly apiMessage: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly attempts: number;
+  readonly hint: string;
+  readonly retryable: boolean;
+
+  constructor(summary: string, d: ApiErrorDetails) {
+    const said = d.apiMessage === undefined ? '' : `: ${d.apiMessage}`;
+    const tries = d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`;
+    super(`${d.method} ${d.path}: ${summary}${said} (after ${tries}); ${d.hint}`, { cause: d.cause });
+    this.status = d.status;
+    this.apiMessage = d.apiMessage;
+    this.method = d.method;
+    this.path = d.path;
+    this.attempts = d.attempts;
+    this.hint = d.hint;
+    this.retryable = d.retryable;
+  }
+}
+
+/** The API answered with an error status (4xx or 5xx). */
+export class ApiHttpError extends ApiError {
+  override name = 'ApiHttpError';
+  constructor(d: ApiErrorDetails & { status: number }) {
+    super(`HTTP ${d.status}`, d);
+  }
+}
+
+/** No usable response: connection refused or reset, dropped mid-body, or a timeout. */
+export class ApiTransportError extends ApiError {
+  override name = 'ApiTransportError';
+  /** The transport's error code, e.g. ECONNRESET or UND_ERR_HEADERS_TIMEOUT. */
+  readonly code: string | undefined;
+  constructor(d: ApiErrorDetails & { code: string | undefined; detail: string }) {
+    super(`no response (${d.code ?? 'error'}: ${d.detail})`, d);
+    this.code = d.code;
+  }
+}
+
+/** A success status whose body is not the JSON the endpoint promises. Never retryable. */
+export class ApiResponseError extends ApiError {
+  override name = 'ApiResponseError';
+  /** The start of the body, secrets redacted, control characters escaped. */
+  readonly excerpt: string;
+  constructor(d: ApiErrorDetails & { problem: string; excerpt: string }) {
+    super(`unexpected response body (${d.problem}), starting ${JSON.stringify(d.excerpt)}`, d);
+    this.excerpt = d.excerpt;
+  }
+}
+
+/** HTTP 429 with on429: 'throw' (or a wait longer than allowed): retry after `retryAfterMs`. */
+export class RateLimitedError extends ApiError {
+  override name = 'RateLimitedError';
+  readonly retryAfterMs: number;
+  constructor(d: ApiErrorDetails & { retryAfterMs: number }) {
+    super(`HTTP 429 rate limited, retry after ${d.retryAfterMs} ms`, d);
+    this.retryAfterMs = d.retryAfterMs;
+  }
+}
+
+/** The action a user can take for a status, naming the setting involved. */
+export function hintFor(status: number, method: string, path: string): string {
+  switch (status) {
+    case 400:
+      return 'the API rejected the request: check its parameters (dates as YYYY-MM-DD, dimension names, required body fields) against the spec';
+    case 401:
+      return 'check ADOPS_API_KEY (or ADOPS_API_KEY_FILE) and that ADOPS_AUTH (bearer or x-api-key) is the header form the API expects';
+    case 403:
+      return `the key lacks the scope, method or IP for this endpoint: use a key allowed ${method} on ${path.split('?')[0]} from this machine's IP address`;
+    case 404:
+      return 'the resource does not exist: check the id, and that ADOPS_BASE_URL is the account URL ending in /v2';
+    case 429:
+      return 'the API is rate limiting: lower ADOPS_RATE_LIMIT or run fewer workers';
+    default:
+      return status >= 500
+        ? 'the API is failing: retry later; ADOPS_HTTP_ATTEMPTS sets how many tries a request gets'
+        : 'the API refused the request: check it against the spec';
+  }
+}
+
+/** The hint for a request that got no response. */
+export const TRANSPORT_HINT =
+  'check ADOPS_BASE_URL and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS and ADOPS_HTTP_BODY_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries';
+
+/** The hint for a success status with a body we cannot use. */
+export const RESPONSE_HINT =
+  'the API answered with an unexpected body: check ADOPS_BASE_URL points at the management API (…/v2), and report the excerpt if it does';

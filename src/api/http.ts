@@ -1,0 +1,180 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { Logger } from '../log/logger.js';
+import { apiMessageOf } from './body.js';
+import {
+  ApiHttpError,
+  ApiTransportError,
+  hintFor,
+  RateLimitedError,
+  TRANSPORT_HINT,
+  type ApiErrorDetails,
+} from './errors.js';
+import { backoffDelay, isRetryableStatus, isRetryableTransport, parseRetryAfter } from './retry.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One finished attempt, for metrics. Never carries headers or the key. */
+export interface AttemptInfo {
+  method: string;
+  path: string;
+  attempt: number;
+  status?: number;
+  error?: string;
+  durationMs: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  auth: 'bearer' | 'x-api-key';
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  attempts: number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
+  maxRetryAfterMs: number;
+  connections: number;
+  on429: 'wait' | 'throw';
+  logger: Logger | undefined;
+  onAttempt: ((a: AttemptInfo) => void) | undefined;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+}
+
+/** A successful (2xx) response, body read in full. */
+export interface HttpResponse {
+  status: number;
+  body: Buffer;
+  attempts: number;
+  durationMs: number;
+}
+
+/**
+ * Sends requests to one API origin over one keep-alive pool, retrying the allowlist (500, 502,
+ * 503, 504, resets, drops, timeouts; 429 after Retry-After) with capped full-jitter backoff.
+ * Every response body is read or dumped, so no socket is left hanging.
+ */
+export class Transport {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly o: TransportOptions) {
+    const url = new URL(o.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: o.connections,
+      connectTimeout: o.connectTimeoutMs,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyTimeoutMs,
+    });
+    this.headers = {
+      accept: 'application/json',
+      'user-agent': 'adops-export',
+      ...(o.auth === 'bearer' ? { authorization: `Bearer ${o.apiKey}` } : { 'x-api-key': o.apiKey }),
+    };
+  }
+
+  /** The path as requested from the server (base path included), for messages. */
+  fullPath(path: string): string {
+    return this.basePath + path;
+  }
+
+  /** Sends one logical request, retrying as the policy allows; resolves only on a 2xx. */
+  async send(method: Method, path: string, json?: unknown): Promise<HttpResponse> {
+    const o = this.o;
+    const fullPath = this.fullPath(path);
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const headers =
+      body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      const t0 = performance.now();
+      let status: number;
+      let responseHeaders: Record<string, string | string[] | undefined>;
+      let buffer: Buffer;
+      try {
+        const res = await this.pool.request({ method, path: fullPath, headers, body });
+        status = res.statusCode;
+        responseHeaders = res.headers;
+        if (status === 204 || status === 304) {
+          await res.body.dump();
+          buffer = Buffer.alloc(0);
+        } else buffer = Buffer.from(await res.body.arrayBuffer());
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        const detail = (error as Error).message;
+        o.onAttempt?.({
+          method,
+          path: fullPath,
+          attempt,
+          error: code ?? 'error',
+          durationMs: performance.now() - t0,
+        });
+        const details: ApiErrorDetails = {
+          status: undefined,
+          apiMessage: undefined,
+          method,
+          path: fullPath,
+          attempts: attempt,
+          hint: TRANSPORT_HINT,
+          retryable: isRetryableTransport(code, method),
+          cause: error,
+        };
+        if (!details.retryable || attempt >= o.attempts)
+          throw new ApiTransportError({ ...details, code, detail });
+        await this.pause(backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random), details, code);
+        continue;
+      }
+      o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
+      if (status >= 200 && status < 300) {
+        return { status, body: buffer, attempts: attempt, durationMs: performance.now() - started };
+      }
+      const details: ApiErrorDetails = {
+        status,
+        apiMessage: apiMessageOf(buffer, [o.apiKey]),
+        method,
+        path: fullPath,
+        attempts: attempt,
+        hint: hintFor(status, method, fullPath),
+        // POST is not idempotent: a 5xx may have come after the campaign was created.
+        retryable: status === 429 || (isRetryableStatus(status) && method !== 'POST'),
+      };
+      if (status === 429) {
+        const asked = parseRetryAfter(responseHeaders['retry-after'], Date.now());
+        const wait = asked ?? backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random);
+        if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) {
+          throw new RateLimitedError({ ...details, retryAfterMs: wait });
+        }
+        await this.pause(wait, details, '429');
+        continue;
+      }
+      if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
+      await this.pause(
+        backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random),
+        details,
+        String(status),
+      );
+    }
+  }
+
+  private async pause(ms: number, d: ApiErrorDetails, why: string | undefined): Promise<void> {
+    this.o.logger?.warn(
+      { method: d.method, path: d.path, attempt: d.attempts, reason: why, retryInMs: ms },
+      'API request failed, retrying',
+    );
+    await this.o.sleep(ms);
+  }
+
+  /** Closes the pool, waiting for requests in flight. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** The default sleep: a real timer. */
+export const realSleep = (ms: number): Promise<void> => delay(ms);
