@@ -1,3 +1,4 @@
+import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { RawCatalogue } from '../warehouse/entities/catalogue.js';
 import { readId } from '../warehouse/entities/fields.js';
@@ -50,7 +51,6 @@ export async function readCatalogue(api: CatalogueApi, options: ReadOptions): Pr
   };
 }
 
-/** True for the API's 404: the ApiError carries the HTTP status. */
 function isNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404;
+  return error instanceof ApiError && error.status === 404;
 }
