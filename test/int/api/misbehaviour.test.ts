@@ -1,0 +1,246 @@
+// The client against small real HTTP servers that misbehave in one specific way each.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import {
+  ApiHttpError,
+  ApiResponseError,
+  ApiTransportError,
+  RateLimitedError,
+} from '../../../src/api/errors.js';
+
+const KEY = 'test-key-0123456789';
+const QUERY = { dimensions: ['day'] as const, period: { start: '2026-01-01', end: '2026-01-01' } };
+const REPORT = '{"items":{},"totals":{}}';
+
+type Step = (req: IncomingMessage, res: ServerResponse) => void;
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  at: number;
+}
+
+/** A server answering request n with steps[n] (the last step repeats), recording every request. */
+async function serve(steps: Step[]): Promise<{ url: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, at: Date.now() });
+    const step = steps[Math.min(seen.length - 1, steps.length - 1)] as Step;
+    req.resume();
+    req.on('end', () => step(req, res));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  servers.push(server);
+  return { url: `http://127.0.0.1:${port}/v2`, seen, server };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (_req, res) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(text);
+  };
+const drop: Step = (req) => req.socket.destroy();
+const truncated: Step = (req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+  res.write('{"items":{"2026-01-01"');
+  setImmediate(() => req.socket.destroy());
+};
+const silent: Step = () => {};
+
+const servers: Server[] = [];
+const clients: ApiClient[] = [];
+function client(url: string, o: Partial<ApiClientOptions> = {}): ApiClient {
+  const c = createApiClient({
+    baseUrl: url,
+    apiKey: KEY,
+    auth: 'bearer',
+    baseBackoffMs: 1,
+    maxBackoffMs: 5,
+    ...o,
+  });
+  clients.push(c);
+  return c;
+}
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+describe('API client over real HTTP', () => {
+  it('sends the key in the configured header form under the base path', async () => {
+    const s = await serve([json(200, { items: [] })]);
+    await client(s.url).listCampaigns({ limit: 5 });
+    await client(s.url, { auth: 'x-api-key' }).listCampaigns();
+    expect(s.seen[0]?.url).toBe('/v2/campaigns?limit=5');
+    expect(s.seen[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(s.seen[0]?.headers['x-api-key']).toBeUndefined();
+    expect(s.seen[1]?.headers['x-api-key']).toBe(KEY);
+    expect(s.seen[1]?.headers.authorization).toBeUndefined();
+  });
+
+  it('retries 500, 502, 503 and 504 until a success, reporting each attempt', async () => {
+    const s = await serve([json(500, {}), json(502, {}), json(503, {}), json(504, {}), json(200, REPORT)]);
+    const attempts: Array<number | string | undefined> = [];
+    const raw = await client(s.url, { onAttempt: (a) => attempts.push(a.status) }).fetchReport(QUERY);
+    expect(raw.body.toString()).toBe(REPORT);
+    expect(raw.attempts).toBe(5);
+    expect(attempts).toEqual([500, 502, 503, 504, 200]);
+    expect(s.seen[0]?.url).toBe('/v2/reports?date_from=2026-01-01&date_until=2026-01-01&dimensions=day');
+  });
+
+  it('retries dropped connections, truncated bodies and header timeouts', async () => {
+    const s = await serve([drop, truncated, silent, json(200, REPORT)]);
+    const raw = await client(s.url, { headersTimeoutMs: 200 }).fetchReport(QUERY);
+    expect(raw.attempts).toBe(4);
+    expect(s.seen.length).toBe(4);
+  });
+
+  it('gives up after the configured attempts with a retryable typed error', async () => {
+    const s = await serve([json(503, { message: 'maintenance' })]);
+    const error = await client(s.url, { attempts: 3 })
+      .getCampaign(7)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiHttpError);
+    expect(error).toMatchObject({
+      status: 503,
+      apiMessage: 'maintenance',
+      method: 'GET',
+      path: '/v2/campaigns/7',
+      attempts: 3,
+      retryable: true,
+    });
+    expect(s.seen.length).toBe(3);
+  });
+
+  it('gives up on connection failures with a transport error naming the code', async () => {
+    const s = await serve([drop]);
+    const error = await client(s.url, { attempts: 2 })
+      .fetchReport(QUERY)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiTransportError);
+    expect((error as ApiTransportError).retryable).toBe(true);
+    expect((error as ApiTransportError).attempts).toBe(2);
+    expect((error as Error).message).toContain('ADOPS_BASE_URL');
+  });
+
+  it('never retries a POST that may have reached the server', async () => {
+    const s = await serve([json(500, {})]);
+    const error = await client(s.url)
+      .createCampaign({ name: 'x', folder_id: 1, ad_format: 'display' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 500, attempts: 1, retryable: false });
+    expect(s.seen.length).toBe(1);
+  });
+
+  for (const status of [400, 401, 403, 404, 409]) {
+    it(`does not retry ${status}`, async () => {
+      const s = await serve([json(status, { message: 'no' })]);
+      const error = await client(s.url)
+        .fetchReport(QUERY)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiHttpError);
+      expect(error).toMatchObject({ status, attempts: 1, retryable: false, apiMessage: 'no' });
+      expect(s.seen.length).toBe(1);
+    });
+  }
+
+  it('raises RateLimitedError at once when told to throw on 429', async () => {
+    const s = await serve([json(429, {}, { 'retry-after': '7' })]);
+    const error = await client(s.url, { on429: 'throw' })
+      .fetchReport(QUERY)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterMs: 7000, retryable: true, attempts: 1 });
+  });
+
+  it('waits out a Retry-After given as an HTTP date', async () => {
+    const s = await serve([
+      (_req, res) => json(429, {}, { 'retry-after': new Date(Date.now() + 1500).toUTCString() })(_req, res),
+      json(200, REPORT),
+    ]);
+    const slept: number[] = [];
+    await client(s.url, { sleep: async (ms) => void slept.push(ms) }).fetchReport(QUERY);
+    expect(slept.length).toBe(1);
+    // An HTTP date has whole seconds: the wait is between 0.5 and 1.5 s.
+    expect(slept[0]).toBeGreaterThan(400);
+    expect(slept[0]).toBeLessThanOrEqual(1500);
+  });
+
+  it('rejects a 200 whose body is not the expected JSON, with a redacted excerpt', async () => {
+    const s = await serve([json(200, `<html>proxy login for ${KEY}</html>`)]);
+    const error = await client(s.url)
+      .listCampaigns()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiResponseError);
+    expect((error as ApiResponseError).retryable).toBe(false);
+    expect((error as ApiResponseError).excerpt).toBe('<html>proxy login for [REDACTED]</html>');
+    expect((error as Error).message).not.toContain(KEY);
+    const report = await client(s.url)
+      .fetchReport(QUERY)
+      .catch((e: unknown) => e);
+    expect(report).toBeInstanceOf(ApiResponseError);
+  });
+
+  it('rejects list and entity bodies of the wrong shape', async () => {
+    const s = await serve([json(200, { items: [{ name: 'no id' }] }), json(200, [1]), json(201, {})]);
+    const c = client(s.url);
+    await expect(c.listCampaigns()).rejects.toThrow(
+      /items\[0\] is not an object with an integer campaign_id/,
+    );
+    await expect(c.getCreative(1, 2)).rejects.toBeInstanceOf(ApiResponseError);
+    await expect(c.createCreative(1, { name: 'a', ad_type: 'image' })).rejects.toBeInstanceOf(
+      ApiResponseError,
+    );
+  });
+
+  it('reads or discards every error body, so one connection serves many failed requests', async () => {
+    const big = { message: 'x'.repeat(200_000) };
+    const s = await serve([json(404, big)]);
+    const c = client(s.url, { connections: 1 });
+    for (let i = 0; i < 30; i++) await expect(c.getCampaign(i)).rejects.toBeInstanceOf(ApiHttpError);
+    expect(s.seen.length).toBe(30);
+  });
+
+  it('drives every catalogue endpoint with the spec methods and paths', async () => {
+    const s = await serve([
+      json(201, { campaign_id: 9 }),
+      (_q, res) => res.writeHead(204).end(),
+      json(201, { creative_id: 4 }),
+      json(200, { creative_id: 4, campaign_id: 9 }),
+      (_q, res) => res.writeHead(204).end(),
+    ]);
+    const c = client(s.url);
+    expect(await c.createCampaign({ name: 'n', folder_id: 1, ad_format: 'display' })).toEqual({
+      campaign_id: 9,
+    });
+    await c.updateCampaign(9, { name: 'n', is_active: true, folder_id: 1, tier: 1, weight: 1, zone_ids: [] });
+    await c.createCreative(9, { name: 'c', ad_type: 'image' });
+    await c.getCreative(9, 4);
+    await c.updateCreative(9, 4, { name: 'c', is_active: false, data: {} });
+    await c.deleteCreative(9, 4);
+    await c.deleteCampaign(9);
+    await c.listCreatives(9, { offset: 3 }).catch(() => undefined);
+    expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /v2/campaigns',
+      'PUT /v2/campaigns/9',
+      'POST /v2/campaigns/9/creatives',
+      'GET /v2/campaigns/9/creatives/4',
+      'PUT /v2/campaigns/9/creatives/4',
+      'DELETE /v2/campaigns/9/creatives/4',
+      'DELETE /v2/campaigns/9',
+      'GET /v2/campaigns/9/creatives?offset=3',
+    ]);
+    expect(s.seen[0]?.headers['content-type']).toBe('application/json');
+  });
+});
