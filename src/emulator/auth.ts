@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ApiError } from './api/errors.js';
+import { API_ACCOUNT_ID } from './entities.js';
+import type { EmulatorKey, Scope } from './types.js';
+
+/** The documented full-access key, accepted unless disabled. */
+export const DEMO_KEY = 'demo-key';
+
+/** The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`. */
+export function requestKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m !== null) return m[1];
+  }
+  const header = headers['x-api-key'];
+  return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
+}
+
+/** Strips the IPv4-mapped IPv6 prefix so '::ffff:127.0.0.1' matches '127.0.0.1'. */
+export function normaliseIp(ip: string | undefined): string {
+  return (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/** The accepted keys and their restrictions. Error messages never echo the key. */
+export class KeyRing {
+  private readonly keys = new Map<string, EmulatorKey>();
+
+  constructor(keys: readonly EmulatorKey[], demoKey: boolean) {
+    if (demoKey) this.keys.set(DEMO_KEY, { key: DEMO_KEY });
+    for (const k of keys) this.keys.set(k.key, k);
+  }
+
+  /** 401 when the key is missing or unknown; the key's account id otherwise. */
+  authenticate(key: string | undefined): EmulatorKey {
+    if (key === undefined)
+      throw new ApiError(
+        401,
+        'unauthorized',
+        'API key missing: send "Authorization: Bearer <key>" or "x-api-key: <key>".',
+      );
+    const found = this.keys.get(key);
+    if (found === undefined)
+      throw new ApiError(401, 'unauthorized', 'API key invalid: check the key in your settings.');
+    return found;
+  }
+
+  /** 403 when the key lacks the scope, the method or the client IP. */
+  authorize(key: EmulatorKey, scope: Scope, method: string, ip: string): number {
+    if (key.scopes !== undefined && !key.scopes.includes(scope))
+      throw new ApiError(403, 'forbidden', `This API key lacks the scope "${scope}".`);
+    if (key.methods !== undefined && !key.methods.map((m) => m.toUpperCase()).includes(method))
+      throw new ApiError(403, 'forbidden', `This API key may not use the method ${method}.`);
+    if (key.ips !== undefined && !key.ips.map(normaliseIp).includes(normaliseIp(ip)))
+      throw new ApiError(403, 'forbidden', `This API key may not be used from ${normaliseIp(ip)}.`);
+    return key.accountId ?? API_ACCOUNT_ID;
+  }
+}
+
+const KEY_SCHEMA = z.object({
+  key: z.string().min(1),
+  scopes: z.array(z.enum(['campaigns', 'creatives', 'reports'])).optional(),
+  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
+  ips: z.array(z.string().min(1)).optional(),
+  accountId: z.number().int().positive().optional(),
+});
+const KEYS_FILE_SCHEMA = z.union([z.array(KEY_SCHEMA), z.object({ keys: z.array(KEY_SCHEMA) })]);
+
+/** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
+export function parseKeysFile(text: string, path: string): EmulatorKey[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON; expected [{"key": "...", "scopes": ["reports"]}]`, {
+      cause: error,
+    });
+  }
+  const parsed = KEYS_FILE_SCHEMA.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}; expected [{"key": "...", "scopes": [...], "methods": [...], "ips": [...]}]`,
+    );
+  }
+  return Array.isArray(parsed.data) ? parsed.data : parsed.data.keys;
+}
+
+/** Reads and parses a keys file. */
+export function loadKeysFile(path: string): EmulatorKey[] {
+  return parseKeysFile(readFileSync(path, 'utf8'), path);
+}

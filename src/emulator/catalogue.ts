@@ -1,0 +1,222 @@
+import { DOMAINS } from './report/geo.js';
+import {
+  AD_FORMATS,
+  AD_TYPES,
+  UI_ACCOUNT_ID,
+  type AdFormat,
+  type Campaign,
+  type Creative,
+  type Zone,
+} from './entities.js';
+import { createRng, mixSeed, type Rng } from './prng.js';
+
+/** The seeded starting catalogue: what every report cell refers to. */
+export interface Catalogue {
+  readonly campaigns: readonly Campaign[];
+  readonly creatives: readonly Creative[];
+  readonly zones: readonly Zone[];
+}
+
+export interface CatalogueSize {
+  campaigns?: number;
+  /** Exact creatives per campaign; by default 3 to 8 each. */
+  creativesPerCampaign?: number;
+  zones?: number;
+}
+
+/** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
+const EPOCH = 1735689600;
+
+const DISPLAY_SIZES: readonly [number, number][] = [
+  [300, 250],
+  [728, 90],
+  [160, 600],
+  [320, 50],
+  [300, 600],
+  [970, 250],
+];
+const VIDEO_SIZES: readonly [number, number][] = [
+  [1920, 1080],
+  [1280, 720],
+  [640, 360],
+];
+/** Landing pages, two of them with characters that CSV, COPY and JSON writers must escape. */
+const LANDING_PAGES: readonly string[] = [
+  'https://shop.example.com/sale?utm_source=adops',
+  'https://brand.example.org/spring',
+  'https://shop.example.com/sale?tags="spring",summer',
+  "https://example.fr/l'offre-du-jour",
+  'https://travel.example.net/deals/über',
+  'https://app.example.io/install?ref=display&v=2',
+];
+const NAME_WORDS: readonly string[] = [
+  'Spring',
+  'Summer "Sale"',
+  'Brand, EU',
+  "Kids' Toys",
+  'Retargeting',
+  'Ünïcode',
+];
+const TARGET_WINDOWS: readonly string[] = ['_blank', '_top', '_self', '_parent'];
+
+/** Generates the catalogue for a seed: same seed and sizes, same catalogue, byte for byte. */
+export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catalogue {
+  const rng = createRng(mixSeed(seed, 0xca7a));
+  const ids = uniqueIds(rng);
+  const zones: Zone[] = [];
+  for (let z = 0; z < (size.zones ?? 50); z++) zones.push({ zone_id: ids(), domain: rng.pick(DOMAINS) });
+  zones.sort((a, b) => a.zone_id - b.zone_id);
+  const campaigns: Campaign[] = [];
+  const creatives: Creative[] = [];
+  const campaignCount = size.campaigns ?? 20;
+  for (let c = 0; c < campaignCount; c++) {
+    // Cycle the formats so every seed has a mix of all four.
+    const format = AD_FORMATS[c % AD_FORMATS.length] as AdFormat;
+    const campaign = seedCampaign(rng, ids(), c, format, zones);
+    const count = size.creativesPerCampaign ?? rng.int(3, 8);
+    for (let k = 0; k < count; k++) {
+      const creative = seedCreative(rng, ids(), campaign, k);
+      campaign.creative_ids.push(creative.creative_id);
+      creatives.push(creative);
+    }
+    campaigns.push(campaign);
+  }
+  return { campaigns, creatives, zones };
+}
+
+/** A generator of distinct 9-digit ids. */
+export function uniqueIds(rng: Rng, taken: Set<number> = new Set()): () => number {
+  return () => {
+    for (;;) {
+      const id = rng.int(100_000_000, 999_999_999);
+      if (!taken.has(id)) {
+        taken.add(id);
+        return id;
+      }
+    }
+  };
+}
+
+function seedCampaign(
+  rng: Rng,
+  id: number,
+  index: number,
+  format: AdFormat,
+  zones: readonly Zone[],
+): Campaign {
+  const created = EPOCH - rng.int(30, 400) * 86400 + rng.int(0, 86399);
+  const zoneCount = Math.min(zones.length, rng.int(15, 35));
+  const zoneIds = sample(rng, zones, zoneCount)
+    .map((z) => z.zone_id)
+    .sort((a, b) => a - b);
+  const impressions = rng.int(10_000, 5_000_000);
+  return {
+    campaign_id: id,
+    name: `${rng.pick(NAME_WORDS)} ${format} #${index + 1}`,
+    ad_format: format,
+    advertiser_id: rng.int(100_000_000, 999_999_999),
+    conversion_tracker_id: rng.chance(0.5) ? rng.int(100_000_000, 999_999_999) : 0,
+    folder_id: rng.int(100_000_000, 999_999_999),
+    account_id_created: UI_ACCOUNT_ID,
+    account_id_modified: UI_ACCOUNT_ID,
+    created,
+    modified: created + rng.int(0, 20) * 86400,
+    is_active: rng.chance(0.8),
+    is_archived: rng.chance(0.1),
+    notes: rng.chance(0.5) ? '' : 'Seeded by the emulator; "notes" may hold, commas.',
+    tier: rng.int(1, 10),
+    weight: rng.int(1, 100),
+    zone_ids: zoneIds,
+    creative_ids: [],
+    delivery: {
+      start: rng.chance(0.5) ? 0 : created,
+      end: rng.chance(0.7) ? 0 : EPOCH + rng.int(30, 300) * 86400,
+    },
+    event_counts: {
+      ad_requests: impressions * 2,
+      clicks: Math.floor(impressions / 200),
+      filled_impressions: Math.floor(impressions * 1.2),
+      impressions,
+      measurable_impressions: Math.floor(impressions * 0.9),
+      viewable_impressions: Math.floor(impressions * 0.6),
+    },
+    // Every third campaign leaves pricing, pacing and targeting unset: they read back as [].
+    pricing:
+      index % 3 === 0 ? [] : { model: rng.pick(['CPM', 'CPC'] as const), value: rng.int(10, 900) / 100 },
+    pacing:
+      index % 3 === 0
+        ? []
+        : {
+            event: 'impressions',
+            period: rng.pick(['day', 'due_date']),
+            speed: rng.pick(['spread', 'asap']),
+            value: rng.int(1000, 100000),
+          },
+    targeting:
+      index % 3 === 0
+        ? []
+        : {
+            devices: ['desktop', 'mobile'],
+            geo: { type: 'include', locations: { countries: ['US', 'GB', 'DE'] } },
+          },
+    creative_optimization: [],
+    metadata: [],
+    watchlist: [],
+  };
+}
+
+function seedCreative(rng: Rng, id: number, campaign: Campaign, index: number): Creative {
+  const adType = rng.pick(AD_TYPES[campaign.ad_format]);
+  const created = campaign.created + rng.int(0, 10) * 86400;
+  const filehash = `${id.toString(36)}_${rng.int(0, 0xffffff).toString(16)}`;
+  return {
+    creative_id: id,
+    campaign_id: campaign.campaign_id,
+    name: `${campaign.name} / creative ${index + 1}`,
+    ad_type: adType,
+    is_active: rng.chance(0.85),
+    account_id_created: UI_ACCOUNT_ID,
+    account_id_modified: UI_ACCOUNT_ID,
+    created,
+    modified: created,
+    weight: rng.int(1, 100),
+    data: seedData(rng, adType, filehash),
+    delivery: { start: 0, end: 0 },
+    targeting: index % 4 === 3 ? { devices: ['mobile'], languages: { type: 'include', items: ['en'] } } : [],
+    event_counts: [],
+    metadata: [],
+    thumbnail: {
+      average_color: `#${rng.int(0, 0xffffff).toString(16).padStart(6, '0')}`,
+      filehash: `${filehash}_thumb.jpg`,
+    },
+  };
+}
+
+/** Creative data by ad type: image-style fields as documented; the spec leaves the others open. */
+function seedData(rng: Rng, adType: string, filehash: string): Record<string, unknown> {
+  const landing_page = rng.pick(LANDING_PAGES);
+  if (adType === 'json') return { title: 'Native "headline"', description: 'Body, text', landing_page };
+  if (adType === 'url' || adType === 'wrapper')
+    return { url: `https://vast.example.com/${filehash}.xml`, landing_page };
+  const [width, height] = rng.pick(adType === 'video' ? VIDEO_SIZES : DISPLAY_SIZES);
+  return {
+    filehash: `${filehash}.${adType === 'video' ? 'mp4' : adType === 'zip' ? 'zip' : 'png'}`,
+    width,
+    height,
+    alt_text: 'An ad',
+    target_window: rng.pick(TARGET_WINDOWS),
+    use_iframe: rng.chance(0.5),
+    landing_page,
+  };
+}
+
+function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
+  const pool = [...items];
+  const out: T[] = [];
+  while (out.length < count && pool.length > 0) {
+    const i = rng.int(0, pool.length - 1);
+    out.push(pool[i] as T);
+    pool.splice(i, 1);
+  }
+  return out;
+}

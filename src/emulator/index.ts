@@ -1,0 +1,22 @@
+/**
+ * The API emulator: a local, spec-faithful stand-in for the ad server's management API with
+ * deterministic report data and fault injection. See docs/emulator.md.
+ */
+export { startEmulator } from './server.js';
+export { DEMO_KEY, loadKeysFile, parseKeysFile } from './auth.js';
+export { parseLatency } from './faults.js';
+export { MAX_LIMIT } from './api/paging.js';
+export { MAX_REPORT_DAYS } from './api/report-input.js';
+export { generateCatalogue, type Catalogue } from './catalogue.js';
+export type { Campaign, Creative, Zone } from './entities.js';
+export type {
+  EmulatorKey,
+  EmulatorOptions,
+  EmulatorStats,
+  FaultKind,
+  FaultOptions,
+  OverrideOptions,
+  RequestLogEntry,
+  RunningEmulator,
+  Scope,
+} from './types.js';
