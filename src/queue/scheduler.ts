@@ -1,0 +1,99 @@
+// `adops schedule`: one BullMQ job scheduler per job definition, idempotently.
+import type { JobSet, Schedule } from '../config/jobs.js';
+import { parseSchedulerId, schedulerId, SYNC_JOB, TICK_JOB } from './names.js';
+import type { Queues } from './queues.js';
+
+/** What one `adops schedule` run did, per scheduler id. */
+export interface ScheduleResult {
+  readonly created: readonly string[];
+  readonly updated: readonly string[];
+  readonly unchanged: readonly string[];
+  readonly removed: readonly string[];
+}
+
+interface Wanted {
+  readonly id: string;
+  readonly queue: 'ticks' | 'syncs';
+  readonly schedule: Schedule;
+  readonly name: string;
+  readonly data: Record<string, string>;
+}
+
+/** The schedulers the definitions ask for: reports tick on TICK_QUEUE, entities sync on ENTITY_QUEUE. */
+export function wantedSchedulers(jobs: JobSet): Wanted[] {
+  const out: Wanted[] = [];
+  for (const r of jobs.reports)
+    if (r.schedule !== undefined)
+      out.push({
+        id: schedulerId('report', r.name),
+        queue: 'ticks',
+        schedule: r.schedule,
+        name: TICK_JOB,
+        data: { report: r.name },
+      });
+  for (const e of jobs.entities)
+    if (e.schedule !== undefined)
+      out.push({
+        id: schedulerId('entities', e.name),
+        queue: 'syncs',
+        schedule: e.schedule,
+        name: SYNC_JOB,
+        data: {},
+      });
+  return out;
+}
+
+/**
+ * Upserts a scheduler (cron in the definition's time zone) per scheduled definition and removes
+ * ours whose definition is gone or lost its schedule. A scheduler already matching its definition
+ * is left alone, so a second run changes nothing, not even the next run's job.
+ */
+export async function syncSchedulers(
+  queues: Pick<Queues, 'ticks' | 'syncs'>,
+  jobs: JobSet,
+): Promise<ScheduleResult> {
+  const wanted = wantedSchedulers(jobs);
+  const result = {
+    created: [] as string[],
+    updated: [] as string[],
+    unchanged: [] as string[],
+    removed: [] as string[],
+  };
+  for (const kind of ['ticks', 'syncs'] as const) {
+    const queue = queues[kind];
+    const existing = new Map<
+      string,
+      { pattern?: string | undefined; tz?: string | undefined; data?: unknown }
+    >();
+    for (const s of await queue.getJobSchedulers(0, -1)) {
+      const id = s.id ?? s.key;
+      existing.set(id, { pattern: s.pattern, tz: s.tz, data: s.template?.data });
+    }
+    for (const w of wanted.filter((x) => x.queue === kind)) {
+      const have = existing.get(w.id);
+      if (
+        have !== undefined &&
+        have.pattern === w.schedule.cron &&
+        have.tz === w.schedule.timezone &&
+        JSON.stringify(have.data ?? {}) === JSON.stringify(w.data)
+      ) {
+        result.unchanged.push(w.id);
+        continue;
+      }
+      await queue.upsertJobScheduler(
+        w.id,
+        { pattern: w.schedule.cron, tz: w.schedule.timezone },
+        // The template carries only the report name: no key, no URL.
+        { name: w.name, data: w.data as never },
+      );
+      (have === undefined ? result.created : result.updated).push(w.id);
+    }
+    const keep = new Set(wanted.map((w) => w.id));
+    for (const id of existing.keys()) {
+      if (parseSchedulerId(id) === undefined || keep.has(id)) continue;
+      await queue.removeJobScheduler(id);
+      result.removed.push(id);
+    }
+  }
+  return result;
+}

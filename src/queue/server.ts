@@ -1,0 +1,71 @@
+// The worker's HTTP side: /metrics for Prometheus and /health for orchestrators.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** What /health reports; `ok` false answers 503. */
+export interface Health {
+  readonly ok: boolean;
+  readonly [key: string]: unknown;
+}
+
+export interface MetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves GET /metrics (the registry, text format) and GET /health (JSON, 200 or 503) on
+ * `port` (0 picks a free port) of `host`. Resolves once listening.
+ */
+export async function startMetricsServer(
+  registry: Registry,
+  health: () => Promise<Health>,
+  port: number,
+  host = '0.0.0.0',
+): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const reply = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/metrics') {
+      registry.metrics().then(
+        (text) => reply(200, registry.contentType, text),
+        (error: unknown) => reply(500, 'text/plain', `metrics failed: ${(error as Error).message}\n`),
+      );
+      return;
+    }
+    if (path === '/health' || path === '/healthz') {
+      health().then(
+        (h) => reply(h.ok ? 200 : 503, 'application/json', `${JSON.stringify(h)}\n`),
+        (error: unknown) =>
+          reply(
+            503,
+            'application/json',
+            `${JSON.stringify({ ok: false, error: (error as Error).message })}\n`,
+          ),
+      );
+      return;
+    }
+    reply(404, 'text/plain', 'not found: try /metrics or /health\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
