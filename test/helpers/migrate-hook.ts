@@ -2,10 +2,13 @@
 // Kept here so the test template is migrated exactly as the command migrates.
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../../src/config/jobs.js';
+import { ensureReportTables } from '../../src/warehouse/report-tables.js';
 
 export function afterMigrationsFor(
-  _schema: string,
-  _reports: readonly ReportJob[],
+  schema: string,
+  reports: readonly ReportJob[],
 ): ((client: ClientBase) => Promise<void>) | undefined {
-  return undefined;
+  return async (client) => {
+    await ensureReportTables(client, schema, reports);
+  };
 }

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { ReplayError } from '../../warehouse/errors.js';
+import { createPool } from '../../warehouse/pool.js';
+import { replayLoad } from '../../warehouse/replay.js';
+import { CommandFailed, UsageError, type CliContext } from '../context.js';
+
+/** `adops replay --load-id N`: re-flatten and reload an archived response, without the API. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('replay')
+    .description(
+      're-flatten and reload the archived response of a load (report_raw), without calling the API',
+    )
+    .requiredOption('--load-id <n>', 'load_id from report_loads whose raw body to replay')
+    .option('--strict-reconcile', 'fail when the rows do not sum to the totals', false)
+    .action(async (flags: { loadId: string; strictReconcile: boolean }) => {
+      if (!/^[1-9]\d{0,15}$/.test(flags.loadId))
+        throw new UsageError(
+          `--load-id ${JSON.stringify(flags.loadId)} is not a load_id: expected a positive whole number`,
+        );
+      const config = ctx.config();
+      const reports = ctx.jobs().reports;
+      const logger = ctx.logger();
+      const pool = createPool(config, { max: 2, logger });
+      try {
+        const loadId = Number(flags.loadId);
+        const outcome = await replayLoad(pool, config.schema, reports, loadId, {
+          strictReconcile: flags.strictReconcile,
+          logger: logger.child({ replayOf: loadId }),
+        });
+        const reconciled = outcome.reconciled
+          ? 'reconciled'
+          : `NOT reconciled: ${JSON.stringify(outcome.mismatch)}`;
+        ctx.stdout.write(
+          outcome.status === 'loaded'
+            ? `load ${loadId} replayed as load ${outcome.loadId}: ${outcome.rows} rows, ${reconciled}\n`
+            : `load ${loadId} replayed as load ${outcome.loadId}: superseded, a newer response of the period is loaded; nothing changed\n`,
+        );
+      } catch (error) {
+        if (error instanceof ReplayError) throw new CommandFailed(error.message, { cause: error });
+        if (error instanceof Error && error.name !== 'Error')
+          throw new CommandFailed(error.message, { cause: error });
+        throw error;
+      } finally {
+        await pool.end();
+      }
+    });
+}

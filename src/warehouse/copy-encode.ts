@@ -1,0 +1,154 @@
+// COPY text-format encoding of report rows: pure, so every awkward character is unit tested.
+// Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
+// and carriage return inside a value are escaped with a backslash. Every other character is taken
+// literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
+import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
+import { COUNTERS, type ReportRow } from '../report/types.js';
+import { RowValueError } from './errors.js';
+
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIAL_ALL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const INTEGER = /^-?\d{1,20}$/;
+// In a `u` regex, \p{Cs} matches only unpaired surrogates: they have no UTF-8 form and would be
+// silently replaced by U+FFFD, so they are refused rather than stored altered.
+const LONE_SURROGATE = /\p{Cs}/u;
+const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
+  bigint: [-(2n ** 63n), 2n ** 63n - 1n],
+  smallint: [-32768n, 32767n],
+};
+
+/** Escapes one text value for COPY text format. Throws on NUL or an unpaired surrogate. */
+export function escapeCopyText(value: string, dimension = 'value'): string {
+  if (value.includes('\u0000')) {
+    throw new RowValueError(
+      `${dimension} value ${preview(value)} holds a NUL character, which Postgres text cannot store; fix the parser or the source data`,
+      dimension,
+      value,
+    );
+  }
+  if (LONE_SURROGATE.test(value)) {
+    throw new RowValueError(
+      `${dimension} value ${preview(value)} holds an unpaired UTF-16 surrogate, which has no UTF-8 form`,
+      dimension,
+      value,
+    );
+  }
+  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
+}
+
+/** Checks a dimension value against its column type and returns its COPY text; throws RowValueError. */
+export function encodeDimension(value: string, dimension: string, type: DimensionType): string {
+  if (typeof value !== 'string')
+    throw new RowValueError(`${dimension} value ${String(value)} is not a string`, dimension, String(value));
+  if (type === 'text') return escapeCopyText(value, dimension);
+  if (type === 'date') {
+    if (!isIsoDate(value))
+      throw new RowValueError(
+        `${dimension} value ${preview(value)} is not a YYYY-MM-DD date`,
+        dimension,
+        value,
+      );
+    return value;
+  }
+  if (!INTEGER.test(value))
+    throw new RowValueError(`${dimension} value ${preview(value)} is not a whole number`, dimension, value);
+  const n = BigInt(value);
+  const [min, max] = INT_RANGE[type];
+  if (n < min || n > max)
+    throw new RowValueError(`${dimension} value ${value} does not fit a ${type}`, dimension, value);
+  return value;
+}
+
+/** True for a real calendar date in YYYY-MM-DD form. */
+export function isIsoDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+/** What every COPY line of one load shares. */
+export interface CopyLayout {
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  readonly dimensions: readonly Dimension[];
+  readonly loadId: number;
+}
+
+/**
+ * Returns a function turning a row into one COPY line with the columns of copyColumns():
+ * period_start, period_end, the dimensions, the counters, load_id.
+ */
+export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
+  for (const [name, value] of [
+    ['period_start', layout.periodStart],
+    ['period_end', layout.periodEnd],
+  ] as const) {
+    if (!isIsoDate(value))
+      throw new RowValueError(`${name} ${preview(value)} is not a YYYY-MM-DD date`, name, value);
+  }
+  const types = layout.dimensions.map(dimensionType);
+  const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
+  const suffix = `\t${layout.loadId}\n`;
+  return (row) => {
+    if (row.dims.length !== types.length)
+      throw new RowValueError(
+        `row has ${row.dims.length} dimension values, expected ${types.length} (${layout.dimensions.join(', ')})`,
+        'dims',
+        row.dims.join(','),
+      );
+    if (row.counters.length !== COUNTERS.length)
+      throw new RowValueError(
+        `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
+        'counters',
+        row.counters.join(','),
+      );
+    let line = prefix;
+    for (let i = 0; i < types.length; i++) {
+      const dimension = layout.dimensions[i] as Dimension;
+      line += `\t${encodeDimension(row.dims[i] as string, dimension, types[i] as DimensionType)}`;
+    }
+    for (let i = 0; i < COUNTERS.length; i++) {
+      const n = row.counters[i] as number;
+      if (!Number.isSafeInteger(n) || n < 0) {
+        const counter = COUNTERS[i] as string;
+        throw new RowValueError(
+          `${counter} ${String(n)} is not a non-negative safe integer`,
+          counter,
+          String(n),
+        );
+      }
+      line += `\t${n}`;
+    }
+    return line + suffix;
+  };
+}
+
+/**
+ * Streams rows as COPY data in chunks of about `chunkBytes`, so a load writes few large buffers (not
+ * one per row) and never builds the whole period as one string. `counter.rows` counts rows encoded.
+ */
+export async function* copyChunks(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  encode: (row: ReportRow) => string,
+  counter: { rows: number },
+  chunkBytes = 256 * 1024,
+): AsyncGenerator<Buffer> {
+  let pending = '';
+  for await (const row of rows) {
+    pending += encode(row);
+    counter.rows++;
+    // String length undercounts UTF-8 bytes; it only sizes chunks, so that is fine.
+    if (pending.length >= chunkBytes) {
+      yield Buffer.from(pending, 'utf8');
+      pending = '';
+    }
+  }
+  if (pending.length > 0) yield Buffer.from(pending, 'utf8');
+}
+
+function preview(value: string): string {
+  const text = JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  return text;
+}

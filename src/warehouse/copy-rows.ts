@@ -1,0 +1,44 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ClientBase } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Dimension } from '../config/dimensions.js';
+import type { ReportRow } from '../report/types.js';
+import { copyChunks, createRowEncoder } from './copy-encode.js';
+import { ident, qualified } from './sql.js';
+import { copyColumns } from './table-spec.js';
+
+export interface CopyTarget {
+  readonly schema: string;
+  readonly table: string;
+  readonly dimensions: readonly Dimension[];
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  readonly loadId: number;
+}
+
+/**
+ * Streams rows into the target table with COPY FROM STDIN on `client` (which must be a dedicated
+ * client inside the caller's transaction). Rows are encoded lazily in large chunks and written with
+ * backpressure, so memory holds one chunk, not the period. Resolves to the number of rows written
+ * once Postgres has confirmed the COPY; a bad value rejects and leaves the transaction aborted.
+ */
+export async function copyRows(
+  client: ClientBase,
+  target: CopyTarget,
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  chunkBytes?: number,
+): Promise<number> {
+  const encode = createRowEncoder(target);
+  const counter = { rows: 0 };
+  const columns = copyColumns(target.dimensions).map(ident).join(', ');
+  const stream = client.query(
+    copyFrom(`COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN`),
+  );
+  // pipeline destroys the COPY stream if encoding throws, which makes Postgres abort the COPY;
+  // it resolves only after 'finish', i.e. after Postgres acknowledged CommandComplete.
+  await pipeline(Readable.from(copyChunks(rows, encode, counter, chunkBytes), { objectMode: false }), stream);
+  if (stream.rowCount !== counter.rows)
+    throw new Error(`COPY into ${target.table} wrote ${stream.rowCount} rows, ${counter.rows} were sent`);
+  return counter.rows;
+}

@@ -1,0 +1,192 @@
+// The one transaction that replaces a period's rows: lock, fence, delete, COPY, totals, audit, archive.
+// Readers keep seeing the old rows until COMMIT; a crash anywhere before it changes nothing.
+import { performance } from 'node:perf_hooks';
+import type { Pool, PoolClient } from 'pg';
+import type { ReportJob } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import type { Reconciliation } from '../report/reconcile.js';
+import { COUNTERS, type Counters, type Period, type ReportRow } from '../report/types.js';
+import { copyRows } from './copy-rows.js';
+import { currentTotalsSql, insertLoadSql, upsertTotalsSql, type LoadRecord } from './load-record.js';
+import { withPgRetry } from './pg-retry.js';
+import { archiveBody, type PackedBody } from './raw.js';
+import { restatementOf } from './restatement.js';
+import { qualified, reportTable } from './sql.js';
+
+/** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
+export interface LoadOutcome {
+  loadId: number;
+  status: 'loaded' | 'superseded';
+  rows: number;
+  reconciled: boolean;
+  /** The per-counter differences when not reconciled, else null. */
+  mismatch: unknown | null;
+  loadMs: number;
+}
+
+/** A pulled period already turned into rows (by parseReport, or a test's own rows). */
+export interface ParsedPeriod {
+  readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
+  readonly period: Period;
+  /** An array is retried on a deadlock; an async iterable is streamed once. */
+  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
+  readonly totals: Counters;
+  readonly reconciliation: Reconciliation;
+  readonly packed?: PackedBody;
+  readonly fetchedAt: Date;
+  readonly attempts: number;
+  readonly bytes: number;
+  readonly fetchMs: number;
+  readonly jobId?: string;
+  /** The load whose archived body this one re-flattens. */
+  readonly replayOf?: number;
+}
+
+export interface TransactionOptions {
+  /** Per-statement limit inside the load (default 10 minutes: one COPY is one statement). */
+  readonly statementTimeoutMs?: number;
+  /** Start of the load's clock (to include parsing in load_ms); default now. */
+  readonly startedAt?: number;
+  readonly logger?: Logger;
+}
+
+/**
+ * Replaces the period's rows with `input.rows` in one transaction, serialized per report and
+ * period by an advisory lock, unless a response fetched later is already loaded (then the attempt
+ * is recorded as superseded and nothing else changes). Retries deadlocks and serialization failures.
+ */
+export async function loadParsedPeriod(
+  pool: Pool,
+  schema: string,
+  input: ParsedPeriod,
+  opts: TransactionOptions = {},
+): Promise<LoadOutcome> {
+  const startedAt = opts.startedAt ?? performance.now();
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await withPgRetry(
+      async () => {
+        await client.query('BEGIN');
+        try {
+          const outcome = await loadInTransaction(client, schema, input, opts, startedAt);
+          await client.query('COMMIT');
+          return outcome;
+        } catch (error) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken = rollbackError; // the connection is unusable: destroy it, do not pool it
+          });
+          throw error;
+        }
+      },
+      Array.isArray(input.rows) ? 4 : 1,
+    );
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function loadInTransaction(
+  client: PoolClient,
+  schema: string,
+  input: ParsedPeriod,
+  opts: TransactionOptions,
+  startedAt: number,
+): Promise<LoadOutcome> {
+  const { report, period } = input;
+  const timeout = String(opts.statementTimeoutMs ?? 600_000);
+  await client.query("SELECT set_config('statement_timeout', $1, true)", [timeout]);
+  // Two-int form keyed by (schema.report, period): loads of other periods never wait on each other.
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+    `${schema}.${report.name}`,
+    `${period.start}/${period.end}`,
+  ]);
+  const current = (
+    await client.query<Record<string, string> & { fetched_at: Date | null }>(
+      currentTotalsSql(schema, report.name, period),
+    )
+  ).rows[0];
+  const reconciled = input.reconciliation.ok;
+  const mismatch = reconciled ? null : input.reconciliation.differences;
+  const base = {
+    report: report.name,
+    period,
+    dimensions: report.dimensions,
+    reconciled,
+    mismatch,
+    replayOf: input.replayOf ?? null,
+    httpAttempts: input.attempts,
+    responseBytes: input.bytes,
+    fetchMs: input.fetchMs,
+    fetchedAt: input.fetchedAt,
+    error: null,
+    jobId: input.jobId ?? null,
+  } satisfies Partial<LoadRecord>;
+
+  // Fencing: a response fetched before the one already loaded must never overwrite it.
+  if (current?.fetched_at != null && input.fetchedAt.getTime() < current.fetched_at.getTime()) {
+    const loadMs = performance.now() - startedAt;
+    const loadId = await insertLoad(client, schema, {
+      ...base,
+      status: 'superseded',
+      rows: null,
+      restatement: null,
+      previousLoadId: Number(current.load_id),
+      loadMs,
+    });
+    if (input.packed !== undefined) await archiveBody(client, schema, loadId, input.packed);
+    opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
+    return { loadId, status: 'superseded', rows: 0, reconciled, mismatch, loadMs };
+  }
+
+  const loadId = Number(
+    (
+      await client.query<{ id: string }>('SELECT nextval(pg_get_serial_sequence($1, $2))::text AS id', [
+        qualified(schema, 'report_loads'),
+        'load_id',
+      ])
+    ).rows[0]?.id,
+  );
+  const table = reportTable(report.name);
+  await client.query(`DELETE FROM ${qualified(schema, table)} WHERE period_start = $1 AND period_end = $2`, [
+    period.start,
+    period.end,
+  ]);
+  const rows = await copyRows(
+    client,
+    {
+      schema,
+      table,
+      dimensions: report.dimensions,
+      periodStart: period.start,
+      periodEnd: period.end,
+      loadId,
+    },
+    input.rows,
+  );
+  const loadMs = performance.now() - startedAt;
+  await insertLoad(client, schema, {
+    ...base,
+    loadId,
+    status: 'loaded',
+    rows,
+    restatement: current === undefined ? null : restatementOf(countersOf(current), input.totals),
+    previousLoadId: current === undefined ? null : Number(current.load_id),
+    loadMs,
+  });
+  await client.query(upsertTotalsSql(schema, report.name, period, input.totals, loadId));
+  if (input.packed !== undefined) await archiveBody(client, schema, loadId, input.packed);
+  opts.logger?.info({ loadId, rows, reconciled, loadMs: Math.round(loadMs) }, 'period loaded');
+  return { loadId, status: 'loaded', rows, reconciled, mismatch, loadMs };
+}
+
+async function insertLoad(client: PoolClient, schema: string, record: LoadRecord): Promise<number> {
+  const { rows } = await client.query<{ load_id: string }>(insertLoadSql(schema, record));
+  return Number(rows[0]?.load_id);
+}
+
+function countersOf(row: Record<string, string>): Counters {
+  const out = {} as Counters;
+  for (const c of COUNTERS) out[c] = Number(row[c]);
+  return out;
+}

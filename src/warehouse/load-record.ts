@@ -1,0 +1,120 @@
+// Statements that record a load: its report_loads row and the period's report_totals. Built as pure
+// {text, values} so their parameters are checked without a database.
+import { COUNTERS, type Counters, type Period } from '../report/types.js';
+import { ident, qualified } from './sql.js';
+
+export type LoadStatus = 'loaded' | 'failed' | 'superseded';
+
+/** One report_loads row. */
+export interface LoadRecord {
+  /** Taken from the sequence up front when the rows need it; otherwise assigned by the insert. */
+  readonly loadId?: number;
+  readonly report: string;
+  readonly period: Period;
+  readonly dimensions: readonly string[];
+  readonly status: LoadStatus;
+  readonly rows: number | null;
+  readonly reconciled: boolean | null;
+  readonly mismatch: unknown;
+  readonly restatement: unknown;
+  readonly previousLoadId: number | null;
+  readonly replayOf: number | null;
+  readonly httpAttempts: number;
+  readonly responseBytes: number | null;
+  readonly fetchMs: number | null;
+  readonly loadMs: number | null;
+  readonly fetchedAt: Date | null;
+  readonly error: string | null;
+  readonly jobId: string | null;
+}
+
+/** Longest error text kept: enough for a message and its cause chain, not a whole body. */
+const MAX_ERROR = 4000;
+
+/** INSERT of a report_loads row, returning its load_id. */
+export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
+  const values: unknown[] = [
+    r.report,
+    r.period.start,
+    r.period.end,
+    [...r.dimensions],
+    r.status,
+    r.rows,
+    r.reconciled,
+    r.mismatch === null || r.mismatch === undefined ? null : JSON.stringify(r.mismatch),
+    r.restatement === null || r.restatement === undefined ? null : JSON.stringify(r.restatement),
+    r.previousLoadId,
+    r.replayOf,
+    r.httpAttempts,
+    r.responseBytes,
+    r.fetchMs === null ? null : Math.round(r.fetchMs),
+    r.loadMs === null ? null : Math.round(r.loadMs),
+    r.fetchedAt,
+    r.error === null ? null : r.error.slice(0, MAX_ERROR),
+    r.jobId,
+  ];
+  const columns = [
+    'report',
+    'period_start',
+    'period_end',
+    'dimensions',
+    'status',
+    'rows',
+    'reconciled',
+    'mismatch',
+    'restatement',
+    'previous_load_id',
+    'replay_of',
+    'http_attempts',
+    'response_bytes',
+    'fetch_ms',
+    'load_ms',
+    'fetched_at',
+    'error',
+    'job_id',
+  ];
+  if (r.loadId !== undefined) {
+    columns.unshift('load_id');
+    values.unshift(r.loadId);
+  }
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
+      `VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
+    values,
+  };
+}
+
+/** Upsert of the period's totals, owned from now on by `loadId`. */
+export function upsertTotalsSql(
+  schema: string,
+  report: string,
+  period: Period,
+  totals: Counters,
+  loadId: number,
+): { text: string; values: unknown[] } {
+  const counters = COUNTERS.map(ident);
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, 'report_totals')} (report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
+      `VALUES ($1, $2, $3, ${COUNTERS.map((_, i) => `$${i + 4}`).join(', ')}, $${COUNTERS.length + 4}, now()) ` +
+      `ON CONFLICT (report, period_start, period_end) DO UPDATE SET ` +
+      [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', '),
+    values: [report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
+  };
+}
+
+/** The period's current totals and the load that wrote them, with its fetch time (the fencing token). */
+export function currentTotalsSql(
+  schema: string,
+  report: string,
+  period: Period,
+): { text: string; values: unknown[] } {
+  return {
+    text:
+      `SELECT t.load_id::text AS load_id, l.fetched_at, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id ` +
+      `WHERE t.report = $1 AND t.period_start = $2 AND t.period_end = $3`,
+    values: [report, period.start, period.end],
+  };
+}

@@ -1,0 +1,174 @@
+// The loader's entry points for a worker: a fetched response in, a loaded (or recorded) period out.
+import { performance } from 'node:perf_hooks';
+import type { Pool } from 'pg';
+import type { Dimension } from '../config/dimensions.js';
+import type { ReportJob } from '../config/jobs.js';
+import { ReconciliationError } from '../report/errors.js';
+import { parseReportAsync, type ParsedReport } from '../report/parse.js';
+import type { Period } from '../report/types.js';
+import { LoadError } from './errors.js';
+import { loadParsedPeriod, type LoadOutcome, type TransactionOptions } from './load-period.js';
+import { insertLoadSql } from './load-record.js';
+import { archiveBody, packBody, type PackedBody } from './raw.js';
+
+export type { LoadOutcome } from './load-period.js';
+
+/** What a worker hands the loader after a fetch. */
+export interface PulledPeriod {
+  report: ReportJob;
+  period: Period;
+  /** Raw response body (archived gzip-compressed in report_raw). */
+  body: Buffer;
+  /** When the response was fetched: the fencing token against stale workers. */
+  fetchedAt: Date;
+  attempts: number;
+  bytes: number;
+  fetchMs: number;
+  jobId?: string;
+}
+
+/** Turns a body into rows; parseReportAsync by default (it yields to the event loop). */
+export type ParseFn = (
+  body: Buffer,
+  dimensions: readonly Dimension[],
+) => ParsedReport | Promise<ParsedReport>;
+
+export interface LoadOptions extends TransactionOptions {
+  /** Fail the load (recorded, nothing replaced) when the rows do not sum to the totals. */
+  readonly strictReconcile?: boolean;
+  readonly parse?: ParseFn;
+  /** Set by replay: the load whose archived body is being re-flattened. */
+  readonly replayOf?: number;
+}
+
+/**
+ * Parses and loads one pulled period (see loadParsedPeriod). A body that does not parse, or does not
+ * reconcile under strictReconcile, is recorded as a failed load with its raw body kept and the
+ * parser's error is rethrown; a failed transaction is recorded too and thrown as LoadError.
+ */
+export async function loadPulledPeriod(
+  pool: Pool,
+  schema: string,
+  pulled: PulledPeriod,
+  opts: LoadOptions = {},
+): Promise<LoadOutcome> {
+  const startedAt = opts.startedAt ?? performance.now();
+  const packed = await packBody(pulled.body);
+  const failed = (error: Error) =>
+    recordFailure(pool, schema, { ...pulled, error, packed, replayOf: opts.replayOf });
+  let parsed: ParsedReport;
+  try {
+    parsed = await (opts.parse ?? parseReportAsync)(pulled.body, pulled.report.dimensions);
+    if (opts.strictReconcile === true && !parsed.reconciliation.ok)
+      throw new ReconciliationError(parsed.reconciliation.differences);
+  } catch (error) {
+    await failed(error as Error).catch(() => undefined);
+    throw error;
+  }
+  try {
+    return await loadParsedPeriod(
+      pool,
+      schema,
+      {
+        report: pulled.report,
+        period: pulled.period,
+        rows: parsed.rows,
+        totals: parsed.totals,
+        reconciliation: parsed.reconciliation,
+        packed,
+        fetchedAt: pulled.fetchedAt,
+        attempts: pulled.attempts,
+        bytes: pulled.bytes,
+        fetchMs: pulled.fetchMs,
+        ...(pulled.jobId === undefined ? {} : { jobId: pulled.jobId }),
+        ...(opts.replayOf === undefined ? {} : { replayOf: opts.replayOf }),
+      },
+      { ...opts, startedAt },
+    );
+  } catch (error) {
+    const loadId = await failed(error as Error).catch(() => undefined);
+    const where = `${pulled.report.name} ${pulled.period.start}..${pulled.period.end}`;
+    throw new LoadError(
+      `loading ${where} failed: ${(error as Error).message}; the period's previous rows are unchanged` +
+        (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`),
+      loadId,
+      { cause: error },
+    );
+  }
+}
+
+/** A pull that failed before or during loading, as recordFailedPull takes it. */
+export interface FailedPull {
+  report: Pick<ReportJob, 'name' | 'dimensions'>;
+  period: Period;
+  error: Error;
+  attempts: number;
+  fetchedAt?: Date;
+  /** The response body, when there was one: archived so the failure can be replayed once fixed. */
+  body?: Buffer;
+  jobId?: string;
+  fetchMs?: number;
+}
+
+/**
+ * Records a failed pull in report_loads (status failed, the error) without touching the period's
+ * rows or totals; archives the body if given. Returns the load_id.
+ */
+export async function recordFailedPull(pool: Pool, schema: string, f: FailedPull): Promise<number> {
+  const packed = f.body === undefined ? undefined : await packBody(f.body);
+  return recordFailure(pool, schema, { ...f, packed });
+}
+
+async function recordFailure(
+  pool: Pool,
+  schema: string,
+  f: Omit<FailedPull, 'body'> & {
+    packed: PackedBody | undefined;
+    bytes?: number;
+    replayOf?: number | undefined;
+  },
+): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ load_id: string }>(
+      insertLoadSql(schema, {
+        report: f.report.name,
+        period: f.period,
+        dimensions: f.report.dimensions,
+        status: 'failed',
+        rows: null,
+        reconciled: null,
+        mismatch: null,
+        restatement: null,
+        previousLoadId: null,
+        replayOf: f.replayOf ?? null,
+        httpAttempts: f.attempts,
+        responseBytes: f.packed?.bytes ?? null,
+        fetchMs: f.fetchMs ?? null,
+        loadMs: null,
+        fetchedAt: f.fetchedAt ?? null,
+        error: describeError(f.error),
+        jobId: f.jobId ?? null,
+      }),
+    );
+    const loadId = Number(rows[0]?.load_id);
+    if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
+    await client.query('COMMIT');
+    return loadId;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** `Name: message`, then each cause's, so report_loads.error explains itself. */
+export function describeError(error: Error): string {
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
+    parts.push(`${e.name}: ${e.message}`);
+  return parts.join(' <- caused by ');
+}

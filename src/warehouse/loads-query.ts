@@ -1,0 +1,74 @@
+// Read side of report_loads for `adops status` and `adops heal`.
+import type { Pool } from 'pg';
+import { summarizeRestatements, type Restatement, type RestatementSummary } from './restatement.js';
+import { qualified } from './sql.js';
+
+/** The latest state of one period of a report. */
+export interface PeriodState {
+  period_start: string;
+  period_end: string;
+  /** Status of the latest attempt (a failed re-pull of a loaded period is 'failed': its rows stay). */
+  last_status: 'loaded' | 'failed' | 'superseded';
+  /** When the rows now in the table were loaded; null if the period never loaded. */
+  last_loaded_at: Date | null;
+  /** How many rows the table holds for the period; null if it never loaded. */
+  rows: number | null;
+  /** The latest attempt's error when it failed, else null. */
+  error: string | null;
+}
+
+/**
+ * Every period of `report` that overlaps [from, to] (YYYY-MM-DD, inclusive) and reached the
+ * loader, sorted by period. Periods never attempted are absent: the caller knows the expected set.
+ */
+export async function periodStates(
+  pool: Pool,
+  schema: string,
+  report: string,
+  from: string,
+  to: string,
+): Promise<PeriodState[]> {
+  const loads = qualified(schema, 'report_loads');
+  const { rows } = await pool.query<PeriodState>(
+    `WITH last AS (
+       SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
+         FROM ${loads}
+        WHERE report = $1 AND period_start <= $3::date AND period_end >= $2::date
+        ORDER BY period_start, period_end, load_id DESC)
+     SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
+            last.status AS last_status, t.loaded_at AS last_loaded_at, l.rows,
+            CASE WHEN last.status = 'failed' THEN last.error END AS error
+       FROM last
+       LEFT JOIN ${qualified(schema, 'report_totals')} t
+              ON t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end
+       LEFT JOIN ${loads} l ON l.load_id = t.load_id
+      ORDER BY last.period_start, last.period_end`,
+    [report, from, to],
+  );
+  return rows;
+}
+
+/**
+ * How much reloads changed the totals, by report and by the period's age (days from its last day to
+ * the reload's fetch), over reloads recorded in the last `sinceDays` days (default 90).
+ */
+export async function restatements(
+  pool: Pool,
+  schema: string,
+  report?: string,
+  opts: { sinceDays?: number } = {},
+): Promise<RestatementSummary[]> {
+  const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
+    `SELECT report, (fetched_at::date - period_end) AS age_days, restatement
+       FROM ${qualified(schema, 'report_loads')}
+      WHERE status = 'loaded' AND restatement IS NOT NULL
+        AND recorded_at > now() - make_interval(days => $1)
+        AND ($2::text IS NULL OR report = $2)`,
+    [opts.sinceDays ?? 90, report ?? null],
+  );
+  return summarizeRestatements(
+    rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),
+  );
+}
+
+export type { RestatementSummary } from './restatement.js';

@@ -1,0 +1,31 @@
+import pg from 'pg';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../log/logger.js';
+
+export interface PoolOptions {
+  /** Connections at most (default 10). */
+  readonly max?: number;
+  /** Where errors of idle connections go (a server restart); without it they are ignored, not fatal. */
+  readonly logger?: Logger;
+  /** Per-statement limit outside the loader's own SET LOCAL (default 120 s). */
+  readonly statementTimeoutMs?: number;
+}
+
+/**
+ * A pg Pool for config.databaseUrl (or libpq PG* defaults), tagged application_name 'adops', with
+ * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
+ */
+export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
+    max: opts.max ?? 10,
+    application_name: 'adops',
+    connectionTimeoutMillis: 15_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: opts.statementTimeoutMs ?? 120_000,
+    idle_in_transaction_session_timeout: 60_000,
+  });
+  // An idle client's error is re-emitted on the pool; unhandled it would crash the process.
+  pool.on('error', (error) => opts.logger?.warn({ err: error }, 'idle Postgres connection failed'));
+  return pool;
+}

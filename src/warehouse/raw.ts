@@ -1,0 +1,71 @@
+// The raw archive: each pull's response body, gzip-compressed, in report_raw keyed by load_id,
+// so a corrected parser can re-flatten a period without calling the API (adops replay).
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import type { ClientBase, Pool } from 'pg';
+import { qualified } from './sql.js';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** A body ready to archive: compressed off the transaction, so no lock waits on zlib. */
+export interface PackedBody {
+  readonly gzip: Buffer;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Compresses a response body and fingerprints it. */
+export async function packBody(body: Buffer): Promise<PackedBody> {
+  return {
+    gzip: await gzipAsync(body),
+    bytes: body.length,
+    sha256: createHash('sha256').update(body).digest('hex'),
+  };
+}
+
+/** Inserts the archived body of `loadId` (inside the caller's transaction). */
+export async function archiveBody(
+  client: ClientBase,
+  schema: string,
+  loadId: number,
+  packed: PackedBody,
+): Promise<void> {
+  await client.query(
+    `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256) VALUES ($1, $2, $3, $4)`,
+    [loadId, packed.gzip, packed.bytes, packed.sha256],
+  );
+}
+
+/** The archived body of a load, decompressed and checked against its fingerprint; undefined if not kept. */
+export async function readArchivedBody(
+  db: Pool | ClientBase,
+  schema: string,
+  loadId: number,
+): Promise<Buffer | undefined> {
+  const { rows } = await db.query<{ body_gzip: Buffer; body_sha256: string }>(
+    `SELECT body_gzip, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
+    [loadId],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const body = await gunzipAsync(row.body_gzip);
+  const sha = createHash('sha256').update(body).digest('hex');
+  if (sha !== row.body_sha256)
+    throw new Error(
+      `report_raw body of load ${loadId} is corrupt (sha256 ${sha}, recorded ${row.body_sha256})`,
+    );
+  return body;
+}
+
+/** Deletes archived bodies older than `keepDays` days; returns how many were deleted. */
+export async function pruneRaw(pool: Pool, schema: string, keepDays: number): Promise<number> {
+  if (!Number.isInteger(keepDays) || keepDays < 0)
+    throw new Error(`keepDays must be a whole number >= 0, got ${keepDays}`);
+  const result = await pool.query(
+    `DELETE FROM ${qualified(schema, 'report_raw')} WHERE archived_at < now() - make_interval(days => $1)`,
+    [keepDays],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,140 @@
+// Creates the report_<name> tables from the job definitions, and refuses to touch one that no
+// longer matches its definition: the data in it is someone's history, never ours to drop.
+import type { ClientBase } from 'pg';
+import type { ReportJob } from '../config/jobs.js';
+import { SchemaDriftError } from './errors.js';
+import {
+  columnDifferences,
+  createTableSql,
+  tableSpec,
+  type FoundColumn,
+  type TableSpec,
+} from './table-spec.js';
+
+export interface EnsureResult {
+  /** Tables created by this run. */
+  readonly created: readonly string[];
+  /** Tables that already matched their definition. */
+  readonly unchanged: readonly string[];
+  /** Indexes re-added to existing tables (someone had dropped them). */
+  readonly indexesAdded: readonly string[];
+  /** report_* tables of the schema with no definition any more: kept as they are. */
+  readonly orphaned: readonly string[];
+}
+
+/**
+ * Creates report_<name> for each definition if absent, all in one transaction. Throws
+ * SchemaDriftError (changing nothing) when an existing table differs from its definition.
+ */
+export async function ensureReportTables(
+  client: ClientBase,
+  schema: string,
+  reports: readonly ReportJob[],
+): Promise<EnsureResult> {
+  const created: string[] = [];
+  const unchanged: string[] = [];
+  const indexesAdded: string[] = [];
+  await client.query('BEGIN');
+  try {
+    // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
+    const existing = await reportTablesIn(client, schema);
+    for (const report of reports) {
+      const spec = tableSpec(report);
+      if (!existing.has(spec.table)) {
+        const sql = createTableSql(schema, spec);
+        await client.query(sql.table);
+        for (const statement of sql.indexes) await client.query(statement);
+        created.push(spec.table);
+        continue;
+      }
+      const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
+      const indexes = await indexesOf(client, schema, spec.table);
+      for (const ix of spec.indexes) {
+        const found = indexes.get(ix.name);
+        if (found === undefined) continue;
+        if (found.unique !== ix.unique || found.columns.join(',') !== ix.columns.join(','))
+          differences.push(
+            `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.columns.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${ix.columns.join(', ')})`,
+          );
+      }
+      if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
+      const sql = createTableSql(schema, spec);
+      for (const [i, ix] of spec.indexes.entries()) {
+        if (indexes.has(ix.name)) continue;
+        await client.query(sql.indexes[i] as string);
+        indexesAdded.push(ix.name);
+      }
+      unchanged.push(spec.table);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+  const defined = new Set(reports.map((r) => tableSpec(r).table));
+  const orphaned = [...(await reportTablesIn(client, schema))].filter(
+    (t) => !defined.has(t) && !FIXED_TABLES.has(t),
+  );
+  return { created, unchanged, indexesAdded, orphaned };
+}
+
+/** Tables of the fixed schema (sql/001_schema.sql) that share the report_ prefix. */
+const FIXED_TABLES = new Set(['report_loads', 'report_totals', 'report_raw']);
+
+function driftError(
+  schema: string,
+  report: ReportJob,
+  spec: TableSpec,
+  differences: string[],
+): SchemaDriftError {
+  const table = `${schema}.${spec.table}`;
+  return new SchemaDriftError(
+    `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
+      differences.map((d) => `  - ${d}`).join('\n') +
+      `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
+      `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
+      `and run adops migrate again.`,
+    table,
+    differences,
+  );
+}
+
+async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'report\\_%'`,
+    [schema],
+  );
+  return new Set(rows.map((r) => r.name));
+}
+
+async function columnsOf(client: ClientBase, schema: string, table: string): Promise<FoundColumn[]> {
+  const { rows } = await client.query<{ name: string; type: string; not_null: boolean }>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
+       FROM pg_attribute a
+      WHERE a.attrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass
+        AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [schema, table],
+  );
+  return rows.map((r) => ({ name: r.name, type: r.type, notNull: r.not_null }));
+}
+
+async function indexesOf(
+  client: ClientBase,
+  schema: string,
+  table: string,
+): Promise<Map<string, { unique: boolean; columns: string[] }>> {
+  const { rows } = await client.query<{ name: string; unique: boolean; columns: string[] }>(
+    `SELECT ic.relname AS name, i.indisunique AS unique,
+            array(SELECT a.attname FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                   ORDER BY k.ord)::text[] AS columns
+       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
+    [schema, table],
+  );
+  return new Map(rows.map((r) => [r.name, { unique: r.unique, columns: r.columns }]));
+}

@@ -1,0 +1,75 @@
+// How much a period's totals changed between two loads: the evidence for sizing lookback_days.
+// Pure: computing and summarizing restatements needs no database.
+import { COUNTERS, type CounterName, type Counters } from '../report/types.js';
+
+/** Per counter: the previous load's total and how much the new load changed it. */
+export type Restatement = Record<CounterName, { previous: number; delta: number }>;
+
+/** The change of each total from `previous` to `current`. */
+export function restatementOf(previous: Counters, current: Counters): Restatement {
+  const out = {} as Restatement;
+  for (const c of COUNTERS) out[c] = { previous: previous[c], delta: current[c] - previous[c] };
+  return out;
+}
+
+/** True when any total changed. */
+export function isRestated(r: Restatement): boolean {
+  return COUNTERS.some((c) => r[c].delta !== 0);
+}
+
+/** One reload of a period: its age when re-fetched and what changed. */
+export interface RestatementSample {
+  readonly report: string;
+  /** Whole days from the period's last day to the fetch of the reload. */
+  readonly ageDays: number;
+  readonly restatement: Restatement;
+}
+
+/** Reloads of one report's periods at one age, summarized. */
+export interface RestatementSummary {
+  readonly report: string;
+  readonly age_days: number;
+  /** Reloads of periods at this age. */
+  readonly loads: number;
+  /** Of those, how many changed any total. */
+  readonly restated: number;
+  /** Mean of |delta| per counter. */
+  readonly avg_abs_change: Counters;
+  /** Largest |delta| / previous over all counters and loads (0 when previous was 0 and delta 0, 1 when only previous was 0). */
+  readonly max_rel_change: number;
+}
+
+/** Groups reloads by report and age, sorted by report then age. */
+export function summarizeRestatements(samples: Iterable<RestatementSample>): RestatementSummary[] {
+  const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
+  for (const s of samples) {
+    const key = `${s.report}\u0000${s.ageDays}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { report: s.report, age: s.ageDays, items: [] }));
+    g.items.push(s.restatement);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.report === b.report ? a.age - b.age : a.report < b.report ? -1 : 1))
+    .map((g) => {
+      const avg = {} as Counters;
+      let maxRel = 0;
+      for (const c of COUNTERS) {
+        let sum = 0;
+        for (const r of g.items) {
+          const { previous, delta } = r[c];
+          sum += Math.abs(delta);
+          const rel = delta === 0 ? 0 : previous === 0 ? 1 : Math.abs(delta) / previous;
+          if (rel > maxRel) maxRel = rel;
+        }
+        avg[c] = sum / g.items.length;
+      }
+      return {
+        report: g.report,
+        age_days: g.age,
+        loads: g.items.length,
+        restated: g.items.filter(isRestated).length,
+        avg_abs_change: avg,
+        max_rel_change: maxRel,
+      };
+    });
+}

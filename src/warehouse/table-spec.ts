@@ -1,0 +1,101 @@
+// The shape of a report_<name> table, derived from its job definition: pure, so drift detection
+// and the generated DDL are unit tested without a database.
+import { dimensionType, type Dimension } from '../config/dimensions.js';
+import type { ReportJob } from '../config/jobs.js';
+import { COUNTERS } from '../report/types.js';
+import { ident, qualified, reportTable } from './sql.js';
+
+/** One column as Postgres' format_type() names its type. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly notNull: boolean;
+  readonly default?: string;
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly unique: boolean;
+}
+
+export interface TableSpec {
+  readonly table: string;
+  readonly columns: readonly ColumnSpec[];
+  readonly indexes: readonly IndexSpec[];
+}
+
+/** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
+export function copyColumns(dimensions: readonly Dimension[]): string[] {
+  return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id'];
+}
+
+/** The expected table of a report definition. */
+export function tableSpec(report: Pick<ReportJob, 'name' | 'dimensions'>): TableSpec {
+  const table = reportTable(report.name);
+  const columns: ColumnSpec[] = [
+    { name: 'period_start', type: 'date', notNull: true },
+    { name: 'period_end', type: 'date', notNull: true },
+    ...report.dimensions.map((d) => ({ name: d, type: dimensionType(d), notNull: true })),
+    ...COUNTERS.map((c) => ({ name: c, type: 'bigint', notNull: true })),
+    { name: 'load_id', type: 'bigint', notNull: true },
+    { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
+  ];
+  // The unique index leads with the period, so it also serves BI's period range scans and the
+  // loader's DELETE of a period: a separate period index would only slow every load down.
+  const indexes: IndexSpec[] = [
+    { name: `${table}_key`, columns: ['period_start', 'period_end', ...report.dimensions], unique: true },
+    ...report.dimensions
+      .filter((d) => d.endsWith('_id'))
+      .map((d) => ({ name: `${table}_${d}`, columns: [d], unique: false })),
+  ];
+  return { table, columns, indexes };
+}
+
+/** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
+export function createTableSql(schema: string, spec: TableSpec): { table: string; indexes: string[] } {
+  const columns = spec.columns.map(
+    (c) =>
+      `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
+  );
+  return {
+    table: `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)`,
+    indexes: spec.indexes.map(
+      (ix) =>
+        `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(ix.name)} ON ${qualified(schema, spec.table)} (${ix.columns.map(ident).join(', ')})`,
+    ),
+  };
+}
+
+/** A column as found in the database. */
+export interface FoundColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly notNull: boolean;
+}
+
+/**
+ * What differs between the expected columns and those found, one line each; empty when they match.
+ * Column order matters: COPY and BI queries rely on it being the definition's order.
+ */
+export function columnDifferences(expected: readonly ColumnSpec[], found: readonly FoundColumn[]): string[] {
+  const out: string[] = [];
+  const foundByName = new Map(found.map((c) => [c.name, c]));
+  const expectedNames = new Set(expected.map((c) => c.name));
+  for (const e of expected) {
+    const f = foundByName.get(e.name);
+    if (f === undefined) out.push(`column ${e.name} (${e.type}) is missing`);
+    else if (f.type !== e.type) out.push(`column ${e.name} is ${f.type}, expected ${e.type}`);
+    else if (f.notNull !== e.notNull)
+      out.push(`column ${e.name} is ${f.notNull ? '' : 'not '}NOT NULL, expected the opposite`);
+  }
+  for (const f of found) {
+    if (!expectedNames.has(f.name)) out.push(`column ${f.name} (${f.type}) is not in the definition`);
+  }
+  if (out.length === 0) {
+    const want = expected.map((c) => c.name).join(', ');
+    const have = found.map((c) => c.name).join(', ');
+    if (want !== have) out.push(`columns are in order (${have}), expected (${want})`);
+  }
+  return out;
+}

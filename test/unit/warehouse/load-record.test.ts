@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { insertLoadSql, upsertTotalsSql, type LoadRecord } from '../../../src/warehouse/load-record.js';
+import { describeError } from '../../../src/warehouse/load.js';
+
+const record: LoadRecord = {
+  report: 'daily_campaign',
+  period: { start: '2026-01-01', end: '2026-01-01' },
+  dimensions: ['day', 'campaign_id'],
+  status: 'failed',
+  rows: null,
+  reconciled: null,
+  mismatch: null,
+  restatement: null,
+  previousLoadId: null,
+  replayOf: null,
+  httpAttempts: 3,
+  responseBytes: null,
+  fetchMs: 12.6,
+  loadMs: null,
+  fetchedAt: null,
+  error: 'x'.repeat(10_000),
+  jobId: 'job-1',
+};
+
+describe('insertLoadSql', () => {
+  it('passes every value as a parameter, one placeholder each', () => {
+    const sql = insertLoadSql('adops', record);
+    const placeholders = sql.text.match(/\$\d+/g) ?? [];
+    expect(placeholders).toHaveLength(sql.values.length);
+    expect(sql.text).toContain('INSERT INTO "adops"."report_loads"');
+    expect(sql.text).not.toContain('daily_campaign');
+  });
+
+  it('rounds durations and caps a huge error text', () => {
+    const sql = insertLoadSql('adops', record);
+    expect(sql.values).toContain(13);
+    expect((sql.values.find((v) => typeof v === 'string' && v.startsWith('xxx')) as string).length).toBe(
+      4000,
+    );
+  });
+
+  it('puts a reserved load_id first when one is given', () => {
+    const sql = insertLoadSql('adops', { ...record, loadId: 77 });
+    expect(sql.text).toMatch(/\("load_id", "report"/);
+    expect(sql.values[0]).toBe(77);
+  });
+});
+
+describe('upsertTotalsSql', () => {
+  it('replaces the totals and the owning load on conflict', () => {
+    const sql = upsertTotalsSql(
+      'adops',
+      'r',
+      { start: '2026-01-01', end: '2026-01-07' },
+      {
+        ad_requests: 1,
+        filled_impressions: 2,
+        impressions: 3,
+        measurable_impressions: 4,
+        viewable_impressions: 5,
+      },
+      9,
+    );
+    expect(sql.values).toEqual(['r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
+    expect(sql.text).toContain('ON CONFLICT (report, period_start, period_end) DO UPDATE SET');
+    expect(sql.text).toContain('load_id = EXCLUDED.load_id');
+  });
+});
+
+describe('describeError', () => {
+  it('chains the causes so the audit row explains itself', () => {
+    const error = new Error('outer', { cause: new TypeError('inner') });
+    expect(describeError(error)).toBe('Error: outer <- caused by TypeError: inner');
+  });
+});
