@@ -13,6 +13,8 @@ import {
 } from './errors.js';
 import { backoffDelay, isRetryableStatus, isRetryableTransport, parseRetryAfter } from './retry.js';
 
+const RETRY_AFTER_MARGIN_MS = 25;
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** One finished attempt, for metrics. Never carries headers or the key. */
@@ -146,7 +148,12 @@ export class Transport {
       };
       if (status === 429) {
         const asked = parseRetryAfter(responseHeaders['retry-after'], Date.now());
-        const wait = asked ?? backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random);
+        // A small margin: timers may fire a millisecond early, and the server's clock ticks in
+        // whole seconds, so exactly Retry-After can still be "too early" for it.
+        const wait =
+          asked === undefined
+            ? backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random)
+            : asked + RETRY_AFTER_MARGIN_MS;
         if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) {
           throw new RateLimitedError({ ...details, retryAfterMs: wait });
         }
