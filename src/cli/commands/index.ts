@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { register as emulator } from './emulator.js';
 import { register as replay } from './replay.js';
 import { register as migrate } from './migrate.js';
 
@@ -7,4 +8,4 @@ import { register as migrate } from './migrate.js';
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command of `adops`, in the order `--help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [migrate, replay];
+export const COMMANDS: readonly RegisterCommand[] = [migrate, replay, emulator];
