@@ -2,6 +2,8 @@
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
+import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
+import type { AttemptInfo } from '../api/http.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
 import { loadPulledPeriod, recordFailedPull } from '../warehouse/load.js';
@@ -50,18 +52,37 @@ export function pullDeps(
 export interface FetcherHooks {
   /** Awaited before every HTTP request (the shared rate limit). */
   beforeRequest(): Promise<void>;
-  /** Called after every HTTP request with its status (undefined: no response) and whether it is retried. */
-  onAttempt(status: number | undefined, willRetry: boolean): void;
+  /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
+  onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
 }
 
-/** The API client of `config`, throwing on 429 so the queue (not one request) waits it out. */
-export async function apiFetcher(
+/**
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
+ * queue for Retry-After instead of one request sleeping), and every request, retries included,
+ * first takes a slot of the shared rate limit.
+ */
+export function createWorkerApi(
   config: Config,
   logger: Logger,
   hooks: FetcherHooks,
-): Promise<ReportFetcher> {
-  void config;
-  void logger;
-  void hooks;
-  throw new Error('the API client is not wired yet');
+): { client: ApiClient; fetcher: ReportFetcher } {
+  const client = createApiClientFromConfig(config, logger, {
+    on429: 'throw',
+    // The client sleeps only between its own retries: the retry then waits for a slot too.
+    sleep: async (ms) => {
+      await new Promise((r) => setTimeout(r, ms));
+      await hooks.beforeRequest();
+    },
+    onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+  });
+  return {
+    client,
+    fetcher: {
+      fetchReport: async (query) => {
+        await hooks.beforeRequest();
+        return client.fetchReport(query);
+      },
+      close: () => client.close(),
+    },
+  };
 }

@@ -8,7 +8,8 @@ import type { JobSet } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { BACKOFF_TYPE, DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { closeConnection, workerConnection } from './connection.js';
-import { apiFetcher, pullDeps, type ReportFetcher } from './io.js';
+import { createWorkerApi, pullDeps, type ReportFetcher } from './io.js';
+import { runEntitySync } from '../entities/sync.js';
 import { loadStates } from './load-states.js';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
@@ -39,7 +40,10 @@ export interface WorkerDeps {
   readonly backoff?: BackoffPolicy;
   /** Health turns 503 when jobs wait but none started or finished for this long (default 5 min). */
   readonly stuckAfterMs?: number;
-  /** Runs a catalogue sync for ENTITY_QUEUE jobs; without it this worker does not consume them. */
+  /**
+   * Runs a catalogue sync for ENTITY_QUEUE jobs; by default runEntitySync over the worker's API
+   * client. With an injected `fetcher` and no entitySync, this worker does not consume syncs.
+   */
   readonly entitySync?: () => Promise<unknown>;
 }
 
@@ -76,16 +80,22 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     config.queue.rateLimitPerSecond,
     (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
   );
-  const fetcher =
-    deps.fetcher ??
-    (await apiFetcher(config, logger, {
-      beforeRequest: () => limiter.acquire(),
-      onAttempt: (status, willRetry) => {
-        const label = status === undefined ? 'error' : String(status);
-        metrics.apiRequests.inc({ status: label });
-        if (willRetry) metrics.apiRetries.inc({ status: label });
-      },
-    }));
+  // The status of each path's previous attempt, to label retries by what caused them.
+  const previousStatus = new Map<string, string>();
+  const api =
+    deps.fetcher === undefined
+      ? createWorkerApi(config, logger, {
+          beforeRequest: () => limiter.acquire(),
+          onAttempt: ({ status, attempt, path }) => {
+            const label = status === undefined ? 'error' : String(status);
+            metrics.apiRequests.inc({ status: label });
+            if (attempt > 1) metrics.apiRetries.inc({ status: previousStatus.get(path) ?? 'unknown' });
+            if (status !== undefined && status < 300) previousStatus.delete(path);
+            else previousStatus.set(path, label);
+          },
+        })
+      : undefined;
+  const fetcher: ReportFetcher = deps.fetcher ?? (api as { fetcher: ReportFetcher }).fetcher;
   const io: PullDeps = pullDeps(reports, fetcher, deps.pool, config.schema);
   const policy = deps.backoff ?? DEFAULT_BACKOFF;
   let lastActivity = Date.now();
@@ -195,7 +205,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     { ...common, concurrency: 1 },
   );
 
-  const entitySync = deps.entitySync;
+  const client = api?.client;
+  const entitySync =
+    deps.entitySync ??
+    (client === undefined
+      ? undefined
+      : () => runEntitySync({ pool: deps.pool, schema: config.schema, api: client, logger }));
   const syncWorker =
     entitySync === undefined
       ? undefined
@@ -267,16 +282,25 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   );
 
   let closing: Promise<void> | undefined;
-  const close = (timeoutMs = config.queue.shutdownTimeoutSeconds * 1000): Promise<void> =>
-    (closing ??= (async () => {
+  let giveUp: (() => void) | undefined;
+  const close = (timeoutMs = config.queue.shutdownTimeoutSeconds * 1000): Promise<void> => {
+    // A second call with a shorter deadline (a second SIGTERM) cuts the wait short.
+    if (closing !== undefined) {
+      if (timeoutMs === 0) giveUp?.();
+      return closing;
+    }
+    closing = (async () => {
       logger.info({ timeoutMs }, 'worker stopping: no new jobs; waiting for running ones');
       const graceful = Promise.all(workers.map((w) => w.close()));
       const finished = await Promise.race([
         graceful.then(() => true),
-        new Promise<false>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+        new Promise<false>((r) => {
+          giveUp = () => r(false);
+          setTimeout(giveUp, timeoutMs).unref();
+        }),
       ]);
       if (!finished) {
-        logger.warn('shutdown timeout: abandoning running jobs to the stall check');
+        logger.warn('shutdown deadline: abandoning running jobs to the stall check of other workers');
         await Promise.race([
           Promise.allSettled(workers.map((w) => w.close(true))),
           new Promise((r) => setTimeout(r, 5_000).unref()),
@@ -287,7 +311,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       await fetcher.close?.();
       if (deps.connection === undefined) await closeConnection(redis);
       logger.info({ graceful: finished }, 'worker stopped');
-    })());
+    })();
+    return closing;
+  };
   return { metrics, metricsPort: server?.port, close };
 }
 

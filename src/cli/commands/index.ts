@@ -3,9 +3,23 @@ import type { CliContext } from '../context.js';
 import { register as emulator } from './emulator.js';
 import { register as replay } from './replay.js';
 import { register as migrate } from './migrate.js';
+import { register as worker } from './worker.js';
+import { register as schedule } from './schedule.js';
+import { register as backfill } from './backfill.js';
+import { register as heal } from './heal.js';
+import { register as status } from './status.js';
 
 /** Adds one command (its flags, help and action) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command of `adops`, in the order `--help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [migrate, replay, emulator];
+export const COMMANDS: readonly RegisterCommand[] = [
+  migrate,
+  replay,
+  emulator,
+  worker,
+  schedule,
+  backfill,
+  heal,
+  status,
+];

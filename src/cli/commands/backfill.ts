@@ -1,0 +1,185 @@
+import cliProgress from 'cli-progress';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { ReportJob } from '../../config/jobs.js';
+import {
+  enqueueBackfill,
+  planBackfill,
+  waitForPulls,
+  type BackfillResult,
+  type PullProgress,
+} from '../../queue/backfill.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
+import { pullLabel } from '../../queue/payload.js';
+import { dayNumber, DateFormatError } from '../../queue/periods.js';
+import { openQueues, type Queues } from '../../queue/queues.js';
+import { CommandFailed, UsageError, type CliContext } from '../context.js';
+
+interface BackfillFlags {
+  readonly report?: string[];
+  readonly all: boolean;
+  readonly from: string;
+  readonly to: string;
+  readonly wait: boolean;
+  readonly dryRun: boolean;
+}
+
+/** `adops backfill`: one pull per report and period of a date range. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('backfill')
+    .description(
+      'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again)',
+    )
+    .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
+    .option('--all', 'every report definition', false)
+    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
+    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
+    .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
+    .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
+    .addHelpText(
+      'after',
+      '\nA pull already waiting or running for the same report and period is not enqueued twice. ' +
+        'Reads REDIS_URL and ADOPS_QUEUE_PREFIX; the workers (`adops worker`) do the pulls.',
+    )
+    .action(async (flags: BackfillFlags) => {
+      const reports = selectReports(ctx, flags);
+      if (dayNumber(flags.from) > dayNumber(flags.to))
+        throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      if (flags.dryRun) {
+        const plan = planBackfill(reports, flags.from, flags.to);
+        for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
+        ctx.stdout.write(
+          `${plan.length} pulls over ${reports.length} report(s): ${plan.length} API calls ` +
+            '(one per pull, before retries); nothing enqueued\n',
+        );
+        return;
+      }
+      const queues = await open(ctx);
+      try {
+        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to);
+        ctx.stdout.write(`${enqueuedLine(result)}\n`);
+        if (flags.wait) await waitWithProgress(ctx, queues, result);
+      } finally {
+        await queues.close();
+      }
+    });
+}
+
+/** One line saying what was enqueued. */
+export function enqueuedLine(r: BackfillResult): string {
+  return (
+    `enqueued ${r.added} pulls` +
+    (r.alreadyQueued > 0 ? ` (${r.alreadyQueued} already waiting or running)` : '')
+  );
+}
+
+/** Opens the queues, turning an unreachable Redis into a one-line failure. */
+export async function open(ctx: CliContext): Promise<Queues> {
+  try {
+    return await openQueues(ctx.config());
+  } catch (error) {
+    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not
+ * a terminal); throws CommandFailed listing the failed periods and their reasons.
+ */
+export async function waitWithProgress(
+  ctx: CliContext,
+  queues: Queues,
+  result: BackfillResult,
+): Promise<void> {
+  const total = result.pulls.length;
+  if (total === 0) return;
+  const tty = ctx.stderr.isTTY === true;
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        {
+          stream: ctx.stderr,
+          format: 'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}',
+          hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const fields = (p: PullProgress) => ({
+    done: p.done,
+    failed: p.failed,
+    finished: p.done + p.failed,
+    rate: p.ratePerSecond.toFixed(1),
+    eta_s: p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`,
+  });
+  bar?.start(total, 0, fields({ total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined }));
+  let lastLine = 0;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  let outcome;
+  try {
+    outcome = await waitForPulls(queues.pulls, result.pulls, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        const f = fields(p);
+        if (bar !== undefined) bar.update(f.finished, f);
+        else if (Date.now() - lastLine > 5_000 || f.finished === total) {
+          lastLine = Date.now();
+          ctx.stderr.write(
+            `pulls ${f.finished}/${total}: done ${f.done}, failed ${f.failed}, ${f.rate}/s, ETA ${f.eta_s}\n`,
+          );
+        }
+      },
+    });
+  } finally {
+    process.off('SIGINT', stop);
+    bar?.stop();
+  }
+  if (controller.signal.aborted)
+    throw new CommandFailed('stopped waiting; the pulls go on in the workers (see `adops status`)');
+  ctx.stdout.write(`${outcome.completed.length} pulls done, ${outcome.failed.length} failed\n`);
+  if (outcome.failed.length > 0) {
+    const lines = outcome.failed.map((f) => `  ${pullLabel(f.pull.data)}: ${f.reason}`);
+    throw new CommandFailed(
+      `${outcome.failed.length} of ${total} pulls failed:\n${lines.join('\n')}\n` +
+        'fix the cause, then `adops heal` (or backfill those periods again)',
+    );
+  }
+}
+
+function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
+  const names = flags.report ?? [];
+  if (flags.all === names.length > 0) throw new UsageError('give either --report NAME or --all (not both)');
+  const all = ctx.jobs().reports;
+  if (flags.all) return [...all];
+  const known = new Map(all.map((r) => [r.name, r]));
+  return [...new Set(names)].map((n) => {
+    const r = known.get(n);
+    if (r === undefined)
+      throw new UsageError(
+        `--report ${n}: no such report definition in ${ctx.config().jobsDir}; known: ${[...known.keys()].join(', ')}`,
+      );
+    return r;
+  });
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
+}
+
+function date(value: string): string {
+  try {
+    dayNumber(value);
+  } catch (error) {
+    if (error instanceof DateFormatError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+  return value;
+}

@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { syncSchedulers } from '../../queue/scheduler.js';
+import type { CliContext } from '../context.js';
+import { open } from './backfill.js';
+
+/** `adops schedule`: one BullMQ job scheduler per job definition; safe to run on every deploy. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('schedule')
+    .description(
+      'upsert one job scheduler per job definition (cron in its time zone); remove those of deleted definitions',
+    )
+    .addHelpText(
+      'after',
+      '\nRunning it again changes nothing. Each report tick pulls yesterday and its lookback_days ' +
+        'periods, plus missing or failed periods of the last ADOPS_HEAL_DAYS days. Reads ' +
+        'ADOPS_JOBS_DIR, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+    )
+    .action(async () => {
+      const jobs = ctx.jobs();
+      const queues = await open(ctx);
+      try {
+        const r = await syncSchedulers(queues, jobs);
+        const out = (verb: string, ids: readonly string[]) => {
+          for (const id of ids) ctx.stdout.write(`${verb} ${id}\n`);
+        };
+        out('created', r.created);
+        out('updated', r.updated);
+        out('unchanged', r.unchanged);
+        out('removed', r.removed);
+        ctx.stdout.write(
+          `${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.removed.length} removed\n`,
+        );
+      } finally {
+        await queues.close();
+      }
+    });
+}

@@ -1,0 +1,83 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { startWorker } from '../../queue/worker.js';
+import { createPool } from '../../warehouse/pool.js';
+import type { CliContext } from '../context.js';
+
+interface WorkerFlags {
+  readonly concurrency: number;
+  readonly stallSeconds?: number;
+  readonly metricsPort?: number;
+}
+
+/** `adops worker`: process pulls, scheduler ticks and entity syncs until SIGTERM or SIGINT. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('worker')
+    .description('process pulls until SIGTERM/SIGINT, then finish running pulls and stop')
+    .option('--concurrency <n>', 'pulls processed at once by this process', whole(1, 256), 2)
+    .option(
+      '--stall-seconds <s>',
+      'seconds after which the job of a killed worker is taken up by another (default 30)',
+      whole(1, 3600),
+    )
+    .option(
+      '--metrics-port <port>',
+      'port of /metrics and /health (default ADOPS_METRICS_PORT; 0 = off)',
+      whole(0, 65535),
+    )
+    .addHelpText(
+      'after',
+      '\nRun as many workers as the API allows: ADOPS_RATE_LIMIT caps API requests per second across ' +
+        'all of them. A second SIGTERM/SIGINT stops at once (running pulls are retried elsewhere). ' +
+        'Reads every ADOPS_* variable, DATABASE_URL and REDIS_URL.',
+    )
+    .action(async (flags: WorkerFlags) => {
+      const config = ctx.config();
+      const jobs = ctx.jobs();
+      const logger = ctx.logger();
+      const pool = createPool(config, { max: flags.concurrency + 3, logger });
+      const stallMs = flags.stallSeconds === undefined ? undefined : flags.stallSeconds * 1000;
+      const port = flags.metricsPort ?? config.metricsPort;
+      let worker;
+      try {
+        worker = await startWorker({
+          config,
+          jobs,
+          pool,
+          logger,
+          concurrency: flags.concurrency,
+          metrics: port > 0 ? { port } : false,
+          ...(stallMs === undefined
+            ? {}
+            : {
+                stall: { lockDurationMs: stallMs, stalledIntervalMs: Math.max(500, Math.round(stallMs / 2)) },
+              }),
+        });
+      } catch (error) {
+        await pool.end();
+        throw error;
+      }
+      const running = worker;
+      // Stop on the first signal gracefully, on a second one at once.
+      await new Promise<void>((resolve) => {
+        let signals = 0;
+        const onSignal = (signal: NodeJS.Signals) => {
+          signals++;
+          logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+          const timeout = signals === 1 ? undefined : 0;
+          void running.close(timeout).then(resolve, resolve);
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
+      });
+      await pool.end();
+    });
+}
+
+function whole(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
