@@ -3,6 +3,7 @@ import type { CliContext } from '../context.js';
 import { register as emulator } from './emulator.js';
 import { register as replay } from './replay.js';
 import { register as migrate } from './migrate.js';
+import { register as pull } from './pull.js';
 import { register as worker } from './worker.js';
 import { register as schedule } from './schedule.js';
 import { register as backfill } from './backfill.js';
@@ -21,5 +22,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   schedule,
   backfill,
   heal,
+  pull,
   status,
 ];

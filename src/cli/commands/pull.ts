@@ -1,0 +1,132 @@
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { createApiClientFromConfig } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import { DIMENSIONS, isDimension, type Dimension } from '../../config/dimensions.js';
+import { isDate } from '../../report/dimension-value.js';
+import { DimensionValueError, ReconciliationError, ReportFormatError } from '../../report/errors.js';
+import { columns, countersText, csvChunks, jsonChunks, reconciliationText } from '../../report/format.js';
+import { parseReport, type ParsedReport } from '../../report/parse.js';
+import type { ReportQuery } from '../../report/types.js';
+import { CommandFailed, UsageError, type CliContext } from '../context.js';
+
+const FORMATS = ['table', 'csv', 'json'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface PullFlags {
+  readonly dimensions: string;
+  readonly from: string;
+  readonly to?: string;
+  readonly format?: string;
+  readonly strict: boolean;
+}
+
+/** `adops pull`: one report request straight to stdout, no queue, no database. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('pull')
+    .description(
+      'pull one report straight to stdout (no queue, no database): rows on stdout, totals on stderr',
+    )
+    .requiredOption(
+      '--dimensions <list>',
+      `comma-separated, in nesting order, from: ${DIMENSIONS.join(', ')}`,
+    )
+    .requiredOption('--from <date>', 'first day, YYYY-MM-DD (date_from)')
+    .option('--to <date>', 'last day, YYYY-MM-DD, inclusive (date_until); default: --from')
+    .option('--format <format>', 'table, csv or json; default: table on a terminal, csv otherwise')
+    .option('--strict', 'fail (exit 1, no rows) when the rows do not sum to the totals', false)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 the pull succeeded, 1 it failed (API error, unusable body, --strict mismatch), ' +
+        '2 bad flags or configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH and ' +
+        'ADOPS_HTTP_*.\nExample: adops pull --dimensions day,campaign_id --from 2026-01-01 --to 2026-01-07 --format csv > rows.csv',
+    )
+    .action((flags: PullFlags) => pull(ctx, flags));
+}
+
+async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
+  const query = queryOf(flags);
+  const format = formatOf(flags.format, ctx.stdout.isTTY === true);
+  const config = ctx.config();
+  const api = createApiClientFromConfig(config, ctx.logger());
+  let parsed: ParsedReport;
+  let summary: string;
+  try {
+    const raw = await api.fetchReport(query);
+    parsed = parseReport(raw.body, query.dimensions, { strict: flags.strict });
+    summary =
+      `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
+      `${raw.bytes} bytes, ${raw.attempts} request(s), ${Math.round(raw.durationMs)} ms`;
+  } catch (error) {
+    if (
+      error instanceof ApiError ||
+      error instanceof ReportFormatError ||
+      error instanceof DimensionValueError ||
+      error instanceof ReconciliationError
+    )
+      throw new CommandFailed(`pull failed: ${error.message}`, { cause: error });
+    throw error;
+  } finally {
+    await api.close();
+  }
+  await write(ctx.stdout, chunksOf(format, query.dimensions, parsed));
+  ctx.stderr.write(
+    `${summary}\ntotals: ${countersText(parsed.totals)}\n${reconciliationText(parsed.reconciliation)}\n`,
+  );
+  if (!parsed.reconciliation.ok)
+    ctx.stderr.write(
+      'warning: the rows do not add up to the totals; re-pull later, or use --strict to fail\n',
+    );
+}
+
+function queryOf(flags: PullFlags): ReportQuery {
+  const names = flags.dimensions.split(',').map((s) => s.trim());
+  const dimensions: Dimension[] = [];
+  for (const name of names) {
+    if (!isDimension(name))
+      throw new UsageError(`--dimensions: "${name}" is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (dimensions.includes(name)) throw new UsageError(`--dimensions: "${name}" is listed twice`);
+    dimensions.push(name);
+  }
+  const start = flags.from;
+  const end = flags.to ?? flags.from;
+  if (!isDate(start)) throw new UsageError(`--from: "${start}" is not a date YYYY-MM-DD`);
+  if (!isDate(end)) throw new UsageError(`--to: "${end}" is not a date YYYY-MM-DD`);
+  if (end < start) throw new UsageError(`--to ${end} is before --from ${start}`);
+  return { dimensions, period: { start, end } };
+}
+
+function formatOf(flag: string | undefined, tty: boolean): Format {
+  if (flag === undefined) return tty ? 'table' : 'csv';
+  if (!(FORMATS as readonly string[]).includes(flag))
+    throw new UsageError(`--format: "${flag}" is not allowed; allowed: ${FORMATS.join(', ')}`);
+  return flag as Format;
+}
+
+function chunksOf(format: Format, dimensions: readonly Dimension[], parsed: ParsedReport): Iterable<string> {
+  if (format === 'csv') return csvChunks(dimensions, parsed.rows);
+  if (format === 'json') return jsonChunks(dimensions, parsed.rows);
+  // No colours: the table may be copied or piped even from a terminal.
+  const table = new Table({ head: columns(dimensions), style: { head: [], border: [] } });
+  for (const row of parsed.rows) table.push([...row.dims, ...row.counters.map(String)]);
+  return [`${table.toString()}\n`];
+}
+
+/** Writes chunks, waiting for 'drain' when the stream buffers, so a big report does not pile up in memory. */
+async function write(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  for (const chunk of chunks) {
+    if (out.write(chunk)) continue;
+    // A closed pipe (`adops pull ... | head`) never drains: stop on its error instead of hanging.
+    await new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        out.off('drain', done);
+        out.off('error', done);
+        if (error === undefined) resolve();
+        else reject(new CommandFailed(`cannot write the rows: ${error.message}`, { cause: error }));
+      };
+      out.on('drain', done);
+      out.on('error', done);
+    });
+  }
+}

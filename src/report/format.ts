@@ -1,0 +1,70 @@
+import type { Dimension } from '../config/dimensions.js';
+import type { Reconciliation } from './reconcile.js';
+import { COUNTERS, type Counters, type ReportRow } from './types.js';
+
+/** Rows per output chunk: few writes, bounded memory. */
+const CHUNK_ROWS = 2000;
+
+/** One CSV field, quoted when it holds a comma, quote, CR or LF, or edge spaces (RFC 4180). */
+export function csvField(value: string): string {
+  let quote = value.length > 0 && (value.charCodeAt(0) === 32 || value.charCodeAt(value.length - 1) === 32);
+  for (let i = 0; !quote && i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    quote = c === 44 || c === 34 || c === 10 || c === 13;
+  }
+  return quote ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/** The column names of a report: its dimensions in request order, then the five counters. */
+export function columns(dimensions: readonly Dimension[]): string[] {
+  return [...dimensions, ...COUNTERS];
+}
+
+/** CSV text of the rows, header first, in chunks of whole lines (CRLF-free: `\n` line ends). */
+export function* csvChunks(dimensions: readonly Dimension[], rows: readonly ReportRow[]): Generator<string> {
+  let out = `${columns(dimensions).map(csvField).join(',')}\n`;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as ReportRow;
+    for (let d = 0; d < row.dims.length; d++) out += `${csvField(row.dims[d] as string)},`;
+    out += `${row.counters.join(',')}\n`;
+    if ((r + 1) % CHUNK_ROWS === 0) {
+      yield out;
+      out = '';
+    }
+  }
+  if (out !== '') yield out;
+}
+
+/**
+ * JSON text of the rows: one array, one object per line (valid JSON that also streams through
+ * line tools). Dimension values stay strings (ids can pass 2^53); counters are numbers.
+ */
+export function* jsonChunks(dimensions: readonly Dimension[], rows: readonly ReportRow[]): Generator<string> {
+  const keys = columns(dimensions).map((c) => `${JSON.stringify(c)}:`);
+  const n = dimensions.length;
+  let out = '[';
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as ReportRow;
+    out += r === 0 ? '\n{' : ',\n{';
+    for (let d = 0; d < n; d++) out += `${keys[d]}${JSON.stringify(row.dims[d])},`;
+    for (let c = 0; c < COUNTERS.length; c++)
+      out += `${keys[n + c]}${row.counters[c]}${c < COUNTERS.length - 1 ? ',' : '}'}`;
+    if ((r + 1) % CHUNK_ROWS === 0) {
+      yield out;
+      out = '';
+    }
+  }
+  yield `${out}${rows.length === 0 ? ']' : '\n]'}\n`;
+}
+
+/** `ad_requests=1 filled_impressions=2 ...` for a summary line. */
+export function countersText(c: Counters): string {
+  return COUNTERS.map((name) => `${name}=${c[name]}`).join(' ');
+}
+
+/** One line saying whether the rows reconcile with the totals, and where they differ. */
+export function reconciliationText(r: Reconciliation): string {
+  if (r.ok) return 'reconciliation: ok (the rows sum to the totals)';
+  const parts = r.differences.map((d) => `${d.counter} rows=${d.items} totals=${d.totals}`);
+  return `reconciliation: MISMATCH ${parts.join(', ')}`;
+}

@@ -1,0 +1,199 @@
+// `adops pull` end to end: the real CLI entry (main) against the emulator over HTTP.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
+import { parseReport } from '../../../src/report/parse.js';
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ seed: 3, cellsPerDay: 200, lateDataDays: 0 });
+});
+afterAll(() => emu.close());
+beforeEach(() => emu.setFaults({}));
+
+/** A stream that keeps what is written to it. */
+function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const w = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(w, { text: () => chunks.join('') });
+}
+
+async function adops(args: string[], env: Record<string, string> = {}) {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await main(
+    ['node', 'adops', ...args],
+    {
+      ADOPS_BASE_URL: emu.url,
+      ADOPS_API_KEY: 'demo-key',
+      ADOPS_HTTP_MAX_BACKOFF_MS: '20',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdout,
+    stderr,
+  );
+  return { code, out: stdout.text(), err: stderr.text() };
+}
+
+const args = ['pull', '--dimensions', 'day,country', '--from', '2026-02-01', '--to', '2026-02-02'];
+
+describe('adops pull', () => {
+  it('prints a CSV header and the rows on stdout, totals and reconciliation on stderr', async () => {
+    const r = await adops([...args, '--format', 'csv']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'day,country,ad_requests,filled_impressions,impressions,measurable_impressions,viewable_impressions',
+    );
+    const raw = await fetch(
+      `${emu.url}/reports?date_from=2026-02-01&date_until=2026-02-02&dimensions=day,country`,
+      {
+        headers: { authorization: 'Bearer demo-key' },
+      },
+    );
+    const expected = parseReport(Buffer.from(await raw.arrayBuffer()), ['day', 'country']);
+    expect(lines.length - 1).toBe(expected.rows.length);
+    expect(lines[1]).toBe([...expected.rows[0]!.dims, ...expected.rows[0]!.counters].join(','));
+    expect(r.err).toContain(`totals: ad_requests=${expected.totals.ad_requests} `);
+    expect(r.err).toContain('reconciliation: ok');
+  });
+
+  it('prints valid JSON with --format json and a table with --format table', async () => {
+    const json = await adops([...args, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const rows = JSON.parse(json.out) as Array<Record<string, unknown>>;
+    expect(rows.length).toBeGreaterThan(1);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'day',
+      'country',
+      'ad_requests',
+      'filled_impressions',
+      'impressions',
+      'measurable_impressions',
+      'viewable_impressions',
+    ]);
+    const table = await adops([...args, '--format', 'table']);
+    expect(table.code).toBe(0);
+    expect(table.out).toMatch(/│ day\s+│ country\s+│ ad_requests/);
+    expect(table.out).not.toContain('\u001b[');
+  });
+
+  it('quotes CSV values holding commas and quotes', async () => {
+    const r = await adops(['pull', '--dimensions', 'landing_url', '--from', '2026-02-01', '--format', 'csv']);
+    expect(r.code).toBe(0);
+    const quoted = r.out.split('\n').find((l) => l.startsWith('"'));
+    expect(quoted).toMatch(/^"[^"]*(""[^"]*)*",\d+,/);
+  });
+
+  it('exits 1 with the hint and nothing on stdout when the key is refused, never echoing the key', async () => {
+    const r = await adops([...args], { ADOPS_API_KEY: 'not-a-valid-key-123' });
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('HTTP 401');
+    expect(r.err).toContain('check ADOPS_API_KEY');
+    expect(r.err).not.toContain('not-a-valid-key-123');
+  });
+
+  it('exits 1 on an unusable body and names the path', async () => {
+    emu.override({
+      path: '/v2/reports',
+      status: 200,
+      body: '{"items":{"2026-02-01":{"DE":{"ad_requests":-1}}},"totals":{}}',
+    });
+    const r = await adops(args);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('totals');
+  });
+
+  it('warns on a mismatch with the totals, and fails on it with --strict', async () => {
+    const body = JSON.stringify({
+      items: {
+        '2026-02-01': {
+          DE: {
+            ad_requests: 1,
+            filled_impressions: 1,
+            impressions: 1,
+            measurable_impressions: 1,
+            viewable_impressions: 1,
+          },
+        },
+      },
+      totals: {
+        ad_requests: 2,
+        filled_impressions: 1,
+        impressions: 1,
+        measurable_impressions: 1,
+        viewable_impressions: 1,
+      },
+    });
+    emu.override({ path: '/v2/reports', status: 200, body });
+    const lenient = await adops([...args, '--format', 'csv']);
+    expect(lenient.code).toBe(0);
+    expect(lenient.out.split('\n')[1]).toBe('2026-02-01,DE,1,1,1,1,1');
+    expect(lenient.err).toContain('reconciliation: MISMATCH ad_requests rows=1 totals=2');
+    emu.override({ path: '/v2/reports', status: 200, body });
+    const strict = await adops([...args, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.out).toBe('');
+    expect(strict.err).toContain('do not add up');
+  });
+
+  it('survives injected faults and still exits 0', async () => {
+    emu.setFaults({ failRate: 0.3, dropRate: 0.1, paths: ['/v2/reports'], seed: 5 });
+    const r = await adops([...args, '--format', 'csv'], { ADOPS_HTTP_ATTEMPTS: '20' });
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('reconciliation: ok');
+  });
+
+  const usage: Array<[string, string[], Record<string, string>, RegExp]> = [
+    [
+      'an unknown dimension',
+      ['pull', '--dimensions', 'day,clicks', '--from', '2026-02-01'],
+      {},
+      /"clicks" is not a dimension/,
+    ],
+    ['a repeated dimension', ['pull', '--dimensions', 'day,day', '--from', '2026-02-01'], {}, /listed twice/],
+    [
+      'an impossible date',
+      ['pull', '--dimensions', 'day', '--from', '2026-02-30'],
+      {},
+      /--from: "2026-02-30"/,
+    ],
+    [
+      'a range ending before it starts',
+      ['pull', '--dimensions', 'day', '--from', '2026-02-03', '--to', '2026-02-01'],
+      {},
+      /before --from/,
+    ],
+    [
+      'an unknown format',
+      ['pull', '--dimensions', 'day', '--from', '2026-02-01', '--format', 'xml'],
+      {},
+      /--format: "xml"/,
+    ],
+    [
+      'a missing base URL',
+      ['pull', '--dimensions', 'day', '--from', '2026-02-01'],
+      { ADOPS_BASE_URL: '' },
+      /ADOPS_BASE_URL is missing/,
+    ],
+  ];
+  for (const [what, argv, env, message] of usage) {
+    it(`exits 2 on ${what}`, async () => {
+      emu.resetStats();
+      const r = await adops(argv, env);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(r.out).toBe('');
+      expect(emu.stats().requests['GET /v2/reports'] ?? 0).toBe(0);
+    });
+  }
+});
