@@ -1,0 +1,154 @@
+// `adops demo`: the whole pipeline end to end on the embedded emulator, in one process.
+import { join } from 'node:path';
+import cliProgress from 'cli-progress';
+import { createApiClientFromConfig } from '../api/client.js';
+import type { Config } from '../config/env.js';
+import { loadJobs, type JobSet } from '../config/jobs.js';
+import { packageRoot } from '../config/paths.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
+import { runEntitySync } from '../entities/sync.js';
+import type { Logger } from '../log/logger.js';
+import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/backfill.js';
+import { addDays, localDate } from '../queue/periods.js';
+import { openQueues } from '../queue/queues.js';
+import { collectStatus } from '../queue/status.js';
+import { renderStatus } from '../queue/status-render.js';
+import { startWorker } from '../queue/worker.js';
+import { createPool } from '../warehouse/pool.js';
+import { setupWarehouse } from '../warehouse/setup.js';
+import { EXAMPLE_QUERIES, runExample } from './examples.js';
+import { renderTable } from './table.js';
+
+export interface DemoOptions {
+  /** Validated config; its API settings are replaced by the embedded emulator's. */
+  readonly config: Config;
+  /** Job definitions; default: the shipped jobs/ folder. */
+  readonly jobs?: JobSet;
+  readonly logger: Logger;
+  readonly out: (text: string) => void;
+  /** Where the progress bar draws (a terminal), if anywhere. */
+  readonly progress?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Days to backfill, ending yesterday (default 7). */
+  readonly days?: number;
+  /** Traffic cells per emulated day (default 2000). */
+  readonly cellsPerDay?: number;
+  readonly concurrency?: number;
+}
+
+export interface DemoResult {
+  readonly pulls: number;
+  readonly failed: number;
+  readonly campaigns: number;
+  readonly creatives: number;
+}
+
+/** The demo's queue prefix, so a production worker on the same Redis never takes its jobs. */
+export const DEMO_PREFIX = 'adops-demo';
+
+/**
+ * Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every
+ * report with an in-process worker, prints the status and three BI queries, and closes all it
+ * started. The tables it filled stay, so they can be queried afterwards; running it again reloads
+ * the same periods in place.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const { logger, out } = options;
+  const jobs = options.jobs ?? loadJobs(join(packageRoot(), 'jobs'));
+  const emulator = await startEmulator({ port: 0, seed: 1, cellsPerDay: options.cellsPerDay ?? 2000 });
+  const config: Config = Object.freeze({
+    ...options.config,
+    baseUrl: emulator.url,
+    apiKey: DEMO_KEY,
+    auth: 'bearer' as const,
+    metricsPort: 0,
+    queue: Object.freeze({
+      ...options.config.queue,
+      prefix: options.config.queue.prefix === 'adops' ? DEMO_PREFIX : options.config.queue.prefix,
+      rateLimitPerSecond: Math.max(options.config.queue.rateLimitPerSecond, 200),
+    }),
+  });
+  const pool = createPool(config, { max: 10, logger });
+  const cleanups: Array<() => Promise<unknown>> = [() => emulator.close(), () => pool.end()];
+  try {
+    out(`emulator: ${emulator.url} (key ${DEMO_KEY}, seed 1)\n`);
+    const setup = await setupWarehouse(pool, { schema: config.schema, reports: jobs.reports, logger });
+    out(
+      `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
+    );
+
+    const api = createApiClientFromConfig(config, logger);
+    cleanups.unshift(() => api.close());
+    const catalogue = await runEntitySync({ pool, schema: config.schema, api, logger });
+    out(`sync: ${catalogue.campaigns} campaigns, ${catalogue.creatives} creatives\n`);
+
+    const worker = await startWorker({
+      config,
+      jobs,
+      pool,
+      logger,
+      concurrency: options.concurrency ?? 8,
+      metrics: false,
+    });
+    cleanups.unshift(() => worker.close(10_000));
+    const queues = await openQueues(config);
+    cleanups.unshift(() => queues.close());
+
+    const days = options.days ?? 7;
+    const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
+    const from = addDays(yesterday, 1 - days);
+    const backfill = await enqueueBackfill(queues.pulls, jobs.reports, from, yesterday);
+    out(
+      `backfill: ${backfill.pulls.length} pulls (${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
+    );
+    const bar = progressBar(options.progress);
+    bar?.start(backfill.pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
+    const result = await waitForPulls(queues.pulls, backfill.pulls, {
+      pollMs: 100,
+      onProgress: (p: PullProgress) => bar?.update(p.done + p.failed, progressPayload(p)),
+    });
+    bar?.stop();
+    out(`backfill: ${result.completed.length} loaded, ${result.failed.length} failed\n`);
+    for (const f of result.failed)
+      out(`  failed ${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`);
+
+    out('\n' + renderStatus(await collectStatus(pool, config.schema, jobs, queues, days)) + '\n');
+    for (const example of EXAMPLE_QUERIES) {
+      const { columns, rows } = await runExample(pool, config.schema, example);
+      out(`\n${example.title} (sql/examples/${example.file})\n${renderTable(columns, rows)}\n`);
+    }
+    await queues.pulls
+      .obliterate({ force: true })
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not clear the demo queue'));
+    return {
+      pulls: backfill.pulls.length,
+      failed: result.failed.length,
+      campaigns: catalogue.campaigns,
+      creatives: catalogue.creatives,
+    };
+  } finally {
+    for (const cleanup of cleanups)
+      await cleanup().catch((error: unknown) => logger.warn({ err: error }, 'demo cleanup failed'));
+  }
+}
+
+function progressBar(stream: DemoOptions['progress']): cliProgress.SingleBar | undefined {
+  if (stream === undefined) return undefined;
+  return new cliProgress.SingleBar(
+    {
+      stream: stream as NodeJS.WritableStream,
+      format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta}s',
+      noTTYOutput: stream.isTTY !== true,
+      notTTYSchedule: 2000,
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
+function progressPayload(p: PullProgress): Record<string, string | number> {
+  return {
+    failed: p.failed,
+    rate: p.ratePerSecond.toFixed(1),
+    eta: p.etaSeconds === undefined ? '?' : Math.ceil(p.etaSeconds),
+  };
+}
