@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
@@ -16,6 +18,7 @@ export interface PoolOptions {
  * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
  */
 export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): pg.Pool {
+  if (config.databaseUrl === undefined) useLibpqDefaults();
   const pool = new pg.Pool({
     ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
     max: opts.max ?? 10,
@@ -28,4 +31,17 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
   // An idle client's error is re-emitted on the pool; unhandled it would crash the process.
   pool.on('error', (error) => opts.logger?.warn({ err: error }, 'idle Postgres connection failed'));
   return pool;
+}
+
+/**
+ * Without DATABASE_URL, connect as libpq would: the OS user and the local socket. node-postgres
+ * defaults to $USER (unset in many containers and cron jobs) and TCP localhost. PG* variables
+ * still win: pg reads them before these defaults.
+ */
+function useLibpqDefaults(): void {
+  if (pg.defaults.user === undefined || pg.defaults.user === '') pg.defaults.user = userInfo().username;
+  const socketDir = '/var/run/postgresql';
+  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`)) {
+    pg.defaults.host = socketDir;
+  }
 }
