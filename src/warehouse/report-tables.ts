@@ -52,7 +52,8 @@ export async function ensureReportTables(
       const indexes = await indexesOf(client, schema, spec.table);
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
-        if (found === undefined) continue;
+        // Column differences already explain a changed key; only a lone index change is news.
+        if (found === undefined || differences.length > 0) continue;
         if (found.unique !== ix.unique || found.columns.join(',') !== ix.columns.join(','))
           differences.push(
             `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.columns.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${ix.columns.join(', ')})`,

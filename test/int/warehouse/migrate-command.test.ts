@@ -1,0 +1,104 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import { sqlDir } from '../../../src/config/paths.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+
+const SCHEMA = 'wh_cli';
+let db: TestDatabase;
+let jobsDir: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ empty: true });
+  db.pool.on('error', () => undefined);
+  jobsDir = mkdtempSync(join(tmpdir(), 'adops-jobs-'));
+  writeJob('alpha', '[day, campaign_id]');
+  writeJob('beta', '[day, country, device]');
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+function writeJob(name: string, dimensions: string) {
+  writeFileSync(
+    join(jobsDir, `${name}.yaml`),
+    `name: ${name}\ndimensions: ${dimensions}\nperiod: day\nlookback_days: 3\n`,
+  );
+}
+
+async function migrate(url = db.url) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d: Buffer) => (stdout += d.toString()));
+  err.on('data', (d: Buffer) => (stderr += d.toString()));
+  const env = { DATABASE_URL: url, ADOPS_SCHEMA: SCHEMA, ADOPS_JOBS_DIR: jobsDir, LOG_LEVEL: 'silent' };
+  const code = await main(['node', 'adops', 'migrate'], env, out, err);
+  return { code, stdout, stderr };
+}
+
+it('adops migrate applies every sql/ file once, then creates a report_<name> table per definition', async () => {
+  const files = readdirSync(sqlDir())
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+  const first = await migrate();
+  expect(first.stderr).toBe('');
+  expect(first.code).toBe(0);
+  expect(first.stdout.split('\n').filter(Boolean)).toEqual([
+    ...files.map((f) => `applied ${f}`),
+    `created ${SCHEMA}.report_alpha`,
+    `created ${SCHEMA}.report_beta`,
+  ]);
+  const { rows } = await db.pool.query<{ t: string }>(
+    `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'report%' ORDER BY 1`,
+    [SCHEMA],
+  );
+  expect(rows.map((r) => r.t)).toEqual([
+    'report_alpha',
+    'report_beta',
+    'report_loads',
+    'report_raw',
+    'report_totals',
+  ]);
+});
+
+it('a second run finds nothing to do', async () => {
+  const again = await migrate();
+  expect(again).toMatchObject({ code: 0, stderr: '' });
+  expect(again.stdout).toBe(
+    `migrations up to date (${readdirSync(sqlDir()).filter((f) => f.endsWith('.sql')).length} applied before)\n`,
+  );
+});
+
+it('concurrent runs all succeed and create each new table once', async () => {
+  writeJob('gamma', '[day, zone_id]');
+  const runs = await Promise.all([migrate(), migrate(), migrate()]);
+  expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+  expect(runs.filter((r) => r.stdout.includes(`created ${SCHEMA}.report_gamma`))).toHaveLength(1);
+});
+
+it('a changed definition fails with exit 1, says what differs and how to proceed, and drops nothing', async () => {
+  await db.pool.query(
+    `INSERT INTO ${SCHEMA}.report_alpha VALUES ('2026-01-01','2026-01-01','2026-01-01',7,0,0,0,0,0,1,now())`,
+  );
+  writeJob('alpha', '[day, zone_id]');
+  const drift = await migrate();
+  expect(drift.code).toBe(1);
+  expect(drift.stderr).toContain(`adops: ${SCHEMA}.report_alpha does not match`);
+  expect(drift.stderr).toContain('column zone_id (bigint) is missing');
+  expect(drift.stderr).toContain('column campaign_id (bigint) is not in the definition');
+  expect(drift.stderr).toContain('give the changed definition a new name');
+  const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.report_alpha`);
+  expect(rows).toEqual([{ n: 1 }]);
+  writeJob('alpha', '[day, campaign_id]');
+});
+
+it('an unreachable database is exit 1 with a message naming DATABASE_URL', async () => {
+  const down = await migrate('postgres://root@127.0.0.1:1/nothing');
+  expect(down.code).toBe(1);
+  expect(down.stderr).toMatch(/cannot connect to Postgres .*DATABASE_URL/);
+});

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchemaDriftError } from '../../../src/warehouse/errors.js';
+import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
+import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { openTestDatabase, reportJob } from './fixtures/reports.js';
+
+const S = TEST_SCHEMA;
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function ensure(reports: Parameters<typeof ensureReportTables>[2]) {
+  const client = await db.pool.connect();
+  try {
+    return await ensureReportTables(client, S, reports);
+  } finally {
+    client.release();
+  }
+}
+
+async function columns(table: string): Promise<string[]> {
+  const { rows } = await db.pool.query<{ c: string }>(
+    `SELECT column_name || ' ' || data_type || CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END AS c
+       FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+    [S, table],
+  );
+  return rows.map((r) => r.c);
+}
+
+describe('ensureReportTables', () => {
+  it('the migrated template already has the tables of jobs/*.yaml', async () => {
+    const { rows } = await db.pool.query<{ t: string }>(
+      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'report%' ORDER BY 1`,
+      [S],
+    );
+    expect(rows.map((r) => r.t)).toEqual(
+      expect.arrayContaining([
+        'report_daily_campaign',
+        'report_hourly',
+        'report_loads',
+        'report_raw',
+        'report_totals',
+      ]),
+    );
+  });
+
+  it('creates a table typed per dimension with a unique index over period and dimensions', async () => {
+    const job = reportJob('wh_shape', ['day', 'zone_id', 'tier', 'country']);
+    const result = await ensure([job]);
+    expect(result.created).toEqual(['report_wh_shape']);
+    expect(await columns('report_wh_shape')).toEqual([
+      'period_start date not null',
+      'period_end date not null',
+      'day date not null',
+      'zone_id bigint not null',
+      'tier smallint not null',
+      'country text not null',
+      'ad_requests bigint not null',
+      'filled_impressions bigint not null',
+      'impressions bigint not null',
+      'measurable_impressions bigint not null',
+      'viewable_impressions bigint not null',
+      'load_id bigint not null',
+      'loaded_at timestamp with time zone not null',
+    ]);
+    const { rows } = await db.pool.query<{ d: string }>(
+      `SELECT indexdef AS d FROM pg_indexes WHERE schemaname = $1 AND tablename = 'report_wh_shape' ORDER BY indexname`,
+      [S],
+    );
+    expect(rows.map((r) => r.d.replace(/ USING btree/, ''))).toEqual([
+      `CREATE UNIQUE INDEX report_wh_shape_key ON ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, country)`,
+      `CREATE INDEX report_wh_shape_zone_id ON ${S}.report_wh_shape (zone_id)`,
+    ]);
+    // The unique index really refuses a second copy of a row.
+    const insert = `INSERT INTO ${S}.report_wh_shape VALUES ('2026-01-01','2026-01-01','2026-01-01',1,1,'DE',0,0,0,0,0,1,now())`;
+    await db.pool.query(insert);
+    await expect(db.pool.query(insert)).rejects.toMatchObject({ code: '23505' });
+  });
+
+  it('is idempotent, and re-adds a dropped index without touching data', async () => {
+    const job = reportJob('wh_shape', ['day', 'zone_id', 'tier', 'country']);
+    await db.pool.query(`DROP INDEX ${S}.report_wh_shape_zone_id`);
+    const result = await ensure([job]);
+    expect(result).toMatchObject({
+      created: [],
+      unchanged: ['report_wh_shape'],
+      indexesAdded: ['report_wh_shape_zone_id'],
+    });
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM ${S}.report_wh_shape`);
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  it('refuses a changed definition, saying what differs and how to proceed, and changes nothing', async () => {
+    const changed = reportJob('wh_shape', ['day', 'campaign_id', 'tier']);
+    const other = reportJob('wh_new_one', ['day']);
+    const attempt = ensure([other, changed]);
+    await expect(attempt).rejects.toBeInstanceOf(SchemaDriftError);
+    const error = (await attempt.catch((e: unknown) => e)) as SchemaDriftError;
+    expect(error.differences).toEqual([
+      'column campaign_id (bigint) is missing',
+      'column zone_id (bigint) is not in the definition',
+      'column country (text) is not in the definition',
+    ]);
+    expect(error.message).toContain(`${S}.report_wh_shape does not match test:wh_shape`);
+    expect(error.message).toMatch(/new name.*RENAME TO report_wh_shape_old/s);
+    // All or nothing: the other table was not created, the data is still there.
+    const { rows } = await db.pool.query(
+      `SELECT to_regclass($1) AS other, (SELECT count(*)::int FROM ${S}.report_wh_shape) AS n`,
+      [`${S}.report_wh_new_one`],
+    );
+    expect(rows).toEqual([{ other: null, n: 1 }]);
+  });
+
+  it('refuses a retyped or reordered column', async () => {
+    await db.pool.query(`CREATE TABLE ${S}.report_wh_typed (LIKE ${S}.report_wh_shape)`);
+    await db.pool.query(`ALTER TABLE ${S}.report_wh_typed ALTER COLUMN tier TYPE integer`);
+    await expect(ensure([reportJob('wh_typed', ['day', 'zone_id', 'tier', 'country'])])).rejects.toThrow(
+      /column tier is integer, expected smallint/,
+    );
+    await expect(ensure([reportJob('wh_shape', ['day', 'tier', 'zone_id', 'country'])])).rejects.toThrow(
+      /columns are in order/,
+    );
+  });
+
+  it('reports a table whose definition is gone as orphaned and keeps it', async () => {
+    const result = await ensure([]);
+    expect(result.orphaned).toEqual(expect.arrayContaining(['report_wh_shape', 'report_daily_campaign']));
+    expect(result.orphaned).not.toContain('report_loads');
+  });
+});
