@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { ApiError } from '../../../src/api/errors.js';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
+import { runEntitySync } from '../../../src/entities/sync.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { EntityFieldError } from '../../../src/warehouse/entities/errors.js';
+import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
+
+const S = TEST_SCHEMA;
+const logger = createLogger({ level: 'silent', secrets: [] });
+let db: TestDatabase;
+let emu: RunningEmulator;
+let api: ApiClient;
+
+beforeAll(async () => {
+  [db, emu] = await Promise.all([
+    createTestDatabase(),
+    startEmulator({
+      seed: 7,
+      cellsPerDay: 10,
+      catalogue: { campaigns: 9, creativesPerCampaign: 3, zones: 20 },
+    }),
+  ]);
+  // Fast retries: the tests inject 500s and must not sleep through real backoff.
+  api = createApiClient({
+    baseUrl: emu.url,
+    apiKey: 'demo-key',
+    auth: 'bearer',
+    attempts: 6,
+    baseBackoffMs: 1,
+    maxBackoffMs: 5,
+  });
+});
+afterAll(async () => {
+  await api?.close();
+  await emu?.close();
+  await db?.drop();
+});
+
+/** A sync with small pages, so paging is exercised with a small catalogue. */
+const sync = (campaignConcurrency = 3) =>
+  runEntitySync({ pool: db.pool, schema: S, api, logger, campaignConcurrency, pageSize: 4 });
+
+async function deletedIds(table: 'campaigns' | 'creatives', key: string): Promise<number[]> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `SELECT ${key} AS id FROM ${S}.${table} WHERE deleted_at IS NOT NULL ORDER BY 1`,
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+describe('runEntitySync against the emulator', () => {
+  it('loads campaigns with pricing, pacing and targeting [] and with them set', async () => {
+    const result = await sync();
+    expect(result).toEqual({ campaigns: 9, creatives: 27, deleted: 0, revived: 0 });
+    const { campaigns } = await expectTablesMatchApi(db.pool, S, api);
+    const unset = campaigns.filter((c) => Array.isArray(c.pricing));
+    const set = campaigns.filter((c) => !Array.isArray(c.pricing));
+    expect(unset.length).toBeGreaterThan(0);
+    expect(set.length).toBeGreaterThan(0);
+    const { rows } = await db.pool.query(
+      `SELECT campaign_id::text AS id, pricing_model IS NULL AND pricing_value IS NULL AND pacing_speed IS NULL
+              AND pacing_value IS NULL AND targeting IS NULL AS all_null,
+              pricing_model IS NOT NULL AND pacing_speed IS NOT NULL AND targeting IS NOT NULL AS all_set
+         FROM ${S}.campaigns`,
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const c of unset) expect(byId.get(String(c.campaign_id))?.all_null).toBe(true);
+    for (const c of set) expect(byId.get(String(c.campaign_id))?.all_set).toBe(true);
+  });
+
+  it('after create, update and delete through the API client, a sync makes the tables equal the API', async () => {
+    await sync();
+    const before = await readApi(api);
+    const [bare, priced, doomed] = [
+      before.campaigns.find((c) => Array.isArray(c.pricing)),
+      before.campaigns.find((c) => !Array.isArray(c.pricing) && c.ad_format !== 'native'),
+      before.campaigns.at(-1),
+    ];
+    if (bare === undefined || priced === undefined || doomed === undefined || doomed === bare)
+      throw new Error('seed 7 lacks the campaigns this test needs');
+
+    // Create a campaign with a creative, both then updated with every writable field.
+    const { campaign_id: newId } = await api.createCampaign({
+      name: 'New, "quoted"',
+      folder_id: 5,
+      ad_format: 'display',
+    });
+    await api.updateCampaign(newId, {
+      name: 'New, "quoted" v2',
+      is_active: true,
+      folder_id: 6,
+      tier: 2,
+      weight: 77,
+      zone_ids: [bare.zone_ids?.[0] ?? 1],
+      advertiser_id: 4242,
+      delivery: { start: 1767225600, end: 0 },
+      pricing: { model: 'CPC', value: 0.35 },
+      pacing: { event: 'clicks', period: 'due_date', speed: 'spead', value: 500 },
+    });
+    const { creative_id: newCreative } = await api.createCreative(newId, { name: 'Img', ad_type: 'image' });
+    await api.updateCreative(newId, newCreative, {
+      name: 'Img v2',
+      is_active: true,
+      data: { filehash: 'f_1.png', width: 300, height: 250, landing_page: 'https://x.example/?a="b"' },
+      delivery: { start: 1767225600, end: 1769904000 },
+      targeting: { devices: ['mobile'], geo: { type: 'include', locations: { countries: ['DE'] } } },
+    });
+    // Set pricing on a campaign that had none; delete a whole campaign, and one creative of another.
+    await api.updateCampaign(bare.campaign_id, {
+      name: `${bare.name ?? ''} priced`,
+      is_active: false,
+      folder_id: bare.folder_id ?? 1,
+      tier: 10,
+      weight: 1,
+      zone_ids: [],
+      pricing: { model: 'CPM', value: 12.5 },
+    });
+    await api.deleteCampaign(doomed.campaign_id);
+    const doomedCreatives = before.creatives.filter((k) => k.campaign_id === doomed.campaign_id);
+    const lostCreative = before.creatives.find((k) => k.campaign_id === priced.campaign_id);
+    if (lostCreative === undefined) throw new Error('seed 7 campaign without creatives');
+    await api.deleteCreative(priced.campaign_id, lostCreative.creative_id);
+
+    const result = await sync();
+    expect(result).toMatchObject({ campaigns: 9, creatives: 27 - 3 - 1 + 1, deleted: 1 + 3 + 1, revived: 0 });
+    await expectTablesMatchApi(db.pool, S, api);
+    expect(await deletedIds('campaigns', 'campaign_id')).toEqual([doomed.campaign_id]);
+    expect(await deletedIds('creatives', 'creative_id')).toEqual(
+      [...doomedCreatives.map((k) => k.creative_id), lostCreative.creative_id].sort((a, b) => a - b),
+    );
+    // Soft-deleted rows keep their last known values.
+    const { rows } = await db.pool.query(`SELECT name FROM ${S}.campaigns WHERE campaign_id = $1`, [
+      doomed.campaign_id,
+    ]);
+    expect(rows[0]?.name).toBe(doomed.name);
+  });
+
+  it('retries 500s during paging and still loads the whole catalogue', async () => {
+    const { campaign_id } = await api.createCampaign({ name: 'Under fire', folder_id: 9, ad_format: 'vast' });
+    emu.resetStats();
+    emu.setFaults({ failRate: 0.35, paths: ['/v2/campaigns'], seed: 11 });
+    try {
+      await sync(4);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(emu.stats().faults.fail ?? 0).toBeGreaterThan(0);
+    const { campaigns } = await expectTablesMatchApi(db.pool, S, api);
+    expect(campaigns.map((c) => c.campaign_id)).toContain(campaign_id);
+  });
+
+  it('writes nothing when 500s outlast the retries, however far the paging got', async () => {
+    await sync();
+    const before = await snapshot(db.pool, S);
+    const { campaigns } = await readApi(api);
+    const last = campaigns.at(-1);
+    if (last === undefined) throw new Error('no campaigns');
+    await api.createCampaign({ name: 'Never seen', folder_id: 3, ad_format: 'redirect' });
+    await api.deleteCampaign(campaigns[0]?.campaign_id ?? 0);
+    // Campaign pages and most creative listings succeed; one listing always fails.
+    emu.setFaults({ failRate: 1, paths: [`/v2/campaigns/${last.campaign_id}/creatives`] });
+    try {
+      const error = await sync().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(500);
+      expect((error as ApiError).attempts).toBe(6);
+    } finally {
+      emu.setFaults({});
+    }
+    expect(await snapshot(db.pool, S)).toEqual(before);
+  });
+
+  it('keeps unknown fields in the jsonb, fails on a wrong-typed field naming entity, id and field, and revives', async () => {
+    await sync();
+    const { campaigns } = await readApi(api);
+    const target = campaigns[0];
+    if (target === undefined) throw new Error('no campaigns');
+
+    // The API grows a field: the sync keeps it. Serving only this campaign soft-deletes the rest.
+    const grown = { ...target, budget_caps: { daily: 10 }, labels: ['a'] };
+    emu.override({ path: '/v2/campaigns', status: 200, body: JSON.stringify({ items: [grown] }) });
+    const shrunk = await sync();
+    expect(shrunk.campaigns).toBe(1);
+    const live = await db.pool.query(
+      `SELECT campaign_id::int AS id FROM ${S}.campaigns WHERE deleted_at IS NULL`,
+    );
+    expect(live.rows).toEqual([{ id: target.campaign_id }]);
+    const { rows } = await db.pool.query(`SELECT raw FROM ${S}.campaigns WHERE campaign_id = $1`, [
+      target.campaign_id,
+    ]);
+    expect(rows[0]?.raw).toEqual(grown);
+
+    // A known field changes type: the sync fails naming it, and the tables stay as they were.
+    const before = await snapshot(db.pool, S);
+    const broken = { ...target, tier: 'high' };
+    emu.override({ path: '/v2/campaigns', status: 200, body: JSON.stringify({ items: [broken] }) });
+    const error = await sync().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EntityFieldError);
+    expect((error as Error).message).toContain(
+      `campaign ${target.campaign_id}: field tier is "high" (string)`,
+    );
+    expect(await snapshot(db.pool, S)).toEqual(before);
+
+    // Back to normal: every campaign returns, and is revived.
+    const back = await sync();
+    expect(back.revived).toBeGreaterThanOrEqual(campaigns.length - 1);
+    await expectTablesMatchApi(db.pool, S, api);
+  });
+});
