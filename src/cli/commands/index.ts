@@ -4,6 +4,7 @@ import { register as emulator } from './emulator.js';
 import { register as replay } from './replay.js';
 import { register as migrate } from './migrate.js';
 import { register as pull } from './pull.js';
+import { register as sync } from './sync.js';
 import { register as worker } from './worker.js';
 import { register as schedule } from './schedule.js';
 import { register as backfill } from './backfill.js';
@@ -17,6 +18,7 @@ export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 export const COMMANDS: readonly RegisterCommand[] = [
   migrate,
   replay,
+  sync,
   emulator,
   worker,
   schedule,
