@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { runCli, spawnCli } from '../../helpers/run-cli.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase({ empty: true });
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+function jobsDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'adops-jobs-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe('adops command line', () => {
+  it('a bad env var gives one line naming it and what is allowed, exit 2', async () => {
+    const run = await runCli(['migrate'], { ADOPS_AUTH: 'basic' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('adops: ADOPS_AUTH="basic" is invalid: expected one of: bearer, x-api-key\n');
+    expect(run.stdout).toBe('');
+  });
+
+  it('a bad job file gives one line naming file, field and allowed values, exit 2', async () => {
+    const dir = jobsDir({ 'bad.yaml': 'name: bad\ndimensions: [day, placement]\nperiod: day\n' });
+    const run = await runCli(['migrate'], { ADOPS_JOBS_DIR: dir, DATABASE_URL: db.url });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      /bad.yaml: dimensions\[1\]: "placement" is not a dimension; allowed: year, month, day/,
+    );
+  });
+
+  it('an unknown command or flag is bad usage, exit 2', async () => {
+    expect((await runCli(['frobnicate'], {})).code).toBe(2);
+    const run = await runCli(['demo', '--days', 'many'], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--days.*expected a whole number from 1 to 90/);
+  });
+
+  it('--help lists every command of the contract', async () => {
+    const run = await runCli(['--help'], {});
+    expect(run.code).toBe(0);
+    for (const command of [
+      'migrate',
+      'worker',
+      'schedule',
+      'backfill',
+      'heal',
+      'pull',
+      'sync',
+      'status',
+      'emulator',
+      'demo',
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+  });
+
+  it('two `adops migrate` at once both exit 0 and apply each migration once', async () => {
+    const env = { DATABASE_URL: db.url, ADOPS_SCHEMA: 'twice', LOG_LEVEL: 'warn' };
+    const [a, b] = await Promise.all([spawnCli(['migrate'], env), spawnCli(['migrate'], env)]);
+    expect([a?.code, b?.code], `${a?.stderr}\n${b?.stderr}`).toEqual([0, 0]);
+    const { rows } = await db.pool.query<{ version: number; n: number }>(
+      'SELECT version, count(*)::int AS n FROM twice.schema_migrations GROUP BY version ORDER BY version',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    const applied = `${a?.stdout}${b?.stdout}`.match(/^applied /gm) ?? [];
+    expect(applied).toHaveLength(rows.length);
+    const { rows: tables } = await db.pool.query(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'twice' AND tablename LIKE 'report\\_%' AND tablename NOT IN ('report_totals', 'report_loads', 'report_raw')",
+    );
+    expect(tables[0].n).toBe(5); // one per shipped job definition
+  });
+});
