@@ -1,0 +1,92 @@
+// Backfill and heal through the real queue: Redis, Postgres and the emulator over HTTP.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueHeal } from '../../../src/queue/heal.js';
+import { TEST_SCHEMA } from '../../helpers/db.js';
+import { createHarness, lastDays, type Harness } from './harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const loads = async (status = 'loaded') => {
+  const { rows } = await h.db.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM "${TEST_SCHEMA}".report_loads WHERE report = 'daily_zone' AND status = $1`,
+    [status],
+  );
+  return Number(rows[0]?.n);
+};
+
+describe('backfill', () => {
+  it('does not enqueue a pull twice while one for the same report and period waits', async () => {
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const first = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
+    const second = await enqueueBackfill(h.queues.pulls, zone, '2026-01-02', '2026-01-04');
+    expect([first.added, first.alreadyQueued]).toEqual([3, 0]);
+    expect([second.added, second.alreadyQueued]).toEqual([1, 2]);
+    // The duplicates point at the jobs already waiting, so a caller can wait for them.
+    expect(second.pulls[0]?.jobId).toBe(first.pulls[1]?.jobId);
+    expect(await h.queues.pulls.getWaitingCount()).toBe(4);
+  });
+
+  it('re-pulls a period that was loaded before when asked again', async () => {
+    await h.worker();
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const first = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
+    expect((await waitForPulls(h.queues.pulls, first.pulls)).failed).toEqual([]);
+    expect(await loads()).toBe(3);
+    const again = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
+    expect(again.added).toBe(3);
+    const result = await waitForPulls(h.queues.pulls, again.pulls);
+    expect(result.completed).toHaveLength(3);
+    expect(await loads()).toBe(6);
+    // Reloading replaces the period: rows are not duplicated.
+    const { rows } = await h.db.pool.query<{ n: string; d: string }>(
+      `SELECT count(*) AS n, count(DISTINCT (period_start, zone_id)) AS d FROM "${TEST_SCHEMA}".report_daily_zone`,
+    );
+    expect(Number(rows[0]?.n)).toBeGreaterThan(0);
+    expect(rows[0]?.n).toBe(rows[0]?.d);
+  });
+
+  it('reports progress and the rate while waiting', async () => {
+    await h.worker();
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-04');
+    const seen: number[] = [];
+    await waitForPulls(h.queues.pulls, pulls, { onProgress: (p) => seen.push(p.done), pollMs: 50 });
+    expect(seen[0]).toBe(0);
+    expect(seen.at(-1)).toBe(4);
+  });
+});
+
+describe('heal', () => {
+  it('enqueues the periods with no load and those whose last attempt failed, nothing else', async () => {
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const { from, to } = lastDays(4);
+    await h.worker();
+    const done = await enqueueBackfill(h.queues.pulls, zone, from, to);
+    await waitForPulls(h.queues.pulls, done.pulls);
+    // Make the newest period's last attempt a failure and forget the oldest one entirely.
+    await h.db.pool.query(
+      `INSERT INTO "${TEST_SCHEMA}".report_loads (report, period_start, period_end, dimensions, status, http_attempts, error)
+       VALUES ('daily_zone', $1, $1, '{day,zone_id}', 'failed', 1, 'boom')`,
+      [to],
+    );
+    await h.db.pool.query(
+      `DELETE FROM "${TEST_SCHEMA}".report_totals WHERE report = 'daily_zone' AND period_start = $1`,
+      [from],
+    );
+    await h.db.pool.query(
+      `DELETE FROM "${TEST_SCHEMA}".report_loads WHERE report = 'daily_zone' AND period_start = $1`,
+      [from],
+    );
+    const healed = await enqueueHeal(h.queues.pulls, h.db.pool, TEST_SCHEMA, zone, 4);
+    expect(healed.pulls.map((p) => p.data.periodStart).sort()).toEqual([from, to]);
+    await waitForPulls(h.queues.pulls, healed.pulls);
+    expect((await enqueueHeal(h.queues.pulls, h.db.pool, TEST_SCHEMA, zone, 4)).pulls).toEqual([]);
+  });
+});
