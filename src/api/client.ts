@@ -45,6 +45,8 @@ export interface ApiClientOptions {
   logger?: Logger;
   /** Called after every attempt (metrics). */
   onAttempt?: (a: AttemptInfo) => void;
+  /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */
+  beforeRequest?: () => Promise<void>;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
 }
@@ -97,6 +99,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     on429: o.on429 ?? 'wait',
     logger: o.logger,
     onAttempt: o.onAttempt,
+    beforeRequest: o.beforeRequest,
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
   });

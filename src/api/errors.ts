@@ -95,6 +95,8 @@ export function hintFor(status: number, method: string, path: string): string {
     case 429:
       return 'the API is rate limiting: lower ADOPS_RATE_LIMIT or run fewer workers';
     default:
+      if (status >= 300 && status < 400)
+        return 'the API redirected the request: set ADOPS_BASE_URL to the final address (https, ending in /v2)';
       return status >= 500
         ? 'the API is failing: retry later; ADOPS_HTTP_ATTEMPTS sets how many tries a request gets'
         : 'the API refused the request: check it against the spec';

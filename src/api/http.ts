@@ -43,6 +43,7 @@ export interface TransportOptions {
   on429: 'wait' | 'throw';
   logger: Logger | undefined;
   onAttempt: ((a: AttemptInfo) => void) | undefined;
+  beforeRequest: (() => Promise<void>) | undefined;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
 }
@@ -95,6 +96,7 @@ export class Transport {
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
+      if (o.beforeRequest !== undefined) await o.beforeRequest();
       const t0 = performance.now();
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;

@@ -92,7 +92,12 @@ describe('API client over real HTTP', () => {
   it('retries 500, 502, 503 and 504 until a success, reporting each attempt', async () => {
     const s = await serve([json(500, {}), json(502, {}), json(503, {}), json(504, {}), json(200, REPORT)]);
     const attempts: Array<number | string | undefined> = [];
-    const raw = await client(s.url, { onAttempt: (a) => attempts.push(a.status) }).fetchReport(QUERY);
+    let slots = 0;
+    const raw = await client(s.url, {
+      onAttempt: (a) => attempts.push(a.status),
+      beforeRequest: async () => void slots++,
+    }).fetchReport(QUERY);
+    expect(slots).toBe(5);
     expect(raw.body.toString()).toBe(REPORT);
     expect(raw.attempts).toBe(5);
     expect(attempts).toEqual([500, 502, 503, 504, 200]);
