@@ -12,7 +12,9 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
 }
 
-const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const { postgres, redis, migrate, worker } = compose.services;
 
 describe('docker-compose.yml', () => {
@@ -45,7 +47,9 @@ describe('docker-compose.yml', () => {
       expect(env.DATABASE_URL).toBe('postgres://adops:adops@postgres:5432/adops');
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       // Compose leaves ${VAR:-} empty when unset; empty counts as unset in our config.
-      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+      const resolved = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
+      );
       expect(() => loadConfig(resolved)).not.toThrow();
     }
   });

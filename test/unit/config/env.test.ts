@@ -65,7 +65,11 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379', /REDIS_URL=.*redis:\/\//],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL=.*postgres/],
     ['ADOPS_HTTP_ATTEMPTS', '0', /ADOPS_HTTP_ATTEMPTS="0" is invalid: expected at least 1/],
-    ['ADOPS_HTTP_ATTEMPTS', 'five', /ADOPS_HTTP_ATTEMPTS="five" is invalid: expected a whole number from 1 to 100/],
+    [
+      'ADOPS_HTTP_ATTEMPTS',
+      'five',
+      /ADOPS_HTTP_ATTEMPTS="five" is invalid: expected a whole number from 1 to 100/,
+    ],
   ])('rejects %s=%s naming the variable and what is allowed', (name, value, message) => {
     const error = configError({ [name]: value });
     expect(error.subject).toBe(name);

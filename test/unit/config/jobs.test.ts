@@ -57,16 +57,48 @@ describe('job definitions', () => {
   });
 
   it.each([
-    ['a bad name', valid.replace('name: daily_campaign', 'name: Daily-Campaign'), /name: "Daily-Campaign" is not allowed; expected/],
-    ['an SQL name', valid.replace('name: daily_campaign', 'name: "x; drop table y"'), /name: .* is not allowed/],
-    ['a too long name', valid.replace('name: daily_campaign', `name: ${'a'.repeat(42)}`), /name: .* is not allowed/],
-    ['a duplicate dimension', valid.replace('[day, campaign_id]', '[day, day]'), /dimensions\[1\]: "day" is listed twice/],
+    [
+      'a bad name',
+      valid.replace('name: daily_campaign', 'name: Daily-Campaign'),
+      /name: "Daily-Campaign" is not allowed; expected/,
+    ],
+    [
+      'an SQL name',
+      valid.replace('name: daily_campaign', 'name: "x; drop table y"'),
+      /name: .* is not allowed/,
+    ],
+    [
+      'a too long name',
+      valid.replace('name: daily_campaign', `name: ${'a'.repeat(42)}`),
+      /name: .* is not allowed/,
+    ],
+    [
+      'a duplicate dimension',
+      valid.replace('[day, campaign_id]', '[day, day]'),
+      /dimensions\[1\]: "day" is listed twice/,
+    ],
     ['no dimensions', valid.replace('[day, campaign_id]', '[]'), /dimensions: expected a non-empty list/],
-    ['a bad period', valid.replace('period: day', 'period: hour'), /period: "hour" is not allowed; allowed: day, week, month/],
-    ['a negative lookback', valid.replace('lookback_days: 3', 'lookback_days: -1'), /lookback_days: -1 is not allowed/],
-    ['a bad cron', valid.replace('0 3 * * *', '61 3 * * *'), /schedule.cron: "61 3 \* \* \*" is not a valid cron expression/],
+    [
+      'a bad period',
+      valid.replace('period: day', 'period: hour'),
+      /period: "hour" is not allowed; allowed: day, week, month/,
+    ],
+    [
+      'a negative lookback',
+      valid.replace('lookback_days: 3', 'lookback_days: -1'),
+      /lookback_days: -1 is not allowed/,
+    ],
+    [
+      'a bad cron',
+      valid.replace('0 3 * * *', '61 3 * * *'),
+      /schedule.cron: "61 3 \* \* \*" is not a valid cron expression/,
+    ],
     ['a short cron', valid.replace('0 3 * * *', '0 3 *'), /schedule.cron: "0 3 \*" has 3 fields/],
-    ['a bad time zone', valid.replace('Europe/Berlin', 'Mars/Olympus'), /schedule.timezone: "Mars\/Olympus" is not an IANA time zone/],
+    [
+      'a bad time zone',
+      valid.replace('Europe/Berlin', 'Mars/Olympus'),
+      /schedule.timezone: "Mars\/Olympus" is not an IANA time zone/,
+    ],
     ['an unknown field', `${valid}extra: 1\n`, /extra: unknown field; allowed: /],
     ['broken YAML', 'name: [x', /jobs\/x.yaml: not valid YAML/],
     ['a list at top level', '- a\n- b\n', /\(top level\): expected a mapping/],
@@ -75,7 +107,9 @@ describe('job definitions', () => {
   });
 
   it('accepts an entities job without dimensions', () => {
-    expect(parseJob('name: catalogue\nkind: entities\nschedule: { cron: "0 2 * * *", timezone: UTC }\n', 'f.yaml')).toMatchObject({
+    expect(
+      parseJob('name: catalogue\nkind: entities\nschedule: { cron: "0 2 * * *", timezone: UTC }\n', 'f.yaml'),
+    ).toMatchObject({
       kind: 'entities',
       name: 'catalogue',
     });
