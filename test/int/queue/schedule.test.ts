@@ -1,0 +1,143 @@
+// Job schedulers on real Redis: idempotent upserts, removal of deleted definitions, and a cron
+// firing every two seconds that loads its window and re-pulls the lookback.
+import { QueueEvents } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
+import { workerConnection, closeConnection } from '../../../src/queue/connection.js';
+import { REPORT_QUEUE } from '../../../src/queue/names.js';
+import { scheduledWindow } from '../../../src/queue/periods.js';
+import { syncSchedulers } from '../../../src/queue/scheduler.js';
+import { runTick } from '../../../src/queue/tick.js';
+import { loadStates } from '../../../src/queue/load-states.js';
+import { TEST_SCHEMA } from '../../helpers/db.js';
+import { createHarness, type Harness } from './harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const zoneJob = (cron: string, lookbackDays = 1): ReportJob => ({
+  kind: 'report',
+  name: 'daily_zone',
+  dimensions: ['day', 'zone_id'],
+  period: 'day',
+  lookbackDays,
+  schedule: { cron, timezone: 'UTC' },
+  file: 'test',
+});
+
+describe('adops schedule', () => {
+  it('creates one scheduler per definition, and a second run changes nothing', async () => {
+    h = await createHarness();
+    const first = await syncSchedulers(h.queues, h.jobs);
+    expect(first.created).toHaveLength(h.jobs.reports.length + h.jobs.entities.length);
+    const before = await h.queues.ticks.getJobSchedulers(0, -1, true);
+    const delayedBefore = (await h.queues.ticks.getDelayed()).map((j) => j.id).sort();
+    const second = await syncSchedulers(h.queues, h.jobs);
+    expect(second).toEqual({ created: [], updated: [], removed: [], unchanged: expect.any(Array) });
+    expect(second.unchanged).toHaveLength(first.created.length);
+    expect(await h.queues.ticks.getJobSchedulers(0, -1, true)).toEqual(before);
+    expect((await h.queues.ticks.getDelayed()).map((j) => j.id).sort()).toEqual(delayedBefore);
+    // Scheduler template data names the report only.
+    expect(before.map((s) => s.template?.data)).toContainEqual({ report: 'daily_zone' });
+  });
+
+  it('removes the schedulers of deleted definitions and updates changed crons', async () => {
+    h = await createHarness();
+    await syncSchedulers(h.queues, h.jobs);
+    const fewer: JobSet = {
+      reports: h.jobs.reports
+        .filter((r) => r.name !== 'hourly')
+        .map((r) => (r.name === 'daily_zone' ? zoneJob('0 4 * * *') : r)),
+      entities: [],
+    };
+    const r = await syncSchedulers(h.queues, fewer);
+    expect(r.removed.sort()).toEqual(['adops-entities-entities', 'adops-report-hourly']);
+    expect(r.updated).toEqual(['adops-report-daily_zone']);
+    const ids = (await h.queues.ticks.getJobSchedulers(0, -1)).map((s) => s.key);
+    expect(ids).not.toContain('adops-report-hourly');
+    expect(await h.queues.syncs.getJobSchedulers(0, -1)).toEqual([]);
+  });
+});
+
+describe('a scheduler tick', () => {
+  it('computes its window from the scheduled time, not the clock, and adds gap repairs', async () => {
+    h = await createHarness();
+    const report = zoneJob('0 3 * * *');
+    const scheduled = Date.UTC(2026, 0, 10, 3, 0, 0);
+    const result = await runTick(
+      {
+        reports: new Map([[report.name, report]]),
+        pulls: h.queues.pulls,
+        states: (r, from, to) => loadStates(h!.db.pool, TEST_SCHEMA, r, from, to),
+        healDays: 4,
+        gapCap: 10,
+      },
+      {
+        id: `repeat:adops-report-daily_zone:${scheduled}`,
+        data: { report: 'daily_zone' },
+        timestamp: Date.now(),
+        opts: {},
+      },
+    );
+    expect(result.window.map((p) => p.start)).toEqual(['2026-01-08', '2026-01-09']);
+    expect(result.gaps.map((p) => p.start)).toEqual(['2026-01-07', '2026-01-06']);
+    const waiting = await h.queues.pulls.getWaiting();
+    expect(waiting.map((j) => j.data.periodStart).sort()).toEqual([
+      '2026-01-06',
+      '2026-01-07',
+      '2026-01-08',
+      '2026-01-09',
+    ]);
+    expect(Object.keys(waiting[0]!.data).sort()).toEqual(['periodEnd', 'periodStart', 'report']);
+  });
+
+  it('fires from a cron every two seconds: loads its window and re-pulls the lookback periods', async () => {
+    const report = zoneJob('*/2 * * * * *', 1);
+    h = await createHarness({ jobs: { reports: [report], entities: [] }, env: { ADOPS_HEAL_DAYS: '3' } });
+    const harness = h;
+    const eventsRedis = workerConnection(harness.config);
+    const events = new QueueEvents(REPORT_QUEUE, { connection: eventsRedis, prefix: harness.prefix });
+    try {
+      await events.waitUntilReady();
+      await harness.worker();
+      const window = scheduledWindow(new Date(), 'UTC', 'day', 1);
+      const loadsPerPeriod = async () => {
+        const { rows } = await harness.db.pool.query<{ start: string; n: string }>(
+          `SELECT period_start::text AS start, count(*) AS n FROM "${TEST_SCHEMA}".report_loads
+            WHERE report = 'daily_zone' AND status = 'loaded' GROUP BY period_start`,
+        );
+        return new Map(rows.map((r) => [r.start, Number(r.n)]));
+      };
+      const repulled = new Promise<Map<string, number>>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error('the window was not pulled twice within 20 s')),
+          20_000,
+        );
+        events.on('completed', () => {
+          void loadsPerPeriod().then((m) => {
+            if (window.every((p) => (m.get(p.start) ?? 0) >= 2)) {
+              clearTimeout(timer);
+              resolve(m);
+            }
+          });
+        });
+      });
+      await syncSchedulers(harness.queues, harness.jobs);
+      const loads = await repulled;
+      // The window (yesterday and one lookback day) is pulled on every tick...
+      for (const p of window) expect(loads.get(p.start)).toBeGreaterThanOrEqual(2);
+      // ...and the gap repair filled the third day of ADOPS_HEAL_DAYS=3, which no window covers.
+      const { rows } = await harness.db.pool.query<{ n: string }>(
+        `SELECT count(DISTINCT period_start) AS n FROM "${TEST_SCHEMA}".report_daily_zone`,
+      );
+      expect(Number(rows[0]?.n)).toBe(3);
+    } finally {
+      await harness.queues.ticks.removeJobScheduler('adops-report-daily_zone');
+      await events.close();
+      await closeConnection(eventsRedis);
+    }
+  });
+});
