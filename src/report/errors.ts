@@ -32,7 +32,8 @@ export class ReportFormatError extends Error {
     options?: { cause?: unknown },
   ) {
     super(
-      `report body is not usable at ${path}: ${problem}; the raw body is kept, so check it against the API's shape`,
+      `report body is not usable at ${path}: ${problem}; if the API really answers this shape, the parser needs ` +
+        'a fix: report it with the raw body (kept in report_raw for queued pulls, --raw FILE for adops pull)',
       options,
     );
   }
@@ -53,7 +54,7 @@ export class DimensionValueError extends Error {
     super(
       `dimension ${dimension}: value ${showValue(value)} is not ${expected}` +
         (path === '' ? '' : ` (at ${path})`) +
-        '; the raw body is kept: report the value so the column type can be widened',
+        '; if the API really sends such values, report it so the column type can be widened',
     );
   }
 }

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
@@ -19,6 +20,7 @@ interface PullFlags {
   readonly to?: string;
   readonly format?: string;
   readonly strict: boolean;
+  readonly raw?: string;
 }
 
 /** `adops pull`: one report request straight to stdout, no queue, no database. */
@@ -36,6 +38,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--to <date>', 'last day, YYYY-MM-DD, inclusive (date_until); default: --from')
     .option('--format <format>', 'table, csv or json; default: table on a terminal, csv otherwise')
     .option('--strict', 'fail (exit 1, no rows) when the rows do not sum to the totals', false)
+    .option(
+      '--raw <file>',
+      "also save the API's response body to this file, as received (for a parse failure)",
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 the pull succeeded, 1 it failed (API error, unusable body, --strict mismatch), ' +
@@ -54,6 +60,7 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   let summary: string;
   try {
     const raw = await api.fetchReport(query);
+    if (flags.raw !== undefined) await saveRaw(flags.raw, raw.body);
     parsed = parseReport(raw.body, query.dimensions, { strict: flags.strict });
     summary =
       `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
@@ -78,6 +85,14 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
     ctx.stderr.write(
       'warning: the rows do not add up to the totals; re-pull later, or use --strict to fail\n',
     );
+}
+
+async function saveRaw(file: string, body: Buffer): Promise<void> {
+  try {
+    await writeFile(file, body);
+  } catch (error) {
+    throw new CommandFailed(`--raw: cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 function queryOf(flags: PullFlags): ReportQuery {

@@ -1,4 +1,7 @@
 // `adops pull` end to end: the real CLI entry (main) against the emulator over HTTP.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
@@ -101,16 +104,16 @@ describe('adops pull', () => {
     expect(r.err).not.toContain('not-a-valid-key-123');
   });
 
-  it('exits 1 on an unusable body and names the path', async () => {
-    emu.override({
-      path: '/v2/reports',
-      status: 200,
-      body: '{"items":{"2026-02-01":{"DE":{"ad_requests":-1}}},"totals":{}}',
-    });
-    const r = await adops(args);
+  it('exits 1 on an unusable body, names the path, and keeps the body with --raw', async () => {
+    const body = '{"items":{"2026-02-01":{"DE":{"ad_requests":-1}}},"totals":{}}';
+    emu.override({ path: '/v2/reports', status: 200, body });
+    const dir = await mkdtemp(join(tmpdir(), 'adops-pull-'));
+    const r = await adops([...args, '--raw', join(dir, 'raw.json')]);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
-    expect(r.err).toContain('totals');
+    expect(r.err).toContain('report body is not usable at totals.ad_requests');
+    expect(await readFile(join(dir, 'raw.json'), 'utf8')).toBe(body);
+    await rm(dir, { recursive: true });
   });
 
   it('warns on a mismatch with the totals, and fails on it with --strict', async () => {
