@@ -65,26 +65,29 @@ const KEY_SCHEMA = z.object({
   ips: z.array(z.string().min(1)).optional(),
   accountId: z.number().int().positive().optional(),
 });
-const KEYS_FILE_SCHEMA = z.union([z.array(KEY_SCHEMA), z.object({ keys: z.array(KEY_SCHEMA) })]);
+const KEYS_SCHEMA = z.array(KEY_SCHEMA);
 
 /** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
 export function parseKeysFile(text: string, path: string): EmulatorKey[] {
+  const expected =
+    'expected [{"key": "...", "scopes": ["campaigns", "creatives", "reports"], "methods": ["GET"], "ips": ["127.0.0.1"]}]';
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${path}: not valid JSON; expected [{"key": "...", "scopes": ["reports"]}]`, {
-      cause: error,
-    });
+    throw new Error(`${path}: not valid JSON; ${expected}`, { cause: error });
   }
-  const parsed = KEYS_FILE_SCHEMA.safeParse(json);
+  // Both shapes share one schema, so an error can name the exact entry and field.
+  const list =
+    typeof json === 'object' && json !== null && !Array.isArray(json)
+      ? (json as { keys?: unknown }).keys
+      : json;
+  const parsed = KEYS_SCHEMA.safeParse(list);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(
-      `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}; expected [{"key": "...", "scopes": [...], "methods": [...], "ips": [...]}]`,
-    );
+    throw new Error(`${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}; ${expected}`);
   }
-  return Array.isArray(parsed.data) ? parsed.data : parsed.data.keys;
+  return parsed.data;
 }
 
 /** Reads and parses a keys file. */

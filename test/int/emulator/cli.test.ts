@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const FIXTURE = new URL('./fixtures/adops.ts', import.meta.url).pathname;
+let child: ChildProcess | undefined;
+
+afterEach(async () => {
+  if (child !== undefined && child.exitCode === null) {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
+  child = undefined;
+});
+
+/** Spawns `adops emulator ...` and resolves with its first stdout line. */
+async function spawnEmulator(
+  args: string[],
+): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, 'emulator', ...args], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = proc;
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const lines = createInterface({ input: proc.stdout! });
+  const [url] = (await Promise.race([
+    once(lines, 'line'),
+    once(proc, 'exit').then(() => {
+      throw new Error(`emulator exited: ${err}`);
+    }),
+  ])) as [string];
+  return { url, proc, stderr: () => err };
+}
+
+describe('adops emulator command', () => {
+  it('prints its base URL first, serves with flags applied, and exits 0 on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adops-emu-'));
+    const keys = join(dir, 'keys.json');
+    writeFileSync(keys, JSON.stringify([{ key: 'team-key', scopes: ['reports'] }]));
+    const { url, proc } = await spawnEmulator([
+      '--seed',
+      '4',
+      '--keys',
+      keys,
+      '--no-demo-key',
+      '--fail-rate',
+      '1',
+      '--fault-paths',
+      '/v2/campaigns',
+    ]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+    const report = await request(`${url}/reports?date_from=2025-01-01&date_until=2025-01-01&dimensions=day`, {
+      headers: { 'x-api-key': 'team-key' },
+    });
+    expect(report.statusCode).toBe(200);
+    await report.body.dump();
+    const demo = await request(`${url}/reports?date_from=2025-01-01&date_until=2025-01-01&dimensions=day`, {
+      headers: { authorization: 'Bearer demo-key' },
+    });
+    expect(demo.statusCode).toBe(401);
+    await demo.body.dump();
+    const failing = await request(`${url}/campaigns`, { headers: { 'x-api-key': 'team-key' } });
+    expect(failing.statusCode).toBe(500);
+    await failing.body.dump();
+    proc.kill('SIGTERM');
+    const [code] = (await once(proc, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+});
