@@ -18,6 +18,8 @@ export class SchemaDriftError extends Error {
 /** A row value that cannot be written to its column; the pull fails, its raw body is kept. */
 export class RowValueError extends Error {
   override readonly name = 'RowValueError';
+  /** The same body holds the same value: retrying cannot help (the queue reads this flag). */
+  readonly retryable = false;
   constructor(
     message: string,
     readonly dimension: string,

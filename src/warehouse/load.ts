@@ -90,11 +90,21 @@ export async function loadPulledPeriod(
     const where = `${pulled.report.name} ${pulled.period.start}..${pulled.period.end}`;
     throw new LoadError(
       `loading ${where} failed: ${(error as Error).message}; the period's previous rows are unchanged` +
-        (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`),
+        (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`) +
+        hintFor(error),
       loadId,
       { cause: error },
     );
   }
+}
+
+/** What to do about a Postgres error that says the schema is not what the loader expects. */
+function hintFor(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
+  if (code === '42P01' || code === '42703')
+    return '; run `adops migrate` so the report tables match the job definitions';
+  return '';
 }
 
 /** A pull that failed before or during loading, as recordFailedPull takes it. */

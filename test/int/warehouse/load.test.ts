@@ -291,6 +291,17 @@ describe('failures', () => {
     expect(await periodRows(db.pool, campaign, period)).toEqual(asText(good));
   });
 
+  it('a report whose table is missing fails with a hint to run adops migrate, recorded as failed', async () => {
+    const orphan = reportJob('wh_no_table', ['day']);
+    const attempt = loadPulledPeriod(
+      db.pool,
+      S,
+      pulled(orphan, period, [[['2026-04-01'], [1, 1, 1, 1, 1]]], at(1)),
+    );
+    await expect(attempt).rejects.toThrow(/run `adops migrate`/);
+    expect((await loadsOf(db.pool, orphan.name)).map((l) => l.status)).toEqual(['failed']);
+  });
+
   it('records a mismatch but loads by default, and refuses to load under strictReconcile', async () => {
     const p = day('2026-04-02');
     const rows: Row[] = [
