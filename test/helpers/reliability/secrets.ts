@@ -1,0 +1,94 @@
+// The secrets check: after a case, search for its API key in every captured log line, every Redis
+// key and value under its prefix, and a data dump of its database (archived bodies decompressed).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import { qualified } from '../../../src/warehouse/sql.js';
+import { TEST_SCHEMA } from '../schema.js';
+
+const run = promisify(execFile);
+
+export interface SecretScan {
+  /** Places the key was found, e.g. `redis <key>` or `log line 12`; empty when it leaked nowhere. */
+  readonly found: string[];
+  /** What was searched, so a scan of nothing cannot pass unnoticed. */
+  readonly searched: { logLines: number; redisKeys: number; dumpBytes: number; rawBodies: number };
+}
+
+/** Every form the key could take in text: as is, URL-encoded, base64 (e.g. in a Basic header). */
+function forms(secret: string): string[] {
+  return [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')];
+}
+
+/** Scans logs, Redis (keys matching `${prefix}*` on each URL) and the database for `secret`. */
+export async function scanForSecret(o: {
+  secret: string;
+  logLines: readonly string[];
+  redis: ReadonlyArray<{ url: string; prefix: string }>;
+  database: { url: string; pool: Pool };
+}): Promise<SecretScan> {
+  const needles = forms(o.secret);
+  const has = (text: string) => needles.some((n) => text.includes(n));
+  const found: string[] = [];
+  o.logLines.forEach((l, i) => {
+    if (has(l)) found.push(`log line ${i + 1}: ${l.slice(0, 200)}`);
+  });
+
+  let redisKeys = 0;
+  for (const { url, prefix } of o.redis) {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    await redis.connect();
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys) {
+          redisKeys++;
+          if (has(key)) found.push(`redis key ${key}`);
+          const value = await redisValue(redis, key);
+          if (has(value)) found.push(`redis value of ${key}`);
+        }
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  const { stdout } = await run('pg_dump', ['--data-only', '--no-owner', o.database.url], {
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  if (has(stdout)) found.push('pg_dump of the database');
+  const { rows } = await o.database.pool.query<{ load_id: string; body_gzip: Buffer }>(
+    `SELECT load_id::text, body_gzip FROM ${qualified(TEST_SCHEMA, 'report_raw')}`,
+  );
+  for (const r of rows)
+    if (has(gunzipSync(r.body_gzip).toString('utf8'))) found.push(`report_raw ${r.load_id}`);
+  return {
+    found,
+    searched: { logLines: o.logLines.length, redisKeys, dumpBytes: stdout.length, rawBodies: rows.length },
+  };
+}
+
+/** A Redis value of any type, as one text. */
+async function redisValue(redis: Redis, key: string): Promise<string> {
+  const type = await redis.type(key);
+  switch (type) {
+    case 'string':
+      return (await redis.get(key)) ?? '';
+    case 'hash':
+      return JSON.stringify(await redis.hgetall(key));
+    case 'list':
+      return JSON.stringify(await redis.lrange(key, 0, -1));
+    case 'set':
+      return JSON.stringify(await redis.smembers(key));
+    case 'zset':
+      return JSON.stringify(await redis.zrange(key, 0, -1, 'WITHSCORES'));
+    case 'stream':
+      return JSON.stringify(await redis.xrange(key, '-', '+'));
+    default:
+      return '';
+  }
+}
