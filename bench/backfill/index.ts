@@ -1,0 +1,149 @@
+// Section 3: a backfill of `days` days x the default reports through the real queue, with real
+// `adops worker` processes against the emulator at a fixed latency, clean and with injected 500s.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { loadConfig } from '../../src/config/env.js';
+import { loadJobs } from '../../src/config/jobs.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
+import { openQueues } from '../../src/queue/queues.js';
+import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
+import type { BenchOptions } from '../options.js';
+import { startWorkers } from './workers.js';
+
+/** First day of every backfill: in the past, so every day is final in the emulator. */
+export const BACKFILL_FROM = '2025-01-01';
+
+/**
+ * API requests per second the bench allows (ADOPS_RATE_LIMIT). The default, 10/s, would make the
+ * shared limit the only thing measured; the bench measures what the queue and loader cost.
+ */
+export const BENCH_RATE_LIMIT = 100_000;
+
+export interface BackfillFigures {
+  readonly failRate: number;
+  readonly pulls: number;
+  readonly completed: number;
+  readonly failed: number;
+  /** HTTP requests the emulator served for /v2/reports, retries included. */
+  readonly requests: number;
+  /** Of those, answered with an injected 500. */
+  readonly injected500s: number;
+  /** From the first enqueue to the last job's finishedOn. */
+  readonly wallMs: number;
+  /** requests x latency / (workers x concurrency). */
+  readonly idealMs: number;
+  readonly pullsPerSecond: number;
+  readonly rowsLoaded: number;
+}
+
+/** Day `n` (0-based) after `from`, YYYY-MM-DD. */
+export function addDays(from: string, n: number): string {
+  return new Date(Date.parse(`${from}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The ideal wall time: every request's latency spread perfectly over every concurrent slot. */
+export function idealMs(requests: number, latencyMs: number, slots: number): number {
+  return (requests * latencyMs) / slots;
+}
+
+/** Runs one backfill scenario on its own emulator, database and BullMQ prefix, all removed after. */
+export async function runBackfill(
+  o: BenchOptions,
+  failRate: number,
+  say: (line: string) => void,
+): Promise<BackfillFigures> {
+  const reports = loadJobs(o.jobsDir).reports;
+  const to = addDays(BACKFILL_FROM, o.days - 1);
+  const emulator = await startEmulator({
+    seed: o.seed,
+    lateDataDays: 0,
+    faults: { latencyMs: o.latencyMs, failRate, paths: ['/v2/reports'], seed: o.seed },
+  });
+  const prefix = `adops-bench-${randomBytes(6).toString('hex')}`;
+  let db: Awaited<ReturnType<typeof createBenchDatabase>> | undefined;
+  let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
+  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    db = await createBenchDatabase(o.adminUrl, 'backfill', reports);
+    const env: Record<string, string> = {
+      PATH: o.path,
+      ADOPS_BASE_URL: emulator.url,
+      ADOPS_API_KEY: 'demo-key',
+      DATABASE_URL: db.url,
+      REDIS_URL: o.redisUrl,
+      ADOPS_SCHEMA: BENCH_SCHEMA,
+      ADOPS_JOBS_DIR: o.jobsDir,
+      ADOPS_QUEUE_PREFIX: prefix,
+      ADOPS_RATE_LIMIT: String(BENCH_RATE_LIMIT),
+      ADOPS_METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+    };
+    workers = await startWorkers(o.workers, o.concurrency, env);
+    const queues = await openQueues(loadConfig(env));
+    try {
+      emulator.resetStats();
+      say(
+        `  ${reports.length} reports x ${o.days} days, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms, ${Math.round(failRate * 100)}% 500s...`,
+      );
+      const started = Date.now();
+      const backfill = await enqueueBackfill(queues.pulls, reports, BACKFILL_FROM, to);
+      const result = await waitForPulls(queues.pulls, backfill.pulls, { pollMs: 100 });
+      let lastFinish = 0;
+      for (const pull of backfill.pulls) {
+        const job = await queues.pulls.getJob(pull.jobId);
+        lastFinish = Math.max(lastFinish, job?.finishedOn ?? 0);
+      }
+      const stats = emulator.stats();
+      const requests = stats.requests['GET /v2/reports'] ?? 0;
+      const wallMs = (lastFinish > 0 ? lastFinish : Date.now()) - started;
+      const rowsLoaded = await loadedRows(db.url);
+      if (result.failed.length > 0)
+        say(`  ${result.failed.length} pulls failed, first: ${result.failed[0]?.reason ?? '?'}`);
+      return {
+        failRate,
+        pulls: backfill.pulls.length,
+        completed: result.completed.length,
+        failed: result.failed.length,
+        requests,
+        injected500s: stats.faults.fail ?? 0,
+        wallMs,
+        idealMs: idealMs(requests, o.latencyMs, o.workers * o.concurrency),
+        pullsPerSecond: backfill.pulls.length / (wallMs / 1000),
+        rowsLoaded,
+      };
+    } finally {
+      await queues.close();
+    }
+  } finally {
+    await workers?.stop();
+    await emulator.close();
+    await deleteKeys(redis, `${prefix}*`).finally(() => redis.disconnect());
+    await db?.drop();
+  }
+}
+
+/** Rows written by loaded pulls, from report_loads. */
+async function loadedRows(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ n: string | null }>(
+      `SELECT sum(rows)::text AS n FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Deletes every Redis key matching `pattern` (the bench's own BullMQ prefix). */
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,97 @@
+// Real `adops worker` processes (bin/adops.js, the compiled CLI) for the backfill bench.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export interface WorkerProcesses {
+  /** The last stderr lines of each worker, for a failure message. */
+  readonly tails: string[][];
+  /** Counts of log messages seen (e.g. 'pull loaded'), over all workers. */
+  readonly messages: Map<string, number>;
+  /** SIGTERM, then wait for a graceful exit (SIGKILL after `timeoutMs`). */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+const BIN = fileURLToPath(new URL('../../../bin/adops.js', import.meta.url));
+
+/** Starts `count` workers with `env` (nothing else inherited) and resolves when each logged 'worker started'. */
+export async function startWorkers(
+  count: number,
+  concurrency: number,
+  env: Readonly<Record<string, string>>,
+  timeoutMs = 30_000,
+): Promise<WorkerProcesses> {
+  const children: ChildProcess[] = [];
+  const tails: string[][] = [];
+  const messages = new Map<string, number>();
+  const ready: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'worker', '--concurrency', String(concurrency), '--metrics-port', '0'],
+      {
+        env: { ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    children.push(child);
+    const tail: string[] = [];
+    tails.push(tail);
+    let buffered = '';
+    let started: () => void = () => undefined;
+    ready.push(
+      new Promise<void>((resolve, reject) => {
+        started = resolve;
+        child.once('exit', (code) =>
+          reject(new Error(`worker ${i} exited (${code}) before it started:\n${tail.join('\n')}`)),
+        );
+      }),
+    );
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      buffered += text;
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        const msg = messageOf(line);
+        if (msg === undefined) continue;
+        messages.set(msg, (messages.get(msg) ?? 0) + 1);
+        if (msg === 'worker started') started();
+      }
+    });
+  }
+  const stop = async (graceMs = 15_000) => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  };
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`workers did not start within ${timeoutMs} ms`)), timeoutMs).unref(),
+  );
+  try {
+    await Promise.race([Promise.all(ready), timeout]);
+  } catch (error) {
+    await stop(2_000);
+    throw error;
+  }
+  return { tails, messages, stop };
+}
+
+/** The `msg` of a pino JSON line, or undefined. */
+function messageOf(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+    return typeof msg === 'string' ? msg : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,83 @@
+// Fresh databases for one bench run: created from nothing, migrated the way `adops migrate` does,
+// and dropped at the end so a run never leaves data behind.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { ReportJob } from '../src/config/jobs.js';
+import { sqlDir } from '../src/config/paths.js';
+import { migrate } from '../src/warehouse/migrate.js';
+import { ensureReportTables } from '../src/warehouse/report-tables.js';
+
+/** The schema every bench database uses. */
+export const BENCH_SCHEMA = 'bench';
+
+export interface BenchDatabase {
+  readonly name: string;
+  readonly url: string;
+  /** Closes nothing of the caller's: terminates sessions and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** The URL of database `name` on the admin URL's server. */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Creates an empty database `adops_bench_<label>_<random>`, migrates it and creates the reports' tables. */
+export async function createBenchDatabase(
+  adminUrl: string,
+  label: string,
+  reports: readonly ReportJob[],
+): Promise<BenchDatabase> {
+  const name = `adops_bench_${label}_${randomBytes(4).toString('hex')}`;
+  await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  const url = databaseUrl(adminUrl, name);
+  const db: BenchDatabase = {
+    name,
+    url,
+    drop: () =>
+      admin(adminUrl, (c) =>
+        c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+      ).then(() => undefined),
+  };
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    await migrate(pool, {
+      schema: BENCH_SCHEMA,
+      sqlDir: sqlDir(),
+      afterMigrations: async (client) => {
+        await ensureReportTables(client, BENCH_SCHEMA, reports);
+      },
+    });
+  } catch (error) {
+    await pool.end();
+    await db.drop();
+    throw error;
+  }
+  await pool.end();
+  return db;
+}
+
+/** A report definition for the bench (the same shape jobs/*.yaml gives). */
+export function benchReport(name: string, dimensions: ReportJob['dimensions']): ReportJob {
+  return Object.freeze({
+    kind: 'report',
+    name,
+    dimensions,
+    period: 'day',
+    lookbackDays: 0,
+    schedule: undefined,
+    file: '(bench)',
+  });
+}

@@ -1,0 +1,141 @@
+// Child process of the load-path bench: runs only our loader on a saved body, so its peak RSS is
+// the loader's (not the harness' or the emulator's). Talks to the parent over IPC.
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import type { ReportJob } from '../../src/config/jobs.js';
+import { parseReportAsync } from '../../src/report/parse.js';
+import type { Period } from '../../src/report/types.js';
+import { copyChunks, createRowEncoder } from '../../src/warehouse/copy-encode.js';
+import { loadPulledPeriod } from '../../src/warehouse/load.js';
+import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
+import { createPool } from '../../src/warehouse/pool.js';
+import { packBody } from '../../src/warehouse/raw.js';
+
+/** What the parent asks for. */
+export interface LoadChildRequest {
+  readonly mode: 'load' | 'phases';
+  readonly bodyFile: string;
+  readonly databaseUrl: string;
+  readonly schema: string;
+  readonly report: ReportJob;
+  readonly period: Period;
+}
+
+/** What the child answers. */
+export interface LoadChildResult {
+  readonly rows: number;
+  readonly status: string;
+  readonly reconciled: boolean;
+  /** Wall time of loadPulledPeriod (mode load), or of the phases together (mode phases). */
+  readonly ms: number;
+  /** Per phase, ms (mode phases only). */
+  readonly phases: Record<string, number>;
+  /** Peak resident set of this process (VmHWM), bytes. */
+  readonly peakRssBytes: number;
+  /** Resident set after the body was read and before the load began, bytes. */
+  readonly rssBeforeBytes: number;
+}
+
+/** Peak and current resident set from /proc (Linux), falling back to process.resourceUsage(). */
+function memory(): { peak: number; now: number } {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { peak: kb('VmHWM'), now: kb('VmRSS') };
+  } catch {
+    return { peak: process.resourceUsage().maxRSS * 1024, now: process.memoryUsage().rss };
+  }
+}
+
+async function run(req: LoadChildRequest): Promise<LoadChildResult> {
+  const body = await readFile(req.bodyFile);
+  (globalThis as { gc?: () => void }).gc?.();
+  const rssBeforeBytes = memory().now;
+  const pool = createPool({ databaseUrl: req.databaseUrl }, { max: 2 });
+  const pulled = {
+    report: req.report,
+    period: req.period,
+    body,
+    fetchedAt: new Date(),
+    attempts: 1,
+    bytes: body.length,
+    fetchMs: 0,
+  };
+  try {
+    if (req.mode === 'load') {
+      const t = performance.now();
+      const outcome = await loadPulledPeriod(pool, req.schema, pulled);
+      const ms = performance.now() - t;
+      return {
+        rows: outcome.rows,
+        status: outcome.status,
+        reconciled: outcome.reconciled,
+        ms,
+        phases: {},
+        peakRssBytes: memory().peak,
+        rssBeforeBytes,
+      };
+    }
+    // The same work as loadPulledPeriod, one piece at a time, to see where the time goes.
+    const phases: Record<string, number> = {};
+    const timed = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
+      const t = performance.now();
+      const value = await fn();
+      phases[name] = performance.now() - t;
+      return value;
+    };
+    await timed('JSON.parse of the body alone', () => JSON.parse(body.toString('utf8')) as unknown);
+    const packed = await timed('packBody: gzip + sha256 (before parsing)', () => packBody(body));
+    const parsed = await timed('parseReportAsync: JSON.parse + flatten + reconcile', () =>
+      parseReportAsync(body, req.report.dimensions),
+    );
+    await timed('COPY text encoding alone (no database)', async () => {
+      const encode = createRowEncoder({
+        periodStart: req.period.start,
+        periodEnd: req.period.end,
+        dimensions: req.report.dimensions,
+        loadId: 1,
+      });
+      const counter = { rows: 0 };
+      for await (const chunk of copyChunks(parsed.rows, encode, counter)) void chunk;
+    });
+    const outcome = await timed('loadParsedPeriod: DELETE + COPY + totals + audit + archive', () =>
+      loadParsedPeriod(pool, req.schema, {
+        report: req.report,
+        period: req.period,
+        rows: parsed.rows,
+        totals: parsed.totals,
+        reconciliation: parsed.reconciliation,
+        packed,
+        fetchedAt: pulled.fetchedAt,
+        attempts: 1,
+        bytes: body.length,
+        fetchMs: 0,
+      }),
+    );
+    return {
+      rows: outcome.rows,
+      status: outcome.status,
+      reconciled: outcome.reconciled,
+      ms: Object.values(phases).reduce((a, b) => a + b, 0),
+      phases,
+      peakRssBytes: memory().peak,
+      rssBeforeBytes,
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+process.once('message', (req: LoadChildRequest) => {
+  run(req).then(
+    (result) => process.send?.({ ok: true, result }, () => process.exit(0)),
+    (error: unknown) =>
+      process.send?.(
+        { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+        () => process.exit(1),
+      ),
+  );
+});

@@ -1,0 +1,42 @@
+// The machine a run's figures came from, recorded next to them.
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import pg from 'pg';
+
+export interface Machine {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly postgres: string;
+  readonly redis: string;
+  readonly platform: string;
+}
+
+/** nproc, CPU model, memory, Node, Postgres and Redis versions. */
+export async function describeMachine(adminUrl: string, redisVersion: string): Promise<Machine> {
+  let nproc = cpus().length;
+  try {
+    nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim()) || nproc;
+  } catch {
+    // no nproc: os.cpus() is the next best count
+  }
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  let postgres: string;
+  try {
+    postgres =
+      (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
+  } finally {
+    await c.end();
+  }
+  return {
+    cpus: nproc,
+    cpuModel: cpus()[0]?.model ?? '?',
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    postgres,
+    redis: redisVersion,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}

@@ -1,0 +1,96 @@
+// `npm run bench`: the load path against the psql COPY limit and a naive loader, the emulator's
+// serving rate, and a backfill through the queue; prints a table and writes bench/results.json.
+// The only place the bench reads process.env and process.argv.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Redis } from 'ioredis';
+import { runBackfill } from './backfill/index.js';
+import { runLoadSection, type LoadSectionResult } from './load/index.js';
+import { describeMachine } from './machine.js';
+import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
+import { summarizeProfiles } from './profile.js';
+import { checkTargets, renderResults, summarizeBackfill, summarizeLoad, type Results } from './results.js';
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function redisVersion(url: string): Promise<string> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  try {
+    await redis.connect();
+    return /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function run(o: BenchOptions): Promise<Results> {
+  const machine = await describeMachine(o.adminUrl, await redisVersion(o.redisUrl));
+  let loaded: LoadSectionResult | undefined;
+  if (o.sections.has('load') || o.sections.has('emulator')) loaded = await runLoadSection(o, say);
+  const load = loaded?.load === undefined ? undefined : summarizeLoad(loaded.load);
+  if (loaded?.load?.profileDir !== undefined) say(await summarizeProfiles(loaded.load.profileDir, 25));
+  let backfill: Results['backfill'];
+  if (o.sections.has('backfill')) {
+    say('backfill without faults...');
+    const clean = summarizeBackfill(await runBackfill(o, 0, say));
+    say(`  wall ${(clean.wallMs / 1000).toFixed(2)} s, ideal ${(clean.idealMs / 1000).toFixed(2)} s`);
+    say(`backfill with ${Math.round(o.failRate * 100)}% injected 500s...`);
+    const faulty = summarizeBackfill(await runBackfill(o, o.failRate, say));
+    say(`  wall ${(faulty.wallMs / 1000).toFixed(2)} s, ideal ${(faulty.idealMs / 1000).toFixed(2)} s`);
+    backfill = { clean, faulty };
+  }
+  return {
+    generatedAt: new Date().toISOString(),
+    machine,
+    options: {
+      rows: o.rows,
+      days: o.days,
+      naiveSample: o.naiveSample,
+      workers: o.workers,
+      concurrency: o.concurrency,
+      latencyMs: o.latencyMs,
+      failRate: o.failRate,
+      seed: o.seed,
+    },
+    load,
+    emulator:
+      loaded === undefined
+        ? undefined
+        : {
+            ...loaded.emulator,
+            overOurLoad:
+              load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
+          },
+    backfill,
+    targets: checkTargets(load, backfill?.clean),
+  };
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof BenchUsageError) {
+      say(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  const results = await run(options);
+  await mkdir(dirname(options.resultsFile), { recursive: true });
+  await writeFile(options.resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(renderResults(results));
+  console.log(`\nresults written to ${options.resultsFile}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    say(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);

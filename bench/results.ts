@@ -1,0 +1,244 @@
+// Figures in, verdicts and a printable table out: pure, so the arithmetic of ratios is testable.
+import Table from 'cli-table3';
+import type { BackfillFigures } from './backfill/index.js';
+import type { EmulatorFigures } from './load/capture.js';
+import type { LoadFigures } from './load/index.js';
+import type { Machine } from './machine.js';
+import type { BenchOptions } from './options.js';
+
+/** The issue's targets. */
+export const TARGETS = {
+  oursOverLimit: 0.8,
+  oursOverNaive: 20,
+  peakRssOverBody: 4,
+  backfillWallOverIdeal: 1.3,
+} as const;
+
+export interface TargetCheck {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: number;
+  readonly met: boolean;
+}
+
+export interface LoadSummary {
+  readonly rows: number;
+  readonly bodyBytes: number;
+  readonly ours: {
+    readonly bestMs: number;
+    readonly runsMs: readonly number[];
+    readonly rowsPerSecond: number;
+  };
+  readonly limit: {
+    readonly bestMs: number;
+    readonly runsMs: readonly number[];
+    readonly rowsPerSecond: number;
+  };
+  readonly naive: {
+    readonly sampleRows: number;
+    readonly sampleMs: number;
+    readonly rowsPerSecond: number;
+    /** The time N rows would take at the sample's rate: extrapolated, not measured. */
+    readonly extrapolatedMs: number;
+  };
+  readonly oursOverLimit: number;
+  readonly oursOverNaive: number;
+  readonly peakRssBytes: number;
+  readonly rssBeforeLoadBytes: number;
+  readonly peakRssOverBody: number;
+  readonly reconciled: boolean;
+  readonly phasesMs: Record<string, number>;
+}
+
+export interface BackfillSummary extends BackfillFigures {
+  readonly wallOverIdeal: number;
+}
+
+export interface Results {
+  readonly generatedAt: string;
+  readonly machine: Machine;
+  readonly options: Pick<
+    BenchOptions,
+    'rows' | 'days' | 'naiveSample' | 'workers' | 'concurrency' | 'latencyMs' | 'failRate' | 'seed'
+  >;
+  readonly load: LoadSummary | undefined;
+  readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
+  readonly backfill: { readonly clean: BackfillSummary; readonly faulty: BackfillSummary } | undefined;
+  readonly targets: readonly TargetCheck[];
+}
+
+/** Rows per second of `rows` in `ms`. */
+export function rate(rows: number, ms: number): number {
+  return ms > 0 ? rows / (ms / 1000) : Infinity;
+}
+
+/** Turns the measured figures into ratios against the limit, the naive loader and the targets. */
+export function summarizeLoad(f: LoadFigures): LoadSummary {
+  const oursBest = Math.min(...f.oursMs);
+  const limitBest = Math.min(...f.limitMs);
+  const ours = rate(f.rows, oursBest);
+  const limit = rate(f.rows, limitBest);
+  return {
+    rows: f.rows,
+    bodyBytes: f.bodyBytes,
+    ours: { bestMs: oursBest, runsMs: f.oursMs, rowsPerSecond: ours },
+    limit: { bestMs: limitBest, runsMs: f.limitMs, rowsPerSecond: limit },
+    naive: {
+      sampleRows: f.naive.sample,
+      sampleMs: f.naive.ms,
+      rowsPerSecond: f.naive.rowsPerSecond,
+      extrapolatedMs: (f.rows / f.naive.rowsPerSecond) * 1000,
+    },
+    oursOverLimit: ours / limit,
+    oursOverNaive: ours / f.naive.rowsPerSecond,
+    peakRssBytes: f.ours.peakRssBytes,
+    rssBeforeLoadBytes: f.ours.rssBeforeBytes,
+    peakRssOverBody: f.ours.peakRssBytes / f.bodyBytes,
+    reconciled: f.ours.reconciled,
+    phasesMs: f.phases,
+  };
+}
+
+/** Adds wall/ideal to a backfill scenario. */
+export function summarizeBackfill(f: BackfillFigures): BackfillSummary {
+  return { ...f, wallOverIdeal: f.idealMs > 0 ? f.wallMs / f.idealMs : Infinity };
+}
+
+/** Each target of the issue that this run measured, with its verdict. */
+export function checkTargets(
+  load: LoadSummary | undefined,
+  clean: BackfillSummary | undefined,
+): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  if (load !== undefined) {
+    out.push(
+      at(
+        'load path / psql COPY limit',
+        `>= ${TARGETS.oursOverLimit}x`,
+        load.oursOverLimit,
+        (v) => v >= TARGETS.oursOverLimit,
+      ),
+      at(
+        'load path / naive INSERT',
+        `>= ${TARGETS.oursOverNaive}x`,
+        load.oursOverNaive,
+        (v) => v >= TARGETS.oursOverNaive,
+      ),
+      at(
+        'peak RSS / body size',
+        `<= ${TARGETS.peakRssOverBody}x`,
+        load.peakRssOverBody,
+        (v) => v <= TARGETS.peakRssOverBody,
+      ),
+    );
+  }
+  if (clean !== undefined)
+    out.push(
+      at(
+        'backfill wall / ideal (no faults)',
+        `<= ${TARGETS.backfillWallOverIdeal}x`,
+        clean.wallOverIdeal,
+        (v) => v <= TARGETS.backfillWallOverIdeal,
+      ),
+    );
+  return out;
+}
+
+function at(name: string, target: string, measured: number, ok: (v: number) => boolean): TargetCheck {
+  return { name, target, measured, met: ok(measured) };
+}
+
+/** No colours: the table is read in logs and pasted into BENCHMARKS.md. */
+const PLAIN = { style: { head: [], border: [] } };
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const x = (n: number) => `${n.toFixed(2)}x`;
+
+/** The human-readable report printed at the end of a run. */
+export function renderResults(r: Results): string {
+  const parts: string[] = [];
+  const m = r.machine;
+  parts.push(
+    `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Postgres ${m.postgres}, Redis ${m.redis}`,
+  );
+  if (r.load !== undefined) {
+    const l = r.load;
+    const t = new Table({ head: ['load path', 'time', 'rows/s', 'ours / this'], ...PLAIN });
+    t.push(
+      [
+        'ours: parse + flatten + reconcile + COPY (loadPulledPeriod)',
+        secs(l.ours.bestMs),
+        int(l.ours.rowsPerSecond),
+        '1.00x',
+      ],
+      [
+        'limit: psql \\copy of the same rows as CSV',
+        secs(l.limit.bestMs),
+        int(l.limit.rowsPerSecond),
+        x(l.oursOverLimit),
+      ],
+      [
+        `naive: INSERT per row, one transaction (${int(l.naive.sampleRows)}-row sample, extrapolated)`,
+        `${secs(l.naive.extrapolatedMs)} (est.)`,
+        int(l.naive.rowsPerSecond),
+        x(l.oursOverNaive),
+      ],
+    );
+    parts.push(
+      `load path: ${int(l.rows)} rows, body ${mb(l.bodyBytes)}, best of ${l.ours.runsMs.length} runs each\n${t.toString()}`,
+    );
+    parts.push(
+      `our peak RSS ${mb(l.peakRssBytes)} (${mb(l.rssBeforeLoadBytes)} before the load, body read) = ${x(l.peakRssOverBody)} the body; reconciled: ${l.reconciled}`,
+    );
+    const p = new Table({ head: ['phase (separate run)', 'time'], ...PLAIN });
+    for (const [name, ms] of Object.entries(l.phasesMs)) p.push([name, secs(ms)]);
+    parts.push(p.toString());
+  }
+  if (r.emulator !== undefined) {
+    const e = r.emulator;
+    parts.push(
+      `emulator: ${int(e.items)} items (${mb(e.bytes)}) in ${secs(e.warmMs)} warm (${secs(e.coldMs)} cold): ${int(e.itemsPerSecond)} items/s, ${e.megabytesPerSecond.toFixed(0)} MB/s` +
+        (e.overOurLoad === undefined ? '' : `, ${x(e.overOurLoad)} our load rate`),
+    );
+  }
+  if (r.backfill !== undefined) {
+    const t = new Table({
+      head: [
+        'backfill',
+        'pulls',
+        'failed',
+        'requests',
+        '500s',
+        'wall',
+        'ideal',
+        'wall / ideal',
+        'pulls/s',
+        'rows',
+      ],
+      ...PLAIN,
+    });
+    for (const [name, b] of Object.entries(r.backfill))
+      t.push([
+        `${name} (${Math.round(b.failRate * 100)}% 500s)`,
+        int(b.pulls),
+        int(b.failed),
+        int(b.requests),
+        int(b.injected500s),
+        secs(b.wallMs),
+        secs(b.idealMs),
+        x(b.wallOverIdeal),
+        b.pullsPerSecond.toFixed(1),
+        int(b.rowsLoaded),
+      ]);
+    const o = r.options;
+    parts.push(
+      `backfill: ${o.days} days x the default reports, ${o.workers} workers x concurrency ${o.concurrency}, latency ${o.latencyMs} ms; ideal = requests x latency / ${o.workers * o.concurrency}\n${t.toString()}`,
+    );
+  }
+  const t = new Table({ head: ['target', 'wanted', 'measured', 'met'], ...PLAIN });
+  for (const c of r.targets) t.push([c.name, c.target, x(c.measured), c.met ? 'yes' : 'NO']);
+  parts.push(t.toString());
+  return parts.join('\n\n');
+}
