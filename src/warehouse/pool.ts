@@ -9,7 +9,7 @@ export interface PoolOptions {
   readonly max?: number;
   /** Where errors of idle connections go (a server restart); without it they are ignored, not fatal. */
   readonly logger?: Logger;
-  /** Per-statement limit outside the loader's own SET LOCAL (default 120 s). */
+  /** Per-statement limit outside the loader's own SET LOCAL (default 120 s; 0 = none). */
   readonly statementTimeoutMs?: number;
 }
 
@@ -25,6 +25,7 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
     application_name: 'adops',
     connectionTimeoutMillis: 15_000,
     idleTimeoutMillis: 30_000,
+    // pg omits a 0 from the startup packet, which leaves the server default: no limit.
     statement_timeout: opts.statementTimeoutMs ?? 120_000,
     idle_in_transaction_session_timeout: 60_000,
   });

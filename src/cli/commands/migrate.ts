@@ -17,7 +17,8 @@ export function register(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       const logger = ctx.logger();
-      const pool = createPool(config, { max: 1, logger });
+      // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
+      const pool = createPool(config, { max: 1, logger, statementTimeoutMs: 0 });
       let tables: EnsureResult | undefined;
       try {
         const result = await migrate(pool, {
