@@ -39,26 +39,34 @@ export function upsertStatement(schema: string, t: EntityTable, rows: readonly o
 export function countRevivedStatement(schema: string, t: EntityTable, ids: readonly number[]): Statement {
   return {
     text:
-      `SELECT count(*)::int AS n FROM ${qualified(schema, t.table)} ` +
-      `WHERE deleted_at IS NOT NULL AND ${ident(t.key)} = ANY($1::bigint[])`,
+      `SELECT count(*)::int AS n FROM ${qualified(schema, t.table)} t ` +
+      `JOIN unnest($1::bigint[]) AS seen(id) ON t.${ident(t.key)} = seen.id ` +
+      'WHERE t.deleted_at IS NOT NULL',
     values: [ids],
   };
 }
 
-/** Soft-deletes every live row whose id the sync did not see. */
-export function softDeleteStatement(schema: string, t: EntityTable, seen: readonly number[]): Statement {
+/**
+ * Soft-deletes every live row this transaction's upserts did not touch: those carry synced_at =
+ * now(), the transaction's start. Comparing timestamps keeps this linear; `NOT (id = ANY($1))`
+ * over the seen ids was quadratic (5 s for 25,000 creatives).
+ */
+export function softDeleteStatement(schema: string, t: EntityTable): Statement {
   return {
     text:
       `UPDATE ${qualified(schema, t.table)} SET deleted_at = now() ` +
-      `WHERE deleted_at IS NULL AND NOT (${ident(t.key)} = ANY($1::bigint[]))`,
-    values: [seen],
+      'WHERE deleted_at IS NULL AND synced_at <> now()',
+    values: [],
   };
 }
 
 /** Drops the zone assignments of the given campaigns, before they are written afresh. */
 export function clearZonesStatement(schema: string, campaignIds: readonly number[]): Statement {
   return {
-    text: `DELETE FROM ${qualified(schema, 'campaign_zones')} WHERE campaign_id = ANY($1::bigint[])`,
+    // A join, not `= ANY($1)`: with thousands of ids the array test per row is quadratic.
+    text:
+      `DELETE FROM ${qualified(schema, 'campaign_zones')} z USING unnest($1::bigint[]) AS seen(id) ` +
+      'WHERE z.campaign_id = seen.id',
     values: [campaignIds],
   };
 }

@@ -93,8 +93,8 @@ async function writeInTransaction(
   for (const part of chunks(pairs, size * 10)) await run(insertZonesStatement(schema, part));
 
   let deleted = 0;
-  deleted += (await run(softDeleteStatement(schema, CAMPAIGNS, campaignIds))).rowCount ?? 0;
-  deleted += (await run(softDeleteStatement(schema, CREATIVES, creativeIds))).rowCount ?? 0;
+  deleted += (await run(softDeleteStatement(schema, CAMPAIGNS))).rowCount ?? 0;
+  deleted += (await run(softDeleteStatement(schema, CREATIVES))).rowCount ?? 0;
 
   return { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };
 }

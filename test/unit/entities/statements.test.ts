@@ -16,16 +16,15 @@ describe('entity statements', () => {
     expect(s.text).not.toContain('"campaign_id" = EXCLUDED');
   });
 
-  it('soft-deletes only live rows whose id was not seen', () => {
-    const s = softDeleteStatement('adops', CAMPAIGNS, [1, 2]);
+  it('soft-deletes only live rows that the upserts of this transaction did not stamp', () => {
+    const s = softDeleteStatement('adops', CAMPAIGNS);
     expect(s.text).toBe(
-      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE deleted_at IS NULL AND NOT ("campaign_id" = ANY($1::bigint[]))',
+      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE deleted_at IS NULL AND synced_at <> now()',
     );
-    expect(s.values).toEqual([[1, 2]]);
   });
 
   it('refuses an unsafe schema name', () => {
-    expect(() => softDeleteStatement('a"; drop', CAMPAIGNS, [])).toThrow(/unsafe SQL identifier/);
+    expect(() => softDeleteStatement('a"; drop', CAMPAIGNS)).toThrow(/unsafe SQL identifier/);
   });
 
   it('splits into chunks of at most the given size', () => {
