@@ -147,6 +147,14 @@ describe('createRowEncoder', () => {
     expect(() => encode(row)).toThrow(RowValueError);
   });
 
+  it('still checks and escapes every value when rows repeat the previous value', () => {
+    const row = { dims: ['2026-01-01', '7', 'a\tb'], counters: [0, 0, 0, 0, 0] };
+    expect(encode(row)).toBe(encode(row));
+    expect(encode(row)).toContain('a\\tb');
+    expect(() => encode({ ...row, dims: ['2026-01-01', '7x', 'a\tb'] })).toThrow(RowValueError);
+    expect(() => encode({ ...row, dims: ['2026-01-32', '7', 'a\tb'] })).toThrow(RowValueError);
+  });
+
   it('refuses a period that is not a date', () => {
     expect(() =>
       createRowEncoder({ periodStart: '2026-13-01', periodEnd: '2026-01-01', dimensions: [], loadId: 1 }),
