@@ -7,6 +7,8 @@ export type EntityKind = 'campaign' | 'creative';
  */
 export class EntityFieldError extends Error {
   override readonly name = 'EntityFieldError';
+  /** Retrying reads the same data: a queue should fail the job at once (like ApiError.retryable). */
+  readonly retryable = false;
   constructor(
     readonly entity: EntityKind,
     /** The entity's id, or undefined when the id itself is what is wrong. */
