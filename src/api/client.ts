@@ -47,7 +47,7 @@ export interface ApiClientOptions {
   onAttempt?: (a: AttemptInfo) => void;
   /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */
   beforeRequest?: () => Promise<void>;
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
@@ -63,8 +63,11 @@ export interface RawReport {
 
 /** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
-  /** GET /reports for the query's period and dimensions; the body is not parsed here. */
-  fetchReport(q: ReportQuery): Promise<RawReport>;
+  /**
+   * GET /reports for the query's period and dimensions; the body is not parsed here. An abort of
+   * `signal` (worker shutdown) ends it with a retryable ApiTransportError, code ABORTED.
+   */
+  fetchReport(q: ReportQuery, options?: { signal?: AbortSignal }): Promise<RawReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
@@ -155,10 +158,10 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   const creativesPath = (cid: number) => `${campaignPath(cid)}/creatives`;
 
   const client: ApiClient = {
-    async fetchReport(q) {
+    async fetchReport(q, options) {
       const fetchedAt = new Date();
       const path = reportPath(q, o.dimensionsEncoding);
-      const res = await http.send('GET', path);
+      const res = await http.send('GET', path, undefined, options?.signal);
       // Only a cheap look here (the body may be 150 MB): an HTML page or plain text is not a
       // report, so say so with an excerpt; deeper problems are the parser's ReportFormatError.
       if (firstNonSpace(res.body) !== 0x7b) {

@@ -44,7 +44,8 @@ export interface TransportOptions {
   logger: Logger | undefined;
   onAttempt: ((a: AttemptInfo) => void) | undefined;
   beforeRequest: (() => Promise<void>) | undefined;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits between attempts; may return early when `signal` aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
 }
 
@@ -88,21 +89,36 @@ export class Transport {
   }
 
   /** Sends one logical request, retrying as the policy allows; resolves only on a 2xx. */
-  async send(method: Method, path: string, json?: unknown): Promise<HttpResponse> {
+  async send(method: Method, path: string, json?: unknown, signal?: AbortSignal): Promise<HttpResponse> {
     const o = this.o;
     const fullPath = this.fullPath(path);
     const body = json === undefined ? undefined : JSON.stringify(json);
     const headers =
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const started = performance.now();
+    const aborted = (attempt: number, cause?: unknown) =>
+      new ApiTransportError({
+        status: undefined,
+        apiMessage: undefined,
+        method,
+        path: fullPath,
+        attempts: attempt,
+        hint: 'the caller stopped the request (shutdown); it can run again later',
+        // Not the API's fault: a later run may succeed.
+        retryable: true,
+        code: 'ABORTED',
+        detail: 'aborted by the caller',
+        cause,
+      });
     for (let attempt = 1; ; attempt++) {
+      if (isAborted(signal)) throw aborted(attempt - 1);
       if (o.beforeRequest !== undefined) await o.beforeRequest();
       const t0 = performance.now();
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;
       let buffer: Buffer;
       try {
-        const res = await this.pool.request({ method, path: fullPath, headers, body });
+        const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
         status = res.statusCode;
         responseHeaders = res.headers;
         if (status === 204 || status === 304) {
@@ -110,6 +126,7 @@ export class Transport {
           buffer = Buffer.alloc(0);
         } else buffer = Buffer.from(await res.body.arrayBuffer());
       } catch (error) {
+        if (isAborted(signal)) throw aborted(attempt, error);
         const code = (error as { code?: string }).code;
         const detail = (error as Error).message;
         o.onAttempt?.({
@@ -131,7 +148,12 @@ export class Transport {
         };
         if (!details.retryable || attempt >= o.attempts)
           throw new ApiTransportError({ ...details, code, detail });
-        await this.pause(backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random), details, code);
+        await this.pause(
+          backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random),
+          details,
+          code,
+          signal,
+        );
         continue;
       }
       o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
@@ -159,7 +181,7 @@ export class Transport {
         if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) {
           throw new RateLimitedError({ ...details, retryAfterMs: wait });
         }
-        await this.pause(wait, details, '429');
+        await this.pause(wait, details, '429', signal);
         continue;
       }
       if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
@@ -167,16 +189,22 @@ export class Transport {
         backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random),
         details,
         String(status),
+        signal,
       );
     }
   }
 
-  private async pause(ms: number, d: ApiErrorDetails, why: string | undefined): Promise<void> {
+  private async pause(
+    ms: number,
+    d: ApiErrorDetails,
+    why: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     this.o.logger?.warn(
       { method: d.method, path: d.path, attempt: d.attempts, reason: why, retryInMs: ms },
       'API request failed, retrying',
     );
-    await this.o.sleep(ms);
+    await this.o.sleep(ms, signal);
   }
 
   /** Closes the pool, waiting for requests in flight. */
@@ -185,5 +213,16 @@ export class Transport {
   }
 }
 
-/** The default sleep: a real timer. */
-export const realSleep = (ms: number): Promise<void> => delay(ms);
+/** A function, not `signal?.aborted` inline: TypeScript would keep a narrowing across awaits. */
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** The default sleep: a real timer that ends early (without error) when `signal` aborts. */
+export async function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, signal === undefined ? undefined : { signal });
+  } catch (error) {
+    if ((error as Error).name !== 'AbortError') throw error;
+  }
+}

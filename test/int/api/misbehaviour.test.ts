@@ -217,6 +217,37 @@ describe('API client over real HTTP', () => {
     expect(s.seen.length).toBe(30);
   });
 
+  it('stops a report request at once when its signal aborts, as a retryable ABORTED error', async () => {
+    const s = await serve([silent]);
+    const controller = new AbortController();
+    const pending = client(s.url)
+      .fetchReport(QUERY, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    await once(s.server, 'request');
+    controller.abort();
+    const error = await pending;
+    expect(error).toBeInstanceOf(ApiTransportError);
+    expect(error).toMatchObject({ code: 'ABORTED', retryable: true, attempts: 1 });
+  });
+
+  it('stops waiting between attempts when the signal aborts', async () => {
+    const s = await serve([json(503, {})]);
+    const controller = new AbortController();
+    // A 60 s backoff: only an early wake-up lets this finish within the test timeout.
+    const started = Date.now();
+    const error = await client(s.url, {
+      baseBackoffMs: 60_000,
+      maxBackoffMs: 60_000,
+      random: () => 1,
+      onAttempt: () => setImmediate(() => controller.abort()),
+    })
+      .fetchReport(QUERY, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ABORTED', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(s.seen.length).toBe(1);
+  });
+
   it('drives every catalogue endpoint with the spec methods and paths', async () => {
     const s = await serve([
       json(201, { campaign_id: 9 }),
