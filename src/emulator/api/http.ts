@@ -73,8 +73,23 @@ export async function sendReply(res: ServerResponse, reply: Reply): Promise<void
     res.end(b);
     return;
   }
+  // A body that fits one chunk goes out with content-length, like most servers answer small reports.
+  const chunks = b[Symbol.iterator]();
+  const first = chunks.next();
+  const second = first.done === true ? first : chunks.next();
+  if (second.done === true) {
+    const whole = first.done === true ? '' : first.value;
+    res.writeHead(reply.status, { ...headers, 'content-length': Buffer.byteLength(whole) });
+    res.end(whole);
+    return;
+  }
   res.writeHead(reply.status, headers);
-  for (const chunk of b) {
+  const rest = function* () {
+    if (first.done !== true) yield first.value;
+    yield second.value;
+    yield* { [Symbol.iterator]: () => chunks };
+  };
+  for (const chunk of rest()) {
     if (res.destroyed) return;
     if (!res.write(chunk))
       await new Promise<void>((resolve) => {

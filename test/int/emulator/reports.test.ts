@@ -22,6 +22,7 @@ describe('emulator reports: parameters', () => {
     const repeated = await call(emu, 'GET', `/reports?${Q}&dimensions=day&dimensions=device`);
     expect(repeated.status).toBe(200);
     expect(repeated.headers['content-type']).toMatch(/^application\/json/);
+    expect(Number(repeated.headers['content-length'])).toBe(Buffer.byteLength(repeated.text));
     const bracketed = await call(emu, 'GET', `/reports?${Q}&dimensions%5B%5D=day&dimensions%5B%5D=device`);
     const comma = await call(emu, 'GET', `/reports?${Q}&dimensions=day,device`);
     const inBody = await call(emu, 'GET', '/reports', {
