@@ -4,6 +4,7 @@ import { register as emulator } from './emulator.js';
 import { register as replay } from './replay.js';
 import { register as migrate } from './migrate.js';
 import { register as pull } from './pull.js';
+import { register as dashboard } from './dashboard.js';
 import { register as sync } from './sync.js';
 import { register as worker } from './worker.js';
 import { register as schedule } from './schedule.js';
@@ -26,4 +27,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   heal,
   pull,
   status,
+  dashboard,
 ];

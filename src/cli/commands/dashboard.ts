@@ -1,0 +1,94 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { isLoopback } from '../../dashboard/address.js';
+import { DashboardError } from '../../dashboard/errors.js';
+import { startDashboard } from '../../dashboard/server.js';
+import { CommandFailed, UsageError, type CliContext } from '../context.js';
+
+/** Port used when --port is not given. */
+export const DEFAULT_DASHBOARD_PORT = 3000;
+/** Time allowed for closing the server and Redis after a signal before exiting anyway. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+interface DashboardFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly allowWrites?: true;
+}
+
+/** `adops dashboard`: Bull Board over the queues, read-only unless --allow-writes. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('dashboard')
+    .description(
+      'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
+        'the first line of stdout and runs until Ctrl-C (SIGINT) or SIGTERM',
+    )
+    .option('--port <port>', 'TCP port to listen on (0 picks a free one)', parsePort, DEFAULT_DASHBOARD_PORT)
+    .option('--host <address>', 'address to listen on; 0.0.0.0 exposes the page to the network', '127.0.0.1')
+    .option('--allow-writes', 'enable retry, clean, pause, remove and add actions (read-only without it)')
+    .addHelpText(
+      'after',
+      '\nReads REDIS_URL and ADOPS_QUEUE_PREFIX. The page has no login: keep it on 127.0.0.1, or put it ' +
+        'behind an authenticating proxy, above all with --allow-writes.',
+    )
+    .action((flags: DashboardFlags) => runDashboard(ctx, flags));
+}
+
+async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<void> {
+  const config = ctx.config();
+  const logger = ctx.logger();
+  let dashboard;
+  try {
+    dashboard = await startDashboard({
+      redisUrl: config.redisUrl,
+      prefix: config.queue.prefix,
+      port: flags.port,
+      host: flags.host,
+      readOnly: flags.allowWrites !== true,
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof DashboardError) {
+      const Failure = error.reason === 'address' ? UsageError : CommandFailed;
+      throw new Failure(error.message, { cause: error });
+    }
+    throw error;
+  }
+  ctx.stdout.write(`${dashboard.url}\n`);
+  if (flags.allowWrites === true && !isLoopback(flags.host)) {
+    logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');
+  }
+  logger.info(
+    { url: dashboard.url, readOnly: flags.allowWrites !== true, prefix: config.queue.prefix },
+    'dashboard up',
+  );
+
+  const signal = await untilSignal();
+  logger.info({ signal }, 'closing the dashboard');
+  const timeout = new Promise<'timeout'>((resolve) =>
+    setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref(),
+  );
+  if ((await Promise.race([dashboard.close().then(() => 'closed' as const), timeout])) === 'timeout') {
+    throw new CommandFailed(`the dashboard did not close within ${CLOSE_TIMEOUT_MS / 1000}s after ${signal}`);
+  }
+}
+
+/** Resolves with the first SIGINT or SIGTERM, and stops listening for the other. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
+    throw new InvalidArgumentError('expected a whole number from 0 to 65535 (0 picks a free port)');
+  }
+  return Number(value);
+}

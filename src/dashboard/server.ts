@@ -1,0 +1,120 @@
+// The Bull Board web page over our BullMQ queues: one Redis connection, one Fastify server.
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { IServerAdapter } from '@bull-board/api/typings/app';
+import { FastifyAdapter } from '@bull-board/fastify';
+import { Queue } from 'bullmq';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import type { Logger } from '../log/logger.js';
+import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../queue/names.js';
+import { dashboardUrl, redisLocation } from './address.js';
+import { listenFailure, redisFailure } from './errors.js';
+
+/** The queues the page shows, in its order. */
+export const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
+
+export interface DashboardOptions {
+  readonly redisUrl: string;
+  /** BullMQ key prefix (config.queue.prefix). */
+  readonly prefix: string;
+  /** 0 picks a free port; the returned url names the real one. */
+  readonly port: number;
+  readonly host: string;
+  /** true hides and refuses every action (retry, clean, pause, add, remove...). */
+  readonly readOnly: boolean;
+  /** Queue names to show; DASHBOARD_QUEUES by default. */
+  readonly queues?: readonly string[];
+  /** Where Redis trouble after start is reported; silent when absent. */
+  readonly logger?: Logger;
+}
+
+export interface Dashboard {
+  /** The page, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string;
+  /** Stops the server, then the queues and the Redis connection. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Time allowed for the first Redis connection; a dashboard without Redis has nothing to show. */
+const REDIS_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Starts Bull Board on `host:port` over the queues under `prefix`. Rejects with a DashboardError
+ * (saying what to do) when Redis does not answer or the address cannot be bound.
+ */
+export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const redis = await connectRedis(options.redisUrl, options.logger);
+  const queues = (options.queues ?? DASHBOARD_QUEUES).map((name) => {
+    // Shared connection: BullMQ leaves it open on queue.close(), we quit it last.
+    const queue = new Queue(name, { connection: redis, prefix: options.prefix });
+    queue.on('error', (error) => options.logger?.warn({ err: error, queue: name }, 'queue error'));
+    return queue;
+  });
+  const closeQueues = async () => {
+    await Promise.allSettled(queues.map((q) => q.close()));
+    await redis.quit().catch(() => redis.disconnect());
+  };
+
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath('/');
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: options.readOnly })),
+    // @bull-board/fastify pins its own copy of @bull-board/api (9.10.1) for types only; the two
+    // copies' classes differ by private fields, not by anything the adapter touches at runtime.
+    serverAdapter: serverAdapter as unknown as IServerAdapter,
+    options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
+  });
+  const app = Fastify({ logger: false });
+  await app.register(serverAdapter.registerPlugin());
+  try {
+    await app.listen({ port: options.port, host: options.host });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await closeQueues();
+    throw listenFailure(options.host, options.port, error);
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: dashboardUrl(options.host, port),
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await closeQueues();
+      })()),
+  };
+}
+
+/**
+ * A fail-fast connection: commands fail at once while Redis is away (the page shows an error and
+ * recovers on reconnect) instead of queueing up behind a dead socket.
+ */
+async function connectRedis(redisUrl: string, logger: Logger | undefined): Promise<Redis> {
+  const location = redisLocation(redisUrl);
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+  });
+  let started = false;
+  // connect() rejects with a bare "Connection is closed."; the cause (ECONNREFUSED...) comes as
+  // an error event. Without a listener ioredis would print each reconnect failure as unhandled.
+  let firstError: Error | undefined;
+  redis.on('error', (error: Error) => {
+    if (started) logger?.warn({ err: error, redis: location }, 'Redis error; reconnecting');
+    else firstError ??= error;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw redisFailure(location, firstError ?? error);
+  }
+  started = true;
+  return redis;
+}

@@ -1,0 +1,150 @@
+// The dashboard in a real headless Chromium, over real Redis: queue, counts, read-only actions.
+import { mkdirSync } from 'node:fs';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard, type Dashboard } from '../../../src/dashboard/server.js';
+import { REPORT_QUEUE } from '../../../src/queue/names.js';
+import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// This machine has no internet: keep Chromium from reaching out, so nothing waits on a timeout.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT = 'test-artifacts/dashboard.png';
+
+const prefix = testPrefix();
+let redis: Redis;
+let queue: Queue;
+let browser: Browser;
+let readOnly: Dashboard;
+const opened: Page[] = [];
+
+/** Two completed pulls, one failed, then three waiting: distinct counts, so none can be misread. */
+async function seed(): Promise<void> {
+  await queue.add('pull', { report: 'daily_campaign', periodStart: '2026-01-01', periodEnd: '2026-01-01' });
+  await queue.add('pull', { report: 'daily_campaign', periodStart: '2026-01-02', periodEnd: '2026-01-02' });
+  await queue.add('fail', { report: 'daily_campaign', periodStart: '2026-01-03', periodEnd: '2026-01-03' });
+  const worker = new Worker(
+    REPORT_QUEUE,
+    async (job) => {
+      if (job.name === 'fail') throw new Error('emulated pull failure');
+      return 'loaded';
+    },
+    { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix },
+  );
+  let finished = 0;
+  await new Promise<void>((resolve) => {
+    const count = () => ++finished === 3 && resolve();
+    worker.on('completed', count);
+    worker.on('failed', count);
+  });
+  await worker.close();
+  await worker.disconnect();
+  for (const day of ['2026-01-04', '2026-01-05', '2026-01-06']) {
+    await queue.add('pull', { report: 'daily_campaign', periodStart: day, periodEnd: day });
+  }
+}
+
+/** A page that may only talk to the dashboard on 127.0.0.1; anything else is refused at once. */
+async function newPage(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+  await page.route(
+    (url) => url.hostname !== '127.0.0.1',
+    (route) => route.abort(),
+  );
+  opened.push(page);
+  return page;
+}
+
+/** The status tab of the report queue, once it shows `count` (the UI polls, so wait). */
+async function statusTab(page: Page, status: string, label: string, count: number): Promise<string> {
+  const tab = page.locator(`a[href="/queue/${REPORT_QUEUE}?status=${status}"]`, {
+    hasText: new RegExp(`^\\s*${label}\\s*${count}\\s*$`),
+  });
+  await tab.waitFor({ timeout: 15_000 });
+  return tab.innerText();
+}
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  queue = new Queue(REPORT_QUEUE, { connection: redis, prefix });
+  await seed();
+  readOnly = await startDashboard({
+    redisUrl: REDIS_URL,
+    prefix,
+    port: 0,
+    host: '127.0.0.1',
+    readOnly: true,
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((p) => p.close()));
+  await browser?.close();
+  await readOnly?.close();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  redis?.disconnect();
+});
+
+describe('adops dashboard in a browser', () => {
+  it('shows the report-pulls queue with its waiting, completed and failed counts', async () => {
+    expect(readOnly.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await newPage();
+    await page.goto(readOnly.url);
+    await page.getByRole('link', { name: REPORT_QUEUE, exact: true }).first().click();
+    await page.waitForURL(`${readOnly.url}queue/${REPORT_QUEUE}`);
+
+    expect(await statusTab(page, 'waiting', 'WAITING', 3)).toMatch(/WAITING\s*3/);
+    expect(await statusTab(page, 'completed', 'COMPLETED', 2)).toMatch(/COMPLETED\s*2/);
+    expect(await statusTab(page, 'failed', 'FAILED', 1)).toMatch(/FAILED\s*1/);
+    await page.getByText('2026-01-06').first().waitFor();
+
+    mkdirSync('test-artifacts', { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+  });
+
+  it('read-only: the page offers no retry or clean, and the API refuses a pause', async () => {
+    const page = await newPage();
+    await page.goto(`${readOnly.url}queue/${REPORT_QUEUE}?status=failed`);
+    await page.getByText('emulated pull failure').first().waitFor();
+    expect(await page.getByRole('button', { name: 'Retry all' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Clean all' }).count()).toBe(0);
+
+    const response = await fetch(`${readOnly.url}api/queues/${REPORT_QUEUE}/pause`, { method: 'PUT' });
+    expect(response.status).toBe(405);
+    expect(await queue.isPaused()).toBe(false);
+  });
+
+  it('with writes allowed, the page offers retry and the API pauses the queue', async () => {
+    const writable = await startDashboard({
+      redisUrl: REDIS_URL,
+      prefix,
+      port: 0,
+      host: '127.0.0.1',
+      readOnly: false,
+    });
+    try {
+      const page = await newPage();
+      await page.goto(`${writable.url}queue/${REPORT_QUEUE}?status=failed`);
+      await page.getByRole('button', { name: 'Retry all' }).waitFor();
+
+      const response = await fetch(`${writable.url}api/queues/${REPORT_QUEUE}/pause`, { method: 'PUT' });
+      expect(response.status).toBe(200);
+      expect(await queue.isPaused()).toBe(true);
+    } finally {
+      await writable.close();
+    }
+  });
+});
