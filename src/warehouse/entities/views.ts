@@ -48,7 +48,7 @@ export function readViewFiles(dir: string = viewsDir()): ViewFile[] {
  * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> table exists
  * with the columns the view reads. Views cannot live in the numbered migrations: the report
  * tables are created from the job definitions after those run. Call it after the report tables,
- * e.g. in migrate's afterMigrations; safe to run on every migrate.
+ * e.g. in migrate's afterMigrations, outside a transaction; safe to run on every migrate.
  */
 export async function ensureViews(
   client: ClientBase,
@@ -80,7 +80,7 @@ export async function ensureViews(
         outcomes.push({ report: view.report, status: 'missing-columns', missing });
         continue;
       }
-      await client.query(view.sql);
+      await createView(client, view);
       outcomes.push({ report: view.report, status: 'created' });
     }
   } finally {
@@ -89,6 +89,22 @@ export async function ensureViews(
     await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
   }
   return outcomes;
+}
+
+/**
+ * CREATE OR REPLACE VIEW can only append columns; when a newer view file renames, retypes or drops
+ * one, Postgres refuses (42P16) and the old view is dropped first. A view someone built on ours
+ * then makes the DROP fail with a message naming it, which is the right moment to look.
+ */
+async function createView(client: ClientBase, view: ViewFile): Promise<void> {
+  try {
+    await client.query(view.sql);
+  } catch (error) {
+    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
+    if ((error as { code?: string }).code !== '42P16' || name === undefined) throw error;
+    await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
+    await client.query(view.sql);
+  }
 }
 
 async function tableColumns(

@@ -59,6 +59,19 @@ describe('ensureViews', () => {
     ]);
   });
 
+  it('replaces a view whose columns changed, which CREATE OR REPLACE alone refuses', async () => {
+    await db.pool.query(`DROP VIEW IF EXISTS ${S}.bi_hourly`);
+    await db.pool.query(`CREATE VIEW ${S}.bi_hourly AS SELECT 1::int AS day, 'x'::text AS old_column`);
+    const outcomes = await withClient((c) => ensureViews(c, S, [{ name: 'hourly' }]));
+    expect(outcomes).toContainEqual({ report: 'hourly', status: 'created' });
+    const { rows } = await db.pool.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'bi_hourly'
+       ORDER BY ordinal_position LIMIT 2`,
+      [S],
+    );
+    expect(rows.map((r) => r.column_name)).toEqual(['day', 'hour']);
+  });
+
   it('leaves the caller search_path as it was', async () => {
     await withClient(async (c) => {
       await c.query('SET search_path TO public');
@@ -67,6 +80,16 @@ describe('ensureViews', () => {
       expect(rows[0].search_path).toBe('public');
       await c.query('RESET search_path');
     });
+  });
+
+  it('skips a report whose table does not exist', async () => {
+    await db.pool.query(`ALTER TABLE ${S}.report_daily_zone RENAME TO zone_backup`);
+    try {
+      const outcomes = await withClient((c) => ensureViews(c, S, [{ name: 'daily_zone' }]));
+      expect(outcomes).toContainEqual({ report: 'daily_zone', status: 'no-table' });
+    } finally {
+      await db.pool.query(`ALTER TABLE ${S}.zone_backup RENAME TO report_daily_zone`);
+    }
   });
 
   it('skips reports that are not defined, and reports whose table lacks the columns the view reads', async () => {
