@@ -123,9 +123,18 @@ function chunksOf(format: Format, dimensions: readonly Dimension[], parsed: Pars
   if (format === 'csv') return csvChunks(dimensions, parsed.rows);
   if (format === 'json') return jsonChunks(dimensions, parsed.rows);
   // No colours: the table may be copied or piped even from a terminal.
-  const table = new Table({ head: columns(dimensions), style: { head: [], border: [] } });
+  const table = new Table({
+    head: columns(dimensions),
+    style: { head: [], border: [] },
+    // No rule between rows: a report has many.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
   for (const row of parsed.rows) table.push([...row.dims, ...row.counters.map(String)]);
-  return [`${table.toString()}\n`];
+  const lines = table.toString().split('\n');
+  // Put back the rule under the header alone, drawn like the top border.
+  const top = lines[0] ?? '';
+  lines.splice(2, 0, top.replace('┌', '├').replaceAll('┬', '┼').replace('┐', '┤'));
+  return [`${lines.join('\n')}\n`];
 }
 
 /** Writes chunks, waiting for 'drain' when the stream buffers, so a big report does not pile up in memory. */

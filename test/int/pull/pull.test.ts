@@ -84,7 +84,7 @@ describe('adops pull', () => {
     ]);
     const table = await adops([...args, '--format', 'table']);
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/│ day\s+│ country\s+│ ad_requests/);
+    expect(table.out).toMatch(/│ day\s+│ country\s+│ ad_requests.*\n├─/);
     expect(table.out).not.toContain('\u001b[');
   });
 
