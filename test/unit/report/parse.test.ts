@@ -193,6 +193,23 @@ describe('parseReport', () => {
     expect(thrown(() => parseReport(canonicalClash, ['campaign_id']))).toBeInstanceOf(ReportFormatError);
   });
 
+  it('lets other callbacks run while a large report flattens asynchronously', async () => {
+    const items: Record<string, unknown> = {};
+    for (let id = 1; id <= 1000; id++) items[String(id)] = c(1);
+    let ticks = 0;
+    let running = true;
+    const tick = () => {
+      ticks++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const r = await parseReportAsync(body(items, c(1000)), ['campaign_id'], { chunk: 50 });
+    running = false;
+    expect(r.leaves).toBe(1000);
+    // 1000 leaves in chunks of 50: about 20 yields, each letting the ticker run once.
+    expect(ticks).toBeGreaterThanOrEqual(15);
+  });
+
   it('gives the same result synchronously and in yielding chunks', async () => {
     const items: Record<string, Record<string, unknown>> = {};
     for (let d = 1; d <= 9; d++) {
