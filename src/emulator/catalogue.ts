@@ -8,6 +8,14 @@ import {
   type Creative,
   type Zone,
 } from './entities.js';
+import {
+  DISPLAY_SIZES,
+  EPOCH,
+  LANDING_PAGES,
+  NAME_WORDS,
+  TARGET_WINDOWS,
+  VIDEO_SIZES,
+} from './catalogue-data.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
 
 /** The seeded starting catalogue: what every report cell refers to. */
@@ -23,41 +31,6 @@ export interface CatalogueSize {
   creativesPerCampaign?: number;
   zones?: number;
 }
-
-/** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
-const EPOCH = 1735689600;
-
-const DISPLAY_SIZES: readonly [number, number][] = [
-  [300, 250],
-  [728, 90],
-  [160, 600],
-  [320, 50],
-  [300, 600],
-  [970, 250],
-];
-const VIDEO_SIZES: readonly [number, number][] = [
-  [1920, 1080],
-  [1280, 720],
-  [640, 360],
-];
-/** Landing pages, two of them with characters that CSV, COPY and JSON writers must escape. */
-const LANDING_PAGES: readonly string[] = [
-  'https://shop.example.com/sale?utm_source=adops',
-  'https://brand.example.org/spring',
-  'https://shop.example.com/sale?tags="spring",summer',
-  "https://example.fr/l'offre-du-jour",
-  'https://travel.example.net/deals/über',
-  'https://app.example.io/install?ref=display&v=2',
-];
-const NAME_WORDS: readonly string[] = [
-  'Spring',
-  'Summer "Sale"',
-  'Brand, EU',
-  "Kids' Toys",
-  'Retargeting',
-  'Ünïcode',
-];
-const TARGET_WINDOWS: readonly string[] = ['_blank', '_top', '_self', '_parent'];
 
 /** Generates the catalogue for a seed: same seed and sizes, same catalogue, byte for byte. */
 export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catalogue {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { catalogueHandlers } from './api/catalogue-routes.js';
 import { ApiError } from './api/errors.js';
+import { injectedReply } from './api/fault-replies.js';
 import { readJsonBody, sendReply, sendTruncated, type Reply } from './api/http.js';
 import { reportHandlers } from './api/report-route.js';
 import { matchRoute } from './api/router.js';
@@ -14,9 +15,6 @@ import { buildTrafficModel } from './report/traffic.js';
 import { endpointKey, OverrideQueue, StatsCounter } from './stats.js';
 import { CatalogueStore } from './store.js';
 import type { EmulatorOptions, FaultKind, RunningEmulator } from './types.js';
-
-/** A body no JSON parser accepts, served by the "malformed" fault. */
-const MALFORMED_BODY = '{"items": {"2024-01-01": {"ad_requests": 12,, <html>502 Bad Gateway</html>';
 
 /**
  * Starts the API emulator (see docs/emulator.md) and resolves once it listens. The same seed gives
@@ -117,19 +115,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (kind === 'fail' || kind === 'rate_limit' || kind === 'malformed') {
       stats.fault(endpoint, kind);
       req.resume();
-      const reply: Reply =
-        kind === 'fail'
-          ? new ApiError(500, 'server_error', 'Injected server error: retry later.').toReply()
-          : kind === 'rate_limit'
-            ? {
-                ...new ApiError(
-                  429,
-                  'rate_limited',
-                  'Too many requests: wait Retry-After seconds.',
-                ).toReply(),
-                headers: { 'retry-after': String(faults.retryAfterSeconds) },
-              }
-            : { status: 200, body: MALFORMED_BODY };
+      const reply = injectedReply(kind, faults.retryAfterSeconds);
       await sendReply(res, reply);
       log(reply.status, kind);
       return;
