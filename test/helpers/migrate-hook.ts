@@ -1,7 +1,9 @@
-// The step `adops migrate` runs after the SQL files: report_<name> tables from the definitions.
-// Kept here so the test template is migrated exactly as the command migrates.
+// The step `adops migrate` runs after the SQL files (see src/warehouse/setup.ts): report_<name>
+// tables from the definitions, then the BI views over them. Kept here so the test template is
+// migrated exactly as the command migrates.
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../../src/config/jobs.js';
+import { ensureViews } from '../../src/warehouse/entities/views.js';
 import { ensureReportTables } from '../../src/warehouse/report-tables.js';
 
 export function afterMigrationsFor(
@@ -10,5 +12,6 @@ export function afterMigrationsFor(
 ): ((client: ClientBase) => Promise<void>) | undefined {
   return async (client) => {
     await ensureReportTables(client, schema, reports);
+    await ensureViews(client, schema, reports);
   };
 }

@@ -66,6 +66,15 @@ it('adops migrate applies every sql/ file once, then creates a report_<name> tab
   ]);
 });
 
+it('creates the shipped BI view of a defined report over its table', async () => {
+  writeJob('daily_zone', '[day, zone_id]');
+  const run = await migrate();
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toContain(`created ${SCHEMA}.report_daily_zone`);
+  const { rows } = await db.pool.query(`SELECT to_regclass($1)::text AS view`, [`${SCHEMA}.bi_daily_zone`]);
+  expect(rows).toEqual([{ view: `${SCHEMA}.bi_daily_zone` }]);
+});
+
 it('a second run finds nothing to do', async () => {
   const again = await migrate();
   expect(again).toMatchObject({ code: 0, stderr: '' });
