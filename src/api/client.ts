@@ -38,6 +38,8 @@ export interface ApiClientOptions {
   maxRetryAfterMs?: number;
   /** Keep-alive connections to the origin; default 16. */
   connections?: number;
+  /** Largest response body read (default 500 MB, under V8's string limit); more fails the request. */
+  maxBodyBytes?: number;
   /** 'wait' (default) sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
   on429?: 'wait' | 'throw';
   /** How dimensions travel in the report query; default 'repeat'. */
@@ -99,6 +101,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     maxBackoffMs: o.maxBackoffMs ?? 30_000,
     maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
     connections: o.connections ?? 16,
+    maxBodyBytes: o.maxBodyBytes ?? 500_000_000,
     on429: o.on429 ?? 'wait',
     logger: o.logger,
     onAttempt: o.onAttempt,

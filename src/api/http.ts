@@ -2,9 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '../log/logger.js';
-import { apiMessageOf } from './body.js';
+import { apiMessageOf, excerptOf } from './body.js';
 import {
   ApiHttpError,
+  ApiResponseError,
   ApiTransportError,
   hintFor,
   RateLimitedError,
@@ -40,6 +41,8 @@ export interface TransportOptions {
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
   connections: number;
+  /** Largest response body accepted; more is a non-retryable ApiResponseError. */
+  maxBodyBytes: number;
   on429: 'wait' | 'throw';
   logger: Logger | undefined;
   onAttempt: ((a: AttemptInfo) => void) | undefined;
@@ -124,8 +127,9 @@ export class Transport {
         if (status === 204 || status === 304) {
           await res.body.dump();
           buffer = Buffer.alloc(0);
-        } else buffer = Buffer.from(await res.body.arrayBuffer());
+        } else buffer = await this.readBody(res.body, { method, path: fullPath, attempt, status });
       } catch (error) {
+        if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         const code = (error as { code?: string }).code;
         const detail = (error as Error).message;
@@ -192,6 +196,37 @@ export class Transport {
         signal,
       );
     }
+  }
+
+  /**
+   * Reads a body in full, up to maxBodyBytes: beyond that it could not become one string to
+   * parse (V8 caps strings near 512 MB), so stop reading instead of running out of memory.
+   */
+  private async readBody(
+    body: AsyncIterable<Buffer> & { destroy(): unknown },
+    at: { method: string; path: string; attempt: number; status: number },
+  ): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > this.o.maxBodyBytes) {
+        body.destroy();
+        throw new ApiResponseError({
+          status: at.status,
+          apiMessage: undefined,
+          method: at.method,
+          path: at.path,
+          attempts: at.attempt,
+          hint: 'ask for less per request: a shorter period or fewer dimensions',
+          retryable: false,
+          problem: `body larger than ${this.o.maxBodyBytes} bytes`,
+          excerpt: excerptOf(chunks[0] ?? chunk, [this.o.apiKey]),
+        });
+      }
+      chunks.push(chunk);
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
   }
 
   private async pause(

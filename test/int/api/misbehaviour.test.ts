@@ -209,6 +209,17 @@ describe('API client over real HTTP', () => {
     );
   });
 
+  it('stops reading a body larger than maxBodyBytes, without retrying', async () => {
+    const s = await serve([json(200, `{"items":{},"pad":"${'x'.repeat(100_000)}"}`)]);
+    const error = await client(s.url, { maxBodyBytes: 50_000 })
+      .fetchReport(QUERY)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiResponseError);
+    expect(error).toMatchObject({ retryable: false, attempts: 1 });
+    expect((error as Error).message).toContain('larger than 50000 bytes');
+    expect(s.seen.length).toBe(1);
+  });
+
   it('reads or discards every error body, so one connection serves many failed requests', async () => {
     const big = { message: 'x'.repeat(200_000) };
     const s = await serve([json(404, big)]);
