@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../../config/paths.js';
 import { ident, reportTable } from '../sql.js';
+import { generatedViewSql } from './generated-view.js';
 
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
 export interface ViewFile {
@@ -16,7 +17,8 @@ export interface ViewFile {
 /** What ensureViews did for each view file. */
 export interface ViewOutcome {
   readonly report: string;
-  readonly status: 'created' | 'no-report' | 'no-table' | 'missing-columns';
+  /** `generated`: the report has no view file, so its view was built from its table's columns. */
+  readonly status: 'created' | 'generated' | 'no-report' | 'no-table' | 'missing-columns';
   readonly missing?: readonly string[];
 }
 
@@ -46,7 +48,8 @@ export function readViewFiles(dir: string = viewsDir()): ViewFile[] {
 
 /**
  * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> table exists
- * with the columns the view reads. Views cannot live in the numbered migrations: the report
+ * with the columns the view reads; a report without a view file gets a generated one (see
+ * generatedViewSql). Views cannot live in the numbered migrations: the report
  * tables are created from the job definitions after those run. Call it after the report tables,
  * e.g. in migrate's afterMigrations, outside a transaction; safe to run on every migrate.
  */
@@ -65,7 +68,8 @@ export async function ensureViews(
   // The view files use unqualified names, like the migrations: resolve them in the schema.
   await client.query(`SET search_path TO ${ident(schema)}, public`);
   try {
-    for (const view of readViewFiles(options.dir)) {
+    const files = readViewFiles(options.dir);
+    for (const view of files) {
       if (!wanted.has(view.report)) {
         outcomes.push({ report: view.report, status: 'no-report' });
         continue;
@@ -75,13 +79,24 @@ export async function ensureViews(
         outcomes.push({ report: view.report, status: 'no-table' });
         continue;
       }
-      const missing = view.requires.filter((c) => !columns.has(c));
+      const missing = view.requires.filter((c) => !columns.includes(c));
       if (missing.length > 0) {
         outcomes.push({ report: view.report, status: 'missing-columns', missing });
         continue;
       }
       await createView(client, view);
       outcomes.push({ report: view.report, status: 'created' });
+    }
+    const withFile = new Set(files.map((f) => f.report));
+    for (const name of wanted) {
+      if (withFile.has(name)) continue;
+      const columns = await tableColumns(client, schema, reportTable(name));
+      if (columns === undefined) {
+        outcomes.push({ report: name, status: 'no-table' });
+        continue;
+      }
+      await createView(client, parseViewFile(`${name}.sql`, generatedViewSql(name, columns)));
+      outcomes.push({ report: name, status: 'generated' });
     }
   } finally {
     // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
@@ -100,7 +115,7 @@ async function createView(client: ClientBase, view: ViewFile): Promise<void> {
   try {
     await client.query(view.sql);
   } catch (error) {
-    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
+    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
     if ((error as { code?: string }).code !== '42P16' || name === undefined) throw error;
     await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
     await client.query(view.sql);
@@ -111,10 +126,11 @@ async function tableColumns(
   client: ClientBase,
   schema: string,
   table: string,
-): Promise<Set<string> | undefined> {
+): Promise<string[] | undefined> {
   const { rows } = await client.query<{ column_name: string }>(
-    'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2
+      ORDER BY ordinal_position`,
     [schema, table],
   );
-  return rows.length === 0 ? undefined : new Set(rows.map((r) => r.column_name));
+  return rows.length === 0 ? undefined : rows.map((r) => r.column_name);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { loadJobs, parseJob } from '../../../src/config/jobs.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { buildCatalogue } from '../../../src/warehouse/entities/catalogue.js';
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
@@ -70,6 +70,37 @@ describe('ensureViews', () => {
       [S],
     );
     expect(rows.map((r) => r.column_name)).toEqual(['day', 'hour']);
+  });
+
+  it('generates a view for a report without a view file, from its table', async () => {
+    const custom = parseJob(
+      'name: by_campaign_country\ndimensions: [day, campaign_id, country]\nperiod: day\nlookback_days: 1\n',
+      'custom.yaml',
+    );
+    if (custom.kind !== 'report') throw new Error('expected a report job');
+    const outcomes = await withClient(async (c) => {
+      await ensureReportTables(c, S, [...jobs.reports, custom]);
+      return ensureViews(c, S, [...jobs.reports, custom]);
+    });
+    expect(outcomes).toContainEqual({ report: 'by_campaign_country', status: 'generated' });
+    await writeCatalogue(
+      db.pool,
+      S,
+      buildCatalogue({
+        campaigns: [fullCampaign({ campaign_id: 9, name: 'Nine' })],
+        creativesByCampaign: new Map(),
+      }),
+    );
+    await db.pool.query(
+      `INSERT INTO ${S}.report_by_campaign_country
+         (period_start, period_end, day, campaign_id, country, ad_requests, filled_impressions,
+          impressions, measurable_impressions, viewable_impressions, load_id)
+       VALUES ('2026-01-02', '2026-01-02', '2026-01-02', 9, 'DE', 4, 1, 1, 2, 2, 1)`,
+    );
+    const { rows } = await db.pool.query(
+      `SELECT campaign_name, country, fill_rate, viewability_rate FROM ${S}.bi_by_campaign_country`,
+    );
+    expect(rows).toEqual([{ campaign_name: 'Nine', country: 'DE', fill_rate: 0.25, viewability_rate: 1 }]);
   });
 
   it('leaves the caller search_path as it was', async () => {
