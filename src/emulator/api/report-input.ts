@@ -1,4 +1,4 @@
-import { isDimension, type Dimension } from '../../config/dimensions.js';
+import { isSpecDimension as isDimension, type SpecDimension as Dimension } from '../spec.js';
 import { dayNumber } from '../report/cells.js';
 import { badRequest } from './errors.js';
 

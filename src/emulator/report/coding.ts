@@ -1,4 +1,4 @@
-import type { Dimension } from '../../config/dimensions.js';
+import type { SpecDimension as Dimension } from '../spec.js';
 import { dayNumber, type DayCells } from './cells.js';
 import { BROWSERS, COUNTRIES, DEVICES, LANGUAGES } from './geo.js';
 import type { TrafficModel } from './traffic.js';

@@ -1,4 +1,4 @@
-import type { Dimension } from '../../config/dimensions.js';
+import type { SpecDimension as Dimension } from '../spec.js';
 import { generateDay, type DayCells } from './cells.js';
 import { daysBetween, lateFraction } from './late.js';
 import { renderReport, type ReportedDay } from './render.js';

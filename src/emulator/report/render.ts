@@ -1,5 +1,5 @@
-import type { Dimension } from '../../config/dimensions.js';
-import { COUNTERS } from '../../report/types.js';
+import type { SpecDimension as Dimension } from '../spec.js';
+import { SPEC_COUNTERS as COUNTERS } from '../spec.js';
 import { COUNTER_COUNT, type DayCells } from './cells.js';
 import { codeDimension, type CodedDimension } from './coding.js';
 import type { TrafficModel } from './traffic.js';
