@@ -5,7 +5,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Reconciliation } from '../report/reconcile.js';
-import { COUNTERS, type Counters, type Period, type ReportRow } from '../report/types.js';
+import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
 import { currentTotalsSql, insertLoadSql, upsertTotalsSql, type LoadRecord } from './load-record.js';
 import { withPgRetry } from './pg-retry.js';
@@ -101,11 +101,7 @@ async function loadInTransaction(
     `${schema}.${report.name}`,
     `${period.start}/${period.end}`,
   ]);
-  const current = (
-    await client.query<Record<string, string> & { fetched_at: Date | null }>(
-      currentTotalsSql(schema, report.name, period),
-    )
-  ).rows[0];
+  const current = (await client.query<CurrentTotals>(currentTotalsSql(schema, report.name, period))).rows[0];
   const reconciled = input.reconciliation.ok;
   const mismatch = reconciled ? null : input.reconciliation.differences;
   const base = {
@@ -185,7 +181,10 @@ async function insertLoad(client: PoolClient, schema: string, record: LoadRecord
   return Number(rows[0]?.load_id);
 }
 
-function countersOf(row: Record<string, string>): Counters {
+/** The period's report_totals row joined to its load (bigints as text: pg's default). */
+type CurrentTotals = { load_id: string; fetched_at: Date | null } & Record<CounterName, string>;
+
+function countersOf(row: CurrentTotals): Counters {
   const out = {} as Counters;
   for (const c of COUNTERS) out[c] = Number(row[c]);
   return out;
