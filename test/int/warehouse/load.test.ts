@@ -163,6 +163,39 @@ describe('concurrent loads of one period', () => {
   });
 });
 
+describe('the period lock', () => {
+  it('does not make a load of another period wait', async () => {
+    const gate = await db.pool.connect();
+    try {
+      await gate.query('BEGIN');
+      await gate.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        `${S}.${campaign.name}`,
+        '2026-02-10/2026-02-10',
+      ]);
+      const other = day('2026-02-11');
+      const outcome = await loadPulledPeriod(
+        db.pool,
+        S,
+        pulled(
+          campaign,
+          other,
+          [
+            [
+              ['2026-02-11', '1'],
+              [1, 1, 1, 1, 1],
+            ],
+          ],
+          at(1),
+        ),
+      );
+      expect(outcome.status).toBe('loaded');
+    } finally {
+      await gate.query('COMMIT');
+      gate.release();
+    }
+  });
+});
+
 async function waitForLockWaiters(n: number): Promise<void> {
   for (;;) {
     const { rows } = await db.pool.query<{ n: number }>(
