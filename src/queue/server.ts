@@ -9,6 +9,38 @@ export interface Health {
   readonly [key: string]: unknown;
 }
 
+/** What the worker knows when asked for its health. */
+export interface HealthFacts {
+  /** ioredis connection status ('ready' when connected). */
+  readonly redis: string;
+  /** Whether every BullMQ worker of the process is running. */
+  readonly running: boolean;
+  /** Pull queue counts; undefined when Redis could not be read. */
+  readonly waiting: number | undefined;
+  readonly active: number | undefined;
+  /** Time since this process last started, finished or found no job. */
+  readonly idleMs: number;
+  readonly stuckAfterMs: number;
+}
+
+/**
+ * Health from the facts. A Redis ping is not enough: a worker can stay connected yet stop
+ * consuming (bullmq #4585), so jobs waiting while nothing ran for stuckAfterMs is unhealthy too.
+ */
+export function assessHealth(f: HealthFacts): Health {
+  const readable = f.waiting !== undefined && f.active !== undefined;
+  const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;
+  return {
+    ok: f.redis === 'ready' && f.running && readable && !stuck,
+    redis: f.redis,
+    running: f.running,
+    stuck,
+    idleSeconds: Math.round(f.idleMs / 1000),
+    waiting: f.waiting ?? null,
+    active: f.active ?? null,
+  };
+}
+
 export interface MetricsServer {
   readonly port: number;
   close(): Promise<void>;

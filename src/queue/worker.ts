@@ -17,7 +17,7 @@ import { asPullData, pullLabel, type PullJobData, type TickJobData } from './pay
 import { runPull, type PullDeps } from './pull.js';
 import { openQueues, type Queues } from './queues.js';
 import { createRequestLimiter, limiterKey } from './ratelimit.js';
-import { startMetricsServer, type MetricsServer } from './server.js';
+import { assessHealth, startMetricsServer, type MetricsServer } from './server.js';
 import { DEFAULT_GAP_CAP, runTick } from './tick.js';
 
 export interface WorkerDeps {
@@ -167,6 +167,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     {
       ...common,
       concurrency: deps.concurrency ?? 2,
+      // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Pulls per
+      // second can never exceed requests per second, so this cap never binds before the request
+      // limit (ratelimit.ts) does.
+      limiter: { max: config.queue.rateLimitPerSecond, duration: 1_000 },
       settings: {
         backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
           type === BACKOFF_TYPE
@@ -243,25 +247,18 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const stuckAfter = deps.stuckAfterMs ?? 5 * 60_000;
   const health = async () => {
-    const redisOk = redis.status === 'ready';
-    const running = workers.every((w) => w.isRunning());
-    const counts = redisOk
+    const ready = redis.status === 'ready';
+    const counts = ready
       ? await queues.pulls.getJobCounts('waiting', 'active').catch(() => undefined)
       : undefined;
-    const idleMs = Date.now() - lastActivity;
-    // A worker can sit connected yet no longer consume (bullmq #4585): waiting jobs that nobody
-    // has touched for a long time mean this worker is stuck, whatever Redis' ping says.
-    const stuck =
-      counts !== undefined && (counts.waiting ?? 0) > 0 && (counts.active ?? 0) === 0 && idleMs > stuckAfter;
-    return {
-      ok: redisOk && running && counts !== undefined && !stuck,
+    return assessHealth({
       redis: redis.status,
-      running,
-      stuck,
-      idleSeconds: Math.round(idleMs / 1000),
-      waiting: counts?.waiting ?? null,
-      active: counts?.active ?? null,
-    };
+      running: workers.every((w) => w.isRunning()),
+      waiting: counts?.waiting,
+      active: counts?.active,
+      idleMs: Date.now() - lastActivity,
+      stuckAfterMs: stuckAfter,
+    });
   };
   const metricsOpt = deps.metrics ?? (config.metricsPort > 0 ? { port: config.metricsPort } : false);
   let server: MetricsServer | undefined;

@@ -32,6 +32,9 @@ export async function createHarness(
   options: { faults?: FaultOptions; env?: Record<string, string>; jobs?: JobSet; apiKey?: string } = {},
 ): Promise<Harness> {
   const db = await createTestDatabase();
+  // drop() ends the pool and then force-drops the database; a connection still closing then gets
+  // 57P01, which an unobserved pool would throw as an uncaught error.
+  db.pool.on('error', () => undefined);
   const emulator = await startEmulator({
     seed: 11,
     cellsPerDay: 25,

@@ -54,7 +54,7 @@ describe('adops schedule', () => {
       entities: [],
     };
     const r = await syncSchedulers(h.queues, fewer);
-    expect(r.removed.sort()).toEqual(['adops-entities-entities', 'adops-report-hourly']);
+    expect([...r.removed].sort()).toEqual(['adops-entities-entities', 'adops-report-hourly']);
     expect(r.updated).toEqual(['adops-report-daily_zone']);
     const ids = (await h.queues.ticks.getJobSchedulers(0, -1)).map((s) => s.key);
     expect(ids).not.toContain('adops-report-hourly');

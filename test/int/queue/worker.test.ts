@@ -1,0 +1,64 @@
+// The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
+import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { TEST_SCHEMA } from '../../helpers/db.js';
+import { spawnCli, type CliProcess } from '../../helpers/cli.js';
+import { createHarness, lastDays, type Harness } from './harness.js';
+
+let h: Harness | undefined;
+let proc: CliProcess | undefined;
+afterEach(async () => {
+  await proc?.kill('SIGKILL');
+  proc = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+describe('adops worker', () => {
+  it('on SIGTERM stops taking jobs, finishes the running pull, and exits 0', async () => {
+    h = await createHarness({ faults: { latencyMs: 800, paths: ['/v2/reports'] } });
+    proc = spawnCli(['worker', '--concurrency', '1'], { ...h.env, LOG_LEVEL: 'info' });
+    await proc.waitFor(/"msg":"worker started"/);
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const { to } = lastDays(2);
+    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, to, to);
+    const second = await enqueueBackfill(
+      h.queues.pulls,
+      h.jobs.reports.filter((r) => r.name === 'hourly'),
+      to,
+      to,
+    );
+    // The first pull is running (its request sleeps in the emulator): now ask the worker to stop.
+    while ((await h.queues.pulls.getActiveCount()) === 0) await new Promise((r) => setTimeout(r, 20));
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    expect(proc.stderr()).toContain('"graceful":true');
+    const first = await waitForPulls(h.queues.pulls, pulls);
+    expect(first.completed).toHaveLength(1);
+    // The other pull was not taken: it still waits for a worker.
+    expect(await h.queues.pulls.getJobState(second.pulls[0]!.jobId)).toBe('waiting');
+    const { rows } = await h.db.pool.query(`SELECT report, status FROM "${TEST_SCHEMA}".report_loads`);
+    expect(rows).toEqual([{ report: 'daily_zone', status: 'loaded' }]);
+  });
+});
+
+describe('metrics and health', () => {
+  it('serves pull, row and API request counts and queue depth, and a health check', async () => {
+    h = await createHarness();
+    const worker = await h.worker({ metrics: { port: 0, host: '127.0.0.1' } });
+    const base = `http://127.0.0.1:${worker.metricsPort}`;
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const { from, to } = lastDays(2);
+    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, from, to);
+    await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toMatch(/adops_pulls_total\{report="daily_zone",outcome="loaded"\} 2/);
+    expect(text).toMatch(/adops_rows_loaded_total\{report="daily_zone"\} [1-9]/);
+    expect(text).toMatch(/adops_api_requests_total\{status="200"\} 2/);
+    expect(text).toMatch(/adops_load_duration_seconds_count\{report="daily_zone"\} 2/);
+    expect(text).toMatch(/adops_queue_depth\{queue="report-pulls",state="waiting"\} 0/);
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true, redis: 'ready', running: true, stuck: false });
+  });
+});
