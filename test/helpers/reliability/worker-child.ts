@@ -1,0 +1,46 @@
+// A worker process for the crash cases, run as `node --import tsx worker-child.ts` with the suite's
+// env, so the test can SIGKILL it. Prints READY once consuming. With REL_PAUSE_AFTER_FETCH set to
+// `<dimensions>/<date>` it prints FETCHED after that period's response arrived and then hangs
+// before loading it: the window between fetch and load, held open for the kill.
+import { loadConfig } from '../../../src/config/env.js';
+import type { ReportFetcher } from '../../../src/queue/io.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { startWorker } from '../../../src/queue/worker.js';
+import { createPool } from '../../../src/warehouse/pool.js';
+import { suiteClient, suiteReports } from './harness.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger({
+  level: config.logLevel,
+  secrets: config.apiKey === undefined ? [] : [config.apiKey],
+  destination: process.stderr,
+  pretty: false,
+});
+// The pool the product's worker uses, with its own error handling: what the crash cases test.
+const pool = createPool(config, { max: 4, logger });
+const client = suiteClient(config, logger);
+const pauseAt = process.env.REL_PAUSE_AFTER_FETCH;
+const fetcher: ReportFetcher = {
+  async fetchReport(q) {
+    const fetched = await client.fetchReport(q);
+    if (pauseAt === `${q.dimensions.join(',')}/${q.period.start}`) {
+      process.stdout.write(`FETCHED ${pauseAt}\n`);
+      await new Promise(() => undefined); // hold the fetched body until the kill
+    }
+    return fetched;
+  },
+  close: () => client.close(),
+};
+await startWorker({
+  config,
+  jobs: suiteReports().jobs,
+  pool,
+  logger,
+  fetcher,
+  concurrency: 1,
+  // A short lock: the job of a killed worker is taken up again within about two seconds.
+  stall: { lockDurationMs: 2_000, stalledIntervalMs: 1_000 },
+  backoff: { baseMs: 20, maxMs: 200 },
+  metrics: false,
+});
+process.stdout.write('READY\n');
