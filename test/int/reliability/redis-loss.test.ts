@@ -1,0 +1,160 @@
+// Redis lost mid-backfill (restarted empty, or our keys flushed), then `heal`: the warehouse is the
+// record of what is loaded, so every period must end exact and none twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { Redis } from 'ioredis';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { ensureReady } from '../../../src/queue/connection.js';
+import { enqueueHeal } from '../../../src/queue/heal.js';
+import { qualified } from '../../../src/warehouse/sql.js';
+import { TEST_SCHEMA } from '../../helpers/db.js';
+import { REDIS_URL } from '../../helpers/redis.js';
+import { figureBook } from '../../helpers/reliability/figures.js';
+import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';
+import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
+import {
+  FROM,
+  HEAL_DAYS,
+  HEAL_NOW,
+  openSuite,
+  reportRequests,
+  TO,
+  type Suite,
+} from '../../helpers/reliability/suite.js';
+import { verify } from '../../helpers/reliability/truth.js';
+
+let suite: Suite;
+let privateRedis: PrivateRedis | undefined;
+const book = figureBook('redis-loss');
+const TOTAL = 12;
+
+beforeAll(async () => {
+  suite = await openSuite();
+});
+afterAll(async () => {
+  book.flush(inject('runId'));
+  await privateRedis?.stop();
+  await suite?.close();
+});
+
+/** Deletes every key under `prefix` on the shared Redis: a FLUSHALL scoped to this test. */
+async function flushPrefix(prefix: string): Promise<number> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  let n = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) n += await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return n;
+}
+
+/**
+ * Backfills with slow report answers, runs `lose` once a few pulls are done, then heals and waits:
+ * the worker must resume on its own and the heal must pull exactly what is missing.
+ */
+async function loseRedisMidBackfill(o: {
+  id: string;
+  title: string;
+  injected: string;
+  redisUrl?: string;
+  lose: (p: Pipeline, prefix: string) => Promise<string>;
+}) {
+  const started = Date.now();
+  const { db, env, prefix } = await suite.newCase();
+  const caseEnv = o.redisUrl === undefined ? env : { ...env, REDIS_URL: o.redisUrl };
+  suite.emulator.resetStats();
+  suite.emulator.setFaults({ latencyMs: 120, paths: ['/v2/reports'] });
+  const p = await startPipeline({
+    env: caseEnv,
+    pool: db.pool,
+    jobs: suite.jobs,
+    stall: { lockDurationMs: 2_000, stalledIntervalMs: 500 },
+  });
+  try {
+    const { pulls } = await enqueueBackfill(p.queues.pulls, suite.reports, FROM, TO);
+    const stop = new AbortController();
+    await waitForPulls(p.queues.pulls, pulls, {
+      pollMs: 20,
+      signal: stop.signal,
+      onProgress: (pr) => {
+        if (pr.done >= 3) stop.abort();
+      },
+    });
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${qualified(TEST_SCHEMA, 'report_loads')} WHERE status = 'loaded'`,
+    );
+    const loadedBefore = rows[0]?.n ?? 0;
+    const what = await o.lose(p, prefix);
+    suite.emulator.setFaults({});
+    await ensureReady(p.queues.connection, p.config.redisUrl, 20_000);
+    const heal = await enqueueHeal(p.queues.pulls, db.pool, TEST_SCHEMA, suite.reports, HEAL_DAYS, HEAL_NOW);
+    const healed = await waitForPulls(p.queues.pulls, heal.pulls, {
+      pollMs: 50,
+      signal: AbortSignal.timeout(40_000),
+    });
+    const verdict = await verify(db.pool, TEST_SCHEMA, suite.reports, suite.truth);
+    book.add({
+      id: o.id,
+      title: o.title,
+      injected: o.injected,
+      periodsExact: verdict.exact,
+      periodsTotal: verdict.total,
+      duplicates: verdict.duplicates,
+      retries: reportRequests(suite.emulator) - TOTAL,
+      failedAsExpected: 0,
+      notes: `${loadedBefore} periods loaded before the loss (${what}); heal enqueued ${heal.pulls.length}, ${healed.completed.length} completed`,
+      ms: Date.now() - started,
+    });
+    expect(loadedBefore).toBeLessThan(TOTAL); // the loss really was mid-backfill
+    expect(heal.pulls.length).toBeGreaterThan(0);
+    expect(healed.failed).toEqual([]);
+    expect(healed.completed).toHaveLength(heal.pulls.length);
+    expect(verdict.problems).toEqual([]);
+    expect(verdict).toMatchObject({ exact: TOTAL, total: TOTAL, duplicates: 0 });
+  } finally {
+    suite.emulator.setFaults({});
+    await p.close();
+    suite.logLines.push(...p.lines);
+  }
+}
+
+describe('losing the queue mid-backfill costs time, not data', () => {
+  it('Redis killed and restarted empty: the worker reconnects and heal completes every period once', async () => {
+    privateRedis = await startPrivateRedis();
+    const server = privateRedis;
+    await loseRedisMidBackfill({
+      id: 'redis/restart',
+      title: 'Redis restarted mid-backfill, then heal',
+      injected: 'redis-server SIGKILLed (no persistence) after 3 pulls, started again empty',
+      redisUrl: server.url,
+      lose: async (_p, prefix) => {
+        suite.extraRedis.push({ url: server.url, prefix });
+        await server.crash();
+        await server.start();
+        return 'redis-server killed and restarted';
+      },
+    });
+  });
+
+  it("the queue's keys flushed: heal rebuilds the plan from the warehouse", async () => {
+    await loseRedisMidBackfill({
+      id: 'redis/flush',
+      title: 'Redis keys flushed mid-backfill, then heal',
+      injected: 'every key under the BullMQ prefix deleted after 3 pulls',
+      lose: async (_p, prefix) => `${await flushPrefix(prefix)} keys deleted`,
+    });
+  });
+});
+
+describe('the API key', () => {
+  it('appears in no log line, Redis key or value (private Redis included), or database dump', async () => {
+    const scans = await suite.scan();
+    expect(scans.flatMap((s) => s.found)).toEqual([]);
+  });
+});
