@@ -57,8 +57,9 @@ afterEach(async () => {
 afterAll(() => undefined);
 
 /** Starts `adops worker` as a child process and waits until it consumes. */
-async function workerProcess(harness: Harness, concurrency = 3): Promise<CliProcess> {
-  const p = spawnCli(['worker', '--concurrency', String(concurrency), '--stall-seconds', '2'], {
+async function workerProcess(harness: Harness, stallSeconds?: number): Promise<CliProcess> {
+  const stall = stallSeconds === undefined ? [] : ['--stall-seconds', String(stallSeconds)];
+  const p = spawnCli(['worker', '--concurrency', '3', ...stall], {
     ...harness.env,
     LOG_LEVEL: 'info',
   });
@@ -122,14 +123,15 @@ describe('acceptance', () => {
 
   it('a worker SIGKILLed mid-backfill, then another started: the backfill completes with the same result', async () => {
     h = await createHarness({ faults: { latencyMs: [10, 40], paths: ['/v2/reports'] } });
-    const killed = await workerProcess(h);
+    // Its short lock lets the replacement see its jobs as stalled within seconds.
+    const killed = await workerProcess(h, 2);
     const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
     await killed.waitFor(/"msg":"pull loaded"/);
     const active = await h.queues.pulls.getActiveCount();
     expect(await killed.kill('SIGKILL')).toBe('SIGKILL');
     expect(active).toBeGreaterThan(0);
     // The replacement runs in this process: same code, and it saves a second process start.
-    await h.worker({ concurrency: 4 });
+    await h.worker({ concurrency: 4, stall: { lockDurationMs: 5_000, stalledIntervalMs: 1_000 } });
     const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 100 });
     expect(result.failed).toEqual([]);
     expect(await snapshot(h.db.pool, h.jobs)).toEqual(reference);

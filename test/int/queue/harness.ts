@@ -77,7 +77,8 @@ export async function createHarness(
         concurrency: 4,
         metrics: false,
         backoff: { baseMs: 50, maxMs: 400 },
-        stall: { lockDurationMs: 2_000, stalledIntervalMs: 1_000 },
+        // Long enough that a loaded machine's late lock renewal is not mistaken for a dead worker.
+        stall: { lockDurationMs: 10_000, stalledIntervalMs: 5_000 },
         ...extra,
       });
       workers.push(w);
