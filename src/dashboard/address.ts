@@ -1,4 +1,4 @@
-// Addresses shown to the user: the page URL to open, and where Redis is without its password.
+// Addresses shown to the user: the page URL to open, and whether a bind address is private.
 
 /**
  * The URL a browser opens for a server listening on `host:port`. A wildcard bind address is not
@@ -10,18 +10,6 @@ export function dashboardUrl(host: string, port: number): string {
   else if (host === '::' || host === '[::]') shown = '[::1]';
   else if (host.includes(':') && !host.startsWith('[')) shown = `[${host}]`;
   return `http://${shown}:${port}/`;
-}
-
-/** `redis://host:port/db` of a Redis URL, without user or password: safe for messages and logs. */
-export function redisLocation(redisUrl: string): string {
-  try {
-    const url = new URL(redisUrl);
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return '(unparsable REDIS_URL)';
-  }
 }
 
 /** Whether a bind address only accepts connections from this machine. */

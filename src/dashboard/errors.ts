@@ -1,13 +1,13 @@
 /**
- * Why the dashboard could not start. `reason` tells the CLI which exit code fits: `address` is
- * fixed by another --port/--host (usage, exit 2); `redis` by starting Redis or fixing REDIS_URL
- * (the work failed, exit 1). The message already says what to do next.
+ * The dashboard cannot listen where it was asked to. Fixed by another --port or --host, so the CLI
+ * treats it as bad usage (exit 2); the message says which.
  */
 export class DashboardError extends Error {
   override readonly name = 'DashboardError';
   constructor(
     message: string,
-    readonly reason: 'address' | 'redis',
+    /** The errno code of the failed listen(), e.g. EADDRINUSE. */
+    readonly code: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -26,15 +26,5 @@ export function listenFailure(host: string, port: number, error: unknown): Dashb
         : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
           ? `${host} is not an address of this machine: use --host 127.0.0.1 (or 0.0.0.0 for all)`
           : `check --host and --port`;
-  return new DashboardError(`cannot listen on ${where} (${code}): ${hint}`, 'address', { cause: error });
-}
-
-/** The message for a Redis that does not answer at start. */
-export function redisFailure(location: string, error: unknown): DashboardError {
-  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? 'error';
-  return new DashboardError(
-    `Redis at ${location} is not reachable (${code}): start Redis or set REDIS_URL to a running one`,
-    'redis',
-    { cause: error },
-  );
+  return new DashboardError(`cannot listen on ${where} (${code}): ${hint}`, code, { cause: error });
 }

@@ -5,11 +5,11 @@ import type { IServerAdapter } from '@bull-board/api/typings/app';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
-import { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
+import { closeConnection, ensureReady, producerConnection, safeUrl } from '../queue/connection.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../queue/names.js';
-import { dashboardUrl, redisLocation } from './address.js';
-import { listenFailure, redisFailure } from './errors.js';
+import { dashboardUrl } from './address.js';
+import { listenFailure } from './errors.js';
 
 /** The queues the page shows, in its order. */
 export const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
@@ -36,24 +36,35 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** Time allowed for the first Redis connection; a dashboard without Redis has nothing to show. */
-const REDIS_CONNECT_TIMEOUT_MS = 5_000;
-
 /**
- * Starts Bull Board on `host:port` over the queues under `prefix`. Rejects with a DashboardError
- * (saying what to do) when Redis does not answer or the address cannot be bound.
+ * Starts Bull Board on `host:port` over the queues under `prefix`. Rejects with
+ * RedisUnavailableError when Redis does not answer, DashboardError when the address cannot be bound;
+ * both say what to do.
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  const redis = await connectRedis(options.redisUrl, options.logger);
+  // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
+  // instead of requests queueing up behind a dead socket.
+  const redis = producerConnection({ redisUrl: options.redisUrl });
+  try {
+    await ensureReady(redis, options.redisUrl);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  redis.on('error', (error: Error) =>
+    options.logger?.warn({ err: error, redis: safeUrl(options.redisUrl) }, 'Redis error; reconnecting'),
+  );
   const queues = (options.queues ?? DASHBOARD_QUEUES).map((name) => {
     // Shared connection: BullMQ leaves it open on queue.close(), we quit it last.
     const queue = new Queue(name, { connection: redis, prefix: options.prefix });
-    queue.on('error', (error) => options.logger?.warn({ err: error, queue: name }, 'queue error'));
+    // Each queue repeats its connection's errors, which the listener above already reports once;
+    // without a listener BullMQ's EventEmitter would throw them.
+    queue.on('error', (error) => options.logger?.debug({ err: error, queue: name }, 'queue error'));
     return queue;
   });
   const closeQueues = async () => {
     await Promise.allSettled(queues.map((q) => q.close()));
-    await redis.quit().catch(() => redis.disconnect());
+    await closeConnection(redis);
   };
 
   const serverAdapter = new FastifyAdapter();
@@ -86,35 +97,4 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         await closeQueues();
       })()),
   };
-}
-
-/**
- * A fail-fast connection: commands fail at once while Redis is away (the page shows an error and
- * recovers on reconnect) instead of queueing up behind a dead socket.
- */
-async function connectRedis(redisUrl: string, logger: Logger | undefined): Promise<Redis> {
-  const location = redisLocation(redisUrl);
-  const redis = new Redis(redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-  });
-  let started = false;
-  // connect() rejects with a bare "Connection is closed."; the cause (ECONNREFUSED...) comes as
-  // an error event. Without a listener ioredis would print each reconnect failure as unhandled.
-  let firstError: Error | undefined;
-  redis.on('error', (error: Error) => {
-    if (started) logger?.warn({ err: error, redis: location }, 'Redis error; reconnecting');
-    else firstError ??= error;
-  });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    redis.disconnect();
-    throw redisFailure(location, firstError ?? error);
-  }
-  started = true;
-  return redis;
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isLoopback } from '../../dashboard/address.js';
 import { DashboardError } from '../../dashboard/errors.js';
 import { startDashboard } from '../../dashboard/server.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 
 /** Port used when --port is not given. */
@@ -48,10 +49,8 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
       logger,
     });
   } catch (error) {
-    if (error instanceof DashboardError) {
-      const Failure = error.reason === 'address' ? UsageError : CommandFailed;
-      throw new Failure(error.message, { cause: error });
-    }
+    if (error instanceof DashboardError) throw new UsageError(error.message, { cause: error });
+    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
     throw error;
   }
   ctx.stdout.write(`${dashboard.url}\n`);
