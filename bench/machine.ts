@@ -1,6 +1,7 @@
 // The machine a run's figures came from, recorded next to them.
 import { execFileSync } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { busyShare, machineTicks } from './backfill/cpu.js';
 import pg from 'pg';
 
 export interface Machine {
@@ -11,6 +12,14 @@ export interface Machine {
   readonly postgres: string;
   readonly redis: string;
   readonly platform: string;
+  /** Share of the CPUs busy during a 2 s look before the run, and the 1-minute load average. */
+  readonly busyBeforeRun: number;
+  readonly loadAverage1m: number;
+}
+
+/** True when something else was using the machine when the run began: its figures are suspect. */
+export function isBusy(m: Machine): boolean {
+  return m.busyBeforeRun > 0.15 || m.loadAverage1m > m.cpus * 0.5;
 }
 
 /** nproc, CPU model, memory, Node, Postgres and Redis versions. */
@@ -30,7 +39,12 @@ export async function describeMachine(adminUrl: string, redisVersion: string): P
   } finally {
     await c.end();
   }
+  const before = machineTicks();
+  await new Promise((r) => setTimeout(r, 2_000));
+  const busyBeforeRun = busyShare(before, machineTicks());
   return {
+    busyBeforeRun,
+    loadAverage1m: loadavg()[0] ?? 0,
     cpus: nproc,
     cpuModel: cpus()[0]?.model ?? '?',
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,

@@ -2,7 +2,7 @@
 // serving rate, and a backfill through the queue; prints a table and writes bench/results.json.
 // The only place the bench reads process.env and process.argv.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { runBackfill } from './backfill/index.js';
 import { runLoadSection, type LoadSectionResult } from './load/index.js';
@@ -32,7 +32,9 @@ async function run(o: BenchOptions): Promise<Results> {
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     say('backfill without faults...');
-    const clean = summarizeBackfill(await runBackfill(o, 0, say));
+    const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
+    const clean = summarizeBackfill(await runBackfill(o, 0, say, profileDir));
+    if (profileDir !== undefined) say(await summarizeProfiles(profileDir, 25));
     say(`  wall ${(clean.wallMs / 1000).toFixed(2)} s, ideal ${(clean.idealMs / 1000).toFixed(2)} s`);
     say(`backfill with ${Math.round(o.failRate * 100)}% injected 500s...`);
     const faulty = summarizeBackfill(await runBackfill(o, o.failRate, say));

@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import type { BackfillFigures } from './backfill/index.js';
 import type { EmulatorFigures } from './load/capture.js';
 import type { LoadFigures } from './load/index.js';
-import type { Machine } from './machine.js';
+import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 
 /** The issue's targets. */
@@ -160,6 +160,10 @@ const x = (n: number) => `${n.toFixed(2)}x`;
 export function renderResults(r: Results): string {
   const parts: string[] = [];
   const m = r.machine;
+  if (isBusy(m))
+    parts.push(
+      `WARNING: the machine was not quiet when the run began (${Math.round(m.busyBeforeRun * 100)}% CPU busy, load average ${m.loadAverage1m.toFixed(1)}): other work shares the CPUs, so these figures understate what the code can do.`,
+    );
   parts.push(
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Postgres ${m.postgres}, Redis ${m.redis}`,
   );
@@ -231,6 +235,8 @@ export function renderResults(r: Results): string {
         x(b.wallOverIdeal),
         b.pullsPerSecond.toFixed(1),
         int(b.rowsLoaded),
+        `${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} ms`,
+        `${Math.round(b.cpuBusy * 100)}%, ${b.workersCpuSeconds.toFixed(1)} / ${b.postgresCpuSeconds.toFixed(1)} / ${b.harnessCpuSeconds.toFixed(1)}`,
       ]);
     const o = r.options;
     parts.push(

@@ -10,6 +10,7 @@ import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
+import { busyShare, machineTicks, processCpuSeconds } from './cpu.js';
 import { startWorkers } from './workers.js';
 
 /** First day of every backfill: in the past, so every day is final in the emulator. */
@@ -36,6 +37,16 @@ export interface BackfillFigures {
   readonly idealMs: number;
   readonly pullsPerSecond: number;
   readonly rowsLoaded: number;
+  /** Per loaded pull, from report_loads: mean HTTP time (latency and retries included) and load time. */
+  readonly meanFetchMs: number;
+  readonly meanLoadMs: number;
+  /** Share of the machine's CPUs busy during the scenario, 0..1. */
+  readonly cpuBusy: number;
+  /** CPU seconds of the worker processes, and of the harness process (which runs the emulator). */
+  readonly workersCpuSeconds: number;
+  readonly harnessCpuSeconds: number;
+  /** CPU seconds of the Postgres backends serving the bench database (the workers' pools). */
+  readonly postgresCpuSeconds: number;
 }
 
 /** Day `n` (0-based) after `from`, YYYY-MM-DD. */
@@ -53,6 +64,7 @@ export async function runBackfill(
   o: BenchOptions,
   failRate: number,
   say: (line: string) => void,
+  profileDir?: string,
 ): Promise<BackfillFigures> {
   const reports = loadJobs(o.jobsDir).reports;
   const to = addDays(BACKFILL_FROM, o.days - 1);
@@ -80,16 +92,28 @@ export async function runBackfill(
       ADOPS_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
     };
-    workers = await startWorkers(o.workers, o.concurrency, env);
+    workers = await startWorkers(
+      o.workers,
+      o.concurrency,
+      env,
+      profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir],
+    );
     const queues = await openQueues(loadConfig(env));
     try {
       emulator.resetStats();
       say(
         `  ${reports.length} reports x ${o.days} days, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms, ${Math.round(failRate * 100)}% 500s...`,
       );
+      const cpuBefore = machineTicks();
+      const workersBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
+      const harnessBefore = process.cpuUsage();
       const started = Date.now();
       const backfill = await enqueueBackfill(queues.pulls, reports, BACKFILL_FROM, to);
       const result = await waitForPulls(queues.pulls, backfill.pulls, { pollMs: 100 });
+      const cpuAfter = machineTicks();
+      const workersCpuSeconds =
+        workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - workersBefore;
+      const harness = process.cpuUsage(harnessBefore);
       let lastFinish = 0;
       for (const pull of backfill.pulls) {
         const job = await queues.pulls.getJob(pull.jobId);
@@ -98,7 +122,11 @@ export async function runBackfill(
       const stats = emulator.stats();
       const requests = stats.requests['GET /v2/reports'] ?? 0;
       const wallMs = (lastFinish > 0 ? lastFinish : Date.now()) - started;
-      const rowsLoaded = await loadedRows(db.url);
+      const loads = await loadFigures(db.url);
+      const postgresCpuSeconds = (await backendPids(db.url, db.name)).reduce(
+        (a, pid) => a + processCpuSeconds(pid),
+        0,
+      );
       if (result.failed.length > 0)
         say(`  ${result.failed.length} pulls failed, first: ${result.failed[0]?.reason ?? '?'}`);
       return {
@@ -111,7 +139,11 @@ export async function runBackfill(
         wallMs,
         idealMs: idealMs(requests, o.latencyMs, o.workers * o.concurrency),
         pullsPerSecond: backfill.pulls.length / (wallMs / 1000),
-        rowsLoaded,
+        ...loads,
+        cpuBusy: busyShare(cpuBefore, cpuAfter),
+        workersCpuSeconds,
+        harnessCpuSeconds: (harness.user + harness.system) / 1e6,
+        postgresCpuSeconds,
       };
     } finally {
       await queues.close();
@@ -124,15 +156,34 @@ export async function runBackfill(
   }
 }
 
-/** Rows written by loaded pulls, from report_loads. */
-async function loadedRows(url: string): Promise<number> {
+/** Rows written by loaded pulls and their mean fetch and load times, from report_loads. */
+async function loadFigures(
+  url: string,
+): Promise<{ rowsLoaded: number; meanFetchMs: number; meanLoadMs: number }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query<{ n: string | null }>(
-      `SELECT sum(rows)::text AS n FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
+    const { rows } = await c.query<{ n: string | null; fetch: number | null; load: number | null }>(
+      `SELECT sum(rows)::text AS n, avg(fetch_ms)::float8 AS fetch, avg(load_ms)::float8 AS load
+         FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
     );
-    return Number(rows[0]?.n ?? 0);
+    const r = rows[0];
+    return { rowsLoaded: Number(r?.n ?? 0), meanFetchMs: r?.fetch ?? 0, meanLoadMs: r?.load ?? 0 };
+  } finally {
+    await c.end();
+  }
+}
+
+/** Server process ids of the other sessions on database `name` (the workers' pooled connections). */
+async function backendPids(url: string, name: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    return rows.map((r) => r.pid);
   } finally {
     await c.end();
   }

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 export interface WorkerProcesses {
+  readonly pids: readonly number[];
   /** The last stderr lines of each worker, for a failure message. */
   readonly tails: string[][];
   /** Counts of log messages seen (e.g. 'pull loaded'), over all workers. */
@@ -19,6 +20,7 @@ export async function startWorkers(
   count: number,
   concurrency: number,
   env: Readonly<Record<string, string>>,
+  nodeArgs: readonly string[] = [],
   timeoutMs = 30_000,
 ): Promise<WorkerProcesses> {
   const children: ChildProcess[] = [];
@@ -28,7 +30,7 @@ export async function startWorkers(
   for (let i = 0; i < count; i++) {
     const child = spawn(
       process.execPath,
-      [BIN, 'worker', '--concurrency', String(concurrency), '--metrics-port', '0'],
+      [...nodeArgs, BIN, 'worker', '--concurrency', String(concurrency), '--metrics-port', '0'],
       {
         env: { ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -82,7 +84,7 @@ export async function startWorkers(
     await stop(2_000);
     throw error;
   }
-  return { tails, messages, stop };
+  return { pids: children.map((c) => c.pid ?? 0), tails, messages, stop };
 }
 
 /** The `msg` of a pino JSON line, or undefined. */

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { BenchUsageError, parseBenchOptions } from '../../../bench/options.js';
+
+describe('bench options', () => {
+  it('defaults to the issue: one million rows, 90 days, 2 workers x 8, 50 ms, 10% 500s', () => {
+    const o = parseBenchOptions([], {});
+    expect(o).toMatchObject({
+      rows: 1_000_000,
+      days: 90,
+      workers: 2,
+      concurrency: 8,
+      latencyMs: 50,
+      failRate: 0.1,
+    });
+    expect([...o.sections]).toEqual(['load', 'emulator', 'backfill']);
+  });
+
+  it('gives a quick run with --quick, and flags win over BENCH_* variables', () => {
+    expect(parseBenchOptions(['--quick'], {})).toMatchObject({ rows: 100_000, days: 10 });
+    expect(parseBenchOptions(['--rows', '2_000'], { BENCH_ROWS: '5000', BENCH_DAYS: '3' })).toMatchObject({
+      rows: 2000,
+      days: 3,
+    });
+  });
+
+  it('runs only the sections named by --only', () => {
+    expect([...parseBenchOptions(['--only', 'backfill'], {}).sections]).toEqual(['backfill']);
+  });
+
+  it('refuses unknown flags, sections and out-of-range numbers with a message naming them', () => {
+    expect(() => parseBenchOptions(['--rowz', '1'], {})).toThrow(BenchUsageError);
+    expect(() => parseBenchOptions(['--only', 'load,speed'], {})).toThrow(/"speed" is not a section/);
+    expect(() => parseBenchOptions(['--rows', '0'], {})).toThrow(/--rows=0 is not allowed/);
+    expect(() => parseBenchOptions(['--fail-rate', '1'], {})).toThrow(/--fail-rate=1/);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, idealMs } from '../../../bench/backfill/index.js';
+import { csvField, csvLine } from '../../../bench/load/limit.js';
+import { selfTimes } from '../../../bench/profile.js';
+import { checkTargets, summarizeBackfill, summarizeLoad } from '../../../bench/results.js';
+
+const child = { rows: 1000, status: 'loaded', reconciled: true, phases: {}, rssBeforeBytes: 50e6 };
+
+describe('bench arithmetic', () => {
+  it('compares the best run of ours with the best run of the limit, and extrapolates the naive sample', () => {
+    const s = summarizeLoad({
+      rows: 1_000_000,
+      bodyBytes: 100e6,
+      oursMs: [5000, 4000],
+      limitMs: [3000, 3200],
+      naive: { sample: 10_000, ms: 2000, rowsPerSecond: 5000 },
+      ours: { ...child, ms: 4000, peakRssBytes: 450e6 },
+      phases: {},
+      profileDir: undefined,
+    });
+    expect(s.ours.rowsPerSecond).toBe(250_000);
+    expect(s.oursOverLimit).toBeCloseTo(0.75);
+    expect(s.oursOverNaive).toBe(50);
+    expect(s.naive.extrapolatedMs).toBe(200_000);
+    expect(s.peakRssOverBody).toBe(4.5);
+    const verdicts = checkTargets(s, undefined).map((t) => [t.name, t.met]);
+    expect(verdicts).toEqual([
+      ['load path / psql COPY limit', false],
+      ['load path / naive INSERT', true],
+      ['peak RSS / body size', false],
+    ]);
+  });
+
+  it('takes the ideal backfill as requests x latency over all concurrent slots', () => {
+    expect(idealMs(450, 50, 16)).toBeCloseTo(1406.25);
+    const b = summarizeBackfill({
+      failRate: 0,
+      pulls: 450,
+      completed: 450,
+      failed: 0,
+      requests: 450,
+      injected500s: 0,
+      wallMs: 1800,
+      idealMs: 1406.25,
+      pullsPerSecond: 250,
+      rowsLoaded: 1,
+      meanFetchMs: 50,
+      meanLoadMs: 10,
+      cpuBusy: 0.5,
+      workersCpuSeconds: 1,
+      harnessCpuSeconds: 1,
+      postgresCpuSeconds: 1,
+    });
+    expect(b.wallOverIdeal).toBeCloseTo(1.28);
+    expect(checkTargets(undefined, b)).toEqual([
+      expect.objectContaining({ name: 'backfill wall / ideal (no faults)', met: true }),
+    ]);
+  });
+
+  it('counts backfill days across month and year ends', () => {
+    expect(addDays('2025-01-01', 89)).toBe('2025-03-31');
+    expect(addDays('2024-12-31', 1)).toBe('2025-01-01');
+  });
+
+  it('writes CSV that psql reads back unchanged: quotes only where needed, empty strings quoted', () => {
+    expect(csvField('DE')).toBe('DE');
+    expect(csvField('a,"b"')).toBe('"a,""b"""');
+    expect(csvField('')).toBe('""');
+    expect(
+      csvLine(
+        { start: '2025-06-02', end: '2025-06-02' },
+        { dims: ['2025-06-02', '7'], counters: [1, 2, 3, 4, 5] },
+        9,
+      ),
+    ).toBe('2025-06-02,2025-06-02,2025-06-02,7,1,2,3,4,5,9\n');
+  });
+
+  it('sums a CPU profile into self time per frame', () => {
+    const frame = (functionName: string) => ({ functionName, url: 'file:///x.js', lineNumber: 0 });
+    const times = selfTimes(
+      {
+        nodes: [
+          { id: 1, callFrame: frame('a') },
+          { id: 2, callFrame: frame('b') },
+        ],
+        samples: [1, 2, 2],
+        timeDeltas: [1000, 2000, 3000],
+      },
+      (n) => n.callFrame.functionName,
+    );
+    expect(Object.fromEntries(times)).toEqual({ a: 1, b: 5 });
+  });
+});
