@@ -2,6 +2,7 @@
 // Readers keep seeing the old rows until COMMIT; a crash anywhere before it changes nothing.
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
+import { withClient } from './client.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Reconciliation } from '../report/reconcile.js';
@@ -62,10 +63,8 @@ export async function loadParsedPeriod(
   opts: TransactionOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    return await withPgRetry(
+  return withClient(pool, (client, markBroken) =>
+    withPgRetry(
       async () => {
         await client.query('BEGIN');
         try {
@@ -73,17 +72,14 @@ export async function loadParsedPeriod(
           await client.query('COMMIT');
           return outcome;
         } catch (error) {
-          await client.query('ROLLBACK').catch((rollbackError: Error) => {
-            broken = rollbackError; // the connection is unusable: destroy it, do not pool it
-          });
+          // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
+          await client.query('ROLLBACK').catch(markBroken);
           throw error;
         }
       },
       Array.isArray(input.rows) ? 4 : 1,
-    );
-  } finally {
-    client.release(broken);
-  }
+    ),
+  );
 }
 
 async function loadInTransaction(

@@ -6,6 +6,7 @@ import type { ReportJob } from '../config/jobs.js';
 import { ReconciliationError } from '../report/errors.js';
 import { parseReportAsync, type ParsedReport } from '../report/parse.js';
 import type { Period } from '../report/types.js';
+import { withClient } from './client.js';
 import { LoadError } from './errors.js';
 import { loadParsedPeriod, type LoadOutcome, type TransactionOptions } from './load-period.js';
 import { insertLoadSql } from './load-record.js';
@@ -138,40 +139,39 @@ async function recordFailure(
     replayOf?: number | undefined;
   },
 ): Promise<number> {
-  const client = await pool.connect();
-  try {
+  return withClient(pool, async (client, markBroken) => {
     await client.query('BEGIN');
-    const { rows } = await client.query<{ load_id: string }>(
-      insertLoadSql(schema, {
-        report: f.report.name,
-        period: f.period,
-        dimensions: f.report.dimensions,
-        status: 'failed',
-        rows: null,
-        reconciled: null,
-        mismatch: null,
-        restatement: null,
-        previousLoadId: null,
-        replayOf: f.replayOf ?? null,
-        httpAttempts: f.attempts,
-        responseBytes: f.packed?.bytes ?? null,
-        fetchMs: f.fetchMs ?? null,
-        loadMs: null,
-        fetchedAt: f.fetchedAt ?? null,
-        error: describeError(f.error),
-        jobId: f.jobId ?? null,
-      }),
-    );
-    const loadId = Number(rows[0]?.load_id);
-    if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
-    await client.query('COMMIT');
-    return loadId;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    try {
+      const { rows } = await client.query<{ load_id: string }>(
+        insertLoadSql(schema, {
+          report: f.report.name,
+          period: f.period,
+          dimensions: f.report.dimensions,
+          status: 'failed',
+          rows: null,
+          reconciled: null,
+          mismatch: null,
+          restatement: null,
+          previousLoadId: null,
+          replayOf: f.replayOf ?? null,
+          httpAttempts: f.attempts,
+          responseBytes: f.packed?.bytes ?? null,
+          fetchMs: f.fetchMs ?? null,
+          loadMs: null,
+          fetchedAt: f.fetchedAt ?? null,
+          error: describeError(f.error),
+          jobId: f.jobId ?? null,
+        }),
+      );
+      const loadId = Number(rows[0]?.load_id);
+      if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
+      await client.query('COMMIT');
+      return loadId;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(markBroken);
+      throw error;
+    }
+  });
 }
 
 /** `Name: message`, then each cause's, so report_loads.error explains itself. */
