@@ -12,15 +12,18 @@ interface Frame {
   i: number;
   /** How many dimension values the keys above this container have set. */
   readonly depth: number;
-  readonly path: string;
+  /** Where this container sits: paths are only spelled out for an error, never per node. */
+  readonly parent: Frame | undefined;
+  readonly key: Key;
 }
 
 type Key = string | number | undefined;
 
-/** `items["2026-01-01"][3]`: the path of a child, built only for containers and errors. */
-function childPath(parent: string, key: Key): string {
-  if (key === undefined) return parent;
-  return typeof key === 'number' ? `${parent}[${key}]` : `${parent}[${JSON.stringify(key)}]`;
+/** `items["2026-01-01"][3]`: the path of a child of the container `parent` (undefined: the root). */
+function childPath(parent: Frame | undefined, key: Key): string {
+  const base = parent === undefined ? 'items' : childPath(parent.parent, parent.key);
+  if (key === undefined) return base;
+  return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
 }
 
 function describe(value: unknown): string {
@@ -57,7 +60,7 @@ export class Flattener {
     this.vals = dims.map(() => '');
     this.lastRaw = dims.map(() => undefined);
     this.lastValue = dims.map(() => '');
-    this.visit(items, 0, 'items', undefined);
+    this.visit(items, 0, undefined, undefined);
   }
 
   /** Does up to `budget` units of work; true when all rows are out and checked for duplicates. */
@@ -76,15 +79,10 @@ export class Flattener {
         const type = this.types[d] as DimensionType;
         const value = canonicalDimensionValue(type, key);
         if (value === undefined)
-          throw new DimensionValueError(
-            this.dims[d] as Dimension,
-            key,
-            EXPECTED[type],
-            childPath(f.path, key),
-          );
+          throw new DimensionValueError(this.dims[d] as Dimension, key, EXPECTED[type], childPath(f, key));
         if (value !== key) this.mayHaveDuplicates = true;
         this.vals[d] = value;
-        this.visit((f.object as Record<string, unknown>)[key], d + 1, f.path, key);
+        this.visit((f.object as Record<string, unknown>)[key], d + 1, f, key);
       } else {
         const array = f.array as readonly unknown[];
         if (f.i >= array.length) {
@@ -92,41 +90,39 @@ export class Flattener {
           continue;
         }
         const i = f.i++;
-        this.visit(array[i], f.depth, f.path, i);
+        this.visit(array[i], f.depth, f, i);
       }
     }
     return this.mayHaveDuplicates ? this.checkDuplicates(budget) : true;
   }
 
-  private visit(node: unknown, depth: number, parentPath: string, key: Key): void {
+  private visit(node: unknown, depth: number, parent: Frame | undefined, key: Key): void {
     if (typeof node !== 'object' || node === null) {
       throw new ReportFormatError(
-        childPath(parentPath, key),
+        childPath(parent, key),
         `expected an object (keyed by ${this.dims[depth] ?? 'nothing more'}) or a row of counters, found ${describe(node)}`,
       );
     }
     if (Array.isArray(node)) {
       this.mayHaveDuplicates = true;
-      const path = childPath(parentPath, key);
-      this.stack.push({ object: undefined, array: node, keys: undefined, i: 0, depth, path });
+      this.stack.push({ object: undefined, array: node, keys: undefined, i: 0, depth, parent, key });
       return;
     }
     const object = node as Record<string, unknown>;
     if (holdsCounters(object)) {
-      this.emit(object, depth, parentPath, key);
+      this.emit(object, depth, parent, key);
       return;
     }
     if (depth >= this.dims.length) {
       throw new ReportFormatError(
-        childPath(parentPath, key),
+        childPath(parent, key),
         `expected counters (${COUNTERS.join(', ')}) after ${this.dims.length} level(s) of dimensions (${this.dims.join(' > ')}), found an object without them`,
       );
     }
-    const path = childPath(parentPath, key);
-    this.stack.push({ object, array: undefined, keys: Object.keys(object), i: 0, depth, path });
+    this.stack.push({ object, array: undefined, keys: Object.keys(object), i: 0, depth, parent, key });
   }
 
-  private emit(leaf: Record<string, unknown>, depth: number, parentPath: string, key: Key): void {
+  private emit(leaf: Record<string, unknown>, depth: number, parent: Frame | undefined, key: Key): void {
     const dims = this.dims;
     for (let d = 0; d < dims.length; d++) {
       const name = dims[d] as Dimension;
@@ -134,7 +130,7 @@ export class Flattener {
       if (raw === undefined) {
         if (d < depth) continue;
         throw new ReportFormatError(
-          childPath(parentPath, key),
+          childPath(parent, key),
           `a row of counters ${depth} level(s) deep has no ${name}: expected items nested in request order (${dims.join(' > ')}) or rows naming every dimension`,
         );
       }
@@ -144,7 +140,7 @@ export class Flattener {
         value = canonicalDimensionValue(this.types[d] as DimensionType, raw);
         if (value === undefined) {
           const type = this.types[d] as DimensionType;
-          throw new DimensionValueError(name, raw, EXPECTED[type], `${childPath(parentPath, key)}.${name}`);
+          throw new DimensionValueError(name, raw, EXPECTED[type], `${childPath(parent, key)}.${name}`);
         }
         this.lastRaw[d] = raw;
         this.lastValue[d] = value;
@@ -152,26 +148,26 @@ export class Flattener {
       if (d < depth) {
         if (value !== this.vals[d])
           throw new ReportFormatError(
-            `${childPath(parentPath, key)}.${name}`,
+            `${childPath(parent, key)}.${name}`,
             `the row says ${name}=${showValue(value)} but sits under the key ${showValue(this.vals[d])}`,
           );
       } else this.vals[d] = value as string;
     }
-    const a = this.counter(leaf, 0, parentPath, key);
-    const b = this.counter(leaf, 1, parentPath, key);
-    const c = this.counter(leaf, 2, parentPath, key);
-    const m = this.counter(leaf, 3, parentPath, key);
-    const v = this.counter(leaf, 4, parentPath, key);
+    const a = this.counter(leaf, 0, parent, key);
+    const b = this.counter(leaf, 1, parent, key);
+    const c = this.counter(leaf, 2, parent, key);
+    const m = this.counter(leaf, 3, parent, key);
+    const v = this.counter(leaf, 4, parent, key);
     this.rows.push({ dims: this.vals.slice(), counters: [a, b, c, m, v] });
   }
 
-  private counter(leaf: Record<string, unknown>, index: number, parentPath: string, key: Key): number {
+  private counter(leaf: Record<string, unknown>, index: number, parent: Frame | undefined, key: Key): number {
     const name = COUNTERS[index] as string;
     const raw = leaf[name];
     const n = counterValue(raw);
     if (n < 0) {
       throw new ReportFormatError(
-        `${childPath(parentPath, key)}.${name}`,
+        `${childPath(parent, key)}.${name}`,
         raw === undefined
           ? 'the counter is missing'
           : `the counter is ${describe(raw)}: expected a non-negative integer below 2^53 (or a string of digits)`,
