@@ -11,9 +11,10 @@ import { closeConnection, workerConnection } from './connection.js';
 import { createWorkerApi, pullDeps, type ReportFetcher } from './io.js';
 import { runEntitySync } from '../entities/sync.js';
 import { loadStates } from './load-states.js';
+import { classifyPullError } from './errors.js';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
-import { asPullData, pullLabel, type PullJobData, type TickJobData } from './payload.js';
+import { asPullData, type PullJobData, type TickJobData } from './payload.js';
 import { runPull, type PullDeps } from './pull.js';
 import { openQueues, type Queues } from './queues.js';
 import { createRequestLimiter, limiterKey } from './ratelimit.js';
@@ -222,11 +223,24 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           ENTITY_QUEUE,
           async () => {
             touch();
-            const result = await entitySync();
-            touch();
-            return result;
+            try {
+              return await entitySync();
+            } catch (error) {
+              // Same allowlist as pulls: a 401 or a bad catalogue is not retried.
+              const failure = classifyPullError(error);
+              if (failure.kind === 'rate-limited') {
+                await queues.syncs.rateLimit(Math.max(1, failure.retryAfterMs));
+                throw Worker.RateLimitError();
+              }
+              logger.error({ reason: failure.reason }, 'entity sync failed');
+              if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
+              throw error;
+            } finally {
+              touch();
+            }
           },
-          { ...common, concurrency: 1 },
+          // A limiter that never binds: it only makes BullMQ honour the 429 pause above.
+          { ...common, concurrency: 1, limiter: { max: 1_000, duration: 1_000 } },
         );
 
   const workers = [pullWorker, tickWorker, ...(syncWorker ? [syncWorker] : [])];
@@ -236,13 +250,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     w.on('active', touch);
     w.on('drained', touch);
   }
-  pullWorker.on('failed', (job, error) => {
-    if (job !== undefined && job.finishedOn !== undefined && asPullData(job.data) !== undefined)
-      logger.error(
-        { jobId: job.id, pull: pullLabel(job.data), reason: error.message },
-        'pull failed for good',
-      );
-  });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 
   const stuckAfter = deps.stuckAfterMs ?? 5 * 60_000;

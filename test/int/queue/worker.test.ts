@@ -1,5 +1,9 @@
 // The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
+import { QueueEvents } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueEntitySync } from '../../../src/entities/enqueue.js';
+import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
+import { ENTITY_QUEUE } from '../../../src/queue/names.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
@@ -60,5 +64,28 @@ describe('metrics and health', () => {
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ ok: true, redis: 'ready', running: true, stuck: false });
+  });
+});
+
+describe('entity syncs', () => {
+  it('are processed by the worker into the catalogue tables', async () => {
+    h = await createHarness();
+    await h.worker();
+    const { jobId } = await enqueueEntitySync(h.queues.syncs);
+    const job = await h.queues.syncs.getJob(jobId);
+    const redis = workerConnection(h.config);
+    const events = new QueueEvents(ENTITY_QUEUE, { connection: redis, prefix: h.prefix });
+    try {
+      await events.waitUntilReady();
+      const result = (await job!.waitUntilFinished(events, 30_000)) as { campaigns: number };
+      expect(result.campaigns).toBeGreaterThan(0);
+    } finally {
+      await events.close();
+      await closeConnection(redis);
+    }
+    const { rows } = await h.db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${TEST_SCHEMA}".campaigns`,
+    );
+    expect(Number(rows[0]?.n)).toBeGreaterThan(0);
   });
 });
