@@ -20,6 +20,7 @@ interface DashboardFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('dashboard')
+    .summary('show the BullMQ queues in a web page (Bull Board), read-only unless --allow-writes')
     .description(
       'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
         'the first line of stdout and runs until Ctrl-C (SIGINT) or SIGTERM',
@@ -29,8 +30,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--allow-writes', 'enable retry, clean, pause, remove and add actions (read-only without it)')
     .addHelpText(
       'after',
-      '\nReads REDIS_URL and ADOPS_QUEUE_PREFIX. The page has no login: keep it on 127.0.0.1, or put it ' +
-        'behind an authenticating proxy, above all with --allow-writes.',
+      [
+        '',
+        'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL under the BullMQ',
+        "prefix ADOPS_QUEUE_PREFIX (use the workers' values). The page has no login: keep it on",
+        '127.0.0.1 (reach it with ssh -L) or behind an authenticating proxy, above all with',
+        '--allow-writes.',
+      ].join('\n'),
     )
     .action((flags: DashboardFlags) => runDashboard(ctx, flags));
 }

@@ -78,6 +78,15 @@ describe.concurrent('adops dashboard command', () => {
     },
   );
 
+  it('--help names every flag with its default and exits 0', async ({ expect }) => {
+    const run = await runCli(['dashboard', '--help'], {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/--port <port>.*\(default: 3000\)/s);
+    expect(run.stdout).toMatch(/--host <address>.*\(default: "127\.0\.0\.1"\)/s);
+    expect(run.stdout).toContain('--allow-writes');
+    expect(run.stdout).toContain('read-only without it');
+  });
+
   it('rejects a --port that is not a port with exit code 2 and the allowed range', async ({ expect }) => {
     const run = await runCli(['dashboard', '--port', '70000'], { REDIS_URL });
     expect(run.code).toBe(2);
