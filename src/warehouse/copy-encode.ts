@@ -93,6 +93,7 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
   const types = layout.dimensions.map(dimensionType);
   const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
   const suffix = `\t${layout.loadId}\n`;
+  const dayIndex = layout.dimensions.indexOf('day');
   const lastValue: Array<string | undefined> = types.map(() => undefined);
   const lastText: string[] = types.map(() => '');
   return (row) => {
@@ -114,6 +115,13 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
       // Rows repeat the outer dimensions' values (day, campaign): reuse the last check's result.
       if (value !== lastValue[i]) {
         lastText[i] = encodeDimension(value, layout.dimensions[i] as Dimension, types[i] as DimensionType);
+        // A row of another day would be stored under this period and double-count in BI.
+        if (i === dayIndex && (value < layout.periodStart || value > layout.periodEnd))
+          throw new RowValueError(
+            `day value ${preview(value)} is outside the period ${layout.periodStart}..${layout.periodEnd} that was requested`,
+            'day',
+            value,
+          );
         lastValue[i] = value;
       }
       line += `\t${lastText[i] as string}`;

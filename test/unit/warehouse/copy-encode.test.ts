@@ -155,6 +155,22 @@ describe('createRowEncoder', () => {
     expect(() => encode({ ...row, dims: ['2026-01-32', '7', 'a\tb'] })).toThrow(RowValueError);
   });
 
+  it('refuses a day outside the period, which would double-count under another period', () => {
+    expect(() => encode({ dims: ['2026-01-02', '1', 'u'], counters: [0, 0, 0, 0, 0] })).toThrow(
+      /day value "2026-01-02" is outside the period 2026-01-01\.\.2026-01-01/,
+    );
+    const week = createRowEncoder({
+      periodStart: '2026-01-05',
+      periodEnd: '2026-01-11',
+      dimensions: ['day'],
+      loadId: 1,
+    });
+    expect(week({ dims: ['2026-01-11'], counters: [0, 0, 0, 0, 0] })).toMatch(
+      /^2026-01-05\t2026-01-11\t2026-01-11\t/,
+    );
+    expect(() => week({ dims: ['2026-01-04'], counters: [0, 0, 0, 0, 0] })).toThrow(RowValueError);
+  });
+
   it('refuses a period that is not a date', () => {
     expect(() =>
       createRowEncoder({ periodStart: '2026-13-01', periodEnd: '2026-01-01', dimensions: [], loadId: 1 }),
