@@ -201,7 +201,7 @@ describe('a bad report body fails its pull, keeps the body, and leaves the loade
     book.add({
       id: `payload/${kind.replace(/\W+/g, '-')}`,
       title: `bad payload: ${kind}`,
-      injected: `one 200 answer: ${JSON.stringify(body.length > 60 ? `${body.slice(0, 57)}...` : body)}`,
+      injected: `the next answer is 200 with this body (${body.length} bytes), on a loaded period`,
       periodsExact: v.exact,
       periodsTotal: 1,
       duplicates: v.duplicates,
