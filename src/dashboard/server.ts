@@ -77,13 +77,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
   });
   const app = Fastify({ logger: false });
-  await app.register(serverAdapter.registerPlugin());
   try {
+    await app.register(serverAdapter.registerPlugin());
     await app.listen({ port: options.port, host: options.host });
   } catch (error) {
     await app.close().catch(() => undefined);
     await closeQueues();
-    throw listenFailure(options.host, options.port, error);
+    // Only an errno from listen() is the user's to fix; anything else is ours, unchanged.
+    throw (error as NodeJS.ErrnoException).code?.startsWith('E') === true
+      ? listenFailure(options.host, options.port, error)
+      : error;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
