@@ -310,9 +310,15 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           new Promise((r) => setTimeout(r, 5_000).unref()),
         ]);
       }
-      await server?.close();
-      await queues.close();
-      await fetcher.close?.();
+      // Each step is bounded: with Redis or the API unreachable, a close must still end.
+      const bounded = (p: Promise<unknown> | undefined) =>
+        Promise.race([
+          Promise.resolve(p).catch(() => undefined),
+          new Promise((r) => setTimeout(r, 5_000).unref()),
+        ]);
+      await bounded(server?.close());
+      await bounded(queues.close());
+      await bounded(fetcher.close?.());
       if (deps.connection === undefined) await closeConnection(redis);
       logger.info({ graceful: finished }, 'worker stopped');
     })();
