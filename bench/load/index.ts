@@ -23,6 +23,9 @@ export interface LoadFigures {
   readonly naive: NaiveFigures;
   /** Our best round's child result (peak RSS, status, reconciliation). */
   readonly ours: LoadChildResult;
+  /** The overlapped what-if (bench/load/prototype.ts): each round's ms, and its best round. */
+  readonly overlappedMs: number[];
+  readonly overlapped: LoadChildResult;
   /** Where our time goes, phase by phase (a separate child run). */
   readonly phases: Record<string, number>;
   readonly profileDir: string | undefined;
@@ -52,10 +55,12 @@ export async function runLoadSection(
   const names = {
     ours: (r: number) => `bench_ours_${r}`,
     limit: (r: number) => `bench_limit_${r}`,
+    overlapped: (r: number) => `bench_overlapped_${r}`,
   };
   const reports = [
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.ours(r), LOAD_DIMENSIONS)),
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.limit(r), LOAD_DIMENSIONS)),
+    ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.overlapped(r), LOAD_DIMENSIONS)),
     benchReport('bench_naive', LOAD_DIMENSIONS),
     benchReport('bench_phases', LOAD_DIMENSIONS),
   ];
@@ -65,7 +70,9 @@ export async function runLoadSection(
     await writeCsv(csv, LOAD_PERIOD, captured.rows);
     const oursMs: number[] = [];
     const limitMs: number[] = [];
+    const overlappedMs: number[] = [];
     let best: LoadChildResult | undefined;
+    let bestOverlapped: LoadChildResult | undefined;
     for (let r = 0; r < ROUNDS; r++) {
       await settle(db.url);
       const limit = await timePsqlCopy(
@@ -88,8 +95,23 @@ export async function runLoadSection(
         );
       oursMs.push(ours.ms);
       if (best === undefined || ours.ms < best.ms) best = ours;
+      await settle(db.url);
+      const overlapped = await runLoadChild({
+        mode: 'overlapped',
+        bodyFile: captured.file,
+        databaseUrl: db.url,
+        schema: BENCH_SCHEMA,
+        report: benchReport(names.overlapped(r), LOAD_DIMENSIONS),
+        period: LOAD_PERIOD,
+      });
+      if (overlapped.rows !== captured.rows.length || !overlapped.reconciled)
+        throw new Error(
+          `the overlapped prototype wrote ${overlapped.rows} rows, reconciled ${overlapped.reconciled}`,
+        );
+      overlappedMs.push(overlapped.ms);
+      if (bestOverlapped === undefined || overlapped.ms < bestOverlapped.ms) bestOverlapped = overlapped;
       say(
-        `  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${(ours.ms / 1000).toFixed(2)} s`,
+        `  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${(ours.ms / 1000).toFixed(2)} s, overlapped prototype ${(overlapped.ms / 1000).toFixed(2)} s`,
       );
     }
     await settle(db.url);
@@ -140,6 +162,8 @@ export async function runLoadSection(
         limitMs,
         naive,
         ours: best!,
+        overlappedMs,
+        overlapped: bestOverlapped!,
         phases: phased.phases,
         profileDir,
       },
