@@ -86,7 +86,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const api =
     deps.fetcher === undefined
       ? createWorkerApi(config, logger, {
-          beforeRequest: () => limiter.acquire(),
+          beforeRequest: async () => {
+            await limiter.acquire();
+          },
           onAttempt: ({ status, attempt, path }) => {
             const label = status === undefined ? 'error' : String(status);
             metrics.apiRequests.inc({ status: label });
