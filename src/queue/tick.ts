@@ -20,6 +20,8 @@ export interface TickDeps {
   readonly healDays: number;
   /** Gap repairs per tick at most. */
   readonly gapCap: number;
+  /** The clock (tests fix it); default the real one. */
+  readonly now?: () => Date;
 }
 
 /** The scheduled job's facts the tick needs (a subset of a BullMQ Job). */
@@ -54,7 +56,7 @@ export function scheduledTime(job: TickJob): Date {
 /**
  * Runs one tick: enqueues every period of the report's window (yesterday and its lookback, in the
  * schedule's time zone as of the scheduled instant), then up to gapCap periods of the last
- * healDays that have no successful load or whose last attempt failed.
+ * healDays (up to yesterday as of now) that have no successful load or whose last attempt failed.
  */
 export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult> {
   const name = String(job.data.report);
@@ -67,7 +69,10 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
   const at = scheduledTime(job);
   const tz = report.schedule?.timezone ?? 'UTC';
   const window = scheduledWindow(at, tz, report.period, report.lookbackDays);
-  const watched = healWindow(at, tz, report.period, deps.healDays);
+  // Gaps are judged up to now: a tick that waited days for a worker (all were down) still heals
+  // everything up to yesterday, while its window stays that of its own night.
+  const now = deps.now?.() ?? new Date();
+  const watched = healWindow(now > at ? now : at, tz, report.period, deps.healDays);
   const first = watched[0];
   const last = watched.at(-1);
   const gaps =

@@ -63,7 +63,7 @@ describe('adops schedule', () => {
 });
 
 describe('a scheduler tick', () => {
-  it('computes its window from the scheduled time, not the clock, and adds gap repairs', async () => {
+  it('computes its window from the scheduled time, not the clock, and repairs gaps up to now', async () => {
     h = await createHarness();
     const report = zoneJob('0 3 * * *');
     const scheduled = Date.UTC(2026, 0, 10, 3, 0, 0);
@@ -74,6 +74,8 @@ describe('a scheduler tick', () => {
         states: (r, from, to) => loadStates(h!.db.pool, TEST_SCHEMA, r, from, to),
         healDays: 4,
         gapCap: 10,
+        // The worker got to the 2026-01-10 tick two days late.
+        now: () => new Date(Date.UTC(2026, 0, 12, 9)),
       },
       {
         id: `repeat:adops-report-daily_zone:${scheduled}`,
@@ -83,13 +85,13 @@ describe('a scheduler tick', () => {
       },
     );
     expect(result.window.map((p) => p.start)).toEqual(['2026-01-08', '2026-01-09']);
-    expect(result.gaps.map((p) => p.start)).toEqual(['2026-01-07', '2026-01-06']);
+    expect(result.gaps.map((p) => p.start)).toEqual(['2026-01-11', '2026-01-10']);
     const waiting = await h.queues.pulls.getWaiting();
     expect(waiting.map((j) => j.data.periodStart).sort()).toEqual([
-      '2026-01-06',
-      '2026-01-07',
       '2026-01-08',
       '2026-01-09',
+      '2026-01-10',
+      '2026-01-11',
     ]);
     expect(Object.keys(waiting[0]!.data).sort()).toEqual(['periodEnd', 'periodStart', 'report']);
   });
