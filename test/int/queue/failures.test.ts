@@ -33,16 +33,18 @@ describe('a pull answered 401', () => {
   it('fails once, unretried, with the hint as its reason, and status shows it', async () => {
     h = await createHarness({ apiKey: 'not-a-valid-key' });
     await h.worker();
-    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
     const { to } = lastDays(1);
-    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, to, to);
-    const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
-    expect(result.failed).toHaveLength(1);
-    const reason = result.failed[0]?.reason ?? '';
-    expect(reason).toMatch(/^ApiHttpError: .*HTTP 401/);
-    expect(reason).toContain('check ADOPS_API_KEY');
-    expect(reason).not.toContain('not-a-valid-key');
-    const job = await h.queues.pulls.getJob(pulls[0]!.jobId);
+    const run = await adops(
+      ['backfill', '--report', 'daily_zone', '--from', to, '--to', to, '--wait'],
+      h.env,
+    );
+    // --wait exits 1 listing each failed period with its reason.
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('1 of 1 pulls failed');
+    expect(run.err).toMatch(new RegExp(`daily_zone ${to}: ApiHttpError: .*HTTP 401.*check ADOPS_API_KEY`));
+    expect(run.err).not.toContain('not-a-valid-key');
+    const [job] = await h.queues.pulls.getFailed();
+    expect(job?.failedReason).toMatch(/^ApiHttpError: .*HTTP 401/);
     expect(job?.attemptsMade).toBe(1);
     expect(h.emulator.stats().requests['GET /v2/reports']).toBe(1);
 
