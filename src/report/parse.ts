@@ -3,6 +3,7 @@ import type { Dimension } from '../config/dimensions.js';
 import { counterValue } from './counters.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { Flattener } from './flatten.js';
+import { ReportScanner } from './scan.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
 import { COUNTERS, type Counters, type ReportRow } from './types.js';
 
@@ -27,24 +28,23 @@ export interface AsyncParseOptions extends ParseOptions {
 
 /**
  * Parses a GET /reports body into rows typed per dimension, the totals and their reconciliation.
- * Pure and synchronous: about a second per million leaves, during which the event loop is blocked;
- * a worker should use parseReportAsync. Throws ReportFormatError or DimensionValueError, never
- * returns partial rows.
+ * Pure and synchronous; streams the bytes (ReportScanner) instead of building the JSON tree, so
+ * a million leaves cost about a second and no more heap than the rows. Throws ReportFormatError or
+ * DimensionValueError (or ReconciliationError when strict), never returns partial rows.
  */
 export function parseReport(
   body: Buffer | string,
   dimensions: readonly Dimension[],
   options: ParseOptions = {},
 ): ParsedReport {
-  const { items, totals } = readEnvelope(body);
-  const flattener = new Flattener(dimensions, items);
-  flattener.step(Infinity);
-  return finish(flattener.rows, totals, options);
+  const scanner = new ReportScanner(toBuffer(body), dimensions);
+  scanner.step(Infinity);
+  return finish(scanner.rows, readTotals(scanner.totals), options);
 }
 
 /**
- * parseReport that yields to the event loop every `chunk` leaves, so a long flatten does not stall
- * timers, sockets or BullMQ's lock renewal. JSON.parse of the body itself still runs in one piece.
+ * parseReport that yields to the event loop every `chunk` members, so a long parse does not stall
+ * timers, sockets or BullMQ's lock renewal.
  */
 export async function parseReportAsync(
   body: Buffer | string,
@@ -52,33 +52,20 @@ export async function parseReportAsync(
   options: AsyncParseOptions = {},
 ): Promise<ParsedReport> {
   const chunk = options.chunk ?? 20_000;
-  const { items, totals } = readEnvelope(body);
-  await yieldToEventLoop();
-  const flattener = new Flattener(dimensions, items);
-  while (!flattener.step(chunk)) await yieldToEventLoop();
-  return finish(flattener.rows, totals, options);
+  const scanner = new ReportScanner(toBuffer(body), dimensions);
+  while (!scanner.step(chunk)) await yieldToEventLoop();
+  return finish(scanner.rows, readTotals(scanner.totals), options);
 }
 
-function finish(rows: ReportRow[], totals: Counters, options: ParseOptions): ParsedReport {
-  const reconciliation = reconcile(rows, totals);
-  if (options.strict === true && !reconciliation.ok)
-    throw new ReconciliationError(reconciliation.differences);
-  return { rows, totals, leaves: rows.length, reconciliation };
-}
-
-/** The body's top level: `{ items, totals }`, with totals already checked. */
-function readEnvelope(body: Buffer | string): { items: unknown; totals: Counters } {
-  let text = typeof body === 'string' ? body : body.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    const what = text.trim().length === 0 ? 'an empty body' : `${text.length} characters`;
-    throw new ReportFormatError('(body)', `not valid JSON (${(error as Error).message}) in ${what}`, {
-      cause: error,
-    });
-  }
+/**
+ * The same result from a body already parsed with JSON.parse (e.g. a stored object), through the
+ * tree walk. parseReport and this agree on every accepted body.
+ */
+export function parseReportObject(
+  doc: unknown,
+  dimensions: readonly Dimension[],
+  options: ParseOptions = {},
+): ParsedReport {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new ReportFormatError(
       '(body)',
@@ -87,7 +74,20 @@ function readEnvelope(body: Buffer | string): { items: unknown; totals: Counters
   }
   const top = doc as Record<string, unknown>;
   if (top.items === undefined) throw new ReportFormatError('items', 'missing: expected the report items');
-  return { items: top.items, totals: readTotals(top.totals) };
+  const flattener = new Flattener(dimensions, top.items);
+  flattener.step(Infinity);
+  return finish(flattener.rows, readTotals(top.totals), options);
+}
+
+function toBuffer(body: Buffer | string): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+}
+
+function finish(rows: ReportRow[], totals: Counters, options: ParseOptions): ParsedReport {
+  const reconciliation = reconcile(rows, totals);
+  if (options.strict === true && !reconciliation.ok)
+    throw new ReconciliationError(reconciliation.differences);
+  return { rows, totals, leaves: rows.length, reconciliation };
 }
 
 function readTotals(raw: unknown): Counters {

@@ -111,7 +111,7 @@ describe('adops pull', () => {
     const r = await adops([...args, '--raw', join(dir, 'raw.json')]);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
-    expect(r.err).toContain('report body is not usable at totals.ad_requests');
+    expect(r.err).toContain('report body is not usable at items["2026-02-01"]["DE"].ad_requests');
     expect(await readFile(join(dir, 'raw.json'), 'utf8')).toBe(body);
     await rm(dir, { recursive: true });
   });

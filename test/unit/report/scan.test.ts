@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Dimension } from '../../../src/config/dimensions.js';
+import { ReportFormatError } from '../../../src/report/errors.js';
+import { parseReport, parseReportObject, type ParsedReport } from '../../../src/report/parse.js';
+import { COUNTERS } from '../../../src/report/types.js';
+
+/** The outcome of a parse: its result, or the error's class name. */
+function outcome(fn: () => ParsedReport): ParsedReport | string {
+  try {
+    return fn();
+  } catch (error) {
+    return (error as Error).name;
+  }
+}
+
+/** Streaming parse and JSON.parse + tree walk: both fail, or both give the same result (true). */
+function agree(text: string, dims: readonly Dimension[]): boolean {
+  const streamed = outcome(() => parseReport(text, dims));
+  const tree = outcome(() => parseReportObject(JSON.parse(text), dims));
+  const treeOrSyntax = (() => {
+    try {
+      JSON.parse(text);
+    } catch {
+      return 'ReportFormatError';
+    }
+    return tree;
+  })();
+  if (typeof streamed === 'string' || typeof treeOrSyntax === 'string') {
+    expect(typeof streamed).toBe('string');
+    expect(typeof treeOrSyntax).toBe('string');
+    return false;
+  }
+  expect(streamed).toEqual(treeOrSyntax);
+  return true;
+}
+
+const counters = fc.record(
+  Object.fromEntries(COUNTERS.map((c) => [c, fc.oneof(fc.nat(1e9), fc.nat(1e9).map(String))])) as Record<
+    string,
+    fc.Arbitrary<number | string>
+  >,
+);
+const anyText = fc.string({ unit: 'binary', maxLength: 8 });
+const dayKey = fc
+  .integer({ min: 0, max: 60 })
+  .map((n) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10));
+const idKey = fc.oneof(fc.nat(1e6).map(String), fc.constantFrom('007', '-1', '1e3', 'x'));
+
+/** Random report-like bodies: nested, rows, and some JSON noise, formatted with random spacing. */
+const body = fc
+  .record({
+    items: fc.oneof(
+      fc.dictionary(dayKey, fc.dictionary(anyText, counters, { maxKeys: 4 }), { maxKeys: 4 }),
+      fc.dictionary(dayKey, fc.dictionary(idKey, counters, { maxKeys: 4 }), { maxKeys: 4 }),
+      fc.array(
+        fc
+          .tuple(
+            fc.record({ day: fc.oneof(dayKey, anyText), campaign_id: fc.oneof(idKey, fc.nat()) }),
+            counters,
+          )
+          .map(([dims, c]) => ({ ...dims, ...c })),
+        { maxLength: 5 },
+      ),
+      fc.jsonValue({ maxDepth: 3 }),
+    ),
+    totals: fc.oneof(counters, fc.jsonValue({ maxDepth: 2 })),
+    extra: fc.jsonValue({ maxDepth: 2 }),
+  })
+  .chain((doc) => fc.tuple(fc.constant(doc), fc.constantFrom(undefined, 1, '\t', ' \n ')))
+  .map(([doc, space]) => JSON.stringify(doc, null, space));
+
+describe('streaming report parser', () => {
+  it('agrees with JSON.parse and the tree walk on random bodies', () => {
+    let parsed = 0;
+    let rows = 0;
+    fc.assert(
+      fc.property(
+        body,
+        fc.constantFrom<Dimension[]>(['day'], ['day', 'campaign_id'], ['day', 'domain'], ['campaign_id']),
+        (text, dims) => {
+          if (!agree(text, dims)) return;
+          parsed++;
+          rows += parseReport(text, dims).leaves;
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    // The generator must reach the interesting side too: bodies that parse, with rows.
+    expect(parsed).toBeGreaterThan(100);
+    expect(rows).toBeGreaterThan(100);
+  });
+
+  it('agrees with JSON.parse on damaged bodies: a cut, a deleted or an inserted character', () => {
+    const damage = fc.tuple(
+      body,
+      fc.nat(),
+      fc.constantFrom('cut', 'delete', 'insert'),
+      fc.constantFrom(...'{}[],:"\\ 0-e.\u0000x'.split('')),
+    );
+    fc.assert(
+      fc.property(damage, ([text, at, how, ch]) => {
+        const i = at % (text.length + 1);
+        const broken =
+          how === 'cut'
+            ? text.slice(0, i)
+            : how === 'delete'
+              ? text.slice(0, i) + text.slice(i + 1)
+              : text.slice(0, i) + ch + text.slice(i);
+        agree(broken, ['day', 'campaign_id']);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('decodes escapes, surrogates and UTF-8 in keys and values exactly as JSON.parse', () => {
+    const keys = [
+      'caf\u00e9',
+      '\u65e5\u672c',
+      'tab\there',
+      'quote"s',
+      'back\\slash',
+      '\ud83d\ude00',
+      'ctl\u0001',
+    ];
+    const items = Object.fromEntries(
+      keys.map((k, i) => [
+        k,
+        {
+          ad_requests: i,
+          filled_impressions: 0,
+          impressions: 0,
+          measurable_impressions: 0,
+          viewable_impressions: 0,
+        },
+      ]),
+    );
+    const text = JSON.stringify({
+      items,
+      totals: {
+        ad_requests: 21,
+        filled_impressions: 0,
+        impressions: 0,
+        measurable_impressions: 0,
+        viewable_impressions: 0,
+      },
+    });
+    const escaped = text.replace(
+      /[\u0080-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    for (const t of [text, escaped]) {
+      const r = parseReport(Buffer.from(t), ['domain']);
+      expect(r.rows.map((x) => x.dims[0])).toEqual(keys);
+    }
+  });
+
+  it('rejects a row of counters that also holds a nested object', () => {
+    const text =
+      '{"items":{"2026-01-01":{"ad_requests":1,"filled_impressions":1,"impressions":1,"measurable_impressions":1,"viewable_impressions":1,"x":{}}},"totals":{}}';
+    expect(() => parseReport(text, ['day'])).toThrow(ReportFormatError);
+  });
+
+  it('rejects data after the report and a repeated items key', () => {
+    const ok =
+      '{"items":{},"totals":{"ad_requests":0,"filled_impressions":0,"impressions":0,"measurable_impressions":0,"viewable_impressions":0}}';
+    expect(parseReport(ok, ['day']).rows).toEqual([]);
+    expect(() => parseReport(`${ok} x`, ['day'])).toThrow(/after the end/);
+    expect(() => parseReport(ok.replace('{"items":{}', '{"items":{},"items":{}'), ['day'])).toThrow(/twice/);
+    expect(() => parseReport('\ufeff' + ok, ['day'])).not.toThrow();
+  });
+});
