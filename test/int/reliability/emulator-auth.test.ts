@@ -1,7 +1,7 @@
 // Emulator auth, as the API client meets it: a read-only key cannot write, a reports-only key cannot
 // list campaigns, an IP-restricted key is refused from another address, and a pull with a refused
 // key ends as one failed pull with the reason, never retried.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiHttpError } from '../../../src/api/errors.js';
@@ -60,6 +60,11 @@ async function refusal(call: Promise<unknown>): Promise<ApiHttpError> {
   return error as ApiHttpError;
 }
 
+let caseStarted = 0;
+beforeEach(() => {
+  caseStarted = Date.now();
+});
+
 function record(id: string, title: string, injected: string, refused: number, notes: string): void {
   book.add({
     id,
@@ -71,7 +76,7 @@ function record(id: string, title: string, injected: string, refused: number, no
     retries: 0,
     failedAsExpected: refused,
     notes,
-    ms: 0,
+    ms: Date.now() - caseStarted,
   });
 }
 
