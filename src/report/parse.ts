@@ -29,7 +29,7 @@ export interface AsyncParseOptions extends ParseOptions {
 /**
  * Parses a GET /reports body into rows typed per dimension, the totals and their reconciliation.
  * Pure and synchronous; streams the bytes (ReportScanner) instead of building the JSON tree, so
- * a million leaves cost about a second and no more heap than the rows. Throws ReportFormatError or
+ * a million leaves cost a second or two of CPU and no object tree. Throws ReportFormatError or
  * DimensionValueError (or ReconciliationError when strict), never returns partial rows.
  */
 export function parseReport(
