@@ -44,17 +44,20 @@ function commonOptions(): RedisOptions {
 }
 
 /**
- * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs`. The URL in the
+ * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs` (with `failFast`,
+ * at the first connection error: a command a user runs should say so at once). The URL in the
  * message has its password removed.
  */
-export async function ensureReady(redis: Redis, redisUrl: string, timeoutMs = 5_000): Promise<void> {
+export async function ensureReady(
+  redis: Redis,
+  redisUrl: string,
+  timeoutMs = 5_000,
+  options: { failFast?: boolean } = {},
+): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     let lastError: Error | undefined;
-    const onError = (error: Error) => {
-      lastError = error;
-    };
-    const timer = setTimeout(() => {
+    const fail = () => {
       cleanup();
       reject(
         new RedisUnavailableError(
@@ -63,7 +66,12 @@ export async function ensureReady(redis: Redis, redisUrl: string, timeoutMs = 5_
           { cause: lastError },
         ),
       );
-    }, timeoutMs);
+    };
+    const onError = (error: Error) => {
+      lastError = error;
+      if (options.failFast === true) fail();
+    };
+    const timer = setTimeout(fail, timeoutMs);
     const onReady = () => {
       cleanup();
       resolve();

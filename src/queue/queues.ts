@@ -49,7 +49,9 @@ export async function openQueues(
 ): Promise<Queues> {
   const redis = connection ?? producerConnection(config);
   try {
-    await ensureReady(redis, config.redisUrl);
+    // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
+    if (connection === undefined) await ensureReady(redis, config.redisUrl, 5_000, { failFast: true });
+    else await ensureReady(redis, config.redisUrl, 30_000);
   } catch (error) {
     if (connection === undefined) redis.disconnect();
     throw error;

@@ -4,7 +4,7 @@ import { summarize } from '../../queue/backfill.js';
 import { planHeal } from '../../queue/heal.js';
 import { pullLabel } from '../../queue/payload.js';
 import { createPool } from '../../warehouse/pool.js';
-import type { CliContext } from '../context.js';
+import { CommandFailed, type CliContext } from '../context.js';
 import { enqueuedLine, open, waitWithProgress } from './backfill.js';
 
 interface HealFlags {
@@ -35,6 +35,8 @@ export function register(program: Command, ctx: CliContext): void {
       let plan;
       try {
         plan = await planHeal(pool, config.schema, reports, flags.days ?? config.healDays);
+      } catch (error) {
+        throw postgresFailure(error);
       } finally {
         await pool.end();
       }
@@ -58,4 +60,24 @@ function whole(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 3660)
     throw new InvalidArgumentError('expected a whole number of days from 1 to 3660');
   return Number(value);
+}
+
+/**
+ * A CommandFailed naming DATABASE_URL for errors that mean Postgres is unreachable or not migrated;
+ * other errors unchanged.
+ */
+export function postgresFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return error;
+  if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|28P01|28000|3D000)$/.test(code))
+    return new CommandFailed(
+      `cannot connect to Postgres (${code}: ${(error as Error).message}); check DATABASE_URL or the PG* variables`,
+      { cause: error },
+    );
+  if (code === '42P01' || code === '3F000')
+    return new CommandFailed(
+      `the warehouse tables are missing (${(error as Error).message}); run \`adops migrate\` first (and check ADOPS_SCHEMA)`,
+      { cause: error },
+    );
+  return error;
 }

@@ -5,6 +5,7 @@ import { collectStatus } from '../../queue/status.js';
 import { renderStatus } from '../../queue/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
 import type { CliContext } from '../context.js';
+import { postgresFailure } from './heal.js';
 
 interface StatusFlags {
   readonly days?: number;
@@ -34,6 +35,8 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const status = await collectStatus(pool, config.schema, jobs, queues, flags.days ?? config.healDays);
         ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+      } catch (error) {
+        throw postgresFailure(error);
       } finally {
         await queues?.close();
         await pool.end();

@@ -1,0 +1,91 @@
+// The queue commands' own contract: usage errors exit 2, work failures exit 1, --dry-run needs no Redis.
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+
+async function adops(args: string[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const sink = (into: string[]) =>
+    new Writable({
+      write(chunk: Buffer | string, _enc, done) {
+        into.push(chunk.toString());
+        done();
+      },
+    });
+  const code = await main(
+    ['node', 'adops', ...args],
+    { ADOPS_JOBS_DIR: 'jobs', LOG_LEVEL: 'silent', ...env },
+    sink(out),
+    sink(err),
+  );
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+// A port nothing listens on: commands that need Redis must fail at once, not hang.
+const NO_REDIS = { REDIS_URL: 'redis://127.0.0.1:1' };
+
+describe('adops backfill', () => {
+  it('--dry-run prints each period and the API calls it would make, without Redis', async () => {
+    const r = await adops(
+      [
+        'backfill',
+        '--report',
+        'daily_zone,hourly',
+        '--from',
+        '2026-01-30',
+        '--to',
+        '2026-02-01',
+        '--dry-run',
+      ],
+      NO_REDIS,
+    );
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').slice(0, 6)).toEqual([
+      'daily_zone 2026-01-30',
+      'daily_zone 2026-01-31',
+      'daily_zone 2026-02-01',
+      'hourly 2026-01-30',
+      'hourly 2026-01-31',
+      'hourly 2026-02-01',
+    ]);
+    expect(r.out).toContain('6 pulls over 2 report(s): 6 API calls');
+  });
+
+  it('exits 2 on bad usage: both or neither of --report and --all, unknown reports, bad dates', async () => {
+    const range = ['--from', '2026-01-01', '--to', '2026-01-02', '--dry-run'];
+    expect((await adops(['backfill', ...range])).code).toBe(2);
+    expect((await adops(['backfill', '--all', '--report', 'hourly', ...range])).code).toBe(2);
+    const unknown = await adops(['backfill', '--report', 'nope', ...range]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('known: daily_campaign');
+    expect((await adops(['backfill', '--all', '--from', '2026-02-30', '--to', '2026-03-01'])).code).toBe(2);
+    const reversed = await adops(['backfill', '--all', '--from', '2026-03-02', '--to', '2026-03-01']);
+    expect([reversed.code, reversed.err]).toEqual([2, expect.stringContaining('is after --to')]);
+  });
+
+  it('exits 1 at once, naming REDIS_URL, when Redis is unreachable', async () => {
+    const started = Date.now();
+    const r = await adops(['backfill', '--all', '--from', '2026-01-01', '--to', '2026-01-02'], NO_REDIS);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 is not reachable .*check REDIS_URL/);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});
+
+describe('adops schedule', () => {
+  it('exits 1 naming REDIS_URL when Redis is unreachable', async () => {
+    const r = await adops(['schedule'], NO_REDIS);
+    expect([r.code, r.err]).toEqual([1, expect.stringContaining('check REDIS_URL')]);
+  });
+});
+
+describe('adops heal and status', () => {
+  it('exit 1 naming DATABASE_URL when Postgres is unreachable', async () => {
+    const env = { ...NO_REDIS, DATABASE_URL: 'postgres://root@127.0.0.1:1/nothing' };
+    const heal = await adops(['heal', '--dry-run'], env);
+    expect([heal.code, heal.err]).toEqual([1, expect.stringContaining('check DATABASE_URL')]);
+    const status = await adops(['status'], env);
+    expect([status.code, status.err]).toEqual([1, expect.stringContaining('check DATABASE_URL')]);
+  });
+});
