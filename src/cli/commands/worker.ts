@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { startWorker } from '../../queue/worker.js';
 import { createPool } from '../../warehouse/pool.js';
-import type { CliContext } from '../context.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
+import { CommandFailed, type CliContext } from '../context.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -55,6 +56,7 @@ export function register(program: Command, ctx: CliContext): void {
         });
       } catch (error) {
         await pool.end();
+        if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
         throw error;
       }
       const running = worker;
