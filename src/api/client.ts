@@ -66,8 +66,10 @@ export interface RawReport {
 /** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions; the body is not parsed here. An abort of
-   * `signal` (worker shutdown) ends it with a retryable ApiTransportError, code ABORTED.
+   * GET /reports for the query's period and dimensions. The body is returned as received, not
+   * parsed or checked, so the caller can archive it first: a bad body is then the parser's
+   * ReportFormatError. An abort of `signal` (worker shutdown) ends the request with a retryable
+   * ApiTransportError, code ABORTED.
    */
   fetchReport(q: ReportQuery, options?: { signal?: AbortSignal }): Promise<RawReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
@@ -165,21 +167,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
       const fetchedAt = new Date();
       const path = reportPath(q, o.dimensionsEncoding);
       const res = await http.send('GET', path, undefined, options?.signal);
-      // Only a cheap look here (the body may be 150 MB): an HTML page or plain text is not a
-      // report, so say so with an excerpt; deeper problems are the parser's ReportFormatError.
-      if (firstNonSpace(res.body) !== 0x7b) {
-        throw new ApiResponseError({
-          status: res.status,
-          apiMessage: undefined,
-          method: 'GET',
-          path: http.fullPath(path),
-          attempts: res.attempts,
-          hint: RESPONSE_HINT,
-          retryable: false,
-          problem: res.body.length === 0 ? 'empty body' : 'not a JSON object',
-          excerpt: excerptOf(res.body, secrets),
-        });
-      }
       return {
         body: res.body,
         fetchedAt,
@@ -272,19 +259,6 @@ export function createApiClientFromConfig(
     ...(logger === undefined ? {} : { logger }),
     ...extra,
   });
-}
-
-/** The first byte that is not JSON whitespace, or -1. */
-function firstNonSpace(b: Buffer): number {
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i] as number;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return c === 0xef ? skipBom(b, i) : c;
-  }
-  return -1;
-}
-
-function skipBom(b: Buffer, i: number): number {
-  return b[i + 1] === 0xbb && b[i + 2] === 0xbf ? (b[i + 3] ?? -1) : 0xef;
 }
 
 function isObject(x: unknown): x is Record<string, unknown> {

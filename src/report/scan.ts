@@ -539,15 +539,28 @@ export class ReportScanner {
   }
 
   private syntax(what?: string): ReportFormatError {
+    const b = this.b;
     const at = this.pos;
-    const c = this.b[at];
+    const c = b[at];
+    if (b.length === 0 || (c === undefined && isBlank(b)))
+      return new ReportFormatError('(body)', 'not valid JSON: an empty body');
     const found =
       what ??
       (c === undefined
         ? 'the body ends early (truncated?)'
         : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
-    return new ReportFormatError('(body)', `not valid JSON: ${found} at byte ${at} of ${this.b.length}`);
+    // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
+    // offset finds the spot in the kept raw body.
+    return new ReportFormatError('(body)', `not valid JSON: ${found} at byte ${at} of ${b.length}`);
   }
+}
+
+function isBlank(b: Buffer): boolean {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+  }
+  return true;
 }
 
 function isDigit(c: number | undefined): boolean {

@@ -10,6 +10,8 @@ import {
   ApiTransportError,
   RateLimitedError,
 } from '../../../src/api/errors.js';
+import { ReportFormatError } from '../../../src/report/errors.js';
+import { parseReport } from '../../../src/report/parse.js';
 
 const KEY = 'test-key-0123456789';
 const QUERY = { dimensions: ['day'] as const, period: { start: '2026-01-01', end: '2026-01-01' } };
@@ -191,10 +193,19 @@ describe('API client over real HTTP', () => {
     expect((error as ApiResponseError).retryable).toBe(false);
     expect((error as ApiResponseError).excerpt).toBe('<html>proxy login for [REDACTED]</html>');
     expect((error as Error).message).not.toContain(KEY);
-    const report = await client(s.url)
-      .fetchReport(QUERY)
-      .catch((e: unknown) => e);
-    expect(report).toBeInstanceOf(ApiResponseError);
+    // A report body is returned as received, to be archived; the parser then rejects it.
+    const raw = await client(s.url).fetchReport(QUERY);
+    expect(() => parseReport(raw.body, ['day'])).toThrow(ReportFormatError);
+    const parseError = (() => {
+      try {
+        parseReport(raw.body, ['day']);
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    })();
+    expect(parseError?.message).toMatch(/not valid JSON: unexpected "<" at byte 0/);
+    expect(parseError?.message).not.toContain(KEY);
   });
 
   it('rejects list and entity bodies of the wrong shape', async () => {

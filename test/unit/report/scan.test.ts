@@ -161,6 +161,14 @@ describe('streaming report parser', () => {
     expect(() => parseReport(text, ['day'])).toThrow(ReportFormatError);
   });
 
+  it('names an empty body, and a truncated one, in its error', () => {
+    expect(() => parseReport('', ['day'])).toThrow(/not valid JSON: an empty body/);
+    expect(() => parseReport(' \n', ['day'])).toThrow(/not valid JSON: an empty body/);
+    expect(() => parseReport('{"items":{"2026', ['day'])).toThrow(
+      /ends early \(truncated\?\) at byte 15 of 15/,
+    );
+  });
+
   it('rejects data after the report and a repeated items key', () => {
     const ok =
       '{"items":{},"totals":{"ad_requests":0,"filled_impressions":0,"impressions":0,"measurable_impressions":0,"viewable_impressions":0}}';
