@@ -28,6 +28,8 @@ export interface BenchOptions {
   /** Run the load child under --cpu-prof and print where its time goes. */
   readonly profile: boolean;
   readonly seed: number;
+  /** LOG_LEVEL of the worker processes (default info, as deployed). */
+  readonly logLevel: string;
   /** PATH handed to the worker processes (they inherit nothing else). */
   readonly path: string;
 }
@@ -48,6 +50,7 @@ export const USAGE = `npm run bench -- [options]
   --only LIST         sections to run: load,emulator,backfill (default all)
   --profile           CPU-profile our load path and print the top functions
   --results FILE      where to write the results (default bench/results.json)
+  --log-level L       LOG_LEVEL of the backfill workers (default info, as deployed)
   --quick             N=100000, 10 days
 Environment: BENCH_PG_ADMIN_URL (default postgres://root@127.0.0.1:5432/postgres), REDIS_URL.`;
 
@@ -73,6 +76,7 @@ export function parseBenchOptions(
         results: { type: 'string' },
         quick: { type: 'boolean' },
         seed: { type: 'string' },
+        'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -108,6 +112,7 @@ export function parseBenchOptions(
     cacheDir: 'bench/.cache',
     profile: values.profile === true,
     seed: whole(text('seed'), 1, 0, 2 ** 31 - 1, '--seed'),
+    logLevel: logLevel(text('log-level')),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
   };
 }
@@ -126,4 +131,13 @@ function fraction(raw: string | undefined, fallback: number, name: string): numb
   if (!Number.isFinite(n) || n < 0 || n >= 1)
     throw new BenchUsageError(`${name}=${raw} is not allowed: expected a number from 0 to below 1`);
   return n;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined): string {
+  if (raw === undefined) return 'info';
+  if (!LOG_LEVELS.includes(raw))
+    throw new BenchUsageError(`--log-level=${raw} is not allowed; allowed: ${LOG_LEVELS.join(', ')}`);
+  return raw;
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -23,6 +24,30 @@ export function selfTimes(profile: CpuProfile, keyOf: (n: ProfileNode) => string
     if (node === undefined) return;
     const key = keyOf(node);
     out.set(key, (out.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return out;
+}
+
+/**
+ * Inclusive time in ms per key: a sample counts once for every distinct key on its stack (so a
+ * recursive function is not counted twice). Shows which of our entry points the time sits under.
+ */
+export function inclusiveTimes(profile: CpuProfile, keyOf: (n: ProfileNode) => string): Map<string, number> {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node === undefined) break;
+      const key = keyOf(node);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.set(key, (out.get(key) ?? 0) + ms);
+    }
   });
   return out;
 }
@@ -59,6 +84,13 @@ export async function summarizeProfiles(dir: string, top: number): Promise<strin
     lines.push(`profile ${join(dir, file)}: ${total.toFixed(0)} ms sampled (main thread)`);
     lines.push(' by function (self time):', ...show(fns, top));
     lines.push(' by file (self time):', ...show(byFile, 12));
+    const ours = inclusiveTimes(profile, (n) =>
+      /\/(src|bench)\//.test(n.callFrame.url) || n.callFrame.url.includes('/node_modules/')
+        ? `${n.callFrame.functionName || '(anonymous)'} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`
+        : '',
+    );
+    ours.delete('');
+    lines.push(' our code and packages (inclusive time):', ...show(ours, top));
   }
   return lines.join('\n');
 }

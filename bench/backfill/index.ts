@@ -90,16 +90,17 @@ export async function runBackfill(
       ADOPS_QUEUE_PREFIX: prefix,
       ADOPS_RATE_LIMIT: String(BENCH_RATE_LIMIT),
       ADOPS_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: o.logLevel,
     };
-    workers = await startWorkers(
-      o.workers,
-      o.concurrency,
-      env,
-      profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir],
-    );
     const queues = await openQueues(loadConfig(env));
     try {
+      workers = await startWorkers(
+        o.workers,
+        o.concurrency,
+        env,
+        () => queues.pulls.getWorkersCount(),
+        profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir],
+      );
       emulator.resetStats();
       say(
         `  ${reports.length} reports x ${o.days} days, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms, ${Math.round(failRate * 100)}% 500s...`,

@@ -15,18 +15,22 @@ export interface WorkerProcesses {
 
 const BIN = fileURLToPath(new URL('../../../bin/adops.js', import.meta.url));
 
-/** Starts `count` workers with `env` (nothing else inherited) and resolves when each logged 'worker started'. */
+/**
+ * Starts `count` workers with `env` (nothing else inherited) and resolves once `connected()` (BullMQ's
+ * own count of connected workers, at any log level) says all of them consume.
+ */
 export async function startWorkers(
   count: number,
   concurrency: number,
   env: Readonly<Record<string, string>>,
+  connected: () => Promise<number>,
   nodeArgs: readonly string[] = [],
   timeoutMs = 30_000,
 ): Promise<WorkerProcesses> {
   const children: ChildProcess[] = [];
   const tails: string[][] = [];
   const messages = new Map<string, number>();
-  const ready: Promise<void>[] = [];
+  const exits: Promise<never>[] = [];
   for (let i = 0; i < count; i++) {
     const child = spawn(
       process.execPath,
@@ -40,15 +44,14 @@ export async function startWorkers(
     const tail: string[] = [];
     tails.push(tail);
     let buffered = '';
-    let started: () => void = () => undefined;
-    ready.push(
-      new Promise<void>((resolve, reject) => {
-        started = resolve;
-        child.once('exit', (code) =>
-          reject(new Error(`worker ${i} exited (${code}) before it started:\n${tail.join('\n')}`)),
-        );
-      }),
-    );
+    const exit = new Promise<never>((_, reject) => {
+      child.once('exit', (code) =>
+        reject(new Error(`worker ${i} exited (${code}) before it started:\n${tail.join('\n')}`)),
+      );
+    });
+    // Only the start races with an exit; a later exit (our own stop) is no error.
+    exit.catch(() => undefined);
+    exits.push(exit);
     child.stderr?.setEncoding('utf8').on('data', (text: string) => {
       buffered += text;
       const lines = buffered.split('\n');
@@ -59,7 +62,6 @@ export async function startWorkers(
         const msg = messageOf(line);
         if (msg === undefined) continue;
         messages.set(msg, (messages.get(msg) ?? 0) + 1);
-        if (msg === 'worker started') started();
       }
     });
   }
@@ -75,16 +77,27 @@ export async function startWorkers(
       }),
     );
   };
+  let gaveUp = false;
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new Error(`workers did not start within ${timeoutMs} ms`)), timeoutMs).unref(),
   );
   try {
-    await Promise.race([Promise.all(ready), timeout]);
+    await Promise.race([allConnected(connected, count, () => gaveUp), ...exits, timeout]);
   } catch (error) {
+    gaveUp = true;
     await stop(2_000);
     throw error;
   }
   return { pids: children.map((c) => c.pid ?? 0), tails, messages, stop };
+}
+
+/** Resolves once `connected()` reaches `count` (checked every 50 ms: there is no event to wait on). */
+async function allConnected(
+  connected: () => Promise<number>,
+  count: number,
+  gaveUp: () => boolean,
+): Promise<void> {
+  while (!gaveUp() && (await connected()) < count) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** The `msg` of a pino JSON line, or undefined. */

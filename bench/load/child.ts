@@ -99,9 +99,8 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
       phases[name] = performance.now() - t;
       return value;
     };
-    await timed('JSON.parse of the body alone', () => JSON.parse(body.toString('utf8')) as unknown);
     const packed = await timed('packBody: gzip + sha256 (before parsing)', () => packBody(body));
-    const parsed = await timed('parseReportAsync: JSON.parse + flatten + reconcile', () =>
+    const parsed = await timed('parseReportAsync: scan + typed rows + reconcile', () =>
       parseReportAsync(body, req.report.dimensions),
     );
     await timed('COPY text encoding alone (no database)', async () => {
