@@ -20,7 +20,10 @@ interface Frame {
   /** Object: holds a scalar field (so it must be a row of counters). */
   sawScalar: boolean;
   sawCounter: boolean;
-  firstScalarKey: string | undefined;
+  /** The first scalar field, kept as byte offsets: its key text is only needed for an error. */
+  firstScalarKeyStart: number;
+  firstScalarKeyEnd: number;
+  firstScalarEscaped: boolean;
   firstScalarValue: unknown;
 }
 
@@ -58,6 +61,7 @@ export class ReportScanner {
   private sawItems = false;
   /** Whether the string skipString last passed holds a backslash escape. */
   private escaped = false;
+  private readonly shortKeys = new Map<number, string>();
   /** The parsed `totals` value, undefined when absent. */
   totals: unknown = undefined;
 
@@ -189,7 +193,7 @@ export class ReportScanner {
     this.colon();
     const c = b[this.pos];
     if (c === 0x7b || c === 0x5b) {
-      const key = this.keyText(keyStart, keyEnd, escaped);
+      const key = escaped ? this.keyText(keyStart, keyEnd, true) : this.shortKey(keyStart, keyEnd);
       if (f.sawScalar) throw this.mixed(f, key);
       if (f.depth >= this.dims.length) throw this.tooDeep(f);
       this.out.setKey(f.depth, key, f);
@@ -210,7 +214,9 @@ export class ReportScanner {
     }
     if (!f.sawScalar) {
       f.sawScalar = true;
-      f.firstScalarKey = this.keyText(keyStart, keyEnd, escaped);
+      f.firstScalarKeyStart = keyStart;
+      f.firstScalarKeyEnd = keyEnd;
+      f.firstScalarEscaped = escaped;
       f.firstScalarValue = value;
     }
     if (which < 0) return;
@@ -242,7 +248,9 @@ export class ReportScanner {
         sawContainer: false,
         sawScalar: false,
         sawCounter: false,
-        firstScalarKey: undefined,
+        firstScalarKeyStart: 0,
+        firstScalarKeyEnd: 0,
+        firstScalarEscaped: false,
         firstScalarValue: undefined,
       });
     } else {
@@ -255,7 +263,6 @@ export class ReportScanner {
       f.sawContainer = false;
       f.sawScalar = false;
       f.sawCounter = false;
-      f.firstScalarKey = undefined;
       f.firstScalarValue = undefined;
     }
     this.top++;
@@ -268,13 +275,39 @@ export class ReportScanner {
       else if (f.sawScalar) {
         if (f.depth >= this.dims.length) throw this.tooDeep(f);
         throw new ReportFormatError(
-          childPath(f, f.firstScalarKey),
+          childPath(f, this.firstScalarKey(f)),
           `expected an object (keyed by ${this.dims[f.depth]}) or a row of counters, found ${describe(f.firstScalarValue)}`,
         );
       } else if (!f.sawContainer && f.depth >= this.dims.length) throw this.tooDeep(f);
     }
     this.top--;
     if (this.top === 0) this.phase = TOP_AFTER;
+  }
+
+  /**
+   * The text of an unescaped key, shared between equal keys up to 6 ASCII bytes (countries, hours,
+   * devices repeat under every parent): one string each instead of one per occurrence.
+   */
+  private shortKey(start: number, end: number): string {
+    const len = end - start;
+    if (len > 6) return this.keyText(start, end, false);
+    const b = this.b;
+    let packed = len;
+    for (let i = start; i < end; i++) {
+      const c = b[i] as number;
+      if (c >= 0x80) return this.keyText(start, end, false);
+      packed = packed * 128 + c;
+    }
+    let text = this.shortKeys.get(packed);
+    if (text === undefined) {
+      text = b.toString('latin1', start, end);
+      if (this.shortKeys.size < 100_000) this.shortKeys.set(packed, text);
+    }
+    return text;
+  }
+
+  private firstScalarKey(f: Frame): string {
+    return this.keyText(f.firstScalarKeyStart, f.firstScalarKeyEnd, f.firstScalarEscaped);
   }
 
   private tooDeep(f: Frame): ReportFormatError {
@@ -291,7 +324,7 @@ export class ReportScanner {
         'a row of counters also holds a nested object or array',
       );
     return new ReportFormatError(
-      childPath(f, f.firstScalarKey),
+      childPath(f, this.firstScalarKey(f)),
       `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(f.firstScalarValue)}`,
     );
   }
