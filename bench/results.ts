@@ -243,6 +243,8 @@ export function renderResults(r: Results): string {
         'wall / ideal',
         'pulls/s',
         'rows',
+        'mean fetch / load',
+        'CPU s: machine / workers / Postgres / Redis / harness+emulator',
       ],
       ...PLAIN,
     });
@@ -259,7 +261,7 @@ export function renderResults(r: Results): string {
         b.pullsPerSecond.toFixed(1),
         int(b.rowsLoaded),
         `${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} ms`,
-        `${Math.round(b.cpuBusy * 100)}%, ${b.workersCpuSeconds.toFixed(1)} / ${b.postgresCpuSeconds.toFixed(1)} / ${b.harnessCpuSeconds.toFixed(1)}`,
+        `${b.machineBusyCpuSeconds.toFixed(1)} (${Math.round(b.cpuBusy * 100)}%) / ${b.workersCpuSeconds.toFixed(1)} / ${b.postgresCpuSeconds.toFixed(1)} / ${b.redisCpuSeconds.toFixed(1)} / ${b.harnessCpuSeconds.toFixed(1)}`,
       ]);
     const o = r.options;
     parts.push(

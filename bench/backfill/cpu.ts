@@ -1,6 +1,9 @@
 // Where the CPU went during a scenario: the machine's busy time (/proc/stat) and given processes'.
 import { readFileSync } from 'node:fs';
 
+/** USER_HZ of /proc/stat and /proc/<pid>/stat on Linux (getconf CLK_TCK). */
+export const TICKS_PER_SECOND = 100;
+
 /** Busy and total jiffies of the whole machine, all CPUs together. */
 export function machineTicks(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
@@ -16,7 +19,7 @@ export function processCpuSeconds(pid: number): number {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the ")" closing the command name: utime is the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return 0;
   }

@@ -10,7 +10,7 @@ import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
-import { busyShare, machineTicks, processCpuSeconds } from './cpu.js';
+import { busyShare, machineTicks, processCpuSeconds, TICKS_PER_SECOND } from './cpu.js';
 import { startWorkers } from './workers.js';
 
 /** First day of every backfill: in the past, so every day is final in the emulator. */
@@ -47,6 +47,10 @@ export interface BackfillFigures {
   readonly harnessCpuSeconds: number;
   /** CPU seconds of the Postgres backends serving the bench database (the workers' pools). */
   readonly postgresCpuSeconds: number;
+  /** CPU seconds of redis-server during the scenario (shared: other clients count too). */
+  readonly redisCpuSeconds: number;
+  /** CPU seconds the whole machine was busy during the scenario (all CPUs). */
+  readonly machineBusyCpuSeconds: number;
 }
 
 /** Day `n` (0-based) after `from`, YYYY-MM-DD. */
@@ -105,6 +109,8 @@ export async function runBackfill(
       say(
         `  ${reports.length} reports x ${o.days} days, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms, ${Math.round(failRate * 100)}% 500s...`,
       );
+      const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? 0);
+      const redisBefore = processCpuSeconds(redisPid);
       const cpuBefore = machineTicks();
       const workersBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
       const harnessBefore = process.cpuUsage();
@@ -112,6 +118,7 @@ export async function runBackfill(
       const backfill = await enqueueBackfill(queues.pulls, reports, BACKFILL_FROM, to);
       const result = await waitForPulls(queues.pulls, backfill.pulls, { pollMs: 100 });
       const cpuAfter = machineTicks();
+      const redisCpuSeconds = processCpuSeconds(redisPid) - redisBefore;
       const workersCpuSeconds =
         workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - workersBefore;
       const harness = process.cpuUsage(harnessBefore);
@@ -142,6 +149,8 @@ export async function runBackfill(
         pullsPerSecond: backfill.pulls.length / (wallMs / 1000),
         ...loads,
         cpuBusy: busyShare(cpuBefore, cpuAfter),
+        machineBusyCpuSeconds: (cpuAfter.busy - cpuBefore.busy) / TICKS_PER_SECOND,
+        redisCpuSeconds,
         workersCpuSeconds,
         harnessCpuSeconds: (harness.user + harness.system) / 1e6,
         postgresCpuSeconds,

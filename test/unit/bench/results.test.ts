@@ -54,6 +54,8 @@ describe('bench arithmetic', () => {
       workersCpuSeconds: 1,
       harnessCpuSeconds: 1,
       postgresCpuSeconds: 1,
+      redisCpuSeconds: 1,
+      machineBusyCpuSeconds: 4,
     });
     expect(b.wallOverIdeal).toBeCloseTo(1.28);
     expect(checkTargets(undefined, b)).toEqual([
