@@ -1,0 +1,311 @@
+import { ReportFormatError } from './errors.js';
+
+/** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
+export const NEST_LIMIT = 512;
+
+/**
+ * A read position in a JSON body and the tokens found there, straight from the bytes: the lexer
+ * under ReportScanner. Errors are ReportFormatError at `(body)` with the byte offset.
+ */
+export class JsonCursor {
+  pos = 0;
+  /** Whether the string skipString last passed holds a backslash escape. */
+  escaped = false;
+  private readonly shortKeys = new Map<number, string>();
+
+  constructor(readonly b: Buffer) {}
+
+  /**
+   * The text of an unescaped key, shared between equal keys up to 6 ASCII bytes (countries, hours,
+   * devices repeat under every parent): one string each instead of one per occurrence.
+   */
+  shortKey(start: number, end: number): string {
+    const len = end - start;
+    if (len > 6) return this.keyText(start, end, false);
+    const b = this.b;
+    let packed = len;
+    for (let i = start; i < end; i++) {
+      const c = b[i] as number;
+      if (c >= 0x80) return this.keyText(start, end, false);
+      packed = packed * 128 + c;
+    }
+    let text = this.shortKeys.get(packed);
+    if (text === undefined) {
+      text = b.toString('latin1', start, end);
+      if (this.shortKeys.size < 100_000) this.shortKeys.set(packed, text);
+    }
+    return text;
+  }
+
+  /** Index in `known` of the unescaped key bytes [start, end), or -1: no string made. */
+  knownIndex(known: readonly Buffer[], start: number, end: number): number {
+    const b = this.b;
+    const len = end - start;
+    const first = b[start];
+    outer: for (let k = 0; k < known.length; k++) {
+      const name = known[k] as Buffer;
+      if (name.length !== len || name[0] !== first) continue;
+      for (let i = 1; i < len; i++) if (name[i] !== b[start + i]) continue outer;
+      return k;
+    }
+    return -1;
+  }
+
+  ws(): void {
+    const b = this.b;
+    let p = this.pos;
+    for (;;) {
+      const c = b[p];
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      p++;
+    }
+    this.pos = p;
+  }
+
+  colon(): void {
+    this.ws();
+    if (this.b[this.pos] !== 0x3a) throw this.syntax();
+    this.pos++;
+    this.ws();
+  }
+
+  /** Moves past the string at pos (validating it); returns the index of its closing quote. */
+  skipString(): number {
+    const b = this.b;
+    let p = this.pos + 1;
+    this.escaped = false;
+    for (;;) {
+      const c = b[p];
+      if (c === 0x22) break;
+      if (c === undefined || c < 0x20) {
+        this.pos = p;
+        throw this.syntax();
+      }
+      if (c === 0x5c) {
+        this.escaped = true;
+        const e = b[p + 1];
+        if (e === 0x75) {
+          for (let i = 2; i < 6; i++) {
+            if (hex(b[p + i]) < 0) {
+              this.pos = p;
+              throw this.syntax('a bad \\u escape');
+            }
+          }
+          p += 6;
+        } else if (
+          e === 0x22 ||
+          e === 0x5c ||
+          e === 0x2f ||
+          e === 0x62 ||
+          e === 0x66 ||
+          e === 0x6e ||
+          e === 0x72 ||
+          e === 0x74
+        )
+          p += 2;
+        else {
+          this.pos = p;
+          throw this.syntax('a bad escape');
+        }
+      } else p++;
+    }
+    this.pos = p + 1;
+    return p;
+  }
+
+  /** The text of the string whose content is bytes [start, end) (already validated). */
+  keyText(start: number, end: number, escaped: boolean): string {
+    const b = this.b;
+    if (!escaped) {
+      let ascii = true;
+      for (let i = start; i < end; i++)
+        if ((b[i] as number) >= 0x80) {
+          ascii = false;
+          break;
+        }
+      return b.toString(ascii ? 'latin1' : 'utf8', start, end);
+    }
+    let out = '';
+    let from = start;
+    let p = start;
+    while (p < end) {
+      if (b[p] !== 0x5c) {
+        p++;
+        continue;
+      }
+      out += b.toString('utf8', from, p);
+      const e = b[p + 1];
+      if (e === 0x75) {
+        out += String.fromCharCode(
+          (hex(b[p + 2]) << 12) | (hex(b[p + 3]) << 8) | (hex(b[p + 4]) << 4) | hex(b[p + 5]),
+        );
+        p += 6;
+      } else {
+        out +=
+          e === 0x62
+            ? '\b'
+            : e === 0x66
+              ? '\f'
+              : e === 0x6e
+                ? '\n'
+                : e === 0x72
+                  ? '\r'
+                  : e === 0x74
+                    ? '\t'
+                    : String.fromCharCode(e as number);
+        p += 2;
+      }
+      from = p;
+    }
+    return out + b.toString('utf8', from, end);
+  }
+
+  readString(): string {
+    const start = this.pos + 1;
+    const end = this.skipString();
+    return this.keyText(start, end, this.escaped);
+  }
+
+  /** A string, number, true, false or null at pos. */
+  readScalar(): unknown {
+    const b = this.b;
+    const c = b[this.pos];
+    if (c === 0x22) return this.readString();
+    if (c === 0x2d || (c !== undefined && c >= 0x30 && c <= 0x39)) return this.readNumber();
+    if (c === 0x74 && this.literal('true')) return true;
+    if (c === 0x66 && this.literal('false')) return false;
+    if (c === 0x6e && this.literal('null')) return null;
+    throw this.syntax();
+  }
+
+  literal(word: string): boolean {
+    for (let i = 1; i < word.length; i++) if (this.b[this.pos + i] !== word.charCodeAt(i)) return false;
+    this.pos += word.length;
+    return true;
+  }
+
+  /** A JSON number, by the JSON grammar; plain integers of up to 15 digits without a string. */
+  readNumber(): number {
+    const b = this.b;
+    const start = this.pos;
+    let p = start;
+    if (b[p] === 0x2d) p++;
+    let n = 0;
+    const digitsFrom = p;
+    if (b[p] === 0x30) p++;
+    else if (isDigit(b[p])) {
+      while (isDigit(b[p])) n = n * 10 + ((b[p++] as number) - 0x30);
+    } else {
+      this.pos = p;
+      throw this.syntax();
+    }
+    let plain = b[start] !== 0x2d && p - digitsFrom <= 15;
+    if (b[p] === 0x2e) {
+      plain = false;
+      p++;
+      if (!isDigit(b[p])) {
+        this.pos = p;
+        throw this.syntax();
+      }
+      while (isDigit(b[p])) p++;
+    }
+    if (b[p] === 0x65 || b[p] === 0x45) {
+      plain = false;
+      p++;
+      if (b[p] === 0x2b || b[p] === 0x2d) p++;
+      if (!isDigit(b[p])) {
+        this.pos = p;
+        throw this.syntax();
+      }
+      while (isDigit(b[p])) p++;
+    }
+    this.pos = p;
+    return plain ? n : Number(b.toString('latin1', start, p));
+  }
+
+  /** Any JSON value, as JSON.parse would build it (objects without a prototype): for totals. */
+  readValue(level: number): unknown {
+    if (level > NEST_LIMIT) throw this.syntax('nesting too deep');
+    const b = this.b;
+    const c = b[this.pos];
+    if (c === 0x7b) {
+      this.pos++;
+      const o = Object.create(null) as Record<string, unknown>;
+      this.ws();
+      if (b[this.pos] === 0x7d) {
+        this.pos++;
+        return o;
+      }
+      for (;;) {
+        this.ws();
+        if (b[this.pos] !== 0x22) throw this.syntax();
+        const key = this.readString();
+        this.colon();
+        o[key] = this.readValue(level + 1);
+        this.ws();
+        if (b[this.pos] === 0x2c) this.pos++;
+        else if (b[this.pos] === 0x7d) {
+          this.pos++;
+          return o;
+        } else throw this.syntax();
+      }
+    }
+    if (c === 0x5b) {
+      this.pos++;
+      const a: unknown[] = [];
+      this.ws();
+      if (b[this.pos] === 0x5d) {
+        this.pos++;
+        return a;
+      }
+      for (;;) {
+        this.ws();
+        a.push(this.readValue(level + 1));
+        this.ws();
+        if (b[this.pos] === 0x2c) this.pos++;
+        else if (b[this.pos] === 0x5d) {
+          this.pos++;
+          return a;
+        } else throw this.syntax();
+      }
+    }
+    return this.readScalar();
+  }
+
+  syntax(what?: string): ReportFormatError {
+    const b = this.b;
+    const at = this.pos;
+    const c = b[at];
+    if (b.length === 0 || (c === undefined && isBlank(b)))
+      return new ReportFormatError('(body)', 'not valid JSON: an empty body');
+    const found =
+      what ??
+      (c === undefined
+        ? 'the body ends early (truncated?)'
+        : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
+    // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
+    // offset finds the spot in the kept raw body.
+    return new ReportFormatError('(body)', `not valid JSON: ${found} at byte ${at} of ${b.length}`);
+  }
+}
+
+function isBlank(b: Buffer): boolean {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+  }
+  return true;
+}
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+/** The value of a hex digit byte, or -1. */
+function hex(c: number | undefined): number {
+  if (c === undefined) return -1;
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
