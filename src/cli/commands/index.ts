@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { register as emulator } from './emulator.js';
-import { register as replay } from './replay.js';
+import { register as demo } from './demo.js';
 import { register as migrate } from './migrate.js';
 import { register as pull } from './pull.js';
+import { register as replay } from './replay.js';
 import { register as dashboard } from './dashboard.js';
 import { register as sync } from './sync.js';
 import { register as worker } from './worker.js';
@@ -17,7 +18,9 @@ export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command of `adops`, in the order `--help` lists them. */
 export const COMMANDS: readonly RegisterCommand[] = [
+  demo,
   migrate,
+  dashboard,
   replay,
   sync,
   emulator,
@@ -27,5 +30,4 @@ export const COMMANDS: readonly RegisterCommand[] = [
   heal,
   pull,
   status,
-  dashboard,
 ];

@@ -20,7 +20,9 @@ afterEach(async () => {
 const write = (file: string, sql: string) => writeFileSync(join(dir, file), sql);
 
 async function appliedVersions(pool: pg.Pool, schema = 'wh'): Promise<number[]> {
-  const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
+  const { rows } = await pool.query<{ version: number }>(
+    `SELECT version FROM ${schema}.schema_migrations ORDER BY version`,
+  );
   return rows.map((r) => r.version);
 }
 
@@ -49,7 +51,9 @@ describe('migrate', () => {
   it('rolls back a failing file whole and records nothing for it', async () => {
     write('001_ok.sql', 'CREATE TABLE ok (x int);');
     write('002_bad.sql', 'CREATE TABLE half (x int); SELECT no_such_function();');
-    await expect(migrate(db.pool, { schema: 'wh', sqlDir: dir })).rejects.toThrow(/sql\/002_bad.sql failed and was rolled back/);
+    await expect(migrate(db.pool, { schema: 'wh', sqlDir: dir })).rejects.toThrow(
+      /sql\/002_bad.sql failed and was rolled back/,
+    );
     expect(await appliedVersions(db.pool)).toEqual([1]);
     const { rows } = await db.pool.query("SELECT to_regclass('wh.half') AS t");
     expect(rows[0].t).toBeNull();
@@ -85,7 +89,9 @@ describe('migrate', () => {
       schema: 'wh',
       sqlDir: dir,
       afterMigrations: async (client) => {
-        const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()");
+        const { rows } = await client.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+        );
         expect(rows[0].n).toBe(1);
       },
     });
