@@ -162,6 +162,32 @@ describe('streaming report parser', () => {
     }
   });
 
+  it('reads every JSON number form as JSON.parse does', () => {
+    for (const n of [
+      '1e3',
+      '1.0',
+      '1E+2',
+      '-0',
+      '0',
+      '12.50e1',
+      '9007199254740991',
+      '9007199254740993',
+      '-1',
+      '1.5',
+      '1e400',
+    ]) {
+      const leaf = `{"ad_requests":${n},"filled_impressions":0,"impressions":0,"measurable_impressions":0,"viewable_impressions":0}`;
+      const text = `{"items":{"2026-01-01":${leaf}},"totals":${leaf}}`;
+      agree(text, ['day']);
+    }
+    const r = parseReport(
+      '{"items":{"2026-01-01":{"ad_requests":1e3,"filled_impressions":"7","impressions":1.0,"measurable_impressions":0,"viewable_impressions":0}},"totals":{"ad_requests":1000,"filled_impressions":7,"impressions":1,"measurable_impressions":0,"viewable_impressions":0}}',
+      ['day'],
+    );
+    expect(r.rows[0]?.counters).toEqual([1000, 7, 1, 0, 0]);
+    expect(r.reconciliation.ok).toBe(true);
+  });
+
   it('rejects a row of counters that also holds a nested object', () => {
     const text =
       '{"items":{"2026-01-01":{"ad_requests":1,"filled_impressions":1,"impressions":1,"measurable_impressions":1,"viewable_impressions":1,"x":{}}},"totals":{}}';
