@@ -4,6 +4,8 @@
 /** What to do with a pull that threw. */
 export type PullFailure =
   | { readonly kind: 'rate-limited'; readonly retryAfterMs: number; readonly reason: string }
+  /** The worker itself cut the request short (shutdown): not the API's doing, nothing to record. */
+  | { readonly kind: 'aborted'; readonly reason: string }
   | { readonly kind: 'retry'; readonly reason: string }
   | { readonly kind: 'fatal'; readonly reason: string };
 
@@ -25,6 +27,7 @@ const RETRY_NET = new Set([
 export function classifyPullError(error: unknown): PullFailure {
   const reason = failureReason(error);
   const chain = causes(error);
+  if (chain[0]?.code === 'ABORTED') return { kind: 'aborted', reason };
   const limited = chain.find(
     (e) => e.name === 'RateLimitedError' || (typeof e.retryAfterMs === 'number' && e.status === 429),
   );

@@ -11,7 +11,11 @@ import type { Fetched, PullDeps } from './pull.js';
 
 /** The part of the API client a pull uses. */
 export interface ReportFetcher {
-  fetchReport(query: { dimensions: ReportJob['dimensions']; period: Period }): Promise<Fetched>;
+  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
+  fetchReport(
+    query: { dimensions: ReportJob['dimensions']; period: Period },
+    signal?: AbortSignal,
+  ): Promise<Fetched>;
   close?(): Promise<void>;
 }
 
@@ -21,10 +25,11 @@ export function pullDeps(
   fetcher: ReportFetcher,
   pool: Pool,
   schema: string,
+  signal?: AbortSignal,
 ): PullDeps {
   return {
     reports: new Map(reports.map((r) => [r.name, r])),
-    fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }),
+    fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
     load: (report, period, f, jobId) =>
       loadPulledPeriod(pool, schema, {
         report,
@@ -68,20 +73,15 @@ export function createWorkerApi(
 ): { client: ApiClient; fetcher: ReportFetcher } {
   const client = createApiClientFromConfig(config, logger, {
     on429: 'throw',
-    // The client sleeps only between its own retries: the retry then waits for a slot too.
-    sleep: async (ms) => {
-      await new Promise((r) => setTimeout(r, ms));
-      await hooks.beforeRequest();
-    },
+    // Awaited by the client before every attempt, retries included.
+    beforeRequest: hooks.beforeRequest,
     onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
   });
   return {
     client,
     fetcher: {
-      fetchReport: async (query) => {
-        await hooks.beforeRequest();
-        return client.fetchReport(query);
-      },
+      fetchReport: (query, signal) =>
+        client.fetchReport(query, signal === undefined ? undefined : { signal }),
       close: () => client.close(),
     },
   };

@@ -50,8 +50,8 @@ export class UnknownReportError extends Error {
 
 /**
  * Runs one pull. Never throws: failures come back classified. A failed fetch is recorded in
- * report_loads here (a 429 is a pause, not a failure, and is not); a failed load was already
- * recorded by the loader, so it is not recorded twice.
+ * report_loads here (a 429 is a pause and a shutdown's abort is ours: neither is recorded); a
+ * failed load was already recorded by the loader, so it is not recorded twice.
  */
 export async function runPull(
   deps: PullDeps,
@@ -73,7 +73,7 @@ export async function runPull(
     fetched = await deps.fetch(report, period);
   } catch (error) {
     const failure = classifyPullError(error);
-    if (failure.kind !== 'rate-limited') {
+    if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
       await deps
         .recordFailure(report, period, { error, attempts: attemptsOf(error), jobId })
         .catch((recordError: unknown) =>

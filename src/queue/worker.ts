@@ -1,6 +1,6 @@
 // `adops worker` in-process: BullMQ workers for pulls, scheduler ticks and catalogue syncs, with
 // metrics, a health check and a graceful close. Stateless: run as many as the API allows.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
@@ -99,7 +99,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         })
       : undefined;
   const fetcher: ReportFetcher = deps.fetcher ?? (api as { fetcher: ReportFetcher }).fetcher;
-  const io: PullDeps = pullDeps(reports, fetcher, deps.pool, config.schema);
+  // Aborted when a shutdown's deadline passes: running requests end at once and their pulls go
+  // back to the queue for another worker, instead of holding the process until their timeouts.
+  const shutdown = new AbortController();
+  const io: PullDeps = pullDeps(reports, fetcher, deps.pool, config.schema, shutdown.signal);
   const policy = deps.backoff ?? DEFAULT_BACKOFF;
   let lastActivity = Date.now();
   const touch = () => {
@@ -116,7 +119,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const pullWorker = new Worker<PullJobData, unknown, string>(
     REPORT_QUEUE,
-    async (job: Job<PullJobData, unknown, string>) => {
+    async (job: Job<PullJobData, unknown, string>, token?: string) => {
       touch();
       const data = asPullData(job.data);
       if (data === undefined)
@@ -155,6 +158,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         // Pauses every worker of the queue; the job goes back to wait without spending an attempt.
         await queues.pulls.rateLimit(Math.max(1, failure.retryAfterMs));
         throw Worker.RateLimitError();
+      }
+      if (failure.kind === 'aborted') {
+        log.warn('pull cut short by shutdown: back to the queue, no attempt spent');
+        await job.moveToWait(token);
+        throw new WaitingError();
       }
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (failure.kind === 'fatal' || last) {
@@ -305,8 +313,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           setTimeout(giveUp, timeoutMs).unref();
         }),
       ]);
+      let drained = finished;
       if (!finished) {
-        logger.warn('shutdown deadline: abandoning running jobs to the stall check of other workers');
+        logger.warn('shutdown deadline: aborting running API requests; their pulls go back to the queue');
+        shutdown.abort();
+        drained = await Promise.race([
+          graceful.then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref()),
+        ]);
+      }
+      if (!drained) {
+        logger.warn('running jobs still busy: abandoning them to the stall check of other workers');
         await Promise.race([
           Promise.allSettled(workers.map((w) => w.close(true))),
           new Promise((r) => setTimeout(r, 5_000).unref()),

@@ -46,6 +46,25 @@ describe('adops worker', () => {
   });
 });
 
+describe('a shutdown deadline', () => {
+  it('aborts the running request and puts its pull back in the queue, with no attempt spent', async () => {
+    h = await createHarness({ faults: { latencyMs: 20_000, paths: ['/v2/reports'] } });
+    const worker = await h.worker();
+    const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    const { to } = lastDays(1);
+    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, to, to);
+    while ((await h.queues.pulls.getActiveCount()) === 0) await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    await worker.close(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const job = await h.queues.pulls.getJob(pulls[0]!.jobId);
+    expect(await job?.getState()).toBe('waiting');
+    expect(job?.attemptsMade).toBe(0);
+    const { rows } = await h.db.pool.query(`SELECT status FROM "${TEST_SCHEMA}".report_loads`);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('metrics and health', () => {
   it('serves pull, row and API request counts and queue depth, and a health check', async () => {
     h = await createHarness();

@@ -55,6 +55,20 @@ describe('classifyPullError', () => {
   });
 });
 
+describe('an abort by the worker itself', () => {
+  it('is its own kind, so it is neither recorded nor counted as an attempt', () => {
+    const e = new ApiTransportError({
+      ...details,
+      status: undefined,
+      hint: 'h',
+      retryable: true,
+      code: 'ABORTED',
+      detail: 'x',
+    });
+    expect(classifyPullError(e).kind).toBe('aborted');
+  });
+});
+
 describe('failureReason', () => {
   it('adds the hint when the message lacks it, and the first cause', () => {
     const e = Object.assign(new Error('boom', { cause: new RangeError('deep') }), { hint: 'do this' });

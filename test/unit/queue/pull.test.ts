@@ -52,7 +52,7 @@ describe('runPull', () => {
     expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1' }]);
   });
 
-  it('does not record a 429, which is a pause, nor a load failure, which the loader recorded', async () => {
+  it('does not record a 429 (a pause), a shutdown abort (ours), nor a load failure (the loader recorded it)', async () => {
     const limited = Object.assign(new Error('429'), { name: 'RateLimitedError', retryAfterMs: 10 });
     const d1 = deps({ fetch: async () => Promise.reject(limited) });
     expect(await runPull(d1, data, 'j', logger)).toMatchObject({ failure: { kind: 'rate-limited' } });
