@@ -4,9 +4,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { loadJobs } from '../../src/config/jobs.js';
-import { sqlDir } from '../../src/config/paths.js';
-import { migrate } from '../../src/warehouse/migrate.js';
-import { afterMigrationsFor } from './migrate-hook.js';
+import { setupWarehouse } from '../../src/warehouse/setup.js';
 import { databaseUrl, PG_ADMIN_URL, REDIS_URL } from './services.js';
 
 declare module 'vitest' {
@@ -28,11 +26,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const pool = new pg.Pool({ connectionString: databaseUrl(templateDb), max: 2 });
   try {
     const jobs = loadJobs('jobs');
-    await migrate(pool, {
-      schema: TEST_SCHEMA,
-      sqlDir: sqlDir(),
-      afterMigrations: afterMigrationsFor(TEST_SCHEMA, jobs.reports),
-    });
+    // Exactly what `adops migrate` does: numbered files, report tables, BI views.
+    await setupWarehouse(pool, { schema: TEST_SCHEMA, reports: jobs.reports });
   } finally {
     await pool.end();
   }

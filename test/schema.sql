@@ -1,0 +1,316 @@
+CREATE SCHEMA adops;
+CREATE TABLE adops.campaigns (
+    campaign_id bigint NOT NULL,
+    name text,
+    ad_format text,
+    advertiser_id bigint,
+    conversion_tracker_id bigint,
+    folder_id bigint,
+    account_id_created bigint,
+    account_id_modified bigint,
+    created timestamp with time zone,
+    modified timestamp with time zone,
+    is_active boolean,
+    is_archived boolean,
+    notes text,
+    tier smallint,
+    weight smallint,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    event_ad_requests bigint,
+    event_clicks bigint,
+    event_filled_impressions bigint,
+    event_impressions bigint,
+    event_measurable_impressions bigint,
+    event_viewable_impressions bigint,
+    pricing_model text,
+    pricing_value numeric,
+    pacing_event text,
+    pacing_period text,
+    pacing_speed text,
+    pacing_value bigint,
+    targeting jsonb,
+    raw jsonb NOT NULL,
+    synced_at timestamp with time zone NOT NULL,
+    deleted_at timestamp with time zone
+);
+COMMENT ON TABLE adops.campaigns IS 'Campaign catalogue from GET /campaigns; soft-deleted via deleted_at.';
+COMMENT ON COLUMN adops.campaigns.pacing_speed IS 'spread or asap; the spec''s spelling "spead" is stored as spread.';
+COMMENT ON COLUMN adops.campaigns.targeting IS 'NULL when the API returns [] (unset).';
+COMMENT ON COLUMN adops.campaigns.raw IS 'The whole campaign object as returned by the API.';
+CREATE TABLE adops.report_daily_campaign (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE VIEW adops.bi_daily_campaign AS
+ SELECT r.day,
+    r.campaign_id,
+    c.name AS campaign_name,
+    c.ad_format,
+    c.advertiser_id,
+    c.folder_id,
+    c.tier,
+    c.pricing_model,
+    c.pricing_value,
+    (c.deleted_at IS NOT NULL) AS campaign_deleted,
+    r.ad_requests,
+    r.filled_impressions,
+    r.impressions,
+    r.measurable_impressions,
+    r.viewable_impressions,
+    ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
+    ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
+    r.loaded_at
+   FROM (adops.report_daily_campaign r
+     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)));
+CREATE TABLE adops.creatives (
+    creative_id bigint NOT NULL,
+    campaign_id bigint NOT NULL,
+    name text,
+    ad_type text,
+    is_active boolean,
+    account_id_created bigint,
+    account_id_modified bigint,
+    created timestamp with time zone,
+    modified timestamp with time zone,
+    weight integer,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    thumbnail_color text,
+    thumbnail_filehash text,
+    data_width integer,
+    data_height integer,
+    data_filehash text,
+    data_landing_page text,
+    data jsonb,
+    targeting jsonb,
+    raw jsonb NOT NULL,
+    synced_at timestamp with time zone NOT NULL,
+    deleted_at timestamp with time zone
+);
+COMMENT ON TABLE adops.creatives IS 'Creative catalogue from GET /campaigns/{id}/creatives; soft-deleted via deleted_at.';
+COMMENT ON COLUMN adops.creatives.targeting IS 'NULL when the API returns [] (unset).';
+COMMENT ON COLUMN adops.creatives.raw IS 'The whole creative object as returned by the API.';
+CREATE TABLE adops.report_daily_creative (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    creative_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE VIEW adops.bi_daily_creative AS
+ SELECT r.day,
+    r.campaign_id,
+    c.name AS campaign_name,
+    c.ad_format,
+    r.creative_id,
+    k.name AS creative_name,
+    k.ad_type,
+    k.data_width,
+    k.data_height,
+    (k.deleted_at IS NOT NULL) AS creative_deleted,
+    r.ad_requests,
+    r.filled_impressions,
+    r.impressions,
+    r.measurable_impressions,
+    r.viewable_impressions,
+    ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
+    ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
+    r.loaded_at
+   FROM ((adops.report_daily_creative r
+     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)))
+     LEFT JOIN adops.creatives k ON ((k.creative_id = r.creative_id)));
+CREATE TABLE adops.report_daily_geo_device (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    country text NOT NULL,
+    device text NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE VIEW adops.bi_daily_geo_device AS
+ SELECT r.day,
+    r.country,
+    r.device,
+    r.ad_requests,
+    r.filled_impressions,
+    r.impressions,
+    r.measurable_impressions,
+    r.viewable_impressions,
+    ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
+    ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
+    r.loaded_at
+   FROM adops.report_daily_geo_device r;
+CREATE TABLE adops.campaign_zones (
+    campaign_id bigint NOT NULL,
+    zone_id bigint NOT NULL
+);
+COMMENT ON TABLE adops.campaign_zones IS 'Campaign x zone, from campaigns.zone_ids as last seen.';
+CREATE TABLE adops.report_daily_zone (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    zone_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE VIEW adops.bi_daily_zone AS
+ SELECT r.day,
+    r.zone_id,
+    COALESCE(z.campaigns_assigned, (0)::bigint) AS campaigns_assigned,
+    r.ad_requests,
+    r.filled_impressions,
+    r.impressions,
+    r.measurable_impressions,
+    r.viewable_impressions,
+    ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
+    ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
+    r.loaded_at
+   FROM (adops.report_daily_zone r
+     LEFT JOIN ( SELECT cz.zone_id,
+            count(*) AS campaigns_assigned
+           FROM (adops.campaign_zones cz
+             JOIN adops.campaigns c ON (((c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
+          GROUP BY cz.zone_id) z ON ((z.zone_id = r.zone_id)));
+CREATE TABLE adops.report_hourly (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    hour text NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE VIEW adops.bi_hourly AS
+ SELECT r.day,
+    r.hour,
+    r.ad_requests,
+    r.filled_impressions,
+    r.impressions,
+    r.measurable_impressions,
+    r.viewable_impressions,
+    ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
+    ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
+    r.loaded_at
+   FROM adops.report_hourly r;
+CREATE TABLE adops.report_loads (
+    load_id bigint NOT NULL,
+    report text NOT NULL,
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    dimensions text[] NOT NULL,
+    status text NOT NULL,
+    rows integer,
+    reconciled boolean,
+    mismatch jsonb,
+    restatement jsonb,
+    previous_load_id bigint,
+    replay_of bigint,
+    http_attempts integer NOT NULL,
+    response_bytes bigint,
+    fetch_ms integer,
+    load_ms integer,
+    fetched_at timestamp with time zone,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    error text,
+    job_id text,
+    CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text])))
+);
+ALTER TABLE adops.report_loads ALTER COLUMN load_id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME adops.report_loads_load_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE adops.report_raw (
+    load_id bigint NOT NULL,
+    body_gzip bytea NOT NULL,
+    body_bytes bigint NOT NULL,
+    body_sha256 text NOT NULL,
+    archived_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE adops.report_totals (
+    report text NOT NULL,
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone NOT NULL
+);
+CREATE TABLE adops.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY adops.campaign_zones
+    ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
+ALTER TABLE ONLY adops.campaigns
+    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
+ALTER TABLE ONLY adops.creatives
+    ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
+ALTER TABLE ONLY adops.report_loads
+    ADD CONSTRAINT report_loads_pkey PRIMARY KEY (load_id);
+ALTER TABLE ONLY adops.report_raw
+    ADD CONSTRAINT report_raw_pkey PRIMARY KEY (load_id);
+ALTER TABLE ONLY adops.report_totals
+    ADD CONSTRAINT report_totals_pkey PRIMARY KEY (report, period_start, period_end);
+ALTER TABLE ONLY adops.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
+CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
+CREATE INDEX report_daily_campaign_campaign_id ON adops.report_daily_campaign USING btree (campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
+CREATE INDEX report_daily_creative_campaign_id ON adops.report_daily_creative USING btree (campaign_id);
+CREATE INDEX report_daily_creative_creative_id ON adops.report_daily_creative USING btree (creative_id);
+CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, country, device);
+CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
+CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (zone_id);
+CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
+CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
+CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
+CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
+ALTER TABLE ONLY adops.campaign_zones
+    ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES adops.campaigns(campaign_id) ON DELETE CASCADE;
+ALTER TABLE ONLY adops.report_raw
+    ADD CONSTRAINT report_raw_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id) ON DELETE CASCADE;
+ALTER TABLE ONLY adops.report_totals
+    ADD CONSTRAINT report_totals_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id);
