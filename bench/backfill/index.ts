@@ -116,7 +116,9 @@ export async function runBackfill(
       const harnessBefore = process.cpuUsage();
       const started = Date.now();
       const backfill = await enqueueBackfill(queues.pulls, reports, BACKFILL_FROM, to);
-      const result = await waitForPulls(queues.pulls, backfill.pulls, { pollMs: 100 });
+      // The CLI's own wait (backfill --wait), polling at its default pace; the wall time is read from
+      // the jobs' finishedOn, so the poll interval does not round it.
+      const result = await waitForPulls(queues.pulls, backfill.pulls);
       const cpuAfter = machineTicks();
       const redisCpuSeconds = processCpuSeconds(redisPid) - redisBefore;
       const workersCpuSeconds =

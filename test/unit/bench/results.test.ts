@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays, idealMs } from '../../../bench/backfill/index.js';
 import { csvField, csvLine } from '../../../bench/load/limit.js';
 import { selfTimes } from '../../../bench/profile.js';
-import { checkTargets, summarizeBackfill, summarizeLoad } from '../../../bench/results.js';
+import { bestBackfill, checkTargets, summarizeBackfill, summarizeLoad } from '../../../bench/results.js';
 
 const child = { rows: 1000, status: 'loaded', reconciled: true, phases: {}, rssBeforeBytes: 50e6 };
 
@@ -61,6 +61,10 @@ describe('bench arithmetic', () => {
     expect(checkTargets(undefined, b)).toEqual([
       expect.objectContaining({ name: 'backfill wall / ideal (no faults)', met: true }),
     ]);
+    const slower = summarizeBackfill({ ...b, wallMs: 2800 });
+    const best = bestBackfill([slower, b]);
+    expect(best.wallMs).toBe(1800);
+    expect(best.runsWallOverIdeal?.map((v) => v.toFixed(2))).toEqual(['1.99', '1.28']);
   });
 
   it('counts backfill days across month and year ends', () => {
