@@ -26,7 +26,13 @@ interface Frame {
   firstScalarKeyEnd: number;
   firstScalarEscaped: boolean;
   firstScalarValue: unknown;
+  /** Object: the keys of its nested containers so far, to catch a key given twice. */
+  readonly keys: string[];
+  readonly keySet: Set<string>;
 }
+
+/** Up to this many sibling keys are compared one by one; beyond, through the frame's Set. */
+const LINEAR_KEYS = 8;
 
 // Phases of the top-level object around `items`.
 const TOP_OPEN = 0;
@@ -193,6 +199,7 @@ export class ReportScanner {
       if (f.sawScalar) throw this.mixed(f, key);
       if (f.depth >= this.dims.length) throw this.tooDeep(f);
       this.out.setKey(f.depth, key, f);
+      this.checkSibling(f, key);
       f.sawContainer = true;
       this.open(c === 0x5b, f.depth + 1, f, key);
       return;
@@ -248,6 +255,8 @@ export class ReportScanner {
         firstScalarKeyEnd: 0,
         firstScalarEscaped: false,
         firstScalarValue: undefined,
+        keys: [],
+        keySet: new Set(),
       });
     } else {
       f.isArray = isArray;
@@ -260,6 +269,8 @@ export class ReportScanner {
       f.sawScalar = false;
       f.sawCounter = false;
       f.firstScalarValue = undefined;
+      f.keys.length = 0;
+      if (f.keySet.size > 0) f.keySet.clear();
     }
     this.top++;
   }
@@ -278,6 +289,25 @@ export class ReportScanner {
     }
     this.top--;
     if (this.top === 0) this.phase = TOP_AFTER;
+  }
+
+  /**
+   * JSON.parse keeps the last of two equal keys; here both would become rows, and the second
+   * would silently double the first. Fail instead, naming the key.
+   */
+  private checkSibling(f: Frame, key: string): void {
+    const keys = f.keys;
+    let twice: boolean;
+    if (keys.length < LINEAR_KEYS) {
+      twice = keys.includes(key);
+      keys.push(key);
+      if (keys.length === LINEAR_KEYS) for (const k of keys) f.keySet.add(k);
+    } else {
+      twice = f.keySet.has(key);
+      f.keySet.add(key);
+    }
+    if (twice)
+      throw new ReportFormatError(childPath(f, key), 'duplicate key: it appears twice in its object');
   }
 
   private firstScalarKey(f: Frame): string {
