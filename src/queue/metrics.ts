@@ -92,3 +92,21 @@ export function createWorkerMetrics(
     }),
   };
 }
+
+/**
+ * Counts API requests by status and retries by the status that caused them, from the API
+ * client's per-attempt callback. Keeps the previous status per request path (a pull's path is
+ * unique while it runs, deduplication sees to that).
+ */
+export function attemptRecorder(
+  metrics: Pick<WorkerMetrics, 'apiRequests' | 'apiRetries'>,
+): (a: { status: number | undefined; attempt: number; path: string }) => void {
+  const previous = new Map<string, string>();
+  return ({ status, attempt, path }) => {
+    const label = status === undefined ? 'error' : String(status);
+    metrics.apiRequests.inc({ status: label });
+    if (attempt > 1) metrics.apiRetries.inc({ status: previous.get(path) ?? 'unknown' });
+    if (status !== undefined && status < 300) previous.delete(path);
+    else previous.set(path, label);
+  };
+}

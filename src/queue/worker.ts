@@ -1,25 +1,26 @@
 // `adops worker` in-process: BullMQ workers for pulls, scheduler ticks and catalogue syncs, with
 // metrics, a health check and a graceful close. Stateless: run as many as the API allows.
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
+import { runEntitySync } from '../entities/sync.js';
 import type { Logger } from '../log/logger.js';
-import { BACKOFF_TYPE, DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import { closeConnection, workerConnection } from './connection.js';
 import { createWorkerApi, pullDeps, type ReportFetcher } from './io.js';
-import { runEntitySync } from '../entities/sync.js';
 import { loadStates } from './load-states.js';
-import { classifyPullError } from './errors.js';
-import { createWorkerMetrics, type WorkerMetrics } from './metrics.js';
+import { attemptRecorder, createWorkerMetrics, type WorkerMetrics } from './metrics.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
-import { asPullData, type PullJobData, type TickJobData } from './payload.js';
-import { runPull, type PullDeps } from './pull.js';
+import type { PullJobData, TickJobData } from './payload.js';
+import { pullBackoff, pullProcessor, syncProcessor, tickProcessor } from './processors.js';
+import type { PullDeps } from './pull.js';
 import { openQueues, type Queues } from './queues.js';
 import { createRequestLimiter, limiterKey } from './ratelimit.js';
 import { assessHealth, startMetricsServer, type MetricsServer } from './server.js';
-import { DEFAULT_GAP_CAP, runTick } from './tick.js';
+import { stopWorkers, within } from './shutdown.js';
+import { DEFAULT_GAP_CAP, type TickDeps } from './tick.js';
 
 export interface WorkerDeps {
   readonly config: Config;
@@ -54,8 +55,9 @@ export interface RunningWorker {
   readonly metricsPort: number | undefined;
   /**
    * Stops taking jobs and waits up to `timeoutMs` (default config.queue.shutdownTimeoutSeconds)
-   * for running ones; after that they are abandoned to the stall check, which hands them to
-   * another worker. Then closes everything this worker opened.
+   * for running ones; then aborts their API requests (the pulls go back to the queue), and as a
+   * last resort abandons them to the stall check of other workers. Then closes everything this
+   * worker opened. A second call with 0 cuts the wait short.
    */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -81,21 +83,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     config.queue.rateLimitPerSecond,
     (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
   );
-  // The status of each path's previous attempt, to label retries by what caused them.
-  const previousStatus = new Map<string, string>();
   const api =
     deps.fetcher === undefined
       ? createWorkerApi(config, logger, {
           beforeRequest: async () => {
             await limiter.acquire();
           },
-          onAttempt: ({ status, attempt, path }) => {
-            const label = status === undefined ? 'error' : String(status);
-            metrics.apiRequests.inc({ status: label });
-            if (attempt > 1) metrics.apiRetries.inc({ status: previousStatus.get(path) ?? 'unknown' });
-            if (status !== undefined && status < 300) previousStatus.delete(path);
-            else previousStatus.set(path, label);
-          },
+          onAttempt: attemptRecorder(metrics),
         })
       : undefined;
   const fetcher: ReportFetcher = deps.fetcher ?? (api as { fetcher: ReportFetcher }).fetcher;
@@ -103,7 +97,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // back to the queue for another worker, instead of holding the process until their timeouts.
   const shutdown = new AbortController();
   const io: PullDeps = pullDeps(reports, fetcher, deps.pool, config.schema, shutdown.signal);
-  const policy = deps.backoff ?? DEFAULT_BACKOFF;
   let lastActivity = Date.now();
   const touch = () => {
     lastActivity = Date.now();
@@ -119,62 +112,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const pullWorker = new Worker<PullJobData, unknown, string>(
     REPORT_QUEUE,
-    async (job: Job<PullJobData, unknown, string>, token?: string) => {
-      touch();
-      const data = asPullData(job.data);
-      if (data === undefined)
-        throw new UnrecoverableError(`job ${job.id} has no report and period: ${JSON.stringify(job.data)}`);
-      const log = logger.child({
-        jobId: job.id,
-        report: data.report,
-        period: `${data.periodStart}..${data.periodEnd}`,
-      });
-      const started = performance.now();
-      const outcome = await runPull(io, data, job.id, log);
-      const report = data.report;
-      if (outcome.ok) {
-        const { loaded, fetched } = outcome;
-        metrics.pulls.inc({ report, outcome: loaded.status });
-        metrics.rowsLoaded.inc({ report }, loaded.status === 'loaded' ? loaded.rows : 0);
-        metrics.fetchSeconds.observe({ report }, fetched.durationMs / 1000);
-        metrics.loadSeconds.observe({ report }, loaded.loadMs / 1000);
-        metrics.pullSeconds.observe({ report }, (performance.now() - started) / 1000);
-        log.info(
-          { loadId: loaded.loadId, status: loaded.status, rows: loaded.rows, reconciled: loaded.reconciled },
-          'pull loaded',
-        );
-        touch();
-        return {
-          loadId: loaded.loadId,
-          status: loaded.status,
-          rows: loaded.rows,
-          reconciled: loaded.reconciled,
-        };
-      }
-      const { failure } = outcome;
-      if (failure.kind === 'rate-limited') {
-        metrics.pulls.inc({ report, outcome: 'rate_limited' });
-        log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
-        // Pauses every worker of the queue; the job goes back to wait without spending an attempt.
-        await queues.pulls.rateLimit(Math.max(1, failure.retryAfterMs));
-        throw Worker.RateLimitError();
-      }
-      if (failure.kind === 'aborted') {
-        log.warn('pull cut short by shutdown: back to the queue, no attempt spent');
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (failure.kind === 'fatal' || last) {
-        metrics.pulls.inc({ report, outcome: 'failed' });
-        log.error({ reason: failure.reason, attempt: job.attemptsMade + 1 }, 'pull failed');
-        if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
-        throw new Error(failure.reason);
-      }
-      metrics.pulls.inc({ report, outcome: 'retry' });
-      log.warn({ reason: failure.reason, attempt: job.attemptsMade + 1 }, 'pull failed; it will be retried');
-      throw new PullRetry(failure.reason, retryAfterOf(outcome.error));
-    },
+    pullProcessor({ io, pulls: queues.pulls, metrics, logger, touch }),
     {
       ...common,
       concurrency: deps.concurrency ?? 2,
@@ -182,44 +120,24 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // second can never exceed requests per second, so this cap never binds before the request
       // limit (ratelimit.ts) does.
       limiter: { max: config.queue.rateLimitPerSecond, duration: 1_000 },
-      settings: {
-        backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
-          type === BACKOFF_TYPE
-            ? retryDelayMs(attemptsMade, policy, Math.random, (error as PullRetry | undefined)?.retryAfterMs)
-            : retryDelayMs(attemptsMade, policy),
-      },
+      settings: { backoffStrategy: pullBackoff(deps.backoff ?? DEFAULT_BACKOFF) },
     },
   );
-
+  const tickDeps: TickDeps = {
+    reports: new Map(reports.map((r) => [r.name, r])),
+    pulls: queues.pulls,
+    states: (report, from, to) => loadStates(deps.pool, config.schema, report, from, to),
+    healDays: config.healDays,
+    gapCap: deps.gapCap ?? DEFAULT_GAP_CAP,
+  };
   const tickWorker = new Worker<TickJobData, unknown, string>(
     TICK_QUEUE,
-    async (job) => {
-      touch();
-      const result = await runTick(
-        {
-          reports: new Map(reports.map((r) => [r.name, r])),
-          pulls: queues.pulls,
-          states: (report, from, to) => loadStates(deps.pool, config.schema, report, from, to),
-          healDays: config.healDays,
-          gapCap: deps.gapCap ?? DEFAULT_GAP_CAP,
-        },
-        job,
-      );
-      logger.info(
-        {
-          report: result.report,
-          scheduledFor: result.scheduledFor,
-          window: result.window.length,
-          gaps: result.gaps.length,
-          added: result.added,
-        },
-        'scheduler tick enqueued pulls',
-      );
-      return { ...result, window: result.window.length, gaps: result.gaps.length };
+    tickProcessor(tickDeps, logger, touch),
+    {
+      ...common,
+      concurrency: 1,
     },
-    { ...common, concurrency: 1 },
   );
-
   const client = api?.client;
   const entitySync =
     deps.entitySync ??
@@ -229,29 +147,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const syncWorker =
     entitySync === undefined
       ? undefined
-      : new Worker(
-          ENTITY_QUEUE,
-          async () => {
-            touch();
-            try {
-              return await entitySync();
-            } catch (error) {
-              // Same allowlist as pulls: a 401 or a bad catalogue is not retried.
-              const failure = classifyPullError(error);
-              if (failure.kind === 'rate-limited') {
-                await queues.syncs.rateLimit(Math.max(1, failure.retryAfterMs));
-                throw Worker.RateLimitError();
-              }
-              logger.error({ reason: failure.reason }, 'entity sync failed');
-              if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
-              throw error;
-            } finally {
-              touch();
-            }
-          },
-          // A limiter that never binds: it only makes BullMQ honour the 429 pause above.
-          { ...common, concurrency: 1, limiter: { max: 1_000, duration: 1_000 } },
-        );
+      : new Worker(ENTITY_QUEUE, syncProcessor(entitySync, queues.syncs, logger, touch), {
+          ...common,
+          concurrency: 1,
+          // A limiter that never binds: it only makes BullMQ honour a 429 pause.
+          limiter: { max: 1_000, duration: 1_000 },
+        });
 
   const workers = [pullWorker, tickWorker, ...(syncWorker ? [syncWorker] : [])];
   for (const w of workers) {
@@ -298,66 +199,28 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   let closing: Promise<void> | undefined;
   let giveUp: (() => void) | undefined;
   const close = (timeoutMs = config.queue.shutdownTimeoutSeconds * 1000): Promise<void> => {
-    // A second call with a shorter deadline (a second SIGTERM) cuts the wait short.
+    // A second call with deadline 0 (a second SIGTERM) cuts the wait short.
     if (closing !== undefined) {
       if (timeoutMs === 0) giveUp?.();
       return closing;
     }
     closing = (async () => {
       logger.info({ timeoutMs }, 'worker stopping: no new jobs; waiting for running ones');
-      const graceful = Promise.all(workers.map((w) => w.close()));
-      const finished = await Promise.race([
-        graceful.then(() => true),
-        new Promise<false>((r) => {
-          giveUp = () => r(false);
-          setTimeout(giveUp, timeoutMs).unref();
-        }),
-      ]);
-      let drained = finished;
-      if (!finished) {
-        logger.warn('shutdown deadline: aborting running API requests; their pulls go back to the queue');
-        shutdown.abort();
-        drained = await Promise.race([
-          graceful.then(() => true),
-          new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref()),
-        ]);
-      }
-      if (!drained) {
-        logger.warn('running jobs still busy: abandoning them to the stall check of other workers');
-        await Promise.race([
-          Promise.allSettled(workers.map((w) => w.close(true))),
-          new Promise((r) => setTimeout(r, 5_000).unref()),
-        ]);
-      }
+      const graceful = await stopWorkers(
+        workers,
+        timeoutMs,
+        () => shutdown.abort(),
+        logger,
+        (g) => (giveUp = g),
+      );
       // Each step is bounded: with Redis or the API unreachable, a close must still end.
-      const bounded = (p: Promise<unknown> | undefined) =>
-        Promise.race([
-          Promise.resolve(p).catch(() => undefined),
-          new Promise((r) => setTimeout(r, 5_000).unref()),
-        ]);
-      await bounded(server?.close());
-      await bounded(queues.close());
-      await bounded(fetcher.close?.());
+      await within(server?.close() ?? Promise.resolve(), 5_000);
+      await within(queues.close(), 5_000);
+      await within(fetcher.close?.() ?? Promise.resolve(), 5_000);
       if (deps.connection === undefined) await closeConnection(redis);
-      logger.info({ graceful: finished }, 'worker stopped');
+      logger.info({ graceful }, 'worker stopped');
     })();
     return closing;
   };
   return { metrics, metricsPort: server?.port, close };
-}
-
-/** A retryable pull failure; carries the API's Retry-After into the backoff strategy. */
-class PullRetry extends Error {
-  override readonly name = 'PullRetry';
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-function retryAfterOf(error: unknown): number | undefined {
-  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
-  return typeof ms === 'number' ? ms : undefined;
 }

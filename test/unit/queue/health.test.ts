@@ -31,3 +31,21 @@ describe('assessHealth', () => {
     expect(assessHealth({ ...fine, waiting: undefined, active: undefined }).ok).toBe(false);
   });
 });
+
+describe('attemptRecorder', () => {
+  it('counts requests by status and retries by the status that caused them', async () => {
+    const { attemptRecorder, createWorkerMetrics } = await import('../../../src/queue/metrics.js');
+    const metrics = createWorkerMetrics(async () => ({}), { defaultMetrics: false });
+    const record = attemptRecorder(metrics);
+    record({ status: 503, attempt: 1, path: '/v2/reports?a' });
+    record({ status: undefined, attempt: 2, path: '/v2/reports?a' });
+    record({ status: 200, attempt: 3, path: '/v2/reports?a' });
+    record({ status: 200, attempt: 1, path: '/v2/reports?b' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('adops_api_requests_total{status="503"} 1');
+    expect(text).toContain('adops_api_requests_total{status="error"} 1');
+    expect(text).toContain('adops_api_requests_total{status="200"} 2');
+    expect(text).toContain('adops_api_retries_total{status="503"} 1');
+    expect(text).toContain('adops_api_retries_total{status="error"} 1');
+  });
+});
