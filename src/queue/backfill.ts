@@ -62,6 +62,8 @@ export interface WaitOptions {
   readonly onProgress?: (p: PullProgress) => void;
   /** How often job states are read (default 300 ms). */
   readonly pollMs?: number;
+  /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
+  readonly batch?: number;
   /** Stops waiting (resolving with what finished so far) when aborted. */
   readonly signal?: AbortSignal;
 }
@@ -94,8 +96,15 @@ export async function waitForPulls(
     });
   };
   report();
+  let offset = 0;
+  const batch = options.batch ?? 500;
   while (pending.size > 0 && options.signal?.aborted !== true) {
-    const ids = [...pending.keys()];
+    // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
+    // state lookup per job every few hundred milliseconds.
+    const all = [...pending.keys()];
+    offset = offset % all.length;
+    const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
+    offset += batch;
     const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
     for (const [i, id] of ids.entries()) {
       const state = states[i];

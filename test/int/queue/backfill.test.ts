@@ -52,14 +52,20 @@ describe('backfill', () => {
     expect(rows[0]?.n).toBe(rows[0]?.d);
   });
 
-  it('reports progress and the rate while waiting', async () => {
+  it('reports progress and the rate while waiting, reading states in small rotating batches', async () => {
     await h.worker();
     const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
-    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-04');
+    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-07');
     const seen: number[] = [];
-    await waitForPulls(h.queues.pulls, pulls, { onProgress: (p) => seen.push(p.done), pollMs: 50 });
+    const result = await waitForPulls(h.queues.pulls, pulls, {
+      onProgress: (p) => seen.push(p.done),
+      pollMs: 20,
+      batch: 3,
+    });
+    expect(result.completed).toHaveLength(7);
     expect(seen[0]).toBe(0);
-    expect(seen.at(-1)).toBe(4);
+    expect(seen.at(-1)).toBe(7);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
   });
 });
 
