@@ -1,4 +1,4 @@
-import { COUNTERS, type Counters } from './types.js';
+import { COUNTERS } from './types.js';
 
 /**
  * A counter value as a non-negative safe integer, or -1 when it is not one. Accepts JSON integers
@@ -23,15 +23,4 @@ export function holdsCounters(node: Record<string, unknown>): boolean {
     if (node[COUNTERS[i] as string] !== undefined) return true;
   }
   return false;
-}
-
-/** All-zero counters. */
-export function zeroCounters(): Counters {
-  return {
-    ad_requests: 0,
-    filled_impressions: 0,
-    impressions: 0,
-    measurable_impressions: 0,
-    viewable_impressions: 0,
-  };
 }
