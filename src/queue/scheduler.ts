@@ -97,3 +97,29 @@ export async function syncSchedulers(
   }
   return result;
 }
+
+/** One of our schedulers as Redis holds it. */
+export interface SchedulerInfo {
+  readonly id: string;
+  readonly cron: string | undefined;
+  readonly timezone: string | undefined;
+  /** The next firing, ISO 8601, when known. */
+  readonly next: string | undefined;
+}
+
+/** Our schedulers on the tick and sync queues, sorted by id. */
+export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>): Promise<SchedulerInfo[]> {
+  const all = [
+    ...(await queues.ticks.getJobSchedulers(0, -1)),
+    ...(await queues.syncs.getJobSchedulers(0, -1)),
+  ];
+  return all
+    .map((s) => ({
+      id: s.id ?? s.key,
+      cron: s.pattern,
+      timezone: s.tz,
+      next: s.next === undefined ? undefined : new Date(s.next).toISOString(),
+    }))
+    .filter((s) => parseSchedulerId(s.id) !== undefined)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { syncSchedulers } from '../../queue/scheduler.js';
+import { listSchedulers, syncSchedulers } from '../../queue/scheduler.js';
 import type { CliContext } from '../context.js';
 import { open } from './backfill.js';
 
@@ -21,13 +21,18 @@ export function register(program: Command, ctx: CliContext): void {
       const queues = await open(ctx);
       try {
         const r = await syncSchedulers(queues, jobs);
-        const out = (verb: string, ids: readonly string[]) => {
-          for (const id of ids) ctx.stdout.write(`${verb} ${id}\n`);
-        };
-        out('created', r.created);
-        out('updated', r.updated);
-        out('unchanged', r.unchanged);
-        out('removed', r.removed);
+        const verb = new Map<string, string>();
+        for (const [word, ids] of [
+          ['created', r.created],
+          ['updated', r.updated],
+          ['unchanged', r.unchanged],
+        ] as const)
+          for (const id of ids) verb.set(id, word);
+        for (const s of await listSchedulers(queues))
+          ctx.stdout.write(
+            `${verb.get(s.id) ?? 'kept'} ${s.id}: "${s.cron ?? '?'}" ${s.timezone ?? 'UTC'}, next ${s.next ?? '?'}\n`,
+          );
+        for (const id of r.removed) ctx.stdout.write(`removed ${id}\n`);
         ctx.stdout.write(
           `${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.removed.length} removed\n`,
         );

@@ -1,6 +1,8 @@
 // Job schedulers on real Redis: idempotent upserts, removal of deleted definitions, and a cron
 // firing every two seconds that loads its window and re-pulls the lookback.
+import { Writable } from 'node:stream';
 import { QueueEvents } from 'bullmq';
+import { main } from '../../../src/cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
 import { workerConnection, closeConnection } from '../../../src/queue/connection.js';
@@ -13,6 +15,19 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
+
+/** Runs `adops` in-process with `env`, capturing its output. */
+async function adops(args: string[], env: Record<string, string>) {
+  const out: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      out.push(chunk.toString());
+      done();
+    },
+  });
+  const code = await main(['node', 'adops', ...args], env, sink, sink);
+  return { code, out: out.join('') };
+}
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -42,6 +57,13 @@ describe('adops schedule', () => {
     expect((await h.queues.ticks.getDelayed()).map((j) => j.id).sort()).toEqual(delayedBefore);
     // Scheduler template data names the report only.
     expect(before.map((s) => s.template?.data)).toContainEqual({ report: 'daily_zone' });
+    // The command says what it did and when each fires next.
+    const cli = await adops(['schedule'], h.env);
+    expect(cli.code).toBe(0);
+    expect(cli.out).toMatch(
+      /^unchanged adops-report-daily_zone: "0 3 \* \* \*" UTC, next \d{4}-\d\d-\d\dT03:00:00\.000Z$/m,
+    );
+    expect(cli.out).toContain('0 created, 0 updated, 6 unchanged, 0 removed');
   });
 
   it('removes the schedulers of deleted definitions and updates changed crons', async () => {
