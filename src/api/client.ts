@@ -89,7 +89,10 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-/** A client over one keep-alive pool to the base URL's origin. Create one per process and close it. */
+/**
+ * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
+ * keep-alive pool (see pools.ts); close every client, and the last close ends the pool.
+ */
 export function createApiClient(o: ApiClientOptions): ApiClient {
   const http = new Transport({
     baseUrl: o.baseUrl,

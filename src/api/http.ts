@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { Logger } from '../log/logger.js';
 import { apiMessageOf, excerptOf } from './body.js';
 import {
@@ -12,6 +12,7 @@ import {
   TRANSPORT_HINT,
   type ApiErrorDetails,
 } from './errors.js';
+import { acquirePool } from './pools.js';
 import { backoffDelay, isRetryableStatus, isRetryableTransport, parseRetryAfter } from './retry.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
@@ -61,24 +62,23 @@ export interface HttpResponse {
 }
 
 /**
- * Sends requests to one API origin over one keep-alive pool, retrying the allowlist (500, 502,
- * 503, 504, resets, drops, timeouts; 429 after Retry-After) with capped full-jitter backoff.
- * Every response body is read or dumped, so no socket is left hanging.
+ * Sends requests to one API origin over the keep-alive pool it shares with every client of that
+ * origin, retrying the allowlist (500, 502, 503, 504, resets, drops, timeouts; 429 after
+ * Retry-After) with capped full-jitter backoff. Every response body is read or dumped, so no
+ * socket is left hanging.
  */
 export class Transport {
   private readonly pool: Pool;
+  private readonly release: () => Promise<void>;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly o: TransportOptions) {
     const url = new URL(o.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, {
-      connections: o.connections,
-      connectTimeout: o.connectTimeoutMs,
-      headersTimeout: o.headersTimeoutMs,
-      bodyTimeout: o.bodyTimeoutMs,
-    });
+    const { pool, release } = acquirePool(url.origin, o);
+    this.pool = pool;
+    this.release = release;
     this.headers = {
       accept: 'application/json',
       'user-agent': 'adops-export',
@@ -242,9 +242,9 @@ export class Transport {
     await this.o.sleep(ms, signal);
   }
 
-  /** Closes the pool, waiting for requests in flight. */
+  /** Lets go of the shared pool; the last client of an origin closes it (requests in flight finish). */
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.release();
   }
 }
 

@@ -270,6 +270,25 @@ describe('API client over real HTTP', () => {
     expect(s.seen.length).toBe(1);
   });
 
+  it('shares one keep-alive pool between clients of the same origin until the last one closes', async () => {
+    const s = await serve([json(200, { items: [] })]);
+    let sockets = 0;
+    s.server.on('connection', () => sockets++);
+    const a = createApiClient({ baseUrl: s.url, apiKey: KEY, auth: 'bearer', connections: 1 });
+    const b = createApiClient({ baseUrl: s.url, apiKey: KEY, auth: 'x-api-key', connections: 1 });
+    await a.listCampaigns();
+    await b.listCampaigns();
+    expect(sockets).toBe(1);
+    await a.close();
+    await b.listCampaigns();
+    expect(s.seen[2]?.headers['x-api-key']).toBe(KEY);
+    await b.close();
+    const c = createApiClient({ baseUrl: s.url, apiKey: KEY, auth: 'bearer', connections: 1 });
+    await c.listCampaigns();
+    expect(sockets).toBe(2);
+    await c.close();
+  });
+
   it('drives every catalogue endpoint with the spec methods and paths', async () => {
     const s = await serve([
       json(201, { campaign_id: 9 }),
