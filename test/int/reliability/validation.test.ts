@@ -17,6 +17,8 @@ import { figureBook } from '../../helpers/reliability/figures.js';
 const book = figureBook('validation');
 let db: TestDatabase;
 let dir: string;
+/** Crafted values rejected by validation (job files and env), for the figures. */
+const rejected = { names: 0, dimensions: 0, env: 0 };
 
 const SQL = `x; DROP TABLE ${TEST_SCHEMA}.report_loads; --`;
 const HUGE = 'a'.repeat(100_000);
@@ -59,6 +61,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'adops-rel-'));
 });
 afterAll(async () => {
+  book.add({
+    id: 'config/crafted-values',
+    title: 'crafted names, dimensions and env values',
+    injected: `${BAD_NAMES.length} report names, ${BAD_DIMENSIONS.length} dimensions (SQL, paths, 100,000 chars, ...), 10 env values`,
+    periodsExact: 0,
+    periodsTotal: 0,
+    duplicates: 0,
+    retries: 0,
+    failedAsExpected: rejected.names + rejected.dimensions + rejected.env,
+    notes: `rejected at validation with a one-line ConfigError: ${rejected.names} names, ${rejected.dimensions} dimensions, ${rejected.env} env values`,
+    ms: 0,
+  });
   book.flush(inject('runId'));
   rmSync(dir, { recursive: true, force: true });
   await db?.drop();
@@ -81,6 +95,7 @@ describe('job definitions crafted to attack SQL or paths are rejected at validat
     // The message stays one readable line, whatever was sent.
     expect((error as Error).message.length).toBeLessThan(400);
     expect((error as Error).message).not.toContain('\n');
+    rejected.names++;
   });
 
   it.each(
@@ -92,6 +107,7 @@ describe('job definitions crafted to attack SQL or paths are rejected at validat
     expect(() => parseJob(yaml('ok_report', ['day', dim as string]), 'jobs/evil.yaml')).toThrow(
       expect.objectContaining({ name: 'ConfigError', subject: 'jobs/evil.yaml: dimensions[1]' }),
     );
+    rejected.dimensions++;
   });
 
   it('SQL identifiers are refused by ident(), qualified() and reportTable() even if validation were bypassed', () => {
@@ -120,6 +136,7 @@ describe('environment values crafted as SQL, paths or huge strings are rejected'
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(
       expect.objectContaining({ name: 'ConfigError', subject: name }),
     );
+    rejected.env++;
   });
 });
 
