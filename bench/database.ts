@@ -6,6 +6,7 @@ import type { ReportJob } from '../src/config/jobs.js';
 import { sqlDir } from '../src/config/paths.js';
 import { migrate } from '../src/warehouse/migrate.js';
 import { ensureReportTables } from '../src/warehouse/report-tables.js';
+import { onInterrupt } from './cleanup.js';
 
 /** The schema every bench database uses. */
 export const BENCH_SCHEMA = 'bench';
@@ -43,13 +44,18 @@ export async function createBenchDatabase(
   const name = `adops_bench_${label}_${randomBytes(4).toString('hex')}`;
   await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
   const url = databaseUrl(adminUrl, name);
+  const dropNow = () =>
+    admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(
+      () => undefined,
+    );
+  const forget = onInterrupt(dropNow);
   const db: BenchDatabase = {
     name,
     url,
-    drop: () =>
-      admin(adminUrl, (c) =>
-        c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
-      ).then(() => undefined),
+    drop: async () => {
+      await dropNow();
+      forget();
+    },
   };
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { runBackfill } from './backfill/index.js';
 import { runLoadSection, type LoadSectionResult } from './load/index.js';
+import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
 import { summarizeProfiles } from './profile.js';
@@ -98,6 +99,7 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  installInterruptHandler(say);
   const results = await run(options);
   await mkdir(dirname(options.resultsFile), { recursive: true });
   await writeFile(options.resultsFile, `${JSON.stringify(results, null, 2)}\n`);

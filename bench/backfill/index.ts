@@ -8,6 +8,7 @@ import { loadJobs } from '../../src/config/jobs.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
 import { openQueues } from '../../src/queue/queues.js';
+import { onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { busyShare, machineTicks, processCpuSeconds, TICKS_PER_SECOND } from './cpu.js';
@@ -81,8 +82,10 @@ export async function runBackfill(
   let db: Awaited<ReturnType<typeof createBenchDatabase>> | undefined;
   let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
   const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: 1 });
+  let forgetKeys: () => void = () => undefined;
   try {
     db = await createBenchDatabase(o.adminUrl, 'backfill', reports);
+    forgetKeys = onInterrupt(() => deleteKeys(redis, `${prefix}*`));
     const env: Record<string, string> = {
       PATH: o.path,
       ADOPS_BASE_URL: emulator.url,
@@ -164,6 +167,7 @@ export async function runBackfill(
     await workers?.stop();
     await emulator.close();
     await deleteKeys(redis, `${prefix}*`).finally(() => redis.disconnect());
+    forgetKeys();
     await db?.drop();
   }
 }

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { onInterrupt } from '../cleanup.js';
 
 export interface WorkerProcesses {
   readonly pids: readonly number[];
@@ -28,6 +29,7 @@ export async function startWorkers(
   timeoutMs = 30_000,
 ): Promise<WorkerProcesses> {
   const children: ChildProcess[] = [];
+  const forget: (() => void)[] = [];
   const tails: string[][] = [];
   const messages = new Map<string, number>();
   const exits: Promise<never>[] = [];
@@ -41,6 +43,8 @@ export async function startWorkers(
       },
     );
     children.push(child);
+    // Registered at once: an interrupt while the workers still start must not orphan them.
+    forget.push(onInterrupt(() => stopChild(child, 2_000)));
     const tail: string[] = [];
     tails.push(tail);
     let buffered = '';
@@ -66,16 +70,8 @@ export async function startWorkers(
     });
   }
   const stop = async (graceMs = 15_000) => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    await Promise.all(children.map((child) => stopChild(child, graceMs)));
+    for (const f of forget) f();
   };
   let gaveUp = false;
   const timeout = new Promise<never>((_, reject) =>
@@ -89,6 +85,16 @@ export async function startWorkers(
     throw error;
   }
   return { pids: children.map((c) => c.pid ?? 0), tails, messages, stop };
+}
+
+/** SIGTERM (a graceful drain), SIGKILL after `graceMs`; resolves once the process is gone. */
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Resolves once `connected()` reaches `count` (checked every 50 ms: there is no event to wait on). */

@@ -3,6 +3,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { captureBody, LOAD_DIMENSIONS, LOAD_PERIOD, type EmulatorFigures } from './capture.js';
@@ -66,6 +67,11 @@ export async function runLoadSection(
   ];
   const db = await createBenchDatabase(o.adminUrl, 'load', reports);
   const csv = resolve(join(o.cacheDir, `report-${o.rows}.csv`));
+  const removeFiles = async () => {
+    await rm(csv, { force: true });
+    await rm(captured.file, { force: true });
+  };
+  const forgetFiles = onInterrupt(removeFiles);
   try {
     await writeCsv(csv, LOAD_PERIOD, captured.rows);
     const oursMs: number[] = [];
@@ -170,8 +176,8 @@ export async function runLoadSection(
     };
   } finally {
     await db.drop();
-    await rm(csv, { force: true });
-    await rm(captured.file, { force: true });
+    await removeFiles();
+    forgetFiles();
   }
 }
 
