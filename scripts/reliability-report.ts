@@ -58,13 +58,33 @@ const root = packageRoot();
 const data = JSON.parse(readFileSync(join(root, 'test-artifacts', 'reliability.json'), 'utf8')) as {
   fragments: Fragment[];
 };
+/**
+ * The fragments of one run: the run that wrote the most files (the newest on a tie). Fragments of
+ * other runs (a single file run alone, or someone else's run in the same tree) are left out, so
+ * the table never mixes runs.
+ */
+export function latestFullRun(fragments: readonly Fragment[]): { kept: Fragment[]; skipped: Fragment[] } {
+  const byRun = new Map<string, Fragment[]>();
+  for (const f of fragments) byRun.set(f.runId, [...(byRun.get(f.runId) ?? []), f]);
+  const newest = (fs: Fragment[]) =>
+    fs
+      .map((f) => f.finishedAt)
+      .sort()
+      .at(-1) ?? '';
+  const best =
+    [...byRun.values()].sort((a, b) => b.length - a.length || newest(b).localeCompare(newest(a)))[0] ?? [];
+  return { kept: best, skipped: fragments.filter((f) => !best.includes(f)) };
+}
+
 const docPath = join(root, 'RELIABILITY.md');
 const doc = readFileSync(docPath, 'utf8');
 const from = doc.indexOf(START);
 const to = doc.indexOf(END);
 if (from < 0 || to < from) throw new Error(`RELIABILITY.md lacks the markers ${START} ... ${END}`);
-writeFileSync(
-  docPath,
-  `${doc.slice(0, from + START.length)}\n${figuresMarkdown(data.fragments)}\n${doc.slice(to)}`,
+const { kept, skipped } = latestFullRun(data.fragments);
+writeFileSync(docPath, `${doc.slice(0, from + START.length)}\n${figuresMarkdown(kept)}\n${doc.slice(to)}`);
+for (const f of skipped)
+  process.stderr.write(`left out ${f.file} of run ${f.runId} (not the latest full run)\n`);
+process.stdout.write(
+  `RELIABILITY.md: ${kept.reduce((n, f) => n + f.cases.length, 0)} cases of run ${kept[0]?.runId ?? '?'}\n`,
 );
-process.stdout.write(`RELIABILITY.md: ${data.fragments.reduce((n, f) => n + f.cases.length, 0)} cases\n`);

@@ -1,7 +1,8 @@
 // Outcome figures of the reliability cases. Each test file writes its own fragment (files run in
-// parallel processes), then merges every fragment into test-artifacts/reliability.json under a
-// lock, so whichever file finishes last leaves the complete set. scripts/reliability-report.ts
-// turns that file into RELIABILITY.md's table.
+// parallel processes) under test-artifacts/reliability/<runId>/, then merges every fragment into
+// test-artifacts/reliability.json under a lock, so whichever file finishes last leaves the
+// complete set. scripts/reliability-report.ts turns that file into RELIABILITY.md's table, taking
+// the latest run that wrote every file.
 import {
   closeSync,
   mkdirSync,
@@ -44,14 +45,20 @@ export function figureBook(file: string): { add(c: CaseFigures): void; flush(run
     },
     flush: (runId) => {
       if (cases.length === 0) return;
-      mkdirSync(dir(), { recursive: true });
+      // One folder per run: a concurrent run in the same tree never overwrites this run's figures.
+      mkdirSync(join(dir(), runId), { recursive: true });
       const fragment = { file, runId, finishedAt: new Date().toISOString(), cases };
-      writeAtomically(join(dir(), `${file}.json`), JSON.stringify(fragment, null, 2));
+      writeAtomically(join(dir(), runId, `${file}.json`), JSON.stringify(fragment, null, 2));
       withLock(join(dir(), '.lock'), () => {
-        const fragments = readdirSync(dir())
-          .filter((f) => f.endsWith('.json'))
+        const fragments = readdirSync(dir(), { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .flatMap((d) =>
+            readdirSync(join(dir(), d.name))
+              .filter((f) => f.endsWith('.json'))
+              .map((f) => join(dir(), d.name, f)),
+          )
           .sort()
-          .map((f) => JSON.parse(readFileSync(join(dir(), f), 'utf8')) as typeof fragment);
+          .map((path) => JSON.parse(readFileSync(path, 'utf8')) as typeof fragment);
         writeAtomically(
           FIGURES_FILE(),
           JSON.stringify({ generatedAt: new Date().toISOString(), fragments }, null, 2),

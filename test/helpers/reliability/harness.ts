@@ -9,6 +9,7 @@ import { loadJobs, type JobSet, type ReportJob } from '../../../src/config/jobs.
 import { join } from 'node:path';
 import { packageRoot } from '../../../src/config/paths.js';
 import { createLogger, type Logger } from '../../../src/log/logger.js';
+import type { ReportFetcher } from '../../../src/queue/io.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/queue/worker.js';
 import { TEST_SCHEMA } from '../schema.js';
@@ -102,6 +103,14 @@ export function suiteClient(
   });
 }
 
+/** The worker's view of an API client (as the worker command wires it): the abort signal passed on. */
+export function asFetcher(client: ApiClient): ReportFetcher {
+  return {
+    fetchReport: (query, signal) => client.fetchReport(query, signal === undefined ? undefined : { signal }),
+    close: () => client.close(),
+  };
+}
+
 export interface Pipeline {
   readonly config: Config;
   readonly logger: Logger;
@@ -130,7 +139,7 @@ export async function startPipeline(o: {
     jobs: o.jobs,
     pool: o.pool,
     logger,
-    fetcher: client,
+    fetcher: asFetcher(client),
     concurrency: o.concurrency ?? 2,
     backoff: { baseMs: 20, maxMs: 200 },
     metrics: false,

@@ -7,7 +7,7 @@ import type { ReportFetcher } from '../../../src/queue/io.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startWorker } from '../../../src/queue/worker.js';
 import { createPool } from '../../../src/warehouse/pool.js';
-import { suiteClient, suiteReports } from './harness.js';
+import { asFetcher, suiteClient, suiteReports } from './harness.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger({
@@ -20,16 +20,17 @@ const logger = createLogger({
 const pool = createPool(config, { max: 4, logger });
 const client = suiteClient(config, logger);
 const pauseAt = process.env.REL_PAUSE_AFTER_FETCH;
+const inner = asFetcher(client);
 const fetcher: ReportFetcher = {
-  async fetchReport(q) {
-    const fetched = await client.fetchReport(q);
+  async fetchReport(q, signal) {
+    const fetched = await inner.fetchReport(q, signal);
     if (pauseAt === `${q.dimensions.join(',')}/${q.period.start}`) {
       process.stdout.write(`FETCHED ${pauseAt}\n`);
       await new Promise(() => undefined); // hold the fetched body until the kill
     }
     return fetched;
   },
-  close: () => client.close(),
+  close: () => inner.close?.() ?? Promise.resolve(),
 };
 await startWorker({
   config,
