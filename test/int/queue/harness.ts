@@ -1,11 +1,14 @@
 // Shared set-up of the queue's integration tests: a test database, a BullMQ prefix, the emulator,
 // and the Config/env the CLI and in-process workers get. Everything is closed by `close()`.
+import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
+import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
+import { REPORT_QUEUE } from '../../../src/queue/names.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/queue/worker.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -145,4 +148,18 @@ export async function flushPrefix(prefix: string): Promise<number> {
     redis.disconnect();
   }
   return deleted;
+}
+
+/** Resolves once a pull is active: on QueueEvents' `active` event, or at once if one already is. */
+export async function pullActive(harness: Harness): Promise<void> {
+  const redis = workerConnection(harness.config);
+  const events = new QueueEvents(REPORT_QUEUE, { connection: redis, prefix: harness.prefix });
+  try {
+    await events.waitUntilReady();
+    const seen = new Promise<void>((resolve) => events.once('active', () => resolve()));
+    if ((await harness.queues.pulls.getActiveCount()) === 0) await seen;
+  } finally {
+    await events.close();
+    await closeConnection(redis);
+  }
 }

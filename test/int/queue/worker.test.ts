@@ -7,7 +7,7 @@ import { ENTITY_QUEUE } from '../../../src/queue/names.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, pullActive, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 let proc: CliProcess | undefined;
@@ -33,7 +33,7 @@ describe('adops worker', () => {
       to,
     );
     // The first pull is running (its request sleeps in the emulator): now ask the worker to stop.
-    while ((await h.queues.pulls.getActiveCount()) === 0) await new Promise((r) => setTimeout(r, 20));
+    await pullActive(h);
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
     expect(proc.stderr()).toContain('"graceful":true');
@@ -53,7 +53,7 @@ describe('a shutdown deadline', () => {
     const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
     const { to } = lastDays(1);
     const { pulls } = await enqueueBackfill(h.queues.pulls, zone, to, to);
-    while ((await h.queues.pulls.getActiveCount()) === 0) await new Promise((r) => setTimeout(r, 20));
+    await pullActive(h);
     const started = Date.now();
     await worker.close(200);
     expect(Date.now() - started).toBeLessThan(5_000);
