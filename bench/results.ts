@@ -252,7 +252,7 @@ export function renderResults(r: Results): string {
         'wall / ideal',
         'pulls/s',
         'rows',
-        'mean fetch / load',
+        'fetch / load per pull, mean',
         'CPU s: machine / workers / Postgres / Redis / harness+emulator',
       ],
       ...PLAIN,
@@ -269,7 +269,7 @@ export function renderResults(r: Results): string {
         `${x(b.wallOverIdeal)}${b.runsWallOverIdeal === undefined ? '' : ` (runs: ${b.runsWallOverIdeal.map(x).join(', ')})`}`,
         b.pullsPerSecond.toFixed(1),
         int(b.rowsLoaded),
-        `${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} ms`,
+        `${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} ms (p95 ${b.p95FetchMs.toFixed(0)} / ${b.p95LoadMs.toFixed(0)})`,
         `${b.machineBusyCpuSeconds.toFixed(1)} (${Math.round(b.cpuBusy * 100)}%) / ${b.workersCpuSeconds.toFixed(1)} / ${b.postgresCpuSeconds.toFixed(1)} / ${b.redisCpuSeconds.toFixed(1)} / ${b.harnessCpuSeconds.toFixed(1)}`,
       ]);
     const o = r.options;

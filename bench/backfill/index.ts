@@ -38,9 +38,11 @@ export interface BackfillFigures {
   readonly idealMs: number;
   readonly pullsPerSecond: number;
   readonly rowsLoaded: number;
-  /** Per loaded pull, from report_loads: mean HTTP time (latency and retries included) and load time. */
+  /** Per loaded pull, from report_loads: HTTP time (latency and retries included) and load time. */
   readonly meanFetchMs: number;
   readonly meanLoadMs: number;
+  readonly p95FetchMs: number;
+  readonly p95LoadMs: number;
   /** Share of the machine's CPUs busy during the scenario, 0..1. */
   readonly cpuBusy: number;
   /** CPU seconds of the worker processes, and of the harness process (which runs the emulator). */
@@ -53,6 +55,11 @@ export interface BackfillFigures {
   /** CPU seconds the whole machine was busy during the scenario (all CPUs). */
   readonly machineBusyCpuSeconds: number;
 }
+
+type LoadTimes = Pick<
+  BackfillFigures,
+  'rowsLoaded' | 'meanFetchMs' | 'meanLoadMs' | 'p95FetchMs' | 'p95LoadMs'
+>;
 
 /** Day `n` (0-based) after `from`, YYYY-MM-DD. */
 export function addDays(from: string, n: number): string {
@@ -172,19 +179,26 @@ export async function runBackfill(
   }
 }
 
-/** Rows written by loaded pulls and their mean fetch and load times, from report_loads. */
-async function loadFigures(
-  url: string,
-): Promise<{ rowsLoaded: number; meanFetchMs: number; meanLoadMs: number }> {
+/** Rows written by loaded pulls, and their fetch and load times (mean and 95th percentile). */
+async function loadFigures(url: string): Promise<LoadTimes> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query<{ n: string | null; fetch: number | null; load: number | null }>(
-      `SELECT sum(rows)::text AS n, avg(fetch_ms)::float8 AS fetch, avg(load_ms)::float8 AS load
+    const { rows } = await c.query<Record<'n' | 'fetch' | 'load' | 'fetch95' | 'load95', string | null>>(
+      `SELECT sum(rows)::text AS n, avg(fetch_ms)::text AS fetch, avg(load_ms)::text AS load,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY fetch_ms)::text AS fetch95,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY load_ms)::text AS load95
          FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
     );
     const r = rows[0];
-    return { rowsLoaded: Number(r?.n ?? 0), meanFetchMs: r?.fetch ?? 0, meanLoadMs: r?.load ?? 0 };
+    const num = (v: string | null | undefined) => Number(v ?? 0);
+    return {
+      rowsLoaded: num(r?.n),
+      meanFetchMs: num(r?.fetch),
+      meanLoadMs: num(r?.load),
+      p95FetchMs: num(r?.fetch95),
+      p95LoadMs: num(r?.load95),
+    };
   } finally {
     await c.end();
   }

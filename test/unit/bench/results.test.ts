@@ -50,6 +50,8 @@ describe('bench arithmetic', () => {
       rowsLoaded: 1,
       meanFetchMs: 50,
       meanLoadMs: 10,
+      p95FetchMs: 60,
+      p95LoadMs: 20,
       cpuBusy: 0.5,
       workersCpuSeconds: 1,
       harnessCpuSeconds: 1,
