@@ -97,11 +97,25 @@ export function pullBackoff(policy: BackoffPolicy) {
       : retryDelayMs(attemptsMade, policy);
 }
 
-/** The processor of TICK_QUEUE: plans the window and gaps, enqueues the pulls. */
-export function tickProcessor(deps: TickDeps, logger: Logger, touch: () => void) {
+/**
+ * The processor of TICK_QUEUE: plans the window and gaps, enqueues the pulls, then runs the
+ * nightly housekeeping (pruning archived bodies past their retention); housekeeping failures are
+ * logged, never fail the tick.
+ */
+export function tickProcessor(
+  deps: TickDeps,
+  logger: Logger,
+  touch: () => void,
+  housekeeping: () => Promise<number> = async () => 0,
+) {
   return async (job: Job<TickJobData, unknown, string>) => {
     touch();
     const result = await runTick(deps, job);
+    await housekeeping().then(
+      (pruned) =>
+        pruned > 0 && logger.info({ pruned }, 'pruned archived response bodies past their retention'),
+      (error: unknown) => logger.warn({ err: error }, 'could not prune archived response bodies'),
+    );
     logger.info(
       {
         report: result.report,

@@ -14,6 +14,7 @@ import { loadStates } from './load-states.js';
 import { attemptRecorder, createWorkerMetrics, type WorkerMetrics } from './metrics.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
 import type { PullJobData, TickJobData } from './payload.js';
+import { pruneRaw } from '../warehouse/raw.js';
 import { pullBackoff, pullProcessor, syncProcessor, tickProcessor } from './processors.js';
 import type { PullDeps } from './pull.js';
 import { openQueues, type Queues } from './queues.js';
@@ -132,7 +133,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
   const tickWorker = new Worker<TickJobData, unknown, string>(
     TICK_QUEUE,
-    tickProcessor(tickDeps, logger, touch),
+    tickProcessor(tickDeps, logger, touch, () => pruneRaw(deps.pool, config.schema, config.rawRetentionDays)),
     {
       ...common,
       concurrency: 1,

@@ -149,8 +149,24 @@ describe('a scheduler tick', () => {
           });
         });
       });
+      // An archived body past ADOPS_RAW_RETENTION_DAYS (30): the tick's housekeeping prunes it.
+      const { rows: old } = await harness.db.pool.query<{ load_id: string }>(
+        `INSERT INTO "${TEST_SCHEMA}".report_loads (report, period_start, period_end, dimensions, status, http_attempts, error)
+         VALUES ('daily_zone', '2020-01-01', '2020-01-01', '{day,zone_id}', 'failed', 1, 'old') RETURNING load_id`,
+      );
+      await harness.db.pool.query(
+        `INSERT INTO "${TEST_SCHEMA}".report_raw (load_id, body_gzip, body_bytes, body_sha256, archived_at)
+         VALUES ($1, '\\x00', 1, 'x', now() - interval '40 days')`,
+        [old[0]?.load_id],
+      );
       await syncSchedulers(harness.queues, harness.jobs);
       const loads = await repulled;
+      const { rows: kept } = await harness.db.pool.query<{ old: string; recent: string }>(
+        `SELECT count(*) FILTER (WHERE archived_at < now() - interval '30 days') AS old,
+                count(*) FILTER (WHERE archived_at >= now() - interval '30 days') AS recent
+           FROM "${TEST_SCHEMA}".report_raw`,
+      );
+      expect(kept[0]).toEqual({ old: '0', recent: expect.not.stringMatching(/^0$/) as unknown });
       // The window (yesterday and one lookback day) is pulled on every tick...
       for (const p of window) expect(loads.get(p.start)).toBeGreaterThanOrEqual(2);
       // ...and the gap repair filled the third day of ADOPS_HEAL_DAYS=3, which no window covers.
