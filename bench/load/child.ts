@@ -11,11 +11,11 @@ import { loadPulledPeriod } from '../../src/warehouse/load.js';
 import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
 import { createPool } from '../../src/warehouse/pool.js';
 import { packBody } from '../../src/warehouse/raw.js';
-import { overlappedLoad } from './prototype.js';
+import { overlappedLoad, packBesideParseLoad } from './prototype.js';
 
 /** What the parent asks for. */
 export interface LoadChildRequest {
-  readonly mode: 'load' | 'phases' | 'overlapped';
+  readonly mode: 'load' | 'phases' | 'overlapped' | 'pack-beside';
   readonly bodyFile: string;
   readonly databaseUrl: string;
   readonly schema: string;
@@ -79,8 +79,9 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
         rssBeforeBytes,
       };
     }
-    if (req.mode === 'overlapped') {
-      const o = await overlappedLoad(pool, req.schema, req.report, req.period, body);
+    if (req.mode === 'overlapped' || req.mode === 'pack-beside') {
+      const run = req.mode === 'overlapped' ? overlappedLoad : packBesideParseLoad;
+      const o = await run(pool, req.schema, req.report, req.period, body);
       return {
         rows: o.rows,
         status: 'loaded',

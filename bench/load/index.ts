@@ -7,12 +7,12 @@ import { onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { captureBody, LOAD_DIMENSIONS, LOAD_PERIOD, type EmulatorFigures } from './capture.js';
-import type { LoadChildResult } from './child.js';
+import type { LoadChildRequest, LoadChildResult } from './child.js';
 import { copyCommand, timePsqlCopy, writeCsv } from './limit.js';
 import { timeNaiveInsert, type NaiveFigures } from './naive.js';
 import { runLoadChild } from './run-child.js';
 
-/** Timed runs of ours and of the limit, alternating, each into its own fresh table; the best counts. */
+/** Rounds of limit, ours and the what-ifs, in turn, each into its own fresh table; the best counts. */
 export const ROUNDS = 2;
 
 export interface LoadFigures {
@@ -24,7 +24,10 @@ export interface LoadFigures {
   readonly naive: NaiveFigures;
   /** Our best round's child result (peak RSS, status, reconciliation). */
   readonly ours: LoadChildResult;
-  /** The overlapped what-if (bench/load/prototype.ts): each round's ms, and its best round. */
+  /** What-if (bench/load/prototype.ts): gzip beside the parse only; each round's ms, its best round. */
+  readonly packBesideMs: number[];
+  readonly packBeside: LoadChildResult;
+  /** What-if: gzip beside the parse and rows streamed into COPY; each round's ms, its best round. */
   readonly overlappedMs: number[];
   readonly overlapped: LoadChildResult;
   /** Where our time goes, phase by phase (a separate child run). */
@@ -56,11 +59,13 @@ export async function runLoadSection(
   const names = {
     ours: (r: number) => `bench_ours_${r}`,
     limit: (r: number) => `bench_limit_${r}`,
+    packBeside: (r: number) => `bench_pack_beside_${r}`,
     overlapped: (r: number) => `bench_overlapped_${r}`,
   };
   const reports = [
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.ours(r), LOAD_DIMENSIONS)),
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.limit(r), LOAD_DIMENSIONS)),
+    ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.packBeside(r), LOAD_DIMENSIONS)),
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.overlapped(r), LOAD_DIMENSIONS)),
     benchReport('bench_naive', LOAD_DIMENSIONS),
     benchReport('bench_phases', LOAD_DIMENSIONS),
@@ -74,11 +79,29 @@ export async function runLoadSection(
   const forgetFiles = onInterrupt(removeFiles);
   try {
     await writeCsv(csv, LOAD_PERIOD, captured.rows);
-    const oursMs: number[] = [];
+    const runs = {
+      ours: [] as LoadChildResult[],
+      packBeside: [] as LoadChildResult[],
+      overlapped: [] as LoadChildResult[],
+    };
     const limitMs: number[] = [];
-    const overlappedMs: number[] = [];
-    let best: LoadChildResult | undefined;
-    let bestOverlapped: LoadChildResult | undefined;
+    /** One timed child into its own fresh table, checked to have loaded every row. */
+    const timed = async (mode: LoadChildRequest['mode'], table: string): Promise<LoadChildResult> => {
+      await settle(db.url);
+      const result = await runLoadChild({
+        mode,
+        bodyFile: captured.file,
+        databaseUrl: db.url,
+        schema: BENCH_SCHEMA,
+        report: benchReport(table, LOAD_DIMENSIONS),
+        period: LOAD_PERIOD,
+      });
+      if (result.status !== 'loaded' || result.rows !== captured.rows.length || !result.reconciled)
+        throw new Error(
+          `${mode} wrote ${result.rows} rows (${result.status}, reconciled ${result.reconciled}), expected ${captured.rows.length}`,
+        );
+      return result;
+    };
     for (let r = 0; r < ROUNDS; r++) {
       await settle(db.url);
       const limit = await timePsqlCopy(
@@ -86,38 +109,12 @@ export async function runLoadSection(
         copyCommand(BENCH_SCHEMA, `report_${names.limit(r)}`, LOAD_DIMENSIONS, csv),
       );
       limitMs.push(limit);
-      await settle(db.url);
-      const ours = await runLoadChild({
-        mode: 'load',
-        bodyFile: captured.file,
-        databaseUrl: db.url,
-        schema: BENCH_SCHEMA,
-        report: reports[r]!,
-        period: LOAD_PERIOD,
-      });
-      if (ours.status !== 'loaded' || ours.rows !== captured.rows.length)
-        throw new Error(
-          `our load wrote ${ours.rows} rows (${ours.status}), expected ${captured.rows.length}`,
-        );
-      oursMs.push(ours.ms);
-      if (best === undefined || ours.ms < best.ms) best = ours;
-      await settle(db.url);
-      const overlapped = await runLoadChild({
-        mode: 'overlapped',
-        bodyFile: captured.file,
-        databaseUrl: db.url,
-        schema: BENCH_SCHEMA,
-        report: benchReport(names.overlapped(r), LOAD_DIMENSIONS),
-        period: LOAD_PERIOD,
-      });
-      if (overlapped.rows !== captured.rows.length || !overlapped.reconciled)
-        throw new Error(
-          `the overlapped prototype wrote ${overlapped.rows} rows, reconciled ${overlapped.reconciled}`,
-        );
-      overlappedMs.push(overlapped.ms);
-      if (bestOverlapped === undefined || overlapped.ms < bestOverlapped.ms) bestOverlapped = overlapped;
+      runs.ours.push(await timed('load', names.ours(r)));
+      runs.packBeside.push(await timed('pack-beside', names.packBeside(r)));
+      runs.overlapped.push(await timed('overlapped', names.overlapped(r)));
+      const s = (x: LoadChildResult[]) => `${((x[r]?.ms ?? 0) / 1000).toFixed(2)} s`;
       say(
-        `  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${(ours.ms / 1000).toFixed(2)} s, overlapped prototype ${(overlapped.ms / 1000).toFixed(2)} s`,
+        `  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${s(runs.ours)}, gzip-beside ${s(runs.packBeside)}, streamed ${s(runs.overlapped)}`,
       );
     }
     await settle(db.url);
@@ -164,12 +161,14 @@ export async function runLoadSection(
       load: {
         rows: captured.rows.length,
         bodyBytes: captured.bytes,
-        oursMs,
+        oursMs: runs.ours.map((x) => x.ms),
         limitMs,
         naive,
-        ours: best!,
-        overlappedMs,
-        overlapped: bestOverlapped!,
+        ours: fastest(runs.ours),
+        packBesideMs: runs.packBeside.map((x) => x.ms),
+        packBeside: fastest(runs.packBeside),
+        overlappedMs: runs.overlapped.map((x) => x.ms),
+        overlapped: fastest(runs.overlapped),
         phases: phased.phases,
         profileDir,
       },
@@ -179,6 +178,11 @@ export async function runLoadSection(
     await removeFiles();
     forgetFiles();
   }
+}
+
+/** The run with the least wall time. */
+function fastest(runs: readonly LoadChildResult[]): LoadChildResult {
+  return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
 }
 
 /** A CHECKPOINT between timed runs, so one run's dirty pages are not written during the next. */

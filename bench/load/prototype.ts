@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
 import type { ReportJob } from '../../src/config/jobs.js';
+import { parseReportAsync } from '../../src/report/parse.js';
 import { ReportScanner } from '../../src/report/scan.js';
 import { COUNTERS, type Counters, type Period, type ReportRow } from '../../src/report/types.js';
 import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
@@ -67,4 +68,33 @@ export async function overlappedLoad(
   });
   const reconciled = COUNTERS.every((name, i) => totals[name] === sums[i]);
   return { ms: performance.now() - started, rows: outcome.rows, reconciled };
+}
+
+/**
+ * The smaller half of the change alone: loadPulledPeriod with packBody started beside the parse
+ * instead of before it, rows still collected first. Returns the wall time.
+ */
+export async function packBesideParseLoad(
+  pool: Pool,
+  schema: string,
+  report: ReportJob,
+  period: Period,
+  body: Buffer,
+): Promise<{ ms: number; rows: number; reconciled: boolean }> {
+  const started = performance.now();
+  const packing = packBody(body);
+  const parsed = await parseReportAsync(body, report.dimensions);
+  const outcome = await loadParsedPeriod(pool, schema, {
+    report,
+    period,
+    rows: parsed.rows,
+    totals: parsed.totals,
+    reconciliation: parsed.reconciliation,
+    packed: await packing,
+    fetchedAt: new Date(),
+    attempts: 1,
+    bytes: body.length,
+    fetchMs: 0,
+  });
+  return { ms: performance.now() - started, rows: outcome.rows, reconciled: outcome.reconciled };
 }

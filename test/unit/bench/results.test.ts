@@ -15,6 +15,8 @@ describe('bench arithmetic', () => {
       limitMs: [3000, 3200],
       naive: { sample: 10_000, ms: 2000, rowsPerSecond: 5000 },
       ours: { ...child, ms: 4000, peakRssBytes: 450e6 },
+      packBesideMs: [4500, 3800],
+      packBeside: { ...child, ms: 3800, peakRssBytes: 450e6 },
       overlappedMs: [3500, 3000],
       overlapped: { ...child, ms: 3000, peakRssBytes: 300e6 },
       phases: {},
