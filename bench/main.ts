@@ -88,6 +88,17 @@ async function run(o: BenchOptions): Promise<Results> {
   };
 }
 
+/** The JSON as the repository's Prettier would write it (so `npm run lint` passes), when Prettier is installed. */
+async function formatJson(text: string, file: string): Promise<string> {
+  try {
+    const prettier = await import('prettier');
+    const config = (await prettier.resolveConfig(file)) ?? {};
+    return await prettier.format(text, { ...config, parser: 'json', filepath: file });
+  } catch {
+    return text; // a production install has no Prettier: plain JSON is fine
+  }
+}
+
 async function main(): Promise<number> {
   let options: BenchOptions;
   try {
@@ -102,7 +113,10 @@ async function main(): Promise<number> {
   installInterruptHandler(say);
   const results = await run(options);
   await mkdir(dirname(options.resultsFile), { recursive: true });
-  await writeFile(options.resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(
+    options.resultsFile,
+    await formatJson(`${JSON.stringify(results, null, 2)}\n`, options.resultsFile),
+  );
   console.log(renderResults(results));
   console.log(`\nresults written to ${options.resultsFile}`);
   return 0;
