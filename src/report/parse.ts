@@ -79,7 +79,8 @@ export function parseReportObject(
   return finish(flattener.rows, readTotals(top.totals), options);
 }
 
-function toBuffer(body: Buffer | string): Buffer {
+/** A body as bytes. */
+export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
@@ -90,7 +91,8 @@ function finish(rows: ReportRow[], totals: Counters, options: ParseOptions): Par
   return { rows, totals, leaves: rows.length, reconciliation };
 }
 
-function readTotals(raw: unknown): Counters {
+/** The API's `totals` object as validated counters; ReportFormatError when missing or malformed. */
+export function readTotals(raw: unknown): Counters {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ReportFormatError(
       'totals',

@@ -32,7 +32,11 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
 
 /** Compares the sums of the rows with the totals; per counter, any difference is reported. */
 export function reconcile(rows: readonly ReportRow[], totals: Counters): Reconciliation {
-  const sums = sumRows(rows);
+  return reconcileSums(sumRows(rows), totals);
+}
+
+/** Compares counter sums (however they were taken) with the totals. */
+export function reconcileSums(sums: Counters, totals: Counters): Reconciliation {
   const differences = COUNTERS.filter((c) => sums[c] !== totals[c]).map((counter) => ({
     counter,
     items: sums[counter],

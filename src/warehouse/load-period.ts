@@ -5,7 +5,9 @@ import type { Pool, PoolClient } from 'pg';
 import { withClient } from './client.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
+import { ReconciliationError } from '../report/errors.js';
 import type { Reconciliation } from '../report/reconcile.js';
+import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
 import { currentTotalsSql, insertLoadSql, upsertTotalsSql, type LoadRecord } from './load-record.js';
@@ -25,15 +27,16 @@ export interface LoadOutcome {
   loadMs: number;
 }
 
-/** A pulled period already turned into rows (by parseReport, or a test's own rows). */
+/** A pulled period as rows (streamed by streamReport, parsed by parseReport, or a test's own). */
 export interface ParsedPeriod {
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
   readonly period: Period;
   /** An array is retried on a deadlock; an async iterable is streamed once. */
   readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
-  readonly totals: Counters;
-  readonly reconciliation: Reconciliation;
-  readonly packed?: PackedBody;
+  /** The API's totals and the reconciliation, asked for only once `rows` has been read. */
+  readonly summary: () => Pick<ReportSummary, 'totals' | 'reconciliation'>;
+  /** The body to archive; a promise lets compression run beside the COPY. */
+  readonly packed?: PackedBody | Promise<PackedBody>;
   readonly fetchedAt: Date;
   readonly attempts: number;
   readonly bytes: number;
@@ -44,6 +47,8 @@ export interface ParsedPeriod {
 }
 
 export interface TransactionOptions {
+  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
+  readonly strictReconcile?: boolean;
   /** Per-statement limit inside the load (default 10 minutes: one COPY is one statement). */
   readonly statementTimeoutMs?: number;
   /** Start of the load's clock (to include parsing in load_ms); default now. */
@@ -98,14 +103,10 @@ async function loadInTransaction(
     `${period.start}/${period.end}`,
   ]);
   const current = (await client.query<CurrentTotals>(currentTotalsSql(schema, report.name, period))).rows[0];
-  const reconciled = input.reconciliation.ok;
-  const mismatch = reconciled ? null : input.reconciliation.differences;
   const base = {
     report: report.name,
     period,
     dimensions: report.dimensions,
-    reconciled,
-    mismatch,
     replayOf: input.replayOf ?? null,
     httpAttempts: input.attempts,
     responseBytes: input.bytes,
@@ -117,18 +118,22 @@ async function loadInTransaction(
 
   // Fencing: a response fetched before the one already loaded must never overwrite it.
   if (current?.fetched_at != null && input.fetchedAt.getTime() < current.fetched_at.getTime()) {
+    // Still read the rows: a body that does not parse is a failed pull, superseded or not.
+    for await (const _row of input.rows);
+    const checked = reconciliationOf(input.summary().reconciliation);
     const loadMs = performance.now() - startedAt;
     const loadId = await insertLoad(client, schema, {
       ...base,
+      ...checked,
       status: 'superseded',
       rows: null,
       restatement: null,
       previousLoadId: Number(current.load_id),
       loadMs,
     });
-    if (input.packed !== undefined) await archiveBody(client, schema, loadId, input.packed);
+    if (input.packed !== undefined) await archiveBody(client, schema, loadId, await input.packed);
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
-    return { loadId, status: 'superseded', rows: 0, reconciled, mismatch, loadMs };
+    return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
   }
 
   const loadId = Number(
@@ -156,20 +161,34 @@ async function loadInTransaction(
     },
     input.rows,
   );
+  // A body's totals follow its items: with streamed rows they are known only now.
+  const { totals, reconciliation } = input.summary();
+  if (opts.strictReconcile === true && !reconciliation.ok)
+    throw new ReconciliationError(reconciliation.differences);
+  const checked = reconciliationOf(reconciliation);
   const loadMs = performance.now() - startedAt;
   await insertLoad(client, schema, {
     ...base,
+    ...checked,
     loadId,
     status: 'loaded',
     rows,
-    restatement: current === undefined ? null : restatementOf(countersOf(current), input.totals),
+    restatement: current === undefined ? null : restatementOf(countersOf(current), totals),
     previousLoadId: current === undefined ? null : Number(current.load_id),
     loadMs,
   });
-  await client.query(upsertTotalsSql(schema, report.name, period, input.totals, loadId));
-  if (input.packed !== undefined) await archiveBody(client, schema, loadId, input.packed);
-  opts.logger?.info({ loadId, rows, reconciled, loadMs: Math.round(loadMs) }, 'period loaded');
-  return { loadId, status: 'loaded', rows, reconciled, mismatch, loadMs };
+  await client.query(upsertTotalsSql(schema, report.name, period, totals, loadId));
+  if (input.packed !== undefined) await archiveBody(client, schema, loadId, await input.packed);
+  opts.logger?.info(
+    { loadId, rows, reconciled: checked.reconciled, loadMs: Math.round(loadMs) },
+    'period loaded',
+  );
+  return { loadId, status: 'loaded', rows, ...checked, loadMs };
+}
+
+/** The reconciled and mismatch columns (and outcome fields) of a reconciliation. */
+function reconciliationOf(r: Reconciliation): { reconciled: boolean; mismatch: unknown | null } {
+  return { reconciled: r.ok, mismatch: r.ok ? null : r.differences };
 }
 
 async function insertLoad(client: PoolClient, schema: string, record: LoadRecord): Promise<number> {

@@ -3,12 +3,18 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
-import { ReconciliationError } from '../report/errors.js';
-import { parseReportAsync, type ParsedReport } from '../report/parse.js';
+import { DimensionValueError, ReconciliationError, ReportFormatError } from '../report/errors.js';
+import type { ParsedReport } from '../report/parse.js';
+import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
 import { withClient } from './client.js';
 import { LoadError } from './errors.js';
-import { loadParsedPeriod, type LoadOutcome, type TransactionOptions } from './load-period.js';
+import {
+  loadParsedPeriod,
+  type LoadOutcome,
+  type ParsedPeriod,
+  type TransactionOptions,
+} from './load-period.js';
 import { insertLoadSql } from './load-record.js';
 import { archiveBody, packBody, type PackedBody } from './raw.js';
 
@@ -28,24 +34,25 @@ export interface PulledPeriod {
   jobId?: string;
 }
 
-/** Turns a body into rows; parseReportAsync by default (it yields to the event loop). */
+/** Turns a body into rows at once, instead of the default streaming scan (e.g. a corrected parser). */
 export type ParseFn = (
   body: Buffer,
   dimensions: readonly Dimension[],
 ) => ParsedReport | Promise<ParsedReport>;
 
 export interface LoadOptions extends TransactionOptions {
-  /** Fail the load (recorded, nothing replaced) when the rows do not sum to the totals. */
-  readonly strictReconcile?: boolean;
   readonly parse?: ParseFn;
   /** Set by replay: the load whose archived body is being re-flattened. */
   readonly replayOf?: number;
 }
 
 /**
- * Parses and loads one pulled period (see loadParsedPeriod). A body that does not parse, or does not
- * reconcile under strictReconcile, is recorded as a failed load with its raw body kept and the
- * parser's error is rethrown; a failed transaction is recorded too and thrown as LoadError.
+ * Parses and loads one pulled period (see loadParsedPeriod). The body is streamed: rows go into
+ * the COPY batch by batch as they are scanned, while the body is compressed for the archive beside
+ * them, so memory holds the body and a batch of rows, not the whole period. A body that does not
+ * parse, repeats a row, or does not reconcile under strictReconcile rolls the load back; it is
+ * recorded as a failed load with its raw body kept and the report error is rethrown. Any other
+ * failure is recorded too and thrown as LoadError.
  */
 export async function loadPulledPeriod(
   pool: Pool,
@@ -54,29 +61,20 @@ export async function loadPulledPeriod(
   opts: LoadOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  const packed = await packBody(pulled.body);
-  const failed = (error: Error) =>
-    recordFailure(pool, schema, { ...pulled, error, packed, replayOf: opts.replayOf });
-  let parsed: ParsedReport;
+  const packing = packBody(pulled.body);
+  // Settled even if the load fails first, so a rejection is never left unhandled.
+  packing.catch(() => undefined);
   try {
-    parsed = await (opts.parse ?? parseReportAsync)(pulled.body, pulled.report.dimensions);
-    if (opts.strictReconcile === true && !parsed.reconciliation.ok)
-      throw new ReconciliationError(parsed.reconciliation.differences);
-  } catch (error) {
-    await failed(error as Error).catch(() => undefined);
-    throw error;
-  }
-  try {
+    const source = await rowSource(pulled, opts.parse);
     return await loadParsedPeriod(
       pool,
       schema,
       {
         report: pulled.report,
         period: pulled.period,
-        rows: parsed.rows,
-        totals: parsed.totals,
-        reconciliation: parsed.reconciliation,
-        packed,
+        rows: source.rows,
+        summary: source.summary,
+        packed: packing,
         fetchedAt: pulled.fetchedAt,
         attempts: pulled.attempts,
         bytes: pulled.bytes,
@@ -86,17 +84,61 @@ export async function loadPulledPeriod(
       },
       { ...opts, startedAt },
     );
-  } catch (error) {
-    const loadId = await failed(error as Error).catch(() => undefined);
+  } catch (thrown) {
+    const error = asReportError(thrown);
+    const loadId = await recordFailure(pool, schema, {
+      ...pulled,
+      error,
+      packed: await packing.catch(() => undefined),
+      replayOf: opts.replayOf,
+    }).catch(() => undefined);
+    if (isReportError(error)) throw error;
     const where = `${pulled.report.name} ${pulled.period.start}..${pulled.period.end}`;
     throw new LoadError(
-      `loading ${where} failed: ${(error as Error).message}; the period's previous rows are unchanged` +
+      `loading ${where} failed: ${error.message}; the period's previous rows are unchanged` +
         (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`) +
         hintFor(error),
       loadId,
       { cause: error },
     );
   }
+}
+
+/** The rows of a body: streamed by default, or from a caller's parser (replay with a fixed parser). */
+async function rowSource(
+  pulled: PulledPeriod,
+  parse: ParseFn | undefined,
+): Promise<Pick<ParsedPeriod, 'rows' | 'summary'>> {
+  if (parse === undefined) return streamReport(pulled.body, pulled.report.dimensions);
+  const parsed = await parse(pulled.body, pulled.report.dimensions);
+  return { rows: parsed.rows, summary: () => parsed };
+}
+
+/** Errors that say the body itself is wrong: retrying or re-loading it cannot help. */
+function isReportError(error: Error): boolean {
+  return (
+    error instanceof ReportFormatError ||
+    error instanceof DimensionValueError ||
+    error instanceof ReconciliationError
+  );
+}
+
+/**
+ * A streamed body's repeated row surfaces as the report table's unique violation (23505): name it
+ * as the body's fault, since the earlier copy of the row was streamed away before the repeat.
+ */
+function asReportError(thrown: unknown): Error {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const pg = error as { code?: string; detail?: string; table?: string };
+  if (pg.code === '23505' && pg.table?.startsWith('report_') === true)
+    return new ReportFormatError(
+      'items',
+      `two rows have the same dimension values: ${pg.detail ?? pg.table}`,
+      {
+        cause: error,
+      },
+    );
+  return error;
 }
 
 /** What to do about a Postgres error that says the schema is not what the loader expects. */
