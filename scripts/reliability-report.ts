@@ -83,8 +83,10 @@ const to = doc.indexOf(END);
 if (from < 0 || to < from) throw new Error(`RELIABILITY.md lacks the markers ${START} ... ${END}`);
 const { kept, skipped } = latestFullRun(data.fragments);
 writeFileSync(docPath, `${doc.slice(0, from + START.length)}\n${figuresMarkdown(kept)}\n${doc.slice(to)}`);
-for (const f of skipped)
-  process.stderr.write(`left out ${f.file} of run ${f.runId} (not the latest full run)\n`);
+if (skipped.length > 0)
+  process.stderr.write(
+    `left out ${skipped.length} fragments of ${new Set(skipped.map((f) => f.runId)).size} older or partial runs\n`,
+  );
 process.stdout.write(
   `RELIABILITY.md: ${kept.reduce((n, f) => n + f.cases.length, 0)} cases of run ${kept[0]?.runId ?? '?'}\n`,
 );
