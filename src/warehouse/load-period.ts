@@ -10,9 +10,15 @@ import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
-import { currentTotalsSql, insertLoadSql, upsertTotalsSql, type LoadRecord } from './load-record.js';
+import {
+  currentTotalsSql,
+  inOneStatement,
+  insertLoadSql,
+  upsertTotalsSql,
+  type LoadRecord,
+} from './load-record.js';
 import { withPgRetry } from './pg-retry.js';
-import { archiveBody, type PackedBody } from './raw.js';
+import { archiveBodySql, type PackedBody } from './raw.js';
 import { restatementOf } from './restatement.js';
 import { qualified, reportTable } from './sql.js';
 
@@ -96,13 +102,15 @@ async function loadInTransaction(
 ): Promise<LoadOutcome> {
   const { report, period } = input;
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
-  await client.query("SELECT set_config('statement_timeout', $1, true)", [timeout]);
-  // Two-int form keyed by (schema.report, period): loads of other periods never wait on each other.
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-    `${schema}.${report.name}`,
-    `${period.start}/${period.end}`,
-  ]);
-  const current = (await client.query<CurrentTotals>(currentTotalsSql(schema, report.name, period))).rows[0];
+  // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
+  // The read below must be a statement of its own, so that its snapshot is taken after the lock.
+  await client.query(
+    "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
+    [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+  );
+  const found = (await client.query<CurrentTotals>(currentTotalsSql(schema, report.name, period))).rows[0];
+  const loadId = Number(found?.next_id);
+  const current = found?.load_id == null ? undefined : found;
   const base = {
     report: report.name,
     period,
@@ -122,28 +130,21 @@ async function loadInTransaction(
     for await (const _row of input.rows);
     const checked = reconciliationOf(input.summary().reconciliation);
     const loadMs = performance.now() - startedAt;
-    const loadId = await insertLoad(client, schema, {
+    const record = insertLoadSql(schema, {
       ...base,
       ...checked,
+      loadId,
       status: 'superseded',
       rows: null,
       restatement: null,
       previousLoadId: Number(current.load_id),
       loadMs,
     });
-    if (input.packed !== undefined) await archiveBody(client, schema, loadId, await input.packed);
+    await client.query(inOneStatement([record, ...(await archived(schema, loadId, input.packed))]));
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
     return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
   }
 
-  const loadId = Number(
-    (
-      await client.query<{ id: string }>('SELECT nextval(pg_get_serial_sequence($1, $2))::text AS id', [
-        qualified(schema, 'report_loads'),
-        'load_id',
-      ])
-    ).rows[0]?.id,
-  );
   const table = reportTable(report.name);
   await client.query(`DELETE FROM ${qualified(schema, table)} WHERE period_start = $1 AND period_end = $2`, [
     period.start,
@@ -167,7 +168,7 @@ async function loadInTransaction(
     throw new ReconciliationError(reconciliation.differences);
   const checked = reconciliationOf(reconciliation);
   const loadMs = performance.now() - startedAt;
-  await insertLoad(client, schema, {
+  const record = insertLoadSql(schema, {
     ...base,
     ...checked,
     loadId,
@@ -177,8 +178,14 @@ async function loadInTransaction(
     previousLoadId: current === undefined ? null : Number(current.load_id),
     loadMs,
   });
-  await client.query(upsertTotalsSql(schema, report.name, period, totals, loadId));
-  if (input.packed !== undefined) await archiveBody(client, schema, loadId, await input.packed);
+  // The audit row, the totals and the archived body: one round trip.
+  await client.query(
+    inOneStatement([
+      record,
+      upsertTotalsSql(schema, report.name, period, totals, loadId),
+      ...(await archived(schema, loadId, input.packed)),
+    ]),
+  );
   opts.logger?.info(
     { loadId, rows, reconciled: checked.reconciled, loadMs: Math.round(loadMs) },
     'period loaded',
@@ -191,13 +198,23 @@ function reconciliationOf(r: Reconciliation): { reconciled: boolean; mismatch: u
   return { reconciled: r.ok, mismatch: r.ok ? null : r.differences };
 }
 
-async function insertLoad(client: PoolClient, schema: string, record: LoadRecord): Promise<number> {
-  const { rows } = await client.query<{ load_id: string }>(insertLoadSql(schema, record));
-  return Number(rows[0]?.load_id);
+/** The archive insert of the body, if there is one to keep. */
+async function archived(
+  schema: string,
+  loadId: number,
+  packed: ParsedPeriod['packed'],
+): Promise<Array<{ text: string; values: unknown[] }>> {
+  return packed === undefined ? [] : [archiveBodySql(schema, loadId, await packed)];
 }
 
-/** The period's report_totals row joined to its load (bigints as text: pg's default). */
-type CurrentTotals = { load_id: string; fetched_at: Date | null } & Record<CounterName, string>;
+/**
+ * A new load id, and the period's report_totals row joined to its load (bigints as text: pg's
+ * default); the totals columns are null for a period never loaded.
+ */
+type CurrentTotals = { next_id: string; load_id: string | null; fetched_at: Date | null } & Record<
+  CounterName,
+  string
+>;
 
 function countersOf(row: CurrentTotals): Counters {
   const out = {} as Counters;

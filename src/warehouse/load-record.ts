@@ -104,7 +104,10 @@ export function upsertTotalsSql(
   };
 }
 
-/** The period's current totals and the load that wrote them, with its fetch time (the fencing token). */
+/**
+ * A new load_id, with the period's current totals and the load that wrote them (null columns for a
+ * period never loaded), and that load's fetch time (the fencing token): one round trip.
+ */
 export function currentTotalsSql(
   schema: string,
   report: string,
@@ -112,9 +115,29 @@ export function currentTotalsSql(
 ): { text: string; values: unknown[] } {
   return {
     text:
-      `SELECT t.load_id::text AS load_id, l.fetched_at, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `SELECT n.next_id, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
+      `LEFT JOIN (SELECT t.load_id::text AS load_id, l.fetched_at, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id ` +
-      `WHERE t.report = $1 AND t.period_start = $2 AND t.period_end = $3`,
-    values: [report, period.start, period.end],
+      `WHERE t.report = $1 AND t.period_start = $2 AND t.period_end = $3) c ON true`,
+    values: [report, period.start, period.end, qualified(schema, 'report_loads')],
   };
+}
+
+/**
+ * Several INSERT statements as one (data-modifying CTEs): one round trip instead of one each.
+ * Foreign keys between them hold, since they are checked at the end of the statement.
+ */
+export function inOneStatement(statements: ReadonlyArray<{ text: string; values: unknown[] }>): {
+  text: string;
+  values: unknown[];
+} {
+  const values: unknown[] = [];
+  const parts = statements.map((s, i) => {
+    const offset = values.length;
+    values.push(...s.values);
+    // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
+    // in their text only as a placeholder.
+    return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+  });
+  return { text: `WITH ${parts.join(', ')} SELECT 1`, values };
 }

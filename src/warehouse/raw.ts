@@ -25,6 +25,18 @@ export async function packBody(body: Buffer): Promise<PackedBody> {
   };
 }
 
+/** INSERT of the archived body of `loadId`. */
+export function archiveBodySql(
+  schema: string,
+  loadId: number,
+  packed: PackedBody,
+): { text: string; values: unknown[] } {
+  return {
+    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256) VALUES ($1, $2, $3, $4)`,
+    values: [loadId, packed.gzip, packed.bytes, packed.sha256],
+  };
+}
+
 /** Inserts the archived body of `loadId` (inside the caller's transaction). */
 export async function archiveBody(
   client: ClientBase,
@@ -32,10 +44,7 @@ export async function archiveBody(
   loadId: number,
   packed: PackedBody,
 ): Promise<void> {
-  await client.query(
-    `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256) VALUES ($1, $2, $3, $4)`,
-    [loadId, packed.gzip, packed.bytes, packed.sha256],
-  );
+  await client.query(archiveBodySql(schema, loadId, packed));
 }
 
 /** The archived body of a load, decompressed and checked against its fingerprint; undefined if not kept. */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { insertLoadSql, upsertTotalsSql, type LoadRecord } from '../../../src/warehouse/load-record.js';
+import {
+  inOneStatement,
+  insertLoadSql,
+  upsertTotalsSql,
+  type LoadRecord,
+} from '../../../src/warehouse/load-record.js';
 import { describeError } from '../../../src/warehouse/load.js';
 
 const record: LoadRecord = {
@@ -64,6 +69,31 @@ describe('upsertTotalsSql', () => {
     expect(sql.values).toEqual(['r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
     expect(sql.text).toContain('ON CONFLICT (report, period_start, period_end) DO UPDATE SET');
     expect(sql.text).toContain('load_id = EXCLUDED.load_id');
+  });
+});
+
+describe('inOneStatement', () => {
+  it("chains the statements as CTEs and renumbers each one's placeholders after the previous values", () => {
+    const one = inOneStatement([
+      { text: 'INSERT INTO a (x, y) VALUES ($1, $2) RETURNING id', values: [1, 2] },
+      { text: 'INSERT INTO b (z) VALUES ($1)', values: ['z'] },
+      { text: 'INSERT INTO c (p, q, r) VALUES ($1, $2, $3)', values: [3, 4, 5] },
+    ]);
+    expect(one).toEqual({
+      text:
+        'WITH s0 AS (INSERT INTO a (x, y) VALUES ($1, $2) RETURNING id), s1 AS (INSERT INTO b (z) VALUES ($3)), ' +
+        's2 AS (INSERT INTO c (p, q, r) VALUES ($4, $5, $6)) SELECT 1',
+      values: [1, 2, 'z', 3, 4, 5],
+    });
+  });
+
+  it('keeps two-digit placeholders whole', () => {
+    const ten = Array.from({ length: 12 }, (_, i) => `$${i + 1}`).join(', ');
+    const one = inOneStatement([
+      { text: 'SELECT $1', values: [0] },
+      { text: `INSERT INTO t VALUES (${ten})`, values: Array.from({ length: 12 }, (_, i) => i) },
+    ]);
+    expect(one.text).toContain('VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)');
   });
 });
 
