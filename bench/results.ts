@@ -47,20 +47,7 @@ export interface LoadSummary {
   readonly rssBeforeLoadBytes: number;
   readonly peakRssOverBody: number;
   readonly reconciled: boolean;
-  /** The what-ifs of bench/load/prototype.ts (not what the worker runs). */
-  readonly packBeside: WhatIf;
-  readonly overlapped: WhatIf;
   readonly phasesMs: Record<string, number>;
-}
-
-/** A what-if loader's figures, against the limit and the body. */
-export interface WhatIf {
-  readonly bestMs: number;
-  readonly runsMs: readonly number[];
-  readonly rowsPerSecond: number;
-  readonly overLimit: number;
-  readonly peakRssBytes: number;
-  readonly peakRssOverBody: number;
 }
 
 export interface BackfillSummary extends BackfillFigures {
@@ -110,27 +97,7 @@ export function summarizeLoad(f: LoadFigures): LoadSummary {
     rssBeforeLoadBytes: f.ours.rssBeforeBytes,
     peakRssOverBody: f.ours.peakRssBytes / f.bodyBytes,
     reconciled: f.ours.reconciled,
-    packBeside: whatIf(f.rows, f.bodyBytes, limit, f.packBesideMs, f.packBeside.peakRssBytes),
-    overlapped: whatIf(f.rows, f.bodyBytes, limit, f.overlappedMs, f.overlapped.peakRssBytes),
     phasesMs: f.phases,
-  };
-}
-
-function whatIf(
-  rows: number,
-  bodyBytes: number,
-  limitRate: number,
-  runsMs: number[],
-  peakRssBytes: number,
-): WhatIf {
-  const bestMs = Math.min(...runsMs);
-  return {
-    bestMs,
-    runsMs,
-    rowsPerSecond: rate(rows, bestMs),
-    overLimit: rate(rows, bestMs) / limitRate,
-    peakRssBytes,
-    peakRssOverBody: peakRssBytes / bodyBytes,
   };
 }
 
@@ -232,16 +199,6 @@ export function renderResults(r: Results): string {
         x(l.oursOverNaive),
       ],
     );
-    for (const [label, w] of [
-      ['what-if: gzip beside the parse (bench/load/prototype.ts)', l.packBeside],
-      ['what-if: that, and rows streamed into COPY', l.overlapped],
-    ] as const)
-      t.push([
-        label,
-        secs(w.bestMs),
-        int(w.rowsPerSecond),
-        `${x(l.ours.rowsPerSecond / w.rowsPerSecond)} (it: ${x(w.overLimit)} the limit, peak RSS ${x(w.peakRssOverBody)} the body)`,
-      ]);
     parts.push(
       `load path: ${int(l.rows)} rows, body ${mb(l.bodyBytes)}, best of ${l.ours.runsMs.length} runs each\n${t.toString()}`,
     );

@@ -11,11 +11,10 @@ import { loadPulledPeriod } from '../../src/warehouse/load.js';
 import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
 import { createPool } from '../../src/warehouse/pool.js';
 import { packBody } from '../../src/warehouse/raw.js';
-import { overlappedLoad, packBesideParseLoad } from './prototype.js';
 
 /** What the parent asks for. */
 export interface LoadChildRequest {
-  readonly mode: 'load' | 'phases' | 'overlapped' | 'pack-beside';
+  readonly mode: 'load' | 'phases';
   readonly bodyFile: string;
   readonly databaseUrl: string;
   readonly schema: string;
@@ -74,19 +73,6 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
         status: outcome.status,
         reconciled: outcome.reconciled,
         ms,
-        phases: {},
-        peakRssBytes: memory().peak,
-        rssBeforeBytes,
-      };
-    }
-    if (req.mode === 'overlapped' || req.mode === 'pack-beside') {
-      const run = req.mode === 'overlapped' ? overlappedLoad : packBesideParseLoad;
-      const o = await run(pool, req.schema, req.report, req.period, body);
-      return {
-        rows: o.rows,
-        status: 'loaded',
-        reconciled: o.reconciled,
-        ms: o.ms,
         phases: {},
         peakRssBytes: memory().peak,
         rssBeforeBytes,

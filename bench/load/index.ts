@@ -12,7 +12,7 @@ import { copyCommand, timePsqlCopy, writeCsv } from './limit.js';
 import { timeNaiveInsert, type NaiveFigures } from './naive.js';
 import { runLoadChild } from './run-child.js';
 
-/** Rounds of limit, ours and the what-ifs, in turn, each into its own fresh table; the best counts. */
+/** Rounds of the limit and ours, in turn, each into its own fresh table; the best counts. */
 export const ROUNDS = 2;
 
 export interface LoadFigures {
@@ -24,12 +24,6 @@ export interface LoadFigures {
   readonly naive: NaiveFigures;
   /** Our best round's child result (peak RSS, status, reconciliation). */
   readonly ours: LoadChildResult;
-  /** What-if (bench/load/prototype.ts): gzip beside the parse only; each round's ms, its best round. */
-  readonly packBesideMs: number[];
-  readonly packBeside: LoadChildResult;
-  /** What-if: gzip beside the parse and rows streamed into COPY; each round's ms, its best round. */
-  readonly overlappedMs: number[];
-  readonly overlapped: LoadChildResult;
   /** Where our time goes, phase by phase (a separate child run). */
   readonly phases: Record<string, number>;
   readonly profileDir: string | undefined;
@@ -59,14 +53,10 @@ export async function runLoadSection(
   const names = {
     ours: (r: number) => `bench_ours_${r}`,
     limit: (r: number) => `bench_limit_${r}`,
-    packBeside: (r: number) => `bench_pack_beside_${r}`,
-    overlapped: (r: number) => `bench_overlapped_${r}`,
   };
   const reports = [
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.ours(r), LOAD_DIMENSIONS)),
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.limit(r), LOAD_DIMENSIONS)),
-    ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.packBeside(r), LOAD_DIMENSIONS)),
-    ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.overlapped(r), LOAD_DIMENSIONS)),
     benchReport('bench_naive', LOAD_DIMENSIONS),
     benchReport('bench_phases', LOAD_DIMENSIONS),
   ];
@@ -79,11 +69,7 @@ export async function runLoadSection(
   const forgetFiles = onInterrupt(removeFiles);
   try {
     await writeCsv(csv, LOAD_PERIOD, captured.rows);
-    const runs = {
-      ours: [] as LoadChildResult[],
-      packBeside: [] as LoadChildResult[],
-      overlapped: [] as LoadChildResult[],
-    };
+    const runs = { ours: [] as LoadChildResult[] };
     const limitMs: number[] = [];
     /** One timed child into its own fresh table, checked to have loaded every row. */
     const timed = async (mode: LoadChildRequest['mode'], table: string): Promise<LoadChildResult> => {
@@ -110,12 +96,8 @@ export async function runLoadSection(
       );
       limitMs.push(limit);
       runs.ours.push(await timed('load', names.ours(r)));
-      runs.packBeside.push(await timed('pack-beside', names.packBeside(r)));
-      runs.overlapped.push(await timed('overlapped', names.overlapped(r)));
       const s = (x: LoadChildResult[]) => `${((x[r]?.ms ?? 0) / 1000).toFixed(2)} s`;
-      say(
-        `  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${s(runs.ours)}, gzip-beside ${s(runs.packBeside)}, streamed ${s(runs.overlapped)}`,
-      );
+      say(`  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${s(runs.ours)}`);
     }
     await settle(db.url);
     say(`naive loader: ${Math.min(o.naiveSample, captured.rows.length)} rows one INSERT at a time...`);
@@ -165,10 +147,6 @@ export async function runLoadSection(
         limitMs,
         naive,
         ours: fastest(runs.ours),
-        packBesideMs: runs.packBeside.map((x) => x.ms),
-        packBeside: fastest(runs.packBeside),
-        overlappedMs: runs.overlapped.map((x) => x.ms),
-        overlapped: fastest(runs.overlapped),
         phases: phased.phases,
         profileDir,
       },

@@ -15,10 +15,6 @@ describe('bench arithmetic', () => {
       limitMs: [3000, 3200],
       naive: { sample: 10_000, ms: 2000, rowsPerSecond: 5000 },
       ours: { ...child, ms: 4000, peakRssBytes: 450e6 },
-      packBesideMs: [4500, 3800],
-      packBeside: { ...child, ms: 3800, peakRssBytes: 450e6 },
-      overlappedMs: [3500, 3000],
-      overlapped: { ...child, ms: 3000, peakRssBytes: 300e6 },
       phases: {},
       profileDir: undefined,
     });
@@ -27,8 +23,6 @@ describe('bench arithmetic', () => {
     expect(s.oursOverNaive).toBe(50);
     expect(s.naive.extrapolatedMs).toBe(200_000);
     expect(s.peakRssOverBody).toBe(4.5);
-    expect(s.overlapped).toMatchObject({ bestMs: 3000, peakRssOverBody: 3 });
-    expect(s.overlapped.overLimit).toBeCloseTo(1);
     const verdicts = checkTargets(s, undefined).map((t) => [t.name, t.met]);
     expect(verdicts).toEqual([
       ['load path / psql COPY limit', false],
