@@ -1,7 +1,6 @@
 // The Bull Board web page over our BullMQ queues: one Redis connection, one Fastify server.
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import type { IServerAdapter } from '@bull-board/api/typings/app';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
@@ -71,9 +70,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   serverAdapter.setBasePath('/');
   createBullBoard({
     queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: options.readOnly })),
-    // @bull-board/fastify pins its own copy of @bull-board/api (9.10.1) for types only; the two
-    // copies' classes differ by private fields, not by anything the adapter touches at runtime.
-    serverAdapter: serverAdapter as unknown as IServerAdapter,
+    serverAdapter,
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
   });
   const app = Fastify({ logger: false });
