@@ -16,18 +16,18 @@ import { register as status } from './status.js';
 /** Adds one command (its flags, help and action) to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Every command of `adops`, in the order `--help` lists them. */
+/** Every command of `adops`, in the order `--help` lists them (the design's order). */
 export const COMMANDS: readonly RegisterCommand[] = [
-  demo,
   migrate,
-  dashboard,
-  replay,
-  sync,
-  emulator,
   worker,
   schedule,
   backfill,
   heal,
   pull,
+  sync,
   status,
+  replay,
+  emulator,
+  dashboard,
+  demo,
 ];
