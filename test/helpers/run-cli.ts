@@ -1,7 +1,7 @@
-// Runs the CLI in-process with captured streams, or as a child process from source.
-import { spawn } from 'node:child_process';
+// Runs the CLI in-process with captured streams, or as a child process from source to its end.
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { spawnCli } from './cli.js';
 
 export interface CliRun {
   readonly code: number;
@@ -24,18 +24,9 @@ export async function runCli(args: readonly string[], env: Record<string, string
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-/** `adops <args>` as a child process (from source, via tsx), with `env` added to PATH and HOME. */
-export function spawnCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/adops.ts', ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+/** `adops <args>` as a child process (from source), run to its end; see cli.ts for live control. */
+export async function runCliProcess(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  const cli = spawnCli(args, env);
+  const code = await cli.exited;
+  return { code: typeof code === 'number' ? code : -1, stdout: cli.stdout(), stderr: cli.stderr() };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { runCli, spawnCli } from '../../helpers/run-cli.js';
+import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('adops command line', () => {
 
   it('two `adops migrate` at once both exit 0 and apply each migration once', async () => {
     const env = { DATABASE_URL: db.url, ADOPS_SCHEMA: 'twice', LOG_LEVEL: 'warn' };
-    const [a, b] = await Promise.all([spawnCli(['migrate'], env), spawnCli(['migrate'], env)]);
+    const [a, b] = await Promise.all([runCliProcess(['migrate'], env), runCliProcess(['migrate'], env)]);
     expect([a?.code, b?.code], `${a?.stderr}\n${b?.stderr}`).toEqual([0, 0]);
     const { rows } = await db.pool.query<{ version: number; n: number }>(
       'SELECT version, count(*)::int AS n FROM twice.schema_migrations GROUP BY version ORDER BY version',
