@@ -8,6 +8,7 @@ import type { ParsedReport } from '../report/parse.js';
 import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
 import { withClient } from './client.js';
+import { reportTable } from './sql.js';
 import { LoadError } from './errors.js';
 import {
   loadParsedPeriod,
@@ -85,7 +86,7 @@ export async function loadPulledPeriod(
       { ...opts, startedAt },
     );
   } catch (thrown) {
-    const error = asReportError(thrown);
+    const error = asReportError(thrown, reportTable(pulled.report.name));
     const loadId = await recordFailure(pool, schema, {
       ...pulled,
       error,
@@ -127,10 +128,10 @@ function isReportError(error: Error): boolean {
  * A streamed body's repeated row surfaces as the report table's unique violation (23505): name it
  * as the body's fault, since the earlier copy of the row was streamed away before the repeat.
  */
-function asReportError(thrown: unknown): Error {
+function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
   const pg = error as { code?: string; detail?: string; table?: string };
-  if (pg.code === '23505' && pg.table?.startsWith('report_') === true)
+  if (pg.code === '23505' && pg.table === table)
     return new ReportFormatError(
       'items',
       `two rows have the same dimension values: ${pg.detail ?? pg.table}`,

@@ -284,6 +284,41 @@ describe('failures', () => {
     expect(await periodRows(db.pool, campaign, period)).toEqual(asText(good));
   });
 
+  it("a row repeated far apart in a streamed body fails as the body's fault and keeps the old rows", async () => {
+    // An array of rows longer than one streamed batch (20,000), the first row repeated last:
+    // the scanner has let the first go by then, so the table's unique key must catch it.
+    const row = (id: number) => ({
+      day: '2026-04-01',
+      campaign_id: id,
+      ad_requests: 1,
+      filled_impressions: 1,
+      impressions: 1,
+      measurable_impressions: 1,
+      viewable_impressions: 1,
+    });
+    const items = [...Array.from({ length: 25_000 }, (_, i) => row(i + 1)), row(1)];
+    const one = {
+      ad_requests: 25_001,
+      filled_impressions: 25_001,
+      impressions: 25_001,
+      measurable_impressions: 25_001,
+      viewable_impressions: 25_001,
+    };
+    const body = Buffer.from(JSON.stringify({ items, totals: one }));
+    const attempt = loadPulledPeriod(db.pool, S, {
+      ...pulled(campaign, period, [], at(8)),
+      body,
+      bytes: body.length,
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ReportFormatError);
+    await expect(attempt).rejects.toThrow(/two rows have the same dimension values/);
+    expect((await loadsOf(db.pool, campaign.name)).at(-1)).toMatchObject({
+      status: 'failed',
+      raw_kept: true,
+    });
+    expect(await periodRows(db.pool, campaign, period)).toEqual(asText(good));
+  });
+
   it('a body that does not parse is recorded as failed with its raw body kept, and the parse error rethrown', async () => {
     const body = Buffer.from('{"items": {"2026-04-01": ');
     const attempt = loadPulledPeriod(db.pool, S, {
