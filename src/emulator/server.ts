@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { catalogueHandlers } from './api/catalogue-routes.js';
 import { ApiError } from './api/errors.js';
 import { injectedReply } from './api/fault-replies.js';
-import { readJsonBody, sendReply, sendTruncated, type Reply } from './api/http.js';
+import { primeBody, readJsonBody, sendReply, sendTruncated, type Reply } from './api/http.js';
 import { reportHandlers } from './api/report-route.js';
 import { matchRoute } from './api/router.js';
 import { KeyRing, requestKey } from './auth.js';
@@ -89,12 +89,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         ...(fault ? { fault } : {}),
       });
     const decision = faults.decide(path);
-    if (decision.latencyMs > 0) {
-      stats.fault(endpoint, 'latency');
-      await new Promise((r) => setTimeout(r, decision.latencyMs));
-    }
+    if (decision.latencyMs > 0) stats.fault(endpoint, 'latency');
+    // Latency is the response time a client sees, counted from arrival: work done meanwhile is
+    // hidden in it, as on a real server, instead of queueing after it on this one thread.
+    const latency = () => sleepUntil(started + decision.latencyMs);
     const canned = overrides.take(path);
     if (canned !== undefined) {
+      await latency();
       stats.fault(endpoint, 'override');
       req.resume();
       await sendReply(res, {
@@ -107,12 +108,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     let kind = decision.kind;
     if (kind === 'drop') {
+      await latency();
       stats.fault(endpoint, 'drop');
       req.socket.destroy();
       log(0, 'drop');
       return;
     }
     if (kind === 'fail' || kind === 'rate_limit' || kind === 'malformed') {
+      await latency();
       stats.fault(endpoint, kind);
       req.resume();
       const reply = injectedReply(kind, faults.retryAfterSeconds);
@@ -120,7 +123,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       log(reply.status, kind);
       return;
     }
-    const reply = await answer(() => serveApi(req, url));
+    const reply = primeBody(await answer(() => serveApi(req, url)));
+    await latency();
     if (kind === 'truncate' && (reply.body === undefined || reply.status === 204)) kind = 'drop';
     if (kind === 'truncate') {
       stats.fault(endpoint, 'truncate');
@@ -179,4 +183,10 @@ async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
     if (error instanceof ApiError) return error.toReply();
     throw error;
   }
+}
+
+/** Resolves at `deadline` (a Date.now() time), at once if it has passed. */
+async function sleepUntil(deadline: number): Promise<void> {
+  const wait = deadline - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }

@@ -57,8 +57,35 @@ export function bodyBuffer(reply: Reply): Buffer {
   return Buffer.from([...b].join(''), 'utf8');
 }
 
-/** Sends a reply; iterable bodies are written chunk by chunk, waiting on 'drain' (backpressure). */
-export async function sendReply(res: ServerResponse, reply: Reply): Promise<void> {
+/**
+ * Starts a streamed body: its first chunk is made now (for a report, that is the sort and the first
+ * 64 KB), and a body of at most two chunks becomes one string. The reply then sends without more work
+ * for a small body; a big one goes on streaming the rest.
+ */
+export function primeBody(reply: Reply): Reply {
+  const b = reply.body;
+  if (b === undefined || typeof b === 'string' || Buffer.isBuffer(b)) return reply;
+  const chunks = b[Symbol.iterator]();
+  const first = chunks.next();
+  if (first.done === true) return { ...reply, body: '' };
+  const second = chunks.next();
+  if (second.done === true) return { ...reply, body: first.value };
+  return {
+    ...reply,
+    body: (function* () {
+      yield first.value;
+      yield second.value;
+      yield* { [Symbol.iterator]: () => chunks };
+    })(),
+  };
+}
+
+/**
+ * Sends a reply. A body of at most two chunks goes out whole with content-length, like most servers
+ * answer small reports; a longer one is written chunk by chunk, waiting on 'drain' (backpressure).
+ */
+export async function sendReply(res: ServerResponse, given: Reply): Promise<void> {
+  const reply = primeBody(given);
   const headers: Record<string, string | number> = { ...reply.headers };
   const b = reply.body;
   if (b !== undefined && reply.status !== 204 && headers['content-type'] === undefined)
@@ -73,23 +100,8 @@ export async function sendReply(res: ServerResponse, reply: Reply): Promise<void
     res.end(b);
     return;
   }
-  // A body that fits one chunk goes out with content-length, like most servers answer small reports.
-  const chunks = b[Symbol.iterator]();
-  const first = chunks.next();
-  const second = first.done === true ? first : chunks.next();
-  if (second.done === true) {
-    const whole = first.done === true ? '' : first.value;
-    res.writeHead(reply.status, { ...headers, 'content-length': Buffer.byteLength(whole) });
-    res.end(whole);
-    return;
-  }
   res.writeHead(reply.status, headers);
-  const rest = function* () {
-    if (first.done !== true) yield first.value;
-    yield second.value;
-    yield* { [Symbol.iterator]: () => chunks };
-  };
-  for (const chunk of rest()) {
+  for (const chunk of b) {
     if (res.destroyed) return;
     if (!res.write(chunk))
       await new Promise<void>((resolve) => {
