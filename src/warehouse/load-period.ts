@@ -11,7 +11,7 @@ import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
 import {
-  currentTotalsSql,
+  claimPeriodSql,
   inOneStatement,
   insertLoadSql,
   upsertTotalsSql,
@@ -20,7 +20,7 @@ import {
 import { withPgRetry } from './pg-retry.js';
 import { archiveBodySql, type PackedBody } from './raw.js';
 import { restatementOf } from './restatement.js';
-import { qualified, reportTable } from './sql.js';
+import { named, reportTable } from './sql.js';
 
 /** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
 export interface LoadOutcome {
@@ -102,15 +102,22 @@ async function loadInTransaction(
 ): Promise<LoadOutcome> {
   const { report, period } = input;
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
+  const table = reportTable(report.name);
   // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
-  // The read below must be a statement of its own, so that its snapshot is taken after the lock.
+  // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
   await client.query(
-    "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
-    [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+    named(
+      "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
+      [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+    ),
   );
-  const found = (await client.query<CurrentTotals>(currentTotalsSql(schema, report.name, period))).rows[0];
-  const loadId = Number(found?.next_id);
-  const current = found?.load_id == null ? undefined : found;
+  const found = (
+    await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchedAt)))
+  ).rows[0];
+  if (found === undefined)
+    throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
+  const loadId = Number(found.next_id);
+  const current = found.load_id === null ? undefined : found;
   const base = {
     report: report.name,
     period,
@@ -124,8 +131,9 @@ async function loadInTransaction(
     jobId: input.jobId ?? null,
   } satisfies Partial<LoadRecord>;
 
-  // Fencing: a response fetched before the one already loaded must never overwrite it.
-  if (current?.fetched_at != null && input.fetchedAt.getTime() < current.fetched_at.getTime()) {
+  // Fencing: a response fetched before the one already loaded must never overwrite it (the claim
+  // then deleted nothing).
+  if (current !== undefined && found.stale) {
     // Still read the rows: a body that does not parse is a failed pull, superseded or not.
     for await (const _row of input.rows);
     const checked = reconciliationOf(input.summary().reconciliation);
@@ -140,16 +148,11 @@ async function loadInTransaction(
       previousLoadId: Number(current.load_id),
       loadMs,
     });
-    await client.query(inOneStatement([record, ...(await archived(schema, loadId, input.packed))]));
+    await client.query(named(inOneStatement([record, ...(await archived(schema, loadId, input.packed))])));
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
     return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
   }
 
-  const table = reportTable(report.name);
-  await client.query(`DELETE FROM ${qualified(schema, table)} WHERE period_start = $1 AND period_end = $2`, [
-    period.start,
-    period.end,
-  ]);
   const rows = await copyRows(
     client,
     {
@@ -180,11 +183,13 @@ async function loadInTransaction(
   });
   // The audit row, the totals and the archived body: one round trip.
   await client.query(
-    inOneStatement([
-      record,
-      upsertTotalsSql(schema, report.name, period, totals, loadId),
-      ...(await archived(schema, loadId, input.packed)),
-    ]),
+    named(
+      inOneStatement([
+        record,
+        upsertTotalsSql(schema, report.name, period, totals, loadId),
+        ...(await archived(schema, loadId, input.packed)),
+      ]),
+    ),
   );
   opts.logger?.info(
     { loadId, rows, reconciled: checked.reconciled, loadMs: Math.round(loadMs) },
@@ -208,15 +213,16 @@ async function archived(
 }
 
 /**
- * A new load id, and the period's report_totals row joined to its load (bigints as text: pg's
- * default); the totals columns are null for a period never loaded.
+ * The claim's answer: a new load id, whether the loaded response was fetched after ours, and the
+ * period's report_totals row joined to its load (bigints as text: pg's default); the totals
+ * columns are null for a period never loaded.
  */
-type CurrentTotals = { next_id: string; load_id: string | null; fetched_at: Date | null } & Record<
+type Claimed = { next_id: string; stale: boolean; load_id: string | null; fetched_at: Date | null } & Record<
   CounterName,
   string
 >;
 
-function countersOf(row: CurrentTotals): Counters {
+function countersOf(row: Claimed): Counters {
   const out = {} as Counters;
   for (const c of COUNTERS) out[c] = Number(row[c]);
   return out;

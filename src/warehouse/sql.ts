@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
 import { REPORT_NAME } from '../config/jobs.js';
 
@@ -19,4 +20,33 @@ export function reportTable(reportName: string): string {
   if (!REPORT_NAME.test(reportName))
     throw new Error(`refusing unsafe report name ${JSON.stringify(reportName)}`);
   return `report_${reportName}`;
+}
+
+/** A query as pg takes it, with the name that makes it a prepared statement. */
+export interface NamedQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A statement as a named prepared statement, so Postgres parses and plans it once per connection
+ * instead of on every run. The name is a digest of the text: one name never stands for two texts.
+ */
+export function named(text: string, values: unknown[]): NamedQuery;
+export function named(query: { text: string; values: unknown[] }): NamedQuery;
+export function named(
+  query: string | { text: string; values: unknown[] },
+  values: unknown[] = [],
+): NamedQuery {
+  const q = typeof query === 'string' ? { text: query, values } : query;
+  let name = statementNames.get(q.text);
+  if (name === undefined) {
+    name = `adops_${createHash('sha1').update(q.text).digest('hex').slice(0, 24)}`;
+    // Texts are per schema and report: a handful. The cap only guards against a caller's mistake.
+    if (statementNames.size < 10_000) statementNames.set(q.text, name);
+  }
+  return { name, text: q.text, values: q.values };
 }
