@@ -1,5 +1,5 @@
 // The shared request limit on real Redis: several processes' limiters share one budget.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { createRequestLimiter, limiterKey } from '../../../src/queue/ratelimit.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
@@ -26,6 +26,40 @@ describe('the shared request limit', () => {
     expect([...perWindow.values()].every((n) => n <= perSecond)).toBe(true);
     // 14 requests at 4 a second need at least 4 windows.
     expect(perWindow.size).toBeGreaterThanOrEqual(4);
+  });
+
+  /** Two limiters on their own real connections, each counting its Redis calls. */
+  function countedLimiters(key: string, perSecond: number) {
+    const calls = [0, 0];
+    const limiters = calls.map((_, i) => {
+      const c = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      connections.push(c);
+      const real = c.eval.bind(c);
+      vi.spyOn(c, 'eval').mockImplementation((...args: Parameters<Redis['eval']>) => {
+        calls[i] = (calls[i] ?? 0) + 1;
+        return real(...args);
+      });
+      return createRequestLimiter(c, key, perSecond);
+    });
+    return { limiters, calls };
+  }
+
+  it('holds the limit when slots are taken from Redis several at a time', async () => {
+    const { limiters } = countedLimiters(limiterKey(testPrefix()), 40); // two slots per call
+    const slots = await Promise.all(limiters.flatMap((l) => Array.from({ length: 50 }, () => l.acquire())));
+    const perWindow = new Map<number, number>();
+    for (const s of slots) perWindow.set(s, (perWindow.get(s) ?? 0) + 1);
+    expect(slots.every((s) => s >= 0)).toBe(true);
+    expect([...perWindow.values()].every((n) => n <= 40)).toBe(true);
+    expect(perWindow.size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('asks Redis once per twentieth of the limit, not once per request', async () => {
+    const { limiters, calls } = countedLimiters(limiterKey(testPrefix()), 2_000); // 100 slots per call
+    const slots = await Promise.all(limiters.flatMap((l) => Array.from({ length: 150 }, () => l.acquire())));
+    expect(slots.every((s) => s >= 0)).toBe(true);
+    // 150 slots 100 at a time: 2 calls each, 1 more if a window ends between them.
+    for (const n of calls) expect(n).toBeLessThanOrEqual(3);
   });
 
   it('lets requests through, unlimited, when Redis fails, and says so', async () => {
