@@ -50,6 +50,7 @@ async function run(o: BenchOptions): Promise<Results> {
         say(`backfill ${label}, round ${round + 1} of ${BACKFILL_ROUNDS}...`);
         const run = summarizeBackfill(
           await runBackfill(o, failRate, say, round === 0 && failRate === 0 ? profileDir : undefined),
+          machine.cpus,
         );
         say(`  wall ${(run.wallMs / 1000).toFixed(2)} s, ideal ${(run.idealMs / 1000).toFixed(2)} s`);
         runs.push(run);

@@ -33,33 +33,39 @@ describe('bench arithmetic', () => {
 
   it('takes the ideal backfill as requests x latency over all concurrent slots', () => {
     expect(idealMs(450, 50, 16)).toBeCloseTo(1406.25);
-    const b = summarizeBackfill({
-      failRate: 0,
-      pulls: 450,
-      completed: 450,
-      failed: 0,
-      requests: 450,
-      injected500s: 0,
-      wallMs: 1800,
-      idealMs: 1406.25,
-      pullsPerSecond: 250,
-      rowsLoaded: 1,
-      meanFetchMs: 50,
-      meanLoadMs: 10,
-      p95FetchMs: 60,
-      p95LoadMs: 20,
-      cpuBusy: 0.5,
-      workersCpuSeconds: 1,
-      harnessCpuSeconds: 1,
-      postgresCpuSeconds: 1,
-      redisCpuSeconds: 1,
-      machineBusyCpuSeconds: 4,
-    });
+    const b = summarizeBackfill(
+      {
+        failRate: 0,
+        pulls: 450,
+        completed: 450,
+        failed: 0,
+        requests: 450,
+        injected500s: 0,
+        wallMs: 1800,
+        idealMs: 1406.25,
+        pullsPerSecond: 250,
+        rowsLoaded: 1,
+        meanFetchMs: 50,
+        meanLoadMs: 10,
+        p95FetchMs: 60,
+        p95LoadMs: 20,
+        cpuBusy: 0.5,
+        workersCpuSeconds: 1,
+        harnessCpuSeconds: 1,
+        postgresCpuSeconds: 1,
+        redisCpuSeconds: 1,
+        machineBusyCpuSeconds: 3,
+      },
+      2,
+    );
     expect(b.wallOverIdeal).toBeCloseTo(1.28);
+    // 3 busy CPU seconds on 2 CPUs: no wall under 1.5 s, 1.07x the ideal.
+    expect(b.cpuFloorMs).toBe(1500);
+    expect(b.cpuFloorOverIdeal).toBeCloseTo(1.07);
     expect(checkTargets(undefined, b)).toEqual([
       expect.objectContaining({ name: 'backfill wall / ideal (no faults)', met: true }),
     ]);
-    const slower = summarizeBackfill({ ...b, wallMs: 2800 });
+    const slower = summarizeBackfill({ ...b, wallMs: 2800 }, 2);
     const best = bestBackfill([slower, b]);
     expect(best.wallMs).toBe(1800);
     expect(best.runsWallOverIdeal?.map((v) => v.toFixed(2))).toEqual(['1.99', '1.28']);
