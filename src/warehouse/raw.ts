@@ -16,10 +16,17 @@ export interface PackedBody {
   readonly sha256: string;
 }
 
+/**
+ * gzip level of the archive. Level 1 compresses a report body 2.4x faster than the default 6 for
+ * about a quarter more bytes (0.16 of the body instead of 0.13): every load pays the time, while
+ * the archive is kept only ADOPS_RAW_RETENTION_DAYS.
+ */
+const GZIP_LEVEL = 1;
+
 /** Compresses a response body and fingerprints it. */
 export async function packBody(body: Buffer): Promise<PackedBody> {
   return {
-    gzip: await gzipAsync(body),
+    gzip: await gzipAsync(body, { level: GZIP_LEVEL }),
     bytes: body.length,
     sha256: createHash('sha256').update(body).digest('hex'),
   };
