@@ -21,6 +21,12 @@ const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
 
 /** Escapes one text value for COPY text format. Throws on NUL or an unpaired surrogate. */
 export function escapeCopyText(value: string, dimension = 'value'): string {
+  checkText(value, dimension);
+  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
+}
+
+/** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
+export function checkText(value: string, dimension = 'value'): void {
   if (value.includes('\u0000')) {
     throw new RowValueError(
       `${dimension} value ${preview(value)} holds a NUL character, which Postgres text cannot store; fix the parser or the source data`,
@@ -35,7 +41,6 @@ export function escapeCopyText(value: string, dimension = 'value'): string {
       value,
     );
   }
-  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
 }
 
 /** Checks a dimension value against its column type and returns its COPY text; throws RowValueError. */
@@ -79,10 +84,11 @@ export interface CopyLayout {
 }
 
 /**
- * Returns a function turning a row into one COPY line with the columns of copyColumns():
- * period_start, period_end, the dimensions, the counters, load_id.
+ * Returns a function that checks a row against the layout, throwing RowValueError: as many
+ * dimension values as dimensions, each valid for its column type (see encodeDimension), the day
+ * inside the period, and as many counters as COUNTERS, each a non-negative safe integer.
  */
-export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
+export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
   for (const [name, value] of [
     ['period_start', layout.periodStart],
     ['period_end', layout.periodEnd],
@@ -91,11 +97,8 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
       throw new RowValueError(`${name} ${preview(value)} is not a YYYY-MM-DD date`, name, value);
   }
   const types = layout.dimensions.map(dimensionType);
-  const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
-  const suffix = `\t${layout.loadId}\n`;
   const dayIndex = layout.dimensions.indexOf('day');
   const lastValue: Array<string | undefined> = types.map(() => undefined);
-  const lastText: string[] = types.map(() => '');
   return (row) => {
     if (row.dims.length !== types.length)
       throw new RowValueError(
@@ -109,22 +112,22 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
         'counters',
         row.counters.join(','),
       );
-    let line = prefix;
     for (let i = 0; i < types.length; i++) {
       const value = row.dims[i] as string;
-      // Rows repeat the outer dimensions' values (day, campaign): reuse the last check's result.
-      if (value !== lastValue[i]) {
-        lastText[i] = encodeDimension(value, layout.dimensions[i] as Dimension, types[i] as DimensionType);
-        // A row of another day would be stored under this period and double-count in BI.
-        if (i === dayIndex && (value < layout.periodStart || value > layout.periodEnd))
-          throw new RowValueError(
-            `day value ${preview(value)} is outside the period ${layout.periodStart}..${layout.periodEnd} that was requested`,
-            'day',
-            value,
-          );
-        lastValue[i] = value;
-      }
-      line += `\t${lastText[i] as string}`;
+      // Rows repeat the outer dimensions' values (day, campaign): a value checked last time is fine.
+      if (value === lastValue[i]) continue;
+      const type = types[i] as DimensionType;
+      const dimension = layout.dimensions[i] as Dimension;
+      if (type === 'text') checkText(value, dimension);
+      else encodeDimension(value, dimension, type);
+      // A row of another day would be stored under this period and double-count in BI.
+      if (i === dayIndex && (value < layout.periodStart || value > layout.periodEnd))
+        throw new RowValueError(
+          `day value ${preview(value)} is outside the period ${layout.periodStart}..${layout.periodEnd} that was requested`,
+          'day',
+          value,
+        );
+      lastValue[i] = value;
     }
     for (let i = 0; i < COUNTERS.length; i++) {
       const n = row.counters[i] as number;
@@ -136,8 +139,33 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
           String(n),
         );
       }
-      line += `\t${n}`;
     }
+  };
+}
+
+/**
+ * Returns a function turning a row, checked by createRowCheck, into one COPY line with the columns
+ * of copyColumns(): period_start, period_end, the dimensions, the counters, load_id.
+ */
+export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
+  const check = createRowCheck(layout);
+  const text = layout.dimensions.map((d) => dimensionType(d) === 'text');
+  const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
+  const suffix = `\t${layout.loadId}\n`;
+  const lastValue: Array<string | undefined> = text.map(() => undefined);
+  const lastText: string[] = text.map(() => '');
+  return (row) => {
+    check(row);
+    let line = prefix;
+    for (let i = 0; i < text.length; i++) {
+      const value = row.dims[i] as string;
+      if (value !== lastValue[i]) {
+        lastText[i] = text[i] === true ? escapeCopyText(value) : value;
+        lastValue[i] = value;
+      }
+      line += `\t${lastText[i] as string}`;
+    }
+    for (let i = 0; i < COUNTERS.length; i++) line += `\t${row.counters[i] as number}`;
     return line + suffix;
   };
 }

@@ -10,6 +10,7 @@ import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
+import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
   inOneStatement,
@@ -60,7 +61,16 @@ export interface TransactionOptions {
   /** Start of the load's clock (to include parsing in load_ms); default now. */
   readonly startedAt?: number;
   readonly logger?: Logger;
+  /**
+   * Rows given as an array, up to this many, go inside the load's last statement instead of a COPY
+   * of their own: two round trips fewer for the small periods most pulls are. Default
+   * INLINE_MAX_ROWS; 0 sends every load through COPY.
+   */
+  readonly inlineMaxRows?: number;
 }
+
+/** Default of TransactionOptions.inlineMaxRows. */
+export const INLINE_MAX_ROWS = 10_000;
 
 /**
  * Replaces the period's rows with `input.rows` in one transaction, serialized per report and
@@ -153,18 +163,19 @@ async function loadInTransaction(
     return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
   }
 
-  const rows = await copyRows(
-    client,
-    {
-      schema,
-      table,
-      dimensions: report.dimensions,
-      periodStart: period.start,
-      periodEnd: period.end,
-      loadId,
-    },
-    input.rows,
-  );
+  const target = {
+    schema,
+    table,
+    dimensions: report.dimensions,
+    periodStart: period.start,
+    periodEnd: period.end,
+    loadId,
+  };
+  const inline =
+    Array.isArray(input.rows) && input.rows.length <= (opts.inlineMaxRows ?? INLINE_MAX_ROWS)
+      ? (input.rows as readonly ReportRow[])
+      : undefined;
+  const rows = inline === undefined ? await copyRows(client, target, input.rows) : inline.length;
   // A body's totals follow its items: with streamed rows they are known only now.
   const { totals, reconciliation } = input.summary();
   if (opts.strictReconcile === true && !reconciliation.ok)
@@ -181,12 +192,13 @@ async function loadInTransaction(
     previousLoadId: current === undefined ? null : Number(current.load_id),
     loadMs,
   });
-  // The audit row, the totals and the archived body: one round trip.
+  // The audit row, the totals, the archived body and, for a small period, its rows: one round trip.
   await client.query(
     named(
       inOneStatement([
         record,
         upsertTotalsSql(schema, report.name, period, totals, loadId),
+        ...(inline === undefined ? [] : [insertRowsSql(target, inline)]),
         ...(await archived(schema, loadId, input.packed)),
       ]),
     ),

@@ -4,13 +4,14 @@ import type { Pool } from 'pg';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
 import { DimensionValueError, ReconciliationError, ReportFormatError } from '../report/errors.js';
-import type { ParsedReport } from '../report/parse.js';
+import { parseReport, type ParsedReport } from '../report/parse.js';
 import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
 import { withClient } from './client.js';
 import { reportTable } from './sql.js';
 import { LoadError } from './errors.js';
 import {
+  INLINE_MAX_ROWS,
   loadParsedPeriod,
   type LoadOutcome,
   type ParsedPeriod,
@@ -66,7 +67,7 @@ export async function loadPulledPeriod(
   // Settled even if the load fails first, so a rejection is never left unhandled.
   packing.catch(() => undefined);
   try {
-    const source = await rowSource(pulled, opts.parse);
+    const source = await rowSource(pulled, opts.parse, (opts.inlineMaxRows ?? INLINE_MAX_ROWS) > 0);
     return await loadParsedPeriod(
       pool,
       schema,
@@ -105,13 +106,24 @@ export async function loadPulledPeriod(
   }
 }
 
-/** The rows of a body: streamed by default, or from a caller's parser (replay with a fixed parser). */
+/**
+ * Bodies up to this size are parsed whole (a few thousand rows at most), so their rows can go
+ * inside the load's last statement; bigger ones are streamed into a COPY.
+ */
+const INLINE_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The rows of a body: parsed whole when small and `inline`, else streamed; or from a caller's
+ * parser (replay with a fixed parser).
+ */
 async function rowSource(
   pulled: PulledPeriod,
   parse: ParseFn | undefined,
+  inline: boolean,
 ): Promise<Pick<ParsedPeriod, 'rows' | 'summary'>> {
-  if (parse === undefined) return streamReport(pulled.body, pulled.report.dimensions);
-  const parsed = await parse(pulled.body, pulled.report.dimensions);
+  const whole = parse ?? (inline && pulled.body.length <= INLINE_BODY_BYTES ? parseReport : undefined);
+  if (whole === undefined) return streamReport(pulled.body, pulled.report.dimensions);
+  const parsed = await whole(pulled.body, pulled.report.dimensions);
   return { rows: parsed.rows, summary: () => parsed };
 }
 

@@ -1,6 +1,7 @@
-// Holding a loader mid-COPY from outside: an uncommitted row with the same key as one the loader
-// will COPY makes Postgres' unique check wait for our transaction, so the loader's backend sits
-// inside its COPY until we release it. No hook in the product code is needed.
+// Holding a loader while it writes a period's rows, from outside: an uncommitted row with the same
+// key as one the loader will write makes Postgres' unique check wait for our transaction, so the
+// loader's backend sits inside its rows' statement (a small period's INSERT in the load's last
+// statement, or a big one's COPY) until we release it. No hook in the product code is needed.
 import pg from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { COUNTERS, type Period } from '../../../src/report/types.js';
@@ -9,20 +10,20 @@ import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';
 import type { Truth } from './truth.js';
 
-export interface CopyBlock {
-  /** The pid of the loader's backend once it waits inside COPY. */
+export interface RowsBlock {
+  /** The pid of the loader's backend once it waits on our row while writing its rows. */
   blockedBackend(timeoutMs?: number): Promise<number>;
-  /** Rolls our row back (the COPY may continue) and closes the connection. */
+  /** Rolls our row back (the loader's statement may continue) and closes the connection. */
   release(): Promise<void>;
 }
 
 /** Takes the key of the truth's first row of `period` in an open transaction. */
-export async function blockCopy(
+export async function blockRows(
   databaseUrl: string,
   report: ReportJob,
   period: Period,
   truth: Truth,
-): Promise<CopyBlock> {
+): Promise<RowsBlock> {
   const first = truth.get(report.name)?.get(period.start)?.rows[0];
   if (first === undefined) throw new Error(`no truth rows for ${report.name} ${period.start}`);
   const dims = (first.split('|')[0] ?? '').split(',');
@@ -41,13 +42,13 @@ export async function blockCopy(
   return {
     blockedBackend: (timeoutMs = 30_000) =>
       until(
-        'a loader backend waiting inside COPY',
+        'a loader backend waiting on our row while writing its rows',
         async () => {
           // Inside our transaction the activity view is a cached snapshot: refresh it each time.
           await client.query('SELECT pg_stat_clear_snapshot()');
           const { rows } = await client.query<{ pid: number }>(
             `SELECT pid FROM pg_stat_activity
-              WHERE datname = $1 AND pid <> pg_backend_pid() AND query ILIKE 'COPY%' AND wait_event_type = 'Lock'`,
+              WHERE datname = $1 AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`,
             [database],
           );
           return rows[0]?.pid;

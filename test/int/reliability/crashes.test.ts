@@ -1,5 +1,5 @@
-// Crashes: workers SIGKILLed mid-COPY and between fetch and load, the loader's Postgres backend
-// terminated mid-load. Every period must end exact, none duplicated.
+// Crashes: workers SIGKILLed while writing a period's rows and between fetch and load, the
+// loader's Postgres backend terminated mid-load. Every period must end exact, none duplicated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
@@ -11,7 +11,7 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnWorker } from '../../helpers/reliability/child.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
-import { blockCopy } from '../../helpers/reliability/pg-block.js';
+import { blockRows } from '../../helpers/reliability/pg-block.js';
 import { FROM, openSuite, reportRequests, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { day, verify } from '../../helpers/reliability/truth.js';
 
@@ -114,15 +114,15 @@ describe('a worker killed with SIGKILL loses nothing and duplicates nothing', ()
     expect(run.loads).toEqual({ loaded: TOTAL });
   });
 
-  it('killed inside COPY: the open transaction rolls back and the period is loaded once', async () => {
+  it('killed while writing the rows: the open transaction rolls back and the period is loaded once', async () => {
     const report = suite.reports[0] as ReportJob;
-    let block: Awaited<ReturnType<typeof blockCopy>> | undefined;
+    let block: Awaited<ReturnType<typeof blockRows>> | undefined;
     const run = await crashAndRecover({
       id: 'crash/during-copy',
-      title: 'SIGKILL during COPY',
-      injected: `worker killed while its COPY of ${report.name} 2026-01-03 was inside Postgres`,
+      title: 'SIGKILL while writing the rows',
+      injected: `worker killed while its rows of ${report.name} 2026-01-03 were being written inside Postgres`,
       prepare: async (url) => {
-        block = await blockCopy(url, report, day('2026-01-03'), suite.truth);
+        block = await blockRows(url, report, day('2026-01-03'), suite.truth);
       },
       hold: async () => {
         await block?.blockedBackend();
@@ -136,13 +136,13 @@ describe('a worker killed with SIGKILL loses nothing and duplicates nothing', ()
 });
 
 describe('the loader losing its Postgres backend mid-load', () => {
-  it('pg_terminate_backend during COPY: the worker survives, records the failed load, retries it and ends exact', async () => {
+  it('pg_terminate_backend while writing the rows: the worker survives, records the failed load, retries it and ends exact', async () => {
     const started = Date.now();
     const { db, env } = await suite.newCase();
     suite.emulator.resetStats();
     const report = suite.reports[1] as ReportJob;
     const queues = await openQueues(loadConfig(env));
-    const block = await blockCopy(db.url, report, day('2026-01-04'), suite.truth);
+    const block = await blockRows(db.url, report, day('2026-01-04'), suite.truth);
     const child = spawnWorker(env);
     let survived = false;
     let recoveredBy = 'the same worker';
@@ -184,7 +184,7 @@ describe('the loader losing its Postgres backend mid-load', () => {
     book.add({
       id: 'crash/pg-terminate',
       title: 'pg_terminate_backend mid-load',
-      injected: `the loader's backend terminated inside its COPY of ${report.name} 2026-01-04`,
+      injected: `the loader's backend terminated while writing its rows of ${report.name} 2026-01-04`,
       periodsExact: verdict.exact,
       periodsTotal: verdict.total,
       duplicates: verdict.duplicates,

@@ -1,0 +1,47 @@
+// A small period's rows as one INSERT statement, one array parameter per column: it travels with
+// the load's last statement, where a COPY would cost two more round trips of its own.
+import { dimensionType, type DimensionType } from '../config/dimensions.js';
+import { COUNTERS, type ReportRow } from '../report/types.js';
+import { createRowCheck } from './copy-encode.js';
+import type { CopyTarget } from './copy-rows.js';
+import { ident, qualified } from './sql.js';
+import { copyColumns } from './table-spec.js';
+
+const ARRAY_TYPE: Record<DimensionType, string> = {
+  date: 'date[]',
+  bigint: 'bigint[]',
+  smallint: 'smallint[]',
+  text: 'text[]',
+};
+
+/**
+ * INSERT of `rows` into the target table, checked exactly as COPY checks them (createRowCheck:
+ * a bad value throws RowValueError before anything is sent). Values go as parameters, one array
+ * per column, unnested together, so the statement's text depends only on the table.
+ */
+export function insertRowsSql(
+  target: CopyTarget,
+  rows: readonly ReportRow[],
+): { text: string; values: unknown[] } {
+  const check = createRowCheck(target);
+  const dims: string[][] = target.dimensions.map(() => []);
+  const counters: number[][] = COUNTERS.map(() => []);
+  for (const row of rows) {
+    check(row);
+    for (let i = 0; i < dims.length; i++) (dims[i] as string[]).push(row.dims[i] as string);
+    for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
+  }
+  // $1 period_start, $2 period_end, $3 load_id, then one array per dimension and per counter.
+  const arrays = [
+    ...target.dimensions.map((d, i) => `$${i + 4}::${ARRAY_TYPE[dimensionType(d)]}`),
+    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 4}::bigint[]`),
+  ];
+  const names = arrays.map((_, i) => `c${i}`);
+  return {
+    text:
+      `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
+      `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint ` +
+      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
+    values: [target.periodStart, target.periodEnd, target.loadId, ...dims, ...counters],
+  };
+}
