@@ -15,6 +15,7 @@ import {
   checkTargets,
   renderResults,
   summarizeBackfill,
+  summarizeCapacity,
   summarizeLoad,
   type BackfillSummary,
   type Results,
@@ -60,7 +61,13 @@ async function run(o: BenchOptions): Promise<Results> {
     const clean = await scenario(0, 'without faults');
     if (profileDir !== undefined) say(await summarizeProfiles(profileDir, 25));
     const faulty = await scenario(o.failRate, `with ${Math.round(o.failRate * 100)}% injected 500s`);
-    backfill = { clean, faulty };
+    say('backfill capacity: the clean backfill with no latency...');
+    const capacity = summarizeCapacity(
+      await runBackfill({ ...o, latencyMs: 0 }, 0, say),
+      o.workers * o.concurrency,
+      o.latencyMs,
+    );
+    backfill = { clean, faulty, capacity };
   }
   return {
     generatedAt: new Date().toISOString(),

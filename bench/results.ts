@@ -71,7 +71,14 @@ export interface Results {
   >;
   readonly load: LoadSummary | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
-  readonly backfill: { readonly clean: BackfillSummary; readonly faulty: BackfillSummary } | undefined;
+  readonly backfill:
+    | {
+        readonly clean: BackfillSummary;
+        readonly faulty: BackfillSummary;
+        /** The clean backfill once more with no latency: how many pulls a second this machine can do. */
+        readonly capacity?: CapacitySummary;
+      }
+    | undefined;
   readonly targets: readonly TargetCheck[];
 }
 
@@ -112,6 +119,33 @@ export function summarizeBackfill(f: BackfillFigures, cpus: number): BackfillSum
   const over = (ms: number) => (f.idealMs > 0 ? ms / f.idealMs : Infinity);
   const cpuFloorMs = (f.machineBusyCpuSeconds * 1000) / cpus;
   return { ...f, wallOverIdeal: over(f.wallMs), cpuFloorMs, cpuFloorOverIdeal: over(cpuFloorMs) };
+}
+
+/** What the machine can do at most, against what the ideal and the target ask of it. */
+export interface CapacitySummary {
+  readonly pulls: number;
+  readonly failed: number;
+  readonly wallMs: number;
+  readonly pullsPerSecond: number;
+  readonly cpuBusy: number;
+  /** Pulls a second the ideal asks for: every slot busy with nothing but the latency. */
+  readonly idealPullsPerSecond: number;
+  /** Pulls a second a backfill at the target's wall / ideal needs. */
+  readonly targetPullsPerSecond: number;
+}
+
+/** The capacity run against the ideal of `slots` slots at `latencyMs`. */
+export function summarizeCapacity(f: BackfillFigures, slots: number, latencyMs: number): CapacitySummary {
+  const idealPullsPerSecond = (slots * 1000) / latencyMs;
+  return {
+    pulls: f.pulls,
+    failed: f.failed,
+    wallMs: f.wallMs,
+    pullsPerSecond: f.pullsPerSecond,
+    cpuBusy: f.cpuBusy,
+    idealPullsPerSecond,
+    targetPullsPerSecond: idealPullsPerSecond / TARGETS.backfillWallOverIdeal,
+  };
 }
 
 /** The run closest to its ideal, carrying every run's wall / ideal. */
@@ -238,12 +272,13 @@ export function renderResults(r: Results): string {
         'CPU floor / ideal',
         'pulls/s',
         'rows',
-        'fetch / load per pull, mean',
+        'pull / fetch / load, mean (p95) ms',
         'CPU s: machine / workers / Postgres / Redis / harness+emulator',
       ],
       ...PLAIN,
     });
-    for (const [name, b] of Object.entries(r.backfill))
+    const { capacity, ...scenarios } = r.backfill;
+    for (const [name, b] of Object.entries(scenarios))
       t.push([
         `${name} (${Math.round(b.failRate * 100)}% 500s)`,
         int(b.pulls),
@@ -256,13 +291,23 @@ export function renderResults(r: Results): string {
         x(b.cpuFloorOverIdeal),
         b.pullsPerSecond.toFixed(1),
         int(b.rowsLoaded),
-        `${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} ms (p95 ${b.p95FetchMs.toFixed(0)} / ${b.p95LoadMs.toFixed(0)})`,
+        `${b.meanPullMs.toFixed(0)} / ${b.meanFetchMs.toFixed(0)} / ${b.meanLoadMs.toFixed(0)} (${b.p95PullMs.toFixed(0)} / ${b.p95FetchMs.toFixed(0)} / ${b.p95LoadMs.toFixed(0)})`,
         `${b.machineBusyCpuSeconds.toFixed(1)} (${Math.round(b.cpuBusy * 100)}%) / ${b.workersCpuSeconds.toFixed(1)} / ${b.postgresCpuSeconds.toFixed(1)} / ${b.redisCpuSeconds.toFixed(1)} / ${b.harnessCpuSeconds.toFixed(1)}`,
       ]);
     const o = r.options;
     parts.push(
       `backfill: ${o.days} days x the default reports, ${o.workers} workers x concurrency ${o.concurrency}, latency ${o.latencyMs} ms; ideal = requests x latency / ${o.workers * o.concurrency}; CPU floor = the machine's busy CPU seconds / ${r.machine.cpus} CPUs; best run shown\n${t.toString()}`,
     );
+    if (capacity !== undefined)
+      parts.push(
+        `capacity: with no latency the same backfill runs at ${capacity.pullsPerSecond.toFixed(1)} pulls/s ` +
+          `(${secs(capacity.wallMs)}, CPUs ${Math.round(capacity.cpuBusy * 100)}% busy); the ideal needs ` +
+          `${capacity.idealPullsPerSecond.toFixed(0)} pulls/s, ${x(TARGETS.backfillWallOverIdeal)} of it ` +
+          `${capacity.targetPullsPerSecond.toFixed(0)} pulls/s` +
+          (capacity.pullsPerSecond < capacity.targetPullsPerSecond
+            ? ': this machine cannot reach the target at any latency'
+            : ''),
+      );
   }
   const t = new Table({ head: ['target', 'wanted', 'measured', 'met'], ...PLAIN });
   for (const c of r.targets) t.push([c.name, c.target, x(c.measured), c.met ? 'yes' : 'NO']);

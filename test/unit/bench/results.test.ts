@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, idealMs } from '../../../bench/backfill/index.js';
+import { addDays, idealMs, percentile } from '../../../bench/backfill/index.js';
 import { csvField, csvLine } from '../../../bench/load/limit.js';
 import { selfTimes } from '../../../bench/profile.js';
-import { bestBackfill, checkTargets, summarizeBackfill, summarizeLoad } from '../../../bench/results.js';
+import {
+  bestBackfill,
+  checkTargets,
+  summarizeBackfill,
+  summarizeCapacity,
+  summarizeLoad,
+} from '../../../bench/results.js';
 
 const child = { rows: 1000, status: 'loaded', reconciled: true, phases: {}, rssBeforeBytes: 50e6 };
 
@@ -45,6 +51,8 @@ describe('bench arithmetic', () => {
         idealMs: 1406.25,
         pullsPerSecond: 250,
         rowsLoaded: 1,
+        meanPullMs: 64,
+        p95PullMs: 80,
         meanFetchMs: 50,
         meanLoadMs: 10,
         p95FetchMs: 60,
@@ -69,6 +77,49 @@ describe('bench arithmetic', () => {
     const best = bestBackfill([slower, b]);
     expect(best.wallMs).toBe(1800);
     expect(best.runsWallOverIdeal?.map((v) => v.toFixed(2))).toEqual(['1.99', '1.28']);
+  });
+
+  it('sets the capacity run against the pulls per second the ideal and the target ask for', () => {
+    const c = summarizeCapacity(
+      {
+        failRate: 0,
+        pulls: 450,
+        completed: 450,
+        failed: 0,
+        requests: 450,
+        injected500s: 0,
+        wallMs: 2250,
+        idealMs: 0,
+        pullsPerSecond: 200,
+        rowsLoaded: 1,
+        meanPullMs: 12,
+        p95PullMs: 25,
+        meanFetchMs: 1,
+        meanLoadMs: 10,
+        p95FetchMs: 2,
+        p95LoadMs: 20,
+        cpuBusy: 0.98,
+        workersCpuSeconds: 2,
+        harnessCpuSeconds: 1,
+        postgresCpuSeconds: 1,
+        redisCpuSeconds: 0.1,
+        machineBusyCpuSeconds: 4.4,
+      },
+      16,
+      50,
+    );
+    // 16 slots each done every 50 ms: 320 pulls/s; at 1.3x the ideal's wall, 246 pulls/s.
+    expect(c.idealPullsPerSecond).toBe(320);
+    expect(c.targetPullsPerSecond).toBeCloseTo(246.15, 1);
+    expect(c.pullsPerSecond).toBe(200);
+  });
+
+  it('takes the nearest-rank percentile', () => {
+    const ms = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(percentile(ms, 0.95)).toBe(19);
+    expect(percentile(ms, 1)).toBe(20);
+    expect(percentile([7], 0.95)).toBe(7);
+    expect(percentile([], 0.95)).toBe(0);
   });
 
   it('counts backfill days across month and year ends', () => {
