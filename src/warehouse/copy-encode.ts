@@ -83,12 +83,18 @@ export interface CopyLayout {
   readonly loadId: number;
 }
 
-/**
- * Returns a function that checks a row against the layout, throwing RowValueError: as many
- * dimension values as dimensions, each valid for its column type (see encodeDimension), the day
- * inside the period, and as many counters as COUNTERS, each a non-negative safe integer.
- */
-export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
+/** The checks of one row, piece by piece, so a caller can check and encode in one pass. */
+interface RowChecks {
+  readonly types: readonly DimensionType[];
+  /** Dimension and counter counts. */
+  shape(row: ReportRow): void;
+  /** Dimension `i`'s value: valid for its column type, and a day inside the period. */
+  dimension(i: number, value: string): void;
+  /** Counter `i`: a non-negative safe integer. */
+  counter(i: number, n: number): void;
+}
+
+function rowChecks(layout: CopyLayout): RowChecks {
   for (const [name, value] of [
     ['period_start', layout.periodStart],
     ['period_end', layout.periodEnd],
@@ -98,24 +104,23 @@ export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
   }
   const types = layout.dimensions.map(dimensionType);
   const dayIndex = layout.dimensions.indexOf('day');
-  const lastValue: Array<string | undefined> = types.map(() => undefined);
-  return (row) => {
-    if (row.dims.length !== types.length)
-      throw new RowValueError(
-        `row has ${row.dims.length} dimension values, expected ${types.length} (${layout.dimensions.join(', ')})`,
-        'dims',
-        row.dims.join(','),
-      );
-    if (row.counters.length !== COUNTERS.length)
-      throw new RowValueError(
-        `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
-        'counters',
-        row.counters.join(','),
-      );
-    for (let i = 0; i < types.length; i++) {
-      const value = row.dims[i] as string;
-      // Rows repeat the outer dimensions' values (day, campaign): a value checked last time is fine.
-      if (value === lastValue[i]) continue;
+  return {
+    types,
+    shape(row) {
+      if (row.dims.length !== types.length)
+        throw new RowValueError(
+          `row has ${row.dims.length} dimension values, expected ${types.length} (${layout.dimensions.join(', ')})`,
+          'dims',
+          row.dims.join(','),
+        );
+      if (row.counters.length !== COUNTERS.length)
+        throw new RowValueError(
+          `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
+          'counters',
+          row.counters.join(','),
+        );
+    },
+    dimension(i, value) {
       const type = types[i] as DimensionType;
       const dimension = layout.dimensions[i] as Dimension;
       if (type === 'text') checkText(value, dimension);
@@ -127,10 +132,8 @@ export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
           'day',
           value,
         );
-      lastValue[i] = value;
-    }
-    for (let i = 0; i < COUNTERS.length; i++) {
-      const n = row.counters[i] as number;
+    },
+    counter(i, n) {
       if (!Number.isSafeInteger(n) || n < 0) {
         const counter = COUNTERS[i] as string;
         throw new RowValueError(
@@ -139,33 +142,61 @@ export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
           String(n),
         );
       }
-    }
+    },
   };
 }
 
 /**
- * Returns a function turning a row, checked by createRowCheck, into one COPY line with the columns
- * of copyColumns(): period_start, period_end, the dimensions, the counters, load_id.
+ * Returns a function that checks a row against the layout, throwing RowValueError: as many
+ * dimension values as dimensions, each valid for its column type (see encodeDimension), the day
+ * inside the period, and as many counters as COUNTERS, each a non-negative safe integer.
+ */
+export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
+  const checks = rowChecks(layout);
+  const lastValue: Array<string | undefined> = checks.types.map(() => undefined);
+  return (row) => {
+    checks.shape(row);
+    for (let i = 0; i < lastValue.length; i++) {
+      const value = row.dims[i] as string;
+      // Rows repeat the outer dimensions' values (day, campaign): a value checked last time is fine.
+      if (value === lastValue[i]) continue;
+      checks.dimension(i, value);
+      lastValue[i] = value;
+    }
+    for (let i = 0; i < COUNTERS.length; i++) checks.counter(i, row.counters[i] as number);
+  };
+}
+
+/**
+ * Returns a function turning a row into one COPY line with the columns of copyColumns():
+ * period_start, period_end, the dimensions, the counters, load_id; checked as createRowCheck does,
+ * in the same pass.
  */
 export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
-  const check = createRowCheck(layout);
-  const text = layout.dimensions.map((d) => dimensionType(d) === 'text');
+  const checks = rowChecks(layout);
+  const text = checks.types.map((t) => t === 'text');
   const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
   const suffix = `\t${layout.loadId}\n`;
   const lastValue: Array<string | undefined> = text.map(() => undefined);
   const lastText: string[] = text.map(() => '');
   return (row) => {
-    check(row);
+    checks.shape(row);
     let line = prefix;
     for (let i = 0; i < text.length; i++) {
       const value = row.dims[i] as string;
+      // Rows repeat the outer dimensions' values (day, campaign): reuse the last check's result.
       if (value !== lastValue[i]) {
+        checks.dimension(i, value);
         lastText[i] = text[i] === true ? escapeCopyText(value) : value;
         lastValue[i] = value;
       }
       line += `\t${lastText[i] as string}`;
     }
-    for (let i = 0; i < COUNTERS.length; i++) line += `\t${row.counters[i] as number}`;
+    for (let i = 0; i < COUNTERS.length; i++) {
+      const n = row.counters[i] as number;
+      checks.counter(i, n);
+      line += `\t${n}`;
+    }
     return line + suffix;
   };
 }
