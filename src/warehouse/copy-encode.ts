@@ -22,6 +22,11 @@ const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
 /** Escapes one text value for COPY text format. Throws on NUL or an unpaired surrogate. */
 export function escapeCopyText(value: string, dimension = 'value'): string {
   checkText(value, dimension);
+  return escapeSpecials(value);
+}
+
+/** The COPY escapes of a value already checked by checkText. */
+function escapeSpecials(value: string): string {
   return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
 }
 
@@ -187,7 +192,7 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
       // Rows repeat the outer dimensions' values (day, campaign): reuse the last check's result.
       if (value !== lastValue[i]) {
         checks.dimension(i, value);
-        lastText[i] = text[i] === true ? escapeCopyText(value) : value;
+        lastText[i] = text[i] === true ? escapeSpecials(value) : value;
         lastValue[i] = value;
       }
       line += `\t${lastText[i] as string}`;
