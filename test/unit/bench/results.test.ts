@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, idealMs, percentile } from '../../../bench/backfill/index.js';
+import { addDays, idealMs, percentile, type BackfillFigures } from '../../../bench/backfill/index.js';
 import { csvField, csvLine } from '../../../bench/load/limit.js';
 import { selfTimes } from '../../../bench/profile.js';
 import {
@@ -37,35 +37,36 @@ describe('bench arithmetic', () => {
     ]);
   });
 
+  /** A clean backfill run of 450 pulls, with `over` changed. */
+  const backfillRun = (over: Partial<BackfillFigures>): BackfillFigures => ({
+    failRate: 0,
+    pulls: 450,
+    completed: 450,
+    failed: 0,
+    requests: 450,
+    injected500s: 0,
+    wallMs: 1800,
+    idealMs: 1406.25,
+    pullsPerSecond: 250,
+    rowsLoaded: 1,
+    meanPullMs: 64,
+    p95PullMs: 80,
+    meanFetchMs: 50,
+    meanLoadMs: 10,
+    p95FetchMs: 60,
+    p95LoadMs: 20,
+    cpuBusy: 0.5,
+    workersCpuSeconds: 1,
+    harnessCpuSeconds: 1,
+    postgresCpuSeconds: 1,
+    redisCpuSeconds: 1,
+    machineBusyCpuSeconds: 3,
+    ...over,
+  });
+
   it('takes the ideal backfill as requests x latency over all concurrent slots', () => {
     expect(idealMs(450, 50, 16)).toBeCloseTo(1406.25);
-    const b = summarizeBackfill(
-      {
-        failRate: 0,
-        pulls: 450,
-        completed: 450,
-        failed: 0,
-        requests: 450,
-        injected500s: 0,
-        wallMs: 1800,
-        idealMs: 1406.25,
-        pullsPerSecond: 250,
-        rowsLoaded: 1,
-        meanPullMs: 64,
-        p95PullMs: 80,
-        meanFetchMs: 50,
-        meanLoadMs: 10,
-        p95FetchMs: 60,
-        p95LoadMs: 20,
-        cpuBusy: 0.5,
-        workersCpuSeconds: 1,
-        harnessCpuSeconds: 1,
-        postgresCpuSeconds: 1,
-        redisCpuSeconds: 1,
-        machineBusyCpuSeconds: 3,
-      },
-      2,
-    );
+    const b = summarizeBackfill(backfillRun({}), 2);
     expect(b.wallOverIdeal).toBeCloseTo(1.28);
     // 3 busy CPU seconds on 2 CPUs: no wall under 1.5 s, 1.07x the ideal.
     expect(b.cpuFloorMs).toBe(1500);
@@ -80,34 +81,7 @@ describe('bench arithmetic', () => {
   });
 
   it('sets the capacity run against the pulls per second the ideal and the target ask for', () => {
-    const c = summarizeCapacity(
-      {
-        failRate: 0,
-        pulls: 450,
-        completed: 450,
-        failed: 0,
-        requests: 450,
-        injected500s: 0,
-        wallMs: 2250,
-        idealMs: 0,
-        pullsPerSecond: 200,
-        rowsLoaded: 1,
-        meanPullMs: 12,
-        p95PullMs: 25,
-        meanFetchMs: 1,
-        meanLoadMs: 10,
-        p95FetchMs: 2,
-        p95LoadMs: 20,
-        cpuBusy: 0.98,
-        workersCpuSeconds: 2,
-        harnessCpuSeconds: 1,
-        postgresCpuSeconds: 1,
-        redisCpuSeconds: 0.1,
-        machineBusyCpuSeconds: 4.4,
-      },
-      16,
-      50,
-    );
+    const c = summarizeCapacity(backfillRun({ wallMs: 2250, idealMs: 0, pullsPerSecond: 200 }), 16, 50);
     // 16 slots each done every 50 ms: 320 pulls/s; at 1.3x the ideal's wall, 246 pulls/s.
     expect(c.idealPullsPerSecond).toBe(320);
     expect(c.targetPullsPerSecond).toBeCloseTo(246.15, 1);
