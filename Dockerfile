@@ -18,5 +18,7 @@ COPY bin ./bin
 COPY sql ./sql
 COPY jobs ./jobs
 USER node
+# The worker's /metrics and /health (ADOPS_METRICS_PORT); set ADOPS_METRICS_HOST=0.0.0.0 to reach them from outside the container.
+EXPOSE 9464
 ENTRYPOINT ["node", "bin/adops.js"]
 CMD ["worker"]

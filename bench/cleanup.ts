@@ -1,5 +1,6 @@
 // What an interrupted run must still undo (databases, Redis keys, worker processes, files): each
 // resource registers its undo here while it exists, and Ctrl-C runs whatever is registered.
+import type { Redis } from 'ioredis';
 const pending = new Set<() => Promise<void>>();
 
 /** Registers an undo step; the returned function unregisters it (call it once undone normally). */
@@ -34,4 +35,14 @@ export function installInterruptHandler(say: (line: string) => void): void {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** Deletes every Redis key matching `pattern` (the bench's own BullMQ prefix). */
+export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }

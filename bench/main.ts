@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { runBackfill } from './backfill/index.js';
 import { runLoadSection, type LoadSectionResult } from './load/index.js';
+import { runParserSection } from './parser/index.js';
+import { runSyncSection } from './sync/index.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -42,6 +44,8 @@ async function run(o: BenchOptions): Promise<Results> {
   if (o.sections.has('load') || o.sections.has('emulator')) loaded = await runLoadSection(o, say);
   const load = loaded?.load === undefined ? undefined : summarizeLoad(loaded.load);
   if (loaded?.load?.profileDir !== undefined) say(await summarizeProfiles(loaded.load.profileDir, 25));
+  const parser = o.sections.has('parser') ? await runParserSection(o, say) : undefined;
+  const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -83,6 +87,8 @@ async function run(o: BenchOptions): Promise<Results> {
       seed: o.seed,
     },
     load,
+    parser,
+    sync,
     emulator:
       loaded === undefined
         ? undefined
@@ -92,7 +98,7 @@ async function run(o: BenchOptions): Promise<Results> {
               load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
           },
     backfill,
-    targets: checkTargets(load, backfill?.clean),
+    targets: checkTargets(load, backfill?.clean, sync),
   };
 }
 

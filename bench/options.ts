@@ -1,7 +1,7 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
 
-export const SECTIONS = ['load', 'emulator', 'backfill'] as const;
+export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run needs to know. */
@@ -17,6 +17,8 @@ export interface BenchOptions {
   readonly latencyMs: number;
   /** Fraction of report requests answered 500 in the faulty backfill run. */
   readonly failRate: number;
+  /** ADOPS_RATE_LIMIT of the sync section's worker. */
+  readonly syncRateLimit: number;
   readonly sections: ReadonlySet<Section>;
   /** Admin connection: the bench creates its own databases here and drops them. */
   readonly adminUrl: string;
@@ -47,7 +49,8 @@ export const USAGE = `npm run bench -- [options]
   --concurrency C     pulls at once per worker (default 8)
   --latency MS        emulator latency in the backfill (default 50)
   --fail-rate R       share of injected 500s in the faulty backfill run (default 0.1)
-  --only LIST         sections to run: load,emulator,backfill (default all)
+  --only LIST         sections to run: load,emulator,parser,sync,backfill (default all)
+  --sync-rate N       requests/s of the sync section's worker (ADOPS_RATE_LIMIT, default 25)
   --profile           CPU-profile our load path and print the top functions
   --results FILE      where to write the results (default bench/results.json)
   --log-level L       LOG_LEVEL of the backfill workers (default info, as deployed)
@@ -71,6 +74,7 @@ export function parseBenchOptions(
         concurrency: { type: 'string' },
         latency: { type: 'string' },
         'fail-rate': { type: 'string' },
+        'sync-rate': { type: 'string' },
         only: { type: 'string' },
         profile: { type: 'boolean' },
         results: { type: 'string' },
@@ -104,6 +108,7 @@ export function parseBenchOptions(
     concurrency: whole(text('concurrency'), 8, 1, 1_000, '--concurrency'),
     latencyMs: whole(text('latency'), 50, 0, 60_000, '--latency'),
     failRate: fraction(text('fail-rate'), 0.1, '--fail-rate'),
+    syncRateLimit: whole(text('sync-rate'), 25, 1, 100_000, '--sync-rate'),
     sections,
     adminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://root@127.0.0.1:5432/postgres',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',

@@ -5,6 +5,8 @@ import type { EmulatorFigures } from './load/capture.js';
 import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
+import type { ParserFigures } from './parser/index.js';
+import type { SyncFigures } from './sync/index.js';
 
 /** The issue's targets. */
 export const TARGETS = {
@@ -12,6 +14,7 @@ export const TARGETS = {
   oursOverNaive: 20,
   peakRssOverBody: 4,
   backfillWallOverIdeal: 1.3,
+  syncHostileOverFaithful: 3,
 } as const;
 
 export interface TargetCheck {
@@ -70,6 +73,10 @@ export interface Results {
     'rows' | 'days' | 'naiveSample' | 'workers' | 'concurrency' | 'latencyMs' | 'failRate' | 'seed'
   >;
   readonly load: LoadSummary | undefined;
+  /** The same body read by our scanner, JSON.parse plus the tree walk, and @streamparser/json. */
+  readonly parser?: ParserFigures | undefined;
+  /** A catalogue sync against the faithful and the hostile server (issue 15: at most 3x). */
+  readonly sync?: SyncFigures | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
   readonly backfill:
     | {
@@ -159,6 +166,7 @@ export function bestBackfill(runs: readonly BackfillSummary[]): BackfillSummary 
 export function checkTargets(
   load: LoadSummary | undefined,
   clean: BackfillSummary | undefined,
+  sync?: SyncFigures,
 ): TargetCheck[] {
   const out: TargetCheck[] = [];
   if (load !== undefined) {
@@ -190,6 +198,15 @@ export function checkTargets(
         `<= ${TARGETS.backfillWallOverIdeal}x`,
         clean.wallOverIdeal,
         (v) => v <= TARGETS.backfillWallOverIdeal,
+      ),
+    );
+  if (sync !== undefined)
+    out.push(
+      at(
+        'catalogue sync, hostile / faithful server',
+        `<= ${TARGETS.syncHostileOverFaithful}x`,
+        sync.hostileOverFaithful,
+        (v) => v <= TARGETS.syncHostileOverFaithful,
       ),
     );
   return out;
@@ -251,6 +268,8 @@ export function renderResults(r: Results): string {
     for (const [name, ms] of Object.entries(l.phasesMs)) p.push([name, secs(ms)]);
     parts.push(p.toString());
   }
+  if (r.parser !== undefined) parts.push(renderParser(r.parser));
+  if (r.sync !== undefined) parts.push(renderSync(r.sync));
   if (r.emulator !== undefined) {
     const e = r.emulator;
     parts.push(
@@ -313,4 +332,48 @@ export function renderResults(r: Results): string {
   for (const c of r.targets) t.push([c.name, c.target, x(c.measured), c.met ? 'yes' : 'NO']);
   parts.push(t.toString());
   return parts.join('\n\n');
+}
+
+/** The parser comparison: each reader's best time and its speed against ours. */
+function renderParser(p: ParserFigures): string {
+  const t = new Table({
+    head: ['report body into typed rows', 'time', 'rows/s', 'MB/s', 'ours / this'],
+    ...PLAIN,
+  });
+  for (const run of [p.ours, p.jsonParse, p.streamparser])
+    t.push([
+      run.name,
+      secs(run.bestMs),
+      int(run.rowsPerSecond),
+      (p.bodyBytes / 1e6 / (run.bestMs / 1000)).toFixed(0),
+      x(run.bestMs / p.ours.bestMs),
+    ]);
+  return `parser: ${int(p.rows)} rows, body ${mb(p.bodyBytes)}, best of ${p.ours.runsMs.length} runs each\n${t.toString()}`;
+}
+
+/** The sync comparison: faithful against hostile server, and the ratio issue 15 bounds at 3x. */
+function renderSync(s: SyncFigures): string {
+  const t = new Table({
+    head: ['catalogue sync', 'wall', 'requests', '429s', '5xx and drops', 'over faithful'],
+    ...PLAIN,
+  });
+  t.push(
+    [
+      'faithful server',
+      secs(s.faithful.wallMs),
+      int(s.faithful.requests),
+      int(s.faithful.rateLimited),
+      int(s.faithful.failed),
+      '1.00x',
+    ],
+    [
+      'hostile profile',
+      secs(s.hostile.wallMs),
+      int(s.hostile.requests),
+      int(s.hostile.rateLimited),
+      int(s.hostile.failed),
+      x(s.hostileOverFaithful),
+    ],
+  );
+  return `sync: ${int(s.campaigns)} campaigns through a worker at ${s.rateLimitPerSecond} requests/s\n${t.toString()}`;
 }

@@ -6,9 +6,9 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs } from '../../src/config/jobs.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
-import { openQueues } from '../../src/queue/queues.js';
-import { onInterrupt } from '../cleanup.js';
+import { enqueueBackfill, waitForPulls } from '../../src/schedule/backfill.js';
+import { openQueues } from '../../src/schedule/queues.js';
+import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { busyShare, machineTicks, processCpuSeconds, TICKS_PER_SECOND } from './cpu.js';
@@ -245,16 +245,6 @@ async function backendPids(url: string, name: string): Promise<number[]> {
   } finally {
     await c.end();
   }
-}
-
-/** Deletes every Redis key matching `pattern` (the bench's own BullMQ prefix). */
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 function mean(values: readonly number[]): number {

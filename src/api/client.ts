@@ -5,8 +5,9 @@ import type { ReportQuery } from '../report/types.js';
 import { excerptOf } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
-import { paginate } from './pages.js';
-import { pageQuery, reportPath, type DimensionsEncoding } from './query.js';
+import { parseJsonBody, reportBodyProblem } from './malformed.js';
+import { entityId, paginate } from './pages.js';
+import { pageQuery, reportRequest, type DimensionsEncoding } from './query.js';
 import type {
   Campaign,
   CampaignUpdate,
@@ -38,11 +39,13 @@ export interface ApiClientOptions {
   maxRetryAfterMs?: number;
   /** Keep-alive connections to the origin; default 16. */
   connections?: number;
-  /** Largest response body read (default 500 MB, under V8's string limit); more fails the request. */
+  /** Largest response body read, decompressed (default 500 MB, under V8's string limit); more fails the request. */
   maxBodyBytes?: number;
+  /** 'gzip' (default): ask for gzip, decompress while streaming; 'none': ask for identity. */
+  compression?: 'gzip' | 'none';
   /** 'wait' (default) sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
   on429?: 'wait' | 'throw';
-  /** How dimensions travel in the report query; default 'repeat'. */
+  /** How GET /reports sends its parameters (query-string forms or a JSON body); default 'repeat'. */
   dimensionsEncoding?: DimensionsEncoding;
   logger?: Logger;
   /** Called after every attempt (metrics). */
@@ -66,9 +69,10 @@ export interface RawReport {
 /** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions. The body is returned as received, not
-   * parsed or checked, so the caller can archive it first: a bad body is then the parser's
-   * ReportFormatError. An abort of `signal` (worker shutdown) ends the request with a retryable
+   * GET /reports for the query's period and dimensions. The body is returned decompressed but not
+   * parsed, so the caller can archive it first: a bad body is then the parser's ReportFormatError.
+   * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
+   * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
    * ApiTransportError, code ABORTED.
    */
   fetchReport(q: ReportQuery, options?: { signal?: AbortSignal }): Promise<RawReport>;
@@ -107,6 +111,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
     connections: o.connections ?? 16,
     maxBodyBytes: o.maxBodyBytes ?? 500_000_000,
+    compression: o.compression ?? 'gzip',
     on429: o.on429 ?? 'wait',
     logger: o.logger,
     onAttempt: o.onAttempt,
@@ -116,22 +121,24 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   });
   const secrets = [o.apiKey];
 
-  /** Sends and parses a JSON answer, checking it with `check` (which returns a problem or undefined). */
+  /**
+   * Sends and parses a JSON answer. A body that is not JSON is malformed (retried by the transport
+   * like a 5xx); JSON of the wrong shape, per `check` (a problem or undefined), fails at once.
+   */
   async function json<T>(
     method: Method,
     path: string,
     body: unknown,
     check: (doc: unknown) => string | undefined,
   ): Promise<T> {
-    const res = await http.send(method, path, body);
     let doc: unknown;
-    let problem: string | undefined;
-    try {
-      doc = JSON.parse(res.body.toString('utf8'));
-      problem = check(doc);
-    } catch (error) {
-      problem = `not JSON: ${(error as Error).message}`;
-    }
+    const res = await http.send(method, path, body, undefined, (raw, contentType) => {
+      const parsed = parseJsonBody(raw, contentType);
+      if (!parsed.ok) return parsed.problem;
+      doc = parsed.doc;
+      return undefined;
+    });
+    const problem = check(doc);
     if (problem !== undefined) {
       throw new ApiResponseError({
         status: res.status,
@@ -148,15 +155,18 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     return doc as T;
   }
 
-  const listOf = (idField: string) => (doc: unknown) => {
-    if (!isObject(doc) || !Array.isArray(doc.items)) return 'expected an object with an items array';
-    const bad = doc.items.findIndex((item) => !isObject(item) || !Number.isSafeInteger(item[idField]));
-    return bad < 0 ? undefined : `items[${bad}] is not an object with an integer ${idField}`;
+  // A listing is checked for its shape only: one item whose id cannot be read must not cost the
+  // page (the sync skips and reports that item). Items are left exactly as sent, for `raw`.
+  const listOf = () => (doc: unknown) =>
+    isObject(doc) && Array.isArray(doc.items) ? undefined : 'expected an object with an items array';
+  // A single entity must have a readable id, a number or a string of digits; it is normalised to
+  // a number in place, as the typed result promises.
+  const entity = (idField: string) => (doc: unknown) => {
+    const id = isObject(doc) ? entityId(doc[idField]) : undefined;
+    if (id === undefined) return `expected an object with an integer ${idField}`;
+    (doc as Record<string, unknown>)[idField] = id;
+    return undefined;
   };
-  const entity = (idField: string) => (doc: unknown) =>
-    isObject(doc) && Number.isSafeInteger(doc[idField])
-      ? undefined
-      : `expected an object with an integer ${idField}`;
   const int = (n: number, what: string) => {
     if (!Number.isSafeInteger(n) || n < 0)
       throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
@@ -168,8 +178,8 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   const client: ApiClient = {
     async fetchReport(q, options) {
       const fetchedAt = new Date();
-      const path = reportPath(q, o.dimensionsEncoding);
-      const res = await http.send('GET', path, undefined, options?.signal);
+      const request = reportRequest(q, o.dimensionsEncoding);
+      const res = await http.send('GET', request.path, request.body, options?.signal, reportBodyProblem);
       return {
         body: res.body,
         fetchedAt,
@@ -183,7 +193,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         'GET',
         `/campaigns${pageQuery(page)}`,
         undefined,
-        listOf('campaign_id'),
+        listOf(),
       );
       return doc.items;
     },
@@ -209,7 +219,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     },
     async listCreatives(campaignId, page) {
       const path = `${creativesPath(campaignId)}${pageQuery(page)}`;
-      const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf('creative_id'));
+      const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf());
       return doc.items;
     },
     creatives(campaignId, pageSize = 100) {
@@ -243,7 +253,10 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   return client;
 }
 
-/** A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH, ADOPS_HTTP_*). */
+/**
+ * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
+ * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*).
+ */
 export function createApiClientFromConfig(
   config: Config,
   logger?: Logger,
@@ -259,6 +272,8 @@ export function createApiClientFromConfig(
     attempts: config.http.attempts,
     maxBackoffMs: config.http.maxBackoffMs,
     connections: config.http.connections,
+    compression: config.http.compression,
+    dimensionsEncoding: config.reportParams,
     ...(logger === undefined ? {} : { logger }),
     ...extra,
   });

@@ -60,14 +60,27 @@ export class ApiTransportError extends ApiError {
   }
 }
 
-/** A success status whose body is not the JSON the endpoint promises. Never retryable. */
+/**
+ * A success status whose body cannot be used. Malformed (an HTML page, cut short, not JSON, a
+ * stream that does not decompress) is retryable until the same body comes twice in a row; a wrong
+ * shape, an unsupported Content-Encoding or a body over the size cap is not.
+ */
 export class ApiResponseError extends ApiError {
   override name = 'ApiResponseError';
   /** The start of the body, secrets redacted, control characters escaped. */
   readonly excerpt: string;
-  constructor(d: ApiErrorDetails & { problem: string; excerpt: string }) {
+  /** SHA-256 of the body as received, when it was malformed (tells a repeat from a new answer). */
+  readonly sha256: string | undefined;
+  /**
+   * The malformed body as received, to archive with the failed pull. Not enumerable, so a logger
+   * serialising the error never prints it (it may echo the key).
+   */
+  declare readonly body: Buffer | undefined;
+  constructor(d: ApiErrorDetails & { problem: string; excerpt: string; body?: Buffer; sha256?: string }) {
     super(`unexpected response body (${d.problem}), starting ${JSON.stringify(d.excerpt)}`, d);
     this.excerpt = d.excerpt;
+    this.sha256 = d.sha256;
+    Object.defineProperty(this, 'body', { value: d.body, enumerable: false });
   }
 }
 
@@ -106,6 +119,14 @@ export function hintFor(status: number, method: string, path: string): string {
 /** The hint for a request that got no response. */
 export const TRANSPORT_HINT =
   'check ADOPS_BASE_URL and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS and ADOPS_HTTP_BODY_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries';
+
+/** The hint for a malformed success body that may come right next time. */
+export const MALFORMED_HINT =
+  'the API (or a proxy in front of it) sent a broken body; it is retried like a 5xx, and fails for good only when the same body comes twice in a row';
+
+/** The hint for the same malformed body twice in a row. */
+export const REPEATED_HINT =
+  'the API sent the same broken body twice in a row: check ADOPS_BASE_URL points at the management API (…/v2), and report the excerpt if it does';
 
 /** The hint for a success status with a body we cannot use. */
 export const RESPONSE_HINT =

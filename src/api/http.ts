@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import type { Logger } from '../log/logger.js';
-import { apiMessageOf, excerptOf } from './body.js';
+import { apiMessageOf } from './body.js';
+import { readResponse } from './decode.js';
 import {
   ApiHttpError,
   ApiResponseError,
@@ -12,8 +13,11 @@ import {
   TRANSPORT_HINT,
   type ApiErrorDetails,
 } from './errors.js';
+import { malformedAnswer, type BodyCheck } from './malformed.js';
 import { acquirePool } from './pools.js';
-import { backoffDelay, isRetryableStatus, isRetryableTransport, parseRetryAfter } from './retry.js';
+import { backoffDelay } from '../retry/backoff.js';
+import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import { parseRetryAfter } from './retry-after.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
 
@@ -42,8 +46,10 @@ export interface TransportOptions {
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
   connections: number;
-  /** Largest response body accepted; more is a non-retryable ApiResponseError. */
+  /** Largest response body accepted, decompressed; more is a non-retryable ApiResponseError. */
   maxBodyBytes: number;
+  /** 'gzip': send Accept-Encoding: gzip; 'none': ask for identity. Any served coding we know is decoded. */
+  compression: 'gzip' | 'none';
   on429: 'wait' | 'throw';
   logger: Logger | undefined;
   onAttempt: ((a: AttemptInfo) => void) | undefined;
@@ -64,8 +70,8 @@ export interface HttpResponse {
 /**
  * Sends requests to one API origin over the keep-alive pool it shares with every client of that
  * origin, retrying the allowlist (500, 502, 503, 504, resets, drops, timeouts; 429 after
- * Retry-After) with capped full-jitter backoff. Every response body is read or dumped, so no
- * socket is left hanging.
+ * Retry-After; a malformed 2xx body until it repeats) with capped full-jitter backoff. Every
+ * response body is read or dumped, so no socket is left hanging.
  */
 export class Transport {
   private readonly pool: Pool;
@@ -82,6 +88,8 @@ export class Transport {
     this.headers = {
       accept: 'application/json',
       'user-agent': 'adops-export',
+      // Without the header any coding is acceptable (RFC 9110), so `none` asks for identity.
+      'accept-encoding': o.compression === 'gzip' ? 'gzip' : 'identity',
       ...(o.auth === 'bearer' ? { authorization: `Bearer ${o.apiKey}` } : { 'x-api-key': o.apiKey }),
     };
   }
@@ -91,8 +99,17 @@ export class Transport {
     return this.basePath + path;
   }
 
-  /** Sends one logical request, retrying as the policy allows; resolves only on a 2xx. */
-  async send(method: Method, path: string, json?: unknown, signal?: AbortSignal): Promise<HttpResponse> {
+  /**
+   * Sends one logical request, retrying as the policy allows; resolves only on a 2xx whose body
+   * passes `check` (a failing body is malformed: retried like a 5xx, unless it repeats).
+   */
+  async send(
+    method: Method,
+    path: string,
+    json?: unknown,
+    signal?: AbortSignal,
+    check?: BodyCheck,
+  ): Promise<HttpResponse> {
     const o = this.o;
     const fullPath = this.fullPath(path);
     const body = json === undefined ? undefined : JSON.stringify(json);
@@ -113,24 +130,24 @@ export class Transport {
         detail: 'aborted by the caller',
         cause,
       });
+    /** Digest of the previous answer when it was malformed: the same again fails for good. */
+    let lastMalformed: string | undefined;
     for (let attempt = 1; ; attempt++) {
       if (isAborted(signal)) throw aborted(attempt - 1);
       if (o.beforeRequest !== undefined) await o.beforeRequest();
       const t0 = performance.now();
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;
-      let buffer: Buffer;
+      let read: Awaited<ReturnType<typeof readResponse>>;
       try {
         const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
         status = res.statusCode;
         responseHeaders = res.headers;
-        if (status === 204 || status === 304) {
-          await res.body.dump();
-          buffer = Buffer.alloc(0);
-        } else buffer = await this.readBody(res.body, { method, path: fullPath, attempt, status });
+        read = await readResponse(res, { method, path: fullPath, attempt, status }, o);
       } catch (error) {
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
+        lastMalformed = undefined;
         const code = (error as { code?: string }).code;
         const detail = (error as Error).message;
         o.onAttempt?.({
@@ -147,23 +164,46 @@ export class Transport {
           path: fullPath,
           attempts: attempt,
           hint: TRANSPORT_HINT,
-          retryable: isRetryableTransport(code, method),
+          retryable: isTransientNetwork(code, method),
           cause: error,
         };
         if (!details.retryable || attempt >= o.attempts)
           throw new ApiTransportError({ ...details, code, detail });
-        await this.pause(
-          backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random),
-          details,
-          code,
-          signal,
-        );
+        await this.pause(this.retryDelay(attempt), details, code, signal);
         continue;
       }
-      o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
       if (status >= 200 && status < 300) {
-        return { status, body: buffer, attempts: attempt, durationMs: performance.now() - started };
+        const problem =
+          read.kind === 'corrupt'
+            ? `a ${String(responseHeaders['content-encoding'])} body that does not decompress (${read.detail})`
+            : check?.(read.body, headerText(responseHeaders['content-type']));
+        o.onAttempt?.({
+          method,
+          path: fullPath,
+          attempt,
+          status,
+          ...(problem === undefined ? {} : { error: 'malformed' }),
+          durationMs: performance.now() - t0,
+        });
+        if (problem === undefined && read.kind === 'ok')
+          return { status, body: read.body, attempts: attempt, durationMs: performance.now() - started };
+        const raw = read.kind === 'corrupt' ? read.raw : read.body;
+        const malformed = malformedAnswer(raw, problem ?? 'malformed', lastMalformed, {
+          status,
+          method,
+          path: fullPath,
+          attempts: attempt,
+          apiKey: o.apiKey,
+        });
+        lastMalformed = malformed.sha256;
+        if (!malformed.retryable || attempt >= o.attempts) throw malformed;
+        await this.pause(this.retryDelay(attempt), malformed, 'malformed', signal);
+        continue;
       }
+      lastMalformed = undefined;
+      o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
+      // An error body that does not decompress still fails with its status, just without a message.
+      const buffer = read.kind === 'ok' ? read.body : Buffer.alloc(0);
       const details: ApiErrorDetails = {
         status,
         apiMessage: apiMessageOf(buffer, [o.apiKey]),
@@ -172,16 +212,13 @@ export class Transport {
         attempts: attempt,
         hint: hintFor(status, method, fullPath),
         // POST is not idempotent: a 5xx may have come after the campaign was created.
-        retryable: status === 429 || (isRetryableStatus(status) && method !== 'POST'),
+        retryable: status === 429 || (isTransientStatus(status) && method !== 'POST'),
       };
       if (status === 429) {
         const asked = parseRetryAfter(responseHeaders['retry-after'], Date.now());
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
-        const wait =
-          asked === undefined
-            ? backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random)
-            : asked + RETRY_AFTER_MARGIN_MS;
+        const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
         if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) {
           throw new RateLimitedError({ ...details, retryAfterMs: wait });
         }
@@ -189,44 +226,13 @@ export class Transport {
         continue;
       }
       if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
-      await this.pause(
-        backoffDelay(attempt, o.baseBackoffMs, o.maxBackoffMs, o.random),
-        details,
-        String(status),
-        signal,
-      );
+      await this.pause(this.retryDelay(attempt), details, String(status), signal);
     }
   }
 
-  /**
-   * Reads a body in full, up to maxBodyBytes: beyond that it could not become one string to
-   * parse (V8 caps strings near 512 MB), so stop reading instead of running out of memory.
-   */
-  private async readBody(
-    body: AsyncIterable<Buffer> & { destroy(): unknown },
-    at: { method: string; path: string; attempt: number; status: number },
-  ): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > this.o.maxBodyBytes) {
-        body.destroy();
-        throw new ApiResponseError({
-          status: at.status,
-          apiMessage: undefined,
-          method: at.method,
-          path: at.path,
-          attempts: at.attempt,
-          hint: 'ask for less per request: a shorter period or fewer dimensions',
-          retryable: false,
-          problem: `body larger than ${this.o.maxBodyBytes} bytes`,
-          excerpt: excerptOf(chunks[0] ?? chunk, [this.o.apiKey]),
-        });
-      }
-      chunks.push(chunk);
-    }
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  /** The wait before another attempt after `attempt` failed: the one backoff, with this client's bounds. */
+  private retryDelay(attempt: number): number {
+    return backoffDelay(attempt, { baseMs: this.o.baseBackoffMs, maxMs: this.o.maxBackoffMs }, this.o.random);
   }
 
   private async pause(
@@ -246,6 +252,11 @@ export class Transport {
   async close(): Promise<void> {
     await this.release();
   }
+}
+
+/** A header's value as one string (undefined when absent). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** A function, not `signal?.aborted` inline: TypeScript would keep a narrowing across awaits. */

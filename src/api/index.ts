@@ -1,4 +1,4 @@
-// The API client's public surface, for `import ... from '../api/index.js'`.
+// The API client's public surface, for `import ... from './index.js'`.
 export { createApiClient, createApiClientFromConfig } from './client.js';
 export type { ApiClient, ApiClientOptions, RawReport } from './client.js';
 export * from './errors.js';

@@ -9,23 +9,56 @@ export class ApiPaginationError extends ApiError {
 }
 
 /**
- * Yields list pages (limit/offset) until a short or empty page. Items already yielded are dropped
- * from later pages (the order is not guaranteed, so an insert can shift items across a page
- * boundary); a non-empty page made only of seen items means the API repeats itself: that stops
- * with ApiPaginationError rather than looping forever.
+ * An entity id as a number: a positive whole number, or a string of digits (APIs that encode
+ * numbers as strings send "862599431"); undefined when it cannot be read.
  */
-export async function* paginate<T>(
+export function entityId(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** One page of a listing, as listPages yields it. */
+export interface ListedPage<T> {
+  /** The offset the page was asked for. */
+  readonly offset: number;
+  /** The page's items, minus those already yielded by earlier pages. */
+  readonly items: T[];
+  /** Items the API returned on this page, repeats included: the next page starts after them. */
+  readonly size: number;
+  /** True for the listing's last page (short or empty): nothing follows it. */
+  readonly last: boolean;
+}
+
+/** Where a listing resumes: the next offset, and the ids already listed before it. */
+export interface ListingStart {
+  readonly offset?: number;
+  readonly seen?: Iterable<number>;
+}
+
+/**
+ * Yields every page of a listing (limit/offset), the last one included even when empty, from
+ * `start.offset` (default 0). Items already yielded, or in `start.seen`, are dropped from later
+ * pages (the order is not guaranteed, so an insert can shift items across a page boundary); a
+ * non-empty page made only of seen items means the API repeats itself: that stops with
+ * ApiPaginationError rather than looping forever. Ids are compared as numbers (entityId); an item
+ * without a readable id is never taken for a repeat, so it passes through for the caller to judge.
+ */
+export async function* listPages<T>(
   fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
-  idOf: (item: T) => number,
+  idOf: (item: T) => unknown,
   pageSize: number,
   where: { method: string; path: string },
-): AsyncGenerator<T[]> {
+  start: ListingStart = {},
+): AsyncGenerator<ListedPage<T>> {
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new RangeError(`page size must be a positive integer, got ${pageSize}`);
-  const seen = new Set<number>();
-  for (let offset = 0, pages = 1; ; pages++) {
+  const seen = new Set<number>(start.seen);
+  for (let offset = start.offset ?? 0, pages = 1; ; pages++) {
     const page = await fetchPage({ limit: pageSize, offset });
-    const fresh = page.filter((item) => !seen.has(idOf(item)));
+    const fresh = page.filter((item) => {
+      const id = entityId(idOf(item));
+      return id === undefined || !seen.has(id);
+    });
     if (page.length > 0 && fresh.length === 0) {
       throw new ApiPaginationError({
         status: 200,
@@ -38,9 +71,27 @@ export async function* paginate<T>(
         retryable: false,
       });
     }
-    for (const item of fresh) seen.add(idOf(item));
-    if (fresh.length > 0) yield fresh;
-    if (page.length < pageSize) return;
+    for (const item of fresh) {
+      const id = entityId(idOf(item));
+      if (id !== undefined) seen.add(id);
+    }
+    const last = page.length < pageSize;
+    yield { offset, items: fresh, size: page.length, last };
+    if (last) return;
     offset += page.length;
   }
+}
+
+/**
+ * Yields the non-empty pages of a listing until a short or empty page, each without the items
+ * earlier pages already showed (see listPages).
+ */
+export async function* paginate<T>(
+  fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
+  idOf: (item: T) => unknown,
+  pageSize: number,
+  where: { method: string; path: string },
+): AsyncGenerator<T[]> {
+  for await (const page of listPages(fetchPage, idOf, pageSize, where))
+    if (page.items.length > 0) yield page.items;
 }

@@ -1,14 +1,43 @@
 import type { ReportQuery } from '../report/types.js';
 
 /**
- * How the dimension list travels in the GET /reports query string. The spec leaves it open:
- * `repeat` sends dimensions=a&dimensions=b, `brackets` dimensions[]=a&dimensions[]=b (PHP style),
- * `comma` dimensions=a,b.
+ * How GET /reports sends its parameters. The spec leaves it open (its table lists them, a request
+ * example sends a JSON body): `repeat` sends dimensions=a&dimensions=b, `brackets`
+ * dimensions[]=a&dimensions[]=b (PHP style), `comma` dimensions=a,b, all in the query string;
+ * `json-body` sends {"date_from","date_until","dimensions":[...]} as a JSON body on the GET, with
+ * no query string.
  */
-export type DimensionsEncoding = 'repeat' | 'brackets' | 'comma';
+export type DimensionsEncoding = 'repeat' | 'brackets' | 'comma' | 'json-body';
 
-/** The request path of GET /reports for a query (relative to the base URL). */
-export function reportPath(q: ReportQuery, encoding: DimensionsEncoding = 'repeat'): string {
+/** Every form, in the order `adops doctor` tries them. */
+export const DIMENSIONS_ENCODINGS: readonly DimensionsEncoding[] = [
+  'repeat',
+  'brackets',
+  'comma',
+  'json-body',
+];
+
+/** A GET /reports request: the path (relative to the base URL) and, for `json-body`, the body. */
+export interface ReportRequest {
+  readonly path: string;
+  readonly body: { date_from: string; date_until: string; dimensions: string[] } | undefined;
+}
+
+/** The GET /reports request for a query in the given form. */
+export function reportRequest(q: ReportQuery, encoding: DimensionsEncoding = 'repeat'): ReportRequest {
+  if (encoding === 'json-body')
+    return {
+      path: '/reports',
+      body: { date_from: q.period.start, date_until: q.period.end, dimensions: [...q.dimensions] },
+    };
+  return { path: reportPath(q, encoding), body: undefined };
+}
+
+/** The request path of GET /reports for a query-string form (relative to the base URL). */
+export function reportPath(
+  q: ReportQuery,
+  encoding: Exclude<DimensionsEncoding, 'json-body'> = 'repeat',
+): string {
   const params = new URLSearchParams();
   params.append('date_from', q.period.start);
   params.append('date_until', q.period.end);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 
@@ -12,6 +13,8 @@ export interface Config {
   /** The API key; never log it, never put it in Redis or Postgres. */
   readonly apiKey: string | undefined;
   readonly auth: 'bearer' | 'x-api-key';
+  /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
+  readonly reportParams: 'repeat' | 'brackets' | 'comma' | 'json-body';
   /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string;
@@ -29,12 +32,16 @@ export interface Config {
     readonly maxBackoffMs: number;
     /** Keep-alive connections per API origin. */
     readonly connections: number;
+    /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
+    readonly compression: 'gzip' | 'none';
   };
   readonly queue: {
     /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
     readonly prefix: string;
     /** Attempts of a pull job, the first included. */
     readonly pullAttempts: number;
+    /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
+    readonly syncAttempts: number;
     /** API requests per second across all workers. */
     readonly rateLimitPerSecond: number;
     /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
@@ -46,6 +53,8 @@ export interface Config {
   readonly rawRetentionDays: number;
   /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
   readonly metricsPort: number;
+  /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
+  readonly metricsHost: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -66,6 +75,9 @@ const ENV_SCHEMA = {
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   ADOPS_AUTH: z.enum(['bearer', 'x-api-key'], 'one of: bearer, x-api-key').default('bearer'),
+  ADOPS_REPORT_PARAMS: z
+    .enum(['repeat', 'brackets', 'comma', 'json-body'], 'one of: repeat, brackets, comma, json-body')
+    .default('repeat'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// connection string')
@@ -86,16 +98,25 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
   ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
+  ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
   ADOPS_QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : - (up to 100)')
     .default('adops'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
+  ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(1, 100_000).default(10),
   ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
   ADOPS_HEAL_DAYS: int(1, 3660).default(30),
   ADOPS_RAW_RETENTION_DAYS: int(0, 3660).default(30),
   ADOPS_METRICS_PORT: int(0, 65_535).default(9464),
+  ADOPS_METRICS_HOST: z
+    .string()
+    .refine(
+      (h) => isIP(h) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(h),
+      'an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0',
+    )
+    .default('127.0.0.1'),
 } as const;
 
 /** Every env var the configuration reads, for docs and tests. */
@@ -125,6 +146,7 @@ export function loadConfig(env: Env): Config {
     baseUrl: v.ADOPS_BASE_URL,
     apiKey: readApiKey(clean),
     auth: v.ADOPS_AUTH,
+    reportParams: v.ADOPS_REPORT_PARAMS,
     databaseUrl: v.DATABASE_URL,
     redisUrl: v.REDIS_URL,
     schema: v.ADOPS_SCHEMA,
@@ -137,16 +159,19 @@ export function loadConfig(env: Env): Config {
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
       connections: v.ADOPS_HTTP_CONNECTIONS,
+      compression: v.ADOPS_HTTP_COMPRESSION,
     }),
     queue: Object.freeze({
       prefix: v.ADOPS_QUEUE_PREFIX,
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
+      syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
     }),
     healDays: v.ADOPS_HEAL_DAYS,
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
     metricsPort: v.ADOPS_METRICS_PORT,
+    metricsHost: v.ADOPS_METRICS_HOST,
   });
 }
 

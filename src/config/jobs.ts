@@ -2,12 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { isTimeZone } from '../dates/calendar.js';
+import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { ConfigError } from './errors.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
-export const PERIODS = ['day', 'week', 'month'] as const;
-export type PeriodUnit = (typeof PERIODS)[number];
+export type { PeriodUnit } from '../dates/periods.js';
 
 export interface Schedule {
   /** Five- or six-field cron expression. */
@@ -143,8 +144,8 @@ export function parseJob(text: string, file: string): JobDefinition {
   });
 
   const period = o.period ?? 'day';
-  if (typeof period !== 'string' || !(PERIODS as readonly string[]).includes(period)) {
-    fail('period', `${show(period)} is not allowed; allowed: ${PERIODS.join(', ')}`);
+  if (!isPeriodUnit(period)) {
+    fail('period', `${show(period)} is not allowed; allowed: ${PERIOD_UNITS.join(', ')}`);
   }
   const lookback = o.lookback_days ?? 0;
   if (typeof lookback !== 'number' || !Number.isInteger(lookback) || lookback < 0 || lookback > 366) {
@@ -191,16 +192,6 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
     fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
   }
   return Object.freeze({ cron, timezone: timezone as string });
-}
-
-/** True when the runtime knows `zone` as an IANA time zone. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone.length > 0;
-  } catch {
-    return false;
-  }
 }
 
 function show(value: unknown): string {

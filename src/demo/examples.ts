@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { packageRoot } from '../config/paths.js';
 import { ident } from '../warehouse/sql.js';
+import { withTransaction } from '../warehouse/transaction.js';
 
 /** An example BI query shipped in sql/examples/, shown by `adops demo`. */
 export interface ExampleQuery {
@@ -26,17 +27,18 @@ export async function runExample(pool: Pool, schema: string, example: ExampleQue
   const sql = readFileSync(join(packageRoot(), 'sql', 'examples', example.file), 'utf8');
   const client = await pool.connect();
   try {
-    await client.query('BEGIN READ ONLY');
-    await client.query(`SET LOCAL search_path TO ${ident(schema)}, public`);
-    const result = await client.query({ text: sql, rowMode: 'array' });
-    await client.query('COMMIT');
+    const result = await withTransaction(
+      client,
+      async () => {
+        await client.query(`SET LOCAL search_path TO ${ident(schema)}, public`);
+        return client.query({ text: sql, rowMode: 'array' });
+      },
+      { begin: 'BEGIN READ ONLY' },
+    );
     return {
       columns: result.fields.map((f) => f.name),
       rows: (result.rows as unknown[][]).map((row) => row.map(cellText)),
     };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   } finally {
     client.release();
   }

@@ -7,16 +7,33 @@ import type { EmulatorKey, Scope } from './types.js';
 /** The documented full-access key, accepted unless disabled. */
 export const DEMO_KEY = 'demo-key';
 
-/** The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`. */
-export function requestKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+/**
+ * The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`.
+ * With `form` set to one of them (the auth quirk), the other header is ignored, as by a server that
+ * knows only one form: its key then counts as missing (401).
+ */
+export function requestKey(
+  headers: Record<string, string | string[] | undefined>,
+  form: AuthForm = 'any',
+): string | undefined {
   const auth = headers.authorization;
-  if (typeof auth === 'string') {
+  if (form !== 'x-api-key' && typeof auth === 'string') {
     const m = /^bearer\s+(\S+)\s*$/i.exec(auth);
     if (m !== null) return m[1];
   }
+  if (form === 'bearer') return undefined;
   const header = headers['x-api-key'];
   return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
 }
+
+/** Which auth header forms a server accepts (the auth quirk). */
+export type AuthForm = 'any' | 'bearer' | 'x-api-key';
+
+const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
+  any: 'send "Authorization: Bearer <key>" or "x-api-key: <key>"',
+  bearer: 'send "Authorization: Bearer <key>"',
+  'x-api-key': 'send "x-api-key: <key>"',
+};
 
 /** Strips the IPv4-mapped IPv6 prefix so '::ffff:127.0.0.1' matches '127.0.0.1'. */
 export function normaliseIp(ip: string | undefined): string {
@@ -32,14 +49,9 @@ export class KeyRing {
     for (const k of keys) this.keys.set(k.key, k);
   }
 
-  /** 401 when the key is missing or unknown; the key's account id otherwise. */
-  authenticate(key: string | undefined): EmulatorKey {
-    if (key === undefined)
-      throw new ApiError(
-        401,
-        'unauthorized',
-        'API key missing: send "Authorization: Bearer <key>" or "x-api-key: <key>".',
-      );
+  /** 401 when the key is missing (in the accepted header forms) or unknown; the key otherwise. */
+  authenticate(key: string | undefined, form: AuthForm = 'any'): EmulatorKey {
+    if (key === undefined) throw new ApiError(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
     const found = this.keys.get(key);
     if (found === undefined)
       throw new ApiError(401, 'unauthorized', 'API key invalid: check the key in your settings.');

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ApiError, badRequest } from './api/errors.js';
 import { json, type Reply } from './api/http.js';
+import { FAULT_OPTIONS_SCHEMA } from './faults.js';
+import { QUIRKS_SCHEMA } from './quirks.js';
 import type { RunningEmulator } from './types.js';
 
 const CLOCK_SCHEMA = z.object({
@@ -14,19 +16,20 @@ const OVERRIDE_SCHEMA = z.object({
   times: z.number().int().min(1).optional(),
 });
 
+/** The body checked against `schema`, or a 400 naming the first field at fault. */
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  throw badRequest(
-    `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
-    issue?.path.join('.'),
-  );
+  const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+  const field = [...(issue?.path ?? []), ...keys.slice(0, 1)].join('.');
+  const message = keys.length > 0 ? 'is not a known field' : (issue?.message ?? 'invalid');
+  throw badRequest(`${field || 'body'}: ${message}`, field || undefined);
 }
 
 /**
  * The control endpoints outside /v2 (no auth): GET /_control/stats, POST /_control/stats/reset,
- * PUT /_control/faults, PUT /_control/clock, POST /_control/override.
+ * PUT /_control/faults, GET and PUT /_control/quirks, PUT /_control/clock, POST /_control/override.
  */
 export function handleControl(
   emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
@@ -42,15 +45,12 @@ export function handleControl(
       emulator.resetStats();
       return { status: 204 };
     case 'PUT /_control/faults':
-      try {
-        emulator.setFaults((body ?? {}) as Record<string, unknown>);
-      } catch (error) {
-        if (error instanceof z.ZodError)
-          throw badRequest(
-            `faults: ${error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
-          );
-        throw error;
-      }
+      emulator.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {}));
+      return { status: 204 };
+    case 'GET /_control/quirks':
+      return json(200, emulator.quirks());
+    case 'PUT /_control/quirks':
+      emulator.setQuirks(parse(QUIRKS_SCHEMA, body ?? {}));
       return { status: 204 };
     case 'PUT /_control/clock':
       emulator.setNow(new Date(parse(CLOCK_SCHEMA, body).now));

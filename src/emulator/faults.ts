@@ -4,8 +4,11 @@ import type { FaultOptions } from './types.js';
 
 /** What the fault plan decided for one request. */
 export interface FaultDecision {
-  readonly kind: 'none' | 'fail' | 'rate_limit' | 'drop' | 'malformed' | 'truncate';
+  readonly kind:
+    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate';
   readonly latencyMs: number;
+  /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
+  readonly html?: boolean;
 }
 
 const rate = z.number().min(0).max(1);
@@ -21,6 +24,10 @@ export const FAULT_OPTIONS_SCHEMA = z
     latencyMs: z.union([z.number().min(0), z.tuple([z.number().min(0), z.number().min(0)])]).optional(),
     paths: z.array(z.string()).optional(),
     seed: z.number().int().optional(),
+    rateLimitStormRate: rate.optional(),
+    rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
+    dropMidBodyRate: rate.optional(),
+    htmlShare: rate.optional(),
   })
   .strict()
   .refine(
@@ -29,7 +36,9 @@ export const FAULT_OPTIONS_SCHEMA = z
         (f.rateLimitRate ?? 0) +
         (f.dropRate ?? 0) +
         (f.malformedRate ?? 0) +
-        (f.truncateRate ?? 0) <=
+        (f.truncateRate ?? 0) +
+        (f.rateLimitStormRate ?? 0) +
+        (f.dropMidBodyRate ?? 0) <=
       1,
     'the fault rates must add up to at most 1',
   );
@@ -37,11 +46,13 @@ export const FAULT_OPTIONS_SCHEMA = z
 /**
  * Seeded fault injection: every request under the fault paths draws exactly two numbers, so the
  * same seed and the same request sequence give the same faults. Replacing the options restarts
- * the sequence.
+ * the sequence. A storm answers its starting request and the next `rateLimitStormLength - 1`
+ * requests under the fault paths with 429 (they still draw, so the sequence stays aligned).
  */
 export class FaultPlan {
   private options: FaultOptions = {};
   private rng: Rng = createRng(1);
+  private stormLeft = 0;
 
   constructor(options: FaultOptions = {}) {
     this.set(options);
@@ -51,6 +62,7 @@ export class FaultPlan {
   set(options: FaultOptions): void {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
+    this.stormLeft = 0;
   }
 
   get current(): FaultOptions {
@@ -75,19 +87,32 @@ export class FaultPlan {
         : typeof o.latencyMs === 'number'
           ? o.latencyMs
           : o.latencyMs[0] + l * (o.latencyMs[1] - o.latencyMs[0]);
+    const latencyMs = Math.round(latency);
+    if (this.stormLeft > 0) {
+      this.stormLeft -= 1;
+      return { kind: 'storm', latencyMs };
+    }
     const bands: [FaultDecision['kind'], number | undefined][] = [
       ['drop', o.dropRate],
       ['fail', o.failRate],
       ['rate_limit', o.rateLimitRate],
       ['malformed', o.malformedRate],
       ['truncate', o.truncateRate],
+      ['storm', o.rateLimitStormRate],
+      ['drop_mid_body', o.dropMidBodyRate],
     ];
     let edge = 0;
     for (const [kind, r] of bands) {
-      edge += r ?? 0;
-      if (u < edge) return { kind, latencyMs: Math.round(latency) };
+      const width = r ?? 0;
+      edge += width;
+      if (u >= edge) continue;
+      if (kind === 'storm') this.stormLeft = (o.rateLimitStormLength ?? 5) - 1;
+      // Where u falls inside the fail band decides HTML or JSON, so no extra draw is needed.
+      if (kind === 'fail')
+        return { kind, latencyMs, html: (u - (edge - width)) / width < (o.htmlShare ?? 1) };
+      return { kind, latencyMs };
     }
-    return { kind: 'none', latencyMs: Math.round(latency) };
+    return { kind: 'none', latencyMs };
   }
 }
 

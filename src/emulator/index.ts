@@ -5,6 +5,9 @@
 export { startEmulator } from './server.js';
 export { DEMO_KEY, loadKeysFile, parseKeysFile } from './auth.js';
 export { parseLatency } from './faults.js';
+export { describeQuirks, optionsOfFlags, type FaultAndQuirkFlags } from './flags.js';
+export { PROFILES, PROFILE_NAMES, isProfileName, resolveProfile, type Profile } from './profiles.js';
+export { BOOLEAN_QUIRKS, FAITHFUL_QUIRKS, parseQuirkList, resolveQuirks, type Quirks } from './quirks.js';
 export { MAX_LIMIT } from './api/paging.js';
 export { MAX_REPORT_DAYS } from './api/report-input.js';
 export { generateCatalogue, type Catalogue } from './catalogue.js';
@@ -12,10 +15,13 @@ export type { Campaign, Creative, Zone } from './entities.js';
 export type {
   EmulatorKey,
   EmulatorOptions,
+  EmulatorQuirks,
   EmulatorStats,
   FaultKind,
   FaultOptions,
   OverrideOptions,
+  ProfileName,
+  ReportParamsForm,
   RequestLogEntry,
   RunningEmulator,
   Scope,

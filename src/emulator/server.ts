@@ -2,19 +2,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { catalogueHandlers } from './api/catalogue-routes.js';
 import { ApiError } from './api/errors.js';
-import { injectedReply } from './api/fault-replies.js';
-import { primeBody, readJsonBody, sendReply, sendTruncated, type Reply } from './api/http.js';
+import { readJsonBody, sendReply } from './api/http.js';
 import { reportHandlers } from './api/report-route.js';
-import { matchRoute } from './api/router.js';
-import { KeyRing, requestKey } from './auth.js';
+import { KeyRing } from './auth.js';
 import { generateCatalogue } from './catalogue.js';
 import { handleControl } from './control.js';
 import { FaultPlan } from './faults.js';
+import { resolveProfile } from './profiles.js';
+import { resolveQuirks, type Quirks } from './quirks.js';
 import { ReportEngine } from './report/engine.js';
 import { buildTrafficModel } from './report/traffic.js';
-import { endpointKey, OverrideQueue, StatsCounter } from './stats.js';
+import { RateWindow } from './rate-headers.js';
+import { answer, serveApi, type ApiState } from './serve-api.js';
+import { OverrideQueue, StatsCounter } from './stats.js';
 import { CatalogueStore } from './store.js';
-import type { EmulatorOptions, FaultKind, RunningEmulator } from './types.js';
+import type { EmulatorOptions, RunningEmulator } from './types.js';
 
 /**
  * Starts the API emulator (see docs/emulator.md) and resolves once it listens. The same seed gives
@@ -32,7 +34,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const store = new CatalogueStore(catalogue, seed);
   const handlers = { ...catalogueHandlers(store), ...reportHandlers(engine, cellsPerDay) };
   const keys = new KeyRing(options.keys ?? [], options.demoKey ?? true);
-  const faults = new FaultPlan(options.faults);
+  const initial = resolveProfile(options.profile, options.quirks, options.faults);
+  const faults = new FaultPlan(initial.faults);
+  let quirks: Quirks = initial.quirks;
   const stats = new StatsCounter();
   const overrides = new OverrideQueue();
   let clock: () => Date = options.now ?? (() => new Date());
@@ -40,6 +44,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const control = {
     setFaults: (f: EmulatorOptions['faults'] & object) => faults.set(f),
+    setQuirks: (q: EmulatorOptions['quirks'] & object) => {
+      quirks = resolveQuirks(q);
+    },
+    quirks: () => ({ ...quirks }),
     setNow: (d: Date) => {
       const fixed = new Date(d.getTime());
       clock = () => fixed;
@@ -49,18 +57,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     override: (o: Parameters<RunningEmulator['override']>[0]) => overrides.add(o),
   };
 
-  /** Serves one /v2 request normally: auth, route, scope, handler. */
-  async function serveApi(req: IncomingMessage, url: URL): Promise<Reply> {
-    const method = req.method ?? 'GET';
-    const key = keys.authenticate(requestKey(req.headers));
-    const route = matchRoute(handlers, method, url.pathname.slice('/v2'.length));
-    const accountId = keys.authorize(key, route.scope, method, req.socket.remoteAddress ?? '');
-    const body = await readJsonBody(req);
-    return route.handler({ method, ids: route.ids, query: url.searchParams, body, accountId, now: clock() });
-  }
+  const state: ApiState = {
+    handlers,
+    keys,
+    faults,
+    stats,
+    overrides,
+    rateWindow: new RateWindow(),
+    quirks: () => quirks,
+    clock: () => clock(),
+    onRequest: options.onRequest,
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = Date.now();
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
     const path = url.pathname;
@@ -78,68 +87,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       );
       return;
     }
-    const endpoint = endpointKey(method, path);
-    stats.request(endpoint);
-    const log = (status: number, fault?: FaultKind) =>
-      options.onRequest?.({
-        method,
-        endpoint,
-        status,
-        ms: Date.now() - started,
-        ...(fault ? { fault } : {}),
-      });
-    const decision = faults.decide(path);
-    if (decision.latencyMs > 0) stats.fault(endpoint, 'latency');
-    // Latency is the response time a client sees, counted from arrival: work done meanwhile is
-    // hidden in it, as on a real server, instead of queueing after it on this one thread.
-    const latency = () => sleepUntil(started + decision.latencyMs);
-    const canned = overrides.take(path);
-    if (canned !== undefined) {
-      await latency();
-      stats.fault(endpoint, 'override');
-      req.resume();
-      await sendReply(res, {
-        status: canned.status,
-        body: canned.body,
-        ...(canned.headers ? { headers: canned.headers } : {}),
-      });
-      log(canned.status, 'override');
-      return;
-    }
-    let kind = decision.kind;
-    if (kind === 'drop') {
-      await latency();
-      stats.fault(endpoint, 'drop');
-      req.socket.destroy();
-      log(0, 'drop');
-      return;
-    }
-    if (kind === 'fail' || kind === 'rate_limit' || kind === 'malformed') {
-      await latency();
-      stats.fault(endpoint, kind);
-      req.resume();
-      const reply = injectedReply(kind, faults.retryAfterSeconds);
-      await sendReply(res, reply);
-      log(reply.status, kind);
-      return;
-    }
-    const reply = primeBody(await answer(() => serveApi(req, url)));
-    await latency();
-    if (kind === 'truncate' && (reply.body === undefined || reply.status === 204)) kind = 'drop';
-    if (kind === 'truncate') {
-      stats.fault(endpoint, 'truncate');
-      sendTruncated(res, reply);
-      log(reply.status, 'truncate');
-      return;
-    }
-    if (kind === 'drop') {
-      stats.fault(endpoint, 'drop');
-      req.socket.destroy();
-      log(0, 'drop');
-      return;
-    }
-    await sendReply(res, reply);
-    log(reply.status);
+    await serveApi(state, req, res, url);
   }
 
   const server = createServer((req, res) => {
@@ -173,20 +121,4 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         for (const socket of sockets) socket.destroy();
       }),
   };
-}
-
-/** Runs a handler, turning an ApiError into its JSON reply. */
-async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error.toReply();
-    throw error;
-  }
-}
-
-/** Resolves at `deadline` (a Date.now() time), at once if it has passed. */
-async function sleepUntil(deadline: number): Promise<void> {
-  const wait = deadline - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }

@@ -34,7 +34,59 @@ export interface FaultOptions {
   paths?: string[];
   /** Fault PRNG seed (reproducible sequences). */
   seed?: number;
+  /** Fraction of requests that start a 429 storm: that request and the next ones form a window of 429s. */
+  rateLimitStormRate?: number;
+  /** Consecutive 429s in one storm, the starting request included (default 5). */
+  rateLimitStormLength?: number;
+  /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
+  dropMidBodyRate?: number;
+  /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
+  htmlShare?: number;
 }
+
+/** The choices the spec leaves open, each switchable, so tests can play every reading of the spec. */
+export interface EmulatorQuirks {
+  /** Which GET /reports parameter form the server understands (default 'any': all of them).
+   *  With one form chosen, the others are misread as a real server would: e.g. a PHP-style
+   *  ('brackets') server given repeated `dimensions=a&dimensions=b` keeps only the LAST value and
+   *  silently answers a one-dimension report; comma-joined becomes an unknown dimension (400);
+   *  a JSON body on a GET is ignored (400 "dimensions is required"). */
+  reportParams?: ReportParamsForm;
+  /** Which auth header is accepted (default 'any'); the other form gets 401. */
+  auth?: 'any' | 'bearer' | 'x-api-key';
+  /** Numbers (counters, ids, tier, weight, times) as strings ("123") and booleans as "1"/"0" or
+   *  "true"/"false", in report bodies (counters, totals, row fields) and entity listings/reads. */
+  stringValues?: boolean;
+  /** Empty or unset objects sent as [] (pricing, pacing, delivery, targeting...; totals of an empty report). */
+  emptyAsArray?: boolean;
+  /** Report totals: 'normal' (default), 'missing' (no totals key), 'empty-array' (`"totals": []`). */
+  totals?: 'normal' | 'missing' | 'empty-array';
+  /** Object keys in alphabetical order (entity fields; report totals before items, items keys sorted). */
+  sortKeys?: boolean;
+  /** Injected 5xx faults come as an HTML 502 Bad Gateway page (text/html) instead of JSON 500. */
+  htmlErrors?: boolean;
+  /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip` (default false). */
+  gzip?: boolean;
+  /** Send X-RateLimit-Limit / X-RateLimit-Remaining / X-RateLimit-Reset headers on every answer. */
+  rateLimitHeaders?: boolean;
+  /** Rules the spec does not state, enforced only when true (default false): limit <= 1000,
+   *  at most 366 days per report, 2-letter country codes only (the spec's example uses 3), 404
+   *  checked before 400. */
+  strict?: boolean;
+  /** Unknown fields in a PUT/POST body: 'drop' (ignored silently) or 'reject' (400 naming the field). */
+  unknownFields?: 'drop' | 'reject';
+  /** Seconds added to the emulator's Date response header (a server whose clock is off). */
+  clockSkewSeconds?: number;
+  /** Shape of report `items` (the spec shows one dimension only): 'nested' (default, one object level
+   *  per dimension) or 'rows' (an array of flat rows, each with every requested dimension and the counters). */
+  reportShape?: 'nested' | 'rows';
+}
+
+/** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
+export type ReportParamsForm = 'any' | 'repeat' | 'brackets' | 'comma' | 'json-body';
+
+/** Named presets of quirks and faults (see docs/emulator.md). */
+export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
 
 export interface EmulatorOptions {
   /** Default 0 (a free port). */
@@ -53,8 +105,12 @@ export interface EmulatorOptions {
   demoKey?: boolean;
   /** Extra keys. */
   keys?: EmulatorKey[];
-  /** Initial faults. */
+  /** Initial faults (each given field overrides the profile's). */
   faults?: FaultOptions;
+  /** Initial quirks (each given field overrides the profile's). */
+  quirks?: EmulatorQuirks;
+  /** A named preset of quirks and faults (default 'faithful': every reading accepted, no faults). */
+  profile?: ProfileName;
   /** Seeded catalogue size. */
   catalogue?: { campaigns?: number; creativesPerCampaign?: number; zones?: number };
   /** Called once per served /v2 request (for logging); must not throw. */
@@ -73,7 +129,16 @@ export interface RequestLogEntry {
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */
-export type FaultKind = 'fail' | 'rate_limit' | 'drop' | 'malformed' | 'truncate' | 'override' | 'latency';
+export type FaultKind =
+  | 'fail'
+  | 'rate_limit'
+  | 'storm'
+  | 'drop'
+  | 'drop_mid_body'
+  | 'malformed'
+  | 'truncate'
+  | 'override'
+  | 'latency';
 
 /**
  * Counters since start or the last reset. `requests` is keyed by endpoint ('GET /v2/reports',
@@ -100,6 +165,10 @@ export interface RunningEmulator {
   origin: string;
   /** Replaces the current faults. */
   setFaults(f: FaultOptions): void;
+  /** Replaces the current quirks (validated; a field left out takes its faithful default). */
+  setQuirks(q: EmulatorQuirks): void;
+  /** The quirks in force, every field filled in. */
+  quirks(): Required<EmulatorQuirks>;
   setNow(d: Date): void;
   stats(): EmulatorStats;
   resetStats(): void;

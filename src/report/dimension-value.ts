@@ -1,4 +1,5 @@
 import type { DimensionType } from '../config/dimensions.js';
+import { isIsoDate } from '../dates/calendar.js';
 
 /** What each column type accepts, in words, for error messages. */
 export const EXPECTED: Readonly<Record<DimensionType, string>> = {
@@ -10,7 +11,6 @@ export const EXPECTED: Readonly<Record<DimensionType, string>> = {
 
 const INT8_MAX = '9223372036854775807';
 const INT8_MIN_ABS = '9223372036854775808';
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * The canonical text of a dimension value for its column type, or undefined when it does not fit.
@@ -20,7 +20,7 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 export function canonicalDimensionValue(type: DimensionType, raw: unknown): string | undefined {
   switch (type) {
     case 'date':
-      return typeof raw === 'string' && isDate(raw) ? raw : undefined;
+      return typeof raw === 'string' && isIsoDate(raw) ? raw : undefined;
     case 'bigint':
       if (typeof raw === 'number') return Number.isSafeInteger(raw) ? String(raw === 0 ? 0 : raw) : undefined;
       return typeof raw === 'string' ? canonicalBigint(raw) : undefined;
@@ -38,18 +38,6 @@ export function canonicalDimensionValue(type: DimensionType, raw: unknown): stri
 function wellFormed(s: string): boolean {
   // String.prototype.isWellFormed exists on Node 20+, but TypeScript's ES2023 lib lacks its type.
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
-}
-
-/** True for a real calendar date in YYYY-MM-DD form (year 0001 to 9999), checked by characters. */
-export function isDate(s: string): boolean {
-  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
-  const year = digits(s, 0, 4);
-  const month = digits(s, 5, 7);
-  const day = digits(s, 8, 10);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const max = month === 2 && leap ? 29 : (DAYS[month - 1] ?? 0);
-  return day <= max;
 }
 
 /** The number formed by the decimal digits s[from, to), or -1 if any is not a digit. */

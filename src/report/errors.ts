@@ -16,14 +16,14 @@ export function showValue(value: unknown): string {
 }
 
 /**
- * The report body is not a report we understand: not JSON, truncated, wrongly shaped or wrongly
- * typed. Never retryable: the same body parses the same way. Keep the raw body (report_raw) and
- * correct the parser if the API's shape really is different.
+ * The report body is not a report we understand: wrongly shaped or wrongly typed. Not retryable:
+ * the same body parses the same way. Keep the raw body (report_raw) and correct the parser if the
+ * API's shape really is different. (A body that is not even valid JSON is a MalformedBodyError.)
  */
 export class ReportFormatError extends Error {
-  override readonly name = 'ReportFormatError';
+  override readonly name: string = 'ReportFormatError';
   /** A re-pull returns the same body, so retrying cannot help. */
-  readonly retryable = false;
+  readonly retryable: boolean = false;
   constructor(
     /** Where the offending item sits, e.g. `items["2026-01-01"]["123"].impressions`, or `(body)`. */
     readonly path: string,
@@ -36,6 +36,34 @@ export class ReportFormatError extends Error {
         'a fix: report it with the raw body (kept in report_raw for queued pulls, --raw FILE for adops pull)',
       options,
     );
+  }
+}
+
+/**
+ * The report body is not valid JSON: empty, cut short, an HTML page, garbage. Such an answer is
+ * transient (a proxy's error page, a connection cut at a bad moment), so it is retryable, until the
+ * same body comes twice in a row: then it is not going away, and `repeated()` makes it final.
+ */
+export class MalformedBodyError extends ReportFormatError {
+  override readonly name: string = 'MalformedBodyError';
+  override readonly retryable: boolean;
+  /** The SHA-256 of the body that came twice in a row, when it did. */
+  readonly repeatedSha256: string | undefined;
+  constructor(problem: string, options?: { cause?: unknown; repeatedSha256?: string }) {
+    super('(body)', problem, options);
+    this.repeatedSha256 = options?.repeatedSha256;
+    this.retryable = this.repeatedSha256 === undefined;
+    this.message =
+      `report body is malformed: ${problem}; ` +
+      (this.retryable
+        ? 'a broken answer is usually transient: a queued pull is retried (ADOPS_PULL_ATTEMPTS) until the same body comes twice in a row, and `adops pull` can simply be run again'
+        : `the same body (sha256 ${this.repeatedSha256}) came twice in a row, so it is not going away: ` +
+          'check what ADOPS_BASE_URL answers, and report it with the raw body (kept in report_raw)');
+  }
+
+  /** The same error, final: the body repeats the previous answer, whose digest was `sha256`. */
+  repeated(sha256: string): MalformedBodyError {
+    return new MalformedBodyError(this.problem, { cause: this.cause, repeatedSha256: sha256 });
   }
 }
 
@@ -59,15 +87,24 @@ export class DimensionValueError extends Error {
   }
 }
 
-/** The items do not add up to the API's totals and the caller asked for strict reconciliation. */
+/** Why a report's rows could not be reconciled with its totals. */
+export type UnreconciledReason = 'mismatch' | 'no totals' | 'partial totals';
+
+/** The rows could not be reconciled with the totals, and the caller asked for strict reconciliation. */
 export class ReconciliationError extends Error {
   override readonly name = 'ReconciliationError';
   readonly retryable = false;
-  constructor(readonly differences: ReadonlyArray<{ counter: CounterName; items: number; totals: number }>) {
+  constructor(
+    readonly differences: ReadonlyArray<{ counter: CounterName; items: number; totals: number }>,
+    readonly reason: UnreconciledReason = 'mismatch',
+  ) {
+    const listed = differences.map((d) => `${d.counter} items=${d.items} totals=${d.totals}`).join(', ');
     super(
-      `report items do not add up to its totals: ${differences
-        .map((d) => `${d.counter} items=${d.items} totals=${d.totals}`)
-        .join(', ')}; re-pull later (the API may still be aggregating) or run without strict reconciliation`,
+      reason === 'no totals'
+        ? 'the report has no totals, so its rows cannot be checked against them; run without strict reconciliation to load such reports (they show as unreconciled, "no totals")'
+        : reason === 'partial totals'
+          ? `the report's totals lack some counters, so its rows cannot be fully checked${listed === '' ? '' : ` (and differ: ${listed})`}; run without strict reconciliation to load it`
+          : `report items do not add up to its totals: ${listed}; re-pull later (the API may still be aggregating) or run without strict reconciliation`,
     );
   }
 }

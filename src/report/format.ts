@@ -1,6 +1,6 @@
 import type { Dimension } from '../config/dimensions.js';
 import type { Reconciliation } from './reconcile.js';
-import { COUNTERS, type Counters, type ReportRow } from './types.js';
+import { COUNTERS, type Counters, type ReportRow, type Totals } from './types.js';
 
 /** Rows per output chunk: few writes, bounded memory. */
 const CHUNK_ROWS = 2000;
@@ -57,14 +57,18 @@ export function* jsonChunks(dimensions: readonly Dimension[], rows: readonly Rep
   yield `${out}${rows.length === 0 ? ']' : '\n]'}\n`;
 }
 
-/** `ad_requests=1 filled_impressions=2 ...` for a summary line. */
-export function countersText(c: Counters): string {
-  return COUNTERS.map((name) => `${name}=${c[name]}`).join(' ');
+/** `ad_requests=1 filled_impressions=2 ...` for a summary line; `none` for totals not given. */
+export function countersText(c: Counters | Totals): string {
+  if (COUNTERS.every((name) => c[name] === null)) return 'none (the body has no totals)';
+  return COUNTERS.map((name) => `${name}=${c[name] ?? 'missing'}`).join(' ');
 }
 
 /** One line saying whether the rows reconcile with the totals, and where they differ. */
 export function reconciliationText(r: Reconciliation): string {
   if (r.ok) return 'reconciliation: ok (the rows sum to the totals)';
   const parts = r.differences.map((d) => `${d.counter} rows=${d.items} totals=${d.totals}`);
+  if (r.reason === 'no totals') return 'reconciliation: NOT CHECKED, no totals (the rows are unchecked)';
+  if (r.reason === 'partial totals')
+    return `reconciliation: PARTIAL, some totals missing${parts.length === 0 ? ' (the given ones match)' : `; MISMATCH ${parts.join(', ')}`}`;
   return `reconciliation: MISMATCH ${parts.join(', ')}`;
 }

@@ -1,11 +1,11 @@
-import { ReportFormatError } from './errors.js';
+import { MalformedBodyError } from './errors.js';
 
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
 export const NEST_LIMIT = 512;
 
 /**
  * A read position in a JSON body and the tokens found there, straight from the bytes: the lexer
- * under ReportScanner. Errors are ReportFormatError at `(body)` with the byte offset.
+ * under ReportScanner. Errors are MalformedBodyError (at `(body)`) with the byte offset.
  */
 export class JsonCursor {
   pos = 0;
@@ -272,12 +272,13 @@ export class JsonCursor {
     return this.readScalar();
   }
 
-  syntax(what?: string): ReportFormatError {
+  /** The error for a body that is not valid JSON at pos: malformed, retryable until it repeats. */
+  syntax(what?: string): MalformedBodyError {
     const b = this.b;
     const at = this.pos;
     const c = b[at];
     if (b.length === 0 || (c === undefined && isBlank(b)))
-      return new ReportFormatError('(body)', 'not valid JSON: an empty body');
+      return new MalformedBodyError('not valid JSON: an empty body');
     const found =
       what ??
       (c === undefined
@@ -285,7 +286,7 @@ export class JsonCursor {
         : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
     // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
     // offset finds the spot in the kept raw body.
-    return new ReportFormatError('(body)', `not valid JSON: ${found} at byte ${at} of ${b.length}`);
+    return new MalformedBodyError(`not valid JSON: ${found} at byte ${at} of ${b.length}`);
   }
 }
 

@@ -5,19 +5,23 @@ import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { Flattener } from './flatten.js';
 import { ReportScanner } from './scan.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
-import { COUNTERS, type Counters, type ReportRow } from './types.js';
+import { COUNTERS, type ReportRow, type Totals } from './types.js';
 
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */
 export interface ParsedReport {
   rows: ReportRow[];
-  totals: Counters;
+  /** The API's totals; a counter is null when the body did not give it (see Totals). */
+  totals: Totals;
   /** Number of leaves (items holding counters) found: equals rows.length. */
   leaves: number;
   reconciliation: Reconciliation;
 }
 
 export interface ParseOptions {
-  /** Throw ReconciliationError when the rows do not sum to the totals (default: report it only). */
+  /**
+   * Throw ReconciliationError when the rows cannot be reconciled with the totals: they differ, or
+   * the body has no (or partial) totals. Default: report it only.
+   */
   readonly strict?: boolean;
 }
 
@@ -84,35 +88,34 @@ export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
-function finish(rows: ReportRow[], totals: Counters, options: ParseOptions): ParsedReport {
+function finish(rows: ReportRow[], totals: Totals, options: ParseOptions): ParsedReport {
   const reconciliation = reconcile(rows, totals);
   if (options.strict === true && !reconciliation.ok)
-    throw new ReconciliationError(reconciliation.differences);
+    throw new ReconciliationError(reconciliation.differences, reconciliation.reason);
   return { rows, totals, leaves: rows.length, reconciliation };
 }
 
-/** The API's `totals` object as validated counters; ReportFormatError when missing or malformed. */
-export function readTotals(raw: unknown): Counters {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ReportFormatError(
-      'totals',
-      raw === undefined
-        ? 'missing: expected the five counters summed'
-        : `expected an object of counters, found ${showValue(raw)}`,
-    );
-  }
+/**
+ * The API's `totals` as validated counters. Missing totals (absent, null, `[]` or `{}`: some
+ * servers send an empty object as an empty array) give all nulls, and a counter absent or null
+ * gives null: the rows still load, unreconciled. A counter that is there but not a non-negative
+ * integer, or totals of another type, are a ReportFormatError.
+ */
+export function readTotals(raw: unknown): Totals {
+  const totals = {} as Totals;
+  for (const name of COUNTERS) totals[name] = null;
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return totals;
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ReportFormatError('totals', `expected an object of counters, found ${showValue(raw)}`);
   const o = raw as Record<string, unknown>;
-  const totals = {} as Counters;
   for (const name of COUNTERS) {
+    if (o[name] === undefined || o[name] === null) continue;
     const n = counterValue(o[name]);
-    if (n < 0) {
+    if (n < 0)
       throw new ReportFormatError(
         `totals.${name}`,
-        o[name] === undefined
-          ? 'the counter is missing'
-          : `the counter is ${showValue(o[name])}: expected a non-negative integer below 2^53`,
+        `the counter is ${showValue(o[name])}: expected a non-negative integer below 2^53`,
       );
-    }
     totals[name] = n;
   }
   return totals;

@@ -3,11 +3,11 @@ import type { Dimension } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './reconcile.js';
 import { ReportScanner } from './scan.js';
-import { COUNTERS, type Counters, type ReportRow } from './types.js';
+import { COUNTERS, type Counters, type ReportRow, type Totals } from './types.js';
 
 /** What a report says besides its rows: the API's totals and whether the rows add up to them. */
 export interface ReportSummary {
-  readonly totals: Counters;
+  readonly totals: Totals;
   readonly reconciliation: Reconciliation;
   readonly leaves: number;
 }

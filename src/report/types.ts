@@ -11,8 +11,14 @@ export const COUNTERS = [
 
 export type CounterName = (typeof COUNTERS)[number];
 
-/** One value per counter, keyed by name (the API's totals, reconciliation sums). */
+/** One value per counter, keyed by name (reconciliation sums, a full set of totals). */
 export type Counters = Record<CounterName, number>;
+
+/**
+ * The API's totals as the body gave them: a counter is null when the body did not give it. All
+ * null: the body had no totals (none, null, `[]` or `{}`).
+ */
+export type Totals = Record<CounterName, number | null>;
 
 /** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
 export interface Period {

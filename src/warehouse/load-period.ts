@@ -5,10 +5,10 @@ import type { Pool, PoolClient } from 'pg';
 import { withClient } from './client.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import { ReconciliationError } from '../report/errors.js';
+import { ReconciliationError, type UnreconciledReason } from '../report/errors.js';
 import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
-import { COUNTERS, type CounterName, type Counters, type Period, type ReportRow } from '../report/types.js';
+import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
 import { copyRows } from './copy-rows.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
@@ -29,7 +29,9 @@ export interface LoadOutcome {
   status: 'loaded' | 'superseded';
   rows: number;
   reconciled: boolean;
-  /** The per-counter differences when not reconciled, else null. */
+  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled. */
+  unreconciledReason: UnreconciledReason | null;
+  /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
   mismatch: unknown | null;
   loadMs: number;
 }
@@ -179,7 +181,7 @@ async function loadInTransaction(
   // A body's totals follow its items: with streamed rows they are known only now.
   const { totals, reconciliation } = input.summary();
   if (opts.strictReconcile === true && !reconciliation.ok)
-    throw new ReconciliationError(reconciliation.differences);
+    throw new ReconciliationError(reconciliation.differences, reconciliation.reason);
   const checked = reconciliationOf(reconciliation);
   const loadMs = performance.now() - startedAt;
   const record = insertLoadSql(schema, {
@@ -210,9 +212,20 @@ async function loadInTransaction(
   return { loadId, status: 'loaded', rows, ...checked, loadMs };
 }
 
-/** The reconciled and mismatch columns (and outcome fields) of a reconciliation. */
-function reconciliationOf(r: Reconciliation): { reconciled: boolean; mismatch: unknown | null } {
-  return { reconciled: r.ok, mismatch: r.ok ? null : r.differences };
+/** The reconciled, unreconciled_reason and mismatch columns (and outcome fields) of a reconciliation. */
+function reconciliationOf(r: Reconciliation): {
+  reconciled: boolean;
+  unreconciledReason: UnreconciledReason | null;
+  mismatch: unknown | null;
+} {
+  if (r.ok) return { reconciled: true, unreconciledReason: null, mismatch: null };
+  const reason = r.reason ?? 'mismatch';
+  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
+  return {
+    reconciled: false,
+    unreconciledReason: reason,
+    mismatch: reason === 'no totals' ? null : r.differences,
+  };
 }
 
 /** The archive insert of the body, if there is one to keep. */
@@ -227,15 +240,18 @@ async function archived(
 /**
  * The claim's answer: a new load id, whether the loaded response was fetched after ours, and the
  * period's report_totals row joined to its load (bigints as text: pg's default); the totals
- * columns are null for a period never loaded.
+ * columns are null for a period never loaded, or for a counter that load was not given.
  */
 type Claimed = { next_id: string; stale: boolean; load_id: string | null; fetched_at: Date | null } & Record<
   CounterName,
-  string
+  string | null
 >;
 
-function countersOf(row: Claimed): Counters {
-  const out = {} as Counters;
-  for (const c of COUNTERS) out[c] = Number(row[c]);
+function countersOf(row: Claimed): Totals {
+  const out = {} as Totals;
+  for (const c of COUNTERS) {
+    const v = row[c];
+    out[c] = v === null ? null : Number(v);
+  }
   return out;
 }

@@ -1,6 +1,7 @@
 // Statements that record a load: its report_loads row and the period's report_totals. Built as pure
 // {text, values} so their parameters are checked without a database.
-import { COUNTERS, type Counters, type Period } from '../report/types.js';
+import type { UnreconciledReason } from '../report/errors.js';
+import { COUNTERS, type Period, type Totals } from '../report/types.js';
 import { ident, qualified } from './sql.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
@@ -15,6 +16,8 @@ export interface LoadRecord {
   readonly status: LoadStatus;
   readonly rows: number | null;
   readonly reconciled: boolean | null;
+  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled or not parsed. */
+  readonly unreconciledReason: UnreconciledReason | null;
   readonly mismatch: unknown;
   readonly restatement: unknown;
   readonly previousLoadId: number | null;
@@ -41,6 +44,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
     r.status,
     r.rows,
     r.reconciled,
+    r.unreconciledReason,
     r.mismatch === null || r.mismatch === undefined ? null : JSON.stringify(r.mismatch),
     r.restatement === null || r.restatement === undefined ? null : JSON.stringify(r.restatement),
     r.previousLoadId,
@@ -61,6 +65,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
     'status',
     'rows',
     'reconciled',
+    'unreconciled_reason',
     'mismatch',
     'restatement',
     'previous_load_id',
@@ -85,12 +90,12 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
   };
 }
 
-/** Upsert of the period's totals, owned from now on by `loadId`. */
+/** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
 export function upsertTotalsSql(
   schema: string,
   report: string,
   period: Period,
-  totals: Counters,
+  totals: Totals,
   loadId: number,
 ): { text: string; values: unknown[] } {
   const counters = COUNTERS.map(ident);

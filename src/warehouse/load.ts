@@ -3,7 +3,12 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
-import { DimensionValueError, ReconciliationError, ReportFormatError } from '../report/errors.js';
+import {
+  DimensionValueError,
+  MalformedBodyError,
+  ReconciliationError,
+  ReportFormatError,
+} from '../report/errors.js';
 import { parseReport, type ParsedReport } from '../report/parse.js';
 import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
@@ -18,7 +23,7 @@ import {
   type TransactionOptions,
 } from './load-period.js';
 import { insertLoadSql } from './load-record.js';
-import { archiveBody, packBody, type PackedBody } from './raw.js';
+import { archiveBody, latestBodyDigest, packBody, type PackedBody } from './raw.js';
 
 export type { LoadOutcome } from './load-period.js';
 
@@ -53,8 +58,9 @@ export interface LoadOptions extends TransactionOptions {
  * the COPY batch by batch as they are scanned, while the body is compressed for the archive beside
  * them, so memory holds the body and a batch of rows, not the whole period. A body that does not
  * parse, repeats a row, or does not reconcile under strictReconcile rolls the load back; it is
- * recorded as a failed load with its raw body kept and the report error is rethrown. Any other
- * failure is recorded too and thrown as LoadError.
+ * recorded as a failed load with its raw body kept and the report error is rethrown (a malformed
+ * body as a retryable MalformedBodyError, final when it repeats the period's previous body). Any
+ * other failure is recorded too and thrown as LoadError.
  */
 export async function loadPulledPeriod(
   pool: Pool,
@@ -87,11 +93,18 @@ export async function loadPulledPeriod(
       { ...opts, startedAt },
     );
   } catch (thrown) {
-    const error = asReportError(thrown, reportTable(pulled.report.name));
+    const packed = await packing.catch(() => undefined);
+    const error = await finalIfRepeated(
+      pool,
+      schema,
+      pulled,
+      packed,
+      asReportError(thrown, reportTable(pulled.report.name)),
+    );
     const loadId = await recordFailure(pool, schema, {
       ...pulled,
       error,
-      packed: await packing.catch(() => undefined),
+      packed,
       replayOf: opts.replayOf,
     }).catch(() => undefined);
     if (isReportError(error)) throw error;
@@ -104,6 +117,26 @@ export async function loadPulledPeriod(
       { cause: error },
     );
   }
+}
+
+/**
+ * A malformed body is retryable (the next answer may be whole), unless it is byte for byte the
+ * body of the period's previous load: the same broken answer twice in a row is not going away, so
+ * the error becomes final. Any other error is returned as it is.
+ */
+async function finalIfRepeated(
+  pool: Pool,
+  schema: string,
+  pulled: PulledPeriod,
+  packed: PackedBody | undefined,
+  error: Error,
+): Promise<Error> {
+  if (!(error instanceof MalformedBodyError) || !error.retryable || packed === undefined) return error;
+  // Postgres down: keep the error retryable; the retry will find out.
+  const previous = await latestBodyDigest(pool, schema, pulled.report.name, pulled.period).catch(
+    () => undefined,
+  );
+  return previous === packed.sha256 ? error.repeated(packed.sha256) : error;
 }
 
 /**
@@ -205,6 +238,7 @@ async function recordFailure(
           status: 'failed',
           rows: null,
           reconciled: null,
+          unreconciledReason: null,
           mismatch: null,
           restatement: null,
           previousLoadId: null,

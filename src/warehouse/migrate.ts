@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
 import { ident } from './sql.js';
+import { withTransaction } from './transaction.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
@@ -107,17 +108,16 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
           alreadyApplied++;
           continue;
         }
-        await client.query('BEGIN');
         try {
-          await client.query(`SET LOCAL search_path TO ${schema}, public`);
-          await client.query(m.sql);
-          await client.query(
-            `INSERT INTO ${schema}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-            [m.version, m.name, m.checksum],
-          );
-          await client.query('COMMIT');
+          await withTransaction(client, async () => {
+            await client.query(`SET LOCAL search_path TO ${schema}, public`);
+            await client.query(m.sql);
+            await client.query(
+              `INSERT INTO ${schema}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+              [m.version, m.name, m.checksum],
+            );
+          });
         } catch (error) {
-          await client.query('ROLLBACK');
           throw new MigrationError(`sql/${m.file} failed and was rolled back: ${(error as Error).message}`, {
             cause: error,
           });

@@ -1,11 +1,7 @@
-/** Postgres errors worth retrying whole: a serialization failure or a deadlock victim. */
-const RETRYABLE = new Set(['40001', '40P01']);
-
-/** True for a Postgres serialization failure (40001) or deadlock (40P01). */
-export function isRetryablePgError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && RETRYABLE.has(code);
-}
+// Transactions that lost a deadlock or a serialization race are run again here, on the same
+// connection; what counts as such and how long to wait come from the one policy in src/retry.
+import { backoffDelay, PG_BACKOFF } from '../retry/backoff.js';
+import { isSerializationFailure } from '../retry/classify.js';
 
 /**
  * Runs `attempt` again (up to `attempts` times in all) while it fails with 40001 or 40P01, after a
@@ -16,10 +12,8 @@ export async function withPgRetry<T>(attempt: () => Promise<T>, attempts = 4): P
     try {
       return await attempt();
     } catch (error) {
-      if (n >= attempts || !isRetryablePgError(error)) throw error;
-      // Jitter so that two transactions that deadlocked do not collide again in step.
-      const pause = Math.min(1000, 50 * 2 ** n) * (0.5 + Math.random() / 2);
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      if (n >= attempts || !isSerializationFailure(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(n, PG_BACKOFF)));
     }
   }
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip, gzipSync } from 'node:zlib';
 import type { ClientBase, Pool } from 'pg';
+import type { Period } from '../report/types.js';
 import { qualified } from './sql.js';
 
 const gzipAsync = promisify(gzip);
@@ -81,6 +82,27 @@ export async function readArchivedBody(
       `report_raw body of load ${loadId} is corrupt (sha256 ${sha}, recorded ${row.body_sha256})`,
     );
   return body;
+}
+
+/**
+ * The SHA-256 of the body archived with the latest load of a report's period, whatever its status;
+ * undefined when that load kept no body (a failed fetch, or pruned) or the period has no load.
+ * A malformed body equal to it is the same broken answer twice in a row.
+ */
+export async function latestBodyDigest(
+  db: Pool | ClientBase,
+  schema: string,
+  report: string,
+  period: Period,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ body_sha256: string | null }>(
+    `SELECT r.body_sha256 FROM ${qualified(schema, 'report_loads')} l
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
+      WHERE l.report = $1 AND l.period_start = $2 AND l.period_end = $3
+      ORDER BY l.load_id DESC LIMIT 1`,
+    [report, period.start, period.end],
+  );
+  return rows[0]?.body_sha256 ?? undefined;
 }
 
 /** Deletes archived bodies older than `keepDays` days; returns how many were deleted. */

@@ -10,6 +10,7 @@ import {
   type FoundColumn,
   type TableSpec,
 } from './table-spec.js';
+import { withTransaction } from './transaction.js';
 
 export interface EnsureResult {
   /** Tables created by this run. */
@@ -34,8 +35,7 @@ export async function ensureReportTables(
   const created: string[] = [];
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
-  await client.query('BEGIN');
-  try {
+  await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
     const existing = await reportTablesIn(client, schema);
@@ -69,11 +69,7 @@ export async function ensureReportTables(
       }
       unchanged.push(spec.table);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  }
+  });
   const defined = new Set(reports.map((r) => tableSpec(r).table));
   const orphaned = [...(await reportTablesIn(client, schema))].filter(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),

@@ -1,20 +1,27 @@
 // How much a period's totals changed between two loads: the evidence for sizing lookback_days.
 // Pure: computing and summarizing restatements needs no database.
-import { COUNTERS, type CounterName, type Counters } from '../report/types.js';
+import { COUNTERS, type CounterName, type Counters, type Totals } from '../report/types.js';
 
-/** Per counter: the previous load's total and how much the new load changed it. */
-export type Restatement = Record<CounterName, { previous: number; delta: number }>;
+/**
+ * Per counter: the previous load's total and how much the new load changed it. A load without
+ * that total (the API gave none) makes them null: no change can be measured.
+ */
+export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
 
-/** The change of each total from `previous` to `current`. */
-export function restatementOf(previous: Counters, current: Counters): Restatement {
+/** The change of each total from `previous` to `current` (null where either lacks the total). */
+export function restatementOf(previous: Totals, current: Totals): Restatement {
   const out = {} as Restatement;
-  for (const c of COUNTERS) out[c] = { previous: previous[c], delta: current[c] - previous[c] };
+  for (const c of COUNTERS) {
+    const before = previous[c];
+    const now = current[c];
+    out[c] = { previous: before, delta: before === null || now === null ? null : now - before };
+  }
   return out;
 }
 
-/** True when any total changed. */
+/** True when any total measurably changed. */
 export function isRestated(r: Restatement): boolean {
-  return COUNTERS.some((c) => r[c].delta !== 0);
+  return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
 }
 
 /** One reload of a period: its age when re-fetched and what changed. */
@@ -33,7 +40,7 @@ export interface RestatementSummary {
   readonly loads: number;
   /** Of those, how many changed any total. */
   readonly restated: number;
-  /** Mean of |delta| per counter. */
+  /** Mean of |delta| per counter, over the reloads that could measure it (0 when none could). */
   readonly avg_abs_change: Counters;
   /** Largest |delta| / previous over all counters and loads (0 when previous was 0 and delta 0, 1 when only previous was 0). */
   readonly max_rel_change: number;
@@ -55,13 +62,16 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
       let maxRel = 0;
       for (const c of COUNTERS) {
         let sum = 0;
+        let measured = 0;
         for (const r of g.items) {
           const { previous, delta } = r[c];
+          if (previous === null || delta === null) continue;
+          measured++;
           sum += Math.abs(delta);
           const rel = delta === 0 ? 0 : previous === 0 ? 1 : Math.abs(delta) / previous;
           if (rel > maxRel) maxRel = rel;
         }
-        avg[c] = sum / g.items.length;
+        avg[c] = measured === 0 ? 0 : sum / measured;
       }
       return {
         report: g.report,

@@ -3,15 +3,16 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ReportJob } from '../../config/jobs.js';
 import {
   enqueueBackfill,
-  planBackfill,
   waitForPulls,
   type BackfillResult,
   type PullProgress,
-} from '../../queue/backfill.js';
-import { RedisUnavailableError } from '../../queue/connection.js';
-import { pullLabel } from '../../queue/payload.js';
-import { dayNumber, DateFormatError } from '../../queue/periods.js';
-import { openQueues, type Queues } from '../../queue/queues.js';
+} from '../../schedule/backfill.js';
+import { RedisUnavailableError } from '../../schedule/connection.js';
+import { planBackfill } from '../../plan/backfill.js';
+import { pullLabel } from '../../plan/pull.js';
+import { pullPeriod } from '../../schedule/payload.js';
+import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
+import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 
 interface BackfillFlags {
@@ -43,8 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
-      if (dayNumber(flags.from) > dayNumber(flags.to))
-        throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
       if (flags.dryRun) {
         const plan = planBackfill(reports, flags.from, flags.to);
         for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
@@ -140,7 +140,9 @@ export async function waitWithProgress(
     throw new CommandFailed('stopped waiting; the pulls go on in the workers (see `adops status`)');
   ctx.stdout.write(`${outcome.completed.length} pulls done, ${outcome.failed.length} failed\n`);
   if (outcome.failed.length > 0) {
-    const lines = outcome.failed.map((f) => `  ${pullLabel(f.pull.data)}: ${f.reason}`);
+    const lines = outcome.failed.map(
+      (f) => `  ${pullLabel({ report: f.pull.data.report, period: pullPeriod(f.pull.data) })}: ${f.reason}`,
+    );
     throw new CommandFailed(
       `${outcome.failed.length} of ${total} pulls failed:\n${lines.join('\n')}\n` +
         'fix the cause, then `adops heal` (or backfill those periods again)',
@@ -176,10 +178,9 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 function date(value: string): string {
   try {
-    dayNumber(value);
+    return parseIsoDate(value);
   } catch (error) {
     if (error instanceof DateFormatError) throw new InvalidArgumentError(error.message);
     throw error;
   }
-  return value;
 }

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { isLoopback } from '../../dashboard/address.js';
-import { DashboardError } from '../../dashboard/errors.js';
-import { startDashboard } from '../../dashboard/server.js';
-import { RedisUnavailableError } from '../../queue/connection.js';
+import { isLoopback } from '../../observe/dashboard/address.js';
+import { DashboardError } from '../../observe/dashboard/errors.js';
+import { startDashboard } from '../../observe/dashboard/server.js';
+import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 
 /** Port used when --port is not given. */

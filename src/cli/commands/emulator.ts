@@ -1,30 +1,25 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
+  describeQuirks,
   loadKeysFile,
+  optionsOfFlags,
   parseLatency,
+  parseQuirkList,
+  PROFILE_NAMES,
   startEmulator,
   type EmulatorKey,
-  type FaultOptions,
+  type FaultAndQuirkFlags,
   type RequestLogEntry,
 } from '../../emulator/index.js';
 import { UsageError, type CliContext } from '../context.js';
 
-interface EmulatorFlags {
+interface EmulatorFlags extends FaultAndQuirkFlags {
   readonly port: number;
   readonly host: string;
   readonly seed: number;
   readonly cellsPerDay: number;
   readonly lateDays: number;
   readonly campaigns?: number;
-  readonly failRate?: number;
-  readonly rateLimitRate?: number;
-  readonly retryAfter?: number;
-  readonly dropRate?: number;
-  readonly malformedRate?: number;
-  readonly truncateRate?: number;
-  readonly latencyMs?: number | [number, number];
-  readonly faultPaths?: string;
-  readonly faultSeed?: number;
   readonly keys?: string;
   readonly demoKey: boolean;
   readonly now?: Date;
@@ -48,6 +43,21 @@ const latency = (text: string) => {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+};
+const quirkList = (text: string) => {
+  try {
+    return parseQuirkList(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+const seconds = (text: string) => {
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || Math.abs(n) > 86_400)
+    throw new InvalidArgumentError(
+      'whole seconds from -86400 to 86400 (negative: the server clock is behind)',
+    );
+  return n;
 };
 const instant = (text: string) => {
   const t = Date.parse(text);
@@ -78,34 +88,57 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--keys <file>', 'JSON file of extra keys: [{"key", "scopes", "methods", "ips"}]')
     .option('--no-demo-key', 'do not accept the full-access key "demo-key"')
     .option('--now <iso>', 'freeze the emulator clock at this instant (late data is relative to it)', instant)
+    .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
+    .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', whole(1, 10_000))
+    .option('--drop-mid-body-rate <r>', 'fraction of connections cut after part of the body', fraction)
+    .option('--html-share <r>', 'with html-errors, share of injected 5xx sent as HTML 502 pages', fraction)
+    .addOption(
+      new Option('--profile <name>', 'a preset of quirks and faults (flags override it)')
+        .choices(PROFILE_NAMES)
+        .default('faithful'),
+    )
+    .option(
+      '--quirks <list>',
+      'boolean quirks to turn on, comma separated (no-NAME turns one off): string-values, empty-as-array, ' +
+        'sort-keys, html-errors, gzip, rate-limit-headers, strict',
+      quirkList,
+    )
+    .addOption(
+      new Option('--report-params <form>', 'the only GET /reports parameter form understood').choices([
+        'any',
+        'repeat',
+        'brackets',
+        'comma',
+        'json-body',
+      ]),
+    )
+    .addOption(
+      new Option('--auth-form <form>', 'the only auth header accepted').choices([
+        'any',
+        'bearer',
+        'x-api-key',
+      ]),
+    )
+    .addOption(new Option('--totals <mode>', 'report totals').choices(['normal', 'missing', 'empty-array']))
+    .addOption(new Option('--report-shape <shape>', 'report items').choices(['nested', 'rows']))
+    .option(
+      '--strict',
+      'enforce rules the spec does not state: limit <= 1000, 366 days, 2-letter countries, 404 first',
+    )
+    .addOption(
+      new Option('--unknown-fields <mode>', 'unknown body fields: dropped or 400').choices([
+        'drop',
+        'reject',
+      ]),
+    )
+    .option('--clock-skew <seconds>', 'seconds added to the Date header', seconds)
     .addHelpText(
       'after',
       '\nPrints its base URL (ending in /v2) as the first line of stdout, logs to stderr, and runs until ' +
-        'SIGINT or SIGTERM. Control endpoints: GET /_control/stats, PUT /_control/faults, PUT /_control/clock, ' +
-        'POST /_control/override. See docs/emulator.md.',
+        'SIGINT or SIGTERM. Control endpoints: GET /_control/stats, PUT /_control/faults, GET and PUT ' +
+        '/_control/quirks, PUT /_control/clock, POST /_control/override. See docs/emulator.md.',
     )
     .action((flags: EmulatorFlags) => run(ctx, flags));
-}
-
-function faultsOf(flags: EmulatorFlags): FaultOptions {
-  const f: FaultOptions = {};
-  if (flags.failRate !== undefined) f.failRate = flags.failRate;
-  if (flags.rateLimitRate !== undefined) f.rateLimitRate = flags.rateLimitRate;
-  if (flags.retryAfter !== undefined) f.retryAfterSeconds = flags.retryAfter;
-  if (flags.dropRate !== undefined) f.dropRate = flags.dropRate;
-  if (flags.malformedRate !== undefined) f.malformedRate = flags.malformedRate;
-  if (flags.truncateRate !== undefined) f.truncateRate = flags.truncateRate;
-  if (flags.latencyMs !== undefined) f.latencyMs = flags.latencyMs;
-  if (flags.faultPaths !== undefined) f.paths = flags.faultPaths.split(',').filter((p) => p !== '');
-  if (flags.faultSeed !== undefined) f.seed = flags.faultSeed;
-  const sum =
-    (f.failRate ?? 0) +
-    (f.rateLimitRate ?? 0) +
-    (f.dropRate ?? 0) +
-    (f.malformedRate ?? 0) +
-    (f.truncateRate ?? 0);
-  if (sum > 1) throw new UsageError(`the fault rates add up to ${sum}; they must add up to at most 1`);
-  return f;
 }
 
 /** A request logger on stderr; the emulator must run even where ADOPS_* variables are invalid. */
@@ -128,6 +161,12 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
     }
   }
   const now = flags.now;
+  let chosen: ReturnType<typeof optionsOfFlags>;
+  try {
+    chosen = optionsOfFlags(flags);
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
   const emulator = await startEmulator({
     port: flags.port,
     host: flags.host,
@@ -136,14 +175,17 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
     lateDataDays: flags.lateDays,
     keys,
     demoKey: flags.demoKey,
-    faults: faultsOf(flags),
+    profile: flags.profile,
+    faults: chosen.faults,
+    quirks: chosen.quirks,
     onRequest: requestLogger(ctx),
     ...(flags.campaigns === undefined ? {} : { catalogue: { campaigns: flags.campaigns } }),
     ...(now === undefined ? {} : { now: () => now }),
   });
   ctx.stdout.write(`${emulator.url}\n`);
   ctx.stderr.write(
-    `adops emulator: listening on ${emulator.url} (seed ${flags.seed}${flags.demoKey ? ', key "demo-key"' : ''}); ` +
+    `adops emulator: listening on ${emulator.url} (seed ${flags.seed}${flags.demoKey ? ', key "demo-key"' : ''}; ` +
+      `profile ${flags.profile}; quirks: ${describeQuirks(chosen.resolved)}); ` +
       `control at ${emulator.origin}/_control/stats; Ctrl-C stops\n`,
   );
   await new Promise<void>((resolve) => {

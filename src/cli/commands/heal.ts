@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { enqueuePulls } from '../../queue/enqueue.js';
-import { summarize } from '../../queue/backfill.js';
-import { planHeal } from '../../queue/heal.js';
-import { pullLabel } from '../../queue/payload.js';
+import { enqueuePulls } from '../../schedule/enqueue.js';
+import { summarize } from '../../schedule/backfill.js';
+import { pullLabel } from '../../plan/pull.js';
+import { readHealPlan } from '../../schedule/heal.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { enqueuedLine, open, waitWithProgress } from './backfill.js';
@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: 2, logger: ctx.logger() });
       let plan;
       try {
-        plan = await planHeal(pool, config.schema, reports, flags.days ?? config.healDays);
+        plan = await readHealPlan(pool, config.schema, reports, flags.days ?? config.healDays);
       } catch (error) {
         throw postgresFailure(error);
       } finally {

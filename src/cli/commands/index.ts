@@ -6,6 +6,7 @@ import { register as migrate } from './migrate.js';
 import { register as pull } from './pull.js';
 import { register as replay } from './replay.js';
 import { register as dashboard } from './dashboard.js';
+import { register as doctor } from './doctor.js';
 import { register as sync } from './sync.js';
 import { register as worker } from './worker.js';
 import { register as schedule } from './schedule.js';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   pull,
   sync,
   status,
+  doctor,
   replay,
   emulator,
   dashboard,

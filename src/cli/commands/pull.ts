@@ -4,8 +4,13 @@ import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { DIMENSIONS, isDimension, type Dimension } from '../../config/dimensions.js';
-import { isDate } from '../../report/dimension-value.js';
-import { DimensionValueError, ReconciliationError, ReportFormatError } from '../../report/errors.js';
+import { isIsoDate } from '../../dates/calendar.js';
+import {
+  DimensionValueError,
+  ReconciliationError,
+  ReportFormatError,
+  type UnreconciledReason,
+} from '../../report/errors.js';
 import { columns, countersText, csvChunks, jsonChunks, reconciliationText } from '../../report/format.js';
 import { parseReport, type ParsedReport } from '../../report/parse.js';
 import type { ReportQuery } from '../../report/types.js';
@@ -37,7 +42,11 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD (date_from)')
     .option('--to <date>', 'last day, YYYY-MM-DD, inclusive (date_until); default: --from')
     .option('--format <format>', 'table, csv or json; default: table on a terminal, csv otherwise')
-    .option('--strict', 'fail (exit 1, no rows) when the rows do not sum to the totals', false)
+    .option(
+      '--strict',
+      'fail (exit 1, no rows) when the rows do not sum to the totals, or there are no totals to check',
+      false,
+    )
     .option(
       '--raw <file>',
       "also save the API's response body to this file, as received (for a parse failure)",
@@ -45,8 +54,8 @@ export function register(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nExit codes: 0 the pull succeeded, 1 it failed (API error, unusable body, --strict mismatch), ' +
-        '2 bad flags or configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH and ' +
-        'ADOPS_HTTP_*.\nExample: adops pull --dimensions day,campaign_id --from 2026-01-01 --to 2026-01-07 --format csv > rows.csv',
+        '2 bad flags or configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_*.\nExample: adops pull --dimensions day,campaign_id --from 2026-01-01 --to 2026-01-07 --format csv > rows.csv',
     )
     .action((flags: PullFlags) => pull(ctx, flags));
 }
@@ -82,10 +91,15 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
     `${summary}\ntotals: ${countersText(parsed.totals)}\n${reconciliationText(parsed.reconciliation)}\n`,
   );
   if (!parsed.reconciliation.ok)
-    ctx.stderr.write(
-      'warning: the rows do not add up to the totals; re-pull later, or use --strict to fail\n',
-    );
+    ctx.stderr.write(`warning: ${UNRECONCILED[parsed.reconciliation.reason ?? 'mismatch']}\n`);
 }
+
+/** The warning for rows that could not be reconciled, by reason. */
+const UNRECONCILED: Readonly<Record<UnreconciledReason, string>> = {
+  mismatch: 'the rows do not add up to the totals; re-pull later, or use --strict to fail',
+  'no totals': 'the API sent no totals, so the rows are unchecked; use --strict to fail',
+  'partial totals': 'the API left some totals out, so the rows are only partly checked; use --strict to fail',
+};
 
 async function saveRaw(file: string, body: Buffer): Promise<void> {
   try {
@@ -106,8 +120,8 @@ function queryOf(flags: PullFlags): ReportQuery {
   }
   const start = flags.from;
   const end = flags.to ?? flags.from;
-  if (!isDate(start)) throw new UsageError(`--from: "${start}" is not a date YYYY-MM-DD`);
-  if (!isDate(end)) throw new UsageError(`--to: "${end}" is not a date YYYY-MM-DD`);
+  if (!isIsoDate(start)) throw new UsageError(`--from: "${start}" is not a date YYYY-MM-DD`);
+  if (!isIsoDate(end)) throw new UsageError(`--to: "${end}" is not a date YYYY-MM-DD`);
   if (end < start) throw new UsageError(`--to ${end} is before --from ${start}`);
   return { dimensions, period: { start, end } };
 }

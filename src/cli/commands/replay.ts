@@ -30,7 +30,9 @@ export function register(program: Command, ctx: CliContext): void {
         });
         const reconciled = outcome.reconciled
           ? 'reconciled'
-          : `NOT reconciled: ${JSON.stringify(outcome.mismatch)}`;
+          : outcome.unreconciledReason === 'no totals'
+            ? 'NOT reconciled: no totals'
+            : `NOT reconciled (${outcome.unreconciledReason ?? 'mismatch'}): ${JSON.stringify(outcome.mismatch)}`;
         ctx.stdout.write(
           outcome.status === 'loaded'
             ? `load ${loadId} replayed as load ${outcome.loadId}: ${outcome.rows} rows, ${reconciled}\n`

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { RedisUnavailableError } from '../../queue/connection.js';
-import { openQueues, type Queues } from '../../queue/queues.js';
-import { collectStatus } from '../../queue/status.js';
-import { renderStatus } from '../../queue/status-render.js';
+import { RedisUnavailableError } from '../../schedule/connection.js';
+import { openQueues, type Queues } from '../../schedule/queues.js';
+import { collectStatus } from '../../observe/status.js';
+import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
 import type { CliContext } from '../context.js';
 import { postgresFailure } from './heal.js';

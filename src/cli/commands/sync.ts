@@ -2,14 +2,17 @@ import { QueueEvents } from 'bullmq';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../entities/enqueue.js';
+import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../schedule/sync.js';
+import { asSyncProgress } from '../../entities/progress.js';
+import { syncClientOptions, syncRetryFromConfig } from '../../entities/request.js';
 import { runEntitySync, type EntitySyncResult } from '../../entities/sync.js';
-import { closeConnection, RedisUnavailableError, workerConnection } from '../../queue/connection.js';
-import { ENTITY_QUEUE } from '../../queue/names.js';
-import { openQueues } from '../../queue/queues.js';
-import { EntityFieldError } from '../../warehouse/entities/errors.js';
+import { closeConnection, RedisUnavailableError, workerConnection } from '../../schedule/connection.js';
+import { createLocalGate } from '../../api/gate.js';
+import { ENTITY_QUEUE } from '../../schedule/names.js';
+import { openQueues } from '../../schedule/queues.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { syncProgressView } from './sync-progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -26,7 +29,11 @@ export function register(program: Command, ctx: CliContext): void {
       'export campaigns and creatives into Postgres (tables campaigns, creatives, campaign_zones): ' +
         'enqueues a sync for the workers and prints its job id',
     )
-    .option('--wait', 'wait for the sync to finish and print its counts; exit 1 if it failed', false)
+    .option(
+      '--wait',
+      'wait for the sync to finish, showing its progress on stderr, and print its counts; exit 1 if it failed',
+      false,
+    )
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds', whole(1, 86_400), 3_600)
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
     .option(
@@ -38,8 +45,10 @@ export function register(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nA sync reads every campaign and their creatives, then writes them in one transaction: ' +
-        'entities no longer returned get deleted_at set. Reads ADOPS_BASE_URL, ADOPS_API_KEY (with ' +
-        '--direct), DATABASE_URL, ADOPS_SCHEMA, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+        'entities no longer returned get deleted_at set. A 429 waits for its Retry-After and ' +
+        'faults are retried per request; a queued sync that dies with its worker resumes from ' +
+        'the pages it had read. Reads ADOPS_BASE_URL, ADOPS_API_KEY (with --direct), ' +
+        'DATABASE_URL, ADOPS_SCHEMA, REDIS_URL and ADOPS_QUEUE_PREFIX.',
     )
     .action((flags: SyncFlags) => (flags.direct ? runDirect(ctx, flags) : runQueued(ctx, flags)));
 }
@@ -47,19 +56,27 @@ export function register(program: Command, ctx: CliContext): void {
 async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const config = ctx.config();
   const logger = ctx.logger();
-  const api = createApiClientFromConfig(config, logger);
+  // No Redis here: a 429 pauses this process' requests only.
+  const gate = createLocalGate();
+  const api = createApiClientFromConfig(config, logger, syncClientOptions(gate));
   const pool = createPool(config, { max: 2, logger });
+  const view = syncProgressView(ctx.stderr);
   try {
     const result = await runEntitySync({
       pool,
       schema: config.schema,
       api,
       logger,
+      gate,
+      retry: syncRetryFromConfig(config),
       campaignConcurrency: flags.concurrency,
+      onProgress: (p) => view.update(p),
     });
+    view.stop();
     ctx.stdout.write(`${summary(result)}\n`);
   } catch (error) {
-    if (error instanceof ApiError || error instanceof EntityFieldError)
+    view.stop();
+    if (error instanceof ApiError)
       throw new CommandFailed(`entity sync failed, nothing was written: ${error.message}`, { cause: error });
     throw error;
   } finally {
@@ -92,7 +109,17 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       added ? `enqueued entity sync ${jobId}\n` : `an entity sync is already queued or running: ${jobId}\n`,
     );
     if (events === undefined) return;
-    const result = await waitForEntitySync(queues.syncs, events, jobId, flags.timeout * 1000);
+    const view = syncProgressView(ctx.stderr);
+    events.on('progress', ({ jobId: id, data }) => {
+      const p = id === jobId ? asSyncProgress(data) : undefined;
+      if (p !== undefined) view.update(p);
+    });
+    let result: EntitySyncResult;
+    try {
+      result = await waitForEntitySync(queues.syncs, events, jobId, flags.timeout * 1000);
+    } finally {
+      view.stop();
+    }
     ctx.stdout.write(`${summary(result)}\n`);
   } catch (error) {
     if (error instanceof SyncWaitError) throw new CommandFailed(error.message, { cause: error });
@@ -104,8 +131,13 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
   }
 }
 
-function summary(r: EntitySyncResult): string {
-  return `synced ${r.campaigns} campaigns and ${r.creatives} creatives (${r.deleted} newly deleted, ${r.revived} revived)`;
+/** The one stdout line of a finished sync; unreadable fields are pointed at `adops status`. */
+export function summary(r: EntitySyncResult): string {
+  const base = `synced ${r.campaigns} campaigns and ${r.creatives} creatives (${r.deleted} newly deleted, ${r.revived} revived)`;
+  const problems = r.problems ?? 0;
+  if (problems === 0) return base;
+  const skipped = (r.skipped ?? 0) > 0 ? `, ${r.skipped} entities with an unreadable id skipped` : '';
+  return `${base}; ${problems} fields could not be read${skipped}: see adops status`;
 }
 
 function whole(min: number, max: number): (value: string) => number {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startWorker } from '../../queue/worker.js';
+import { startWorker } from '../../worker/start.js';
 import { createPool } from '../../warehouse/pool.js';
-import { RedisUnavailableError } from '../../queue/connection.js';
+import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
 
 interface WorkerFlags {
@@ -23,7 +23,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option(
       '--metrics-port <port>',
-      'port of /metrics and /health (default ADOPS_METRICS_PORT; 0 = off)',
+      'port of /metrics and /health on ADOPS_METRICS_HOST (default ADOPS_METRICS_PORT; 0 = off); a busy port logs a warning and the worker runs on without them',
       whole(0, 65535),
     )
     .addHelpText(

@@ -5,6 +5,7 @@ import {
   bool,
   checkInt,
   int,
+  knownFields,
   num,
   object,
   objectBody,
@@ -36,13 +37,34 @@ export interface CampaignUpdate {
   pacing?: Pacing | null;
 }
 
-const STRICT: Reader = { lenient: false };
-/** The campaign update decodes string-encoded values, as the spec's own example sends them. */
-const LENIENT: Reader = { lenient: true };
+/** What a body may hold beyond its known fields (the unknownFields quirk). */
+export interface BodyRules {
+  readonly unknownFields: 'drop' | 'reject';
+}
+
+const CREATE_FIELDS = ['name', 'folder_id', 'ad_format'];
+const UPDATE_FIELDS = [
+  'name',
+  'is_active',
+  'folder_id',
+  'tier',
+  'weight',
+  'zone_ids',
+  'conversion_tracker_id',
+  'advertiser_id',
+  'delivery',
+  'pricing',
+  'pacing',
+];
 
 /** Validates a POST /campaigns body (400 on the first problem). */
-export function parseCampaignCreate(body: unknown): CampaignCreate {
+export function parseCampaignCreate(
+  body: unknown,
+  rules: BodyRules = { unknownFields: 'drop' },
+): CampaignCreate {
+  const STRICT: Reader = { lenient: false, unknownFields: rules.unknownFields };
   const b = objectBody(body);
+  knownFields(STRICT, b, CREATE_FIELDS);
   return {
     name: text(STRICT, b, 'name') as string,
     folder_id: int(STRICT, b, 'folder_id', 'folder_id', { min: 1 }) as number,
@@ -51,9 +73,14 @@ export function parseCampaignCreate(body: unknown): CampaignCreate {
 }
 
 /** Validates a PUT /campaigns/{id} body (400 on the first problem). */
-export function parseCampaignUpdate(body: unknown): CampaignUpdate {
-  const r = LENIENT;
+export function parseCampaignUpdate(
+  body: unknown,
+  rules: BodyRules = { unknownFields: 'drop' },
+): CampaignUpdate {
+  // The campaign update decodes string-encoded values, as the spec's own example sends them.
+  const r: Reader = { lenient: true, unknownFields: rules.unknownFields };
   const b = objectBody(body);
+  knownFields(r, b, UPDATE_FIELDS);
   const zoneIds = array(r, b, 'zone_ids') as unknown[];
   const update: CampaignUpdate = {
     name: text(r, b, 'name') as string,
@@ -81,6 +108,7 @@ export function parseCampaignUpdate(body: unknown): CampaignUpdate {
 
 /** A delivery object: start and end UNIX seconds, 0 meaning "now" / "no end"; end blank or null is 0. */
 export function parseDelivery(r: Reader, d: Json, path: string, startRequired: boolean): Delivery {
+  knownFields(r, d, ['start', 'end'], path);
   const start = int(r, d, 'start', `${path}.start`, { optional: !startRequired }) ?? 0;
   const rawEnd = d.end === '' || d.end === null ? undefined : d.end;
   const end = rawEnd === undefined ? 0 : (int(r, { end: rawEnd }, 'end', `${path}.end`) as number);
@@ -90,6 +118,7 @@ export function parseDelivery(r: Reader, d: Json, path: string, startRequired: b
 }
 
 function parsePricing(r: Reader, p: Json): Pricing {
+  knownFields(r, p, ['model', 'value'], 'pricing');
   const model = oneOf(r, p, 'model', ['CPM', 'CPC'] as const, 'pricing.model') as 'CPM' | 'CPC';
   const value = num(r, p, 'value', 'pricing.value') as number;
   if (value < 0) throw badRequest('pricing.value must not be negative.', 'pricing.value');
@@ -97,6 +126,7 @@ function parsePricing(r: Reader, p: Json): Pricing {
 }
 
 function parsePacing(r: Reader, p: Json): Pacing {
+  knownFields(r, p, ['event', 'period', 'speed', 'value'], 'pacing');
   return {
     event: oneOf(r, p, 'event', ['impressions', 'clicks', 'conversions'] as const, 'pacing.event') as string,
     period: oneOf(r, p, 'period', ['due_date', 'day'] as const, 'pacing.period') as string,

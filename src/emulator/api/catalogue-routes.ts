@@ -1,10 +1,11 @@
-import type { Campaign } from '../entities.js';
+import type { Campaign, Creative } from '../entities.js';
 import type { CatalogueStore, WriteStamp } from '../store.js';
 import { parseCampaignCreate, parseCampaignUpdate } from './campaign-input.js';
 import { parseCreativeCreate, parseCreativeUpdate } from './creative-input.js';
-import { notFound } from './errors.js';
-import { json, NO_CONTENT, type Handler, type RequestContext } from './http.js';
-import { page, pathId } from './paging.js';
+import { entityReply } from './entity-reply.js';
+import { ApiError, notFound } from './errors.js';
+import { NO_CONTENT, type Handler, type RequestContext } from './http.js';
+import { page, pageParams, pathId } from './paging.js';
 
 function stamp(ctx: RequestContext): WriteStamp {
   return { at: Math.floor(ctx.now.getTime() / 1000), accountId: ctx.accountId };
@@ -17,7 +18,7 @@ function campaignOf(store: CatalogueStore, ctx: RequestContext): Campaign {
   return campaign;
 }
 
-function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campaign) {
+function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campaign): Creative {
   const id = pathId(ctx.ids[1], 'creative_id');
   const creative = store.getCreative(campaign.campaign_id, id);
   if (creative === undefined)
@@ -25,16 +26,38 @@ function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campai
   return creative;
 }
 
+/**
+ * Looks up what the path names, checking the request first unless the strict quirk is on: the spec
+ * does not say whether an unknown id (404) or a bad request (400) is answered first, so by default
+ * `precheck` (the validation that needs no entity) runs before the lookup, and under strict after it.
+ */
+function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown): T {
+  if (ctx.quirks.strict) return find();
+  try {
+    return find();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) precheck();
+    throw error;
+  }
+}
+
 /** Handlers of the campaign and creative endpoints, keyed 'METHOD pattern'. */
 export function catalogueHandlers(store: CatalogueStore): Record<string, Handler> {
   return {
-    'GET /campaigns': (ctx) => json(200, page(store.listCampaigns(), ctx.query)),
-    'POST /campaigns': (ctx) =>
-      json(201, { campaign_id: store.createCampaign(parseCampaignCreate(ctx.body), stamp(ctx)) }),
-    'GET /campaigns/:id': (ctx) => json(200, campaignOf(store, ctx)),
+    'GET /campaigns': (ctx) =>
+      entityReply(200, page(store.listCampaigns(), pageParams(ctx.query, ctx.quirks.strict)), ctx.quirks),
+    'POST /campaigns': (ctx) => {
+      const id = store.createCampaign(parseCampaignCreate(ctx.body, ctx.quirks), stamp(ctx));
+      return entityReply(201, { campaign_id: id }, ctx.quirks);
+    },
+    'GET /campaigns/:id': (ctx) => entityReply(200, campaignOf(store, ctx), ctx.quirks),
     'PUT /campaigns/:id': (ctx) => {
-      const campaign = campaignOf(store, ctx);
-      store.updateCampaign(campaign.campaign_id, parseCampaignUpdate(ctx.body), stamp(ctx));
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => parseCampaignUpdate(ctx.body, ctx.quirks),
+      );
+      store.updateCampaign(campaign.campaign_id, parseCampaignUpdate(ctx.body, ctx.quirks), stamp(ctx));
       return NO_CONTENT;
     },
     'DELETE /campaigns/:id': (ctx) => {
@@ -42,21 +65,28 @@ export function catalogueHandlers(store: CatalogueStore): Record<string, Handler
       return NO_CONTENT;
     },
     'GET /campaigns/:id/creatives': (ctx) => {
-      const campaign = campaignOf(store, ctx);
-      return json(200, page(store.listCreatives(campaign.campaign_id) ?? [], ctx.query));
+      const params = () => pageParams(ctx.query, ctx.quirks.strict);
+      const campaign = lookUp(ctx, () => campaignOf(store, ctx), params);
+      return entityReply(200, page(store.listCreatives(campaign.campaign_id) ?? [], params()), ctx.quirks);
     },
     'POST /campaigns/:id/creatives': (ctx) => {
-      const campaign = campaignOf(store, ctx);
-      const input = parseCreativeCreate(ctx.body, campaign.ad_format);
-      return json(201, { creative_id: store.createCreative(campaign, input, stamp(ctx)) });
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => parseCreativeCreate(ctx.body, undefined, ctx.quirks),
+      );
+      const input = parseCreativeCreate(ctx.body, campaign.ad_format, ctx.quirks);
+      return entityReply(201, { creative_id: store.createCreative(campaign, input, stamp(ctx)) }, ctx.quirks);
     },
-    'GET /campaigns/:id/creatives/:id': (ctx) => json(200, creativeOf(store, ctx, campaignOf(store, ctx))),
+    'GET /campaigns/:id/creatives/:id': (ctx) =>
+      entityReply(200, creativeOf(store, ctx, campaignOf(store, ctx)), ctx.quirks),
     'PUT /campaigns/:id/creatives/:id': (ctx) => {
-      const campaign = campaignOf(store, ctx);
-      const creative = creativeOf(store, ctx, campaign);
+      const precheck = () => parseCreativeUpdate(ctx.body, undefined, undefined, ctx.quirks);
+      const campaign = lookUp(ctx, () => campaignOf(store, ctx), precheck);
+      const creative = lookUp(ctx, () => creativeOf(store, ctx, campaign), precheck);
       store.updateCreative(
         creative,
-        parseCreativeUpdate(ctx.body, campaign.ad_format, creative.ad_type),
+        parseCreativeUpdate(ctx.body, campaign.ad_format, creative.ad_type, ctx.quirks),
         stamp(ctx),
       );
       return NO_CONTENT;

@@ -1,8 +1,8 @@
 import { AD_TYPES, type AdFormat, type Delivery } from '../entities.js';
-import { parseDelivery } from './campaign-input.js';
+import { parseDelivery, type BodyRules } from './campaign-input.js';
 import { badRequest } from './errors.js';
 import { parseTargeting } from './targeting.js';
-import { bool, int, object, objectBody, str, text, type Json, type Reader } from './validate.js';
+import { bool, int, knownFields, object, objectBody, str, text, type Json, type Reader } from './validate.js';
 
 /** A validated POST /campaigns/{id}/creatives body. */
 export interface CreativeCreate {
@@ -21,64 +21,101 @@ export interface CreativeUpdate {
   targeting?: Json | null;
 }
 
-const STRICT: Reader = { lenient: false };
+/** The creative body rules: the unknownFields quirk, and strict 2-letter country codes. */
+export interface CreativeRules extends BodyRules {
+  readonly strict: boolean;
+}
+
+const DEFAULT_RULES: CreativeRules = { unknownFields: 'drop', strict: false };
+const IMAGE_DATA_FIELDS = [
+  'filehash',
+  'width',
+  'height',
+  'alt_text',
+  'target_window',
+  'use_iframe',
+  'landing_page',
+  'ad_verification_code',
+];
 /** Ad types whose data follows the spec's documented image-style schema. */
 export const IMAGE_STYLE_TYPES: readonly string[] = ['image', 'video', 'zip'];
 const TARGET_WINDOWS = ['_blank', '_top', '_self', '_parent'];
 
-function adType(b: Json, format: AdFormat, optional: boolean): string | undefined {
-  const value = str(STRICT, b, 'ad_type', 'ad_type', optional);
-  if (value === undefined) return undefined;
+/** The body's ad_type, checked against the campaign's format when it is known. */
+function adType(r: Reader, b: Json, format: AdFormat | undefined, optional: boolean): string | undefined {
+  const value = str(r, b, 'ad_type', 'ad_type', optional);
+  if (value === undefined || format === undefined) return value;
   const allowed = AD_TYPES[format];
   if (!allowed.includes(value))
     throw badRequest(`ad_type of a ${format} campaign must be one of: ${allowed.join(', ')}.`, 'ad_type');
   return value;
 }
 
-/** Validates a POST creative body against the owning campaign's ad_format. */
-export function parseCreativeCreate(body: unknown, format: AdFormat): CreativeCreate {
+/**
+ * Validates a POST creative body against the owning campaign's ad_format; with `format` undefined
+ * (the campaign is not looked up yet) only what does not depend on it.
+ */
+export function parseCreativeCreate(
+  body: unknown,
+  format: AdFormat | undefined,
+  rules: BodyRules = DEFAULT_RULES,
+): CreativeCreate {
+  const r: Reader = { lenient: false, unknownFields: rules.unknownFields };
   const b = objectBody(body);
-  return { name: text(STRICT, b, 'name') as string, ad_type: adType(b, format, false) as string };
+  knownFields(r, b, ['name', 'ad_type']);
+  return { name: text(r, b, 'name') as string, ad_type: adType(r, b, format, false) as string };
 }
 
 /**
  * Validates a PUT creative body. `currentType` is the creative's ad_type, used for the data schema
- * unless the body changes it (allowed when the new type fits the campaign's format).
+ * unless the body changes it (allowed when the new type fits the campaign's format). With `format`
+ * and `currentType` undefined (nothing looked up yet) only what depends on neither is checked.
  */
-export function parseCreativeUpdate(body: unknown, format: AdFormat, currentType: string): CreativeUpdate {
+export function parseCreativeUpdate(
+  body: unknown,
+  format: AdFormat | undefined,
+  currentType: string | undefined,
+  rules: CreativeRules = DEFAULT_RULES,
+): CreativeUpdate {
+  const r: Reader = { lenient: false, unknownFields: rules.unknownFields };
   const b = objectBody(body);
+  knownFields(r, b, ['name', 'is_active', 'data', 'ad_type', 'weight', 'delivery', 'targeting']);
   const update: CreativeUpdate = {
-    name: text(STRICT, b, 'name') as string,
-    is_active: bool(STRICT, b, 'is_active') as boolean,
+    name: text(r, b, 'name') as string,
+    is_active: bool(r, b, 'is_active') as boolean,
     data: {},
   };
-  const type = adType(b, format, true);
+  const type = adType(r, b, format, true);
   if (type !== undefined) update.ad_type = type;
-  const data = object(STRICT, b, 'data');
+  const data = object(r, b, 'data');
   if (data === null || data === undefined) throw badRequest('data must be an object.', 'data');
-  update.data = IMAGE_STYLE_TYPES.includes(type ?? currentType) ? parseImageData(data) : data;
-  const weight = int(STRICT, b, 'weight', 'weight', { optional: true, min: 1, max: 100 });
+  const dataType = type ?? currentType;
+  update.data =
+    dataType !== undefined && IMAGE_STYLE_TYPES.includes(dataType) ? parseImageData(r, data) : data;
+  const weight = int(r, b, 'weight', 'weight', { optional: true, min: 1, max: 100 });
   if (weight !== undefined) update.weight = weight;
-  const delivery = object(STRICT, b, 'delivery', 'delivery', true);
+  const delivery = object(r, b, 'delivery', 'delivery', true);
   if (delivery !== undefined && delivery !== null)
-    update.delivery = parseDelivery(STRICT, delivery, 'delivery', true);
-  const targeting = object(STRICT, b, 'targeting', 'targeting', true);
-  if (targeting !== undefined) update.targeting = targeting === null ? null : parseTargeting(targeting);
+    update.delivery = parseDelivery(r, delivery, 'delivery', true);
+  const targeting = object(r, b, 'targeting', 'targeting', true);
+  if (targeting !== undefined)
+    update.targeting = targeting === null ? null : parseTargeting(targeting, { strict: rules.strict });
   return update;
 }
 
 /** The spec's image-style data: filehash, width and height required; the rest typed when present. */
-function parseImageData(d: Json): Json {
+function parseImageData(r: Reader, d: Json): Json {
+  knownFields(r, d, IMAGE_DATA_FIELDS, 'data');
   const out: Json = {
-    filehash: text(STRICT, d, 'filehash', 'data.filehash'),
-    width: int(STRICT, d, 'width', 'data.width', { min: 1 }),
-    height: int(STRICT, d, 'height', 'data.height', { min: 1 }),
+    filehash: text(r, d, 'filehash', 'data.filehash'),
+    width: int(r, d, 'width', 'data.width', { min: 1 }),
+    height: int(r, d, 'height', 'data.height', { min: 1 }),
   };
   for (const name of ['alt_text', 'landing_page', 'ad_verification_code']) {
-    const value = str(STRICT, d, name, `data.${name}`, true);
+    const value = str(r, d, name, `data.${name}`, true);
     if (value !== undefined) out[name] = value;
   }
-  const window = str(STRICT, d, 'target_window', 'data.target_window', true);
+  const window = str(r, d, 'target_window', 'data.target_window', true);
   if (window !== undefined) {
     if (!TARGET_WINDOWS.includes(window))
       throw badRequest(
@@ -87,7 +124,7 @@ function parseImageData(d: Json): Json {
       );
     out.target_window = window;
   }
-  const iframe = bool(STRICT, d, 'use_iframe', 'data.use_iframe', true);
+  const iframe = bool(r, d, 'use_iframe', 'data.use_iframe', true);
   if (iframe !== undefined) out.use_iframe = iframe;
   return out;
 }

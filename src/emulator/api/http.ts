@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Quirks } from '../quirks.js';
 import { badRequest } from './errors.js';
 
 /** A handler's answer: a string body is sent with content-length, an iterable one streamed (chunked). */
@@ -16,6 +17,8 @@ export interface RequestContext {
   readonly body: unknown;
   readonly accountId: number;
   readonly now: Date;
+  /** The quirks in force when the request arrived. */
+  readonly quirks: Quirks;
 }
 
 export type Handler = (ctx: RequestContext) => Reply;
@@ -115,16 +118,4 @@ export async function sendReply(res: ServerResponse, given: Reply): Promise<void
       });
   }
   res.end();
-}
-
-/** Sends the first half of a full body with the full content-length, then cuts the connection. */
-export function sendTruncated(res: ServerResponse, reply: Reply): void {
-  const body = bodyBuffer(reply);
-  const cut = Math.floor(body.length / 2);
-  res.writeHead(reply.status === 204 ? 200 : reply.status, {
-    ...reply.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': body.length,
-  });
-  res.write(body.subarray(0, cut), () => res.socket?.destroy());
 }

@@ -1,7 +1,13 @@
 import { badRequest } from './errors.js';
 
-/** The largest accepted `limit` (the spec leaves it open; documented in docs/emulator.md). */
+/** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
 export const MAX_LIMIT = 1000;
+
+/** A validated list query: page size and items skipped. */
+export interface PageParams {
+  readonly limit: number;
+  readonly offset: number;
+}
 
 function integerParam(
   query: URLSearchParams,
@@ -18,11 +24,20 @@ function integerParam(
   return value;
 }
 
-/** One page of `items` by the list query's limit (default 100, 1..1000) and offset (default 0). */
-export function page<T>(items: readonly T[], query: URLSearchParams): { items: T[] } {
-  const limit = integerParam(query, 'limit', 100, 1, MAX_LIMIT);
-  const offset = integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  return { items: items.slice(offset, offset + limit) };
+/**
+ * The list query's limit (default 100; at least 1, at most MAX_LIMIT only when `strict`: without it a
+ * page is a slice of what the emulator holds anyway, so no cap is needed) and offset (default 0).
+ */
+export function pageParams(query: URLSearchParams, strict: boolean): PageParams {
+  return {
+    limit: integerParam(query, 'limit', 100, 1, strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER),
+    offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/** One page of `items`. */
+export function page<T>(items: readonly T[], p: PageParams): { items: T[] } {
+  return { items: items.slice(p.offset, p.offset + p.limit) };
 }
 
 /** A path id: decimal digits forming a positive safe integer, else 400 naming the parameter. */

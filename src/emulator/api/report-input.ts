@@ -1,5 +1,6 @@
 import { isSpecDimension as isDimension, type SpecDimension as Dimension } from '../spec.js';
 import { dayNumber } from '../report/cells.js';
+import type { ReportParamsForm } from '../types.js';
 import { badRequest } from './errors.js';
 
 /** A validated GET /reports request. */
@@ -9,7 +10,7 @@ export interface ReportRequest {
   readonly dimensions: Dimension[];
 }
 
-/** The longest date range one request may span (the spec leaves it open). */
+/** The longest date range one request may span under the strict quirk (the spec leaves it open). */
 export const MAX_REPORT_DAYS = 366;
 
 function isRealDate(text: string): boolean {
@@ -26,41 +27,89 @@ function dateParam(value: unknown, name: string): string {
   return value;
 }
 
-/** Dimension names from every accepted encoding: repeated, bracketed `dimensions[]`, comma separated, JSON array. */
-function dimensionNames(query: URLSearchParams, body: Record<string, unknown>): string[] {
-  const fromQuery = [...query.getAll('dimensions'), ...query.getAll('dimensions[]')];
-  let raw: unknown[] = fromQuery;
-  if (fromQuery.length === 0 && body.dimensions !== undefined) {
-    if (typeof body.dimensions === 'string') raw = [body.dimensions];
-    else if (Array.isArray(body.dimensions)) raw = body.dimensions;
-    else throw badRequest('dimensions must be an array of dimension names.', 'dimensions');
-  }
-  return raw.flatMap((v, i) => {
-    if (typeof v !== 'string') throw badRequest(`dimensions[${i}] must be a string.`, 'dimensions');
-    return v
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-  });
+/** A query parameter's last value, as PHP and many frameworks read a repeated one; undefined when absent. */
+function lastValue(query: URLSearchParams, name: string): string | undefined {
+  const all = query.getAll(name);
+  return all.length === 0 ? undefined : all[all.length - 1];
+}
+
+/** Names from a JSON body's `dimensions`: an array of names (a single name string as one). */
+function bodyNames(body: Record<string, unknown>): unknown[] {
+  if (body.dimensions === undefined) return [];
+  if (typeof body.dimensions === 'string') return [body.dimensions];
+  if (Array.isArray(body.dimensions)) return body.dimensions;
+  throw badRequest('dimensions must be an array of dimension names.', 'dimensions');
 }
 
 /**
- * Reads the report parameters from the query string, or, for those absent there, from a JSON body
- * (the spec's example sends one), and validates them (400 naming the parameter).
+ * The raw dimension values as a server that understands only `form` reads them. 'any' takes every
+ * encoding (repeated, bracketed `dimensions[]`, comma separated, JSON array); the one-form servers
+ * misread the others the way real ones do: a PHP ('brackets') or 'comma' server keeps only the last
+ * of repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
  */
-export function parseReportRequest(query: URLSearchParams, body: unknown): ReportRequest {
+function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<string, unknown>): unknown[] {
+  switch (form) {
+    case 'any': {
+      const fromQuery = [...query.getAll('dimensions'), ...query.getAll('dimensions[]')];
+      return (fromQuery.length > 0 ? fromQuery : bodyNames(body)).flatMap(splitComma);
+    }
+    case 'repeat':
+      return query.getAll('dimensions');
+    case 'brackets': {
+      const bracketed = query.getAll('dimensions[]');
+      const plain = lastValue(query, 'dimensions');
+      return bracketed.length > 0 ? bracketed : plain === undefined ? [] : [plain];
+    }
+    case 'comma':
+      return splitComma(lastValue(query, 'dimensions') ?? '');
+    case 'json-body':
+      return bodyNames(body);
+  }
+}
+
+function splitComma(v: unknown): unknown[] {
+  if (typeof v !== 'string') return [v];
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** How the request's parameters are read: the parameter form the server understands, and its rules. */
+export interface ReportInputRules {
+  readonly form: ReportParamsForm;
+  /** Enforce MAX_REPORT_DAYS (a rule the spec does not state). */
+  readonly strict: boolean;
+}
+
+/**
+ * Reads the report parameters as a server that understands `rules.form` does (by default: the query
+ * string, or for those absent there a JSON body, as the spec's example sends one) and validates them
+ * (400 naming the parameter).
+ */
+export function parseReportRequest(
+  query: URLSearchParams,
+  body: unknown,
+  rules: ReportInputRules = { form: 'any', strict: false },
+): ReportRequest {
   const b =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : {};
-  const from = dateParam(query.get('date_from') ?? b.date_from, 'date_from');
-  const until = dateParam(query.get('date_until') ?? b.date_until, 'date_until');
-  if (until < from) throw badRequest('date_until must not be before date_from.', 'date_until');
-  if (dayNumber(until) - dayNumber(from) + 1 > MAX_REPORT_DAYS)
-    throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
-  const names = dimensionNames(query, b);
-  if (names.length === 0)
+  const { form } = rules;
+  const names = rawNames(form, query, b).map((v, i) => {
+    if (typeof v !== 'string') throw badRequest(`dimensions[${i}] must be a string.`, 'dimensions');
+    return v;
+  });
+  if (names.length === 0 || names.every((n) => n === ''))
     throw badRequest('dimensions is required: one or more dimension names.', 'dimensions');
+  const param = (name: string) =>
+    form === 'json-body' ? b[name] : form === 'any' ? (query.get(name) ?? b[name]) : lastValue(query, name);
+  const from = dateParam(param('date_from'), 'date_from');
+  const until = dateParam(param('date_until'), 'date_until');
+  if (until < from) throw badRequest('date_until must not be before date_from.', 'date_until');
+  if (rules.strict && dayNumber(until) - dayNumber(from) + 1 > MAX_REPORT_DAYS)
+    throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
   const seen = new Set<string>();
   for (const name of names) {
     if (!isDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');

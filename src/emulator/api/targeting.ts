@@ -5,6 +5,10 @@ const DEVICES = ['desktop', 'tablet', 'mobile'];
 /** The spec shows '=' and '>' in an example; the emulator accepts the usual comparison set. */
 export const KEYVALUE_OPERATORS = ['=', '!=', '>', '>=', '<', '<='] as const;
 const STRICT: Reader = { lenient: false };
+const COUNTRY_CODES = {
+  strict: [/^[A-Z]{2}$/, 'a 2-letter uppercase country code (ISO 3166-1 alpha-2)'],
+  lenient: [/^[A-Z]{2,3}$/, 'a 2- or 3-letter uppercase country code (ISO 3166-1 alpha-2 or alpha-3)'],
+} as const;
 
 function arrayAt(value: unknown, path: string): unknown[] {
   if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
@@ -21,9 +25,11 @@ function codes(values: unknown[], path: string, pattern: RegExp, what: string): 
 
 /**
  * Validates a creative's targeting object (write shape of the spec) and returns it normalised:
- * a single language string becomes a one-element array. Unknown fields are rejected.
+ * a single language string becomes a one-element array. Unknown fields are rejected: the spec lists
+ * the write shape in full, so a typo would otherwise silently drop targeting. Country codes are
+ * 2- or 3-letter uppercase (the spec documents 2 and its example sends 3); `strict` allows only 2.
  */
-export function parseTargeting(t: Json): Json {
+export function parseTargeting(t: Json, rules: { strict: boolean } = { strict: false }): Json {
   onlyFields(t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues'], 'targeting');
   const out: Json = {};
   if (t.devices !== undefined) {
@@ -45,12 +51,8 @@ export function parseTargeting(t: Json): Json {
     const loc: Json = {};
     if (locations.countries !== undefined) {
       const path = 'targeting.geo.locations.countries';
-      loc.countries = codes(
-        arrayAt(locations.countries, path),
-        path,
-        /^[A-Z]{2}$/,
-        'a 2-letter uppercase country code (ISO 3166-1 alpha-2)',
-      );
+      const [pattern, what] = rules.strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
+      loc.countries = codes(arrayAt(locations.countries, path), path, pattern, what);
     }
     out.geo = { type, locations: loc };
   }

@@ -7,6 +7,8 @@ import { badRequest } from './errors.js';
  */
 export interface Reader {
   readonly lenient: boolean;
+  /** Fields outside a body's known list: ignored ('drop', the default) or a 400 ('reject'). */
+  readonly unknownFields?: 'drop' | 'reject';
 }
 
 export type Json = Record<string, unknown>;
@@ -132,6 +134,16 @@ export function object(
   if (value === null || (Array.isArray(value) && value.length === 0)) return null;
   if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(`${path} must be an object.`, path);
   return value as Json;
+}
+
+/** With the reader's unknownFields 'reject', a 400 for the first field outside `allowed`; else nothing. */
+export function knownFields(r: Reader, obj: Json, allowed: readonly string[], path?: string): void {
+  if (r.unknownFields !== 'reject') return;
+  for (const key of Object.keys(obj))
+    if (!allowed.includes(key)) {
+      const at = path === undefined ? key : `${path}.${key}`;
+      throw badRequest(`${at} is not a known field.`, at);
+    }
 }
 
 /** Rejects fields outside `allowed` (typos would otherwise be silently ignored). */

@@ -70,10 +70,20 @@ function describe(
   }
 }
 
-/** Numbers sort numerically (ids, tiers, hours), everything else by code unit: a fixed, documented order. */
-function compareKeys(a: string, b: string): number {
+/**
+ * The order of a dimension's keys in the response: 'natural' sorts numbers numerically (ids, tiers,
+ * hours) and everything else by code unit; 'code-unit' sorts all as text ("10" before "2"), as a
+ * server that sorts its keys alphabetically does (the sortKeys quirk).
+ */
+export type KeyOrder = 'natural' | 'code-unit';
+
+function compareNatural(a: string, b: string): number {
   const numeric = /^\d+$/;
   if (numeric.test(a) && numeric.test(b) && a.length !== b.length) return a.length - b.length;
+  return compareCodeUnits(a, b);
+}
+
+function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -83,9 +93,10 @@ export function codeDimension(
   model: TrafficModel,
   days: readonly DayCells[],
   total: number,
+  order: KeyOrder = 'natural',
 ): CodedDimension {
   const { source, keys } = describe(dim, model, days);
-  const distinct = [...new Set(keys)].sort(compareKeys);
+  const distinct = [...new Set(keys)].sort(order === 'natural' ? compareNatural : compareCodeUnits);
   const codeOfKey = new Map(distinct.map((k, i) => [k, i]));
   const lookup = Uint32Array.from(keys, (k) => codeOfKey.get(k) ?? 0);
   const codes = new Uint32Array(total);

@@ -1,6 +1,7 @@
 import type { SpecDimension as Dimension } from '../spec.js';
 import { generateDay, type DayCells } from './cells.js';
 import { daysBetween, lateFraction } from './late.js';
+import { FAITHFUL_ENCODING, type ReportEncoding } from './encoding.js';
 import { renderReport, type ReportedDay } from './render.js';
 import type { TrafficModel } from './traffic.js';
 
@@ -53,8 +54,14 @@ export class ReportEngine {
     });
   }
 
-  /** The response body of GET /reports as string chunks. */
-  render(from: string, until: string, dimensions: readonly Dimension[], today: string): Generator<string> {
-    return renderReport(this.model, this.reportedDays(from, until, today), dimensions);
+  /** The response body of GET /reports as string chunks, written in `encoding` (the quirks). */
+  render(
+    from: string,
+    until: string,
+    dimensions: readonly Dimension[],
+    today: string,
+    encoding: ReportEncoding = FAITHFUL_ENCODING,
+  ): Generator<string> {
+    return renderReport(this.model, this.reportedDays(from, until, today), dimensions, encoding);
   }
 }

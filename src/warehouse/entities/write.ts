@@ -1,5 +1,4 @@
 import type { ClientBase, Pool } from 'pg';
-import type { Catalogue } from './catalogue.js';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS } from './columns.js';
 import {
   chunks,
@@ -11,6 +10,9 @@ import {
   type EntityTable,
   type Statement,
 } from './statements.js';
+import type { Catalogue } from './rows.js';
+import { withClient } from '../client.js';
+import { withTransaction } from '../transaction.js';
 
 /** Counts of one catalogue write. */
 export interface WriteResult {
@@ -27,6 +29,8 @@ export interface WriteOptions {
   readonly chunkSize?: number;
   /** statement_timeout of the transaction, in milliseconds. */
   readonly statementTimeoutMs?: number;
+  /** Runs in the transaction after the writes, before COMMIT (e.g. ending the sync's checkpoint). */
+  readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<void>;
 }
 
 const CAMPAIGNS: EntityTable = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS };
@@ -43,20 +47,17 @@ export async function writeCatalogue(
   catalogue: Catalogue,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    try {
-      const result = await writeInTransaction(client, schema, catalogue, options);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    }
-  } finally {
-    client.release();
-  }
+  return withClient(pool, (client, markBroken) =>
+    withTransaction(
+      client,
+      async () => {
+        const result = await writeInTransaction(client, schema, catalogue, options);
+        await options.beforeCommit?.(client, result);
+        return result;
+      },
+      { onRollbackError: markBroken },
+    ),
+  );
 }
 
 async function writeInTransaction(

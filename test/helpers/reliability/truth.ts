@@ -50,7 +50,8 @@ export async function fetchTruth(
         const parsed = parseReport(raw.body, report.dimensions, { strict: true });
         perPeriod.set(period.start, {
           rows: parsed.rows.map((r) => line(r.dims, r.counters)).sort(),
-          totals: parsed.totals,
+          // Strict parsing reconciled all five counters, so none is null.
+          totals: parsed.totals as Counters,
         });
       }
       truth.set(report.name, perPeriod);

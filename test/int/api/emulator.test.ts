@@ -151,14 +151,17 @@ describe('API client against the emulator', () => {
   });
 
   it('malformed and truncated bodies yield typed errors, never rows', async () => {
+    // The same broken body every time: retried once, then final (the repeat proves it stays).
     emu.setFaults({ malformedRate: 1, paths: ['/v2/reports'] });
     const malformed = await pull(client(), q(['day'], day(0))).catch((e: unknown) => e);
-    expect(malformed instanceof ReportFormatError || malformed instanceof ApiResponseError).toBe(true);
+    expect(malformed).toBeInstanceOf(ApiResponseError);
+    expect(malformed).toMatchObject({ retryable: false, attempts: 2 });
+    expect(emu.stats().requests['GET /v2/reports']).toBe(2);
 
     emu.setFaults({ truncateRate: 1, paths: ['/v2/reports'] });
     const truncated = await pull(client({ attempts: 2 }), q(['day'], day(0))).catch((e: unknown) => e);
     expect(truncated).toBeInstanceOf(ApiTransportError);
-    expect(emu.stats().requests['GET /v2/reports']).toBe(3);
+    expect(emu.stats().requests['GET /v2/reports']).toBe(4);
   });
 
   it('wrongly shaped and wrongly typed bodies yield typed errors, never rows', async () => {

@@ -184,36 +184,52 @@ describe('API client over real HTTP', () => {
     expect(slept[0]).toBeLessThanOrEqual(1525);
   });
 
-  it('rejects a 200 whose body is not the expected JSON, with a redacted excerpt', async () => {
+  it('retries a 200 HTML page, and fails for good with a redacted excerpt when it repeats', async () => {
     const s = await serve([json(200, `<html>proxy login for ${KEY}</html>`)]);
     const error = await client(s.url)
       .listCampaigns()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiResponseError);
-    expect((error as ApiResponseError).retryable).toBe(false);
+    // The same page twice in a row: the second answer proves it is not going away.
+    expect(s.seen.length).toBe(2);
+    expect(error).toMatchObject({ retryable: false, attempts: 2 });
+    expect((error as Error).message).toContain('an HTML page; the same body twice in a row');
     expect((error as ApiResponseError).excerpt).toBe('<html>proxy login for [REDACTED]</html>');
     expect((error as Error).message).not.toContain(KEY);
-    // A report body is returned as received, to be archived; the parser then rejects it.
-    const raw = await client(s.url).fetchReport(QUERY);
-    expect(() => parseReport(raw.body, ['day'])).toThrow(ReportFormatError);
+    // The body as received rides along for the archive, but never in what a logger would print.
+    expect((error as ApiResponseError).body?.toString()).toContain(KEY);
+    expect(JSON.stringify(error)).not.toContain(KEY);
+    expect(Object.keys(error as object)).not.toContain('body');
+    // A report request meets the same page the same way: it never reaches the parser.
+    const report = await client(s.url)
+      .fetchReport(QUERY)
+      .catch((e: unknown) => e);
+    expect(report).toMatchObject({ name: 'ApiResponseError', retryable: false, attempts: 2 });
+    // The parser, given such a body anyway, says where it breaks without quoting it.
     const parseError = (() => {
       try {
-        parseReport(raw.body, ['day']);
+        parseReport(Buffer.from(`<html>proxy login for ${KEY}</html>`), ['day']);
       } catch (e) {
         return e as Error;
       }
       return undefined;
     })();
+    expect(parseError).toBeInstanceOf(ReportFormatError);
     expect(parseError?.message).toMatch(/not valid JSON: unexpected "<" at byte 0/);
     expect(parseError?.message).not.toContain(KEY);
   });
 
-  it('rejects list and entity bodies of the wrong shape', async () => {
-    const s = await serve([json(200, { items: [{ name: 'no id' }] }), json(200, [1]), json(201, {})]);
+  it('rejects list and entity bodies of the wrong shape, but not a page for one item without a readable id', async () => {
+    const s = await serve([
+      json(200, { items: [{ name: 'no id' }, { campaign_id: '7' }] }),
+      json(200, { data: [] }),
+      json(200, [1]),
+      json(201, {}),
+    ]);
     const c = client(s.url);
-    await expect(c.listCampaigns()).rejects.toThrow(
-      /items\[0\] is not an object with an integer campaign_id/,
-    );
+    // The caller (the catalogue sync) skips and reports such an item; the rest of the page counts.
+    expect(await c.listCampaigns()).toEqual([{ name: 'no id' }, { campaign_id: '7' }]);
+    await expect(c.listCampaigns()).rejects.toThrow(/expected an object with an items array/);
     await expect(c.getCreative(1, 2)).rejects.toBeInstanceOf(ApiResponseError);
     await expect(c.createCreative(1, { name: 'a', ad_type: 'image' })).rejects.toBeInstanceOf(
       ApiResponseError,
@@ -307,6 +323,7 @@ describe('API client over real HTTP', () => {
     await c.updateCreative(9, 4, { name: 'c', is_active: false, data: {} });
     await c.deleteCreative(9, 4);
     await c.deleteCampaign(9);
+    // The last answer (204, empty) repeats: an empty list body is malformed, retried once, then final.
     await c.listCreatives(9, { offset: 3 }).catch(() => undefined);
     expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
       'POST /v2/campaigns',
@@ -316,6 +333,7 @@ describe('API client over real HTTP', () => {
       'PUT /v2/campaigns/9/creatives/4',
       'DELETE /v2/campaigns/9/creatives/4',
       'DELETE /v2/campaigns/9',
+      'GET /v2/campaigns/9/creatives?offset=3',
       'GET /v2/campaigns/9/creatives?offset=3',
     ]);
     expect(s.seen[0]?.headers['content-type']).toBe('application/json');

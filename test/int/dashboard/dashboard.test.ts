@@ -2,24 +2,13 @@
 import { mkdirSync } from 'node:fs';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard, type Dashboard } from '../../../src/dashboard/server.js';
-import { REPORT_QUEUE } from '../../../src/queue/names.js';
+import { startDashboard, type Dashboard } from '../../../src/observe/dashboard/server.js';
+import { REPORT_QUEUE } from '../../../src/schedule/names.js';
+import { launchChromium } from '../../helpers/browser.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// This machine has no internet: keep Chromium from reaching out, so nothing waits on a timeout.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = 'test-artifacts/dashboard.png';
 
 const prefix = testPrefix();
@@ -86,7 +75,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     readOnly: true,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

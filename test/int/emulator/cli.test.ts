@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,5 +73,42 @@ describe('adops emulator command', () => {
     proc.kill('SIGTERM');
     const [code] = (await once(proc, 'exit')) as [number | null];
     expect(code).toBe(0);
+  });
+
+  it('applies --profile and the quirk flags, and still prints the base URL first', async () => {
+    const { url, proc, stderr } = await spawnEmulator([
+      '--profile',
+      'php',
+      '--quirks',
+      'gzip,no-sort-keys',
+      '--report-params',
+      'comma',
+      '--clock-skew',
+      '-120',
+    ]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2$/);
+    const bearer = await request(`${url}/campaigns?limit=1`, {
+      headers: { authorization: 'Bearer demo-key' },
+    });
+    expect(bearer.statusCode).toBe(401);
+    await bearer.body.dump();
+    const report = await request(
+      `${url}/reports?date_from=2025-01-01&date_until=2025-01-01&dimensions=day,device`,
+      {
+        headers: { 'x-api-key': 'demo-key', 'accept-encoding': 'gzip' },
+      },
+    );
+    expect([report.statusCode, report.headers['content-encoding']]).toEqual([200, 'gzip']);
+    const doc = JSON.parse(gunzipSync(Buffer.from(await report.body.arrayBuffer())).toString()) as {
+      items: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    expect(Object.keys(doc)).toEqual(['items', 'totals']);
+    expect(doc.items['2025-01-01']?.mobile?.ad_requests).toMatch(/^\d+$/);
+    expect(Date.parse(String(report.headers.date)) - Date.now()).toBeLessThan(-100_000);
+    expect(stderr()).toContain(
+      'profile php; quirks: reportParams=comma, auth=x-api-key, stringValues, emptyAsArray, gzip, clockSkewSeconds=-120',
+    );
+    proc.kill('SIGTERM');
+    expect(((await once(proc, 'exit')) as [number | null])[0]).toBe(0);
   });
 });

@@ -6,8 +6,8 @@ import { main } from '../../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { runEntitySync } from '../../../src/entities/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { ENTITY_QUEUE } from '../../../src/queue/names.js';
+import { closeConnection, workerConnection } from '../../../src/schedule/connection.js';
+import { ENTITY_QUEUE } from '../../../src/schedule/names.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
@@ -69,7 +69,7 @@ describe('adops sync', () => {
   it('--direct exits 1 with the cause and writes nothing when the API keeps failing', async () => {
     emu.setFaults({ failRate: 1 });
     try {
-      const { code, err } = await run(['sync', '--direct'], { ...baseEnv(), ADOPS_HTTP_ATTEMPTS: '2' });
+      const { code, err } = await run(['sync', '--direct'], { ...baseEnv(), ADOPS_SYNC_ATTEMPTS: '2' });
       expect(code).toBe(1);
       expect(err).toMatch(/entity sync failed, nothing was written: GET \/v2\/campaigns.*HTTP 500/);
       expect(err).not.toContain('demo-key');
@@ -124,5 +124,58 @@ describe('adops sync', () => {
     const { code, err } = await run(['sync', '--wait', '--timeout', '1'], env);
     expect(code).toBe(1);
     expect(err).toMatch(/did not finish within 1 s: is an adops worker running\?/);
+  });
+
+  it('--direct stores an unreadable field as NULL, skips entities with an unreadable id, and adops status shows both', async () => {
+    const api = createApiClient({ baseUrl: emu.url, apiKey: 'demo-key', auth: 'bearer' });
+    const campaigns = await api.listCampaigns();
+    const [first, second] = campaigns;
+    if (first === undefined || second === undefined) throw new Error('the emulator has too few campaigns');
+    const creatives = await api.listCreatives(second.campaign_id);
+    await api.close();
+    // One campaign with a tier no column can hold, one campaign and one creative whose id is garbage.
+    const broken = { ...first, tier: 'top' };
+    const nameless = { ...second, campaign_id: 'n/a', name: 'Ghost' };
+    emu.override({
+      path: '/v2/campaigns',
+      status: 200,
+      body: JSON.stringify({ items: [broken, second, nameless, ...campaigns.slice(2)] }),
+    });
+    emu.override({
+      path: `/v2/campaigns/${second.campaign_id}/creatives`,
+      status: 200,
+      body: JSON.stringify({ items: [...creatives, { ...creatives[0], creative_id: null }] }),
+    });
+    const { code, out, err } = await run(['sync', '--direct'], baseEnv());
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toMatch(
+      /^synced \d+ campaigns and \d+ creatives \(\d+ newly deleted, \d+ revived\); 3 fields could not be read, 2 entities with an unreadable id skipped: see adops status\n$/,
+    );
+    const { rows } = await db.pool.query(
+      `SELECT tier, name, raw->>'tier' AS raw_tier FROM ${TEST_SCHEMA}.campaigns WHERE campaign_id = $1`,
+      [first.campaign_id],
+    );
+    expect(rows).toEqual([{ tier: null, name: first.name, raw_tier: 'top' }]);
+    const ghost = await db.pool.query(`SELECT 1 FROM ${TEST_SCHEMA}.campaigns WHERE name = 'Ghost'`);
+    expect(ghost.rows).toEqual([]);
+
+    const status = await run(['status', '--days', '2'], { ...baseEnv(), ADOPS_QUEUE_PREFIX: testPrefix() });
+    expect(status.code).toBe(0);
+    expect(status.out).toContain('Catalogue (adops sync):');
+    expect(status.out).toContain(
+      '3 fields could not be read and were stored as NULL (raw keeps them); 2 entities with an unreadable id were skipped:',
+    );
+    expect(status.out).toContain('    campaign tier: 1');
+    expect(status.out).toContain(
+      `e.g. campaign ${first.campaign_id}: field tier is "top" (string), expected an integer from -32768 to 32767`,
+    );
+    expect(status.out).toContain('e.g. campaign (unreadable id): field campaign_id is "n/a" (string)');
+    expect(status.out).toContain('e.g. creative (unreadable id): field creative_id is null (null)');
+    const json = await run(['status', '--json', '--days', '2'], {
+      ...baseEnv(),
+      ADOPS_QUEUE_PREFIX: testPrefix(),
+    });
+    expect(JSON.parse(json.out).entities.lastWritten.problems).toMatchObject({ count: 3, skipped: 2 });
   });
 });

@@ -161,3 +161,25 @@ export async function snapshot(pool: pg.Pool, schema: string): Promise<unknown[]
   }
   return out;
 }
+
+/**
+ * Every row of the catalogue tables but the columns that keep the API's own encoding (jsonb) and
+ * the sync time: what two syncs of the same catalogue must agree on, whatever encoding it came in.
+ */
+export async function typedTables(pool: pg.Pool, schema: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const [table, key] of [
+    ['campaigns', 'campaign_id'],
+    ['creatives', 'creative_id'],
+  ] as const) {
+    const { rows } = await pool.query<Obj>(`SELECT * FROM ${schema}.${table} ORDER BY ${key}`);
+    out.push(
+      rows.map(({ raw: _r, data: _d, targeting: _t, synced_at: _s, deleted_at, ...typed }) => ({
+        ...typed,
+        deleted: deleted_at !== null,
+      })),
+    );
+  }
+  const zones = await pool.query(`SELECT * FROM ${schema}.campaign_zones ORDER BY 1, 2`);
+  return [...out, zones.rows];
+}

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
+import { syncClientOptions } from '../../../src/entities/request.js';
 import { runEntitySync } from '../../../src/entities/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { EntityFieldError } from '../../../src/warehouse/entities/errors.js';
+import { createLocalGate } from '../../../src/api/gate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
 
@@ -13,6 +14,7 @@ const logger = createLogger({ level: 'silent', secrets: [] });
 let db: TestDatabase;
 let emu: RunningEmulator;
 let api: ApiClient;
+const gate = createLocalGate();
 
 beforeAll(async () => {
   [db, emu] = await Promise.all([
@@ -23,15 +25,8 @@ beforeAll(async () => {
       catalogue: { campaigns: 9, creativesPerCampaign: 3, zones: 20 },
     }),
   ]);
-  // Fast retries: the tests inject 500s and must not sleep through real backoff.
-  api = createApiClient({
-    baseUrl: emu.url,
-    apiKey: 'demo-key',
-    auth: 'bearer',
-    attempts: 6,
-    baseBackoffMs: 1,
-    maxBackoffMs: 5,
-  });
+  // As a worker builds it: one attempt per call, the sync's requester retries.
+  api = createApiClient({ baseUrl: emu.url, apiKey: 'demo-key', auth: 'bearer', ...syncClientOptions(gate) });
 });
 afterAll(async () => {
   await api?.close();
@@ -39,9 +34,18 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** A sync with small pages, so paging is exercised with a small catalogue. */
-const sync = (campaignConcurrency = 3) =>
-  runEntitySync({ pool: db.pool, schema: S, api, logger, campaignConcurrency, pageSize: 4 });
+/** A sync with small pages, so paging is exercised with a small catalogue, and fast retries. */
+const sync = (campaignConcurrency = 3, attempts = 12) =>
+  runEntitySync({
+    pool: db.pool,
+    schema: S,
+    api,
+    logger,
+    gate,
+    campaignConcurrency,
+    pageSize: 4,
+    retry: { attempts, baseMs: 1, maxMs: 5 },
+  });
 
 async function deletedIds(table: 'campaigns' | 'creatives', key: string): Promise<number[]> {
   const { rows } = await db.pool.query<{ id: string }>(
@@ -53,7 +57,7 @@ async function deletedIds(table: 'campaigns' | 'creatives', key: string): Promis
 describe('runEntitySync against the emulator', () => {
   it('loads campaigns with pricing, pacing and targeting [] and with them set', async () => {
     const result = await sync();
-    expect(result).toEqual({ campaigns: 9, creatives: 27, deleted: 0, revived: 0 });
+    expect(result).toMatchObject({ campaigns: 9, creatives: 27, deleted: 0, revived: 0, problems: 0 });
     const { campaigns } = await expectTablesMatchApi(db.pool, S, api);
     const unset = campaigns.filter((c) => Array.isArray(c.pricing));
     const set = campaigns.filter((c) => !Array.isArray(c.pricing));
@@ -161,21 +165,29 @@ describe('runEntitySync against the emulator', () => {
     await api.deleteCampaign(campaigns[0]?.campaign_id ?? 0);
     // Campaign pages and most creative listings succeed; one listing always fails.
     emu.setFaults({ failRate: 1, paths: [`/v2/campaigns/${last.campaign_id}/creatives`] });
+    emu.resetStats();
     try {
-      const error = await sync().then(
+      const error = await sync(3, 6).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).status).toBe(500);
-      expect((error as ApiError).attempts).toBe(6);
     } finally {
       emu.setFaults({});
     }
+    expect(emu.stats().faults['GET /v2/campaigns/:id/creatives']).toBe(6);
     expect(await snapshot(db.pool, S)).toEqual(before);
+    // A sync that will not be tried again drops its checkpoint and says why it failed.
+    const { rows } = await db.pool.query(
+      `SELECT r.status, r.error, (SELECT count(*)::int FROM ${S}.entity_sync_pages p WHERE p.run_id = r.run_id) AS pages
+         FROM ${S}.entity_sync_runs r ORDER BY started_at DESC LIMIT 1`,
+    );
+    expect(rows[0]).toMatchObject({ status: 'failed', pages: 0 });
+    expect(rows[0]?.error).toMatch(/HTTP 500/);
   });
 
-  it('keeps unknown fields in the jsonb, fails on a wrong-typed field naming entity, id and field, and revives', async () => {
+  it('keeps unknown fields in the jsonb, stores a wrong-typed field as NULL with the problem recorded, and revives', async () => {
     await sync();
     const { campaigns } = await readApi(api);
     const target = campaigns[0];
@@ -195,23 +207,59 @@ describe('runEntitySync against the emulator', () => {
     ]);
     expect(rows[0]?.raw).toEqual(grown);
 
-    // A known field changes type: the sync fails naming it, and the tables stay as they were.
-    const before = await snapshot(db.pool, S);
-    const broken = { ...target, tier: 'high' };
+    // A known field changes type: that column is NULL, the rest of the row and raw are stored,
+    // and the run records the problem for adops status.
+    const broken = { ...target, tier: 'high', name: 'Renamed' };
     emu.override({ path: '/v2/campaigns', status: 200, body: JSON.stringify({ items: [broken] }) });
-    const error = await sync().then(
-      () => undefined,
-      (e: unknown) => e,
+    const result = await sync();
+    expect(result).toMatchObject({ campaigns: 1, problems: 1, skipped: 0 });
+    const stored = await db.pool.query(`SELECT tier, name, raw FROM ${S}.campaigns WHERE campaign_id = $1`, [
+      target.campaign_id,
+    ]);
+    expect(stored.rows[0]).toEqual({ tier: null, name: 'Renamed', raw: broken });
+    const run = await db.pool.query(
+      `SELECT problem_count, problems FROM ${S}.entity_sync_runs WHERE status = 'written' ORDER BY finished_at DESC LIMIT 1`,
     );
-    expect(error).toBeInstanceOf(EntityFieldError);
-    expect((error as Error).message).toContain(
-      `campaign ${target.campaign_id}: field tier is "high" (string)`,
-    );
-    expect(await snapshot(db.pool, S)).toEqual(before);
+    expect(run.rows[0]?.problem_count).toBe(1);
+    expect(run.rows[0]?.problems).toMatchObject({
+      count: 1,
+      byField: { 'campaign tier': 1 },
+      examples: [{ entity: 'campaign', id: target.campaign_id, field: 'tier', value: '"high" (string)' }],
+    });
 
     // Back to normal: every campaign returns, and is revived.
     const back = await sync();
     expect(back.revived).toBeGreaterThanOrEqual(campaigns.length - 1);
+    await expectTablesMatchApi(db.pool, S, api);
+  });
+
+  it('stores a catalogue sent with numbers and booleans as strings, [] for empty objects and sorted keys exactly like the plain one', async () => {
+    const typedColumns = async () => {
+      const out: unknown[] = [];
+      for (const [table, key] of [
+        ['campaigns', 'campaign_id'],
+        ['creatives', 'creative_id'],
+      ] as const) {
+        const { rows } = await db.pool.query(`SELECT * FROM ${S}.${table} ORDER BY ${key}`);
+        // The jsonb columns (raw, data, targeting) keep the API's own encoding: compare the rest.
+        out.push(rows.map(({ raw: _r, data: _d, targeting: _t, synced_at: _s, ...typed }) => typed));
+      }
+      const zones = await db.pool.query(`SELECT * FROM ${S}.campaign_zones ORDER BY 1, 2`);
+      return [...out, zones.rows];
+    };
+    emu.setQuirks({ stringValues: true, emptyAsArray: true, sortKeys: true });
+    let encoded;
+    try {
+      const result = await sync();
+      expect(result.problems).toBe(0);
+      encoded = await typedColumns();
+      const { rows } = await db.pool.query(`SELECT raw FROM ${S}.campaigns WHERE deleted_at IS NULL LIMIT 1`);
+      expect(typeof rows[0]?.raw.campaign_id).toBe('string');
+    } finally {
+      emu.setQuirks({});
+    }
+    await sync();
+    expect(encoded).toEqual(await typedColumns());
     await expectTablesMatchApi(db.pool, S, api);
   });
 });

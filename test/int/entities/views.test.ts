@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, parseJob } from '../../../src/config/jobs.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
-import { buildCatalogue } from '../../../src/warehouse/entities/catalogue.js';
+import { ProblemLog } from '../../../src/entities/problems.js';
+import { buildCatalogue } from '../../../src/entities/catalogue.js';
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
 import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -86,10 +87,13 @@ describe('ensureViews', () => {
     await writeCatalogue(
       db.pool,
       S,
-      buildCatalogue({
-        campaigns: [fullCampaign({ campaign_id: 9, name: 'Nine' })],
-        creativesByCampaign: new Map(),
-      }),
+      buildCatalogue(
+        {
+          campaigns: [fullCampaign({ campaign_id: 9, name: 'Nine' })],
+          creativesByCampaign: new Map(),
+        },
+        new ProblemLog(),
+      ),
     );
     await db.pool.query(
       `INSERT INTO ${S}.report_by_campaign_country
@@ -142,10 +146,15 @@ describe('ensureViews', () => {
     await writeCatalogue(
       db.pool,
       S,
-      buildCatalogue({
-        campaigns: [fullCampaign({ campaign_id: 7, name: 'Seven', zone_ids: [3] })],
-        creativesByCampaign: new Map([[7, [creative({ campaign_id: 7, creative_id: 70, name: 'Banner' })]]]),
-      }),
+      buildCatalogue(
+        {
+          campaigns: [fullCampaign({ campaign_id: 7, name: 'Seven', zone_ids: [3] })],
+          creativesByCampaign: new Map([
+            [7, [creative({ campaign_id: 7, creative_id: 70, name: 'Banner' })]],
+          ]),
+        },
+        new ProblemLog(),
+      ),
     );
     const load = await db.pool.query(
       `INSERT INTO ${S}.report_loads (report, period_start, period_end, dimensions, status, http_attempts)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { buildCatalogue } from '../../../src/warehouse/entities/catalogue.js';
+import { buildCatalogue } from '../../../src/entities/catalogue.js';
+import { ProblemLog } from '../../../src/entities/problems.js';
 import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
 import { bareCampaign, creative, fullCampaign } from '../../unit/entities/fixtures.js';
 
@@ -19,7 +20,7 @@ function catalogue(campaigns: Record<string, unknown>[], creatives: Record<strin
   const byCampaign = new Map<number, unknown[]>();
   for (const c of campaigns) byCampaign.set(c.campaign_id as number, []);
   for (const k of creatives) byCampaign.get(k.campaign_id as number)?.push(k);
-  return buildCatalogue({ campaigns, creativesByCampaign: byCampaign });
+  return buildCatalogue({ campaigns, creativesByCampaign: byCampaign }, new ProblemLog());
 }
 
 describe('writeCatalogue', () => {

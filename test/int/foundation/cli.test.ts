@@ -56,6 +56,7 @@ describe('adops command line', () => {
       'pull',
       'sync',
       'status',
+      'doctor',
       'emulator',
       'demo',
     ]) {

@@ -3,9 +3,9 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
-import { collectStatus } from '../../../src/queue/status.js';
-import { renderStatus } from '../../../src/queue/status-render.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { collectStatus } from '../../../src/observe/status.js';
+import { renderStatus } from '../../../src/observe/status-render.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

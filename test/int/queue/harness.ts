@@ -7,13 +7,13 @@ import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { REPORT_QUEUE } from '../../../src/queue/names.js';
-import { openQueues, type Queues } from '../../../src/queue/queues.js';
-import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/queue/worker.js';
+import { closeConnection, workerConnection } from '../../../src/schedule/connection.js';
+import { REPORT_QUEUE } from '../../../src/schedule/names.js';
+import { openQueues, type Queues } from '../../../src/schedule/queues.js';
+import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
-import { addDays, localDate } from '../../../src/queue/periods.js';
+import { addDays, localDate } from '../../../src/dates/calendar.js';
 
 export interface Harness {
   readonly db: TestDatabase;

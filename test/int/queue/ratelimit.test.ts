@@ -1,13 +1,35 @@
 // The shared request limit on real Redis: several processes' limiters share one budget.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { createRequestLimiter, limiterKey } from '../../../src/queue/ratelimit.js';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
 const connections: Redis[] = [];
-afterEach(() => {
+const limiters: RequestLimiter[] = [];
+afterEach(async () => {
+  for (const l of limiters.splice(0)) await l.close();
   for (const c of connections.splice(0)) c.disconnect();
 });
+
+/** A limiter on its own real connection, closed after the test. */
+function limiterOn(
+  key: string,
+  perSecond: number,
+  options: { subscribe?: boolean; onPause?: (ms: number) => void } = {},
+): RequestLimiter {
+  const c = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  connections.push(c);
+  const limiter = createRequestLimiter(c, key, perSecond, options);
+  limiters.push(limiter);
+  return limiter;
+}
+
+/** Milliseconds `acquire()` of `limiter` takes. */
+async function timed(limiter: RequestLimiter): Promise<number> {
+  const t = performance.now();
+  await limiter.acquire();
+  return performance.now() - t;
+}
 
 describe('the shared request limit', () => {
   it('never grants more than the limit per second across limiters on separate connections', async () => {
@@ -70,5 +92,31 @@ describe('the shared request limit', () => {
     const limiter = createRequestLimiter(c, limiterKey(testPrefix()), 1, (e) => errors.push(e));
     expect(await limiter.acquire()).toBe(-1);
     expect(errors).toHaveLength(1);
+  });
+
+  it('holds every process sharing the limit through a pause, and a shorter pause never shortens it', async () => {
+    const key = limiterKey(testPrefix());
+    const [a, b] = [limiterOn(key, 100), limiterOn(key, 100)];
+    await a.pause(400);
+    await a.pause(50);
+    // b never heard of the pause: Redis tells it at its first refill.
+    const [waitedA, waitedB] = await Promise.all([timed(a), timed(b)]);
+    expect(waitedA).toBeGreaterThanOrEqual(350);
+    expect(waitedB).toBeGreaterThanOrEqual(350);
+    expect(waitedB).toBeLessThan(1_500);
+    // Over: requests flow again without waiting.
+    expect(await timed(b)).toBeLessThan(100);
+  });
+
+  it('stops a subscribed process from spending slots it already holds as soon as another pauses', async () => {
+    const key = limiterKey(testPrefix());
+    // 400 a second: b takes 20 slots per refill, so without the message it would not ask Redis again.
+    let told!: (ms: number) => void;
+    const heard = new Promise<number>((r) => (told = r));
+    const [a, b] = [limiterOn(key, 400), limiterOn(key, 400, { subscribe: true, onPause: (ms) => told(ms) })];
+    await Promise.all([b.ready(), b.acquire()]);
+    await a.pause(500);
+    expect(await heard).toBe(500);
+    expect(await timed(b)).toBeGreaterThanOrEqual(400);
   });
 });

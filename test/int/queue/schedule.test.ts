@@ -5,12 +5,12 @@ import { QueueEvents } from 'bullmq';
 import { main } from '../../../src/cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
-import { workerConnection, closeConnection } from '../../../src/queue/connection.js';
-import { REPORT_QUEUE } from '../../../src/queue/names.js';
-import { scheduledWindow } from '../../../src/queue/periods.js';
-import { syncSchedulers } from '../../../src/queue/scheduler.js';
-import { runTick } from '../../../src/queue/tick.js';
-import { loadStates } from '../../../src/queue/load-states.js';
+import { workerConnection, closeConnection } from '../../../src/schedule/connection.js';
+import { REPORT_QUEUE } from '../../../src/schedule/names.js';
+import { scheduledWindow } from '../../../src/plan/windows.js';
+import { syncSchedulers } from '../../../src/schedule/scheduler.js';
+import { runTick } from '../../../src/schedule/tick.js';
+import { loadStates } from '../../../src/warehouse/load-states.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiHttpError } from '../../../src/api/errors.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
-import { ensureReady } from '../../../src/queue/connection.js';
-import { enqueueHeal } from '../../../src/queue/heal.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { ensureReady } from '../../../src/schedule/connection.js';
+import { enqueueHeal } from '../../../src/schedule/heal.js';
 import { qualified } from '../../../src/warehouse/sql.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';

@@ -3,7 +3,7 @@
 // value and no database dump; the echoes must have reached the error paths, redacted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
 import { qualified } from '../../../src/warehouse/sql.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';

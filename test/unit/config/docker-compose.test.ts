@@ -9,6 +9,8 @@ interface Service {
   command?: string[];
   restart?: string;
   environment?: Record<string, string>;
+  ports?: (string | number | { published?: string | number })[];
+  expose?: (string | number)[];
   depends_on?: Record<string, { condition: string }>;
 }
 
@@ -52,5 +54,22 @@ describe('docker-compose.yml', () => {
       );
       expect(() => loadConfig(resolved)).not.toThrow();
     }
+  });
+
+  it('lets the worker scale on one host: no fixed host port, metrics open on the compose network', () => {
+    // A published host port would make the second replica of `--scale worker=2` fail to start.
+    const published = (worker?.ports ?? []).filter((p) =>
+      typeof p === 'object' ? p.published !== undefined : /:/.test(String(p)),
+    );
+    expect(published).toEqual([]);
+    expect(worker?.expose?.map(String)).toContain('9464');
+    expect(worker?.environment?.ADOPS_METRICS_HOST).toBe('0.0.0.0');
+    // The one-shot migrate serves no metrics and keeps the default loopback binding.
+    expect(migrate?.environment?.ADOPS_METRICS_HOST).toBeUndefined();
+  });
+
+  it('gives the worker the same API and database settings as migrate', () => {
+    const { ADOPS_METRICS_HOST: _host, ...workerRest } = worker?.environment ?? {};
+    expect(workerRest).toEqual(migrate?.environment);
   });
 });

@@ -28,7 +28,15 @@ describe('loadConfig', () => {
     expect(c.http.attempts).toBe(5);
     expect(c.queue.pullAttempts).toBe(8);
     expect(c.rawRetentionDays).toBe(30);
+    expect(c.reportParams).toBe('repeat');
+    expect(c.http.compression).toBe('gzip');
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads the request form and compression the spec leaves open', () => {
+    for (const form of ['repeat', 'brackets', 'comma', 'json-body'] as const)
+      expect(loadConfig({ ADOPS_REPORT_PARAMS: form }).reportParams).toBe(form);
+    expect(loadConfig({ ADOPS_HTTP_COMPRESSION: 'none' }).http.compression).toBe('none');
   });
 
   it('reads every contract variable', () => {
@@ -58,6 +66,12 @@ describe('loadConfig', () => {
 
   it.each([
     ['ADOPS_AUTH', 'basic', /ADOPS_AUTH="basic" is invalid: expected one of: bearer, x-api-key/],
+    [
+      'ADOPS_REPORT_PARAMS',
+      'php',
+      /ADOPS_REPORT_PARAMS="php" is invalid: expected one of: repeat, brackets, comma, json-body/,
+    ],
+    ['ADOPS_HTTP_COMPRESSION', 'br', /ADOPS_HTTP_COMPRESSION="br" is invalid: expected one of: gzip, none/],
     ['ADOPS_BASE_URL', 'https://acme.example.com/v1', /ADOPS_BASE_URL=.*ending in \/v2/],
     ['ADOPS_BASE_URL', 'not a url', /ADOPS_BASE_URL=.*URL/],
     ['ADOPS_SCHEMA', 'Robert"); DROP TABLE x;--', /ADOPS_SCHEMA=.*lower-case SQL identifier/],

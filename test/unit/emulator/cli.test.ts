@@ -18,6 +18,17 @@ describe('adops emulator flags', () => {
     [['--port', 'http'], '--port'],
     [['--fail-rate', '0.6', '--drop-rate', '0.6'], 'add up to'],
     [['--keys', '/nonexistent/keys.json'], '--keys'],
+    [['--profile', 'nasty'], 'faithful, php, hostile, strict'],
+    [['--quirks', 'string-values,sorted'], 'unknown quirk "sorted"'],
+    [['--report-params', 'pipes'], 'repeat, brackets, comma, json-body'],
+    [['--auth-form', 'cookie'], 'bearer, x-api-key'],
+    [['--totals', 'none'], 'missing, empty-array'],
+    [['--unknown-fields', 'keep'], 'drop, reject'],
+    [['--clock-skew', '1e9'], '--clock-skew'],
+    [
+      ['--profile', 'hostile', '--fail-rate', '0.95'],
+      'fault rates of --profile hostile and the flags add up to',
+    ],
   ])('exits 2 naming the problem for %j', async (args, message) => {
     const { code, err } = await run(args);
     expect(code).toBe(2);

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { mapCreative } from '../../../src/warehouse/entities/creative-row.js';
-import { EntityFieldError } from '../../../src/warehouse/entities/errors.js';
-import { creative } from './fixtures.js';
+import { mapCreative } from '../../../src/entities/creative-row.js';
+import { ProblemLog } from '../../../src/entities/problems.js';
+import { creative, stringEncoded } from './fixtures.js';
+import type { CreativeRow } from '../../../src/warehouse/entities/rows.js';
+
+/** Maps a creative that must have a readable id; `problems` collects what it reported. */
+function map(input: unknown, listedUnder: number, problems = new ProblemLog()): CreativeRow {
+  const row = mapCreative(input, listedUnder, problems);
+  if (row === undefined) throw new Error('creative skipped');
+  return row;
+}
 
 describe('mapCreative', () => {
   it('maps typed columns, data and targeting of a documented video creative', () => {
     const input = creative({ targeting: { devices: ['desktop'] } });
-    const row = mapCreative(input, 862599431);
+    const row = map(input, 862599431);
     expect(row).toMatchObject({
       creative_id: 210267475,
       campaign_id: 862599431,
@@ -29,7 +37,7 @@ describe('mapCreative', () => {
   });
 
   it('reads [] targeting, [] thumbnail and missing data as null', () => {
-    const row = mapCreative(creative({ targeting: [], thumbnail: [], data: undefined }), 862599431);
+    const row = map(creative({ targeting: [], thumbnail: [], data: undefined }), 862599431);
     expect(row.targeting).toBeNull();
     expect(row.thumbnail_color).toBeNull();
     expect(row.data).toBeNull();
@@ -37,18 +45,49 @@ describe('mapCreative', () => {
   });
 
   it('takes the campaign from the listing when the creative omits campaign_id', () => {
-    expect(mapCreative(creative({ campaign_id: undefined }), 42).campaign_id).toBe(42);
+    expect(map(creative({ campaign_id: undefined }), 42).campaign_id).toBe(42);
   });
 
-  it('refuses a creative whose campaign_id disagrees with the campaign it was listed under', () => {
-    expect(() => mapCreative(creative(), 1)).toThrow(/creative 210267475: field campaign_id/);
+  it('stores a creative under the campaign it was listed under, reporting a campaign_id that disagrees', () => {
+    const problems = new ProblemLog();
+    expect(map(creative(), 1, problems).campaign_id).toBe(1);
+    expect(problems.summary().examples).toEqual([
+      {
+        entity: 'creative',
+        id: 210267475,
+        field: 'campaign_id',
+        expected: '1, the campaign it was listed under',
+        value: '862599431 (number)',
+      },
+    ]);
   });
 
-  it('fails on a wrong-typed data.width naming creative id and field', () => {
-    const input = creative({ data: { width: '1920', height: 1080, filehash: 'f' } });
-    expect(() => mapCreative(input, 862599431)).toThrow(EntityFieldError);
-    expect(() => mapCreative(input, 862599431)).toThrow(
-      /creative 210267475: field data\.width is "1920" \(string\)/,
-    );
+  it('reads a string-encoded creative like the plain one', () => {
+    const problems = new ProblemLog();
+    const plain = map(creative(), 862599431);
+    const encoded = map(stringEncoded(creative()), 862599431, problems);
+    expect(problems.count).toBe(0);
+    expect({ ...encoded, raw: null, data: null }).toEqual({ ...plain, raw: null, data: null });
+    expect(encoded.data).toMatchObject({ width: '1920', use_iframe: '1' });
+  });
+
+  it('reads a wrong-typed data.width as NULL, keeping the rest and reporting creative id and field', () => {
+    const problems = new ProblemLog();
+    const input = creative({ data: { width: '1920px', height: 1080, filehash: 'f' } });
+    const row = map(input, 862599431, problems);
+    expect(row).toMatchObject({ data_width: null, data_height: 1080, data_filehash: 'f' });
+    expect(problems.summary().examples).toMatchObject([
+      { entity: 'creative', id: 210267475, field: 'data.width', value: '"1920px" (string)' },
+    ]);
+  });
+
+  it('skips a creative whose id cannot be read', () => {
+    const problems = new ProblemLog();
+    expect(mapCreative(creative({ creative_id: '12ab' }), 862599431, problems)).toBeUndefined();
+    expect(problems.summary()).toMatchObject({
+      count: 1,
+      skipped: 1,
+      examples: [{ field: 'creative_id', id: null }],
+    });
   });
 });

@@ -80,3 +80,19 @@ export function creative(overrides: Record<string, unknown> = {}): Record<string
     ...overrides,
   };
 }
+
+/**
+ * The same object as a PHP-style API sends it: every number as a string, booleans as "1"/"0",
+ * nested objects and arrays included.
+ */
+export function stringEncoded<T>(value: T): T {
+  const encode = (v: unknown): unknown => {
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'boolean') return v ? '1' : '0';
+    if (Array.isArray(v)) return v.map(encode);
+    if (typeof v === 'object' && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+    return v;
+  };
+  return encode(value) as T;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalDimensionValue, isDate } from '../../../src/report/dimension-value.js';
+import { isIsoDate } from '../../../src/dates/calendar.js';
+import { canonicalDimensionValue } from '../../../src/report/dimension-value.js';
 
 describe('canonicalDimensionValue', () => {
   it('accepts real calendar dates only', () => {
@@ -10,9 +11,9 @@ describe('canonicalDimensionValue', () => {
     expect(canonicalDimensionValue('date', '2026-1-01')).toBeUndefined();
     expect(canonicalDimensionValue('date', '2026-01-01T00:00:00Z')).toBeUndefined();
     expect(canonicalDimensionValue('date', 20260101)).toBeUndefined();
-    expect(isDate('1900-02-29')).toBe(false);
-    expect(isDate('2000-02-29')).toBe(true);
-    expect(isDate('0000-01-01')).toBe(false);
+    expect(isIsoDate('1900-02-29')).toBe(false);
+    expect(isIsoDate('2000-02-29')).toBe(true);
+    expect(isIsoDate('0000-01-01')).toBe(false);
   });
 
   it('canonicalises bigint ids and rejects values outside int8', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DimensionValueError, ReconciliationError, ReportFormatError } from '../../../src/report/errors.js';
+import {
+  DimensionValueError,
+  MalformedBodyError,
+  ReconciliationError,
+  ReportFormatError,
+} from '../../../src/report/errors.js';
 import { parseReport, parseReportAsync } from '../../../src/report/parse.js';
 
 const c = (n: number) => ({
@@ -82,6 +87,7 @@ describe('parseReport', () => {
     expect(r.reconciliation).toEqual({
       ok: false,
       differences: [{ counter: 'impressions', items: 3, totals: 4 }],
+      reason: 'mismatch',
     });
     expect(thrown(() => parseReport(text, ['day'], { strict: true }))).toBeInstanceOf(ReconciliationError);
   });
@@ -91,15 +97,37 @@ describe('parseReport', () => {
     expect(parseReport(body([], c(0)), ['day', 'country']).leaves).toBe(0);
   });
 
+  const broken: Array<[string, string]> = [
+    ['not JSON', 'oops'],
+    ['an empty body', ''],
+    ['a truncated body', body({ '2026-01-01': c(1) }, c(1)).slice(0, 40)],
+    ['an HTML page', '<html><body>502 Bad Gateway</body></html>'],
+    ['a body cut at a closing brace', body({ '2026-01-01': c(1) }, c(1)).slice(0, -1)],
+    ['garbage after the report', `${body({}, c(0))} <html>`],
+  ];
+  for (const [what, text] of broken) {
+    it(`rejects ${what} as a retryable MalformedBodyError at (body)`, () => {
+      const error = thrown(() => parseReport(text, ['day']));
+      expect(error).toBeInstanceOf(MalformedBodyError);
+      expect(error).toBeInstanceOf(ReportFormatError);
+      expect(error).toMatchObject({ name: 'MalformedBodyError', path: '(body)', retryable: true });
+      expect(error.message).toMatch(/^report body is malformed: not valid JSON: .*a queued pull is retried/);
+    });
+  }
+
+  it('makes a malformed body final once it is known to repeat', () => {
+    const error = thrown(() => parseReport('oops', ['day'])) as MalformedBodyError;
+    const final = error.repeated('ab12');
+    expect(final).toMatchObject({ retryable: false, repeatedSha256: 'ab12', problem: error.problem });
+    expect(final.message).toContain('the same body (sha256 ab12) came twice in a row');
+  });
+
   const malformed: Array<[string, string, string]> = [
-    ['not JSON', 'oops', '(body)'],
-    ['an empty body', '', '(body)'],
-    ['a truncated body', body({ '2026-01-01': c(1) }, c(1)).slice(0, 40), '(body)'],
     ['a top-level array', '[]', '(body)'],
     ['a top-level number', '42', '(body)'],
     ['missing items', JSON.stringify({ totals: c(1) }), 'items'],
-    ['missing totals', JSON.stringify({ items: {} }), 'totals'],
     ['totals of the wrong type', body({}, [1, 2]), 'totals'],
+    ['totals that are a string', body({}, 'none'), 'totals'],
     [
       'a totals counter that is a string word',
       body({}, { ...c(0), impressions: 'many' }),

@@ -57,10 +57,12 @@ function encode(
     return [...rows].map((r) => leafOf(r.counters, Object.fromEntries(dims.map((d, i) => [d, r.dims[i]!]))));
   }
   const nestLevels = shape === 'nested' ? dims.length : Math.max(dims.length - 1, 0);
-  const root: Record<string, unknown> = {};
+  // Null-prototype objects: a domain value like "valueOf" must be a key, not Object.prototype's method.
+  const root = Object.create(null) as Record<string, unknown>;
   for (const r of rows) {
     let node = root;
-    for (let i = 0; i < nestLevels - 1; i++) node = (node[r.dims[i]!] ??= {}) as Record<string, unknown>;
+    for (let i = 0; i < nestLevels - 1; i++)
+      node = (node[r.dims[i]!] ??= Object.create(null)) as Record<string, unknown>;
     if (shape === 'nested') node[r.dims[nestLevels - 1]!] = leafOf(r.counters);
     else {
       const rest = Object.fromEntries(dims.slice(nestLevels).map((d, i) => [d, r.dims[nestLevels + i]!]));

@@ -57,6 +57,7 @@ describe('streamReport', () => {
     expect(stream.summary().reconciliation).toEqual({
       ok: false,
       differences: [{ counter: 'viewable_impressions', items: 210, totals: 215 }],
+      reason: 'mismatch',
     });
   });
 

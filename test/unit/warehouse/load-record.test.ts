@@ -14,6 +14,7 @@ const record: LoadRecord = {
   status: 'failed',
   rows: null,
   reconciled: null,
+  unreconciledReason: null,
   mismatch: null,
   restatement: null,
   previousLoadId: null,

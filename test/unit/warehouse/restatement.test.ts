@@ -26,6 +26,27 @@ describe('restatementOf', () => {
   });
 });
 
+describe('a load without some totals', () => {
+  const none = { ...totals(0), impressions: null, viewable_impressions: null };
+
+  it('measures no change where either load lacks the total', () => {
+    const r = restatementOf(none, totals(5, 7));
+    expect(r.impressions).toEqual({ previous: null, delta: null });
+    expect(r.ad_requests).toEqual({ previous: 0, delta: 5 });
+    expect(isRestated(restatementOf(totals(5), { ...totals(5), impressions: null }))).toBe(false);
+  });
+
+  it('is left out of the means of the counters it cannot measure', () => {
+    const [s] = summarizeRestatements([
+      { report: 'a', ageDays: 1, restatement: restatementOf(totals(100), totals(100, 110)) },
+      { report: 'a', ageDays: 1, restatement: restatementOf(none, totals(100, 500)) },
+    ]);
+    expect(s?.avg_abs_change.impressions).toBe(10);
+    expect(s?.avg_abs_change.ad_requests).toBe(50);
+    expect(s?.loads).toBe(2);
+  });
+});
+
 describe('summarizeRestatements', () => {
   it('groups reloads by report and age with mean absolute change and largest relative change', () => {
     const summary = summarizeRestatements([

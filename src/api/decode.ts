@@ -1,0 +1,197 @@
+// Reading a response body: decompressed while it streams in (Content-Encoding), capped in
+// decompressed bytes so neither a huge body nor a small zip bomb can exhaust memory.
+import { once } from 'node:events';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { excerptOf } from './body.js';
+import { ApiResponseError } from './errors.js';
+
+/** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
+export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
+
+/**
+ * The coding a Content-Encoding header names, or `{ unsupported }` with the header's text. A list
+ * of several codings (other than identity) is not supported: no server applies two.
+ */
+export function contentCoding(
+  header: string | string[] | undefined,
+): ContentCoding | { unsupported: string } {
+  const text = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim();
+  const codings = text
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && s !== 'identity');
+  if (codings.length === 0) return 'identity';
+  if (codings.length > 1) return { unsupported: text };
+  switch (codings[0]) {
+    case 'gzip':
+    case 'x-gzip':
+      return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
+    default:
+      return { unsupported: text };
+  }
+}
+
+/** How a read ended: the decoded body, too big (its first chunk), or a stream that does not decode. */
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly body: Buffer }
+  | { readonly kind: 'too-large'; readonly head: Buffer }
+  | { readonly kind: 'corrupt'; readonly raw: Buffer; readonly detail: string };
+
+type Source = AsyncIterable<Buffer> & { destroy(): unknown };
+
+/** An undici response: its headers, and a body that can also be dumped (read and discarded). */
+interface Response {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Source & { dump(): Promise<void> };
+}
+
+/**
+ * Reads a response's body, decoding its Content-Encoding, up to maxBodyBytes decompressed: beyond
+ * that it could not become one string to parse (V8 caps strings near 512 MB), so stop reading
+ * instead of running out of memory. An encoding we cannot decode, or a body over the cap, is a
+ * final ApiResponseError; a stream that does not decode comes back as `corrupt` (malformed).
+ */
+export async function readResponse(
+  res: Response,
+  at: { method: string; path: string; attempt: number; status: number },
+  o: { readonly maxBodyBytes: number; readonly apiKey: string },
+): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
+  if (at.status === 204 || at.status === 304) {
+    await res.body.dump();
+    return { kind: 'ok', body: Buffer.alloc(0) };
+  }
+  const coding = contentCoding(res.headers['content-encoding']);
+  const fail = (problem: string, hint: string, excerpt: Buffer) =>
+    new ApiResponseError({
+      status: at.status,
+      apiMessage: undefined,
+      method: at.method,
+      path: at.path,
+      attempts: at.attempt,
+      hint,
+      retryable: false,
+      problem,
+      excerpt: excerptOf(excerpt, [o.apiKey]),
+    });
+  if (typeof coding !== 'string') {
+    await res.body.dump().catch(() => undefined);
+    throw fail(
+      `Content-Encoding ${JSON.stringify(coding.unsupported)} is not one we decode (gzip, deflate, br)`,
+      'the server compresses with a coding we do not support: set ADOPS_HTTP_COMPRESSION=none (asks for identity), and report it if that does not help',
+      Buffer.alloc(0),
+    );
+  }
+  const read = await readBody(res.body, coding, o.maxBodyBytes);
+  if (read.kind === 'too-large')
+    throw fail(
+      `body larger than ${o.maxBodyBytes} bytes`,
+      'ask for less per request: a shorter period or fewer dimensions',
+      read.head,
+    );
+  return read;
+}
+
+/**
+ * Reads `source` in full, decoding `coding` as it arrives, up to `maxBytes` decoded (and as many
+ * bytes on the wire). Errors of the source itself (reset, timeout) are thrown as they are: the
+ * transport's. A stream that does not decode is read to its end anyway, so `raw` is the whole
+ * body as received: the same broken answer then hashes the same, and can be archived.
+ */
+export async function readBody(source: Source, coding: ContentCoding, maxBytes: number): Promise<BodyRead> {
+  if (coding === 'identity') return readPlain(source, maxBytes);
+  const raw: Buffer[] = [];
+  let rawSize = 0;
+  const out: Buffer[] = [];
+  let size = 0;
+  let decoder: Transform | undefined;
+  let failed: Error | undefined;
+  let tooLarge = false;
+  const onData = (chunk: Buffer) => {
+    if (tooLarge) return;
+    size += chunk.length;
+    if (size <= maxBytes) {
+      out.push(chunk);
+      return;
+    }
+    // Stop inflating now: a small bomb would otherwise go on costing CPU to its end.
+    tooLarge = true;
+    decoder?.destroy();
+  };
+  for await (const chunk of source) {
+    rawSize += chunk.length;
+    if (rawSize > maxBytes) tooLarge = true;
+    if (tooLarge) break;
+    raw.push(chunk);
+    if (failed !== undefined) continue;
+    if (decoder === undefined) {
+      decoder = decoderFor(coding, chunk);
+      decoder.on('data', onData);
+      decoder.on('error', (e: Error) => (failed ??= e));
+    }
+    if (!decoder.write(chunk)) await settle(decoder, 'drain');
+    if (tooLarge) break;
+  }
+  if (tooLarge) {
+    source.destroy();
+    decoder?.destroy();
+    return { kind: 'too-large', head: out[0] ?? raw[0] ?? Buffer.alloc(0) };
+  }
+  if (decoder !== undefined && failed === undefined) {
+    decoder.end();
+    await settle(decoder, 'end');
+  }
+  if (tooLarge) return { kind: 'too-large', head: out[0] ?? raw[0] ?? Buffer.alloc(0) };
+  if (failed !== undefined) {
+    decoder?.destroy();
+    return { kind: 'corrupt', raw: Buffer.concat(raw, rawSize), detail: failed.message };
+  }
+  return { kind: 'ok', body: out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, size) };
+}
+
+async function readPlain(source: Source, maxBytes: number): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      source.destroy();
+      return { kind: 'too-large', head: chunks[0] ?? chunk };
+    }
+    chunks.push(chunk);
+  }
+  return { kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) };
+}
+
+/**
+ * A decoder for `coding`. "deflate" should be a zlib stream (RFC 9110), but some servers send raw
+ * deflate: the first bytes tell (a zlib header is CM 8 with a check that is a multiple of 31).
+ */
+function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
+  if (coding === 'gzip') return createGunzip();
+  if (coding === 'br') return createBrotliDecompress();
+  const b0 = first[0] ?? 0;
+  const b1 = first[1] ?? 0;
+  const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
+  return zlibHeader ? createInflate() : createInflateRaw();
+}
+
+/** Resolves on `event`, or when the stream fails or closes (the failure is recorded by its listener). */
+async function settle(stream: Transform, event: 'drain' | 'end'): Promise<void> {
+  const ac = new AbortController();
+  try {
+    await Promise.race([
+      once(stream, event, { signal: ac.signal }),
+      once(stream, 'close', { signal: ac.signal }),
+      // `once` rejects on 'error'; the decoder's own listener has recorded it already.
+      once(stream, 'error', { signal: ac.signal }).catch(() => undefined),
+    ]).catch(() => undefined);
+  } finally {
+    ac.abort();
+  }
+}

@@ -1,0 +1,123 @@
+// Pure checks of 2xx bodies. A malformed body (a proxy's HTML page, a body cut short, text that is
+// not JSON) is transient: the next answer may be fine, so it is retried like a 5xx. A well-formed
+// body of the wrong shape is deterministic and fails at once (the callers check shapes).
+import { createHash } from 'node:crypto';
+import { excerptOf } from './body.js';
+import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
+
+/** Why a 2xx body cannot be used; undefined when it can. */
+export type BodyCheck = (body: Buffer, contentType: string | undefined) => string | undefined;
+
+/** Index of the first byte that is not whitespace or a UTF-8 byte order mark; body.length if none. */
+function firstByte(body: Buffer): number {
+  let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (i < body.length && isSpace(body[i] as number)) i++;
+  return i;
+}
+
+/** Index of the last byte that is not whitespace; -1 if none. */
+function lastByte(body: Buffer): number {
+  let i = body.length - 1;
+  while (i >= 0 && isSpace(body[i] as number)) i--;
+  return i;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Bytes a JSON text can start with: { [ " - 0-9 t f n. */
+function canStartJson(c: number): boolean {
+  return (
+    c === 0x7b ||
+    c === 0x5b ||
+    c === 0x22 ||
+    c === 0x2d ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x74 ||
+    c === 0x66 ||
+    c === 0x6e
+  );
+}
+
+/**
+ * What makes a body plainly not JSON: empty, an HTML page (it starts with `<`, or is labelled
+ * text/html and does not start like JSON; the label alone is not trusted, since some servers label
+ * JSON wrongly), or text that no JSON value starts with. Undefined when it may be JSON.
+ */
+function notJson(body: Buffer, contentType: string | undefined): string | undefined {
+  const at = firstByte(body);
+  if (at >= body.length) return 'an empty body';
+  const c = body[at] as number;
+  if (c === 0x3c) return 'an HTML page';
+  if (canStartJson(c)) return undefined;
+  return /^\s*text\/html\b/i.test(contentType ?? '') ? 'an HTML page' : 'not JSON';
+}
+
+/**
+ * The check of a GET /reports body, cheap enough for any size: not plainly non-JSON, and an object
+ * that ends with `}` (a body cut short almost never does). Everything else is left to the parser,
+ * which streams the body once the loader has archived it.
+ */
+export const reportBodyProblem: BodyCheck = (body, contentType) => {
+  const problem = notJson(body, contentType);
+  if (problem !== undefined) return problem;
+  if (body[firstByte(body)] === 0x7b && body[lastByte(body)] !== 0x7d)
+    return 'a JSON object cut short (it does not end with "}")';
+  return undefined;
+};
+
+/** A catalogue body parsed, or why it is malformed (the message never quotes the body). */
+export function parseJsonBody(
+  body: Buffer,
+  contentType: string | undefined,
+): { ok: true; doc: unknown } | { ok: false; problem: string } {
+  const problem = notJson(body, contentType);
+  if (problem !== undefined) return { ok: false, problem };
+  try {
+    const text = body.toString('utf8');
+    // A byte order mark is not JSON, but harmless: the report scanner skips it too.
+    return { ok: true, doc: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
+  } catch {
+    // V8's message quotes the body, which could hold an echoed key: the caller adds a redacted excerpt.
+    return { ok: false, problem: 'not valid JSON' };
+  }
+}
+
+/** The SHA-256 of a body, hex: tells a repeated malformed answer from a new one. */
+export function bodyDigest(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/**
+ * The error for a malformed 2xx answer whose body is `raw`: retryable, unless it repeats the
+ * previous answer of the same request byte for byte (`previous` is that answer's digest) or the
+ * method is POST (a 2xx there may mean "created": a second try could create a duplicate).
+ */
+export function malformedAnswer(
+  raw: Buffer,
+  problem: string,
+  previous: string | undefined,
+  at: { status: number; method: string; path: string; attempts: number; apiKey: string },
+): ApiResponseError {
+  const sha256 = bodyDigest(raw);
+  const repeated = sha256 === previous;
+  const post = at.method === 'POST';
+  return new ApiResponseError({
+    status: at.status,
+    apiMessage: undefined,
+    method: at.method,
+    path: at.path,
+    attempts: at.attempts,
+    hint: post
+      ? 'a POST is never repeated (it may have created the resource): list the resources to check, then retry'
+      : repeated
+        ? REPEATED_HINT
+        : MALFORMED_HINT,
+    retryable: !repeated && !post,
+    problem: repeated ? `${problem}; the same body twice in a row` : problem,
+    excerpt: excerptOf(raw, [at.apiKey]),
+    body: raw,
+    sha256,
+  });
+}

@@ -1,0 +1,184 @@
+// A rate limit on API requests shared by every worker process: a per-second counter in Redis, and
+// a pause every process honours after a 429. BullMQ's own limiter counts jobs, but one pull can
+// make several requests (retries), a sync hundreds, and the API's limit is on requests.
+import type { Redis } from 'ioredis';
+import { sleepUntil, type RequestGate } from './gate.js';
+
+export { createLocalGate, type RequestGate } from './gate.js';
+
+// KEYS[1]: counter key base, KEYS[2]: pause key. ARGV[1]: max per window, ARGV[2]: window ms,
+// ARGV[3]: slots wanted. Redis' clock decides the window and the pause, so workers on machines
+// with skewed clocks still agree. While a pause runs, returns {0, -1, ms until it ends, 1}; else
+// takes up to ARGV[3] of the window's slots that are left and returns
+// {slots taken (0 when none are left), window number, ms until the window ends, 0}.
+const TAKE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > now then return {0, -1, paused - now, 1} end
+local window = tonumber(ARGV[2])
+local slot = math.floor(now / window)
+local key = KEYS[1] .. ':' .. slot
+local left = (slot + 1) * window - now
+local taken = math.min(tonumber(ARGV[3]), tonumber(ARGV[1]) - tonumber(redis.call('GET', key) or '0'))
+if taken <= 0 then return {0, slot, left, 0} end
+if redis.call('INCRBY', key, taken) == taken then redis.call('PEXPIRE', key, window * 2) end
+return {taken, slot, left, 0}
+`;
+
+// KEYS[1]: pause key (also the channel). ARGV[1]: pause ms. Extends the pause to now + ARGV[1]
+// unless one already runs longer (a shorter 429 never shortens a pause), tells the other processes
+// on the channel, and returns the ms the pause in force has left.
+const PAUSE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now + ms <= current then return current - now end
+redis.call('SET', KEYS[1], now + ms, 'PX', ms)
+redis.call('PUBLISH', KEYS[1], ms)
+return ms
+`;
+
+/** Share of a second's limit one process takes from Redis at a time (at least one slot). */
+const BATCH_SHARE = 1 / 20;
+
+export interface RequestLimiter extends RequestGate {
+  /**
+   * Resolves when this process may send one more API request, with the number of the one-second
+   * window whose slot it took (-1 when Redis failed and the request goes unlimited). Waits out a
+   * pause first.
+   */
+  acquire(): Promise<number>;
+  /** Resolves once this process listens for other processes' pauses (at once without `subscribe`). */
+  ready(): Promise<void>;
+  /** Stops listening for other processes' pauses (the subscriber connection). */
+  close(): Promise<void>;
+}
+
+export interface LimiterOptions {
+  /** Called when Redis fails; the request is then let through. */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * Listen on a second connection for pauses set by other processes, so they take effect here at
+   * once. Without it a pause is seen at this process' next refill from Redis: slots it already
+   * holds for the current second (a twentieth of the limit at most) may still be spent.
+   */
+  readonly subscribe?: boolean;
+  /** Told when this process learns of a pause, its own or another's (ms left). */
+  readonly onPause?: (ms: number) => void;
+}
+
+/**
+ * A limiter allowing `perSecond` requests per second across every process that shares `redis`
+ * and `key`. A process takes its slots from Redis a few at a time (a twentieth of the limit, and
+ * one at a time under 40 a second) and hands them out locally until its window ends, so a high
+ * limit does not cost a Redis call per request; slots taken and left unused are lost with their
+ * window, so the limit can be undershot, never exceeded. Waiters retry at the next window; a
+ * Redis failure lets the request through (the API's own 429 handling still protects it) rather
+ * than stopping all work. `pause(ms)` (after a 429) holds every process' requests until it ends.
+ */
+export function createRequestLimiter(
+  redis: Redis,
+  key: string,
+  perSecond: number,
+  options: LimiterOptions | ((error: unknown) => void) = {},
+): RequestLimiter {
+  const o: LimiterOptions = typeof options === 'function' ? { onError: options } : options;
+  const onError = o.onError ?? (() => undefined);
+  const pauseKey = `${key}:pause`;
+  const batch = Math.max(1, Math.floor(perSecond * BATCH_SHARE));
+  // Slots of window `slot` held by this process, usable until `until` (local clock).
+  let held = { slot: -1, count: 0, until: 0 };
+  // The end of the pause in force as this process knows it (local clock).
+  let pausedUntil = 0;
+  // One refill at a time: concurrent callers wait for it instead of each taking a batch.
+  let refilling: Promise<number> | undefined;
+
+  const pausedFor = (ms: number) => {
+    if (Date.now() + ms > pausedUntil) o.onPause?.(ms);
+    pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+    // Slots held from before the pause must not be spent during it.
+    held = { slot: -1, count: 0, until: 0 };
+  };
+
+  const subscriber = o.subscribe === true ? redis.duplicate() : undefined;
+  if (subscriber !== undefined) {
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, message: string) => {
+      const ms = Number(message);
+      if (Number.isFinite(ms) && ms > 0) pausedFor(ms);
+    });
+  }
+  const subscribed =
+    subscriber === undefined
+      ? Promise.resolve()
+      : subscriber.subscribe(pauseKey).then(() => undefined, onError);
+
+  /** Takes slots from Redis: resolves to 0 when some are held now, else to the ms to wait. */
+  async function refill(): Promise<number> {
+    const answer = (await redis.eval(
+      TAKE,
+      2,
+      key,
+      pauseKey,
+      String(perSecond),
+      '1000',
+      String(batch),
+    )) as number[];
+    const [taken, slot, left, paused] = answer.map(Number) as [number, number, number, number];
+    if (paused === 1) {
+      pausedFor(left);
+      return left;
+    }
+    if (taken <= 0) return left;
+    held = { slot, count: taken, until: Date.now() + left };
+    return 0;
+  }
+
+  return {
+    async acquire() {
+      for (;;) {
+        if (Date.now() < pausedUntil) {
+          await sleepUntil(pausedUntil);
+          continue;
+        }
+        if (held.count > 0 && Date.now() < held.until) {
+          held.count--;
+          return held.slot;
+        }
+        let wait: number;
+        try {
+          refilling ??= refill().finally(() => (refilling = undefined));
+          wait = await refilling;
+        } catch (error) {
+          onError(error);
+          return -1;
+        }
+        // A little spread so waiters do not stampede the next window together.
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait + Math.floor(Math.random() * 20)));
+      }
+    },
+    async pause(ms) {
+      const wanted = Math.max(1, Math.ceil(ms));
+      pausedFor(wanted);
+      try {
+        const left = Number(await redis.eval(PAUSE, 1, pauseKey, String(wanted)));
+        if (Number.isFinite(left)) pausedFor(left);
+      } catch (error) {
+        // The local pause still holds this process; the others meet their own 429s.
+        onError(error);
+      }
+    },
+    ready: () => subscribed,
+    async close() {
+      if (subscriber === undefined || subscriber.status === 'end') return;
+      subscriber.disconnect();
+    },
+  };
+}
+
+/** The Redis key base of the shared request limit under a BullMQ prefix. */
+export function limiterKey(prefix: string): string {
+  return `${prefix}:adops:api-requests`;
+}

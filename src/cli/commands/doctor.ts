@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { requireApiKey, requireBaseUrl } from '../../config/env.js';
+import { renderJson, renderText } from '../../doctor/render.js';
+import { runProbes } from '../../doctor/run.js';
+import { decide } from '../../doctor/verdict/index.js';
+import { redactSecrets } from '../../log/redact.js';
+import { CommandFailed, type CliContext } from '../context.js';
+
+interface DoctorFlags {
+  readonly json: boolean;
+}
+
+/** `adops doctor`: probe the configured server and print the settings a pull needs. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .description(
+      'probe the configured API server (reachability, TLS, auth forms, scopes, report params, gzip, ' +
+        'clock, rate-limit headers) and print the settings to use',
+    )
+    .option('--json', 'print one JSON object for scripts instead of the table', false)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
+        'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS; needs no Postgres or Redis. About a dozen ' +
+        'small GET requests; the key is never printed.',
+    )
+    .action((flags: DoctorFlags) => doctor(ctx, flags));
+}
+
+async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
+  const config = ctx.config();
+  const baseUrl = requireBaseUrl(config);
+  const apiKey = requireApiKey(config);
+  const observations = await runProbes({
+    baseUrl,
+    apiKey,
+    configured: { auth: config.auth, reportParams: config.reportParams },
+    // A doctor should answer in seconds: a server that takes longer to connect is a finding.
+    connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
+  });
+  const verdict = decide(observations, Date.now());
+  const secrets = [apiKey];
+  ctx.stdout.write(
+    flags.json ? renderJson(observations, verdict, secrets) : renderText(observations, verdict, secrets),
+  );
+  if (!verdict.ok)
+    throw new CommandFailed(
+      redactSecrets(`doctor: a pull cannot work: ${verdict.problems.join('; ')}`, secrets),
+    );
+}
+
+/**
+ * ADOPS_REPORT_PARAMS as validated into Config by the API client's settings (issue 15); 'repeat',
+ * the client's default, when this Config does not carry it.
+ */

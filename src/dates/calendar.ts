@@ -1,0 +1,84 @@
+// Calendar dates as the API and the warehouse write them: YYYY-MM-DD strings, stepped with
+// date-fns in UTC so the host's time zone never shifts a day. The one place that parses,
+// validates and steps dates (src/dates/periods.ts builds periods on it).
+import { tz } from '@date-fns/tz';
+import { addDays as addDaysFns, differenceInCalendarDays, format } from 'date-fns';
+
+/** Date arithmetic context: calendar days in UTC, whatever TZ the process runs in. */
+const UTC = tz('UTC');
+
+/** Thrown for a string that is not a real calendar date in YYYY-MM-DD form. */
+export class DateFormatError extends Error {
+  override readonly name = 'DateFormatError';
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * True for a real calendar date in YYYY-MM-DD form (year 0001 to 9999). Checked character by
+ * character rather than through a Date: it runs once per report row, so it must not allocate.
+ */
+export function isIsoDate(s: string): boolean {
+  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 7);
+  const day = digits(s, 8, 10);
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return day <= max;
+}
+
+/** The number formed by the decimal digits s[from, to), or -1 if any is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/** `s` when it is a real YYYY-MM-DD date; DateFormatError naming `what` (a flag, a field) otherwise. */
+export function parseIsoDate(s: string, what = 'date'): string {
+  if (isIsoDate(s)) return s;
+  const shape = /^\d{4}-\d{2}-\d{2}$/.test(s) ? 'is not a calendar date' : 'is not a date';
+  throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
+}
+
+/** The UTC midnight of a YYYY-MM-DD date, as date-fns' context date. */
+export function toUtcDate(date: string): Date {
+  parseIsoDate(date);
+  return UTC(`${date}T00:00:00Z`);
+}
+
+/** YYYY-MM-DD of a date-fns date in the UTC context. */
+export function formatUtcDate(d: Date): string {
+  return format(d, 'yyyy-MM-dd', { in: UTC });
+}
+
+/** `date` moved by `days` (negative goes back). */
+export function addDays(date: string, days: number): string {
+  return formatUtcDate(addDaysFns(toUtcDate(date), days, { in: UTC }));
+}
+
+/** Calendar days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return differenceInCalendarDays(toUtcDate(to), toUtcDate(from), { in: UTC });
+}
+
+/** The calendar date of instant `at` in IANA time zone `timezone`. */
+export function localDate(at: Date, timezone: string): string {
+  return format(at, 'yyyy-MM-dd', { in: tz(timezone) });
+}
+
+/** True when `timezone` is an IANA zone this runtime knows. */
+export function isTimeZone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return timezone.length > 0;
+  } catch {
+    return false;
+  }
+}

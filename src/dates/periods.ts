@@ -1,0 +1,86 @@
+// Periods: the calendar slices one pull covers (a day, an ISO week, a month), built on date-fns.
+import { tz } from '@date-fns/tz';
+import { endOfISOWeek, endOfMonth, getISOWeek, getISOWeekYear, startOfISOWeek, startOfMonth } from 'date-fns';
+import { addDays, DateFormatError, formatUtcDate, toUtcDate } from './calendar.js';
+
+const UTC = tz('UTC');
+
+/** The period kinds a job definition may declare. */
+export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
+export type PeriodUnit = (typeof PERIOD_UNITS)[number];
+
+/** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
+export interface Period {
+  readonly start: string;
+  readonly end: string;
+}
+
+/** True when `value` names a period kind; the run-time check behind the PeriodUnit type. */
+export function isPeriodUnit(value: unknown): value is PeriodUnit {
+  return typeof value === 'string' && (PERIOD_UNITS as readonly string[]).includes(value);
+}
+
+/** Compile-time proof that a switch covers every case; throws if a value slips through at run time. */
+export function unreachable(value: never, what: string): never {
+  throw new DateFormatError(
+    `unknown ${what} ${JSON.stringify(value)}: expected one of ${PERIOD_UNITS.join(', ')}`,
+  );
+}
+
+/** The period of `unit` that contains `date`: the day itself, its ISO week (Monday to Sunday) or its month. */
+export function periodContaining(date: string, unit: PeriodUnit): Period {
+  switch (unit) {
+    case 'day':
+      toUtcDate(date);
+      return { start: date, end: date };
+    case 'week': {
+      const d = toUtcDate(date);
+      return {
+        start: formatUtcDate(startOfISOWeek(d, { in: UTC })),
+        end: formatUtcDate(endOfISOWeek(d, { in: UTC })),
+      };
+    }
+    case 'month': {
+      const d = toUtcDate(date);
+      return {
+        start: formatUtcDate(startOfMonth(d, { in: UTC })),
+        end: formatUtcDate(endOfMonth(d, { in: UTC })),
+      };
+    }
+    default:
+      return unreachable(unit, 'period kind');
+  }
+}
+
+/** The period right after `period` (periods of one unit tile the calendar). */
+export function nextPeriod(period: Period, unit: PeriodUnit): Period {
+  return periodContaining(addDays(period.end, 1), unit);
+}
+
+/** The period right before `period`. */
+export function previousPeriod(period: Period, unit: PeriodUnit): Period {
+  return periodContaining(addDays(period.start, -1), unit);
+}
+
+/**
+ * Every period of `unit` that overlaps from..to (both inclusive), oldest first. Periods are whole:
+ * a week range starting on a Wednesday begins with that week's Monday.
+ */
+export function periodsBetween(from: string, to: string, unit: PeriodUnit): Period[] {
+  if (toUtcDate(from) > toUtcDate(to))
+    throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);
+  const out: Period[] = [];
+  for (let p = periodContaining(from, unit); p.start <= to; p = nextPeriod(p, unit)) out.push(p);
+  return out;
+}
+
+/** A stable key of a period, for maps and sets. */
+export function periodKey(period: Period): string {
+  return `${period.start}/${period.end}`;
+}
+
+/** The ISO week of a date: its week-numbering year and week number (1 to 53). */
+export function isoWeek(date: string): { year: number; week: number } {
+  const d = toUtcDate(date);
+  return { year: getISOWeekYear(d, { in: UTC }), week: getISOWeek(d, { in: UTC }) };
+}

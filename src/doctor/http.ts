@@ -1,0 +1,173 @@
+// The doctor's HTTP shell: one small undici Pool, short timeouts, every body read or destroyed.
+// It waits out 429s (Retry-After) and retries transient failures, so a busy or flaky server is not
+// mistaken for a wrong setting, and it notes the Date and rate-limit headers of every answer.
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { apiMessageOf } from '../api/body.js';
+import { parseRetryAfter } from '../api/retry-after.js';
+import { backoffDelay } from '../retry/backoff.js';
+import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import { redactSecrets } from '../log/redact.js';
+import type { Answer, Observations } from './types.js';
+import { isRateLimitHeader } from './verdict/rate-limit.js';
+
+/** A probe's retries: short, since a doctor should answer in seconds. */
+const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
+
+export interface ProberOptions {
+  readonly baseUrl: string;
+  /** Redacted from every message kept (the API key). */
+  readonly secrets: readonly string[];
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  /** Tries per request against 5xx, resets and dropped bodies (default 8: a flaky server still gets probed). */
+  readonly attempts?: number;
+  /** 429s waited out per request (default 8, enough for a storm of them). */
+  readonly throttleRetries?: number;
+  /** A longer Retry-After is not waited for: the 429 becomes the answer (default 10 s). */
+  readonly maxRetryAfterMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
+}
+
+/** One GET: the path relative to the base URL (query included), headers, and an optional JSON body. */
+export interface ProbeRequest {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** A body this large is no probe's answer: stop reading rather than fill memory. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Not worth retrying for a probe: nothing listens, or the server is too slow to wait for twice. */
+const FINAL_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
+
+/** Sends the probes to one API and remembers what every answer said about clock and limits. */
+export class Prober {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+  private readonly headersSeen: Record<string, string> = {};
+  private throttledCount = 0;
+  private firstDate: Observations['clock'];
+
+  constructor(private readonly o: ProberOptions) {
+    const url = new URL(o.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: 2,
+      connectTimeout: o.connectTimeoutMs,
+      headersTimeout: o.headersTimeoutMs,
+      bodyTimeout: o.bodyTimeoutMs,
+    });
+    this.sleep = o.sleep ?? ((ms) => delay(ms));
+    this.now = o.now ?? Date.now;
+  }
+
+  /** The answer to one GET, after waiting out 429s and retrying transient failures. Never throws. */
+  async send(req: ProbeRequest): Promise<Answer> {
+    const attempts = this.o.attempts ?? 8;
+    const throttleRetries = this.o.throttleRetries ?? 8;
+    let failures = 0;
+    let throttles = 0;
+    for (;;) {
+      try {
+        const res = await this.pool.request({
+          method: 'GET',
+          path: this.basePath + req.path,
+          headers: {
+            accept: 'application/json',
+            'user-agent': 'adops-export doctor',
+            ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...req.headers,
+          },
+          body: req.body,
+        });
+        this.note(res.headers);
+        const body = await readBody(res.body);
+        const status = res.statusCode;
+        if (status === 429 && throttles < throttleRetries) {
+          const wait = parseRetryAfter(res.headers['retry-after'], this.now()) ?? 1_000;
+          if (wait <= (this.o.maxRetryAfterMs ?? 10_000)) {
+            throttles++;
+            this.throttledCount++;
+            await this.sleep(wait + 25);
+            continue;
+          }
+        }
+        if (isTransientStatus(status) && ++failures < attempts) {
+          await this.sleep(backoffDelay(failures, PROBE_BACKOFF));
+          continue;
+        }
+        const encoding = res.headers['content-encoding'];
+        return {
+          kind: 'http',
+          status,
+          body,
+          contentEncoding: Array.isArray(encoding) ? encoding.join(', ') : encoding,
+          apiMessage: status >= 300 ? apiMessageOf(body, this.o.secrets) : undefined,
+        };
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? 'error';
+        if (isTransientNetwork(code, 'GET') && !FINAL_CODES.has(code) && ++failures < attempts) {
+          await this.sleep(backoffDelay(failures, PROBE_BACKOFF));
+          continue;
+        }
+        return { kind: 'none', code, detail: redactSecrets((error as Error).message, this.o.secrets) };
+      }
+    }
+  }
+
+  /** The first Date header seen, with our clock when it arrived. */
+  clock(): Observations['clock'] {
+    return this.firstDate;
+  }
+
+  /** Rate-limit headers as last seen, names lower-case. */
+  rateLimitHeaders(): Record<string, string> {
+    return { ...this.headersSeen };
+  }
+
+  /** 429 answers waited out so far. */
+  throttled(): number {
+    return this.throttledCount;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private note(headers: Record<string, string | string[] | undefined>): void {
+    const date = headers.date;
+    if (this.firstDate === undefined && typeof date === 'string')
+      this.firstDate = { serverDate: date, localMs: this.now() };
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined && isRateLimitHeader(name))
+        this.headersSeen[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+}
+
+/** Reads a body in full, up to MAX_BODY_BYTES; beyond that the socket is destroyed. */
+async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      const error = Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), {
+        code: 'TOO_LARGE',
+      });
+      body.destroy(error);
+      throw error;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,126 @@
+// What `adops doctor` observes of a server, and what it concludes. The probes (probes/*) fill the
+// observations over HTTP; the verdict (verdict/*) turns them into rows and settings without I/O.
+import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/query.js';
+import type { Period } from '../report/types.js';
+
+/** The auth header forms, in the order they are tried. */
+export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;
+export type AuthForm = (typeof AUTH_FORMS)[number];
+
+/** The GET /reports parameter forms (ADOPS_REPORT_PARAMS), in the order doctor prefers them. */
+export const REPORT_FORMS = DIMENSIONS_ENCODINGS;
+export type ReportForm = DimensionsEncoding;
+
+/** An HTTP answer to one probe, after 429s and transient failures were waited out. */
+export interface HttpAnswer {
+  readonly kind: 'http';
+  readonly status: number;
+  /** The body as received (not decompressed). Never printed: it may echo the key. */
+  readonly body: Buffer;
+  readonly contentEncoding: string | undefined;
+  /** The API's own message from an error body, the key redacted. */
+  readonly apiMessage: string | undefined;
+}
+
+/** No HTTP answer: the connection, TLS or a timeout failed (the last attempt's error). */
+export interface NoAnswer {
+  readonly kind: 'none';
+  readonly code: string;
+  readonly detail: string;
+}
+
+export type Answer = HttpAnswer | NoAnswer;
+
+/** The server's certificate as seen by a TLS handshake that verified it, or the handshake's error. */
+export type TlsObservation =
+  | { readonly ok: true; readonly subject: string; readonly issuer: string; readonly validTo: string }
+  | { readonly ok: false; readonly code: string; readonly detail: string };
+
+/** The two requests that test one report parameter form. */
+export interface FormObservation {
+  /** GET /reports with dimensions [day, campaign_id] over the probe period. */
+  readonly pair: Answer;
+  /** The same period with [day] alone, asked only when `pair` is a 2xx: the cross-check of totals. */
+  readonly day: Answer | undefined;
+}
+
+/** Everything the probes saw. Undefined parts were not probed (an earlier step failed). */
+export interface Observations {
+  /** ADOPS_BASE_URL (holds no key). */
+  readonly baseUrl: string;
+  /** What the configuration chooses today; preferred when it works. */
+  readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };
+  /** The handshake, for https base URLs only. */
+  readonly tls: TlsObservation | undefined;
+  /** GET /campaigns?limit=1 with each header form. */
+  readonly auth: Readonly<Record<AuthForm, Answer>>;
+  /** With the accepted header form; creatives is 'no-campaign' when no campaign id was listed. */
+  readonly scopes:
+    | {
+        readonly campaigns: Answer;
+        readonly creatives: Answer | 'no-campaign';
+        /** GET /reports for yesterday with [day], in the configured form. */
+        readonly reports: Answer;
+      }
+    | undefined;
+  /** The period the form probes asked for (a week up to yesterday: a day alone may be empty). */
+  readonly formPeriod: Period;
+  readonly forms: Readonly<Partial<Record<ReportForm, FormObservation>>>;
+  /** A GET sent with Accept-Encoding: gzip. */
+  readonly gzip: Answer | undefined;
+  /** The first Date header seen and our clock when its answer arrived. */
+  readonly clock: { readonly serverDate: string; readonly localMs: number } | undefined;
+  /** Rate-limit headers (X-RateLimit-*, RateLimit-*, Retry-After) as last seen, names lower-case. */
+  readonly rateLimitHeaders: Readonly<Record<string, string>>;
+  /** 429 answers waited out during the probes. */
+  readonly throttled: number;
+}
+
+/** How one table row came out; `no` marks an option this server does not take (not a failure). */
+export type RowStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'info' | 'no';
+
+export interface Row {
+  readonly check: string;
+  readonly status: RowStatus;
+  readonly detail: string;
+}
+
+/** The env lines to set, once a pull can work. */
+export interface Settings {
+  readonly ADOPS_AUTH: AuthForm;
+  readonly ADOPS_REPORT_PARAMS: ReportForm;
+  readonly ADOPS_HTTP_COMPRESSION: 'gzip' | 'none';
+}
+
+/** How one report parameter form fared. */
+export type FormOutcome =
+  | 'ok'
+  /** Answered 2xx, but the report is not the nested two-dimension report asked for. */
+  | 'wrong'
+  /** Answered a correct-looking but empty report: nothing to tell the forms apart by. */
+  | 'empty'
+  /** A correct two-dimension report whose cross-check with [day] could not be made. */
+  | 'unverified'
+  /** An error status, or no answer. */
+  | 'error'
+  | 'skipped';
+
+/** The whole conclusion: rows for the table, the settings, and why a pull cannot work. */
+export interface Verdict {
+  /** True when a pull can work: reachable, a header form accepted, reports allowed, a form correct. */
+  readonly ok: boolean;
+  readonly rows: readonly Row[];
+  /** Undefined when a pull cannot work. */
+  readonly settings: Settings | undefined;
+  /** One sentence per reason a pull cannot work, each saying what to do. */
+  readonly problems: readonly string[];
+  /** Machine-readable facts for --json. */
+  readonly facts: {
+    readonly auth: Readonly<Record<AuthForm, string>>;
+    readonly forms: Readonly<Record<ReportForm, { outcome: FormOutcome; detail: string }>>;
+    readonly gzip: boolean | undefined;
+    readonly clockSkewSeconds: number | undefined;
+    readonly rateLimitHeaders: Readonly<Record<string, string>>;
+    readonly throttled: number;
+  };
+}

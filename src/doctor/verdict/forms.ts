@@ -1,0 +1,194 @@
+// Rows "report params <form>": in which form GET /reports reads several dimensions. A server
+// that misreads a form may still answer 200, e.g. with only the last `dimensions` value kept, so a
+// 200 proves nothing: the report must parse as the nested [day, campaign_id] report asked for, and
+// its sums must equal those of a [day] report of the same period.
+import type { Dimension } from '../../config/dimensions.js';
+import { parseReport, type ParsedReport } from '../../report/parse.js';
+import { COUNTERS, type Period } from '../../report/types.js';
+import {
+  REPORT_FORMS,
+  type FormObservation,
+  type FormOutcome,
+  type Observations,
+  type ReportForm,
+  type Row,
+  type RowStatus,
+} from '../types.js';
+import { describeAnswer, isSuccess } from './answer.js';
+
+/** The two dimensions asked for: two levels, the second keyed by ids, so misreadings show. */
+export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
+export const DAY: readonly Dimension[] = ['day'];
+
+export interface FormJudgement {
+  readonly outcome: FormOutcome;
+  readonly detail: string;
+}
+
+/** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
+export function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
+  if (f === undefined) return { outcome: 'skipped', detail: 'not probed' };
+  if (!isSuccess(f.pair)) return { outcome: 'error', detail: describeAnswer(f.pair) };
+  let pair: ParsedReport;
+  try {
+    pair = parseReport(f.pair.body, PAIR);
+  } catch (error) {
+    return { outcome: 'wrong', detail: `wrong report: ${misreading(f.pair.body) ?? shortReason(error)}` };
+  }
+  // Differences, not `ok`: a server that sends no totals is not misreading the parameters.
+  if (pair.reconciliation.differences.length > 0)
+    return { outcome: 'wrong', detail: 'wrong report: its rows do not add up to its totals' };
+  const outside = pair.rows.find((r) => (r.dims[0] ?? '') < period.start || (r.dims[0] ?? '') > period.end);
+  if (outside !== undefined)
+    return {
+      outcome: 'wrong',
+      detail: `wrong report: a row for ${outside.dims[0]}, outside ${period.start}..${period.end}`,
+    };
+  if (!isSuccess(f.day))
+    return {
+      outcome: 'unverified',
+      detail:
+        'nested correctly, but the [day] report to check it against answered ' +
+        (f.day === undefined ? 'nothing' : describeAnswer(f.day)),
+    };
+  let day: ParsedReport;
+  try {
+    day = parseReport(f.day.body, DAY);
+  } catch (error) {
+    return {
+      outcome: 'unverified',
+      detail: `nested correctly, but the [day] report is unusable: ${shortReason(error)}`,
+    };
+  }
+  const difference = compareSums(pair, day);
+  if (difference !== undefined) return { outcome: 'wrong', detail: `wrong report: ${difference}` };
+  if (pair.rows.length === 0)
+    return {
+      outcome: 'empty',
+      detail: `an empty report (no traffic ${period.start}..${period.end}): cannot tell`,
+    };
+  return {
+    outcome: 'ok',
+    detail: `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`,
+  };
+}
+
+/** Every form's judgement; a form not probed is 'skipped'. */
+export function judgeForms(forms: Observations['forms'], period: Period): Record<ReportForm, FormJudgement> {
+  return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Record<
+    ReportForm,
+    FormJudgement
+  >;
+}
+
+/** The form to set: the configured one when correct, else the first correct one in REPORT_FORMS order. */
+export function chooseForm(
+  judged: Readonly<Record<ReportForm, FormJudgement>>,
+  configured: ReportForm,
+): { form: ReportForm; proven: boolean } | undefined {
+  for (const accept of [['ok'], ['empty', 'unverified']] as const) {
+    const fits = (f: ReportForm) => (accept as readonly FormOutcome[]).includes(judged[f].outcome);
+    const form = fits(configured) ? configured : REPORT_FORMS.find(fits);
+    if (form !== undefined) return { form, proven: accept[0] === 'ok' };
+  }
+  return undefined;
+}
+
+/** Result column of a form's row: `no` for a form this server misreads or refuses. */
+const FORM_STATUS: Record<FormOutcome, RowStatus> = {
+  ok: 'ok',
+  wrong: 'no',
+  empty: 'warn',
+  unverified: 'warn',
+  error: 'no',
+  skipped: 'skip',
+};
+
+/** One row per form, each form's judgement, the chosen form, and the problem when none works. */
+export function formsVerdict(
+  o: Observations,
+  reportsForbidden: boolean,
+): {
+  rows: Row[];
+  judged: Record<ReportForm, FormJudgement>;
+  chosen: ReportForm | undefined;
+  problem: string | undefined;
+} {
+  const judged = judgeForms(o.forms, o.formPeriod);
+  if (
+    o.scopes === undefined ||
+    reportsForbidden ||
+    REPORT_FORMS.every((f) => judged[f].outcome === 'skipped')
+  ) {
+    const why = reportsForbidden ? 'reports are forbidden to this key' : 'no header form accepted';
+    return {
+      rows: [{ check: 'report params', status: 'skip', detail: `not probed: ${why}` }],
+      judged,
+      chosen: undefined,
+      problem: undefined,
+    };
+  }
+  const choice = chooseForm(judged, o.configured.reportParams);
+  const rows: Row[] = REPORT_FORMS.map((f) => ({
+    check: `report params ${f}`,
+    status: choice === undefined && judged[f].outcome !== 'skipped' ? 'fail' : FORM_STATUS[judged[f].outcome],
+    detail:
+      choice?.form === f
+        ? `${judged[f].detail}; use this${choice.proven ? '' : ' (not proven)'}`
+        : judged[f].detail,
+  }));
+  return {
+    rows,
+    judged,
+    chosen: choice?.form,
+    problem:
+      choice === undefined
+        ? 'no form of GET /reports returned a correct two-dimension report (see the "report params" ' +
+          'rows): the server reads its parameters in a way adops does not know; report it with the ' +
+          'output of `adops doctor --json`'
+        : undefined,
+  };
+}
+
+/** A one-level report keyed by one of the two dimensions: the server kept one value of the list. */
+function misreading(body: Buffer): string | undefined {
+  for (const [dims, which] of [
+    [['campaign_id'], 'last'],
+    [['day'], 'first'],
+  ] as const) {
+    try {
+      parseReport(body, dims);
+      return `a one-level report by ${dims[0]}: the server kept only the ${which} dimension`;
+    } catch {
+      // not this misreading
+    }
+  }
+  return undefined;
+}
+
+/** The first difference between the pair report's sums per day and the [day] report, if any. */
+function compareSums(pair: ParsedReport, day: ParsedReport): string | undefined {
+  for (const [i, name] of COUNTERS.entries()) {
+    if (pair.totals[name] !== day.totals[name])
+      return `its totals differ from the [day] report's (${name} ${pair.totals[name]} vs ${day.totals[name]})`;
+    const perDay = new Map<string, number>();
+    for (const r of pair.rows)
+      perDay.set(r.dims[0] ?? '', (perDay.get(r.dims[0] ?? '') ?? 0) + (r.counters[i] ?? 0));
+    for (const r of day.rows) {
+      const got = perDay.get(r.dims[0] ?? '') ?? 0;
+      if (got !== (r.counters[i] ?? 0))
+        return `${r.dims[0]} sums to ${name} ${got}, the [day] report says ${r.counters[i]}`;
+      perDay.delete(r.dims[0] ?? '');
+    }
+    const extra = [...perDay.entries()].find(([, n]) => n !== 0);
+    if (extra !== undefined)
+      return `${extra[0]} has ${name} ${extra[1]} but is missing from the [day] report`;
+  }
+  return undefined;
+}
+
+/** A parse error in one clause: the path and what was wrong, without the advice that follows. */
+function shortReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('; ')[0]!.split(': expected')[0]!;
+}

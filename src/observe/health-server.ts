@@ -1,0 +1,132 @@
+// The worker's HTTP side: /metrics for Prometheus and /health for orchestrators.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log/logger.js';
+
+/** What /health reports; `ok` false answers 503. */
+export interface Health {
+  readonly ok: boolean;
+  readonly [key: string]: unknown;
+}
+
+/** What the worker knows when asked for its health. */
+export interface HealthFacts {
+  /** ioredis connection status ('ready' when connected). */
+  readonly redis: string;
+  /** Whether every BullMQ worker of the process is running. */
+  readonly running: boolean;
+  /** Pull queue counts; undefined when Redis could not be read. */
+  readonly waiting: number | undefined;
+  readonly active: number | undefined;
+  /** Time since this process last started, finished or found no job. */
+  readonly idleMs: number;
+  readonly stuckAfterMs: number;
+}
+
+/**
+ * Health from the facts. A Redis ping is not enough: a worker can stay connected yet stop
+ * consuming (bullmq #4585), so jobs waiting while nothing ran for stuckAfterMs is unhealthy too.
+ */
+export function assessHealth(f: HealthFacts): Health {
+  const readable = f.waiting !== undefined && f.active !== undefined;
+  const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;
+  return {
+    ok: f.redis === 'ready' && f.running && readable && !stuck,
+    redis: f.redis,
+    running: f.running,
+    stuck,
+    idleSeconds: Math.round(f.idleMs / 1000),
+    waiting: f.waiting ?? null,
+    active: f.active ?? null,
+  };
+}
+
+export interface MetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves GET /metrics (the registry, text format) and GET /health (JSON, 200 or 503) on
+ * `port` (0 picks a free port) of `host` (loopback unless told otherwise: the endpoints have no
+ * login). Resolves once listening.
+ */
+export async function startMetricsServer(
+  registry: Registry,
+  health: () => Promise<Health>,
+  port: number,
+  host = '127.0.0.1',
+): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const reply = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/metrics') {
+      registry.metrics().then(
+        (text) => reply(200, registry.contentType, text),
+        (error: unknown) => reply(500, 'text/plain', `metrics failed: ${(error as Error).message}\n`),
+      );
+      return;
+    }
+    if (path === '/health' || path === '/healthz') {
+      health().then(
+        (h) => reply(h.ok ? 200 : 503, 'application/json', `${JSON.stringify(h)}\n`),
+        (error: unknown) =>
+          reply(
+            503,
+            'application/json',
+            `${JSON.stringify({ ok: false, error: (error as Error).message })}\n`,
+          ),
+      );
+      return;
+    }
+    reply(404, 'text/plain', 'not found: try /metrics or /health\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * startMetricsServer for a worker, which must never die of it: a port it cannot bind (typically a
+ * second worker on the same host) logs one warning and resolves undefined, and the worker goes on
+ * processing without /metrics and /health.
+ */
+export async function tryStartMetricsServer(
+  registry: Registry,
+  health: () => Promise<Health>,
+  port: number,
+  host: string,
+  logger: Logger,
+): Promise<MetricsServer | undefined> {
+  try {
+    return await startMetricsServer(registry, health, port, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const why = code === 'EADDRINUSE' ? `EADDRINUSE: port ${port} is in use, e.g. by another worker` : code;
+    logger.warn(
+      { port, host, code },
+      `no /metrics or /health: cannot listen on ${host}:${port} (${why}); this worker goes on ` +
+        `processing without them. Give each worker on this host its own port with ` +
+        `ADOPS_METRICS_PORT or --metrics-port (0 turns them off)`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,117 @@
+// `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
+import { addDays } from '../dates/calendar.js';
+import { renderEntityStatus } from './status-entities.js';
+import type { CellState, Status } from './status.js';
+
+const CELL: Record<CellState, string> = { loaded: '█', zero: '○', failed: '✗', missing: '·' };
+
+/** Consecutive dates folded into ranges: 2026-01-01..2026-01-03, 2026-01-07. */
+export function foldDates(dates: readonly string[]): string[] {
+  const sorted = [...dates].sort();
+  const out: string[] = [];
+  let start: string | undefined;
+  let prev: string | undefined;
+  const flush = () => {
+    if (start !== undefined && prev !== undefined) out.push(start === prev ? start : `${start}..${prev}`);
+  };
+  for (const d of sorted) {
+    if (prev !== undefined && addDays(prev, 1) === d) {
+      prev = d;
+      continue;
+    }
+    flush();
+    start = prev = d;
+  }
+  flush();
+  return out;
+}
+
+/** The status as terminal text (no colours, so it pipes and logs cleanly). */
+export function renderStatus(status: Status): string {
+  const lines: string[] = [];
+  const nameWidth = Math.max(6, ...status.reports.map((r) => r.report.length));
+  const head = [
+    'report'.padEnd(nameWidth),
+    'last loaded',
+    'loaded',
+    'missing',
+    'failed',
+    'unreconciled',
+    'zero rows',
+  ];
+  lines.push(`Warehouse, last ${status.days} days (up to yesterday):`);
+  lines.push(`  ${head.join('  ')}`);
+  for (const r of status.reports) {
+    lines.push(
+      '  ' +
+        [
+          r.report.padEnd(nameWidth),
+          (r.lastLoaded ?? '-').padEnd(11),
+          `${r.loaded}/${r.expected}`.padStart(6),
+          String(r.missing.length).padStart(7),
+          String(r.failed.length).padStart(6),
+          String(r.unreconciled.length).padStart(12),
+          String(r.zeroRows.length).padStart(9),
+        ].join('  '),
+    );
+  }
+  const problems: string[] = [];
+  for (const r of status.reports) {
+    if (r.missing.length > 0) problems.push(`  ${r.report}: missing ${foldDates(r.missing).join(', ')}`);
+    for (const f of r.failed)
+      problems.push(`  ${r.report} ${f.period}: failed: ${f.error ?? 'no reason recorded'}`);
+    for (const u of r.unreconciled) problems.push(`  ${r.report} ${u.period}: ${unreconciledText(u)}`);
+    if (r.zeroRows.length > 0)
+      problems.push(
+        `  ${r.report}: zero rows while neighbours had rows: ${foldDates(r.zeroRows).join(', ')}`,
+      );
+  }
+  if (problems.length > 0)
+    lines.push('', 'Problems (`adops heal` re-pulls missing and failed periods):', ...problems);
+  if (status.restatements.length > 0) {
+    lines.push('', 'Re-pulls by period age (how much late data changed totals):');
+    lines.push('  report'.padEnd(nameWidth + 2) + '  age  reloads  restated  max change');
+    for (const s of status.restatements)
+      lines.push(
+        `  ${s.report.padEnd(nameWidth)}  ${String(s.age_days).padStart(3)}  ${String(s.loads).padStart(7)}  ` +
+          `${String(s.restated).padStart(8)}  ${(s.max_rel_change * 100).toFixed(2).padStart(9)}%`,
+      );
+  }
+  lines.push(...renderEntityStatus(status.entities));
+  lines.push('', 'Queues:');
+  if (status.queues === null) lines.push(`  unavailable: ${status.queueError ?? 'unknown error'}`);
+  else
+    for (const [name, c] of Object.entries(status.queues))
+      lines.push(
+        `  ${name.padEnd(13)} waiting ${c.waiting}, active ${c.active}, delayed ${c.delayed}, failed ${c.failed}`,
+      );
+  lines.push(
+    '',
+    `Coverage, one column per day (${status.gridDays[0] ?? ''} .. ${status.gridDays.at(-1) ?? ''}):`,
+  );
+  lines.push(`  ${''.padEnd(nameWidth)}  ${axis(status.gridDays)}`);
+  for (const r of status.reports)
+    lines.push(`  ${r.report.padEnd(nameWidth)}  ${r.cells.map((c) => CELL[c]).join('')}`);
+  lines.push(
+    `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Why a period is unreconciled, in words. */
+function unreconciledText(u: Status['reports'][number]['unreconciled'][number]): string {
+  if (u.reason === 'no totals') return 'no totals: the API sent none, so the rows are loaded unchecked';
+  if (u.reason === 'partial totals')
+    return `partial totals: the API left some counters out, the rest were checked: ${JSON.stringify(u.mismatch)}`;
+  return `rows do not add up to totals: ${JSON.stringify(u.mismatch)}`;
+}
+
+/** A day axis: the day of month every 7 columns, aligned over the grid. */
+function axis(days: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < days.length; i++) {
+    if (out.length > i) continue;
+    out += i % 7 === 0 ? (days[i] ?? '').slice(8, 10) : ' ';
+  }
+  return out.slice(0, days.length);
+}

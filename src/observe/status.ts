@@ -1,0 +1,160 @@
+// `adops status`, collected: per report what the warehouse holds for the last N days, and the
+// queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
+import type { Pool } from 'pg';
+import type { JobSet } from '../config/jobs.js';
+import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/entities/run-status.js';
+import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
+import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
+import { addDays, localDate } from '../dates/calendar.js';
+import { periodContaining, periodKey } from '../dates/periods.js';
+import { healWindow } from '../plan/windows.js';
+import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
+import { jobCounts, type Queues } from '../schedule/queues.js';
+
+/** The state of one grid cell: a day of one report. */
+export type CellState = 'loaded' | 'zero' | 'failed' | 'missing';
+
+export interface ReportStatus {
+  readonly report: string;
+  readonly period: string;
+  /** Newest period whose rows are loaded (within the window), as its start date. */
+  readonly lastLoaded: string | null;
+  readonly expected: number;
+  readonly loaded: number;
+  /** Period starts with no load on record. */
+  readonly missing: readonly string[];
+  /** Periods whose last attempt failed, with its reason (the rows of an earlier load, if any, stay). */
+  readonly failed: ReadonlyArray<{ readonly period: string; readonly error: string | null }>;
+  /**
+   * Periods whose current rows could not be reconciled with the API's totals, and why: 'mismatch'
+   * (they do not add up), 'no totals' (the API gave none), 'partial totals' (some counters missing).
+   */
+  readonly unreconciled: ReadonlyArray<{
+    readonly period: string;
+    readonly reason: string;
+    readonly mismatch: unknown;
+  }>;
+  /** Periods loaded with zero rows while a loaded neighbour had rows. */
+  readonly zeroRows: readonly string[];
+  /** One cell per grid day, oldest first. */
+  readonly cells: readonly CellState[];
+}
+
+export interface QueueCounts {
+  readonly waiting: number;
+  readonly active: number;
+  readonly delayed: number;
+  readonly failed: number;
+  readonly completed: number;
+}
+
+export interface Status {
+  readonly generatedAt: string;
+  readonly days: number;
+  /** The grid's days, oldest first (UTC dates). */
+  readonly gridDays: readonly string[];
+  readonly reports: readonly ReportStatus[];
+  /** How much re-pulls changed periods' totals, by report and age in days. */
+  readonly restatements: readonly RestatementSummary[];
+  /** Counts per queue; null when Redis could not be read (the warehouse part still shows). */
+  readonly queues: Readonly<Record<string, QueueCounts>> | null;
+  readonly queueError?: string;
+  /** The catalogue syncs: the last written and a newer one running, interrupted or failed. */
+  readonly entities?: EntitySyncStatus;
+}
+
+/**
+ * Collects the status of every report definition over the last `days` days (up to yesterday in
+ * each report's schedule time zone). `queues` may be undefined when Redis is unreachable.
+ */
+export async function collectStatus(
+  pool: Pool,
+  schema: string,
+  jobs: JobSet,
+  queues: Pick<Queues, 'pulls' | 'ticks' | 'syncs'> | undefined,
+  days: number,
+  now: Date = new Date(),
+): Promise<Status> {
+  const yesterday = addDays(localDate(now, 'UTC'), -1);
+  const gridDays = Array.from({ length: days }, (_, i) => addDays(yesterday, i - days + 1));
+  const reports: ReportStatus[] = [];
+  for (const r of jobs.reports) {
+    const window = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
+    const from = window[0]?.start ?? yesterday;
+    const to = window.at(-1)?.end ?? yesterday;
+    const states = await loadStates(pool, schema, r, from, to);
+    const unrec = await unreconciledPeriods(pool, schema, r, from, to);
+    const byKey = new Map(states.map((s) => [periodKey(s), s]));
+    const heal = new Set(periodsToHeal(window, states).map(periodKey));
+    const failed = states.filter((s) => s.lastStatus === 'failed');
+    const loadedStates = window
+      .map((p) => byKey.get(periodKey(p)))
+      .filter((s): s is PeriodState => s !== undefined && s.rows !== null);
+    const zero = new Set(zeroRowOutliers(loadedStates).map((s) => s.start));
+    const cell = (day: string): CellState => {
+      const p = periodContaining(day, r.period);
+      const s = byKey.get(periodKey(p));
+      if (s === undefined) return 'missing';
+      if (s.lastStatus === 'failed') return 'failed';
+      return s.rows === 0 ? 'zero' : 'loaded';
+    };
+    reports.push({
+      report: r.name,
+      period: r.period,
+      lastLoaded: loadedStates.at(-1)?.start ?? null,
+      expected: window.length,
+      loaded: loadedStates.length,
+      missing: window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p))).map((p) => p.start),
+      failed: failed.map((s) => ({ period: s.start, error: s.error })),
+      unreconciled: unrec.map((u) => ({
+        period: u.start,
+        reason: u.reason ?? 'mismatch',
+        mismatch: u.mismatch,
+      })),
+      zeroRows: [...zero],
+      cells: gridDays.map(cell),
+    });
+  }
+  let counts: Record<string, QueueCounts> | null = null;
+  let queueError: string | undefined;
+  if (queues !== undefined) {
+    try {
+      const read = await jobCounts(
+        queues,
+        'waiting',
+        'active',
+        'delayed',
+        'failed',
+        'completed',
+        'prioritized',
+      );
+      counts = Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)]));
+    } catch (error) {
+      queueError = (error as Error).message;
+    }
+  } else {
+    queueError = 'Redis not reachable';
+  }
+  return {
+    generatedAt: now.toISOString(),
+    days,
+    gridDays,
+    reports,
+    restatements: await restatements(pool, schema),
+    queues: counts,
+    entities: await entitySyncStatus(pool, schema),
+    ...(queueError === undefined ? {} : { queueError }),
+  };
+}
+
+function toCounts(c: Record<string, number>): QueueCounts {
+  return {
+    waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+    active: c.active ?? 0,
+    delayed: c.delayed ?? 0,
+    failed: c.failed ?? 0,
+    completed: c.completed ?? 0,
+  };
+}
+
+// The terminal rendering lives in its own file; re-exported so `status.js` offers both halves.

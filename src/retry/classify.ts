@@ -1,0 +1,145 @@
+// The one classifier of failures: what is worth another try (transient), what says when to come
+// back (rate-limited), what cannot succeed (fatal). Used by the HTTP client, pulls, syncs and the
+// loader. Retries are an allowlist (style.md): only what can succeed on a second try is retried.
+
+/** How a failure is treated. */
+export type Failure =
+  | { readonly kind: 'rate-limited'; readonly retryAfterMs: number; readonly reason: string }
+  /** Our own process cut the work short (shutdown): not the API's doing, nothing to record. */
+  | { readonly kind: 'aborted'; readonly reason: string }
+  | { readonly kind: 'transient'; readonly reason: string }
+  | { readonly kind: 'fatal'; readonly reason: string };
+
+/** HTTP statuses a later attempt can fix. 429 is apart: it says when to come back. */
+const TRANSIENT_STATUS: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+/** Transport failures a later attempt can fix: resets, refusals, drops, DNS hiccups, timeouts. */
+const TRANSIENT_NETWORK: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+
+/** Failures where the request certainly never reached the server: safe to retry even for POST. */
+const NOT_SENT: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+/**
+ * Postgres SQLSTATEs worth another try: serialization failure, deadlock, too many connections,
+ * the server shutting down or starting, and every connection exception (class 08).
+ */
+const TRANSIENT_PG = /^(40001|40P01|53300|57P0[1-3]|08\d\d\d)$/;
+
+/** pg's messages when the server or the connection goes away mid-query (they carry no code). */
+const PG_CONNECTION_LOST =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/i;
+
+/** True for HTTP statuses in the retry allowlist (500, 502, 503, 504). */
+export function isTransientStatus(status: number): boolean {
+  return TRANSIENT_STATUS.has(status);
+}
+
+/**
+ * True when a transport failure with this code may be retried for this method. POST is not
+ * idempotent: once the request may have reached the server, a retry could create a duplicate.
+ */
+export function isTransientNetwork(code: string | undefined, method = 'GET'): boolean {
+  if (code === undefined) return false;
+  return method === 'POST' ? NOT_SENT.has(code) : TRANSIENT_NETWORK.has(code);
+}
+
+/** True for a Postgres error a new transaction can get past (see TRANSIENT_PG). */
+export function isTransientPg(code: string | undefined): boolean {
+  return code !== undefined && TRANSIENT_PG.test(code);
+}
+
+/**
+ * True for a serialization failure or a deadlock: the only Postgres errors worth retrying on the
+ * same connection (the others mean the connection itself is gone).
+ */
+export function isSerializationFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+interface ErrorFacts {
+  readonly name: string;
+  readonly message?: unknown;
+  readonly retryable?: unknown;
+  readonly retryAfterMs?: unknown;
+  readonly status?: unknown;
+  readonly code?: unknown;
+}
+
+/**
+ * Classifies any error thrown by fetching, parsing or loading. An error that declares itself
+ * `retryable` (ApiError, MalformedBodyError, ...) is believed; otherwise its cause chain is checked
+ * against the allowlists above; anything else is fatal.
+ */
+export function classifyFailure(error: unknown): Failure {
+  const reason = failureReason(error);
+  const chain = causes(error);
+  if (chain[0]?.code === 'ABORTED') return { kind: 'aborted', reason };
+  const limited = chain.find(
+    (e) => e.name === 'RateLimitedError' || (typeof e.retryAfterMs === 'number' && e.status === 429),
+  );
+  if (limited !== undefined) {
+    const ms = typeof limited.retryAfterMs === 'number' ? limited.retryAfterMs : 1_000;
+    return { kind: 'rate-limited', retryAfterMs: Math.max(0, ms), reason };
+  }
+  const declared = chain.find((e) => typeof e.retryable === 'boolean');
+  if (declared !== undefined) return { kind: declared.retryable === true ? 'transient' : 'fatal', reason };
+  const transient = chain.some((e) => {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    return (
+      isTransientPg(code) ||
+      isTransientNetwork(code) ||
+      (typeof e.status === 'number' && isTransientStatus(e.status)) ||
+      PG_CONNECTION_LOST.test(String(e.message ?? ''))
+    );
+  });
+  return { kind: transient ? 'transient' : 'fatal', reason };
+}
+
+/**
+ * The reason shown for a failure (BullMQ's failedReason, report_loads.error, `adops status`): the
+ * typed error's name and message, its hint when the message lacks it, and its first cause.
+ */
+export function failureReason(error: unknown): string {
+  if (!(error instanceof Error)) return `Error: ${String(error)}`;
+  const e = error as Error & { hint?: unknown };
+  let text = `${e.name}: ${e.message}`;
+  if (typeof e.hint === 'string' && e.hint !== '' && !e.message.includes(e.hint)) text += ` (${e.hint})`;
+  const cause = e.cause;
+  if (cause instanceof Error && !text.includes(cause.message))
+    text += `; caused by ${cause.name}: ${cause.message}`;
+  return text;
+}
+
+/** The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). */
+function causes(error: unknown): ErrorFacts[] {
+  const out: ErrorFacts[] = [];
+  let e: unknown = error;
+  while (e instanceof Error && out.length < 5) {
+    out.push(e as unknown as ErrorFacts);
+    e = e.cause;
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+// Backfills: enqueue the plan (src/plan/backfill.ts) and wait for its pulls to finish.
+import type { ReportJob } from '../config/jobs.js';
+import { enqueuePulls, type EnqueuedPull } from './enqueue.js';
+import { planBackfill } from '../plan/backfill.js';
+import type { PullQueue } from './queues.js';
+
+export interface BackfillResult {
+  readonly pulls: readonly EnqueuedPull[];
+  /** Pulls added now. */
+  readonly added: number;
+  /** Pulls that were already waiting or running: not added twice, waited for all the same. */
+  readonly alreadyQueued: number;
+}
+
+/**
+ * Enqueues one pull per report and period of from..to. Periods loaded before are pulled again;
+ * a pull already waiting or running for the same report and period is not added twice.
+ */
+export async function enqueueBackfill(
+  queue: PullQueue,
+  reports: readonly ReportJob[],
+  from: string,
+  to: string,
+): Promise<BackfillResult> {
+  return summarize(await enqueuePulls(queue, planBackfill(reports, from, to)));
+}
+
+/** Counts of an enqueue. */
+export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
+  const added = pulls.filter((p) => p.added).length;
+  return { pulls, added, alreadyQueued: pulls.length - added };
+}
+
+/** Progress of a wait, for a progress bar. */
+export interface PullProgress {
+  readonly total: number;
+  readonly done: number;
+  readonly failed: number;
+  /** Finished pulls (done or failed) per second since the wait began. */
+  readonly ratePerSecond: number;
+  /** Seconds until all finish at that rate; undefined before the first finishes. */
+  readonly etaSeconds: number | undefined;
+}
+
+export interface FailedPull {
+  readonly pull: EnqueuedPull;
+  readonly reason: string;
+}
+
+export interface WaitResult {
+  readonly completed: readonly EnqueuedPull[];
+  readonly failed: readonly FailedPull[];
+}
+
+export interface WaitOptions {
+  readonly onProgress?: (p: PullProgress) => void;
+  /** How often job states are read (default 300 ms). */
+  readonly pollMs?: number;
+  /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
+  readonly batch?: number;
+  /** Stops waiting (resolving with what finished so far) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable).
+ * A job that vanished from Redis (flushed, or removed) counts as failed with a reason saying to
+ * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded.
+ */
+export async function waitForPulls(
+  queue: PullQueue,
+  pulls: readonly EnqueuedPull[],
+  options: WaitOptions = {},
+): Promise<WaitResult> {
+  const started = Date.now();
+  const pending = new Map<string, EnqueuedPull[]>();
+  for (const p of pulls) pending.set(p.jobId, [...(pending.get(p.jobId) ?? []), p]);
+  const completed: EnqueuedPull[] = [];
+  const failed: FailedPull[] = [];
+  const report = () => {
+    const finished = completed.length + failed.length;
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? finished / seconds : 0;
+    options.onProgress?.({
+      total: pulls.length,
+      done: completed.length,
+      failed: failed.length,
+      ratePerSecond: rate,
+      etaSeconds: rate > 0 ? (pulls.length - finished) / rate : undefined,
+    });
+  };
+  report();
+  let offset = 0;
+  const batch = options.batch ?? 500;
+  while (pending.size > 0 && options.signal?.aborted !== true) {
+    // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
+    // state lookup per job every few hundred milliseconds.
+    const all = [...pending.keys()];
+    offset = offset % all.length;
+    const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
+    offset += batch;
+    const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+    for (const [i, id] of ids.entries()) {
+      const state = states[i];
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
+      const group = pending.get(id) ?? [];
+      pending.delete(id);
+      if (state === 'completed') {
+        completed.push(...group);
+        continue;
+      }
+      const reason =
+        state === 'failed'
+          ? ((await queue.getJob(id))?.failedReason ?? 'failed')
+          : 'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing';
+      for (const pull of group) failed.push({ pull, reason });
+    }
+    report();
+    if (pending.size > 0) await delay(options.pollMs ?? 300, options.signal);
+  }
+  return { completed, failed };
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

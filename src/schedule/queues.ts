@@ -1,0 +1,95 @@
+// The queues, opened with the options every producer must agree on.
+import { Queue, type JobsOptions, type JobType } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/env.js';
+import { BACKOFF_TYPE } from '../retry/backoff.js';
+import { closeConnection, ensureReady, producerConnection } from './connection.js';
+import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
+import type { PullJobData, TickJobData } from './payload.js';
+
+/**
+ * Finished jobs are kept a while (for `--wait`, status and debugging) and then dropped by age and
+ * count. A retained job never blocks a re-pull: pulls deduplicate by BullMQ's deduplication key,
+ * which lives only while a job is unfinished, never by jobId.
+ */
+export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
+export const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
+
+/** Options of every pull job: retries with our jittered exponential backoff. */
+export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
+  return {
+    attempts: config.queue.pullAttempts,
+    backoff: { type: BACKOFF_TYPE },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+  };
+}
+
+export type PullQueue = Queue<PullJobData, unknown, string>;
+export type TickQueue = Queue<TickJobData, unknown, string>;
+export type SyncQueue = Queue<Record<string, never>, unknown, string>;
+
+/** The three queues over one connection, closed together. */
+export interface Queues {
+  readonly pulls: PullQueue;
+  readonly ticks: TickQueue;
+  readonly syncs: SyncQueue;
+  readonly connection: Redis;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the queues under BullMQ prefix config.queue.prefix over a fail-fast producer connection
+ * (or `connection` when given, which the caller then owns). Throws RedisUnavailableError when Redis
+ * cannot be reached.
+ */
+export async function openQueues(
+  config: Pick<Config, 'redisUrl' | 'queue'>,
+  connection?: Redis,
+): Promise<Queues> {
+  const redis = connection ?? producerConnection(config);
+  try {
+    // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
+    if (connection === undefined) await ensureReady(redis, config.redisUrl, 5_000, { failFast: true });
+    else await ensureReady(redis, config.redisUrl, 30_000);
+  } catch (error) {
+    if (connection === undefined) redis.disconnect();
+    throw error;
+  }
+  const opts = { connection: redis, prefix: config.queue.prefix };
+  const pulls: PullQueue = new Queue(REPORT_QUEUE, { ...opts, defaultJobOptions: pullJobOptions(config) });
+  // A tick or a sync that failed is retried after 5 s, then 10 s: a sync resumes from its
+  // checkpoint, so a pause lets a failing server recover instead of meeting the retry at once.
+  const retried = {
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 5_000 },
+  };
+  const ticks: TickQueue = new Queue(TICK_QUEUE, { ...opts, defaultJobOptions: retried });
+  const syncs: SyncQueue = new Queue(ENTITY_QUEUE, { ...opts, defaultJobOptions: retried });
+  for (const q of [pulls, ticks, syncs]) q.on('error', () => undefined);
+  return {
+    pulls,
+    ticks,
+    syncs,
+    connection: redis,
+    close: async () => {
+      await Promise.allSettled([pulls.close(), ticks.close(), syncs.close()]);
+      if (connection === undefined) await closeConnection(redis);
+    },
+  };
+}
+
+/** Job counts of the three queues by queue name, in the given states (all states when none). */
+export async function jobCounts(
+  queues: Pick<Queues, 'pulls' | 'ticks' | 'syncs'>,
+  ...states: JobType[]
+): Promise<Record<string, Record<string, number>>> {
+  const [pulls, ticks, syncs] = await Promise.all([
+    queues.pulls.getJobCounts(...states),
+    queues.ticks.getJobCounts(...states),
+    queues.syncs.getJobCounts(...states),
+  ]);
+  return { [REPORT_QUEUE]: pulls, [TICK_QUEUE]: ticks, [ENTITY_QUEUE]: syncs };
+}

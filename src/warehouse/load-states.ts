@@ -1,0 +1,49 @@
+// What the warehouse says about each period, in the shape the queue's planning uses.
+import type { Pool } from 'pg';
+import type { ReportJob } from '../config/jobs.js';
+import { periodStates } from './loads-query.js';
+import { qualified } from './sql.js';
+import type { PeriodState } from '../plan/gaps.js';
+
+/** The last attempt of every period of `report` overlapping from..to, oldest first. */
+export async function loadStates(
+  pool: Pool,
+  schema: string,
+  report: Pick<ReportJob, 'name'>,
+  from: string,
+  to: string,
+): Promise<PeriodState[]> {
+  const rows = await periodStates(pool, schema, report.name, from, to);
+  return rows.map((r) => ({
+    start: r.period_start,
+    end: r.period_end,
+    lastStatus: r.last_status,
+    rows: r.rows === null ? null : Number(r.rows),
+    lastLoadedAt: r.last_loaded_at,
+    error: r.error,
+  }));
+}
+
+/**
+ * Periods of `report` overlapping from..to whose current rows (the load owning report_totals)
+ * could not be reconciled with the API's totals: the start date, why ('mismatch', 'no totals',
+ * 'partial totals'; null for a load recorded before the reason was) and the per-counter differences.
+ */
+export async function unreconciledPeriods(
+  pool: Pool,
+  schema: string,
+  report: Pick<ReportJob, 'name'>,
+  from: string,
+  to: string,
+): Promise<Array<{ start: string; end: string; reason: string | null; mismatch: unknown }>> {
+  const { rows } = await pool.query<{ start: string; end: string; reason: string | null; mismatch: unknown }>(
+    `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
+       FROM ${qualified(schema, 'report_totals')} t
+       JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id
+      WHERE t.report = $1 AND t.period_start <= $3::date AND t.period_end >= $2::date
+        AND l.reconciled = false
+      ORDER BY t.period_start`,
+    [report.name, from, to],
+  );
+  return rows;
+}

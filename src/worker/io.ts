@@ -1,0 +1,108 @@
+// Wires the pull's I/O to the real parts: the API client and the warehouse loader.
+import type { Pool } from 'pg';
+import type { Config } from '../config/env.js';
+import type { ReportJob } from '../config/jobs.js';
+import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
+import type { AttemptInfo } from '../api/http.js';
+import { syncClientOptions } from '../entities/request.js';
+import type { Logger } from '../log/logger.js';
+import type { Period } from '../report/types.js';
+import { loadPulledPeriod, recordFailedPull } from '../warehouse/load.js';
+import type { RequestGate } from '../api/gate.js';
+import type { Fetched, PullDeps } from './pull.js';
+
+/** The part of the API client a pull uses. */
+export interface ReportFetcher {
+  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
+  fetchReport(
+    query: { dimensions: ReportJob['dimensions']; period: Period },
+    signal?: AbortSignal,
+  ): Promise<Fetched>;
+  close?(): Promise<void>;
+}
+
+/** PullDeps over a fetcher and the warehouse loader in `schema`. */
+export function pullDeps(
+  reports: readonly ReportJob[],
+  fetcher: ReportFetcher,
+  pool: Pool,
+  schema: string,
+  signal?: AbortSignal,
+): PullDeps {
+  return {
+    reports: new Map(reports.map((r) => [r.name, r])),
+    fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
+    load: (report, period, f, jobId) =>
+      loadPulledPeriod(pool, schema, {
+        report,
+        period,
+        body: f.body,
+        fetchedAt: f.fetchedAt,
+        attempts: f.attempts,
+        bytes: f.bytes,
+        fetchMs: f.durationMs,
+        ...(jobId === undefined ? {} : { jobId }),
+      }),
+    recordFailure: async (report, period, failure) => {
+      await recordFailedPull(pool, schema, {
+        report,
+        period,
+        error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
+        attempts: failure.attempts,
+        ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
+        ...(failure.body === undefined ? {} : { body: failure.body }),
+      });
+    },
+  };
+}
+
+/** Hooks the worker passes to the API client it creates. */
+export interface FetcherHooks {
+  /** Awaited before every HTTP request (the shared rate limit). */
+  beforeRequest(): Promise<void>;
+  /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
+  onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
+}
+
+/**
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
+ * queue for Retry-After instead of one request sleeping), and every request, retries included,
+ * first takes a slot of the shared rate limit.
+ */
+export function createWorkerApi(
+  config: Config,
+  logger: Logger,
+  hooks: FetcherHooks,
+): { client: ApiClient; fetcher: ReportFetcher } {
+  const client = createApiClientFromConfig(config, logger, {
+    on429: 'throw',
+    // Awaited by the client before every attempt, retries included.
+    beforeRequest: hooks.beforeRequest,
+    onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+  });
+  return {
+    client,
+    fetcher: {
+      fetchReport: (query, signal) =>
+        client.fetchReport(query, signal === undefined ? undefined : { signal }),
+      close: () => client.close(),
+    },
+  };
+}
+
+/**
+ * The API client of a worker's catalogue syncs: one HTTP attempt per call with 429s thrown, so
+ * the sync's requester retries each request itself (429s through the shared pause of `gate`,
+ * faults with backoff), and every attempt takes a slot of the shared rate limit.
+ */
+export function createSyncApi(
+  config: Config,
+  logger: Logger,
+  gate: RequestGate,
+  onAttempt: FetcherHooks['onAttempt'],
+): ApiClient {
+  return createApiClientFromConfig(config, logger, {
+    ...syncClientOptions(gate),
+    onAttempt: (a: AttemptInfo) => onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+  });
+}

@@ -1,0 +1,137 @@
+// The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
+// (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
+import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import type { ReportJob } from '../config/jobs.js';
+import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
+import { REPORT_QUEUE } from '../schedule/names.js';
+import { asPullData, type PullJobData } from '../schedule/payload.js';
+import { pullDeps, type ReportFetcher } from './io.js';
+import type { WorkerObserver } from './observer.js';
+import { runPull, type PullDeps } from './pull.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/** The summary a completed pull job returns (its BullMQ returnvalue). */
+export interface PullResult {
+  readonly loadId: number;
+  readonly status: 'loaded' | 'superseded';
+  readonly rows: number;
+  readonly reconciled: boolean;
+}
+
+export interface PullWorkerOptions {
+  readonly reports: readonly ReportJob[];
+  readonly fetcher: ReportFetcher;
+  /** Pulls processed at once by this process. */
+  readonly concurrency: number;
+  readonly backoff: BackoffPolicy;
+  readonly observer: WorkerObserver;
+}
+
+/** Starts the BullMQ worker of REPORT_QUEUE. */
+export function startPullWorker(
+  rt: WorkerRuntime,
+  o: PullWorkerOptions,
+): Worker<PullJobData, unknown, string> {
+  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal);
+  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer), {
+    ...rt.bull,
+    concurrency: o.concurrency,
+    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Pulls per
+    // second can never exceed requests per second, so this cap never binds before the request
+    // limit (src/api/shared-limit.ts) does.
+    limiter: { max: rt.config.queue.rateLimitPerSecond, duration: 1_000 },
+    settings: { backoffStrategy: pullBackoff(o.backoff) },
+  });
+}
+
+/** The processor of REPORT_QUEUE. */
+export function pullProcessor(
+  rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'limiter' | 'touch'>,
+  io: PullDeps,
+  observer: WorkerObserver,
+) {
+  return async (job: Job<PullJobData, unknown, string>, token?: string): Promise<PullResult> => {
+    rt.touch();
+    const data = asPullData(job.data);
+    if (data === undefined)
+      throw new UnrecoverableError(`job ${job.id} has no report and period: ${JSON.stringify(job.data)}`);
+    const log = rt.logger.child({
+      jobId: job.id,
+      report: data.report,
+      period: `${data.periodStart}..${data.periodEnd}`,
+    });
+    const started = performance.now();
+    const outcome = await runPull(io, data, job.id, log);
+    const report = data.report;
+    if (outcome.ok) {
+      const { loaded, fetched } = outcome;
+      observer.pull(report, {
+        outcome: loaded.status,
+        rows: loaded.rows,
+        fetchMs: fetched.durationMs,
+        loadMs: loaded.loadMs,
+        totalMs: performance.now() - started,
+      });
+      log.info(
+        { loadId: loaded.loadId, status: loaded.status, rows: loaded.rows, reconciled: loaded.reconciled },
+        'pull loaded',
+      );
+      rt.touch();
+      return {
+        loadId: loaded.loadId,
+        status: loaded.status,
+        rows: loaded.rows,
+        reconciled: loaded.reconciled,
+      };
+    }
+    const { failure } = outcome;
+    if (failure.kind === 'rate-limited') {
+      observer.pull(report, { outcome: 'rate_limited' });
+      log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
+      // Holds every request of every worker (a sync's too), then pauses the queue; the job goes
+      // back to wait without spending an attempt.
+      await rt.limiter.pause(Math.max(1, failure.retryAfterMs));
+      await rt.queues.pulls.rateLimit(Math.max(1, failure.retryAfterMs));
+      throw Worker.RateLimitError();
+    }
+    if (failure.kind === 'aborted') {
+      log.warn('pull cut short by shutdown: back to the queue, no attempt spent');
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    const attempt = job.attemptsMade + 1;
+    if (failure.kind === 'fatal' || attempt >= (job.opts.attempts ?? 1)) {
+      observer.pull(report, { outcome: 'failed' });
+      log.error({ reason: failure.reason, attempt }, 'pull failed');
+      if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
+      throw new Error(failure.reason);
+    }
+    observer.pull(report, { outcome: 'retry' });
+    log.warn({ reason: failure.reason, attempt }, 'pull failed; it will be retried');
+    throw new PullRetry(failure.reason, retryAfterOf(outcome.error));
+  };
+}
+
+/** BullMQ's settings.backoffStrategy for pulls: jittered exponential, at least the Retry-After. */
+export function pullBackoff(policy: BackoffPolicy) {
+  return (attemptsMade: number, type?: string, error?: Error): number =>
+    type === BACKOFF_TYPE
+      ? backoffDelay(attemptsMade, policy, Math.random, (error as PullRetry | undefined)?.retryAfterMs)
+      : backoffDelay(attemptsMade, policy);
+}
+
+/** A retryable pull failure; carries the API's Retry-After into the backoff strategy. */
+class PullRetry extends Error {
+  override readonly name = 'PullRetry';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function retryAfterOf(error: unknown): number | undefined {
+  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof ms === 'number' ? ms : undefined;
+}

@@ -1,0 +1,114 @@
+// One pull: fetch a report period from the API, load it into Postgres. The I/O is passed in, so
+// this file decides only what happens on success and on each kind of failure.
+import type { ReportJob } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import type { Period } from '../report/types.js';
+import { classifyFailure, type Failure } from '../retry/classify.js';
+import type { PullJobData } from '../schedule/payload.js';
+
+/** What the API client returned for one period. */
+export interface Fetched {
+  readonly body: Buffer;
+  readonly fetchedAt: Date;
+  readonly attempts: number;
+  readonly bytes: number;
+  readonly durationMs: number;
+}
+
+/** What the loader did with it. */
+export interface Loaded {
+  readonly loadId: number;
+  readonly status: 'loaded' | 'superseded';
+  readonly rows: number;
+  readonly reconciled: boolean;
+  readonly loadMs: number;
+}
+
+/** The I/O a pull needs. */
+export interface PullDeps {
+  readonly reports: ReadonlyMap<string, ReportJob>;
+  fetch(report: ReportJob, period: Period): Promise<Fetched>;
+  load(report: ReportJob, period: Period, fetched: Fetched, jobId: string | undefined): Promise<Loaded>;
+  /**
+   * Records a failed fetch in report_loads so `adops status` and `adops heal` see it, archiving
+   * `body` when the API answered one it could not use (a malformed 2xx).
+   */
+  recordFailure(
+    report: ReportJob,
+    period: Period,
+    failure: { error: unknown; attempts: number; jobId: string | undefined; body?: Buffer },
+  ): Promise<void>;
+}
+
+/** The outcome of a pull, as metrics and the job's return value see it. */
+export type PullOutcome =
+  | { readonly ok: true; readonly loaded: Loaded; readonly fetched: Fetched }
+  | { readonly ok: false; readonly failure: Failure; readonly error: unknown };
+
+/** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
+export class UnknownReportError extends Error {
+  override readonly name = 'UnknownReportError';
+  readonly retryable = false;
+}
+
+/**
+ * Runs one pull. Never throws: failures come back classified. A failed fetch is recorded in
+ * report_loads here (a 429 is a pause and a shutdown's abort is ours: neither is recorded); a
+ * failed load was already recorded by the loader, so it is not recorded twice.
+ */
+export async function runPull(
+  deps: PullDeps,
+  data: PullJobData,
+  jobId: string | undefined,
+  logger: Logger,
+): Promise<PullOutcome> {
+  const report = deps.reports.get(data.report);
+  if (report === undefined) {
+    const error = new UnknownReportError(
+      `report "${data.report}" has no job definition in this worker's jobs folder: ` +
+        'deploy the same jobs/ to every worker, or drop the pull if the report was deleted',
+    );
+    return { ok: false, failure: classifyFailure(error), error };
+  }
+  const period: Period = { start: data.periodStart, end: data.periodEnd };
+  let fetched: Fetched;
+  try {
+    fetched = await deps.fetch(report, period);
+  } catch (error) {
+    const failure = classifyFailure(error);
+    if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
+      const body = bodyOf(error);
+      await deps
+        .recordFailure(report, period, {
+          error,
+          attempts: attemptsOf(error),
+          jobId,
+          ...(body === undefined ? {} : { body }),
+        })
+        .catch((recordError: unknown) =>
+          // Postgres itself may be down; the job's failedReason still carries the reason.
+          logger.warn({ err: recordError }, 'could not record the failed pull in report_loads'),
+        );
+    }
+    return { ok: false, failure, error };
+  }
+  try {
+    const loaded = await deps.load(report, period, fetched, jobId);
+    return { ok: true, loaded, fetched };
+  } catch (error) {
+    // The loader records its own failures (with the raw body) whenever Postgres is reachable.
+    return { ok: false, failure: classifyFailure(error), error };
+  }
+}
+
+/** HTTP attempts an API error reports having made (1 when it does not say). */
+function attemptsOf(error: unknown): number {
+  const n = (error as { attempts?: unknown }).attempts;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+/** The unusable body an API error carries (ApiResponseError of a malformed 2xx), to archive. */
+function bodyOf(error: unknown): Buffer | undefined {
+  const body = (error as { body?: unknown } | undefined)?.body;
+  return Buffer.isBuffer(body) ? body : undefined;
+}

@@ -1,0 +1,190 @@
+// `adops worker` in-process, the composition root: the shared runtime, then one BullMQ worker per
+// job kind (pulls, scheduler ticks, catalogue syncs), then metrics and health. Stateless: run as
+// many as the API allows.
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import type { Config } from '../config/env.js';
+import type { JobSet } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
+import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
+import { JOB_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
+import { jobCounts } from '../schedule/queues.js';
+import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
+import { createWorkerApi, type ReportFetcher } from './io.js';
+import { startPullWorker } from './pull-worker.js';
+import { openRuntime, type StallOptions, type WorkerRuntime } from './runtime.js';
+import { stopWorkers, within } from './shutdown.js';
+import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
+import { startTickWorker } from './tick-worker.js';
+
+export type { SyncRun } from './sync-worker.js';
+
+export interface WorkerDeps {
+  readonly config: Config;
+  readonly jobs: JobSet;
+  readonly pool: Pool;
+  readonly logger: Logger;
+  /** Pulls processed at once by this process (default 2). */
+  readonly concurrency?: number;
+  /** A Redis connection to share (worker-style, maxRetriesPerRequest null); the caller closes it. */
+  readonly connection?: Redis;
+  /** The API client to use instead of one built from config (tests, the demo's emulator). */
+  readonly fetcher?: ReportFetcher;
+  readonly stall?: StallOptions;
+  /** Metrics and health server; default: config.metricsPort, off when 0. */
+  readonly metrics?: { port: number; host?: string } | false;
+  /** Gap repairs one scheduler tick enqueues at most (default 60). */
+  readonly gapCap?: number;
+  readonly backoff?: BackoffPolicy;
+  /** Health turns 503 when jobs wait but none started or finished for this long (default 5 min). */
+  readonly stuckAfterMs?: number;
+  /**
+   * Runs a catalogue sync for ENTITY_QUEUE jobs; by default runEntitySync over a sync API client
+   * and the shared limiter. With an injected `fetcher` and no entitySync, this worker does not
+   * consume syncs.
+   */
+  readonly entitySync?: EntitySync;
+}
+
+export interface RunningWorker {
+  readonly metrics: WorkerMetrics;
+  /** The metrics server's port, when it runs. */
+  readonly metricsPort: number | undefined;
+  /**
+   * Stops taking jobs and waits up to `timeoutMs` (default config.queue.shutdownTimeoutSeconds)
+   * for running ones; then aborts their API requests (the pulls go back to the queue), and as a
+   * last resort abandons them to the stall check of other workers. Then closes everything this
+   * worker opened. A second call with 0 cuts the wait short.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/** Starts the workers of one process. Resolves once they are connected and consuming. */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { config, logger } = deps;
+  const rt = await openRuntime(deps);
+  const metrics = createWorkerMetrics(() => jobCounts(rt.queues));
+  const observer = metricsObserver(metrics);
+  const reportApi =
+    deps.fetcher === undefined
+      ? createWorkerApi(config, logger, {
+          beforeRequest: async () => void (await rt.limiter.acquire()),
+          onAttempt: observer.attempt,
+        })
+      : undefined;
+  const fetcher = deps.fetcher ?? (reportApi?.fetcher as ReportFetcher);
+  const catalogue =
+    deps.entitySync !== undefined
+      ? { sync: deps.entitySync, close: async () => undefined }
+      : deps.fetcher === undefined
+        ? defaultEntitySync(rt, observer)
+        : undefined;
+
+  const workers: Worker[] = [
+    startPullWorker(rt, {
+      reports: deps.jobs.reports,
+      fetcher,
+      concurrency: deps.concurrency ?? 2,
+      backoff: deps.backoff ?? JOB_BACKOFF,
+      observer,
+    }),
+    startTickWorker(rt, { reports: deps.jobs.reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP }),
+    ...(catalogue === undefined ? [] : [startSyncWorker(rt, catalogue.sync)]),
+  ];
+  await watch(rt, workers);
+  const server = await serveHealth(rt, workers, metrics, deps);
+  logger.info(
+    { concurrency: deps.concurrency ?? 2, prefix: config.queue.prefix, metricsPort: server?.port },
+    'worker started',
+  );
+  const closeAll = closer(rt, workers, [
+    () => server?.close() ?? Promise.resolve(),
+    () => fetcher.close?.() ?? Promise.resolve(),
+    () => catalogue?.close() ?? Promise.resolve(),
+  ]);
+  return { metrics, metricsPort: server?.port, close: closeAll };
+}
+
+/** Logs the workers' trouble, feeds the health check's activity clock, and waits until they consume. */
+async function watch(rt: WorkerRuntime, workers: readonly Worker[]): Promise<void> {
+  for (const w of workers) {
+    w.on('error', (error) =>
+      rt.logger.warn({ err: error, queue: w.name }, 'worker error (BullMQ reconnects)'),
+    );
+    w.on('stalled', (jobId) => rt.logger.warn({ jobId, queue: w.name }, 'job stalled; it is taken up again'));
+    w.on('active', rt.touch);
+    w.on('drained', rt.touch);
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+}
+
+/**
+ * Serves /metrics and /health on the configured port, unless turned off. A port the worker cannot
+ * bind never stops it: several workers on one host share one metrics port.
+ */
+async function serveHealth(
+  rt: WorkerRuntime,
+  workers: readonly Worker[],
+  metrics: WorkerMetrics,
+  deps: WorkerDeps,
+): Promise<MetricsServer | undefined> {
+  const { config } = rt;
+  const where = deps.metrics ?? (config.metricsPort > 0 ? { port: config.metricsPort } : false);
+  if (where === false) return undefined;
+  const stuckAfterMs = deps.stuckAfterMs ?? 5 * 60_000;
+  const health = async () => {
+    const counts =
+      rt.redis.status === 'ready'
+        ? await rt.queues.pulls.getJobCounts('waiting', 'active').catch(() => undefined)
+        : undefined;
+    return assessHealth({
+      redis: rt.redis.status,
+      running: workers.every((w) => w.isRunning()),
+      waiting: counts?.waiting,
+      active: counts?.active,
+      idleMs: rt.idleMs(),
+      stuckAfterMs,
+    });
+  };
+  return tryStartMetricsServer(
+    metrics.registry,
+    health,
+    where.port,
+    where.host ?? config.metricsHost,
+    rt.logger,
+  );
+}
+
+/** The worker's close: a drain with a deadline, then every part closed, each step bounded. */
+function closer(
+  rt: WorkerRuntime,
+  workers: readonly Worker[],
+  parts: ReadonlyArray<() => Promise<unknown>>,
+): (timeoutMs?: number) => Promise<void> {
+  let closing: Promise<void> | undefined;
+  let giveUp: (() => void) | undefined;
+  return (timeoutMs = rt.config.queue.shutdownTimeoutSeconds * 1000) => {
+    // A second call with deadline 0 (a second SIGTERM) cuts the wait short.
+    if (closing !== undefined) {
+      if (timeoutMs === 0) giveUp?.();
+      return closing;
+    }
+    closing = (async () => {
+      rt.logger.info({ timeoutMs }, 'worker stopping: no new jobs; waiting for running ones');
+      const graceful = await stopWorkers(
+        workers,
+        timeoutMs,
+        () => rt.shutdown.abort(),
+        rt.logger,
+        (g) => (giveUp = g),
+      );
+      // With Redis or the API unreachable, a close must still end.
+      for (const part of parts) await within(part(), 5_000);
+      await rt.close();
+      rt.logger.info({ graceful }, 'worker stopped');
+    })();
+    return closing;
+  };
+}

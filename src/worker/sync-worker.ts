@@ -1,0 +1,90 @@
+// The worker of catalogue syncs: one sync per job, its progress reported on the job, resumable
+// from its checkpoint when the job is tried again.
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { ApiClient } from '../api/client.js';
+import type { SyncProgress } from '../entities/progress.js';
+import { syncRetryFromConfig } from '../entities/request.js';
+import { runEntitySync } from '../entities/sync.js';
+import { classifyFailure } from '../retry/classify.js';
+import { ENTITY_QUEUE } from '../schedule/names.js';
+import { createSyncApi } from './io.js';
+import type { WorkerObserver } from './observer.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */
+export interface SyncRun {
+  /** The job's id: its retries and its recovery after a dead worker resume the same checkpoint. */
+  readonly runId: string;
+  /** False on the job's last attempt: a failure then is final, and the checkpoint can go. */
+  readonly resumable: boolean;
+  readonly onProgress: (progress: SyncProgress) => void;
+}
+
+/** Runs one catalogue sync. */
+export type EntitySync = (run: SyncRun) => Promise<unknown>;
+
+/**
+ * The default sync of a worker: runEntitySync over its own API client, whose every attempt takes a
+ * slot of the shared limiter and whose 429s pause it. `close` ends the client.
+ */
+export function defaultEntitySync(
+  rt: WorkerRuntime,
+  observer: WorkerObserver,
+): { sync: EntitySync; close(): Promise<void> } {
+  const api: ApiClient = createSyncApi(rt.config, rt.logger, rt.limiter, (a) => observer.attempt(a));
+  return {
+    sync: (run) =>
+      runEntitySync({
+        pool: rt.pool,
+        schema: rt.config.schema,
+        api,
+        logger: rt.logger,
+        gate: rt.limiter,
+        retry: syncRetryFromConfig(rt.config),
+        ...run,
+      }),
+    close: () => api.close(),
+  };
+}
+
+/** Starts the BullMQ worker of ENTITY_QUEUE. */
+export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
+  return new Worker(ENTITY_QUEUE, syncProcessor(rt, sync), {
+    ...rt.bull,
+    concurrency: 1,
+    // A limiter that never binds: it only makes BullMQ honour a 429 pause.
+    limiter: { max: 1_000, duration: 1_000 },
+  });
+}
+
+/**
+ * The processor of ENTITY_QUEUE. The sync rides out 429s and transient faults itself; what still
+ * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
+ * sends the job back without spending an attempt (its checkpoint keeps what it read).
+ */
+export function syncProcessor(rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'>, sync: EntitySync) {
+  return async (job: Job<Record<string, never>, unknown, string>) => {
+    rt.touch();
+    try {
+      return await sync({
+        runId: job.id ?? `s-${job.timestamp}`,
+        resumable: job.attemptsMade + 1 < (job.opts.attempts ?? 1),
+        onProgress: (progress) => {
+          rt.touch();
+          job.updateProgress({ ...progress }).catch(() => undefined);
+        },
+      });
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.kind === 'rate-limited') {
+        await rt.queues.syncs.rateLimit(Math.max(1, failure.retryAfterMs));
+        throw Worker.RateLimitError();
+      }
+      rt.logger.error({ reason: failure.reason }, 'entity sync failed');
+      if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
+      throw error;
+    } finally {
+      rt.touch();
+    }
+  };
+}

@@ -1,0 +1,62 @@
+// The worker of scheduler ticks: each tick enqueues its report's window and gap repairs, then runs
+// the nightly housekeeping (pruning archived bodies past their retention).
+import { Worker, type Job } from 'bullmq';
+import type { ReportJob } from '../config/jobs.js';
+import { TICK_QUEUE } from '../schedule/names.js';
+import type { TickJobData } from '../schedule/payload.js';
+import { runTick, type TickDeps } from '../schedule/tick.js';
+import { loadStates } from '../warehouse/load-states.js';
+import { pruneRaw } from '../warehouse/raw.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/** Starts the BullMQ worker of TICK_QUEUE. */
+export function startTickWorker(
+  rt: WorkerRuntime,
+  o: { reports: readonly ReportJob[]; gapCap: number },
+): Worker<TickJobData, unknown, string> {
+  const { config, pool } = rt;
+  const deps: TickDeps = {
+    reports: new Map(o.reports.map((r) => [r.name, r])),
+    pulls: rt.queues.pulls,
+    states: (report, from, to) => loadStates(pool, config.schema, report, from, to),
+    healDays: config.healDays,
+    gapCap: o.gapCap,
+  };
+  const housekeeping = () => pruneRaw(pool, config.schema, config.rawRetentionDays);
+  return new Worker<TickJobData, unknown, string>(TICK_QUEUE, tickProcessor(rt, deps, housekeeping), {
+    ...rt.bull,
+    concurrency: 1,
+  });
+}
+
+/**
+ * The processor of TICK_QUEUE: plans the window and gaps, enqueues the pulls, then prunes the
+ * archive; a housekeeping failure is logged, never fails the tick.
+ */
+export function tickProcessor(
+  rt: Pick<WorkerRuntime, 'logger' | 'touch'>,
+  deps: TickDeps,
+  housekeeping: () => Promise<number> = async () => 0,
+) {
+  const { logger } = rt;
+  return async (job: Job<TickJobData, unknown, string>) => {
+    rt.touch();
+    const result = await runTick(deps, job);
+    await housekeeping().then(
+      (pruned) =>
+        pruned > 0 && logger.info({ pruned }, 'pruned archived response bodies past their retention'),
+      (error: unknown) => logger.warn({ err: error }, 'could not prune archived response bodies'),
+    );
+    logger.info(
+      {
+        report: result.report,
+        scheduledFor: result.scheduledFor,
+        window: result.window.length,
+        gaps: result.gaps.length,
+        added: result.added,
+      },
+      'scheduler tick enqueued pulls',
+    );
+    return { ...result, window: result.window.length, gaps: result.gaps.length };
+  };
+}

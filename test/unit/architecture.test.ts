@@ -1,0 +1,63 @@
+// The house rule: src/ folders import only downwards (scripts/architecture/graph.ts has the floors),
+// no file imports itself round a circle, and docs/architecture.svg shows the graph as it is.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { architectureSvg } from '../../scripts/architecture/draw.js';
+import {
+  fileCycles,
+  floorOf,
+  folderEdges,
+  importEdges,
+  ruleBroken,
+  type ImportEdge,
+} from '../../scripts/architecture/graph.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const edges = importEdges(root);
+
+describe('src/ import graph', () => {
+  it('sees the imports (a sanity check that the parser reads them)', () => {
+    expect(edges.length).toBeGreaterThan(300);
+    expect(edges.some((e) => e.from === 'worker' && e.to === 'schedule')).toBe(true);
+  });
+
+  it('places every folder of src/ on a floor', () => {
+    const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+    for (const folder of folders) expect(() => floorOf(folder), folder).not.toThrow();
+  });
+
+  it('has no import from a lower floor to a higher one, nor across the emulator wall', () => {
+    const broken = edges
+      .map((e: ImportEdge) => ({ e, why: ruleBroken(e.from, e.to) }))
+      .filter((x) => x.why !== undefined)
+      .map(({ e, why }) => `${e.fromFile} imports ${e.toFile}: ${why}`);
+    expect(broken).toEqual([]);
+  });
+
+  it('has no circle of imports between files', () => {
+    expect(fileCycles(edges)).toEqual([]);
+  });
+
+  it('would catch a broken rule or a circle (the checks are not vacuous)', () => {
+    expect(ruleBroken('dates', 'cli')).toMatch(/higher floor/);
+    expect(ruleBroken('api', 'plan')).toMatch(/share a floor/);
+    expect(ruleBroken('emulator', 'api')).toMatch(/apart/);
+    expect(ruleBroken('cli', 'dates')).toBeUndefined();
+    const edge = (a: string, b: string): ImportEdge => ({ fromFile: a, toFile: b, from: 'x', to: 'x' });
+    expect(fileCycles([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])).toEqual([
+      ['a', 'b', 'c'],
+    ]);
+    expect(() => floorOf('nowhere')).toThrow(/no floor/);
+  });
+
+  it('is drawn as it is in docs/architecture.svg (regenerate with npm run architecture)', () => {
+    const committed = readFileSync(join(root, 'docs', 'architecture.svg'), 'utf8');
+    expect(committed).toBe(architectureSvg(root));
+    for (const key of folderEdges(edges).keys()) {
+      expect(committed).toContain(`<title>${key.replace(' ', ' imports ')} (`);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  addDays,
+  DateFormatError,
+  daysBetween,
+  isIsoDate,
+  localDate,
+  parseIsoDate,
+} from '../../../src/dates/calendar.js';
+import { isoWeek, periodContaining, type PeriodUnit } from '../../../src/dates/periods.js';
+
+describe('calendar dates', () => {
+  it('accepts real dates only, leap days included', () => {
+    expect(isIsoDate('2024-02-29')).toBe(true);
+    expect(isIsoDate('2000-02-29')).toBe(true);
+    for (const bad of [
+      '2023-02-29',
+      '1900-02-29',
+      '2026-04-31',
+      '2026-13-01',
+      '0000-01-01',
+      '2026-1-01',
+      '2026-01-01 ',
+    ])
+      expect(isIsoDate(bad), bad).toBe(false);
+  });
+
+  it('agrees with the JavaScript calendar on every day of four centuries', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -60_000, max: 90_000 }), (n) => {
+        const iso = new Date(n * 86_400_000).toISOString().slice(0, 10);
+        expect(isIsoDate(iso)).toBe(true);
+        expect(addDays(iso, 1)).toBe(new Date((n + 1) * 86_400_000).toISOString().slice(0, 10));
+      }),
+    );
+  });
+
+  it('names what was wrong: the field, the value and the form expected', () => {
+    expect(() => parseIsoDate('2026-02-30', '--from')).toThrow(
+      '--from: "2026-02-30" is not a calendar date: expected YYYY-MM-DD',
+    );
+    expect(() => parseIsoDate('yesterday', '--to')).toThrow(DateFormatError);
+  });
+
+  it('steps days across months, years and daylight-saving changes', () => {
+    expect(addDays('2026-03-28', 2)).toBe('2026-03-30');
+    expect(addDays('2025-12-31', 1)).toBe('2026-01-01');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
+    expect(daysBetween('2026-01-01', '2026-12-31')).toBe(364);
+    expect(daysBetween('2026-01-02', '2026-01-01')).toBe(-1);
+  });
+
+  it('reads the local date of an instant in a time zone', () => {
+    const at = new Date('2026-03-10T00:30:00Z');
+    expect(localDate(at, 'UTC')).toBe('2026-03-10');
+    expect(localDate(at, 'America/New_York')).toBe('2026-03-09');
+    expect(localDate(at, 'Asia/Tokyo')).toBe('2026-03-10');
+  });
+});
+
+describe('periods', () => {
+  it('numbers ISO weeks, the first week of a year holding its first Thursday', () => {
+    expect(isoWeek('2026-01-01')).toEqual({ year: 2026, week: 1 });
+    expect(isoWeek('2027-01-01')).toEqual({ year: 2026, week: 53 });
+    expect(isoWeek('2024-12-30')).toEqual({ year: 2025, week: 1 });
+  });
+
+  it('refuses an unknown period kind at run time, naming the kinds allowed', () => {
+    expect(() => periodContaining('2026-01-01', 'quarter' as PeriodUnit)).toThrow(
+      'unknown period kind "quarter": expected one of day, week, month',
+    );
+  });
+});

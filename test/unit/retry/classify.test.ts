@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { ApiHttpError, ApiTransportError, RateLimitedError } from '../../../src/api/errors.js';
+import { malformedAnswer } from '../../../src/api/malformed.js';
+import { MalformedBodyError, ReportFormatError } from '../../../src/report/errors.js';
+import { LoadError } from '../../../src/warehouse/errors.js';
+import {
+  classifyFailure,
+  failureReason,
+  isSerializationFailure,
+  isTransientNetwork,
+  isTransientPg,
+  isTransientStatus,
+} from '../../../src/retry/classify.js';
+
+const details = { apiMessage: undefined, method: 'GET', path: '/v2/reports', attempts: 1 };
+
+describe('the allowlists', () => {
+  it('retries only 500, 502, 503 and 504 among statuses', () => {
+    for (const s of [500, 502, 503, 504]) expect(isTransientStatus(s)).toBe(true);
+    for (const s of [200, 400, 401, 403, 404, 409, 422, 429, 501, 505])
+      expect(isTransientStatus(s)).toBe(false);
+  });
+
+  it('retries resets and timeouts, but POST only when the request never reached the server', () => {
+    expect(isTransientNetwork('ECONNRESET', 'GET')).toBe(true);
+    expect(isTransientNetwork('UND_ERR_HEADERS_TIMEOUT', 'PUT')).toBe(true);
+    expect(isTransientNetwork('UND_ERR_SOCKET', 'DELETE')).toBe(true);
+    expect(isTransientNetwork('ECONNRESET', 'POST')).toBe(false);
+    expect(isTransientNetwork('ECONNREFUSED', 'POST')).toBe(true);
+    expect(isTransientNetwork('UND_ERR_INVALID_ARG', 'GET')).toBe(false);
+    expect(isTransientNetwork(undefined, 'GET')).toBe(false);
+  });
+
+  it('retries Postgres serialization, deadlock, connection and shutdown states, nothing else', () => {
+    for (const c of ['40001', '40P01', '53300', '57P01', '57P03', '08006', '08001'])
+      expect(isTransientPg(c)).toBe(true);
+    for (const c of ['23505', '42P01', '57014', '22P02', undefined]) expect(isTransientPg(c)).toBe(false);
+    const pg = (code: string) => Object.assign(new Error(code), { code });
+    expect([pg('40001'), pg('40P01'), pg('08006'), new Error('x'), null].map(isSerializationFailure)).toEqual(
+      [true, true, false, false, false],
+    );
+  });
+});
+
+describe('classifyFailure', () => {
+  it('fails 4xx at once with the typed error and its hint as the reason', () => {
+    const e = new ApiHttpError({ ...details, status: 401, hint: 'check ADOPS_API_KEY', retryable: false });
+    const f = classifyFailure(e);
+    expect(f.kind).toBe('fatal');
+    expect(f.reason).toMatch(/^ApiHttpError: GET \/v2\/reports: HTTP 401 .*check ADOPS_API_KEY/);
+  });
+
+  it('retries 5xx and transport failures, and a load that lost its Postgres connection', () => {
+    expect(
+      classifyFailure(new ApiHttpError({ ...details, status: 503, hint: 'h', retryable: true })).kind,
+    ).toBe('transient');
+    const transport = new ApiTransportError({
+      ...details,
+      status: undefined,
+      hint: 'h',
+      retryable: true,
+      code: 'ECONNRESET',
+      detail: 'x',
+    });
+    expect(classifyFailure(transport).kind).toBe('transient');
+    const pg = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    expect(classifyFailure(new LoadError('loading failed', 12, { cause: pg })).kind).toBe('transient');
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(classifyFailure(new LoadError('loading failed', undefined, { cause: refused })).kind).toBe(
+      'transient',
+    );
+  });
+
+  it('never retries a bad payload, nor an error it does not know', () => {
+    expect(classifyFailure(new ReportFormatError('(body)', 'not JSON')).kind).toBe('fatal');
+    expect(classifyFailure(new LoadError('x', 3, { cause: new ReportFormatError('a', 'b') })).kind).toBe(
+      'fatal',
+    );
+    expect(classifyFailure(new TypeError('x is undefined')).kind).toBe('fatal');
+  });
+
+  it('retries a malformed body until the same body comes twice in a row', () => {
+    const body = new MalformedBodyError('not valid JSON: the body ends early (truncated?) at byte 9 of 9');
+    expect(classifyFailure(body).kind).toBe('transient');
+    expect(classifyFailure(body.repeated('ab')).kind).toBe('fatal');
+    const at = { ...details, status: 200, apiKey: 'k' };
+    const html = malformedAnswer(Buffer.from('<html/>'), 'an HTML page', undefined, at);
+    expect(classifyFailure(html)).toMatchObject({
+      kind: 'transient',
+      reason: expect.stringMatching(/an HTML page/),
+    });
+    expect(
+      classifyFailure(malformedAnswer(Buffer.from('<html/>'), 'an HTML page', html.sha256, at)).kind,
+    ).toBe('fatal');
+  });
+
+  it('turns a 429 into a pause for Retry-After', () => {
+    const e = new RateLimitedError({
+      ...details,
+      status: 429,
+      hint: 'h',
+      retryable: true,
+      retryAfterMs: 2_500,
+    });
+    expect(classifyFailure(e)).toMatchObject({ kind: 'rate-limited', retryAfterMs: 2_500 });
+  });
+});
+
+describe('an abort by the worker itself', () => {
+  it('is its own kind, so it is neither recorded nor counted as an attempt', () => {
+    const e = new ApiTransportError({
+      ...details,
+      status: undefined,
+      hint: 'h',
+      retryable: true,
+      code: 'ABORTED',
+      detail: 'x',
+    });
+    expect(classifyFailure(e).kind).toBe('aborted');
+  });
+});
+
+describe('failureReason', () => {
+  it('adds the hint when the message lacks it, and the first cause', () => {
+    const e = Object.assign(new Error('boom', { cause: new RangeError('deep') }), { hint: 'do this' });
+    expect(failureReason(e)).toBe('Error: boom (do this); caused by RangeError: deep');
+    expect(failureReason('text')).toBe('Error: text');
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parseSchedulerId, schedulerId } from '../../../src/schedule/names.js';
+import { pullLabel } from '../../../src/plan/pull.js';
+import { asPullData, pullData, pullDedupId, pullPeriod } from '../../../src/schedule/payload.js';
+
+describe('pull payload', () => {
+  it('holds the report and the period and nothing else', () => {
+    const data = pullData('daily_zone', { start: '2026-01-01', end: '2026-01-01' });
+    expect(Object.keys(data).sort()).toEqual(['periodEnd', 'periodStart', 'report']);
+    expect(pullDedupId(data)).toBe('daily_zone/2026-01-01/2026-01-01');
+    expect(pullLabel({ report: data.report, period: pullPeriod(data) })).toBe('daily_zone 2026-01-01');
+  });
+
+  it('rejects job data that does not have that shape', () => {
+    expect(asPullData({ report: 'a', periodStart: '2026-01-01', periodEnd: '2026-01-01' })).toBeDefined();
+    expect(asPullData({ report: 'a', periodStart: '2026-1-1', periodEnd: '2026-01-01' })).toBeUndefined();
+    expect(asPullData(null)).toBeUndefined();
+  });
+});
+
+describe('scheduler ids', () => {
+  it('round-trip and ignore ids that are not ours', () => {
+    expect(parseSchedulerId(schedulerId('report', 'daily_zone'))).toEqual({
+      kind: 'report',
+      name: 'daily_zone',
+    });
+    expect(parseSchedulerId('someone-else')).toBeUndefined();
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { ReportJob } from '../../../src/config/jobs.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { runPull, type Fetched, type PullDeps } from '../../../src/worker/pull.js';
+
+const report: ReportJob = {
+  kind: 'report',
+  name: 'daily_zone',
+  dimensions: ['day', 'zone_id'],
+  period: 'day',
+  lookbackDays: 0,
+  schedule: undefined,
+  file: 'x',
+};
+const data = { report: 'daily_zone', periodStart: '2026-01-01', periodEnd: '2026-01-01' };
+const logger = createLogger({ level: 'silent', secrets: [] });
+const fetched: Fetched = {
+  body: Buffer.from('{}'),
+  fetchedAt: new Date(),
+  attempts: 1,
+  bytes: 2,
+  durationMs: 1,
+};
+
+function deps(over: Partial<PullDeps>): PullDeps & { recorded: unknown[] } {
+  const recorded: unknown[] = [];
+  return {
+    recorded,
+    reports: new Map([[report.name, report]]),
+    fetch: async () => fetched,
+    load: async () => ({ loadId: 1, status: 'loaded', rows: 3, reconciled: true, loadMs: 1 }),
+    recordFailure: async (_r, _p, f) => {
+      recorded.push(f);
+    },
+    ...over,
+  };
+}
+
+describe('runPull', () => {
+  it('loads what it fetched', async () => {
+    const d = deps({});
+    const out = await runPull(d, data, 'j1', logger);
+    expect(out).toMatchObject({ ok: true, loaded: { rows: 3 } });
+    expect(d.recorded).toEqual([]);
+  });
+
+  it('records a failed fetch with its attempts, so status and heal see it', async () => {
+    const error = Object.assign(new Error('HTTP 500'), { retryable: true, attempts: 5 });
+    const d = deps({ fetch: async () => Promise.reject(error) });
+    const out = await runPull(d, data, 'j1', logger);
+    expect(out).toMatchObject({ ok: false, failure: { kind: 'transient' } });
+    expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1' }]);
+  });
+
+  it('archives the unusable body a failed fetch carries, never putting it in the error text', async () => {
+    const body = Buffer.from('<html>maintenance</html>');
+    const error = Object.defineProperty(
+      Object.assign(new Error('HTML page'), { retryable: true, attempts: 2 }),
+      'body',
+      {
+        value: body,
+      },
+    );
+    const d = deps({ fetch: async () => Promise.reject(error) });
+    expect(await runPull(d, data, 'j1', logger)).toMatchObject({ ok: false, failure: { kind: 'transient' } });
+    expect(d.recorded).toEqual([{ error, attempts: 2, jobId: 'j1', body }]);
+  });
+
+  it('does not record a 429 (a pause), a shutdown abort (ours), nor a load failure (the loader recorded it)', async () => {
+    const limited = Object.assign(new Error('429'), { name: 'RateLimitedError', retryAfterMs: 10 });
+    const d1 = deps({ fetch: async () => Promise.reject(limited) });
+    expect(await runPull(d1, data, 'j', logger)).toMatchObject({ failure: { kind: 'rate-limited' } });
+    const d2 = deps({
+      load: async () => Promise.reject(Object.assign(new Error('bad'), { retryable: false })),
+    });
+    expect(await runPull(d2, data, 'j', logger)).toMatchObject({ failure: { kind: 'fatal' } });
+    expect([...d1.recorded, ...d2.recorded]).toEqual([]);
+  });
+
+  it('fails a pull of a report no definition has, without calling the API', async () => {
+    let called = false;
+    const d = deps({ fetch: async () => ((called = true), fetched) });
+    const out = await runPull(d, { ...data, report: 'gone' }, 'j', logger);
+    expect(out).toMatchObject({
+      ok: false,
+      failure: { kind: 'fatal', reason: expect.stringContaining('"gone"') },
+    });
+    expect(called).toBe(false);
+  });
+});
