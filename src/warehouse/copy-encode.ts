@@ -2,6 +2,7 @@
 // Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
 // and carriage return inside a value are escaped with a backslash. Every other character is taken
 // literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
+import { isIsoDate } from '../dates/calendar.js';
 import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
 import { COUNTERS, type ReportRow } from '../report/types.js';
 import { RowValueError } from './errors.js';
@@ -9,7 +10,6 @@ import { RowValueError } from './errors.js';
 const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INTEGER = /^-?\d{1,20}$/;
 // In a `u` regex, \p{Cs} matches only unpaired surrogates: they have no UTF-8 form and would be
 // silently replaced by U+FFFD, so they are refused rather than stored altered.
@@ -71,13 +71,6 @@ export function encodeDimension(value: string, dimension: string, type: Dimensio
   if (n < min || n > max)
     throw new RowValueError(`${dimension} value ${value} does not fit a ${type}`, dimension, value);
   return value;
-}
-
-/** True for a real calendar date in YYYY-MM-DD form. */
-export function isIsoDate(value: string): boolean {
-  if (!DATE.test(value)) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
 /** What every COPY line of one load shares. */

@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { withClient } from './client.js';
+import { withTransaction } from './transaction.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { ReconciliationError, type UnreconciledReason } from '../report/errors.js';
@@ -55,7 +56,7 @@ export interface ParsedPeriod {
   readonly replayOf?: number;
 }
 
-export interface TransactionOptions {
+export interface PeriodLoadOptions {
   /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
   readonly strictReconcile?: boolean;
   /** Per-statement limit inside the load (default 10 minutes: one COPY is one statement). */
@@ -71,7 +72,7 @@ export interface TransactionOptions {
   readonly inlineMaxRows?: number;
 }
 
-/** Default of TransactionOptions.inlineMaxRows. */
+/** Default of PeriodLoadOptions.inlineMaxRows. */
 export const INLINE_MAX_ROWS = 10_000;
 
 /**
@@ -83,23 +84,16 @@ export async function loadParsedPeriod(
   pool: Pool,
   schema: string,
   input: ParsedPeriod,
-  opts: TransactionOptions = {},
+  opts: PeriodLoadOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
   return withClient(pool, (client, markBroken) =>
     withPgRetry(
-      async () => {
-        await client.query('BEGIN');
-        try {
-          const outcome = await loadInTransaction(client, schema, input, opts, startedAt);
-          await client.query('COMMIT');
-          return outcome;
-        } catch (error) {
+      () =>
+        withTransaction(client, () => loadInTransaction(client, schema, input, opts, startedAt), {
           // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
-          await client.query('ROLLBACK').catch(markBroken);
-          throw error;
-        }
-      },
+          onRollbackError: markBroken,
+        }),
       Array.isArray(input.rows) ? 4 : 1,
     ),
   );
@@ -109,7 +103,7 @@ async function loadInTransaction(
   client: PoolClient,
   schema: string,
   input: ParsedPeriod,
-  opts: TransactionOptions,
+  opts: PeriodLoadOptions,
   startedAt: number,
 ): Promise<LoadOutcome> {
   const { report, period } = input;

@@ -13,6 +13,7 @@ import { parseReport, type ParsedReport } from '../report/parse.js';
 import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
 import { withClient } from './client.js';
+import { withTransaction } from './transaction.js';
 import { reportTable } from './sql.js';
 import { LoadError } from './errors.js';
 import {
@@ -20,7 +21,7 @@ import {
   loadParsedPeriod,
   type LoadOutcome,
   type ParsedPeriod,
-  type TransactionOptions,
+  type PeriodLoadOptions,
 } from './load-period.js';
 import { insertLoadSql } from './load-record.js';
 import { archiveBody, latestBodyDigest, packBody, type PackedBody } from './raw.js';
@@ -47,7 +48,7 @@ export type ParseFn = (
   dimensions: readonly Dimension[],
 ) => ParsedReport | Promise<ParsedReport>;
 
-export interface LoadOptions extends TransactionOptions {
+export interface LoadOptions extends PeriodLoadOptions {
   readonly parse?: ParseFn;
   /** Set by replay: the load whose archived body is being re-flattened. */
   readonly replayOf?: number;
@@ -227,40 +228,39 @@ async function recordFailure(
     replayOf?: number | undefined;
   },
 ): Promise<number> {
-  return withClient(pool, async (client, markBroken) => {
-    await client.query('BEGIN');
-    try {
-      const { rows } = await client.query<{ load_id: string }>(
-        insertLoadSql(schema, {
-          report: f.report.name,
-          period: f.period,
-          dimensions: f.report.dimensions,
-          status: 'failed',
-          rows: null,
-          reconciled: null,
-          unreconciledReason: null,
-          mismatch: null,
-          restatement: null,
-          previousLoadId: null,
-          replayOf: f.replayOf ?? null,
-          httpAttempts: f.attempts,
-          responseBytes: f.packed?.bytes ?? null,
-          fetchMs: f.fetchMs ?? null,
-          loadMs: null,
-          fetchedAt: f.fetchedAt ?? null,
-          error: describeError(f.error),
-          jobId: f.jobId ?? null,
-        }),
-      );
-      const loadId = Number(rows[0]?.load_id);
-      if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
-      await client.query('COMMIT');
-      return loadId;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(markBroken);
-      throw error;
-    }
-  });
+  return withClient(pool, (client, markBroken) =>
+    withTransaction(
+      client,
+      async () => {
+        const { rows } = await client.query<{ load_id: string }>(
+          insertLoadSql(schema, {
+            report: f.report.name,
+            period: f.period,
+            dimensions: f.report.dimensions,
+            status: 'failed',
+            rows: null,
+            reconciled: null,
+            unreconciledReason: null,
+            mismatch: null,
+            restatement: null,
+            previousLoadId: null,
+            replayOf: f.replayOf ?? null,
+            httpAttempts: f.attempts,
+            responseBytes: f.packed?.bytes ?? null,
+            fetchMs: f.fetchMs ?? null,
+            loadMs: null,
+            fetchedAt: f.fetchedAt ?? null,
+            error: describeError(f.error),
+            jobId: f.jobId ?? null,
+          }),
+        );
+        const loadId = Number(rows[0]?.load_id);
+        if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
+        return loadId;
+      },
+      { onRollbackError: markBroken },
+    ),
+  );
 }
 
 /** `Name: message`, then each cause's, so report_loads.error explains itself. */

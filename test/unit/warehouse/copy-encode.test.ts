@@ -5,7 +5,6 @@ import {
   createRowEncoder,
   encodeDimension,
   escapeCopyText,
-  isIsoDate,
 } from '../../../src/warehouse/copy-encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
 import type { ReportRow } from '../../../src/report/types.js';
@@ -102,8 +101,8 @@ describe('encodeDimension', () => {
   });
 
   it('knows real calendar dates', () => {
-    expect(isIsoDate('2024-02-29')).toBe(true);
-    expect(isIsoDate('2025-02-29')).toBe(false);
+    expect(encodeDimension('2024-02-29', 'day', 'date')).toBe('2024-02-29');
+    expect(() => encodeDimension('2025-02-29', 'day', 'date')).toThrow(RowValueError);
   });
 });
 
