@@ -14,6 +14,7 @@ import { pullPeriod } from '../../schedule/payload.js';
 import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 interface BackfillFlags {
   readonly report?: string[];
@@ -28,9 +29,7 @@ interface BackfillFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('backfill')
-    .description(
-      'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again)',
-    )
+    .description(SUMMARIES.backfill)
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)

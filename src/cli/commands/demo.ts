@@ -3,15 +3,13 @@ import { createLogger } from '../../log/logger.js';
 import { runDemo } from '../../demo/run.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { intOption } from '../options.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `adops demo`: the whole pipeline on the embedded emulator. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .description(
-      'run the whole pipeline on the embedded emulator: migrate, sync the catalogue, backfill the last days of ' +
-        'every default report with an in-process worker, print status and three example BI queries',
-    )
+    .description(SUMMARIES.demo)
     .option('--days <n>', 'days to backfill, ending yesterday', intOption(1, 90), 7)
     .option('--cells-per-day <n>', 'traffic cells per emulated day', intOption(1, 1_000_000), 2000)
     .option('--concurrency <n>', 'pulls processed at once', intOption(1, 64), 8)

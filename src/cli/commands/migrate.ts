@@ -4,14 +4,13 @@ import { MigrationError } from '../../warehouse/migrate.js';
 import { createPool } from '../../warehouse/pool.js';
 import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
-    .description(
-      'apply sql/ migrations in order, once each, under an advisory lock; create report_<name> tables and BI views',
-    )
+    .description(SUMMARIES.migrate)
     .action(async () => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;

@@ -6,6 +6,7 @@ import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
 import type { CliContext } from '../context.js';
 import { postgresFailure } from './heal.js';
+import { SUMMARIES } from './summaries.js';
 
 interface StatusFlags {
   readonly days?: number;
@@ -16,7 +17,7 @@ interface StatusFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('per report: last loaded period, missing and failed periods, queue counts, coverage grid')
+    .description(SUMMARIES.status)
     .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--json', 'print the status as JSON for scripts', false)
     .action(async (flags: StatusFlags) => {

@@ -3,6 +3,7 @@ import { startWorker } from '../../worker/start.js';
 import { createPool } from '../../warehouse/pool.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -14,7 +15,7 @@ interface WorkerFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('worker')
-    .description('process pulls until SIGTERM/SIGINT, then finish running pulls and stop')
+    .description(SUMMARIES.worker)
     .option('--concurrency <n>', 'pulls processed at once by this process', whole(1, 256), 2)
     .option(
       '--stall-seconds <s>',
