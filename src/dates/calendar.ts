@@ -30,7 +30,7 @@ export function isIsoDate(s: string): boolean {
 }
 
 /** The number formed by the decimal digits s[from, to), or -1 if any is not a digit. */
-function digits(s: string, from: number, to: number): number {
+export function digits(s: string, from: number, to: number): number {
   let n = 0;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i) - 48;
