@@ -6,7 +6,7 @@ import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/entities/r
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
-import { periodContaining, periodKey } from '../dates/periods.js';
+import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import { healWindow } from '../plan/windows.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
 import { jobCounts, type Queues } from '../schedule/queues.js';
@@ -16,7 +16,7 @@ export type CellState = 'loaded' | 'zero' | 'failed' | 'missing';
 
 export interface ReportStatus {
   readonly report: string;
-  readonly period: string;
+  readonly period: PeriodUnit;
   /** Newest period whose rows are loaded (within the window), as its start date. */
   readonly lastLoaded: string | null;
   readonly expected: number;

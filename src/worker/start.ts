@@ -9,6 +9,7 @@ import type { JobSet } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
+import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
 import { JOB_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
 import { jobCounts } from '../schedule/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
@@ -66,6 +67,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config, logger } = deps;
   const rt = await openRuntime(deps);
   const metrics = createWorkerMetrics(() => jobCounts(rt.queues));
+  registerReportGauges(metrics.registry, () =>
+    readFreshness(rt.pool, config.schema, deps.jobs, config.healDays),
+  );
   const observer = metricsObserver(metrics);
   const reportApi =
     deps.fetcher === undefined
