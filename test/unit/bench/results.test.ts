@@ -7,6 +7,7 @@ import {
   checkTargets,
   summarizeBackfill,
   summarizeCapacity,
+  summarizeCli,
   summarizeLoad,
 } from '../../../bench/results.js';
 
@@ -128,5 +129,30 @@ describe('bench arithmetic', () => {
       (n) => n.callFrame.functionName,
     );
     expect(Object.fromEntries(times)).toEqual({ a: 1, b: 5 });
+  });
+});
+
+describe('the CLI figures', () => {
+  const run = (ms: number) => ({ runsMs: [ms + 5, ms], bestMs: ms });
+  const cli = summarizeCli({
+    node: run(50),
+    help: run(120),
+    statusEmpty: run(650),
+    statusBig: run(1200),
+    bigLoads: 1_000_000,
+  });
+
+  it('carry the keys the issue names', () => {
+    expect(cli).toMatchObject({ cliHelpMs: 120, statusMs: { empty: 650, loads1M: 1200 }, nodeMs: 50 });
+  });
+
+  it('are checked against the millisecond targets and printed as milliseconds', () => {
+    const checks = checkTargets(undefined, undefined, undefined, cli);
+    expect(checks.map((c) => [c.measured, c.met])).toEqual([
+      [120, true],
+      [650, true],
+      [1200, false],
+    ]);
+    expect(checks.every((c) => c.unit === 'ms')).toBe(true);
   });
 });
