@@ -5,6 +5,10 @@ import { ConfigError } from './errors.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
+export const SCHEMA_NAME = IDENTIFIER;
+/** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
+export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey`. */
 export interface Config {
@@ -101,7 +105,7 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
   ADOPS_QUEUE_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : - (up to 100)')
+    .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
     .default('adops'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),

@@ -3,17 +3,19 @@
 // deployment reports the same values and an alert needs no aggregation across workers.
 import type { Pool } from 'pg';
 import { Gauge, type Registry } from 'prom-client';
-import type { JobSet } from '../config/jobs.js';
-import { addDays, toUtcDate } from '../dates/calendar.js';
+import type { JobSet, ReportJob } from '../config/jobs.js';
 import { periodContaining } from '../dates/periods.js';
+import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
 /** What the gauges say of one report. */
 export interface ReportFreshness {
   readonly report: string;
-  /** End of the newest loaded period (the midnight UTC after its last day), in ms; null if none. */
+  /** End of the newest loaded period (the midnight after its last day, in the report's time zone), in ms; null if none. */
   readonly lastPeriodEndMs: number | null;
+  /** How old its newest data may get (`freshness:` or its default), in ms. */
+  readonly freshnessMs: number;
   readonly missing: number;
   readonly failed: number;
   readonly unreconciled: number;
@@ -21,15 +23,20 @@ export interface ReportFreshness {
   readonly lastRestatement: number | null;
 }
 
-/** The freshness of one report from its status (pure). */
-export function freshnessOf(status: ReportStatus, lastRestatement: number | null): ReportFreshness {
+/** The gauge values of one report from its definition and its status (pure). */
+export function gaugeValues(
+  job: Pick<ReportJob, 'period' | 'schedule' | 'freshnessMs'>,
+  status: ReportStatus,
+  lastRestatement: number | null,
+): ReportFreshness {
   const end =
     status.lastLoaded === null
       ? null
-      : toUtcDate(addDays(periodContaining(status.lastLoaded, status.period).end, 1));
+      : periodEndInstant(periodContaining(status.lastLoaded, job.period), job.schedule?.timezone ?? 'UTC');
   return {
     report: status.report,
     lastPeriodEndMs: end === null ? null : end.getTime(),
+    freshnessMs: freshnessLimitMs(job),
     missing: status.missing.length,
     failed: status.failed.length,
     unreconciled: status.unreconciled.length,
@@ -53,7 +60,11 @@ export async function readFreshness(
       jobs.reports.map((r) => r.name),
     ),
   ]);
-  return status.reports.map((r) => freshnessOf(r, restated.get(r.report) ?? null));
+  const byName = new Map(jobs.reports.map((r) => [r.name, r]));
+  return status.reports.flatMap((r) => {
+    const job = byName.get(r.report);
+    return job === undefined ? [] : [gaugeValues(job, r, restated.get(r.report) ?? null)];
+  });
 }
 
 /**
@@ -98,13 +109,18 @@ export function registerReportGauges(
     });
   gauge(
     'adops_report_last_period_end_timestamp_seconds',
-    'End of the newest loaded period of each report (the midnight UTC after its last day)',
+    'End of the newest loaded period of each report (the midnight after its last day, in its time zone)',
     (f) => (f.lastPeriodEndMs === null ? null : f.lastPeriodEndMs / 1000),
   );
   gauge(
     'adops_report_data_age_seconds',
     'Age of the newest data of each report: now minus the end of its newest loaded period',
     (f) => (f.lastPeriodEndMs === null ? null : (now() - f.lastPeriodEndMs) / 1000),
+  );
+  gauge(
+    'adops_report_freshness_seconds',
+    'How old the newest data of each report may get before it is late (freshness: or its default)',
+    (f) => f.freshnessMs / 1000,
   );
   gauge('adops_report_missing_periods', 'Periods of the status window never loaded', (f) => f.missing);
   gauge(

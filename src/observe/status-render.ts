@@ -1,7 +1,7 @@
 // `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
 import { addDays } from '../dates/calendar.js';
 import { renderEntityStatus } from './status-entities.js';
-import type { CellState, Status } from './status.js';
+import type { CellState, ReportStatus, Status } from './status.js';
 
 const CELL: Record<CellState, string> = { loaded: '█', zero: '○', failed: '✗', missing: '·' };
 
@@ -57,6 +57,7 @@ export function renderStatus(status: Status): string {
   }
   const problems: string[] = [];
   for (const r of status.reports) {
+    if (r.freshness.late) problems.push(`  ${lateText(r)}`);
     if (r.missing.length > 0) problems.push(`  ${r.report}: missing ${foldDates(r.missing).join(', ')}`);
     for (const f of r.failed)
       problems.push(`  ${r.report} ${f.period}: failed: ${f.error ?? 'no reason recorded'}`);
@@ -114,4 +115,14 @@ function axis(days: readonly string[]): string {
     out += i % 7 === 0 ? (days[i] ?? '').slice(8, 10) : ' ';
   }
   return out.slice(0, days.length);
+}
+
+/** One line saying a report is late: how old its newest data is against its freshness limit. */
+export function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
+  const limit = `freshness ${r.freshness.limitHours}h`;
+  if (r.freshness.ageHours === null) return `${r.report}: late: nothing loaded in the window (${limit})`;
+  return (
+    `${r.report}: late: newest loaded period ${r.lastLoaded ?? '?'} ended ${r.freshness.ageHours}h ago ` +
+    `(${limit})`
+  );
 }

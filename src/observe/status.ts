@@ -8,8 +8,11 @@ import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import { healWindow } from '../plan/windows.js';
+import { freshnessOf, isDue } from '../plan/freshness.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
 import { jobCounts, type Queues } from '../schedule/queues.js';
+
+const HOUR_MS = 3_600_000;
 
 /** The state of one grid cell: a day of one report. */
 export type CellState = 'loaded' | 'zero' | 'failed' | 'missing';
@@ -38,6 +41,18 @@ export interface ReportStatus {
   readonly zeroRows: readonly string[];
   /** One cell per grid day, oldest first. */
   readonly cells: readonly CellState[];
+  /** The newest loaded period's end against the report's freshness limit (`freshness:` or its default). */
+  readonly freshness: {
+    readonly limitHours: number;
+    /** Hours since the newest loaded period ended; null when none is loaded in the window. */
+    readonly ageHours: number | null;
+    readonly late: boolean;
+  };
+  /**
+   * Missing periods that should be loaded by now: older than the freshness limit, or older than
+   * a loaded period (a hole). Yesterday before the night's tick is missing but not overdue.
+   */
+  readonly overdue: readonly string[];
 }
 
 export interface QueueCounts {
@@ -98,13 +113,16 @@ export async function collectStatus(
       if (s.lastStatus === 'failed') return 'failed';
       return s.rows === 0 ? 'zero' : 'loaded';
     };
+    const newest = loadedStates.at(-1);
+    const fresh = freshnessOf(r, newest, now);
+    const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
     reports.push({
       report: r.name,
       period: r.period,
       lastLoaded: loadedStates.at(-1)?.start ?? null,
       expected: window.length,
       loaded: loadedStates.length,
-      missing: window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p))).map((p) => p.start),
+      missing: missing.map((p) => p.start),
       failed: failed.map((s) => ({ period: s.start, error: s.error })),
       unreconciled: unrec.map((u) => ({
         period: u.start,
@@ -113,6 +131,14 @@ export async function collectStatus(
       })),
       zeroRows: [...zero],
       cells: gridDays.map(cell),
+      freshness: {
+        limitHours: fresh.limitMs / HOUR_MS,
+        ageHours: fresh.ageMs === null ? null : Math.round((fresh.ageMs / HOUR_MS) * 10) / 10,
+        late: fresh.late,
+      },
+      overdue: missing
+        .filter((p) => isDue(r, p, now) || (newest !== undefined && p.start < newest.start))
+        .map((p) => p.start),
     });
   }
   let counts: Record<string, QueueCounts> | null = null;

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import {
-  freshnessOf,
+  gaugeValues,
   registerReportGauges,
   type ReportFreshness,
 } from '../../../src/observe/report-gauges.js';
@@ -18,12 +18,15 @@ const status = (over: Partial<ReportStatus>): ReportStatus => ({
   unreconciled: [],
   zeroRows: [],
   cells: [],
+  freshness: { limitHours: 48, ageHours: null, late: true },
+  overdue: [],
   ...over,
 });
 
 const fresh = (over: Partial<ReportFreshness> = {}): ReportFreshness => ({
   report: 'daily',
   lastPeriodEndMs: Date.parse('2026-03-10T00:00:00Z'),
+  freshnessMs: 48 * 3_600_000,
   missing: 1,
   failed: 0,
   unreconciled: 0,
@@ -31,14 +34,23 @@ const fresh = (over: Partial<ReportFreshness> = {}): ReportFreshness => ({
   ...over,
 });
 
-describe('freshnessOf', () => {
-  it('ends a period at the midnight after its last day, whatever the period kind', () => {
-    const week = freshnessOf(status({ lastLoaded: '2026-03-02', missing: ['2026-03-09'] }), 0.5);
+describe('gaugeValues', () => {
+  it('ends a period at the midnight after its last day in the report time zone, whatever its kind', () => {
+    const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
+    const week = gaugeValues(weekly, status({ lastLoaded: '2026-03-02', missing: ['2026-03-09'] }), 0.5);
     expect(new Date(week.lastPeriodEndMs!).toISOString()).toBe('2026-03-09T00:00:00.000Z');
     expect(week).toMatchObject({ missing: 1, failed: 0, lastRestatement: 0.5 });
-    const month = freshnessOf(status({ period: 'month', lastLoaded: '2026-02-01' }), null);
-    expect(new Date(month.lastPeriodEndMs!).toISOString()).toBe('2026-03-01T00:00:00.000Z');
-    expect(freshnessOf(status({}), null).lastPeriodEndMs).toBeNull();
+    // A week plus the default schedule interval of a day.
+    expect(week.freshnessMs).toBe(8 * 24 * 3_600_000);
+    const monthly = {
+      period: 'month' as const,
+      schedule: { cron: '0 3 * * *', timezone: 'Europe/Berlin' },
+      freshnessMs: 3_600_000,
+    };
+    const month = gaugeValues(monthly, status({ period: 'month', lastLoaded: '2026-02-01' }), null);
+    expect(new Date(month.lastPeriodEndMs!).toISOString()).toBe('2026-02-28T23:00:00.000Z');
+    expect(month.freshnessMs).toBe(3_600_000);
+    expect(gaugeValues(weekly, status({}), null).lastPeriodEndMs).toBeNull();
   });
 });
 
