@@ -40,22 +40,21 @@ export function register(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const jobs = ctx.jobs();
       const logger = ctx.logger();
-      const pool = createPool(config, { max: 2, logger });
-      let queues: Queues | undefined;
-      try {
-        queues = await openQueues(config);
-      } catch (error) {
-        // The warehouse half of the status is still worth showing without Redis.
+      const pool = createPool(config, { max: 4, logger });
+      // Redis connects while Postgres is already queried; without Redis the warehouse half of the
+      // status is still worth showing.
+      const queues: Promise<Queues | undefined> = openQueues(config).catch((error: unknown) => {
         if (!(error instanceof RedisUnavailableError)) throw error;
         logger.warn(error.message);
-      }
+        return undefined;
+      });
       let status: Status;
       try {
         status = await collectStatus(pool, config.schema, jobs, queues, flags.days ?? config.healDays);
       } catch (error) {
         throw postgresFailure(error);
       } finally {
-        await queues?.close();
+        await (await queues.catch(() => undefined))?.close();
         await pool.end();
       }
       if (flags.check) return check(ctx, status);
