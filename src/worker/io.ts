@@ -2,6 +2,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import type { AttemptInfo } from '../api/http.js';
 import { syncClientOptions } from '../entities/request.js';
@@ -23,14 +24,14 @@ export interface ReportFetcher {
 
 /** PullDeps over a fetcher and the warehouse loader in `schema`. */
 export function pullDeps(
-  reports: readonly ReportJob[],
+  reports: ReportLookup,
   fetcher: ReportFetcher,
   pool: Pool,
   schema: string,
   signal?: AbortSignal,
 ): PullDeps {
   return {
-    reports: new Map(reports.map((r) => [r.name, r])),
+    reports,
     fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
     load: (report, period, f, jobId) =>
       loadPulledPeriod(pool, schema, {

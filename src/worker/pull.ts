@@ -1,6 +1,7 @@
 // One pull: fetch a report period from the API, load it into Postgres. The I/O is passed in, so
 // this file decides only what happens on success and on each kind of failure.
 import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
@@ -26,7 +27,7 @@ export interface Loaded {
 
 /** The I/O a pull needs. */
 export interface PullDeps {
-  readonly reports: ReadonlyMap<string, ReportJob>;
+  readonly reports: ReportLookup;
   fetch(report: ReportJob, period: Period): Promise<Fetched>;
   load(report: ReportJob, period: Period, fetched: Fetched, jobId: string | undefined): Promise<Loaded>;
   /**

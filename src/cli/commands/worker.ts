@@ -4,6 +4,7 @@ import { createPool } from '../../warehouse/pool.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
+import { liveJobs } from '../../config/live-jobs.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -45,6 +46,13 @@ export function register(program: Command, ctx: CliContext): void {
         worker = await startWorker({
           config,
           jobs,
+          // A definition added, changed or deleted in the jobs folder is seen without a restart.
+          liveJobs: liveJobs(config.jobsDir, jobs, {
+            onChange: (next) =>
+              logger.info({ reports: next.reports.map((r) => r.name) }, 'job definitions changed'),
+            onInvalid: (error) =>
+              logger.warn(`job definitions not reloaded, the previous ones stay in use: ${error.message}`),
+          }),
           pool,
           logger,
           concurrency: flags.concurrency,
