@@ -59,6 +59,8 @@ export interface Config {
   readonly metricsPort: number;
   /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
   readonly metricsHost: string;
+  /** COPY's data format for report rows: binary, or text as the fallback. */
+  readonly copyFormat: 'binary' | 'text';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -121,6 +123,7 @@ const ENV_SCHEMA = {
       'an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0',
     )
     .default('127.0.0.1'),
+  ADOPS_COPY_FORMAT: z.enum(['binary', 'text'], 'one of: binary, text').default('binary'),
 } as const;
 
 /** Every env var the configuration reads, for docs and tests. */
@@ -176,6 +179,7 @@ export function loadConfig(env: Env): Config {
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
     metricsPort: v.ADOPS_METRICS_PORT,
     metricsHost: v.ADOPS_METRICS_HOST,
+    copyFormat: v.ADOPS_COPY_FORMAT,
   });
 }
 

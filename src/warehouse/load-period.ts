@@ -10,7 +10,7 @@ import { ReconciliationError, type UnreconciledReason } from '../report/errors.j
 import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
-import { copyRows } from './copy-rows.js';
+import { copyRows, type CopyFormat } from './copy-rows.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
@@ -70,6 +70,8 @@ export interface PeriodLoadOptions {
    * INLINE_MAX_ROWS; 0 sends every load through COPY.
    */
   readonly inlineMaxRows?: number;
+  /** COPY's data format (default binary; text is the fallback behind ADOPS_COPY_FORMAT). */
+  readonly copyFormat?: CopyFormat;
 }
 
 /** Default of PeriodLoadOptions.inlineMaxRows. */
@@ -171,7 +173,10 @@ async function loadInTransaction(
     Array.isArray(input.rows) && input.rows.length <= (opts.inlineMaxRows ?? INLINE_MAX_ROWS)
       ? (input.rows as readonly ReportRow[])
       : undefined;
-  const rows = inline === undefined ? await copyRows(client, target, input.rows) : inline.length;
+  const rows =
+    inline === undefined
+      ? await copyRows(client, target, input.rows, { format: opts.copyFormat ?? 'binary' })
+      : inline.length;
   // A body's totals follow its items: with streamed rows they are known only now.
   const { totals, reconciliation } = input.summary();
   if (opts.strictReconcile === true && !reconciliation.ok)

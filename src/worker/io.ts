@@ -8,7 +8,7 @@ import type { AttemptInfo } from '../api/http.js';
 import { syncClientOptions } from '../entities/request.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
-import { loadPulledPeriod, recordFailedPull } from '../warehouse/load.js';
+import { loadPulledPeriod, recordFailedPull, type LoadOptions } from '../warehouse/load.js';
 import type { RequestGate } from '../api/gate.js';
 import type { Fetched, PullDeps } from './pull.js';
 
@@ -29,21 +29,27 @@ export function pullDeps(
   pool: Pool,
   schema: string,
   signal?: AbortSignal,
+  loadOptions: LoadOptions = {},
 ): PullDeps {
   return {
     reports,
     fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
     load: (report, period, f, jobId) =>
-      loadPulledPeriod(pool, schema, {
-        report,
-        period,
-        body: f.body,
-        fetchedAt: f.fetchedAt,
-        attempts: f.attempts,
-        bytes: f.bytes,
-        fetchMs: f.durationMs,
-        ...(jobId === undefined ? {} : { jobId }),
-      }),
+      loadPulledPeriod(
+        pool,
+        schema,
+        {
+          report,
+          period,
+          body: f.body,
+          fetchedAt: f.fetchedAt,
+          attempts: f.attempts,
+          bytes: f.bytes,
+          fetchMs: f.durationMs,
+          ...(jobId === undefined ? {} : { jobId }),
+        },
+        loadOptions,
+      ),
     recordFailure: async (report, period, failure) => {
       await recordFailedPull(pool, schema, {
         report,

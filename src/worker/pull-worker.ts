@@ -33,7 +33,9 @@ export function startPullWorker(
   rt: WorkerRuntime,
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
-  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal);
+  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
+    copyFormat: rt.config.copyFormat,
+  });
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer), {
     ...rt.bull,
     concurrency: o.concurrency,

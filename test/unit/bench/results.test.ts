@@ -20,6 +20,7 @@ describe('bench arithmetic', () => {
       bodyBytes: 100e6,
       oursMs: [5000, 4000],
       limitMs: [3000, 3200],
+      binaryLimitMs: [2400, 2500],
       naive: { sample: 10_000, ms: 2000, rowsPerSecond: 5000 },
       ours: { ...child, ms: 4000, peakRssBytes: 450e6 },
       phases: {},
@@ -27,12 +28,15 @@ describe('bench arithmetic', () => {
     });
     expect(s.ours.rowsPerSecond).toBe(250_000);
     expect(s.oursOverLimit).toBeCloseTo(0.75);
+    expect(s.oursOverTextCopy).toBeCloseTo(0.75);
+    expect(s.oursOverBinaryCopy).toBeCloseTo(0.6);
     expect(s.oursOverNaive).toBe(50);
     expect(s.naive.extrapolatedMs).toBe(200_000);
     expect(s.peakRssOverBody).toBe(4.5);
     const verdicts = checkTargets(s, undefined).map((t) => [t.name, t.met]);
     expect(verdicts).toEqual([
-      ['load path / psql COPY limit', false],
+      ['load path / psql text \\copy (issue 20)', false],
+      ['load path / psql binary \\copy (issue 20)', false],
       ['load path / naive INSERT', true],
       ['peak RSS / body size', false],
     ]);
