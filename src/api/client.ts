@@ -54,6 +54,8 @@ export interface ApiClientOptions {
   beforeRequest?: () => Promise<void>;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
+  now?: () => Date;
 }
 
 /** A report body as received, kept raw for the archive (report_raw) before parsing. */
@@ -177,7 +179,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
   const client: ApiClient = {
     async fetchReport(q, options) {
-      const fetchedAt = new Date();
+      const fetchedAt = o.now?.() ?? new Date();
       const request = reportRequest(q, o.dimensionsEncoding);
       const res = await http.send('GET', request.path, request.body, options?.signal, reportBodyProblem);
       return {
