@@ -7,6 +7,7 @@ import type { AttemptInfo } from '../api/http.js';
 import { syncClientOptions } from '../entities/request.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
+import { takeFetchToken } from '../warehouse/fetch-token.js';
 import { loadPulledPeriod, recordFailedPull } from '../warehouse/load.js';
 import type { RequestGate } from '../api/gate.js';
 import type { Fetched, PullDeps } from './pull.js';
@@ -31,6 +32,7 @@ export function pullDeps(
 ): PullDeps {
   return {
     reports: new Map(reports.map((r) => [r.name, r])),
+    fetchToken: () => takeFetchToken(pool, schema),
     fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
     load: (report, period, f, jobId) =>
       loadPulledPeriod(pool, schema, {
@@ -38,6 +40,7 @@ export function pullDeps(
         period,
         body: f.body,
         fetchedAt: f.fetchedAt,
+        fetchToken: f.fetchToken,
         attempts: f.attempts,
         bytes: f.bytes,
         fetchMs: f.durationMs,
@@ -49,6 +52,7 @@ export function pullDeps(
         period,
         error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
         attempts: failure.attempts,
+        fetchToken: failure.fetchToken,
         ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
         ...(failure.body === undefined ? {} : { body: failure.body }),
       });
