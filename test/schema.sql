@@ -349,10 +349,10 @@ CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USI
 CREATE INDEX report_daily_creative_campaign_id ON adops.report_daily_creative USING btree (campaign_id);
 CREATE INDEX report_daily_creative_creative_id ON adops.report_daily_creative USING btree (creative_id);
 CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, country, device);
+CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
 CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (zone_id);
-CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, ((md5(hour))::uuid));
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
