@@ -13,6 +13,8 @@ export interface Fetched {
   readonly attempts: number;
   readonly bytes: number;
   readonly durationMs: number;
+  /** Lets another big body in (BigBodyGate): called once this one is loaded or dropped. */
+  readonly release?: () => void;
 }
 
 /** What the loader did with it. */
@@ -118,6 +120,9 @@ export async function runPull(
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
     return { ok: false, failure: classifyFailure(error), error };
+  } finally {
+    // Loaded or failed, nothing reads the body any more.
+    fetched.release?.();
   }
 }
 

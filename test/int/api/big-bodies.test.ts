@@ -8,8 +8,6 @@ import type { Dimension } from '../../../src/config/dimensions.js';
 
 const dimensions: Dimension[] = ['day', 'campaign_id', 'creative_id', 'zone_id', 'country'];
 const query = (day: string) => ({ dimensions, period: { start: day, end: day } });
-// A cast until the client takes a gate (the test precedes the fix): then it is the option's own type.
-type FetchOptions = Parameters<ApiClient['fetchReport']>[1];
 let emulator: RunningEmulator;
 let api: ApiClient;
 
@@ -44,7 +42,7 @@ describe('BigBodyGate over HTTP', () => {
     const gate = new BigBodyGate(1_000_000);
     const holds = [gate.hold(), gate.hold()];
     const reads = ['2026-03-01', '2026-03-02'].map((day, i) =>
-      api.fetchReport(query(day), { bigBody: holds[i] } as FetchOptions).then((r) => ({ i, r })),
+      api.fetchReport(query(day), { bigBody: holds[i] }).then((r) => ({ i, r })),
     );
     const first = await Promise.race(reads);
     expect(first.r.body.length).toBeGreaterThan(1_000_000);
@@ -64,9 +62,7 @@ describe('BigBodyGate over HTTP', () => {
     const gate = new BigBodyGate(1_000_000_000);
     const holds = [gate.hold(), gate.hold()];
     const both = await Promise.all(
-      ['2026-03-01', '2026-03-02'].map((day, i) =>
-        api.fetchReport(query(day), { bigBody: holds[i] } as FetchOptions),
-      ),
+      ['2026-03-01', '2026-03-02'].map((day, i) => api.fetchReport(query(day), { bigBody: holds[i] })),
     );
     expect(both.every((r) => r.body.length > 1_000_000)).toBe(true);
     expect(gate.holding).toBe(0);
