@@ -38,6 +38,10 @@ export interface Config {
     readonly connections: number;
     /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
     readonly compression: 'gzip' | 'none';
+    /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
+    readonly maxBodyMb: number;
+    /** Bodies from this many MB on are held one at a time per worker process; the others wait. */
+    readonly bigBodyMb: number;
   };
   readonly queue: {
     /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
@@ -105,6 +109,8 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
   ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
   ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
+  ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
+  ADOPS_BIG_BODY_MB: int(1, 4000).default(64),
   ADOPS_QUEUE_PREFIX: z
     .string()
     .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
@@ -167,6 +173,8 @@ export function loadConfig(env: Env): Config {
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
+      maxBodyMb: v.ADOPS_MAX_BODY_MB,
+      bigBodyMb: v.ADOPS_BIG_BODY_MB,
     }),
     queue: Object.freeze({
       prefix: v.ADOPS_QUEUE_PREFIX,

@@ -14,6 +14,8 @@ export interface Fetched {
   readonly attempts: number;
   readonly bytes: number;
   readonly durationMs: number;
+  /** Lets another big body in (BigBodyGate): called once this one is loaded or dropped. */
+  readonly release?: () => void;
 }
 
 /** What the loader did with it. */
@@ -25,11 +27,16 @@ export interface Loaded {
   readonly loadMs: number;
 }
 
+/** A fetch with the fencing token taken before its request was sent. */
+export type FencedFetch = Fetched & { readonly fetchToken: number };
+
 /** The I/O a pull needs. */
 export interface PullDeps {
   readonly reports: ReportLookup;
+  /** A fencing token from Postgres (never a clock), taken before the fetch starts. */
+  fetchToken(): Promise<number>;
   fetch(report: ReportJob, period: Period): Promise<Fetched>;
-  load(report: ReportJob, period: Period, fetched: Fetched, jobId: string | undefined): Promise<Loaded>;
+  load(report: ReportJob, period: Period, fetched: FencedFetch, jobId: string | undefined): Promise<Loaded>;
   /**
    * Records a failed fetch in report_loads so `adops status` and `adops heal` see it, archiving
    * `body` when the API answered one it could not use (a malformed 2xx).
@@ -37,7 +44,13 @@ export interface PullDeps {
   recordFailure(
     report: ReportJob,
     period: Period,
-    failure: { error: unknown; attempts: number; jobId: string | undefined; body?: Buffer },
+    failure: {
+      error: unknown;
+      attempts: number;
+      jobId: string | undefined;
+      fetchToken: number;
+      body?: Buffer;
+    },
   ): Promise<void>;
 }
 
@@ -72,9 +85,17 @@ export async function runPull(
     return { ok: false, failure: classifyFailure(error), error };
   }
   const period: Period = { start: data.periodStart, end: data.periodEnd };
-  let fetched: Fetched;
+  let fetchToken: number;
   try {
-    fetched = await deps.fetch(report, period);
+    // Before the request: a response is as recent as the moment its fetch started.
+    fetchToken = await deps.fetchToken();
+  } catch (error) {
+    // Postgres is unreachable: nothing to record the failure in, and nothing fetched yet.
+    return { ok: false, failure: classifyFailure(error), error };
+  }
+  let fetched: FencedFetch;
+  try {
+    fetched = { ...(await deps.fetch(report, period)), fetchToken };
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
@@ -84,6 +105,7 @@ export async function runPull(
           error,
           attempts: attemptsOf(error),
           jobId,
+          fetchToken,
           ...(body === undefined ? {} : { body }),
         })
         .catch((recordError: unknown) =>
@@ -99,6 +121,9 @@ export async function runPull(
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
     return { ok: false, failure: classifyFailure(error), error };
+  } finally {
+    // Loaded or failed, nothing reads the body any more.
+    fetched.release?.();
   }
 }
 

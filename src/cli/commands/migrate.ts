@@ -43,6 +43,8 @@ function describe(result: SetupResult, schema: string): string[] {
     lines.push(`migrations up to date (${result.alreadyApplied} applied before)`);
   for (const t of result.tables.created) lines.push(`created ${schema}.${t}`);
   for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
+  for (const ix of result.tables.indexesRebuilt)
+    lines.push(`rebuilt index ${ix}: text values are now keyed by their md5, so values of any length load`);
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
   for (const v of result.views) {
