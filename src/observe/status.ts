@@ -98,7 +98,8 @@ export async function collectStatus(
     Promise.all(jobs.reports.map((r) => reportStatus(pool, schema, r, days, gridDays, now))),
     restatements(pool, schema),
     entitySyncStatus(pool, schema),
-    readQueueCounts(await queues),
+    // Awaited inside, so that no promise above waits without a handler meanwhile.
+    readQueueCounts(queues),
   ]);
   return {
     generatedAt: now.toISOString(),
@@ -117,8 +118,9 @@ type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
 
 /** The queue counts, or why there are none. */
 async function readQueueCounts(
-  queues: QueueSource | undefined,
+  source: QueueSource | Promise<QueueSource | undefined> | undefined,
 ): Promise<{ counts: Record<string, QueueCounts> | null; error?: string }> {
+  const queues = await source;
   if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
   try {
     const read = await jobCounts(
