@@ -224,6 +224,33 @@ CREATE VIEW adops.bi_hourly AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_hourly r;
+CREATE TABLE adops.dim_date (
+    date date NOT NULL,
+    year smallint NOT NULL,
+    quarter smallint NOT NULL,
+    month smallint NOT NULL,
+    month_name text NOT NULL,
+    day_of_month smallint NOT NULL,
+    iso_year smallint NOT NULL,
+    iso_week smallint NOT NULL,
+    iso_weekday smallint NOT NULL,
+    weekday_name text NOT NULL,
+    is_weekend boolean NOT NULL,
+    week_start date NOT NULL,
+    month_start date NOT NULL,
+    quarter_start date NOT NULL,
+    year_month text NOT NULL,
+    iso_year_week text NOT NULL,
+    CONSTRAINT dim_date_iso_week_check CHECK (((iso_week >= 1) AND (iso_week <= 53))),
+    CONSTRAINT dim_date_iso_weekday_check CHECK (((iso_weekday >= 1) AND (iso_weekday <= 7))),
+    CONSTRAINT dim_date_month_check CHECK (((month >= 1) AND (month <= 12))),
+    CONSTRAINT dim_date_quarter_check CHECK (((quarter >= 1) AND (quarter <= 4)))
+);
+COMMENT ON TABLE adops.dim_date IS 'One row per day 2000-01-01..2100-12-31: join bi_<name>.day = dim_date.date to group by ISO week, month, quarter or weekday.';
+COMMENT ON COLUMN adops.dim_date.iso_year IS 'ISO 8601 week-numbering year: early January days may belong to the previous one, late December days to the next.';
+COMMENT ON COLUMN adops.dim_date.iso_weekday IS '1 = Monday .. 7 = Sunday.';
+COMMENT ON COLUMN adops.dim_date.week_start IS 'Monday of the ISO week.';
+COMMENT ON COLUMN adops.dim_date.iso_year_week IS 'e.g. 2026-W01; sorts in calendar order.';
 CREATE UNLOGGED TABLE adops.entity_sync_pages (
     run_id text NOT NULL,
     listing bigint NOT NULL,
@@ -321,6 +348,8 @@ ALTER TABLE ONLY adops.campaigns
     ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
 ALTER TABLE ONLY adops.creatives
     ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
+ALTER TABLE ONLY adops.dim_date
+    ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages
     ADD CONSTRAINT entity_sync_pages_pkey PRIMARY KEY (run_id, listing, page_offset);
 ALTER TABLE ONLY adops.entity_sync_runs
