@@ -72,6 +72,27 @@ CREATE VIEW adops.bi_daily_campaign AS
     r.loaded_at
    FROM (adops.report_daily_campaign r
      LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)));
+CREATE VIEW adops.bi_daily_campaign_daily AS
+ SELECT v.day,
+    v.campaign_id,
+    v.campaign_name,
+    v.ad_format,
+    v.advertiser_id,
+    v.folder_id,
+    v.tier,
+    v.pricing_model,
+    v.pricing_value,
+    v.campaign_deleted,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_campaign v
+  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -136,6 +157,27 @@ CREATE VIEW adops.bi_daily_creative AS
    FROM ((adops.report_daily_creative r
      LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)))
      LEFT JOIN adops.creatives k ON ((k.creative_id = r.creative_id)));
+CREATE VIEW adops.bi_daily_creative_daily AS
+ SELECT v.day,
+    v.campaign_id,
+    v.campaign_name,
+    v.ad_format,
+    v.creative_id,
+    v.creative_name,
+    v.ad_type,
+    v.data_width,
+    v.data_height,
+    v.creative_deleted,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_creative v
+  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -163,6 +205,20 @@ CREATE VIEW adops.bi_daily_geo_device AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_daily_geo_device r;
+CREATE VIEW adops.bi_daily_geo_device_daily AS
+ SELECT v.day,
+    v.country,
+    v.device,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_geo_device v
+  GROUP BY v.day, v.country, v.device;
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
     zone_id bigint NOT NULL
@@ -199,6 +255,20 @@ CREATE VIEW adops.bi_daily_zone AS
            FROM (adops.campaign_zones cz
              JOIN adops.campaigns c ON (((c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
           GROUP BY cz.zone_id) z ON ((z.zone_id = r.zone_id)));
+CREATE VIEW adops.bi_daily_zone_daily AS
+ SELECT v.day,
+    v.zone_id,
+    v.campaigns_assigned,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_zone v
+  GROUP BY v.day, v.zone_id, v.campaigns_assigned;
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -224,6 +294,18 @@ CREATE VIEW adops.bi_hourly AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_hourly r;
+CREATE VIEW adops.bi_hourly_daily AS
+ SELECT v.day,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_hourly v
+  GROUP BY v.day;
 CREATE TABLE adops.dim_date (
     date date NOT NULL,
     year smallint NOT NULL,

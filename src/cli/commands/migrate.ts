@@ -49,5 +49,11 @@ function describe(result: SetupResult, schema: string): string[] {
     if (v.status === 'missing-columns')
       lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
   }
+  for (const d of result.dailyViews) {
+    if (d.status === 'no-day')
+      lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);
+    if (d.status === 'name-taken')
+      lines.push(`no ${d.view}: the report ${d.report}_daily has that name for its own view`);
+  }
   return lines;
 }
