@@ -273,7 +273,7 @@ CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
     day date NOT NULL,
-    hour text NOT NULL,
+    hour smallint NOT NULL,
     ad_requests bigint NOT NULL,
     filled_impressions bigint NOT NULL,
     impressions bigint NOT NULL,

@@ -43,6 +43,7 @@ function describe(result: SetupResult, schema: string): string[] {
     lines.push(`migrations up to date (${result.alreadyApplied} applied before)`);
   for (const t of result.tables.created) lines.push(`created ${schema}.${t}`);
   for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
+  for (const u of result.tables.upgraded) lines.push(`converted ${schema}.${u}`);
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
   for (const v of result.views) {
