@@ -306,6 +306,34 @@ CREATE VIEW adops.bi_hourly_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_hourly v
   GROUP BY v.day;
+CREATE TABLE adops.campaigns_history (
+    campaign_id bigint NOT NULL,
+    name text,
+    is_active boolean,
+    is_archived boolean,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    deleted boolean NOT NULL,
+    valid_from timestamp with time zone NOT NULL,
+    valid_to timestamp with time zone,
+    CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
+);
+COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.campaigns_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+CREATE TABLE adops.creatives_history (
+    creative_id bigint NOT NULL,
+    campaign_id bigint NOT NULL,
+    name text,
+    is_active boolean,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    deleted boolean NOT NULL,
+    valid_from timestamp with time zone NOT NULL,
+    valid_to timestamp with time zone,
+    CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
+);
+COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.creatives_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
 CREATE TABLE adops.dim_date (
     date date NOT NULL,
     year smallint NOT NULL,
@@ -426,8 +454,12 @@ CREATE TABLE adops.schema_migrations (
 );
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
+ALTER TABLE ONLY adops.campaigns_history
+    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (campaign_id, valid_from);
 ALTER TABLE ONLY adops.campaigns
     ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
+ALTER TABLE ONLY adops.creatives_history
+    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
     ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
 ALTER TABLE ONLY adops.dim_date
@@ -445,7 +477,9 @@ ALTER TABLE ONLY adops.report_totals
 ALTER TABLE ONLY adops.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
+CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (campaign_id) WHERE (valid_to IS NULL);
 CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
+CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (creative_id) WHERE (valid_to IS NULL);
 CREATE INDEX entity_sync_runs_started_idx ON adops.entity_sync_runs USING btree (started_at);
 CREATE INDEX report_daily_campaign_campaign_id ON adops.report_daily_campaign USING btree (campaign_id);
 CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
