@@ -72,6 +72,27 @@ CREATE VIEW adops.bi_daily_campaign AS
     r.loaded_at
    FROM (adops.report_daily_campaign r
      LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)));
+CREATE VIEW adops.bi_daily_campaign_daily AS
+ SELECT v.day,
+    v.campaign_id,
+    v.campaign_name,
+    v.ad_format,
+    v.advertiser_id,
+    v.folder_id,
+    v.tier,
+    v.pricing_model,
+    v.pricing_value,
+    v.campaign_deleted,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_campaign v
+  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -136,6 +157,27 @@ CREATE VIEW adops.bi_daily_creative AS
    FROM ((adops.report_daily_creative r
      LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)))
      LEFT JOIN adops.creatives k ON ((k.creative_id = r.creative_id)));
+CREATE VIEW adops.bi_daily_creative_daily AS
+ SELECT v.day,
+    v.campaign_id,
+    v.campaign_name,
+    v.ad_format,
+    v.creative_id,
+    v.creative_name,
+    v.ad_type,
+    v.data_width,
+    v.data_height,
+    v.creative_deleted,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_creative v
+  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -163,6 +205,20 @@ CREATE VIEW adops.bi_daily_geo_device AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_daily_geo_device r;
+CREATE VIEW adops.bi_daily_geo_device_daily AS
+ SELECT v.day,
+    v.country,
+    v.device,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_geo_device v
+  GROUP BY v.day, v.country, v.device;
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
     zone_id bigint NOT NULL
@@ -199,11 +255,25 @@ CREATE VIEW adops.bi_daily_zone AS
            FROM (adops.campaign_zones cz
              JOIN adops.campaigns c ON (((c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
           GROUP BY cz.zone_id) z ON ((z.zone_id = r.zone_id)));
+CREATE VIEW adops.bi_daily_zone_daily AS
+ SELECT v.day,
+    v.zone_id,
+    v.campaigns_assigned,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_daily_zone v
+  GROUP BY v.day, v.zone_id, v.campaigns_assigned;
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
     day date NOT NULL,
-    hour text NOT NULL,
+    hour smallint NOT NULL,
     ad_requests bigint NOT NULL,
     filled_impressions bigint NOT NULL,
     impressions bigint NOT NULL,
@@ -224,6 +294,73 @@ CREATE VIEW adops.bi_hourly AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_hourly r;
+CREATE VIEW adops.bi_hourly_daily AS
+ SELECT v.day,
+    (sum(v.ad_requests))::bigint AS ad_requests,
+    (sum(v.filled_impressions))::bigint AS filled_impressions,
+    (sum(v.impressions))::bigint AS impressions,
+    (sum(v.measurable_impressions))::bigint AS measurable_impressions,
+    (sum(v.viewable_impressions))::bigint AS viewable_impressions,
+    ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
+    ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
+    max(v.loaded_at) AS loaded_at
+   FROM adops.bi_hourly v
+  GROUP BY v.day;
+CREATE TABLE adops.campaigns_history (
+    campaign_id bigint NOT NULL,
+    name text,
+    is_active boolean,
+    is_archived boolean,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    deleted boolean NOT NULL,
+    valid_from timestamp with time zone NOT NULL,
+    valid_to timestamp with time zone,
+    CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
+);
+COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.campaigns_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+CREATE TABLE adops.creatives_history (
+    creative_id bigint NOT NULL,
+    campaign_id bigint NOT NULL,
+    name text,
+    is_active boolean,
+    delivery_start timestamp with time zone,
+    delivery_end timestamp with time zone,
+    deleted boolean NOT NULL,
+    valid_from timestamp with time zone NOT NULL,
+    valid_to timestamp with time zone,
+    CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
+);
+COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.creatives_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+CREATE TABLE adops.dim_date (
+    date date NOT NULL,
+    year smallint NOT NULL,
+    quarter smallint NOT NULL,
+    month smallint NOT NULL,
+    month_name text NOT NULL,
+    day_of_month smallint NOT NULL,
+    iso_year smallint NOT NULL,
+    iso_week smallint NOT NULL,
+    iso_weekday smallint NOT NULL,
+    weekday_name text NOT NULL,
+    is_weekend boolean NOT NULL,
+    week_start date NOT NULL,
+    month_start date NOT NULL,
+    quarter_start date NOT NULL,
+    year_month text NOT NULL,
+    iso_year_week text NOT NULL,
+    CONSTRAINT dim_date_iso_week_check CHECK (((iso_week >= 1) AND (iso_week <= 53))),
+    CONSTRAINT dim_date_iso_weekday_check CHECK (((iso_weekday >= 1) AND (iso_weekday <= 7))),
+    CONSTRAINT dim_date_month_check CHECK (((month >= 1) AND (month <= 12))),
+    CONSTRAINT dim_date_quarter_check CHECK (((quarter >= 1) AND (quarter <= 4)))
+);
+COMMENT ON TABLE adops.dim_date IS 'One row per day 2000-01-01..2100-12-31: join bi_<name>.day = dim_date.date to group by ISO week, month, quarter or weekday.';
+COMMENT ON COLUMN adops.dim_date.iso_year IS 'ISO 8601 week-numbering year: early January days may belong to the previous one, late December days to the next.';
+COMMENT ON COLUMN adops.dim_date.iso_weekday IS '1 = Monday .. 7 = Sunday.';
+COMMENT ON COLUMN adops.dim_date.week_start IS 'Monday of the ISO week.';
+COMMENT ON COLUMN adops.dim_date.iso_year_week IS 'e.g. 2026-W01; sorts in calendar order.';
 CREATE UNLOGGED TABLE adops.entity_sync_pages (
     run_id text NOT NULL,
     listing bigint NOT NULL,
@@ -325,10 +462,16 @@ CREATE TABLE adops.schema_migrations (
 );
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
+ALTER TABLE ONLY adops.campaigns_history
+    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (campaign_id, valid_from);
 ALTER TABLE ONLY adops.campaigns
     ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
+ALTER TABLE ONLY adops.creatives_history
+    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
     ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
+ALTER TABLE ONLY adops.dim_date
+    ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages
     ADD CONSTRAINT entity_sync_pages_pkey PRIMARY KEY (run_id, listing, page_offset);
 ALTER TABLE ONLY adops.entity_sync_runs
@@ -342,7 +485,9 @@ ALTER TABLE ONLY adops.report_totals
 ALTER TABLE ONLY adops.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
+CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (campaign_id) WHERE (valid_to IS NULL);
 CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
+CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (creative_id) WHERE (valid_to IS NULL);
 CREATE INDEX entity_sync_runs_started_idx ON adops.entity_sync_runs USING btree (started_at);
 CREATE INDEX report_daily_campaign_campaign_id ON adops.report_daily_campaign USING btree (campaign_id);
 CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);

@@ -33,10 +33,13 @@ export function isDimension(name: string): name is Dimension {
   return DIMENSION_SET.has(name);
 }
 
-/** The column type of a dimension, per the design's contract. */
+/**
+ * The column type of a dimension, per the design's contract. `hour` was text until issue 16; a
+ * table of that shape is converted by `adops migrate` (src/warehouse/column-upgrades.ts).
+ */
 export function dimensionType(dimension: Dimension): DimensionType {
   if (dimension === 'day') return 'date';
-  if (dimension === 'tier') return 'smallint';
+  if (dimension === 'tier' || dimension === 'hour') return 'smallint';
   if (dimension.endsWith('_id')) return 'bigint';
   return 'text';
 }

@@ -2,6 +2,7 @@
 // longer matches its definition: the data in it is someone's history, never ours to drop.
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
+import { afterUpgrades, applyColumnUpgrades, pendingUpgrades } from './column-upgrades.js';
 import { SchemaDriftError } from './errors.js';
 import {
   columnDifferences,
@@ -25,6 +26,8 @@ export interface EnsureResult {
   readonly indexesAdded: readonly string[];
   /** Unique indexes rebuilt in place to key long text values by their md5 (tables of older versions). */
   readonly indexesRebuilt: readonly string[];
+  /** Columns converted in place by a known upgrade (column-upgrades.ts), e.g. `report_hourly.hour: text -> smallint`. */
+  readonly upgraded: readonly string[];
   /** report_* tables of the schema with no definition any more: kept as they are. */
   readonly orphaned: readonly string[];
 }
@@ -42,6 +45,7 @@ export async function ensureReportTables(
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
   const indexesRebuilt: string[] = [];
+  const upgraded: string[] = [];
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
@@ -55,7 +59,10 @@ export async function ensureReportTables(
         created.push(spec.table);
         continue;
       }
-      const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
+      const found = await columnsOf(client, schema, spec.table);
+      // A known upgrade (hour text -> smallint) is not drift: it is applied once nothing else differs.
+      const upgrades = pendingUpgrades(spec.columns, found);
+      const differences = columnDifferences(spec.columns, afterUpgrades(found, upgrades));
       const indexes = await indexesOf(client, schema, spec.table);
       const outdated: IndexSpec[] = [];
       for (const ix of spec.indexes) {
@@ -72,6 +79,10 @@ export async function ensureReportTables(
           );
       }
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      if (upgrades.length > 0) {
+        await applyColumnUpgrades(client, schema, spec.table, upgrades);
+        for (const u of upgrades) upgraded.push(`${spec.table}.${u.column}: ${u.from} -> ${u.to}`);
+      }
       for (const ix of outdated) {
         await rebuildIndex(client, schema, spec.table, ix);
         indexesRebuilt.push(ix.name);
@@ -90,7 +101,7 @@ export async function ensureReportTables(
   const orphaned = [...(await reportTablesIn(client, schema))].filter(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),
   );
-  return { created, unchanged, indexesAdded, indexesRebuilt, orphaned };
+  return { created, unchanged, indexesAdded, indexesRebuilt, upgraded, orphaned };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import { sqlDir } from '../config/paths.js';
 import type { Logger } from '../log/logger.js';
+import { ensureDailyViews, type DailyViewOutcome } from './entities/daily-views.js';
 import { ensureViews, type ViewOutcome } from './entities/views.js';
 import { migrate, type MigrateResult } from './migrate.js';
 import { ensureReportTables, type EnsureResult } from './report-tables.js';
@@ -9,11 +10,13 @@ import { ensureReportTables, type EnsureResult } from './report-tables.js';
 export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
   readonly views: readonly ViewOutcome[];
+  readonly dailyViews: readonly DailyViewOutcome[];
 }
 
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
- * report_<name> table per definition, then the BI views over those tables. The demo, the test
+ * report_<name> table per definition, then the BI views over those tables and their per-day
+ * companions. The demo, the test
  * template and the benchmark call this too, so every database is built the same way.
  */
 export async function setupWarehouse(
@@ -22,6 +25,7 @@ export async function setupWarehouse(
 ): Promise<SetupResult> {
   let tables: EnsureResult | undefined;
   let views: ViewOutcome[] = [];
+  let dailyViews: DailyViewOutcome[] = [];
   const result = await migrate(pool, {
     schema: options.schema,
     sqlDir: sqlDir(),
@@ -29,8 +33,9 @@ export async function setupWarehouse(
     afterMigrations: async (client) => {
       tables = await ensureReportTables(client, options.schema, options.reports);
       views = await ensureViews(client, options.schema, options.reports);
+      dailyViews = await ensureDailyViews(client, options.schema, options.reports);
     },
   });
   if (tables === undefined) throw new Error('setupWarehouse: the report tables step did not run');
-  return { ...result, tables, views };
+  return { ...result, tables, views, dailyViews };
 }

@@ -45,11 +45,18 @@ function describe(result: SetupResult, schema: string): string[] {
   for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
   for (const ix of result.tables.indexesRebuilt)
     lines.push(`rebuilt index ${ix}: text values are now keyed by their md5, so values of any length load`);
+  for (const u of result.tables.upgraded) lines.push(`converted ${schema}.${u}`);
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
   for (const v of result.views) {
     if (v.status === 'missing-columns')
       lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
+  }
+  for (const d of result.dailyViews) {
+    if (d.status === 'no-day')
+      lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);
+    if (d.status === 'name-taken')
+      lines.push(`no ${d.view}: the report ${d.report}_daily has that name for its own view`);
   }
   return lines;
 }

@@ -117,6 +117,8 @@ async function createView(client: ClientBase, view: ViewFile): Promise<void> {
   } catch (error) {
     const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
     if ((error as { code?: string }).code !== '42P16' || name === undefined) throw error;
+    // The per-day companion reads this view; ensureDailyViews re-creates it right after.
+    await client.query(`DROP VIEW IF EXISTS ${ident(`${name}_daily`)}`);
     await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
     await client.query(view.sql);
   }

@@ -1,5 +1,6 @@
 import type { ClientBase, Pool } from 'pg';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS } from './columns.js';
+import { CAMPAIGN_HISTORY, closeChangedVersions, CREATIVE_HISTORY, openVersions } from './history.js';
 import {
   chunks,
   clearZonesStatement,
@@ -38,7 +39,7 @@ const CREATIVES: EntityTable = { table: 'creatives', key: 'creative_id', columns
 
 /**
  * Writes a whole catalogue in one transaction: upserts, zone assignments, soft deletes of the
- * ids not seen. Readers see the previous catalogue until COMMIT, never a half-written one, and
+ * ids not seen, and a new history version of each entity whose name, status or delivery changed. Readers see the previous catalogue until COMMIT, never a half-written one, and
  * concurrent syncs of one schema are serialised by a transaction advisory lock.
  */
 export async function writeCatalogue(
@@ -96,6 +97,12 @@ async function writeInTransaction(
   let deleted = 0;
   deleted += (await run(softDeleteStatement(schema, CAMPAIGNS))).rowCount ?? 0;
   deleted += (await run(softDeleteStatement(schema, CREATIVES))).rowCount ?? 0;
+
+  // The history sees the catalogue as this transaction leaves it, deletions included.
+  for (const h of [CAMPAIGN_HISTORY, CREATIVE_HISTORY]) {
+    await run(closeChangedVersions(schema, h));
+    await run(openVersions(schema, h));
+  }
 
   return { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };
 }

@@ -3,6 +3,7 @@ import { loadJobs, parseJob } from '../../../src/config/jobs.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { ProblemLog } from '../../../src/entities/problems.js';
 import { buildCatalogue } from '../../../src/entities/catalogue.js';
+import { ensureDailyViews } from '../../../src/warehouse/entities/daily-views.js';
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
 import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -51,18 +52,26 @@ describe('ensureViews', () => {
       `SELECT table_name FROM information_schema.views WHERE table_schema = $1 ORDER BY 1`,
       [S],
     );
+    // Each with its per-day companion (ensureDailyViews, run by the template's migrate).
     expect(rows.map((r) => r.table_name)).toEqual([
       'bi_daily_campaign',
+      'bi_daily_campaign_daily',
       'bi_daily_creative',
+      'bi_daily_creative_daily',
       'bi_daily_geo_device',
+      'bi_daily_geo_device_daily',
       'bi_daily_zone',
+      'bi_daily_zone_daily',
       'bi_hourly',
+      'bi_hourly_daily',
     ]);
   });
 
-  it('replaces a view whose columns changed, which CREATE OR REPLACE alone refuses', async () => {
-    await db.pool.query(`DROP VIEW IF EXISTS ${S}.bi_hourly`);
+  it('replaces a view whose columns changed, which CREATE OR REPLACE alone refuses, and its companion', async () => {
+    await db.pool.query(`DROP VIEW IF EXISTS ${S}.bi_hourly CASCADE`);
     await db.pool.query(`CREATE VIEW ${S}.bi_hourly AS SELECT 1::int AS day, 'x'::text AS old_column`);
+    // The per-day companion over the old view would block its DROP.
+    await db.pool.query(`CREATE VIEW ${S}.bi_hourly_daily AS SELECT day FROM ${S}.bi_hourly`);
     const outcomes = await withClient((c) => ensureViews(c, S, [{ name: 'hourly' }]));
     expect(outcomes).toContainEqual({ report: 'hourly', status: 'created' });
     const { rows } = await db.pool.query(
@@ -71,6 +80,10 @@ describe('ensureViews', () => {
       [S],
     );
     expect(rows.map((r) => r.column_name)).toEqual(['day', 'hour']);
+    const daily = await withClient((c) => ensureDailyViews(c, S, [{ name: 'hourly', period: 'day' }]));
+    expect(daily).toEqual([{ report: 'hourly', view: 'bi_hourly_daily', status: 'created' }]);
+    const companion = await db.pool.query(`SELECT day, fill_rate FROM ${S}.bi_hourly_daily LIMIT 0`);
+    expect(companion.fields.map((f) => f.name)).toEqual(['day', 'fill_rate']);
   });
 
   it('generates a view for a report without a view file, from its table', async () => {

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { dailyViewName, dailyViewSql } from '../../../src/warehouse/entities/daily-view.js';
+
+const COUNTERS = [
+  'ad_requests',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+];
+const RATES = ['fill_rate', 'viewability_rate'];
+
+describe('dailyViewSql', () => {
+  it('groups by day and the other dimensions, sums counters and divides sums for rates', () => {
+    const sql = dailyViewSql(
+      'hourly',
+      ['day', 'hour', 'campaign_id', 'campaign_name', ...COUNTERS, ...RATES, 'loaded_at'],
+      'day',
+    );
+    expect(dailyViewName('hourly')).toBe('bi_hourly_daily');
+    expect(sql).toContain('CREATE OR REPLACE VIEW "bi_hourly_daily" AS');
+    expect(sql).toContain('FROM "bi_hourly" v');
+    expect(sql).toContain('GROUP BY v.day, v."campaign_id", v."campaign_name"');
+    expect(sql).toContain(
+      'sum(v."filled_impressions")::double precision / NULLIF(sum(v."ad_requests"), 0) AS "fill_rate"',
+    );
+    expect(sql).toContain(
+      'sum(v."viewable_impressions")::double precision / NULLIF(sum(v."measurable_impressions"), 0) AS "viewability_rate"',
+    );
+    expect(sql).toContain('max(v.loaded_at) AS loaded_at');
+    // Never an average of the per-row rates, and the hour is summed over, not kept.
+    expect(sql).not.toMatch(/avg\(/i);
+    expect(sql).not.toContain('v."hour"');
+    expect(sql).not.toContain('v."fill_rate"');
+  });
+
+  it('takes the day from period_start for a daily report without the day dimension', () => {
+    const columns = ['period_start', 'period_end', 'campaign_id', ...COUNTERS, ...RATES, 'loaded_at'];
+    const sql = dailyViewSql('per_campaign', columns, 'day');
+    expect(sql).toContain('SELECT\n  v.period_start AS day,\n  v."campaign_id"');
+    expect(sql).toContain('GROUP BY v.period_start, v."campaign_id"');
+  });
+
+  it('makes no companion when rows have no day: a week or month without the day dimension', () => {
+    const columns = ['period_start', 'period_end', 'campaign_id', ...COUNTERS];
+    expect(dailyViewSql('weekly', columns, 'week')).toBeUndefined();
+    expect(dailyViewSql('monthly', columns, 'month')).toBeUndefined();
+    expect(dailyViewSql('weekly_by_day', ['day', ...columns], 'week')).toContain('v.day');
+  });
+
+  it('leaves out a rate it cannot recompute instead of grouping by it or averaging it', () => {
+    const sql = dailyViewSql('custom', ['day', 'zone_id', ...COUNTERS, 'click_rate'], 'day') ?? '';
+    expect(sql).not.toContain('click_rate');
+    expect(sql).toContain('GROUP BY v.day, v."zone_id"');
+  });
+});
