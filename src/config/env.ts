@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import {
+  DATABASE_URL_FORM,
+  postgresUrlProblem,
+  REDIS_URL_FORM,
+  redisUrlProblem,
+  withoutPassword,
+} from './connection-urls.js';
 import { ConfigError } from './errors.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -66,6 +73,13 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 
+/** A connection URL checked in full: the issue reads `<form>: <what is wrong>`. */
+const checkedUrl = (form: string, problem: (value: string) => string | undefined) =>
+  z.string().superRefine((value, ctx) => {
+    const found = problem(value);
+    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
+  });
+
 const ENV_SCHEMA = {
   ADOPS_BASE_URL: z
     .string()
@@ -78,14 +92,8 @@ const ENV_SCHEMA = {
   ADOPS_REPORT_PARAMS: z
     .enum(['repeat', 'brackets', 'comma', 'json-body'], 'one of: repeat, brackets, comma, json-body')
     .default('repeat'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// connection string')
-    .optional(),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
-    .default('redis://127.0.0.1:6379'),
+  DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
+  REDIS_URL: checkedUrl(REDIS_URL_FORM, redisUrlProblem).default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
     .string()
     .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
@@ -133,7 +141,8 @@ export function loadConfig(env: Env): Config {
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
-      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(clean[name]);
+      // A connection URL may carry a password: the message shows the value without it.
+      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(withoutPassword(clean[name]));
       throw new ConfigError(
         `${name}=${shown} is invalid: expected ${issue?.message ?? 'a valid value'}`,
         name,
