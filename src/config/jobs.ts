@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
@@ -8,6 +8,18 @@ import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { ConfigError } from './errors.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
+
+/**
+ * Names a report may not take: its table report_<name> would land on the system's own report_loads,
+ * report_totals or report_raw, or on one of their indexes and sequences (report_loads_pkey, ...).
+ */
+export const RESERVED_NAMES = ['loads', 'totals', 'raw'] as const;
+
+/** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
+export const MAX_JOB_FILE_BYTES = 64 * 1024;
+
+/** Job definitions a folder may hold. */
+export const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
 
 export interface Schedule {
@@ -70,9 +82,15 @@ export function loadJobs(dir: string): JobSet {
       { cause: error },
     );
   }
+  if (files.length > MAX_JOB_FILES) {
+    throw new ConfigError(
+      `ADOPS_JOBS_DIR=${dir} holds ${files.length} job definitions (*.yaml, *.yml): at most ${MAX_JOB_FILES} are allowed`,
+      'ADOPS_JOBS_DIR',
+    );
+  }
   const jobs = files.map((f) => {
     const path = join(dir, f);
-    return parseJob(readFileSync(path, 'utf8'), path);
+    return parseJob(readJobFile(path), path);
   });
   const seen = new Map<string, string>();
   for (const job of jobs) {
@@ -89,6 +107,44 @@ export function loadJobs(dir: string): JobSet {
     reports: jobs.filter((j): j is ReportJob => j.kind === 'report'),
     entities: jobs.filter((j): j is EntitiesJob => j.kind === 'entities'),
   };
+}
+
+/**
+ * The text of one job file, refused by its size before it is read: only a regular file of at most
+ * MAX_JOB_FILE_BYTES (a FIFO or /dev/zero named x.yaml would never end). Reads through one
+ * descriptor, so a file that grows after the check is still cut at the limit.
+ */
+function readJobFile(path: string): string {
+  const tooBig = (bytes: number) =>
+    new ConfigError(
+      `${path}: ${bytes} bytes is over the limit of ${MAX_JOB_FILE_BYTES} bytes (${MAX_JOB_FILE_BYTES / 1024} KiB) for a job definition`,
+      path,
+    );
+  const check = (stat: Stats) => {
+    if (!stat.isFile()) throw new ConfigError(`${path}: not a regular file; expected a job YAML file`, path);
+    if (stat.size > MAX_JOB_FILE_BYTES) throw tooBig(stat.size);
+  };
+  let fd: number;
+  try {
+    // Checked before opening too: opening a FIFO would wait for a writer.
+    check(statSync(path));
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(`${path}: cannot be read (${code})`, path, { cause: error });
+  }
+  try {
+    check(fstatSync(fd));
+    const buffer = Buffer.alloc(MAX_JOB_FILE_BYTES + 1);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > MAX_JOB_FILE_BYTES) throw tooBig(length);
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Parses and validates one job definition; `file` is only used in error messages. */
@@ -126,6 +182,17 @@ export function parseJob(text: string, file: string): JobDefinition {
     );
   }
   const name = o.name as string;
+  if (isReserved(name)) {
+    fail(
+      'name',
+      `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals or report_raw; ` +
+        `not allowed: ${RESERVED_NAMES.join(', ')}, or a name starting with ${RESERVED_NAMES.map(
+          (r) => `${r}_`,
+        )
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' or $1')}`,
+    );
+  }
   const schedule =
     o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
   if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });
@@ -192,6 +259,11 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
     fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
   }
   return Object.freeze({ cron, timezone: timezone as string });
+}
+
+/** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
+export function isReserved(name: string): boolean {
+  return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
 }
 
 function show(value: unknown): string {

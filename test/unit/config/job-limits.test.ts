@@ -1,6 +1,7 @@
 // Job folders are bounded before anything is parsed: a job YAML of megabytes once took the process
 // to 4.4 GB RSS (a 1 MB mapping of keys alone takes the YAML parser about a minute).
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,11 +36,12 @@ describe('job file limits', () => {
     const dir = jobsDir();
     writeFileSync(join(dir, 'a.yaml'), job('small'));
     // Valid YAML, just long: the size alone is the reason.
-    writeFileSync(join(dir, 'big.yaml'), `${job('big')}description: "${'x'.repeat(70_000)}"\n`);
+    const text = `${job('big')}description: "${'x'.repeat(70_000)}"\n`;
+    writeFileSync(join(dir, 'big.yaml'), text);
     const error = refusal(dir);
     expect(error.subject).toBe(join(dir, 'big.yaml'));
     expect(error.message).toBe(
-      `${join(dir, 'big.yaml')}: 70076 bytes is over the limit of 65536 bytes (64 KiB) for a job definition`,
+      `${join(dir, 'big.yaml')}: ${Buffer.byteLength(text)} bytes is over the limit of 65536 bytes (64 KiB) for a job definition`,
     );
   });
 
@@ -54,6 +56,20 @@ describe('job file limits', () => {
     const error = refusal(dir);
     expect(error.message).toMatch(/huge\.yaml: 3000000000 bytes is over the limit of 65536 bytes/);
     expect(process.memoryUsage().rss - before).toBeLessThan(50_000_000);
+  });
+
+  it('refuses a FIFO or a device named like a job file instead of waiting on it for ever', () => {
+    // Added with the fix: before it, reading the FIFO blocked the process, so no test could fail.
+    const dir = jobsDir();
+    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    expect(refusal(dir).message).toBe(
+      `${join(dir, 'pipe.yaml')}: not a regular file; expected a job YAML file`,
+    );
+    rmSync(join(dir, 'pipe.yaml'));
+    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+    expect(refusal(dir).message).toBe(
+      `${join(dir, 'zero.yaml')}: not a regular file; expected a job YAML file`,
+    );
   });
 
   it('refuses more than 500 definitions before parsing any of them', () => {
