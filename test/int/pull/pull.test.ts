@@ -201,6 +201,20 @@ describe('adops pull', () => {
     expect(r.out.trimEnd().split('\n')).toHaveLength(4 + hostile.length);
   });
 
+  it('escapes C1 and bidi controls of an API error message on stderr, so they cannot drive the terminal', async () => {
+    emu.override({
+      path: '/v2/reports',
+      status: 400,
+      body: JSON.stringify({ message: 'bad \u009b2J request \u202eevil \u001b]0;t\u0007' }),
+    });
+    const r = await adops([...oneDay, '--format', 'csv']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('HTTP 400');
+    // eslint-disable-next-line no-control-regex -- control characters are what must not get through
+    expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(r.err).toContain('bad \\x9b2J request \\u202eevil');
+  });
+
   describe('CSV formula injection', () => {
     const cells = ['=HYPERLINK("http://x","y")', '+1', '-2', '@SUM(A1)', '\tx', '\rx', 'plain', 'a=b'];
     const safe = [
