@@ -3,7 +3,7 @@
 // such a table, index or sequence fails this test until the reserved names cover it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/errors.js';
-import { parseJob, REPORT_NAME } from '../../../src/config/jobs.js';
+import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/config/jobs.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -44,4 +44,32 @@ describe('reserved report names against a migrated schema', () => {
     });
     expect(accepted).toEqual([]);
   });
+});
+
+describe('report names that collide with each other', () => {
+  it.each([
+    ['daily_campaign_id', 'an _id index'],
+    ['daily_key', 'the unique index'],
+  ])(
+    'a report named %s beside report daily (day, campaign_id) is refused before anything is created (%s)',
+    async (other) => {
+      const daily = parseJob('name: daily\ndimensions: [day, campaign_id]\n', 'jobs/daily.yaml') as ReportJob;
+      const clash = parseJob(`name: ${other}\ndimensions: [day]\n`, `jobs/${other}.yaml`) as ReportJob;
+      const schema = `clash_${other}`;
+      const error = await setupWarehouse(db.pool, { schema, reports: [daily, clash] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toBe(
+        `jobs/${other}.yaml: name: "${other}": its table report_${other} has the name of an index of report daily ` +
+          '(jobs/daily.yaml); rename one of the two reports',
+      );
+      const { rows } = await db.pool.query(
+        "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND relname LIKE 'report\\_daily%'",
+        [schema],
+      );
+      expect(rows).toEqual([]);
+    },
+  );
 });
