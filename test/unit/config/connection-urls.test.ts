@@ -98,3 +98,26 @@ describe('a refused connection URL', () => {
     expect(error.message).toContain('***');
   });
 });
+
+describe('ADOPS_BASE_URL', () => {
+  it.each(['https://acme.api.example.com/v2', 'http://127.0.0.1:8080/v2/', 'https://[::1]:8443/api/v2'])(
+    'accepts %s',
+    (url) => {
+      expect(loadConfig({ ADOPS_BASE_URL: url }).baseUrl).toBe(url.replace(/\/$/, ''));
+    },
+  );
+
+  it.each([
+    // Read as host "v2" by the URL parser, which the raw text hid.
+    ['https:///v2', /ending in \/v2/],
+    ['https://host:0/v2', /the port 0 is not from 1 to 65535/],
+    // The key belongs in ADOPS_API_KEY: a password in the URL would travel into logs and messages.
+    ['https://user:s3cret-pw@host/v2', /no user or password in the URL/],
+  ])('refuses %s in one line naming the variable', (url, why) => {
+    const error = refusal('ADOPS_BASE_URL', url);
+    expect(error.subject).toBe('ADOPS_BASE_URL');
+    expect(error.message).toMatch(/^ADOPS_BASE_URL=".*" is invalid: expected /);
+    expect(error.message).toMatch(why);
+    expect(error.message).not.toContain('s3cret-pw');
+  });
+});
