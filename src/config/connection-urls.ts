@@ -1,4 +1,4 @@
-// Full checks of the DATABASE_URL and REDIS_URL forms, so a malformed one is refused at start in one
+// Full checks of the DATABASE_URL, REDIS_URL and ADOPS_BASE_URL forms, so a malformed one is refused at start in one
 // line, instead of pg or ioredis throwing a stack trace later or silently reading it otherwise
 // (ioredis takes `redis://host/abc` as database 0).
 
@@ -8,6 +8,25 @@ export const REDIS_URL_FORM = 'redis:// or rediss://[[user]:password@]host[:port
 /** The form DATABASE_URL must have, as the error message states it. */
 export const DATABASE_URL_FORM =
   'postgres:// or postgresql://[user[:password]@][host][:port][/database][?sslmode=...]';
+
+/** The form ADOPS_BASE_URL must have, as the error message states it. */
+export const BASE_URL_FORM = 'an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2';
+
+/** What is wrong with an ADOPS_BASE_URL, or undefined when it reads as written. */
+export function baseUrlProblem(value: string): string | undefined {
+  const url = parse(value);
+  if (typeof url === 'string') return url;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `the scheme "${url.protocol}" is not http: or https:`;
+  const shared = authorityProblem(url, value);
+  if (shared !== undefined) return shared;
+  // The parser's reading, not the text: `https:///v2` is host "v2" with path "/".
+  if (!/\/v2\/?$/.test(url.pathname) || url.search !== '')
+    return `the URL is read as ${url.origin}${url.pathname}${url.search}, which does not end in /v2`;
+  if (url.username !== '' || url.password !== '')
+    return 'no user or password in the URL: the key goes in ADOPS_API_KEY or ADOPS_API_KEY_FILE';
+  return undefined;
+}
 
 /** The sslmode values node-postgres understands (libpq's `allow` it would read as `require`). */
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];

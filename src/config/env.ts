@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
+  BASE_URL_FORM,
+  baseUrlProblem,
   DATABASE_URL_FORM,
   postgresUrlProblem,
   REDIS_URL_FORM,
@@ -81,11 +83,7 @@ const checkedUrl = (form: string, problem: (value: string) => string | undefined
   });
 
 const ENV_SCHEMA = {
-  ADOPS_BASE_URL: z
-    .string()
-    .url('an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2')
-    .refine((u) => /^https?:\/\//.test(u), 'an http(s) URL')
-    .refine((u) => /\/v2\/?$/.test(u), 'an URL ending in /v2')
+  ADOPS_BASE_URL: checkedUrl(BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   ADOPS_AUTH: z.enum(['bearer', 'x-api-key'], 'one of: bearer, x-api-key').default('bearer'),
