@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
@@ -10,10 +9,13 @@ import {
   redisUrlProblem,
   withoutPassword,
 } from './connection-urls.js';
+import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { ConfigError } from './errors.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Bytes a key file may hold: a key is tens of bytes; anything near this is the wrong file. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey`. */
 export interface Config {
@@ -191,11 +193,13 @@ function readApiKey(env: Env): string | undefined {
   if (file === undefined) return validKey(direct, 'ADOPS_API_KEY');
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, MAX_KEY_FILE_BYTES, 'a file holding the key');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (!(error instanceof FileRefused)) throw error;
     throw new ConfigError(
-      `ADOPS_API_KEY_FILE=${file} cannot be read (${code}): expected a readable file holding the key`,
+      error.code === undefined
+        ? `ADOPS_API_KEY_FILE=${file}: ${error.message}`
+        : `ADOPS_API_KEY_FILE=${file} cannot be read (${error.code}): expected a readable file holding the key`,
       'ADOPS_API_KEY_FILE',
       { cause: error },
     );

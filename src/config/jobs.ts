@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
+import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { ConfigError } from './errors.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
@@ -109,41 +110,14 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/**
- * The text of one job file, refused by its size before it is read: only a regular file of at most
- * MAX_JOB_FILE_BYTES (a FIFO or /dev/zero named x.yaml would never end). Reads through one
- * descriptor, so a file that grows after the check is still cut at the limit.
- */
+/** The text of one job file, refused by its size before it is read (see readBoundedFile). */
 function readJobFile(path: string): string {
-  const tooBig = (bytes: number) =>
-    new ConfigError(
-      `${path}: ${bytes} bytes is over the limit of ${MAX_JOB_FILE_BYTES} bytes (${MAX_JOB_FILE_BYTES / 1024} KiB) for a job definition`,
-      path,
-    );
-  const check = (stat: Stats) => {
-    if (!stat.isFile()) throw new ConfigError(`${path}: not a regular file; expected a job YAML file`, path);
-    if (stat.size > MAX_JOB_FILE_BYTES) throw tooBig(stat.size);
-  };
-  let fd: number;
   try {
-    // Checked before opening too: opening a FIFO would wait for a writer.
-    check(statSync(path));
-    fd = openSync(path, 'r');
+    return readBoundedFile(path, MAX_JOB_FILE_BYTES, 'a job definition');
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError(`${path}: cannot be read (${code})`, path, { cause: error });
-  }
-  try {
-    check(fstatSync(fd));
-    const buffer = Buffer.alloc(MAX_JOB_FILE_BYTES + 1);
-    let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n)
-      n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > MAX_JOB_FILE_BYTES) throw tooBig(length);
-    return buffer.toString('utf8', 0, length);
-  } finally {
-    closeSync(fd);
+    if (error instanceof FileRefused)
+      throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
+    throw error;
   }
 }
 

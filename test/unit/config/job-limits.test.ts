@@ -63,12 +63,12 @@ describe('job file limits', () => {
     const dir = jobsDir();
     execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
     expect(refusal(dir).message).toBe(
-      `${join(dir, 'pipe.yaml')}: not a regular file; expected a job YAML file`,
+      `${join(dir, 'pipe.yaml')}: not a regular file; expected a job definition`,
     );
     rmSync(join(dir, 'pipe.yaml'));
     symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
     expect(refusal(dir).message).toBe(
-      `${join(dir, 'zero.yaml')}: not a regular file; expected a job YAML file`,
+      `${join(dir, 'zero.yaml')}: not a regular file; expected a job definition`,
     );
   });
 

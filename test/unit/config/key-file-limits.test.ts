@@ -33,6 +33,13 @@ describe('ADOPS_API_KEY_FILE limits', () => {
     );
   });
 
+  it('refuses /dev/zero instead of reading it until memory runs out', () => {
+    // Added with the fix: before it, this read never ended, so no test could fail.
+    expect(refusal('/dev/zero').message).toBe(
+      'ADOPS_API_KEY_FILE=/dev/zero: not a regular file; expected a file holding the key',
+    );
+  });
+
   it('still reads a key file of normal size', () => {
     const file = join(dir, 'ok.key');
     writeFileSync(file, 'key-123\n');
