@@ -8,6 +8,7 @@ import { runBackfill } from './backfill/index.js';
 import { runLoadSection, type LoadSectionResult } from './load/index.js';
 import { runParserSection } from './parser/index.js';
 import { runSyncSection } from './sync/index.js';
+import { runCliSection } from './cli/index.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -18,6 +19,7 @@ import {
   renderResults,
   summarizeBackfill,
   summarizeCapacity,
+  summarizeCli,
   summarizeLoad,
   type BackfillSummary,
   type Results,
@@ -46,6 +48,7 @@ async function run(o: BenchOptions): Promise<Results> {
   if (loaded?.load?.profileDir !== undefined) say(await summarizeProfiles(loaded.load.profileDir, 25));
   const parser = o.sections.has('parser') ? await runParserSection(o, say) : undefined;
   const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
+  const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -89,6 +92,7 @@ async function run(o: BenchOptions): Promise<Results> {
     load,
     parser,
     sync,
+    cli,
     emulator:
       loaded === undefined
         ? undefined
@@ -98,7 +102,7 @@ async function run(o: BenchOptions): Promise<Results> {
               load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
           },
     backfill,
-    targets: checkTargets(load, backfill?.clean, sync),
+    targets: checkTargets(load, backfill?.clean, sync, cli),
   };
 }
 

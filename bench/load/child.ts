@@ -11,6 +11,7 @@ import { loadPulledPeriod } from '../../src/warehouse/load.js';
 import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
 import { createPool } from '../../src/warehouse/pool.js';
 import { packBody } from '../../src/warehouse/raw.js';
+import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
 
 /** What the parent asks for. */
 export interface LoadChildRequest {
@@ -59,6 +60,7 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
     period: req.period,
     body,
     fetchedAt: new Date(),
+    fetchToken: await takeFetchToken(pool, req.schema),
     attempts: 1,
     bytes: body.length,
     fetchMs: 0,
@@ -108,6 +110,7 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
         summary: () => ({ totals: parsed.totals, reconciliation: parsed.reconciliation }),
         packed,
         fetchedAt: pulled.fetchedAt,
+        fetchToken: pulled.fetchToken,
         attempts: 1,
         bytes: body.length,
         fetchMs: 0,

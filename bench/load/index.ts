@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { captureBody, LOAD_DIMENSIONS, LOAD_PERIOD, type EmulatorFigures } from './capture.js';
 import type { LoadChildRequest, LoadChildResult } from './child.js';
-import { copyCommand, timePsqlCopy, writeCsv } from './limit.js';
+import { binaryCopyCommand, copyCommand, exportBinaryCommand, timePsqlCopy, writeCsv } from './limit.js';
 import { timeNaiveInsert, type NaiveFigures } from './naive.js';
 import { runLoadChild } from './run-child.js';
 
@@ -21,6 +21,8 @@ export interface LoadFigures {
   /** Each round's ms. */
   readonly oursMs: number[];
   readonly limitMs: number[];
+  /** psql \copy of the same rows from a COPY binary file: the faster limit. */
+  readonly binaryLimitMs: number[];
   readonly naive: NaiveFigures;
   /** Our best round's child result (peak RSS, status, reconciliation). */
   readonly ours: LoadChildResult;
@@ -53,17 +55,21 @@ export async function runLoadSection(
   const names = {
     ours: (r: number) => `bench_ours_${r}`,
     limit: (r: number) => `bench_limit_${r}`,
+    binary: (r: number) => `bench_binary_${r}`,
   };
   const reports = [
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.ours(r), LOAD_DIMENSIONS)),
     ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.limit(r), LOAD_DIMENSIONS)),
+    ...Array.from({ length: ROUNDS }, (_, r) => benchReport(names.binary(r), LOAD_DIMENSIONS)),
     benchReport('bench_naive', LOAD_DIMENSIONS),
     benchReport('bench_phases', LOAD_DIMENSIONS),
   ];
   const db = await createBenchDatabase(o.adminUrl, 'load', reports);
   const csv = resolve(join(o.cacheDir, `report-${o.rows}.csv`));
+  const binary = resolve(join(o.cacheDir, `report-${o.rows}.pgcopy`));
   const removeFiles = async () => {
     await rm(csv, { force: true });
+    await rm(binary, { force: true });
     await rm(captured.file, { force: true });
   };
   const forgetFiles = onInterrupt(removeFiles);
@@ -71,6 +77,7 @@ export async function runLoadSection(
     await writeCsv(csv, LOAD_PERIOD, captured.rows);
     const runs = { ours: [] as LoadChildResult[] };
     const limitMs: number[] = [];
+    const binaryLimitMs: number[] = [];
     /** One timed child into its own fresh table, checked to have loaded every row. */
     const timed = async (mode: LoadChildRequest['mode'], table: string): Promise<LoadChildResult> => {
       await settle(db.url);
@@ -95,9 +102,22 @@ export async function runLoadSection(
         copyCommand(BENCH_SCHEMA, `report_${names.limit(r)}`, LOAD_DIMENSIONS, csv),
       );
       limitMs.push(limit);
+      if (r === 0)
+        await timePsqlCopy(
+          db.url,
+          exportBinaryCommand(BENCH_SCHEMA, `report_${names.limit(r)}`, LOAD_DIMENSIONS, binary),
+        );
+      await settle(db.url);
+      const binaryLimit = await timePsqlCopy(
+        db.url,
+        binaryCopyCommand(BENCH_SCHEMA, `report_${names.binary(r)}`, LOAD_DIMENSIONS, binary),
+      );
+      binaryLimitMs.push(binaryLimit);
       runs.ours.push(await timed('load', names.ours(r)));
       const s = (x: LoadChildResult[]) => `${((x[r]?.ms ?? 0) / 1000).toFixed(2)} s`;
-      say(`  round ${r + 1}: psql \\copy ${(limit / 1000).toFixed(2)} s, ours ${s(runs.ours)}`);
+      say(
+        `  round ${r + 1}: psql \\copy text ${(limit / 1000).toFixed(2)} s, binary ${(binaryLimit / 1000).toFixed(2)} s, ours ${s(runs.ours)}`,
+      );
     }
     await settle(db.url);
     say(`naive loader: ${Math.min(o.naiveSample, captured.rows.length)} rows one INSERT at a time...`);
@@ -145,6 +165,7 @@ export async function runLoadSection(
         bodyBytes: captured.bytes,
         oursMs: runs.ours.map((x) => x.ms),
         limitMs,
+        binaryLimitMs,
         naive,
         ours: fastest(runs.ours),
         phases: phased.phases,

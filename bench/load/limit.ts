@@ -47,6 +47,31 @@ export function copyCommand(
   return `\\copy ${qualified(schema, table)} (${columns}) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT csv)`;
 }
 
+/**
+ * The psql command that writes a loaded table's rows as a COPY binary file, for the binary limit:
+ * Postgres' own encoder, not ours, makes the file.
+ */
+export function exportBinaryCommand(
+  schema: string,
+  table: string,
+  dimensions: readonly Dimension[],
+  file: string,
+): string {
+  const columns = copyColumns(dimensions).join(', ');
+  return `\\copy (SELECT ${columns} FROM ${qualified(schema, table)}) TO '${file.replace(/'/g, "''")}' WITH (FORMAT binary)`;
+}
+
+/** The psql command line of the binary limit: `\copy ... FROM 'file' WITH (FORMAT binary)`. */
+export function binaryCopyCommand(
+  schema: string,
+  table: string,
+  dimensions: readonly Dimension[],
+  file: string,
+): string {
+  const columns = copyColumns(dimensions).join(', ');
+  return `\\copy ${qualified(schema, table)} (${columns}) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT binary)`;
+}
+
 /** Runs psql with the \copy and resolves to its wall time in ms; rejects with psql's stderr on failure. */
 export async function timePsqlCopy(databaseUrl: string, command: string): Promise<number> {
   const started = performance.now();

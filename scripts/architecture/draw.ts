@@ -1,6 +1,7 @@
 // Draws src/'s folder import graph as docs/architecture.svg: one row per floor, the lowest at the
-// bottom, an arrow for each folder that imports another (its width grows with the imports behind
-// it). Run with `npm run architecture`; test/unit/architecture.test.ts checks the file is current.
+// bottom, an arrow for each folder that imports another (the picture changes only when such a
+// pair appears or goes). Run with `npm run architecture`; test/unit/architecture.test.ts checks
+// that the committed file is current.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLOORS, folderEdges, importEdges } from './graph.js';
@@ -35,7 +36,7 @@ export function architectureSvg(root: string): string {
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${MARGIN}" y="${MARGIN - 10}" fill="#333">src/ imports: every arrow points down a floor (cli on top, dates/log/retry at the bottom)</text>`,
   ];
-  for (const [key, count] of [...edges].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const key of [...edges.keys()].sort()) {
     const [from, to] = key.split(' ');
     const a = boxes.get(from ?? '');
     const b = boxes.get(to ?? '');
@@ -45,9 +46,8 @@ export function architectureSvg(root: string): string {
     const y1 = down ? a.y + BOX_H : a.y;
     const x2 = b.x + BOX_W / 2;
     const y2 = down ? b.y : b.y + BOX_H;
-    const stroke = Math.min(0.6 + count * 0.15, 3).toFixed(2);
     lines.push(
-      `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" stroke="#5b6b7f" stroke-opacity="0.55" stroke-width="${stroke}" marker-end="url(#head)"><title>${from} imports ${to} (${count})</title></line>`,
+      `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" stroke="#5b6b7f" stroke-opacity="0.55" stroke-width="1.2" marker-end="url(#head)"><title>${from} imports ${to}</title></line>`,
     );
   }
   for (const [folder, { x, y }] of boxes) {

@@ -3,6 +3,8 @@ import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import type { ReportQuery } from '../report/types.js';
 import { excerptOf } from './body.js';
+import type { BigBodyWait } from './big-bodies.js';
+import { BODY_MB } from './decode.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
 import { parseJsonBody, reportBodyProblem } from './malformed.js';
@@ -39,7 +41,7 @@ export interface ApiClientOptions {
   maxRetryAfterMs?: number;
   /** Keep-alive connections to the origin; default 16. */
   connections?: number;
-  /** Largest response body read, decompressed (default 500 MB, under V8's string limit); more fails the request. */
+  /** Largest response body read, decompressed (default 500 MB: ADOPS_MAX_BODY_MB); more fails the request. */
   maxBodyBytes?: number;
   /** 'gzip' (default): ask for gzip, decompress while streaming; 'none': ask for identity. */
   compression?: 'gzip' | 'none';
@@ -54,6 +56,8 @@ export interface ApiClientOptions {
   beforeRequest?: () => Promise<void>;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
+  now?: () => Date;
 }
 
 /** A report body as received, kept raw for the archive (report_raw) before parsing. */
@@ -73,9 +77,10 @@ export interface ApiClient {
    * parsed, so the caller can archive it first: a bad body is then the parser's ReportFormatError.
    * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
    * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
-   * ApiTransportError, code ABORTED.
+   * ApiTransportError, code ABORTED. With `bigBody` (a BigBodyGate's hold), a body reaching its
+   * size waits for the gate before reading on.
    */
-  fetchReport(q: ReportQuery, options?: { signal?: AbortSignal }): Promise<RawReport>;
+  fetchReport(q: ReportQuery, options?: { signal?: AbortSignal; bigBody?: BigBodyWait }): Promise<RawReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
@@ -110,7 +115,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     maxBackoffMs: o.maxBackoffMs ?? 30_000,
     maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
     connections: o.connections ?? 16,
-    maxBodyBytes: o.maxBodyBytes ?? 500_000_000,
+    maxBodyBytes: o.maxBodyBytes ?? 500 * BODY_MB,
     compression: o.compression ?? 'gzip',
     on429: o.on429 ?? 'wait',
     logger: o.logger,
@@ -177,9 +182,16 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
   const client: ApiClient = {
     async fetchReport(q, options) {
-      const fetchedAt = new Date();
+      const fetchedAt = o.now?.() ?? new Date();
       const request = reportRequest(q, o.dimensionsEncoding);
-      const res = await http.send('GET', request.path, request.body, options?.signal, reportBodyProblem);
+      const res = await http.send(
+        'GET',
+        request.path,
+        request.body,
+        options?.signal,
+        reportBodyProblem,
+        options?.bigBody,
+      );
       return {
         body: res.body,
         fetchedAt,
@@ -255,7 +267,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
 /**
  * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
- * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*).
+ * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB).
  */
 export function createApiClientFromConfig(
   config: Config,
@@ -273,6 +285,7 @@ export function createApiClientFromConfig(
     maxBackoffMs: config.http.maxBackoffMs,
     connections: config.http.connections,
     compression: config.http.compression,
+    maxBodyBytes: config.http.maxBodyMb * BODY_MB,
     dimensionsEncoding: config.reportParams,
     ...(logger === undefined ? {} : { logger }),
     ...extra,

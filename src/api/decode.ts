@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import type { BigBodyWait } from './big-bodies.js';
 import { excerptOf } from './body.js';
 import { ApiResponseError } from './errors.js';
 
@@ -51,16 +52,21 @@ interface Response {
   readonly body: Source & { dump(): Promise<void> };
 }
 
+/** Bytes in one MB of ADOPS_MAX_BODY_MB. */
+export const BODY_MB = 1_000_000;
+
 /**
- * Reads a response's body, decoding its Content-Encoding, up to maxBodyBytes decompressed: beyond
- * that it could not become one string to parse (V8 caps strings near 512 MB), so stop reading
- * instead of running out of memory. An encoding we cannot decode, or a body over the cap, is a
- * final ApiResponseError; a stream that does not decode comes back as `corrupt` (malformed).
+ * Reads a response's body, decoding its Content-Encoding, up to maxBodyBytes decompressed
+ * (ADOPS_MAX_BODY_MB): the worker holds a body whole, so stop reading instead of running out of
+ * memory. An encoding we cannot decode, or a body over the cap, is a final ApiResponseError naming
+ * the setting; a stream that does not decode comes back as `corrupt` (malformed). With `bigBody`,
+ * a body reaching its size waits for it before reading on.
  */
 export async function readResponse(
   res: Response,
   at: { method: string; path: string; attempt: number; status: number },
   o: { readonly maxBodyBytes: number; readonly apiKey: string },
+  bigBody?: BigBodyWait,
 ): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
   if (at.status === 204 || at.status === 304) {
     await res.body.dump();
@@ -87,24 +93,40 @@ export async function readResponse(
       Buffer.alloc(0),
     );
   }
-  const read = await readBody(res.body, coding, o.maxBodyBytes);
+  const length = coding === 'identity' ? contentLength(res.headers['content-length']) : undefined;
+  const read = await readBody(res.body, coding, o.maxBodyBytes, bigBody, length);
   if (read.kind === 'too-large')
     throw fail(
-      `body larger than ${o.maxBodyBytes} bytes`,
-      'ask for less per request: a shorter period or fewer dimensions',
+      `body larger than ${o.maxBodyBytes} bytes (ADOPS_MAX_BODY_MB=${o.maxBodyBytes / BODY_MB})`,
+      'raise ADOPS_MAX_BODY_MB if the worker has the memory (it holds a body whole while loading it), or ask for less per request: a shorter period or fewer dimensions',
       read.head,
     );
   return read;
+}
+
+/** A Content-Length header's value, when it is one plain number. */
+function contentLength(header: string | string[] | undefined): number | undefined {
+  const n = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : undefined;
+  return n;
 }
 
 /**
  * Reads `source` in full, decoding `coding` as it arrives, up to `maxBytes` decoded (and as many
  * bytes on the wire). Errors of the source itself (reset, timeout) are thrown as they are: the
  * transport's. A stream that does not decode is read to its end anyway, so `raw` is the whole
- * body as received: the same broken answer then hashes the same, and can be archived.
+ * body as received: the same broken answer then hashes the same, and can be archived. Once the
+ * body reaches `big.bytes`, reading waits for `big.wait()`. An identity body of a known `length`
+ * is copied into one buffer as it arrives, so its chunks are not all held until the end.
  */
-export async function readBody(source: Source, coding: ContentCoding, maxBytes: number): Promise<BodyRead> {
-  if (coding === 'identity') return readPlain(source, maxBytes);
+export async function readBody(
+  source: Source,
+  coding: ContentCoding,
+  maxBytes: number,
+  big?: BigBodyWait,
+  length?: number,
+): Promise<BodyRead> {
+  if (coding === 'identity') return readPlain(source, maxBytes, big, length);
+  let waited = false;
   const raw: Buffer[] = [];
   let rawSize = 0;
   const out: Buffer[] = [];
@@ -136,6 +158,10 @@ export async function readBody(source: Source, coding: ContentCoding, maxBytes: 
     }
     if (!decoder.write(chunk)) await settle(decoder, 'drain');
     if (tooLarge) break;
+    if (big !== undefined && !waited && Math.max(size, rawSize) >= big.bytes) {
+      waited = true;
+      await big.wait();
+    }
   }
   if (tooLarge) {
     source.destroy();
@@ -151,21 +177,54 @@ export async function readBody(source: Source, coding: ContentCoding, maxBytes: 
     decoder?.destroy();
     return { kind: 'corrupt', raw: Buffer.concat(raw, rawSize), detail: failed.message };
   }
+  // Inflated output lags the input: a body may reach the size only once the stream has ended.
+  if (big !== undefined && !waited && size >= big.bytes) await big.wait();
   return { kind: 'ok', body: out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, size) };
 }
 
-async function readPlain(source: Source, maxBytes: number): Promise<BodyRead> {
+async function readPlain(
+  source: Source,
+  maxBytes: number,
+  big: BigBodyWait | undefined,
+  length: number | undefined,
+): Promise<BodyRead> {
+  // Announced over the cap: refuse before reading (or allocating) anything.
+  if (length !== undefined && length > maxBytes) {
+    const head = await firstChunk(source);
+    source.destroy();
+    return { kind: 'too-large', head };
+  }
+  // One buffer of the announced length, filled as chunks arrive; chunks beyond it (a server that
+  // lies) fall back to the list.
+  const whole = length !== undefined && length > 0 ? Buffer.allocUnsafe(length) : undefined;
   const chunks: Buffer[] = [];
   let size = 0;
+  let waited = false;
   for await (const chunk of source) {
-    size += chunk.length;
-    if (size > maxBytes) {
+    if (size + chunk.length > maxBytes) {
       source.destroy();
-      return { kind: 'too-large', head: chunks[0] ?? chunk };
+      return { kind: 'too-large', head: whole?.subarray(0, Math.min(size, 640)) ?? chunks[0] ?? chunk };
     }
-    chunks.push(chunk);
+    if (whole !== undefined && chunks.length === 0 && size + chunk.length <= whole.length)
+      chunk.copy(whole, size);
+    else {
+      if (whole !== undefined && chunks.length === 0) chunks.push(whole.subarray(0, size));
+      chunks.push(chunk);
+    }
+    size += chunk.length;
+    if (big !== undefined && !waited && size >= big.bytes) {
+      waited = true;
+      await big.wait();
+    }
   }
+  if (whole !== undefined && chunks.length === 0) return { kind: 'ok', body: whole.subarray(0, size) };
   return { kind: 'ok', body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) };
+}
+
+/** The first chunk of a body (or an empty buffer), for the excerpt of an error. */
+async function firstChunk(source: Source): Promise<Buffer> {
+  for await (const chunk of source) return chunk;
+  return Buffer.alloc(0);
 }
 
 /**

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool } from 'undici';
 import type { Logger } from '../log/logger.js';
 import { apiMessageOf } from './body.js';
+import type { BigBodyWait } from './big-bodies.js';
 import { readResponse } from './decode.js';
 import {
   ApiHttpError,
@@ -109,6 +110,7 @@ export class Transport {
     json?: unknown,
     signal?: AbortSignal,
     check?: BodyCheck,
+    bigBody?: BigBodyWait,
   ): Promise<HttpResponse> {
     const o = this.o;
     const fullPath = this.fullPath(path);
@@ -143,7 +145,7 @@ export class Transport {
         const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
         status = res.statusCode;
         responseHeaders = res.headers;
-        read = await readResponse(res, { method, path: fullPath, attempt, status }, o);
+        read = await readResponse(res, { method, path: fullPath, attempt, status }, o, bigBody);
       } catch (error) {
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);

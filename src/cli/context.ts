@@ -1,6 +1,6 @@
-import { loadConfig, type Config } from '../config/env.js';
-import { loadJobs, type JobSet } from '../config/jobs.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import type { Config } from '../config/env.js';
+import type { JobSet } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
 
 /** What every command receives: the environment (read here only), output streams, lazy config. */
 export interface CliContext {
@@ -25,11 +25,20 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function createContext(
+/**
+ * The context of a command that runs. It loads the config, job and logging modules (zod, yaml,
+ * cron-parser, pino) here, so `adops --help` never pays for them.
+ */
+export async function createContext(
   env: Readonly<Record<string, string | undefined>>,
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
-): CliContext {
+): Promise<CliContext> {
+  const [{ loadConfig }, { loadJobs }, { createLogger }] = await Promise.all([
+    import('../config/env.js'),
+    import('../config/jobs.js'),
+    import('../log/logger.js'),
+  ]);
   let config: Config | undefined;
   let jobs: JobSet | undefined;
   let logger: Logger | undefined;

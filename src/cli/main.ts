@@ -3,20 +3,39 @@ import { ConfigError } from '../config/errors.js';
 import { redactSecrets } from '../log/redact.js';
 import { terminalSafe } from '../report/format.js';
 import { CommandFailed, createContext, UsageError, type CliContext } from './context.js';
-import { COMMANDS } from './commands/index.js';
+import { registerCommands } from './commands/index.js';
 
-/** Builds the `adops` program with every command registered. */
-export function buildProgram(ctx: CliContext): Command {
+/**
+ * Builds the `adops` program for `args` (the arguments after the script): the command they name
+ * is loaded in full with its context, the others only listed.
+ */
+export async function buildProgram(
+  args: readonly string[],
+  env: CliContext['env'],
+  stdout: CliContext['stdout'],
+  stderr: CliContext['stderr'],
+): Promise<Command> {
   const program = new Command('adops')
     .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => ctx.stdout.write(s),
-      writeErr: (s) => ctx.stderr.write(s),
+      writeOut: (s) => stdout.write(s),
+      writeErr: (s) => stderr.write(s),
     });
-  for (const register of COMMANDS) register(program, ctx);
+  await registerCommands(program, args, () => createContext(env, stdout, stderr));
   return program;
+}
+
+/**
+ * Ends the process quietly when the reader of stdout goes away (`adops status | head`): an EPIPE
+ * is the reader's choice, not a failure worth a stack trace.
+ */
+function endOnClosedPipe(stdout: CliContext['stdout']): void {
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
 }
 
 /**
@@ -29,14 +48,14 @@ export async function main(
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
-  const ctx = createContext(env, stdout, stderr);
-  const program = buildProgram(ctx);
+  if (stdout === process.stdout) endOnClosedPipe(stdout);
   const secrets = [env.ADOPS_API_KEY].filter((s): s is string => s !== undefined);
   // Messages can quote the API (an error body, a bad value): escape their control characters, line
   // by line, so a hostile server cannot drive the user's terminal through them.
   const say = (text: string) =>
     stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
   try {
+    const program = await buildProgram(argv.slice(2), env, stdout, stderr);
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {

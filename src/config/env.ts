@@ -16,6 +16,10 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Bytes a key file may hold: a key is tens of bytes; anything near this is the wrong file. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
+/** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
+export const SCHEMA_NAME = IDENTIFIER;
+/** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
+export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey`. */
 export interface Config {
@@ -45,6 +49,10 @@ export interface Config {
     readonly connections: number;
     /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
     readonly compression: 'gzip' | 'none';
+    /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
+    readonly maxBodyMb: number;
+    /** Bodies from this many MB on are held one at a time per worker process; the others wait. */
+    readonly bigBodyMb: number;
   };
   readonly queue: {
     /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
@@ -66,6 +74,8 @@ export interface Config {
   readonly metricsPort: number;
   /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
   readonly metricsHost: string;
+  /** COPY's data format for report rows: binary, or text as the fallback. */
+  readonly copyFormat: 'binary' | 'text';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -107,9 +117,11 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
   ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
   ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
+  ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
+  ADOPS_BIG_BODY_MB: int(1, 4000).default(64),
   ADOPS_QUEUE_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : - (up to 100)')
+    .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
     .default('adops'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
@@ -125,6 +137,7 @@ const ENV_SCHEMA = {
       'an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0',
     )
     .default('127.0.0.1'),
+  ADOPS_COPY_FORMAT: z.enum(['binary', 'text'], 'one of: binary, text').default('binary'),
 } as const;
 
 /** Every env var the configuration reads, for docs and tests. */
@@ -169,6 +182,8 @@ export function loadConfig(env: Env): Config {
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
+      maxBodyMb: v.ADOPS_MAX_BODY_MB,
+      bigBodyMb: v.ADOPS_BIG_BODY_MB,
     }),
     queue: Object.freeze({
       prefix: v.ADOPS_QUEUE_PREFIX,
@@ -181,6 +196,7 @@ export function loadConfig(env: Env): Config {
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
     metricsPort: v.ADOPS_METRICS_PORT,
     metricsHost: v.ADOPS_METRICS_HOST,
+    copyFormat: v.ADOPS_COPY_FORMAT,
   });
 }
 

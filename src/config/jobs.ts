@@ -6,6 +6,7 @@ import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
+import { parseDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
@@ -38,6 +39,11 @@ export interface ReportJob {
   readonly period: PeriodUnit;
   readonly lookbackDays: number;
   readonly schedule: Schedule | undefined;
+  /**
+   * How old its newest data may get before the report counts as late (`freshness: 30h`), in ms;
+   * undefined: the default of src/plan/freshness.ts (its period plus its schedule's interval).
+   */
+  readonly freshnessMs?: number;
   /** The file it came from, for messages. */
   readonly file: string;
 }
@@ -64,6 +70,7 @@ const REPORT_KEYS = new Set([
   'period',
   'lookback_days',
   'schedule',
+  'freshness',
   'description',
 ]);
 const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
@@ -192,6 +199,15 @@ export function parseJob(text: string, file: string): JobDefinition {
   if (typeof lookback !== 'number' || !Number.isInteger(lookback) || lookback < 0 || lookback > 366) {
     fail('lookback_days', `${show(lookback)} is not allowed; expected a whole number from 0 to 366`);
   }
+  let freshnessMs: number | undefined;
+  if (o.freshness !== undefined && o.freshness !== null) {
+    freshnessMs = typeof o.freshness === 'string' ? parseDuration(o.freshness) : undefined;
+    if (freshnessMs === undefined)
+      fail(
+        'freshness',
+        `${show(o.freshness)} is not a duration; expected a whole number and a unit m, h or d, like 90m, 30h or 2d (at most 366d)`,
+      );
+  }
   return Object.freeze({
     kind: 'report',
     name,
@@ -199,6 +215,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     period: period as PeriodUnit,
     lookbackDays: lookback as number,
     schedule,
+    ...(freshnessMs === undefined ? {} : { freshnessMs }),
     file,
   });
 }

@@ -1,7 +1,7 @@
 // Calendar dates as the API and the warehouse write them: YYYY-MM-DD strings, stepped with
 // date-fns in UTC so the host's time zone never shifts a day. The one place that parses,
 // validates and steps dates (src/dates/periods.ts builds periods on it).
-import { tz } from '@date-fns/tz';
+import { tz, TZDate } from '@date-fns/tz';
 import { addDays as addDaysFns, differenceInCalendarDays, format } from 'date-fns';
 
 /** Date arithmetic context: calendar days in UTC, whatever TZ the process runs in. */
@@ -30,7 +30,7 @@ export function isIsoDate(s: string): boolean {
 }
 
 /** The number formed by the decimal digits s[from, to), or -1 if any is not a digit. */
-function digits(s: string, from: number, to: number): number {
+export function digits(s: string, from: number, to: number): number {
   let n = 0;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i) - 48;
@@ -71,6 +71,13 @@ export function daysBetween(from: string, to: string): number {
 /** The calendar date of instant `at` in IANA time zone `timezone`. */
 export function localDate(at: Date, timezone: string): string {
   return format(at, 'yyyy-MM-dd', { in: tz(timezone) });
+}
+
+/** The instant local `date` begins (its midnight) in IANA time zone `timezone`. */
+export function startOfLocalDate(date: string, timezone: string): Date {
+  parseIsoDate(date);
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(+new TZDate(y, m - 1, d, timezone));
 }
 
 /** True when `timezone` is an IANA zone this runtime knows. */

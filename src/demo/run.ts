@@ -18,10 +18,18 @@ import { createPool } from '../warehouse/pool.js';
 import { setupWarehouse } from '../warehouse/setup.js';
 import { EXAMPLE_QUERIES, runExample } from './examples.js';
 import { renderTable } from './table.js';
+import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';
 
 export interface DemoOptions {
-  /** Validated config; its API settings are replaced by the embedded emulator's. */
+  /**
+   * Validated config; its API settings are replaced by the embedded emulator's, its schema and
+   * queue prefix by the demo's own (production's are never written).
+   */
   readonly config: Config;
+  /** The demo's schema (default adops_demo); refused when it holds tables the demo did not create. */
+  readonly schema?: string;
+  /** The demo's queue prefix (default adops-demo); refused when it is ADOPS_QUEUE_PREFIX. */
+  readonly queuePrefix?: string;
   /** Job definitions; default: the shipped jobs/ folder. */
   readonly jobs?: JobSet;
   readonly logger: Logger;
@@ -42,9 +50,6 @@ export interface DemoResult {
   readonly creatives: number;
 }
 
-/** The demo's queue prefix, so a production worker on the same Redis never takes its jobs. */
-export const DEMO_PREFIX = 'adops-demo';
-
 /**
  * Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every
  * report with an in-process worker, prints the status and three BI queries, and closes all it
@@ -54,6 +59,14 @@ export const DEMO_PREFIX = 'adops-demo';
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { logger, out } = options;
   const jobs = options.jobs ?? loadJobs(join(packageRoot(), 'jobs'));
+  const target = { schema: options.schema ?? DEMO_SCHEMA, queuePrefix: options.queuePrefix ?? DEMO_PREFIX };
+  const pool = createPool(options.config, { max: 10, logger });
+  try {
+    await claimDemoTarget(pool, options.config, target);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   const emulator = await startEmulator({ port: 0, seed: 1, cellsPerDay: options.cellsPerDay ?? 2000 });
   const config: Config = Object.freeze({
     ...options.config,
@@ -61,13 +74,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     apiKey: DEMO_KEY,
     auth: 'bearer' as const,
     metricsPort: 0,
+    schema: target.schema,
     queue: Object.freeze({
       ...options.config.queue,
-      prefix: options.config.queue.prefix === 'adops' ? DEMO_PREFIX : options.config.queue.prefix,
+      prefix: target.queuePrefix,
       rateLimitPerSecond: Math.max(options.config.queue.rateLimitPerSecond, 200),
     }),
   });
-  const pool = createPool(config, { max: 10, logger });
   const cleanups: Array<() => Promise<unknown>> = [() => emulator.close(), () => pool.end()];
   try {
     out(`emulator: ${emulator.url} (key ${DEMO_KEY}, seed 1)\n`);

@@ -2,7 +2,7 @@
 import { addDays } from '../dates/calendar.js';
 import { terminalSafe } from '../report/format.js';
 import { renderEntityStatus } from './status-entities.js';
-import type { CellState, Status } from './status.js';
+import type { CellState, ReportStatus, Status } from './status.js';
 
 const CELL: Record<CellState, string> = { loaded: '█', zero: '○', failed: '✗', missing: '·' };
 
@@ -58,6 +58,7 @@ export function renderStatus(status: Status): string {
   }
   const problems: string[] = [];
   for (const r of status.reports) {
+    if (r.freshness.late) problems.push(`  ${lateText(r)}`);
     if (r.missing.length > 0) problems.push(`  ${r.report}: missing ${foldDates(r.missing).join(', ')}`);
     for (const f of r.failed)
       // The stored error may quote an API body: printed for a terminal, its controls are escaped.
@@ -117,4 +118,14 @@ function axis(days: readonly string[]): string {
     out += i % 7 === 0 ? (days[i] ?? '').slice(8, 10) : ' ';
   }
   return out.slice(0, days.length);
+}
+
+/** One line saying a report is late: how old its newest data is against its freshness limit. */
+export function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
+  const limit = `freshness ${r.freshness.limitHours}h`;
+  if (r.freshness.ageHours === null) return `${r.report}: late: nothing loaded in the window (${limit})`;
+  return (
+    `${r.report}: late: newest loaded period ${r.lastLoaded ?? '?'} ended ${r.freshness.ageHours}h ago ` +
+    `(${limit})`
+  );
 }

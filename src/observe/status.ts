@@ -1,22 +1,25 @@
 // `adops status`, collected: per report what the warehouse holds for the last N days, and the
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
 import type { Pool } from 'pg';
-import type { JobSet } from '../config/jobs.js';
+import type { JobSet, ReportJob } from '../config/jobs.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/entities/run-status.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
-import { periodContaining, periodKey } from '../dates/periods.js';
+import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import { healWindow } from '../plan/windows.js';
+import { freshnessOf, isDue } from '../plan/freshness.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
 import { jobCounts, type Queues } from '../schedule/queues.js';
+
+const HOUR_MS = 3_600_000;
 
 /** The state of one grid cell: a day of one report. */
 export type CellState = 'loaded' | 'zero' | 'failed' | 'missing';
 
 export interface ReportStatus {
   readonly report: string;
-  readonly period: string;
+  readonly period: PeriodUnit;
   /** Newest period whose rows are loaded (within the window), as its start date. */
   readonly lastLoaded: string | null;
   readonly expected: number;
@@ -38,6 +41,18 @@ export interface ReportStatus {
   readonly zeroRows: readonly string[];
   /** One cell per grid day, oldest first. */
   readonly cells: readonly CellState[];
+  /** The newest loaded period's end against the report's freshness limit (`freshness:` or its default). */
+  readonly freshness: {
+    readonly limitHours: number;
+    /** Hours since the newest loaded period ended; null when none is loaded in the window. */
+    readonly ageHours: number | null;
+    readonly late: boolean;
+  };
+  /**
+   * Missing periods that should be loaded by now: older than the freshness limit, or older than
+   * a loaded period (a hole). Yesterday before the night's tick is missing but not overdue.
+   */
+  readonly overdue: readonly string[];
 }
 
 export interface QueueCounts {
@@ -65,85 +80,119 @@ export interface Status {
 
 /**
  * Collects the status of every report definition over the last `days` days (up to yesterday in
- * each report's schedule time zone). `queues` may be undefined when Redis is unreachable.
+ * each report's schedule time zone). `queues` may be undefined (or resolve to undefined) when Redis
+ * is unreachable; a promise lets the caller connect to Redis while Postgres is already queried.
+ * Every report, the restatements, the catalogue and the queue counts are read concurrently.
  */
 export async function collectStatus(
   pool: Pool,
   schema: string,
   jobs: JobSet,
-  queues: Pick<Queues, 'pulls' | 'ticks' | 'syncs'> | undefined,
+  queues: QueueSource | Promise<QueueSource | undefined> | undefined,
   days: number,
   now: Date = new Date(),
 ): Promise<Status> {
   const yesterday = addDays(localDate(now, 'UTC'), -1);
   const gridDays = Array.from({ length: days }, (_, i) => addDays(yesterday, i - days + 1));
-  const reports: ReportStatus[] = [];
-  for (const r of jobs.reports) {
-    const window = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
-    const from = window[0]?.start ?? yesterday;
-    const to = window.at(-1)?.end ?? yesterday;
-    const states = await loadStates(pool, schema, r, from, to);
-    const unrec = await unreconciledPeriods(pool, schema, r, from, to);
-    const byKey = new Map(states.map((s) => [periodKey(s), s]));
-    const heal = new Set(periodsToHeal(window, states).map(periodKey));
-    const failed = states.filter((s) => s.lastStatus === 'failed');
-    const loadedStates = window
-      .map((p) => byKey.get(periodKey(p)))
-      .filter((s): s is PeriodState => s !== undefined && s.rows !== null);
-    const zero = new Set(zeroRowOutliers(loadedStates).map((s) => s.start));
-    const cell = (day: string): CellState => {
-      const p = periodContaining(day, r.period);
-      const s = byKey.get(periodKey(p));
-      if (s === undefined) return 'missing';
-      if (s.lastStatus === 'failed') return 'failed';
-      return s.rows === 0 ? 'zero' : 'loaded';
-    };
-    reports.push({
-      report: r.name,
-      period: r.period,
-      lastLoaded: loadedStates.at(-1)?.start ?? null,
-      expected: window.length,
-      loaded: loadedStates.length,
-      missing: window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p))).map((p) => p.start),
-      failed: failed.map((s) => ({ period: s.start, error: s.error })),
-      unreconciled: unrec.map((u) => ({
-        period: u.start,
-        reason: u.reason ?? 'mismatch',
-        mismatch: u.mismatch,
-      })),
-      zeroRows: [...zero],
-      cells: gridDays.map(cell),
-    });
-  }
-  let counts: Record<string, QueueCounts> | null = null;
-  let queueError: string | undefined;
-  if (queues !== undefined) {
-    try {
-      const read = await jobCounts(
-        queues,
-        'waiting',
-        'active',
-        'delayed',
-        'failed',
-        'completed',
-        'prioritized',
-      );
-      counts = Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)]));
-    } catch (error) {
-      queueError = (error as Error).message;
-    }
-  } else {
-    queueError = 'Redis not reachable';
-  }
+  const [reports, restated, entities, queueCounts] = await Promise.all([
+    Promise.all(jobs.reports.map((r) => reportStatus(pool, schema, r, days, gridDays, now))),
+    restatements(pool, schema),
+    entitySyncStatus(pool, schema),
+    readQueueCounts(await queues),
+  ]);
   return {
     generatedAt: now.toISOString(),
     days,
     gridDays,
     reports,
-    restatements: await restatements(pool, schema),
-    queues: counts,
-    entities: await entitySyncStatus(pool, schema),
-    ...(queueError === undefined ? {} : { queueError }),
+    restatements: restated,
+    queues: queueCounts.counts,
+    entities,
+    ...(queueCounts.error === undefined ? {} : { queueError: queueCounts.error }),
+  };
+}
+
+/** The queues status reads its counts from. */
+type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
+
+/** The queue counts, or why there are none. */
+async function readQueueCounts(
+  queues: QueueSource | undefined,
+): Promise<{ counts: Record<string, QueueCounts> | null; error?: string }> {
+  if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
+  try {
+    const read = await jobCounts(
+      queues,
+      'waiting',
+      'active',
+      'delayed',
+      'failed',
+      'completed',
+      'prioritized',
+    );
+    return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
+  } catch (error) {
+    return { counts: null, error: (error as Error).message };
+  }
+}
+
+/** The status of one report over its window of `days` days (up to yesterday in its time zone). */
+async function reportStatus(
+  pool: Pool,
+  schema: string,
+  r: ReportJob,
+  days: number,
+  gridDays: readonly string[],
+  now: Date,
+): Promise<ReportStatus> {
+  const yesterday = gridDays.at(-1) ?? addDays(localDate(now, 'UTC'), -1);
+  const window = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
+  const from = window[0]?.start ?? yesterday;
+  const to = window.at(-1)?.end ?? yesterday;
+  const [states, unrec] = await Promise.all([
+    loadStates(pool, schema, r, from, to),
+    unreconciledPeriods(pool, schema, r, from, to),
+  ]);
+  const byKey = new Map(states.map((s) => [periodKey(s), s]));
+  const heal = new Set(periodsToHeal(window, states).map(periodKey));
+  const failed = states.filter((s) => s.lastStatus === 'failed');
+  const loadedStates = window
+    .map((p) => byKey.get(periodKey(p)))
+    .filter((s): s is PeriodState => s !== undefined && s.rows !== null);
+  const zero = new Set(zeroRowOutliers(loadedStates).map((s) => s.start));
+  const cell = (day: string): CellState => {
+    const p = periodContaining(day, r.period);
+    const s = byKey.get(periodKey(p));
+    if (s === undefined) return 'missing';
+    if (s.lastStatus === 'failed') return 'failed';
+    return s.rows === 0 ? 'zero' : 'loaded';
+  };
+  const newest = loadedStates.at(-1);
+  const fresh = freshnessOf(r, newest, now);
+  const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
+  return {
+    report: r.name,
+    period: r.period,
+    lastLoaded: loadedStates.at(-1)?.start ?? null,
+    expected: window.length,
+    loaded: loadedStates.length,
+    missing: missing.map((p) => p.start),
+    failed: failed.map((s) => ({ period: s.start, error: s.error })),
+    unreconciled: unrec.map((u) => ({
+      period: u.start,
+      reason: u.reason ?? 'mismatch',
+      mismatch: u.mismatch,
+    })),
+    zeroRows: [...zero],
+    cells: gridDays.map(cell),
+    freshness: {
+      limitHours: fresh.limitMs / HOUR_MS,
+      ageHours: fresh.ageMs === null ? null : Math.round((fresh.ageMs / HOUR_MS) * 10) / 10,
+      late: fresh.late,
+    },
+    overdue: missing
+      .filter((p) => isDue(r, p, now) || (newest !== undefined && p.start < newest.start))
+      .map((p) => p.start),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { DimensionType } from '../config/dimensions.js';
-import { isIsoDate } from '../dates/calendar.js';
+import { digits, isIsoDate } from '../dates/calendar.js';
 
 /** What each column type accepts, in words, for error messages. */
 export const EXPECTED: Readonly<Record<DimensionType, string>> = {
@@ -38,17 +38,6 @@ export function canonicalDimensionValue(type: DimensionType, raw: unknown): stri
 function wellFormed(s: string): boolean {
   // String.prototype.isWellFormed exists on Node 20+, but TypeScript's ES2023 lib lacks its type.
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
-}
-
-/** The number formed by the decimal digits s[from, to), or -1 if any is not a digit. */
-function digits(s: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
 }
 
 function canonicalBigint(s: string): string | undefined {

@@ -1,7 +1,7 @@
 // Backfills: enqueue the plan (src/plan/backfill.ts) and wait for its pulls to finish.
 import type { ReportJob } from '../config/jobs.js';
 import { enqueuePulls, type EnqueuedPull } from './enqueue.js';
-import { planBackfill } from '../plan/backfill.js';
+import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
 import type { PullQueue } from './queues.js';
 
 export interface BackfillResult {
@@ -13,16 +13,20 @@ export interface BackfillResult {
 }
 
 /**
- * Enqueues one pull per report and period of from..to. Periods loaded before are pulled again;
- * a pull already waiting or running for the same report and period is not added twice.
+ * Enqueues one pull per report and period of from..to, newest period first unless told otherwise.
+ * The pull queue is first in, first out and every worker takes from its head, so the order of
+ * adding is the order the pulls start in, however many workers run. Periods loaded before are
+ * pulled again; a pull already waiting or running for the same report and period is not added
+ * twice (it keeps its place).
  */
 export async function enqueueBackfill(
   queue: PullQueue,
   reports: readonly ReportJob[],
   from: string,
   to: string,
+  order: BackfillOrder = 'newest-first',
 ): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, planBackfill(reports, from, to)));
+  return summarize(await enqueuePulls(queue, planBackfill(reports, from, to, order)));
 }
 
 /** Counts of an enqueue. */

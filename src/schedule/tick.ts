@@ -1,6 +1,7 @@
 // A scheduler tick: the job a BullMQ job scheduler creates. It enqueues the real pulls, since
 // scheduler jobs cannot be deduplicated themselves.
 import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import type { Period } from '../report/types.js';
 import { enqueuePulls } from './enqueue.js';
 import type { PeriodState } from '../plan/gaps.js';
@@ -11,7 +12,8 @@ import type { PullQueue } from './queues.js';
 export const DEFAULT_GAP_CAP = 60;
 
 export interface TickDeps {
-  readonly reports: ReadonlyMap<string, ReportJob>;
+  /** The definitions as they are when the tick runs (a worker follows its jobs folder). */
+  readonly reports: ReportLookup;
   readonly pulls: PullQueue;
   /** The warehouse's last attempt per period of `report` within from..to. */
   states(report: ReportJob, from: string, to: string): Promise<PeriodState[]>;

@@ -82,7 +82,7 @@ export interface CopyLayout {
 }
 
 /** The checks of one row, piece by piece, so a caller can check and encode in one pass. */
-interface RowChecks {
+export interface RowChecks {
   readonly types: readonly DimensionType[];
   /** Dimension and counter counts. */
   shape(row: ReportRow): void;
@@ -92,7 +92,7 @@ interface RowChecks {
   counter(i: number, n: number): void;
 }
 
-function rowChecks(layout: CopyLayout): RowChecks {
+export function rowChecks(layout: CopyLayout): RowChecks {
   for (const [name, value] of [
     ['period_start', layout.periodStart],
     ['period_end', layout.periodEnd],

@@ -4,9 +4,15 @@ import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportRow } from '../report/types.js';
+import { copyBinaryChunks } from './copy-binary.js';
 import { copyChunks, createRowEncoder } from './copy-encode.js';
 import { ident, qualified } from './sql.js';
 import { copyColumns } from './table-spec.js';
+
+/** COPY's data format: binary (the default: Postgres parses no numbers or dates) or text. */
+export type CopyFormat = 'binary' | 'text';
+
+export const COPY_FORMATS: readonly CopyFormat[] = ['binary', 'text'];
 
 export interface CopyTarget {
   readonly schema: string;
@@ -27,17 +33,24 @@ export async function copyRows(
   client: ClientBase,
   target: CopyTarget,
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
-  chunkBytes?: number,
+  options: { readonly chunkBytes?: number; readonly format?: CopyFormat } = {},
 ): Promise<number> {
-  const encode = createRowEncoder(target);
+  const format = options.format ?? 'binary';
   const counter = { rows: 0 };
   const columns = copyColumns(target.dimensions).map(ident).join(', ');
   const stream = client.query(
-    copyFrom(`COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN`),
+    copyFrom(
+      `COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN` +
+        (format === 'binary' ? ' WITH (FORMAT binary)' : ''),
+    ),
   );
+  const chunks =
+    format === 'binary'
+      ? copyBinaryChunks(rows, target, counter, options.chunkBytes)
+      : copyChunks(rows, createRowEncoder(target), counter, options.chunkBytes);
   // pipeline destroys the COPY stream if encoding throws, which makes Postgres abort the COPY;
   // it resolves only after 'finish', i.e. after Postgres acknowledged CommandComplete.
-  await pipeline(Readable.from(copyChunks(rows, encode, counter, chunkBytes), { objectMode: false }), stream);
+  await pipeline(Readable.from(chunks, { objectMode: false }), stream);
   if (stream.rowCount !== counter.rows)
     throw new Error(`COPY into ${target.table} wrote ${stream.rowCount} rows, ${counter.rows} were sent`);
   return counter.rows;

@@ -10,7 +10,7 @@ import { ReconciliationError, type UnreconciledReason } from '../report/errors.j
 import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
-import { copyRows } from './copy-rows.js';
+import { copyRows, type CopyFormat } from './copy-rows.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
@@ -47,7 +47,10 @@ export interface ParsedPeriod {
   readonly summary: () => Pick<ReportSummary, 'totals' | 'reconciliation'>;
   /** The body to archive; a promise lets compression run beside the COPY. */
   readonly packed?: PackedBody | Promise<PackedBody>;
+  /** When the response was fetched, by the fetching worker's clock: information only. */
   readonly fetchedAt: Date;
+  /** The fencing token taken when the fetch started (takeFetchToken); a replay keeps its original's. */
+  readonly fetchToken: number;
   readonly attempts: number;
   readonly bytes: number;
   readonly fetchMs: number;
@@ -70,6 +73,8 @@ export interface PeriodLoadOptions {
    * INLINE_MAX_ROWS; 0 sends every load through COPY.
    */
   readonly inlineMaxRows?: number;
+  /** COPY's data format (default binary; text is the fallback behind ADOPS_COPY_FORMAT). */
+  readonly copyFormat?: CopyFormat;
 }
 
 /** Default of PeriodLoadOptions.inlineMaxRows. */
@@ -77,7 +82,7 @@ export const INLINE_MAX_ROWS = 10_000;
 
 /**
  * Replaces the period's rows with `input.rows` in one transaction, serialized per report and
- * period by an advisory lock, unless a response fetched later is already loaded (then the attempt
+ * period by an advisory lock, unless a response whose fetch started later is already loaded (then the attempt
  * is recorded as superseded and nothing else changes). Retries deadlocks and serialization failures.
  */
 export async function loadParsedPeriod(
@@ -118,7 +123,7 @@ async function loadInTransaction(
     ),
   );
   const found = (
-    await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchedAt)))
+    await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
   ).rows[0];
   if (found === undefined)
     throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
@@ -133,12 +138,13 @@ async function loadInTransaction(
     responseBytes: input.bytes,
     fetchMs: input.fetchMs,
     fetchedAt: input.fetchedAt,
+    fetchToken: input.fetchToken,
     error: null,
     jobId: input.jobId ?? null,
   } satisfies Partial<LoadRecord>;
 
-  // Fencing: a response fetched before the one already loaded must never overwrite it (the claim
-  // then deleted nothing).
+  // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
+  // claim then deleted nothing).
   if (current !== undefined && found.stale) {
     // Still read the rows: a body that does not parse is a failed pull, superseded or not.
     for await (const _row of input.rows);
@@ -171,7 +177,10 @@ async function loadInTransaction(
     Array.isArray(input.rows) && input.rows.length <= (opts.inlineMaxRows ?? INLINE_MAX_ROWS)
       ? (input.rows as readonly ReportRow[])
       : undefined;
-  const rows = inline === undefined ? await copyRows(client, target, input.rows) : inline.length;
+  const rows =
+    inline === undefined
+      ? await copyRows(client, target, input.rows, { format: opts.copyFormat ?? 'binary' })
+      : inline.length;
   // A body's totals follow its items: with streamed rows they are known only now.
   const { totals, reconciliation } = input.summary();
   if (opts.strictReconcile === true && !reconciliation.ok)
@@ -232,14 +241,16 @@ async function archived(
 }
 
 /**
- * The claim's answer: a new load id, whether the loaded response was fetched after ours, and the
+ * The claim's answer: a new load id, whether the loaded response's fetch started after ours, and the
  * period's report_totals row joined to its load (bigints as text: pg's default); the totals
  * columns are null for a period never loaded, or for a counter that load was not given.
  */
-type Claimed = { next_id: string; stale: boolean; load_id: string | null; fetched_at: Date | null } & Record<
-  CounterName,
-  string | null
->;
+type Claimed = {
+  next_id: string;
+  stale: boolean;
+  load_id: string | null;
+  fetch_token: string | null;
+} & Record<CounterName, string | null>;
 
 function countersOf(row: Claimed): Totals {
   const out = {} as Totals;

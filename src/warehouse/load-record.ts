@@ -27,6 +27,8 @@ export interface LoadRecord {
   readonly fetchMs: number | null;
   readonly loadMs: number | null;
   readonly fetchedAt: Date | null;
+  /** The fencing token taken when the fetch started (takeFetchToken); null when none was taken. */
+  readonly fetchToken: number | null;
   readonly error: string | null;
   readonly jobId: string | null;
 }
@@ -54,6 +56,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
     r.fetchMs === null ? null : Math.round(r.fetchMs),
     r.loadMs === null ? null : Math.round(r.loadMs),
     r.fetchedAt,
+    r.fetchToken,
     r.error === null ? null : r.error.slice(0, MAX_ERROR),
     r.jobId,
   ];
@@ -75,6 +78,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
     'fetch_ms',
     'load_ms',
     'fetched_at',
+    'fetch_token',
     'error',
     'job_id',
   ];
@@ -111,28 +115,28 @@ export function upsertTotalsSql(
 
 /**
  * Claims a period for a load in one round trip, run right after the period's lock is taken (so
- * its snapshot sees every load committed before): a new load_id; the period's current totals, the
- * load that wrote them and its fetch time (null columns for a period never loaded); `stale`, true
- * when that load's response was fetched after `fetchedAt` (the fencing token); and, unless stale,
- * the period's old rows deleted from `table`, ready for the new ones.
+ * its snapshot sees every load committed before): a new load_id; the period's current totals and
+ * the load that wrote them (null columns for a period never loaded); `stale`, true when that
+ * load's fetch started after ours, by the fetch tokens Postgres issued (never a worker's clock);
+ * and, unless stale, the period's old rows deleted from `table`, ready for the new ones.
  */
 export function claimPeriodSql(
   schema: string,
   table: string,
   report: string,
   period: Period,
-  fetchedAt: Date,
+  fetchToken: number,
 ): { text: string; values: unknown[] } {
   return {
     text:
-      `WITH c AS (SELECT t.load_id::text AS load_id, l.fetched_at, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `WITH c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id ` +
       `WHERE t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
-      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetched_at > $5) AS stale), ` +
+      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $5) AS stale), ` +
       `d AS (DELETE FROM ${qualified(schema, table)} WHERE period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
       `SELECT n.next_id, s.stale, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
       `CROSS JOIN s LEFT JOIN c ON true`,
-    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchedAt],
+    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken],
   };
 }
 

@@ -34,8 +34,10 @@ export interface PulledPeriod {
   period: Period;
   /** Raw response body (archived gzip-compressed in report_raw). */
   body: Buffer;
-  /** When the response was fetched: the fencing token against stale workers. */
+  /** When the response was fetched, by the worker's clock: information only, never a fence. */
   fetchedAt: Date;
+  /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
+  fetchToken: number;
   attempts: number;
   bytes: number;
   fetchMs: number;
@@ -85,6 +87,7 @@ export async function loadPulledPeriod(
         summary: source.summary,
         packed: packing,
         fetchedAt: pulled.fetchedAt,
+        fetchToken: pulled.fetchToken,
         attempts: pulled.attempts,
         bytes: pulled.bytes,
         fetchMs: pulled.fetchMs,
@@ -204,6 +207,8 @@ export interface FailedPull {
   error: Error;
   attempts: number;
   fetchedAt?: Date;
+  /** The fetch's token (takeFetchToken), so a replay of its archived body is fenced as that fetch. */
+  fetchToken?: number;
   /** The response body, when there was one: archived so the failure can be replayed once fixed. */
   body?: Buffer;
   jobId?: string;
@@ -250,6 +255,7 @@ async function recordFailure(
             fetchMs: f.fetchMs ?? null,
             loadMs: null,
             fetchedAt: f.fetchedAt ?? null,
+            fetchToken: f.fetchToken ?? null,
             error: describeError(f.error),
             jobId: f.jobId ?? null,
           }),

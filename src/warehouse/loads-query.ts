@@ -1,6 +1,11 @@
 // Read side of report_loads for `adops status` and `adops heal`.
 import type { Pool } from 'pg';
-import { summarizeRestatements, type Restatement, type RestatementSummary } from './restatement.js';
+import {
+  maxRelativeChange,
+  summarizeRestatements,
+  type Restatement,
+  type RestatementSummary,
+} from './restatement.js';
 import { qualified } from './sql.js';
 
 /** The latest state of one period of a report. */
@@ -69,6 +74,27 @@ export async function restatements(
   return summarizeRestatements(
     rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),
   );
+}
+
+/**
+ * The restatement of each report's latest loaded re-pull (a load that replaced earlier rows), as
+ * the largest relative change of any total; reports never re-pulled are absent.
+ */
+export async function lastRestatements(
+  pool: Pool,
+  schema: string,
+  reports: readonly string[],
+): Promise<Map<string, number>> {
+  const { rows } = await pool.query<{ report: string; restatement: Restatement }>(
+    `SELECT r.report, l.restatement
+       FROM unnest($1::text[]) AS r(report)
+       CROSS JOIN LATERAL (
+         SELECT restatement FROM ${qualified(schema, 'report_loads')}
+          WHERE report = r.report AND status = 'loaded' AND restatement IS NOT NULL
+          ORDER BY load_id DESC LIMIT 1) l`,
+    [reports],
+  );
+  return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
 export type { RestatementSummary } from './restatement.js';

@@ -15,13 +15,16 @@ interface LoadRow {
   http_attempts: number;
   fetch_ms: number | null;
   fetched_at: Date | null;
+  fetch_token: string | null;
   archived_at: Date | null;
   job_id: string | null;
 }
 
 /**
- * Reloads the period of `loadId` from its archived body, with the fetch time of the original so the
- * fencing still holds: replaying an old body over a newer load is recorded as superseded.
+ * Reloads the period of `loadId` from its archived body under the original's fetch token: a replay
+ * is as old as the fetch that got its body, so replaying it over the load of a later fetch is
+ * recorded as superseded, while replaying the period's current load (or an older body once the
+ * newer load is gone) loads.
  * Throws ReplayError when the load, its definition or its body is not available.
  */
 export async function replayLoad(
@@ -33,7 +36,7 @@ export async function replayLoad(
 ): Promise<LoadOutcome> {
   const { rows } = await pool.query<LoadRow>(
     `SELECT l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
-            l.fetched_at, r.archived_at
+            l.fetched_at, l.fetch_token::text, r.archived_at
        FROM ${qualified(schema, 'report_loads')} l
        LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
       WHERE l.load_id = $1`,
@@ -65,8 +68,9 @@ export async function replayLoad(
       report,
       period: { start: load.period_start, end: load.period_end },
       body,
-      // A failed pull may lack its fetch time; the archive time is the closest bound we have.
       fetchedAt: load.fetched_at ?? load.archived_at ?? new Date(0),
+      // A load without a token (a failed fetch that never took one) counts as older than any.
+      fetchToken: load.fetch_token === null ? 0 : Number(load.fetch_token),
       attempts: load.http_attempts,
       bytes: body.length,
       fetchMs: load.fetch_ms ?? 0,

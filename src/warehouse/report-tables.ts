@@ -6,11 +6,15 @@ import type { ReportJob } from '../config/jobs.js';
 import { SchemaDriftError } from './errors.js';
 import {
   columnDifferences,
+  createIndexSql,
   createTableSql,
+  indexKeys,
   tableSpec,
   type FoundColumn,
+  type IndexSpec,
   type TableSpec,
 } from './table-spec.js';
+import { ident, qualified } from './sql.js';
 import { withTransaction } from './transaction.js';
 
 export interface EnsureResult {
@@ -20,6 +24,8 @@ export interface EnsureResult {
   readonly unchanged: readonly string[];
   /** Indexes re-added to existing tables (someone had dropped them). */
   readonly indexesAdded: readonly string[];
+  /** Unique indexes rebuilt in place to key long text values by their md5 (tables of older versions). */
+  readonly indexesRebuilt: readonly string[];
   /** report_* tables of the schema with no definition any more: kept as they are. */
   readonly orphaned: readonly string[];
 }
@@ -37,6 +43,7 @@ export async function ensureReportTables(
   const created: string[] = [];
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
+  const indexesRebuilt: string[] = [];
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
@@ -52,16 +59,25 @@ export async function ensureReportTables(
       }
       const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
       const indexes = await indexesOf(client, schema, spec.table);
+      const outdated: IndexSpec[] = [];
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
         // Column differences already explain a changed key; only a lone index change is news.
         if (found === undefined || differences.length > 0) continue;
-        if (found.unique !== ix.unique || found.columns.join(',') !== ix.columns.join(','))
+        const keys = indexKeys(ix);
+        if (found.unique === ix.unique && found.keys.join(',') === keys.join(',')) continue;
+        // The key of earlier versions, on the text values themselves: rebuilt below.
+        if (found.unique === ix.unique && found.keys.join(',') === ix.columns.join(',')) outdated.push(ix);
+        else
           differences.push(
-            `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.columns.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${ix.columns.join(', ')})`,
+            `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
           );
       }
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      for (const ix of outdated) {
+        await rebuildIndex(client, schema, spec.table, ix);
+        indexesRebuilt.push(ix.name);
+      }
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       const sql = createTableSql(schema, spec);
       for (const [i, ix] of spec.indexes.entries()) {
@@ -76,7 +92,20 @@ export async function ensureReportTables(
   const orphaned = [...(await reportTablesIn(client, schema))].filter(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),
   );
-  return { created, unchanged, indexesAdded, orphaned };
+  return { created, unchanged, indexesAdded, indexesRebuilt, orphaned };
+}
+
+/**
+ * Replaces an index in place: the new one is built beside the old under a temporary name, then
+ * takes the old one's name, inside the caller's transaction (readers wait on the table's lock
+ * for the build, and never see the table without its unique index).
+ */
+async function rebuildIndex(client: ClientBase, schema: string, table: string, ix: IndexSpec): Promise<void> {
+  const temporary = `${ix.name}_new`;
+  await client.query(`DROP INDEX IF EXISTS ${qualified(schema, temporary)}`);
+  await client.query(createIndexSql(schema, table, ix, temporary));
+  await client.query(`DROP INDEX ${qualified(schema, ix.name)}`);
+  await client.query(`ALTER INDEX ${qualified(schema, temporary)} RENAME TO ${ident(ix.name)}`);
 }
 
 /**
@@ -145,15 +174,15 @@ async function indexesOf(
   client: ClientBase,
   schema: string,
   table: string,
-): Promise<Map<string, { unique: boolean; columns: string[] }>> {
-  const { rows } = await client.query<{ name: string; unique: boolean; columns: string[] }>(
+): Promise<Map<string, { unique: boolean; keys: string[] }>> {
+  // Each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid).
+  const { rows } = await client.query<{ name: string; unique: boolean; keys: string[] }>(
     `SELECT ic.relname AS name, i.indisunique AS unique,
-            array(SELECT a.attname FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
-                    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-                   ORDER BY k.ord)::text[] AS columns
+            array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
+                    FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
        FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
       WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
     [schema, table],
   );
-  return new Map(rows.map((r) => [r.name, { unique: r.unique, columns: r.columns }]));
+  return new Map(rows.map((r) => [r.name, { unique: r.unique, keys: r.keys }]));
 }

@@ -24,6 +24,21 @@ export function isRestated(r: Restatement): boolean {
   return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
 }
 
+/**
+ * The largest relative change of any counter's total: |delta| / previous (1 when only the previous
+ * total was 0, 0 when nothing changed or nothing could be measured).
+ */
+export function maxRelativeChange(r: Restatement): number {
+  let max = 0;
+  for (const c of COUNTERS) {
+    const { previous, delta } = r[c];
+    if (previous === null || delta === null || delta === 0) continue;
+    const rel = previous === 0 ? 1 : Math.abs(delta) / previous;
+    if (rel > max) max = rel;
+  }
+  return max;
+}
+
 /** One reload of a period: its age when re-fetched and what changed. */
 export interface RestatementSample {
   readonly report: string;
@@ -59,7 +74,6 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
     .sort((a, b) => (a.report === b.report ? a.age - b.age : a.report < b.report ? -1 : 1))
     .map((g) => {
       const avg = {} as Counters;
-      let maxRel = 0;
       for (const c of COUNTERS) {
         let sum = 0;
         let measured = 0;
@@ -68,11 +82,10 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
           if (previous === null || delta === null) continue;
           measured++;
           sum += Math.abs(delta);
-          const rel = delta === 0 ? 0 : previous === 0 ? 1 : Math.abs(delta) / previous;
-          if (rel > maxRel) maxRel = rel;
         }
         avg[c] = measured === 0 ? 0 : sum / measured;
       }
+      const maxRel = Math.max(0, ...g.items.map(maxRelativeChange));
       return {
         report: g.report,
         age_days: g.age,

@@ -15,7 +15,13 @@ export interface ColumnSpec {
 
 export interface IndexSpec {
   readonly name: string;
+  /** The key's columns, in order. */
   readonly columns: readonly string[];
+  /**
+   * Those of `columns` keyed by the md5 of their value (as a 16-byte uuid) instead of the value:
+   * a btree entry holds about 2.7 KB, and a text value's length is the API's to choose.
+   */
+  readonly hashed: readonly string[];
   readonly unique: boolean;
 }
 
@@ -42,12 +48,19 @@ export function tableSpec(report: Pick<ReportJob, 'name' | 'dimensions'>): Table
     { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
   ];
   // The unique index leads with the period, so it also serves BI's period range scans and the
-  // loader's DELETE of a period: a separate period index would only slow every load down.
+  // loader's DELETE of a period: a separate period index would only slow every load down. Text
+  // values go in by their md5, so a 10 KB landing URL fits; two distinct values with one md5
+  // exist only by construction, and would fail the load as a repeated row, never merge rows.
   const indexes: IndexSpec[] = [
-    { name: `${table}_key`, columns: ['period_start', 'period_end', ...report.dimensions], unique: true },
+    {
+      name: `${table}_key`,
+      columns: ['period_start', 'period_end', ...report.dimensions],
+      hashed: report.dimensions.filter((d) => dimensionType(d) === 'text'),
+      unique: true,
+    },
     ...report.dimensions
       .filter((d) => d.endsWith('_id'))
-      .map((d) => ({ name: `${table}_${d}`, columns: [d], unique: false })),
+      .map((d) => ({ name: `${table}_${d}`, columns: [d], hashed: [], unique: false })),
   ];
   return { table, columns, indexes };
 }
@@ -60,11 +73,19 @@ export function createTableSql(schema: string, spec: TableSpec): { table: string
   );
   return {
     table: `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)`,
-    indexes: spec.indexes.map(
-      (ix) =>
-        `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(ix.name)} ON ${qualified(schema, spec.table)} (${ix.columns.map(ident).join(', ')})`,
-    ),
+    indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
   };
+}
+
+/** CREATE INDEX IF NOT EXISTS of `ix` on `table`, named `name`. */
+export function createIndexSql(schema: string, table: string, ix: IndexSpec, name: string): string {
+  const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
+  return `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${qualified(schema, table)} (${keys.join(', ')})`;
+}
+
+/** The index's keys as Postgres shows them (pg_get_indexdef of each key): how drift is detected. */
+export function indexKeys(ix: IndexSpec): string[] {
+  return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
 /** A column as found in the database. */

@@ -2,12 +2,16 @@
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
+import { BigBodyGate } from '../api/big-bodies.js';
+import { BODY_MB } from '../api/decode.js';
 import type { AttemptInfo } from '../api/http.js';
 import { syncClientOptions } from '../entities/request.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
-import { loadPulledPeriod, recordFailedPull } from '../warehouse/load.js';
+import { takeFetchToken } from '../warehouse/fetch-token.js';
+import { loadPulledPeriod, recordFailedPull, type LoadOptions } from '../warehouse/load.js';
 import type { RequestGate } from '../api/gate.js';
 import type { Fetched, PullDeps } from './pull.js';
 
@@ -23,32 +27,41 @@ export interface ReportFetcher {
 
 /** PullDeps over a fetcher and the warehouse loader in `schema`. */
 export function pullDeps(
-  reports: readonly ReportJob[],
+  reports: ReportLookup,
   fetcher: ReportFetcher,
   pool: Pool,
   schema: string,
   signal?: AbortSignal,
+  loadOptions: LoadOptions = {},
 ): PullDeps {
   return {
-    reports: new Map(reports.map((r) => [r.name, r])),
+    reports,
+    fetchToken: () => takeFetchToken(pool, schema),
     fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
     load: (report, period, f, jobId) =>
-      loadPulledPeriod(pool, schema, {
-        report,
-        period,
-        body: f.body,
-        fetchedAt: f.fetchedAt,
-        attempts: f.attempts,
-        bytes: f.bytes,
-        fetchMs: f.durationMs,
-        ...(jobId === undefined ? {} : { jobId }),
-      }),
+      loadPulledPeriod(
+        pool,
+        schema,
+        {
+          report,
+          period,
+          body: f.body,
+          fetchedAt: f.fetchedAt,
+          fetchToken: f.fetchToken,
+          attempts: f.attempts,
+          bytes: f.bytes,
+          fetchMs: f.durationMs,
+          ...(jobId === undefined ? {} : { jobId }),
+        },
+        loadOptions,
+      ),
     recordFailure: async (report, period, failure) => {
       await recordFailedPull(pool, schema, {
         report,
         period,
         error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
         attempts: failure.attempts,
+        fetchToken: failure.fetchToken,
         ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
         ...(failure.body === undefined ? {} : { body: failure.body }),
       });
@@ -66,8 +79,9 @@ export interface FetcherHooks {
 
 /**
  * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
- * queue for Retry-After instead of one request sleeping), and every request, retries included,
- * first takes a slot of the shared rate limit.
+ * queue for Retry-After instead of one request sleeping), every request, retries included,
+ * first takes a slot of the shared rate limit, and bodies from ADOPS_BIG_BODY_MB on are held one
+ * at a time by this process (a second one waits, unread, until the first is loaded).
  */
 export function createWorkerApi(
   config: Config,
@@ -80,11 +94,23 @@ export function createWorkerApi(
     beforeRequest: hooks.beforeRequest,
     onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
   });
+  const gate = new BigBodyGate(config.http.bigBodyMb * BODY_MB);
   return {
     client,
     fetcher: {
-      fetchReport: (query, signal) =>
-        client.fetchReport(query, signal === undefined ? undefined : { signal }),
+      fetchReport: async (query, signal) => {
+        const hold = gate.hold(signal);
+        try {
+          const raw = await client.fetchReport(query, {
+            ...(signal === undefined ? {} : { signal }),
+            bigBody: hold,
+          });
+          return { ...raw, release: () => hold.release() };
+        } catch (error) {
+          hold.release();
+          throw error;
+        }
+      },
       close: () => client.close(),
     },
   };

@@ -1,7 +1,7 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
 import { REPORT_QUEUE } from '../schedule/names.js';
 import { asPullData, type PullJobData } from '../schedule/payload.js';
@@ -19,7 +19,8 @@ export interface PullResult {
 }
 
 export interface PullWorkerOptions {
-  readonly reports: readonly ReportJob[];
+  /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
+  readonly reports: ReportLookup;
   readonly fetcher: ReportFetcher;
   /** Pulls processed at once by this process. */
   readonly concurrency: number;
@@ -32,7 +33,9 @@ export function startPullWorker(
   rt: WorkerRuntime,
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
-  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal);
+  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
+    copyFormat: rt.config.copyFormat,
+  });
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer), {
     ...rt.bull,
     concurrency: o.concurrency,

@@ -1,6 +1,7 @@
 // One pull: fetch a report period from the API, load it into Postgres. The I/O is passed in, so
 // this file decides only what happens on success and on each kind of failure.
 import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
@@ -13,6 +14,8 @@ export interface Fetched {
   readonly attempts: number;
   readonly bytes: number;
   readonly durationMs: number;
+  /** Lets another big body in (BigBodyGate): called once this one is loaded or dropped. */
+  readonly release?: () => void;
 }
 
 /** What the loader did with it. */
@@ -24,11 +27,16 @@ export interface Loaded {
   readonly loadMs: number;
 }
 
+/** A fetch with the fencing token taken before its request was sent. */
+export type FencedFetch = Fetched & { readonly fetchToken: number };
+
 /** The I/O a pull needs. */
 export interface PullDeps {
-  readonly reports: ReadonlyMap<string, ReportJob>;
+  readonly reports: ReportLookup;
+  /** A fencing token from Postgres (never a clock), taken before the fetch starts. */
+  fetchToken(): Promise<number>;
   fetch(report: ReportJob, period: Period): Promise<Fetched>;
-  load(report: ReportJob, period: Period, fetched: Fetched, jobId: string | undefined): Promise<Loaded>;
+  load(report: ReportJob, period: Period, fetched: FencedFetch, jobId: string | undefined): Promise<Loaded>;
   /**
    * Records a failed fetch in report_loads so `adops status` and `adops heal` see it, archiving
    * `body` when the API answered one it could not use (a malformed 2xx).
@@ -36,7 +44,13 @@ export interface PullDeps {
   recordFailure(
     report: ReportJob,
     period: Period,
-    failure: { error: unknown; attempts: number; jobId: string | undefined; body?: Buffer },
+    failure: {
+      error: unknown;
+      attempts: number;
+      jobId: string | undefined;
+      fetchToken: number;
+      body?: Buffer;
+    },
   ): Promise<void>;
 }
 
@@ -71,9 +85,17 @@ export async function runPull(
     return { ok: false, failure: classifyFailure(error), error };
   }
   const period: Period = { start: data.periodStart, end: data.periodEnd };
-  let fetched: Fetched;
+  let fetchToken: number;
   try {
-    fetched = await deps.fetch(report, period);
+    // Before the request: a response is as recent as the moment its fetch started.
+    fetchToken = await deps.fetchToken();
+  } catch (error) {
+    // Postgres is unreachable: nothing to record the failure in, and nothing fetched yet.
+    return { ok: false, failure: classifyFailure(error), error };
+  }
+  let fetched: FencedFetch;
+  try {
+    fetched = { ...(await deps.fetch(report, period)), fetchToken };
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
@@ -83,6 +105,7 @@ export async function runPull(
           error,
           attempts: attemptsOf(error),
           jobId,
+          fetchToken,
           ...(body === undefined ? {} : { body }),
         })
         .catch((recordError: unknown) =>
@@ -98,6 +121,9 @@ export async function runPull(
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
     return { ok: false, failure: classifyFailure(error), error };
+  } finally {
+    // Loaded or failed, nothing reads the body any more.
+    fetched.release?.();
   }
 }
 

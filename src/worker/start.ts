@@ -6,9 +6,11 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
+import { fixedJobs, reportLookup, type LiveJobs } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
+import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
 import { JOB_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
 import { jobCounts } from '../schedule/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
@@ -24,6 +26,11 @@ export type { SyncRun } from './sync-worker.js';
 export interface WorkerDeps {
   readonly config: Config;
   readonly jobs: JobSet;
+  /**
+   * The definitions as they change while the worker runs (`adops worker` follows its jobs
+   * folder); default: `jobs`, fixed.
+   */
+  readonly liveJobs?: LiveJobs;
   readonly pool: Pool;
   readonly logger: Logger;
   /** Pulls processed at once by this process (default 2). */
@@ -66,6 +73,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config, logger } = deps;
   const rt = await openRuntime(deps);
   const metrics = createWorkerMetrics(() => jobCounts(rt.queues));
+  const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
+  const reports = reportLookup(definitions);
+  registerReportGauges(metrics.registry, () =>
+    readFreshness(rt.pool, config.schema, definitions.current(), config.healDays),
+  );
   const observer = metricsObserver(metrics);
   const reportApi =
     deps.fetcher === undefined
@@ -84,13 +96,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const workers: Worker[] = [
     startPullWorker(rt, {
-      reports: deps.jobs.reports,
+      reports,
       fetcher,
       concurrency: deps.concurrency ?? 2,
       backoff: deps.backoff ?? JOB_BACKOFF,
       observer,
     }),
-    startTickWorker(rt, { reports: deps.jobs.reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP }),
+    startTickWorker(rt, { reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP }),
     ...(catalogue === undefined ? [] : [startSyncWorker(rt, catalogue.sync)]),
   ];
   await watch(rt, workers);

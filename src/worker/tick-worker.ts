@@ -1,7 +1,7 @@
 // The worker of scheduler ticks: each tick enqueues its report's window and gap repairs, then runs
 // the nightly housekeeping (pruning archived bodies past their retention).
 import { Worker, type Job } from 'bullmq';
-import type { ReportJob } from '../config/jobs.js';
+import type { ReportLookup } from '../config/live-jobs.js';
 import { TICK_QUEUE } from '../schedule/names.js';
 import type { TickJobData } from '../schedule/payload.js';
 import { runTick, type TickDeps } from '../schedule/tick.js';
@@ -12,11 +12,11 @@ import type { WorkerRuntime } from './runtime.js';
 /** Starts the BullMQ worker of TICK_QUEUE. */
 export function startTickWorker(
   rt: WorkerRuntime,
-  o: { reports: readonly ReportJob[]; gapCap: number },
+  o: { reports: ReportLookup; gapCap: number },
 ): Worker<TickJobData, unknown, string> {
   const { config, pool } = rt;
   const deps: TickDeps = {
-    reports: new Map(o.reports.map((r) => [r.name, r])),
+    reports: o.reports,
     pulls: rt.queues.pulls,
     states: (report, from, to) => loadStates(pool, config.schema, report, from, to),
     healDays: config.healDays,

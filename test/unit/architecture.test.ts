@@ -57,7 +57,7 @@ describe('src/ import graph', () => {
     const committed = readFileSync(join(root, 'docs', 'architecture.svg'), 'utf8');
     expect(committed).toBe(architectureSvg(root));
     for (const key of folderEdges(edges).keys()) {
-      expect(committed).toContain(`<title>${key.replace(' ', ' imports ')} (`);
+      expect(committed).toContain(`<title>${key.replace(' ', ' imports ')}</title>`);
     }
   });
 });

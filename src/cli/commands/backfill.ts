@@ -14,6 +14,7 @@ import { pullPeriod } from '../../schedule/payload.js';
 import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 interface BackfillFlags {
   readonly report?: string[];
@@ -22,31 +23,37 @@ interface BackfillFlags {
   readonly to: string;
   readonly wait: boolean;
   readonly dryRun: boolean;
+  readonly oldestFirst: boolean;
 }
 
 /** `adops backfill`: one pull per report and period of a date range. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('backfill')
-    .description(
-      'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again)',
-    )
+    .description(SUMMARIES.backfill)
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
+    .option(
+      '--oldest-first',
+      'queue report by report, oldest period first (default: newest period first, all reports of a period together)',
+      false,
+    )
     .addHelpText(
       'after',
-      '\nA pull already waiting or running for the same report and period is not enqueued twice. ' +
+      '\nNewest periods are pulled first, so dashboards get recent days first. ' +
+        'A pull already waiting or running for the same report and period is not enqueued twice. ' +
         'Reads REDIS_URL and ADOPS_QUEUE_PREFIX; the workers (`adops worker`) do the pulls.',
     )
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
       if (flags.dryRun) {
-        const plan = planBackfill(reports, flags.from, flags.to);
+        const plan = planBackfill(reports, flags.from, flags.to, order);
         for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
         ctx.stdout.write(
           `${plan.length} pulls over ${reports.length} report(s): ${plan.length} API calls ` +
@@ -56,7 +63,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const queues = await open(ctx);
       try {
-        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to);
+        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to, order);
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
         if (flags.wait) await waitWithProgress(ctx, queues, result);
       } finally {

@@ -4,6 +4,7 @@ import { DashboardError } from '../../observe/dashboard/errors.js';
 import { startDashboard } from '../../observe/dashboard/server.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 /** Port used when --port is not given. */
 export const DEFAULT_DASHBOARD_PORT = 3000;
@@ -21,10 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('dashboard')
     .summary('show the BullMQ queues in a web page (Bull Board), read-only unless --allow-writes')
-    .description(
-      'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
-        'the first line of stdout and runs until Ctrl-C (SIGINT) or SIGTERM',
-    )
+    .description(SUMMARIES.dashboard)
     .option('--port <port>', 'TCP port to listen on (0 picks a free one)', parsePort, DEFAULT_DASHBOARD_PORT)
     .option('--host <address>', 'address to listen on; 0.0.0.0 exposes the page to the network', '127.0.0.1')
     .option('--allow-writes', 'enable retry, clean, pause, remove and add actions (read-only without it)')

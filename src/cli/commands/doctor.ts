@@ -5,6 +5,7 @@ import { runProbes } from '../../doctor/run.js';
 import { decide } from '../../doctor/verdict/index.js';
 import { redactSecrets } from '../../log/redact.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 interface DoctorFlags {
   readonly json: boolean;
@@ -14,10 +15,7 @@ interface DoctorFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
-    .description(
-      'probe the configured API server (reachability, TLS, auth forms, scopes, report params, gzip, ' +
-        'clock, rate-limit headers) and print the settings to use',
-    )
+    .description(SUMMARIES.doctor)
     .option('--json', 'print one JSON object for scripts instead of the table', false)
     .addHelpText(
       'after',

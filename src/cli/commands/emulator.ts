@@ -12,6 +12,7 @@ import {
   type RequestLogEntry,
 } from '../../emulator/index.js';
 import { UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 interface EmulatorFlags extends FaultAndQuirkFlags {
   readonly port: number;
@@ -69,7 +70,7 @@ const instant = (text: string) => {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('emulator')
-    .description('run the local API emulator (spec-faithful, deterministic reports, fault injection)')
+    .description(SUMMARIES.emulator)
     .option('--port <port>', 'port to listen on (0 = a free port)', whole(0, 65_535), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--seed <n>', 'seed of the catalogue and report data', whole(0, 2 ** 32 - 1), 1)

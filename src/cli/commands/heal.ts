@@ -6,6 +6,7 @@ import { readHealPlan } from '../../schedule/heal.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { enqueuedLine, open, waitWithProgress } from './backfill.js';
+import { SUMMARIES } from './summaries.js';
 
 interface HealFlags {
   readonly days?: number;
@@ -17,9 +18,7 @@ interface HealFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('heal')
-    .description(
-      'enqueue every period of the last N days that has no successful load or whose last attempt failed',
-    )
+    .description(SUMMARIES.heal)
     .option('--days <n>', 'days to look back (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option('--dry-run', 'print the periods it would pull; enqueue nothing', false)

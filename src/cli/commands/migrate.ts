@@ -4,14 +4,13 @@ import { MigrationError } from '../../warehouse/migrate.js';
 import { createPool } from '../../warehouse/pool.js';
 import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
-    .description(
-      'apply sql/ migrations in order, once each, under an advisory lock; create report_<name> tables and BI views',
-    )
+    .description(SUMMARIES.migrate)
     .action(async () => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
@@ -44,6 +43,8 @@ function describe(result: SetupResult, schema: string): string[] {
     lines.push(`migrations up to date (${result.alreadyApplied} applied before)`);
   for (const t of result.tables.created) lines.push(`created ${schema}.${t}`);
   for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
+  for (const ix of result.tables.indexesRebuilt)
+    lines.push(`rebuilt index ${ix}: text values are now keyed by their md5, so values of any length load`);
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
   for (const v of result.views) {

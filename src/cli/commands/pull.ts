@@ -22,6 +22,7 @@ import {
 import { parseReport, type ParsedReport } from '../../report/parse.js';
 import type { ReportQuery } from '../../report/types.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -41,9 +42,7 @@ interface PullFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('pull')
-    .description(
-      'pull one report straight to stdout (no queue, no database): rows on stdout, totals on stderr',
-    )
+    .description(SUMMARIES.pull)
     .requiredOption(
       '--dimensions <list>',
       `comma-separated, in nesting order, from: ${DIMENSIONS.join(', ')}`,

@@ -3,14 +3,13 @@ import { ReplayError } from '../../warehouse/errors.js';
 import { createPool } from '../../warehouse/pool.js';
 import { replayLoad } from '../../warehouse/replay.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `adops replay --load-id N`: re-flatten and reload an archived response, without the API. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('replay')
-    .description(
-      're-flatten and reload the archived response of a load (report_raw), without calling the API',
-    )
+    .description(SUMMARIES.replay)
     .requiredOption('--load-id <n>', 'load_id from report_loads whose raw body to replay')
     .option('--strict-reconcile', 'fail when the rows do not sum to the totals', false)
     .action(async (flags: { loadId: string; strictReconcile: boolean }) => {

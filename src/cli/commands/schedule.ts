@@ -2,14 +2,13 @@ import type { Command } from 'commander';
 import { listSchedulers, syncSchedulers } from '../../schedule/scheduler.js';
 import type { CliContext } from '../context.js';
 import { open } from './backfill.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `adops schedule`: one BullMQ job scheduler per job definition; safe to run on every deploy. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('schedule')
-    .description(
-      'upsert one job scheduler per job definition (cron in its time zone); remove those of deleted definitions',
-    )
+    .description(SUMMARIES.schedule)
     .addHelpText(
       'after',
       '\nRunning it again changes nothing. Each report tick pulls yesterday and its lookback_days ' +

@@ -1,47 +1,82 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
-import { collectStatus } from '../../observe/status.js';
+import { checkProblems } from '../../observe/check.js';
+import { collectStatus, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
-import type { CliContext } from '../context.js';
+import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { postgresFailure } from './heal.js';
+import { SUMMARIES } from './summaries.js';
 
 interface StatusFlags {
   readonly days?: number;
   readonly json: boolean;
+  readonly check: boolean;
 }
 
 /** `adops status`: per report what is loaded, missing and failed, queue counts, a coverage grid. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('per report: last loaded period, missing and failed periods, queue counts, coverage grid')
+    .description(SUMMARIES.status)
     .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--json', 'print the status as JSON for scripts', false)
+    .option(
+      '--check',
+      'for monitoring and cron: one line per late report and per missing, failed or unreconciled period; ' +
+        'exit 0 when all is fresh and complete in the window, 1 otherwise',
+      false,
+    )
+    .addHelpText(
+      'after',
+      '\nA report is late when its newest loaded period ended longer ago than its freshness ' +
+        '(`freshness: 30h` in its job YAML; default: its period plus its schedule interval, 48h for a ' +
+        'nightly daily report). A missing period counts once it is that old or older than a loaded one.',
+    )
     .action(async (flags: StatusFlags) => {
+      if (flags.check && flags.json)
+        throw new UsageError('--check and --json cannot be combined: choose one');
       const config = ctx.config();
       const jobs = ctx.jobs();
       const logger = ctx.logger();
-      const pool = createPool(config, { max: 2, logger });
-      let queues: Queues | undefined;
-      try {
-        queues = await openQueues(config);
-      } catch (error) {
-        // The warehouse half of the status is still worth showing without Redis.
+      const pool = createPool(config, { max: 4, logger });
+      // Redis connects while Postgres is already queried; without Redis the warehouse half of the
+      // status is still worth showing.
+      const queues: Promise<Queues | undefined> = openQueues(config).catch((error: unknown) => {
         if (!(error instanceof RedisUnavailableError)) throw error;
         logger.warn(error.message);
-      }
+        return undefined;
+      });
+      let status: Status;
       try {
-        const status = await collectStatus(pool, config.schema, jobs, queues, flags.days ?? config.healDays);
-        ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+        status = await collectStatus(pool, config.schema, jobs, queues, flags.days ?? config.healDays);
       } catch (error) {
         throw postgresFailure(error);
       } finally {
-        await queues?.close();
+        await (await queues.catch(() => undefined))?.close();
         await pool.end();
       }
+      if (flags.check) return check(ctx, status);
+      ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     });
+}
+
+/** Prints one line per problem; throws CommandFailed (exit 1) when there is any. */
+function check(ctx: CliContext, status: Status): void {
+  const problems = checkProblems(status);
+  if (problems.length === 0) {
+    ctx.stdout.write(
+      `ok: ${status.reports.length} reports fresh and complete over the last ${status.days} days\n`,
+    );
+    return;
+  }
+  for (const p of problems) ctx.stdout.write(`${p.line}\n`);
+  const reports = new Set(problems.map((p) => p.report));
+  throw new CommandFailed(
+    `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
+      '`adops heal` re-pulls missing and failed periods',
+  );
 }
 
 function whole(value: string): number {

@@ -13,6 +13,7 @@ import { openQueues } from '../../schedule/queues.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { syncProgressView } from './sync-progress.js';
+import { SUMMARIES } from './summaries.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -25,10 +26,7 @@ interface SyncFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('sync')
-    .description(
-      'export campaigns and creatives into Postgres (tables campaigns, creatives, campaign_zones): ' +
-        'enqueues a sync for the workers and prints its job id',
-    )
+    .description(SUMMARIES.sync)
     .option(
       '--wait',
       'wait for the sync to finish, showing its progress on stderr, and print its counts; exit 1 if it failed',

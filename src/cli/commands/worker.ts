@@ -3,6 +3,8 @@ import { startWorker } from '../../worker/start.js';
 import { createPool } from '../../warehouse/pool.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { SUMMARIES } from './summaries.js';
+import { liveJobs } from '../../config/live-jobs.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -14,7 +16,7 @@ interface WorkerFlags {
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('worker')
-    .description('process pulls until SIGTERM/SIGINT, then finish running pulls and stop')
+    .description(SUMMARIES.worker)
     .option('--concurrency <n>', 'pulls processed at once by this process', whole(1, 256), 2)
     .option(
       '--stall-seconds <s>',
@@ -44,6 +46,13 @@ export function register(program: Command, ctx: CliContext): void {
         worker = await startWorker({
           config,
           jobs,
+          // A definition added, changed or deleted in the jobs folder is seen without a restart.
+          liveJobs: liveJobs(config.jobsDir, jobs, {
+            onChange: (next) =>
+              logger.info({ reports: next.reports.map((r) => r.name) }, 'job definitions changed'),
+            onInvalid: (error) =>
+              logger.warn(`job definitions not reloaded, the previous ones stay in use: ${error.message}`),
+          }),
           pool,
           logger,
           concurrency: flags.concurrency,

@@ -20,12 +20,12 @@ async function demoOnce(
   const config = loadConfig({
     DATABASE_URL: db.url,
     REDIS_URL,
-    ADOPS_QUEUE_PREFIX: prefix,
-    ADOPS_SCHEMA: 'demo',
   });
   let output = '';
   const result = await runDemo({
     config,
+    schema: 'demo',
+    queuePrefix: prefix,
     logger: createLogger({ level: 'warn', secrets: [], destination: new PassThrough() }),
     out: (text) => {
       output += text;

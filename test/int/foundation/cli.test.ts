@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { spawnCli } from '../../helpers/cli.js';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 
 let db: TestDatabase;
@@ -116,5 +117,12 @@ describe('adops command line', () => {
       "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'twice' AND tablename LIKE 'report\\_%' AND tablename NOT IN ('report_totals', 'report_loads', 'report_raw')",
     );
     expect(tables[0].n).toBe(5); // one per shipped job definition
+  });
+
+  it('ends quietly, exit 0, when the reader of its output goes away (adops --help | head -1)', async () => {
+    const cli = spawnCli(['--help'], {});
+    cli.child.stdout?.destroy(); // the reader is gone before the first write: EPIPE
+    expect(await cli.exited).toBe(0);
+    expect(cli.stderr()).not.toMatch(/EPIPE|Error/);
   });
 });

@@ -29,7 +29,11 @@ describe('backfill', () => {
     expect([first.added, first.alreadyQueued]).toEqual([3, 0]);
     expect([second.added, second.alreadyQueued]).toEqual([1, 2]);
     // The duplicates point at the jobs already waiting, so a caller can wait for them.
-    expect(second.pulls[0]?.jobId).toBe(first.pulls[1]?.jobId);
+    const jobOf = (pulls: typeof first.pulls, day: string) =>
+      pulls.find((p) => p.data.periodStart === day)?.jobId;
+    expect(jobOf(second.pulls, '2026-01-02')).toBe(jobOf(first.pulls, '2026-01-02'));
+    expect(jobOf(second.pulls, '2026-01-03')).toBe(jobOf(first.pulls, '2026-01-03'));
+    expect(jobOf(second.pulls, '2026-01-04')).not.toBe(jobOf(first.pulls, '2026-01-02'));
     expect(await h.queues.pulls.getWaitingCount()).toBe(4);
   });
 

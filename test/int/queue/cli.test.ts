@@ -41,13 +41,14 @@ describe('adops backfill', () => {
       NO_REDIS,
     );
     expect(r.code).toBe(0);
+    // Newest period first, every report of a period together: the order the workers take them.
     expect(r.out.split('\n').slice(0, 6)).toEqual([
-      'daily_zone 2026-01-30',
-      'daily_zone 2026-01-31',
       'daily_zone 2026-02-01',
-      'hourly 2026-01-30',
-      'hourly 2026-01-31',
       'hourly 2026-02-01',
+      'daily_zone 2026-01-31',
+      'hourly 2026-01-31',
+      'daily_zone 2026-01-30',
+      'hourly 2026-01-30',
     ]);
     expect(r.out).toContain('6 pulls over 2 report(s): 6 API calls');
   });

@@ -17,13 +17,15 @@ import {
 
 const WRITE_PATHS = [
   { name: 'rows inside the last statement', suffix: '', options: {} },
-  { name: 'rows by COPY', suffix: '_copy', options: { inlineMaxRows: 0 } },
+  { name: 'rows by binary COPY', suffix: '_copy', options: { inlineMaxRows: 0 } },
+  { name: 'rows by text COPY', suffix: '_text_copy', options: { inlineMaxRows: 0, copyFormat: 'text' } },
 ] as const;
 
 describe.each(WRITE_PATHS)('$name:', (path) => {
   const S = TEST_SCHEMA;
-  // Every load through the loader's two ways of writing rows: inside the last statement (small
-  // periods, the default) and COPY (big ones; forced here with inlineMaxRows 0).
+  // Every load through the loader's ways of writing rows: inside the last statement (small
+  // periods, the default) and COPY (big ones; forced here with inlineMaxRows 0), in binary (the
+  // default) and in text (the fallback of ADOPS_COPY_FORMAT=text).
   const load: typeof loadPulledPeriod = (pool, schema, p, options = {}) =>
     loadPulledPeriod(pool, schema, p, { ...path.options, ...options });
   let db: TestDatabase;

@@ -8,6 +8,7 @@ import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/report/parse.js';
 import { ReplayError } from '../../../src/warehouse/errors.js';
+import { takeFetchToken } from '../../../src/warehouse/fetch-token.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { pruneRaw } from '../../../src/warehouse/raw.js';
 import { replayLoad } from '../../../src/warehouse/replay.js';
@@ -45,6 +46,7 @@ beforeAll(async () => {
       period,
       body: raw.body,
       fetchedAt: raw.fetchedAt,
+      fetchToken: await takeFetchToken(db.pool, S),
       attempts: raw.attempts,
       bytes: raw.bytes,
       fetchMs: raw.durationMs,

@@ -73,7 +73,7 @@ describe('ensureReportTables', () => {
       [S],
     );
     expect(rows.map((r) => r.d.replace(/ USING btree/, ''))).toEqual([
-      `CREATE UNIQUE INDEX report_wh_shape_key ON ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, country)`,
+      `CREATE UNIQUE INDEX report_wh_shape_key ON ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, ((md5(country))::uuid))`,
       `CREATE INDEX report_wh_shape_zone_id ON ${S}.report_wh_shape (zone_id)`,
     ]);
     // The unique index really refuses a second copy of a row.

@@ -65,6 +65,7 @@ it('losing the Postgres backend mid-COPY rejects the load without crashing the p
     rows: endless(),
     summary: () => ({ totals: zero, reconciliation: { ok: true, differences: [] } }),
     fetchedAt: new Date(),
+    fetchToken: Date.now(),
     attempts: 1,
     bytes: 0,
     fetchMs: 0,

@@ -75,6 +75,43 @@ describe('readBody', () => {
     expect(s.destroyed).toBe(true);
   });
 
+  it('copies a body of announced length into one buffer, and refuses one announced over the cap unread', async () => {
+    expect(
+      await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, undefined, REPORT.length),
+    ).toEqual({
+      kind: 'ok',
+      body: REPORT,
+    });
+    // A server that sends more than it announced still yields the whole body.
+    const longer = await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, undefined, 150);
+    expect(longer).toEqual({ kind: 'ok', body: REPORT });
+    const s = source(pieces(REPORT, 100));
+    expect((await readBody(s, 'identity', 250, undefined, REPORT.length)).kind).toBe('too-large');
+    expect(s.read).toBeLessThanOrEqual(1);
+  });
+
+  it('waits once for the big-body gate when the body reaches its size, then reads on', async () => {
+    for (const [coding, wire] of [
+      ['identity', REPORT],
+      ['gzip', gzipSync(REPORT)],
+    ] as const) {
+      const s = source(pieces(wire, 100));
+      let waits = 0;
+      let readAtWait = 0;
+      const big = {
+        bytes: 1_000,
+        wait: async () => {
+          waits++;
+          readAtWait = s.read;
+        },
+      };
+      expect(await readBody(s, coding, 1_000_000, big)).toEqual({ kind: 'ok', body: REPORT });
+      expect(waits).toBe(1);
+      // Read on after the wait (an identity body is checked chunk by chunk; gzip here is one chunk).
+      if (coding === 'identity') expect(readAtWait).toBeLessThan(s.read);
+    }
+  });
+
   it('caps the decompressed size, stopping a small bomb early', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(100_000);

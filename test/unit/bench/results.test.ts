@@ -7,6 +7,7 @@ import {
   checkTargets,
   summarizeBackfill,
   summarizeCapacity,
+  summarizeCli,
   summarizeLoad,
 } from '../../../bench/results.js';
 
@@ -19,6 +20,7 @@ describe('bench arithmetic', () => {
       bodyBytes: 100e6,
       oursMs: [5000, 4000],
       limitMs: [3000, 3200],
+      binaryLimitMs: [2400, 2500],
       naive: { sample: 10_000, ms: 2000, rowsPerSecond: 5000 },
       ours: { ...child, ms: 4000, peakRssBytes: 450e6 },
       phases: {},
@@ -26,12 +28,15 @@ describe('bench arithmetic', () => {
     });
     expect(s.ours.rowsPerSecond).toBe(250_000);
     expect(s.oursOverLimit).toBeCloseTo(0.75);
+    expect(s.oursOverTextCopy).toBeCloseTo(0.75);
+    expect(s.oursOverBinaryCopy).toBeCloseTo(0.6);
     expect(s.oursOverNaive).toBe(50);
     expect(s.naive.extrapolatedMs).toBe(200_000);
     expect(s.peakRssOverBody).toBe(4.5);
     const verdicts = checkTargets(s, undefined).map((t) => [t.name, t.met]);
     expect(verdicts).toEqual([
-      ['load path / psql COPY limit', false],
+      ['load path / psql text \\copy (issue 20)', false],
+      ['load path / psql binary \\copy (issue 20)', false],
       ['load path / naive INSERT', true],
       ['peak RSS / body size', false],
     ]);
@@ -128,5 +133,30 @@ describe('bench arithmetic', () => {
       (n) => n.callFrame.functionName,
     );
     expect(Object.fromEntries(times)).toEqual({ a: 1, b: 5 });
+  });
+});
+
+describe('the CLI figures', () => {
+  const run = (ms: number) => ({ runsMs: [ms + 5, ms], bestMs: ms });
+  const cli = summarizeCli({
+    node: run(50),
+    help: run(120),
+    statusEmpty: run(650),
+    statusBig: run(1200),
+    bigLoads: 1_000_000,
+  });
+
+  it('carry the keys the issue names', () => {
+    expect(cli).toMatchObject({ cliHelpMs: 120, statusMs: { empty: 650, loads1M: 1200 }, nodeMs: 50 });
+  });
+
+  it('are checked against the millisecond targets and printed as milliseconds', () => {
+    const checks = checkTargets(undefined, undefined, undefined, cli);
+    expect(checks.map((c) => [c.measured, c.met])).toEqual([
+      [120, true],
+      [650, true],
+      [1200, false],
+    ]);
+    expect(checks.every((c) => c.unit === 'ms')).toBe(true);
   });
 });

@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ENV_VARS, loadConfig } from '../../../src/config/env.js';
+import { startMetricsServer } from '../../../src/observe/health-server.js';
 
 interface Service {
   image?: string;
@@ -12,16 +16,42 @@ interface Service {
   ports?: (string | number | { published?: string | number })[];
   expose?: (string | number)[];
   depends_on?: Record<string, { condition: string }>;
+  container_name?: string;
+  deploy?: { replicas?: number };
+  healthcheck?: { test?: string[]; interval?: string; retries?: number };
 }
 
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
   services: Record<string, Service>;
 };
-const { postgres, redis, migrate, worker } = compose.services;
+const { postgres, redis, migrate, schedule, worker } = compose.services;
+
+/** Runs the worker's healthcheck command, as Docker would, against `port` instead of 9464. */
+async function runHealthcheck(port: number): Promise<number> {
+  const [kind, command, ...args] = worker?.healthcheck?.test ?? [];
+  expect(kind).toBe('CMD');
+  expect(command).toBe('node');
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      args.map((a) => a.replace('9464', String(port))),
+      { timeout: 10_000 },
+    );
+    return 0;
+  } catch (error) {
+    return (error as { code?: number }).code ?? -1;
+  }
+}
 
 describe('docker-compose.yml', () => {
   it('has postgres 16, redis 7, a one-shot migrate and a worker built from the project', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['migrate', 'postgres', 'redis', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'migrate',
+      'postgres',
+      'redis',
+      'schedule',
+      'worker',
+    ]);
     expect(postgres?.image).toBe('postgres:16');
     expect(redis?.image).toBe('redis:7');
     expect(migrate?.build).toBe('.');
@@ -42,8 +72,34 @@ describe('docker-compose.yml', () => {
     expect(worker?.depends_on?.postgres?.condition).toBe('service_healthy');
   });
 
+  it('registers the job schedulers once, after migrate, so `up -d` alone gives nightly loads', () => {
+    expect(schedule?.build).toBe('.');
+    expect(schedule?.command).toEqual(['schedule']);
+    expect(schedule?.restart).toBe('no');
+    expect(schedule?.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(schedule?.depends_on?.redis?.condition).toBe('service_healthy');
+    expect(schedule?.environment).toEqual(migrate?.environment);
+    expect(schedule?.ports).toBeUndefined();
+  });
+
+  it('checks the worker on /health with a command the image has, which fails on a 503', async () => {
+    const test = worker?.healthcheck?.test ?? [];
+    expect(test.join(' ')).toContain('http://127.0.0.1:9464/health');
+    expect(worker?.healthcheck?.interval).toMatch(/^\d+s$/);
+    let ok = true;
+    const server = await startMetricsServer(new Registry(), async () => ({ ok }), 0);
+    try {
+      expect(await runHealthcheck(server.port)).toBe(0);
+      ok = false;
+      expect(await runHealthcheck(server.port)).toBe(1);
+    } finally {
+      await server.close();
+    }
+    expect(await runHealthcheck(server.port)).toBe(1); // nothing listening: unhealthy, not hung
+  });
+
   it('passes only contract variables, and a valid config for the database parts', () => {
-    for (const service of [migrate, worker]) {
+    for (const service of [migrate, schedule, worker]) {
       const env = service?.environment ?? {};
       for (const name of Object.keys(env)) expect(ENV_VARS).toContain(name);
       expect(env.DATABASE_URL).toBe('postgres://adops:adops@postgres:5432/adops');
@@ -62,6 +118,9 @@ describe('docker-compose.yml', () => {
       typeof p === 'object' ? p.published !== undefined : /:/.test(String(p)),
     );
     expect(published).toEqual([]);
+    // A fixed container name or replica count would also stop `--scale worker=N`.
+    expect(worker?.container_name).toBeUndefined();
+    expect(worker?.deploy?.replicas).toBeUndefined();
     expect(worker?.expose?.map(String)).toContain('9464');
     expect(worker?.environment?.ADOPS_METRICS_HOST).toBe('0.0.0.0');
     // The one-shot migrate serves no metrics and keeps the default loopback binding.

@@ -27,6 +27,8 @@ describe('renderStatus', () => {
         unreconciled: [],
         zeroRows: ['2026-01-04'],
         cells: ['loaded', 'missing', 'failed', 'zero'],
+        freshness: { limitHours: 48, ageHours: 24, late: false },
+        overdue: ['2026-01-02'],
       },
     ],
     restatements: [],

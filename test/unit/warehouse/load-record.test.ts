@@ -24,6 +24,7 @@ const record: LoadRecord = {
   fetchMs: 12.6,
   loadMs: null,
   fetchedAt: null,
+  fetchToken: null,
   error: 'x'.repeat(10_000),
   jobId: 'job-1',
 };

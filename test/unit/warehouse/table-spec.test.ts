@@ -3,6 +3,7 @@ import {
   columnDifferences,
   copyColumns,
   createTableSql,
+  indexKeys,
   tableSpec,
 } from '../../../src/warehouse/table-spec.js';
 
@@ -34,16 +35,26 @@ describe('tableSpec', () => {
     expect(spec.columns.every((c) => c.notNull)).toBe(true);
   });
 
-  it('has a unique index over period and dimensions, and an index per *_id dimension', () => {
+  it('has a unique index over period and dimensions, text ones by md5, and an index per *_id dimension', () => {
     const spec = tableSpec(report);
     expect(spec.indexes).toEqual([
       {
         name: 'report_daily_creative_key',
         unique: true,
         columns: ['period_start', 'period_end', 'day', 'campaign_id', 'creative_id', 'tier', 'country'],
+        hashed: ['country'],
       },
-      { name: 'report_daily_creative_campaign_id', unique: false, columns: ['campaign_id'] },
-      { name: 'report_daily_creative_creative_id', unique: false, columns: ['creative_id'] },
+      { name: 'report_daily_creative_campaign_id', unique: false, columns: ['campaign_id'], hashed: [] },
+      { name: 'report_daily_creative_creative_id', unique: false, columns: ['creative_id'], hashed: [] },
+    ]);
+    expect(indexKeys(spec.indexes[0]!)).toEqual([
+      'period_start',
+      'period_end',
+      'day',
+      'campaign_id',
+      'creative_id',
+      'tier',
+      '(md5(country)::uuid)',
     ]);
   });
 
@@ -63,7 +74,7 @@ describe('tableSpec', () => {
     expect(sql.table).toContain('CREATE TABLE "adops"."report_daily_creative"');
     expect(sql.table).toContain('"tier" smallint NOT NULL');
     expect(sql.indexes[0]).toBe(
-      'CREATE UNIQUE INDEX IF NOT EXISTS "report_daily_creative_key" ON "adops"."report_daily_creative" ("period_start", "period_end", "day", "campaign_id", "creative_id", "tier", "country")',
+      'CREATE UNIQUE INDEX IF NOT EXISTS "report_daily_creative_key" ON "adops"."report_daily_creative" ("period_start", "period_end", "day", "campaign_id", "creative_id", "tier", (md5("country")::uuid))',
     );
   });
 });

@@ -27,6 +27,7 @@ function deps(over: Partial<PullDeps>): PullDeps & { recorded: unknown[] } {
   return {
     recorded,
     reports: new Map([[report.name, report]]),
+    fetchToken: async () => 7,
     fetch: async () => fetched,
     load: async () => ({ loadId: 1, status: 'loaded', rows: 3, reconciled: true, loadMs: 1 }),
     recordFailure: async (_r, _p, f) => {
@@ -49,7 +50,7 @@ describe('runPull', () => {
     const d = deps({ fetch: async () => Promise.reject(error) });
     const out = await runPull(d, data, 'j1', logger);
     expect(out).toMatchObject({ ok: false, failure: { kind: 'transient' } });
-    expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1' }]);
+    expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1', fetchToken: 7 }]);
   });
 
   it('archives the unusable body a failed fetch carries, never putting it in the error text', async () => {
@@ -63,7 +64,7 @@ describe('runPull', () => {
     );
     const d = deps({ fetch: async () => Promise.reject(error) });
     expect(await runPull(d, data, 'j1', logger)).toMatchObject({ ok: false, failure: { kind: 'transient' } });
-    expect(d.recorded).toEqual([{ error, attempts: 2, jobId: 'j1', body }]);
+    expect(d.recorded).toEqual([{ error, attempts: 2, jobId: 'j1', fetchToken: 7, body }]);
   });
 
   it('does not record a 429 (a pause), a shutdown abort (ours), nor a load failure (the loader recorded it)', async () => {
@@ -86,5 +87,32 @@ describe('runPull', () => {
       failure: { kind: 'fatal', reason: expect.stringContaining('"gone"') },
     });
     expect(called).toBe(false);
+  });
+  it('takes its fencing token before the request is sent, and hands it to the load', async () => {
+    const order: string[] = [];
+    let loadedToken: number | undefined;
+    const d = deps({
+      fetchToken: async () => (order.push('token'), 42),
+      fetch: async () => (order.push('fetch'), fetched),
+      load: async (_r, _p, f) => {
+        loadedToken = f.fetchToken;
+        return { loadId: 1, status: 'loaded', rows: 3, reconciled: true, loadMs: 1 };
+      },
+    });
+    expect(await runPull(d, data, 'j', logger)).toMatchObject({ ok: true });
+    expect(order).toEqual(['token', 'fetch']);
+    expect(loadedToken).toBe(42);
+  });
+
+  it('does not fetch when no token can be taken (Postgres down), and retries', async () => {
+    let called = false;
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const d = deps({
+      fetchToken: async () => Promise.reject(down),
+      fetch: async () => ((called = true), fetched),
+    });
+    expect(await runPull(d, data, 'j', logger)).toMatchObject({ ok: false, failure: { kind: 'transient' } });
+    expect(called).toBe(false);
+    expect(d.recorded).toEqual([]);
   });
 });

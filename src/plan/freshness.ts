@@ -1,0 +1,89 @@
+// Freshness: how old a report's newest data may get before it counts as late. Pure: the clock
+// comes in as `now`.
+import { CronExpressionParser } from 'cron-parser';
+import type { ReportJob } from '../config/jobs.js';
+import { addDays, startOfLocalDate } from '../dates/calendar.js';
+import { unreachable, type Period, type PeriodUnit } from '../dates/periods.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** A fixed instant to measure cron intervals from, so the default does not move with the clock. */
+const CRON_REFERENCE = new Date('2026-01-05T00:00:00Z');
+
+type FreshnessOf = Pick<ReportJob, 'period' | 'schedule' | 'freshnessMs'>;
+
+/**
+ * The report's freshness limit in ms: its declared `freshness`, else its period's length (a day,
+ * 7 days, 31 days) plus its schedule's interval (the longest gap between two of its cron runs; a
+ * day when it has no schedule). So a daily report ticking nightly is late at 48 h: once a whole
+ * nightly run has been missed, not in the hours before the night's tick.
+ */
+export function freshnessLimitMs(report: FreshnessOf): number {
+  if (report.freshnessMs !== undefined) return report.freshnessMs;
+  return periodLengthMs(report.period) + scheduleIntervalMs(report.schedule);
+}
+
+/** The longest length of a period of `unit`. */
+export function periodLengthMs(unit: PeriodUnit): number {
+  switch (unit) {
+    case 'day':
+      return DAY_MS;
+    case 'week':
+      return 7 * DAY_MS;
+    case 'month':
+      return 31 * DAY_MS;
+    default:
+      return unreachable(unit, 'period unit');
+  }
+}
+
+/** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days. */
+export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
+  if (schedule === undefined) return DAY_MS;
+  const runs = CronExpressionParser.parse(schedule.cron, {
+    tz: schedule.timezone,
+    currentDate: CRON_REFERENCE,
+    strict: false,
+  }).take(32);
+  let longest = 0;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = (runs[i]?.getTime() ?? 0) - (runs[i - 1]?.getTime() ?? 0);
+    longest = Math.max(longest, gap);
+  }
+  return Math.min(longest || DAY_MS, 31 * DAY_MS);
+}
+
+/** The instant a period's data is complete: the start of the day after its last day, in `timezone`. */
+export function periodEndInstant(period: Pick<Period, 'end'>, timezone: string): Date {
+  return startOfLocalDate(addDays(period.end, 1), timezone);
+}
+
+/** How a report stands against its freshness limit. */
+export interface Freshness {
+  readonly limitMs: number;
+  /** Age of the newest loaded data (now minus the end of the newest loaded period); null: none loaded. */
+  readonly ageMs: number | null;
+  /** True when nothing is loaded or the newest loaded data is older than the limit. */
+  readonly late: boolean;
+}
+
+/** The freshness of `report` whose newest loaded period is `newest` (undefined: none), at `now`. */
+export function freshnessOf(
+  report: FreshnessOf,
+  newest: Pick<Period, 'end'> | undefined,
+  now: Date,
+): Freshness {
+  const limitMs = freshnessLimitMs(report);
+  if (newest === undefined) return { limitMs, ageMs: null, late: true };
+  const ageMs = now.getTime() - periodEndInstant(newest, report.schedule?.timezone ?? 'UTC').getTime();
+  return { limitMs, ageMs, late: ageMs > limitMs };
+}
+
+/**
+ * True when a period should be loaded by now: its data ended longer ago than the freshness limit.
+ * A missing period that is not yet due (yesterday, before the night's tick) is no problem.
+ */
+export function isDue(report: FreshnessOf, period: Pick<Period, 'end'>, now: Date): boolean {
+  const end = periodEndInstant(period, report.schedule?.timezone ?? 'UTC');
+  return now.getTime() - end.getTime() > freshnessLimitMs(report);
+}

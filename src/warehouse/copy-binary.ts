@@ -1,0 +1,146 @@
+// COPY binary-format encoding of report rows. Binary COPY spares Postgres the parsing of every
+// number and date from text (psql's own binary \copy is about 1.25x its text \copy), and spares us
+// the escaping of text values. The rows are checked exactly as the text encoder checks them.
+// Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
+// per row an int16 field count, then per field an int32 byte length and the value in network
+// order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
+// trailer int16 -1.
+import type { DimensionType } from '../config/dimensions.js';
+import { COUNTERS, type ReportRow } from '../report/types.js';
+import { rowChecks, type CopyLayout } from './copy-encode.js';
+
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** Signature, flags (int32 0), header extension length (int32 0). */
+export const BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
+/** The file trailer: a field count of -1. */
+export const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+
+const MS_PER_DAY = 86_400_000;
+const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+const TWO_32 = 4_294_967_296;
+/** Digits below which a decimal string is exactly a JavaScript number (< 2^53). */
+const SAFE_DIGITS = 15;
+
+/** Days from 2000-01-01 to a YYYY-MM-DD date already validated. */
+function pgDays(date: string): number {
+  const ms = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
+  return Math.round((ms - PG_EPOCH_MS) / MS_PER_DAY);
+}
+
+/** One field (length and value) of a dimension value already checked for its type. */
+export function binaryField(value: string, type: DimensionType): Buffer {
+  switch (type) {
+    case 'text': {
+      const bytes = Buffer.byteLength(value, 'utf8');
+      const out = Buffer.allocUnsafe(4 + bytes);
+      out.writeInt32BE(bytes, 0);
+      out.write(value, 4, 'utf8');
+      return out;
+    }
+    case 'date': {
+      const out = Buffer.allocUnsafe(8);
+      out.writeInt32BE(4, 0);
+      out.writeInt32BE(pgDays(value), 4);
+      return out;
+    }
+    case 'smallint': {
+      const out = Buffer.allocUnsafe(6);
+      out.writeInt32BE(2, 0);
+      out.writeInt16BE(Number(value), 4);
+      return out;
+    }
+    case 'bigint': {
+      const out = Buffer.allocUnsafe(12);
+      out.writeInt32BE(8, 0);
+      const digits = value.startsWith('-') ? value.length - 1 : value.length;
+      if (digits <= SAFE_DIGITS && !value.startsWith('-')) writeUint64(out, 4, Number(value));
+      else out.writeBigInt64BE(BigInt(value), 4);
+      return out;
+    }
+  }
+}
+
+/** Writes a non-negative safe integer as an int64 at `offset`. */
+function writeUint64(buf: Buffer, offset: number, n: number): void {
+  buf.writeUInt32BE(Math.floor(n / TWO_32), offset);
+  buf.writeUInt32BE(n % TWO_32, offset + 4);
+}
+
+/**
+ * Streams rows as COPY binary data in chunks of about `chunkBytes`: the header first, the trailer
+ * last. Each row is checked as the text encoder checks it (createRowEncoder), in the same pass.
+ * `counter.rows` counts rows encoded.
+ */
+export async function* copyBinaryChunks(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  layout: CopyLayout,
+  counter: { rows: number },
+  chunkBytes = 256 * 1024,
+): AsyncGenerator<Buffer> {
+  const checks = rowChecks(layout);
+  const fields = 2 + layout.dimensions.length + COUNTERS.length + 1;
+  // Every row starts with its field count and the period, and ends with the load id.
+  const prefix = Buffer.concat([
+    Buffer.from([fields >> 8, fields & 0xff]),
+    binaryField(layout.periodStart, 'date'),
+    binaryField(layout.periodEnd, 'date'),
+  ]);
+  const suffix = binaryField(String(layout.loadId), 'bigint');
+  const counterBytes = COUNTERS.length * 12;
+  // Rows repeat the outer dimensions' values (day, campaign): reuse the last field encoded.
+  const lastValue: Array<string | undefined> = checks.types.map(() => undefined);
+  const lastField: Buffer[] = checks.types.map(() => Buffer.alloc(0));
+
+  let chunk = Buffer.allocUnsafe(chunkBytes);
+  let at = BINARY_HEADER.copy(chunk, 0);
+  const add = (row: ReportRow): Buffer | undefined => {
+    checks.shape(row);
+    let size = prefix.length + counterBytes + suffix.length;
+    for (let i = 0; i < lastField.length; i++) {
+      const value = row.dims[i] as string;
+      if (value !== lastValue[i]) {
+        checks.dimension(i, value);
+        lastField[i] = binaryField(value, checks.types[i] as DimensionType);
+        lastValue[i] = value;
+      }
+      size += (lastField[i] as Buffer).length;
+    }
+    let full: Buffer | undefined;
+    if (at + size > chunk.length) {
+      full = chunk.subarray(0, at);
+      chunk = Buffer.allocUnsafe(Math.max(chunkBytes, size));
+      at = 0;
+    }
+    at += prefix.copy(chunk, at);
+    for (const field of lastField) at += field.copy(chunk, at);
+    for (let i = 0; i < COUNTERS.length; i++) {
+      const n = row.counters[i] as number;
+      checks.counter(i, n);
+      chunk.writeInt32BE(8, at);
+      writeUint64(chunk, at + 4, n);
+      at += 12;
+    }
+    at += suffix.copy(chunk, at);
+    counter.rows++;
+    return full;
+  };
+  if (Symbol.iterator in rows) {
+    // A plain loop over an array: `for await` would cost a microtask per row.
+    for (const row of rows) {
+      const full = add(row);
+      if (full !== undefined) yield full;
+    }
+  } else {
+    for await (const row of rows) {
+      const full = add(row);
+      if (full !== undefined) yield full;
+    }
+  }
+  if (at + BINARY_TRAILER.length > chunk.length) {
+    yield chunk.subarray(0, at);
+    chunk = Buffer.allocUnsafe(BINARY_TRAILER.length);
+    at = 0;
+  }
+  at += BINARY_TRAILER.copy(chunk, at);
+  yield chunk.subarray(0, at);
+}

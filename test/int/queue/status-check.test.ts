@@ -1,0 +1,125 @@
+// `adops status --check` through the real CLI binary (a child process) on real Postgres and Redis:
+// exit 1 naming a late report, exit 0 once heal and a worker caught up, exit 2 on bad usage.
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliProcess } from '../../helpers/run-cli.js';
+import { createHarness, lastDays, type Harness } from './harness.js';
+
+let h: Harness;
+let jobsDir: string;
+let env: Record<string, string>;
+beforeEach(async () => {
+  h = await createHarness();
+  // Two nightly daily reports (default freshness: a day plus the nightly interval, 48 h).
+  jobsDir = mkdtempSync(join(tmpdir(), 'adops-check-jobs-'));
+  for (const f of ['daily_zone.yaml', 'daily_campaign.yaml']) copyFileSync(join('jobs', f), join(jobsDir, f));
+  env = { ...h.env, ADOPS_JOBS_DIR: jobsDir };
+});
+afterEach(async () => {
+  await h.close();
+  rmSync(jobsDir, { recursive: true, force: true });
+});
+
+async function adops(...args: string[]) {
+  return runCliProcess(args, env);
+}
+
+describe('adops status --check', () => {
+  it('exits 1 naming the one late report, and 0 after heal and a worker caught up', async () => {
+    const { from, to } = lastDays(3);
+    await h.worker();
+    // daily_campaign is complete; daily_zone has only the oldest of the three days.
+    const loaded = await adops(
+      'backfill',
+      '--report',
+      'daily_campaign',
+      '--from',
+      from,
+      '--to',
+      to,
+      '--wait',
+    );
+    expect(loaded.code).toBe(0);
+    const old = await adops('backfill', '--report', 'daily_zone', '--from', from, '--to', from, '--wait');
+    expect(old.code).toBe(0);
+
+    const late = await adops('status', '--check', '--days', '3');
+    expect(late.stdout).toMatch(
+      new RegExp(
+        `^daily_zone: late: newest loaded period ${from} ended \\d+(\\.\\d)?h ago \\(freshness 48h\\)$`,
+        'm',
+      ),
+    );
+    expect(late.stdout).not.toContain('daily_campaign');
+    expect(late.stderr).toMatch(/^adops: 1 problem\(s\) in 1 report\(s\): daily_zone; `adops heal`/m);
+    expect(late.code).toBe(1);
+
+    const heal = await adops('heal', '--days', '3', '--wait');
+    expect(heal.code).toBe(0);
+    const fresh = await adops('status', '--check', '--days', '3');
+    expect([fresh.code, fresh.stdout]).toEqual([
+      0,
+      'ok: 2 reports fresh and complete over the last 3 days\n',
+    ]);
+  });
+
+  it('names each failed period and each overdue hole, and honours a declared freshness', async () => {
+    writeFileSync(
+      join(jobsDir, 'daily_campaign.yaml'),
+      `${'name: daily_campaign'}
+dimensions: [day, campaign_id]
+period: day
+lookback_days: 3
+freshness: 1h
+schedule: { cron: '0 3 * * *', timezone: 'UTC' }
+`,
+    );
+    const { from, to } = lastDays(5);
+    const hole = lastDays(3).from;
+    const failed = lastDays(4).from;
+    await h.worker();
+    const backfill = (report: string, a: string, b: string) =>
+      adops('backfill', '--report', report, '--from', a, '--to', b, '--wait');
+    expect((await backfill('daily_campaign', from, to)).code).toBe(0);
+    // daily_zone: a hole behind loaded data, and a period whose last attempt failed.
+    expect((await backfill('daily_zone', from, failed)).code).toBe(0);
+    expect((await backfill('daily_zone', lastDays(2).from, to)).code).toBe(0);
+    await h.db.pool.query(
+      `UPDATE adops.report_loads SET status = 'failed', error = 'ApiHttpError: HTTP 401\nsecond line'
+        WHERE report = 'daily_zone' AND period_start = $1`,
+      [failed],
+    );
+    const r = await adops('status', '--check', '--days', '5');
+    expect(r.code).toBe(1);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual(
+      [
+        `daily_zone ${hole}: missing`,
+        `daily_zone ${failed}: failed: ApiHttpError: HTTP 401`,
+        expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1h\)$/),
+      ].sort(),
+    );
+  });
+
+  it('exits 2 on bad usage: --check with --json, a bad --days, a bad freshness', async () => {
+    const both = await adops('status', '--check', '--json');
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      expect.stringContaining('--check and --json cannot be combined'),
+    ]);
+    expect((await adops('status', '--check', '--days', '0')).code).toBe(2);
+    writeFileSync(
+      join(jobsDir, 'daily_zone.yaml'),
+      'name: daily_zone\ndimensions: [day, zone_id]\nfreshness: soon\n',
+    );
+    const bad = await adops('status', '--check');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/daily_zone\.yaml: freshness: "soon" is not a duration/);
+  });
+});

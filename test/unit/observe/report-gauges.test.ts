@@ -1,0 +1,88 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import {
+  gaugeValues,
+  registerReportGauges,
+  type ReportFreshness,
+} from '../../../src/observe/report-gauges.js';
+import type { ReportStatus } from '../../../src/observe/status.js';
+
+const status = (over: Partial<ReportStatus>): ReportStatus => ({
+  report: 'weekly',
+  period: 'week',
+  lastLoaded: null,
+  expected: 4,
+  loaded: 0,
+  missing: [],
+  failed: [],
+  unreconciled: [],
+  zeroRows: [],
+  cells: [],
+  freshness: { limitHours: 48, ageHours: null, late: true },
+  overdue: [],
+  ...over,
+});
+
+const fresh = (over: Partial<ReportFreshness> = {}): ReportFreshness => ({
+  report: 'daily',
+  lastPeriodEndMs: Date.parse('2026-03-10T00:00:00Z'),
+  freshnessMs: 48 * 3_600_000,
+  missing: 1,
+  failed: 0,
+  unreconciled: 0,
+  lastRestatement: null,
+  ...over,
+});
+
+describe('gaugeValues', () => {
+  it('ends a period at the midnight after its last day in the report time zone, whatever its kind', () => {
+    const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
+    const week = gaugeValues(weekly, status({ lastLoaded: '2026-03-02', missing: ['2026-03-09'] }), 0.5);
+    expect(new Date(week.lastPeriodEndMs!).toISOString()).toBe('2026-03-09T00:00:00.000Z');
+    expect(week).toMatchObject({ missing: 1, failed: 0, lastRestatement: 0.5 });
+    // A week plus the default schedule interval of a day.
+    expect(week.freshnessMs).toBe(8 * 24 * 3_600_000);
+    const monthly = {
+      period: 'month' as const,
+      schedule: { cron: '0 3 * * *', timezone: 'Europe/Berlin' },
+      freshnessMs: 3_600_000,
+    };
+    const month = gaugeValues(monthly, status({ period: 'month', lastLoaded: '2026-02-01' }), null);
+    expect(new Date(month.lastPeriodEndMs!).toISOString()).toBe('2026-02-28T23:00:00.000Z');
+    expect(month.freshnessMs).toBe(3_600_000);
+    expect(gaugeValues(weekly, status({}), null).lastPeriodEndMs).toBeNull();
+  });
+});
+
+describe('registerReportGauges', () => {
+  it('reads the warehouse at most once per cache period and keeps the last values when it fails', async () => {
+    const registry = new Registry();
+    let reads = 0;
+    let fail = false;
+    let clock = 1_000_000;
+    registerReportGauges(
+      registry,
+      async () => {
+        reads++;
+        if (fail) throw new Error('Postgres down');
+        return [fresh({ missing: reads })];
+      },
+      { cacheMs: 30_000, now: () => clock },
+    );
+    const scrape = () => registry.metrics();
+    expect(await scrape()).toContain('adops_report_missing_periods{report="daily"} 1');
+    await scrape();
+    expect(reads).toBe(1);
+    clock += 30_000;
+    expect(await scrape()).toContain('adops_report_missing_periods{report="daily"} 2');
+    fail = true;
+    clock += 30_000;
+    expect(await scrape()).toContain('adops_report_missing_periods{report="daily"} 2');
+    expect(reads).toBe(3);
+    const text = await scrape();
+    expect(text).toContain(
+      `adops_report_data_age_seconds{report="daily"} ${(clock - Date.parse('2026-03-10T00:00:00Z')) / 1000}`,
+    );
+    expect(text).not.toContain('adops_report_last_restatement_ratio{');
+  });
+});
