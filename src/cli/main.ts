@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { redactSecrets } from '../log/redact.js';
+import { terminalSafe } from '../report/format.js';
 import { CommandFailed, createContext, UsageError, type CliContext } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -49,7 +50,10 @@ export async function main(
 ): Promise<number> {
   if (stdout === process.stdout) endOnClosedPipe(stdout);
   const secrets = [env.ADOPS_API_KEY].filter((s): s is string => s !== undefined);
-  const say = (text: string) => stderr.write(`${redactSecrets(text, secrets)}\n`);
+  // Messages can quote the API (an error body, a bad value): escape their control characters, line
+  // by line, so a hostile server cannot drive the user's terminal through them.
+  const say = (text: string) =>
+    stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
   try {
     const program = await buildProgram(argv.slice(2), env, stdout, stderr);
     await program.parseAsync([...argv]);

@@ -1,10 +1,21 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import {
+  BASE_URL_FORM,
+  baseUrlProblem,
+  DATABASE_URL_FORM,
+  postgresUrlProblem,
+  REDIS_URL_FORM,
+  redisUrlProblem,
+  withoutPassword,
+} from './connection-urls.js';
+import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { ConfigError } from './errors.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Bytes a key file may hold: a key is tens of bytes; anything near this is the wrong file. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
 export const SCHEMA_NAME = IDENTIFIER;
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
@@ -76,26 +87,23 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 
+/** A connection URL checked in full: the issue reads `<form>: <what is wrong>`. */
+const checkedUrl = (form: string, problem: (value: string) => string | undefined) =>
+  z.string().superRefine((value, ctx) => {
+    const found = problem(value);
+    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
+  });
+
 const ENV_SCHEMA = {
-  ADOPS_BASE_URL: z
-    .string()
-    .url('an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2')
-    .refine((u) => /^https?:\/\//.test(u), 'an http(s) URL')
-    .refine((u) => /\/v2\/?$/.test(u), 'an URL ending in /v2')
+  ADOPS_BASE_URL: checkedUrl(BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   ADOPS_AUTH: z.enum(['bearer', 'x-api-key'], 'one of: bearer, x-api-key').default('bearer'),
   ADOPS_REPORT_PARAMS: z
     .enum(['repeat', 'brackets', 'comma', 'json-body'], 'one of: repeat, brackets, comma, json-body')
     .default('repeat'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// connection string')
-    .optional(),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
-    .default('redis://127.0.0.1:6379'),
+  DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
+  REDIS_URL: checkedUrl(REDIS_URL_FORM, redisUrlProblem).default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
     .string()
     .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
@@ -146,7 +154,8 @@ export function loadConfig(env: Env): Config {
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
-      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(clean[name]);
+      // A connection URL may carry a password: the message shows the value without it.
+      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(withoutPassword(clean[name]));
       throw new ConfigError(
         `${name}=${shown} is invalid: expected ${issue?.message ?? 'a valid value'}`,
         name,
@@ -200,11 +209,13 @@ function readApiKey(env: Env): string | undefined {
   if (file === undefined) return validKey(direct, 'ADOPS_API_KEY');
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFile(file, MAX_KEY_FILE_BYTES, 'a file holding the key');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (!(error instanceof FileRefused)) throw error;
     throw new ConfigError(
-      `ADOPS_API_KEY_FILE=${file} cannot be read (${code}): expected a readable file holding the key`,
+      error.code === undefined
+        ? `ADOPS_API_KEY_FILE=${file}: ${error.message}`
+        : `ADOPS_API_KEY_FILE=${file} cannot be read (${error.code}): expected a readable file holding the key`,
       'ADOPS_API_KEY_FILE',
       { cause: error },
     );

@@ -1,14 +1,27 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
+import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { parseDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
+
+/**
+ * Names a report may not take: its table report_<name> would land on the system's own report_loads,
+ * report_totals or report_raw, or on one of their indexes and sequences (report_loads_pkey, ...).
+ */
+export const RESERVED_NAMES = ['loads', 'totals', 'raw'] as const;
+
+/** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
+export const MAX_JOB_FILE_BYTES = 64 * 1024;
+
+/** Job definitions a folder may hold. */
+export const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
 
 export interface Schedule {
@@ -77,9 +90,15 @@ export function loadJobs(dir: string): JobSet {
       { cause: error },
     );
   }
+  if (files.length > MAX_JOB_FILES) {
+    throw new ConfigError(
+      `ADOPS_JOBS_DIR=${dir} holds ${files.length} job definitions (*.yaml, *.yml): at most ${MAX_JOB_FILES} are allowed`,
+      'ADOPS_JOBS_DIR',
+    );
+  }
   const jobs = files.map((f) => {
     const path = join(dir, f);
-    return parseJob(readFileSync(path, 'utf8'), path);
+    return parseJob(readJobFile(path), path);
   });
   const seen = new Map<string, string>();
   for (const job of jobs) {
@@ -96,6 +115,17 @@ export function loadJobs(dir: string): JobSet {
     reports: jobs.filter((j): j is ReportJob => j.kind === 'report'),
     entities: jobs.filter((j): j is EntitiesJob => j.kind === 'entities'),
   };
+}
+
+/** The text of one job file, refused by its size before it is read (see readBoundedFile). */
+function readJobFile(path: string): string {
+  try {
+    return readBoundedFile(path, MAX_JOB_FILE_BYTES, 'a job definition');
+  } catch (error) {
+    if (error instanceof FileRefused)
+      throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
+    throw error;
+  }
 }
 
 /** Parses and validates one job definition; `file` is only used in error messages. */
@@ -133,6 +163,17 @@ export function parseJob(text: string, file: string): JobDefinition {
     );
   }
   const name = o.name as string;
+  if (isReserved(name)) {
+    fail(
+      'name',
+      `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals or report_raw; ` +
+        `not allowed: ${RESERVED_NAMES.join(', ')}, or a name starting with ${RESERVED_NAMES.map(
+          (r) => `${r}_`,
+        )
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' or $1')}`,
+    );
+  }
   const schedule =
     o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
   if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });
@@ -209,6 +250,11 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
     fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
   }
   return Object.freeze({ cron, timezone: timezone as string });
+}
+
+/** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
+export function isReserved(name: string): boolean {
+  return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
 }
 
 function show(value: unknown): string {

@@ -2,6 +2,7 @@
 // fields, and a newer sync still running, interrupted or failed.
 import { problemText } from '../entities/field-problem.js';
 import type { EntitySyncStatus } from '../warehouse/entities/run-status.js';
+import { terminalSafe } from '../report/format.js';
 
 /** Problems listed in full under the per-field counts. */
 const SHOWN = 5;
@@ -29,7 +30,8 @@ export function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
   const l = e.latest;
   if (l !== null) {
     const of = `${l.campaignsDone}/${l.campaignsTotal ?? '?'} campaigns, ${l.requests} requests, try ${l.tries}`;
-    if (l.state === 'failed') lines.push(`  run ${l.runId} failed: ${l.error ?? 'no reason recorded'}`);
+    if (l.state === 'failed')
+      lines.push(`  run ${l.runId} failed: ${terminalSafe(l.error ?? 'no reason recorded')}`);
     else if (l.state === 'running') lines.push(`  run ${l.runId} running since ${l.startedAt}: ${of}`);
     else
       lines.push(

@@ -1,5 +1,6 @@
 // `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
 import { addDays } from '../dates/calendar.js';
+import { terminalSafe } from '../report/format.js';
 import { renderEntityStatus } from './status-entities.js';
 import type { CellState, ReportStatus, Status } from './status.js';
 
@@ -60,7 +61,8 @@ export function renderStatus(status: Status): string {
     if (r.freshness.late) problems.push(`  ${lateText(r)}`);
     if (r.missing.length > 0) problems.push(`  ${r.report}: missing ${foldDates(r.missing).join(', ')}`);
     for (const f of r.failed)
-      problems.push(`  ${r.report} ${f.period}: failed: ${f.error ?? 'no reason recorded'}`);
+      // The stored error may quote an API body: printed for a terminal, its controls are escaped.
+      problems.push(`  ${r.report} ${f.period}: failed: ${terminalSafe(f.error ?? 'no reason recorded')}`);
     for (const u of r.unreconciled) problems.push(`  ${r.report} ${u.period}: ${unreconciledText(u)}`);
     if (r.zeroRows.length > 0)
       problems.push(
@@ -80,7 +82,8 @@ export function renderStatus(status: Status): string {
   }
   lines.push(...renderEntityStatus(status.entities));
   lines.push('', 'Queues:');
-  if (status.queues === null) lines.push(`  unavailable: ${status.queueError ?? 'unknown error'}`);
+  if (status.queues === null)
+    lines.push(`  unavailable: ${terminalSafe(status.queueError ?? 'unknown error')}`);
   else
     for (const [name, c] of Object.entries(status.queues))
       lines.push(

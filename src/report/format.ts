@@ -15,17 +15,56 @@ export function csvField(value: string): string {
   return quote ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** First characters a spreadsheet reads as a formula (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV cell a spreadsheet will not run as a formula: a value starting with = + - @, tab or CR gets
+ * a single quote in front (OWASP), which spreadsheets show as text. Other values are unchanged.
+ */
+export function formulaSafe(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+// C0 controls (newline and tab included: a table cell is one line), DEL and C1 controls, and the
+// invisible marks that reorder or break displayed text (bidi overrides and isolates, U+2028/9).
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `value` safe to print on a terminal: control characters (ESC included) become visible escapes,
+ * `\n`, `\r`, `\t`, `\x1b` or `\u202e`, so an API value cannot move the cursor, set the title
+ * or reorder the line around it. Printable text is unchanged.
+ */
+export function terminalSafe(value: string): string {
+  return value.replace(UNPRINTABLE, (c) => {
+    const code = c.charCodeAt(0);
+    return (
+      NAMED[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`)
+    );
+  });
+}
+
 /** The column names of a report: its dimensions in request order, then the five counters. */
 export function columns(dimensions: readonly Dimension[]): string[] {
   return [...dimensions, ...COUNTERS];
 }
 
-/** CSV text of the rows, header first, in chunks of whole lines (CRLF-free: `\n` line ends). */
-export function* csvChunks(dimensions: readonly Dimension[], rows: readonly ReportRow[]): Generator<string> {
+/**
+ * CSV text of the rows, header first, in chunks of whole lines (CRLF-free: `\n` line ends). With
+ * `formulas: 'safe'` dimension values pass through formulaSafe (counters are numbers of our own).
+ */
+export function* csvChunks(
+  dimensions: readonly Dimension[],
+  rows: readonly ReportRow[],
+  options: { readonly formulas?: 'safe' | 'as-sent' } = {},
+): Generator<string> {
+  const cell = options.formulas === 'safe' ? (v: string) => csvField(formulaSafe(v)) : csvField;
   let out = `${columns(dimensions).map(csvField).join(',')}\n`;
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r] as ReportRow;
-    for (let d = 0; d < row.dims.length; d++) out += `${csvField(row.dims[d] as string)},`;
+    for (let d = 0; d < row.dims.length; d++) out += `${cell(row.dims[d] as string)},`;
     out += `${row.counters.join(',')}\n`;
     if ((r + 1) % CHUNK_ROWS === 0) {
       yield out;

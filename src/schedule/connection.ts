@@ -43,6 +43,10 @@ function commonOptions(): RedisOptions {
   return { lazyConnect: false };
 }
 
+/** Replies that mean REDIS_URL's database, user or password will never be accepted. */
+const REFUSED_SETTINGS =
+  /^(ERR DB index|ERR invalid DB index|NOAUTH|WRONGPASS|NOPERM|ERR invalid password|ERR AUTH)/;
+
 /**
  * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs` (with `failFast`,
  * at the first connection error: a command a user runs should say so at once). The URL in the
@@ -69,7 +73,21 @@ export async function ensureReady(
     };
     const onError = (error: Error) => {
       lastError = error;
-      if (options.failFast === true) fail();
+      // Redis refusing our settings while connecting (SELECT of a database it does not have, a
+      // wrong password): waiting cannot help, and ioredis would go on without them. Other replies
+      // (LOADING, MASTERDOWN) pass with time.
+      if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) refuse(error);
+      else if (options.failFast === true) fail();
+    };
+    const refuse = (error: Error) => {
+      cleanup();
+      reject(
+        new RedisUnavailableError(
+          `Redis at ${safeUrl(redisUrl)} refused the connection (${error.message}): ` +
+            "check REDIS_URL's database number, user and password",
+          { cause: error },
+        ),
+      );
     };
     const timer = setTimeout(fail, timeoutMs);
     const onReady = () => {

@@ -18,7 +18,8 @@ export interface PoolOptions {
  * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
  */
 export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): pg.Pool {
-  if (config.databaseUrl === undefined) useLibpqDefaults();
+  useOsUserByDefault();
+  if (config.databaseUrl === undefined) useLibpqSocket();
   const pool = new pg.Pool({
     ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
     max: opts.max ?? 10,
@@ -35,12 +36,24 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
 }
 
 /**
- * Without DATABASE_URL, connect as libpq would: the OS user and the local socket. node-postgres
- * defaults to $USER (unset in many containers and cron jobs) and TCP localhost. PG* variables
- * still win: pg reads them before these defaults.
+ * Connect as the OS user when no user is named, as psql does: node-postgres defaults to $USER,
+ * which is unset in many containers and cron jobs ("no PostgreSQL user name"). A user in the URL
+ * and PGUSER still win: pg reads both before this default.
  */
-function useLibpqDefaults(): void {
-  if (pg.defaults.user === undefined || pg.defaults.user === '') pg.defaults.user = userInfo().username;
+function useOsUserByDefault(): void {
+  if (pg.defaults.user !== undefined && pg.defaults.user !== '') return;
+  try {
+    pg.defaults.user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): pg then names the missing user itself.
+  }
+}
+
+/**
+ * Without DATABASE_URL, connect as libpq would: the local socket rather than TCP localhost, when
+ * the socket is there. PG* variables still win: pg reads them before these defaults.
+ */
+function useLibpqSocket(): void {
   const socketDir = '/var/run/postgresql';
   if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`)) {
     pg.defaults.host = socketDir;

@@ -1,6 +1,7 @@
 // Creates the report_<name> tables from the job definitions, and refuses to touch one that no
 // longer matches its definition: the data in it is someone's history, never ours to drop.
 import type { ClientBase } from 'pg';
+import { ConfigError } from '../config/errors.js';
 import type { ReportJob } from '../config/jobs.js';
 import { afterUpgrades, applyColumnUpgrades, pendingUpgrades } from './column-upgrades.js';
 import { SchemaDriftError } from './errors.js';
@@ -41,6 +42,7 @@ export async function ensureReportTables(
   schema: string,
   reports: readonly ReportJob[],
 ): Promise<EnsureResult> {
+  refuseNameClashes(reports);
   const created: string[] = [];
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
@@ -115,6 +117,26 @@ async function rebuildIndex(client: ClientBase, schema: string, table: string, i
   await client.query(createIndexSql(schema, table, ix, temporary));
   await client.query(`DROP INDEX ${qualified(schema, ix.name)}`);
   await client.query(`ALTER INDEX ${qualified(schema, temporary)} RENAME TO ${ident(ix.name)}`);
+}
+
+/**
+ * Throws ConfigError when one report's table would take the name of another report's index
+ * (report `daily` indexes report_daily_campaign_id, the table of a report `daily_campaign_id`):
+ * Postgres keeps tables and indexes in one namespace, so the second CREATE would fail half-way.
+ */
+function refuseNameClashes(reports: readonly ReportJob[]): void {
+  const indexOwner = new Map<string, ReportJob>();
+  for (const report of reports) for (const ix of tableSpec(report).indexes) indexOwner.set(ix.name, report);
+  for (const report of reports) {
+    const table = tableSpec(report).table;
+    const owner = indexOwner.get(table);
+    if (owner === undefined) continue;
+    throw new ConfigError(
+      `${report.file}: name: "${report.name}": its table ${table} has the name of an index of report ` +
+        `${owner.name} (${owner.file}); rename one of the two reports`,
+      `${report.file}: name`,
+    );
+  }
 }
 
 /** Tables of the fixed schema (sql/001_schema.sql) that share the report_ prefix. */

@@ -54,7 +54,14 @@ export async function openRuntime(o: {
 }): Promise<WorkerRuntime> {
   const { config, logger } = o;
   const redis = o.connection ?? workerConnection(config);
-  const queues = await openQueues(config, redis);
+  let queues: Queues;
+  try {
+    queues = await openQueues(config, redis);
+  } catch (error) {
+    // A connection left open would keep reconnecting, and the process alive, after the failure.
+    if (o.connection === undefined) redis.disconnect();
+    throw error;
+  }
   const limiter = createRequestLimiter(
     redis,
     limiterKey(config.queue.prefix),

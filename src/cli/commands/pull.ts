@@ -11,7 +11,14 @@ import {
   ReportFormatError,
   type UnreconciledReason,
 } from '../../report/errors.js';
-import { columns, countersText, csvChunks, jsonChunks, reconciliationText } from '../../report/format.js';
+import {
+  columns,
+  countersText,
+  csvChunks,
+  jsonChunks,
+  reconciliationText,
+  terminalSafe,
+} from '../../report/format.js';
 import { parseReport, type ParsedReport } from '../../report/parse.js';
 import type { ReportQuery } from '../../report/types.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
@@ -27,6 +34,8 @@ interface PullFlags {
   readonly format?: string;
   readonly strict: boolean;
   readonly raw?: string;
+  /** undefined: on when stdout is a terminal. */
+  readonly csvSafe?: boolean;
 }
 
 /** `adops pull`: one report request straight to stdout, no queue, no database. */
@@ -47,6 +56,11 @@ export function register(program: Command, ctx: CliContext): void {
       false,
     )
     .option(
+      '--csv-safe',
+      'CSV: put a quote before values starting with = + - @, tab or CR, so a spreadsheet shows them as text instead of running them as formulas; default: on when stdout is a terminal',
+    )
+    .option('--no-csv-safe', 'CSV: write every value exactly as the API sent it')
+    .option(
       '--raw <file>',
       "also save the API's response body to this file, as received (for a parse failure)",
     )
@@ -61,7 +75,9 @@ export function register(program: Command, ctx: CliContext): void {
 
 async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   const query = queryOf(flags);
-  const format = formatOf(flags.format, ctx.stdout.isTTY === true);
+  const tty = ctx.stdout.isTTY === true;
+  const format = formatOf(flags.format, tty);
+  const formulas = (flags.csvSafe ?? tty) ? 'safe' : 'as-sent';
   const config = ctx.config();
   const api = createApiClientFromConfig(config, ctx.logger());
   let parsed: ParsedReport;
@@ -85,7 +101,7 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   } finally {
     await api.close();
   }
-  await write(ctx.stdout, chunksOf(format, query.dimensions, parsed));
+  await write(ctx.stdout, chunksOf(format, query.dimensions, parsed, formulas));
   ctx.stderr.write(
     `${summary}\ntotals: ${countersText(parsed.totals)}\n${reconciliationText(parsed.reconciliation)}\n`,
   );
@@ -132,8 +148,13 @@ function formatOf(flag: string | undefined, tty: boolean): Format {
   return flag as Format;
 }
 
-function chunksOf(format: Format, dimensions: readonly Dimension[], parsed: ParsedReport): Iterable<string> {
-  if (format === 'csv') return csvChunks(dimensions, parsed.rows);
+function chunksOf(
+  format: Format,
+  dimensions: readonly Dimension[],
+  parsed: ParsedReport,
+  formulas: 'safe' | 'as-sent',
+): Iterable<string> {
+  if (format === 'csv') return csvChunks(dimensions, parsed.rows, { formulas });
   if (format === 'json') return jsonChunks(dimensions, parsed.rows);
   // No colours: the table may be copied or piped even from a terminal.
   const table = new Table({
@@ -142,7 +163,8 @@ function chunksOf(format: Format, dimensions: readonly Dimension[], parsed: Pars
     // No rule between rows: a report has many.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
-  for (const row of parsed.rows) table.push([...row.dims, ...row.counters.map(String)]);
+  // A table is for a terminal: an API value's control characters must not drive it.
+  for (const row of parsed.rows) table.push([...row.dims.map(terminalSafe), ...row.counters.map(String)]);
   const lines = table.toString().split('\n');
   // Put back the rule under the header alone, drawn like the top border.
   const top = lines[0] ?? '';

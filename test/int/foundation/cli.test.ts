@@ -28,6 +28,43 @@ describe('adops command line', () => {
     expect(run.stdout).toBe('');
   });
 
+  it.each<[string, string[], Record<string, string>]>([
+    ['REDIS_URL', ['heal'], { REDIS_URL: 'redis://127.0.0.1:6379/abc' }],
+    ['DATABASE_URL', ['migrate'], { DATABASE_URL: 'postgres://root@127.0.0.1:99999/adops' }],
+    ['DATABASE_URL', ['status'], { DATABASE_URL: 'postgres://root@127.0.0.1:5432/adops?sslmode=bogus' }],
+  ])(
+    'a malformed %s is one line naming it, exit 2, no stack trace (`adops %s`, a real process)',
+    async (name, args, env) => {
+      const run = await runCliProcess(args, {
+        ...env,
+        DATABASE_URL: env.DATABASE_URL ?? db.url,
+        ADOPS_QUEUE_PREFIX: `cli-url-${process.pid}`,
+      });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^adops: ${name}=".*" is invalid: expected .+\\n$`));
+      expect(run.stderr.split('\n')).toHaveLength(2);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stdout).toBe('');
+    },
+  );
+
+  it('connects to Postgres as the OS user, as psql does, when neither the URL, PGUSER nor USER names one', async () => {
+    // spawnCli passes PATH and HOME only: no USER, no PGUSER. The URL names no user either.
+    const url = new URL(db.url);
+    url.username = '';
+    url.password = '';
+    const run = await runCliProcess(['migrate'], {
+      DATABASE_URL: url.toString(),
+      ADOPS_SCHEMA: 'os_user',
+      ADOPS_JOBS_DIR: jobsDir({}),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM os_user.schema_migrations',
+    );
+    expect(rows[0]?.n).toBeGreaterThan(0);
+  });
+
   it('a bad job file gives one line naming file, field and allowed values, exit 2', async () => {
     const dir = jobsDir({ 'bad.yaml': 'name: bad\ndimensions: [day, placement]\nperiod: day\n' });
     const run = await runCli(['migrate'], { ADOPS_JOBS_DIR: dir, DATABASE_URL: db.url });

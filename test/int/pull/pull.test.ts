@@ -27,8 +27,8 @@ function sink(): Writable & { text: () => string } {
   return Object.assign(w, { text: () => chunks.join('') });
 }
 
-async function adops(args: string[], env: Record<string, string> = {}) {
-  const stdout = sink();
+async function adops(args: string[], env: Record<string, string> = {}, options: { tty?: boolean } = {}) {
+  const stdout = Object.assign(sink(), options.tty === true ? { isTTY: true } : {});
   const stderr = sink();
   const code = await main(
     ['node', 'adops', ...args],
@@ -154,6 +154,113 @@ describe('adops pull', () => {
     const r = await adops([...args, '--format', 'csv'], { ADOPS_HTTP_ATTEMPTS: '20' });
     expect(r.code).toBe(0);
     expect(r.err).toContain('reconciliation: ok');
+  });
+
+  /** A body whose country values are `values`, each with counters 1, and totals that match. */
+  function bodyWith(values: string[]): string {
+    const one = {
+      ad_requests: 1,
+      filled_impressions: 1,
+      impressions: 1,
+      measurable_impressions: 1,
+      viewable_impressions: 1,
+    };
+    const n = values.length;
+    return JSON.stringify({
+      items: { '2026-02-01': Object.fromEntries(values.map((v) => [v, one])) },
+      totals: {
+        ad_requests: n,
+        filled_impressions: n,
+        impressions: n,
+        measurable_impressions: n,
+        viewable_impressions: n,
+      },
+    });
+  }
+  const oneDay = ['pull', '--dimensions', 'day,country', '--from', '2026-02-01'];
+
+  it('shows control characters of API values escaped in a table, so they cannot drive the terminal', async () => {
+    const hostile = [
+      '\u001b]0;pwned\u0007', // sets the terminal title
+      '\u001b[2J\u001b[H', // clears the screen
+      'a\u009b31mb', // C1 CSI
+      'two\nlines\rback\ttab\u007f',
+      '\u202eevil', // right-to-left override
+    ];
+    emu.override({ path: '/v2/reports', status: 200, body: bodyWith(hostile) });
+    const r = await adops([...oneDay, '--format', 'table'], {}, { tty: true });
+    expect(r.code, r.err).toBe(0);
+    // eslint-disable-next-line no-control-regex -- control characters are what must not get through
+    expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(r.out).toContain('\\x1b]0;pwned\\x07');
+    expect(r.out).toContain('\\x1b[2J\\x1b[H');
+    expect(r.out).toContain('a\\x9b31mb');
+    expect(r.out).toContain('two\\nlines\\rback\\ttab\\x7f');
+    expect(r.out).toContain('\\u202eevil');
+    // One line per row: a value's newline does not break the table.
+    expect(r.out.trimEnd().split('\n')).toHaveLength(4 + hostile.length);
+  });
+
+  it('escapes C1 and bidi controls of an API error message on stderr, so they cannot drive the terminal', async () => {
+    emu.override({
+      path: '/v2/reports',
+      status: 400,
+      body: JSON.stringify({ message: 'bad \u009b2J request \u202eevil \u001b]0;t\u0007' }),
+    });
+    const r = await adops([...oneDay, '--format', 'csv']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('HTTP 400');
+    // eslint-disable-next-line no-control-regex -- control characters are what must not get through
+    expect(r.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(r.err).toContain('bad \\x9b2J request \\u202eevil');
+  });
+
+  describe('CSV formula injection', () => {
+    const cells = ['=HYPERLINK("http://x","y")', '+1', '-2', '@SUM(A1)', '\tx', '\rx', 'plain', 'a=b'];
+    const safe = [
+      '"\'=HYPERLINK(""http://x"",""y"")"',
+      "'+1",
+      "'-2",
+      "'@SUM(A1)",
+      "'\tx",
+      '"\'\rx"',
+      'plain',
+      'a=b',
+    ];
+    /** The country cells of the CSV, as written, sorted (rows come in the body's order, not ours). */
+    const countries = (out: string) =>
+      out
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.replace(/^2026-02-01,/, '').replace(/,1,1,1,1,1$/, ''))
+        .sort();
+
+    it('prefixes cells starting with = + - @ tab or CR with a quote when stdout is a terminal', async () => {
+      emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
+      const r = await adops([...oneDay, '--format', 'csv'], {}, { tty: true });
+      expect(r.code, r.err).toBe(0);
+      expect(countries(r.out)).toEqual([...safe].sort());
+    });
+
+    it('also with --csv-safe into a pipe or file', async () => {
+      emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
+      const r = await adops([...oneDay, '--format', 'csv', '--csv-safe']);
+      expect(r.code, r.err).toBe(0);
+      expect(countries(r.out)).toEqual([...safe].sort());
+    });
+
+    it('keeps values as sent into a pipe or file, and on a terminal with --no-csv-safe', async () => {
+      const exact = cells.map((c) => (/[",\r]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c));
+      emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
+      const piped = await adops([...oneDay, '--format', 'csv']);
+      expect(piped.code, piped.err).toBe(0);
+      expect(countries(piped.out)).toEqual([...exact].sort());
+      emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
+      const tty = await adops([...oneDay, '--format', 'csv', '--no-csv-safe'], {}, { tty: true });
+      expect(tty.code, tty.err).toBe(0);
+      expect(countries(tty.out)).toEqual([...exact].sort());
+    });
   });
 
   const usage: Array<[string, string[], Record<string, string>, RegExp]> = [

@@ -1,6 +1,7 @@
 // Several `adops worker` processes on one host with the same metrics port: the second cannot bind
 // it, says so once, and processes pulls like the first (issue 15: it used to exit with EADDRINUSE).
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
@@ -66,5 +67,45 @@ describe('two workers on one host with the same metrics port', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ ok: true, running: true });
     expect(second.child.exitCode).toBeNull();
+  });
+});
+
+/** Whether a TCP connection to host:port is accepted (false when refused or unreachable). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+describe('the metrics and health server of `adops worker` without ADOPS_METRICS_HOST', () => {
+  // Already true before issue 18 (ADOPS_METRICS_HOST defaulted to 127.0.0.1 since issue 15); this
+  // proves it through a real worker process. Checked by setting 0.0.0.0: 127.0.0.2 then connects.
+  it('listens on 127.0.0.1 only: not on 127.0.0.2, nor on any other address of the machine', async () => {
+    h = await createHarness();
+    const port = await freePort();
+    const env: Record<string, string> = { ...h.env, ADOPS_METRICS_PORT: String(port), LOG_LEVEL: 'info' };
+    delete env.ADOPS_METRICS_HOST; // the default is what is under test
+    const worker = spawnCli(['worker', '--concurrency', '1'], env);
+    procs.push(worker);
+    await worker.waitFor(/"msg":"worker started"/);
+    expect(await accepts('127.0.0.1', port)).toBe(true);
+    // On Linux all of 127/8 reaches a server bound to 0.0.0.0, but not one bound to 127.0.0.1.
+    const others = [
+      '127.0.0.2',
+      ...Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a !== undefined && !a.internal)
+        .map((a) => a!.address),
+    ];
+    for (const address of others) expect(await accepts(address, port), address).toBe(false);
   });
 });

@@ -45,6 +45,24 @@ describe('renderStatus', () => {
     expect(text).toMatch(/daily_zone\s+█·✗○\n/);
   });
 
+  it("shows a failed load's stored error with its control characters escaped, as it may quote the API", () => {
+    const [report] = status.reports;
+    const text = renderStatus({
+      ...status,
+      reports: [
+        {
+          ...report!,
+          failed: [{ period: '2026-01-03', error: 'HTTP 400: bad \u009b2J \u202eevil\nsecond \u001b[1m' }],
+        },
+      ],
+    });
+    // eslint-disable-next-line no-control-regex -- control characters are what must not get through
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain(
+      'daily_zone 2026-01-03: failed: HTTP 400: bad \\x9b2J \\u202eevil\\nsecond \\x1b[1m\n',
+    );
+  });
+
   it('says why each unreconciled period is so: no totals, partial totals, or a mismatch', () => {
     const [report] = status.reports;
     const text = renderStatus({

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { csvChunks, csvField, jsonChunks, reconciliationText } from '../../../src/report/format.js';
+import {
+  csvChunks,
+  csvField,
+  formulaSafe,
+  jsonChunks,
+  reconciliationText,
+  terminalSafe,
+} from '../../../src/report/format.js';
 
 const rows = [
   { dims: ['2026-01-01', 'a,b'], counters: [1, 2, 3, 4, 5] },
@@ -44,5 +51,29 @@ describe('report output formats', () => {
     expect(
       reconciliationText({ ok: false, differences: [{ counter: 'impressions', items: 3, totals: 4 }] }),
     ).toBe('reconciliation: MISMATCH impressions rows=3 totals=4');
+  });
+});
+
+describe('output safe for terminals and spreadsheets', () => {
+  it('escapes C0, DEL, C1 and bidi controls for a terminal, leaving printable text alone', () => {
+    expect(terminalSafe('\u001b[31mred\u001b[0m')).toBe('\\x1b[31mred\\x1b[0m');
+    expect(terminalSafe('a\nb\rc\td\u0000e\u007f\u0085\u009b')).toBe('a\\nb\\rc\\td\\x00e\\x7f\\x85\\x9b');
+    expect(terminalSafe('\u202eabc\u2066\u2028')).toBe('\\u202eabc\\u2066\\u2028');
+    expect(terminalSafe('Zürich, 東京 – ok')).toBe('Zürich, 東京 – ok');
+  });
+
+  it('puts a quote before cells a spreadsheet would run as formulas, and only those', () => {
+    for (const v of ['=1+2', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(formulaSafe(v)).toBe(`'${v}`);
+    for (const v of ['plain', 'a=b', '', ' =x', "'already"]) expect(formulaSafe(v)).toBe(v);
+  });
+
+  it('applies the quote to dimension values in CSV when asked, never to the header or counters', () => {
+    const text = [
+      ...csvChunks(['domain'], [{ dims: ['=cmd|x'], counters: [1, 2, 3, 4, 5] }], { formulas: 'safe' }),
+    ];
+    expect(text.join('')).toBe(
+      'domain,ad_requests,filled_impressions,impressions,measurable_impressions,viewable_impressions\n' +
+        "'=cmd|x,1,2,3,4,5\n",
+    );
   });
 });
