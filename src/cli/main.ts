@@ -48,7 +48,7 @@ export async function main(
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
   if (stdout === process.stdout) endOnClosedPipe(stdout);
-  const secrets = [env.ADOPS_API_KEY].filter((s): s is string => s !== undefined);
+  const secrets = [env.ADOPS_API_KEY, env.ADOPS_WEBHOOK_SECRET].filter((s): s is string => s !== undefined);
   const say = (text: string) => stderr.write(`${redactSecrets(text, secrets)}\n`);
   try {
     const program = await buildProgram(argv.slice(2), env, stdout, stderr);
