@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
 import { loadConfig, secretsOf, WEBHOOK_SECRET_MIN } from '../../../src/config/env.js';
 import { ConfigError } from '../../../src/config/errors.js';
 
@@ -68,5 +70,29 @@ describe('webhook configuration', () => {
     });
     expect(secretsOf(config)).toEqual(['key-123456', SECRET]);
     expect(secretsOf(loadConfig({}))).toEqual([]);
+  });
+});
+
+describe('adops with a bad webhook setting', () => {
+  it('exits 2 with one line naming ADOPS_WEBHOOK_SECRET and never prints it', async () => {
+    const err: string[] = [];
+    const sink = (into: string[]) =>
+      new Writable({
+        write(chunk: Buffer | string, _enc, done) {
+          into.push(chunk.toString());
+          done();
+        },
+      });
+    const code = await main(
+      ['node', 'adops', 'schedule'],
+      { ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a', ADOPS_WEBHOOK_SECRET: 'short-secret' },
+      sink([]),
+      sink(err),
+    );
+    expect(code).toBe(2);
+    const text = err.join('');
+    expect(text.trim().split('\n')).toHaveLength(1);
+    expect(text).toContain('ADOPS_WEBHOOK_SECRET is too short (12 characters)');
+    expect(text).not.toContain('short-secret');
   });
 });
