@@ -11,7 +11,7 @@ export interface CliContext {
   config(): Config;
   /** The validated job definitions of config().jobsDir; throws ConfigError (exit 2). */
   jobs(): JobSet;
-  /** The process logger (stderr, API key redacted). */
+  /** The process logger (stderr, API key and webhook secret redacted). */
   logger(): Logger;
 }
 
@@ -34,7 +34,7 @@ export async function createContext(
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<CliContext> {
-  const [{ loadConfig }, { loadJobs }, { createLogger }] = await Promise.all([
+  const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }] = await Promise.all([
     import('../config/env.js'),
     import('../config/jobs.js'),
     import('../log/logger.js'),
@@ -53,7 +53,7 @@ export async function createContext(
         const c = ctx.config();
         logger = createLogger({
           level: c.logLevel,
-          secrets: c.apiKey === undefined ? [] : [c.apiKey],
+          secrets: secretsOf(c),
           destination: stderr,
         });
       }

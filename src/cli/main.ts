@@ -49,7 +49,7 @@ export async function main(
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
   if (stdout === process.stdout) endOnClosedPipe(stdout);
-  const secrets = [env.ADOPS_API_KEY].filter((s): s is string => s !== undefined);
+  const secrets = [env.ADOPS_API_KEY, env.ADOPS_WEBHOOK_SECRET].filter((s): s is string => s !== undefined);
   // Messages can quote the API (an error body, a bad value): escape their control characters, line
   // by line, so a hostile server cannot drive the user's terminal through them.
   const say = (text: string) =>

@@ -21,7 +21,7 @@ export const SCHEMA_NAME = IDENTIFIER;
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
 export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
-/** The validated, frozen configuration every part receives. Secrets live only in `apiKey`. */
+/** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export interface Config {
   /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
   readonly baseUrl: string | undefined;
@@ -76,7 +76,18 @@ export interface Config {
   readonly metricsHost: string;
   /** COPY's data format for report rows: binary, or text as the fallback. */
   readonly copyFormat: 'binary' | 'text';
+  /** Where signed JSON events go (src/observe/webhook-delivery.ts); undefined: no webhooks. */
+  readonly webhook: WebhookConfig | undefined;
 }
+
+/** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
+export interface WebhookConfig {
+  readonly url: string;
+  readonly secret: string;
+}
+
+/** The shortest ADOPS_WEBHOOK_SECRET accepted: a short HMAC key can be guessed offline. */
+export const WEBHOOK_SECRET_MIN = 16;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -138,10 +149,20 @@ const ENV_SCHEMA = {
     )
     .default('127.0.0.1'),
   ADOPS_COPY_FORMAT: z.enum(['binary', 'text'], 'one of: binary, text').default('binary'),
+  ADOPS_WEBHOOK_URL: z
+    .string()
+    .url('an http(s) URL, e.g. https://hooks.example.com/adops')
+    .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL, e.g. https://hooks.example.com/adops')
+    .optional(),
 } as const;
 
 /** Every env var the configuration reads, for docs and tests. */
-export const ENV_VARS = [...Object.keys(ENV_SCHEMA), 'ADOPS_API_KEY', 'ADOPS_API_KEY_FILE'] as const;
+export const ENV_VARS = [
+  ...Object.keys(ENV_SCHEMA),
+  'ADOPS_API_KEY',
+  'ADOPS_API_KEY_FILE',
+  'ADOPS_WEBHOOK_SECRET',
+] as const;
 
 /**
  * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
@@ -197,7 +218,33 @@ export function loadConfig(env: Env): Config {
     metricsPort: v.ADOPS_METRICS_PORT,
     metricsHost: v.ADOPS_METRICS_HOST,
     copyFormat: v.ADOPS_COPY_FORMAT,
+    webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
   });
+}
+
+/**
+ * The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a secret of at least
+ * WEBHOOK_SECRET_MIN characters is required. Messages never echo the secret.
+ */
+function readWebhook(url: string | undefined, secret: string | undefined): WebhookConfig | undefined {
+  if (url === undefined) return undefined;
+  const name = 'ADOPS_WEBHOOK_SECRET';
+  if (secret === undefined)
+    throw new ConfigError(
+      `${name} is missing: ADOPS_WEBHOOK_URL is set, so events must be signed; set ${name} to a random string of at least ${WEBHOOK_SECRET_MIN} characters`,
+      name,
+    );
+  if (secret.length < WEBHOOK_SECRET_MIN)
+    throw new ConfigError(
+      `${name} is too short (${secret.length} characters): expected at least ${WEBHOOK_SECRET_MIN}`,
+      name,
+    );
+  return Object.freeze({ url, secret });
+}
+
+/** Every secret of `config`, for redaction wherever text leaves the process. */
+export function secretsOf(config: Pick<Config, 'apiKey' | 'webhook'>): string[] {
+  return [config.apiKey, config.webhook?.secret].filter((s): s is string => s !== undefined);
 }
 
 function readApiKey(env: Env): string | undefined {

@@ -13,6 +13,8 @@ export interface BackoffPolicy {
 
 /** Queued pulls: 2 s, doubling, at most 5 minutes. */
 export const JOB_BACKOFF: BackoffPolicy = { baseMs: 2_000, maxMs: 5 * 60_000 };
+/** Webhook deliveries: 5 s, doubling, at most 15 minutes; 10 attempts span about half an hour. */
+export const WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };
 /** A Postgres transaction that lost a deadlock or a serialization race: 100 ms, at most 1 s. */
 export const PG_BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 1_000 };
 

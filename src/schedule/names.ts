@@ -26,3 +26,12 @@ export function parseSchedulerId(id: string): { kind: 'report' | 'entities'; nam
   if (m === null) return undefined;
   return { kind: m[1] as 'report' | 'entities', name: m[2] as string };
 }
+
+/** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */
+export const WEBHOOK_QUEUE = 'webhooks';
+/** Job name of one event's delivery in WEBHOOK_QUEUE. */
+export const DELIVER_JOB = 'deliver';
+/** Job name of a freshness evaluation (report.late / report.fresh) in WEBHOOK_QUEUE. */
+export const FRESHNESS_JOB = 'freshness';
+/** Id of the job scheduler of freshness evaluations (outside the report/entities ids of `adops schedule`). */
+export const FRESHNESS_SCHEDULER = 'adops-webhooks-freshness';

@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
 import { closeConnection, ensureReady, producerConnection } from './connection.js';
-import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from './names.js';
+import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
 import type { PullJobData, TickJobData } from './payload.js';
+import type { WebhookQueue } from './webhooks.js';
 
 /**
  * Finished jobs are kept a while (for `--wait`, status and debugging) and then dropped by age and
@@ -25,15 +26,28 @@ export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
   };
 }
 
+/** Attempts of a webhook delivery, the first included: about half an hour of backoff (WEBHOOK_BACKOFF). */
+export const WEBHOOK_ATTEMPTS = 10;
+
+/** Options of every webhook job: retries with our jittered exponential backoff. */
+export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+  attempts: WEBHOOK_ATTEMPTS,
+  backoff: { type: BACKOFF_TYPE },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
 export type PullQueue = Queue<PullJobData, unknown, string>;
 export type TickQueue = Queue<TickJobData, unknown, string>;
 export type SyncQueue = Queue<Record<string, never>, unknown, string>;
 
-/** The three queues over one connection, closed together. */
+/** The queues over one connection, closed together. */
 export interface Queues {
   readonly pulls: PullQueue;
   readonly ticks: TickQueue;
   readonly syncs: SyncQueue;
+  /** Webhook deliveries and freshness evaluations; consumed only by workers with ADOPS_WEBHOOK_URL. */
+  readonly webhooks: WebhookQueue;
   readonly connection: Redis;
   close(): Promise<void>;
 }
@@ -68,14 +82,19 @@ export async function openQueues(
   };
   const ticks: TickQueue = new Queue(TICK_QUEUE, { ...opts, defaultJobOptions: retried });
   const syncs: SyncQueue = new Queue(ENTITY_QUEUE, { ...opts, defaultJobOptions: retried });
-  for (const q of [pulls, ticks, syncs]) q.on('error', () => undefined);
+  const webhooks: WebhookQueue = new Queue(WEBHOOK_QUEUE, {
+    ...opts,
+    defaultJobOptions: WEBHOOK_JOB_OPTIONS,
+  });
+  for (const q of [pulls, ticks, syncs, webhooks]) q.on('error', () => undefined);
   return {
     pulls,
     ticks,
     syncs,
+    webhooks,
     connection: redis,
     close: async () => {
-      await Promise.allSettled([pulls.close(), ticks.close(), syncs.close()]);
+      await Promise.allSettled([pulls.close(), ticks.close(), syncs.close(), webhooks.close()]);
       if (connection === undefined) await closeConnection(redis);
     },
   };

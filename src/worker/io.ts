@@ -55,8 +55,8 @@ export function pullDeps(
         },
         loadOptions,
       ),
-    recordFailure: async (report, period, failure) => {
-      await recordFailedPull(pool, schema, {
+    recordFailure: (report, period, failure) =>
+      recordFailedPull(pool, schema, {
         report,
         period,
         error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
@@ -64,8 +64,7 @@ export function pullDeps(
         fetchToken: failure.fetchToken,
         ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
         ...(failure.body === undefined ? {} : { body: failure.body }),
-      });
-    },
+      }),
   };
 }
 

@@ -5,6 +5,7 @@ import type { ReportLookup } from '../config/live-jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
 import { REPORT_QUEUE } from '../schedule/names.js';
 import { asPullData, type PullJobData } from '../schedule/payload.js';
+import type { Notify } from '../schedule/webhooks.js';
 import { pullDeps, type ReportFetcher } from './io.js';
 import type { WorkerObserver } from './observer.js';
 import { runPull, type PullDeps } from './pull.js';
@@ -26,6 +27,8 @@ export interface PullWorkerOptions {
   readonly concurrency: number;
   readonly backoff: BackoffPolicy;
   readonly observer: WorkerObserver;
+  /** Hands `period.failed` to the webhooks; returns at once (NO_WEBHOOKS when they are off). */
+  readonly notify: Notify;
 }
 
 /** Starts the BullMQ worker of REPORT_QUEUE. */
@@ -36,7 +39,7 @@ export function startPullWorker(
   const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
     copyFormat: rt.config.copyFormat,
   });
-  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer), {
+  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer, o.notify), {
     ...rt.bull,
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Pulls per
@@ -52,6 +55,7 @@ export function pullProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'limiter' | 'touch'>,
   io: PullDeps,
   observer: WorkerObserver,
+  notify: Notify = () => undefined,
 ) {
   return async (job: Job<PullJobData, unknown, string>, token?: string): Promise<PullResult> => {
     rt.touch();
@@ -106,6 +110,16 @@ export function pullProcessor(
     if (failure.kind === 'fatal' || attempt >= (job.opts.attempts ?? 1)) {
       observer.pull(report, { outcome: 'failed' });
       log.error({ reason: failure.reason, attempt }, 'pull failed');
+      // The one place that knows the failure is final; the event is queued, never awaited.
+      notify({
+        type: 'period.failed',
+        report,
+        period_start: data.periodStart,
+        period_end: data.periodEnd,
+        reason: failure.reason,
+        attempts: attempt,
+        load_id: outcome.loadId ?? null,
+      });
       if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
       throw new Error(failure.reason);
     }

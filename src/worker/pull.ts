@@ -51,13 +51,19 @@ export interface PullDeps {
       fetchToken: number;
       body?: Buffer;
     },
-  ): Promise<void>;
+  ): Promise<number | void>;
 }
 
 /** The outcome of a pull, as metrics and the job's return value see it. */
 export type PullOutcome =
   | { readonly ok: true; readonly loaded: Loaded; readonly fetched: Fetched }
-  | { readonly ok: false; readonly failure: Failure; readonly error: unknown };
+  | {
+      readonly ok: false;
+      readonly failure: Failure;
+      readonly error: unknown;
+      /** The report_loads row recording the failure, when there is one. */
+      readonly loadId?: number;
+    };
 
 /** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
 export class UnknownReportError extends Error {
@@ -100,7 +106,7 @@ export async function runPull(
     const failure = classifyFailure(error);
     if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
       const body = bodyOf(error);
-      await deps
+      const loadId = await deps
         .recordFailure(report, period, {
           error,
           attempts: attemptsOf(error),
@@ -112,6 +118,7 @@ export async function runPull(
           // Postgres itself may be down; the job's failedReason still carries the reason.
           logger.warn({ err: recordError }, 'could not record the failed pull in report_loads'),
         );
+      if (typeof loadId === 'number') return { ok: false, failure, error, loadId };
     }
     return { ok: false, failure, error };
   }
@@ -120,7 +127,13 @@ export async function runPull(
     return { ok: true, loaded, fetched };
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
-    return { ok: false, failure: classifyFailure(error), error };
+    const loadId = (error as { loadId?: unknown }).loadId;
+    return {
+      ok: false,
+      failure: classifyFailure(error),
+      error,
+      ...(typeof loadId === 'number' ? { loadId } : {}),
+    };
   } finally {
     // Loaded or failed, nothing reads the body any more.
     fetched.release?.();

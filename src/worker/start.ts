@@ -11,15 +11,17 @@ import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
 import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
-import { JOB_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
+import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
 import { jobCounts } from '../schedule/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
+import { NO_WEBHOOKS, webhookNotifier } from '../schedule/webhooks.js';
 import { createWorkerApi, type ReportFetcher } from './io.js';
 import { startPullWorker } from './pull-worker.js';
 import { openRuntime, type StallOptions, type WorkerRuntime } from './runtime.js';
 import { stopWorkers, within } from './shutdown.js';
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
+import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
 
 export type { SyncRun } from './sync-worker.js';
 
@@ -53,6 +55,12 @@ export interface WorkerDeps {
    * consume syncs.
    */
   readonly entitySync?: EntitySync;
+  /** Webhook delivery and freshness evaluation, when config.webhook is set (tests shorten them). */
+  readonly webhooks?: {
+    readonly backoff?: BackoffPolicy;
+    readonly freshnessEveryMs?: number;
+    readonly timeoutMs?: number;
+  };
 }
 
 export interface RunningWorker {
@@ -94,6 +102,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         ? defaultEntitySync(rt, observer)
         : undefined;
 
+  const webhooks = await startWebhooks(rt, deps, () => definitions.current());
   const workers: Worker[] = [
     startPullWorker(rt, {
       reports,
@@ -101,9 +110,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       concurrency: deps.concurrency ?? 2,
       backoff: deps.backoff ?? JOB_BACKOFF,
       observer,
+      notify: webhooks === undefined ? NO_WEBHOOKS : webhookNotifier(rt.queues.webhooks, logger),
     }),
     startTickWorker(rt, { reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP }),
     ...(catalogue === undefined ? [] : [startSyncWorker(rt, catalogue.sync)]),
+    ...(webhooks === undefined ? [] : [webhooks.worker]),
   ];
   await watch(rt, workers);
   const server = await serveHealth(rt, workers, metrics, deps);
@@ -115,8 +126,26 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     () => server?.close() ?? Promise.resolve(),
     () => fetcher.close?.() ?? Promise.resolve(),
     () => catalogue?.close() ?? Promise.resolve(),
+    () => webhooks?.closeAgent() ?? Promise.resolve(),
   ]);
   return { metrics, metricsPort: server?.port, close: closeAll };
+}
+
+/** The webhook worker, only when ADOPS_WEBHOOK_URL is set. */
+async function startWebhooks(
+  rt: WorkerRuntime,
+  deps: WorkerDeps,
+  definitions: () => JobSet,
+): Promise<WebhookWorker | undefined> {
+  const webhook = rt.config.webhook;
+  if (webhook === undefined) return undefined;
+  return startWebhookWorker(rt, {
+    webhook,
+    definitions,
+    backoff: deps.webhooks?.backoff ?? WEBHOOK_BACKOFF,
+    freshnessEveryMs: deps.webhooks?.freshnessEveryMs ?? FRESHNESS_EVERY_MS,
+    ...(deps.webhooks?.timeoutMs === undefined ? {} : { timeoutMs: deps.webhooks.timeoutMs }),
+  });
 }
 
 /** Logs the workers' trouble, feeds the health check's activity clock, and waits until they consume. */

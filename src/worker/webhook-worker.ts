@@ -1,0 +1,132 @@
+// The worker of WEBHOOK_QUEUE, started only with ADOPS_WEBHOOK_URL: POSTs each signed event,
+// retried with backoff while the receiver is unreachable or answers 5xx or 429, failed for good
+// on any other answer; and, every few minutes, evaluates report freshness for report.late and
+// report.fresh. It runs beside the pulls and never holds one back.
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Agent } from 'undici';
+import type { WebhookConfig } from '../config/env.js';
+import type { JobSet } from '../config/jobs.js';
+import { freshnessTransitions } from '../observe/freshness-watch.js';
+import { postWebhook } from '../observe/webhook-delivery.js';
+import type { BackoffPolicy } from '../retry/backoff.js';
+import { DELIVER_JOB, FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../schedule/names.js';
+import { WEBHOOK_ATTEMPTS } from '../schedule/queues.js';
+import { enqueueWebhook, type WebhookDelivery } from '../schedule/webhooks.js';
+import { pullBackoff } from './pull-worker.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
+export const FRESHNESS_EVERY_MS = 5 * 60_000;
+
+export interface WebhookWorkerOptions {
+  readonly webhook: WebhookConfig;
+  /** The definitions as they are at each evaluation. */
+  readonly definitions: () => JobSet;
+  readonly backoff: BackoffPolicy;
+  readonly freshnessEveryMs: number;
+  /** Limit of one delivery attempt (default WEBHOOK_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+}
+
+/** The running webhook worker; `close` also ends its HTTP connections. */
+export interface WebhookWorker {
+  readonly worker: Worker;
+  closeAgent(): Promise<void>;
+}
+
+/**
+ * Registers the freshness evaluation's job scheduler (idempotent: every worker start upserts the
+ * same one, so setting ADOPS_WEBHOOK_URL needs no `adops schedule`) and starts the worker.
+ */
+export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOptions): Promise<WebhookWorker> {
+  await rt.queues.webhooks.upsertJobScheduler(
+    FRESHNESS_SCHEDULER,
+    { every: o.freshnessEveryMs },
+    // A missed evaluation is made up by the next one: never retried.
+    { name: FRESHNESS_JOB, data: {} as never, opts: { attempts: 1 } },
+  );
+  const agent = new Agent({ connections: 4 });
+  const worker = new Worker(WEBHOOK_QUEUE, webhookProcessor(rt, o, agent), {
+    ...rt.bull,
+    concurrency: 4,
+    settings: { backoffStrategy: pullBackoff(o.backoff) },
+  });
+  return { worker, closeAgent: () => agent.close() };
+}
+
+/** The processor of WEBHOOK_QUEUE: a delivery or a freshness evaluation. */
+export function webhookProcessor(
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+  o: WebhookWorkerOptions,
+  dispatcher?: Agent,
+) {
+  return async (job: Job<WebhookDelivery, unknown, string>) => {
+    if (job.name === FRESHNESS_JOB) return evaluateFreshness(rt, o);
+    if (job.name !== DELIVER_JOB || !isDelivery(job.data))
+      throw new UnrecoverableError(`webhook job ${job.id} is not a delivery: ${JSON.stringify(job.data)}`);
+    const delivery = job.data;
+    const log = rt.logger.child({ jobId: job.id, event: delivery.type, delivery: delivery.id });
+    const outcome = await postWebhook(
+      {
+        url: o.webhook.url,
+        secret: o.webhook.secret,
+        ...(dispatcher === undefined ? {} : { dispatcher }),
+        ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+      },
+      delivery,
+    );
+    const attempt = job.attemptsMade + 1;
+    if (outcome.ok) {
+      log.info({ status: outcome.status, attempt }, 'webhook delivered');
+      return { status: outcome.status, attempt };
+    }
+    if (!outcome.retry) {
+      log.error({ reason: outcome.reason, attempt }, 'webhook refused the event; not retried');
+      throw new UnrecoverableError(outcome.reason);
+    }
+    const attempts = job.opts.attempts ?? WEBHOOK_ATTEMPTS;
+    if (attempt >= attempts)
+      log.error({ reason: outcome.reason, attempt }, 'webhook delivery failed for good');
+    else log.warn({ reason: outcome.reason, attempt }, 'webhook delivery failed; it will be retried');
+    throw new DeliveryRetry(outcome.reason, outcome.retryAfterMs);
+  };
+}
+
+/** Records each report's freshness and queues the transitions this evaluation saw first. */
+async function evaluateFreshness(
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+  o: WebhookWorkerOptions,
+): Promise<{ events: number }> {
+  const events = await freshnessTransitions(
+    {
+      pool: rt.pool,
+      schema: rt.config.schema,
+      redis: rt.redis,
+      prefix: rt.config.queue.prefix,
+      days: rt.config.healDays,
+    },
+    o.definitions(),
+  );
+  for (const event of events) {
+    rt.logger.info({ report: event.report, event: event.type }, 'report freshness changed');
+    await enqueueWebhook(rt.queues.webhooks, event, rt.logger);
+  }
+  return { events: events.length };
+}
+
+/** Narrows job data from Redis to a delivery: an id and a type at least. */
+function isDelivery(data: unknown): data is WebhookDelivery {
+  const d = data as { id?: unknown; type?: unknown } | null;
+  return typeof d === 'object' && d !== null && typeof d.id === 'string' && typeof d.type === 'string';
+}
+
+/** A retryable delivery failure; carries the receiver's Retry-After into the backoff strategy. */
+class DeliveryRetry extends Error {
+  override readonly name = 'DeliveryRetry';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
