@@ -21,6 +21,19 @@ describe('redaction', () => {
     expect(out.match(/\[REDACTED\]/g)).toHaveLength(3);
   });
 
+  it('finds the key inside base64 text at any alignment, e.g. an echoed Basic header', () => {
+    for (const user of ['', 'u:', 'ab:', 'abc:']) {
+      const basic = Buffer.from(`${user}${KEY}`).toString('base64');
+      const out = redactSecrets(`server said: Authorization: Basic ${basic}`, [KEY]);
+      expect(out).toContain('[REDACTED]');
+      expect(Buffer.from(out.split('Basic ')[1] ?? '', 'base64').toString('latin1')).not.toContain(
+        KEY.slice(3, -3),
+      );
+    }
+    // A short secret is not looked for in base64: too likely to match by chance.
+    expect(redactSecrets(Buffer.from('abcdefgh').toString('base64'), ['abcdefgh'])).toBe('YWJjZGVmZ2g=');
+  });
+
   it('keeps the key out of every captured log line, wherever it was put', () => {
     const out = capture();
     const log = createLogger({ level: 'trace', secrets: [KEY], destination: out.stream, pretty: false });
