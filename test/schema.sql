@@ -303,8 +303,11 @@ CREATE TABLE adops.report_raw (
     body_gzip bytea NOT NULL,
     body_bytes bigint NOT NULL,
     body_sha256 text NOT NULL,
-    archived_at timestamp with time zone DEFAULT now() NOT NULL
+    archived_at timestamp with time zone DEFAULT now() NOT NULL,
+    received_sha256 text NOT NULL
 );
+COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
+COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
 CREATE TABLE adops.report_totals (
     report text NOT NULL,
     period_start date NOT NULL,

@@ -223,6 +223,14 @@ function validKey(key: string | undefined, name: string): string | undefined {
   return key;
 }
 
+/**
+ * The strings that must never be logged or stored, whichever variable supplied them (ADOPS_API_KEY
+ * or ADOPS_API_KEY_FILE): what every redaction is given.
+ */
+export function secretsOf(config: Pick<Config, 'apiKey'>): readonly string[] {
+  return config.apiKey === undefined ? [] : [config.apiKey];
+}
+
 /** The API key, or a ConfigError saying how to provide it. For commands that call the API. */
 export function requireApiKey(config: Config): string {
   if (config.apiKey === undefined) {
