@@ -26,6 +26,25 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 }
 
 /**
+ * redactSecrets for text cut from a longer one: a secret the cut split leaves a prefix at the end,
+ * which is redacted too when it is 4 characters or more (shorter ones match ordinary text).
+ */
+export function redactCut(text: string, secrets: readonly string[]): string {
+  const out = redactSecrets(text, secrets);
+  let longest = 0;
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    for (const form of secretForms(secret))
+      for (let n = Math.min(form.length - 1, out.length); n > Math.max(longest, MIN_SECRET - 1); n--)
+        if (out.endsWith(form.slice(0, n))) {
+          longest = n;
+          break;
+        }
+  }
+  return longest === 0 ? out : out.slice(0, out.length - longest) + REDACTED;
+}
+
+/**
  * `body` with every form of each secret replaced by [REDACTED], as redactSecrets does for text;
  * the same Buffer when none occurs (the usual case costs one native search per form, no copy).
  */

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import { redactBuffer, redactError, redactSecrets } from '../../../src/log/redact.js';
+import { redactBuffer, redactCut, redactError, redactSecrets } from '../../../src/log/redact.js';
 
 const KEY = 'sk_live_Zq9#distinctive/key+value';
 
@@ -40,6 +40,12 @@ describe('redaction', () => {
     expect(JSON.parse(out.toString())).toEqual({ a: '[REDACTED]', b: '[REDACTED]', items: { x: 1 } });
     const clean = Buffer.from('{"items":{}}');
     expect(redactBuffer(clean, [KEY])).toBe(clean);
+  });
+
+  it('redacts the prefix a cut left of a key, from 4 characters on', () => {
+    expect(redactCut(`a ${KEY} b ${KEY.slice(0, 9)}`, [KEY])).toBe('a [REDACTED] b [REDACTED]');
+    expect(redactCut(`b ${encodeURIComponent(KEY).slice(0, 14)}`, [KEY])).toBe('b [REDACTED]');
+    expect(redactCut(`ends sk_`, [KEY])).toBe('ends sk_');
   });
 
   it('redacts an error and its causes in place, keeping its class', () => {
