@@ -31,7 +31,7 @@ const ECHO_EVERYWHERE = { echoKey: [...ECHO_PLACES], htmlErrors: true };
 // A report request the client would send; its answer shows what the emulator echoes.
 const REPORT_PATH = `/reports?date_from=${FROM}&date_until=${FROM}&dimensions=day`;
 // Injected on report requests: JSON 500s, HTML 502 pages and malformed 200s, all with the key.
-const FAULTS = { failRate: 0.3, htmlShare: 0.5, malformedRate: 0.1, paths: ['/v2/reports'], seed: 3 };
+const FAULTS = { failRate: 0.3, htmlShare: 0.5, malformedRate: 0.1, paths: ['/v2/reports'], seed: 2 };
 
 beforeAll(async () => {
   suite = await openSuite({ quirks: ECHO_EVERYWHERE });
@@ -154,8 +154,13 @@ describe('a server that echoes the API key', () => {
       const sync = await runCli(['sync', '--wait', '--timeout', '60'], env);
       cli.push(sync.stdout, sync.stderr);
       expect(sync.code).toBe(0);
-      // The key went back in every kind of answer: success bodies, errors, pages and headers.
-      expect(suite.emulator.stats().faults.echo_key).toBeGreaterThan(pulls.length);
+      const status = await runCli(['status'], env);
+      cli.push(status.stdout, status.stderr);
+      // The key went back in every kind of answer: success bodies, JSON errors, HTML pages,
+      // malformed bodies and headers.
+      const faults = suite.emulator.stats().faults;
+      expect(faults.echo_key).toBeGreaterThan(pulls.length);
+      expect(faults).toMatchObject({ fail: expect.any(Number), malformed: expect.any(Number) });
     } finally {
       suite.emulator.setFaults({});
       suite.emulator.setQuirks(ECHO_EVERYWHERE);

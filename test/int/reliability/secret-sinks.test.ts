@@ -63,29 +63,41 @@ describe('sinks redact the key themselves', () => {
     expect(rows[0]?.error).not.toContain(key);
   });
 
-  it('an archived body is stored redacted, with the SHA-256 of the body as received', async () => {
+  it('an archived body is stored redacted, with the SHA-256 of the body as received, and replays', async () => {
     const key = canaryKey();
     h = await createHarness({ apiKey: key });
     const { to } = lastDays(1);
-    const body = JSON.stringify({
-      request_key: key,
-      items: { [to]: { ad_requests: 1, filled_impressions: 1, impressions: 1, clicks: 0, revenue: 0 } },
-    });
+    const counters = {
+      ad_requests: 9,
+      filled_impressions: 7,
+      impressions: 6,
+      measurable_impressions: 5,
+      viewable_impressions: 4,
+    };
+    const body = JSON.stringify({ request_key: key, items: { [to]: { '71': counters } }, totals: counters });
     await h.worker({ fetcher: echoingFetcher(key, body) });
     const report = h.jobs.reports.find((r) => r.name === 'daily_zone');
     if (report === undefined) throw new Error('jobs/ has no daily_zone');
-    const { pulls } = await enqueueBackfill(h.queues.pulls, [{ ...report, dimensions: ['day'] }], to, to);
-    await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
+    const { pulls } = await enqueueBackfill(h.queues.pulls, [report], to, to);
+    expect((await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 })).completed).toHaveLength(1);
     const { rows } = await h.db.pool.query<{
+      load_id: string;
       body_gzip: Buffer;
       body_sha256: string;
       received_sha256: string;
-    }>(`SELECT body_gzip, body_sha256, received_sha256 FROM "${TEST_SCHEMA}".report_raw`);
+    }>(`SELECT load_id, body_gzip, body_sha256, received_sha256 FROM "${TEST_SCHEMA}".report_raw`);
     expect(rows).toHaveLength(1);
     const stored = gunzipSync(rows[0]?.body_gzip ?? Buffer.alloc(0));
     expect(stored.toString()).toBe(body.replace(key, '[REDACTED]'));
     expect(rows[0]?.body_sha256).toBe(createHash('sha256').update(stored).digest('hex'));
     expect(rows[0]?.received_sha256).toBe(createHash('sha256').update(body).digest('hex'));
+    // The key is no report data: the redacted body replays to the same row.
+    const replay = await runCli(['replay', '--load-id', String(rows[0]?.load_id)], h.env);
+    expect(replay.stdout).toMatch(/replayed as load \d+: 1 rows, reconciled/);
+    const { rows: loaded } = await h.db.pool.query<{ zone_id: string; ad_requests: string }>(
+      `SELECT zone_id::text, ad_requests::text FROM "${TEST_SCHEMA}".report_daily_zone`,
+    );
+    expect(loaded).toEqual([{ zone_id: '71', ad_requests: '9' }]);
   });
 
   it('a sync error quoting the key reaches failedReason and stacktrace redacted', async () => {
