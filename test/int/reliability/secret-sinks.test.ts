@@ -123,6 +123,28 @@ describe('sinks redact the key themselves', () => {
     expect(JSON.stringify([failed?.failedReason, failed?.stacktrace])).not.toContain(key);
   });
 
+  it('a catalogue listing that carries the key inside an entity stores it redacted', async () => {
+    h = await createHarness();
+    const key = h.env.ADOPS_API_KEY ?? '';
+    const first = await fetch(`${h.emulator.url}/campaigns?limit=1`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const [campaign] = ((await first.json()) as { items: Array<Record<string, unknown>> }).items;
+    // One page with one campaign whose name quotes the key; its creatives come from the emulator.
+    h.emulator.override({
+      path: '/v2/campaigns',
+      status: 200,
+      body: JSON.stringify({ items: [{ ...campaign, name: `for ${key} only` }] }),
+    });
+    const run = await runCli(['sync', '--direct'], h.env);
+    expect(run.code).toBe(0);
+    const { rows } = await h.db.pool.query<{ name: string; raw: string }>(
+      `SELECT name, to_jsonb(c)::text AS raw FROM "${TEST_SCHEMA}".campaigns c`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(['for [REDACTED] only']);
+    expect(rows[0]?.raw).not.toContain(key);
+  });
+
   it('the CLI redacts a key read from ADOPS_API_KEY_FILE from its last message, as one from ADOPS_API_KEY', async () => {
     const key = canaryKey();
     const dir = mkdtempSync(join(tmpdir(), 'adops-key-'));
