@@ -440,8 +440,11 @@ CREATE TABLE adops.report_raw (
     body_gzip bytea NOT NULL,
     body_bytes bigint NOT NULL,
     body_sha256 text NOT NULL,
-    archived_at timestamp with time zone DEFAULT now() NOT NULL
+    archived_at timestamp with time zone DEFAULT now() NOT NULL,
+    received_sha256 text NOT NULL
 );
+COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
+COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
 CREATE TABLE adops.report_totals (
     report text NOT NULL,
     period_start date NOT NULL,
@@ -497,7 +500,7 @@ CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USI
 CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
 CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (zone_id);
-CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, ((md5(hour))::uuid));
+CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../log/redact.js';
+import { redactCut } from '../log/redact.js';
 
 const EXCERPT = 160;
 
@@ -11,8 +11,9 @@ export function excerptOf(body: Buffer | string, secrets: readonly string[]): st
     0,
     EXCERPT * 2,
   );
+  // A key the cut split must not survive as a prefix (earlier keys shrink and pull it into view).
   // eslint-disable-next-line no-control-regex -- control characters are what we escape
-  const clean = redactSecrets(head, secrets).replace(/[\u0000-\u001f\u007f]/g, (c) =>
+  const clean = redactCut(head, secrets).replace(/[\u0000-\u001f\u007f]/g, (c) =>
     c === '\n' || c === '\t' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
   return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}…` : clean;

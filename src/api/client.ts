@@ -1,6 +1,7 @@
 import type { Config } from '../config/env.js';
 import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
+import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../report/types.js';
 import { excerptOf } from './body.js';
 import type { BigBodyWait } from './big-bodies.js';
@@ -138,7 +139,8 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   ): Promise<T> {
     let doc: unknown;
     const res = await http.send(method, path, body, undefined, (raw, contentType) => {
-      const parsed = parseJsonBody(raw, contentType);
+      // An echoed key must not reach the catalogue tables or a sync's problem examples.
+      const parsed = parseJsonBody(redactBuffer(raw, secrets), contentType);
       if (!parsed.ok) return parsed.problem;
       doc = parsed.doc;
       return undefined;

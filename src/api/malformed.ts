@@ -2,6 +2,7 @@
 // not JSON) is transient: the next answer may be fine, so it is retried like a 5xx. A well-formed
 // body of the wrong shape is deterministic and fails at once (the callers check shapes).
 import { createHash } from 'node:crypto';
+import { redactBuffer } from '../log/redact.js';
 import { excerptOf } from './body.js';
 import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
@@ -117,7 +118,8 @@ export function malformedAnswer(
     retryable: !repeated && !post,
     problem: repeated ? `${problem}; the same body twice in a row` : problem,
     excerpt: excerptOf(raw, [at.apiKey]),
-    body: raw,
+    // Archived with the failed pull: an echoed key is redacted; the digest stays the received body's.
+    body: redactBuffer(raw, [at.apiKey]),
     sha256,
   });
 }

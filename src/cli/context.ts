@@ -27,12 +27,14 @@ export class UsageError extends Error {
 
 /**
  * The context of a command that runs. It loads the config, job and logging modules (zod, yaml,
- * cron-parser, pino) here, so `adops --help` never pays for them.
+ * cron-parser, pino) here, so `adops --help` never pays for them. `onSecrets` hears the strings to
+ * redact (the API key, from whichever variable) once the config is loaded.
  */
 export async function createContext(
   env: Readonly<Record<string, string | undefined>>,
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
+  onSecrets: (secrets: readonly string[]) => void = () => undefined,
 ): Promise<CliContext> {
   const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }] = await Promise.all([
     import('../config/env.js'),
@@ -46,7 +48,14 @@ export async function createContext(
     env,
     stdout,
     stderr,
-    config: () => (config ??= loadConfig(env)),
+    config: () => {
+      if (config === undefined) {
+        config = loadConfig(env);
+        // The key is known only now (ADOPS_API_KEY_FILE is read here): tell whoever prints errors.
+        onSecrets(secretsOf(config));
+      }
+      return config;
+    },
     jobs: () => (jobs ??= loadJobs(ctx.config().jobsDir)),
     logger: () => {
       if (logger === undefined) {

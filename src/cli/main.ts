@@ -7,13 +7,15 @@ import { registerCommands } from './commands/index.js';
 
 /**
  * Builds the `adops` program for `args` (the arguments after the script): the command they name
- * is loaded in full with its context, the others only listed.
+ * is loaded in full with its context, the others only listed. `onSecrets` hears the API key once
+ * the command's config is loaded.
  */
 export async function buildProgram(
   args: readonly string[],
   env: CliContext['env'],
   stdout: CliContext['stdout'],
   stderr: CliContext['stderr'],
+  onSecrets?: (secrets: readonly string[]) => void,
 ): Promise<Command> {
   const program = new Command('adops')
     .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
@@ -23,7 +25,7 @@ export async function buildProgram(
       writeOut: (s) => stdout.write(s),
       writeErr: (s) => stderr.write(s),
     });
-  await registerCommands(program, args, () => createContext(env, stdout, stderr));
+  await registerCommands(program, args, () => createContext(env, stdout, stderr, onSecrets));
   return program;
 }
 
@@ -49,13 +51,14 @@ export async function main(
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
   if (stdout === process.stdout) endOnClosedPipe(stdout);
+  // The key from ADOPS_API_KEY_FILE joins once the command has loaded its config.
   const secrets = [env.ADOPS_API_KEY, env.ADOPS_WEBHOOK_SECRET].filter((s): s is string => s !== undefined);
   // Messages can quote the API (an error body, a bad value): escape their control characters, line
   // by line, so a hostile server cannot drive the user's terminal through them.
   const say = (text: string) =>
     stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
   try {
-    const program = await buildProgram(argv.slice(2), env, stdout, stderr);
+    const program = await buildProgram(argv.slice(2), env, stdout, stderr, (s) => secrets.push(...s));
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {

@@ -242,7 +242,10 @@ function readWebhook(url: string | undefined, secret: string | undefined): Webho
   return Object.freeze({ url, secret });
 }
 
-/** Every secret of `config`, for redaction wherever text leaves the process. */
+/**
+ * The strings that must never be logged or stored, whichever variable supplied them (the API key
+ * from ADOPS_API_KEY or ADOPS_API_KEY_FILE, the webhook secret): what every redaction is given.
+ */
 export function secretsOf(config: Pick<Config, 'apiKey' | 'webhook'>): string[] {
   return [config.apiKey, config.webhook?.secret].filter((s): s is string => s !== undefined);
 }

@@ -27,6 +27,8 @@ export interface FaultAndQuirkFlags {
   readonly strict?: boolean;
   readonly unknownFields?: EmulatorQuirks['unknownFields'];
   readonly clockSkew?: number;
+  /** From `--echo-key LIST` (parseEchoPlaces). */
+  readonly echoKey?: EmulatorQuirks['echoKey'];
 }
 
 /** The faults the flags set (each overrides the profile's). */
@@ -64,6 +66,7 @@ export function quirksOfFlags(flags: FaultAndQuirkFlags): EmulatorQuirks {
   if (flags.strict === true) q.strict = true;
   if (flags.unknownFields !== undefined) q.unknownFields = flags.unknownFields;
   if (flags.clockSkew !== undefined) q.clockSkewSeconds = flags.clockSkew;
+  if (flags.echoKey !== undefined) q.echoKey = flags.echoKey;
   return q;
 }
 
@@ -110,6 +113,8 @@ export function describeQuirks(q: Quirks): string {
     unknownFields: 'drop',
     clockSkewSeconds: 0,
   };
-  const on = Object.entries(q).filter(([k, v]) => v !== false && v !== defaults[k]);
+  const on = Object.entries(q).filter(
+    ([k, v]) => v !== false && v !== defaults[k] && !(Array.isArray(v) && v.length === 0),
+  );
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
 }

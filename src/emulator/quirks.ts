@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import type { EmulatorQuirks } from './types.js';
+import type { EchoPlace, EmulatorQuirks } from './types.js';
+
+/** Every place the echoKey quirk can put the key. */
+export const ECHO_PLACES: readonly EchoPlace[] = ['body', 'error', 'html', 'header'];
 
 /** Every quirk filled in: what the server consults per request. */
 export type Quirks = Readonly<Required<EmulatorQuirks>>;
@@ -19,6 +22,7 @@ export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
   unknownFields: 'drop',
   clockSkewSeconds: 0,
   reportShape: 'nested',
+  echoKey: [],
 });
 
 /** The accepted shape of EmulatorQuirks (options, setQuirks and PUT /_control/quirks). */
@@ -38,6 +42,7 @@ export const QUIRKS_SCHEMA = z
     // A day either way is far beyond any real skew and keeps the Date header a valid HTTP date.
     clockSkewSeconds: z.number().int().min(-86_400).max(86_400).optional(),
     reportShape: z.enum(['nested', 'rows']).optional(),
+    echoKey: z.array(z.enum(['body', 'error', 'html', 'header'])).optional(),
   })
   .strict();
 
@@ -78,4 +83,21 @@ export function parseQuirkList(text: string): EmulatorQuirks {
     out[key] = on;
   }
   return out;
+}
+
+/**
+ * Parses an `--echo-key` list such as 'body,header' (or 'all') into echoKey places. Throws naming
+ * the unknown place and listing the known ones.
+ */
+export function parseEchoPlaces(text: string): EchoPlace[] {
+  const places: EchoPlace[] = [];
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    if (item === 'all') return [...ECHO_PLACES];
+    if (!(ECHO_PLACES as readonly string[]).includes(item))
+      throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
+    if (!places.includes(item as EchoPlace)) places.push(item as EchoPlace);
+  }
+  return places;
 }

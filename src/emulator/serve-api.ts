@@ -5,6 +5,7 @@ import { primeBody, readJsonBody, sendReply, type Handler, type Reply } from './
 import { matchRoute } from './api/router.js';
 import { acceptsGzip, sendAnswer, sendCut, sendTruncated, type Wire } from './api/send.js';
 import { requestKey, type KeyRing } from './auth.js';
+import { echoKey } from './echo.js';
 import type { FaultPlan } from './faults.js';
 import type { Quirks } from './quirks.js';
 import type { RateWindow } from './rate-headers.js';
@@ -103,10 +104,15 @@ export async function serveApi(
     return;
   }
   const wire: Wire = { gzip: q.gzip && acceptsGzip(req.headers['accept-encoding']) };
-  const dress = (reply: Reply, refused = false): Reply => ({
-    ...reply,
-    headers: { ...reply.headers, ...quirkHeaders(state, q, refused) },
-  });
+  const sentKey = requestKey(req.headers);
+  const dress = (reply: Reply, refused = false): Reply => {
+    const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
+    const echoed =
+      sentKey === undefined || q.echoKey.length === 0 ? undefined : echoKey(dressed, sentKey, q.echoKey);
+    if (echoed === undefined) return dressed;
+    state.stats.fault(endpoint, 'echo_key');
+    return echoed;
+  };
   let kind = decision.kind;
   if (kind === 'drop') {
     await latency();

@@ -20,10 +20,13 @@ export class StatsCounter {
     this.requests[endpoint] = (this.requests[endpoint] ?? 0) + 1;
   }
 
-  /** Counts a fault by kind, and by endpoint unless it is only latency (the answer itself was normal). */
+  /**
+   * Counts a fault by kind, and by endpoint unless it only added latency or an echoed key (the
+   * answer itself was normal).
+   */
   fault(endpoint: string, kind: FaultKind): void {
     this.faults[kind] = (this.faults[kind] ?? 0) + 1;
-    if (kind !== 'latency') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
+    if (kind !== 'latency' && kind !== 'echo_key') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
   }
 
   snapshot(): EmulatorStats {

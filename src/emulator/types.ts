@@ -80,7 +80,14 @@ export interface EmulatorQuirks {
   /** Shape of report `items` (the spec shows one dimension only): 'nested' (default, one object level
    *  per dimension) or 'rows' (an array of flat rows, each with every requested dimension and the counters). */
   reportShape?: 'nested' | 'rows';
+  /** Where a careless server repeats the caller's API key (default none): `body` a field of 2xx JSON
+   *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
+   *  an X-Request-Key response header. For tests that the key is never stored. */
+  echoKey?: EchoPlace[];
 }
+
+/** The places of the echoKey quirk. */
+export type EchoPlace = 'body' | 'error' | 'html' | 'header';
 
 /** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
 export type ReportParamsForm = 'any' | 'repeat' | 'brackets' | 'comma' | 'json-body';
@@ -138,7 +145,8 @@ export type FaultKind =
   | 'malformed'
   | 'truncate'
   | 'override'
-  | 'latency';
+  | 'latency'
+  | 'echo_key';
 
 /**
  * Counters since start or the last reset. `requests` is keyed by endpoint ('GET /v2/reports',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
+import { redactSecrets } from '../log/redact.js';
 import { classifyFailure } from '../retry/classify.js';
 import { createLocalGate, type RequestGate } from '../api/gate.js';
 import { buildCatalogue } from './catalogue.js';
@@ -54,6 +55,8 @@ export interface EntitySyncDeps {
   /** A checkpoint whose run started longer ago than this is discarded (default 6 hours). */
   readonly staleAfterMs?: number;
   readonly flush?: FlushPolicy;
+  /** Strings never to store (the API key): redacted from the error a failed run records. */
+  readonly secrets?: readonly string[];
 }
 
 /** Default bound on the age of a checkpoint that is resumed. */
@@ -170,10 +173,12 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     const resumable = deps.resumable ?? deps.runId !== undefined;
     // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A
     // 429 that outlasted the waits sends the job back without spending a try: it resumes too.
-    if (kind === 'fatal' || (!resumable && kind !== 'rate-limited'))
-      await failRun(pool, schema, runId, (error as Error).message ?? String(error)).catch((e: unknown) =>
+    if (kind === 'fatal' || (!resumable && kind !== 'rate-limited')) {
+      const message = redactSecrets((error as Error).message ?? String(error), deps.secrets ?? []);
+      await failRun(pool, schema, runId, message).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),
       );
+    }
     throw error;
   }
 }

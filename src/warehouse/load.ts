@@ -12,6 +12,7 @@ import {
 import { parseReport, type ParsedReport } from '../report/parse.js';
 import { streamReport } from '../report/stream.js';
 import type { Period } from '../report/types.js';
+import { redactBuffer, redactSecrets } from '../log/redact.js';
 import { withClient } from './client.js';
 import { withTransaction } from './transaction.js';
 import { reportTable } from './sql.js';
@@ -52,6 +53,11 @@ export type ParseFn = (
 
 export interface LoadOptions extends PeriodLoadOptions {
   readonly parse?: ParseFn;
+  /**
+   * Strings never to store (the API key): redacted from the body before it is parsed and archived
+   * (its digest as received is kept), and from a recorded error.
+   */
+  readonly secrets?: readonly string[];
   /** Set by replay: the load whose archived body is being re-flattened. */
   readonly replayOf?: number;
 }
@@ -68,11 +74,14 @@ export interface LoadOptions extends PeriodLoadOptions {
 export async function loadPulledPeriod(
   pool: Pool,
   schema: string,
-  pulled: PulledPeriod,
+  received: PulledPeriod,
   opts: LoadOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  const packing = packBody(pulled.body);
+  const secrets = opts.secrets ?? [];
+  // The body stored is the body parsed, so a replay of the archive gives the same rows.
+  const pulled = { ...received, body: redactBuffer(received.body, secrets) };
+  const packing = packBody(pulled.body, received.body);
   // Settled even if the load fails first, so a rejection is never left unhandled.
   packing.catch(() => undefined);
   try {
@@ -110,6 +119,7 @@ export async function loadPulledPeriod(
       error,
       packed,
       replayOf: opts.replayOf,
+      secrets,
     }).catch(() => undefined);
     if (isReportError(error)) throw error;
     const where = `${pulled.report.name} ${pulled.period.start}..${pulled.period.end}`;
@@ -140,7 +150,7 @@ async function finalIfRepeated(
   const previous = await latestBodyDigest(pool, schema, pulled.report.name, pulled.period).catch(
     () => undefined,
   );
-  return previous === packed.sha256 ? error.repeated(packed.sha256) : error;
+  return previous === packed.receivedSha256 ? error.repeated(packed.receivedSha256) : error;
 }
 
 /**
@@ -209,7 +219,7 @@ export interface FailedPull {
   fetchedAt?: Date;
   /** The fetch's token (takeFetchToken), so a replay of its archived body is fenced as that fetch. */
   fetchToken?: number;
-  /** The response body, when there was one: archived so the failure can be replayed once fixed. */
+  /** The response body, when there was one: archived (secrets redacted) so the failure can be replayed once fixed. */
   body?: Buffer;
   jobId?: string;
   fetchMs?: number;
@@ -217,11 +227,17 @@ export interface FailedPull {
 
 /**
  * Records a failed pull in report_loads (status failed, the error) without touching the period's
- * rows or totals; archives the body if given. Returns the load_id.
+ * rows or totals; archives the body if given. `secrets` are redacted from the error and the body.
+ * Returns the load_id.
  */
-export async function recordFailedPull(pool: Pool, schema: string, f: FailedPull): Promise<number> {
-  const packed = f.body === undefined ? undefined : await packBody(f.body);
-  return recordFailure(pool, schema, { ...f, packed });
+export async function recordFailedPull(
+  pool: Pool,
+  schema: string,
+  f: FailedPull,
+  secrets: readonly string[] = [],
+): Promise<number> {
+  const packed = f.body === undefined ? undefined : await packBody(redactBuffer(f.body, secrets), f.body);
+  return recordFailure(pool, schema, { ...f, packed, secrets });
 }
 
 async function recordFailure(
@@ -231,6 +247,7 @@ async function recordFailure(
     packed: PackedBody | undefined;
     bytes?: number;
     replayOf?: number | undefined;
+    secrets: readonly string[];
   },
 ): Promise<number> {
   return withClient(pool, (client, markBroken) =>
@@ -256,7 +273,7 @@ async function recordFailure(
             loadMs: null,
             fetchedAt: f.fetchedAt ?? null,
             fetchToken: f.fetchToken ?? null,
-            error: describeError(f.error),
+            error: describeError(f.error, f.secrets),
             jobId: f.jobId ?? null,
           }),
         );
@@ -269,11 +286,11 @@ async function recordFailure(
   );
 }
 
-/** `Name: message`, then each cause's, so report_loads.error explains itself. */
-export function describeError(error: Error): string {
+/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
+export function describeError(error: Error, secrets: readonly string[] = []): string {
   const parts: string[] = [];
   let e: unknown = error;
   for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
     parts.push(`${e.name}: ${e.message}`);
-  return parts.join(' <- caused by ');
+  return redactSecrets(parts.join(' <- caused by '), secrets);
 }

@@ -1,5 +1,6 @@
 // The raw archive: each pull's response body, gzip-compressed, in report_raw keyed by load_id,
-// so a corrected parser can re-flatten a period without calling the API (adops replay).
+// so a corrected parser can re-flatten a period without calling the API (adops replay). A body is
+// stored with any echo of the API key redacted, beside the digest of the body as received.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip, gzipSync } from 'node:zlib';
@@ -13,8 +14,12 @@ const gunzipAsync = promisify(gunzip);
 /** A body ready to archive: compressed off the transaction, so no lock waits on zlib. */
 export interface PackedBody {
   readonly gzip: Buffer;
+  /** Size of the stored (redacted) body. */
   readonly bytes: number;
+  /** SHA-256 of the stored body, checked when it is read back. */
   readonly sha256: string;
+  /** SHA-256 of the body as received: equal to `sha256` unless a secret was redacted from it. */
+  readonly receivedSha256: string;
 }
 
 /**
@@ -31,14 +36,23 @@ const GZIP_LEVEL = 1;
  */
 const GZIP_INLINE_BYTES = 256 * 1024;
 
-/** Compresses a response body and fingerprints it. */
-export async function packBody(body: Buffer): Promise<PackedBody> {
+/**
+ * Compresses a body to store and fingerprints it. `received` is the body as the API sent it, when
+ * it differs from `body` (a secret was redacted from it), for its digest.
+ */
+export async function packBody(body: Buffer, received: Buffer = body): Promise<PackedBody> {
   const options = { level: GZIP_LEVEL };
+  const sha256 = digest(body);
   return {
     gzip: body.length <= GZIP_INLINE_BYTES ? gzipSync(body, options) : await gzipAsync(body, options),
     bytes: body.length,
-    sha256: createHash('sha256').update(body).digest('hex'),
+    sha256,
+    receivedSha256: received === body ? sha256 : digest(received),
   };
+}
+
+function digest(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex');
 }
 
 /** INSERT of the archived body of `loadId`. */
@@ -48,8 +62,8 @@ export function archiveBodySql(
   packed: PackedBody,
 ): { text: string; values: unknown[] } {
   return {
-    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256) VALUES ($1, $2, $3, $4)`,
-    values: [loadId, packed.gzip, packed.bytes, packed.sha256],
+    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5)`,
+    values: [loadId, packed.gzip, packed.bytes, packed.sha256, packed.receivedSha256],
   };
 }
 
@@ -76,7 +90,7 @@ export async function readArchivedBody(
   const row = rows[0];
   if (row === undefined) return undefined;
   const body = await gunzipAsync(row.body_gzip);
-  const sha = createHash('sha256').update(body).digest('hex');
+  const sha = digest(body);
   if (sha !== row.body_sha256)
     throw new Error(
       `report_raw body of load ${loadId} is corrupt (sha256 ${sha}, recorded ${row.body_sha256})`,
@@ -85,7 +99,7 @@ export async function readArchivedBody(
 }
 
 /**
- * The SHA-256 of the body archived with the latest load of a report's period, whatever its status;
+ * The SHA-256 of the body (as received) archived with the latest load of a report's period, whatever its status;
  * undefined when that load kept no body (a failed fetch, or pruned) or the period has no load.
  * A malformed body equal to it is the same broken answer twice in a row.
  */
@@ -95,14 +109,14 @@ export async function latestBodyDigest(
   report: string,
   period: Period,
 ): Promise<string | undefined> {
-  const { rows } = await db.query<{ body_sha256: string | null }>(
-    `SELECT r.body_sha256 FROM ${qualified(schema, 'report_loads')} l
+  const { rows } = await db.query<{ received_sha256: string | null }>(
+    `SELECT r.received_sha256 FROM ${qualified(schema, 'report_loads')} l
        LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
       WHERE l.report = $1 AND l.period_start = $2 AND l.period_end = $3
       ORDER BY l.load_id DESC LIMIT 1`,
     [report, period.start, period.end],
   );
-  return rows[0]?.body_sha256 ?? undefined;
+  return rows[0]?.received_sha256 ?? undefined;
 }
 
 /** Deletes archived bodies older than `keepDays` days; returns how many were deleted. */

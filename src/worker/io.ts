@@ -25,7 +25,10 @@ export interface ReportFetcher {
   close?(): Promise<void>;
 }
 
-/** PullDeps over a fetcher and the warehouse loader in `schema`. */
+/**
+ * PullDeps over a fetcher and the warehouse loader in `schema`; `loadOptions.secrets` are stored
+ * nowhere, neither in a loaded body nor in a recorded failure.
+ */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher,
@@ -56,15 +59,20 @@ export function pullDeps(
         loadOptions,
       ),
     recordFailure: (report, period, failure) =>
-      recordFailedPull(pool, schema, {
-        report,
-        period,
-        error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
-        attempts: failure.attempts,
-        fetchToken: failure.fetchToken,
-        ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
-        ...(failure.body === undefined ? {} : { body: failure.body }),
-      }),
+      recordFailedPull(
+        pool,
+        schema,
+        {
+          report,
+          period,
+          error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
+          attempts: failure.attempts,
+          fetchToken: failure.fetchToken,
+          ...(failure.jobId === undefined ? {} : { jobId: failure.jobId }),
+          ...(failure.body === undefined ? {} : { body: failure.body }),
+        },
+        loadOptions.secrets,
+      ),
   };
 }
 

@@ -1,12 +1,14 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
 import { REPORT_QUEUE } from '../schedule/names.js';
 import { asPullData, type PullJobData } from '../schedule/payload.js';
 import type { Notify } from '../schedule/webhooks.js';
 import { pullDeps, type ReportFetcher } from './io.js';
+import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
 import { runPull, type PullDeps } from './pull.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -36,10 +38,13 @@ export function startPullWorker(
   rt: WorkerRuntime,
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
+  const secrets = secretsOf(rt.config);
   const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
     copyFormat: rt.config.copyFormat,
+    secrets,
   });
-  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, pullProcessor(rt, io, o.observer, o.notify), {
+  const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify));
+  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
     ...rt.bull,
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Pulls per

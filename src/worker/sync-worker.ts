@@ -2,12 +2,14 @@
 // from its checkpoint when the job is tried again.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
+import { secretsOf } from '../config/env.js';
 import type { SyncProgress } from '../entities/progress.js';
 import { syncRetryFromConfig } from '../entities/request.js';
 import { runEntitySync } from '../entities/sync.js';
 import { classifyFailure } from '../retry/classify.js';
 import { ENTITY_QUEUE } from '../schedule/names.js';
 import { createSyncApi } from './io.js';
+import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
 import type { WorkerRuntime } from './runtime.js';
 
@@ -41,6 +43,7 @@ export function defaultEntitySync(
         logger: rt.logger,
         gate: rt.limiter,
         retry: syncRetryFromConfig(rt.config),
+        secrets: secretsOf(rt.config),
         ...run,
       }),
     close: () => api.close(),
@@ -49,7 +52,7 @@ export function defaultEntitySync(
 
 /** Starts the BullMQ worker of ENTITY_QUEUE. */
 export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
-  return new Worker(ENTITY_QUEUE, syncProcessor(rt, sync), {
+  return new Worker(ENTITY_QUEUE, withRedactedErrors(secretsOf(rt.config), syncProcessor(rt, sync)), {
     ...rt.bull,
     concurrency: 1,
     // A limiter that never binds: it only makes BullMQ honour a 429 pause.

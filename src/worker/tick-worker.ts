@@ -1,12 +1,14 @@
 // The worker of scheduler ticks: each tick enqueues its report's window and gap repairs, then runs
 // the nightly housekeeping (pruning archived bodies past their retention).
 import { Worker, type Job } from 'bullmq';
+import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import { TICK_QUEUE } from '../schedule/names.js';
 import type { TickJobData } from '../schedule/payload.js';
 import { runTick, type TickDeps } from '../schedule/tick.js';
 import { loadStates } from '../warehouse/load-states.js';
 import { pruneRaw } from '../warehouse/raw.js';
+import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** Starts the BullMQ worker of TICK_QUEUE. */
@@ -23,7 +25,8 @@ export function startTickWorker(
     gapCap: o.gapCap,
   };
   const housekeeping = () => pruneRaw(pool, config.schema, config.rawRetentionDays);
-  return new Worker<TickJobData, unknown, string>(TICK_QUEUE, tickProcessor(rt, deps, housekeeping), {
+  const processor = withRedactedErrors(secretsOf(config), tickProcessor(rt, deps, housekeeping));
+  return new Worker<TickJobData, unknown, string>(TICK_QUEUE, processor, {
     ...rt.bull,
     concurrency: 1,
   });

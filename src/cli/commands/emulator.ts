@@ -3,6 +3,7 @@ import {
   describeQuirks,
   loadKeysFile,
   optionsOfFlags,
+  parseEchoPlaces,
   parseLatency,
   parseQuirkList,
   PROFILE_NAMES,
@@ -48,6 +49,13 @@ const latency = (text: string) => {
 const quirkList = (text: string) => {
   try {
     return parseQuirkList(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+const echoPlaces = (text: string) => {
+  try {
+    return parseEchoPlaces(text);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -133,6 +141,11 @@ export function register(program: Command, ctx: CliContext): void {
       ]),
     )
     .option('--clock-skew <seconds>', 'seconds added to the Date header', seconds)
+    .option(
+      '--echo-key <places>',
+      "repeat the caller's API key back, comma separated: body, error, html, header, or all",
+      echoPlaces,
+    )
     .addHelpText(
       'after',
       '\nPrints its base URL (ending in /v2) as the first line of stdout, logs to stderr, and runs until ' +

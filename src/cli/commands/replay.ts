@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { secretsOf } from '../../config/env.js';
 import { ReplayError } from '../../warehouse/errors.js';
 import { createPool } from '../../warehouse/pool.js';
 import { replayLoad } from '../../warehouse/replay.js';
@@ -26,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
         const outcome = await replayLoad(pool, config.schema, reports, loadId, {
           strictReconcile: flags.strictReconcile,
           logger: logger.child({ replayOf: loadId }),
+          secrets: secretsOf(config),
         });
         const reconciled = outcome.reconciled
           ? 'reconciled'

@@ -2,6 +2,7 @@ import { QueueEvents } from 'bullmq';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
+import { secretsOf } from '../../config/env.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../schedule/sync.js';
 import { asSyncProgress } from '../../entities/progress.js';
 import { syncClientOptions, syncRetryFromConfig } from '../../entities/request.js';
@@ -69,6 +70,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
       retry: syncRetryFromConfig(config),
       campaignConcurrency: flags.concurrency,
       onProgress: (p) => view.update(p),
+      secrets: secretsOf(config),
     });
     view.stop();
     ctx.stdout.write(`${summary(result)}\n`);

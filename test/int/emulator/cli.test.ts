@@ -111,4 +111,27 @@ describe('adops emulator command', () => {
     proc.kill('SIGTERM');
     expect(((await once(proc, 'exit')) as [number | null])[0]).toBe(0);
   });
+
+  it('echoes the key where --echo-key says, and where PUT /_control/quirks later says', async () => {
+    const { url, proc, stderr } = await spawnEmulator(['--echo-key', 'header,error']);
+    const headers = { authorization: 'Bearer demo-key' };
+    const report = await request(`${url}/reports?date_from=2025-01-01&date_until=2025-01-01&dimensions=day`, {
+      headers,
+    });
+    expect(report.headers['x-request-key']).toBe('demo-key');
+    expect(await report.body.text()).not.toContain('demo-key');
+    const refused = await request(`${url}/reports?date_from=2025-01-01`, { headers });
+    expect(refused.statusCode).toBe(400);
+    expect(await refused.body.text()).toContain('(key demo-key)');
+    const origin = new URL(url).origin;
+    const set = await request(`${origin}/_control/quirks`, { method: 'PUT', body: '{"echoKey":["body"]}' });
+    expect(set.statusCode).toBe(204);
+    await set.body.dump();
+    const listing = await request(`${url}/campaigns?limit=1`, { headers });
+    expect(listing.headers['x-request-key']).toBeUndefined();
+    expect(await listing.body.json()).toMatchObject({ request_key: 'demo-key' });
+    expect(stderr()).toContain('quirks: echoKey=header,error');
+    proc.kill('SIGTERM');
+    expect(((await once(proc, 'exit')) as [number | null])[0]).toBe(0);
+  });
 });

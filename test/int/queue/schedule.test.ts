@@ -155,8 +155,8 @@ describe('a scheduler tick', () => {
          VALUES ('daily_zone', '2020-01-01', '2020-01-01', '{day,zone_id}', 'failed', 1, 'old') RETURNING load_id`,
       );
       await harness.db.pool.query(
-        `INSERT INTO "${TEST_SCHEMA}".report_raw (load_id, body_gzip, body_bytes, body_sha256, archived_at)
-         VALUES ($1, '\\x00', 1, 'x', now() - interval '40 days')`,
+        `INSERT INTO "${TEST_SCHEMA}".report_raw (load_id, body_gzip, body_bytes, body_sha256, received_sha256, archived_at)
+         VALUES ($1, '\\x00', 1, 'x', 'x', now() - interval '40 days')`,
         [old[0]?.load_id],
       );
       await syncSchedulers(harness.queues, harness.jobs);

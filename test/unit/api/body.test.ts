@@ -29,6 +29,14 @@ describe('error bodies and excerpts', () => {
     );
   });
 
+  it('leaves no part of a key that the cut before redaction split', () => {
+    // Keys shrink to [REDACTED], pulling the one the cut split into the excerpt.
+    const long = `sk_live_${'q'.repeat(32)}`;
+    const e = excerptOf(Buffer.from(`${long} `.repeat(20)), [long]);
+    expect(e).toMatch(/^(\[REDACTED\] )+\[REDACTED\]$/);
+    expect(e).not.toContain(long.slice(0, 8));
+  });
+
   it('builds messages that name method, path, status, attempts and the hint', () => {
     const e = new ApiHttpError({
       status: 401,
