@@ -457,6 +457,18 @@ CREATE TABLE adops.report_totals (
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone NOT NULL
 );
+CREATE TABLE adops.report_versions (
+    report text NOT NULL,
+    version integer NOT NULL,
+    dimensions text[] NOT NULL,
+    table_name text NOT NULL,
+    state text NOT NULL,
+    auto_swap boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    swapped_at timestamp with time zone,
+    CONSTRAINT report_versions_state_check CHECK ((state = ANY (ARRAY['serving'::text, 'building'::text, 'retired'::text]))),
+    CONSTRAINT report_versions_version_check CHECK ((version >= 1))
+);
 CREATE TABLE adops.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
@@ -485,6 +497,10 @@ ALTER TABLE ONLY adops.report_raw
     ADD CONSTRAINT report_raw_pkey PRIMARY KEY (load_id);
 ALTER TABLE ONLY adops.report_totals
     ADD CONSTRAINT report_totals_pkey PRIMARY KEY (report, period_start, period_end);
+ALTER TABLE ONLY adops.report_versions
+    ADD CONSTRAINT report_versions_pkey PRIMARY KEY (report, version);
+ALTER TABLE ONLY adops.report_versions
+    ADD CONSTRAINT report_versions_table_name_key UNIQUE (table_name);
 ALTER TABLE ONLY adops.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
@@ -504,6 +520,9 @@ CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
+CREATE UNIQUE INDEX report_versions_dimensions ON adops.report_versions USING btree (report, dimensions);
+CREATE UNIQUE INDEX report_versions_one_building ON adops.report_versions USING btree (report) WHERE (state = 'building'::text);
+CREATE UNIQUE INDEX report_versions_one_serving ON adops.report_versions USING btree (report) WHERE (state = 'serving'::text);
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES adops.campaigns(campaign_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.entity_sync_pages

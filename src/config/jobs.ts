@@ -13,9 +13,9 @@ export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
 /**
  * Names a report may not take: its table report_<name> would land on the system's own report_loads,
- * report_totals or report_raw, or on one of their indexes and sequences (report_loads_pkey, ...).
+ * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
  */
-export const RESERVED_NAMES = ['loads', 'totals', 'raw'] as const;
+export const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
 export const MAX_JOB_FILE_BYTES = 64 * 1024;
@@ -166,7 +166,7 @@ export function parseJob(text: string, file: string): JobDefinition {
   if (isReserved(name)) {
     fail(
       'name',
-      `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals or report_raw; ` +
+      `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals, report_raw or report_versions; ` +
         `not allowed: ${RESERVED_NAMES.join(', ')}, or a name starting with ${RESERVED_NAMES.map(
           (r) => `${r}_`,
         )
@@ -174,6 +174,11 @@ export function parseJob(text: string, file: string): JobDefinition {
           .replace(/, ([^,]*)$/, ' or $1')}`,
     );
   }
+  if (name.includes('__'))
+    fail(
+      'name',
+      `"${name}" holds "__", which marks the versions of a report's table (report_<name>__v2); use a single _`,
+    );
   const schedule =
     o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
   if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });

@@ -80,6 +80,13 @@ export function renderStatus(status: Status): string {
           `${String(s.restated).padStart(8)}  ${(s.max_rel_change * 100).toFixed(2).padStart(9)}%`,
       );
   }
+  if ((status.evolutions ?? []).length > 0) {
+    lines.push('', 'Changed reports (report_<name> serves the old version until the new one covers it):');
+    for (const e of status.evolutions ?? [])
+      lines.push(
+        `  ${e.report.padEnd(nameWidth)}  version ${e.from} -> ${e.to}: ${e.covered} of ${e.periods} periods in the new shape`,
+      );
+  }
   lines.push(...renderEntityStatus(status.entities));
   lines.push('', 'Queues:');
   if (status.queues === null)

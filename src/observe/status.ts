@@ -3,7 +3,9 @@
 import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/entities/run-status.js';
+import { coverage } from '../warehouse/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
+import { readVersions } from '../warehouse/versions.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
@@ -76,6 +78,36 @@ export interface Status {
   readonly queueError?: string;
   /** The catalogue syncs: the last written and a newer one running, interrupted or failed. */
   readonly entities?: EntitySyncStatus;
+  /** Reports whose dimensions changed: how far the new table version has come. */
+  readonly evolutions?: readonly EvolutionProgress[];
+}
+
+/** A report loading a new version of its table beside the one report_<name> serves. */
+export interface EvolutionProgress {
+  readonly report: string;
+  readonly from: number;
+  readonly to: number;
+  /** Periods the serving version holds, and of those, loaded in the new shape. */
+  readonly periods: number;
+  readonly covered: number;
+}
+
+/** The progress of every evolving report among `jobs`. */
+async function evolutions(pool: Pool, schema: string, jobs: JobSet): Promise<EvolutionProgress[]> {
+  const building = new Set(
+    (await readVersions(pool, schema)).filter((v) => v.state === 'building').map((v) => v.report),
+  );
+  const names = jobs.reports.map((r) => r.name).filter((n) => building.has(n));
+  const states = await Promise.all(names.map((n) => coverage(pool, schema, n)));
+  return states
+    .filter((c) => c !== undefined)
+    .map((c) => ({
+      report: c.report,
+      from: c.serving.version,
+      to: c.building.version,
+      periods: c.periods,
+      covered: c.covered,
+    }));
 }
 
 /**
@@ -94,10 +126,11 @@ export async function collectStatus(
 ): Promise<Status> {
   const yesterday = addDays(localDate(now, 'UTC'), -1);
   const gridDays = Array.from({ length: days }, (_, i) => addDays(yesterday, i - days + 1));
-  const [reports, restated, entities, queueCounts] = await Promise.all([
+  const [reports, restated, entities, evolving, queueCounts] = await Promise.all([
     Promise.all(jobs.reports.map((r) => reportStatus(pool, schema, r, days, gridDays, now))),
     restatements(pool, schema),
     entitySyncStatus(pool, schema),
+    evolutions(pool, schema, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
     readQueueCounts(queues),
   ]);
@@ -109,6 +142,7 @@ export async function collectStatus(
     restatements: restated,
     queues: queueCounts.counts,
     entities,
+    evolutions: evolving,
     ...(queueCounts.error === undefined ? {} : { queueError: queueCounts.error }),
   };
 }

@@ -5,6 +5,8 @@ import type { Period } from '../dates/periods.js';
 export interface PlannedPull {
   readonly report: string;
   readonly period: Period;
+  /** The table version the pull is planned for, when a report is evolving (see PullJobData). */
+  readonly version?: number;
 }
 
 /** A short label for logs and messages: `daily_campaign 2026-01-05` or `... 2026-01-05..2026-01-11`. */

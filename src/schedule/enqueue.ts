@@ -31,7 +31,7 @@ export async function enqueuePulls(
   for (let i = 0; i < pulls.length; i += CHUNK) {
     const chunk = pulls.slice(i, i + CHUNK);
     const requested = chunk.map((pull, j) => ({
-      data: pullData(pull.report, pull.period),
+      data: pullData(pull.report, pull.period, pull.version),
       // BullMQ forbids ':' and all-digit custom ids.
       jobId: `p-${nonce}-${i + j}`,
     }));

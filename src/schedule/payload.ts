@@ -11,6 +11,11 @@ export interface PullJobData {
   readonly periodStart: string;
   /** YYYY-MM-DD, inclusive. */
   readonly periodEnd: string;
+  /**
+   * The table version an evolution planned the pull for: it only keeps the pull apart from a pull
+   * of the same period in the old shape (deduplication), the worker loads by the current definition.
+   */
+  readonly version?: number;
 }
 
 /** Data of a scheduler tick: the report definition whose window is due. */
@@ -19,8 +24,13 @@ export interface TickJobData {
 }
 
 /** The pull payload of a report and period. */
-export function pullData(report: string, period: Period): PullJobData {
-  return { report, periodStart: period.start, periodEnd: period.end };
+export function pullData(report: string, period: Period, version?: number): PullJobData {
+  return {
+    report,
+    periodStart: period.start,
+    periodEnd: period.end,
+    ...(version === undefined ? {} : { version }),
+  };
 }
 
 /** The period a pull names. */
@@ -34,7 +44,8 @@ export function pullPeriod(data: PullJobData): Period {
  * so a later request for the same period pulls it again.
  */
 export function pullDedupId(data: PullJobData): string {
-  return `${data.report}/${data.periodStart}/${data.periodEnd}`;
+  const base = `${data.report}/${data.periodStart}/${data.periodEnd}`;
+  return data.version === undefined ? base : `${base}/v${data.version}`;
 }
 
 /** Narrows untrusted job data (it comes from Redis) to a PullJobData, or undefined. */
@@ -44,5 +55,11 @@ export function asPullData(value: unknown): PullJobData | undefined {
   if (typeof v.report !== 'string' || typeof v.periodStart !== 'string' || typeof v.periodEnd !== 'string')
     return undefined;
   if (!isIsoDate(v.periodStart) || !isIsoDate(v.periodEnd)) return undefined;
-  return { report: v.report, periodStart: v.periodStart, periodEnd: v.periodEnd };
+  const version = typeof v.version === 'number' && Number.isInteger(v.version) ? v.version : undefined;
+  return {
+    report: v.report,
+    periodStart: v.periodStart,
+    periodEnd: v.periodEnd,
+    ...(version === undefined ? {} : { version }),
+  };
 }

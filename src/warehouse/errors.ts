@@ -50,3 +50,12 @@ export class LoadError extends Error {
 export class ReplayError extends Error {
   override readonly name = 'ReplayError';
 }
+
+/**
+ * A definition whose dimensions no table version has yet: it changed in the jobs folder and
+ * `adops migrate` has not run since. Retryable: the pull succeeds once migrate made the version.
+ */
+export class UnmigratedDefinitionError extends Error {
+  override readonly name = 'UnmigratedDefinitionError';
+  readonly retryable = true;
+}

@@ -11,6 +11,7 @@ import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
+import { tableOf } from './versions.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
@@ -22,7 +23,7 @@ import {
 import { withPgRetry } from './pg-retry.js';
 import { archiveBodySql, type PackedBody } from './raw.js';
 import { restatementOf } from './restatement.js';
-import { named, reportTable } from './sql.js';
+import { named } from './sql.js';
 
 /** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
 export interface LoadOutcome {
@@ -113,7 +114,6 @@ async function loadInTransaction(
 ): Promise<LoadOutcome> {
   const { report, period } = input;
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
-  const table = reportTable(report.name);
   // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
   await client.query(
@@ -122,6 +122,8 @@ async function loadInTransaction(
       [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
     ),
   );
+  // The version of the table that holds this definition's dimensions (report evolution).
+  const table = await tableOf(client, schema, report.name, report.dimensions);
   const found = (
     await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
   ).rows[0];

@@ -17,6 +17,8 @@ import {
 } from './table-spec.js';
 import { ident, qualified } from './sql.js';
 import { withTransaction } from './transaction.js';
+import { versionFor, type Evolving } from './version-plan.js';
+import { readVersions } from './versions.js';
 
 export interface EnsureResult {
   /** Tables created by this run. */
@@ -31,6 +33,8 @@ export interface EnsureResult {
   readonly upgraded: readonly string[];
   /** report_* tables of the schema with no definition any more: kept as they are. */
   readonly orphaned: readonly string[];
+  /** Reports whose definition loads into a version their stable name does not show yet. */
+  readonly evolving: readonly Evolving[];
 }
 
 /**
@@ -41,6 +45,7 @@ export async function ensureReportTables(
   client: ClientBase,
   schema: string,
   reports: readonly ReportJob[],
+  options: { readonly autoSwap?: boolean } = {},
 ): Promise<EnsureResult> {
   refuseNameClashes(reports);
   const created: string[] = [];
@@ -48,12 +53,16 @@ export async function ensureReportTables(
   const indexesAdded: string[] = [];
   const indexesRebuilt: string[] = [];
   const upgraded: string[] = [];
+  const evolving: Evolving[] = [];
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
     const existing = await reportTablesIn(client, schema);
     for (const report of reports) {
-      const spec = tableSpec(report);
+      // A change of dimensions is not drift: it starts a new version of the table (evolution).
+      const version = await versionFor(client, schema, report, existing, options.autoSwap ?? true);
+      if (version.evolving !== undefined) evolving.push(version.evolving);
+      const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {
         const sql = createTableSql(schema, spec);
         await client.query(sql.table);
@@ -99,11 +108,15 @@ export async function ensureReportTables(
       unchanged.push(spec.table);
     }
   });
-  const defined = new Set(reports.map((r) => tableSpec(r).table));
+  const names = new Set(reports.map((r) => r.name));
+  const defined = new Set([
+    ...reports.map((r) => tableSpec(r).table),
+    ...(await readVersions(client, schema)).filter((v) => names.has(v.report)).map((v) => v.table),
+  ]);
   const orphaned = [...(await reportTablesIn(client, schema))].filter(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),
   );
-  return { created, unchanged, indexesAdded, indexesRebuilt, upgraded, orphaned };
+  return { created, unchanged, indexesAdded, indexesRebuilt, upgraded, orphaned, evolving };
 }
 
 /**
@@ -140,7 +153,7 @@ function refuseNameClashes(reports: readonly ReportJob[]): void {
 }
 
 /** Tables of the fixed schema (sql/001_schema.sql) that share the report_ prefix. */
-const FIXED_TABLES = new Set(['report_loads', 'report_totals', 'report_raw']);
+const FIXED_TABLES = new Set(['report_loads', 'report_totals', 'report_raw', 'report_versions']);
 
 function driftError(
   schema: string,

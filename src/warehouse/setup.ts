@@ -21,7 +21,13 @@ export interface SetupResult extends MigrateResult {
  */
 export async function setupWarehouse(
   pool: Pool,
-  options: { readonly schema: string; readonly reports: readonly ReportJob[]; readonly logger?: Logger },
+  options: {
+    readonly schema: string;
+    readonly reports: readonly ReportJob[];
+    readonly logger?: Logger;
+    /** Whether a new table version switches by itself once it covers the old one (default true). */
+    readonly autoSwap?: boolean;
+  },
 ): Promise<SetupResult> {
   let tables: EnsureResult | undefined;
   let views: ViewOutcome[] = [];
@@ -31,7 +37,9 @@ export async function setupWarehouse(
     sqlDir: sqlDir(),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     afterMigrations: async (client) => {
-      tables = await ensureReportTables(client, options.schema, options.reports);
+      tables = await ensureReportTables(client, options.schema, options.reports, {
+        autoSwap: options.autoSwap ?? true,
+      });
       views = await ensureViews(client, options.schema, options.reports);
       dailyViews = await ensureDailyViews(client, options.schema, options.reports);
     },

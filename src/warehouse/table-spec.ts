@@ -36,9 +36,14 @@ export function copyColumns(dimensions: readonly Dimension[]): string[] {
   return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id'];
 }
 
-/** The expected table of a report definition. */
-export function tableSpec(report: Pick<ReportJob, 'name' | 'dimensions'>): TableSpec {
-  const table = reportTable(report.name);
+/**
+ * The expected table of a report definition: report_<name>, or `table` (a later version of it,
+ * whose indexes are then named after it, so versions never collide).
+ */
+export function tableSpec(
+  report: Pick<ReportJob, 'name' | 'dimensions'>,
+  table: string = reportTable(report.name),
+): TableSpec {
   const columns: ColumnSpec[] = [
     { name: 'period_start', type: 'date', notNull: true },
     { name: 'period_end', type: 'date', notNull: true },

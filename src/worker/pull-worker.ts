@@ -8,6 +8,7 @@ import { REPORT_QUEUE } from '../schedule/names.js';
 import { asPullData, type PullJobData } from '../schedule/payload.js';
 import type { Notify } from '../schedule/webhooks.js';
 import { pullDeps, type ReportFetcher } from './io.js';
+import { evolutionHook } from './evolution-hook.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
 import { runPull, type PullDeps } from './pull.js';
@@ -39,10 +40,19 @@ export function startPullWorker(
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
   const secrets = secretsOf(rt.config);
-  const io = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
+  const deps = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
     copyFormat: rt.config.copyFormat,
     secrets,
   });
+  const afterLoad = evolutionHook(rt.pool, rt.config.schema, rt.logger, o.notify, rt.queues.pulls);
+  const io: PullDeps = {
+    ...deps,
+    load: async (report, period, fetched, jobId) => {
+      const loaded = await deps.load(report, period, fetched, jobId);
+      await afterLoad(report, period);
+      return loaded;
+    },
+  };
   const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify));
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
     ...rt.bull,

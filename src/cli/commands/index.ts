@@ -23,6 +23,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandModule>
   sync: () => import('./sync.js'),
   status: () => import('./status.js'),
   doctor: () => import('./doctor.js'),
+  evolve: () => import('./evolve.js'),
   replay: () => import('./replay.js'),
   emulator: () => import('./emulator.js'),
   dashboard: () => import('./dashboard.js'),

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
+import type { Pool } from 'pg';
+import type { Config } from '../../config/env.js';
+import { coverage, type Coverage } from '../../warehouse/evolution.js';
 import { SchemaDriftError } from '../../warehouse/errors.js';
 import { MigrationError } from '../../warehouse/migrate.js';
 import { createPool } from '../../warehouse/pool.js';
 import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
+import { planEvolution, progressLine } from './evolve.js';
 import { SUMMARIES } from './summaries.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
@@ -11,15 +15,25 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
     .description(SUMMARIES.migrate)
-    .action(async () => {
+    .option(
+      '--no-swap-when-covered',
+      'a changed report keeps serving its old version until `adops evolve --swap` (default: switch once covered)',
+    )
+    .action(async (flags: { swapWhenCovered: boolean }) => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       const logger = ctx.logger();
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
       const pool = createPool(config, { max: 1, logger, statementTimeoutMs: 0 });
       try {
-        const result = await setupWarehouse(pool, { schema: config.schema, reports, logger });
+        const result = await setupWarehouse(pool, {
+          schema: config.schema,
+          reports,
+          logger,
+          autoSwap: flags.swapWhenCovered,
+        });
         for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);
+        await planEvolving(ctx, pool, result, config);
       } catch (error) {
         if (error instanceof MigrationError || error instanceof SchemaDriftError)
           throw new CommandFailed(error.message, { cause: error });
@@ -34,6 +48,30 @@ export function register(program: Command, ctx: CliContext): void {
         await pool.end();
       }
     });
+}
+
+/**
+ * For each report whose dimensions changed: its progress, and its missing history enqueued newest
+ * first (or how to enqueue it when Redis does not answer).
+ */
+async function planEvolving(ctx: CliContext, pool: Pool, result: SetupResult, config: Config): Promise<void> {
+  const states: Coverage[] = [];
+  for (const e of result.tables.evolving) {
+    const state = await coverage(pool, config.schema, e.report);
+    if (state === undefined) continue;
+    states.push(state);
+    ctx.stdout.write(
+      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${config.schema}.${e.table}); ` +
+        `report_${e.report} serves version ${e.from} meanwhile\n${progressLine(state)}\n`,
+    );
+  }
+  if (states.length === 0) return;
+  try {
+    ctx.stdout.write(`${await planEvolution(config, states)}\n`);
+  } catch (error) {
+    if (!(error instanceof CommandFailed)) throw error;
+    ctx.stderr.write(`adops: ${error.message}\n`);
+  }
 }
 
 /** What a run did, one line each, for stdout. */

@@ -19,6 +19,8 @@ export const SUMMARIES = {
   doctor:
     'probe the configured API server (reachability, TLS, auth forms, scopes, report params, gzip, ' +
     'clock, rate-limit headers) and print the settings to use',
+  evolve:
+    'show each report table version and the progress of a change of dimensions; --plan, --swap, --drop-old',
   replay: 're-flatten and reload the archived response of a load (report_raw), without calling the API',
   emulator: 'run the local API emulator (spec-faithful, deterministic reports, fault injection)',
   dashboard:

@@ -63,6 +63,7 @@ it('adops migrate applies every sql/ file once, then creates a report_<name> tab
     'report_loads',
     'report_raw',
     'report_totals',
+    'report_versions',
   ]);
 });
 
@@ -90,20 +91,30 @@ it('concurrent runs all succeed and create each new table once', async () => {
   expect(runs.filter((r) => r.stdout.includes(`created ${SCHEMA}.report_gamma`))).toHaveLength(1);
 });
 
-it('a changed definition fails with exit 1, says what differs and how to proceed, and drops nothing', async () => {
+it('a changed definition starts a new version of the table beside the old one, which keeps serving', async () => {
   await db.pool.query(
     `INSERT INTO ${SCHEMA}.report_alpha VALUES ('2026-01-01','2026-01-01','2026-01-01',7,0,0,0,0,0,1,now())`,
   );
   writeJob('alpha', '[day, zone_id]');
-  const drift = await migrate();
-  expect(drift.code).toBe(1);
-  expect(drift.stderr).toContain(`adops: ${SCHEMA}.report_alpha does not match`);
-  expect(drift.stderr).toContain('column zone_id (bigint) is missing');
-  expect(drift.stderr).toContain('column campaign_id (bigint) is not in the definition');
-  expect(drift.stderr).toContain('give the changed definition a new name');
-  const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.report_alpha`);
-  expect(rows).toEqual([{ n: 1 }]);
+  const changed = await migrate();
+  expect(changed.code).toBe(0);
+  expect(changed.stdout).toContain(`started: alpha loads version 2 (${SCHEMA}.report_alpha__v2)`);
+  expect(changed.stdout).toContain(`created ${SCHEMA}.report_alpha__v2`);
+  const { rows } = await db.pool.query(
+    `SELECT (SELECT count(*)::int FROM ${SCHEMA}.report_alpha) AS old, (SELECT count(*)::int FROM ${SCHEMA}.report_alpha__v2) AS new`,
+  );
+  expect(rows).toEqual([{ old: 1, new: 0 }]);
   writeJob('alpha', '[day, campaign_id]');
+  // Back to the serving shape: the new version is retired, nothing is dropped.
+  const back = await migrate();
+  expect(back.code).toBe(0);
+  const versions = await db.pool.query(
+    `SELECT version, state FROM ${SCHEMA}.report_versions WHERE report = 'alpha' ORDER BY version`,
+  );
+  expect(versions.rows).toEqual([
+    { version: 1, state: 'serving' },
+    { version: 2, state: 'retired' },
+  ]);
 });
 
 it('an unreachable database is exit 1 with a message naming DATABASE_URL', async () => {

@@ -95,36 +95,38 @@ describe('ensureReportTables', () => {
     expect(rows).toEqual([{ n: 1 }]);
   });
 
-  it('refuses a changed definition, saying what differs and how to proceed, and changes nothing', async () => {
+  it('starts a new version of the table for changed dimensions, the old one keeping its rows', async () => {
     const changed = reportJob('wh_shape', ['day', 'campaign_id', 'tier']);
-    const other = reportJob('wh_new_one', ['day']);
-    const attempt = ensure([other, changed]);
-    await expect(attempt).rejects.toBeInstanceOf(SchemaDriftError);
-    const error = (await attempt.catch((e: unknown) => e)) as SchemaDriftError;
-    expect(error.differences).toEqual([
-      'column campaign_id (bigint) is missing',
-      'column zone_id (bigint) is not in the definition',
-      'column country (text) is not in the definition',
+    const result = await ensure([changed]);
+    expect(result.evolving).toEqual([
+      { report: 'wh_shape', from: 1, to: 2, table: 'report_wh_shape__v2', started: true },
     ]);
-    expect(error.message).toContain(`${S}.report_wh_shape does not match test:wh_shape`);
-    expect(error.message).toMatch(/new name.*RENAME TO report_wh_shape_old/s);
-    // All or nothing: the other table was not created, the data is still there.
+    expect(result.created).toEqual(['report_wh_shape__v2']);
     const { rows } = await db.pool.query(
-      `SELECT to_regclass($1) AS other, (SELECT count(*)::int FROM ${S}.report_wh_shape) AS n`,
-      [`${S}.report_wh_new_one`],
+      `SELECT (SELECT count(*)::int FROM ${S}.report_wh_shape) AS old,
+              (SELECT count(*)::int FROM ${S}.report_wh_shape__v2) AS new,
+              (SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'report_wh_shape__v2' AND indexname LIKE '%key') AS key`,
+      [S],
     );
-    expect(rows).toEqual([{ other: null, n: 1 }]);
+    expect(rows).toEqual([{ old: 1, new: 0, key: 'report_wh_shape__v2_key' }]);
+    // Reordered dimensions are another shape too; the change being built is retired.
+    const reordered = await ensure([reportJob('wh_shape', ['day', 'tier', 'zone_id', 'country'])]);
+    expect(reordered.evolving).toMatchObject([{ report: 'wh_shape', from: 1, to: 3 }]);
+    // Back to the serving shape: nothing is building any more.
+    const back = await ensure([reportJob('wh_shape', ['day', 'zone_id', 'tier', 'country'])]);
+    expect(back.evolving).toEqual([]);
   });
 
-  it('refuses a retyped or reordered column', async () => {
+  it('refuses a retyped column, saying what differs and how to proceed, and changes nothing', async () => {
     await db.pool.query(`CREATE TABLE ${S}.report_wh_typed (LIKE ${S}.report_wh_shape)`);
     await db.pool.query(`ALTER TABLE ${S}.report_wh_typed ALTER COLUMN tier TYPE integer`);
-    await expect(ensure([reportJob('wh_typed', ['day', 'zone_id', 'tier', 'country'])])).rejects.toThrow(
-      /column tier is integer, expected smallint/,
-    );
-    await expect(ensure([reportJob('wh_shape', ['day', 'tier', 'zone_id', 'country'])])).rejects.toThrow(
-      /columns are in order/,
-    );
+    const other = reportJob('wh_new_one', ['day']);
+    const attempt = ensure([other, reportJob('wh_typed', ['day', 'zone_id', 'tier', 'country'])]);
+    await expect(attempt).rejects.toBeInstanceOf(SchemaDriftError);
+    await expect(attempt).rejects.toThrow(/column tier is integer, expected smallint/);
+    // All or nothing: the other table was not created.
+    const { rows } = await db.pool.query(`SELECT to_regclass($1) AS other`, [`${S}.report_wh_new_one`]);
+    expect(rows).toEqual([{ other: null }]);
   });
 
   it('reports a table whose definition is gone as orphaned and keeps it', async () => {

@@ -1,0 +1,178 @@
+// Report evolution: a building version of a report's table is loaded beside the serving one; once
+// it covers every period the serving one had (and reconciles), the stable name report_<name> and
+// the report's bi_ views switch to it in one transaction, so BI never sees a missing or half-built
+// table. The old version stays until `adops evolve --drop-old`.
+import type { ClientBase, Pool } from 'pg';
+import type { Period } from '../dates/periods.js';
+import { ensureDailyViews } from './entities/daily-views.js';
+import { dailyViewName } from './entities/daily-view.js';
+import { ensureViews } from './entities/views.js';
+import { ident, qualified, reportTable } from './sql.js';
+import { withTransaction } from './transaction.js';
+import { readVersions, type ReportVersion } from './versions.js';
+
+/** How far a building version has come. */
+export interface Coverage {
+  readonly report: string;
+  readonly serving: ReportVersion;
+  readonly building: ReportVersion;
+  /** Periods the serving version holds. */
+  readonly periods: number;
+  /** Of those, loaded (and reconciled) in the building version. */
+  readonly covered: number;
+  /** The periods still to load in the building version, newest first. */
+  readonly missing: readonly Period[];
+}
+
+/** The coverage of `report`'s building version, or undefined when none is building. */
+export async function coverage(
+  db: Pick<ClientBase | Pool, 'query'>,
+  schema: string,
+  report: string,
+): Promise<Coverage | undefined> {
+  const versions = await readVersions(db, schema, report);
+  const serving = versions.find((v) => v.state === 'serving');
+  const building = versions.find((v) => v.state === 'building');
+  if (serving === undefined || building === undefined) return undefined;
+  const loads = qualified(schema, 'report_loads');
+  // A period counts as covered once a load of the new shape replaced its rows and reconciled (or
+  // could not for want of totals: only a mismatch blocks the switch).
+  const { rows } = await db.query<{ start: string; end: string; covered: boolean }>(
+    `WITH old AS (
+       SELECT DISTINCT period_start, period_end FROM ${loads}
+        WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded'),
+     new AS (
+       SELECT DISTINCT period_start, period_end FROM ${loads}
+        WHERE report = $1 AND dimensions = $3::text[] AND status = 'loaded'
+          AND (reconciled IS NOT FALSE OR unreconciled_reason IN ('no totals', 'partial totals')))
+     SELECT old.period_start::text AS start, old.period_end::text AS "end", new.period_start IS NOT NULL AS covered
+       FROM old LEFT JOIN new USING (period_start, period_end)
+      ORDER BY old.period_start DESC, old.period_end DESC`,
+    [report, serving.dimensions, building.dimensions],
+  );
+  return {
+    report,
+    serving,
+    building,
+    periods: rows.length,
+    covered: rows.filter((r) => r.covered).length,
+    missing: rows.filter((r) => !r.covered).map((r) => ({ start: r.start, end: r.end })),
+  };
+}
+
+/** What a swap did. */
+export interface Swapped {
+  readonly report: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Switches `report`'s stable name and bi_ views to its building version, in one transaction:
+ * when it covers every period (or `force`), else returns undefined and changes nothing. The first
+ * swap renames the physical report_<name> (version 1) to report_<name>__v1 and makes report_<name>
+ * a view; later swaps replace that view. Readers block for the moment of the switch and then see
+ * the new version: never an error, never an empty view.
+ */
+export async function swapVersion(
+  client: ClientBase,
+  schema: string,
+  report: { readonly name: string; readonly period?: 'day' | 'week' | 'month' },
+  options: { readonly force?: boolean } = {},
+): Promise<Swapped | undefined> {
+  return withTransaction(client, async () => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `adops-evolve:${schema}.${report.name}`,
+    ]);
+    const state = await coverage(client, schema, report.name);
+    if (state === undefined) return undefined;
+    if (state.missing.length > 0 && options.force !== true) return undefined;
+    const { serving, building } = state;
+    const stable = reportTable(report.name);
+    // Our own views over the stable name go first; ensureViews makes them again below.
+    await client.query(`DROP VIEW IF EXISTS ${qualified(schema, dailyViewName(report.name))}`);
+    await client.query(`DROP VIEW IF EXISTS ${qualified(schema, `bi_${report.name}`)}`);
+    if (serving.table === stable) {
+      // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
+      const renamed = `${stable}__v${serving.version}`;
+      await renameTable(client, schema, stable, renamed);
+      await setTable(client, schema, serving, renamed);
+    } else {
+      // RESTRICT: a user's own view on the stable name must be moved by its owner, not dropped.
+      await client.query(`DROP VIEW ${qualified(schema, stable)}`);
+    }
+    await client.query(
+      `CREATE VIEW ${qualified(schema, stable)} AS SELECT * FROM ${qualified(schema, building.table)}`,
+    );
+    // Two statements: the one-serving-version index is checked row by row.
+    const versions = qualified(schema, 'report_versions');
+    await client.query(`UPDATE ${versions} SET state = 'retired' WHERE report = $1 AND version = $2`, [
+      report.name,
+      serving.version,
+    ]);
+    await client.query(
+      `UPDATE ${versions} SET state = 'serving', swapped_at = now() WHERE report = $1 AND version = $2`,
+      [report.name, building.version],
+    );
+    await ensureViews(client, schema, [report]);
+    await ensureDailyViews(client, schema, [report]);
+    return { report: report.name, from: serving.version, to: building.version };
+  });
+}
+
+/** Renames a table and the indexes named after it, so a later version can never collide. */
+async function renameTable(client: ClientBase, schema: string, from: string, to: string): Promise<void> {
+  await client.query(`ALTER TABLE ${qualified(schema, from)} RENAME TO ${ident(to)}`);
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = $1::regclass`,
+    [qualified(schema, to)],
+  );
+  for (const { name } of rows)
+    if (name.startsWith(`${from}_`))
+      await client.query(
+        `ALTER INDEX ${qualified(schema, name)} RENAME TO ${ident(`${to}_${name.slice(from.length + 1)}`)}`,
+      );
+}
+
+async function setTable(client: ClientBase, schema: string, v: ReportVersion, table: string): Promise<void> {
+  await client.query(
+    `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
+    [v.report, v.version, table],
+  );
+}
+
+/**
+ * Swaps `report` when its building version is complete and set to switch by itself: called after
+ * each load of a building version. Returns what it did, or undefined.
+ */
+export async function swapWhenCovered(
+  pool: Pool,
+  schema: string,
+  report: { readonly name: string; readonly period?: 'day' | 'week' | 'month' },
+): Promise<Swapped | undefined> {
+  const building = (await readVersions(pool, schema, report.name)).find((v) => v.state === 'building');
+  if (building === undefined || !building.autoSwap) return undefined;
+  const client = await pool.connect();
+  try {
+    return await swapVersion(client, schema, report);
+  } finally {
+    client.release();
+  }
+}
+
+/** Drops the tables of `report`'s retired versions; returns their names. */
+export async function dropRetired(client: ClientBase, schema: string, report: string): Promise<string[]> {
+  return withTransaction(client, async () => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-evolve:${schema}.${report}`]);
+    const retired = (await readVersions(client, schema, report)).filter((v) => v.state === 'retired');
+    for (const v of retired) {
+      await client.query(`DROP TABLE IF EXISTS ${qualified(schema, v.table)}`);
+      await client.query(
+        `DELETE FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND version = $2`,
+        [report, v.version],
+      );
+    }
+    return retired.map((v) => v.table);
+  });
+}

@@ -1,0 +1,49 @@
+// After each load, a report whose definition loads into a building version (report evolution) is
+// checked for completeness, and its stable views switch to the new version once it covers every
+// period the old one had. A failed check is logged, never fails the pull that triggered it.
+import type { Pool } from 'pg';
+import type { ReportJob } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import type { Notify } from '../schedule/webhooks.js';
+import { swapWhenCovered } from '../warehouse/evolution.js';
+import { buildingVersion } from '../warehouse/versions.js';
+import { sameDimensions } from '../warehouse/version-plan.js';
+import { enqueuePulls } from '../schedule/enqueue.js';
+import type { PullQueue } from '../schedule/queues.js';
+import type { Period } from '../dates/periods.js';
+
+/**
+ * A function to call after each load of `report` and `period`; resolves when any swap is done. A
+ * load of the old shape (a pull that read its definition just before the change) is pulled again
+ * in the new shape, so the new version still comes to cover it.
+ */
+export function evolutionHook(
+  pool: Pool,
+  schema: string,
+  logger: Logger,
+  notify: Notify,
+  pulls: PullQueue,
+): (report: ReportJob, period: Period) => Promise<void> {
+  return async (report, period) => {
+    try {
+      // One query per load; a report that is not evolving ends here.
+      const next = await buildingVersion(pool, schema, report.name);
+      if (next === undefined) return;
+      if (!sameDimensions(next.dimensions, report.dimensions)) {
+        await enqueuePulls(pulls, [{ report: report.name, period, version: next.version }]);
+        return;
+      }
+      const swapped = await swapWhenCovered(pool, schema, report);
+      if (swapped === undefined) return;
+      logger.info(swapped, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
+      notify({
+        type: 'evolution.swapped',
+        report: swapped.report,
+        from_version: swapped.from,
+        to_version: swapped.to,
+      });
+    } catch (error) {
+      logger.warn({ err: error, report: report.name }, 'could not switch the report to its new version');
+    }
+  };
+}

@@ -1,0 +1,165 @@
+// Report evolution under load: a report's dimensions change while a worker runs and a BI reader
+// loops; the stable views keep answering, switch to the new version once it covers every period,
+// and end equal, row for row, to a fresh run of the new shape.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { loadJobs } from '../../../src/config/jobs.js';
+import { liveJobs } from '../../../src/config/live-jobs.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { TEST_SCHEMA } from '../../helpers/db.js';
+import { createHarness, type Harness } from '../queue/harness.js';
+
+let h: Harness | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+const S = TEST_SCHEMA;
+const definition = (name: string, dims: string) => `name: ${name}\ndimensions: [${dims}]\nperiod: day\n`;
+
+/** Runs `adops <args>` in-process; its exit code and stdout. */
+async function adops(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const stdout = { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream;
+  const stderr = { write: () => true } as unknown as NodeJS.WritableStream;
+  return { code: await main(['node', 'adops', ...args], env, stdout, stderr), out };
+}
+
+/** Waits until `check` holds, polling. */
+async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const COLUMNS =
+  'period_start, day, campaign_id, country, ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions';
+
+describe('report evolution', () => {
+  it('a dimension change under load switches the stable views once covered, never failing or emptying a bi_ query, and ends equal to a fresh run of the new shape', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'adops-evolve-'));
+    writeFileSync(join(dir, 'evo.yaml'), definition('evo', 'day, campaign_id'));
+    h = await createHarness({ env: { ADOPS_JOBS_DIR: dir }, jobs: loadJobs(dir) });
+    const env = h.env;
+    expect((await adops(env, 'migrate')).code).toBe(0);
+    await h.worker({
+      liveJobs: liveJobs(dir, h.jobs, { checkEveryMs: 0 }),
+      concurrency: 2,
+      logger: createLogger({ level: 'warn', secrets: [] }),
+    });
+    const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
+    const from = addDays(yesterday, -5);
+    const old = await enqueueBackfill(h.queues.pulls, loadJobs(dir).reports, from, yesterday);
+    expect((await waitForPulls(h.queues.pulls, old.pulls, { pollMs: 50 })).failed).toEqual([]);
+    const before = await h.db.pool.query<{ day: string; impressions: string }>(
+      `SELECT day::text, sum(impressions)::text AS impressions FROM "${S}".bi_evo GROUP BY day ORDER BY day`,
+    );
+    expect(before.rows).toHaveLength(6);
+
+    // A BI reader loops through everything that follows.
+    const oldRows = await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${S}".bi_evo`);
+    const reads = { ok: 0, empty: 0, fewest: Infinity, errors: [] as string[] };
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        try {
+          const { rows } = await h!.db.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM "${S}".bi_evo`,
+          );
+          const n = rows[0]?.n ?? 0;
+          reads.fewest = Math.min(reads.fewest, n);
+          if (n > 0) reads.ok++;
+          else reads.empty++;
+        } catch (error) {
+          reads.errors.push((error as Error).message);
+          if (reads.errors.length > 20) break;
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+
+    // Loads keep running while the definition changes: a second backfill is in flight.
+    const during = await enqueueBackfill(
+      h.queues.pulls,
+      loadJobs(dir).reports,
+      addDays(from, -3),
+      addDays(from, -1),
+    );
+    writeFileSync(join(dir, 'evo.yaml'), definition('evo', 'day, campaign_id, country'));
+    const migrated = await adops(env, 'migrate');
+    expect(migrated.code).toBe(0);
+    expect(migrated.out).toMatch(/started: evo loads version 2/);
+    expect(migrated.out).toMatch(/enqueued \d+ pulls of the new shapes, newest first/);
+    await waitForPulls(h.queues.pulls, during.pulls, { pollMs: 50 });
+
+    const state = async () =>
+      (
+        await h!.db.pool.query<{ version: number; state: string }>(
+          `SELECT version, state FROM "${S}".report_versions WHERE report = 'evo' ORDER BY version`,
+        )
+      ).rows;
+    await until(async () => (await state()).some((v) => v.version === 2 && v.state === 'serving'));
+    reading = false;
+    await reader;
+    expect(reads.errors).toEqual([]);
+    expect(reads.empty).toBe(0);
+    expect(reads.ok).toBeGreaterThan(10);
+    // Never a half-built version: the new shape splits each old row by country, so a view switched
+    // before every old period was covered would show fewer rows than the old version had.
+    expect(reads.fewest).toBeGreaterThanOrEqual(oldRows.rows[0]?.n ?? Infinity);
+    expect(await state()).toEqual([
+      { version: 1, state: 'retired' },
+      { version: 2, state: 'serving' },
+    ]);
+
+    // The stable name is now a view over version 2, with the new column, and bi_ follows it.
+    const kind = await h.db.pool.query<{ relkind: string }>(
+      `SELECT relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE nspname = $1 AND relname = 'report_evo'`,
+      [S],
+    );
+    expect(kind.rows[0]?.relkind).toBe('v');
+    const after = await h.db.pool.query<{ day: string; impressions: string }>(
+      `SELECT day::text, sum(impressions)::text AS impressions FROM "${S}".bi_evo
+        WHERE day BETWEEN $1 AND $2 GROUP BY day ORDER BY day`,
+      [from, yesterday],
+    );
+    expect(after.rows).toEqual(before.rows);
+
+    // Row for row, the same as a fresh run of the new shape.
+    writeFileSync(join(dir, 'fresh.yaml'), definition('fresh', 'day, campaign_id, country'));
+    expect((await adops(env, 'migrate')).code).toBe(0);
+    const fresh = await enqueueBackfill(
+      h.queues.pulls,
+      loadJobs(dir).reports.filter((r) => r.name === 'fresh'),
+      addDays(from, -3),
+      yesterday,
+    );
+    expect((await waitForPulls(h.queues.pulls, fresh.pulls, { pollMs: 50 })).failed).toEqual([]);
+    const diff = await h.db.pool.query(
+      `(SELECT ${COLUMNS} FROM "${S}".report_evo EXCEPT ALL SELECT ${COLUMNS} FROM "${S}".report_fresh)
+       UNION ALL
+       (SELECT ${COLUMNS} FROM "${S}".report_fresh EXCEPT ALL SELECT ${COLUMNS} FROM "${S}".report_evo)`,
+    );
+    expect(diff.rows).toEqual([]);
+    const total = await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${S}".report_evo`);
+    expect(total.rows[0]?.n).toBeGreaterThan(0);
+
+    // status shows nothing pending any more; evolve --drop-old removes the old table.
+    const evolve = await adops(env, 'evolve', '--report', 'evo', '--drop-old');
+    expect(evolve.code).toBe(0);
+    expect(evolve.out).toMatch(/dropped .*report_evo__v1/);
+    expect(evolve.out).toMatch(/evo: version 2/);
+    const left = await h.db.pool.query(`SELECT to_regclass($1) AS t`, [`"${S}".report_evo__v1`]);
+    expect(left.rows[0]?.t).toBeNull();
+  }, 180_000);
+});
