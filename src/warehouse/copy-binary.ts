@@ -7,7 +7,7 @@
 // trailer int16 -1.
 import type { DimensionType } from '../config/dimensions.js';
 import { COUNTERS, type ReportRow } from '../report/types.js';
-import { rowChecks, type CopyLayout } from './copy-encode.js';
+import { fullChunks, rowChecks, type CopyLayout } from './copy-encode.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags (int32 0), header extension length (int32 0). */
@@ -124,18 +124,7 @@ export async function* copyBinaryChunks(
     counter.rows++;
     return full;
   };
-  if (Symbol.iterator in rows) {
-    // A plain loop over an array: `for await` would cost a microtask per row.
-    for (const row of rows) {
-      const full = add(row);
-      if (full !== undefined) yield full;
-    }
-  } else {
-    for await (const row of rows) {
-      const full = add(row);
-      if (full !== undefined) yield full;
-    }
-  }
+  yield* fullChunks(rows, add);
   if (at + BINARY_TRAILER.length > chunk.length) {
     yield chunk.subarray(0, at);
     chunk = Buffer.allocUnsafe(BINARY_TRAILER.length);

@@ -220,8 +220,19 @@ export async function* copyChunks(
     pending = '';
     return chunk;
   };
+  yield* fullChunks(rows, add);
+  if (pending.length > 0) yield Buffer.from(pending, 'utf8');
+}
+
+/**
+ * The chunks `add` returns for each row, in order (add returns undefined while a chunk fills).
+ * An iterable is walked with a plain loop: `for await` would cost a microtask per row.
+ */
+export async function* fullChunks(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  add: (row: ReportRow) => Buffer | undefined,
+): AsyncGenerator<Buffer> {
   if (Symbol.iterator in rows) {
-    // A plain loop over an array: `for await` would cost a microtask per row.
     for (const row of rows) {
       const chunk = add(row);
       if (chunk !== undefined) yield chunk;
@@ -232,7 +243,6 @@ export async function* copyChunks(
       if (chunk !== undefined) yield chunk;
     }
   }
-  if (pending.length > 0) yield Buffer.from(pending, 'utf8');
 }
 
 function preview(value: string): string {
