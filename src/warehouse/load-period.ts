@@ -36,6 +36,8 @@ export interface LoadOutcome {
   /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
   mismatch: unknown | null;
   loadMs: number;
+  /** True when the report has a building table version (report evolution) to check after the load. */
+  evolving: boolean;
 }
 
 /** A pulled period as rows (streamed by streamReport, parsed by parseReport, or a test's own). */
@@ -123,7 +125,7 @@ async function loadInTransaction(
     ),
   );
   // The version of the table that holds this definition's dimensions (report evolution).
-  const table = await tableOf(client, schema, report.name, report.dimensions);
+  const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
   const found = (
     await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
   ).rows[0];
@@ -164,7 +166,7 @@ async function loadInTransaction(
     });
     await client.query(named(inOneStatement([record, ...(await archived(schema, loadId, input.packed))])));
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
-    return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
+    return { loadId, status: 'superseded', rows: 0, ...checked, loadMs, evolving };
   }
 
   const target = {
@@ -214,7 +216,7 @@ async function loadInTransaction(
     { loadId, rows, reconciled: checked.reconciled, loadMs: Math.round(loadMs) },
     'period loaded',
   );
-  return { loadId, status: 'loaded', rows, ...checked, loadMs };
+  return { loadId, status: 'loaded', rows, ...checked, loadMs, evolving };
 }
 
 /** The reconciled, unreconciled_reason and mismatch columns (and outcome fields) of a reconciliation. */

@@ -71,24 +71,28 @@ export async function recordVersion(
  * The table that holds the rows of `report` with `dimensions`: its version's table, or
  * report_<name> for a report whose versions are not recorded (a warehouse migrated before them).
  * Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
- * changed and `adops migrate` has not made its version yet.
+ * changed and `adops migrate` has not made its version yet. `evolving` says whether the report has
+ * a building version, so that only its loads pay for the evolution's checks.
  */
 export async function tableOf(
   client: Pick<ClientBase, 'query'>,
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
-): Promise<string> {
-  const { rows } = await client.query<{ table_name: string | null; versions: number }>(
+): Promise<{ table: string; evolving: boolean }> {
+  const versions = qualified(schema, 'report_versions');
+  const { rows } = await client.query<{ table_name: string | null; versions: number; building: number }>(
     named(
-      `SELECT (SELECT table_name FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND dimensions = $2::text[]) AS table_name,
-              (SELECT count(*)::int FROM ${qualified(schema, 'report_versions')} WHERE report = $1) AS versions`,
+      `SELECT (SELECT table_name FROM ${versions} WHERE report = $1 AND dimensions = $2::text[]) AS table_name,
+              (SELECT count(*)::int FROM ${versions} WHERE report = $1) AS versions,
+              (SELECT count(*)::int FROM ${versions} WHERE report = $1 AND state = 'building') AS building`,
       [report, dimensions],
     ),
   );
   const found = rows[0];
-  if (found?.table_name != null) return found.table_name;
-  if ((found?.versions ?? 0) === 0) return reportTable(report);
+  const evolving = (found?.building ?? 0) > 0;
+  if (found?.table_name != null) return { table: found.table_name, evolving };
+  if ((found?.versions ?? 0) === 0) return { table: reportTable(report), evolving };
   throw new UnmigratedDefinitionError(
     `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
       'run adops migrate to make its new version; the pull is retried meanwhile',

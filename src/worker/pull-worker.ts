@@ -49,7 +49,7 @@ export function startPullWorker(
     ...deps,
     load: async (report, period, fetched, jobId) => {
       const loaded = await deps.load(report, period, fetched, jobId);
-      await afterLoad(report, period);
+      if (loaded.evolving === true) await afterLoad(report, period);
       return loaded;
     },
   };

@@ -25,6 +25,8 @@ export interface Loaded {
   readonly rows: number;
   readonly reconciled: boolean;
   readonly loadMs: number;
+  /** True when the report has a building table version (report evolution). */
+  readonly evolving?: boolean;
 }
 
 /** A fetch with the fencing token taken before its request was sent. */
