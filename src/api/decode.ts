@@ -156,7 +156,10 @@ export async function readBody(
       decoder.on('data', onData);
       decoder.on('error', (e: Error) => (failed ??= e));
     }
-    if (!decoder.write(chunk)) await settle(decoder, 'drain');
+    // Wait until the decoder has inflated this chunk (its output counted by onData) before reading
+    // the next: with Node 22's larger stream buffers write() rarely asks to wait, and a bomb would
+    // be read to its end before its first output is counted.
+    await written(decoder, chunk);
     if (tooLarge) break;
     if (big !== undefined && !waited && Math.max(size, rawSize) >= big.bytes) {
       waited = true;
@@ -172,7 +175,10 @@ export async function readBody(
     decoder.end();
     await settle(decoder, 'end');
   }
-  if (tooLarge) return { kind: 'too-large', head: out[0] ?? raw[0] ?? Buffer.alloc(0) };
+  if (tooLarge) {
+    source.destroy();
+    return { kind: 'too-large', head: out[0] ?? raw[0] ?? Buffer.alloc(0) };
+  }
   if (failed !== undefined) {
     decoder?.destroy();
     return { kind: 'corrupt', raw: Buffer.concat(raw, rawSize), detail: failed.message };
@@ -180,6 +186,18 @@ export async function readBody(
   // Inflated output lags the input: a body may reach the size only once the stream has ended.
   if (big !== undefined && !waited && size >= big.bytes) await big.wait();
   return { kind: 'ok', body: out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, size) };
+}
+
+/** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */
+function written(decoder: Transform, chunk: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      decoder.off('close', done);
+      resolve();
+    };
+    decoder.once('close', done);
+    decoder.write(chunk, done);
+  });
 }
 
 async function readPlain(
