@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { captureBody, LOAD_DIMENSIONS, LOAD_PERIOD, type EmulatorFigures } from './capture.js';
 import type { LoadChildRequest, LoadChildResult } from './child.js';
-import { binaryCopyCommand, copyCommand, exportBinaryCommand, timePsqlCopy, writeCsv } from './limit.js';
+import { copyCommand, exportBinaryCommand, timePsqlCopy, writeCsv } from './limit.js';
 import { timeNaiveInsert, type NaiveFigures } from './naive.js';
 import { runLoadChild } from './run-child.js';
 
@@ -110,7 +110,7 @@ export async function runLoadSection(
       await settle(db.url);
       const binaryLimit = await timePsqlCopy(
         db.url,
-        binaryCopyCommand(BENCH_SCHEMA, `report_${names.binary(r)}`, LOAD_DIMENSIONS, binary),
+        copyCommand(BENCH_SCHEMA, `report_${names.binary(r)}`, LOAD_DIMENSIONS, binary, 'binary'),
       );
       binaryLimitMs.push(binaryLimit);
       runs.ours.push(await timed('load', names.ours(r)));

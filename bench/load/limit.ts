@@ -36,15 +36,24 @@ export async function writeCsv(file: string, period: Period, rows: readonly Repo
   await once(out, 'finish');
 }
 
-/** The psql command line of the limit: `\copy schema.table (columns) FROM 'file' WITH (FORMAT csv)`. */
+/** A file name as a psql string literal. */
+function fileLiteral(file: string): string {
+  return `'${file.replace(/'/g, "''")}'`;
+}
+
+/**
+ * The psql command line of a limit: `\copy schema.table (columns) FROM 'file' WITH (FORMAT f)`,
+ * CSV for the text limit, binary for the binary one.
+ */
 export function copyCommand(
   schema: string,
   table: string,
   dimensions: readonly Dimension[],
   file: string,
+  format: 'csv' | 'binary' = 'csv',
 ): string {
   const columns = copyColumns(dimensions).join(', ');
-  return `\\copy ${qualified(schema, table)} (${columns}) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT csv)`;
+  return `\\copy ${qualified(schema, table)} (${columns}) FROM ${fileLiteral(file)} WITH (FORMAT ${format})`;
 }
 
 /**
@@ -58,18 +67,7 @@ export function exportBinaryCommand(
   file: string,
 ): string {
   const columns = copyColumns(dimensions).join(', ');
-  return `\\copy (SELECT ${columns} FROM ${qualified(schema, table)}) TO '${file.replace(/'/g, "''")}' WITH (FORMAT binary)`;
-}
-
-/** The psql command line of the binary limit: `\copy ... FROM 'file' WITH (FORMAT binary)`. */
-export function binaryCopyCommand(
-  schema: string,
-  table: string,
-  dimensions: readonly Dimension[],
-  file: string,
-): string {
-  const columns = copyColumns(dimensions).join(', ');
-  return `\\copy ${qualified(schema, table)} (${columns}) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT binary)`;
+  return `\\copy (SELECT ${columns} FROM ${qualified(schema, table)}) TO ${fileLiteral(file)} WITH (FORMAT binary)`;
 }
 
 /** Runs psql with the \copy and resolves to its wall time in ms; rejects with psql's stderr on failure. */
