@@ -4,6 +4,18 @@ import { MalformedBodyError } from './errors.js';
 export const NEST_LIMIT = 512;
 
 /**
+ * Thrown (one shared instance, no stack) when a token runs into the end of a window that is not
+ * the body's last: the scanner rewinds to the unit's start and waits for more bytes.
+ */
+export class NeedMoreBytes extends Error {
+  override readonly name = 'NeedMoreBytes';
+}
+export const NEED_MORE = new NeedMoreBytes('the window ends inside a token');
+
+/** A failure this close to a window's end may be the window's end: wait for more bytes. */
+const NEAR_END = 8;
+
+/**
  * A read position in a JSON body and the tokens found there, straight from the bytes: the lexer
  * under ReportScanner. Errors are MalformedBodyError (at `(body)`) with the byte offset.
  */
@@ -13,7 +25,26 @@ export class JsonCursor {
   escaped = false;
   private readonly shortKeys = new Map<number, string>();
 
-  constructor(readonly b: Buffer) {}
+  /** Offset of `b` in the whole body: windows of a streamed body follow each other. */
+  base = 0;
+
+  /**
+   * @param b the body, or the current window of a streamed body
+   * @param final whether `b` runs to the body's end (false: more windows follow)
+   */
+  constructor(
+    public b: Buffer,
+    public final = true,
+  ) {}
+
+  /** Moves on to the next window: the bytes from pos on, then `chunk`. */
+  shift(chunk: Buffer, final: boolean): void {
+    const rest = this.b.subarray(this.pos);
+    this.base += this.pos;
+    this.b = rest.length === 0 ? chunk : Buffer.concat([rest, chunk], rest.length + chunk.length);
+    this.pos = 0;
+    this.final = final;
+  }
 
   /**
    * The text of an unescaped key, shared between equal keys up to 6 ASCII bytes (countries, hours,
@@ -219,6 +250,8 @@ export class JsonCursor {
       }
       while (isDigit(b[p])) p++;
     }
+    // A number running to the window's end may go on in the next one.
+    if (p >= b.length && !this.final) throw NEED_MORE;
     this.pos = p;
     return plain ? n : Number(b.toString('latin1', start, p));
   }
@@ -276,8 +309,9 @@ export class JsonCursor {
   syntax(what?: string): MalformedBodyError {
     const b = this.b;
     const at = this.pos;
+    if (!this.final && at >= b.length - NEAR_END) throw NEED_MORE;
     const c = b[at];
-    if (b.length === 0 || (c === undefined && isBlank(b)))
+    if (this.base === 0 && (b.length === 0 || (c === undefined && isBlank(b))))
       return new MalformedBodyError('not valid JSON: an empty body');
     const found =
       what ??
@@ -286,7 +320,9 @@ export class JsonCursor {
         : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
     // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
     // offset finds the spot in the kept raw body.
-    return new MalformedBodyError(`not valid JSON: ${found} at byte ${at} of ${b.length}`);
+    return new MalformedBodyError(
+      `not valid JSON: ${found} at byte ${this.base + at}${this.final ? ` of ${this.base + b.length}` : ''}`,
+    );
   }
 }
 

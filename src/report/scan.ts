@@ -2,7 +2,7 @@ import type { Dimension } from '../config/dimensions.js';
 import { ReportFormatError } from './errors.js';
 import { childPath } from './flatten.js';
 import { describe, RowBuilder, type Key } from './rows.js';
-import { JsonCursor, NEST_LIMIT } from './json-cursor.js';
+import { JsonCursor, NEED_MORE, NEST_LIMIT } from './json-cursor.js';
 import { COUNTERS, type ReportRow } from './types.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
@@ -26,6 +26,8 @@ interface Frame {
   firstScalarKeyEnd: number;
   firstScalarEscaped: boolean;
   firstScalarValue: unknown;
+  /** The first scalar's key as text, once its bytes have left the window (a streamed body). */
+  firstScalarKeyText: string | undefined;
   /** Object: the keys of its nested containers so far, to catch a key given twice. */
   readonly keys: string[];
   readonly keySet: Set<string>;
@@ -40,6 +42,13 @@ const TOP_MEMBER = 1;
 const TOP_AFTER = 2;
 const IN_ITEMS = 3;
 const DONE = 4;
+
+/**
+ * A unit of a streamed body starts only with this many bytes ahead in its window (unless the
+ * window is the body's last): every unit of a report is far shorter, so a unit rarely has to be
+ * rewound and read again from the next window.
+ */
+export const UNIT_MARGIN = 64 * 1024;
 
 /**
  * Streams a GET /reports body straight into rows: a JSON scanner over the bytes that never builds
@@ -66,12 +75,21 @@ export class ReportScanner {
   private sawItems = false;
   /** The parsed `totals` value, undefined when absent. */
   totals: unknown = undefined;
+  /** Bytes a unit of a window that is not the last needs ahead of it (UNIT_MARGIN; tests: less). */
+  private readonly margin: number;
+  /** Set when step() stopped because the window is read up to its margin: feed() the next bytes. */
+  hungry = false;
 
+  /**
+   * @param body the whole body, or (with `final: false`) its first window; feed() the rest
+   */
   constructor(
     body: Buffer,
     private readonly dims: readonly Dimension[],
+    options: { readonly final?: boolean; readonly margin?: number } = {},
   ) {
-    this.c = new JsonCursor(body);
+    this.margin = options.margin ?? UNIT_MARGIN;
+    this.c = new JsonCursor(body, options.final ?? true);
     this.out = new RowBuilder(dims, childPath);
     this.dimRaw = dims.map(() => undefined);
     this.known = [...COUNTERS, ...dims].map((n) => Buffer.from(n, 'latin1'));
@@ -82,15 +100,98 @@ export class ReportScanner {
     return this.out.rows;
   }
 
-  /** Does up to about `budget` units of work (one per container); true when the body is done. */
+  /** Bytes of the body read so far. */
+  get offset(): number {
+    return this.c.base + this.c.pos;
+  }
+
+  /**
+   * The next window of a streamed body (`final`: the body ends with it). The bytes not yet read
+   * are kept in front of it; those already read are let go.
+   */
+  feed(chunk: Buffer, final: boolean): void {
+    const c = this.c;
+    if (this.phase === DONE) {
+      // Only whitespace may follow the report's closing brace.
+      c.shift(chunk, final);
+      c.ws();
+      if (c.pos < c.b.length) {
+        c.final = true; // an error wherever the window ends
+        throw c.syntax('data after the end of the report');
+      }
+      return;
+    }
+    // Keys of open frames still pointing into this window are spelled out before it goes.
+    for (let i = 0; i < this.top; i++) {
+      const f = this.frames[i] as Frame;
+      if (f.sawScalar && f.firstScalarKeyText === undefined)
+        f.firstScalarKeyText = c.keyText(f.firstScalarKeyStart, f.firstScalarKeyEnd, f.firstScalarEscaped);
+    }
+    const first = c.base === 0 && c.pos === 0;
+    c.shift(chunk, final);
+    if (first && c.b[0] === 0xef && c.b[1] === 0xbb && c.b[2] === 0xbf) c.pos = 3;
+    this.hungry = false;
+  }
+
+  /**
+   * Does up to about `budget` units of work (one per container); true when the body is done.
+   * False when the budget is spent, or (`hungry`) when a streamed window needs its next bytes.
+   */
   step(budget: number): boolean {
     while (this.phase !== DONE) {
       if (budget-- <= 0) return false;
-      if (this.phase === IN_ITEMS) this.itemsStep();
+      if (!this.c.final) {
+        if (!this.guardedUnit()) {
+          this.hungry = true;
+          return false;
+        }
+      } else if (this.phase === IN_ITEMS) this.itemsStep();
       else this.topStep();
+    }
+    if (!this.c.final) {
+      // The closing brace came; what follows it is checked as it arrives.
+      this.hungry = true;
+      return false;
     }
     if (!this.sawItems) throw new ReportFormatError('items', 'missing: expected the report items');
     return this.out.checkDuplicates(budget);
+  }
+
+  /** Whether the body has been read to its end (a streamed one: its last window fed and read). */
+  get done(): boolean {
+    return this.phase === DONE && this.c.final;
+  }
+
+  /**
+   * One unit of a window that is not the body's last: false, with the unit undone, when it would
+   * need bytes beyond the window.
+   */
+  private guardedUnit(): boolean {
+    const c = this.c;
+    c.ws();
+    if (c.pos + this.margin > c.b.length) return false;
+    const pos = c.pos;
+    const phase = this.phase;
+    const sawItems = this.sawItems;
+    const f = this.top > 0 ? (this.frames[this.top - 1] as Frame) : undefined;
+    const state = f?.state ?? 0;
+    const index = f?.index ?? 0;
+    try {
+      if (phase === IN_ITEMS) this.itemsStep();
+      else this.topStep();
+      return true;
+    } catch (error) {
+      if (error !== NEED_MORE) throw error;
+      // Nothing a unit changes before its last byte is read but these: put them back.
+      c.pos = pos;
+      this.phase = phase;
+      this.sawItems = sawItems;
+      if (f !== undefined) {
+        f.state = state;
+        f.index = index;
+      }
+      return false;
+    }
   }
 
   // ---- the top-level object: { "items": ..., "totals": ..., anything else is skipped } ----
@@ -141,7 +242,10 @@ export class ReportScanner {
   private endTop(): void {
     this.c.pos++;
     this.c.ws();
-    if (this.c.pos < this.c.b.length) throw this.c.syntax('data after the end of the report');
+    if (this.c.pos < this.c.b.length) {
+      this.c.final = true; // data after the end is an error wherever the window ends
+      throw this.c.syntax('data after the end of the report');
+    }
     this.phase = DONE;
   }
 
@@ -255,6 +359,7 @@ export class ReportScanner {
         firstScalarKeyEnd: 0,
         firstScalarEscaped: false,
         firstScalarValue: undefined,
+        firstScalarKeyText: undefined,
         keys: [],
         keySet: new Set(),
       });
@@ -269,6 +374,7 @@ export class ReportScanner {
       f.sawScalar = false;
       f.sawCounter = false;
       f.firstScalarValue = undefined;
+      f.firstScalarKeyText = undefined;
       f.keys.length = 0;
       if (f.keySet.size > 0) f.keySet.clear();
     }
@@ -311,6 +417,7 @@ export class ReportScanner {
   }
 
   private firstScalarKey(f: Frame): string {
+    if (f.firstScalarKeyText !== undefined) return f.firstScalarKeyText;
     return this.c.keyText(f.firstScalarKeyStart, f.firstScalarKeyEnd, f.firstScalarEscaped);
   }
 

@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dimension } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './reconcile.js';
-import { ReportScanner } from './scan.js';
+import { ReportScanner, UNIT_MARGIN } from './scan.js';
 import { COUNTERS, type Counters, type ReportRow, type Totals } from './types.js';
 
 /** What a report says besides its rows: the API's totals and whether the rows add up to them. */
@@ -21,38 +21,74 @@ export interface ReportStream {
 }
 
 /**
+ * The body's bytes gathered into windows of at least this size before the scanner reads them:
+ * a few times the unit margin, so the margin held back is a small part of each window.
+ */
+const WINDOW_BYTES = 4 * UNIT_MARGIN;
+
+/**
  * Streams a GET /reports body into rows batch by batch (about `batch` leaves each, yielding to
  * the event loop between batches), keeping only the running sums. Rows are validated exactly as
  * parseReport validates them, except that two rows with the same dimension values are left to the
  * report table's unique index, since the earlier rows are gone by the time a repeat appears.
+ *
+ * The body is a buffer, or its chunks as they arrive (a response being read): then memory holds a
+ * window of the body and a batch of rows, whatever the body's size, and the source is read only as
+ * fast as the rows are taken.
  */
 export function streamReport(
-  body: Buffer | string,
+  body: Buffer | string | AsyncIterable<Buffer>,
   dimensions: readonly Dimension[],
-  options: { readonly batch?: number } = {},
+  options: {
+    readonly batch?: number;
+    /** Window and unit margin of a chunked body (WINDOW_BYTES, UNIT_MARGIN): tests make them tiny. */
+    readonly windowBytes?: number;
+    readonly margin?: number;
+  } = {},
 ): ReportStream {
-  const scanner = new ReportScanner(toBuffer(body), dimensions);
+  const margin = options.margin === undefined ? {} : { margin: options.margin };
   const batch = options.batch ?? 20_000;
   // BigInt accumulators: a batch's sums are exact Numbers, their total may pass 2^53.
   const sums = COUNTERS.map(() => 0n);
   let leaves = 0;
   let finished = false;
+  let scanner: ReportScanner | undefined;
+
+  const windows: AsyncIterator<{ bytes: Buffer; final: boolean }> =
+    typeof body === 'string' || Buffer.isBuffer(body)
+      ? wholeBody(toBuffer(body))
+      : windowsOf(body, options.windowBytes ?? WINDOW_BYTES)[Symbol.asyncIterator]();
 
   async function* rows(): AsyncGenerator<ReportRow> {
-    for (;;) {
-      const done = scanner.step(batch);
-      const out = scanner.rows;
-      const batchSums = sumRows(out);
-      COUNTERS.forEach((name, i) => (sums[i] = (sums[i] as bigint) + BigInt(batchSums[name])));
-      leaves += out.length;
-      yield* out;
-      // Forget the batch: memory holds one batch of rows, not the period.
-      out.length = 0;
-      if (done) {
-        finished = true;
-        return;
+    try {
+      for (;;) {
+        if (scanner === undefined || scanner.hungry) {
+          const next = await windows.next();
+          // windowsOf always ends with a final window; an exhausted one means it was fed already.
+          if (next.done === true) throw new Error('streamReport: the body source ended twice');
+          if (scanner === undefined)
+            scanner = new ReportScanner(next.value.bytes, dimensions, { final: next.value.final, ...margin });
+          else scanner.feed(next.value.bytes, next.value.final);
+        }
+        const done = scanner.step(batch);
+        const out = scanner.rows;
+        if (out.length > 0) {
+          const batchSums = sumRows(out);
+          COUNTERS.forEach((name, i) => (sums[i] = (sums[i] as bigint) + BigInt(batchSums[name])));
+          leaves += out.length;
+          yield* out;
+          // Forget the batch: memory holds one batch of rows, not the period.
+          out.length = 0;
+        }
+        if (done) {
+          finished = true;
+          return;
+        }
+        if (!scanner.hungry) await yieldToEventLoop();
       }
-      await yieldToEventLoop();
+    } finally {
+      // Stopped early (a failed load): let the source go, so a response stops being read.
+      if (!finished) await windows.return?.();
     }
   }
 
@@ -60,10 +96,44 @@ export function streamReport(
     rows: rows(),
     summary: () => {
       if (!finished) throw new Error('streamReport: summary() needs the rows read to the end first');
-      const totals = readTotals(scanner.totals);
+      const totals = readTotals((scanner as ReportScanner).totals);
       const summed = {} as Counters;
       COUNTERS.forEach((name, i) => (summed[name] = Number(sums[i])));
       return { totals, reconciliation: reconcileSums(summed, totals), leaves };
     },
   };
+}
+
+/** A whole body as one final window. */
+function wholeBody(bytes: Buffer): AsyncIterator<{ bytes: Buffer; final: boolean }> {
+  let given = false;
+  return {
+    next: () => {
+      if (given) return Promise.resolve({ done: true, value: undefined });
+      given = true;
+      return Promise.resolve({ done: false, value: { bytes, final: true } });
+    },
+  };
+}
+
+/**
+ * A source's chunks gathered into windows of at least `windowBytes`; the last window (possibly
+ * empty) is marked final.
+ */
+async function* windowsOf(
+  source: AsyncIterable<Buffer>,
+  windowBytes: number,
+): AsyncGenerator<{ bytes: Buffer; final: boolean }> {
+  let held: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    held.push(chunk);
+    size += chunk.length;
+    if (size >= windowBytes) {
+      yield { bytes: held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size), final: false };
+      held = [];
+      size = 0;
+    }
+  }
+  yield { bytes: held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size), final: true };
 }
