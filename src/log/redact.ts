@@ -61,6 +61,43 @@ export function redactBuffer(body: Buffer, secrets: readonly string[]): Buffer {
 }
 
 /**
+ * Redacts secrets from a body that arrives in chunks: each chunk comes out redacted, less a tail
+ * kept back (one byte shorter than the longest form of a secret) in case a secret runs on into the
+ * next chunk. The chunks out, joined, are redactBuffer of the chunks in, joined.
+ */
+export class ChunkRedactor {
+  private readonly hold: number;
+  private carry: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly secrets: readonly string[]) {
+    let longest = 0;
+    for (const secret of secrets)
+      if (secret.length >= MIN_SECRET)
+        for (const form of secretForms(secret)) longest = Math.max(longest, Buffer.byteLength(form));
+    this.hold = Math.max(0, longest - 1);
+  }
+
+  /** The redacted bytes that can be let out now. */
+  push(chunk: Buffer): Buffer {
+    if (this.hold === 0) return chunk;
+    const joined = redactBuffer(
+      this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]),
+      this.secrets,
+    );
+    const cut = Math.max(0, joined.length - this.hold);
+    this.carry = Buffer.from(joined.subarray(cut));
+    return joined.subarray(0, cut);
+  }
+
+  /** The tail kept back, at the body's end. */
+  end(): Buffer {
+    const rest = this.carry;
+    this.carry = Buffer.alloc(0);
+    return rest;
+  }
+}
+
+/**
  * Redacts the secrets from the message and stack of `error` and of each error in its cause chain,
  * in place, so the error keeps its class (BullMQ tells UnrecoverableError and its own signals
  * apart by class) while whatever records it (a failedReason, a stacktrace, a log) cannot see them.

@@ -48,14 +48,18 @@ export interface ParsedPeriod {
   readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
   /** The API's totals and the reconciliation, asked for only once `rows` has been read. */
   readonly summary: () => Pick<ReportSummary, 'totals' | 'reconciliation'>;
-  /** The body to archive; a promise lets compression run beside the COPY. */
-  readonly packed?: PackedBody | Promise<PackedBody>;
+  /**
+   * The body to archive; a promise lets compression run beside the COPY; a function is called once
+   * the rows are read (a streamed body is archived as it is read, and finished then).
+   */
+  readonly packed?: PackedBody | Promise<PackedBody> | (() => Promise<PackedBody>);
   /** When the response was fetched, by the fetching worker's clock: information only. */
   readonly fetchedAt: Date;
   /** The fencing token taken when the fetch started (takeFetchToken); a replay keeps its original's. */
   readonly fetchToken: number;
   readonly attempts: number;
-  readonly bytes: number;
+  /** The body's size; a function for a streamed body, whose size is known once it is read. */
+  readonly bytes: number | (() => number);
   readonly fetchMs: number;
   readonly jobId?: string;
   /** The load whose archived body this one re-flattens. */
@@ -139,7 +143,7 @@ async function loadInTransaction(
     dimensions: report.dimensions,
     replayOf: input.replayOf ?? null,
     httpAttempts: input.attempts,
-    responseBytes: input.bytes,
+    responseBytes: 0,
     fetchMs: input.fetchMs,
     fetchedAt: input.fetchedAt,
     fetchToken: input.fetchToken,
@@ -157,6 +161,7 @@ async function loadInTransaction(
     const record = insertLoadSql(schema, {
       ...base,
       ...checked,
+      responseBytes: bytesOf(input),
       loadId,
       status: 'superseded',
       rows: null,
@@ -194,6 +199,7 @@ async function loadInTransaction(
   const record = insertLoadSql(schema, {
     ...base,
     ...checked,
+    responseBytes: bytesOf(input),
     loadId,
     status: 'loaded',
     rows,
@@ -241,7 +247,13 @@ async function archived(
   loadId: number,
   packed: ParsedPeriod['packed'],
 ): Promise<Array<{ text: string; values: unknown[] }>> {
-  return packed === undefined ? [] : [archiveBodySql(schema, loadId, await packed)];
+  if (packed === undefined) return [];
+  return [archiveBodySql(schema, loadId, await (typeof packed === 'function' ? packed() : packed))];
+}
+
+/** The body's size, once its rows have been read. */
+function bytesOf(input: ParsedPeriod): number {
+  return typeof input.bytes === 'function' ? input.bytes() : input.bytes;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
 } from './load-period.js';
 import { insertLoadSql } from './load-record.js';
 import { archiveBody, latestBodyDigest, packBody, type PackedBody } from './raw.js';
+import { StreamedBody } from './raw-spool.js';
 
 export type { LoadOutcome } from './load-period.js';
 
@@ -33,8 +34,11 @@ export type { LoadOutcome } from './load-period.js';
 export interface PulledPeriod {
   report: ReportJob;
   period: Period;
-  /** Raw response body (archived gzip-compressed in report_raw). */
-  body: Buffer;
+  /**
+   * Raw response body (archived gzip-compressed in report_raw), or its chunks as they arrive: a
+   * streamed body is parsed, loaded and archived as it streams in, in constant memory.
+   */
+  body: Buffer | AsyncIterable<Buffer>;
   /** When the response was fetched, by the worker's clock: information only, never a fence. */
   fetchedAt: Date;
   /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
@@ -79,13 +83,75 @@ export async function loadPulledPeriod(
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
   const secrets = opts.secrets ?? [];
+  if (!Buffer.isBuffer(received.body))
+    return loadStreamedPeriod(pool, schema, { ...received, body: received.body }, opts, startedAt);
   // The body stored is the body parsed, so a replay of the archive gives the same rows.
   const pulled = { ...received, body: redactBuffer(received.body, secrets) };
   const packing = packBody(pulled.body, received.body);
   // Settled even if the load fails first, so a rejection is never left unhandled.
   packing.catch(() => undefined);
+  const source = await rowSource(pulled, opts.parse, (opts.inlineMaxRows ?? INLINE_MAX_ROWS) > 0).catch(
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+  return loadOrRecord(pool, schema, pulled, source, packing, () => packing, opts, startedAt);
+}
+
+/**
+ * Loads a body that is still arriving: each chunk is archived (report_raw_parts, outside the
+ * transaction) and parsed into the COPY as it comes, and the totals are reconciled when the body
+ * ends, before COMMIT. Memory holds a window of the body and a batch of rows, whatever the body's
+ * size. A failure rolls the load back; the body, read to its end for the archive, is kept.
+ */
+async function loadStreamedPeriod(
+  pool: Pool,
+  schema: string,
+  received: PulledPeriod & { body: AsyncIterable<Buffer> },
+  opts: LoadOptions,
+  startedAt: number,
+): Promise<LoadOutcome> {
+  if (opts.parse !== undefined)
+    throw new Error(
+      'loadPulledPeriod: a streamed body is read by the streaming scanner, not a parse function',
+    );
+  let body: StreamedBody;
   try {
-    const source = await rowSource(pulled, opts.parse, (opts.inlineMaxRows ?? INLINE_MAX_ROWS) > 0);
+    body = await StreamedBody.open(pool, schema, received.body, opts.secrets ?? []);
+  } catch (error) {
+    // Nothing will read the response: let its connection go.
+    await received.body[Symbol.asyncIterator]().return?.();
+    throw error;
+  }
+  const source = streamReport(body.chunks(), received.report.dimensions);
+  const pulled = { ...received, bytes: () => body.receivedBytes };
+  return loadOrRecord(
+    pool,
+    schema,
+    pulled,
+    source,
+    () => body.finish(),
+    () => body.finish(),
+    opts,
+    startedAt,
+  );
+}
+
+/**
+ * Loads `source` (see loadParsedPeriod); on failure, records the failed load with its archived
+ * body (`packedOnFailure`) and throws the report error or a LoadError.
+ */
+async function loadOrRecord(
+  pool: Pool,
+  schema: string,
+  pulled: Omit<PulledPeriod, 'body' | 'bytes'> & { bytes: number | (() => number) },
+  source: Pick<ParsedPeriod, 'rows' | 'summary'> | Error,
+  packing: ParsedPeriod['packed'],
+  packedOnFailure: () => Promise<PackedBody>,
+  opts: LoadOptions,
+  startedAt: number,
+): Promise<LoadOutcome> {
+  const secrets = opts.secrets ?? [];
+  try {
+    if (source instanceof Error) throw source;
     return await loadParsedPeriod(
       pool,
       schema,
@@ -106,7 +172,7 @@ export async function loadPulledPeriod(
       { ...opts, startedAt },
     );
   } catch (thrown) {
-    const packed = await packing.catch(() => undefined);
+    const packed = await packedOnFailure().catch(() => undefined);
     const error = await finalIfRepeated(
       pool,
       schema,
@@ -116,6 +182,7 @@ export async function loadPulledPeriod(
     );
     const loadId = await recordFailure(pool, schema, {
       ...pulled,
+      bytes: typeof pulled.bytes === 'number' ? pulled.bytes : pulled.bytes(),
       error,
       packed,
       replayOf: opts.replayOf,
@@ -141,7 +208,7 @@ export async function loadPulledPeriod(
 async function finalIfRepeated(
   pool: Pool,
   schema: string,
-  pulled: PulledPeriod,
+  pulled: Pick<PulledPeriod, 'report' | 'period'>,
   packed: PackedBody | undefined,
   error: Error,
 ): Promise<Error> {
@@ -164,7 +231,7 @@ const INLINE_BODY_BYTES = 1024 * 1024;
  * parser (replay with a fixed parser).
  */
 async function rowSource(
-  pulled: PulledPeriod,
+  pulled: PulledPeriod & { body: Buffer },
   parse: ParseFn | undefined,
   inline: boolean,
 ): Promise<Pick<ParsedPeriod, 'rows' | 'summary'>> {

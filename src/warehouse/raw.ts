@@ -11,9 +11,18 @@ import { qualified } from './sql.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-/** A body ready to archive: compressed off the transaction, so no lock waits on zlib. */
-export interface PackedBody {
-  readonly gzip: Buffer;
+/**
+ * A body ready to archive: compressed off the transaction, so no lock waits on zlib. A body held
+ * whole is stored in its report_raw row (`gzip`); a streamed one is already in report_raw_parts
+ * (`spoolId`, see raw-spool.ts).
+ */
+export type PackedBody = BodyDigest &
+  (
+    | { readonly gzip: Buffer; readonly spoolId?: undefined }
+    | { readonly spoolId: number; readonly gzip?: undefined }
+  );
+
+interface BodyDigest {
   /** Size of the stored (redacted) body. */
   readonly bytes: number;
   /** SHA-256 of the stored body, checked when it is read back. */
@@ -62,8 +71,15 @@ export function archiveBodySql(
   packed: PackedBody,
 ): { text: string; values: unknown[] } {
   return {
-    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5)`,
-    values: [loadId, packed.gzip, packed.bytes, packed.sha256, packed.receivedSha256],
+    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6)`,
+    values: [
+      loadId,
+      packed.gzip ?? null,
+      packed.spoolId ?? null,
+      packed.bytes,
+      packed.sha256,
+      packed.receivedSha256,
+    ],
   };
 }
 
@@ -83,19 +99,31 @@ export async function readArchivedBody(
   schema: string,
   loadId: number,
 ): Promise<Buffer | undefined> {
-  const { rows } = await db.query<{ body_gzip: Buffer; body_sha256: string }>(
-    `SELECT body_gzip, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
-    [loadId],
-  );
+  const { rows } = await db.query<{
+    body_gzip: Buffer | null;
+    spool_id: string | null;
+    body_sha256: string;
+  }>(`SELECT body_gzip, spool_id, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`, [
+    loadId,
+  ]);
   const row = rows[0];
   if (row === undefined) return undefined;
-  const body = await gunzipAsync(row.body_gzip);
+  const body = await gunzipAsync(row.body_gzip ?? (await spooledGzip(db, schema, row.spool_id)));
   const sha = digest(body);
   if (sha !== row.body_sha256)
     throw new Error(
       `report_raw body of load ${loadId} is corrupt (sha256 ${sha}, recorded ${row.body_sha256})`,
     );
   return body;
+}
+
+/** The gzip stream of a streamed body: its parts, in order. */
+async function spooledGzip(db: Pool | ClientBase, schema: string, spoolId: string | null): Promise<Buffer> {
+  const { rows } = await db.query<{ gzip: Buffer }>(
+    `SELECT gzip FROM ${qualified(schema, 'report_raw_parts')} WHERE spool_id = $1 ORDER BY part`,
+    [spoolId],
+  );
+  return Buffer.concat(rows.map((r) => r.gzip));
 }
 
 /**
@@ -119,12 +147,23 @@ export async function latestBodyDigest(
   return rows[0]?.received_sha256 ?? undefined;
 }
 
-/** Deletes archived bodies older than `keepDays` days; returns how many were deleted. */
+/**
+ * Deletes archived bodies older than `keepDays` days; then the parts no body names any more (of a
+ * deleted body, or of a worker killed mid-body) once as old, and at least a day old, so a body
+ * still streaming in keeps its parts. Returns how many bodies were deleted.
+ */
 export async function pruneRaw(pool: Pool, schema: string, keepDays: number): Promise<number> {
   if (!Number.isInteger(keepDays) || keepDays < 0)
     throw new Error(`keepDays must be a whole number >= 0, got ${keepDays}`);
+  const raw = qualified(schema, 'report_raw');
   const result = await pool.query(
-    `DELETE FROM ${qualified(schema, 'report_raw')} WHERE archived_at < now() - make_interval(days => $1)`,
+    `DELETE FROM ${raw} WHERE archived_at < now() - make_interval(days => $1)`,
+    [keepDays],
+  );
+  await pool.query(
+    `DELETE FROM ${qualified(schema, 'report_raw_parts')} p
+      WHERE p.written_at < now() - make_interval(days => greatest($1::int, 1))
+        AND NOT EXISTS (SELECT 1 FROM ${raw} r WHERE r.spool_id = p.spool_id)`,
     [keepDays],
   );
   return result.rowCount ?? 0;

@@ -153,7 +153,13 @@ function refuseNameClashes(reports: readonly ReportJob[]): void {
 }
 
 /** Tables of the fixed schema (sql/001_schema.sql) that share the report_ prefix. */
-const FIXED_TABLES = new Set(['report_loads', 'report_totals', 'report_raw', 'report_versions']);
+const FIXED_TABLES = new Set([
+  'report_loads',
+  'report_totals',
+  'report_raw',
+  'report_raw_parts',
+  'report_versions',
+]);
 
 function driftError(
   schema: string,
