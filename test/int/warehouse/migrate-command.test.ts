@@ -62,6 +62,7 @@ it('adops migrate applies every sql/ file once, then creates a report_<name> tab
     'report_beta',
     'report_loads',
     'report_raw',
+    'report_raw_parts',
     'report_totals',
     'report_versions',
   ]);
