@@ -64,6 +64,11 @@ export interface ApiClientOptions {
 /** A report body as received, kept raw for the archive (report_raw) before parsing. */
 export interface RawReport {
   body: Buffer;
+  /**
+   * A body past `streamFromBytes`, decoded, as it arrives (`body` is then empty): read it once, to
+   * its end or until the caller gives up (which closes the connection).
+   */
+  stream?: AsyncIterable<Buffer>;
   fetchedAt: Date;
   /** HTTP attempts spent, the successful one included. */
   attempts: number;
@@ -81,7 +86,10 @@ export interface ApiClient {
    * ApiTransportError, code ABORTED. With `bigBody` (a BigBodyGate's hold), a body reaching its
    * size waits for the gate before reading on.
    */
-  fetchReport(q: ReportQuery, options?: { signal?: AbortSignal; bigBody?: BigBodyWait }): Promise<RawReport>;
+  fetchReport(
+    q: ReportQuery,
+    options?: { signal?: AbortSignal; bigBody?: BigBodyWait; streamFromBytes?: number },
+  ): Promise<RawReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
@@ -193,9 +201,11 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         options?.signal,
         reportBodyProblem,
         options?.bigBody,
+        options?.streamFromBytes,
       );
       return {
         body: res.body,
+        ...(res.stream === undefined ? {} : { stream: res.stream }),
         fetchedAt,
         attempts: res.attempts,
         bytes: res.body.length,

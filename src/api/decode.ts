@@ -2,13 +2,12 @@
 // decompressed bytes so neither a huge body nor a small zip bomb can exhaust memory.
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { BigBodyWait } from './big-bodies.js';
 import { excerptOf } from './body.js';
 import { ApiResponseError } from './errors.js';
+import { BODY_MB, decoderFor, readOrStream, type ContentCoding } from './stream-body.js';
 
-/** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
-export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
+export type { ContentCoding } from './stream-body.js';
 
 /**
  * The coding a Content-Encoding header names, or `{ unsupported }` with the header's text. A list
@@ -52,8 +51,7 @@ interface Response {
   readonly body: Source & { dump(): Promise<void> };
 }
 
-/** Bytes in one MB of ADOPS_MAX_BODY_MB. */
-export const BODY_MB = 1_000_000;
+export { BODY_MB } from './stream-body.js';
 
 /**
  * Reads a response's body, decoding its Content-Encoding, up to maxBodyBytes decompressed
@@ -67,7 +65,8 @@ export async function readResponse(
   at: { method: string; path: string; attempt: number; status: number },
   o: { readonly maxBodyBytes: number; readonly apiKey: string },
   bigBody?: BigBodyWait,
-): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
+  streamFromBytes?: number,
+): Promise<Exclude<BodyRead, { kind: 'too-large' }> | { kind: 'stream'; chunks: AsyncIterable<Buffer> }> {
   if (at.status === 204 || at.status === 304) {
     await res.body.dump();
     return { kind: 'ok', body: Buffer.alloc(0) };
@@ -94,6 +93,16 @@ export async function readResponse(
     );
   }
   const length = coding === 'identity' ? contentLength(res.headers['content-length']) : undefined;
+  if (streamFromBytes !== undefined && at.status >= 200 && at.status < 300) {
+    // A success body past streamFromBytes goes on to the caller as it arrives: never held whole.
+    const sized = await readOrStream(
+      res.body,
+      coding,
+      Math.min(streamFromBytes, o.maxBodyBytes),
+      o.maxBodyBytes,
+    );
+    return sized.kind === 'whole' ? { kind: 'ok', body: sized.body } : sized;
+  }
   const read = await readBody(res.body, coding, o.maxBodyBytes, bigBody, length);
   if (read.kind === 'too-large')
     throw fail(
@@ -243,19 +252,6 @@ async function readPlain(
 async function firstChunk(source: Source): Promise<Buffer> {
   for await (const chunk of source) return chunk;
   return Buffer.alloc(0);
-}
-
-/**
- * A decoder for `coding`. "deflate" should be a zlib stream (RFC 9110), but some servers send raw
- * deflate: the first bytes tell (a zlib header is CM 8 with a check that is a multiple of 31).
- */
-function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
-  if (coding === 'gzip') return createGunzip();
-  if (coding === 'br') return createBrotliDecompress();
-  const b0 = first[0] ?? 0;
-  const b1 = first[1] ?? 0;
-  const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
-  return zlibHeader ? createInflate() : createInflateRaw();
 }
 
 /** Resolves on `event`, or when the stream fails or closes (the failure is recorded by its listener). */

@@ -60,10 +60,12 @@ export interface TransportOptions {
   random: () => number;
 }
 
-/** A successful (2xx) response, body read in full. */
+/** A successful (2xx) response, body read in full, or (past streamFromBytes) streaming in. */
 export interface HttpResponse {
   status: number;
   body: Buffer;
+  /** The decoded body as it arrives, when it was too big to read whole first (`body` is then empty). */
+  stream?: AsyncIterable<Buffer>;
   attempts: number;
   durationMs: number;
 }
@@ -111,6 +113,7 @@ export class Transport {
     signal?: AbortSignal,
     check?: BodyCheck,
     bigBody?: BigBodyWait,
+    streamFromBytes?: number,
   ): Promise<HttpResponse> {
     const o = this.o;
     const fullPath = this.fullPath(path);
@@ -145,7 +148,13 @@ export class Transport {
         const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
         status = res.statusCode;
         responseHeaders = res.headers;
-        read = await readResponse(res, { method, path: fullPath, attempt, status }, o, bigBody);
+        read = await readResponse(
+          res,
+          { method, path: fullPath, attempt, status },
+          o,
+          bigBody,
+          streamFromBytes,
+        );
       } catch (error) {
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
@@ -173,6 +182,12 @@ export class Transport {
           throw new ApiTransportError({ ...details, code, detail });
         await this.pause(this.retryDelay(attempt), details, code, signal);
         continue;
+      }
+      if (read.kind === 'stream') {
+        // Too big to check first: the loader's parser judges it as it streams.
+        o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
+        const durationMs = performance.now() - started;
+        return { status, body: Buffer.alloc(0), stream: read.chunks, attempts: attempt, durationMs };
       }
       if (status >= 200 && status < 300) {
         const problem =

@@ -53,6 +53,8 @@ export interface Config {
     readonly maxBodyMb: number;
     /** Bodies from this many MB on are held one at a time per worker process; the others wait. */
     readonly bigBodyMb: number;
+    /** Report bodies from this size on are loaded as they stream in, never held whole. */
+    readonly streamBodyMb: number;
   };
   readonly queue: {
     /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
@@ -130,6 +132,7 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
   ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
   ADOPS_BIG_BODY_MB: int(1, 4000).default(64),
+  ADOPS_STREAM_BODY_MB: int(1, 4000).default(8),
   ADOPS_QUEUE_PREFIX: z
     .string()
     .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
@@ -205,6 +208,7 @@ export function loadConfig(env: Env): Config {
       compression: v.ADOPS_HTTP_COMPRESSION,
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
       bigBodyMb: v.ADOPS_BIG_BODY_MB,
+      streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({
       prefix: v.ADOPS_QUEUE_PREFIX,

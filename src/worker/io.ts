@@ -48,7 +48,7 @@ export function pullDeps(
         {
           report,
           period,
-          body: f.body,
+          body: f.stream ?? f.body,
           fetchedAt: f.fetchedAt,
           fetchToken: f.fetchToken,
           attempts: f.attempts,
@@ -87,8 +87,9 @@ export interface FetcherHooks {
 /**
  * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
  * queue for Retry-After instead of one request sleeping), every request, retries included,
- * first takes a slot of the shared rate limit, and bodies from ADOPS_BIG_BODY_MB on are held one
- * at a time by this process (a second one waits, unread, until the first is loaded).
+ * first takes a slot of the shared rate limit, bodies from ADOPS_STREAM_BODY_MB on are loaded as
+ * they stream in, and bodies from ADOPS_BIG_BODY_MB on (when that is the smaller) are held one at
+ * a time by this process (a second one waits, unread, until the first is loaded).
  */
 export function createWorkerApi(
   config: Config,
@@ -111,6 +112,7 @@ export function createWorkerApi(
           const raw = await client.fetchReport(query, {
             ...(signal === undefined ? {} : { signal }),
             bigBody: hold,
+            streamFromBytes: config.http.streamBodyMb * BODY_MB,
           });
           return { ...raw, release: () => hold.release() };
         } catch (error) {

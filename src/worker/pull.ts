@@ -10,6 +10,8 @@ import type { PullJobData } from '../schedule/payload.js';
 /** What the API client returned for one period. */
 export interface Fetched {
   readonly body: Buffer;
+  /** A big body as it arrives (`body` is then empty): loaded as it streams in. */
+  readonly stream?: AsyncIterable<Buffer>;
   readonly fetchedAt: Date;
   readonly attempts: number;
   readonly bytes: number;

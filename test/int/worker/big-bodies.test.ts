@@ -72,7 +72,8 @@ afterAll(async () => {
 describe('a worker pulling a large report body', () => {
   it('keeps no body after its loads, and frees its big-body slot: memory after a GC is back near where it started', async () => {
     // Each body is big to the gate: a slot never given back would hang the second pull.
-    const r = await bigPulls(3, { ADOPS_BIG_BODY_MB: '5' });
+    // Held whole (not streamed), to test the held path's release.
+    const r = await bigPulls(3, { ADOPS_BIG_BODY_MB: '5', ADOPS_STREAM_BODY_MB: '500' });
     expect(r.outcomes.map((o) => o.status)).toEqual(['loaded', 'loaded', 'loaded']);
     const bytes = r.outcomes[0]?.bytes ?? 0;
     expect(bytes).toBeGreaterThan(15 * MB);
@@ -81,10 +82,30 @@ describe('a worker pulling a large report body', () => {
     expect(grown, JSON.stringify(r)).toBeLessThan(bytes / 10);
   });
 
-  it('fails a body over ADOPS_MAX_BODY_MB with an error naming the setting', async () => {
-    const r = await bigPulls(1, { ADOPS_MAX_BODY_MB: '10' });
-    expect(r.outcomes).toHaveLength(1);
-    expect(r.outcomes[0]).toMatchObject({ ok: false });
-    expect(r.outcomes[0]?.error).toMatch(/ADOPS_MAX_BODY_MB=10/);
+  it('fails a body over ADOPS_MAX_BODY_MB with an error naming the setting, held or streamed', async () => {
+    for (const stream of ['500', '2']) {
+      const r = await bigPulls(1, { ADOPS_MAX_BODY_MB: '10', ADOPS_STREAM_BODY_MB: stream });
+      expect(r.outcomes).toHaveLength(1);
+      expect(r.outcomes[0]).toMatchObject({ ok: false });
+      expect(r.outcomes[0]?.error).toMatch(/ADOPS_MAX_BODY_MB=10/);
+    }
+  });
+
+  it('loads a body past ADOPS_STREAM_BODY_MB as it streams in: the rows of the body, archived in parts', async () => {
+    for (const compression of ['none', 'gzip']) {
+      const r = await bigPulls(1, { ADOPS_STREAM_BODY_MB: '2', ADOPS_HTTP_COMPRESSION: compression });
+      expect(r.outcomes[0], JSON.stringify(r)).toMatchObject({ ok: true, status: 'loaded' });
+      const { rows } = await db.pool.query<{ n: string; bytes: string; spool: string | null }>(
+        `SELECT (SELECT count(*) FROM "${TEST_SCHEMA}".report_big_bodies WHERE period_start = $1) AS n,
+                l.response_bytes AS bytes, r.spool_id AS spool
+           FROM "${TEST_SCHEMA}".report_loads l JOIN "${TEST_SCHEMA}".report_raw r USING (load_id)
+          WHERE l.report = 'big_bodies' ORDER BY l.load_id DESC LIMIT 1`,
+        [day],
+      );
+      // The emulator's day, whole: as many rows as the pull reports, from a body of over 15 MB.
+      expect(Number(rows[0]?.n)).toBe(r.outcomes[0]?.rows);
+      expect(Number(rows[0]?.bytes)).toBeGreaterThan(15 * MB);
+      expect(rows[0]?.spool).not.toBeNull();
+    }
   });
 });
