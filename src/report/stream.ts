@@ -14,10 +14,18 @@ export interface ReportSummary {
 
 /** A report body read as a stream of rows, for loading without holding every row at once. */
 export interface ReportStream {
-  /** The rows in body order, one pass; a bad body throws part way (ReportFormatError, ...). */
-  readonly rows: AsyncIterable<ReportRow>;
+  /**
+   * The rows in body order, one pass; a bad body throws part way (ReportFormatError, ...). Also
+   * readable a batch at a time (`batches`), without a microtask per row.
+   */
+  readonly rows: BatchedRows;
   /** The totals and reconciliation; only once `rows` has been read to the end. */
   summary(): ReportSummary;
+}
+
+/** Rows that can be read one by one, or (once, instead) a batch at a time. */
+export interface BatchedRows extends AsyncIterable<ReportRow> {
+  batches(): AsyncIterable<readonly ReportRow[]>;
 }
 
 /**
@@ -59,7 +67,8 @@ export function streamReport(
       ? wholeBody(toBuffer(body))
       : windowsOf(body, options.windowBytes ?? WINDOW_BYTES)[Symbol.asyncIterator]();
 
-  async function* rows(): AsyncGenerator<ReportRow> {
+  /** The rows a batch at a time; each array is reused: read it before asking for the next. */
+  async function* batches(): AsyncGenerator<readonly ReportRow[]> {
     try {
       for (;;) {
         if (scanner === undefined || scanner.hungry) {
@@ -76,7 +85,7 @@ export function streamReport(
           const batchSums = sumRows(out);
           COUNTERS.forEach((name, i) => (sums[i] = (sums[i] as bigint) + BigInt(batchSums[name])));
           leaves += out.length;
-          yield* out;
+          yield out;
           // Forget the batch: memory holds one batch of rows, not the period.
           out.length = 0;
         }
@@ -92,8 +101,12 @@ export function streamReport(
     }
   }
 
+  async function* rows(): AsyncGenerator<ReportRow> {
+    for await (const batch of batches()) yield* batch;
+  }
+
   return {
-    rows: rows(),
+    rows: { [Symbol.asyncIterator]: () => rows(), batches },
     summary: () => {
       if (!finished) throw new Error('streamReport: summary() needs the rows read to the end first');
       const totals = readTotals((scanner as ReportScanner).totals);

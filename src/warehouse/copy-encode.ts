@@ -232,7 +232,13 @@ export async function* fullChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
   add: (row: ReportRow) => Buffer | undefined,
 ): AsyncGenerator<Buffer> {
-  if (Symbol.iterator in rows) {
+  if (isBatched(rows)) {
+    for await (const batch of rows.batches())
+      for (const row of batch) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
+      }
+  } else if (Symbol.iterator in rows) {
     for (const row of rows) {
       const chunk = add(row);
       if (chunk !== undefined) yield chunk;
@@ -243,6 +249,13 @@ export async function* fullChunks(
       if (chunk !== undefined) yield chunk;
     }
   }
+}
+
+/** Rows a streamed report gives a batch at a time too (streamReport's BatchedRows). */
+function isBatched(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+): rows is AsyncIterable<ReportRow> & { batches(): AsyncIterable<readonly ReportRow[]> } {
+  return typeof (rows as { batches?: unknown }).batches === 'function';
 }
 
 function preview(value: string): string {
