@@ -1,7 +1,7 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
 
-export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli'] as const;
+export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'memory'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run needs to know. */
@@ -29,6 +29,8 @@ export interface BenchOptions {
   readonly cacheDir: string;
   /** Run the load child under --cpu-prof and print where its time goes. */
   readonly profile: boolean;
+  /** --big: the memory section goes on to 300 MB and 1 GB bodies (minutes; not in CI). */
+  readonly big: boolean;
   readonly seed: number;
   /** LOG_LEVEL of the worker processes (default info, as deployed). */
   readonly logLevel: string;
@@ -49,7 +51,8 @@ export const USAGE = `npm run bench -- [options]
   --concurrency C     pulls at once per worker (default 8)
   --latency MS        emulator latency in the backfill (default 50)
   --fail-rate R       share of injected 500s in the faulty backfill run (default 0.1)
-  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli (default all)
+  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,memory (default all)
+  --big               memory section: also 300 MB and 1 GB bodies (minutes)
   --sync-rate N       requests/s of the sync section's worker (ADOPS_RATE_LIMIT, default 25)
   --profile           CPU-profile our load path and print the top functions
   --results FILE      where to write the results (default bench/results.json)
@@ -77,6 +80,7 @@ export function parseBenchOptions(
         'sync-rate': { type: 'string' },
         only: { type: 'string' },
         profile: { type: 'boolean' },
+        big: { type: 'boolean' },
         results: { type: 'string' },
         quick: { type: 'boolean' },
         seed: { type: 'string' },
@@ -116,6 +120,7 @@ export function parseBenchOptions(
     resultsFile: text('results') ?? 'bench/results.json',
     cacheDir: 'bench/.cache',
     profile: values.profile === true,
+    big: values.big === true,
     seed: whole(text('seed'), 1, 0, 2 ** 31 - 1, '--seed'),
     logLevel: logLevel(text('log-level')),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',

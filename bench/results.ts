@@ -2,6 +2,7 @@
 import Table from 'cli-table3';
 import type { BackfillFigures } from './backfill/index.js';
 import type { CliFigures } from './cli/index.js';
+import { RSS_GROWTH_LIMIT, type MemoryFigures } from './memory/index.js';
 import type { EmulatorFigures } from './load/capture.js';
 import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
@@ -28,7 +29,7 @@ export interface TargetCheck {
   readonly measured: number;
   readonly met: boolean;
   /** How `measured` reads: a ratio (default) or milliseconds. */
-  readonly unit?: 'x' | 'ms';
+  readonly unit?: 'x' | 'ms' | 'MiB';
 }
 
 /** The CLI figures under the keys issue 20 names, beside the raw runs. */
@@ -49,6 +50,17 @@ export function summarizeCli(f: CliFigures): CliSummary {
     statusMs: { empty: f.statusEmpty.bestMs, loads1M: f.statusBig.bestMs },
     nodeMs: f.node.bestMs,
   };
+}
+
+/** The memory section as results.json keeps it: `rssGrowthBytes` per body size, and the plot's file. */
+export interface MemorySummary {
+  readonly rssGrowthBytes: Record<string, number>;
+  readonly points: MemoryFigures['points'];
+  readonly plot: string;
+}
+
+export function summarizeMemory(f: MemoryFigures): MemorySummary {
+  return { rssGrowthBytes: f.rssGrowthBytes, points: f.points, plot: f.plot };
 }
 
 export interface LoadSummary {
@@ -115,6 +127,7 @@ export interface Results {
   readonly sync?: SyncFigures | undefined;
   /** How soon `adops --help` and `adops status` answer, against `node -e 0`. */
   readonly cli?: CliSummary | undefined;
+  readonly memory?: MemorySummary | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
   readonly backfill:
     | {
@@ -211,6 +224,7 @@ export function checkTargets(
   clean: BackfillSummary | undefined,
   sync?: SyncFigures,
   cli?: CliSummary,
+  memory?: MemorySummary,
 ): TargetCheck[] {
   const out: TargetCheck[] = [];
   if (load !== undefined) {
@@ -265,6 +279,15 @@ export function checkTargets(
       ms('adops status, empty warehouse', TARGETS.statusEmptyMs, cli.statusMs.empty),
       ms(`adops status, ${int(cli.bigLoads)} report_loads rows`, TARGETS.statusBigMs, cli.statusMs.loads1M),
     );
+  if (memory !== undefined)
+    for (const [label, bytes] of Object.entries(memory.rssGrowthBytes))
+      out.push({
+        name: `peak RSS growth, streamed ${label} body (issue 20)`,
+        target: `<= ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB`,
+        measured: bytes / 1024 / 1024,
+        met: bytes <= RSS_GROWTH_LIMIT,
+        unit: 'MiB',
+      });
   return out;
 }
 
@@ -337,6 +360,7 @@ export function renderResults(r: Results): string {
   if (r.parser !== undefined) parts.push(renderParser(r.parser));
   if (r.sync !== undefined) parts.push(renderSync(r.sync));
   if (r.cli !== undefined) parts.push(renderCli(r.cli));
+  if (r.memory !== undefined) parts.push(renderMemory(r.memory));
   if (r.emulator !== undefined) {
     const e = r.emulator;
     parts.push(
@@ -400,7 +424,11 @@ export function renderResults(r: Results): string {
     t.push([
       c.name,
       c.target,
-      c.unit === 'ms' ? `${int(c.measured)} ms` : x(c.measured),
+      c.unit === 'ms'
+        ? `${int(c.measured)} ms`
+        : c.unit === 'MiB'
+          ? `${c.measured.toFixed(1)} MiB`
+          : x(c.measured),
       c.met ? 'yes' : 'NO',
     ]);
   parts.push(t.toString());
@@ -462,4 +490,10 @@ function renderCli(c: CliSummary): string {
   ];
   for (const [name, wall] of rows) t.push([name, `${int(wall)} ms`, x(wall / c.nodeMs)]);
   return `cli: best of ${c.help.runsMs.length} runs each\n${t.toString()}`;
+}
+
+function renderMemory(m: MemorySummary): string {
+  const t = new Table({ head: ['streamed body', 'rows', 'load time', 'peak RSS growth'], ...PLAIN });
+  for (const p of m.points) t.push([mb(p.bodyBytes), int(p.rows), secs(p.ms), mb(p.growthBytes)]);
+  return `memory: one worker loading one body as it streams in (plot: ${m.plot})\n${t.toString()}`;
 }

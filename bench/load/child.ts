@@ -1,6 +1,6 @@
 // Child process of the load-path bench: runs only our loader on a saved body, so its peak RSS is
 // the loader's (not the harness' or the emulator's). Talks to the parent over IPC.
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { ReportJob } from '../../src/config/jobs.js';
@@ -51,6 +51,7 @@ function memory(): { peak: number; now: number } {
 }
 
 async function run(req: LoadChildRequest): Promise<LoadChildResult> {
+  if (req.mode === 'load') return streamedLoad(req);
   const body = await readFile(req.bodyFile);
   (globalThis as { gc?: () => void }).gc?.();
   const rssBeforeBytes = memory().now;
@@ -66,21 +67,6 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
     fetchMs: 0,
   };
   try {
-    if (req.mode === 'load') {
-      const t = performance.now();
-      const outcome = await loadPulledPeriod(pool, req.schema, pulled);
-      const ms = performance.now() - t;
-      return {
-        rows: outcome.rows,
-        status: outcome.status,
-        reconciled: outcome.reconciled,
-        ms,
-        phases: {},
-        peakRssBytes: memory().peak,
-        rssBeforeBytes,
-      };
-    }
-    // The same work as loadPulledPeriod, one piece at a time, to see where the time goes.
     const phases: Record<string, number> = {};
     const timed = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
       const t = performance.now();
@@ -122,6 +108,42 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
       reconciled: outcome.reconciled,
       ms: Object.values(phases).reduce((a, b) => a + b, 0),
       phases,
+      peakRssBytes: memory().peak,
+      rssBeforeBytes,
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * The worker's path for a body of this size (past ADOPS_STREAM_BODY_MB): the body read from the
+ * file as it would arrive from the socket, parsed, archived and copied as it streams in.
+ */
+async function streamedLoad(req: LoadChildRequest): Promise<LoadChildResult> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const rssBeforeBytes = memory().now;
+  const pool = createPool({ databaseUrl: req.databaseUrl }, { max: 2 });
+  try {
+    const fetchToken = await takeFetchToken(pool, req.schema);
+    const t = performance.now();
+    const outcome = await loadPulledPeriod(pool, req.schema, {
+      report: req.report,
+      period: req.period,
+      body: createReadStream(req.bodyFile, { highWaterMark: 256 * 1024 }),
+      fetchedAt: new Date(),
+      fetchToken,
+      attempts: 1,
+      bytes: 0,
+      fetchMs: 0,
+    });
+    const ms = performance.now() - t;
+    return {
+      rows: outcome.rows,
+      status: outcome.status,
+      reconciled: outcome.reconciled,
+      ms,
+      phases: {},
       peakRssBytes: memory().peak,
       rssBeforeBytes,
     };

@@ -1,0 +1,96 @@
+// Child of the memory section: loads one synthetic body of a given size the way a worker loads a
+// big body (streamed: parsed, archived and copied as it arrives) and reports its resident set.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { ReportJob } from '../../src/config/jobs.js';
+import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
+import { loadPulledPeriod } from '../../src/warehouse/load.js';
+import { createPool } from '../../src/warehouse/pool.js';
+import { syntheticBody } from './synthetic-body.js';
+
+export interface MemoryChildRequest {
+  readonly bodyBytes: number;
+  readonly databaseUrl: string;
+  readonly schema: string;
+  readonly report: ReportJob;
+  readonly day: string;
+}
+
+export interface MemoryChildResult {
+  readonly bodyBytes: number;
+  readonly rows: number;
+  readonly status: string;
+  readonly ms: number;
+  /** Resident set before the load (after a GC, pool open), and its peak over the load, bytes. */
+  readonly rssBeforeBytes: number;
+  readonly peakRssBytes: number;
+}
+
+/** VmRSS and VmHWM (peak) from /proc. */
+function memory(): { now: number; peak: number } {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { now: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+async function run(req: MemoryChildRequest): Promise<MemoryChildResult> {
+  const pool = createPool({ databaseUrl: req.databaseUrl }, { max: 2 });
+  try {
+    const fetchToken = await takeFetchToken(pool, req.schema);
+    // A small load first, so modules, pool and caches are in the baseline, not the growth.
+    const warm = syntheticBody(req.day, 1);
+    await loadPulledPeriod(pool, req.schema, {
+      report: req.report,
+      period: { start: req.day, end: req.day },
+      body: warm.chunks,
+      fetchedAt: new Date(),
+      fetchToken,
+      attempts: 1,
+      bytes: 0,
+      fetchMs: 0,
+    });
+    (globalThis as { gc?: () => void }).gc?.();
+    const rssBeforeBytes = memory().now;
+    // VmHWM cannot be reset from inside the process: the peak so far must not exceed now.
+    const body = syntheticBody(req.day, req.bodyBytes);
+    const t = performance.now();
+    const outcome = await loadPulledPeriod(pool, req.schema, {
+      report: req.report,
+      period: { start: req.day, end: req.day },
+      body: body.chunks,
+      fetchedAt: new Date(),
+      fetchToken: await takeFetchToken(pool, req.schema),
+      attempts: 1,
+      bytes: 0,
+      fetchMs: 0,
+    });
+    const ms = performance.now() - t;
+    if (outcome.rows !== body.rows) throw new Error(`loaded ${outcome.rows} rows of ${body.rows}`);
+    const { rows } = await pool.query<{ bytes: string }>(
+      `SELECT body_bytes AS bytes FROM "${req.schema}".report_raw WHERE load_id = $1`,
+      [outcome.loadId],
+    );
+    return {
+      bodyBytes: Number(rows[0]?.bytes ?? 0),
+      rows: outcome.rows,
+      status: outcome.status,
+      ms,
+      rssBeforeBytes,
+      peakRssBytes: memory().peak,
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+process.once('message', (req: MemoryChildRequest) => {
+  run(req).then(
+    (result) => process.send?.({ ok: true, result }, () => process.exit(0)),
+    (error: unknown) =>
+      process.send?.(
+        { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+        () => process.exit(1),
+      ),
+  );
+});

@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ChunkRedactor, redactBuffer } from '../../../src/log/redact.js';
+
+const KEY = 'sk-live-abcdef0123456789';
+
+describe('ChunkRedactor', () => {
+  it('redacts a body in any chunking exactly as redactBuffer redacts it whole', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('{"a":1}', KEY, encodeURIComponent(`${KEY}/`), 'x', '"', KEY.slice(0, 5)), {
+          maxLength: 30,
+        }),
+        fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 20 }),
+        (pieces, cuts) => {
+          const body = Buffer.from(pieces.join(''));
+          const redactor = new ChunkRedactor([KEY]);
+          const out: Buffer[] = [];
+          let from = 0;
+          for (const cut of [...cuts].sort((a, b) => a - b)) {
+            if (cut <= from || cut > body.length) continue;
+            out.push(redactor.push(body.subarray(from, cut)));
+            from = cut;
+          }
+          out.push(redactor.push(body.subarray(from)), redactor.end());
+          const joined = Buffer.concat(out);
+          expect(joined.toString()).toBe(redactBuffer(body, [KEY]).toString());
+          expect(joined.includes(KEY)).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('passes chunks through untouched when there is no secret to look for', () => {
+    const redactor = new ChunkRedactor([]);
+    const chunk = Buffer.from('{"items":{}}');
+    expect(redactor.push(chunk)).toBe(chunk);
+    expect(redactor.end().length).toBe(0);
+  });
+});
