@@ -1,7 +1,7 @@
 // A rate limit on API requests shared by every worker process: a per-second counter in Redis, and
 // a pause every process honours after a 429. BullMQ's own limiter counts jobs, but one pull can
 // make several requests (retries), a sync hundreds, and the API's limit is on requests.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { sleepUntil, type RequestGate } from './gate.js';
 
 export { createLocalGate, type RequestGate } from './gate.js';
@@ -79,7 +79,7 @@ export interface LimiterOptions {
  * than stopping all work. `pause(ms)` (after a 429) holds every process' requests until it ends.
  */
 export function createRequestLimiter(
-  redis: Redis,
+  redis: Redis | Cluster,
   key: string,
   perSecond: number,
   options: LimiterOptions | ((error: unknown) => void) = {},

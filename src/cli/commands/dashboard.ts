@@ -45,7 +45,7 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
   let dashboard;
   try {
     dashboard = await startDashboard({
-      redisUrl: config.redisUrl,
+      redis: config.redis,
       prefix: config.queue.prefix,
       port: flags.port,
       host: flags.host,
