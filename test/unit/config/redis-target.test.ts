@@ -131,12 +131,13 @@ describe('Redis targets', () => {
   });
 
   it('never shows a password in an error', () => {
-    for (const env of [
+    const cases: Array<Record<string, string>> = [
       { REDIS_URL: 'redis+sentinel://:hunter2secret@h1:26379,h2:bad/m' },
       { REDIS_URL: 'redis+sentinel://:hunter2secret@h1:26379' },
       { REDIS_CLUSTER_NODES: 'n1:7000', REDIS_PASSWORD: 'hunter2secret', REDIS_URL: 'redis://x' },
       { REDIS_SENTINELS: 'bad host', REDIS_SENTINEL_MASTER: 'm', REDIS_SENTINEL_PASSWORD: 'hunter2secret' },
-    ]) {
+    ];
+    for (const env of cases) {
       const error = configError(env);
       expect(error.message).not.toContain('hunter2secret');
     }
