@@ -98,10 +98,16 @@ export async function ensureReady(
     let lastError: Error | undefined;
     const fail = () => {
       cleanup();
+      // The sentinels answer but monitor no master of that name: a setting to fix, not an outage.
+      const hint =
+        typeof target !== 'string' &&
+        target.kind === 'sentinel' &&
+        /No such master with that name/.test(lastError?.message ?? '')
+          ? `the sentinels monitor no master named "${target.master}": check REDIS_SENTINEL_MASTER (or the master name in REDIS_URL)`
+          : `check ${variables} and that Redis is running`;
       reject(
         new RedisUnavailableError(
-          `Redis at ${where} is not reachable (${lastError?.message ?? 'no answer'}): ` +
-            `check ${variables} and that Redis is running`,
+          `Redis at ${where} is not reachable (${lastError?.message ?? 'no answer'}): ${hint}`,
           { cause: lastError },
         ),
       );

@@ -59,6 +59,11 @@ async function freePort(bus: boolean): Promise<number> {
   throw new Error(`no free port left in ${first}-${last} (ADOPS_TEST_REDIS_HA_PORTS)`);
 }
 
+/** A port of the range nothing listens on now: for "nothing answers there" cases. */
+export function unusedPort(): Promise<number> {
+  return freePort(false);
+}
+
 /** Polls `check` every `everyMs` until it returns true; throws `what` after `timeoutMs`. */
 export async function waitUntil(
   what: string,

@@ -3,10 +3,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestLimiter, limiterKey } from '../../../src/api/shared-limit.js';
+import { startDashboard } from '../../../src/observe/dashboard/server.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
 import { closeConnection, workerConnection } from '../../../src/schedule/connection.js';
+import { REPORT_QUEUE } from '../../../src/schedule/names.js';
 import { REDIS_URL } from '../../helpers/redis.js';
-import { command, startRedisCluster, type RedisClusterFixture } from '../../helpers/redis-ha.js';
+import { command, startRedisCluster, unusedPort, type RedisClusterFixture } from '../../helpers/redis-ha.js';
 import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';
 import { adops, loadedPerPeriod, referenceRun, totalsRows } from './common.js';
 
@@ -93,6 +95,43 @@ describe('Redis Cluster', () => {
     const heal = await adops(['heal', '--days', String(DAYS), '--dry-run'], h.env);
     expect(heal.code).toBe(0);
     expect(heal.out).toMatch(/^0 pulls would heal/m);
+
+    // The dashboard reads the same queues from the cluster.
+    const dashboard = await startDashboard({
+      redis: h.config.redis,
+      prefix: h.config.queue.prefix,
+      port: 0,
+      host: '127.0.0.1',
+      readOnly: true,
+    });
+    try {
+      const url = `${dashboard.url}api/queues?activeQueue=${REPORT_QUEUE}&status=completed&page=1&jobsPerPage=10`;
+      const body = (await (await fetch(url)).json()) as {
+        queues: Array<{ name: string; counts: { completed: number } }>;
+      };
+      expect(body.queues.find((q) => q.name === REPORT_QUEUE)?.counts.completed).toBe(pulls.length);
+    } finally {
+      await dashboard.close();
+    }
+  });
+
+  it('a CLI command names the cluster nodes when none answers, never the password', async () => {
+    const closed = await unusedPort();
+    const r = await adops(
+      ['backfill', '--report', 'daily_zone', '--from', '2026-01-01', '--to', '2026-01-01'],
+      {
+        REDIS_CLUSTER_NODES: `127.0.0.1:${closed},127.0.0.1:${closed + 1}`,
+        REDIS_PASSWORD: 'hunter2-cluster-secret',
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `^adops: Redis at Cluster 127\\.0\\.0\\.1:${closed},127\\.0\\.0\\.1:${closed + 1} is not reachable \\(.*\\): check REDIS_CLUSTER_NODES and REDIS_PASSWORD`,
+      ),
+    );
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err + r.out).not.toMatch(/hunter2/);
   });
 
   it('the shared request limit counts and pauses across processes on the cluster', async () => {

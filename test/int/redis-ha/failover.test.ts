@@ -73,6 +73,36 @@ async function expectExact(harness: Harness, pulls: number): Promise<void> {
 }
 
 describe('Redis Sentinel', () => {
+  it('a CLI command fails at once with one line naming the sentinels and what to check, never the password', async () => {
+    sentinel = await startSentinels();
+    const base = { REDIS_PASSWORD: 'hunter2-data-secret' };
+    const args = ['backfill', '--report', 'daily_zone', '--from', '2026-01-01', '--to', '2026-01-01'];
+    const unknown = await adops(args, {
+      ...base,
+      REDIS_SENTINELS: sentinel.env,
+      REDIS_SENTINEL_MASTER: 'nope',
+    });
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(
+      /^adops: Redis at Sentinel master "nope" via 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+ is not reachable \(.*\): the sentinels monitor no master named "nope": check REDIS_SENTINEL_MASTER/,
+    );
+    const gone = sentinel.sentinels[0]!.port;
+    await Promise.all(sentinel.sentinels.map((n) => n.kill()));
+    const down = await adops(args, {
+      REDIS_URL: `redis+sentinel://:hunter2-url-secret@127.0.0.1:${gone}/${sentinel.name}`,
+    });
+    expect(down.code).toBe(1);
+    expect(down.err).toMatch(
+      new RegExp(
+        `^adops: Redis at Sentinel master "${sentinel.name}" via 127\\.0\\.0\\.1:${gone} is not reachable .*: check REDIS_SENTINELS`,
+      ),
+    );
+    for (const r of [unknown, down]) {
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err + r.out).not.toMatch(/hunter2/);
+    }
+  });
+
   it('the master SIGKILLed while 2 workers pull: the replica is promoted, the workers go on, and after heal every period is exact and loaded once', async () => {
     const { s, h } = await sentinelHarness();
     const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
