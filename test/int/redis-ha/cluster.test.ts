@@ -116,18 +116,18 @@ describe('Redis Cluster', () => {
   });
 
   it('a CLI command names the cluster nodes when none answers, never the password', async () => {
-    const closed = await unusedPort();
+    const [a, b] = [await unusedPort(), await unusedPort()];
     const r = await adops(
       ['backfill', '--report', 'daily_zone', '--from', '2026-01-01', '--to', '2026-01-01'],
       {
-        REDIS_CLUSTER_NODES: `127.0.0.1:${closed},127.0.0.1:${closed + 1}`,
+        REDIS_CLUSTER_NODES: `127.0.0.1:${a},127.0.0.1:${b}`,
         REDIS_PASSWORD: 'hunter2-cluster-secret',
       },
     );
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
       new RegExp(
-        `^adops: Redis at Cluster 127\\.0\\.0\\.1:${closed},127\\.0\\.0\\.1:${closed + 1} is not reachable \\(.*\\): check REDIS_CLUSTER_NODES and REDIS_PASSWORD`,
+        `^adops: Redis at Cluster 127\\.0\\.0\\.1:${a},127\\.0\\.0\\.1:${b} is not reachable \\(.*\\): check REDIS_CLUSTER_NODES and REDIS_PASSWORD`,
       ),
     );
     expect(r.err.trim().split('\n')).toHaveLength(1);
