@@ -1,7 +1,7 @@
 // A rate limit on API requests shared by every worker process: a per-second counter in Redis, and
 // a pause every process honours after a 429. BullMQ's own limiter counts jobs, but one pull can
 // make several requests (retries), a sync hundreds, and the API's limit is on requests.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { sleepUntil, type RequestGate } from './gate.js';
 
 export { createLocalGate, type RequestGate } from './gate.js';
@@ -11,6 +11,8 @@ export { createLocalGate, type RequestGate } from './gate.js';
 // with skewed clocks still agree. While a pause runs, returns {0, -1, ms until it ends, 1}; else
 // takes up to ARGV[3] of the window's slots that are left and returns
 // {slots taken (0 when none are left), window number, ms until the window ends, 0}.
+// The window's key is built here from KEYS[1]; on a Redis Cluster the queue prefix is a hash tag
+// ({prefix}), so it lands in KEYS[1]'s slot, which a cluster requires of every key a script uses.
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -79,7 +81,7 @@ export interface LimiterOptions {
  * than stopping all work. `pause(ms)` (after a 429) holds every process' requests until it ends.
  */
 export function createRequestLimiter(
-  redis: Redis,
+  redis: Redis | Cluster,
   key: string,
   perSecond: number,
   options: LimiterOptions | ((error: unknown) => void) = {},

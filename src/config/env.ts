@@ -11,6 +11,15 @@ import {
 } from './connection-urls.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { ConfigError } from './errors.js';
+import {
+  isSentinelUrl,
+  queuePrefixOn,
+  readRedisTarget,
+  REDIS_HA_VARS,
+  SENTINEL_URL_FORM,
+  sentinelUrlProblem,
+  type RedisTarget,
+} from './redis-target.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -32,7 +41,10 @@ export interface Config {
   readonly reportParams: 'repeat' | 'brackets' | 'comma' | 'json-body';
   /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
   readonly databaseUrl: string | undefined;
+  /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
   readonly redisUrl: string;
+  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
+  readonly redis: RedisTarget;
   /** Postgres schema for all tables (validated identifier). */
   readonly schema: string;
   readonly jobsDir: string;
@@ -57,7 +69,10 @@ export interface Config {
     readonly streamBodyMb: number;
   };
   readonly queue: {
-    /** BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. */
+    /**
+     * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
+     * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
+     */
     readonly prefix: string;
     /** Attempts of a pull job, the first included. */
     readonly pullAttempts: number;
@@ -116,7 +131,18 @@ const ENV_SCHEMA = {
     .enum(['repeat', 'brackets', 'comma', 'json-body'], 'one of: repeat, brackets, comma, json-body')
     .default('repeat'),
   DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
-  REDIS_URL: checkedUrl(REDIS_URL_FORM, redisUrlProblem).default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      const sentinel = isSentinelUrl(value);
+      const found = sentinel ? sentinelUrlProblem(value) : redisUrlProblem(value);
+      if (found !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `${sentinel ? SENTINEL_URL_FORM : REDIS_URL_FORM}: ${found}`,
+        });
+    })
+    .default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
     .string()
     .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
@@ -162,6 +188,7 @@ const ENV_SCHEMA = {
 /** Every env var the configuration reads, for docs and tests. */
 export const ENV_VARS = [
   ...Object.keys(ENV_SCHEMA),
+  ...REDIS_HA_VARS,
   'ADOPS_API_KEY',
   'ADOPS_API_KEY_FILE',
   'ADOPS_WEBHOOK_SECRET',
@@ -188,6 +215,7 @@ export function loadConfig(env: Env): Config {
     values[name] = result.data;
   }
   const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
+  const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   return Object.freeze({
     baseUrl: v.ADOPS_BASE_URL,
     apiKey: readApiKey(clean),
@@ -195,6 +223,7 @@ export function loadConfig(env: Env): Config {
     reportParams: v.ADOPS_REPORT_PARAMS,
     databaseUrl: v.DATABASE_URL,
     redisUrl: v.REDIS_URL,
+    redis,
     schema: v.ADOPS_SCHEMA,
     jobsDir: v.ADOPS_JOBS_DIR,
     logLevel: v.LOG_LEVEL,
@@ -211,7 +240,7 @@ export function loadConfig(env: Env): Config {
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({
-      prefix: v.ADOPS_QUEUE_PREFIX,
+      prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,

@@ -4,6 +4,7 @@ import cliProgress from 'cli-progress';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Config } from '../config/env.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
+import { queuePrefixOn } from '../config/redis-target.js';
 import { packageRoot } from '../config/paths.js';
 import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { runEntitySync } from '../entities/sync.js';
@@ -59,7 +60,11 @@ export interface DemoResult {
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { logger, out } = options;
   const jobs = options.jobs ?? loadJobs(join(packageRoot(), 'jobs'));
-  const target = { schema: options.schema ?? DEMO_SCHEMA, queuePrefix: options.queuePrefix ?? DEMO_PREFIX };
+  // On a Redis Cluster the demo's prefix is hash-tagged like production's (config.queue.prefix).
+  const target = {
+    schema: options.schema ?? DEMO_SCHEMA,
+    queuePrefix: queuePrefixOn(options.config.redis, options.queuePrefix ?? DEMO_PREFIX),
+  };
   const pool = createPool(options.config, { max: 10, logger });
   try {
     await claimDemoTarget(pool, options.config, target);

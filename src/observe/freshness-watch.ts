@@ -2,7 +2,7 @@
 // state seen, kept in Redis under the queue prefix, and yields only the transitions. The state is
 // swapped with one atomic SET ... GET, so of several workers evaluating at once only the first to
 // see a transition yields it.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { JobSet } from '../config/jobs.js';
 import type { ReportFreshEvent, ReportLateEvent } from '../schedule/webhooks.js';
@@ -14,7 +14,7 @@ export type FreshnessState = 'late' | 'fresh';
 export interface FreshnessWatch {
   readonly pool: Pool;
   readonly schema: string;
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   /** The BullMQ prefix: the states live beside the deployment's queues. */
   readonly prefix: string;
   /** Days of status read; the newest loaded period is looked for in them. */

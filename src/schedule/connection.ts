@@ -1,7 +1,13 @@
 // Redis connections for BullMQ. Workers wait out Redis outages (they must not crash on a blip);
 // producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable.
-import { Redis, type RedisOptions } from 'ioredis';
+// The target is one server, a master found through Sentinel (reconnects follow a failover), or a
+// Cluster (ioredis routes each command to the node holding its slot).
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
+import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
+
+/** A connection to any of the targets: BullMQ and our commands take either. */
+export type RedisClient = Redis | Cluster;
 
 /** Thrown when Redis cannot be reached; says where and what to check. */
 export class RedisUnavailableError extends Error {
@@ -12,61 +18,96 @@ export class RedisUnavailableError extends Error {
  * A connection for a BullMQ Worker: `maxRetriesPerRequest: null` as BullMQ requires for blocking
  * commands, so a command waits for the reconnect instead of failing the job.
  */
-export function workerConnection(config: Pick<Config, 'redisUrl'>): Redis {
-  return quiet(new Redis(config.redisUrl, { maxRetriesPerRequest: null, ...commonOptions() }));
+export function workerConnection(config: Pick<Config, 'redis'>): RedisClient {
+  return quiet(connect(config.redis, { maxRetriesPerRequest: null }, {}));
 }
 
 /**
  * A connection for producers and readers (Queue in CLI commands): no offline queue and one retry,
  * so an unreachable Redis fails the command within seconds instead of hanging.
  */
-export function producerConnection(config: Pick<Config, 'redisUrl'>): Redis {
+export function producerConnection(config: Pick<Config, 'redis'>): RedisClient {
   return quiet(
-    new Redis(config.redisUrl, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 5_000,
-      ...commonOptions(),
-    }),
+    connect(
+      config.redis,
+      { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 },
+      { enableOfflineQueue: false },
+    ),
   );
+}
+
+function connect(target: RedisTarget, node: RedisOptions, cluster: ClusterOptions): RedisClient {
+  // Never keyPrefix: BullMQ refuses it; isolation is BullMQ's own `prefix` (config.queue.prefix).
+  const common: RedisOptions = { lazyConnect: false, ...node };
+  switch (target.kind) {
+    case 'single':
+      return new Redis(target.url, common);
+    case 'sentinel':
+      return new Redis({
+        ...common,
+        sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
+        name: target.master,
+        db: target.db,
+        ...credentials(target),
+        ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
+        // Ask the sentinels again as soon as one announces a new master, instead of waiting for
+        // the old one's connection to time out.
+        failoverDetector: true,
+      });
+    case 'cluster':
+      return new Cluster(
+        target.nodes.map((n) => ({ host: n.host, port: n.port })),
+        { ...cluster, redisOptions: { ...common, ...credentials(target) } },
+      );
+  }
+}
+
+function credentials(target: { username: string | undefined; password: string | undefined }): RedisOptions {
+  return {
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+  };
 }
 
 // Without a listener ioredis prints every reconnect error to the console; failures reach us through
 // the commands that fail (and ensureReady), so the event itself needs no handling.
-function quiet(redis: Redis): Redis {
+function quiet<T extends RedisClient>(redis: T): T {
   redis.on('error', () => undefined);
   return redis;
 }
 
-function commonOptions(): RedisOptions {
-  // Never keyPrefix: BullMQ refuses it; isolation is BullMQ's own `prefix` (config.queue.prefix).
-  return { lazyConnect: false };
-}
-
-/** Replies that mean REDIS_URL's database, user or password will never be accepted. */
+/** Replies that mean the database, user or password configured will never be accepted. */
 const REFUSED_SETTINGS =
   /^(ERR DB index|ERR invalid DB index|NOAUTH|WRONGPASS|NOPERM|ERR invalid password|ERR AUTH)/;
 
 /**
  * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs` (with `failFast`,
- * at the first connection error: a command a user runs should say so at once). The URL in the
- * message has its password removed.
+ * at the first connection error: a command a user runs should say so at once). `target` is the
+ * config's (or a REDIS_URL); the message names it without its password.
  */
 export async function ensureReady(
-  redis: Redis,
-  redisUrl: string,
+  redis: RedisClient,
+  target: RedisTarget | string,
   timeoutMs = 5_000,
   options: { failFast?: boolean } = {},
 ): Promise<void> {
   if (redis.status === 'ready') return;
+  const where = typeof target === 'string' ? safeUrl(target) : describeRedisTarget(target);
+  const variables = typeof target === 'string' ? 'REDIS_URL' : redisVariablesOf(target);
   await new Promise<void>((resolve, reject) => {
     let lastError: Error | undefined;
     const fail = () => {
       cleanup();
+      // The sentinels answer but monitor no master of that name: a setting to fix, not an outage.
+      const hint =
+        typeof target !== 'string' &&
+        target.kind === 'sentinel' &&
+        /No such master with that name/.test(lastError?.message ?? '')
+          ? `the sentinels monitor no master named "${target.master}": check REDIS_SENTINEL_MASTER (or the master name in REDIS_URL)`
+          : `check ${variables} and that Redis is running`;
       reject(
         new RedisUnavailableError(
-          `Redis at ${safeUrl(redisUrl)} is not reachable (${lastError?.message ?? 'no answer'}): ` +
-            'check REDIS_URL and that Redis is running',
+          `Redis at ${where} is not reachable (${lastError?.message ?? 'no answer'}): ${hint}`,
           { cause: lastError },
         ),
       );
@@ -83,8 +124,10 @@ export async function ensureReady(
       cleanup();
       reject(
         new RedisUnavailableError(
-          `Redis at ${safeUrl(redisUrl)} refused the connection (${error.message}): ` +
-            "check REDIS_URL's database number, user and password",
+          `Redis at ${where} refused the connection (${error.message}): ` +
+            (variables === 'REDIS_URL'
+              ? "check REDIS_URL's database number, user and password"
+              : `check the database number, user and password in ${variables}`),
           { cause: error },
         ),
       );
@@ -116,7 +159,7 @@ export function safeUrl(redisUrl: string): string {
 }
 
 /** Closes a connection we created: QUIT when possible, a hard disconnect otherwise. */
-export async function closeConnection(redis: Redis): Promise<void> {
+export async function closeConnection(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   try {
     await Promise.race([redis.quit(), new Promise((r) => setTimeout(r, 1_000))]);

@@ -1,9 +1,8 @@
 // The queues, opened with the options every producer must agree on.
 import { Queue, type JobsOptions, type JobType } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
-import { closeConnection, ensureReady, producerConnection } from './connection.js';
+import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
 import type { PullJobData, TickJobData } from './payload.js';
 import type { WebhookQueue } from './webhooks.js';
@@ -48,7 +47,7 @@ export interface Queues {
   readonly syncs: SyncQueue;
   /** Webhook deliveries and freshness evaluations; consumed only by workers with ADOPS_WEBHOOK_URL. */
   readonly webhooks: WebhookQueue;
-  readonly connection: Redis;
+  readonly connection: RedisClient;
   close(): Promise<void>;
 }
 
@@ -58,14 +57,14 @@ export interface Queues {
  * cannot be reached.
  */
 export async function openQueues(
-  config: Pick<Config, 'redisUrl' | 'queue'>,
-  connection?: Redis,
+  config: Pick<Config, 'redis' | 'queue'>,
+  connection?: RedisClient,
 ): Promise<Queues> {
   const redis = connection ?? producerConnection(config);
   try {
     // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
-    if (connection === undefined) await ensureReady(redis, config.redisUrl, 5_000, { failFast: true });
-    else await ensureReady(redis, config.redisUrl, 30_000);
+    if (connection === undefined) await ensureReady(redis, config.redis, 5_000, { failFast: true });
+    else await ensureReady(redis, config.redis, 30_000);
   } catch (error) {
     if (connection === undefined) redis.disconnect();
     throw error;

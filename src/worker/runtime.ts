@@ -1,11 +1,10 @@
 // What every BullMQ worker of one process shares: the Redis connection, the queues, the shared
 // request limiter, the clock of activity the health check reads, and the shutdown signal.
-import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
-import { closeConnection, workerConnection } from '../schedule/connection.js';
+import { closeConnection, workerConnection, type RedisClient } from '../schedule/connection.js';
 import { openQueues, type Queues } from '../schedule/queues.js';
 import { within } from './shutdown.js';
 
@@ -20,7 +19,7 @@ export interface WorkerRuntime {
   readonly config: Config;
   readonly logger: Logger;
   readonly pool: Pool;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly queues: Queues;
   readonly limiter: RequestLimiter;
   /**
@@ -34,7 +33,7 @@ export interface WorkerRuntime {
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
   readonly bull: {
-    readonly connection: Redis;
+    readonly connection: RedisClient;
     readonly prefix: string;
     readonly lockDuration: number;
     readonly stalledInterval: number;
@@ -49,7 +48,7 @@ export async function openRuntime(o: {
   config: Config;
   logger: Logger;
   pool: Pool;
-  connection?: Redis | undefined;
+  connection?: RedisClient | undefined;
   stall?: StallOptions | undefined;
 }): Promise<WorkerRuntime> {
   const { config, logger } = o;

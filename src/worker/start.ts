@@ -2,7 +2,6 @@
 // job kind (pulls, scheduler ticks, catalogue syncs), then metrics and health. Stateless: run as
 // many as the API allows.
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
@@ -12,6 +11,7 @@ import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../obse
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
 import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
+import type { RedisClient } from '../schedule/connection.js';
 import { jobCounts } from '../schedule/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../schedule/webhooks.js';
@@ -38,7 +38,7 @@ export interface WorkerDeps {
   /** Pulls processed at once by this process (default 2). */
   readonly concurrency?: number;
   /** A Redis connection to share (worker-style, maxRetriesPerRequest null); the caller closes it. */
-  readonly connection?: Redis;
+  readonly connection?: RedisClient;
   /** The API client to use instead of one built from config (tests, the demo's emulator). */
   readonly fetcher?: ReportFetcher;
   readonly stall?: StallOptions;

@@ -30,10 +30,10 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       [
         '',
-        'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL under the BullMQ',
-        "prefix ADOPS_QUEUE_PREFIX (use the workers' values). The page has no login: keep it on",
-        '127.0.0.1 (reach it with ssh -L) or behind an authenticating proxy, above all with',
-        '--allow-writes.',
+        'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL (or REDIS_SENTINELS,',
+        "REDIS_CLUSTER_NODES) under the BullMQ prefix ADOPS_QUEUE_PREFIX (use the workers' values).",
+        'The page has no login: keep it on 127.0.0.1 (reach it with ssh -L) or behind an',
+        'authenticating proxy, above all with --allow-writes.',
       ].join('\n'),
     )
     .action((flags: DashboardFlags) => runDashboard(ctx, flags));
@@ -45,7 +45,7 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
   let dashboard;
   try {
     dashboard = await startDashboard({
-      redisUrl: config.redisUrl,
+      redis: config.redis,
       prefix: config.queue.prefix,
       port: flags.port,
       host: flags.host,

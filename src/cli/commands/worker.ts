@@ -32,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       '\nRun as many workers as the API allows: ADOPS_RATE_LIMIT caps API requests per second across ' +
         'all of them. A second SIGTERM/SIGINT stops at once (running pulls are retried elsewhere). ' +
-        'Reads every ADOPS_* variable, DATABASE_URL and REDIS_URL.',
+        'Reads every ADOPS_* variable, DATABASE_URL and REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES).',
     )
     .action(async (flags: WorkerFlags) => {
       const config = ctx.config();

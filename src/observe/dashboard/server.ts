@@ -6,8 +6,9 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express from 'express';
+import { describeRedisTarget, type RedisTarget } from '../../config/redis-target.js';
 import type { Logger } from '../../log/logger.js';
-import { closeConnection, ensureReady, producerConnection, safeUrl } from '../../schedule/connection.js';
+import { closeConnection, ensureReady, producerConnection } from '../../schedule/connection.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../../schedule/names.js';
 import { dashboardUrl } from './address.js';
 import { listenFailure } from './errors.js';
@@ -16,7 +17,8 @@ import { listenFailure } from './errors.js';
 export const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
 
 export interface DashboardOptions {
-  readonly redisUrl: string;
+  /** Which Redis (config.redis): one server, a Sentinel master or a Cluster. */
+  readonly redis: RedisTarget;
   /** BullMQ key prefix (config.queue.prefix). */
   readonly prefix: string;
   /** 0 picks a free port; the returned url names the real one. */
@@ -45,15 +47,18 @@ export interface Dashboard {
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
   // instead of requests queueing up behind a dead socket.
-  const redis = producerConnection({ redisUrl: options.redisUrl });
+  const redis = producerConnection({ redis: options.redis });
   try {
-    await ensureReady(redis, options.redisUrl);
+    await ensureReady(redis, options.redis);
   } catch (error) {
     redis.disconnect();
     throw error;
   }
   redis.on('error', (error: Error) =>
-    options.logger?.warn({ err: error, redis: safeUrl(options.redisUrl) }, 'Redis error; reconnecting'),
+    options.logger?.warn(
+      { err: error, redis: describeRedisTarget(options.redis) },
+      'Redis error; reconnecting',
+    ),
   );
   const queues = (options.queues ?? DASHBOARD_QUEUES).map((name) => {
     // Shared connection: BullMQ leaves it open on queue.close(), we quit it last.

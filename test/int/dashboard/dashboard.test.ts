@@ -69,7 +69,7 @@ beforeAll(async () => {
   queue = new Queue(REPORT_QUEUE, { connection: redis, prefix });
   await seed();
   readOnly = await startDashboard({
-    redisUrl: REDIS_URL,
+    redis: { kind: 'single', url: REDIS_URL },
     prefix,
     port: 0,
     host: '127.0.0.1',
@@ -118,7 +118,7 @@ describe('adops dashboard in a browser', () => {
 
   it('with writes allowed, the page offers retry and the API pauses the queue', async () => {
     const writable = await startDashboard({
-      redisUrl: REDIS_URL,
+      redis: { kind: 'single', url: REDIS_URL },
       prefix,
       port: 0,
       host: '127.0.0.1',

@@ -55,7 +55,7 @@ describe('adops dashboard through a Redis outage', () => {
     const port = await freePort();
     let redis = await startRedis(port);
     const dashboard = await startDashboard({
-      redisUrl: `redis://127.0.0.1:${port}`,
+      redis: { kind: 'single', url: `redis://127.0.0.1:${port}` },
       prefix: 'outage',
       port: 0,
       host: '127.0.0.1',

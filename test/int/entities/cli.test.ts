@@ -80,7 +80,7 @@ describe('adops sync', () => {
 
   it('--wait enqueues a sync, a worker runs it, and the command prints the result', async () => {
     const prefix = testPrefix();
-    const connection = workerConnection({ redisUrl: REDIS_URL });
+    const connection = workerConnection({ redis: { kind: 'single', url: REDIS_URL } });
     const api: ApiClient = createApiClient({ baseUrl: emu.url, apiKey: 'demo-key', auth: 'bearer' });
     const logger = createLogger({ level: 'silent', secrets: [] });
     const worker = new Worker(

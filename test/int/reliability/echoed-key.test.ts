@@ -58,7 +58,7 @@ async function expectEchoes(emulator: RunningEmulator, key: string): Promise<voi
 /** The text of the dashboard's page and of its API's job lists, every queue and status. */
 async function dashboardText(prefix: string): Promise<{ text: string; failedJobs: number }> {
   const dashboard = await startDashboard({
-    redisUrl: REDIS_URL,
+    redis: { kind: 'single', url: REDIS_URL },
     prefix,
     port: 0,
     host: '127.0.0.1',

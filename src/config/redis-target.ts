@@ -1,0 +1,271 @@
+// Which Redis the queues live on: one server (REDIS_URL), a master found through Sentinel
+// (REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or a redis+sentinel:// URL), or a Redis Cluster
+// (REDIS_CLUSTER_NODES). Pure parsing: the connection factory (src/schedule/connection.ts) turns a
+// target into an ioredis client. Passwords live only in the target, never in a message.
+import { withoutPassword } from './connection-urls.js';
+import { ConfigError } from './errors.js';
+
+/** A host and port of a sentinel or cluster node. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The credentials of the data nodes (master, replicas, cluster nodes). */
+interface Credentials {
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+}
+
+export type RedisTarget =
+  | { readonly kind: 'single'; readonly url: string }
+  | (Credentials & {
+      readonly kind: 'sentinel';
+      readonly sentinels: readonly HostPort[];
+      /** The master's name in the sentinels' configuration (`sentinel monitor <name> ...`). */
+      readonly master: string;
+      readonly sentinelPassword: string | undefined;
+      readonly db: number;
+    })
+  | (Credentials & { readonly kind: 'cluster'; readonly nodes: readonly HostPort[] });
+
+/** The form of the Sentinel URL, as messages state it. */
+export const SENTINEL_URL_FORM =
+  'redis+sentinel://[[user]:password@]host:port[,host:port...]/master name[/database number]';
+
+/** The form of REDIS_SENTINELS and REDIS_CLUSTER_NODES, as messages state it. */
+const NODES_FORM = 'a comma-separated list of host:port, e.g. 10.0.0.1:26379,10.0.0.2:26379';
+
+const MASTER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+const HOST = /^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
+
+/** The environment variables a target is read from (already cleared of empty strings). */
+export interface RedisEnv {
+  readonly REDIS_URL?: string | undefined;
+  readonly REDIS_SENTINELS?: string | undefined;
+  readonly REDIS_SENTINEL_MASTER?: string | undefined;
+  readonly REDIS_SENTINEL_PASSWORD?: string | undefined;
+  readonly REDIS_CLUSTER_NODES?: string | undefined;
+  readonly REDIS_PASSWORD?: string | undefined;
+  readonly REDIS_USERNAME?: string | undefined;
+}
+
+/** Every variable readRedisTarget reads besides REDIS_URL, for docs and tests. */
+export const REDIS_HA_VARS = [
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_MASTER',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_PASSWORD',
+  'REDIS_USERNAME',
+] as const;
+
+/**
+ * The target the variables describe. `url` is REDIS_URL already checked (or its default);
+ * `urlSet` tells whether the user set it, since a set REDIS_URL next to REDIS_SENTINELS or
+ * REDIS_CLUSTER_NODES is ambiguous. Throws ConfigError naming the variable and what was wrong.
+ */
+export function readRedisTarget(env: RedisEnv, url: string, urlSet: boolean): RedisTarget {
+  const modes = (['REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((n) => env[n] !== undefined);
+  if (modes.length === 2)
+    throw new ConfigError(
+      'REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set: set only one (Sentinel or Cluster)',
+      'REDIS_CLUSTER_NODES',
+    );
+  const mode = modes[0];
+  if (mode !== undefined && urlSet)
+    throw new ConfigError(`REDIS_URL and ${mode} are both set: set only one`, 'REDIS_URL');
+  const sentinelUrl = isSentinelUrl(url);
+  if (env.REDIS_SENTINEL_MASTER !== undefined && mode !== 'REDIS_SENTINELS')
+    throw new ConfigError(
+      sentinelUrl
+        ? 'REDIS_SENTINEL_MASTER is set but REDIS_URL names the master already: set only one'
+        : 'REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS: set REDIS_SENTINELS to the sentinels (host:port,...)',
+      'REDIS_SENTINEL_MASTER',
+    );
+  if (env.REDIS_SENTINEL_PASSWORD !== undefined && mode !== 'REDIS_SENTINELS' && !sentinelUrl)
+    throw new ConfigError(
+      'REDIS_SENTINEL_PASSWORD is set but no Sentinel is configured: set REDIS_SENTINELS or a redis+sentinel:// REDIS_URL',
+      'REDIS_SENTINEL_PASSWORD',
+    );
+  const credentials = (urlCredentials: Credentials): Credentials => {
+    for (const name of ['REDIS_PASSWORD', 'REDIS_USERNAME'] as const) {
+      if (env[name] === undefined) continue;
+      if (mode === undefined && !sentinelUrl)
+        throw new ConfigError(
+          `${name} is set but REDIS_URL is a plain redis:// URL: put the user and password in REDIS_URL`,
+          name,
+        );
+      const inUrl = name === 'REDIS_PASSWORD' ? urlCredentials.password : urlCredentials.username;
+      if (inUrl !== undefined)
+        throw new ConfigError(`${name} is set and REDIS_URL holds one too: set only one`, name);
+    }
+    return {
+      username: env.REDIS_USERNAME ?? urlCredentials.username,
+      password: env.REDIS_PASSWORD ?? urlCredentials.password,
+    };
+  };
+  const none = { username: undefined, password: undefined };
+
+  if (mode === 'REDIS_SENTINELS') {
+    const master = env.REDIS_SENTINEL_MASTER;
+    if (master === undefined)
+      throw new ConfigError(
+        'REDIS_SENTINEL_MASTER is missing: REDIS_SENTINELS is set, so name the master the sentinels monitor',
+        'REDIS_SENTINEL_MASTER',
+      );
+    if (!MASTER_NAME.test(master))
+      throw new ConfigError(
+        `REDIS_SENTINEL_MASTER=${JSON.stringify(master)} is invalid: expected a master name of letters, digits and _ . -`,
+        'REDIS_SENTINEL_MASTER',
+      );
+    return Object.freeze({
+      kind: 'sentinel',
+      sentinels: nodesOf('REDIS_SENTINELS', env.REDIS_SENTINELS ?? '', 26_379),
+      master,
+      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+      db: 0,
+      ...credentials(none),
+    });
+  }
+  if (mode === 'REDIS_CLUSTER_NODES')
+    return Object.freeze({
+      kind: 'cluster',
+      nodes: nodesOf('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES ?? '', 6379),
+      ...credentials(none),
+    });
+  if (sentinelUrl) {
+    const parsed = parseSentinelUrl(url);
+    if (typeof parsed === 'string')
+      throw new ConfigError(`REDIS_URL is invalid: expected ${SENTINEL_URL_FORM}: ${parsed}`, 'REDIS_URL');
+    return Object.freeze({
+      kind: 'sentinel',
+      sentinels: parsed.sentinels,
+      master: parsed.master,
+      db: parsed.db,
+      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+      ...credentials(parsed),
+    });
+  }
+  credentials(none);
+  return Object.freeze({ kind: 'single', url });
+}
+
+/** Whether a REDIS_URL is the Sentinel form. */
+export function isSentinelUrl(url: string): boolean {
+  return /^redis\+sentinel:\/\//i.test(url);
+}
+
+/** What is wrong with a redis+sentinel:// URL, or undefined when it reads as written. */
+export function sentinelUrlProblem(url: string): string | undefined {
+  const parsed = parseSentinelUrl(url);
+  return typeof parsed === 'string' ? parsed : undefined;
+}
+
+interface ParsedSentinelUrl extends Credentials {
+  readonly sentinels: readonly HostPort[];
+  readonly master: string;
+  readonly db: number;
+}
+
+function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
+  const rest = url.replace(/^redis\+sentinel:\/\//i, '');
+  if (/[?#]/.test(rest)) return 'it has a query or a fragment; percent-encode ? as %3F and # as %23';
+  const slash = rest.indexOf('/');
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
+  const path = slash === -1 ? '' : rest.slice(slash + 1);
+  const at = authority.lastIndexOf('@');
+  const hosts = at === -1 ? authority : authority.slice(at + 1);
+  let username: string | undefined;
+  let password: string | undefined;
+  if (at !== -1) {
+    const info = authority.slice(0, at);
+    const colon = info.indexOf(':');
+    try {
+      const user = decodeURIComponent(colon === -1 ? info : info.slice(0, colon));
+      username = user === '' ? undefined : user;
+      const pass = colon === -1 ? '' : decodeURIComponent(info.slice(colon + 1));
+      password = pass === '' ? undefined : pass;
+    } catch {
+      return 'bad percent-encoding in the user name or password (write % as %25)';
+    }
+  }
+  const sentinels = nodesProblemOrList(hosts, 26_379);
+  if (typeof sentinels === 'string') return sentinels;
+  const [master, db, ...extra] = path.split('/');
+  if (master === undefined || master === '') return 'it names no master after the hosts (/mymaster)';
+  if (!MASTER_NAME.test(master)) return `the master name "${master}" is not letters, digits and _ . -`;
+  if (extra.length > 0) return `the path has more than a master name and a database number`;
+  if (db !== undefined && db !== '' && !/^\d{1,9}$/.test(db))
+    return `the database "${db}" is not a whole number such as 0`;
+  return { sentinels, master, db: db === undefined || db === '' ? 0 : Number(db), username, password };
+}
+
+function nodesOf(name: string, value: string, defaultPort: number): readonly HostPort[] {
+  const nodes = nodesProblemOrList(value, defaultPort);
+  if (typeof nodes === 'string')
+    throw new ConfigError(
+      `${name}=${JSON.stringify(value)} is invalid: expected ${NODES_FORM}: ${nodes}`,
+      name,
+    );
+  return nodes;
+}
+
+/** The host:port list, or what is wrong with it. A missing port is `defaultPort`. */
+function nodesProblemOrList(value: string, defaultPort: number): readonly HostPort[] | string {
+  const items = value.split(',').map((s) => s.trim());
+  if (items.every((s) => s === '')) return 'it names no host';
+  const out: HostPort[] = [];
+  for (const item of items) {
+    if (item === '') return 'it has an empty entry (two commas in a row, or one at an end)';
+    if (item.includes('/') || item.includes('@'))
+      return `"${item}" is not host:port: give each node's host and port only, no scheme, user or path`;
+    const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item);
+    const host = m?.[1] ?? '';
+    const port = m?.[2];
+    if (!HOST.test(host)) return `"${item}" is not host:port (a host name, an IPv4 address or [IPv6])`;
+    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535))
+      return `the port of "${item}" is not from 1 to 65535`;
+    const node = {
+      host: host.replace(/^\[|\]$/g, ''),
+      port: port === undefined ? defaultPort : Number(port),
+    };
+    if (out.some((n) => n.host === node.host && n.port === node.port)) return `"${item}" is listed twice`;
+    out.push(node);
+  }
+  return out;
+}
+
+/**
+ * The target for messages and logs, without any password: the URL with `***` for its password,
+ * `sentinel master "m" via h1:26379,h2:26379`, or `cluster h1:6379,h2:6379`.
+ */
+export function describeRedisTarget(target: RedisTarget): string {
+  const list = (nodes: readonly HostPort[]) =>
+    nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
+  switch (target.kind) {
+    case 'single':
+      return withoutPassword(target.url);
+    case 'sentinel':
+      return `Sentinel master "${target.master}" via ${list(target.sentinels)}${target.db === 0 ? '' : ` (database ${target.db})`}`;
+    case 'cluster':
+      return `Cluster ${list(target.nodes)}`;
+  }
+}
+
+/** The variables a user sets for `target`, for the "check ..." hint of a connection error. */
+export function redisVariablesOf(target: RedisTarget): string {
+  switch (target.kind) {
+    case 'single':
+      return 'REDIS_URL';
+    case 'sentinel':
+      return 'REDIS_SENTINELS/REDIS_SENTINEL_MASTER (or REDIS_URL), REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD';
+    case 'cluster':
+      return 'REDIS_CLUSTER_NODES and REDIS_PASSWORD';
+  }
+}
+
+/** BullMQ's key prefix for `prefix` on `target`: hash-tagged on a Cluster so a queue's keys share a slot. */
+export function queuePrefixOn(target: RedisTarget, prefix: string): string {
+  return target.kind === 'cluster' ? `{${prefix}}` : prefix;
+}
