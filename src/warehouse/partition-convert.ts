@@ -6,8 +6,8 @@
 // once the copy is checked to hold as many rows.
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
+import { dependentViews, recreate, viewName } from './column-upgrades.js';
 import { ensureDailyViews } from './entities/daily-views.js';
-import { dailyViewName } from './entities/daily-view.js';
 import { ensureViews } from './entities/views.js';
 import { attachMonths, isPartitioned, monthsAhead, monthsBetween } from './partitions.js';
 import { ident, qualified, reportTable } from './sql.js';
@@ -140,8 +140,11 @@ async function recopyChanged(
 }
 
 /**
- * Points report_<name>, its bi_ views and its version's record at `target`, then drops the old
- * table (RESTRICT: a view of someone else's on it stops the switch, and says so).
+ * Points report_<name> and its version's record at `target`, then drops the old table. Every view
+ * over report_<name> (its bi_ views and views users built on them) is dropped and made again from
+ * its own definition, with its comment and grants, inside the transaction: readers wait for the
+ * switch and then read the partitioned table. A materialized view, or a view of someone else's on
+ * a versioned table, stops the switch, and the message says what to do.
  */
 async function switchTo(
   client: ClientBase,
@@ -151,16 +154,22 @@ async function switchTo(
   target: string,
 ): Promise<void> {
   const stable = reportTable(report.name);
-  await client.query(`DROP VIEW IF EXISTS ${qualified(schema, dailyViewName(report.name))}`);
-  await client.query(`DROP VIEW IF EXISTS ${qualified(schema, `bi_${report.name}`)}`);
+  const views = await dependentViews(client, qualified(schema, stable));
+  const materialized = views.filter((v) => v.kind !== 'v');
+  if (materialized.length > 0)
+    throw new Error(
+      `cannot convert ${schema}.${serving.table} to a partitioned table: materialized view ` +
+        `${materialized.map(viewName).join(', ')} reads it. Nothing was changed: drop it, run adops migrate, then create it again`,
+    );
+  for (const view of [...views].reverse()) await client.query(`DROP VIEW ${viewName(view)}`);
   if (serving.table !== stable) await client.query(`DROP VIEW ${qualified(schema, stable)}`);
   try {
     await client.query(`DROP TABLE ${qualified(schema, serving.table)}`);
   } catch (error) {
     if ((error as { code?: string }).code !== '2BP01') throw error;
     throw new Error(
-      `cannot convert ${schema}.${serving.table} to a partitioned table: a view of yours depends on it ` +
-        `(${(error as Error).message}); drop it, run adops migrate, and create it again on ${schema}.${stable}`,
+      `cannot convert ${schema}.${serving.table} to a partitioned table: a view of yours reads it by that name ` +
+        `(${(error as Error).message}). Nothing was changed: base it on ${schema}.${stable} instead and run adops migrate again`,
       { cause: error },
     );
   }
@@ -171,6 +180,8 @@ async function switchTo(
     `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
     [report.name, serving.version, target],
   );
+  for (const view of views) await recreate(client, view);
+  // Views this release ships and the old table lacked (none, if it was migrated before).
   await ensureViews(client, schema, [report]);
   await ensureDailyViews(client, schema, [report]);
 }
