@@ -9,6 +9,7 @@ import { readHealPlan } from '../../../src/schedule/heal.js';
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
+import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { maintainPartitions } from '../../../src/warehouse/retention.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
 import { createTableSql, tableSpec } from '../../../src/warehouse/table-spec.js';
@@ -125,6 +126,25 @@ describe('partitions', () => {
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('report_pt_campaign__p202503');
     expect(text).not.toContain('report_pt_campaign__p202502');
+  });
+
+  it('a load into a new table version whose month this process thought made makes the partition and loads', async () => {
+    // This process has loaded 2025-02 of version 1, so it remembers the month as made.
+    const changed = reportJob('pt_campaign', ['day', 'zone_id']);
+    const evolved = await withClient((c) => ensureReportTables(c, S, [changed]));
+    expect(evolved.created).toEqual(['report_pt_campaign__v2']);
+    expect(await months('report_pt_campaign__v2')).toEqual([]);
+    const rows: Row[] = [
+      [
+        ['2025-02-03', '9'],
+        [3, 2, 1, 1, 1],
+      ],
+    ];
+    const o = await loadPulledPeriod(db.pool, S, pulled(changed, day('2025-02-03'), rows, later()));
+    expect(o.status).toBe('loaded');
+    expect(await months('report_pt_campaign__v2')).toEqual(['2025-02-01']);
+    // Back to the serving shape, for the tests below.
+    await withClient((c) => ensureReportTables(c, S, [report]));
   });
 
   it('the BI views over a partitioned table show the loaded rows', async () => {
