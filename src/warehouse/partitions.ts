@@ -60,7 +60,7 @@ export async function isPartitioned(
   return rows[0]?.kind === 'p';
 }
 
-/** The range partitions of `table`, oldest first. */
+/** The range partitions of `table`, oldest first (none for a table that is missing or not partitioned). */
 export async function partitionsOf(
   db: Pick<ClientBase | Pool, 'query'>,
   schema: string,
@@ -69,7 +69,7 @@ export async function partitionsOf(
   const { rows } = await db.query<{ name: string; bound: string; pending: boolean }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
+      WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
     [schema, table],
   );
   const out: FoundPartition[] = [];

@@ -5,7 +5,7 @@
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import { retentionBoundary } from '../plan/retention.js';
-import { ensurePartitions, liveTables, monthsAhead, partitionsOf } from './partitions.js';
+import { ensurePartitions, isPartitioned, liveTables, monthsAhead, partitionsOf } from './partitions.js';
 import { qualified } from './sql.js';
 import { withTransaction } from './transaction.js';
 
@@ -72,6 +72,10 @@ async function applyRetention(
   );
   if (rows[0]?.locked !== true) return { dropped: [], marked: 0 };
   try {
+    // A table not converted yet (adops migrate converts it) holds rows of every age: nothing of
+    // the report is dropped or marked until all of its tables are partitioned.
+    for (const table of tables)
+      if (!(await isPartitioned(client, schema, table))) return { dropped: [], marked: 0 };
     const dropped: DroppedPartition[] = [];
     for (const table of tables) {
       for (const p of await partitionsOf(client, schema, table)) {

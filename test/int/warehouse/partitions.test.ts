@@ -256,6 +256,19 @@ describe('converting a table of an earlier release', () => {
     await withClient((c) => ensureViews(c, S, [report]));
   });
 
+  it('retention leaves it alone until it is converted: nothing dropped, no period marked', async () => {
+    const kept = { ...report, retentionMonths: 1 };
+    const upkeep = await withClient((c) =>
+      maintainPartitions(c, S, [kept], new Date('2026-06-15T12:00:00Z')),
+    );
+    expect(upkeep).toEqual({ made: [], dropped: [], marked: 0 });
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${S}.report_totals WHERE report = $1 AND retention_dropped_at IS NOT NULL`,
+      [report.name],
+    );
+    expect(rows[0]?.n).toBe(0);
+  });
+
   it('migrate converts it beside the old one while loads go on, keeping every row', async () => {
     expect(await isPartitioned(db.pool, S, 'report_pt_legacy')).toBe(false);
     const before = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${S}.report_pt_legacy`);
