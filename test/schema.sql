@@ -416,7 +416,8 @@ CREATE TABLE adops.report_daily_campaign__p202601 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_campaign__p202602 (
     period_start date NOT NULL,
@@ -429,7 +430,8 @@ CREATE TABLE adops.report_daily_campaign__p202602 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_campaign__p202603 (
     period_start date NOT NULL,
@@ -442,7 +444,8 @@ CREATE TABLE adops.report_daily_campaign__p202603 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202601 (
     period_start date NOT NULL,
@@ -456,7 +459,8 @@ CREATE TABLE adops.report_daily_creative__p202601 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202602 (
     period_start date NOT NULL,
@@ -470,7 +474,8 @@ CREATE TABLE adops.report_daily_creative__p202602 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202603 (
     period_start date NOT NULL,
@@ -484,7 +489,8 @@ CREATE TABLE adops.report_daily_creative__p202603 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202601 (
     period_start date NOT NULL,
@@ -498,7 +504,8 @@ CREATE TABLE adops.report_daily_geo_device__p202601 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202602 (
     period_start date NOT NULL,
@@ -512,7 +519,8 @@ CREATE TABLE adops.report_daily_geo_device__p202602 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202603 (
     period_start date NOT NULL,
@@ -526,7 +534,8 @@ CREATE TABLE adops.report_daily_geo_device__p202603 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202601 (
     period_start date NOT NULL,
@@ -539,7 +548,8 @@ CREATE TABLE adops.report_daily_zone__p202601 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202602 (
     period_start date NOT NULL,
@@ -552,7 +562,8 @@ CREATE TABLE adops.report_daily_zone__p202602 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202603 (
     period_start date NOT NULL,
@@ -565,7 +576,8 @@ CREATE TABLE adops.report_daily_zone__p202603 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202601 (
     period_start date NOT NULL,
@@ -578,7 +590,8 @@ CREATE TABLE adops.report_hourly__p202601 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202602 (
     period_start date NOT NULL,
@@ -591,7 +604,8 @@ CREATE TABLE adops.report_hourly__p202602 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202603 (
     period_start date NOT NULL,
@@ -604,7 +618,8 @@ CREATE TABLE adops.report_hourly__p202603 (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_loads (
     load_id bigint NOT NULL,

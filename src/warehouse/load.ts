@@ -185,8 +185,8 @@ function isReportError(error: Error): boolean {
 
 /**
  * A streamed body's repeated row surfaces as the report table's unique violation (23505), raised
- * by the partition of the period's month: name it
- * as the body's fault, since the earlier copy of the row was streamed away before the repeat.
+ * by the partition of the period's month: name it as the body's fault, since the earlier copy of
+ * the row was streamed away before the repeat.
  */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));

@@ -3,9 +3,10 @@
 // as plain tables and then attached: ATTACH takes a SHARE UPDATE EXCLUSIVE lock on the parent,
 // which neither loads nor BI readers wait on (CREATE TABLE ... PARTITION OF would block both).
 import type { ClientBase, Pool } from 'pg';
+import { addDays } from '../dates/calendar.js';
 import { addMonths, monthStart } from '../plan/retention.js';
 import { withClient } from './client.js';
-import { qualified, reportTable } from './sql.js';
+import { ident, qualified, reportTable } from './sql.js';
 import { withTransaction } from './transaction.js';
 
 /** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
@@ -94,6 +95,7 @@ export async function attachMonths(
 ): Promise<string[]> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
   const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
+  const byDay = await hasDayColumn(client, schema, table);
   const made: string[] = [];
   for (const month of [...new Set(months)].sort()) {
     if (have.has(month)) continue;
@@ -102,6 +104,11 @@ export async function attachMonths(
     await client.query(
       `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
     );
+    if (byDay)
+      await client.query(
+        `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
+          `CHECK (day >= '${month}' AND day < '${dayBound(month)}')`,
+      );
     await client.query(
       `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
         `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
@@ -109,6 +116,32 @@ export async function attachMonths(
     made.push(name);
   }
   return made;
+}
+
+/**
+ * The CHECK each partition of a table with a `day` column carries: its rows' days. The BI views
+ * filter on `day`, not on the partition key, and Postgres skips a partition whose CHECK rules the
+ * filter out (constraint_exclusion = partition, its default), so a month's BI query reads its
+ * month's partition and, at most, the one before. The loader already refuses a row dated outside
+ * its period, so no load ever meets this CHECK.
+ */
+export const DAY_CHECK = 'day_in_partition';
+
+/**
+ * The day after the last a partition starting `month` may hold: a period starts in the month, and
+ * a week that starts on its last day ends six days into the next one.
+ */
+export function dayBound(month: string): string {
+  return addDays(addMonths(month, 1), 6);
+}
+
+async function hasDayColumn(client: ClientBase, schema: string, table: string): Promise<boolean> {
+  const { rows } = await client.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(quote_ident($1) || '.' || quote_ident($2))
+                      AND attname = 'day' AND NOT attisdropped) AS found`,
+    [schema, table],
+  );
+  return rows[0]?.found === true;
 }
 
 /** attachMonths in a transaction of its own; a no-op for a table that is not partitioned. */

@@ -8,7 +8,7 @@ import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/schedule/heal.js';
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
+import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { maintainPartitions } from '../../../src/warehouse/retention.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
@@ -172,6 +172,63 @@ describe('partitions', () => {
       `SELECT day::text, impressions::int FROM ${S}.bi_daily_zone_daily WHERE day = '2025-04-02'`,
     );
     expect(daily.rows).toEqual([{ day: '2025-04-02', impressions: 4 }]);
+  });
+});
+
+describe('BI over partitions', () => {
+  const zone = reportJob('daily_zone', ['day', 'zone_id']);
+
+  it("a month's query of a bi_ view, which filters on day, reads that month's partition and at most the one before", async () => {
+    for (const d of ['2025-07-31', '2025-08-01', '2025-08-31', '2025-09-01'])
+      await loadPulledPeriod(
+        db.pool,
+        S,
+        pulled(
+          zone,
+          day(d),
+          [
+            [
+              [d, '5'],
+              [4, 3, 2, 1, 1],
+            ],
+          ],
+          later(),
+        ),
+      );
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT zone_id, sum(impressions) FROM ${S}.bi_daily_zone
+        WHERE day >= '2025-08-01' AND day < '2025-09-01' GROUP BY zone_id`,
+    );
+    const read = new Set(
+      plan.rows.flatMap((r) =>
+        [...r['QUERY PLAN'].matchAll(/report_daily_zone__p(\d{6})/g)].map((m) => m[1]),
+      ),
+    );
+    expect([...read].sort()).toEqual(['202507', '202508']);
+    const { rows } = await db.pool.query(
+      `SELECT day::text, impressions::int FROM ${S}.bi_daily_zone
+        WHERE day >= '2025-08-01' AND day < '2025-09-01' ORDER BY day`,
+    );
+    expect(rows).toEqual([
+      { day: '2025-08-01', impressions: 2 },
+      { day: '2025-08-31', impressions: 2 },
+    ]);
+  });
+
+  it("each partition refuses a row whose day its period could not hold (the CHECK that lets BI's day filters skip it)", async () => {
+    await expect(
+      db.pool.query(
+        `INSERT INTO ${S}.report_daily_zone (period_start, period_end, day, zone_id, ad_requests, filled_impressions,
+           impressions, measurable_impressions, viewable_impressions, load_id)
+         VALUES ('2025-08-31', '2025-08-31', '2025-09-07', 5, 1, 1, 1, 1, 1, 1)`,
+      ),
+    ).rejects.toMatchObject({ code: '23514', constraint: DAY_CHECK });
+    // A week starting on the month's last day ends six days into the next: allowed.
+    await db.pool.query(
+      `INSERT INTO ${S}.report_daily_zone (period_start, period_end, day, zone_id, ad_requests, filled_impressions,
+         impressions, measurable_impressions, viewable_impressions, load_id)
+       VALUES ('2025-08-31', '2025-09-06', '2025-09-06', 6, 1, 1, 1, 1, 1, 1)`,
+    );
   });
 });
 
