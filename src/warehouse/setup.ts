@@ -22,9 +22,9 @@ export interface SetupResult extends MigrateResult {
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
  * report_<name> table per definition, then the BI views over those tables and their per-day
- * companions, then the conversion of unpartitioned report tables and the partitions ahead and
- * retention's drops. The demo, the test
- * template and the benchmark call this too, so every database is built the same way.
+ * companions, then the conversion of unpartitioned report tables, the partitions ahead and
+ * retention's drops. The demo, the test template and the benchmark call this too, so every
+ * database is built the same way.
  */
 export async function setupWarehouse(
   pool: Pool,
