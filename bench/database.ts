@@ -5,7 +5,10 @@ import pg from 'pg';
 import type { ReportJob } from '../src/config/jobs.js';
 import { sqlDir } from '../src/config/paths.js';
 import { migrate } from '../src/warehouse/migrate.js';
+import { monthStart } from '../src/plan/retention.js';
+import { ensurePartitions } from '../src/warehouse/partitions.js';
 import { ensureReportTables } from '../src/warehouse/report-tables.js';
+import { reportTable } from '../src/warehouse/sql.js';
 import { onInterrupt } from './cleanup.js';
 
 /** The schema every bench database uses. */
@@ -35,11 +38,16 @@ async function admin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Pro
   }
 }
 
-/** Creates an empty database `adops_bench_<label>_<random>`, migrates it and creates the reports' tables. */
+/**
+ * Creates an empty database `adops_bench_<label>_<random>`, migrates it and creates the reports'
+ * tables, with the monthly partitions of the days in `days` (for rows written by other means than
+ * our loader, which makes its own).
+ */
 export async function createBenchDatabase(
   adminUrl: string,
   label: string,
   reports: readonly ReportJob[],
+  days: readonly string[] = [],
 ): Promise<BenchDatabase> {
   const name = `adops_bench_${label}_${randomBytes(4).toString('hex')}`;
   await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
@@ -64,6 +72,8 @@ export async function createBenchDatabase(
       sqlDir: sqlDir(),
       afterMigrations: async (client) => {
         await ensureReportTables(client, BENCH_SCHEMA, reports);
+        for (const r of reports)
+          await ensurePartitions(client, BENCH_SCHEMA, reportTable(r.name), days.map(monthStart));
       },
     });
   } catch (error) {

@@ -10,6 +10,7 @@ import { runParserSection } from './parser/index.js';
 import { runSyncSection } from './sync/index.js';
 import { runCliSection } from './cli/index.js';
 import { runMemorySection } from './memory/index.js';
+import { runBiPartitions } from './scale/bi-partitions.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -52,6 +53,7 @@ async function run(o: BenchOptions): Promise<Results> {
   const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
   const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
   const memory = o.sections.has('memory') ? summarizeMemory(await runMemorySection(o, say)) : undefined;
+  const biQuery = o.scale ? await runBiPartitions(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -107,6 +109,7 @@ async function run(o: BenchOptions): Promise<Results> {
           },
     backfill,
     targets: checkTargets(load, backfill?.clean, sync, cli, memory),
+    ...(o.scale ? { scale: { biQuery } } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
+import { BI_SCALE_ROWS } from './scale/bi-partitions.js';
 
 export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'memory'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -36,6 +37,10 @@ export interface BenchOptions {
   readonly logLevel: string;
   /** PATH handed to the worker processes (they inherit nothing else). */
   readonly path: string;
+  /** Run the --scale pieces (bench/scale/); alone, unless --only names sections too. */
+  readonly scale: boolean;
+  /** Rows of the scale BI query's table (default 50M). */
+  readonly scaleRows: number;
 }
 
 /** Thrown for a flag or variable the bench cannot use; the message says what is allowed. */
@@ -58,6 +63,8 @@ export const USAGE = `npm run bench -- [options]
   --results FILE      where to write the results (default bench/results.json)
   --log-level L       LOG_LEVEL of the backfill workers (default info, as deployed)
   --quick             N=100000, 10 days
+  --scale             the scale pieces only (with --only, those sections too): BI query on 50M rows
+  --scale-rows N      rows of the scale BI query (default 50000000)
 Environment: BENCH_PG_ADMIN_URL (default postgres://root@127.0.0.1:5432/postgres), REDIS_URL.`;
 
 /** Reads flags (they win) and BENCH_* variables into BenchOptions; throws BenchUsageError. */
@@ -85,6 +92,8 @@ export function parseBenchOptions(
         quick: { type: 'boolean' },
         seed: { type: 'string' },
         'log-level': { type: 'string' },
+        scale: { type: 'boolean' },
+        'scale-rows': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -98,8 +107,13 @@ export function parseBenchOptions(
   const text = (flag: string, variable?: string) =>
     (values[flag] as string | undefined) ?? (variable === undefined ? undefined : env[variable] || undefined);
   const only = text('only', 'BENCH_ONLY');
+  const scale = values.scale === true;
   const sections = new Set<Section>();
-  for (const s of (only ?? SECTIONS.join(',')).split(',').map((x) => x.trim())) {
+  // --scale alone runs only the scale pieces: the other sections are an hour of their own.
+  for (const s of (only ?? (scale ? '' : SECTIONS.join(',')))
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '')) {
     if (!(SECTIONS as readonly string[]).includes(s))
       throw new BenchUsageError(`--only: "${s}" is not a section; allowed: ${SECTIONS.join(', ')}`);
     sections.add(s as Section);
@@ -124,6 +138,8 @@ export function parseBenchOptions(
     seed: whole(text('seed'), 1, 0, 2 ** 31 - 1, '--seed'),
     logLevel: logLevel(text('log-level')),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
+    scale,
+    scaleRows: whole(text('scale-rows'), BI_SCALE_ROWS, 1_000, 1_000_000_000, '--scale-rows'),
   };
 }
 

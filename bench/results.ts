@@ -8,6 +8,7 @@ import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
+import type { BiQueryFigures } from './scale/bi-partitions.js';
 import type { SyncFigures } from './sync/index.js';
 
 /** The issue's targets. */
@@ -138,6 +139,11 @@ export interface Results {
       }
     | undefined;
   readonly targets: readonly TargetCheck[];
+  /** The --scale pieces. */
+  readonly scale?: {
+    /** Top 20 campaigns of one month, partitioned against unpartitioned (bench/scale/bi-partitions.ts). */
+    readonly biQuery?: BiQueryFigures | undefined;
+  };
 }
 
 /** Rows per second of `rows` in `ms`. */
@@ -419,6 +425,13 @@ export function renderResults(r: Results): string {
             : ''),
       );
   }
+  const bi = r.scale?.biQuery;
+  if (bi !== undefined)
+    parts.push(
+      `scale, BI query (${bi.query}) on ${int(bi.rows)} rows over ${bi.months} months: partitioned ` +
+        `${bi.partitionedMs.toFixed(1)} ms (${bi.partitionsScanned} partition read), unpartitioned ` +
+        `${bi.unpartitionedMs.toFixed(1)} ms: ${x(bi.speedup)} faster partitioned`,
+    );
   const t = new Table({ head: ['target', 'wanted', 'measured', 'met'], ...PLAIN });
   for (const c of r.targets)
     t.push([

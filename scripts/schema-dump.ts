@@ -10,6 +10,9 @@ import { setupWarehouse } from '../src/warehouse/setup.js';
 
 export const SCHEMA_FILE = 'test/schema.sql';
 
+/** The instant the dumped warehouse is migrated at (its monthly partitions follow it). */
+const DUMP_CLOCK = new Date('2026-01-15T00:00:00Z');
+
 /** pg_dump of `schema` in the database at `url`, without comments, SETs and blank lines. */
 export function dumpSchema(url: string, schema: string): string {
   const text = execFileSync(
@@ -37,7 +40,8 @@ export function dumpSchema(url: string, schema: string): string {
 export async function migratedSchema(url: string, schema: string): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
-    await setupWarehouse(pool, { schema, reports: loadJobs('jobs').reports });
+    // A fixed clock: the partitions made ahead are those of its month, not of the day of the dump.
+    await setupWarehouse(pool, { schema, reports: loadJobs('jobs').reports, now: DUMP_CLOCK });
   } finally {
     await pool.end();
   }

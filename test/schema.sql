@@ -50,7 +50,8 @@ CREATE TABLE adops.report_daily_campaign (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_campaign AS
  SELECT r.day,
     r.campaign_id,
@@ -134,7 +135,8 @@ CREATE TABLE adops.report_daily_creative (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_creative AS
  SELECT r.day,
     r.campaign_id,
@@ -191,7 +193,8 @@ CREATE TABLE adops.report_daily_geo_device (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_geo_device AS
  SELECT r.day,
     r.country,
@@ -236,7 +239,8 @@ CREATE TABLE adops.report_daily_zone (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_zone AS
  SELECT r.day,
     r.zone_id,
@@ -281,7 +285,8 @@ CREATE TABLE adops.report_hourly (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_hourly AS
  SELECT r.day,
     r.hour,
@@ -400,6 +405,222 @@ CREATE SEQUENCE adops.fetch_tokens
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
+CREATE TABLE adops.report_daily_campaign__p202601 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
+);
+CREATE TABLE adops.report_daily_campaign__p202602 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
+);
+CREATE TABLE adops.report_daily_campaign__p202603 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
+);
+CREATE TABLE adops.report_daily_creative__p202601 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    creative_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
+);
+CREATE TABLE adops.report_daily_creative__p202602 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    creative_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
+);
+CREATE TABLE adops.report_daily_creative__p202603 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    campaign_id bigint NOT NULL,
+    creative_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
+);
+CREATE TABLE adops.report_daily_geo_device__p202601 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    country text NOT NULL,
+    device text NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
+);
+CREATE TABLE adops.report_daily_geo_device__p202602 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    country text NOT NULL,
+    device text NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
+);
+CREATE TABLE adops.report_daily_geo_device__p202603 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    country text NOT NULL,
+    device text NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
+);
+CREATE TABLE adops.report_daily_zone__p202601 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    zone_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
+);
+CREATE TABLE adops.report_daily_zone__p202602 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    zone_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
+);
+CREATE TABLE adops.report_daily_zone__p202603 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    zone_id bigint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
+);
+CREATE TABLE adops.report_hourly__p202601 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    hour smallint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
+);
+CREATE TABLE adops.report_hourly__p202602 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    hour smallint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
+);
+CREATE TABLE adops.report_hourly__p202603 (
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    day date NOT NULL,
+    hour smallint NOT NULL,
+    ad_requests bigint NOT NULL,
+    filled_impressions bigint NOT NULL,
+    impressions bigint NOT NULL,
+    measurable_impressions bigint NOT NULL,
+    viewable_impressions bigint NOT NULL,
+    load_id bigint NOT NULL,
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
+);
 CREATE TABLE adops.report_loads (
     load_id bigint NOT NULL,
     report text NOT NULL,
@@ -423,6 +644,7 @@ CREATE TABLE adops.report_loads (
     job_id text,
     unreconciled_reason text,
     fetch_token bigint,
+    retention_dropped_at timestamp with time zone,
     CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
     CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
 );
@@ -471,7 +693,8 @@ CREATE TABLE adops.report_totals (
     measurable_impressions bigint,
     viewable_impressions bigint,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone NOT NULL
+    loaded_at timestamp with time zone NOT NULL,
+    retention_dropped_at timestamp with time zone
 );
 CREATE TABLE adops.report_versions (
     report text NOT NULL,
@@ -491,6 +714,21 @@ CREATE TABLE adops.schema_migrations (
     checksum text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY adops.report_daily_campaign ATTACH PARTITION adops.report_daily_campaign__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
+ALTER TABLE ONLY adops.report_daily_campaign ATTACH PARTITION adops.report_daily_campaign__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
+ALTER TABLE ONLY adops.report_daily_campaign ATTACH PARTITION adops.report_daily_campaign__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
+ALTER TABLE ONLY adops.report_daily_creative ATTACH PARTITION adops.report_daily_creative__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
+ALTER TABLE ONLY adops.report_daily_creative ATTACH PARTITION adops.report_daily_creative__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
+ALTER TABLE ONLY adops.report_daily_creative ATTACH PARTITION adops.report_daily_creative__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
+ALTER TABLE ONLY adops.report_daily_geo_device ATTACH PARTITION adops.report_daily_geo_device__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
+ALTER TABLE ONLY adops.report_daily_geo_device ATTACH PARTITION adops.report_daily_geo_device__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
+ALTER TABLE ONLY adops.report_daily_geo_device ATTACH PARTITION adops.report_daily_geo_device__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
+ALTER TABLE ONLY adops.report_daily_zone ATTACH PARTITION adops.report_daily_zone__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
+ALTER TABLE ONLY adops.report_daily_zone ATTACH PARTITION adops.report_daily_zone__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
+ALTER TABLE ONLY adops.report_daily_zone ATTACH PARTITION adops.report_daily_zone__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
+ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
+ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
+ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
 ALTER TABLE ONLY adops.campaigns_history
@@ -526,15 +764,42 @@ CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING b
 CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
 CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (creative_id) WHERE (valid_to IS NULL);
 CREATE INDEX entity_sync_runs_started_idx ON adops.entity_sync_runs USING btree (started_at);
-CREATE INDEX report_daily_campaign_campaign_id ON adops.report_daily_campaign USING btree (campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
-CREATE INDEX report_daily_creative_campaign_id ON adops.report_daily_creative USING btree (campaign_id);
-CREATE INDEX report_daily_creative_creative_id ON adops.report_daily_creative USING btree (creative_id);
-CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
-CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (zone_id);
-CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
+CREATE INDEX report_daily_campaign_campaign_id ON ONLY adops.report_daily_campaign USING btree (campaign_id);
+CREATE INDEX report_daily_campaign__p202601_campaign_id_idx ON adops.report_daily_campaign__p202601 USING btree (campaign_id);
+CREATE INDEX report_daily_campaign__p202602_campaign_id_idx ON adops.report_daily_campaign__p202602 USING btree (campaign_id);
+CREATE INDEX report_daily_campaign__p202603_campaign_id_idx ON adops.report_daily_campaign__p202603 USING btree (campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign_key ON ONLY adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day__idx1 ON adops.report_daily_campaign__p202602 USING btree (period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day__idx2 ON adops.report_daily_campaign__p202603 USING btree (period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day_c_idx ON adops.report_daily_campaign__p202601 USING btree (period_start, period_end, day, campaign_id);
+CREATE INDEX report_daily_creative_campaign_id ON ONLY adops.report_daily_creative USING btree (campaign_id);
+CREATE INDEX report_daily_creative__p202601_campaign_id_idx ON adops.report_daily_creative__p202601 USING btree (campaign_id);
+CREATE INDEX report_daily_creative_creative_id ON ONLY adops.report_daily_creative USING btree (creative_id);
+CREATE INDEX report_daily_creative__p202601_creative_id_idx ON adops.report_daily_creative__p202601 USING btree (creative_id);
+CREATE INDEX report_daily_creative__p202602_campaign_id_idx ON adops.report_daily_creative__p202602 USING btree (campaign_id);
+CREATE INDEX report_daily_creative__p202602_creative_id_idx ON adops.report_daily_creative__p202602 USING btree (creative_id);
+CREATE INDEX report_daily_creative__p202603_campaign_id_idx ON adops.report_daily_creative__p202603 USING btree (campaign_id);
+CREATE INDEX report_daily_creative__p202603_creative_id_idx ON adops.report_daily_creative__p202603 USING btree (creative_id);
+CREATE UNIQUE INDEX report_daily_creative_key ON ONLY adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day__idx1 ON adops.report_daily_creative__p202602 USING btree (period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day__idx2 ON adops.report_daily_creative__p202603 USING btree (period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day_c_idx ON adops.report_daily_creative__p202601 USING btree (period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_geo_device_key ON ONLY adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day__idx1 ON adops.report_daily_geo_device__p202602 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day__idx2 ON adops.report_daily_geo_device__p202603 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day_m_idx ON adops.report_daily_geo_device__p202601 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_zone_key ON ONLY adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202601_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202601 USING btree (period_start, period_end, day, zone_id);
+CREATE INDEX report_daily_zone_zone_id ON ONLY adops.report_daily_zone USING btree (zone_id);
+CREATE INDEX report_daily_zone__p202601_zone_id_idx ON adops.report_daily_zone__p202601 USING btree (zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202602_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202602 USING btree (period_start, period_end, day, zone_id);
+CREATE INDEX report_daily_zone__p202602_zone_id_idx ON adops.report_daily_zone__p202602 USING btree (zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202603_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202603 USING btree (period_start, period_end, day, zone_id);
+CREATE INDEX report_daily_zone__p202603_zone_id_idx ON adops.report_daily_zone__p202603 USING btree (zone_id);
+CREATE UNIQUE INDEX report_hourly_key ON ONLY adops.report_hourly USING btree (period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202601_period_start_period_end_day_hour_idx ON adops.report_hourly__p202601 USING btree (period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202602_period_start_period_end_day_hour_idx ON adops.report_hourly__p202602 USING btree (period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202603_period_start_period_end_day_hour_idx ON adops.report_hourly__p202603 USING btree (period_start, period_end, day, hour);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
@@ -543,6 +808,33 @@ CREATE INDEX report_raw_spool ON adops.report_raw USING btree (spool_id) WHERE (
 CREATE UNIQUE INDEX report_versions_dimensions ON adops.report_versions USING btree (report, dimensions);
 CREATE UNIQUE INDEX report_versions_one_building ON adops.report_versions USING btree (report) WHERE (state = 'building'::text);
 CREATE UNIQUE INDEX report_versions_one_serving ON adops.report_versions USING btree (report) WHERE (state = 'serving'::text);
+ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202601_campaign_id_idx;
+ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202602_campaign_id_idx;
+ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202603_campaign_id_idx;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day__idx1;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day__idx2;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day_c_idx;
+ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202601_campaign_id_idx;
+ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202601_creative_id_idx;
+ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202602_campaign_id_idx;
+ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202602_creative_id_idx;
+ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202603_campaign_id_idx;
+ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202603_creative_id_idx;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day__idx1;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day__idx2;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day_c_idx;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day__idx1;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day__idx2;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day_m_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202601_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202601_zone_id_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202602_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202602_zone_id_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202603_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202603_zone_id_idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202601_period_start_period_end_day_hour_idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202602_period_start_period_end_day_hour_idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202603_period_start_period_end_day_hour_idx;
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES adops.campaigns(campaign_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.entity_sync_pages

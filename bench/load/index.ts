@@ -64,7 +64,7 @@ export async function runLoadSection(
     benchReport('bench_naive', LOAD_DIMENSIONS),
     benchReport('bench_phases', LOAD_DIMENSIONS),
   ];
-  const db = await createBenchDatabase(o.adminUrl, 'load', reports);
+  const db = await createBenchDatabase(o.adminUrl, 'load', reports, [LOAD_PERIOD.start]);
   const csv = resolve(join(o.cacheDir, `report-${o.rows}.csv`));
   const binary = resolve(join(o.cacheDir, `report-${o.rows}.pgcopy`));
   const removeFiles = async () => {

@@ -20,6 +20,9 @@ export const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
 export const MAX_JOB_FILE_BYTES = 64 * 1024;
 
+/** Longest retention_months a report may declare (100 years). */
+export const MAX_RETENTION_MONTHS = 1200;
+
 /** Job definitions a folder may hold. */
 export const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
@@ -44,6 +47,11 @@ export interface ReportJob {
    * undefined: the default of src/plan/freshness.ts (its period plus its schedule's interval).
    */
   readonly freshnessMs?: number;
+  /**
+   * Months of history kept (`retention_months: 24`): monthly partitions whose every day is older
+   * are dropped whole by migrate and the scheduler tick; undefined keeps everything.
+   */
+  readonly retentionMonths?: number;
   /** The file it came from, for messages. */
   readonly file: string;
 }
@@ -71,6 +79,7 @@ const REPORT_KEYS = new Set([
   'lookback_days',
   'schedule',
   'freshness',
+  'retention_months',
   'description',
 ]);
 const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
@@ -213,6 +222,19 @@ export function parseJob(text: string, file: string): JobDefinition {
         `${show(o.freshness)} is not a duration; expected a whole number and a unit m, h or d, like 90m, 30h or 2d (at most 366d)`,
       );
   }
+  const retention = o.retention_months;
+  if (
+    retention !== undefined &&
+    retention !== null &&
+    (typeof retention !== 'number' ||
+      !Number.isInteger(retention) ||
+      retention < 1 ||
+      retention > MAX_RETENTION_MONTHS)
+  )
+    fail(
+      'retention_months',
+      `${show(retention)} is not allowed; expected a whole number of months from 1 to ${MAX_RETENTION_MONTHS}, or leave it out to keep everything`,
+    );
   return Object.freeze({
     kind: 'report',
     name,
@@ -221,6 +243,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     lookbackDays: lookback as number,
     schedule,
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
+    ...(typeof retention === 'number' ? { retentionMonths: retention } : {}),
     file,
   });
 }

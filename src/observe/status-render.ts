@@ -4,7 +4,13 @@ import { terminalSafe } from '../report/format.js';
 import { renderEntityStatus } from './status-entities.js';
 import type { CellState, ReportStatus, Status } from './status.js';
 
-const CELL: Record<CellState, string> = { loaded: '█', zero: '○', failed: '✗', missing: '·' };
+const CELL: Record<CellState, string> = {
+  loaded: '█',
+  zero: '○',
+  failed: '✗',
+  missing: '·',
+  dropped: '-',
+};
 
 /** Consecutive dates folded into ranges: 2026-01-01..2026-01-03, 2026-01-07. */
 export function foldDates(dates: readonly string[]): string[] {
@@ -80,6 +86,15 @@ export function renderStatus(status: Status): string {
           `${String(s.restated).padStart(8)}  ${(s.max_rel_change * 100).toFixed(2).padStart(9)}%`,
       );
   }
+  const retained = status.reports.filter((r) => (r.droppedByRetention ?? []).length > 0);
+  if (retained.length > 0) {
+    lines.push(
+      '',
+      "Dropped by retention (older than the report's retention_months; not missing, not re-pulled):",
+    );
+    for (const r of retained)
+      lines.push(`  ${r.report}: dropped by retention: ${foldDates(r.droppedByRetention ?? []).join(', ')}`);
+  }
   if ((status.evolutions ?? []).length > 0) {
     lines.push('', 'Changed reports (report_<name> serves the old version until the new one covers it):');
     for (const e of status.evolutions ?? [])
@@ -104,7 +119,8 @@ export function renderStatus(status: Status): string {
   for (const r of status.reports)
     lines.push(`  ${r.report.padEnd(nameWidth)}  ${r.cells.map((c) => CELL[c]).join('')}`);
   lines.push(
-    `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing`,
+    `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing` +
+      (retained.length > 0 ? `  ${CELL.dropped} dropped by retention` : ''),
   );
   return `${lines.join('\n')}\n`;
 }

@@ -11,13 +11,14 @@ import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import { healWindow } from '../plan/windows.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
+import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
 import { jobCounts, type Queues } from '../schedule/queues.js';
 
 const HOUR_MS = 3_600_000;
 
 /** The state of one grid cell: a day of one report. */
-export type CellState = 'loaded' | 'zero' | 'failed' | 'missing';
+export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped';
 
 export interface ReportStatus {
   readonly report: string;
@@ -28,6 +29,11 @@ export interface ReportStatus {
   readonly loaded: number;
   /** Period starts with no load on record. */
   readonly missing: readonly string[];
+  /**
+   * Period starts of the window older than the report's retention_months: their partitions are
+   * dropped (or about to be), so they are neither expected nor missing.
+   */
+  readonly droppedByRetention?: readonly string[];
   /** Periods whose last attempt failed, with its reason (the rows of an earlier load, if any, stay). */
   readonly failed: ReadonlyArray<{ readonly period: string; readonly error: string | null }>;
   /**
@@ -182,7 +188,9 @@ async function reportStatus(
   now: Date,
 ): Promise<ReportStatus> {
   const yesterday = gridDays.at(-1) ?? addDays(localDate(now, 'UTC'), -1);
-  const window = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
+  const whole = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
+  const boundary = retentionBoundary(r, now);
+  const window = whole.filter((p) => !droppedByRetention(p, boundary));
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
@@ -198,6 +206,7 @@ async function reportStatus(
   const zero = new Set(zeroRowOutliers(loadedStates).map((s) => s.start));
   const cell = (day: string): CellState => {
     const p = periodContaining(day, r.period);
+    if (droppedByRetention(p, boundary)) return 'dropped';
     const s = byKey.get(periodKey(p));
     if (s === undefined) return 'missing';
     if (s.lastStatus === 'failed') return 'failed';
@@ -213,6 +222,7 @@ async function reportStatus(
     expected: window.length,
     loaded: loadedStates.length,
     missing: missing.map((p) => p.start),
+    droppedByRetention: whole.filter((p) => droppedByRetention(p, boundary)).map((p) => p.start),
     failed: failed.map((s) => ({ period: s.start, error: s.error })),
     unreconciled: unrec.map((u) => ({
       period: u.start,

@@ -3,6 +3,7 @@
 import type { ReportJob } from '../config/jobs.js';
 import type { Period } from '../dates/periods.js';
 import { periodsToHeal, tickPlan, type PeriodState } from './gaps.js';
+import { retained } from './retention.js';
 import { healWindow, scheduledWindow } from './windows.js';
 
 /** The scheduled job's facts a tick needs (a subset of a BullMQ Job). */
@@ -40,9 +41,10 @@ export interface TickWindows {
  */
 export function tickWindows(report: ReportJob, at: Date, now: Date, healDays: number): TickWindows {
   const tz = report.schedule?.timezone ?? 'UTC';
+  // Periods past the report's retention_months are dropped on purpose: neither pulled nor healed.
   return {
-    window: scheduledWindow(at, tz, report.period, report.lookbackDays),
-    watched: healWindow(now > at ? now : at, tz, report.period, healDays),
+    window: retained(report, scheduledWindow(at, tz, report.period, report.lookbackDays), now),
+    watched: retained(report, healWindow(now > at ? now : at, tz, report.period, healDays), now),
   };
 }
 

@@ -41,7 +41,7 @@ export function afterUpgrades(
 }
 
 /** A view that reads the table, directly or through another view, as it must be re-created. */
-interface DependentView {
+export interface DependentView {
   readonly schema: string;
   readonly name: string;
   readonly kind: string;
@@ -109,11 +109,13 @@ export async function applyColumnUpgrades(
   }
 }
 
-function viewName(view: DependentView): string {
+/** The view's schema-qualified, quoted name. */
+export function viewName(view: DependentView): string {
   return `${escapeIdentifier(view.schema)}.${escapeIdentifier(view.name)}`;
 }
 
-async function recreate(client: ClientBase, view: DependentView): Promise<void> {
+/** Creates `view` again from its own definition, with its options, comment and grants. */
+export async function recreate(client: ClientBase, view: DependentView): Promise<void> {
   const name = viewName(view);
   const options = view.options === null ? '' : ` WITH (${view.options.join(', ')})`;
   await client.query(`CREATE VIEW ${name}${options} AS ${view.definition}`);
@@ -129,7 +131,7 @@ async function recreate(client: ClientBase, view: DependentView): Promise<void> 
  * Views reading `table` directly or through other views, in creation order (a view after those it
  * reads). Definitions come from pg_get_viewdef under the current search_path, which also runs them.
  */
-async function dependentViews(client: ClientBase, table: string): Promise<DependentView[]> {
+export async function dependentViews(client: ClientBase, table: string): Promise<DependentView[]> {
   const { rows } = await client.query<DependentView>(
     `WITH RECURSIVE dependents(oid, depth) AS (
        SELECT r.ev_class, 1

@@ -59,3 +59,12 @@ export class UnmigratedDefinitionError extends Error {
   override readonly name = 'UnmigratedDefinitionError';
   readonly retryable = true;
 }
+
+/**
+ * A load reached a month whose partition was made after this process last looked (a new table
+ * version). Retryable: the partition now exists, and the retry loads into it.
+ */
+export class MissingPartitionError extends Error {
+  override readonly name = 'MissingPartitionError';
+  readonly retryable = true;
+}

@@ -12,6 +12,9 @@ import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
 import { tableOf } from './versions.js';
+import { MissingPartitionError } from './errors.js';
+import { conversionLockKey } from './partition-convert.js';
+import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from './partitions.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
@@ -99,16 +102,33 @@ export async function loadParsedPeriod(
   opts: PeriodLoadOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  return withClient(pool, (client, markBroken) =>
-    withPgRetry(
-      () =>
-        withTransaction(client, () => loadInTransaction(client, schema, input, opts, startedAt), {
-          // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
-          onRollbackError: markBroken,
-        }),
-      Array.isArray(input.rows) ? 4 : 1,
-    ),
-  );
+  const { report, period } = input;
+  // Made in a short transaction of its own: a load never holds a partition's creation open.
+  await ensureLoadPartition(pool, schema, report.name, period.start);
+  const load = () =>
+    withClient(pool, (client, markBroken) =>
+      withPgRetry(
+        () =>
+          withTransaction(client, () => loadInTransaction(client, schema, input, opts, startedAt), {
+            // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
+            onRollbackError: markBroken,
+          }),
+        Array.isArray(input.rows) ? 4 : 1,
+      ),
+    );
+  try {
+    return await load();
+  } catch (error) {
+    if (!isMissingPartition(error)) throw error;
+    // A table version made since this process remembered the month: make its partition, then retry.
+    forgetLoadPartitions(schema, report.name);
+    await ensureLoadPartition(pool, schema, report.name, period.start);
+    if (Array.isArray(input.rows)) return load();
+    throw new MissingPartitionError(
+      `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
+      { cause: error },
+    );
+  }
 }
 
 async function loadInTransaction(
@@ -122,10 +142,20 @@ async function loadInTransaction(
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
   // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
+  // The shared lock waits only while `adops migrate` switches the report to its partitioned copy.
+  // Custom plans: a generic plan of the claim's DELETE would lock every partition of the table,
+  // where a plan for the period's own dates prunes to (and locks) its month's partition alone.
   await client.query(
     named(
-      "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
-      [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+      "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
+        'pg_advisory_xact_lock(hashtext($2), hashtext($3)), ' +
+        'pg_advisory_xact_lock_shared(hashtext($4))',
+      [
+        timeout,
+        `${schema}.${report.name}`,
+        `${period.start}/${period.end}`,
+        conversionLockKey(schema, report.name),
+      ],
     ),
   );
   // The version of the table that holds this definition's dimensions (report evolution).

@@ -108,7 +108,9 @@ export function upsertTotalsSql(
       `INSERT INTO ${qualified(schema, 'report_totals')} (report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
       `VALUES ($1, $2, $3, ${COUNTERS.map((_, i) => `$${i + 4}`).join(', ')}, $${COUNTERS.length + 4}, now()) ` +
       `ON CONFLICT (report, period_start, period_end) DO UPDATE SET ` +
-      [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', '),
+      [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
+      // A period loaded again after retention dropped it (its retention was raised) holds rows again.
+      ', retention_dropped_at = NULL',
     values: [report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
   };
 }

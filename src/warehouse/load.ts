@@ -251,13 +251,16 @@ function isReportError(error: Error): boolean {
 }
 
 /**
- * A streamed body's repeated row surfaces as the report table's unique violation (23505): name it
- * as the body's fault, since the earlier copy of the row was streamed away before the repeat.
+ * A streamed body's repeated row surfaces as the report table's unique violation (23505), raised
+ * by the partition of the period's month: name it as the body's fault, since the earlier copy of
+ * the row was streamed away before the repeat.
  */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
   const pg = error as { code?: string; detail?: string; table?: string };
-  if (pg.code === '23505' && pg.table === table)
+  // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
+  // a report name holds no "__", so the prefix is this report's alone.
+  if (pg.code === '23505' && (pg.table === table || pg.table?.startsWith(`${table}__`) === true))
     return new ReportFormatError(
       'items',
       `two rows have the same dimension values: ${pg.detail ?? pg.table}`,

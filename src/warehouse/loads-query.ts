@@ -24,7 +24,7 @@ export interface PeriodState {
 
 /**
  * Every period of `report` that overlaps [from, to] (YYYY-MM-DD, inclusive) and reached the
- * loader, sorted by period. Periods never attempted are absent: the caller knows the expected set.
+ * loader, sorted by period; periods whose rows retention dropped count as never loaded. Periods never attempted are absent: the caller knows the expected set.
  */
 export async function periodStates(
   pool: Pool,
@@ -39,6 +39,7 @@ export async function periodStates(
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads}
         WHERE report = $1 AND period_start <= $3::date AND period_end >= $2::date
+          AND retention_dropped_at IS NULL
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
             last.status AS last_status, t.loaded_at AS last_loaded_at, l.rows,

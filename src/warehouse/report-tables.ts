@@ -182,7 +182,7 @@ function driftError(
 async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<string>> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'report\\_%'`,
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
     [schema],
   );
   return new Set(rows.map((r) => r.name));

@@ -5,19 +5,26 @@ import type { Logger } from '../log/logger.js';
 import { ensureDailyViews, type DailyViewOutcome } from './entities/daily-views.js';
 import { ensureViews, type ViewOutcome } from './entities/views.js';
 import { migrate, type MigrateResult } from './migrate.js';
+import { convertUnpartitioned, type Converted } from './partition-convert.js';
 import { ensureReportTables, type EnsureResult } from './report-tables.js';
+import { maintainPartitions, type PartitionUpkeep } from './retention.js';
 
 export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
   readonly views: readonly ViewOutcome[];
   readonly dailyViews: readonly DailyViewOutcome[];
+  /** Report tables of an earlier release converted to monthly partitions. */
+  readonly converted: readonly Converted[];
+  /** Partitions made ahead, and dropped by retention. */
+  readonly partitions: PartitionUpkeep;
 }
 
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
  * report_<name> table per definition, then the BI views over those tables and their per-day
- * companions. The demo, the test
- * template and the benchmark call this too, so every database is built the same way.
+ * companions, then the conversion of unpartitioned report tables, the partitions ahead and
+ * retention's drops. The demo, the test template and the benchmark call this too, so every
+ * database is built the same way.
  */
 export async function setupWarehouse(
   pool: Pool,
@@ -27,11 +34,16 @@ export async function setupWarehouse(
     readonly logger?: Logger;
     /** Whether a new table version switches by itself once it covers the old one (default true). */
     readonly autoSwap?: boolean;
+    /** The clock partitions and retention are judged by (tests fix it); default now. */
+    readonly now?: Date;
   },
 ): Promise<SetupResult> {
   let tables: EnsureResult | undefined;
   let views: ViewOutcome[] = [];
   let dailyViews: DailyViewOutcome[] = [];
+  let converted: Converted[] = [];
+  let partitions: PartitionUpkeep | undefined;
+  const now = options.now ?? new Date();
   const result = await migrate(pool, {
     schema: options.schema,
     sqlDir: sqlDir(),
@@ -42,8 +54,11 @@ export async function setupWarehouse(
       });
       views = await ensureViews(client, options.schema, options.reports);
       dailyViews = await ensureDailyViews(client, options.schema, options.reports);
+      converted = await convertUnpartitioned(client, options.schema, options.reports, now);
+      partitions = await maintainPartitions(client, options.schema, options.reports, now);
     },
   });
-  if (tables === undefined) throw new Error('setupWarehouse: the report tables step did not run');
-  return { ...result, tables, views, dailyViews };
+  if (tables === undefined || partitions === undefined)
+    throw new Error('setupWarehouse: the report tables step did not run');
+  return { ...result, tables, views, dailyViews, converted, partitions };
 }

@@ -3,6 +3,7 @@
 import { dimensionType, type Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
 import { COUNTERS } from '../report/types.js';
+import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable } from './sql.js';
 
 /** One column as Postgres' format_type() names its type. */
@@ -29,6 +30,11 @@ export interface TableSpec {
   readonly table: string;
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
+  /**
+   * Range-partitioned by period_start, one partition a month (src/warehouse/partitions.ts): true
+   * for every table made now; tables of earlier releases are converted by `adops migrate`.
+   */
+  readonly partitioned: boolean;
 }
 
 /** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
@@ -52,7 +58,8 @@ export function tableSpec(
     { name: 'load_id', type: 'bigint', notNull: true },
     { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
   ];
-  // The unique index leads with the period, so it also serves BI's period range scans and the
+  // The unique index leads with the period, which a partitioned table's unique keys must include
+  // (Postgres checks them per partition); so it also serves BI's period range scans and the
   // loader's DELETE of a period: a separate period index would only slow every load down. Text
   // values go in by their md5, so a 10 KB landing URL fits; two distinct values with one md5
   // exist only by construction, and would fail the load as a repeated row, never merge rows.
@@ -67,7 +74,7 @@ export function tableSpec(
       .filter((d) => d.endsWith('_id'))
       .map((d) => ({ name: `${table}_${d}`, columns: [d], hashed: [], unique: false })),
   ];
-  return { table, columns, indexes };
+  return { table, columns, indexes, partitioned: true };
 }
 
 /** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
@@ -77,7 +84,9 @@ export function createTableSql(schema: string, spec: TableSpec): { table: string
       `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
   );
   return {
-    table: `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)`,
+    table:
+      `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
+      (spec.partitioned ? ` ${PARTITION_CLAUSE}` : ''),
     indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
   };
 }

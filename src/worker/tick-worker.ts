@@ -7,7 +7,9 @@ import { TICK_QUEUE } from '../schedule/names.js';
 import type { TickJobData } from '../schedule/payload.js';
 import { runTick, type TickDeps } from '../schedule/tick.js';
 import { loadStates } from '../warehouse/load-states.js';
+import { withClient } from '../warehouse/client.js';
 import { pruneRaw } from '../warehouse/raw.js';
+import { maintainPartitions, type PartitionUpkeep } from '../warehouse/retention.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerRuntime } from './runtime.js';
 
@@ -25,7 +27,12 @@ export function startTickWorker(
     gapCap: o.gapCap,
   };
   const housekeeping = () => pruneRaw(pool, config.schema, config.rawRetentionDays);
-  const processor = withRedactedErrors(secretsOf(config), tickProcessor(rt, deps, housekeeping));
+  const partitions = async (name: string) => {
+    const report = o.reports.get(name);
+    if (report === undefined) return undefined;
+    return withClient(pool, (client) => maintainPartitions(client, config.schema, [report]));
+  };
+  const processor = withRedactedErrors(secretsOf(config), tickProcessor(rt, deps, housekeeping, partitions));
   return new Worker<TickJobData, unknown, string>(TICK_QUEUE, processor, {
     ...rt.bull,
     concurrency: 1,
@@ -33,17 +40,31 @@ export function startTickWorker(
 }
 
 /**
- * The processor of TICK_QUEUE: plans the window and gaps, enqueues the pulls, then prunes the
- * archive; a housekeeping failure is logged, never fails the tick.
+ * The processor of TICK_QUEUE: makes the report's partitions ahead and applies its retention,
+ * plans the window and gaps, enqueues the pulls, then prunes the archive; a partition or
+ * housekeeping failure is logged, never fails the tick (a load makes its own month's partition).
  */
 export function tickProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'touch'>,
   deps: TickDeps,
   housekeeping: () => Promise<number> = async () => 0,
+  partitions: (report: string) => Promise<PartitionUpkeep | undefined> = async () => undefined,
 ) {
   const { logger } = rt;
   return async (job: Job<TickJobData, unknown, string>) => {
     rt.touch();
+    await partitions(String(job.data.report)).then(
+      (upkeep) => {
+        if (upkeep === undefined) return;
+        if (upkeep.made.length > 0) logger.info({ made: upkeep.made }, 'partitions made ahead');
+        for (const d of upkeep.dropped)
+          logger.info(
+            { report: d.report, partition: d.partition, from: d.from, to: d.to },
+            'partition dropped by retention',
+          );
+      },
+      (error: unknown) => logger.warn({ err: error }, 'could not make partitions or apply retention'),
+    );
     const result = await runTick(deps, job);
     await housekeeping().then(
       (pruned) =>

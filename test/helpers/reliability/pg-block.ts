@@ -5,6 +5,8 @@
 import pg from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { COUNTERS, type Period } from '../../../src/report/types.js';
+import { monthStart } from '../../../src/plan/retention.js';
+import { ensurePartitions } from '../../../src/warehouse/partitions.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/sql.js';
 import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';
@@ -31,6 +33,8 @@ export async function blockRows(
   // Dropping the database at the end terminates this connection too: that is not an error here.
   client.on('error', () => undefined);
   await client.connect();
+  // Report tables are partitioned by month: our row needs its month's partition, as the loader's do.
+  await ensurePartitions(client, TEST_SCHEMA, reportTable(report.name), [monthStart(period.start)]);
   await client.query('BEGIN');
   const cols = ['period_start', 'period_end', ...report.dimensions, ...COUNTERS, 'load_id'];
   const values = [period.start, period.end, ...dims, ...COUNTERS.map(() => 0), 0];

@@ -7,6 +7,7 @@ import { ensureDailyViews } from '../../../src/warehouse/entities/daily-views.js
 import { ensureViews } from '../../../src/warehouse/entities/views.js';
 import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { partitionFor } from '../../helpers/partitions.js';
 import { creative, fullCampaign } from '../../unit/entities/fixtures.js';
 
 const S = TEST_SCHEMA;
@@ -108,6 +109,7 @@ describe('ensureViews', () => {
         new ProblemLog(),
       ),
     );
+    await partitionFor(db.pool, S, 'report_by_campaign_country', '2026-01-02');
     await db.pool.query(
       `INSERT INTO ${S}.report_by_campaign_country
          (period_start, period_end, day, campaign_id, country, ad_requests, filled_impressions,
@@ -175,6 +177,8 @@ describe('ensureViews', () => {
        RETURNING load_id`,
     );
     const loadId = load.rows[0].load_id;
+    await partitionFor(db.pool, S, 'report_daily_creative', '2026-01-01');
+    await partitionFor(db.pool, S, 'report_daily_zone', '2026-01-01');
     await db.pool.query(
       `INSERT INTO ${S}.report_daily_creative
          (period_start, period_end, day, campaign_id, creative_id, ad_requests, filled_impressions,

@@ -6,7 +6,10 @@ import { main } from '../../../src/cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
 import { workerConnection, closeConnection } from '../../../src/schedule/connection.js';
-import { REPORT_QUEUE } from '../../../src/schedule/names.js';
+import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/schedule/names.js';
+import { addMonths } from '../../../src/plan/retention.js';
+import { partitionName, partitionsOf } from '../../../src/warehouse/partitions.js';
+import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/windows.js';
 import { syncSchedulers } from '../../../src/schedule/scheduler.js';
 import { runTick } from '../../../src/schedule/tick.js';
@@ -179,5 +182,36 @@ describe('a scheduler tick', () => {
       await events.close();
       await closeConnection(eventsRedis);
     }
+  });
+});
+
+describe('a tick run by a worker', () => {
+  it("makes its report's partitions ahead and drops the ones past retention_months", async () => {
+    const report: ReportJob = { ...zoneJob('0 3 * * *'), retentionMonths: 1 };
+    h = await createHarness({ jobs: { reports: [report], entities: [] }, env: { ADOPS_HEAL_DAYS: '1' } });
+    const harness = h;
+    const now = new Date();
+    const ahead = addMonths(now.toISOString().slice(0, 10), 2);
+    const old = addMonths(now.toISOString().slice(0, 10), -4);
+    // A month of history long past retention, and the furthest month ahead gone missing.
+    await partitionFor(harness.db.pool, TEST_SCHEMA, 'report_daily_zone', old);
+    await harness.db.pool.query(`DROP TABLE ${TEST_SCHEMA}.${partitionName('report_daily_zone', ahead)}`);
+    const months = async () =>
+      (await partitionsOf(harness.db.pool, TEST_SCHEMA, 'report_daily_zone')).map((p) => p.from);
+    expect(await months()).toContain(old);
+    expect(await months()).not.toContain(ahead);
+    const eventsRedis = workerConnection(harness.config);
+    const events = new QueueEvents(TICK_QUEUE, { connection: eventsRedis, prefix: harness.prefix });
+    try {
+      await events.waitUntilReady();
+      await harness.worker();
+      const job = await harness.queues.ticks.add(TICK_JOB, { report: 'daily_zone' });
+      await job.waitUntilFinished(events, 20_000);
+    } finally {
+      await events.close();
+      await closeConnection(eventsRedis);
+    }
+    expect(await months()).toContain(ahead);
+    expect(await months()).not.toContain(old);
   });
 });

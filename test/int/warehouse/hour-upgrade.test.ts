@@ -19,11 +19,15 @@ const hourly = reports.find((r) => r.name === 'hourly');
 if (hourly === undefined) throw new Error('jobs/hourly.yaml is missing');
 let db: TestDatabase;
 
-/** Rebuilds report_hourly as the code before issue 16 created it (hour text), with rows and views. */
+/** Rebuilds report_hourly as the code before issue 16 created it (hour text, unpartitioned), with rows and views. */
 async function previousShape(hours: readonly string[]): Promise<void> {
   await db.pool.query(`DROP TABLE ${S}.report_hourly CASCADE`);
   const spec = tableSpec(hourly as NonNullable<typeof hourly>);
-  const old = { ...spec, columns: spec.columns.map((c) => (c.name === 'hour' ? { ...c, type: 'text' } : c)) };
+  const old = {
+    ...spec,
+    partitioned: false,
+    columns: spec.columns.map((c) => (c.name === 'hour' ? { ...c, type: 'text' } : c)),
+  };
   const sql = createTableSql(S, old);
   await db.pool.query(sql.table);
   for (const ix of sql.indexes) await db.pool.query(ix);

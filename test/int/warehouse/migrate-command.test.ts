@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { sqlDir } from '../../../src/config/paths.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { partitionFor } from '../../helpers/partitions.js';
 
 const SCHEMA = 'wh_cli';
 let db: TestDatabase;
@@ -52,9 +53,11 @@ it('adops migrate applies every sql/ file once, then creates a report_<name> tab
     ...files.map((f) => `applied ${f}`),
     `created ${SCHEMA}.report_alpha`,
     `created ${SCHEMA}.report_beta`,
+    'made 6 monthly partitions ahead',
   ]);
   const { rows } = await db.pool.query<{ t: string }>(
-    `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'report%' ORDER BY 1`,
+    `SELECT table_name AS t FROM information_schema.tables
+      WHERE table_schema = $1 AND table_name LIKE 'report%' AND table_name NOT LIKE '%\\_\\_p%' ORDER BY 1`,
     [SCHEMA],
   );
   expect(rows.map((r) => r.t)).toEqual([
@@ -93,6 +96,7 @@ it('concurrent runs all succeed and create each new table once', async () => {
 });
 
 it('a changed definition starts a new version of the table beside the old one, which keeps serving', async () => {
+  await partitionFor(db.pool, SCHEMA, 'report_alpha', '2026-01-01');
   await db.pool.query(
     `INSERT INTO ${SCHEMA}.report_alpha VALUES ('2026-01-01','2026-01-01','2026-01-01',7,0,0,0,0,0,1,now())`,
   );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaDriftError } from '../../../src/warehouse/errors.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { partitionFor } from '../../helpers/partitions.js';
 import { openTestDatabase, reportJob } from './fixtures/reports.js';
 
 const S = TEST_SCHEMA;
@@ -72,11 +73,13 @@ describe('ensureReportTables', () => {
       `SELECT indexdef AS d FROM pg_indexes WHERE schemaname = $1 AND tablename = 'report_wh_shape' ORDER BY indexname`,
       [S],
     );
+    // ON ONLY: the table is partitioned by month, and each partition gets its own copy of the index.
     expect(rows.map((r) => r.d.replace(/ USING btree/, ''))).toEqual([
-      `CREATE UNIQUE INDEX report_wh_shape_key ON ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, ((md5(country))::uuid))`,
-      `CREATE INDEX report_wh_shape_zone_id ON ${S}.report_wh_shape (zone_id)`,
+      `CREATE UNIQUE INDEX report_wh_shape_key ON ONLY ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, ((md5(country))::uuid))`,
+      `CREATE INDEX report_wh_shape_zone_id ON ONLY ${S}.report_wh_shape (zone_id)`,
     ]);
     // The unique index really refuses a second copy of a row.
+    await partitionFor(db.pool, S, 'report_wh_shape', '2026-01-01');
     const insert = `INSERT INTO ${S}.report_wh_shape VALUES ('2026-01-01','2026-01-01','2026-01-01',1,1,'DE',0,0,0,0,0,1,now())`;
     await db.pool.query(insert);
     await expect(db.pool.query(insert)).rejects.toMatchObject({ code: '23505' });

@@ -27,6 +27,17 @@ describe('bench options', () => {
     expect([...parseBenchOptions(['--only', 'backfill'], {}).sections]).toEqual(['backfill']);
   });
 
+  it('runs the scale pieces alone with --scale, on 50M rows unless --scale-rows says fewer', () => {
+    expect(parseBenchOptions([], {})).toMatchObject({ scale: false });
+    const scale = parseBenchOptions(['--scale'], {});
+    expect(scale).toMatchObject({ scale: true, scaleRows: 50_000_000 });
+    expect([...scale.sections]).toEqual([]);
+    const small = parseBenchOptions(['--scale', '--scale-rows', '1_000_000', '--only', 'cli'], {});
+    expect(small).toMatchObject({ scale: true, scaleRows: 1_000_000 });
+    expect([...small.sections]).toEqual(['cli']);
+    expect(() => parseBenchOptions(['--scale-rows', '10'], {})).toThrow(/--scale-rows=10 is not allowed/);
+  });
+
   it('refuses unknown flags, sections and out-of-range numbers with a message naming them', () => {
     expect(() => parseBenchOptions(['--rowz', '1'], {})).toThrow(BenchUsageError);
     expect(() => parseBenchOptions(['--only', 'load,speed'], {})).toThrow(/"speed" is not a section/);

@@ -1,0 +1,44 @@
+// Which history a report keeps: pure month arithmetic over its `retention_months`, shared by the
+// partition drop (src/warehouse/retention.ts), heal, the scheduler tick and `adops status`.
+import type { ReportJob } from '../config/jobs.js';
+import { localDate } from '../dates/calendar.js';
+import type { Period } from '../dates/periods.js';
+
+/** The first day of the month of `date` (YYYY-MM-DD). */
+export function monthStart(date: string): string {
+  return `${date.slice(0, 7)}-01`;
+}
+
+/** The first day of the month `months` months after (or before, when negative) that of `date`. */
+export function addMonths(date: string, months: number): string {
+  const index = Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7)) - 1 + months;
+  const year = Math.floor(index / 12);
+  const month = index - year * 12 + 1;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-01`;
+}
+
+/**
+ * The first day of the oldest month `report` keeps, as of `now` (UTC), or undefined when it keeps
+ * everything. A month goes once every day of it is more than `retention_months` months old: with
+ * 12 on 2026-11-23, 2025-10 (whose last day is before 2025-11-23) goes and 2025-11 stays.
+ */
+export function retentionBoundary(report: Pick<ReportJob, 'retentionMonths'>, now: Date): string | undefined {
+  if (report.retentionMonths === undefined) return undefined;
+  // The month holding the day `retention_months` months ago is the oldest one still (partly) kept.
+  return addMonths(localDate(now, 'UTC'), -report.retentionMonths);
+}
+
+/** True when `period` starts before the boundary: its rows were (or will be) dropped by retention. */
+export function droppedByRetention(period: Pick<Period, 'start'>, boundary: string | undefined): boolean {
+  return boundary !== undefined && period.start < boundary;
+}
+
+/** The periods of `periods` that retention keeps (all of them when the report keeps everything). */
+export function retained<P extends Pick<Period, 'start'>>(
+  report: Pick<ReportJob, 'retentionMonths'>,
+  periods: readonly P[],
+  now: Date,
+): P[] {
+  const boundary = retentionBoundary(report, now);
+  return periods.filter((p) => !droppedByRetention(p, boundary));
+}

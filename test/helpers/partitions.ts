@@ -1,0 +1,15 @@
+// Report tables are partitioned by month: a test that writes rows itself, rather than through the
+// loader (which makes its month's partition), makes the partition first.
+import type pg from 'pg';
+import { monthStart } from '../../src/plan/retention.js';
+import { ensurePartitions } from '../../src/warehouse/partitions.js';
+
+/** Makes the partition of `table` holding `day` (YYYY-MM-DD), if the table is partitioned. */
+export async function partitionFor(pool: pg.Pool, schema: string, table: string, day: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await ensurePartitions(client, schema, table, [monthStart(day)]);
+  } finally {
+    client.release();
+  }
+}

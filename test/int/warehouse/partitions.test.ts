@@ -1,0 +1,396 @@
+// Report tables partitioned by month: partitions made ahead and on demand, a load confined to its
+// month's partition, retention dropping whole partitions, and the conversion of a table made
+// unpartitioned by an earlier release, with loads going on meanwhile and no row lost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReportJob } from '../../../src/config/jobs.js';
+import { collectStatus } from '../../../src/observe/status.js';
+import { renderStatus } from '../../../src/observe/status-render.js';
+import { readHealPlan } from '../../../src/schedule/heal.js';
+import { ensureViews } from '../../../src/warehouse/entities/views.js';
+import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
+import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
+import { maintainPartitions } from '../../../src/warehouse/retention.js';
+import { setupWarehouse } from '../../../src/warehouse/setup.js';
+import { createTableSql, tableSpec } from '../../../src/warehouse/table-spec.js';
+import { readVersions } from '../../../src/warehouse/versions.js';
+import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import {
+  asText,
+  createTables,
+  openTestDatabase,
+  periodRows,
+  pulled,
+  reportJob,
+  type Row,
+} from './fixtures/reports.js';
+
+const S = TEST_SCHEMA;
+const day = (d: string) => ({ start: d, end: d });
+let clock = 0;
+/** A later fetch time on each call, so each load supersedes the one before. */
+const later = () => new Date(Date.UTC(2026, 5, 1) + ++clock * 1000);
+const rowsOf = (d: string, n: number, base = 1): Row[] =>
+  Array.from({ length: n }, (_, i) => [
+    [d, String(100 + i)],
+    [base + i, base, base, base, base],
+  ]);
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function withClient<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Promise<T> {
+  const c = await db.pool.connect();
+  try {
+    return await fn(c);
+  } finally {
+    c.release();
+  }
+}
+
+const months = async (table: string) => (await partitionsOf(db.pool, S, table)).map((p) => p.from);
+
+describe('partitions', () => {
+  const report = reportJob('pt_campaign', ['day', 'campaign_id']);
+  beforeAll(async () => {
+    await createTables(db.pool, [report]);
+  });
+
+  it('migrate makes the current month and two ahead for every report table', async () => {
+    const result = await setupWarehouse(db.pool, {
+      schema: S,
+      reports: [report],
+      now: new Date('2027-05-10T12:00:00Z'),
+    });
+    expect(await isPartitioned(db.pool, S, 'report_pt_campaign')).toBe(true);
+    expect(await months('report_pt_campaign')).toEqual(
+      expect.arrayContaining(['2027-05-01', '2027-06-01', '2027-07-01']),
+    );
+    expect(result.partitions.made).toEqual([
+      'report_pt_campaign__p202705',
+      'report_pt_campaign__p202706',
+      'report_pt_campaign__p202707',
+    ]);
+    // The unique key includes period_start, as Postgres requires of a partitioned table's.
+    const { rows } = await db.pool.query<{ def: string }>(
+      `SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = $1::regclass AND indisunique`,
+      [`${S}.report_pt_campaign`],
+    );
+    expect(rows.map((r) => r.def)).toEqual([
+      expect.stringContaining('(period_start, period_end, day, campaign_id)'),
+    ]);
+  });
+
+  it('loads into months without a partition make it first, once, when they race', async () => {
+    const days = ['2025-02-03', '2025-02-04', '2025-02-05', '2025-02-06'];
+    const outcomes = await Promise.all(
+      days.map((d) => loadPulledPeriod(db.pool, S, pulled(report, day(d), rowsOf(d, 3), later()))),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['loaded', 'loaded', 'loaded', 'loaded']);
+    expect((await months('report_pt_campaign')).filter((m) => m === '2025-02-01')).toHaveLength(1);
+    for (const d of days) expect(await periodRows(db.pool, report, day(d))).toEqual(asText(rowsOf(d, 3)));
+  });
+
+  it("a load touches only its month's partition: it completes while another month's is locked exclusively", async () => {
+    await loadPulledPeriod(db.pool, S, pulled(report, day('2025-03-10'), rowsOf('2025-03-10', 2), later()));
+    const blocker = await db.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`LOCK TABLE ${S}.report_pt_campaign__p202502 IN ACCESS EXCLUSIVE MODE`);
+      // Several loads on each connection: a generic plan after the fifth would lock every partition.
+      for (let i = 0; i < 8; i++) {
+        const load = loadPulledPeriod(
+          db.pool,
+          S,
+          pulled(report, day('2025-03-10'), rowsOf('2025-03-10', 2, i + 5), later()),
+        );
+        const timeout = new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), 5_000).unref());
+        expect(await Promise.race([load.then((o) => o.status), timeout])).toBe('loaded');
+      }
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    expect(await periodRows(db.pool, report, day('2025-03-10'))).toEqual(asText(rowsOf('2025-03-10', 2, 12)));
+    // The rows of the other month are those loaded before.
+    expect(await periodRows(db.pool, report, day('2025-02-03'))).toEqual(asText(rowsOf('2025-02-03', 3)));
+    // The period's own DELETE plans to one partition.
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN DELETE FROM ${S}.report_pt_campaign WHERE period_start = '2025-03-10' AND period_end = '2025-03-10'`,
+    );
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('report_pt_campaign__p202503');
+    expect(text).not.toContain('report_pt_campaign__p202502');
+  });
+
+  it('a load into a new table version whose month this process thought made makes the partition and loads', async () => {
+    // This process has loaded 2025-02 of version 1, so it remembers the month as made.
+    const changed = reportJob('pt_campaign', ['day', 'zone_id']);
+    const evolved = await withClient((c) => ensureReportTables(c, S, [changed]));
+    expect(evolved.created).toEqual(['report_pt_campaign__v2']);
+    expect(await months('report_pt_campaign__v2')).toEqual([]);
+    const rows: Row[] = [
+      [
+        ['2025-02-03', '9'],
+        [3, 2, 1, 1, 1],
+      ],
+    ];
+    const o = await loadPulledPeriod(db.pool, S, pulled(changed, day('2025-02-03'), rows, later()));
+    expect(o.status).toBe('loaded');
+    expect(await months('report_pt_campaign__v2')).toEqual(['2025-02-01']);
+    // Back to the serving shape, for the tests below.
+    await withClient((c) => ensureReportTables(c, S, [report]));
+  });
+
+  it('the BI views over a partitioned table show the loaded rows', async () => {
+    const zone = reportJob('daily_zone', ['day', 'zone_id']);
+    await loadPulledPeriod(
+      db.pool,
+      S,
+      pulled(
+        zone,
+        day('2025-04-02'),
+        [
+          [
+            ['2025-04-02', '7'],
+            [10, 5, 4, 2, 1],
+          ],
+        ],
+        later(),
+      ),
+    );
+    const { rows } = await db.pool.query(
+      `SELECT day::text, zone_id::int, impressions::int FROM ${S}.bi_daily_zone WHERE day = '2025-04-02'`,
+    );
+    expect(rows).toEqual([{ day: '2025-04-02', zone_id: 7, impressions: 4 }]);
+    const daily = await db.pool.query(
+      `SELECT day::text, impressions::int FROM ${S}.bi_daily_zone_daily WHERE day = '2025-04-02'`,
+    );
+    expect(daily.rows).toEqual([{ day: '2025-04-02', impressions: 4 }]);
+  });
+});
+
+describe('BI over partitions', () => {
+  const zone = reportJob('daily_zone', ['day', 'zone_id']);
+
+  it("a month's query of a bi_ view, which filters on day, reads that month's partition and at most the one before", async () => {
+    for (const d of ['2025-07-31', '2025-08-01', '2025-08-31', '2025-09-01'])
+      await loadPulledPeriod(
+        db.pool,
+        S,
+        pulled(
+          zone,
+          day(d),
+          [
+            [
+              [d, '5'],
+              [4, 3, 2, 1, 1],
+            ],
+          ],
+          later(),
+        ),
+      );
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT zone_id, sum(impressions) FROM ${S}.bi_daily_zone
+        WHERE day >= '2025-08-01' AND day < '2025-09-01' GROUP BY zone_id`,
+    );
+    const read = new Set(
+      plan.rows.flatMap((r) =>
+        [...r['QUERY PLAN'].matchAll(/report_daily_zone__p(\d{6})/g)].map((m) => m[1]),
+      ),
+    );
+    expect([...read].sort()).toEqual(['202507', '202508']);
+    const { rows } = await db.pool.query(
+      `SELECT day::text, impressions::int FROM ${S}.bi_daily_zone
+        WHERE day >= '2025-08-01' AND day < '2025-09-01' ORDER BY day`,
+    );
+    expect(rows).toEqual([
+      { day: '2025-08-01', impressions: 2 },
+      { day: '2025-08-31', impressions: 2 },
+    ]);
+  });
+
+  it("each partition refuses a row whose day its period could not hold (the CHECK that lets BI's day filters skip it)", async () => {
+    await expect(
+      db.pool.query(
+        `INSERT INTO ${S}.report_daily_zone (period_start, period_end, day, zone_id, ad_requests, filled_impressions,
+           impressions, measurable_impressions, viewable_impressions, load_id)
+         VALUES ('2025-08-31', '2025-08-31', '2025-09-07', 5, 1, 1, 1, 1, 1, 1)`,
+      ),
+    ).rejects.toMatchObject({ code: '23514', constraint: DAY_CHECK });
+    // A week starting on the month's last day ends six days into the next: allowed.
+    await db.pool.query(
+      `INSERT INTO ${S}.report_daily_zone (period_start, period_end, day, zone_id, ad_requests, filled_impressions,
+         impressions, measurable_impressions, viewable_impressions, load_id)
+       VALUES ('2025-08-31', '2025-09-06', '2025-09-06', 6, 1, 1, 1, 1, 1, 1)`,
+    );
+  });
+});
+
+describe('retention', () => {
+  const report: ReportJob = { ...reportJob('pt_kept', ['day', 'campaign_id']), retentionMonths: 3 };
+  const now = new Date('2026-06-15T12:00:00Z');
+  const loaded = ['2026-01-20', '2026-02-27', '2026-02-28', '2026-03-01', '2026-06-10'];
+
+  beforeAll(async () => {
+    await createTables(db.pool, [report]);
+    for (const d of loaded) await loadPulledPeriod(db.pool, S, pulled(report, day(d), rowsOf(d, 2), later()));
+  });
+
+  it('drops the partitions wholly older than retention_months and marks their periods, keeping the rest', async () => {
+    const upkeep = await withClient((c) => maintainPartitions(c, S, [report], now));
+    // 2026-06-15 less 3 months is 2026-03-15: February ended before it, March did not.
+    expect(upkeep.dropped.map((d) => d.partition)).toEqual([
+      'report_pt_kept__p202601',
+      'report_pt_kept__p202602',
+    ]);
+    expect(upkeep.marked).toBe(3);
+    expect(await months('report_pt_kept')).toEqual(['2026-03-01', '2026-06-01', '2026-07-01', '2026-08-01']);
+    const { rows } = await db.pool.query(
+      `SELECT period_start::text AS d, count(*)::int AS n FROM ${S}.report_pt_kept GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { d: '2026-03-01', n: 2 },
+      { d: '2026-06-10', n: 2 },
+    ]);
+    const marks = await db.pool.query(
+      `SELECT period_start::text AS d, retention_dropped_at IS NOT NULL AS dropped FROM ${S}.report_totals
+        WHERE report = $1 ORDER BY 1`,
+      [report.name],
+    );
+    expect(marks.rows).toEqual([
+      { d: '2026-01-20', dropped: true },
+      { d: '2026-02-27', dropped: true },
+      { d: '2026-02-28', dropped: true },
+      { d: '2026-03-01', dropped: false },
+      { d: '2026-06-10', dropped: false },
+    ]);
+    const loads = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${S}.report_loads WHERE report = $1 AND retention_dropped_at IS NOT NULL`,
+      [report.name],
+    );
+    expect(loads.rows[0]?.n).toBe(3);
+    // A second run has nothing left to drop.
+    expect((await withClient((c) => maintainPartitions(c, S, [report], now))).dropped).toEqual([]);
+  });
+
+  it('status says "dropped by retention" for those periods instead of missing, and heal does not re-pull them', async () => {
+    const status = await collectStatus(db.pool, S, { reports: [report], entities: [] }, undefined, 120, now);
+    const r = status.reports[0];
+    expect(r?.droppedByRetention).toContain('2026-02-27');
+    expect(r?.droppedByRetention).toContain('2026-02-28');
+    expect(r?.droppedByRetention).not.toContain('2026-03-01');
+    expect(r?.missing.some((d) => d < '2026-03-01')).toBe(false);
+    expect(r?.missing).toContain('2026-03-02');
+    expect(renderStatus(status)).toContain('pt_kept: dropped by retention: 2026-02-15..2026-02-28');
+    const plan = await readHealPlan(db.pool, S, [report], 120, now);
+    expect(plan.length).toBeGreaterThan(0);
+    expect(plan.every((p) => p.period.start >= '2026-03-01')).toBe(true);
+    expect(plan.some((p) => p.period.start === '2026-03-01')).toBe(false);
+  });
+});
+
+describe('converting a table of an earlier release', () => {
+  const report = reportJob('pt_legacy', ['day', 'campaign_id']);
+  const days = ['2025-11-30', '2025-12-01', '2026-01-15', '2026-02-01', '2026-02-02'];
+
+  beforeAll(async () => {
+    // As the previous release made it: unpartitioned, with its version recorded.
+    const spec = { ...tableSpec(report), partitioned: false };
+    const sql = createTableSql(S, spec);
+    await db.pool.query(sql.table);
+    for (const ix of sql.indexes) await db.pool.query(ix);
+    await db.pool.query(
+      `INSERT INTO ${S}.report_versions (report, version, dimensions, table_name, state) VALUES ($1, 1, $2, $3, 'serving')`,
+      [report.name, report.dimensions, 'report_pt_legacy'],
+    );
+    for (const d of days) await loadPulledPeriod(db.pool, S, pulled(report, day(d), rowsOf(d, 50), later()));
+    await withClient((c) => ensureViews(c, S, [report]));
+  });
+
+  it('retention leaves it alone until it is converted: nothing dropped, no period marked', async () => {
+    const kept = { ...report, retentionMonths: 1 };
+    const upkeep = await withClient((c) =>
+      maintainPartitions(c, S, [kept], new Date('2026-06-15T12:00:00Z')),
+    );
+    expect(upkeep).toEqual({ made: [], dropped: [], marked: 0 });
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${S}.report_totals WHERE report = $1 AND retention_dropped_at IS NOT NULL`,
+      [report.name],
+    );
+    expect(rows[0]?.n).toBe(0);
+  });
+
+  it('migrate converts it beside the old one while loads go on, keeping every row', async () => {
+    expect(await isPartitioned(db.pool, S, 'report_pt_legacy')).toBe(false);
+    const before = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${S}.report_pt_legacy`);
+    expect(before.rows[0]?.n).toBe(250);
+    // A BI reader and a loader of one period run throughout the conversion.
+    let running = true;
+    const readerErrors: unknown[] = [];
+    let reads = 0;
+    const reader = (async () => {
+      while (running) {
+        try {
+          const { rows } = await db.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM ${S}.bi_pt_legacy`,
+          );
+          if ((rows[0]?.n ?? 0) < 250) readerErrors.push(`saw ${rows[0]?.n} rows`);
+          reads++;
+        } catch (error) {
+          readerErrors.push(error);
+        }
+      }
+    })();
+    let last: Row[] = rowsOf('2026-01-15', 50);
+    let loads = 0;
+    const loader = (async () => {
+      while (running) {
+        last = rowsOf('2026-01-15', 50, loads + 2);
+        const o = await loadPulledPeriod(db.pool, S, pulled(report, day('2026-01-15'), last, later()));
+        expect(o.status).toBe('loaded');
+        loads++;
+      }
+    })();
+    const result = await setupWarehouse(db.pool, { schema: S, reports: [report] });
+    running = false;
+    await Promise.all([reader, loader]);
+    expect(readerErrors).toEqual([]);
+    expect(reads).toBeGreaterThan(0);
+    expect(loads).toBeGreaterThan(0);
+    expect(result.converted).toEqual([
+      expect.objectContaining({ report: 'pt_legacy', from: 'report_pt_legacy', to: 'report_pt_legacy__v1p' }),
+    ]);
+    const versions = await readVersions(db.pool, S, report.name);
+    expect(versions.map((v) => [v.table, v.state])).toEqual([['report_pt_legacy__v1p', 'serving']]);
+    expect(await isPartitioned(db.pool, S, 'report_pt_legacy__v1p')).toBe(true);
+    // report_<name> is now the stable view over the partitioned table; every period is whole.
+    for (const d of days)
+      expect(await periodRows(db.pool, report, day(d))).toEqual(
+        asText(d === '2026-01-15' ? last : rowsOf(d, 50)),
+      );
+    const after = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${S}.bi_pt_legacy`);
+    expect(after.rows[0]?.n).toBe(250);
+    expect(await months('report_pt_legacy__v1p')).toEqual(
+      expect.arrayContaining(['2025-11-01', '2025-12-01', '2026-01-01', '2026-02-01']),
+    );
+  });
+
+  it('loads keep working after the conversion, into the partitioned table', async () => {
+    const rows = rowsOf('2025-10-05', 4);
+    const o = await loadPulledPeriod(db.pool, S, pulled(report, day('2025-10-05'), rows, later()));
+    expect(o.status).toBe('loaded');
+    expect(await periodRows(db.pool, report, day('2025-10-05'))).toEqual(asText(rows));
+    const { rows: found } = await db.pool.query(
+      `SELECT tableoid::regclass::text AS t FROM ${S}.report_pt_legacy__v1p WHERE period_start = '2025-10-05' LIMIT 1`,
+    );
+    expect(found).toEqual([{ t: `${S}.report_pt_legacy__v1p__p202510` }]);
+    // A second migrate has nothing to convert.
+    expect((await setupWarehouse(db.pool, { schema: S, reports: [report] })).converted).toEqual([]);
+  });
+});
