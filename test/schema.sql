@@ -519,6 +519,7 @@ CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (z
 CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
+CREATE INDEX report_loads_restated ON adops.report_loads USING btree (report, ((- load_id))) WHERE ((status = 'loaded'::text) AND (restatement IS NOT NULL));
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
 CREATE UNIQUE INDEX report_versions_dimensions ON adops.report_versions USING btree (report, dimensions);
 CREATE UNIQUE INDEX report_versions_one_building ON adops.report_versions USING btree (report) WHERE (state = 'building'::text);
