@@ -9,6 +9,7 @@ import { runLoadSection, type LoadSectionResult } from './load/index.js';
 import { runParserSection } from './parser/index.js';
 import { runSyncSection } from './sync/index.js';
 import { runCliSection } from './cli/index.js';
+import { renderHistoryScale, runEnqueueScale, runHistoryScale } from './scale/history.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -76,6 +77,9 @@ async function run(o: BenchOptions): Promise<Results> {
     );
     backfill = { clean, faulty, capacity };
   }
+  const scale = o.scale
+    ? { history: await runHistoryScale(o, say), enqueue: await runEnqueueScale(o, say) }
+    : undefined;
   return {
     generatedAt: new Date().toISOString(),
     machine,
@@ -102,6 +106,7 @@ async function run(o: BenchOptions): Promise<Results> {
               load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
           },
     backfill,
+    scale,
     targets: checkTargets(load, backfill?.clean, sync, cli),
   };
 }
@@ -136,6 +141,8 @@ async function main(): Promise<number> {
     await formatJson(`${JSON.stringify(results, null, 2)}\n`, options.resultsFile),
   );
   console.log(renderResults(results));
+  if (results.scale !== undefined)
+    console.log(`\n${renderHistoryScale(results.scale.history, results.scale.enqueue)}`);
   console.log(`\nresults written to ${options.resultsFile}`);
   return 0;
 }

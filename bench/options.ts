@@ -20,6 +20,8 @@ export interface BenchOptions {
   /** ADOPS_RATE_LIMIT of the sync section's worker. */
   readonly syncRateLimit: number;
   readonly sections: ReadonlySet<Section>;
+  /** `--scale`: the scale benchmarks (bench/scale/), alone unless --only names sections too. */
+  readonly scale: boolean;
   /** Admin connection: the bench creates its own databases here and drops them. */
   readonly adminUrl: string;
   readonly redisUrl: string;
@@ -55,6 +57,7 @@ export const USAGE = `npm run bench -- [options]
   --results FILE      where to write the results (default bench/results.json)
   --log-level L       LOG_LEVEL of the backfill workers (default info, as deployed)
   --quick             N=100000, 10 days
+  --scale             the scale benchmarks only (with --only, those sections as well)
 Environment: BENCH_PG_ADMIN_URL (default postgres://root@127.0.0.1:5432/postgres), REDIS_URL.`;
 
 /** Reads flags (they win) and BENCH_* variables into BenchOptions; throws BenchUsageError. */
@@ -79,6 +82,7 @@ export function parseBenchOptions(
         profile: { type: 'boolean' },
         results: { type: 'string' },
         quick: { type: 'boolean' },
+        scale: { type: 'boolean' },
         seed: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
@@ -95,7 +99,12 @@ export function parseBenchOptions(
     (values[flag] as string | undefined) ?? (variable === undefined ? undefined : env[variable] || undefined);
   const only = text('only', 'BENCH_ONLY');
   const sections = new Set<Section>();
-  for (const s of (only ?? SECTIONS.join(',')).split(',').map((x) => x.trim())) {
+  const scale = values.scale === true;
+  const named = only ?? (scale ? '' : SECTIONS.join(','));
+  for (const s of named
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '')) {
     if (!(SECTIONS as readonly string[]).includes(s))
       throw new BenchUsageError(`--only: "${s}" is not a section; allowed: ${SECTIONS.join(', ')}`);
     sections.add(s as Section);
@@ -110,6 +119,7 @@ export function parseBenchOptions(
     failRate: fraction(text('fail-rate'), 0.1, '--fail-rate'),
     syncRateLimit: whole(text('sync-rate'), 25, 1, 100_000, '--sync-rate'),
     sections,
+    scale,
     adminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://root@127.0.0.1:5432/postgres',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     jobsDir: env.ADOPS_JOBS_DIR || './jobs',

@@ -7,6 +7,7 @@ import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
+import type { EnqueueFigures, HistoryFigures } from './scale/history.js';
 import type { SyncFigures } from './sync/index.js';
 
 /** The issue's targets. */
@@ -123,6 +124,10 @@ export interface Results {
         /** The clean backfill once more with no latency: how many pulls a second this machine can do. */
         readonly capacity?: CapacitySummary;
       }
+    | undefined;
+  /** `--scale`: status, heal and the tick's gap query as history grows; a 100,000-pull enqueue. */
+  readonly scale?:
+    | { readonly history?: HistoryFigures | undefined; readonly enqueue?: EnqueueFigures | undefined }
     | undefined;
   readonly targets: readonly TargetCheck[];
 }

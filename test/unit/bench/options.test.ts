@@ -27,6 +27,14 @@ describe('bench options', () => {
     expect([...parseBenchOptions(['--only', 'backfill'], {}).sections]).toEqual(['backfill']);
   });
 
+  it('--scale runs the scale benchmarks alone, or beside the sections --only names', () => {
+    const alone = parseBenchOptions(['--scale'], {});
+    expect([alone.scale, [...alone.sections]]).toEqual([true, []]);
+    const both = parseBenchOptions(['--scale', '--only', 'cli'], {});
+    expect([both.scale, [...both.sections]]).toEqual([true, ['cli']]);
+    expect(parseBenchOptions([], {}).scale).toBe(false);
+  });
+
   it('refuses unknown flags, sections and out-of-range numbers with a message naming them', () => {
     expect(() => parseBenchOptions(['--rowz', '1'], {})).toThrow(BenchUsageError);
     expect(() => parseBenchOptions(['--only', 'load,speed'], {})).toThrow(/"speed" is not a section/);
