@@ -45,8 +45,12 @@ async function seed(): Promise<void> {
                  WHEN k = n AND i % 11 = 4 THEN 'superseded' ELSE 'loaded' END,
             CASE WHEN k = n AND i % 7 = 3 AND n > 1 THEN NULL ELSE i * 10 + k END,
             i % 5 <> 2,
-            CASE WHEN k > 1 THEN (SELECT jsonb_object_agg(c, jsonb_build_object('previous', 100, 'delta', k * i % 13))
-                                    FROM unnest($5::text[]) AS c) END,
+            CASE WHEN k > 1 THEN (
+              SELECT jsonb_object_agg(c, jsonb_build_object(
+                       'previous', CASE WHEN c = 'ad_requests' AND i % 23 = 7 THEN NULL
+                                        WHEN i % 17 = 0 THEN 0 ELSE 100 + i % 7 END,
+                       'delta', CASE WHEN c = 'impressions' AND i % 19 = 0 THEN NULL ELSE k * i % 13 - 4 END))
+                FROM unnest($5::text[]) AS c) END,
             1, e + k, e + k,
             CASE WHEN k = n AND i % 7 = 3 AND n > 1 THEN 'HTTP 503 for ' || s END
        FROM attempts ORDER BY e, k, report`,
