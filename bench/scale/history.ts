@@ -224,6 +224,9 @@ export async function runHistoryScale(o: BenchOptions, say: (line: string) => vo
     await pool.end();
     await db.drop();
     await rm(jobsDir, { recursive: true, force: true });
+    // `adops status` opened the queues under the prefix: their meta keys.
+    const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: 1 });
+    await deleteKeys(redis, `${prefix}:*`).finally(() => redis.disconnect());
   }
   return { reports: REPORTS, loadsPerPeriod: LOADS_PER_PERIOD, windowDays: WINDOW_DAYS, points };
 }
