@@ -11,6 +11,7 @@ import { runSyncSection } from './sync/index.js';
 import { runCliSection } from './cli/index.js';
 import { runMemorySection } from './memory/index.js';
 import { runBiPartitions } from './scale/bi-partitions.js';
+import { renderHistoryScale, runEnqueueScale, runHistoryScale } from './scale/history.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -53,7 +54,6 @@ async function run(o: BenchOptions): Promise<Results> {
   const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
   const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
   const memory = o.sections.has('memory') ? summarizeMemory(await runMemorySection(o, say)) : undefined;
-  const biQuery = o.scale ? await runBiPartitions(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -81,6 +81,13 @@ async function run(o: BenchOptions): Promise<Results> {
     );
     backfill = { clean, faulty, capacity };
   }
+  const scale = o.scale
+    ? {
+        history: await runHistoryScale(o, say),
+        enqueue: await runEnqueueScale(o, say),
+        biQuery: await runBiPartitions(o, say),
+      }
+    : undefined;
   return {
     generatedAt: new Date().toISOString(),
     machine,
@@ -108,8 +115,8 @@ async function run(o: BenchOptions): Promise<Results> {
               load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
           },
     backfill,
+    scale,
     targets: checkTargets(load, backfill?.clean, sync, cli, memory),
-    ...(o.scale ? { scale: { biQuery } } : {}),
   };
 }
 
@@ -143,6 +150,8 @@ async function main(): Promise<number> {
     await formatJson(`${JSON.stringify(results, null, 2)}\n`, options.resultsFile),
   );
   console.log(renderResults(results));
+  if (results.scale !== undefined)
+    console.log(`\n${renderHistoryScale(results.scale.history, results.scale.enqueue)}`);
   console.log(`\nresults written to ${options.resultsFile}`);
   return 0;
 }

@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** ADOPS_RATE_LIMIT of the sync section's worker. */
   readonly syncRateLimit: number;
   readonly sections: ReadonlySet<Section>;
+  /** `--scale`: the scale benchmarks (bench/scale/), alone unless --only names sections too. */
+  readonly scale: boolean;
   /** Admin connection: the bench creates its own databases here and drops them. */
   readonly adminUrl: string;
   readonly redisUrl: string;
@@ -37,8 +39,6 @@ export interface BenchOptions {
   readonly logLevel: string;
   /** PATH handed to the worker processes (they inherit nothing else). */
   readonly path: string;
-  /** Run the --scale pieces (bench/scale/); alone, unless --only names sections too. */
-  readonly scale: boolean;
   /** Rows of the scale BI query's table (default 50M). */
   readonly scaleRows: number;
 }
@@ -63,7 +63,9 @@ export const USAGE = `npm run bench -- [options]
   --results FILE      where to write the results (default bench/results.json)
   --log-level L       LOG_LEVEL of the backfill workers (default info, as deployed)
   --quick             N=100000, 10 days
-  --scale             the scale pieces only (with --only, those sections too): BI query on 50M rows
+  --scale             the scale pieces only (with --only, those sections too): status, heal and
+                      the tick's gap query at 10k to 1M loads, a 100,000-pull enqueue, and the
+                      BI query on 50M rows, partitioned against unpartitioned
   --scale-rows N      rows of the scale BI query (default 50000000)
 Environment: BENCH_PG_ADMIN_URL (default postgres://root@127.0.0.1:5432/postgres), REDIS_URL.`;
 
@@ -128,6 +130,7 @@ export function parseBenchOptions(
     failRate: fraction(text('fail-rate'), 0.1, '--fail-rate'),
     syncRateLimit: whole(text('sync-rate'), 25, 1, 100_000, '--sync-rate'),
     sections,
+    scale,
     adminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://root@127.0.0.1:5432/postgres',
     redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
     jobsDir: env.ADOPS_JOBS_DIR || './jobs',
@@ -138,7 +141,6 @@ export function parseBenchOptions(
     seed: whole(text('seed'), 1, 0, 2 ** 31 - 1, '--seed'),
     logLevel: logLevel(text('log-level')),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
-    scale,
     scaleRows: whole(text('scale-rows'), BI_SCALE_ROWS, 1_000, 1_000_000_000, '--scale-rows'),
   };
 }

@@ -9,6 +9,7 @@ import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
 import type { BiQueryFigures } from './scale/bi-partitions.js';
+import type { EnqueueFigures, HistoryFigures } from './scale/history.js';
 import type { SyncFigures } from './sync/index.js';
 
 /** The issue's targets. */
@@ -138,12 +139,18 @@ export interface Results {
         readonly capacity?: CapacitySummary;
       }
     | undefined;
+  /**
+   * `--scale`: status, heal and the tick's gap query as history grows; a 100,000-pull enqueue; top
+   * 20 campaigns of one month, partitioned against unpartitioned (bench/scale/bi-partitions.ts).
+   */
+  readonly scale?:
+    | {
+        readonly history?: HistoryFigures | undefined;
+        readonly enqueue?: EnqueueFigures | undefined;
+        readonly biQuery?: BiQueryFigures | undefined;
+      }
+    | undefined;
   readonly targets: readonly TargetCheck[];
-  /** The --scale pieces. */
-  readonly scale?: {
-    /** Top 20 campaigns of one month, partitioned against unpartitioned (bench/scale/bi-partitions.ts). */
-    readonly biQuery?: BiQueryFigures | undefined;
-  };
 }
 
 /** Rows per second of `rows` in `ms`. */

@@ -802,6 +802,7 @@ CREATE UNIQUE INDEX report_hourly__p202602_period_start_period_end_day_hour_idx 
 CREATE UNIQUE INDEX report_hourly__p202603_period_start_period_end_day_hour_idx ON adops.report_hourly__p202603 USING btree (period_start, period_end, day, hour);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
+CREATE INDEX report_loads_restated ON adops.report_loads USING btree (report, ((- load_id))) WHERE ((status = 'loaded'::text) AND (restatement IS NOT NULL));
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
 CREATE INDEX report_raw_parts_written ON adops.report_raw_parts USING btree (written_at);
 CREATE INDEX report_raw_spool ON adops.report_raw USING btree (spool_id) WHERE (spool_id IS NOT NULL);

@@ -1,13 +1,27 @@
-// Periods: the calendar slices one pull covers (a day, an ISO week, a month), built on date-fns.
+// Periods: the calendar slices one pull covers (a day, an ISO week, a month).
 import { tz } from '@date-fns/tz';
-import { endOfISOWeek, endOfMonth, getISOWeek, getISOWeekYear, startOfISOWeek, startOfMonth } from 'date-fns';
-import { addDays, DateFormatError, formatUtcDate, toUtcDate } from './calendar.js';
+import { getISOWeek, getISOWeekYear } from 'date-fns';
+import {
+  addDays,
+  daysInMonth,
+  DateFormatError,
+  digits,
+  isoWeekday,
+  parseIsoDate,
+  toUtcDate,
+} from './calendar.js';
 
 const UTC = tz('UTC');
 
 /** The period kinds a job definition may declare. */
 export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
 export type PeriodUnit = (typeof PERIOD_UNITS)[number];
+
+/**
+ * Days of the longest period (a 31-day month): a period overlapping a day starts at most this many
+ * days minus one before it, which bounds a window query from below.
+ */
+export const LONGEST_PERIOD_DAYS = 31;
 
 /** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
 export interface Period {
@@ -27,25 +41,24 @@ export function unreachable(value: never, what: string): never {
   );
 }
 
-/** The period of `unit` that contains `date`: the day itself, its ISO week (Monday to Sunday) or its month. */
+/**
+ * The period of `unit` that contains `date`: the day itself, its ISO week (Monday to Sunday) or its
+ * month. Plain day arithmetic (calendar.ts), so that planning 100,000 periods takes milliseconds.
+ */
 export function periodContaining(date: string, unit: PeriodUnit): Period {
   switch (unit) {
     case 'day':
-      toUtcDate(date);
+      parseIsoDate(date);
       return { start: date, end: date };
     case 'week': {
-      const d = toUtcDate(date);
-      return {
-        start: formatUtcDate(startOfISOWeek(d, { in: UTC })),
-        end: formatUtcDate(endOfISOWeek(d, { in: UTC })),
-      };
+      const start = addDays(date, -isoWeekday(date));
+      return { start, end: addDays(start, 6) };
     }
     case 'month': {
-      const d = toUtcDate(date);
-      return {
-        start: formatUtcDate(startOfMonth(d, { in: UTC })),
-        end: formatUtcDate(endOfMonth(d, { in: UTC })),
-      };
+      parseIsoDate(date);
+      const month = date.slice(0, 7);
+      const last = daysInMonth(digits(date, 0, 4), digits(date, 5, 7));
+      return { start: `${month}-01`, end: `${month}-${String(last).padStart(2, '0')}` };
     }
     default:
       return unreachable(unit, 'period kind');
@@ -67,7 +80,7 @@ export function previousPeriod(period: Period, unit: PeriodUnit): Period {
  * a week range starting on a Wednesday begins with that week's Monday.
  */
 export function periodsBetween(from: string, to: string, unit: PeriodUnit): Period[] {
-  if (toUtcDate(from) > toUtcDate(to))
+  if (parseIsoDate(from) > parseIsoDate(to))
     throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);
   const out: Period[] = [];
   for (let p = periodContaining(from, unit); p.start <= to; p = nextPeriod(p, unit)) out.push(p);

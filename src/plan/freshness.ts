@@ -37,9 +37,24 @@ export function periodLengthMs(unit: PeriodUnit): number {
   }
 }
 
+/**
+ * Intervals by cron and time zone. Walking 32 runs of a cron costs milliseconds (cron-parser on
+ * luxon); status asks once per report, and reports (and accounts) mostly share a schedule.
+ */
+const intervals = new Map<string, number>();
+
 /** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days. */
 export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
   if (schedule === undefined) return DAY_MS;
+  const key = `${schedule.cron}\u0000${schedule.timezone}`;
+  const known = intervals.get(key);
+  if (known !== undefined) return known;
+  const interval = cronIntervalMs(schedule);
+  intervals.set(key, interval);
+  return interval;
+}
+
+function cronIntervalMs(schedule: NonNullable<ReportJob['schedule']>): number {
   const runs = CronExpressionParser.parse(schedule.cron, {
     tz: schedule.timezone,
     currentDate: CRON_REFERENCE,

@@ -1,15 +1,20 @@
 // Backfills: enqueue the plan (src/plan/backfill.ts) and wait for its pulls to finish.
 import type { ReportJob } from '../config/jobs.js';
-import { enqueuePulls, type EnqueuedPull } from './enqueue.js';
+import { enqueueChunks, enqueuePulls, type EnqueuedPull, type EnqueueOptions } from './enqueue.js';
 import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
+import type { PlannedPull } from '../plan/pull.js';
 import type { PullQueue } from './queues.js';
 
-export interface BackfillResult {
-  readonly pulls: readonly EnqueuedPull[];
+/** Counts of an enqueue. */
+export interface EnqueueCounts {
   /** Pulls added now. */
   readonly added: number;
   /** Pulls that were already waiting or running: not added twice, waited for all the same. */
   readonly alreadyQueued: number;
+}
+
+export interface BackfillResult extends EnqueueCounts {
+  readonly pulls: readonly EnqueuedPull[];
 }
 
 /**
@@ -17,7 +22,7 @@ export interface BackfillResult {
  * The pull queue is first in, first out and every worker takes from its head, so the order of
  * adding is the order the pulls start in, however many workers run. Periods loaded before are
  * pulled again; a pull already waiting or running for the same report and period is not added
- * twice (it keeps its place).
+ * twice (it keeps its place). Holds every pull: for a backfill of any size, see enqueueStream.
  */
 export async function enqueueBackfill(
   queue: PullQueue,
@@ -29,7 +34,37 @@ export async function enqueueBackfill(
   return summarize(await enqueuePulls(queue, planBackfill(reports, from, to, order)));
 }
 
-/** Counts of an enqueue. */
+export interface StreamOptions extends EnqueueOptions {
+  /** Keep each enqueued pull (its job id and data) for a wait; default false: only counts. */
+  readonly keep?: boolean;
+  /** Called after each chunk is in Redis, with the counts so far. */
+  readonly onChunk?: (done: EnqueueCounts) => void;
+}
+
+/**
+ * Enqueues `pulls` (a generator, typically backfillPulls) chunk by chunk, holding one chunk at a
+ * time, and reports progress after each. The pulls themselves are kept only with `keep` (to wait
+ * for them: a job id and a few dates each, not the jobs).
+ */
+export async function enqueueStream(
+  queue: PullQueue,
+  pulls: Iterable<PlannedPull>,
+  options: StreamOptions = {},
+): Promise<EnqueueCounts & { readonly pulls?: readonly EnqueuedPull[] }> {
+  let added = 0;
+  let alreadyQueued = 0;
+  const kept: EnqueuedPull[] = [];
+  for await (const chunk of enqueueChunks(queue, pulls, options)) {
+    const fresh = chunk.filter((p) => p.added).length;
+    added += fresh;
+    alreadyQueued += chunk.length - fresh;
+    if (options.keep === true) kept.push(...chunk);
+    options.onChunk?.({ added, alreadyQueued });
+  }
+  return options.keep === true ? { added, alreadyQueued, pulls: kept } : { added, alreadyQueued };
+}
+
+/** The counts of enqueued pulls, with the pulls. */
 export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
   const added = pulls.filter((p) => p.added).length;
   return { pulls, added, alreadyQueued: pulls.length - added };

@@ -1,4 +1,5 @@
-// Adding pulls to the queue, deduplicated per report and period while one is unfinished.
+// Adding pulls to the queue, deduplicated per report and period while one is unfinished, in
+// chunks drawn from the plan as they go, so an enqueue of any size holds one chunk at a time.
 import { randomBytes } from 'node:crypto';
 import { PULL_JOB } from './names.js';
 import type { PlannedPull } from '../plan/pull.js';
@@ -13,43 +14,79 @@ export interface EnqueuedPull {
   readonly added: boolean;
 }
 
-const CHUNK = 500;
+/** Pulls per addBulk call: one Redis round trip (a MULTI of this many scripts) each. */
+export const ENQUEUE_CHUNK = 1_000;
+
+export interface EnqueueOptions {
+  readonly priority?: number;
+  /** Pulls per addBulk call (default ENQUEUE_CHUNK). */
+  readonly chunk?: number;
+}
 
 /**
- * Enqueues one job per pull. A pull whose report and period already has a job waiting, delayed
- * or running is not added again; its existing job id is returned instead, so callers can still
- * wait for it. Each request gets fresh job ids, so a period loaded earlier is pulled again (a
- * retained completed job with a reused jobId would silently swallow it).
+ * Enqueues one job per pull, drawing `pulls` (an array or a generator) one chunk at a time and
+ * yielding each chunk's outcome once it is in Redis. A pull whose report and period already has a
+ * job waiting, delayed or running is not added again; its existing job id is given instead, so
+ * callers can still wait for it. Each call gets fresh job ids, so a period loaded earlier is pulled
+ * again (a retained completed job with a reused jobId would silently swallow it).
  */
+export async function* enqueueChunks(
+  queue: PullQueue,
+  pulls: Iterable<PlannedPull>,
+  options: EnqueueOptions = {},
+): AsyncGenerator<EnqueuedPull[], void, undefined> {
+  const size = options.chunk ?? ENQUEUE_CHUNK;
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`chunk ${size}: expected a whole number >= 1`);
+  const nonce = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  let next = 0;
+  let chunk: PlannedPull[] = [];
+  for (const pull of pulls) {
+    chunk.push(pull);
+    if (chunk.length < size) continue;
+    yield await addChunk(queue, chunk, `p-${nonce}-`, next, options.priority);
+    next += chunk.length;
+    chunk = [];
+  }
+  if (chunk.length > 0) yield await addChunk(queue, chunk, `p-${nonce}-`, next, options.priority);
+}
+
+/** enqueueChunks, collected: for plans small enough to hold (a tick, a heal, tests). */
 export async function enqueuePulls(
   queue: PullQueue,
-  pulls: readonly PlannedPull[],
-  options: { priority?: number } = {},
+  pulls: Iterable<PlannedPull>,
+  options: EnqueueOptions = {},
 ): Promise<EnqueuedPull[]> {
-  const nonce = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const out: EnqueuedPull[] = [];
-  for (let i = 0; i < pulls.length; i += CHUNK) {
-    const chunk = pulls.slice(i, i + CHUNK);
-    const requested = chunk.map((pull, j) => ({
-      data: pullData(pull.report, pull.period, pull.version),
-      // BullMQ forbids ':' and all-digit custom ids.
-      jobId: `p-${nonce}-${i + j}`,
-    }));
-    const jobs = await queue.addBulk(
-      requested.map(({ data, jobId }) => ({
-        name: PULL_JOB,
-        data,
-        opts: {
-          jobId,
-          deduplication: { id: pullDedupId(data) },
-          ...(options.priority === undefined ? {} : { priority: options.priority }),
-        },
-      })),
-    );
-    requested.forEach((r, j) => {
-      const id = jobs[j]?.id ?? r.jobId;
-      out.push({ data: r.data, jobId: id, added: id === r.jobId });
-    });
-  }
+  for await (const chunk of enqueueChunks(queue, pulls, options)) out.push(...chunk);
   return out;
+}
+
+async function addChunk(
+  queue: PullQueue,
+  chunk: readonly PlannedPull[],
+  idPrefix: string,
+  first: number,
+  priority: number | undefined,
+): Promise<EnqueuedPull[]> {
+  const requested = chunk.map((pull, j) => ({
+    data: pullData(pull.report, pull.period, pull.version),
+    // BullMQ forbids ':' and all-digit custom ids.
+    jobId: `${idPrefix}${first + j}`,
+  }));
+  const jobs = await queue.addBulk(
+    requested.map(({ data, jobId }) => ({
+      name: PULL_JOB,
+      data,
+      opts: {
+        jobId,
+        deduplication: { id: pullDedupId(data) },
+        ...(priority === undefined ? {} : { priority }),
+      },
+    })),
+  );
+  return requested.map((r, j) => {
+    const id = jobs[j]?.id ?? r.jobId;
+    return { data: r.data, jobId: id, added: id === r.jobId };
+  });
 }

@@ -1,7 +1,8 @@
 // What the warehouse says about each period, in the shape the queue's planning uses.
 import type { Pool } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
-import { periodStates } from './loads-query.js';
+import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
+import { overlapsWindow, periodStates } from './loads-query.js';
 import { qualified } from './sql.js';
 import type { PeriodState } from '../plan/gaps.js';
 
@@ -40,10 +41,10 @@ export async function unreconciledPeriods(
     `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
        FROM ${qualified(schema, 'report_totals')} t
        JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id
-      WHERE t.report = $1 AND t.period_start <= $3::date AND t.period_end >= $2::date
+      WHERE t.report = $1 AND ${overlapsWindow('t')}
         AND l.reconciled = false
       ORDER BY t.period_start`,
-    [report.name, from, to],
+    [report.name, from, to, LONGEST_PERIOD_DAYS],
   );
   return rows;
 }

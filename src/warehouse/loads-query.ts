@@ -6,7 +6,21 @@ import {
   type Restatement,
   type RestatementSummary,
 } from './restatement.js';
+import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { qualified } from './sql.js';
+
+/**
+ * The condition "the period of the row (of table alias `t`, when given) overlaps $2..$3", for a
+ * query whose $4 is LONGEST_PERIOD_DAYS. `period_start <= $3 AND period_end >= $2` alone bounds an
+ * index on (report, period_start, ...) only from above, so it would read every earlier period of
+ * the report: years of history for a month of status. A period overlapping $2 starts less than
+ * LONGEST_PERIOD_DAYS before it, so the lower bound on period_start drops no row and narrows the
+ * index range to the window.
+ */
+export function overlapsWindow(t?: 't'): string {
+  const c = t === undefined ? '' : `${t}.`;
+  return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
+}
 
 /** The latest state of one period of a report. */
 export interface PeriodState {
@@ -24,7 +38,9 @@ export interface PeriodState {
 
 /**
  * Every period of `report` that overlaps [from, to] (YYYY-MM-DD, inclusive) and reached the
- * loader, sorted by period; periods whose rows retention dropped count as never loaded. Periods never attempted are absent: the caller knows the expected set.
+ * loader, sorted by period; periods whose rows retention dropped count as never loaded. Periods
+ * never attempted are absent: the caller knows the expected set. The cost follows the window, not
+ * the history: see {@link overlapsWindow}.
  */
 export async function periodStates(
   pool: Pool,
@@ -38,7 +54,7 @@ export async function periodStates(
     `WITH last AS (
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads}
-        WHERE report = $1 AND period_start <= $3::date AND period_end >= $2::date
+        WHERE report = $1 AND ${overlapsWindow()}
           AND retention_dropped_at IS NULL
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
@@ -49,7 +65,7 @@ export async function periodStates(
               ON t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end
        LEFT JOIN ${loads} l ON l.load_id = t.load_id
       ORDER BY last.period_start, last.period_end`,
-    [report, from, to],
+    [report, from, to, LONGEST_PERIOD_DAYS],
   );
   return rows;
 }
@@ -79,7 +95,8 @@ export async function restatements(
 
 /**
  * The restatement of each report's latest loaded re-pull (a load that replaced earlier rows), as
- * the largest relative change of any total; reports never re-pulled are absent.
+ * the largest relative change of any total; reports never re-pulled are absent. One step down
+ * the index report_loads_restated per report.
  */
 export async function lastRestatements(
   pool: Pool,
@@ -92,7 +109,8 @@ export async function lastRestatements(
        CROSS JOIN LATERAL (
          SELECT restatement FROM ${qualified(schema, 'report_loads')}
           WHERE report = r.report AND status = 'loaded' AND restatement IS NOT NULL
-          ORDER BY load_id DESC LIMIT 1) l`,
+          -- -load_id: only report_loads_restated (migration 012) gives this order.
+          ORDER BY -load_id LIMIT 1) l`,
     [reports],
   );
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));

@@ -2,13 +2,15 @@ import cliProgress from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ReportJob } from '../../config/jobs.js';
 import {
-  enqueueBackfill,
+  enqueueStream,
+  summarize,
   waitForPulls,
   type BackfillResult,
+  type EnqueueCounts,
   type PullProgress,
 } from '../../schedule/backfill.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
-import { planBackfill } from '../../plan/backfill.js';
+import { backfillPulls, countBackfill } from '../../plan/backfill.js';
 import { pullLabel } from '../../plan/pull.js';
 import { pullPeriod } from '../../schedule/payload.js';
 import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
@@ -53,27 +55,85 @@ export function register(program: Command, ctx: CliContext): void {
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
       if (flags.dryRun) {
-        const plan = planBackfill(reports, flags.from, flags.to, order);
-        for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
+        let n = 0;
+        for (const p of backfillPulls(reports, flags.from, flags.to, order)) {
+          ctx.stdout.write(`${pullLabel(p)}\n`);
+          n++;
+        }
         ctx.stdout.write(
-          `${plan.length} pulls over ${reports.length} report(s): ${plan.length} API calls ` +
+          `${n} pulls over ${reports.length} report(s): ${n} API calls ` +
             '(one per pull, before retries); nothing enqueued\n',
         );
         return;
       }
       const queues = await open(ctx);
       try {
-        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to, order);
+        const total = countBackfill(reports, flags.from, flags.to);
+        const progress = enqueueProgress(ctx, total);
+        let result;
+        try {
+          result = await enqueueStream(queues.pulls, backfillPulls(reports, flags.from, flags.to, order), {
+            keep: flags.wait,
+            onChunk: progress.update,
+          });
+        } finally {
+          progress.stop();
+        }
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
-        if (flags.wait) await waitWithProgress(ctx, queues, result);
+        if (flags.wait) await waitWithProgress(ctx, queues, summarize(result.pulls ?? []));
       } finally {
         await queues.close();
       }
     });
 }
 
+/**
+ * A progress bar of an enqueue on stderr when it is a terminal, else a line every few seconds (so
+ * a short enqueue writes nothing there).
+ */
+export function enqueueProgress(
+  ctx: CliContext,
+  total: number,
+): { update(done: EnqueueCounts): void; stop(): void } {
+  const started = Date.now();
+  if (ctx.stderr.isTTY === true) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream: ctx.stderr,
+        format: 'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
+        hideCursor: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { already: 0, rate: '0' });
+    return {
+      update: (d) =>
+        bar.update(d.added + d.alreadyQueued, {
+          already: d.alreadyQueued,
+          rate: rate(d.added + d.alreadyQueued, started),
+        }),
+      stop: () => bar.stop(),
+    };
+  }
+  let lastLine = started;
+  return {
+    update: (d) => {
+      if (Date.now() - lastLine < 5_000) return;
+      lastLine = Date.now();
+      const n = d.added + d.alreadyQueued;
+      ctx.stderr.write(`enqueued ${n}/${total} pulls, ${rate(n, started)}/s\n`);
+    },
+    stop: () => undefined,
+  };
+}
+
+function rate(n: number, since: number): string {
+  const seconds = (Date.now() - since) / 1000;
+  return seconds > 0 ? (n / seconds).toFixed(0) : '0';
+}
+
 /** One line saying what was enqueued. */
-export function enqueuedLine(r: BackfillResult): string {
+export function enqueuedLine(r: EnqueueCounts): string {
   return (
     `enqueued ${r.added} pulls` +
     (r.alreadyQueued > 0 ? ` (${r.alreadyQueued} already waiting or running)` : '')

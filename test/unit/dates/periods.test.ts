@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, DateFormatError, parseIsoDate } from '../../../src/dates/calendar.js';
-import { periodContaining, periodsBetween } from '../../../src/dates/periods.js';
+import { tz } from '@date-fns/tz';
+import {
+  addDays as addDaysFns,
+  endOfISOWeek,
+  endOfMonth,
+  format,
+  startOfISOWeek,
+  startOfMonth,
+} from 'date-fns';
+import { addDays, DateFormatError, daysBetween, parseIsoDate } from '../../../src/dates/calendar.js';
+import { LONGEST_PERIOD_DAYS, periodContaining, periodsBetween } from '../../../src/dates/periods.js';
 
 describe('periodsBetween', () => {
   it('gives one period per day, both ends included', () => {
@@ -53,5 +62,39 @@ describe('periodsBetween', () => {
         },
       ),
     );
+  });
+});
+
+describe('day arithmetic without date-fns', () => {
+  const UTC = tz('UTC');
+  const fns = (d: string) => UTC(`${d}T00:00:00Z`);
+  const iso = (d: Date) => format(d, 'yyyy-MM-dd', { in: UTC });
+
+  it('addDays and periodContaining agree with date-fns in UTC, from year 1 to 9999', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_650_000 }), fc.integer({ min: -400, max: 400 }), (n, step) => {
+        const d = iso(addDaysFns(fns('0001-01-01'), n, { in: UTC }));
+        fc.pre(d <= '9998-12-31' && d >= '0002-01-01');
+        expect(addDays(d, step)).toBe(iso(addDaysFns(fns(d), step, { in: UTC })));
+        expect(periodContaining(d, 'week')).toEqual({
+          start: iso(startOfISOWeek(fns(d), { in: UTC })),
+          end: iso(endOfISOWeek(fns(d), { in: UTC })),
+        });
+        expect(periodContaining(d, 'month')).toEqual({
+          start: iso(startOfMonth(fns(d), { in: UTC })),
+          end: iso(endOfMonth(fns(d), { in: UTC })),
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('no period is longer than LONGEST_PERIOD_DAYS, the bound of the window queries', () => {
+    for (let d = '2023-12-25'; d <= '2025-01-05'; d = addDays(d, 1))
+      for (const unit of ['day', 'week', 'month'] as const) {
+        const p = periodContaining(d, unit);
+        expect(daysBetween(p.start, p.end) + 1).toBeLessThanOrEqual(LONGEST_PERIOD_DAYS);
+      }
+    expect(periodContaining('2024-01-31', 'month')).toEqual({ start: '2024-01-01', end: '2024-01-31' });
   });
 });
