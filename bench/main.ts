@@ -9,6 +9,7 @@ import { runLoadSection, type LoadSectionResult } from './load/index.js';
 import { runParserSection } from './parser/index.js';
 import { runSyncSection } from './sync/index.js';
 import { runCliSection } from './cli/index.js';
+import { runPullSection } from './pull/index.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -49,6 +50,7 @@ async function run(o: BenchOptions): Promise<Results> {
   const parser = o.sections.has('parser') ? await runParserSection(o, say) : undefined;
   const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
   const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
+  const pull = o.sections.has('pull') ? await runPullSection(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -93,6 +95,7 @@ async function run(o: BenchOptions): Promise<Results> {
     parser,
     sync,
     cli,
+    pull,
     emulator:
       loaded === undefined
         ? undefined
@@ -102,7 +105,7 @@ async function run(o: BenchOptions): Promise<Results> {
               load === undefined ? undefined : loaded.emulator.itemsPerSecond / load.ours.rowsPerSecond,
           },
     backfill,
-    targets: checkTargets(load, backfill?.clean, sync, cli),
+    targets: checkTargets(load, backfill?.clean, sync, cli, pull),
   };
 }
 

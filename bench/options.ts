@@ -1,7 +1,7 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
 
-export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli'] as const;
+export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run needs to know. */
@@ -49,7 +49,7 @@ export const USAGE = `npm run bench -- [options]
   --concurrency C     pulls at once per worker (default 8)
   --latency MS        emulator latency in the backfill (default 50)
   --fail-rate R       share of injected 500s in the faulty backfill run (default 0.1)
-  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli (default all)
+  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,pull (default all)
   --sync-rate N       requests/s of the sync section's worker (ADOPS_RATE_LIMIT, default 25)
   --profile           CPU-profile our load path and print the top functions
   --results FILE      where to write the results (default bench/results.json)

@@ -7,7 +7,14 @@ import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
+import type { PullFigures } from './pull/index.js';
 import type { SyncFigures } from './sync/index.js';
+
+/**
+ * Worker CPU ms per 100-row pull before issue 20's per-pull work (BENCHMARKS.md, "today's figure"),
+ * the baseline of the cpuMsPerPull target.
+ */
+export const CPU_MS_PER_PULL_BEFORE = 4.7;
 
 /** The issue's targets. */
 export const TARGETS = {
@@ -20,6 +27,9 @@ export const TARGETS = {
   cliHelpMs: 200,
   statusEmptyMs: 700,
   statusBigMs: 1000,
+  /** Half of today's figure in BENCHMARKS.md (CPU_MS_PER_PULL_BEFORE). */
+  cpuMsPerPull: CPU_MS_PER_PULL_BEFORE / 2,
+  backfillOverRateBound: 1.1,
 } as const;
 
 export interface TargetCheck {
@@ -115,6 +125,8 @@ export interface Results {
   readonly sync?: SyncFigures | undefined;
   /** How soon `adops --help` and `adops status` answer, against `node -e 0`. */
   readonly cli?: CliSummary | undefined;
+  /** Worker CPU per small pull, and a backfill against the shared rate limit's bound. */
+  readonly pull?: PullFigures | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
   readonly backfill:
     | {
@@ -211,6 +223,7 @@ export function checkTargets(
   clean: BackfillSummary | undefined,
   sync?: SyncFigures,
   cli?: CliSummary,
+  pull?: PullFigures,
 ): TargetCheck[] {
   const out: TargetCheck[] = [];
   if (load !== undefined) {
@@ -264,6 +277,16 @@ export function checkTargets(
       ms('adops --help', TARGETS.cliHelpMs, cli.cliHelpMs),
       ms('adops status, empty warehouse', TARGETS.statusEmptyMs, cli.statusMs.empty),
       ms(`adops status, ${int(cli.bigLoads)} report_loads rows`, TARGETS.statusBigMs, cli.statusMs.loads1M),
+    );
+  if (pull !== undefined)
+    out.push(
+      ms(`worker CPU per ${pull.rowsPerPull}-row pull`, TARGETS.cpuMsPerPull, pull.cpuMsPerPull),
+      at(
+        `backfill of ${int(pull.bound.pulls)} pulls / the rate limit's bound`,
+        `<= ${TARGETS.backfillOverRateBound}x`,
+        pull.backfillOverRateBound,
+        (v) => v <= TARGETS.backfillOverRateBound,
+      ),
     );
   return out;
 }
@@ -337,6 +360,7 @@ export function renderResults(r: Results): string {
   if (r.parser !== undefined) parts.push(renderParser(r.parser));
   if (r.sync !== undefined) parts.push(renderSync(r.sync));
   if (r.cli !== undefined) parts.push(renderCli(r.cli));
+  if (r.pull !== undefined) parts.push(renderPull(r.pull));
   if (r.emulator !== undefined) {
     const e = r.emulator;
     parts.push(
@@ -462,4 +486,20 @@ function renderCli(c: CliSummary): string {
   ];
   for (const [name, wall] of rows) t.push([name, `${int(wall)} ms`, x(wall / c.nodeMs)]);
   return `cli: best of ${c.help.runsMs.length} runs each\n${t.toString()}`;
+}
+
+/** Worker CPU per small pull, and the rate-bound backfill. */
+function renderPull(p: PullFigures): string {
+  const t = new Table({ head: ['pull', 'measured'], ...PLAIN });
+  t.push(
+    [
+      `worker CPU per ${p.rowsPerPull}-row pull (${int(p.cpuPulls)} pulls, 1 worker)`,
+      `${p.cpuMsPerPull.toFixed(2)} ms`,
+    ],
+    [
+      `${int(p.bound.pulls)} pulls at ${p.bound.ratePerSecond}/s, ${p.bound.workers} workers x ${p.bound.concurrency}`,
+      `${secs(p.bound.wallMs)} = ${x(p.backfillOverRateBound)} the bound (${secs(p.bound.boundMs)})`,
+    ],
+  );
+  return `pull:\n${t.toString()}`;
 }

@@ -12,7 +12,7 @@ describe('bench options', () => {
       latencyMs: 50,
       failRate: 0.1,
     });
-    expect([...o.sections]).toEqual(['load', 'emulator', 'parser', 'sync', 'backfill', 'cli']);
+    expect([...o.sections]).toEqual(['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull']);
   });
 
   it('gives a quick run with --quick, and flags win over BENCH_* variables', () => {
