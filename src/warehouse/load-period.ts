@@ -11,7 +11,7 @@ import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
-import { tableOf } from './versions.js';
+import { tableFrom, tableOfSql, type TableOfRow } from './versions.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,
@@ -118,14 +118,17 @@ async function loadInTransaction(
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
   // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
-  await client.query(
+  // The same round trip reads the version of the table that holds this definition's dimensions
+  // (report evolution): versions are not guarded by this lock, so reading them before it is as good.
+  const versions = tableOfSql(schema, report.name, report.dimensions, 4);
+  const locked = await client.query<TableOfRow>(
     named(
-      "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
-      [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+      "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3)), " +
+        `v.table_name, v.versions, v.building FROM (${versions.text}) AS v`,
+      [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`, ...versions.values],
     ),
   );
-  // The version of the table that holds this definition's dimensions (report evolution).
-  const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
+  const { table, evolving } = tableFrom(locked.rows[0], report.name, report.dimensions);
   const found = (
     await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
   ).rows[0];
