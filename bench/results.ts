@@ -493,7 +493,7 @@ function renderPull(p: PullFigures): string {
   const t = new Table({ head: ['pull', 'measured'], ...PLAIN });
   t.push(
     [
-      `worker CPU per ${p.rowsPerPull}-row pull (${int(p.cpuPulls)} pulls, 1 worker)`,
+      `worker CPU per ${p.rowsPerPull}-row pull (best of ${p.cpuMsPerPullRuns.length} rounds of ${int(p.cpuPulls)} pulls, 1 worker)`,
       `${p.cpuMsPerPull.toFixed(2)} ms`,
     ],
     [

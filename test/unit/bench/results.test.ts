@@ -166,6 +166,7 @@ describe('the pull figures', () => {
   const pull = (cpuMsPerPull: number, wallMs: number) => ({
     rowsPerPull: 100,
     cpuMsPerPull,
+    cpuMsPerPullRuns: [cpuMsPerPull],
     cpuPulls: 600,
     cpuWallMs: 3000,
     backfillOverRateBound: wallMs / 20_000,
