@@ -424,7 +424,7 @@ export function renderResults(r: Results): string {
     t.push([
       c.name,
       c.target,
-      c.unit === 'ms' ? `${int(c.measured)} ms` : x(c.measured),
+      c.unit === 'ms' ? `${c.measured < 10 ? c.measured.toFixed(2) : int(c.measured)} ms` : x(c.measured),
       c.met ? 'yes' : 'NO',
     ]);
   parts.push(t.toString());
