@@ -12,6 +12,7 @@ import { runCliSection } from './cli/index.js';
 import { runMemorySection } from './memory/index.js';
 import { runBiPartitions } from './scale/bi-partitions.js';
 import { renderHistoryScale, runEnqueueScale, runHistoryScale } from './scale/history.js';
+import { runPullSection } from './pull/index.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -54,6 +55,7 @@ async function run(o: BenchOptions): Promise<Results> {
   const sync = o.sections.has('sync') ? await runSyncSection(o, say) : undefined;
   const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
   const memory = o.sections.has('memory') ? summarizeMemory(await runMemorySection(o, say)) : undefined;
+  const pull = o.sections.has('pull') ? await runPullSection(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -106,6 +108,7 @@ async function run(o: BenchOptions): Promise<Results> {
     sync,
     cli,
     memory,
+    pull,
     emulator:
       loaded === undefined
         ? undefined
@@ -116,7 +119,7 @@ async function run(o: BenchOptions): Promise<Results> {
           },
     backfill,
     scale,
-    targets: checkTargets(load, backfill?.clean, sync, cli, memory),
+    targets: checkTargets(load, backfill?.clean, sync, cli, memory, pull),
   };
 }
 

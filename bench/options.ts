@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { BI_SCALE_ROWS } from './scale/bi-partitions.js';
 
-export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'memory'] as const;
+export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull', 'memory'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run needs to know. */
@@ -56,7 +56,7 @@ export const USAGE = `npm run bench -- [options]
   --concurrency C     pulls at once per worker (default 8)
   --latency MS        emulator latency in the backfill (default 50)
   --fail-rate R       share of injected 500s in the faulty backfill run (default 0.1)
-  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,memory (default all)
+  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,pull,memory (default all)
   --big               memory section: also 300 MB and 1 GB bodies (minutes)
   --sync-rate N       requests/s of the sync section's worker (ADOPS_RATE_LIMIT, default 25)
   --profile           CPU-profile our load path and print the top functions

@@ -10,7 +10,14 @@ import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
 import type { BiQueryFigures } from './scale/bi-partitions.js';
 import type { EnqueueFigures, HistoryFigures } from './scale/history.js';
+import type { PullFigures } from './pull/index.js';
 import type { SyncFigures } from './sync/index.js';
+
+/**
+ * Worker CPU ms per 100-row pull before issue 20's per-pull work (BENCHMARKS.md, "today's figure"),
+ * the baseline of the cpuMsPerPull target.
+ */
+export const CPU_MS_PER_PULL_BEFORE = 4.7;
 
 /** The issue's targets. */
 export const TARGETS = {
@@ -23,6 +30,9 @@ export const TARGETS = {
   cliHelpMs: 200,
   statusEmptyMs: 700,
   statusBigMs: 1000,
+  /** Half of today's figure in BENCHMARKS.md (CPU_MS_PER_PULL_BEFORE). */
+  cpuMsPerPull: CPU_MS_PER_PULL_BEFORE / 2,
+  backfillOverRateBound: 1.1,
 } as const;
 
 export interface TargetCheck {
@@ -130,6 +140,8 @@ export interface Results {
   /** How soon `adops --help` and `adops status` answer, against `node -e 0`. */
   readonly cli?: CliSummary | undefined;
   readonly memory?: MemorySummary | undefined;
+  /** Worker CPU per small pull, and a backfill against the shared rate limit's bound. */
+  readonly pull?: PullFigures | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
   readonly backfill:
     | {
@@ -238,6 +250,7 @@ export function checkTargets(
   sync?: SyncFigures,
   cli?: CliSummary,
   memory?: MemorySummary,
+  pull?: PullFigures,
 ): TargetCheck[] {
   const out: TargetCheck[] = [];
   if (load !== undefined) {
@@ -301,6 +314,16 @@ export function checkTargets(
         met: bytes <= RSS_GROWTH_LIMIT,
         unit: 'MiB',
       });
+  if (pull !== undefined)
+    out.push(
+      ms(`worker CPU per ${pull.rowsPerPull}-row pull`, TARGETS.cpuMsPerPull, pull.cpuMsPerPull),
+      at(
+        `backfill of ${int(pull.bound.pulls)} pulls / the rate limit's bound`,
+        `<= ${TARGETS.backfillOverRateBound}x`,
+        pull.backfillOverRateBound,
+        (v) => v <= TARGETS.backfillOverRateBound,
+      ),
+    );
   return out;
 }
 
@@ -374,6 +397,7 @@ export function renderResults(r: Results): string {
   if (r.sync !== undefined) parts.push(renderSync(r.sync));
   if (r.cli !== undefined) parts.push(renderCli(r.cli));
   if (r.memory !== undefined) parts.push(renderMemory(r.memory));
+  if (r.pull !== undefined) parts.push(renderPull(r.pull));
   if (r.emulator !== undefined) {
     const e = r.emulator;
     parts.push(
@@ -445,7 +469,7 @@ export function renderResults(r: Results): string {
       c.name,
       c.target,
       c.unit === 'ms'
-        ? `${int(c.measured)} ms`
+        ? `${c.measured < 10 ? c.measured.toFixed(2) : int(c.measured)} ms`
         : c.unit === 'MiB'
           ? `${c.measured.toFixed(1)} MiB`
           : x(c.measured),
@@ -516,4 +540,20 @@ function renderMemory(m: MemorySummary): string {
   const t = new Table({ head: ['streamed body', 'rows', 'load time', 'peak RSS growth'], ...PLAIN });
   for (const p of m.points) t.push([mb(p.bodyBytes), int(p.rows), secs(p.ms), mb(p.growthBytes)]);
   return `memory: one worker loading one body as it streams in (plot: ${m.plot})\n${t.toString()}`;
+}
+
+/** Worker CPU per small pull, and the rate-bound backfill. */
+function renderPull(p: PullFigures): string {
+  const t = new Table({ head: ['pull', 'measured'], ...PLAIN });
+  t.push(
+    [
+      `worker CPU per ${p.rowsPerPull}-row pull (best of ${p.cpuMsPerPullRuns.length} rounds of ${int(p.cpuPulls)} pulls, 1 worker)`,
+      `${p.cpuMsPerPull.toFixed(2)} ms`,
+    ],
+    [
+      `${int(p.bound.pulls)} pulls at ${p.bound.ratePerSecond}/s, ${p.bound.workers} workers x ${p.bound.concurrency}`,
+      `${secs(p.bound.wallMs)} = ${x(p.backfillOverRateBound)} the bound (${secs(p.bound.boundMs)})`,
+    ],
+  );
+  return `pull:\n${t.toString()}`;
 }

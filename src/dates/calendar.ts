@@ -2,7 +2,9 @@
 // date-fns in UTC so the host's time zone never shifts a day. The one place that parses,
 // validates and steps dates (src/dates/periods.ts builds periods on it).
 import { tz, TZDate } from '@date-fns/tz';
-import { differenceInCalendarDays, format } from 'date-fns';
+// One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
+import { differenceInCalendarDays } from 'date-fns/differenceInCalendarDays';
+import { format } from 'date-fns/format';
 
 /** Date arithmetic context: calendar days in UTC, whatever TZ the process runs in. */
 const UTC = tz('UTC');

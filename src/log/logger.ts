@@ -1,7 +1,12 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { redactSecrets } from './redact.js';
+
+/** pino-pretty (30 modules), loaded only by a process that logs to a terminal. */
+const pretty = (options: PinoPretty.PrettyOptions): NodeJS.WritableStream =>
+  (createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty)(options);
 
 export type { Logger } from 'pino';
 

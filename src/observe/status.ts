@@ -13,7 +13,8 @@ import { healWindow } from '../plan/windows.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
-import { jobCounts, type Queues } from '../schedule/queues.js';
+import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../schedule/counts.js';
+import type { Queues } from '../schedule/queues.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -153,8 +154,11 @@ export async function collectStatus(
   };
 }
 
-/** The queues status reads its counts from. */
-type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
+/**
+ * Where status reads the queue counts: open BullMQ queues, or a reader of the counts (the CLI's
+ * readJobCounts over a plain Redis connection, which spares it loading BullMQ).
+ */
+export type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'> | (() => Promise<JobCountsByQueue>);
 
 /** The queue counts, or why there are none. */
 async function readQueueCounts(
@@ -163,15 +167,7 @@ async function readQueueCounts(
   const queues = await source;
   if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
   try {
-    const read = await jobCounts(
-      queues,
-      'waiting',
-      'active',
-      'delayed',
-      'failed',
-      'completed',
-      'prioritized',
-    );
+    const read = typeof queues === 'function' ? await queues() : await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
   } catch (error) {
     return { counts: null, error: (error as Error).message };

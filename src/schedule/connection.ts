@@ -161,10 +161,14 @@ export function safeUrl(redisUrl: string): string {
 /** Closes a connection we created: QUIT when possible, a hard disconnect otherwise. */
 export async function closeConnection(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.quit(), new Promise((r) => setTimeout(r, 1_000))]);
+    await Promise.race([redis.quit(), new Promise((r) => (timer = setTimeout(r, 1_000)))]);
   } catch {
     // already closing or unreachable: disconnect below
+  } finally {
+    // A pending timer would hold a finished command's process open for the rest of the second.
+    clearTimeout(timer);
   }
   redis.disconnect();
 }

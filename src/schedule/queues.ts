@@ -1,5 +1,6 @@
 // The queues, opened with the options every producer must agree on.
 import { Queue, type JobsOptions, type JobType } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
@@ -99,15 +100,4 @@ export async function openQueues(
   };
 }
 
-/** Job counts of the three queues by queue name, in the given states (all states when none). */
-export async function jobCounts(
-  queues: Pick<Queues, 'pulls' | 'ticks' | 'syncs'>,
-  ...states: JobType[]
-): Promise<Record<string, Record<string, number>>> {
-  const [pulls, ticks, syncs] = await Promise.all([
-    queues.pulls.getJobCounts(...states),
-    queues.ticks.getJobCounts(...states),
-    queues.syncs.getJobCounts(...states),
-  ]);
-  return { [REPORT_QUEUE]: pulls, [TICK_QUEUE]: ticks, [ENTITY_QUEUE]: syncs };
-}
+export { jobCounts } from './counts.js';

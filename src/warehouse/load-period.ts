@@ -158,7 +158,8 @@ async function loadInTransaction(
       ],
     ),
   );
-  // The version of the table that holds this definition's dimensions (report evolution).
+  // The version of the table that holds this definition's dimensions (report evolution), read
+  // after the locks: a conversion to partitions switches it under the shared lock.
   const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
   const found = (
     await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))

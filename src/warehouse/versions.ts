@@ -67,29 +67,46 @@ export async function recordVersion(
   );
 }
 
+/** tableOfSql's one row: read it with tableFrom. */
+export interface TableOfRow {
+  readonly table_name: string | null;
+  readonly versions: number;
+  readonly building: number;
+}
+
 /**
- * The table that holds the rows of `report` with `dimensions`: its version's table, or
- * report_<name> for a report whose versions are not recorded (a warehouse migrated before them).
- * Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
- * changed and `adops migrate` has not made its version yet. `evolving` says whether the report has
- * a building version, so that only its loads pay for the evolution's checks.
+ * The query behind tableOf, as a FROM item (`... FROM (<text>) AS v`) so that the load can read it
+ * in the statement that takes its lock; `first` is the number of its first parameter.
  */
-export async function tableOf(
-  client: Pick<ClientBase, 'query'>,
+export function tableOfSql(
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
-): Promise<{ table: string; evolving: boolean }> {
+  first = 1,
+): { text: string; values: unknown[] } {
   const versions = qualified(schema, 'report_versions');
-  const { rows } = await client.query<{ table_name: string | null; versions: number; building: number }>(
-    named(
-      `SELECT (SELECT table_name FROM ${versions} WHERE report = $1 AND dimensions = $2::text[]) AS table_name,
-              (SELECT count(*)::int FROM ${versions} WHERE report = $1) AS versions,
-              (SELECT count(*)::int FROM ${versions} WHERE report = $1 AND state = 'building') AS building`,
-      [report, dimensions],
-    ),
-  );
-  const found = rows[0];
+  const r = `$${first}`;
+  const d = `$${first + 1}`;
+  return {
+    text: `SELECT (SELECT table_name FROM ${versions} WHERE report = ${r} AND dimensions = ${d}::text[]) AS table_name,
+              (SELECT count(*)::int FROM ${versions} WHERE report = ${r}) AS versions,
+              (SELECT count(*)::int FROM ${versions} WHERE report = ${r} AND state = 'building') AS building`,
+    values: [report, dimensions],
+  };
+}
+
+/**
+ * The table that holds the rows of `report` with `dimensions`, from tableOfSql's row: its
+ * version's table, or report_<name> for a report whose versions are not recorded (a warehouse
+ * migrated before them). Throws UnmigratedDefinitionError (retryable) for dimensions no version
+ * has: the definition changed and `adops migrate` has not made its version yet. `evolving` says
+ * whether the report has a building version, so that only its loads pay for the evolution's checks.
+ */
+export function tableFrom(
+  found: TableOfRow | undefined,
+  report: string,
+  dimensions: readonly Dimension[],
+): { table: string; evolving: boolean } {
   const evolving = (found?.building ?? 0) > 0;
   if (found?.table_name != null) return { table: found.table_name, evolving };
   if ((found?.versions ?? 0) === 0) return { table: reportTable(report), evolving };
@@ -97,6 +114,17 @@ export async function tableOf(
     `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
       'run adops migrate to make its new version; the pull is retried meanwhile',
   );
+}
+
+/** The table that holds the rows of `report` with `dimensions` (see tableFrom): one query. */
+export async function tableOf(
+  client: Pick<ClientBase, 'query'>,
+  schema: string,
+  report: string,
+  dimensions: readonly Dimension[],
+): Promise<{ table: string; evolving: boolean }> {
+  const { rows } = await client.query<TableOfRow>(named(tableOfSql(schema, report, dimensions)));
+  return tableFrom(rows[0], report, dimensions);
 }
 
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */

@@ -4,9 +4,12 @@ import { summarize } from '../../schedule/backfill.js';
 import { pullLabel } from '../../plan/pull.js';
 import { readHealPlan } from '../../schedule/heal.js';
 import { createPool } from '../../warehouse/pool.js';
-import { CommandFailed, type CliContext } from '../context.js';
+import type { CliContext } from '../context.js';
 import { enqueuedLine, open, waitWithProgress } from './backfill.js';
+import { postgresFailure } from './postgres-failure.js';
 import { SUMMARIES } from './summaries.js';
+
+export { postgresFailure } from './postgres-failure.js';
 
 interface HealFlags {
   readonly days?: number;
@@ -59,24 +62,4 @@ function whole(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 3660)
     throw new InvalidArgumentError('expected a whole number of days from 1 to 3660');
   return Number(value);
-}
-
-/**
- * A CommandFailed naming DATABASE_URL for errors that mean Postgres is unreachable or not migrated;
- * other errors unchanged.
- */
-export function postgresFailure(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error;
-  if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|28P01|28000|3D000)$/.test(code))
-    return new CommandFailed(
-      `cannot connect to Postgres (${code}: ${(error as Error).message}); check DATABASE_URL or the PG* variables`,
-      { cause: error },
-    );
-  if (code === '42P01' || code === '3F000')
-    return new CommandFailed(
-      `the warehouse tables are missing (${(error as Error).message}); run \`adops migrate\` first (and check ADOPS_SCHEMA)`,
-      { cause: error },
-    );
-  return error;
 }

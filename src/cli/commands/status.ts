@@ -1,12 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { RedisUnavailableError } from '../../schedule/connection.js';
-import { openQueues, type Queues } from '../../schedule/queues.js';
+import type { Config } from '../../config/env.js';
+import type { Logger } from '../../log/logger.js';
 import { checkProblems } from '../../observe/check.js';
-import { collectStatus, type Status } from '../../observe/status.js';
+import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
-import { postgresFailure } from './heal.js';
+import { postgresFailure } from './postgres-failure.js';
 import { SUMMARIES } from './summaries.js';
 
 interface StatusFlags {
@@ -41,25 +41,56 @@ export function register(program: Command, ctx: CliContext): void {
       const jobs = ctx.jobs();
       const logger = ctx.logger();
       const pool = createPool(config, { max: 4, logger });
-      // Redis connects while Postgres is already queried; without Redis the warehouse half of the
-      // status is still worth showing.
-      const queues: Promise<Queues | undefined> = openQueues(config).catch((error: unknown) => {
-        if (!(error instanceof RedisUnavailableError)) throw error;
-        logger.warn(error.message);
-        return undefined;
-      });
+      // Postgres is queried while ioredis loads and Redis connects; without Redis the warehouse
+      // half of the status is still worth showing.
+      const redis = queueCounts(config, logger);
       let status: Status;
       try {
-        status = await collectStatus(pool, config.schema, jobs, queues, flags.days ?? config.healDays);
+        status = await collectStatus(pool, config.schema, jobs, redis.counts, flags.days ?? config.healDays);
       } catch (error) {
         throw postgresFailure(error);
       } finally {
-        await (await queues.catch(() => undefined))?.close();
-        await pool.end();
+        await Promise.all([redis.close(), pool.end()]);
       }
       if (flags.check) return check(ctx, status);
       ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     });
+}
+
+/**
+ * The queue counts, read with plain Redis commands (no BullMQ to load), from modules imported
+ * now, in the background: `counts` resolves to their reader once Redis is ready, or to undefined
+ * (with a warning) when Redis cannot be reached. `close` ends the connection, if one was opened.
+ */
+function queueCounts(
+  config: Pick<Config, 'redis' | 'queue'>,
+  logger: Logger,
+): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
+  const opened = Promise.all([
+    import('../../schedule/connection.js'),
+    import('../../schedule/counts.js'),
+  ]).then(([connection, { readJobCounts }]) => ({
+    connection,
+    readJobCounts,
+    redis: connection.producerConnection(config),
+  }));
+  const counts = opened.then(async ({ connection, readJobCounts, redis }) => {
+    try {
+      await connection.ensureReady(redis, config.redis, 5_000, { failFast: true });
+    } catch (error) {
+      if (!(error instanceof connection.RedisUnavailableError)) throw error;
+      logger.warn(error.message);
+      return undefined;
+    }
+    return () => readJobCounts(redis, config.queue.prefix);
+  });
+  return {
+    counts,
+    close: async () => {
+      const o = await opened.catch(() => undefined);
+      if (o !== undefined) await o.connection.closeConnection(o.redis);
+    },
+  };
 }
 
 /** Prints one line per problem; throws CommandFailed (exit 1) when there is any. */

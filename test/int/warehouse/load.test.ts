@@ -219,7 +219,7 @@ describe.each(WRITE_PATHS)('$name:', (path) => {
   }
 
   describe('values', () => {
-    it('round-trip exactly: tabs, newlines, backslashes, quotes, commas, unicode and very long strings', async () => {
+    it('round-trip exactly: tabs, newlines, backslashes, quotes, commas, braces, NULL, unicode and very long strings', async () => {
       const nasty = [
         'tab\there',
         'line\nbreak\r\nand CR\r',
@@ -231,6 +231,9 @@ describe.each(WRITE_PATHS)('$name:', (path) => {
         'x'.repeat(200_000) + '\t\n\\' + 'y'.repeat(1000),
         ' leading and trailing spaces ',
         '',
+        // What an array literal treats specially (the inline rows travel as array literals).
+        'NULL',
+        '{braces, "in" it}',
       ];
       const period = day('2026-03-01');
       const rows: Row[] = nasty.map((v, i) => [

@@ -12,7 +12,16 @@ describe('bench options', () => {
       latencyMs: 50,
       failRate: 0.1,
     });
-    expect([...o.sections]).toEqual(['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'memory']);
+    expect([...o.sections]).toEqual([
+      'load',
+      'emulator',
+      'parser',
+      'sync',
+      'backfill',
+      'cli',
+      'pull',
+      'memory',
+    ]);
   });
 
   it('gives a quick run with --quick, and flags win over BENCH_* variables', () => {

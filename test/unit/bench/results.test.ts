@@ -5,6 +5,7 @@ import { selfTimes } from '../../../bench/profile.js';
 import {
   bestBackfill,
   checkTargets,
+  CPU_MS_PER_PULL_BEFORE,
   summarizeBackfill,
   summarizeCapacity,
   summarizeCli,
@@ -158,5 +159,34 @@ describe('the CLI figures', () => {
       [1200, false],
     ]);
     expect(checks.every((c) => c.unit === 'ms')).toBe(true);
+  });
+});
+
+describe('the pull figures', () => {
+  const pull = (cpuMsPerPull: number, wallMs: number) => ({
+    rowsPerPull: 100,
+    cpuMsPerPull,
+    cpuMsPerPullRuns: [cpuMsPerPull],
+    cpuPulls: 600,
+    cpuWallMs: 3000,
+    backfillOverRateBound: wallMs / 20_000,
+    bound: {
+      pulls: 1000,
+      ratePerSecond: 50,
+      workers: 2,
+      concurrency: 8,
+      latencyMs: 50,
+      requests: 1000,
+      wallMs,
+      boundMs: 20_000,
+      failed: 0,
+    },
+  });
+
+  it('are held to half of the CPU per pull before issue 20 and to 1.1x the rate bound', () => {
+    const met = (p: ReturnType<typeof pull>) =>
+      checkTargets(undefined, undefined, undefined, undefined, undefined, p).map((c) => c.met);
+    expect(met(pull(CPU_MS_PER_PULL_BEFORE / 2, 22_000))).toEqual([true, true]);
+    expect(met(pull(CPU_MS_PER_PULL_BEFORE / 2 + 0.01, 22_100))).toEqual([false, false]);
   });
 });
