@@ -1,6 +1,5 @@
 // The queues, opened with the options every producer must agree on.
-import { Queue, type JobsOptions, type JobType } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
