@@ -32,12 +32,15 @@ CREATE TABLE adops.campaigns (
     targeting jsonb,
     raw jsonb NOT NULL,
     synced_at timestamp with time zone NOT NULL,
-    deleted_at timestamp with time zone
+    deleted_at timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
+    CONSTRAINT campaigns_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text))
 );
 COMMENT ON TABLE adops.campaigns IS 'Campaign catalogue from GET /campaigns; soft-deleted via deleted_at.';
 COMMENT ON COLUMN adops.campaigns.pacing_speed IS 'spread or asap; the spec''s spelling "spead" is stored as spread.';
 COMMENT ON COLUMN adops.campaigns.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.campaigns.raw IS 'The whole campaign object as returned by the API.';
+COMMENT ON COLUMN adops.campaigns.account IS 'The ad server account the campaign belongs to; campaign ids are unique within an account.';
 CREATE TABLE adops.report_daily_campaign (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -49,10 +52,12 @@ CREATE TABLE adops.report_daily_campaign (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE VIEW adops.bi_daily_campaign AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.campaign_id,
     c.name AS campaign_name,
     c.ad_format,
@@ -71,9 +76,10 @@ CREATE VIEW adops.bi_daily_campaign AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM (adops.report_daily_campaign r
-     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)));
+     LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))));
 CREATE VIEW adops.bi_daily_campaign_daily AS
  SELECT v.day,
+    v.account,
     v.campaign_id,
     v.campaign_name,
     v.ad_format,
@@ -92,7 +98,7 @@ CREATE VIEW adops.bi_daily_campaign_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_campaign v
-  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
+  GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -116,7 +122,8 @@ CREATE TABLE adops.creatives (
     targeting jsonb,
     raw jsonb NOT NULL,
     synced_at timestamp with time zone NOT NULL,
-    deleted_at timestamp with time zone
+    deleted_at timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.creatives IS 'Creative catalogue from GET /campaigns/{id}/creatives; soft-deleted via deleted_at.';
 COMMENT ON COLUMN adops.creatives.targeting IS 'NULL when the API returns [] (unset).';
@@ -133,10 +140,12 @@ CREATE TABLE adops.report_daily_creative (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE VIEW adops.bi_daily_creative AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.campaign_id,
     c.name AS campaign_name,
     c.ad_format,
@@ -155,10 +164,11 @@ CREATE VIEW adops.bi_daily_creative AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM ((adops.report_daily_creative r
-     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)))
-     LEFT JOIN adops.creatives k ON ((k.creative_id = r.creative_id)));
+     LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))))
+     LEFT JOIN adops.creatives k ON (((k.account = r.account) AND (k.creative_id = r.creative_id))));
 CREATE VIEW adops.bi_daily_creative_daily AS
  SELECT v.day,
+    v.account,
     v.campaign_id,
     v.campaign_name,
     v.ad_format,
@@ -177,7 +187,7 @@ CREATE VIEW adops.bi_daily_creative_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_creative v
-  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
+  GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -190,10 +200,12 @@ CREATE TABLE adops.report_daily_geo_device (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE VIEW adops.bi_daily_geo_device AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.country,
     r.device,
     r.ad_requests,
@@ -207,6 +219,7 @@ CREATE VIEW adops.bi_daily_geo_device AS
    FROM adops.report_daily_geo_device r;
 CREATE VIEW adops.bi_daily_geo_device_daily AS
  SELECT v.day,
+    v.account,
     v.country,
     v.device,
     (sum(v.ad_requests))::bigint AS ad_requests,
@@ -218,10 +231,11 @@ CREATE VIEW adops.bi_daily_geo_device_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_geo_device v
-  GROUP BY v.day, v.country, v.device;
+  GROUP BY v.day, v.account, v.country, v.device;
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
-    zone_id bigint NOT NULL
+    zone_id bigint NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.campaign_zones IS 'Campaign x zone, from campaigns.zone_ids as last seen.';
 CREATE TABLE adops.report_daily_zone (
@@ -235,10 +249,12 @@ CREATE TABLE adops.report_daily_zone (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE VIEW adops.bi_daily_zone AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.zone_id,
     COALESCE(z.campaigns_assigned, (0)::bigint) AS campaigns_assigned,
     r.ad_requests,
@@ -250,13 +266,15 @@ CREATE VIEW adops.bi_daily_zone AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM (adops.report_daily_zone r
-     LEFT JOIN ( SELECT cz.zone_id,
+     LEFT JOIN ( SELECT cz.account,
+            cz.zone_id,
             count(*) AS campaigns_assigned
            FROM (adops.campaign_zones cz
-             JOIN adops.campaigns c ON (((c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
-          GROUP BY cz.zone_id) z ON ((z.zone_id = r.zone_id)));
+             JOIN adops.campaigns c ON (((c.account = cz.account) AND (c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
+          GROUP BY cz.account, cz.zone_id) z ON (((z.account = r.account) AND (z.zone_id = r.zone_id))));
 CREATE VIEW adops.bi_daily_zone_daily AS
  SELECT v.day,
+    v.account,
     v.zone_id,
     v.campaigns_assigned,
     (sum(v.ad_requests))::bigint AS ad_requests,
@@ -268,7 +286,7 @@ CREATE VIEW adops.bi_daily_zone_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_zone v
-  GROUP BY v.day, v.zone_id, v.campaigns_assigned;
+  GROUP BY v.day, v.account, v.zone_id, v.campaigns_assigned;
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -280,10 +298,12 @@ CREATE TABLE adops.report_hourly (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE VIEW adops.bi_hourly AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.hour,
     r.ad_requests,
     r.filled_impressions,
@@ -296,6 +316,7 @@ CREATE VIEW adops.bi_hourly AS
    FROM adops.report_hourly r;
 CREATE VIEW adops.bi_hourly_daily AS
  SELECT v.day,
+    v.account,
     (sum(v.ad_requests))::bigint AS ad_requests,
     (sum(v.filled_impressions))::bigint AS filled_impressions,
     (sum(v.impressions))::bigint AS impressions,
@@ -305,7 +326,7 @@ CREATE VIEW adops.bi_hourly_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_hourly v
-  GROUP BY v.day;
+  GROUP BY v.day, v.account;
 CREATE TABLE adops.campaigns_history (
     campaign_id bigint NOT NULL,
     name text,
@@ -316,6 +337,7 @@ CREATE TABLE adops.campaigns_history (
     deleted boolean NOT NULL,
     valid_from timestamp with time zone NOT NULL,
     valid_to timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
@@ -330,6 +352,7 @@ CREATE TABLE adops.creatives_history (
     deleted boolean NOT NULL,
     valid_from timestamp with time zone NOT NULL,
     valid_to timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
@@ -388,6 +411,7 @@ CREATE TABLE adops.entity_sync_runs (
     problem_count integer DEFAULT 0 NOT NULL,
     problems jsonb,
     error text,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT entity_sync_runs_status_check CHECK ((status = ANY (ARRAY['running'::text, 'written'::text, 'failed'::text])))
 );
 COMMENT ON TABLE adops.entity_sync_runs IS 'One row per catalogue sync (adops sync): progress, result, unreadable fields.';
@@ -423,10 +447,13 @@ CREATE TABLE adops.report_loads (
     job_id text,
     unreconciled_reason text,
     fetch_token bigint,
+    account text DEFAULT 'default'::text NOT NULL,
+    CONSTRAINT report_loads_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text)),
     CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
     CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
 );
 COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken when the fetch started (a replay keeps its original''s): the fencing order of loads. fetched_at is information only.';
+COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
 ALTER TABLE adops.report_loads ALTER COLUMN load_id ADD GENERATED BY DEFAULT AS IDENTITY (
     SEQUENCE NAME adops.report_loads_load_id_seq
     START WITH 1
@@ -441,7 +468,8 @@ CREATE TABLE adops.report_raw (
     body_bytes bigint NOT NULL,
     body_sha256 text NOT NULL,
     archived_at timestamp with time zone DEFAULT now() NOT NULL,
-    received_sha256 text NOT NULL
+    received_sha256 text NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
 COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
@@ -455,7 +483,8 @@ CREATE TABLE adops.report_totals (
     measurable_impressions bigint,
     viewable_impressions bigint,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone NOT NULL
+    loaded_at timestamp with time zone NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 CREATE TABLE adops.report_versions (
     report text NOT NULL,
@@ -476,15 +505,15 @@ CREATE TABLE adops.schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE ONLY adops.campaign_zones
-    ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
+    ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (account, campaign_id, zone_id);
 ALTER TABLE ONLY adops.campaigns_history
-    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (campaign_id, valid_from);
+    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (account, campaign_id, valid_from);
 ALTER TABLE ONLY adops.campaigns
-    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
+    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (account, campaign_id);
 ALTER TABLE ONLY adops.creatives_history
-    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (creative_id, valid_from);
+    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (account, creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
-    ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
+    ADD CONSTRAINT creatives_pkey PRIMARY KEY (account, creative_id);
 ALTER TABLE ONLY adops.dim_date
     ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages
@@ -492,42 +521,44 @@ ALTER TABLE ONLY adops.entity_sync_pages
 ALTER TABLE ONLY adops.entity_sync_runs
     ADD CONSTRAINT entity_sync_runs_pkey PRIMARY KEY (run_id);
 ALTER TABLE ONLY adops.report_loads
-    ADD CONSTRAINT report_loads_pkey PRIMARY KEY (load_id);
+    ADD CONSTRAINT report_loads_pkey PRIMARY KEY (account, load_id);
 ALTER TABLE ONLY adops.report_raw
-    ADD CONSTRAINT report_raw_pkey PRIMARY KEY (load_id);
+    ADD CONSTRAINT report_raw_pkey PRIMARY KEY (account, load_id);
 ALTER TABLE ONLY adops.report_totals
-    ADD CONSTRAINT report_totals_pkey PRIMARY KEY (report, period_start, period_end);
+    ADD CONSTRAINT report_totals_pkey PRIMARY KEY (account, report, period_start, period_end);
 ALTER TABLE ONLY adops.report_versions
     ADD CONSTRAINT report_versions_pkey PRIMARY KEY (report, version);
 ALTER TABLE ONLY adops.report_versions
     ADD CONSTRAINT report_versions_table_name_key UNIQUE (table_name);
 ALTER TABLE ONLY adops.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
-CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
-CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (campaign_id) WHERE (valid_to IS NULL);
-CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
-CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (creative_id) WHERE (valid_to IS NULL);
+CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (account, zone_id);
+CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (account, campaign_id) WHERE (valid_to IS NULL);
+CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (account, campaign_id);
+CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (account, creative_id) WHERE (valid_to IS NULL);
+CREATE INDEX entity_sync_runs_account_idx ON adops.entity_sync_runs USING btree (account, started_at);
 CREATE INDEX entity_sync_runs_started_idx ON adops.entity_sync_runs USING btree (started_at);
 CREATE INDEX report_daily_campaign_campaign_id ON adops.report_daily_campaign USING btree (campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign_key ON adops.report_daily_campaign USING btree (account, period_start, period_end, day, campaign_id);
 CREATE INDEX report_daily_creative_campaign_id ON adops.report_daily_creative USING btree (campaign_id);
 CREATE INDEX report_daily_creative_creative_id ON adops.report_daily_creative USING btree (creative_id);
-CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_creative_key ON adops.report_daily_creative USING btree (account, period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_geo_device_key ON adops.report_daily_geo_device USING btree (account, period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_zone_key ON adops.report_daily_zone USING btree (account, period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone_zone_id ON adops.report_daily_zone USING btree (zone_id);
-CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (period_start, period_end, day, hour);
-CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
+CREATE UNIQUE INDEX report_hourly_key ON adops.report_hourly USING btree (account, period_start, period_end, day, hour);
+CREATE INDEX report_loads_load_id ON adops.report_loads USING btree (load_id);
+CREATE INDEX report_loads_period ON adops.report_loads USING btree (account, report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
 CREATE UNIQUE INDEX report_versions_dimensions ON adops.report_versions USING btree (report, dimensions);
 CREATE UNIQUE INDEX report_versions_one_building ON adops.report_versions USING btree (report) WHERE (state = 'building'::text);
 CREATE UNIQUE INDEX report_versions_one_serving ON adops.report_versions USING btree (report) WHERE (state = 'serving'::text);
 ALTER TABLE ONLY adops.campaign_zones
-    ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES adops.campaigns(campaign_id) ON DELETE CASCADE;
+    ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (account, campaign_id) REFERENCES adops.campaigns(account, campaign_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.entity_sync_pages
     ADD CONSTRAINT entity_sync_pages_run_id_fkey FOREIGN KEY (run_id) REFERENCES adops.entity_sync_runs(run_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.report_raw
-    ADD CONSTRAINT report_raw_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id) ON DELETE CASCADE;
+    ADD CONSTRAINT report_raw_load_id_fkey FOREIGN KEY (account, load_id) REFERENCES adops.report_loads(account, load_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.report_totals
-    ADD CONSTRAINT report_totals_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id);
+    ADD CONSTRAINT report_totals_load_id_fkey FOREIGN KEY (account, load_id) REFERENCES adops.report_loads(account, load_id);

@@ -2,6 +2,7 @@
 // Readers keep seeing the old rows until COMMIT; a crash anywhere before it changes nothing.
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { withClient } from './client.js';
 import { withTransaction } from './transaction.js';
 import type { ReportJob } from '../config/jobs.js';
@@ -42,6 +43,8 @@ export interface LoadOutcome {
 
 /** A pulled period as rows (streamed by streamReport, parsed by parseReport, or a test's own). */
 export interface ParsedPeriod {
+  /** The account the period belongs to; DEFAULT_ACCOUNT when not given. */
+  readonly account?: string;
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
   readonly period: Period;
   /** An array is retried on a deadlock; an async iterable is streamed once. */
@@ -115,25 +118,30 @@ async function loadInTransaction(
   startedAt: number,
 ): Promise<LoadOutcome> {
   const { report, period } = input;
+  const account = input.account ?? DEFAULT_ACCOUNT;
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
-  // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
+  // Two-int lock keyed by (schema.report, account/period): loads of other periods or accounts
+  // never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
   await client.query(
     named(
       "SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock(hashtext($2), hashtext($3))",
-      [timeout, `${schema}.${report.name}`, `${period.start}/${period.end}`],
+      [timeout, `${schema}.${report.name}`, periodLockKey(account, period)],
     ),
   );
   // The version of the table that holds this definition's dimensions (report evolution).
   const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
   const found = (
-    await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
+    await client.query<Claimed>(
+      named(claimPeriodSql(schema, table, account, report.name, period, input.fetchToken)),
+    )
   ).rows[0];
   if (found === undefined)
     throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
   const loadId = Number(found.next_id);
   const current = found.load_id === null ? undefined : found;
   const base = {
+    account,
     report: report.name,
     period,
     dimensions: report.dimensions,
@@ -164,7 +172,9 @@ async function loadInTransaction(
       previousLoadId: Number(current.load_id),
       loadMs,
     });
-    await client.query(named(inOneStatement([record, ...(await archived(schema, loadId, input.packed))])));
+    await client.query(
+      named(inOneStatement([record, ...(await archived(schema, account, loadId, input.packed))])),
+    );
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
     return { loadId, status: 'superseded', rows: 0, ...checked, loadMs, evolving };
   }
@@ -172,6 +182,7 @@ async function loadInTransaction(
   const target = {
     schema,
     table,
+    account,
     dimensions: report.dimensions,
     periodStart: period.start,
     periodEnd: period.end,
@@ -206,9 +217,9 @@ async function loadInTransaction(
     named(
       inOneStatement([
         record,
-        upsertTotalsSql(schema, report.name, period, totals, loadId),
+        upsertTotalsSql(schema, account, report.name, period, totals, loadId),
         ...(inline === undefined ? [] : [insertRowsSql(target, inline)]),
-        ...(await archived(schema, loadId, input.packed)),
+        ...(await archived(schema, account, loadId, input.packed)),
       ]),
     ),
   );
@@ -238,10 +249,21 @@ function reconciliationOf(r: Reconciliation): {
 /** The archive insert of the body, if there is one to keep. */
 async function archived(
   schema: string,
+  account: string,
   loadId: number,
   packed: ParsedPeriod['packed'],
 ): Promise<Array<{ text: string; values: unknown[] }>> {
-  return packed === undefined ? [] : [archiveBodySql(schema, loadId, await packed)];
+  return packed === undefined ? [] : [archiveBodySql(schema, account, loadId, await packed)];
+}
+
+/**
+ * The second key of a period's load lock: the account is part of it, so one account's load never
+ * waits on another's of the same period. The default account keeps the key of earlier releases,
+ * so a worker of the previous release and one of this one still exclude each other during an upgrade.
+ */
+export function periodLockKey(account: string, period: Period): string {
+  const key = `${period.start}/${period.end}`;
+  return account === DEFAULT_ACCOUNT ? key : `${account}/${key}`;
 }
 
 /**

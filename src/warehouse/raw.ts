@@ -58,12 +58,13 @@ function digest(body: Buffer): string {
 /** INSERT of the archived body of `loadId`. */
 export function archiveBodySql(
   schema: string,
+  account: string,
   loadId: number,
   packed: PackedBody,
 ): { text: string; values: unknown[] } {
   return {
-    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5)`,
-    values: [loadId, packed.gzip, packed.bytes, packed.sha256, packed.receivedSha256],
+    text: `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6)`,
+    values: [account, loadId, packed.gzip, packed.bytes, packed.sha256, packed.receivedSha256],
   };
 }
 
@@ -71,10 +72,11 @@ export function archiveBodySql(
 export async function archiveBody(
   client: ClientBase,
   schema: string,
+  account: string,
   loadId: number,
   packed: PackedBody,
 ): Promise<void> {
-  await client.query(archiveBodySql(schema, loadId, packed));
+  await client.query(archiveBodySql(schema, account, loadId, packed));
 }
 
 /** The archived body of a load, decompressed and checked against its fingerprint; undefined if not kept. */
@@ -106,15 +108,16 @@ export async function readArchivedBody(
 export async function latestBodyDigest(
   db: Pool | ClientBase,
   schema: string,
+  account: string,
   report: string,
   period: Period,
 ): Promise<string | undefined> {
   const { rows } = await db.query<{ received_sha256: string | null }>(
     `SELECT r.received_sha256 FROM ${qualified(schema, 'report_loads')} l
-       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
-      WHERE l.report = $1 AND l.period_start = $2 AND l.period_end = $3
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
+      WHERE l.account = $4 AND l.report = $1 AND l.period_start = $2 AND l.period_end = $3
       ORDER BY l.load_id DESC LIMIT 1`,
-    [report, period.start, period.end],
+    [report, period.start, period.end, account],
   );
   return rows[0]?.received_sha256 ?? undefined;
 }
