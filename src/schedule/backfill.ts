@@ -2,6 +2,7 @@
 import type { ReportJob } from '../config/jobs.js';
 import { enqueuePulls, type EnqueuedPull } from './enqueue.js';
 import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
+import { ONLY_DEFAULT, planForAccounts, type PlanAccount } from '../plan/pull.js';
 import type { PullQueue } from './queues.js';
 
 export interface BackfillResult {
@@ -25,8 +26,10 @@ export async function enqueueBackfill(
   from: string,
   to: string,
   order: BackfillOrder = 'newest-first',
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, planBackfill(reports, from, to, order)));
+  const plan = planForAccounts(accounts, reports, (own) => planBackfill(own, from, to, order));
+  return summarize(await enqueuePulls(queue, plan));
 }
 
 /** Counts of an enqueue. */

@@ -1,5 +1,6 @@
 // Adding pulls to the queue, deduplicated per report and period while one is unfinished.
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { PULL_JOB } from './names.js';
 import type { PlannedPull } from '../plan/pull.js';
 import { pullData, pullDedupId, type PullJobData } from './payload.js';
@@ -31,9 +32,12 @@ export async function enqueuePulls(
   for (let i = 0; i < pulls.length; i += CHUNK) {
     const chunk = pulls.slice(i, i + CHUNK);
     const requested = chunk.map((pull, j) => ({
-      data: pullData(pull.report, pull.period, pull.version),
-      // BullMQ forbids ':' and all-digit custom ids.
-      jobId: `p-${nonce}-${i + j}`,
+      data: pullData(pull.report, pull.period, pull.version, pull.account),
+      // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
+      jobId:
+        pull.account === undefined || pull.account === DEFAULT_ACCOUNT
+          ? `p-${nonce}-${i + j}`
+          : `p-${pull.account}-${nonce}-${i + j}`,
     }));
     const jobs = await queue.addBulk(
       requested.map(({ data, jobId }) => ({

@@ -1,4 +1,5 @@
 // The queues, opened with the options every producer must agree on.
+import type { SyncJobData } from './payload.js';
 import { Queue, type JobsOptions, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.js';
@@ -39,7 +40,7 @@ export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
 
 export type PullQueue = Queue<PullJobData, unknown, string>;
 export type TickQueue = Queue<TickJobData, unknown, string>;
-export type SyncQueue = Queue<Record<string, never>, unknown, string>;
+export type SyncQueue = Queue<SyncJobData, unknown, string>;
 
 /** The queues over one connection, closed together. */
 export interface Queues {

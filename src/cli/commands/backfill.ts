@@ -9,8 +9,9 @@ import {
 } from '../../schedule/backfill.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
 import { planBackfill } from '../../plan/backfill.js';
-import { pullLabel } from '../../plan/pull.js';
-import { pullPeriod } from '../../schedule/payload.js';
+import { planForAccounts, pullLabel } from '../../plan/pull.js';
+import { selectAccounts } from '../../config/accounts.js';
+import { pullAccount, pullPeriod } from '../../schedule/payload.js';
 import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
@@ -24,6 +25,7 @@ interface BackfillFlags {
   readonly wait: boolean;
   readonly dryRun: boolean;
   readonly oldestFirst: boolean;
+  readonly account?: string;
 }
 
 /** `adops backfill`: one pull per report and period of a date range. */
@@ -33,6 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.backfill)
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
@@ -52,8 +55,11 @@ export function register(program: Command, ctx: CliContext): void {
       const reports = selectReports(ctx, flags);
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
+      const accounts = selectAccounts(ctx.config().accounts, flags.account);
       if (flags.dryRun) {
-        const plan = planBackfill(reports, flags.from, flags.to, order);
+        const plan = planForAccounts(accounts, reports, (own) =>
+          planBackfill(own, flags.from, flags.to, order),
+        );
         for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
         ctx.stdout.write(
           `${plan.length} pulls over ${reports.length} report(s): ${plan.length} API calls ` +
@@ -63,7 +69,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const queues = await open(ctx);
       try {
-        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to, order);
+        const result = await enqueueBackfill(queues.pulls, reports, flags.from, flags.to, order, accounts);
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
         if (flags.wait) await waitWithProgress(ctx, queues, result);
       } finally {
@@ -148,7 +154,8 @@ export async function waitWithProgress(
   ctx.stdout.write(`${outcome.completed.length} pulls done, ${outcome.failed.length} failed\n`);
   if (outcome.failed.length > 0) {
     const lines = outcome.failed.map(
-      (f) => `  ${pullLabel({ report: f.pull.data.report, period: pullPeriod(f.pull.data) })}: ${f.reason}`,
+      (f) =>
+        `  ${pullLabel({ account: pullAccount(f.pull.data), report: f.pull.data.report, period: pullPeriod(f.pull.data) })}: ${f.reason}`,
     );
     throw new CommandFailed(
       `${outcome.failed.length} of ${total} pulls failed:\n${lines.join('\n')}\n` +

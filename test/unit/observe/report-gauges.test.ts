@@ -8,6 +8,7 @@ import {
 import type { ReportStatus } from '../../../src/observe/status.js';
 
 const status = (over: Partial<ReportStatus>): ReportStatus => ({
+  account: 'default',
   report: 'weekly',
   period: 'week',
   lastLoaded: null,
