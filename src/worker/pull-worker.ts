@@ -191,6 +191,7 @@ export function pullProcessor(
       // The one place that knows the failure is final; the event is queued, never awaited.
       notify({
         type: 'period.failed',
+        ...(account === 'default' ? {} : { account }),
         report,
         period_start: data.periodStart,
         period_end: data.periodEnd,

@@ -85,7 +85,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
   registerReportGauges(metrics.registry, () =>
-    readFreshness(rt.pool, config.schema, definitions.current(), config.healDays),
+    readFreshness(
+      rt.pool,
+      config.schema,
+      definitions.current(),
+      config.healDays,
+      new Date(),
+      config.accounts,
+    ),
   );
   const observer = metricsObserver(metrics);
   const concurrency = deps.concurrency ?? 2;

@@ -1,6 +1,6 @@
 // The worker of catalogue syncs: one sync per job, its progress reported on the job, resumable
 // from its checkpoint when the job is tried again.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
 import type { RequestGate } from '../api/gate.js';
 import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
@@ -102,8 +102,15 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
  * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
  * sends the job back without spending an attempt (its checkpoint keeps what it read).
  */
-export function syncProcessor(rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'>, sync: EntitySync) {
-  return async (job: Job<SyncJobData, unknown, string>) => {
+export function syncProcessor(
+  rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
+    readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;
+  },
+  sync: EntitySync,
+) {
+  // With several accounts, one account's 429 sends only its own sync back; it never pauses the others'.
+  const several = (rt.config?.accounts.length ?? 1) > 1;
+  return async (job: Job<SyncJobData, unknown, string>, token?: string) => {
     rt.touch();
     const account = syncAccount(job.data);
     if (account === undefined)
@@ -120,6 +127,10 @@ export function syncProcessor(rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'tou
       });
     } catch (error) {
       const failure = classifyFailure(error);
+      if (failure.kind === 'rate-limited' && several) {
+        await job.moveToDelayed(Date.now() + Math.max(1, failure.retryAfterMs), token);
+        throw new DelayedError();
+      }
       if (failure.kind === 'rate-limited') {
         await rt.queues.syncs.rateLimit(Math.max(1, failure.retryAfterMs));
         throw Worker.RateLimitError();
