@@ -2,6 +2,7 @@
 // is stored in every row it owns (the `account` column) and named in every job id, lock and
 // rate-limit key, so it is validated like a report name. ADOPS_ACCOUNTS_FILE lists them; without
 // it the single-account env settings (ADOPS_BASE_URL, ADOPS_API_KEY, ...) are account `default`.
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
@@ -24,7 +25,10 @@ export interface Account {
   readonly auth: 'bearer' | 'x-api-key';
   /** API requests per second to this account, across all workers. */
   readonly rateLimitPerSecond: number;
-  /** The account's IANA time zone (information for planning and status; UTC by default). */
+  /**
+   * The account's IANA time zone (UTC by default), as the accounts file records it. Planning still
+   * follows each report's schedule time zone.
+   */
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */
   readonly reports: readonly string[] | undefined;
@@ -61,8 +65,8 @@ export function envAccount(settings: Omit<Account, 'name' | 'reports' | 'timezon
 
 /**
  * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or a mapping with `accounts:`), each checked;
- * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, and relative
- * `api_key_file` paths are taken from the working directory.
+ * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, and a
+ * relative `api_key_file` is taken from the accounts file's folder.
  */
 export function readAccountsFile(
   path: string,
@@ -142,10 +146,11 @@ function readAccount(
     if (typeof keyFile !== 'string' || keyFile === '')
       fail('api_key_file', 'expected the path of a file holding the key');
     try {
-      apiKey = readBoundedFile(keyFile as string, MAX_FILE_BYTES, 'a file holding the key').replace(
-        /\r?\n$/,
-        '',
-      );
+      apiKey = readBoundedFile(
+        resolve(dirname(path), keyFile as string),
+        MAX_FILE_BYTES,
+        'a file holding the key',
+      ).replace(/\r?\n$/, '');
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
       fail('api_key_file', `${keyFile as string}: ${error.message}`);

@@ -91,6 +91,12 @@ describe('accounts', () => {
     ]);
   });
 
+  it('reads a relative api_key_file from the folder of the accounts file', () => {
+    writeFileSync(join(dir, 'relative.key'), 'relative-key\n');
+    const config = withAccounts('- { name: r, base_url: http://r.example/v2, api_key_file: relative.key }\n');
+    expect(config.accounts[0]?.apiKey).toBe('relative-key');
+  });
+
   it('selects the account --account names, every account without it, and asks for one where one is needed', () => {
     const config = withAccounts(
       `- { name: a, base_url: http://a.example/v2, api_key_env: K }\n- { name: b, base_url: http://b.example/v2, api_key_env: K }\n`,
