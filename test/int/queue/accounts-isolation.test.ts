@@ -27,12 +27,23 @@ let config: Config;
 let jobs: JobSet;
 let queues: Queues;
 let worker: RunningWorker | undefined;
+let stormConfig: Config;
+let stormWorker: RunningWorker | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   db.pool.on('error', () => undefined);
   emulators = await Promise.all(
     [3, 5].map((seed) => startEmulator({ seed, cellsPerDay: 25, lateDataDays: 0 })),
+  );
+  // Answers every request 429 with a Retry-After of 5 s: a 429 storm for the whole run.
+  emulators.push(
+    await startEmulator({
+      seed: 7,
+      cellsPerDay: 25,
+      lateDataDays: 0,
+      faults: { rateLimitRate: 1, retryAfterSeconds: 5 },
+    }),
   );
   // Accepts every connection and never answers: each request waits for its headers timeout.
   dead = createServer((socket) => {
@@ -51,6 +62,26 @@ beforeAll(async () => {
       `- { name: gone, base_url: "http://127.0.0.1:${port}/v2", api_key_env: DEMO_KEY }`,
     ].join('\n'),
   );
+  const stormFile = join(dir, 'storm.yaml');
+  writeFileSync(
+    stormFile,
+    [
+      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY }`,
+      `- { name: storm, base_url: "${emulators[2]!.url}", api_key_env: DEMO_KEY }`,
+    ].join('\n'),
+  );
+  stormConfig = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    ADOPS_QUEUE_PREFIX: testPrefix(),
+    ADOPS_ACCOUNTS_FILE: stormFile,
+    DEMO_KEY: 'demo-key',
+    ADOPS_SCHEMA: TEST_SCHEMA,
+    ADOPS_METRICS_PORT: '0',
+    ADOPS_RATE_LIMIT: '200',
+    ADOPS_HTTP_MAX_BACKOFF_MS: '50',
+    LOG_LEVEL: 'warn',
+  });
   config = loadConfig({
     DATABASE_URL: db.url,
     REDIS_URL,
@@ -75,6 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close(1_000);
+  await stormWorker?.close(1_000);
   await queues?.close();
   for (const s of sockets) s.destroy();
   await new Promise<void>((resolve) => dead?.close(() => resolve()));
@@ -123,4 +155,46 @@ it('finishes the backfills of two accounts on time while the third is down for t
   );
   expect(sums.map((s) => s.account)).toEqual(['alpha', 'beta']);
   expect(sums[0]!.impressions).not.toBe(sums[1]!.impressions);
+}, 60_000);
+
+it("finishes one account's backfill on time while another meets a 429 storm for the whole run", async () => {
+  stormWorker = await startWorker({
+    config: stormConfig,
+    jobs,
+    pool: db.pool,
+    logger: quietLogger,
+    concurrency: 2,
+    metrics: false,
+    backoff: { baseMs: 50, maxMs: 400 },
+    stall: { lockDurationMs: 10_000, stalledIntervalMs: 5_000 },
+  });
+  const stormQueues = await openQueues(stormConfig);
+  try {
+    const { from, to } = lastDays(20);
+    const result = await enqueueBackfill(
+      stormQueues.pulls,
+      jobs.reports,
+      from,
+      to,
+      'newest-first',
+      stormConfig.accounts,
+    );
+    const alpha = result.pulls.filter((p) => pullAccount(p.data) === 'alpha');
+    expect(alpha).toHaveLength(20);
+    const started = performance.now();
+    const outcome = await waitForPulls(stormQueues.pulls, alpha, { pollMs: 100 });
+    const seconds = (performance.now() - started) / 1000;
+    expect(outcome.failed).toEqual([]);
+    // Each 429 of the storm asks for 5 s. Paused as one queue (the single-account way), alpha would
+    // wait out a pause for each storm pull it meets; paused per account, it never waits.
+    expect(seconds).toBeLessThan(5);
+    // The storm account's pulls went back to the queue, delayed, without spending attempts.
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${TEST_SCHEMA}.report_loads WHERE account = 'storm'`,
+    );
+    expect(rows[0]?.n).toBe(0);
+    expect(await stormQueues.pulls.getDelayedCount()).toBeGreaterThan(0);
+  } finally {
+    await stormQueues.close();
+  }
 }, 60_000);
