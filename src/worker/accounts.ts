@@ -58,6 +58,11 @@ export function openWorkerAccounts(
       {
         beforeRequest: async () => void (await limiter.acquire()),
         onAttempt: observer.attempt,
+        // Usage headers saying the budget is spent: this account waits for its window, before any 429.
+        onExhausted: (ms) => {
+          guard.paused(account.name, ms);
+          void limiter.pause(ms);
+        },
       },
     );
     fetchers.set(account.name, api.fetcher);

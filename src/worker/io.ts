@@ -95,6 +95,8 @@ export interface FetcherHooks {
   beforeRequest(): Promise<void>;
   /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
   onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
+  /** The API said, in a success's usage headers, that no request is left for this many ms. */
+  onExhausted?(ms: number): void;
 }
 
 /**
@@ -112,7 +114,10 @@ export function createWorkerApi(
     on429: 'throw',
     // Awaited by the client before every attempt, retries included.
     beforeRequest: hooks.beforeRequest,
-    onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+    onAttempt: (a: AttemptInfo) => {
+      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
+      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
+    },
   });
   const gate = new BigBodyGate(config.http.bigBodyMb * BODY_MB);
   return {

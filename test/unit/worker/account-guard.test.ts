@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exhaustedFor } from '../../../src/api/http.js';
 import { limiterKey } from '../../../src/api/shared-limit.js';
 import { createAccountGuard, isAccountTrouble } from '../../../src/worker/account-guard.js';
 
@@ -55,5 +56,17 @@ describe('limiterKey', () => {
     expect(limiterKey('p')).toBe('p:adops:api-requests');
     expect(limiterKey('p', 'default')).toBe('p:adops:api-requests');
     expect(limiterKey('p', 'north')).toBe('p:adops:api-requests:north');
+  });
+});
+
+describe('usage headers', () => {
+  it('say the budget is spent only when none remains, for the ms until the reset', () => {
+    expect(exhaustedFor({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '12' })).toBe(12_000);
+    expect(exhaustedFor({ 'ratelimit-remaining': '0', 'ratelimit-reset': '1.5' })).toBe(1_500);
+    expect(exhaustedFor({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '12' })).toBeUndefined();
+    expect(exhaustedFor({ 'x-ratelimit-remaining': '0' })).toBeUndefined();
+    expect(exhaustedFor({})).toBeUndefined();
+    // A reset hours away is capped: the pause is never longer than 5 minutes.
+    expect(exhaustedFor({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1767225600' })).toBe(300_000);
   });
 });
