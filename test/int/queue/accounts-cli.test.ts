@@ -94,6 +94,9 @@ describe('--account', () => {
     expect(status.stdout).toMatch(
       /account north:\n\s+daily_campaign\s+\S+\s+1\/1[\s\S]*account south:\n\s+daily_campaign\s+-\s+0\/1/,
     );
+    const check = await runCli(['status', '--days', '1', '--check'], env);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('south/daily_campaign: late: nothing loaded in the window');
     const json = await runCli(['status', '--days', '1', '--json', '--account', 'south'], env);
     const parsed = JSON.parse(json.stdout) as { reports: Array<{ account: string; report: string }> };
     expect(parsed.reports.map((r) => `${r.account}/${r.report}`)).toEqual(['south/daily_campaign']);
