@@ -6,7 +6,7 @@
 -- from below as well as above (src/warehouse/loads-query.ts, overlapsWindow), so report_loads_period
 -- and report_totals_pkey are read over the window only.
 --
--- With an `account` column, the index takes it first: (account, report, (-load_id)).
+-- The metric is per report over every account, so the index leads with the report, not the account.
 
 -- lastRestatements orders by -load_id, an order only this index gives, so the planner cannot pick
 -- a backward scan of the primary key instead (which, for a report never re-pulled, reads the whole

@@ -32,12 +32,15 @@ CREATE TABLE adops.campaigns (
     targeting jsonb,
     raw jsonb NOT NULL,
     synced_at timestamp with time zone NOT NULL,
-    deleted_at timestamp with time zone
+    deleted_at timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
+    CONSTRAINT campaigns_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text))
 );
 COMMENT ON TABLE adops.campaigns IS 'Campaign catalogue from GET /campaigns; soft-deleted via deleted_at.';
 COMMENT ON COLUMN adops.campaigns.pacing_speed IS 'spread or asap; the spec''s spelling "spead" is stored as spread.';
 COMMENT ON COLUMN adops.campaigns.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.campaigns.raw IS 'The whole campaign object as returned by the API.';
+COMMENT ON COLUMN adops.campaigns.account IS 'The ad server account the campaign belongs to; campaign ids are unique within an account.';
 CREATE TABLE adops.report_daily_campaign (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -49,11 +52,13 @@ CREATE TABLE adops.report_daily_campaign (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_campaign AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.campaign_id,
     c.name AS campaign_name,
     c.ad_format,
@@ -72,9 +77,10 @@ CREATE VIEW adops.bi_daily_campaign AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM (adops.report_daily_campaign r
-     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)));
+     LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))));
 CREATE VIEW adops.bi_daily_campaign_daily AS
  SELECT v.day,
+    v.account,
     v.campaign_id,
     v.campaign_name,
     v.ad_format,
@@ -93,7 +99,7 @@ CREATE VIEW adops.bi_daily_campaign_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_campaign v
-  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
+  GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -117,7 +123,8 @@ CREATE TABLE adops.creatives (
     targeting jsonb,
     raw jsonb NOT NULL,
     synced_at timestamp with time zone NOT NULL,
-    deleted_at timestamp with time zone
+    deleted_at timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.creatives IS 'Creative catalogue from GET /campaigns/{id}/creatives; soft-deleted via deleted_at.';
 COMMENT ON COLUMN adops.creatives.targeting IS 'NULL when the API returns [] (unset).';
@@ -134,11 +141,13 @@ CREATE TABLE adops.report_daily_creative (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_creative AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.campaign_id,
     c.name AS campaign_name,
     c.ad_format,
@@ -157,10 +166,11 @@ CREATE VIEW adops.bi_daily_creative AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM ((adops.report_daily_creative r
-     LEFT JOIN adops.campaigns c ON ((c.campaign_id = r.campaign_id)))
-     LEFT JOIN adops.creatives k ON ((k.creative_id = r.creative_id)));
+     LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))))
+     LEFT JOIN adops.creatives k ON (((k.account = r.account) AND (k.creative_id = r.creative_id))));
 CREATE VIEW adops.bi_daily_creative_daily AS
  SELECT v.day,
+    v.account,
     v.campaign_id,
     v.campaign_name,
     v.ad_format,
@@ -179,7 +189,7 @@ CREATE VIEW adops.bi_daily_creative_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_creative v
-  GROUP BY v.day, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
+  GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -192,11 +202,13 @@ CREATE TABLE adops.report_daily_geo_device (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_geo_device AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.country,
     r.device,
     r.ad_requests,
@@ -210,6 +222,7 @@ CREATE VIEW adops.bi_daily_geo_device AS
    FROM adops.report_daily_geo_device r;
 CREATE VIEW adops.bi_daily_geo_device_daily AS
  SELECT v.day,
+    v.account,
     v.country,
     v.device,
     (sum(v.ad_requests))::bigint AS ad_requests,
@@ -221,10 +234,11 @@ CREATE VIEW adops.bi_daily_geo_device_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_geo_device v
-  GROUP BY v.day, v.country, v.device;
+  GROUP BY v.day, v.account, v.country, v.device;
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
-    zone_id bigint NOT NULL
+    zone_id bigint NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.campaign_zones IS 'Campaign x zone, from campaigns.zone_ids as last seen.';
 CREATE TABLE adops.report_daily_zone (
@@ -238,11 +252,13 @@ CREATE TABLE adops.report_daily_zone (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_daily_zone AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.zone_id,
     COALESCE(z.campaigns_assigned, (0)::bigint) AS campaigns_assigned,
     r.ad_requests,
@@ -254,13 +270,15 @@ CREATE VIEW adops.bi_daily_zone AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM (adops.report_daily_zone r
-     LEFT JOIN ( SELECT cz.zone_id,
+     LEFT JOIN ( SELECT cz.account,
+            cz.zone_id,
             count(*) AS campaigns_assigned
            FROM (adops.campaign_zones cz
-             JOIN adops.campaigns c ON (((c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
-          GROUP BY cz.zone_id) z ON ((z.zone_id = r.zone_id)));
+             JOIN adops.campaigns c ON (((c.account = cz.account) AND (c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
+          GROUP BY cz.account, cz.zone_id) z ON (((z.account = r.account) AND (z.zone_id = r.zone_id))));
 CREATE VIEW adops.bi_daily_zone_daily AS
  SELECT v.day,
+    v.account,
     v.zone_id,
     v.campaigns_assigned,
     (sum(v.ad_requests))::bigint AS ad_requests,
@@ -272,7 +290,7 @@ CREATE VIEW adops.bi_daily_zone_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_zone v
-  GROUP BY v.day, v.zone_id, v.campaigns_assigned;
+  GROUP BY v.day, v.account, v.zone_id, v.campaigns_assigned;
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -284,11 +302,13 @@ CREATE TABLE adops.report_hourly (
     measurable_impressions bigint NOT NULL,
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
-    loaded_at timestamp with time zone DEFAULT now() NOT NULL
+    loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
 CREATE VIEW adops.bi_hourly AS
- SELECT r.day,
+ SELECT r.account,
+    r.day,
     r.hour,
     r.ad_requests,
     r.filled_impressions,
@@ -301,6 +321,7 @@ CREATE VIEW adops.bi_hourly AS
    FROM adops.report_hourly r;
 CREATE VIEW adops.bi_hourly_daily AS
  SELECT v.day,
+    v.account,
     (sum(v.ad_requests))::bigint AS ad_requests,
     (sum(v.filled_impressions))::bigint AS filled_impressions,
     (sum(v.impressions))::bigint AS impressions,
@@ -310,7 +331,7 @@ CREATE VIEW adops.bi_hourly_daily AS
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_hourly v
-  GROUP BY v.day;
+  GROUP BY v.day, v.account;
 CREATE TABLE adops.campaigns_history (
     campaign_id bigint NOT NULL,
     name text,
@@ -321,6 +342,7 @@ CREATE TABLE adops.campaigns_history (
     deleted boolean NOT NULL,
     valid_from timestamp with time zone NOT NULL,
     valid_to timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
@@ -335,6 +357,7 @@ CREATE TABLE adops.creatives_history (
     deleted boolean NOT NULL,
     valid_from timestamp with time zone NOT NULL,
     valid_to timestamp with time zone,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
@@ -393,6 +416,7 @@ CREATE TABLE adops.entity_sync_runs (
     problem_count integer DEFAULT 0 NOT NULL,
     problems jsonb,
     error text,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT entity_sync_runs_status_check CHECK ((status = ANY (ARRAY['running'::text, 'written'::text, 'failed'::text])))
 );
 COMMENT ON TABLE adops.entity_sync_runs IS 'One row per catalogue sync (adops sync): progress, result, unreadable fields.';
@@ -417,6 +441,7 @@ CREATE TABLE adops.report_daily_campaign__p202601 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_campaign__p202602 (
@@ -431,6 +456,7 @@ CREATE TABLE adops.report_daily_campaign__p202602 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_campaign__p202603 (
@@ -445,6 +471,7 @@ CREATE TABLE adops.report_daily_campaign__p202603 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202601 (
@@ -460,6 +487,7 @@ CREATE TABLE adops.report_daily_creative__p202601 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202602 (
@@ -475,6 +503,7 @@ CREATE TABLE adops.report_daily_creative__p202602 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_creative__p202603 (
@@ -490,6 +519,7 @@ CREATE TABLE adops.report_daily_creative__p202603 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202601 (
@@ -505,6 +535,7 @@ CREATE TABLE adops.report_daily_geo_device__p202601 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202602 (
@@ -520,6 +551,7 @@ CREATE TABLE adops.report_daily_geo_device__p202602 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_geo_device__p202603 (
@@ -535,6 +567,7 @@ CREATE TABLE adops.report_daily_geo_device__p202603 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202601 (
@@ -549,6 +582,7 @@ CREATE TABLE adops.report_daily_zone__p202601 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202602 (
@@ -563,6 +597,7 @@ CREATE TABLE adops.report_daily_zone__p202602 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_daily_zone__p202603 (
@@ -577,6 +612,7 @@ CREATE TABLE adops.report_daily_zone__p202603 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202601 (
@@ -591,6 +627,7 @@ CREATE TABLE adops.report_hourly__p202601 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202602 (
@@ -605,6 +642,7 @@ CREATE TABLE adops.report_hourly__p202602 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
 CREATE TABLE adops.report_hourly__p202603 (
@@ -619,6 +657,7 @@ CREATE TABLE adops.report_hourly__p202603 (
     viewable_impressions bigint NOT NULL,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone DEFAULT now() NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 CREATE TABLE adops.report_loads (
@@ -644,11 +683,14 @@ CREATE TABLE adops.report_loads (
     job_id text,
     unreconciled_reason text,
     fetch_token bigint,
+    account text DEFAULT 'default'::text NOT NULL,
     retention_dropped_at timestamp with time zone,
+    CONSTRAINT report_loads_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text)),
     CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
     CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
 );
 COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken when the fetch started (a replay keeps its original''s): the fencing order of loads. fetched_at is information only.';
+COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
 ALTER TABLE adops.report_loads ALTER COLUMN load_id ADD GENERATED BY DEFAULT AS IDENTITY (
     SEQUENCE NAME adops.report_loads_load_id_seq
     START WITH 1
@@ -664,6 +706,7 @@ CREATE TABLE adops.report_raw (
     body_sha256 text NOT NULL,
     archived_at timestamp with time zone DEFAULT now() NOT NULL,
     received_sha256 text NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     spool_id bigint,
     CONSTRAINT report_raw_body_or_spool CHECK (((body_gzip IS NULL) <> (spool_id IS NULL)))
 );
@@ -671,6 +714,7 @@ COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (t
 COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
 COMMENT ON COLUMN adops.report_raw.spool_id IS 'The parts of a streamed body in report_raw_parts; NULL when body_gzip holds the body.';
 CREATE TABLE adops.report_raw_parts (
+    account text DEFAULT 'default'::text NOT NULL,
     spool_id bigint NOT NULL,
     part integer NOT NULL,
     gzip bytea NOT NULL,
@@ -694,6 +738,7 @@ CREATE TABLE adops.report_totals (
     viewable_impressions bigint,
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone NOT NULL,
+    account text DEFAULT 'default'::text NOT NULL,
     retention_dropped_at timestamp with time zone
 );
 CREATE TABLE adops.report_versions (
@@ -730,15 +775,15 @@ ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p2026
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
 ALTER TABLE ONLY adops.campaign_zones
-    ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (campaign_id, zone_id);
+    ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (account, campaign_id, zone_id);
 ALTER TABLE ONLY adops.campaigns_history
-    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (campaign_id, valid_from);
+    ADD CONSTRAINT campaigns_history_pkey PRIMARY KEY (account, campaign_id, valid_from);
 ALTER TABLE ONLY adops.campaigns
-    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (campaign_id);
+    ADD CONSTRAINT campaigns_pkey PRIMARY KEY (account, campaign_id);
 ALTER TABLE ONLY adops.creatives_history
-    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (creative_id, valid_from);
+    ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (account, creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
-    ADD CONSTRAINT creatives_pkey PRIMARY KEY (creative_id);
+    ADD CONSTRAINT creatives_pkey PRIMARY KEY (account, creative_id);
 ALTER TABLE ONLY adops.dim_date
     ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages
@@ -746,32 +791,33 @@ ALTER TABLE ONLY adops.entity_sync_pages
 ALTER TABLE ONLY adops.entity_sync_runs
     ADD CONSTRAINT entity_sync_runs_pkey PRIMARY KEY (run_id);
 ALTER TABLE ONLY adops.report_loads
-    ADD CONSTRAINT report_loads_pkey PRIMARY KEY (load_id);
+    ADD CONSTRAINT report_loads_pkey PRIMARY KEY (account, load_id);
 ALTER TABLE ONLY adops.report_raw_parts
-    ADD CONSTRAINT report_raw_parts_pkey PRIMARY KEY (spool_id, part);
+    ADD CONSTRAINT report_raw_parts_pkey PRIMARY KEY (account, spool_id, part);
 ALTER TABLE ONLY adops.report_raw
-    ADD CONSTRAINT report_raw_pkey PRIMARY KEY (load_id);
+    ADD CONSTRAINT report_raw_pkey PRIMARY KEY (account, load_id);
 ALTER TABLE ONLY adops.report_totals
-    ADD CONSTRAINT report_totals_pkey PRIMARY KEY (report, period_start, period_end);
+    ADD CONSTRAINT report_totals_pkey PRIMARY KEY (account, report, period_start, period_end);
 ALTER TABLE ONLY adops.report_versions
     ADD CONSTRAINT report_versions_pkey PRIMARY KEY (report, version);
 ALTER TABLE ONLY adops.report_versions
     ADD CONSTRAINT report_versions_table_name_key UNIQUE (table_name);
 ALTER TABLE ONLY adops.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
-CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (zone_id);
-CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (campaign_id) WHERE (valid_to IS NULL);
-CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (campaign_id);
-CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (creative_id) WHERE (valid_to IS NULL);
+CREATE INDEX campaign_zones_zone_idx ON adops.campaign_zones USING btree (account, zone_id);
+CREATE UNIQUE INDEX campaigns_history_current ON adops.campaigns_history USING btree (account, campaign_id) WHERE (valid_to IS NULL);
+CREATE INDEX creatives_campaign_idx ON adops.creatives USING btree (account, campaign_id);
+CREATE UNIQUE INDEX creatives_history_current ON adops.creatives_history USING btree (account, creative_id) WHERE (valid_to IS NULL);
+CREATE INDEX entity_sync_runs_account_idx ON adops.entity_sync_runs USING btree (account, started_at);
 CREATE INDEX entity_sync_runs_started_idx ON adops.entity_sync_runs USING btree (started_at);
 CREATE INDEX report_daily_campaign_campaign_id ON ONLY adops.report_daily_campaign USING btree (campaign_id);
 CREATE INDEX report_daily_campaign__p202601_campaign_id_idx ON adops.report_daily_campaign__p202601 USING btree (campaign_id);
 CREATE INDEX report_daily_campaign__p202602_campaign_id_idx ON adops.report_daily_campaign__p202602 USING btree (campaign_id);
 CREATE INDEX report_daily_campaign__p202603_campaign_id_idx ON adops.report_daily_campaign__p202603 USING btree (campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign_key ON ONLY adops.report_daily_campaign USING btree (period_start, period_end, day, campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day__idx1 ON adops.report_daily_campaign__p202602 USING btree (period_start, period_end, day, campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day__idx2 ON adops.report_daily_campaign__p202603 USING btree (period_start, period_end, day, campaign_id);
-CREATE UNIQUE INDEX report_daily_campaign__p20260_period_start_period_end_day_c_idx ON adops.report_daily_campaign__p202601 USING btree (period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign_key ON ONLY adops.report_daily_campaign USING btree (account, period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_account_period_start_period__idx1 ON adops.report_daily_campaign__p202602 USING btree (account, period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_account_period_start_period__idx2 ON adops.report_daily_campaign__p202603 USING btree (account, period_start, period_end, day, campaign_id);
+CREATE UNIQUE INDEX report_daily_campaign__p20260_account_period_start_period_e_idx ON adops.report_daily_campaign__p202601 USING btree (account, period_start, period_end, day, campaign_id);
 CREATE INDEX report_daily_creative_campaign_id ON ONLY adops.report_daily_creative USING btree (campaign_id);
 CREATE INDEX report_daily_creative__p202601_campaign_id_idx ON adops.report_daily_creative__p202601 USING btree (campaign_id);
 CREATE INDEX report_daily_creative_creative_id ON ONLY adops.report_daily_creative USING btree (creative_id);
@@ -780,67 +826,68 @@ CREATE INDEX report_daily_creative__p202602_campaign_id_idx ON adops.report_dail
 CREATE INDEX report_daily_creative__p202602_creative_id_idx ON adops.report_daily_creative__p202602 USING btree (creative_id);
 CREATE INDEX report_daily_creative__p202603_campaign_id_idx ON adops.report_daily_creative__p202603 USING btree (campaign_id);
 CREATE INDEX report_daily_creative__p202603_creative_id_idx ON adops.report_daily_creative__p202603 USING btree (creative_id);
-CREATE UNIQUE INDEX report_daily_creative_key ON ONLY adops.report_daily_creative USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day__idx1 ON adops.report_daily_creative__p202602 USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day__idx2 ON adops.report_daily_creative__p202603 USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_creative__p20260_period_start_period_end_day_c_idx ON adops.report_daily_creative__p202601 USING btree (period_start, period_end, day, campaign_id, creative_id);
-CREATE UNIQUE INDEX report_daily_geo_device_key ON ONLY adops.report_daily_geo_device USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day__idx1 ON adops.report_daily_geo_device__p202602 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day__idx2 ON adops.report_daily_geo_device__p202603 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_geo_device__p202_period_start_period_end_day_m_idx ON adops.report_daily_geo_device__p202601 USING btree (period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
-CREATE UNIQUE INDEX report_daily_zone_key ON ONLY adops.report_daily_zone USING btree (period_start, period_end, day, zone_id);
-CREATE UNIQUE INDEX report_daily_zone__p202601_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202601 USING btree (period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_creative_key ON ONLY adops.report_daily_creative USING btree (account, period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_account_period_start_period__idx1 ON adops.report_daily_creative__p202602 USING btree (account, period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_account_period_start_period__idx2 ON adops.report_daily_creative__p202603 USING btree (account, period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_creative__p20260_account_period_start_period_e_idx ON adops.report_daily_creative__p202601 USING btree (account, period_start, period_end, day, campaign_id, creative_id);
+CREATE UNIQUE INDEX report_daily_geo_device_key ON ONLY adops.report_daily_geo_device USING btree (account, period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_account_period_start_period__idx1 ON adops.report_daily_geo_device__p202602 USING btree (account, period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_account_period_start_period__idx2 ON adops.report_daily_geo_device__p202603 USING btree (account, period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_geo_device__p202_account_period_start_period_e_idx ON adops.report_daily_geo_device__p202601 USING btree (account, period_start, period_end, day, ((md5(country))::uuid), ((md5(device))::uuid));
+CREATE UNIQUE INDEX report_daily_zone_key ON ONLY adops.report_daily_zone USING btree (account, period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202601_account_period_start_period_end__idx ON adops.report_daily_zone__p202601 USING btree (account, period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone_zone_id ON ONLY adops.report_daily_zone USING btree (zone_id);
 CREATE INDEX report_daily_zone__p202601_zone_id_idx ON adops.report_daily_zone__p202601 USING btree (zone_id);
-CREATE UNIQUE INDEX report_daily_zone__p202602_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202602 USING btree (period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202602_account_period_start_period_end__idx ON adops.report_daily_zone__p202602 USING btree (account, period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone__p202602_zone_id_idx ON adops.report_daily_zone__p202602 USING btree (zone_id);
-CREATE UNIQUE INDEX report_daily_zone__p202603_period_start_period_end_day_zone_idx ON adops.report_daily_zone__p202603 USING btree (period_start, period_end, day, zone_id);
+CREATE UNIQUE INDEX report_daily_zone__p202603_account_period_start_period_end__idx ON adops.report_daily_zone__p202603 USING btree (account, period_start, period_end, day, zone_id);
 CREATE INDEX report_daily_zone__p202603_zone_id_idx ON adops.report_daily_zone__p202603 USING btree (zone_id);
-CREATE UNIQUE INDEX report_hourly_key ON ONLY adops.report_hourly USING btree (period_start, period_end, day, hour);
-CREATE UNIQUE INDEX report_hourly__p202601_period_start_period_end_day_hour_idx ON adops.report_hourly__p202601 USING btree (period_start, period_end, day, hour);
-CREATE UNIQUE INDEX report_hourly__p202602_period_start_period_end_day_hour_idx ON adops.report_hourly__p202602 USING btree (period_start, period_end, day, hour);
-CREATE UNIQUE INDEX report_hourly__p202603_period_start_period_end_day_hour_idx ON adops.report_hourly__p202603 USING btree (period_start, period_end, day, hour);
-CREATE INDEX report_loads_period ON adops.report_loads USING btree (report, period_start, period_end, load_id);
+CREATE UNIQUE INDEX report_hourly_key ON ONLY adops.report_hourly USING btree (account, period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202601_account_period_start_period_end_day__idx ON adops.report_hourly__p202601 USING btree (account, period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202602_account_period_start_period_end_day__idx ON adops.report_hourly__p202602 USING btree (account, period_start, period_end, day, hour);
+CREATE UNIQUE INDEX report_hourly__p202603_account_period_start_period_end_day__idx ON adops.report_hourly__p202603 USING btree (account, period_start, period_end, day, hour);
+CREATE INDEX report_loads_load_id ON adops.report_loads USING btree (load_id);
+CREATE INDEX report_loads_period ON adops.report_loads USING btree (account, report, period_start, period_end, load_id);
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_loads_restated ON adops.report_loads USING btree (report, ((- load_id))) WHERE ((status = 'loaded'::text) AND (restatement IS NOT NULL));
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);
 CREATE INDEX report_raw_parts_written ON adops.report_raw_parts USING btree (written_at);
-CREATE INDEX report_raw_spool ON adops.report_raw USING btree (spool_id) WHERE (spool_id IS NOT NULL);
+CREATE INDEX report_raw_spool ON adops.report_raw USING btree (account, spool_id) WHERE (spool_id IS NOT NULL);
 CREATE UNIQUE INDEX report_versions_dimensions ON adops.report_versions USING btree (report, dimensions);
 CREATE UNIQUE INDEX report_versions_one_building ON adops.report_versions USING btree (report) WHERE (state = 'building'::text);
 CREATE UNIQUE INDEX report_versions_one_serving ON adops.report_versions USING btree (report) WHERE (state = 'serving'::text);
 ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202601_campaign_id_idx;
 ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202602_campaign_id_idx;
 ALTER INDEX adops.report_daily_campaign_campaign_id ATTACH PARTITION adops.report_daily_campaign__p202603_campaign_id_idx;
-ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day__idx1;
-ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day__idx2;
-ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_period_start_period_end_day_c_idx;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_account_period_start_period__idx1;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_account_period_start_period__idx2;
+ALTER INDEX adops.report_daily_campaign_key ATTACH PARTITION adops.report_daily_campaign__p20260_account_period_start_period_e_idx;
 ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202601_campaign_id_idx;
 ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202601_creative_id_idx;
 ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202602_campaign_id_idx;
 ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202602_creative_id_idx;
 ALTER INDEX adops.report_daily_creative_campaign_id ATTACH PARTITION adops.report_daily_creative__p202603_campaign_id_idx;
 ALTER INDEX adops.report_daily_creative_creative_id ATTACH PARTITION adops.report_daily_creative__p202603_creative_id_idx;
-ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day__idx1;
-ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day__idx2;
-ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_period_start_period_end_day_c_idx;
-ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day__idx1;
-ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day__idx2;
-ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_period_start_period_end_day_m_idx;
-ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202601_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_account_period_start_period__idx1;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_account_period_start_period__idx2;
+ALTER INDEX adops.report_daily_creative_key ATTACH PARTITION adops.report_daily_creative__p20260_account_period_start_period_e_idx;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_account_period_start_period__idx1;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_account_period_start_period__idx2;
+ALTER INDEX adops.report_daily_geo_device_key ATTACH PARTITION adops.report_daily_geo_device__p202_account_period_start_period_e_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202601_account_period_start_period_end__idx;
 ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202601_zone_id_idx;
-ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202602_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202602_account_period_start_period_end__idx;
 ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202602_zone_id_idx;
-ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202603_period_start_period_end_day_zone_idx;
+ALTER INDEX adops.report_daily_zone_key ATTACH PARTITION adops.report_daily_zone__p202603_account_period_start_period_end__idx;
 ALTER INDEX adops.report_daily_zone_zone_id ATTACH PARTITION adops.report_daily_zone__p202603_zone_id_idx;
-ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202601_period_start_period_end_day_hour_idx;
-ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202602_period_start_period_end_day_hour_idx;
-ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202603_period_start_period_end_day_hour_idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202601_account_period_start_period_end_day__idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202602_account_period_start_period_end_day__idx;
+ALTER INDEX adops.report_hourly_key ATTACH PARTITION adops.report_hourly__p202603_account_period_start_period_end_day__idx;
 ALTER TABLE ONLY adops.campaign_zones
-    ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES adops.campaigns(campaign_id) ON DELETE CASCADE;
+    ADD CONSTRAINT campaign_zones_campaign_id_fkey FOREIGN KEY (account, campaign_id) REFERENCES adops.campaigns(account, campaign_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.entity_sync_pages
     ADD CONSTRAINT entity_sync_pages_run_id_fkey FOREIGN KEY (run_id) REFERENCES adops.entity_sync_runs(run_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.report_raw
-    ADD CONSTRAINT report_raw_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id) ON DELETE CASCADE;
+    ADD CONSTRAINT report_raw_load_id_fkey FOREIGN KEY (account, load_id) REFERENCES adops.report_loads(account, load_id) ON DELETE CASCADE;
 ALTER TABLE ONLY adops.report_totals
-    ADD CONSTRAINT report_totals_load_id_fkey FOREIGN KEY (load_id) REFERENCES adops.report_loads(load_id);
+    ADD CONSTRAINT report_totals_load_id_fkey FOREIGN KEY (account, load_id) REFERENCES adops.report_loads(account, load_id);

@@ -84,6 +84,7 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
         periodEnd: req.period.end,
         dimensions: req.report.dimensions,
         loadId: 1,
+        account: 'default',
       });
       const counter = { rows: 0 };
       for await (const chunk of copyChunks(parsed.rows, encode, counter)) void chunk;

@@ -4,6 +4,7 @@
 -- search_path set to the warehouse schema. Facts of soft-deleted campaigns keep their names.
 CREATE OR REPLACE VIEW bi_daily_campaign AS
 SELECT
+  r.account,
   r.day,
   r.campaign_id,
   c.name AS campaign_name,
@@ -23,4 +24,4 @@ SELECT
   r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate,
   r.loaded_at
 FROM report_daily_campaign r
-LEFT JOIN campaigns c ON c.campaign_id = r.campaign_id;
+LEFT JOIN campaigns c ON c.account = r.account AND c.campaign_id = r.campaign_id;

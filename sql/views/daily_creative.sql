@@ -4,6 +4,7 @@
 -- search_path set to the warehouse schema. Facts of soft-deleted entities keep their names.
 CREATE OR REPLACE VIEW bi_daily_creative AS
 SELECT
+  r.account,
   r.day,
   r.campaign_id,
   c.name AS campaign_name,
@@ -23,5 +24,5 @@ SELECT
   r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate,
   r.loaded_at
 FROM report_daily_creative r
-LEFT JOIN campaigns c ON c.campaign_id = r.campaign_id
-LEFT JOIN creatives k ON k.creative_id = r.creative_id;
+LEFT JOIN campaigns c ON c.account = r.account AND c.campaign_id = r.campaign_id
+LEFT JOIN creatives k ON k.account = r.account AND k.creative_id = r.creative_id;

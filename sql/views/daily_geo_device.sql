@@ -2,6 +2,7 @@
 -- requires: day, country, device
 CREATE OR REPLACE VIEW bi_daily_geo_device AS
 SELECT
+  r.account,
   r.day,
   r.country,
   r.device,

@@ -3,6 +3,7 @@
 -- Zones have no names in the API; campaigns_assigned counts the live campaigns assigned to the zone.
 CREATE OR REPLACE VIEW bi_daily_zone AS
 SELECT
+  r.account,
   r.day,
   r.zone_id,
   coalesce(z.campaigns_assigned, 0) AS campaigns_assigned,
@@ -16,8 +17,8 @@ SELECT
   r.loaded_at
 FROM report_daily_zone r
 LEFT JOIN (
-  SELECT cz.zone_id, count(*) AS campaigns_assigned
+  SELECT cz.account, cz.zone_id, count(*) AS campaigns_assigned
   FROM campaign_zones cz
-  JOIN campaigns c ON c.campaign_id = cz.campaign_id AND c.deleted_at IS NULL
-  GROUP BY cz.zone_id
-) z ON z.zone_id = r.zone_id;
+  JOIN campaigns c ON c.account = cz.account AND c.campaign_id = cz.campaign_id AND c.deleted_at IS NULL
+  GROUP BY cz.account, cz.zone_id
+) z ON z.account = r.account AND z.zone_id = r.zone_id;

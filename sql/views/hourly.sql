@@ -2,6 +2,7 @@
 -- requires: day, hour
 CREATE OR REPLACE VIEW bi_hourly AS
 SELECT
+  r.account,
   r.day,
   r.hour,
   r.ad_requests,

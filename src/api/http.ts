@@ -32,6 +32,25 @@ export interface AttemptInfo {
   status?: number;
   error?: string;
   durationMs: number;
+  /**
+   * A success that says the budget is spent: its usage headers (X-RateLimit-Remaining: 0, or the
+   * IETF draft's RateLimit-Remaining) and the ms until the window resets (X-RateLimit-Reset or
+   * RateLimit-Reset, in seconds). Absent otherwise.
+   */
+  exhaustedForMs?: number;
+}
+
+/** Longest pause a usage header may ask for: a reset further away is taken as a clock mix-up. */
+const MAX_USAGE_PAUSE_MS = 5 * 60_000;
+
+/** ms until the budget resets when the usage headers say none is left; undefined otherwise. Pure. */
+export function exhaustedFor(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = (name: string) => headerText(headers[`x-ratelimit-${name}`] ?? headers[`ratelimit-${name}`]);
+  const remaining = value('remaining');
+  if (remaining === undefined || !/^\s*0\s*$/.test(remaining)) return undefined;
+  const reset = Number(value('reset'));
+  if (!Number.isFinite(reset) || reset <= 0) return undefined;
+  return Math.min(MAX_USAGE_PAUSE_MS, Math.ceil(reset * 1000));
 }
 
 export interface TransportOptions {
@@ -194,12 +213,14 @@ export class Transport {
           read.kind === 'corrupt'
             ? `a ${String(responseHeaders['content-encoding'])} body that does not decompress (${read.detail})`
             : check?.(read.body, headerText(responseHeaders['content-type']));
+        const exhausted = exhaustedFor(responseHeaders);
         o.onAttempt?.({
           method,
           path: fullPath,
           attempt,
           status,
           ...(problem === undefined ? {} : { error: 'malformed' }),
+          ...(exhausted === undefined ? {} : { exhaustedForMs: exhausted }),
           durationMs: performance.now() - t0,
         });
         if (problem === undefined && read.kind === 'ok')

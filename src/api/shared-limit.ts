@@ -180,7 +180,13 @@ export function createRequestLimiter(
   };
 }
 
-/** The Redis key base of the shared request limit under a BullMQ prefix. */
-export function limiterKey(prefix: string): string {
-  return `${prefix}:adops:api-requests`;
+/**
+ * The Redis key base of the shared request limit under a BullMQ prefix: one per account, so one
+ * account's 429 pause or spent budget never holds another's requests. The default account (and a
+ * call without one) keeps the key of releases before accounts.
+ */
+export function limiterKey(prefix: string, account?: string): string {
+  return account === undefined || account === 'default'
+    ? `${prefix}:adops:api-requests`
+    : `${prefix}:adops:api-requests:${account}`;
 }

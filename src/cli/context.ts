@@ -36,11 +36,13 @@ export async function createContext(
   stderr: CliContext['stderr'] = process.stderr,
   onSecrets: (secrets: readonly string[]) => void = () => undefined,
 ): Promise<CliContext> {
-  const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }] = await Promise.all([
-    import('../config/env.js'),
-    import('../config/jobs.js'),
-    import('../log/logger.js'),
-  ]);
+  const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }, { checkAccountReports }] =
+    await Promise.all([
+      import('../config/env.js'),
+      import('../config/jobs.js'),
+      import('../log/logger.js'),
+      import('../config/accounts.js'),
+    ]);
   let config: Config | undefined;
   let jobs: JobSet | undefined;
   let logger: Logger | undefined;
@@ -56,7 +58,15 @@ export async function createContext(
       }
       return config;
     },
-    jobs: () => (jobs ??= loadJobs(ctx.config().jobsDir)),
+    jobs: () => {
+      if (jobs !== undefined) return jobs;
+      const c = ctx.config();
+      jobs = loadJobs(c.jobsDir);
+      // An account's reports: list must name definitions that exist.
+      if (c.accountsFile !== undefined)
+        checkAccountReports(c.accounts, new Set(jobs.reports.map((r) => r.name)), c.accountsFile);
+      return jobs;
+    },
     logger: () => {
       if (logger === undefined) {
         const c = ctx.config();

@@ -20,6 +20,7 @@ import {
   sentinelUrlProblem,
   type RedisTarget,
 } from './redis-target.js';
+import { envAccount, readAccountsFile, type Account } from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -95,6 +96,13 @@ export interface Config {
   readonly copyFormat: 'binary' | 'text';
   /** Where signed JSON events go (src/observe/webhook-delivery.ts); undefined: no webhooks. */
   readonly webhook: WebhookConfig | undefined;
+  /**
+   * The ad server accounts pulled (src/config/accounts.ts): those of ADOPS_ACCOUNTS_FILE, or the
+   * env settings above as the one account `default`. Never empty.
+   */
+  readonly accounts: readonly Account[];
+  /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
+  readonly accountsFile: string | undefined;
 }
 
 /** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
@@ -192,6 +200,7 @@ export const ENV_VARS = [
   'ADOPS_API_KEY',
   'ADOPS_API_KEY_FILE',
   'ADOPS_WEBHOOK_SECRET',
+  'ADOPS_ACCOUNTS_FILE',
 ] as const;
 
 /**
@@ -216,9 +225,12 @@ export function loadConfig(env: Env): Config {
   }
   const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
   const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
+  const apiKey = readApiKey(clean);
+  const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
+  const limits = { auth: v.ADOPS_AUTH, rateLimitPerSecond: v.ADOPS_RATE_LIMIT };
   return Object.freeze({
     baseUrl: v.ADOPS_BASE_URL,
-    apiKey: readApiKey(clean),
+    apiKey,
     auth: v.ADOPS_AUTH,
     reportParams: v.ADOPS_REPORT_PARAMS,
     databaseUrl: v.DATABASE_URL,
@@ -252,6 +264,26 @@ export function loadConfig(env: Env): Config {
     metricsHost: v.ADOPS_METRICS_HOST,
     copyFormat: v.ADOPS_COPY_FORMAT,
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
+    accounts: Object.freeze(
+      accountsFile === undefined
+        ? [envAccount({ baseUrl: v.ADOPS_BASE_URL, apiKey, ...limits })]
+        : readAccountsFile(accountsFile, clean, limits),
+    ),
+    accountsFile,
+  });
+}
+
+/**
+ * The configuration as one account's API client and limiter see it: its base URL, key, auth and
+ * rate limit in place of the env settings. Everything else (timeouts, queue, warehouse) is shared.
+ */
+export function accountConfig(config: Config, account: Account): Config {
+  return Object.freeze({
+    ...config,
+    baseUrl: account.baseUrl,
+    apiKey: account.apiKey,
+    auth: account.auth,
+    queue: Object.freeze({ ...config.queue, rateLimitPerSecond: account.rateLimitPerSecond }),
   });
 }
 
@@ -279,8 +311,11 @@ function readWebhook(url: string | undefined, secret: string | undefined): Webho
  * The strings that must never be logged or stored, whichever variable supplied them (the API key
  * from ADOPS_API_KEY or ADOPS_API_KEY_FILE, the webhook secret): what every redaction is given.
  */
-export function secretsOf(config: Pick<Config, 'apiKey' | 'webhook'>): string[] {
-  return [config.apiKey, config.webhook?.secret].filter((s): s is string => s !== undefined);
+export function secretsOf(
+  config: Pick<Config, 'apiKey' | 'webhook'> & { readonly accounts?: readonly Account[] },
+): string[] {
+  const all = [config.apiKey, ...(config.accounts ?? []).map((a) => a.apiKey), config.webhook?.secret];
+  return [...new Set(all.filter((s): s is string => s !== undefined))];
 }
 
 function readApiKey(env: Env): string | undefined {

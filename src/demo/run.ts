@@ -2,7 +2,10 @@
 import { join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { createApiClientFromConfig } from '../api/client.js';
-import type { Config } from '../config/env.js';
+import type { Account } from '../config/accounts.js';
+import { accountConfig, type Config } from '../config/env.js';
+import type { RunningEmulator } from '../emulator/index.js';
+import { pullAccount } from '../schedule/payload.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/redis-target.js';
 import { packageRoot } from '../config/paths.js';
@@ -20,6 +23,12 @@ import { setupWarehouse } from '../warehouse/setup.js';
 import { EXAMPLE_QUERIES, runExample } from './examples.js';
 import { renderTable } from './table.js';
 import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';
+
+/** The demo's two accounts, each served by its own embedded emulator. */
+export const DEMO_ACCOUNTS = [
+  { name: 'north', seed: 1 },
+  { name: 'south', seed: 2 },
+] as const;
 
 export interface DemoOptions {
   /**
@@ -72,10 +81,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await pool.end();
     throw error;
   }
-  const emulator = await startEmulator({ port: 0, seed: 1, cellsPerDay: options.cellsPerDay ?? 2000 });
+  // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
+  const emulators = await Promise.all(
+    DEMO_ACCOUNTS.map((a) =>
+      startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
+    ),
+  );
+  const rate = Math.max(options.config.queue.rateLimitPerSecond, 200);
+  const accounts: Account[] = DEMO_ACCOUNTS.map((a, i) => ({
+    name: a.name,
+    baseUrl: (emulators[i] as RunningEmulator).url,
+    apiKey: DEMO_KEY,
+    auth: 'bearer' as const,
+    rateLimitPerSecond: rate,
+    timezone: 'UTC',
+    reports: undefined,
+  }));
   const config: Config = Object.freeze({
     ...options.config,
-    baseUrl: emulator.url,
+    baseUrl: accounts[0]?.baseUrl,
     apiKey: DEMO_KEY,
     auth: 'bearer' as const,
     metricsPort: 0,
@@ -83,21 +107,34 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     queue: Object.freeze({
       ...options.config.queue,
       prefix: target.queuePrefix,
-      rateLimitPerSecond: Math.max(options.config.queue.rateLimitPerSecond, 200),
+      rateLimitPerSecond: rate,
     }),
+    accounts: Object.freeze(accounts),
+    accountsFile: undefined,
   });
-  const cleanups: Array<() => Promise<unknown>> = [() => emulator.close(), () => pool.end()];
+  const cleanups: Array<() => Promise<unknown>> = [
+    ...emulators.map((e) => () => e.close()),
+    () => pool.end(),
+  ];
   try {
-    out(`emulator: ${emulator.url} (key ${DEMO_KEY}, seed 1)\n`);
+    for (const [i, a] of DEMO_ACCOUNTS.entries())
+      out(
+        `emulator of account ${a.name}: ${(emulators[i] as RunningEmulator).url} (key ${DEMO_KEY}, seed ${a.seed})\n`,
+      );
     const setup = await setupWarehouse(pool, { schema: config.schema, reports: jobs.reports, logger });
     out(
       `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
     );
 
-    const api = createApiClientFromConfig(config, logger);
-    cleanups.unshift(() => api.close());
-    const catalogue = await runEntitySync({ pool, schema: config.schema, api, logger });
-    out(`sync: ${catalogue.campaigns} campaigns, ${catalogue.creatives} creatives\n`);
+    const catalogue = { campaigns: 0, creatives: 0 };
+    for (const account of accounts) {
+      const api = createApiClientFromConfig(accountConfig(config, account), logger);
+      cleanups.unshift(() => api.close());
+      const synced = await runEntitySync({ pool, schema: config.schema, account: account.name, api, logger });
+      catalogue.campaigns += synced.campaigns;
+      catalogue.creatives += synced.creatives;
+      out(`sync of account ${account.name}: ${synced.campaigns} campaigns, ${synced.creatives} creatives\n`);
+    }
 
     const worker = await startWorker({
       config,
@@ -114,9 +151,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const days = options.days ?? 7;
     const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
     const from = addDays(yesterday, 1 - days);
-    const backfill = await enqueueBackfill(queues.pulls, jobs.reports, from, yesterday);
+    const backfill = await enqueueBackfill(
+      queues.pulls,
+      jobs.reports,
+      from,
+      yesterday,
+      'newest-first',
+      accounts,
+    );
     out(
-      `backfill: ${backfill.pulls.length} pulls (${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
+      `backfill: ${backfill.pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
     );
     const bar = progressBar(options.progress);
     bar?.start(backfill.pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
@@ -127,9 +171,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     bar?.stop();
     out(`backfill: ${result.completed.length} loaded, ${result.failed.length} failed\n`);
     for (const f of result.failed)
-      out(`  failed ${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`);
+      out(
+        `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
+      );
 
-    out('\n' + renderStatus(await collectStatus(pool, config.schema, jobs, queues, days)) + '\n');
+    const status = await collectStatus(pool, config.schema, jobs, queues, days, new Date(), accounts);
+    out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
       const { columns, rows } = await runExample(pool, config.schema, example);
       out(`\n${example.title} (sql/examples/${example.file})\n${renderTable(columns, rows)}\n`);

@@ -42,6 +42,8 @@ export interface EntitySyncDeps {
    * again after its worker died, resumes the run's checkpoint. Default: a fresh id (no resume).
    */
   readonly runId?: string;
+  /** The account whose catalogue this is (DEFAULT_ACCOUNT when not given): only its rows are written. */
+  readonly account?: string;
   /**
    * Whether a failure of this try is followed by another that resumes the checkpoint (default:
    * when a runId is given). When not, a failure drops the checkpoint and marks the run failed.
@@ -71,9 +73,9 @@ export const STALE_AFTER_MS = 6 * 3600_000;
  */
 export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncResult> {
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
-  const logger = deps.logger.child({ sync: 'entities', runId });
+  const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
   const { pool, schema } = deps;
-  const start = await openRun(pool, schema, runId, deps.staleAfterMs ?? STALE_AFTER_MS);
+  const start = await openRun(pool, schema, runId, deps.staleAfterMs ?? STALE_AFTER_MS, deps.account);
   if (start.kind === 'written') {
     logger.info('an earlier try of this sync already wrote the catalogue');
     return start.result as EntitySyncResult;
@@ -136,6 +138,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     const summary = problems.summary();
     let result: EntitySyncResult | undefined;
     await writeCatalogue(pool, schema, catalogue, {
+      ...(deps.account === undefined ? {} : { account: deps.account }),
       beforeCommit: async (client, written) => {
         result = {
           ...written,

@@ -17,9 +17,11 @@ export interface CheckProblem {
  */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
+  // Named with its account when the status covers accounts other than `default`.
+  const named = status.reports.some((r) => r.account !== 'default');
   for (const r of status.reports) {
-    const report = r.report;
-    if (r.freshness.late) out.push({ report, kind: 'late', line: lateText(r) });
+    const report = named ? `${r.account}/${r.report}` : r.report;
+    if (r.freshness.late) out.push({ report, kind: 'late', line: lateText({ ...r, report }) });
     for (const period of r.overdue)
       out.push({ report, kind: 'missing', period, line: `${report} ${period}: missing` });
     for (const f of r.failed)

@@ -6,6 +6,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { JobSet } from '../config/jobs.js';
 import type { ReportFreshEvent, ReportLateEvent } from '../schedule/webhooks.js';
+import type { PlanAccount } from '../plan/pull.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
 /** The freshness state of a report as Redis keeps it. */
@@ -19,11 +20,15 @@ export interface FreshnessWatch {
   readonly prefix: string;
   /** Days of status read; the newest loaded period is looked for in them. */
   readonly days: number;
+  /** The accounts watched (default: the one account `default`). */
+  readonly accounts?: readonly PlanAccount[];
 }
 
-/** The Redis key of a report's last seen freshness state. */
-export function freshnessStateKey(prefix: string, report: string): string {
-  return `${prefix}:webhooks:freshness:${report}`;
+/** The Redis key of a report's last seen freshness state (of an account other than `default`: with it). */
+export function freshnessStateKey(prefix: string, report: string, account = 'default'): string {
+  return account === 'default'
+    ? `${prefix}:webhooks:freshness:${report}`
+    : `${prefix}:webhooks:freshness:${account}:${report}`;
 }
 
 /**
@@ -42,11 +47,23 @@ export async function freshnessTransitions(
   jobs: JobSet,
   now: Date = new Date(),
 ): Promise<Array<ReportLateEvent | ReportFreshEvent>> {
-  const status = await collectStatus(watch.pool, watch.schema, jobs, undefined, watch.days, now);
+  const status = await collectStatus(
+    watch.pool,
+    watch.schema,
+    jobs,
+    undefined,
+    watch.days,
+    now,
+    watch.accounts,
+  );
   const events: Array<ReportLateEvent | ReportFreshEvent> = [];
   for (const r of status.reports) {
     const state: FreshnessState = r.freshness.late ? 'late' : 'fresh';
-    const previous = await watch.redis.set(freshnessStateKey(watch.prefix, r.report), state, 'GET');
+    const previous = await watch.redis.set(
+      freshnessStateKey(watch.prefix, r.report, r.account),
+      state,
+      'GET',
+    );
     const moved = transition(previous, state);
     if (moved !== undefined) events.push(freshnessEvent(r, moved));
   }
@@ -56,6 +73,7 @@ export async function freshnessTransitions(
 function freshnessEvent(r: ReportStatus, state: FreshnessState): ReportLateEvent | ReportFreshEvent {
   return {
     type: state === 'late' ? 'report.late' : 'report.fresh',
+    ...(r.account === 'default' ? {} : { account: r.account }),
     report: r.report,
     last_loaded: r.lastLoaded,
     age_hours: r.freshness.ageHours,

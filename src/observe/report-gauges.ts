@@ -7,10 +7,13 @@ import type { JobSet, ReportJob } from '../config/jobs.js';
 import { periodContaining } from '../dates/periods.js';
 import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
+import type { PlanAccount } from '../plan/pull.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
 /** What the gauges say of one report. */
 export interface ReportFreshness {
+  /** The account; the gauges label it only when it is not `default`. */
+  readonly account?: string;
   readonly report: string;
   /** End of the newest loaded period (the midnight after its last day, in the report's time zone), in ms; null if none. */
   readonly lastPeriodEndMs: number | null;
@@ -34,6 +37,7 @@ export function gaugeValues(
       ? null
       : periodEndInstant(periodContaining(status.lastLoaded, job.period), job.schedule?.timezone ?? 'UTC');
   return {
+    ...(status.account === 'default' ? {} : { account: status.account }),
     report: status.report,
     lastPeriodEndMs: end === null ? null : end.getTime(),
     freshnessMs: freshnessLimitMs(job),
@@ -51,9 +55,10 @@ export async function readFreshness(
   jobs: JobSet,
   days: number,
   now: Date = new Date(),
+  accounts?: readonly PlanAccount[],
 ): Promise<ReportFreshness[]> {
   const [status, restated] = await Promise.all([
-    collectStatus(pool, schema, jobs, undefined, days, now),
+    collectStatus(pool, schema, jobs, undefined, days, now, accounts),
     lastRestatements(
       pool,
       schema,
@@ -91,19 +96,26 @@ export function registerReportGauges(
     }
     return cached.value;
   };
-  const gauge = (name: string, help: string, value: (f: ReportFreshness) => number | null): Gauge<'report'> =>
+  // The account label only for accounts other than `default`: a single-account deployment's series stay as they were.
+  const labels = (f: ReportFreshness) =>
+    f.account === undefined ? { report: f.report } : { report: f.report, account: f.account };
+  const gauge = (
+    name: string,
+    help: string,
+    value: (f: ReportFreshness) => number | null,
+  ): Gauge<'report' | 'account'> =>
     new Gauge({
       name,
       help,
-      labelNames: ['report'],
+      labelNames: ['report', 'account'],
       registers: [registry],
       async collect() {
         const all = await current();
         if (all === undefined) return;
         for (const f of all) {
           const v = value(f);
-          if (v === null) this.remove({ report: f.report });
-          else this.set({ report: f.report }, v);
+          if (v === null) this.remove(labels(f));
+          else this.set(labels(f), v);
         }
       },
     });

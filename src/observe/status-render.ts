@@ -36,6 +36,15 @@ export function foldDates(dates: readonly string[]): string[] {
 /** The status as terminal text (no colours, so it pipes and logs cleanly). */
 export function renderStatus(status: Status): string {
   const lines: string[] = [];
+  // With accounts (ADOPS_ACCOUNTS_FILE), reports are grouped under each account and named with it.
+  const accounts = [...new Set(status.reports.map((r) => r.account))];
+  const multi = accounts.length > 1 || (accounts[0] ?? 'default') !== 'default';
+  const name = (r: ReportStatus) => (multi ? `${r.account}/${r.report}` : r.report);
+  const groups = (each: (r: ReportStatus) => string) =>
+    accounts.flatMap((a) => [
+      ...(multi ? [`  account ${a}:`] : []),
+      ...status.reports.filter((r) => r.account === a).map(each),
+    ]);
   const nameWidth = Math.max(6, ...status.reports.map((r) => r.report.length));
   const head = [
     'report'.padEnd(nameWidth),
@@ -48,9 +57,10 @@ export function renderStatus(status: Status): string {
   ];
   lines.push(`Warehouse, last ${status.days} days (up to yesterday):`);
   lines.push(`  ${head.join('  ')}`);
-  for (const r of status.reports) {
-    lines.push(
-      '  ' +
+  lines.push(
+    ...groups(
+      (r) =>
+        '  ' +
         [
           r.report.padEnd(nameWidth),
           (r.lastLoaded ?? '-').padEnd(11),
@@ -60,20 +70,18 @@ export function renderStatus(status: Status): string {
           String(r.unreconciled.length).padStart(12),
           String(r.zeroRows.length).padStart(9),
         ].join('  '),
-    );
-  }
+    ),
+  );
   const problems: string[] = [];
   for (const r of status.reports) {
-    if (r.freshness.late) problems.push(`  ${lateText(r)}`);
-    if (r.missing.length > 0) problems.push(`  ${r.report}: missing ${foldDates(r.missing).join(', ')}`);
+    if (r.freshness.late) problems.push(`  ${lateText({ ...r, report: name(r) })}`);
+    if (r.missing.length > 0) problems.push(`  ${name(r)}: missing ${foldDates(r.missing).join(', ')}`);
     for (const f of r.failed)
       // The stored error may quote an API body: printed for a terminal, its controls are escaped.
-      problems.push(`  ${r.report} ${f.period}: failed: ${terminalSafe(f.error ?? 'no reason recorded')}`);
-    for (const u of r.unreconciled) problems.push(`  ${r.report} ${u.period}: ${unreconciledText(u)}`);
+      problems.push(`  ${name(r)} ${f.period}: failed: ${terminalSafe(f.error ?? 'no reason recorded')}`);
+    for (const u of r.unreconciled) problems.push(`  ${name(r)} ${u.period}: ${unreconciledText(u)}`);
     if (r.zeroRows.length > 0)
-      problems.push(
-        `  ${r.report}: zero rows while neighbours had rows: ${foldDates(r.zeroRows).join(', ')}`,
-      );
+      problems.push(`  ${name(r)}: zero rows while neighbours had rows: ${foldDates(r.zeroRows).join(', ')}`);
   }
   if (problems.length > 0)
     lines.push('', 'Problems (`adops heal` re-pulls missing and failed periods):', ...problems);
@@ -116,8 +124,7 @@ export function renderStatus(status: Status): string {
     `Coverage, one column per day (${status.gridDays[0] ?? ''} .. ${status.gridDays.at(-1) ?? ''}):`,
   );
   lines.push(`  ${''.padEnd(nameWidth)}  ${axis(status.gridDays)}`);
-  for (const r of status.reports)
-    lines.push(`  ${r.report.padEnd(nameWidth)}  ${r.cells.map((c) => CELL[c]).join('')}`);
+  lines.push(...groups((r) => `  ${r.report.padEnd(nameWidth)}  ${r.cells.map((c) => CELL[c]).join('')}`));
   lines.push(
     `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing` +
       (retained.length > 0 ? `  ${CELL.dropped} dropped by retention` : ''),

@@ -15,6 +15,8 @@ import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
 import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../schedule/counts.js';
 import type { Queues } from '../schedule/queues.js';
+import { runsReport } from '../config/accounts.js';
+import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -22,6 +24,8 @@ const HOUR_MS = 3_600_000;
 export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped';
 
 export interface ReportStatus {
+  /** The ad server account (ADOPS_ACCOUNTS_FILE; `default` without one). */
+  readonly account: string;
   readonly report: string;
   readonly period: PeriodUnit;
   /** Newest period whose rows are loaded (within the window), as its start date. */
@@ -130,11 +134,16 @@ export async function collectStatus(
   queues: QueueSource | Promise<QueueSource | undefined> | undefined,
   days: number,
   now: Date = new Date(),
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<Status> {
   const yesterday = addDays(localDate(now, 'UTC'), -1);
   const gridDays = Array.from({ length: days }, (_, i) => addDays(yesterday, i - days + 1));
+  // Grouped by account: each account's reports together, in the order the accounts are listed.
+  const pairs = accounts.flatMap((a) =>
+    jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a.name, r] as const),
+  );
   const [reports, restated, entities, evolving, queueCounts] = await Promise.all([
-    Promise.all(jobs.reports.map((r) => reportStatus(pool, schema, r, days, gridDays, now))),
+    Promise.all(pairs.map(([a, r]) => reportStatus(pool, schema, r, days, gridDays, now, a))),
     restatements(pool, schema),
     entitySyncStatus(pool, schema),
     evolutions(pool, schema, jobs),
@@ -182,6 +191,7 @@ async function reportStatus(
   days: number,
   gridDays: readonly string[],
   now: Date,
+  account: string,
 ): Promise<ReportStatus> {
   const yesterday = gridDays.at(-1) ?? addDays(localDate(now, 'UTC'), -1);
   const whole = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
@@ -190,8 +200,8 @@ async function reportStatus(
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
-    loadStates(pool, schema, r, from, to),
-    unreconciledPeriods(pool, schema, r, from, to),
+    loadStates(pool, schema, r, from, to, account),
+    unreconciledPeriods(pool, schema, r, from, to, account),
   ]);
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   const heal = new Set(periodsToHeal(window, states).map(periodKey));
@@ -212,6 +222,7 @@ async function reportStatus(
   const fresh = freshnessOf(r, newest, now);
   const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
   return {
+    account,
     report: r.name,
     period: r.period,
     lastLoaded: loadedStates.at(-1)?.start ?? null,

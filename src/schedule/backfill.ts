@@ -2,7 +2,7 @@
 import type { ReportJob } from '../config/jobs.js';
 import { enqueueChunks, enqueuePulls, type EnqueuedPull, type EnqueueOptions } from './enqueue.js';
 import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
-import type { PlannedPull } from '../plan/pull.js';
+import { ONLY_DEFAULT, planForAccounts, type PlanAccount, type PlannedPull } from '../plan/pull.js';
 import type { PullQueue } from './queues.js';
 
 /** Counts of an enqueue. */
@@ -30,8 +30,10 @@ export async function enqueueBackfill(
   from: string,
   to: string,
   order: BackfillOrder = 'newest-first',
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, planBackfill(reports, from, to, order)));
+  const plan = planForAccounts(accounts, reports, (own) => planBackfill(own, from, to, order));
+  return summarize(await enqueuePulls(queue, plan));
 }
 
 export interface StreamOptions extends EnqueueOptions {

@@ -1,6 +1,7 @@
 // Adding pulls to the queue, deduplicated per report and period while one is unfinished, in
 // chunks drawn from the plan as they go, so an enqueue of any size holds one chunk at a time.
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { PULL_JOB } from './names.js';
 import type { PlannedPull } from '../plan/pull.js';
 import { pullData, pullDedupId, type PullJobData } from './payload.js';
@@ -44,11 +45,11 @@ export async function* enqueueChunks(
   for (const pull of pulls) {
     chunk.push(pull);
     if (chunk.length < size) continue;
-    yield await addChunk(queue, chunk, `p-${nonce}-`, next, options.priority);
+    yield await addChunk(queue, chunk, nonce, next, options.priority);
     next += chunk.length;
     chunk = [];
   }
-  if (chunk.length > 0) yield await addChunk(queue, chunk, `p-${nonce}-`, next, options.priority);
+  if (chunk.length > 0) yield await addChunk(queue, chunk, nonce, next, options.priority);
 }
 
 /** enqueueChunks, collected: for plans small enough to hold (a tick, a heal, tests). */
@@ -65,14 +66,17 @@ export async function enqueuePulls(
 async function addChunk(
   queue: PullQueue,
   chunk: readonly PlannedPull[],
-  idPrefix: string,
+  nonce: string,
   first: number,
   priority: number | undefined,
 ): Promise<EnqueuedPull[]> {
   const requested = chunk.map((pull, j) => ({
-    data: pullData(pull.report, pull.period, pull.version),
-    // BullMQ forbids ':' and all-digit custom ids.
-    jobId: `${idPrefix}${first + j}`,
+    data: pullData(pull.report, pull.period, pull.version, pull.account),
+    // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
+    jobId:
+      pull.account === undefined || pull.account === DEFAULT_ACCOUNT
+        ? `p-${nonce}-${first + j}`
+        : `p-${pull.account}-${nonce}-${first + j}`,
   }));
   const jobs = await queue.addBulk(
     requested.map(({ data, jobId }) => ({

@@ -15,16 +15,27 @@ export const TICK_JOB = 'tick';
 /** Job name of a catalogue sync in ENTITY_QUEUE. */
 export const SYNC_JOB = 'sync';
 
-/** Id of the job scheduler of a job definition; the prefix tells ours from anyone else's. */
-export function schedulerId(kind: 'report' | 'entities', name: string): string {
-  return `adops-${kind}-${name}`;
+/**
+ * Id of the job scheduler of a job definition (of one account other than `default`, for a
+ * catalogue sync: `...@account`); the prefix tells ours from anyone else's.
+ */
+export function schedulerId(kind: 'report' | 'entities', name: string, account?: string): string {
+  return account === undefined || account === 'default'
+    ? `adops-${kind}-${name}`
+    : `adops-${kind}-${name}@${account}`;
 }
 
 /** The definition a scheduler id belongs to, or undefined when the id is not one of ours. */
-export function parseSchedulerId(id: string): { kind: 'report' | 'entities'; name: string } | undefined {
-  const m = /^adops-(report|entities)-([a-z][a-z0-9_]*)$/.exec(id);
+export function parseSchedulerId(
+  id: string,
+): { kind: 'report' | 'entities'; name: string; account?: string } | undefined {
+  const m = /^adops-(report|entities)-([a-z][a-z0-9_]*)(?:@([a-z][a-z0-9_]*))?$/.exec(id);
   if (m === null) return undefined;
-  return { kind: m[1] as 'report' | 'entities', name: m[2] as string };
+  return {
+    kind: m[1] as 'report' | 'entities',
+    name: m[2] as string,
+    ...(m[3] === undefined ? {} : { account: m[3] }),
+  };
 }
 
 /** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */

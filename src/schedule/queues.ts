@@ -1,4 +1,5 @@
 // The queues, opened with the options every producer must agree on.
+import type { SyncJobData } from './payload.js';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
@@ -38,7 +39,7 @@ export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
 
 export type PullQueue = Queue<PullJobData, unknown, string>;
 export type TickQueue = Queue<TickJobData, unknown, string>;
-export type SyncQueue = Queue<Record<string, never>, unknown, string>;
+export type SyncQueue = Queue<SyncJobData, unknown, string>;
 
 /** The queues over one connection, closed together. */
 export interface Queues {

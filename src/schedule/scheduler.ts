@@ -1,5 +1,7 @@
 // `adops schedule`: one BullMQ job scheduler per job definition, idempotently.
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { JobSet, Schedule } from '../config/jobs.js';
+import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
 import { parseSchedulerId, schedulerId, SYNC_JOB, TICK_JOB } from './names.js';
 import type { Queues } from './queues.js';
 
@@ -20,7 +22,7 @@ interface Wanted {
 }
 
 /** The schedulers the definitions ask for: reports tick on TICK_QUEUE, entities sync on ENTITY_QUEUE. */
-export function wantedSchedulers(jobs: JobSet): Wanted[] {
+export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] = ONLY_DEFAULT): Wanted[] {
   const out: Wanted[] = [];
   for (const r of jobs.reports)
     if (r.schedule !== undefined)
@@ -31,15 +33,17 @@ export function wantedSchedulers(jobs: JobSet): Wanted[] {
         name: TICK_JOB,
         data: { report: r.name },
       });
+  // A report's tick enqueues the pulls of every account; each account syncs its own catalogue.
   for (const e of jobs.entities)
     if (e.schedule !== undefined)
-      out.push({
-        id: schedulerId('entities', e.name),
-        queue: 'syncs',
-        schedule: e.schedule,
-        name: SYNC_JOB,
-        data: {},
-      });
+      for (const a of accounts)
+        out.push({
+          id: schedulerId('entities', e.name, a.name),
+          queue: 'syncs',
+          schedule: e.schedule,
+          name: SYNC_JOB,
+          data: a.name === DEFAULT_ACCOUNT ? {} : { account: a.name },
+        });
   return out;
 }
 
@@ -51,8 +55,9 @@ export function wantedSchedulers(jobs: JobSet): Wanted[] {
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<ScheduleResult> {
-  const wanted = wantedSchedulers(jobs);
+  const wanted = wantedSchedulers(jobs, accounts);
   const result = {
     created: [] as string[],
     updated: [] as string[],

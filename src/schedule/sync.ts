@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { QueueEvents } from 'bullmq';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { SYNC_JOB } from './names.js';
 import type { SyncQueue } from './queues.js';
 import type { EntitySyncResult } from '../entities/sync.js';
@@ -19,10 +20,17 @@ export interface EnqueuedSync {
  * would read the same catalogue), and its id is returned so the caller can wait for it. The job id
  * is fresh per request: a retained finished job must never swallow a new sync.
  */
-export async function enqueueEntitySync(queue: SyncQueue): Promise<EnqueuedSync> {
-  // BullMQ forbids ':' and all-digit custom ids.
-  const jobId = `s-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
-  const job = await queue.add(SYNC_JOB, {}, { jobId, deduplication: { id: SYNC_DEDUP_ID } });
+export async function enqueueEntitySync(
+  queue: SyncQueue,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<EnqueuedSync> {
+  // BullMQ forbids ':' and all-digit custom ids. One sync per account: each has its own catalogue.
+  const own = account === DEFAULT_ACCOUNT;
+  const jobId = `s-${own ? '' : `${account}-`}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  const job = await queue.add(SYNC_JOB, own ? {} : { account }, {
+    jobId,
+    deduplication: { id: own ? SYNC_DEDUP_ID : `${SYNC_DEDUP_ID}/${account}` },
+  });
   const id = job.id ?? jobId;
   return { jobId: id, added: id === jobId };
 }

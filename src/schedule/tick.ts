@@ -3,7 +3,9 @@
 import type { ReportJob } from '../config/jobs.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import type { Period } from '../report/types.js';
+import { runsReport } from '../config/accounts.js';
 import { enqueuePulls } from './enqueue.js';
+import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pull.js';
 import type { PeriodState } from '../plan/gaps.js';
 import { planTick, scheduledTime, tickWindows, type TickJob } from '../plan/tick.js';
 import type { PullQueue } from './queues.js';
@@ -15,8 +17,10 @@ export interface TickDeps {
   /** The definitions as they are when the tick runs (a worker follows its jobs folder). */
   readonly reports: ReportLookup;
   readonly pulls: PullQueue;
-  /** The warehouse's last attempt per period of `report` within from..to. */
-  states(report: ReportJob, from: string, to: string): Promise<PeriodState[]>;
+  /** The warehouse's last attempt per period of `report` and `account` within from..to. */
+  states(report: ReportJob, from: string, to: string, account: string): Promise<PeriodState[]>;
+  /** The accounts pulled (default: the one account `default`); each running the report gets its pulls. */
+  readonly accounts?: readonly PlanAccount[];
   /** Days back the gap repair looks (config.healDays). */
   readonly healDays: number;
   /** Gap repairs per tick at most. */
@@ -51,18 +55,28 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
   const windows = tickWindows(report, at, deps.now?.() ?? new Date(), deps.healDays);
   const first = windows.watched[0];
   const last = windows.watched.at(-1);
-  const states =
-    first === undefined || last === undefined || deps.gapCap <= 0
-      ? []
-      : await deps.states(report, first.start, last.end);
-  const plan = planTick(windows, states, deps.gapCap);
-  const pulls = [...plan.window, ...plan.gaps].map((period) => ({ report: report.name, period }));
+  const pulls: PlannedPull[] = [];
+  const gaps: Period[] = [];
+  let window: readonly Period[] = [];
+  for (const account of deps.accounts ?? ONLY_DEFAULT) {
+    if (!runsReport(account, report.name)) continue;
+    const states =
+      first === undefined || last === undefined || deps.gapCap <= 0
+        ? []
+        : await deps.states(report, first.start, last.end, account.name);
+    // Each account has its own gap budget: one account's backlog never starves another's repairs.
+    const plan = planTick(windows, states, deps.gapCap);
+    window = plan.window;
+    gaps.push(...plan.gaps);
+    for (const period of [...plan.window, ...plan.gaps])
+      pulls.push({ account: account.name, report: report.name, period });
+  }
   const enqueued = await enqueuePulls(deps.pulls, pulls);
   return {
     report: report.name,
     scheduledFor: at.toISOString(),
-    window: plan.window,
-    gaps: plan.gaps,
+    window,
+    gaps,
     added: enqueued.filter((e) => e.added).length,
   };
 }

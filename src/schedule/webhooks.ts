@@ -8,6 +8,8 @@ import { DELIVER_JOB } from './names.js';
 /** A pull failed for good: a 4xx, a definition gone, or its attempts spent. */
 export interface PeriodFailedEvent {
   readonly type: 'period.failed';
+  /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
+  readonly account?: string;
   readonly report: string;
   /** YYYY-MM-DD, inclusive. */
   readonly period_start: string;
@@ -22,6 +24,8 @@ export interface PeriodFailedEvent {
 
 /** How a report stands against its freshness limit when it became late or fresh again. */
 interface FreshnessFields {
+  /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
+  readonly account?: string;
   readonly report: string;
   /** Start of the newest loaded period (YYYY-MM-DD), null when none is loaded. */
   readonly last_loaded: string | null;

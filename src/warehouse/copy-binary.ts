@@ -7,7 +7,7 @@
 // trailer int16 -1.
 import type { DimensionType } from '../config/dimensions.js';
 import { COUNTERS, type ReportRow } from '../report/types.js';
-import { fullChunks, rowChecks, type CopyLayout } from './copy-encode.js';
+import { checkedAccount, fullChunks, rowChecks, type CopyLayout } from './copy-encode.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags (int32 0), header extension length (int32 0). */
@@ -78,14 +78,17 @@ export async function* copyBinaryChunks(
   chunkBytes = 256 * 1024,
 ): AsyncGenerator<Buffer> {
   const checks = rowChecks(layout);
-  const fields = 2 + layout.dimensions.length + COUNTERS.length + 1;
-  // Every row starts with its field count and the period, and ends with the load id.
+  const fields = 2 + layout.dimensions.length + COUNTERS.length + 2;
+  // Every row starts with its field count and the period, and ends with the load id and account.
   const prefix = Buffer.concat([
     Buffer.from([fields >> 8, fields & 0xff]),
     binaryField(layout.periodStart, 'date'),
     binaryField(layout.periodEnd, 'date'),
   ]);
-  const suffix = binaryField(String(layout.loadId), 'bigint');
+  const suffix = Buffer.concat([
+    binaryField(String(layout.loadId), 'bigint'),
+    binaryField(checkedAccount(layout.account), 'text'),
+  ]);
   const counterBytes = COUNTERS.length * 12;
   // Rows repeat the outer dimensions' values (day, campaign): reuse the last field encoded.
   const lastValue: Array<string | undefined> = checks.types.map(() => undefined);

@@ -3,6 +3,7 @@
 // and carriage return inside a value are escaped with a backslash. Every other character is taken
 // literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
 import { isIsoDate } from '../dates/calendar.js';
+import { ACCOUNT_NAME } from '../config/accounts.js';
 import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
 import { COUNTERS, type ReportRow } from '../report/types.js';
 import { RowValueError } from './errors.js';
@@ -79,6 +80,8 @@ export interface CopyLayout {
   readonly periodEnd: string;
   readonly dimensions: readonly Dimension[];
   readonly loadId: number;
+  /** The account column of every row: a validated name (ACCOUNT_NAME), so it needs no escaping. */
+  readonly account: string;
 }
 
 /** The checks of one row, piece by piece, so a caller can check and encode in one pass. */
@@ -174,7 +177,7 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
   const checks = rowChecks(layout);
   const text = checks.types.map((t) => t === 'text');
   const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
-  const suffix = `\t${layout.loadId}\n`;
+  const suffix = `\t${layout.loadId}\t${checkedAccount(layout.account)}\n`;
   const lastValue: Array<string | undefined> = text.map(() => undefined);
   const lastText: string[] = text.map(() => '');
   return (row) => {
@@ -256,6 +259,13 @@ function isBatched(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
 ): rows is AsyncIterable<ReportRow> & { batches(): AsyncIterable<readonly ReportRow[]> } {
   return typeof (rows as { batches?: unknown }).batches === 'function';
+}
+
+/** The account of a layout, refused unless it is a valid name (it goes into COPY unescaped). */
+export function checkedAccount(account: string): string {
+  if (!ACCOUNT_NAME.test(account))
+    throw new RowValueError(`account ${preview(account)} is not an account name`, 'account', account);
+  return account;
 }
 
 function preview(value: string): string {

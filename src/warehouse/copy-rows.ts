@@ -21,6 +21,8 @@ export interface CopyTarget {
   readonly periodStart: string;
   readonly periodEnd: string;
   readonly loadId: number;
+  /** The account of every row (a validated name). */
+  readonly account: string;
 }
 
 /**

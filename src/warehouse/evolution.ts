@@ -36,17 +36,18 @@ export async function coverage(
   if (serving === undefined || building === undefined) return undefined;
   const loads = qualified(schema, 'report_loads');
   // A period counts as covered once a load of the new shape replaced its rows and reconciled (or
-  // could not for want of totals: only a mismatch blocks the switch).
+  // could not for want of totals: only a mismatch blocks the switch), for every account that has it.
   const { rows } = await db.query<{ start: string; end: string; covered: boolean }>(
     `WITH old AS (
-       SELECT DISTINCT period_start, period_end FROM ${loads}
+       SELECT DISTINCT account, period_start, period_end FROM ${loads}
         WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded'),
      new AS (
-       SELECT DISTINCT period_start, period_end FROM ${loads}
+       SELECT DISTINCT account, period_start, period_end FROM ${loads}
         WHERE report = $1 AND dimensions = $3::text[] AND status = 'loaded'
           AND (reconciled IS NOT FALSE OR unreconciled_reason IN ('no totals', 'partial totals')))
-     SELECT old.period_start::text AS start, old.period_end::text AS "end", new.period_start IS NOT NULL AS covered
-       FROM old LEFT JOIN new USING (period_start, period_end)
+     SELECT old.period_start::text AS start, old.period_end::text AS "end", bool_and(new.period_start IS NOT NULL) AS covered
+       FROM old LEFT JOIN new USING (account, period_start, period_end)
+      GROUP BY old.period_start, old.period_end
       ORDER BY old.period_start DESC, old.period_end DESC`,
     [report, serving.dimensions, building.dimensions],
   );

@@ -37,21 +37,22 @@ export function insertRowsSql(
     }
     for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
   }
-  // $1 period_start, $2 period_end, $3 load_id, then one array per dimension and per counter.
+  // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
   const arrays = [
-    ...target.dimensions.map((d, i) => `$${i + 4}::${ARRAY_TYPE[dimensionType(d)]}`),
-    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 4}::bigint[]`),
+    ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
+    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
   ];
   const names = arrays.map((_, i) => `c${i}`);
   return {
     text:
       `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
-      `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint ` +
+      `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint, $4::text ` +
       `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
     values: [
       target.periodStart,
       target.periodEnd,
       target.loadId,
+      target.account,
       ...dims.map(arrayLiteral),
       ...counters.map(arrayLiteral),
     ],

@@ -2,6 +2,7 @@
 // Readers keep seeing the old rows until COMMIT; a crash anywhere before it changes nothing.
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { withClient } from './client.js';
 import { withTransaction } from './transaction.js';
 import type { ReportJob } from '../config/jobs.js';
@@ -45,6 +46,8 @@ export interface LoadOutcome {
 
 /** A pulled period as rows (streamed by streamReport, parsed by parseReport, or a test's own). */
 export interface ParsedPeriod {
+  /** The account the period belongs to; DEFAULT_ACCOUNT when not given. */
+  readonly account?: string;
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
   readonly period: Period;
   /** An array is retried on a deadlock; an async iterable is streamed once. */
@@ -139,8 +142,10 @@ async function loadInTransaction(
   startedAt: number,
 ): Promise<LoadOutcome> {
   const { report, period } = input;
+  const account = input.account ?? DEFAULT_ACCOUNT;
   const timeout = String(opts.statementTimeoutMs ?? 600_000);
-  // Two-int lock keyed by (schema.report, period): loads of other periods never wait on each other.
+  // Two-int lock keyed by (schema.report, account/period): loads of other periods or accounts
+  // never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
   // The shared lock waits only while `adops migrate` switches the report to its partitioned copy.
   // Custom plans: a generic plan of the claim's DELETE would lock every partition of the table,
@@ -153,7 +158,7 @@ async function loadInTransaction(
       [
         timeout,
         `${schema}.${report.name}`,
-        `${period.start}/${period.end}`,
+        periodLockKey(account, period),
         conversionLockKey(schema, report.name),
       ],
     ),
@@ -162,13 +167,16 @@ async function loadInTransaction(
   // after the locks: a conversion to partitions switches it under the shared lock.
   const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
   const found = (
-    await client.query<Claimed>(named(claimPeriodSql(schema, table, report.name, period, input.fetchToken)))
+    await client.query<Claimed>(
+      named(claimPeriodSql(schema, table, account, report.name, period, input.fetchToken)),
+    )
   ).rows[0];
   if (found === undefined)
     throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
   const loadId = Number(found.next_id);
   const current = found.load_id === null ? undefined : found;
   const base = {
+    account,
     report: report.name,
     period,
     dimensions: report.dimensions,
@@ -200,7 +208,9 @@ async function loadInTransaction(
       previousLoadId: Number(current.load_id),
       loadMs,
     });
-    await client.query(named(inOneStatement([record, ...(await archived(schema, loadId, input.packed))])));
+    await client.query(
+      named(inOneStatement([record, ...(await archived(schema, account, loadId, input.packed))])),
+    );
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
     return { loadId, status: 'superseded', rows: 0, ...checked, loadMs, evolving };
   }
@@ -208,6 +218,7 @@ async function loadInTransaction(
   const target = {
     schema,
     table,
+    account,
     dimensions: report.dimensions,
     periodStart: period.start,
     periodEnd: period.end,
@@ -243,9 +254,9 @@ async function loadInTransaction(
     named(
       inOneStatement([
         record,
-        upsertTotalsSql(schema, report.name, period, totals, loadId),
+        upsertTotalsSql(schema, account, report.name, period, totals, loadId),
         ...(inline === undefined ? [] : [insertRowsSql(target, inline)]),
-        ...(await archived(schema, loadId, input.packed)),
+        ...(await archived(schema, account, loadId, input.packed)),
       ]),
     ),
   );
@@ -275,16 +286,27 @@ function reconciliationOf(r: Reconciliation): {
 /** The archive insert of the body, if there is one to keep. */
 async function archived(
   schema: string,
+  account: string,
   loadId: number,
   packed: ParsedPeriod['packed'],
 ): Promise<Array<{ text: string; values: unknown[] }>> {
   if (packed === undefined) return [];
-  return [archiveBodySql(schema, loadId, await (typeof packed === 'function' ? packed() : packed))];
+  return [archiveBodySql(schema, account, loadId, await (typeof packed === 'function' ? packed() : packed))];
 }
 
 /** The body's size, once its rows have been read. */
 function bytesOf(input: ParsedPeriod): number {
   return typeof input.bytes === 'function' ? input.bytes() : input.bytes;
+}
+
+/**
+ * The second key of a period's load lock: the account is part of it, so one account's load never
+ * waits on another's of the same period. The default account keeps the key of earlier releases,
+ * so a worker of the previous release and one of this one still exclude each other during an upgrade.
+ */
+export function periodLockKey(account: string, period: Period): string {
+  const key = `${period.start}/${period.end}`;
+  return account === DEFAULT_ACCOUNT ? key : `${account}/${key}`;
 }
 
 /**

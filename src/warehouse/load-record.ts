@@ -10,6 +10,8 @@ export type LoadStatus = 'loaded' | 'failed' | 'superseded';
 export interface LoadRecord {
   /** Taken from the sequence up front when the rows need it; otherwise assigned by the insert. */
   readonly loadId?: number;
+  /** The account the period belongs to (DEFAULT_ACCOUNT for a single-account deployment). */
+  readonly account: string;
   readonly report: string;
   readonly period: Period;
   readonly dimensions: readonly string[];
@@ -39,6 +41,7 @@ const MAX_ERROR = 4000;
 /** INSERT of a report_loads row, returning its load_id. */
 export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
   const values: unknown[] = [
+    r.account,
     r.report,
     r.period.start,
     r.period.end,
@@ -61,6 +64,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
     r.jobId,
   ];
   const columns = [
+    'account',
     'report',
     'period_start',
     'period_end',
@@ -97,6 +101,7 @@ export function insertLoadSql(schema: string, r: LoadRecord): { text: string; va
 /** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
 export function upsertTotalsSql(
   schema: string,
+  account: string,
   report: string,
   period: Period,
   totals: Totals,
@@ -105,13 +110,13 @@ export function upsertTotalsSql(
   const counters = COUNTERS.map(ident);
   return {
     text:
-      `INSERT INTO ${qualified(schema, 'report_totals')} (report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
-      `VALUES ($1, $2, $3, ${COUNTERS.map((_, i) => `$${i + 4}`).join(', ')}, $${COUNTERS.length + 4}, now()) ` +
-      `ON CONFLICT (report, period_start, period_end) DO UPDATE SET ` +
+      `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
+      `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${COUNTERS.length + 5}, now()) ` +
+      `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
       [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
       ', retention_dropped_at = NULL',
-    values: [report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
+    values: [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
   };
 }
 
@@ -125,6 +130,7 @@ export function upsertTotalsSql(
 export function claimPeriodSql(
   schema: string,
   table: string,
+  account: string,
   report: string,
   period: Period,
   fetchToken: number,
@@ -132,13 +138,13 @@ export function claimPeriodSql(
   return {
     text:
       `WITH c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
-      `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id ` +
-      `WHERE t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
+      `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
+      `WHERE t.account = $6 AND t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
       `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $5) AS stale), ` +
-      `d AS (DELETE FROM ${qualified(schema, table)} WHERE period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
+      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $6 AND period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
       `SELECT n.next_id, s.stale, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
       `CROSS JOIN s LEFT JOIN c ON true`,
-    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken],
+    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken, account],
   };
 }
 

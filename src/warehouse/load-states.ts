@@ -1,5 +1,6 @@
 // What the warehouse says about each period, in the shape the queue's planning uses.
 import type { Pool } from 'pg';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { overlapsWindow, periodStates } from './loads-query.js';
@@ -13,8 +14,9 @@ export async function loadStates(
   report: Pick<ReportJob, 'name'>,
   from: string,
   to: string,
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
-  const rows = await periodStates(pool, schema, report.name, from, to);
+  const rows = await periodStates(pool, schema, report.name, from, to, account);
   return rows.map((r) => ({
     start: r.period_start,
     end: r.period_end,
@@ -36,15 +38,16 @@ export async function unreconciledPeriods(
   report: Pick<ReportJob, 'name'>,
   from: string,
   to: string,
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<Array<{ start: string; end: string; reason: string | null; mismatch: unknown }>> {
   const { rows } = await pool.query<{ start: string; end: string; reason: string | null; mismatch: unknown }>(
     `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
        FROM ${qualified(schema, 'report_totals')} t
-       JOIN ${qualified(schema, 'report_loads')} l ON l.load_id = t.load_id
-      WHERE t.report = $1 AND ${overlapsWindow('t')}
+       JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id
+      WHERE t.account = $5 AND t.report = $1 AND ${overlapsWindow('t')}
         AND l.reconciled = false
       ORDER BY t.period_start`,
-    [report.name, from, to, LONGEST_PERIOD_DAYS],
+    [report.name, from, to, LONGEST_PERIOD_DAYS, account],
   );
   return rows;
 }

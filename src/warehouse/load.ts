@@ -1,6 +1,7 @@
 // The loader's entry points for a worker: a fetched response in, a loaded (or recorded) period out.
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
 import {
@@ -32,6 +33,8 @@ export type { LoadOutcome } from './load-period.js';
 
 /** What a worker hands the loader after a fetch. */
 export interface PulledPeriod {
+  /** The account the period belongs to; DEFAULT_ACCOUNT when not given. */
+  account?: string;
   report: ReportJob;
   period: Period;
   /**
@@ -115,7 +118,13 @@ async function loadStreamedPeriod(
     );
   let body: StreamedBody;
   try {
-    body = await StreamedBody.open(pool, schema, received.body, opts.secrets ?? []);
+    body = await StreamedBody.open(
+      pool,
+      schema,
+      received.account ?? DEFAULT_ACCOUNT,
+      received.body,
+      opts.secrets ?? [],
+    );
   } catch (error) {
     // Nothing will read the response: let its connection go.
     await received.body[Symbol.asyncIterator]().return?.();
@@ -156,6 +165,7 @@ async function loadOrRecord(
       pool,
       schema,
       {
+        account: pulled.account ?? DEFAULT_ACCOUNT,
         report: pulled.report,
         period: pulled.period,
         rows: source.rows,
@@ -208,15 +218,19 @@ async function loadOrRecord(
 async function finalIfRepeated(
   pool: Pool,
   schema: string,
-  pulled: Pick<PulledPeriod, 'report' | 'period'>,
+  pulled: Pick<PulledPeriod, 'report' | 'period' | 'account'>,
   packed: PackedBody | undefined,
   error: Error,
 ): Promise<Error> {
   if (!(error instanceof MalformedBodyError) || !error.retryable || packed === undefined) return error;
   // Postgres down: keep the error retryable; the retry will find out.
-  const previous = await latestBodyDigest(pool, schema, pulled.report.name, pulled.period).catch(
-    () => undefined,
-  );
+  const previous = await latestBodyDigest(
+    pool,
+    schema,
+    pulled.account ?? DEFAULT_ACCOUNT,
+    pulled.report.name,
+    pulled.period,
+  ).catch(() => undefined);
   return previous === packed.receivedSha256 ? error.repeated(packed.receivedSha256) : error;
 }
 
@@ -282,6 +296,8 @@ function hintFor(error: unknown): string {
 
 /** A pull that failed before or during loading, as recordFailedPull takes it. */
 export interface FailedPull {
+  /** DEFAULT_ACCOUNT when not given. */
+  account?: string;
   report: Pick<ReportJob, 'name' | 'dimensions'>;
   period: Period;
   error: Error;
@@ -324,8 +340,10 @@ async function recordFailure(
     withTransaction(
       client,
       async () => {
+        const account = f.account ?? DEFAULT_ACCOUNT;
         const { rows } = await client.query<{ load_id: string }>(
           insertLoadSql(schema, {
+            account,
             report: f.report.name,
             period: f.period,
             dimensions: f.report.dimensions,
@@ -348,7 +366,7 @@ async function recordFailure(
           }),
         );
         const loadId = Number(rows[0]?.load_id);
-        if (f.packed !== undefined) await archiveBody(client, schema, loadId, f.packed);
+        if (f.packed !== undefined) await archiveBody(client, schema, account, loadId, f.packed);
         return loadId;
       },
       { onRollbackError: markBroken },

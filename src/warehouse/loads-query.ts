@@ -1,5 +1,6 @@
 // Read side of report_loads for `adops status` and `adops heal`.
 import type { Pool } from 'pg';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import {
   maxRelativeChange,
   summarizeRestatements,
@@ -48,13 +49,14 @@ export async function periodStates(
   report: string,
   from: string,
   to: string,
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
   const loads = qualified(schema, 'report_loads');
   const { rows } = await pool.query<PeriodState>(
     `WITH last AS (
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads}
-        WHERE report = $1 AND ${overlapsWindow()}
+        WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
           AND retention_dropped_at IS NULL
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
@@ -62,10 +64,10 @@ export async function periodStates(
             CASE WHEN last.status = 'failed' THEN last.error END AS error
        FROM last
        LEFT JOIN ${qualified(schema, 'report_totals')} t
-              ON t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end
-       LEFT JOIN ${loads} l ON l.load_id = t.load_id
+              ON t.account = $5 AND t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end
+       LEFT JOIN ${loads} l ON l.account = t.account AND l.load_id = t.load_id
       ORDER BY last.period_start, last.period_end`,
-    [report, from, to, LONGEST_PERIOD_DAYS],
+    [report, from, to, LONGEST_PERIOD_DAYS, account],
   );
   return rows;
 }

@@ -25,6 +25,7 @@ class PartWriter {
   constructor(
     private readonly pool: Pool,
     private readonly schema: string,
+    private readonly account: string,
     readonly spoolId: number,
   ) {
     this.gzip.on('data', (out: Buffer) => {
@@ -59,8 +60,8 @@ class PartWriter {
     this.held = [];
     this.heldBytes = 0;
     await this.pool.query(
-      `INSERT INTO ${qualified(this.schema, 'report_raw_parts')} (spool_id, part, gzip) VALUES ($1, $2, $3)`,
-      [this.spoolId, this.part++, bytes],
+      `INSERT INTO ${qualified(this.schema, 'report_raw_parts')} (account, spool_id, part, gzip) VALUES ($1, $2, $3, $4)`,
+      [this.account, this.spoolId, this.part++, bytes],
     );
   }
 }
@@ -93,10 +94,11 @@ export class StreamedBody {
     this.redactor = new ChunkRedactor(secrets);
   }
 
-  /** Takes a spool id (Postgres sequence) for the body's parts. */
+  /** Takes a spool id (Postgres sequence) for the body's parts, which are the account's. */
   static async open(
     pool: Pool,
     schema: string,
+    account: string,
     source: AsyncIterable<Buffer>,
     secrets: readonly string[],
   ): Promise<StreamedBody> {
@@ -104,7 +106,7 @@ export class StreamedBody {
       qualified(schema, 'report_raw_spool_seq'),
     ]);
     const id = Number((rows[0] as { id: string }).id);
-    return new StreamedBody(source, secrets, new PartWriter(pool, schema, id));
+    return new StreamedBody(source, secrets, new PartWriter(pool, schema, account, id));
   }
 
   /** The body's bytes, redacted, archived as they pass. Stopping early leaves the source open for finish(). */

@@ -67,12 +67,14 @@ function digest(body: Buffer): string {
 /** INSERT of the archived body of `loadId`. */
 export function archiveBodySql(
   schema: string,
+  account: string,
   loadId: number,
   packed: PackedBody,
 ): { text: string; values: unknown[] } {
   return {
-    text: `INSERT INTO ${qualified(schema, 'report_raw')} (load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6)`,
+    text: `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     values: [
+      account,
       loadId,
       packed.gzip ?? null,
       packed.spoolId ?? null,
@@ -87,10 +89,11 @@ export function archiveBodySql(
 export async function archiveBody(
   client: ClientBase,
   schema: string,
+  account: string,
   loadId: number,
   packed: PackedBody,
 ): Promise<void> {
-  await client.query(archiveBodySql(schema, loadId, packed));
+  await client.query(archiveBodySql(schema, account, loadId, packed));
 }
 
 /** The archived body of a load, decompressed and checked against its fingerprint; undefined if not kept. */
@@ -102,13 +105,15 @@ export async function readArchivedBody(
   const { rows } = await db.query<{
     body_gzip: Buffer | null;
     spool_id: string | null;
+    account: string;
     body_sha256: string;
-  }>(`SELECT body_gzip, spool_id, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`, [
-    loadId,
-  ]);
+  }>(
+    `SELECT body_gzip, spool_id, account, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
+    [loadId],
+  );
   const row = rows[0];
   if (row === undefined) return undefined;
-  const body = await gunzipAsync(row.body_gzip ?? (await spooledGzip(db, schema, row.spool_id)));
+  const body = await gunzipAsync(row.body_gzip ?? (await spooledGzip(db, schema, row.account, row.spool_id)));
   const sha = digest(body);
   if (sha !== row.body_sha256)
     throw new Error(
@@ -118,10 +123,15 @@ export async function readArchivedBody(
 }
 
 /** The gzip stream of a streamed body: its parts, in order. */
-async function spooledGzip(db: Pool | ClientBase, schema: string, spoolId: string | null): Promise<Buffer> {
+async function spooledGzip(
+  db: Pool | ClientBase,
+  schema: string,
+  account: string,
+  spoolId: string | null,
+): Promise<Buffer> {
   const { rows } = await db.query<{ gzip: Buffer }>(
-    `SELECT gzip FROM ${qualified(schema, 'report_raw_parts')} WHERE spool_id = $1 ORDER BY part`,
-    [spoolId],
+    `SELECT gzip FROM ${qualified(schema, 'report_raw_parts')} WHERE account = $1 AND spool_id = $2 ORDER BY part`,
+    [account, spoolId],
   );
   return Buffer.concat(rows.map((r) => r.gzip));
 }
@@ -134,15 +144,16 @@ async function spooledGzip(db: Pool | ClientBase, schema: string, spoolId: strin
 export async function latestBodyDigest(
   db: Pool | ClientBase,
   schema: string,
+  account: string,
   report: string,
   period: Period,
 ): Promise<string | undefined> {
   const { rows } = await db.query<{ received_sha256: string | null }>(
     `SELECT r.received_sha256 FROM ${qualified(schema, 'report_loads')} l
-       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
-      WHERE l.report = $1 AND l.period_start = $2 AND l.period_end = $3
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
+      WHERE l.account = $4 AND l.report = $1 AND l.period_start = $2 AND l.period_end = $3
       ORDER BY l.load_id DESC LIMIT 1`,
-    [report, period.start, period.end],
+    [report, period.start, period.end, account],
   );
   return rows[0]?.received_sha256 ?? undefined;
 }
@@ -163,7 +174,7 @@ export async function pruneRaw(pool: Pool, schema: string, keepDays: number): Pr
   await pool.query(
     `DELETE FROM ${qualified(schema, 'report_raw_parts')} p
       WHERE p.written_at < now() - make_interval(days => greatest($1::int, 1))
-        AND NOT EXISTS (SELECT 1 FROM ${raw} r WHERE r.spool_id = p.spool_id)`,
+        AND NOT EXISTS (SELECT 1 FROM ${raw} r WHERE r.account = p.account AND r.spool_id = p.spool_id)`,
     [keepDays],
   );
   return result.rowCount ?? 0;

@@ -8,6 +8,7 @@ import { readArchivedBody } from './raw.js';
 import { qualified } from './sql.js';
 
 interface LoadRow {
+  account: string;
   report: string;
   period_start: string;
   period_end: string;
@@ -35,10 +36,10 @@ export async function replayLoad(
   opts: Omit<LoadOptions, 'replayOf'> = {},
 ): Promise<LoadOutcome> {
   const { rows } = await pool.query<LoadRow>(
-    `SELECT l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
+    `SELECT l.account, l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
             l.fetched_at, l.fetch_token::text, r.archived_at
        FROM ${qualified(schema, 'report_loads')} l
-       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.load_id = l.load_id
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
       WHERE l.load_id = $1`,
     [loadId],
   );
@@ -65,6 +66,8 @@ export async function replayLoad(
     pool,
     schema,
     {
+      // The replay belongs to the account of the load it re-flattens.
+      account: load.account,
       report,
       period: { start: load.period_start, end: load.period_end },
       body,

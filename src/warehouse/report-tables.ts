@@ -5,7 +5,9 @@ import { ConfigError } from '../config/errors.js';
 import type { ReportJob } from '../config/jobs.js';
 import { afterUpgrades, applyColumnUpgrades, pendingUpgrades } from './column-upgrades.js';
 import { SchemaDriftError } from './errors.js';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import {
+  ACCOUNT_COLUMN,
   columnDifferences,
   createIndexSql,
   createTableSql,
@@ -70,7 +72,15 @@ export async function ensureReportTables(
         created.push(spec.table);
         continue;
       }
-      const found = await columnsOf(client, schema, spec.table);
+      // A table of a release before accounts: its rows are account `default`'s (sql/010_accounts.sql).
+      let found = await columnsOf(client, schema, spec.table);
+      if (!found.some((c) => c.name === ACCOUNT_COLUMN.name)) {
+        await client.query(
+          `ALTER TABLE ${qualified(schema, spec.table)} ADD COLUMN ${ident(ACCOUNT_COLUMN.name)} ${ACCOUNT_COLUMN.type} NOT NULL DEFAULT ${ACCOUNT_COLUMN.default ?? 'NULL'}`,
+        );
+        upgraded.push(`${spec.table}.account: added (existing rows: ${DEFAULT_ACCOUNT})`);
+        found = await columnsOf(client, schema, spec.table);
+      }
       // A known upgrade (hour text -> smallint) is not drift: it is applied once nothing else differs.
       const upgrades = pendingUpgrades(spec.columns, found);
       const differences = columnDifferences(spec.columns, afterUpgrades(found, upgrades));
@@ -82,8 +92,8 @@ export async function ensureReportTables(
         if (found === undefined || differences.length > 0) continue;
         const keys = indexKeys(ix);
         if (found.unique === ix.unique && found.keys.join(',') === keys.join(',')) continue;
-        // The key of earlier versions, on the text values themselves: rebuilt below.
-        if (found.unique === ix.unique && found.keys.join(',') === ix.columns.join(',')) outdated.push(ix);
+        // The keys of earlier releases (on the text values themselves, or without the account): rebuilt below.
+        if (found.unique === ix.unique && earlierKeys(ix).includes(found.keys.join(','))) outdated.push(ix);
         else
           differences.push(
             `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
@@ -117,6 +127,12 @@ export async function ensureReportTables(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),
   );
   return { created, unchanged, indexesAdded, indexesRebuilt, upgraded, orphaned, evolving };
+}
+
+/** The keys `ix` had in earlier releases, joined by commas: before md5 keys, and before accounts. */
+function earlierKeys(ix: IndexSpec): string[] {
+  const withoutAccount: IndexSpec = { ...ix, columns: ix.columns.filter((c) => c !== ACCOUNT_COLUMN.name) };
+  return [ix.columns, indexKeys(withoutAccount), withoutAccount.columns].map((k) => k.join(','));
 }
 
 /**

@@ -1,5 +1,6 @@
 // The shape of a report_<name> table, derived from its job definition: pure, so drift detection
 // and the generated DDL are unit tested without a database.
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { dimensionType, type Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
 import { COUNTERS } from '../report/types.js';
@@ -39,8 +40,19 @@ export interface TableSpec {
 
 /** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
 export function copyColumns(dimensions: readonly Dimension[]): string[] {
-  return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id'];
+  return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id', 'account'];
 }
+
+/**
+ * The account column, last: tables of releases before accounts gain it in place (ADD COLUMN
+ * appends), so a new table and an upgraded one have the same column order.
+ */
+export const ACCOUNT_COLUMN: ColumnSpec = {
+  name: 'account',
+  type: 'text',
+  notNull: true,
+  default: `'${DEFAULT_ACCOUNT}'::text`,
+};
 
 /**
  * The expected table of a report definition: report_<name>, or `table` (a later version of it,
@@ -57,16 +69,19 @@ export function tableSpec(
     ...COUNTERS.map((c) => ({ name: c, type: 'bigint', notNull: true })),
     { name: 'load_id', type: 'bigint', notNull: true },
     { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
+    ACCOUNT_COLUMN,
   ];
   // The unique index leads with the period, which a partitioned table's unique keys must include
   // (Postgres checks them per partition); so it also serves BI's period range scans and the
   // loader's DELETE of a period: a separate period index would only slow every load down. Text
   // values go in by their md5, so a 10 KB landing URL fits; two distinct values with one md5
   // exist only by construction, and would fail the load as a repeated row, never merge rows.
+  // The account leads: every unique key holds it (Citus' distribution column), and a load's
+  // DELETE and BI's queries are of one account.
   const indexes: IndexSpec[] = [
     {
       name: `${table}_key`,
-      columns: ['period_start', 'period_end', ...report.dimensions],
+      columns: ['account', 'period_start', 'period_end', ...report.dimensions],
       hashed: report.dimensions.filter((d) => dimensionType(d) === 'text'),
       unique: true,
     },

@@ -18,7 +18,14 @@ export interface Evolving {
   readonly started: boolean;
 }
 
-const FIXED_COLUMNS = new Set<string>(['period_start', 'period_end', ...COUNTERS, 'load_id', 'loaded_at']);
+const FIXED_COLUMNS = new Set<string>([
+  'period_start',
+  'period_end',
+  ...COUNTERS,
+  'load_id',
+  'loaded_at',
+  'account',
+]);
 
 /** True when two dimension lists are the same, in the same order. */
 export function sameDimensions(a: readonly string[], b: readonly string[]): boolean {

@@ -23,14 +23,21 @@ export function evolutionHook(
   logger: Logger,
   notify: Notify,
   pulls: PullQueue,
-): (report: ReportJob, period: Period) => Promise<void> {
-  return async (report, period) => {
+): (report: ReportJob, period: Period, account?: string) => Promise<void> {
+  return async (report, period, account) => {
     try {
       // One query per load; a report that is not evolving ends here.
       const next = await buildingVersion(pool, schema, report.name);
       if (next === undefined) return;
       if (!sameDimensions(next.dimensions, report.dimensions)) {
-        await enqueuePulls(pulls, [{ report: report.name, period, version: next.version }]);
+        await enqueuePulls(pulls, [
+          {
+            report: report.name,
+            period,
+            version: next.version,
+            ...(account === undefined ? {} : { account }),
+          },
+        ]);
         return;
       }
       const swapped = await swapWhenCovered(pool, schema, report);

@@ -13,7 +13,7 @@ import type { Period } from '../report/types.js';
 import { takeFetchToken } from '../warehouse/fetch-token.js';
 import { loadPulledPeriod, recordFailedPull, type LoadOptions } from '../warehouse/load.js';
 import type { RequestGate } from '../api/gate.js';
-import type { Fetched, PullDeps } from './pull.js';
+import { UnknownAccountError, type Fetched, type PullDeps } from './pull.js';
 
 /** The part of the API client a pull uses. */
 export interface ReportFetcher {
@@ -25,27 +25,39 @@ export interface ReportFetcher {
   close?(): Promise<void>;
 }
 
+/** The fetcher of each account (undefined for an account this worker does not know). */
+export type FetcherFor = (account: string) => ReportFetcher | undefined;
+
 /**
- * PullDeps over a fetcher and the warehouse loader in `schema`; `loadOptions.secrets` are stored
- * nowhere, neither in a loaded body nor in a recorded failure.
+ * PullDeps over the accounts' fetchers (one fetcher: every pull's) and the warehouse loader in
+ * `schema`; `loadOptions.secrets` are stored nowhere, neither in a loaded body nor in a recorded failure.
  */
 export function pullDeps(
   reports: ReportLookup,
-  fetcher: ReportFetcher,
+  fetcher: ReportFetcher | FetcherFor,
   pool: Pool,
   schema: string,
   signal?: AbortSignal,
   loadOptions: LoadOptions = {},
 ): PullDeps {
+  const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
   return {
     reports,
     fetchToken: () => takeFetchToken(pool, schema),
-    fetch: (report, period) => fetcher.fetchReport({ dimensions: report.dimensions, period }, signal),
-    load: (report, period, f, jobId) =>
+    fetch: (report, period, account) => {
+      const own = fetcherFor(account);
+      if (own === undefined)
+        return Promise.reject(
+          new UnknownAccountError(`account "${account}" has no API settings in this worker`),
+        );
+      return own.fetchReport({ dimensions: report.dimensions, period }, signal);
+    },
+    load: (report, period, f, jobId, account) =>
       loadPulledPeriod(
         pool,
         schema,
         {
+          account,
           report,
           period,
           body: f.stream ?? f.body,
@@ -63,6 +75,7 @@ export function pullDeps(
         pool,
         schema,
         {
+          account: failure.account,
           report,
           period,
           error: failure.error instanceof Error ? failure.error : new Error(String(failure.error)),
@@ -82,6 +95,8 @@ export interface FetcherHooks {
   beforeRequest(): Promise<void>;
   /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
   onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
+  /** The API said, in a success's usage headers, that no request is left for this many ms. */
+  onExhausted?(ms: number): void;
 }
 
 /**
@@ -100,7 +115,10 @@ export function createWorkerApi(
     on429: 'throw',
     // Awaited by the client before every attempt, retries included.
     beforeRequest: hooks.beforeRequest,
-    onAttempt: (a: AttemptInfo) => hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+    onAttempt: (a: AttemptInfo) => {
+      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
+      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
+    },
   });
   const gate = new BigBodyGate(config.http.bigBodyMb * BODY_MB);
   return {

@@ -1,13 +1,15 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import type { RequestGate } from '../api/gate.js';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
 import { REPORT_QUEUE } from '../schedule/names.js';
-import { asPullData, type PullJobData } from '../schedule/payload.js';
+import { asPullData, pullAccount, type PullJobData } from '../schedule/payload.js';
+import { isAccountTrouble, type AccountGuard } from './account-guard.js';
 import type { Notify } from '../schedule/webhooks.js';
-import { pullDeps, type ReportFetcher } from './io.js';
+import { pullDeps, type FetcherFor, type ReportFetcher } from './io.js';
 import { evolutionHook } from './evolution-hook.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
@@ -25,7 +27,14 @@ export interface PullResult {
 export interface PullWorkerOptions {
   /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
   readonly reports: ReportLookup;
-  readonly fetcher: ReportFetcher;
+  /** One fetcher for every pull, or each account's own. */
+  readonly fetcher: ReportFetcher | FetcherFor;
+  /**
+   * The accounts pulled: each account's request limiter (its 429 pauses hold only its own
+   * requests) and the reports it runs, and the guard that holds a troubled account's pulls out of
+   * the worker's slots. Absent: one account, whose 429 pauses the whole queue.
+   */
+  readonly isolation?: PullIsolation;
   /** Pulls processed at once by this process. */
   readonly concurrency: number;
   readonly backoff: BackoffPolicy;
@@ -34,26 +43,43 @@ export interface PullWorkerOptions {
   readonly notify: Notify;
 }
 
+/** What the pull worker knows of one account. */
+export interface PullAccount {
+  /** Its shared request limit: a 429 of the account pauses it, and only it. */
+  readonly limiter: RequestGate;
+  /** Reports it runs; undefined: all. */
+  readonly reports: readonly string[] | undefined;
+}
+
+/** The per-account parts of a multi-account pull worker. */
+export interface PullIsolation {
+  readonly guard: AccountGuard;
+  readonly accounts: ReadonlyMap<string, PullAccount>;
+}
+
 /** Starts the BullMQ worker of REPORT_QUEUE. */
 export function startPullWorker(
   rt: WorkerRuntime,
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
   const secrets = secretsOf(rt.config);
-  const deps = pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
-    copyFormat: rt.config.copyFormat,
-    secrets,
-  });
+  const deps: PullDeps = {
+    ...pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
+      copyFormat: rt.config.copyFormat,
+      secrets,
+    }),
+    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
+  };
   const afterLoad = evolutionHook(rt.pool, rt.config.schema, rt.logger, o.notify, rt.queues.pulls);
   const io: PullDeps = {
     ...deps,
-    load: async (report, period, fetched, jobId) => {
-      const loaded = await deps.load(report, period, fetched, jobId);
-      if (loaded.evolving === true) await afterLoad(report, period);
+    load: async (report, period, fetched, jobId, account) => {
+      const loaded = await deps.load(report, period, fetched, jobId, account);
+      if (loaded.evolving === true) await afterLoad(report, period, account);
       return loaded;
     },
   };
-  const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify));
+  const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify, o.isolation));
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
     ...rt.bull,
     concurrency: o.concurrency,
@@ -65,26 +91,53 @@ export function startPullWorker(
   });
 }
 
+/** accountRuns of PullDeps over the worker's accounts. */
+function accountRuns(accounts: ReadonlyMap<string, PullAccount>): NonNullable<PullDeps['accountRuns']> {
+  return (account, report) => {
+    const a = accounts.get(account);
+    if (a === undefined) return 'unknown account';
+    return a.reports === undefined || a.reports.includes(report) ? 'yes' : 'not run';
+  };
+}
+
 /** The processor of REPORT_QUEUE. */
 export function pullProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'limiter' | 'touch'>,
   io: PullDeps,
   observer: WorkerObserver,
   notify: Notify = () => undefined,
+  isolation?: PullIsolation,
 ) {
   return async (job: Job<PullJobData, unknown, string>, token?: string): Promise<PullResult> => {
     rt.touch();
     const data = asPullData(job.data);
     if (data === undefined)
       throw new UnrecoverableError(`job ${job.id} has no report and period: ${JSON.stringify(job.data)}`);
+    const account = pullAccount(data);
     const log = rt.logger.child({
       jobId: job.id,
+      account,
       report: data.report,
       period: `${data.periodStart}..${data.periodEnd}`,
     });
+    const guard = isolation?.guard;
+    // An account that is paused, down or holding its share of the slots: back to the queue as
+    // delayed, at once, so its trouble never keeps a slot from the other accounts.
+    const hold = guard?.enter(account) ?? 0;
+    if (hold > 0) {
+      await job.moveToDelayed(Date.now() + hold, token);
+      throw new DelayedError();
+    }
     const started = performance.now();
-    const outcome = await runPull(io, data, job.id, log);
+    let outcome: Awaited<ReturnType<typeof runPull>>;
+    try {
+      outcome = await runPull(io, data, job.id, log);
+    } finally {
+      guard?.leave(account);
+    }
     const report = data.report;
+    if (outcome.ok) guard?.succeeded(account);
+    else if (isAccountTrouble(outcome.error)) guard?.failed(account);
     if (outcome.ok) {
       const { loaded, fetched } = outcome;
       observer.pull(report, {
@@ -107,6 +160,16 @@ export function pullProcessor(
       };
     }
     const { failure } = outcome;
+    if (failure.kind === 'rate-limited' && isolation !== undefined) {
+      observer.pull(report, { outcome: 'rate_limited' });
+      const ms = Math.max(1, failure.retryAfterMs);
+      log.warn({ retryAfterMs: ms }, 'API rate limit: pausing this account');
+      // Only this account's requests and pulls wait; the job goes back without spending an attempt.
+      await isolation.accounts.get(account)?.limiter.pause(ms);
+      isolation.guard.paused(account, ms);
+      await job.moveToDelayed(Date.now() + ms, token);
+      throw new DelayedError();
+    }
     if (failure.kind === 'rate-limited') {
       observer.pull(report, { outcome: 'rate_limited' });
       log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
@@ -128,6 +191,7 @@ export function pullProcessor(
       // The one place that knows the failure is final; the event is queued, never awaited.
       notify({
         type: 'period.failed',
+        ...(account === 'default' ? {} : { account }),
         report,
         period_start: data.periodStart,
         period_end: data.periodEnd,

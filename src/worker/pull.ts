@@ -5,7 +5,7 @@ import type { ReportLookup } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../report/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
-import type { PullJobData } from '../schedule/payload.js';
+import { pullAccount, type PullJobData } from '../schedule/payload.js';
 
 /** What the API client returned for one period. */
 export interface Fetched {
@@ -37,10 +37,22 @@ export type FencedFetch = Fetched & { readonly fetchToken: number };
 /** The I/O a pull needs. */
 export interface PullDeps {
   readonly reports: ReportLookup;
+  /**
+   * Whether this worker knows `account` and the account runs `report` (ADOPS_ACCOUNTS_FILE);
+   * absent: every pull is allowed (a single-account deployment, tests).
+   */
+  readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
   /** A fencing token from Postgres (never a clock), taken before the fetch starts. */
   fetchToken(): Promise<number>;
-  fetch(report: ReportJob, period: Period): Promise<Fetched>;
-  load(report: ReportJob, period: Period, fetched: FencedFetch, jobId: string | undefined): Promise<Loaded>;
+  /** Fetches through `account`'s own API client and rate limit. */
+  fetch(report: ReportJob, period: Period, account: string): Promise<Fetched>;
+  load(
+    report: ReportJob,
+    period: Period,
+    fetched: FencedFetch,
+    jobId: string | undefined,
+    account: string,
+  ): Promise<Loaded>;
   /**
    * Records a failed fetch in report_loads so `adops status` and `adops heal` see it, archiving
    * `body` when the API answered one it could not use (a malformed 2xx).
@@ -54,6 +66,7 @@ export interface PullDeps {
       jobId: string | undefined;
       fetchToken: number;
       body?: Buffer;
+      account: string;
     },
   ): Promise<number | void>;
 }
@@ -72,6 +85,12 @@ export type PullOutcome =
 /** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
 export class UnknownReportError extends Error {
   override readonly name = 'UnknownReportError';
+  readonly retryable = false;
+}
+
+/** Thrown for a pull of an account this worker has no settings for, or that does not run the report. */
+export class UnknownAccountError extends Error {
+  override readonly name = 'UnknownAccountError';
   readonly retryable = false;
 }
 
@@ -94,6 +113,17 @@ export async function runPull(
     );
     return { ok: false, failure: classifyFailure(error), error };
   }
+  const account = pullAccount(data);
+  const runs = deps.accountRuns?.(account, report.name) ?? 'yes';
+  if (runs !== 'yes') {
+    const error = new UnknownAccountError(
+      runs === 'unknown account'
+        ? `account "${account}" is not in this worker's accounts (ADOPS_ACCOUNTS_FILE): ` +
+            'deploy the same accounts file to every worker, or drop the pull if the account was removed'
+        : `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
+    );
+    return { ok: false, failure: classifyFailure(error), error };
+  }
   const period: Period = { start: data.periodStart, end: data.periodEnd };
   let fetchToken: number;
   try {
@@ -105,7 +135,7 @@ export async function runPull(
   }
   let fetched: FencedFetch;
   try {
-    fetched = { ...(await deps.fetch(report, period)), fetchToken };
+    fetched = { ...(await deps.fetch(report, period, account)), fetchToken };
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
@@ -116,6 +146,7 @@ export async function runPull(
           attempts: attemptsOf(error),
           jobId,
           fetchToken,
+          account,
           ...(body === undefined ? {} : { body }),
         })
         .catch((recordError: unknown) =>
@@ -127,7 +158,7 @@ export async function runPull(
     return { ok: false, failure, error };
   }
   try {
-    const loaded = await deps.load(report, period, fetched, jobId);
+    const loaded = await deps.load(report, period, fetched, jobId, account);
     return { ok: true, loaded, fetched };
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.

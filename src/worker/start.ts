@@ -15,7 +15,8 @@ import type { RedisClient } from '../schedule/connection.js';
 import { jobCounts } from '../schedule/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../schedule/webhooks.js';
-import { createWorkerApi, type ReportFetcher } from './io.js';
+import { openWorkerAccounts, type WorkerAccounts } from './accounts.js';
+import type { FetcherFor, ReportFetcher } from './io.js';
 import { startPullWorker } from './pull-worker.js';
 import { openRuntime, type StallOptions, type WorkerRuntime } from './runtime.js';
 import { stopWorkers, within } from './shutdown.js';
@@ -84,17 +85,24 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
   registerReportGauges(metrics.registry, () =>
-    readFreshness(rt.pool, config.schema, definitions.current(), config.healDays),
+    readFreshness(
+      rt.pool,
+      config.schema,
+      definitions.current(),
+      config.healDays,
+      new Date(),
+      config.accounts,
+    ),
   );
   const observer = metricsObserver(metrics);
-  const reportApi =
-    deps.fetcher === undefined
-      ? createWorkerApi(config, logger, {
-          beforeRequest: async () => void (await rt.limiter.acquire()),
-          onAttempt: observer.attempt,
-        })
+  const concurrency = deps.concurrency ?? 2;
+  // Each account's own API client and limiter (one account: the runtime's limiter, as before).
+  const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
+  const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? (accounts as WorkerAccounts).fetcherFor;
+  const isolation =
+    accounts !== undefined && config.accounts.length > 1
+      ? { guard: accounts.guard, accounts: accounts.accounts }
       : undefined;
-  const fetcher = deps.fetcher ?? (reportApi?.fetcher as ReportFetcher);
   const catalogue =
     deps.entitySync !== undefined
       ? { sync: deps.entitySync, close: async () => undefined }
@@ -107,7 +115,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     startPullWorker(rt, {
       reports,
       fetcher,
-      concurrency: deps.concurrency ?? 2,
+      concurrency,
+      ...(isolation === undefined ? {} : { isolation }),
       backoff: deps.backoff ?? JOB_BACKOFF,
       observer,
       notify: webhooks === undefined ? NO_WEBHOOKS : webhookNotifier(rt.queues.webhooks, logger),
@@ -124,7 +133,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   );
   const closeAll = closer(rt, workers, [
     () => server?.close() ?? Promise.resolve(),
-    () => fetcher.close?.() ?? Promise.resolve(),
+    () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
     () => catalogue?.close() ?? Promise.resolve(),
     () => webhooks?.closeAgent() ?? Promise.resolve(),
   ]);

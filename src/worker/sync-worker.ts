@@ -1,8 +1,12 @@
 // The worker of catalogue syncs: one sync per job, its progress reported on the job, resumable
 // from its checkpoint when the job is tried again.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
-import { secretsOf } from '../config/env.js';
+import type { RequestGate } from '../api/gate.js';
+import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
+import { accountConfig, secretsOf } from '../config/env.js';
+import { syncAccount, type SyncJobData } from '../schedule/payload.js';
 import type { SyncProgress } from '../entities/progress.js';
 import { syncRetryFromConfig } from '../entities/request.js';
 import { runEntitySync } from '../entities/sync.js';
@@ -17,6 +21,8 @@ import type { WorkerRuntime } from './runtime.js';
 export interface SyncRun {
   /** The job's id: its retries and its recovery after a dead worker resume the same checkpoint. */
   readonly runId: string;
+  /** The account whose catalogue is synced. */
+  readonly account: string;
   /** False on the job's last attempt: a failure then is final, and the checkpoint can go. */
   readonly resumable: boolean;
   readonly onProgress: (progress: SyncProgress) => void;
@@ -33,20 +39,51 @@ export function defaultEntitySync(
   rt: WorkerRuntime,
   observer: WorkerObserver,
 ): { sync: EntitySync; close(): Promise<void> } {
-  const api: ApiClient = createSyncApi(rt.config, rt.logger, rt.limiter, (a) => observer.attempt(a));
+  // Each account's own client and gate: the default account's is the runtime's limiter.
+  const clients = new Map<string, { api: ApiClient; gate: RequestGate; close(): Promise<void> }>();
+  const clientOf = (name: string) => {
+    let c = clients.get(name);
+    if (c !== undefined) return c;
+    const account = rt.config.accounts.find((a) => a.name === name);
+    if (account === undefined)
+      throw new UnrecoverableError(
+        `entity sync for account "${name}", which is not in this worker's accounts (ADOPS_ACCOUNTS_FILE)`,
+      );
+    const own = name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond;
+    const limiter = own
+      ? rt.limiter
+      : createRequestLimiter(rt.redis, limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond);
+    const api = createSyncApi(accountConfig(rt.config, account), rt.logger, limiter, (a) =>
+      observer.attempt(a),
+    );
+    c = {
+      api,
+      gate: limiter,
+      close: async () => {
+        await api.close();
+        if (!own) await limiter.close();
+      },
+    };
+    clients.set(name, c);
+    return c;
+  };
   return {
-    sync: (run) =>
-      runEntitySync({
+    sync: (run) => {
+      const { api, gate } = clientOf(run.account);
+      return runEntitySync({
         pool: rt.pool,
         schema: rt.config.schema,
         api,
         logger: rt.logger,
-        gate: rt.limiter,
+        gate,
         retry: syncRetryFromConfig(rt.config),
         secrets: secretsOf(rt.config),
         ...run,
-      }),
-    close: () => api.close(),
+      });
+    },
+    close: async () => {
+      for (const c of clients.values()) await c.close();
+    },
   };
 }
 
@@ -65,12 +102,23 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
  * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
  * sends the job back without spending an attempt (its checkpoint keeps what it read).
  */
-export function syncProcessor(rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'>, sync: EntitySync) {
-  return async (job: Job<Record<string, never>, unknown, string>) => {
+export function syncProcessor(
+  rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
+    readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;
+  },
+  sync: EntitySync,
+) {
+  // With several accounts, one account's 429 sends only its own sync back; it never pauses the others'.
+  const several = (rt.config?.accounts.length ?? 1) > 1;
+  return async (job: Job<SyncJobData, unknown, string>, token?: string) => {
     rt.touch();
+    const account = syncAccount(job.data);
+    if (account === undefined)
+      throw new UnrecoverableError(`job ${job.id} names no valid account: ${JSON.stringify(job.data)}`);
     try {
       return await sync({
         runId: job.id ?? `s-${job.timestamp}`,
+        account,
         resumable: job.attemptsMade + 1 < (job.opts.attempts ?? 1),
         onProgress: (progress) => {
           rt.touch();
@@ -79,6 +127,10 @@ export function syncProcessor(rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'tou
       });
     } catch (error) {
       const failure = classifyFailure(error);
+      if (failure.kind === 'rate-limited' && several) {
+        await job.moveToDelayed(Date.now() + Math.max(1, failure.retryAfterMs), token);
+        throw new DelayedError();
+      }
       if (failure.kind === 'rate-limited') {
         await rt.queues.syncs.rateLimit(Math.max(1, failure.retryAfterMs));
         throw Worker.RateLimitError();

@@ -22,7 +22,8 @@ export function startTickWorker(
   const deps: TickDeps = {
     reports: o.reports,
     pulls: rt.queues.pulls,
-    states: (report, from, to) => loadStates(pool, config.schema, report, from, to),
+    states: (report, from, to, account) => loadStates(pool, config.schema, report, from, to, account),
+    accounts: config.accounts,
     healDays: config.healDays,
     gapCap: o.gapCap,
   };

@@ -104,6 +104,7 @@ async function evaluateFreshness(
       redis: rt.redis,
       prefix: rt.config.queue.prefix,
       days: rt.config.healDays,
+      accounts: rt.config.accounts,
     },
     o.definitions(),
   );

@@ -10,9 +10,10 @@ import {
   type PullProgress,
 } from '../../schedule/backfill.js';
 import { RedisUnavailableError } from '../../schedule/connection.js';
-import { backfillPulls, countBackfill } from '../../plan/backfill.js';
-import { pullLabel } from '../../plan/pull.js';
-import { pullPeriod } from '../../schedule/payload.js';
+import { backfillPulls } from '../../plan/backfill.js';
+import { interleaveAccounts, pullLabel } from '../../plan/pull.js';
+import { selectAccounts } from '../../config/accounts.js';
+import { pullAccount, pullPeriod } from '../../schedule/payload.js';
 import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
@@ -26,6 +27,7 @@ interface BackfillFlags {
   readonly wait: boolean;
   readonly dryRun: boolean;
   readonly oldestFirst: boolean;
+  readonly account?: string;
 }
 
 /** `adops backfill`: one pull per report and period of a date range. */
@@ -35,6 +37,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.backfill)
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
@@ -54,9 +57,13 @@ export function register(program: Command, ctx: CliContext): void {
       const reports = selectReports(ctx, flags);
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
+      const accounts = selectAccounts(ctx.config().accounts, flags.account);
+      // The plan, read lazily: every account's periods, interleaved, never all held at once.
+      const plan = () =>
+        interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
       if (flags.dryRun) {
         let n = 0;
-        for (const p of backfillPulls(reports, flags.from, flags.to, order)) {
+        for (const p of plan()) {
           ctx.stdout.write(`${pullLabel(p)}\n`);
           n++;
         }
@@ -68,14 +75,12 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const queues = await open(ctx);
       try {
-        const total = countBackfill(reports, flags.from, flags.to);
+        let total = 0;
+        for (const _ of plan()) total++;
         const progress = enqueueProgress(ctx, total);
         let result;
         try {
-          result = await enqueueStream(queues.pulls, backfillPulls(reports, flags.from, flags.to, order), {
-            keep: flags.wait,
-            onChunk: progress.update,
-          });
+          result = await enqueueStream(queues.pulls, plan(), { keep: flags.wait, onChunk: progress.update });
         } finally {
           progress.stop();
         }
@@ -208,7 +213,8 @@ export async function waitWithProgress(
   ctx.stdout.write(`${outcome.completed.length} pulls done, ${outcome.failed.length} failed\n`);
   if (outcome.failed.length > 0) {
     const lines = outcome.failed.map(
-      (f) => `  ${pullLabel({ report: f.pull.data.report, period: pullPeriod(f.pull.data) })}: ${f.reason}`,
+      (f) =>
+        `  ${pullLabel({ account: pullAccount(f.pull.data), report: f.pull.data.report, period: pullPeriod(f.pull.data) })}: ${f.reason}`,
     );
     throw new CommandFailed(
       `${outcome.failed.length} of ${total} pulls failed:\n${lines.join('\n')}\n` +

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { requireApiKey, requireBaseUrl } from '../../config/env.js';
+import { DEFAULT_ACCOUNT, selectAccounts } from '../../config/accounts.js';
+import { accountConfig, requireApiKey, requireBaseUrl, secretsOf } from '../../config/env.js';
 import { renderJson, renderText } from '../../doctor/render.js';
 import { runProbes } from '../../doctor/run.js';
 import { decide } from '../../doctor/verdict/index.js';
@@ -9,6 +10,7 @@ import { SUMMARIES } from './summaries.js';
 
 interface DoctorFlags {
   readonly json: boolean;
+  readonly account?: string;
 }
 
 /** `adops doctor`: probe the configured server and print the settings a pull needs. */
@@ -17,6 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('doctor')
     .description(SUMMARIES.doctor)
     .option('--json', 'print one JSON object for scripts instead of the table', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .addHelpText(
       'after',
       '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
@@ -28,25 +31,35 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
-  const config = ctx.config();
-  const baseUrl = requireBaseUrl(config);
-  const apiKey = requireApiKey(config);
-  const observations = await runProbes({
-    baseUrl,
-    apiKey,
-    configured: { auth: config.auth, reportParams: config.reportParams },
-    // A doctor should answer in seconds: a server that takes longer to connect is a finding.
-    connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
-  });
-  const verdict = decide(observations, Date.now());
-  const secrets = [apiKey];
-  ctx.stdout.write(
-    flags.json ? renderJson(observations, verdict, secrets) : renderText(observations, verdict, secrets),
-  );
-  if (!verdict.ok)
-    throw new CommandFailed(
-      redactSecrets(`doctor: a pull cannot work: ${verdict.problems.join('; ')}`, secrets),
+  const all = ctx.config();
+  const accounts = selectAccounts(all.accounts, flags.account);
+  const failed: string[] = [];
+  // Each account is its own server and key: probed one after the other, each with its own verdict.
+  for (const account of accounts) {
+    const config = accountConfig(all, account);
+    const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
+    if (named && !flags.json)
+      ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
+    const baseUrl = requireBaseUrl(config);
+    const apiKey = requireApiKey(config);
+    const observations = await runProbes({
+      baseUrl,
+      apiKey,
+      configured: { auth: config.auth, reportParams: config.reportParams },
+      // A doctor should answer in seconds: a server that takes longer to connect is a finding.
+      connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
+    });
+    const verdict = decide(observations, Date.now());
+    const secrets = secretsOf(all);
+    ctx.stdout.write(
+      flags.json ? renderJson(observations, verdict, secrets) : renderText(observations, verdict, secrets),
     );
+    if (!verdict.ok)
+      failed.push(
+        redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),
+      );
+  }
+  if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
 }
 
 /**

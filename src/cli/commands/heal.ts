@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { enqueuePulls } from '../../schedule/enqueue.js';
 import { summarize } from '../../schedule/backfill.js';
 import { pullLabel } from '../../plan/pull.js';
+import { selectAccounts } from '../../config/accounts.js';
 import { readHealPlan } from '../../schedule/heal.js';
 import { createPool } from '../../warehouse/pool.js';
 import type { CliContext } from '../context.js';
@@ -15,6 +16,7 @@ interface HealFlags {
   readonly days?: number;
   readonly wait: boolean;
   readonly dryRun: boolean;
+  readonly account?: string;
 }
 
 /** `adops heal`: re-plan from the warehouse what is missing or failed, and enqueue it. */
@@ -25,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--days <n>', 'days to look back (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option('--dry-run', 'print the periods it would pull; enqueue nothing', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .addHelpText(
       'after',
       '\nPostgres (report_loads) is the record of what is loaded, so heal works after Redis lost its ' +
@@ -33,10 +36,18 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (flags: HealFlags) => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
+      const accounts = selectAccounts(config.accounts, flags.account);
       const pool = createPool(config, { max: 2, logger: ctx.logger() });
       let plan;
       try {
-        plan = await readHealPlan(pool, config.schema, reports, flags.days ?? config.healDays);
+        plan = await readHealPlan(
+          pool,
+          config.schema,
+          reports,
+          flags.days ?? config.healDays,
+          new Date(),
+          accounts,
+        );
       } catch (error) {
         throw postgresFailure(error);
       } finally {

@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { DIMENSIONS, isDimension, type Dimension } from '../../config/dimensions.js';
+import { oneAccount } from '../../config/accounts.js';
+import { accountConfig } from '../../config/env.js';
 import { isIsoDate } from '../../dates/calendar.js';
 import {
   DimensionValueError,
@@ -36,6 +38,7 @@ interface PullFlags {
   readonly raw?: string;
   /** undefined: on when stdout is a terminal. */
   readonly csvSafe?: boolean;
+  readonly account?: string;
 }
 
 /** `adops pull`: one report request straight to stdout, no queue, no database. */
@@ -49,6 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD (date_from)')
     .option('--to <date>', 'last day, YYYY-MM-DD, inclusive (date_until); default: --from')
+    .option('--account <name>', 'the account of ADOPS_ACCOUNTS_FILE to ask (needed when it lists several)')
     .option('--format <format>', 'table, csv or json; default: table on a terminal, csv otherwise')
     .option(
       '--strict',
@@ -79,7 +83,8 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   const format = formatOf(flags.format, tty);
   const formulas = (flags.csvSafe ?? tty) ? 'safe' : 'as-sent';
   const config = ctx.config();
-  const api = createApiClientFromConfig(config, ctx.logger());
+  const account = oneAccount(config.accounts, flags.account);
+  const api = createApiClientFromConfig(accountConfig(config, account), ctx.logger());
   let parsed: ParsedReport;
   let summary: string;
   try {

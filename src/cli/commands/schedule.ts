@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
       const jobs = ctx.jobs();
       const queues = await open(ctx);
       try {
-        const r = await syncSchedulers(queues, jobs);
+        const r = await syncSchedulers(queues, jobs, ctx.config().accounts);
         const verb = new Map<string, string>();
         for (const [word, ids] of [
           ['created', r.created],

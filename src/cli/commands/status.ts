@@ -5,6 +5,7 @@ import { checkProblems } from '../../observe/check.js';
 import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pool.js';
+import { selectAccounts } from '../../config/accounts.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { postgresFailure } from './postgres-failure.js';
 import { SUMMARIES } from './summaries.js';
@@ -13,6 +14,7 @@ interface StatusFlags {
   readonly days?: number;
   readonly json: boolean;
   readonly check: boolean;
+  readonly account?: string;
 }
 
 /** `adops status`: per report what is loaded, missing and failed, queue counts, a coverage grid. */
@@ -22,6 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.status)
     .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--json', 'print the status as JSON for scripts', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account, grouped)')
     .option(
       '--check',
       'for monitoring and cron: one line per late report and per missing, failed or unreconciled period; ' +
@@ -46,7 +49,15 @@ export function register(program: Command, ctx: CliContext): void {
       const redis = queueCounts(config, logger);
       let status: Status;
       try {
-        status = await collectStatus(pool, config.schema, jobs, redis.counts, flags.days ?? config.healDays);
+        status = await collectStatus(
+          pool,
+          config.schema,
+          jobs,
+          redis.counts,
+          flags.days ?? config.healDays,
+          new Date(),
+          selectAccounts(config.accounts, flags.account),
+        );
       } catch (error) {
         throw postgresFailure(error);
       } finally {

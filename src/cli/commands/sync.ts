@@ -2,7 +2,8 @@ import { QueueEvents } from 'bullmq';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { secretsOf } from '../../config/env.js';
+import { accountConfig, secretsOf } from '../../config/env.js';
+import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../../config/accounts.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../schedule/sync.js';
 import { asSyncProgress } from '../../entities/progress.js';
 import { syncClientOptions, syncRetryFromConfig } from '../../entities/request.js';
@@ -21,6 +22,7 @@ interface SyncFlags {
   readonly direct: boolean;
   readonly timeout: number;
   readonly concurrency: number;
+  readonly account?: string;
 }
 
 /** `adops sync`: export campaigns and creatives into Postgres, through the queue or in-process. */
@@ -35,6 +37,10 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds', whole(1, 86_400), 3_600)
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
+    .option(
+      '--account <name>',
+      'only this account of ADOPS_ACCOUNTS_FILE (default: every account; --direct needs one when there are several)',
+    )
     .option(
       '--concurrency <n>',
       'with --direct: campaigns whose creatives are listed at once',
@@ -57,13 +63,15 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const logger = ctx.logger();
   // No Redis here: a 429 pauses this process' requests only.
   const gate = createLocalGate();
-  const api = createApiClientFromConfig(config, logger, syncClientOptions(gate));
+  const account = oneAccount(config.accounts, flags.account);
+  const api = createApiClientFromConfig(accountConfig(config, account), logger, syncClientOptions(gate));
   const pool = createPool(config, { max: 2, logger });
   const view = syncProgressView(ctx.stderr);
   try {
     const result = await runEntitySync({
       pool,
       schema: config.schema,
+      account: account.name,
       api,
       logger,
       gate,
@@ -87,6 +95,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
 
 async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const config = ctx.config();
+  const accounts = selectAccounts(config.accounts, flags.account);
   let queues;
   try {
     queues = await openQueues(config);
@@ -104,23 +113,36 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       events.on('error', () => undefined);
       await events.waitUntilReady();
     }
-    const { jobId, added } = await enqueueEntitySync(queues.syncs);
-    ctx.stdout.write(
-      added ? `enqueued entity sync ${jobId}\n` : `an entity sync is already queued or running: ${jobId}\n`,
-    );
-    if (events === undefined) return;
-    const view = syncProgressView(ctx.stderr);
-    events.on('progress', ({ jobId: id, data }) => {
-      const p = id === jobId ? asSyncProgress(data) : undefined;
-      if (p !== undefined) view.update(p);
-    });
-    let result: EntitySyncResult;
-    try {
-      result = await waitForEntitySync(queues.syncs, events, jobId, flags.timeout * 1000);
-    } finally {
-      view.stop();
+    // One sync per account: each has its own catalogue.
+    const enqueued = [];
+    for (const account of accounts) {
+      const { jobId, added } = await enqueueEntitySync(queues.syncs, account.name);
+      const who =
+        accounts.length > 1 || account.name !== DEFAULT_ACCOUNT ? ` of account ${account.name}` : '';
+      ctx.stdout.write(
+        added
+          ? `enqueued entity sync${who} ${jobId}\n`
+          : `an entity sync${who} is already queued or running: ${jobId}\n`,
+      );
+      enqueued.push({ jobId, who });
     }
-    ctx.stdout.write(`${summary(result)}\n`);
+    if (events === undefined) return;
+    for (const { jobId, who } of enqueued) {
+      const view = syncProgressView(ctx.stderr);
+      const onProgress = ({ jobId: id, data }: { jobId: string; data: unknown }) => {
+        const p = id === jobId ? asSyncProgress(data) : undefined;
+        if (p !== undefined) view.update(p);
+      };
+      events.on('progress', onProgress);
+      let result: EntitySyncResult;
+      try {
+        result = await waitForEntitySync(queues.syncs, events, jobId, flags.timeout * 1000);
+      } finally {
+        events.off('progress', onProgress);
+        view.stop();
+      }
+      ctx.stdout.write(`${summary(result)}${who}\n`);
+    }
   } catch (error) {
     if (error instanceof SyncWaitError) throw new CommandFailed(error.message, { cause: error });
     throw error;

@@ -8,6 +8,7 @@ const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
   ...COUNTERS,
   'load_id',
   'loaded_at',
+  'account',
 ]);
 
 /**
@@ -20,6 +21,7 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
   const hasCampaign = dims.includes('campaign_id');
   const hasCreative = dims.includes('creative_id');
   const select = [
+    'r.account',
     'r.period_start',
     'r.period_end',
     ...dims.map((d) => `r.${ident(d)}`),
@@ -35,7 +37,11 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
     `CREATE OR REPLACE VIEW ${ident(`bi_${report}`)} AS`,
     `SELECT\n  ${select.join(',\n  ')}`,
     `FROM ${ident(reportTable(report))} r`,
-    ...(hasCampaign ? ['LEFT JOIN campaigns c ON c.campaign_id = r.campaign_id'] : []),
-    ...(hasCreative ? ['LEFT JOIN creatives k ON k.creative_id = r.creative_id'] : []),
+    ...(hasCampaign
+      ? ['LEFT JOIN campaigns c ON c.account = r.account AND c.campaign_id = r.campaign_id']
+      : []),
+    ...(hasCreative
+      ? ['LEFT JOIN creatives k ON k.account = r.account AND k.creative_id = r.creative_id']
+      : []),
   ].join('\n');
 }

@@ -28,15 +28,15 @@ export const CREATIVE_HISTORY: HistoryTable = {
 };
 
 /** Ends the current version of each entity whose tracked fields or deletion changed. */
-export function closeChangedVersions(schema: string, t: HistoryTable): Statement {
+export function closeChangedVersions(schema: string, account: string, t: HistoryTable): Statement {
   const fields = t.tracked.map((c) => `h.${c}`).join(', ');
   const current = t.tracked.map((c) => `e.${c}`).join(', ');
   return {
     text:
       `UPDATE ${qualified(schema, t.history)} h SET valid_to = now() FROM ${qualified(schema, t.table)} e ` +
-      `WHERE h.${t.key} = e.${t.key} AND h.valid_to IS NULL ` +
+      `WHERE e.account = $1 AND h.account = e.account AND h.${t.key} = e.${t.key} AND h.valid_to IS NULL ` +
       `AND (${fields}, h.deleted) IS DISTINCT FROM (${current}, e.deleted_at IS NOT NULL)`,
-    values: [],
+    values: [account],
   };
 }
 
@@ -44,18 +44,18 @@ export function closeChangedVersions(schema: string, t: HistoryTable): Statement
  * Opens a version for each entity without a current one: new entities (from their `created`
  * time, or now() if later or unknown) and those closed by closeChangedVersions (from now()).
  */
-export function openVersions(schema: string, t: HistoryTable): Statement {
+export function openVersions(schema: string, account: string, t: HistoryTable): Statement {
   const columns = t.tracked.join(', ');
   const values = t.tracked.map((c) => `e.${c}`).join(', ');
   const history = qualified(schema, t.history);
   return {
     text:
-      `INSERT INTO ${history} (${t.key}, ${columns}, deleted, valid_from) ` +
-      `SELECT e.${t.key}, ${values}, e.deleted_at IS NOT NULL, ` +
-      `CASE WHEN EXISTS (SELECT 1 FROM ${history} p WHERE p.${t.key} = e.${t.key}) THEN now() ` +
+      `INSERT INTO ${history} (account, ${t.key}, ${columns}, deleted, valid_from) ` +
+      `SELECT e.account, e.${t.key}, ${values}, e.deleted_at IS NOT NULL, ` +
+      `CASE WHEN EXISTS (SELECT 1 FROM ${history} p WHERE p.account = e.account AND p.${t.key} = e.${t.key}) THEN now() ` +
       `ELSE least(coalesce(e.created, now()), now()) END ` +
       `FROM ${qualified(schema, t.table)} e ` +
-      `WHERE NOT EXISTS (SELECT 1 FROM ${history} c WHERE c.${t.key} = e.${t.key} AND c.valid_to IS NULL)`,
-    values: [],
+      `WHERE e.account = $1 AND NOT EXISTS (SELECT 1 FROM ${history} c WHERE c.account = e.account AND c.${t.key} = e.${t.key} AND c.valid_to IS NULL)`,
+    values: [account],
   };
 }

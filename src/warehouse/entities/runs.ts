@@ -1,4 +1,5 @@
 import type { ClientBase, Pool } from 'pg';
+import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { qualified } from '../sql.js';
 import { stagedPages, type StagedPage } from './staging.js';
 import type { ProblemSummary } from './rows.js';
@@ -30,6 +31,7 @@ export async function openRun(
   schema: string,
   runId: string,
   staleAfterMs: number,
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<RunStart> {
   const runs = qualified(schema, 'entity_sync_runs');
   const pages = qualified(schema, 'entity_sync_pages');
@@ -59,7 +61,7 @@ export async function openRun(
         const run = rows[0];
         let start: RunStart;
         if (run === undefined) {
-          await client.query(`INSERT INTO ${runs} (run_id) VALUES ($1)`, [runId]);
+          await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
           start = { kind: 'new' };
         } else if (run.status === 'written') {
           start = { kind: 'written', result: run.result };

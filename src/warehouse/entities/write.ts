@@ -1,4 +1,5 @@
 import type { ClientBase, Pool } from 'pg';
+import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS } from './columns.js';
 import { CAMPAIGN_HISTORY, closeChangedVersions, CREATIVE_HISTORY, openVersions } from './history.js';
 import {
@@ -26,6 +27,8 @@ export interface WriteResult {
 }
 
 export interface WriteOptions {
+  /** The account the catalogue belongs to (DEFAULT_ACCOUNT when not given): only its rows are touched. */
+  readonly account?: string;
   /** Rows per upsert statement. */
   readonly chunkSize?: number;
   /** statement_timeout of the transaction, in milliseconds. */
@@ -68,10 +71,13 @@ async function writeInTransaction(
   options: WriteOptions,
 ): Promise<WriteResult> {
   const size = options.chunkSize ?? 500;
+  const account = options.account ?? DEFAULT_ACCOUNT;
   const run = (s: Statement) => client.query(s.text, [...s.values]);
   // SET LOCAL takes no parameters; the value is a validated integer.
   await client.query(`SET LOCAL statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 300_000)}`);
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-entities:${schema}`]);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+    account === DEFAULT_ACCOUNT ? `adops-entities:${schema}` : `adops-entities:${schema}:${account}`,
+  ]);
 
   const campaignRows = catalogue.campaigns.map((c) => c.row);
   const campaignIds = campaignRows.map((r) => r.campaign_id);
@@ -82,26 +88,27 @@ async function writeInTransaction(
     [CAMPAIGNS, campaignIds],
     [CREATIVES, creativeIds],
   ] as const) {
-    const s = countRevivedStatement(schema, t, ids);
+    const s = countRevivedStatement(schema, account, t, ids);
     const { rows } = await client.query<{ n: number }>(s.text, [...s.values]);
     revived += rows[0]?.n ?? 0;
   }
 
-  for (const part of chunks(campaignRows, size)) await run(upsertStatement(schema, CAMPAIGNS, part));
-  for (const part of chunks(catalogue.creatives, size)) await run(upsertStatement(schema, CREATIVES, part));
+  for (const part of chunks(campaignRows, size)) await run(upsertStatement(schema, account, CAMPAIGNS, part));
+  for (const part of chunks(catalogue.creatives, size))
+    await run(upsertStatement(schema, account, CREATIVES, part));
 
-  await run(clearZonesStatement(schema, campaignIds));
+  await run(clearZonesStatement(schema, account, campaignIds));
   const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
-  for (const part of chunks(pairs, size * 10)) await run(insertZonesStatement(schema, part));
+  for (const part of chunks(pairs, size * 10)) await run(insertZonesStatement(schema, account, part));
 
   let deleted = 0;
-  deleted += (await run(softDeleteStatement(schema, CAMPAIGNS))).rowCount ?? 0;
-  deleted += (await run(softDeleteStatement(schema, CREATIVES))).rowCount ?? 0;
+  deleted += (await run(softDeleteStatement(schema, account, CAMPAIGNS))).rowCount ?? 0;
+  deleted += (await run(softDeleteStatement(schema, account, CREATIVES))).rowCount ?? 0;
 
   // The history sees the catalogue as this transaction leaves it, deletions included.
   for (const h of [CAMPAIGN_HISTORY, CREATIVE_HISTORY]) {
-    await run(closeChangedVersions(schema, h));
-    await run(openVersions(schema, h));
+    await run(closeChangedVersions(schema, account, h));
+    await run(openVersions(schema, account, h));
   }
 
   return { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };

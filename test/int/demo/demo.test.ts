@@ -50,16 +50,25 @@ describe('adops demo', () => {
   it('migrates, syncs, backfills every default report and answers the example queries; a second run changes no counts', async () => {
     const prefix = testPrefix();
     const first = await demoOnce(prefix);
-    expect(first.result).toMatchObject({ pulls: 10, failed: 0 });
+    // Two accounts x 5 reports x 2 days.
+    expect(first.result).toMatchObject({ pulls: 20, failed: 0 });
     expect(first.result.campaigns).toBeGreaterThan(0);
-    expect(first.output).toContain('backfill: 10 loaded, 0 failed');
+    expect(first.output).toContain('backfill: 20 loaded, 0 failed');
+    expect(first.output).toContain('sync of account north:');
+    expect(first.output).toContain('sync of account south:');
+    // adops status groups by account.
+    expect(first.output).toMatch(/account north:[\s\S]*account south:/);
     for (const title of ['Top campaigns by impressions', 'Daily fill rate', 'Viewability by device']) {
       expect(first.output).toContain(title);
     }
     expect(first.output).toMatch(/│ (desktop|mobile|tablet) /);
     const counts = await rowCounts();
     for (const n of Object.values(counts)) expect(n).toBeGreaterThan(0);
-    expect(counts.hourly).toBe(48);
+    expect(counts.hourly).toBe(96);
+    const { rows: accounts } = await db.pool.query<{ account: string }>(
+      'SELECT DISTINCT account FROM demo.report_hourly ORDER BY 1',
+    );
+    expect(accounts.map((a) => a.account)).toEqual(['north', 'south']);
 
     const second = await demoOnce(prefix);
     expect(second.result.failed).toBe(0);

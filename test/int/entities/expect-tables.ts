@@ -113,8 +113,9 @@ export async function expectTablesMatchApi(
   const apiCampaigns = [...now.campaigns].sort((a, b) => a.campaign_id - b.campaign_id);
   expect(campaigns.map((r) => r.campaign_id)).toEqual(apiCampaigns.map((c) => String(c.campaign_id)));
   campaigns.forEach((row, i) => {
-    const { synced_at, ...rest } = row;
+    const { synced_at, account, ...rest } = row;
     expect(synced_at).toBeInstanceOf(Date);
+    expect(account).toBe('default');
     expect(rest, `campaign ${String(row.campaign_id)}`).toEqual(
       expectedCampaign(apiCampaigns[i] as Campaign),
     );
@@ -139,8 +140,9 @@ export async function expectTablesMatchApi(
   const apiCreatives = [...now.creatives].sort((a, b) => a.creative_id - b.creative_id);
   expect(creatives.map((r) => r.creative_id)).toEqual(apiCreatives.map((k) => String(k.creative_id)));
   creatives.forEach((row, i) => {
-    const { synced_at, ...rest } = row;
+    const { synced_at, account, ...rest } = row;
     expect(synced_at).toBeInstanceOf(Date);
+    expect(account).toBe('default');
     expect(rest, `creative ${String(row.creative_id)}`).toEqual(
       expectedCreative(apiCreatives[i] as Creative),
     );

@@ -77,10 +77,10 @@ describe('ensureViews', () => {
     expect(outcomes).toContainEqual({ report: 'hourly', status: 'created' });
     const { rows } = await db.pool.query(
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'bi_hourly'
-       ORDER BY ordinal_position LIMIT 2`,
+       ORDER BY ordinal_position LIMIT 3`,
       [S],
     );
-    expect(rows.map((r) => r.column_name)).toEqual(['day', 'hour']);
+    expect(rows.map((r) => r.column_name)).toEqual(['account', 'day', 'hour']);
     const daily = await withClient((c) => ensureDailyViews(c, S, [{ name: 'hourly', period: 'day' }]));
     expect(daily).toEqual([{ report: 'hourly', view: 'bi_hourly_daily', status: 'created' }]);
     const companion = await db.pool.query(`SELECT day, fill_rate FROM ${S}.bi_hourly_daily LIMIT 0`);

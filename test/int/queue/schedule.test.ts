@@ -118,7 +118,8 @@ describe('a scheduler tick', () => {
       '2026-01-10',
       '2026-01-11',
     ]);
-    expect(Object.keys(waiting[0]!.data).sort()).toEqual(['periodEnd', 'periodStart', 'report']);
+    expect(Object.keys(waiting[0]!.data).sort()).toEqual(['account', 'periodEnd', 'periodStart', 'report']);
+    expect(waiting.every((j) => j.data.account === 'default')).toBe(true);
   });
 
   it('fires from a cron every two seconds: loads its window and re-pulls the lookback periods', async () => {

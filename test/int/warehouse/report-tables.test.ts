@@ -50,7 +50,7 @@ describe('ensureReportTables', () => {
     );
   });
 
-  it('creates a table typed per dimension with a unique index over period and dimensions', async () => {
+  it('creates a table typed per dimension with a unique index over account, period and dimensions', async () => {
     const job = reportJob('wh_shape', ['day', 'zone_id', 'tier', 'country']);
     const result = await ensure([job]);
     expect(result.created).toEqual(['report_wh_shape']);
@@ -68,6 +68,7 @@ describe('ensureReportTables', () => {
       'viewable_impressions bigint not null',
       'load_id bigint not null',
       'loaded_at timestamp with time zone not null',
+      'account text not null',
     ]);
     const { rows } = await db.pool.query<{ d: string }>(
       `SELECT indexdef AS d FROM pg_indexes WHERE schemaname = $1 AND tablename = 'report_wh_shape' ORDER BY indexname`,
@@ -75,14 +76,17 @@ describe('ensureReportTables', () => {
     );
     // ON ONLY: the table is partitioned by month, and each partition gets its own copy of the index.
     expect(rows.map((r) => r.d.replace(/ USING btree/, ''))).toEqual([
-      `CREATE UNIQUE INDEX report_wh_shape_key ON ONLY ${S}.report_wh_shape (period_start, period_end, day, zone_id, tier, ((md5(country))::uuid))`,
+      `CREATE UNIQUE INDEX report_wh_shape_key ON ONLY ${S}.report_wh_shape (account, period_start, period_end, day, zone_id, tier, ((md5(country))::uuid))`,
       `CREATE INDEX report_wh_shape_zone_id ON ONLY ${S}.report_wh_shape (zone_id)`,
     ]);
     // The unique index really refuses a second copy of a row.
     await partitionFor(db.pool, S, 'report_wh_shape', '2026-01-01');
-    const insert = `INSERT INTO ${S}.report_wh_shape VALUES ('2026-01-01','2026-01-01','2026-01-01',1,1,'DE',0,0,0,0,0,1,now())`;
+    const insert = `INSERT INTO ${S}.report_wh_shape VALUES ('2026-01-01','2026-01-01','2026-01-01',1,1,'DE',0,0,0,0,0,1,now(),'default')`;
     await db.pool.query(insert);
     await expect(db.pool.query(insert)).rejects.toMatchObject({ code: '23505' });
+    // The same row of another account is another row.
+    await db.pool.query(insert.replace("'default')", "'north')"));
+    await db.pool.query(`DELETE FROM ${S}.report_wh_shape WHERE account = 'north'`);
   });
 
   it('is idempotent, and re-adds a dropped index without touching data', async () => {

@@ -7,24 +7,28 @@ const CAMPAIGNS = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_CO
 
 describe('entity statements', () => {
   it('carries every row value in one jsonb parameter, never in the SQL text', () => {
-    const s = upsertStatement('adops', CAMPAIGNS, [{ campaign_id: 1, name: "x'); DROP TABLE y; --" }]);
+    const s = upsertStatement('adops', 'north', CAMPAIGNS, [
+      { campaign_id: 1, name: "x'); DROP TABLE y; --" },
+    ]);
     expect(s.text).not.toContain('DROP TABLE');
-    expect(s.values).toHaveLength(1);
+    expect(s.values).toHaveLength(2);
+    expect(s.values[1]).toBe('north');
     expect(JSON.parse(s.values[0] as string)).toEqual([{ campaign_id: 1, name: "x'); DROP TABLE y; --" }]);
-    expect(s.text).toContain('ON CONFLICT ("campaign_id") DO UPDATE');
+    expect(s.text).toContain('ON CONFLICT (account, "campaign_id") DO UPDATE');
     expect(s.text).toContain('deleted_at = NULL');
     expect(s.text).not.toContain('"campaign_id" = EXCLUDED');
   });
 
-  it('soft-deletes only live rows that the upserts of this transaction did not stamp', () => {
-    const s = softDeleteStatement('adops', CAMPAIGNS);
+  it("soft-deletes only the account's live rows that the upserts of this transaction did not stamp", () => {
+    const s = softDeleteStatement('adops', 'north', CAMPAIGNS);
     expect(s.text).toBe(
-      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE deleted_at IS NULL AND synced_at <> now()',
+      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE account = $1 AND deleted_at IS NULL AND synced_at <> now()',
     );
+    expect(s.values).toEqual(['north']);
   });
 
   it('refuses an unsafe schema name', () => {
-    expect(() => softDeleteStatement('a"; drop', CAMPAIGNS)).toThrow(/unsafe SQL identifier/);
+    expect(() => softDeleteStatement('a"; drop', 'default', CAMPAIGNS)).toThrow(/unsafe SQL identifier/);
   });
 
   it('splits into chunks of at most the given size', () => {

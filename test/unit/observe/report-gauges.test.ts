@@ -8,6 +8,7 @@ import {
 import type { ReportStatus } from '../../../src/observe/status.js';
 
 const status = (over: Partial<ReportStatus>): ReportStatus => ({
+  account: 'default',
   report: 'weekly',
   period: 'week',
   lastLoaded: null,
@@ -84,5 +85,22 @@ describe('registerReportGauges', () => {
       `adops_report_data_age_seconds{report="daily"} ${(clock - Date.parse('2026-03-10T00:00:00Z')) / 1000}`,
     );
     expect(text).not.toContain('adops_report_last_restatement_ratio{');
+  });
+});
+
+describe('the gauges of several accounts', () => {
+  it("label an account's series with it, and leave the default account's as before accounts", async () => {
+    const registry = new Registry();
+    const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
+    const north = gaugeValues(weekly, status({ account: 'north', missing: ['a', 'b'] }), null);
+    expect(north.account).toBe('north');
+    expect(gaugeValues(weekly, status({}), null).account).toBeUndefined();
+    registerReportGauges(registry, async () => [
+      fresh({ missing: 1 }),
+      fresh({ account: 'north', missing: 2 }),
+    ]);
+    const text = await registry.metrics();
+    expect(text).toContain('adops_report_missing_periods{report="daily"} 1');
+    expect(text).toContain('adops_report_missing_periods{report="daily",account="north"} 2');
   });
 });

@@ -17,6 +17,7 @@ describe('renderStatus', () => {
     gridDays: ['2026-01-01', '2026-01-02', '2026-01-03', '2026-01-04'],
     reports: [
       {
+        account: 'default',
         report: 'daily_zone',
         period: 'day',
         lastLoaded: '2026-01-04',

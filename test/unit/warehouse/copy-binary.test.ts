@@ -17,7 +17,13 @@ async function encode(
 ) {
   const counter = { rows: 0 };
   const chunks: Buffer[] = [];
-  const layout = { periodStart: '2026-01-01', periodEnd: '2026-01-01', dimensions, loadId: 7 };
+  const layout = {
+    periodStart: '2026-01-01',
+    periodEnd: '2026-01-01',
+    dimensions,
+    loadId: 7,
+    account: 'default',
+  };
   for await (const c of copyBinaryChunks(rows, layout, counter, chunkBytes)) chunks.push(c);
   return { counter, chunks, all: Buffer.concat(chunks) };
 }
@@ -45,10 +51,12 @@ describe('copyBinaryChunks', () => {
     expect(all.subarray(0, BINARY_HEADER.length)).toEqual(BINARY_HEADER);
     expect(all.subarray(all.length - 2)).toEqual(BINARY_TRAILER);
     const row = all.subarray(BINARY_HEADER.length, all.length - 2);
-    // 2 period dates, 2 dimensions, 5 counters, load_id.
-    expect(row.readInt16BE(0)).toBe(10);
-    expect(row.length).toBe(2 + 8 + 8 + 8 + 12 + 5 * 12 + 12);
-    expect(hex(row.subarray(row.length - 24, row.length - 12))).toBe('00000008' + '001fffffffffffff');
+    // 2 period dates, 2 dimensions, 5 counters, load_id, account ('default': 7 bytes).
+    expect(row.readInt16BE(0)).toBe(11);
+    expect(row.length).toBe(2 + 8 + 8 + 8 + 12 + 5 * 12 + 12 + 11);
+    expect(hex(row.subarray(row.length - 35, row.length - 23))).toBe('00000008' + '001fffffffffffff');
+    expect(hex(row.subarray(row.length - 23, row.length - 11))).toBe('00000008' + '0000000000000007');
+    expect(row.subarray(row.length - 11).toString('latin1')).toBe('\0\0\0\x07default');
   });
 
   it('splits into chunks near the size asked, a long value in a chunk of its own size', async () => {

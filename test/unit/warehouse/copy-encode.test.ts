@@ -112,12 +112,13 @@ describe('createRowEncoder', () => {
     periodEnd: '2026-01-01',
     dimensions: ['day', 'campaign_id', 'landing_url'],
     loadId: 42,
+    account: 'north',
   });
 
-  it('writes period, dimensions, counters and load_id in column order', () => {
+  it('writes period, dimensions, counters, load_id and account in column order', () => {
     const line = encode({ dims: ['2026-01-01', '862599431', 'http://x/?a=1\tb'], counters: [1, 2, 3, 4, 5] });
     expect(line).toBe(
-      '2026-01-01\t2026-01-01\t2026-01-01\t862599431\thttp://x/?a=1\\tb\t1\t2\t3\t4\t5\t42\n',
+      '2026-01-01\t2026-01-01\t2026-01-01\t862599431\thttp://x/?a=1\\tb\t1\t2\t3\t4\t5\t42\tnorth\n',
     );
     expect(decodeLine(line)[4]).toBe('http://x/?a=1\tb');
   });
@@ -163,6 +164,7 @@ describe('createRowEncoder', () => {
       periodEnd: '2026-01-11',
       dimensions: ['day'],
       loadId: 1,
+      account: 'default',
     });
     expect(week({ dims: ['2026-01-11'], counters: [0, 0, 0, 0, 0] })).toMatch(
       /^2026-01-05\t2026-01-11\t2026-01-11\t/,
@@ -170,9 +172,27 @@ describe('createRowEncoder', () => {
     expect(() => week({ dims: ['2026-01-04'], counters: [0, 0, 0, 0, 0] })).toThrow(RowValueError);
   });
 
+  it('refuses an account that is not a name, since it goes into COPY unescaped', () => {
+    expect(() =>
+      createRowEncoder({
+        periodStart: '2026-01-01',
+        periodEnd: '2026-01-01',
+        dimensions: [],
+        loadId: 1,
+        account: 'a\tb',
+      }),
+    ).toThrow(/account "a\\tb" is not an account name/);
+  });
+
   it('refuses a period that is not a date', () => {
     expect(() =>
-      createRowEncoder({ periodStart: '2026-13-01', periodEnd: '2026-01-01', dimensions: [], loadId: 1 }),
+      createRowEncoder({
+        periodStart: '2026-13-01',
+        periodEnd: '2026-01-01',
+        dimensions: [],
+        loadId: 1,
+        account: 'default',
+      }),
     ).toThrow(/period_start/);
   });
 });

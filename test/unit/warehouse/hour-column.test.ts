@@ -10,6 +10,7 @@ const layout = {
   periodEnd: '2026-03-02',
   dimensions: ['day', 'hour'] as const,
   loadId: 7,
+  account: 'default',
 };
 
 describe('the hour dimension', () => {
@@ -17,7 +18,7 @@ describe('the hour dimension', () => {
     expect(dimensionType('hour')).toBe('smallint');
     const encode = createRowEncoder(layout);
     expect(encode({ dims: ['2026-03-02', '07'], counters: [1, 2, 3, 4, 5] })).toBe(
-      '2026-03-02\t2026-03-02\t2026-03-02\t07\t1\t2\t3\t4\t5\t7\n',
+      '2026-03-02\t2026-03-02\t2026-03-02\t07\t1\t2\t3\t4\t5\t7\tdefault\n',
     );
   });
 

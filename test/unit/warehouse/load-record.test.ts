@@ -8,6 +8,7 @@ import {
 import { describeError } from '../../../src/warehouse/load.js';
 
 const record: LoadRecord = {
+  account: 'default',
   report: 'daily_campaign',
   period: { start: '2026-01-01', end: '2026-01-01' },
   dimensions: ['day', 'campaign_id'],
@@ -48,7 +49,7 @@ describe('insertLoadSql', () => {
 
   it('puts a reserved load_id first when one is given', () => {
     const sql = insertLoadSql('adops', { ...record, loadId: 77 });
-    expect(sql.text).toMatch(/\("load_id", "report"/);
+    expect(sql.text).toMatch(/\("load_id", "account", "report"/);
     expect(sql.values[0]).toBe(77);
   });
 });
@@ -57,6 +58,7 @@ describe('upsertTotalsSql', () => {
   it('replaces the totals and the owning load on conflict', () => {
     const sql = upsertTotalsSql(
       'adops',
+      'north',
       'r',
       { start: '2026-01-01', end: '2026-01-07' },
       {
@@ -68,8 +70,8 @@ describe('upsertTotalsSql', () => {
       },
       9,
     );
-    expect(sql.values).toEqual(['r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
-    expect(sql.text).toContain('ON CONFLICT (report, period_start, period_end) DO UPDATE SET');
+    expect(sql.values).toEqual(['north', 'r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
+    expect(sql.text).toContain('ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET');
     expect(sql.text).toContain('load_id = EXCLUDED.load_id');
   });
 });

@@ -31,23 +31,34 @@ describe('tableSpec', () => {
       'viewable_impressions:bigint',
       'load_id:bigint',
       'loaded_at:timestamp with time zone',
+      'account:text',
     ]);
     expect(spec.columns.every((c) => c.notNull)).toBe(true);
   });
 
-  it('has a unique index over period and dimensions, text ones by md5, and an index per *_id dimension', () => {
+  it('has a unique index over account, period and dimensions, text ones by md5, and an index per *_id dimension', () => {
     const spec = tableSpec(report);
     expect(spec.indexes).toEqual([
       {
         name: 'report_daily_creative_key',
         unique: true,
-        columns: ['period_start', 'period_end', 'day', 'campaign_id', 'creative_id', 'tier', 'country'],
+        columns: [
+          'account',
+          'period_start',
+          'period_end',
+          'day',
+          'campaign_id',
+          'creative_id',
+          'tier',
+          'country',
+        ],
         hashed: ['country'],
       },
       { name: 'report_daily_creative_campaign_id', unique: false, columns: ['campaign_id'], hashed: [] },
       { name: 'report_daily_creative_creative_id', unique: false, columns: ['creative_id'], hashed: [] },
     ]);
     expect(indexKeys(spec.indexes[0]!)).toEqual([
+      'account',
       'period_start',
       'period_end',
       'day',
@@ -65,8 +76,12 @@ describe('tableSpec', () => {
 
   it('copies every column but loaded_at, which defaults to the load transaction time', () => {
     const spec = tableSpec(report);
-    expect(copyColumns(report.dimensions)).toEqual(spec.columns.slice(0, -1).map((c) => c.name));
-    expect(spec.columns.at(-1)?.default).toBe('now()');
+    expect(copyColumns(report.dimensions)).toEqual(
+      spec.columns.filter((c) => c.name !== 'loaded_at').map((c) => c.name),
+    );
+    expect(spec.columns.find((c) => c.name === 'loaded_at')?.default).toBe('now()');
+    // Last, as ADD COLUMN puts it on a table of a release before accounts.
+    expect(spec.columns.at(-1)?.name).toBe('account');
   });
 
   it('generates quoted DDL in the schema', () => {
@@ -74,7 +89,7 @@ describe('tableSpec', () => {
     expect(sql.table).toContain('CREATE TABLE "adops"."report_daily_creative"');
     expect(sql.table).toContain('"tier" smallint NOT NULL');
     expect(sql.indexes[0]).toBe(
-      'CREATE UNIQUE INDEX IF NOT EXISTS "report_daily_creative_key" ON "adops"."report_daily_creative" ("period_start", "period_end", "day", "campaign_id", "creative_id", "tier", (md5("country")::uuid))',
+      'CREATE UNIQUE INDEX IF NOT EXISTS "report_daily_creative_key" ON "adops"."report_daily_creative" ("account", "period_start", "period_end", "day", "campaign_id", "creative_id", "tier", (md5("country")::uuid))',
     );
   });
 });

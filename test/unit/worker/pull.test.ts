@@ -50,7 +50,7 @@ describe('runPull', () => {
     const d = deps({ fetch: async () => Promise.reject(error) });
     const out = await runPull(d, data, 'j1', logger);
     expect(out).toMatchObject({ ok: false, failure: { kind: 'transient' } });
-    expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1', fetchToken: 7 }]);
+    expect(d.recorded).toEqual([{ error, attempts: 5, jobId: 'j1', fetchToken: 7, account: 'default' }]);
   });
 
   it('archives the unusable body a failed fetch carries, never putting it in the error text', async () => {
@@ -64,7 +64,9 @@ describe('runPull', () => {
     );
     const d = deps({ fetch: async () => Promise.reject(error) });
     expect(await runPull(d, data, 'j1', logger)).toMatchObject({ ok: false, failure: { kind: 'transient' } });
-    expect(d.recorded).toEqual([{ error, attempts: 2, jobId: 'j1', fetchToken: 7, body }]);
+    expect(d.recorded).toEqual([
+      { error, attempts: 2, jobId: 'j1', fetchToken: 7, account: 'default', body },
+    ]);
   });
 
   it('does not record a 429 (a pause), a shutdown abort (ours), nor a load failure (the loader recorded it)', async () => {
