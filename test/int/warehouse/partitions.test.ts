@@ -82,7 +82,7 @@ describe('partitions', () => {
       [`${S}.report_pt_campaign`],
     );
     expect(rows.map((r) => r.def)).toEqual([
-      expect.stringContaining('(period_start, period_end, day, campaign_id)'),
+      expect.stringContaining('(account, period_start, period_end, day, campaign_id)'),
     ]);
   });
 
