@@ -21,6 +21,7 @@ import { ENQUEUE_CHUNK } from '../../src/schedule/enqueue.js';
 import { readHealPlan } from '../../src/schedule/heal.js';
 import { openQueues } from '../../src/schedule/queues.js';
 import { loadStates } from '../../src/warehouse/load-states.js';
+import { ensurePartitions, monthsBetween } from '../../src/warehouse/partitions.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
@@ -131,6 +132,10 @@ async function seed(url: string, reports: readonly ReportJob[], days: number): P
          FROM ${s}.report_loads WHERE status = 'loaded'
         ORDER BY report, period_start, period_end, load_id DESC`,
     );
+    // The report tables are partitioned by month: the seeded months need their partitions first.
+    const today = localDate(new Date(), 'UTC');
+    const months = monthsBetween(addDays(today, -days - 1), today);
+    for (const r of reports) await ensurePartitions(c, BENCH_SCHEMA, `report_${r.name}`, months);
     for (const r of reports)
       await c.query(
         `INSERT INTO ${s}.${pg.escapeIdentifier(`report_${r.name}`)}
