@@ -10,6 +10,7 @@ import { runParserSection } from './parser/index.js';
 import { runSyncSection } from './sync/index.js';
 import { runCliSection } from './cli/index.js';
 import { runMemorySection } from './memory/index.js';
+import { renderAccountsBackfill, runAccountsBackfill } from './scale/accounts-backfill.js';
 import { runBiPartitions } from './scale/bi-partitions.js';
 import { renderHistoryScale, runEnqueueScale, runHistoryScale } from './scale/history.js';
 import { runPullSection } from './pull/index.js';
@@ -88,6 +89,7 @@ async function run(o: BenchOptions): Promise<Results> {
         history: await runHistoryScale(o, say),
         enqueue: await runEnqueueScale(o, say),
         biQuery: await runBiPartitions(o, say),
+        accountsBackfill: await runAccountsBackfill(o, say),
       }
     : undefined;
   return {
@@ -155,6 +157,8 @@ async function main(): Promise<number> {
   console.log(renderResults(results));
   if (results.scale !== undefined)
     console.log(`\n${renderHistoryScale(results.scale.history, results.scale.enqueue)}`);
+  if (results.scale?.accountsBackfill !== undefined)
+    console.log(`\n${renderAccountsBackfill(results.scale.accountsBackfill)}`);
   console.log(`\nresults written to ${options.resultsFile}`);
   return 0;
 }

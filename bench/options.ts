@@ -1,5 +1,6 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
+import { ACCOUNT_DAYS, ACCOUNT_RATE } from './scale/accounts-backfill.js';
 import { BI_SCALE_ROWS } from './scale/bi-partitions.js';
 
 export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull', 'memory'] as const;
@@ -41,6 +42,10 @@ export interface BenchOptions {
   readonly path: string;
   /** Rows of the scale BI query's table (default 50M). */
   readonly scaleRows: number;
+  /** Days of the scale accounts backfill (default 365). */
+  readonly scaleDays: number;
+  /** Requests/s of each account in the scale accounts backfill (default 50). */
+  readonly scaleRate: number;
 }
 
 /** Thrown for a flag or variable the bench cannot use; the message says what is allowed. */
@@ -65,8 +70,11 @@ export const USAGE = `npm run bench -- [options]
   --quick             N=100000, 10 days
   --scale             the scale pieces only (with --only, those sections too): status, heal and
                       the tick's gap query at 10k to 1M loads, a 100,000-pull enqueue, and the
-                      BI query on 50M rows, partitioned against unpartitioned
+                      BI query on 50M rows, partitioned against unpartitioned, and a backfill
+                      of 3 accounts x 20 reports x 365 days against its rate-limit bound
   --scale-rows N      rows of the scale BI query (default 50000000)
+  --scale-days N      days of the scale accounts backfill, 3 accounts x 20 reports (default 365)
+  --scale-rate R      requests/s of each account in the scale accounts backfill (default 50)
 Environment: BENCH_PG_ADMIN_URL (default postgres://root@127.0.0.1:5432/postgres), REDIS_URL.`;
 
 /** Reads flags (they win) and BENCH_* variables into BenchOptions; throws BenchUsageError. */
@@ -96,6 +104,8 @@ export function parseBenchOptions(
         'log-level': { type: 'string' },
         scale: { type: 'boolean' },
         'scale-rows': { type: 'string' },
+        'scale-days': { type: 'string' },
+        'scale-rate': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -142,6 +152,8 @@ export function parseBenchOptions(
     logLevel: logLevel(text('log-level')),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
     scaleRows: whole(text('scale-rows'), BI_SCALE_ROWS, 1_000, 1_000_000_000, '--scale-rows'),
+    scaleDays: whole(text('scale-days'), ACCOUNT_DAYS, 1, 366, '--scale-days'),
+    scaleRate: whole(text('scale-rate'), ACCOUNT_RATE, 1, 100_000, '--scale-rate'),
   };
 }
 

@@ -8,6 +8,7 @@ import type { LoadFigures } from './load/index.js';
 import { isBusy, type Machine } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { ParserFigures } from './parser/index.js';
+import type { AccountsBackfillFigures } from './scale/accounts-backfill.js';
 import type { BiQueryFigures } from './scale/bi-partitions.js';
 import type { EnqueueFigures, HistoryFigures } from './scale/history.js';
 import type { PullFigures } from './pull/index.js';
@@ -153,13 +154,15 @@ export interface Results {
     | undefined;
   /**
    * `--scale`: status, heal and the tick's gap query as history grows; a 100,000-pull enqueue; top
-   * 20 campaigns of one month, partitioned against unpartitioned (bench/scale/bi-partitions.ts).
+   * 20 campaigns of one month, partitioned against unpartitioned (bench/scale/bi-partitions.ts);
+   * a 3-account backfill against its rate-limit bound (bench/scale/accounts-backfill.ts).
    */
   readonly scale?:
     | {
         readonly history?: HistoryFigures | undefined;
         readonly enqueue?: EnqueueFigures | undefined;
         readonly biQuery?: BiQueryFigures | undefined;
+        readonly accountsBackfill?: AccountsBackfillFigures | undefined;
       }
     | undefined;
   readonly targets: readonly TargetCheck[];

@@ -83,12 +83,22 @@ export function startPullWorker(
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
     ...rt.bull,
     concurrency: o.concurrency,
-    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Pulls per
-    // second can never exceed requests per second, so this cap never binds before the request
-    // limit (src/api/shared-limit.ts) does.
-    limiter: { max: rt.config.queue.rateLimitPerSecond, duration: 1_000 },
+    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
+    // is queue-wide, so it is every account's requests per second together: pulls per second can
+    // never exceed that, and the request limits (src/api/shared-limit.ts) bind first.
+    limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });
+}
+
+/**
+ * The pull queue's cap on pulls per second: the sum of every account's rate limit (at least
+ * ADOPS_RATE_LIMIT). ADOPS_RATE_LIMIT alone held 3 accounts of 50 requests/s each to 10 pulls/s
+ * together.
+ */
+export function pullsPerSecondCap(config: Pick<WorkerRuntime['config'], 'queue' | 'accounts'>): number {
+  const sum = config.accounts.reduce((n, a) => n + a.rateLimitPerSecond, 0);
+  return Math.max(config.queue.rateLimitPerSecond, sum);
 }
 
 /** accountRuns of PullDeps over the worker's accounts. */

@@ -47,6 +47,16 @@ describe('bench options', () => {
     expect(() => parseBenchOptions(['--scale-rows', '10'], {})).toThrow(/--scale-rows=10 is not allowed/);
   });
 
+  it('backfills 3 accounts x 20 reports x 365 days at 50/s each unless --scale-days and --scale-rate say less', () => {
+    expect(parseBenchOptions(['--scale'], {})).toMatchObject({ scaleDays: 365, scaleRate: 50 });
+    expect(parseBenchOptions(['--scale', '--scale-days', '30', '--scale-rate', '20'], {})).toMatchObject({
+      scaleDays: 30,
+      scaleRate: 20,
+    });
+    expect(() => parseBenchOptions(['--scale-days', '400'], {})).toThrow(/--scale-days=400 is not allowed/);
+    expect(() => parseBenchOptions(['--scale-rate', '0'], {})).toThrow(/--scale-rate=0 is not allowed/);
+  });
+
   it('refuses unknown flags, sections and out-of-range numbers with a message naming them', () => {
     expect(() => parseBenchOptions(['--rowz', '1'], {})).toThrow(BenchUsageError);
     expect(() => parseBenchOptions(['--only', 'load,speed'], {})).toThrow(/"speed" is not a section/);
