@@ -13,12 +13,12 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) || value === '' ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** One CSV line with the columns of copyColumns(): period, dimensions, counters, load_id. */
-export function csvLine(period: Period, row: ReportRow, loadId: number): string {
+/** One CSV line with the columns of copyColumns(): period, dimensions, counters, load_id, account. */
+export function csvLine(period: Period, row: ReportRow, loadId: number, account = 'default'): string {
   let line = `${period.start},${period.end}`;
   for (const d of row.dims) line += `,${csvField(d)}`;
   for (const c of row.counters) line += `,${c}`;
-  return `${line},${loadId}\n`;
+  return `${line},${loadId},${account}\n`;
 }
 
 /** Writes the rows as a CSV file (in big chunks), for psql to read. */

@@ -35,7 +35,7 @@ export async function timeNaiveInsert(
     await client.query('BEGIN');
     for (let i = 0; i < n; i++) {
       const row = rows[i] as ReportRow;
-      await client.query(text, [period.start, period.end, ...row.dims, ...row.counters, 1]);
+      await client.query(text, [period.start, period.end, ...row.dims, ...row.counters, 1, 'default']);
     }
     await client.query('COMMIT');
     const ms = performance.now() - started;

@@ -117,7 +117,7 @@ describe('bench arithmetic', () => {
         { dims: ['2025-06-02', '7'], counters: [1, 2, 3, 4, 5] },
         9,
       ),
-    ).toBe('2025-06-02,2025-06-02,2025-06-02,7,1,2,3,4,5,9\n');
+    ).toBe('2025-06-02,2025-06-02,2025-06-02,7,1,2,3,4,5,9,default\n');
   });
 
   it('sums a CPU profile into self time per frame', () => {
