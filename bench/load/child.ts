@@ -1,8 +1,9 @@
 // Child process of the load-path bench: runs only our loader on a saved body, so its peak RSS is
 // the loader's (not the harness' or the emulator's). Talks to the parent over IPC.
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
 import { parseReportAsync } from '../../src/report/parse.js';
 import type { Period } from '../../src/report/types.js';
@@ -36,18 +37,6 @@ export interface LoadChildResult {
   readonly peakRssBytes: number;
   /** Resident set after the body was read and before the load began, bytes. */
   readonly rssBeforeBytes: number;
-}
-
-/** Peak and current resident set from /proc (Linux), falling back to process.resourceUsage(). */
-function memory(): { peak: number; now: number } {
-  try {
-    const status = readFileSync('/proc/self/status', 'utf8');
-    const kb = (field: string) =>
-      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-    return { peak: kb('VmHWM'), now: kb('VmRSS') };
-  } catch {
-    return { peak: process.resourceUsage().maxRSS * 1024, now: process.memoryUsage().rss };
-  }
 }
 
 async function run(req: LoadChildRequest): Promise<LoadChildResult> {
@@ -153,13 +142,4 @@ async function streamedLoad(req: LoadChildRequest): Promise<LoadChildResult> {
   }
 }
 
-process.once('message', (req: LoadChildRequest) => {
-  run(req).then(
-    (result) => process.send?.({ ok: true, result }, () => process.exit(0)),
-    (error: unknown) =>
-      process.send?.(
-        { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
-        () => process.exit(1),
-      ),
-  );
-});
+answerParent(run);

@@ -1,7 +1,7 @@
 // Child of the memory section: loads one synthetic body of a given size the way a worker loads a
 // big body (streamed: parsed, archived and copied as it arrives) and reports its resident set.
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
 import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
 import { loadPulledPeriod } from '../../src/warehouse/load.js';
@@ -24,14 +24,6 @@ export interface MemoryChildResult {
   /** Resident set before the load (after a GC, pool open), and its peak over the load, bytes. */
   readonly rssBeforeBytes: number;
   readonly peakRssBytes: number;
-}
-
-/** VmRSS and VmHWM (peak) from /proc. */
-function memory(): { now: number; peak: number } {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kb = (field: string) =>
-    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { now: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
 async function run(req: MemoryChildRequest): Promise<MemoryChildResult> {
@@ -84,13 +76,4 @@ async function run(req: MemoryChildRequest): Promise<MemoryChildResult> {
   }
 }
 
-process.once('message', (req: MemoryChildRequest) => {
-  run(req).then(
-    (result) => process.send?.({ ok: true, result }, () => process.exit(0)),
-    (error: unknown) =>
-      process.send?.(
-        { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
-        () => process.exit(1),
-      ),
-  );
-});
+answerParent(run);

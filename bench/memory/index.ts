@@ -1,7 +1,8 @@
 // Section `memory`: peak RSS growth of a worker loading one big body as it streams in, for body
 // sizes from 10 MB up (to 1 GB with --big), and a plot of it written to bench/rss-growth.svg.
 import { fork } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
@@ -53,6 +54,7 @@ export async function runMemorySection(o: BenchOptions, say: (line: string) => v
     await db.drop();
   }
   const plot = o.resultsFile.replace(/results\.json$/, 'rss-growth.svg');
+  await mkdir(dirname(plot), { recursive: true });
   await writeFile(
     plot,
     rssPlot(
