@@ -5,7 +5,7 @@ import type { Transform } from 'node:stream';
 import type { BigBodyWait } from './big-bodies.js';
 import { excerptOf } from './body.js';
 import { ApiResponseError } from './errors.js';
-import { BODY_MB, decoderFor, readOrStream, type ContentCoding } from './stream-body.js';
+import { BODY_MB, decoderFor, readOrStream, written, type ContentCoding } from './stream-body.js';
 
 export type { ContentCoding } from './stream-body.js';
 
@@ -195,18 +195,6 @@ export async function readBody(
   // Inflated output lags the input: a body may reach the size only once the stream has ended.
   if (big !== undefined && !waited && size >= big.bytes) await big.wait();
   return { kind: 'ok', body: out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out, size) };
-}
-
-/** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */
-function written(decoder: Transform, chunk: Buffer): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      decoder.off('close', done);
-      resolve();
-    };
-    decoder.once('close', done);
-    decoder.write(chunk, done);
-  });
 }
 
 async function readPlain(

@@ -71,14 +71,7 @@ export async function readOrStream(
       decoder.on('data', (out: Buffer) => decoded.push(out));
       decoder.on('error', (e: Error) => (failed ??= e));
     }
-    const d = decoder;
-    await new Promise<void>((resolve) => {
-      d.once('close', resolve);
-      d.write(step.value, () => {
-        d.off('close', resolve);
-        resolve();
-      });
-    });
+    await written(decoder, step.value);
     return decoded.splice(0);
   }
 
@@ -94,9 +87,16 @@ export async function readOrStream(
     }
     if (failed !== undefined) {
       // Read on to the end, so the broken answer can be hashed and archived whole (as readBody does).
+      // Up to the cap: past it, what was read is archive enough.
+      let rawBytes = (raw ?? []).reduce((n, b) => n + b.length, 0);
       for (;;) {
         const step = await it.next();
         if (step.done === true) break;
+        rawBytes += step.value.length;
+        if (rawBytes > maxBytes) {
+          source.destroy();
+          break;
+        }
         raw?.push(step.value);
       }
       return { kind: 'corrupt', raw: Buffer.concat(raw ?? []), detail: failed.message };
@@ -153,4 +153,16 @@ export function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Bu
   const b1 = first[1] ?? 0;
   const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
   return zlibHeader ? createInflate() : createInflateRaw();
+}
+
+/** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */
+export function written(decoder: Transform, chunk: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      decoder.off('close', done);
+      resolve();
+    };
+    decoder.once('close', done);
+    decoder.write(chunk, done);
+  });
 }

@@ -35,16 +35,21 @@ class PartWriter {
     this.gzip.on('error', (error: Error) => (this.failed ??= error));
   }
 
-  /** Compresses `chunk`, writing a part whenever a part's worth of output is ready. */
+  /**
+   * Compresses `chunk`, writing a part whenever a part's worth of output is ready. After a failed
+   * write (Postgres gone) it does nothing more: the archive is lost, and a drain of the rest of
+   * the body must not wait out a connection timeout per part.
+   */
   async write(chunk: Buffer): Promise<void> {
-    if (chunk.length === 0) return;
+    if (chunk.length === 0 || this.failed !== undefined) return;
     await new Promise<void>((resolve) => this.gzip.write(chunk, () => resolve()));
     if (this.failed !== undefined) throw this.failed;
     if (this.heldBytes >= PART_BYTES) await this.flushPart();
   }
 
-  /** Ends the gzip stream and writes what is left. */
+  /** Ends the gzip stream and writes what is left; throws if any write failed. */
   async end(): Promise<void> {
+    if (this.failed !== undefined) throw this.failed;
     await new Promise<void>((resolve) => {
       this.gzip.once('end', resolve);
       this.gzip.once('error', () => resolve());
@@ -59,10 +64,15 @@ class PartWriter {
     const bytes = Buffer.concat(this.held, this.heldBytes);
     this.held = [];
     this.heldBytes = 0;
-    await this.pool.query(
-      `INSERT INTO ${qualified(this.schema, 'report_raw_parts')} (account, spool_id, part, gzip) VALUES ($1, $2, $3, $4)`,
-      [this.account, this.spoolId, this.part++, bytes],
-    );
+    try {
+      await this.pool.query(
+        `INSERT INTO ${qualified(this.schema, 'report_raw_parts')} (account, spool_id, part, gzip) VALUES ($1, $2, $3, $4)`,
+        [this.account, this.spoolId, this.part++, bytes],
+      );
+    } catch (error) {
+      this.failed ??= error as Error;
+      throw error;
+    }
   }
 }
 
