@@ -3,11 +3,10 @@
 // rate-limit key, so it is validated like a report name. ADOPS_ACCOUNTS_FILE lists them; without
 // it the single-account env settings (ADOPS_BASE_URL, ADOPS_API_KEY, ...) are account `default`.
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connection-urls.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, parseConfigYaml } from './errors.js';
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -81,14 +80,7 @@ export function readAccountsFile(
     if (!(error instanceof FileRefused)) throw error;
     throw new ConfigError(`${where}: ${error.message}`, 'ADOPS_ACCOUNTS_FILE', { cause: error });
   }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError(`${where}: not valid YAML: ${(error as Error).message}`, 'ADOPS_ACCOUNTS_FILE', {
-      cause: error,
-    });
-  }
+  const doc = parseConfigYaml(text, where, 'ADOPS_ACCOUNTS_FILE');
   const list =
     typeof doc === 'object' && doc !== null && !Array.isArray(doc) && 'accounts' in doc
       ? (doc as { accounts: unknown }).accounts
