@@ -6,7 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { isTimeZone } from '../dates/calendar.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connection-urls.js';
-import { ConfigError, parseConfigYaml } from './errors.js';
+import { ConfigError } from './errors.js';
+import { parseConfigYaml } from './yaml-file.js';
 import { checkServerValue, SERVER_FIELDS, type ServerField, type ServerSettings } from './server-settings.js';
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */

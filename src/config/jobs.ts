@@ -6,7 +6,8 @@ import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { parseDuration } from './duration.js';
-import { ConfigError, parseConfigYaml } from './errors.js';
+import { ConfigError } from './errors.js';
+import { parseConfigYaml } from './yaml-file.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
