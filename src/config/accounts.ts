@@ -3,11 +3,12 @@
 // rate-limit key, so it is validated like a report name. ADOPS_ACCOUNTS_FILE lists them; without
 // it the single-account env settings (ADOPS_BASE_URL, ADOPS_API_KEY, ...) are account `default`.
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connection-urls.js';
 import { ConfigError } from './errors.js';
+import { parseConfigYaml } from './yaml-file.js';
+import { checkServerValue, SERVER_FIELDS, type ServerField, type ServerSettings } from './server-settings.js';
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -15,16 +16,13 @@ export const DEFAULT_ACCOUNT = 'default';
 /** An account's name: like a report's (lower case letter, then up to 40 lower case letters, digits or _). */
 export const ACCOUNT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
-/** One ad server account: where its API is, its key, and how fast it may be asked. */
-export interface Account {
+/** One ad server account: where its API is, its key, and how its server is spoken to. */
+export interface Account extends ServerSettings {
   readonly name: string;
   /** API base URL ending in /v2; undefined only for the env account before a command needs it. */
   readonly baseUrl: string | undefined;
   /** The account's API key; never logged, never in Redis or Postgres. */
   readonly apiKey: string | undefined;
-  readonly auth: 'bearer' | 'x-api-key';
-  /** API requests per second to this account, across all workers. */
-  readonly rateLimitPerSecond: number;
   /**
    * The account's IANA time zone (UTC by default), as the accounts file records it. Planning still
    * follows each report's schedule time zone.
@@ -52,26 +50,26 @@ const ACCOUNT_KEYS = new Set([
   'base_url',
   'api_key_file',
   'api_key_env',
-  'auth',
-  'rate_limit',
+  ...Object.keys(SERVER_FIELDS),
   'timezone',
   'reports',
 ]);
 
-/** The single-account settings of the environment, as account `default`. */
+/** The single-account settings of the environment (its server settings among them), as account `default`. */
 export function envAccount(settings: Omit<Account, 'name' | 'reports' | 'timezone'>): Account {
   return Object.freeze({ ...settings, name: DEFAULT_ACCOUNT, timezone: 'UTC', reports: undefined });
 }
 
 /**
  * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or a mapping with `accounts:`), each checked;
- * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, and a
- * relative `api_key_file` is taken from the accounts file's folder.
+ * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, a
+ * relative `api_key_file` is taken from the accounts file's folder, and each server setting an
+ * account leaves out is taken from `defaults` (the environment's).
  */
 export function readAccountsFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,
-  defaults: { readonly auth: Account['auth']; readonly rateLimitPerSecond: number },
+  defaults: ServerSettings,
 ): Account[] {
   const where = `ADOPS_ACCOUNTS_FILE=${path}`;
   let text: string;
@@ -81,14 +79,7 @@ export function readAccountsFile(
     if (!(error instanceof FileRefused)) throw error;
     throw new ConfigError(`${where}: ${error.message}`, 'ADOPS_ACCOUNTS_FILE', { cause: error });
   }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError(`${where}: not valid YAML: ${(error as Error).message}`, 'ADOPS_ACCOUNTS_FILE', {
-      cause: error,
-    });
-  }
+  const doc = parseConfigYaml(text, where, 'ADOPS_ACCOUNTS_FILE');
   const list =
     typeof doc === 'object' && doc !== null && !Array.isArray(doc) && 'accounts' in doc
       ? (doc as { accounts: unknown }).accounts
@@ -116,7 +107,7 @@ function readAccount(
   item: unknown,
   index: number,
   env: Readonly<Record<string, string | undefined>>,
-  defaults: { readonly auth: Account['auth']; readonly rateLimitPerSecond: number },
+  defaults: ServerSettings,
 ): Account {
   if (typeof item !== 'object' || item === null || Array.isArray(item))
     throw new ConfigError(`${path}: account #${index + 1} is not a mapping`, `${path}: accounts`);
@@ -173,11 +164,9 @@ function readAccount(
       'the key is empty or holds whitespace or control characters',
     );
 
-  const auth = o.auth ?? defaults.auth;
-  if (auth !== 'bearer' && auth !== 'x-api-key') fail('auth', 'expected one of: bearer, x-api-key');
-  const rate = o.rate_limit ?? defaults.rateLimitPerSecond;
-  if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 100_000)
-    fail('rate_limit', 'expected a whole number of requests per second from 1 to 100000');
+  const server: Record<string, unknown> = {};
+  for (const [field, spec] of Object.entries(SERVER_FIELDS) as [string, ServerField][])
+    server[spec.setting] = checkServerValue(o[field] ?? defaults[spec.setting], spec, (m) => fail(field, m));
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
     fail(
@@ -194,8 +183,7 @@ function readAccount(
     name,
     baseUrl: (baseUrl as string).replace(/\/+$/, ''),
     apiKey: apiKey as string,
-    auth: auth as Account['auth'],
-    rateLimitPerSecond: rate as number,
+    ...(server as unknown as ServerSettings),
     timezone: timezone as string,
     reports: reports === undefined ? undefined : Object.freeze(reports),
   });

@@ -21,6 +21,13 @@ import {
   type RedisTarget,
 } from './redis-target.js';
 import { envAccount, readAccountsFile, type Account } from './accounts.js';
+import {
+  AUTH_FORMS,
+  COMPRESSIONS,
+  REPORT_PARAMS,
+  SERVER_FIELDS,
+  type ServerSettings,
+} from './server-settings.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -37,9 +44,9 @@ export interface Config {
   readonly baseUrl: string | undefined;
   /** The API key; never log it, never put it in Redis or Postgres. */
   readonly apiKey: string | undefined;
-  readonly auth: 'bearer' | 'x-api-key';
+  readonly auth: ServerSettings['auth'];
   /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
-  readonly reportParams: 'repeat' | 'brackets' | 'comma' | 'json-body';
+  readonly reportParams: ServerSettings['reportParams'];
   /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
   readonly databaseUrl: string | undefined;
   /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
@@ -61,7 +68,7 @@ export interface Config {
     /** Keep-alive connections per API origin. */
     readonly connections: number;
     /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
-    readonly compression: 'gzip' | 'none';
+    readonly compression: ServerSettings['compression'];
     /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
     readonly maxBodyMb: number;
     /** Bodies from this many MB on are held one at a time per worker process; the others wait. */
@@ -130,14 +137,18 @@ const checkedUrl = (form: string, problem: (value: string) => string | undefined
     if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
   });
 
+/** The bounds of a numeric server setting: the variable and the accounts-file field share them. */
+const rangeOf = (field: { readonly range: readonly [number, number, string] }): [number, number] => [
+  field.range[0],
+  field.range[1],
+];
+
 const ENV_SCHEMA = {
   ADOPS_BASE_URL: checkedUrl(BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
-  ADOPS_AUTH: z.enum(['bearer', 'x-api-key'], 'one of: bearer, x-api-key').default('bearer'),
-  ADOPS_REPORT_PARAMS: z
-    .enum(['repeat', 'brackets', 'comma', 'json-body'], 'one of: repeat, brackets, comma, json-body')
-    .default('repeat'),
+  ADOPS_AUTH: z.enum(AUTH_FORMS, `one of: ${AUTH_FORMS.join(', ')}`).default('bearer'),
+  ADOPS_REPORT_PARAMS: z.enum(REPORT_PARAMS, `one of: ${REPORT_PARAMS.join(', ')}`).default('repeat'),
   DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
   REDIS_URL: z
     .string()
@@ -158,12 +169,12 @@ const ENV_SCHEMA = {
   ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),
   LOG_LEVEL: z.enum(LOG_LEVELS, `one of: ${LOG_LEVELS.join(', ')}`).default('info'),
   ADOPS_HTTP_CONNECT_TIMEOUT_MS: int(1, 600_000).default(10_000),
-  ADOPS_HTTP_HEADERS_TIMEOUT_MS: int(1, 3_600_000).default(60_000),
-  ADOPS_HTTP_BODY_TIMEOUT_MS: int(1, 3_600_000).default(120_000),
+  ADOPS_HTTP_HEADERS_TIMEOUT_MS: int(...rangeOf(SERVER_FIELDS.headers_timeout_ms)).default(60_000),
+  ADOPS_HTTP_BODY_TIMEOUT_MS: int(...rangeOf(SERVER_FIELDS.body_timeout_ms)).default(120_000),
   ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
-  ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
-  ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
+  ADOPS_HTTP_CONNECTIONS: int(...rangeOf(SERVER_FIELDS.connections)).default(16),
+  ADOPS_HTTP_COMPRESSION: z.enum(COMPRESSIONS, `one of: ${COMPRESSIONS.join(', ')}`).default('gzip'),
   ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
   ADOPS_BIG_BODY_MB: int(1, 4000).default(64),
   ADOPS_STREAM_BODY_MB: int(1, 4000).default(8),
@@ -173,7 +184,7 @@ const ENV_SCHEMA = {
     .default('adops'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
-  ADOPS_RATE_LIMIT: int(1, 100_000).default(10),
+  ADOPS_RATE_LIMIT: int(...rangeOf(SERVER_FIELDS.rate_limit)).default(10),
   ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
   ADOPS_HEAL_DAYS: int(1, 3660).default(30),
   ADOPS_RAW_RETENTION_DAYS: int(0, 3660).default(30),
@@ -227,7 +238,15 @@ export function loadConfig(env: Env): Config {
   const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const apiKey = readApiKey(clean);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
-  const limits = { auth: v.ADOPS_AUTH, rateLimitPerSecond: v.ADOPS_RATE_LIMIT };
+  const server: ServerSettings = {
+    auth: v.ADOPS_AUTH,
+    reportParams: v.ADOPS_REPORT_PARAMS,
+    compression: v.ADOPS_HTTP_COMPRESSION,
+    rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
+    connections: v.ADOPS_HTTP_CONNECTIONS,
+    headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+  };
   return Object.freeze({
     baseUrl: v.ADOPS_BASE_URL,
     apiKey,
@@ -266,16 +285,17 @@ export function loadConfig(env: Env): Config {
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
     accounts: Object.freeze(
       accountsFile === undefined
-        ? [envAccount({ baseUrl: v.ADOPS_BASE_URL, apiKey, ...limits })]
-        : readAccountsFile(accountsFile, clean, limits),
+        ? [envAccount({ baseUrl: v.ADOPS_BASE_URL, apiKey, ...server })]
+        : readAccountsFile(accountsFile, clean, server),
     ),
     accountsFile,
   });
 }
 
 /**
- * The configuration as one account's API client and limiter see it: its base URL, key, auth and
- * rate limit in place of the env settings. Everything else (timeouts, queue, warehouse) is shared.
+ * The configuration as one account's API client and limiter see it: its base URL, key and server
+ * settings (auth, report parameters, compression, rate limit, connections, timeouts) in place of
+ * the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
  */
 export function accountConfig(config: Config, account: Account): Config {
   return Object.freeze({
@@ -283,8 +303,29 @@ export function accountConfig(config: Config, account: Account): Config {
     baseUrl: account.baseUrl,
     apiKey: account.apiKey,
     auth: account.auth,
+    reportParams: account.reportParams,
+    http: Object.freeze({
+      ...config.http,
+      compression: account.compression,
+      connections: account.connections,
+      headersTimeoutMs: account.headersTimeoutMs,
+      bodyTimeoutMs: account.bodyTimeoutMs,
+    }),
     queue: Object.freeze({ ...config.queue, rateLimitPerSecond: account.rateLimitPerSecond }),
   });
+}
+
+/** The environment's server settings: what an account of the accounts file defaults to. */
+export function serverDefaults(config: Config): ServerSettings {
+  return {
+    auth: config.auth,
+    reportParams: config.reportParams,
+    compression: config.http.compression,
+    rateLimitPerSecond: config.queue.rateLimitPerSecond,
+    connections: config.http.connections,
+    headersTimeoutMs: config.http.headersTimeoutMs,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+  };
 }
 
 /**

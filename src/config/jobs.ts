@@ -1,13 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { FileRefused, readBoundedFile } from './bounded-file.js';
 import { parseDuration } from './duration.js';
 import { ConfigError } from './errors.js';
+import { parseConfigYaml } from './yaml-file.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
@@ -139,17 +139,7 @@ function readJobFile(path: string): string {
 
 /** Parses and validates one job definition; `file` is only used in error messages. */
 export function parseJob(text: string, file: string): JobDefinition {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (error) {
-    const where = error instanceof YAMLParseError ? ` at line ${error.linePos?.[0].line ?? '?'}` : '';
-    throw new ConfigError(
-      `${file}: not valid YAML${where}: ${(error as Error).message.split('\n')[0]}`,
-      file,
-      { cause: error },
-    );
-  }
+  const doc = parseConfigYaml(text, file, file);
   const fail = (field: string, message: string): never => {
     throw new ConfigError(`${file}: ${field}: ${message}`, `${file}: ${field}`);
   };

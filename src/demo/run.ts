@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
-import { accountConfig, type Config } from '../config/env.js';
+import { accountConfig, serverDefaults, type Config } from '../config/env.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { pullAccount } from '../schedule/payload.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
@@ -92,6 +92,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     name: a.name,
     baseUrl: (emulators[i] as RunningEmulator).url,
     apiKey: DEMO_KEY,
+    ...serverDefaults(options.config),
     auth: 'bearer' as const,
     rateLimitPerSecond: rate,
     timezone: 'UTC',

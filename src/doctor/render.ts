@@ -1,14 +1,53 @@
-// The doctor's output: a table and the env lines to set, or one JSON object for scripts. Every
-// text passes through the key's redaction last, whatever a server echoed into a message.
+// The doctor's output: a table and the lines to set (env lines, or an account's accounts-file
+// lines), or one JSON object for scripts. Every text passes through the key's redaction last,
+// whatever a server echoed into a message.
 import Table from 'cli-table3';
+import { SERVER_FIELDS } from '../config/server-settings.js';
 import { redactSecrets } from '../log/redact.js';
-import type { Observations, Verdict } from './types.js';
+import type { Observations, Settings, Verdict } from './types.js';
+
+/** An account of ADOPS_ACCOUNTS_FILE: its settings go in its entry there, not in the variables. */
+export interface AccountTarget {
+  readonly account: string;
+  readonly file: string;
+}
+
+/** The settings as accounts-file fields (auth, report_params, compression), in the file's order. */
+export function accountSettings(settings: Settings): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, spec] of Object.entries(SERVER_FIELDS)) {
+    const value = (settings as unknown as Record<string, string | undefined>)[spec.env];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/**
+ * `Set these:` and NAME=value lines; for an account of the accounts file, its fields instead,
+ * indented to paste under its `- name:` line as docs/operations.md lays the file out.
+ */
+function settingLines(settings: Settings, target: AccountTarget | undefined): string[] {
+  if (target === undefined)
+    return ['Set these:', ...Object.entries(settings).map(([name, value]) => `${name}=${String(value)}`)];
+  return [
+    `Set these in account ${target.account} of ${target.file}:`,
+    ...Object.entries(accountSettings(settings)).map(([field, value]) => `    ${field}: ${value}`),
+  ];
+}
 
 /** Width of the detail column: long findings wrap instead of widening the table past a terminal. */
 const DETAIL_WIDTH = 66;
 
-/** The table, then `Set these:` with one NAME=value line each, or why a pull cannot work. */
-export function renderText(o: Observations, v: Verdict, secrets: readonly string[]): string {
+/**
+ * The table, then `Set these:` with one NAME=value line each (with `target`, the account's
+ * accounts-file lines), or why a pull cannot work.
+ */
+export function renderText(
+  o: Observations,
+  v: Verdict,
+  secrets: readonly string[],
+  target?: AccountTarget,
+): string {
   const table = new Table({
     head: ['check', 'result', 'detail'],
     style: { head: [], border: [] },
@@ -18,9 +57,7 @@ export function renderText(o: Observations, v: Verdict, secrets: readonly string
   for (const row of v.rows) table.push([row.check, row.status, row.detail]);
   const lines = [`adops doctor: ${o.baseUrl}`, table.toString(), ''];
   if (v.settings !== undefined) {
-    lines.push('Set these:');
-    for (const [name, value] of Object.entries(v.settings)) lines.push(`${name}=${value}`);
-    lines.push('', 'A pull can work.');
+    lines.push(...settingLines(v.settings, target), '', 'A pull can work.');
   } else {
     lines.push('A pull cannot work:');
     for (const p of v.problems) lines.push(`- ${p}`);
@@ -28,13 +65,25 @@ export function renderText(o: Observations, v: Verdict, secrets: readonly string
   return redactSecrets(`${lines.join('\n')}\n`, secrets);
 }
 
-/** The verdict as one JSON object: ok, problems, rows, settings (null when a pull cannot work), facts. */
-export function renderJson(o: Observations, v: Verdict, secrets: readonly string[]): string {
+/**
+ * The verdict as one JSON object: ok, problems, rows, settings (null when a pull cannot work),
+ * facts; with `target`, also the account and its accountSettings (the accounts-file fields).
+ */
+export function renderJson(
+  o: Observations,
+  v: Verdict,
+  secrets: readonly string[],
+  target?: AccountTarget,
+): string {
   const doc = {
     ok: v.ok,
+    ...(target === undefined ? {} : { account: target.account }),
     baseUrl: o.baseUrl,
     problems: v.problems,
     settings: v.settings ?? null,
+    ...(target === undefined
+      ? {}
+      : { accountSettings: v.settings === undefined ? null : accountSettings(v.settings) }),
     rows: v.rows,
     // null rather than a missing key: scripts can tell "not known" from a misspelt field.
     facts: { ...v.facts, gzip: v.facts.gzip ?? null, clockSkewSeconds: v.facts.clockSkewSeconds ?? null },

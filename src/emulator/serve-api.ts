@@ -86,8 +86,16 @@ export async function serveApi(
   const q = state.quirks();
   const endpoint = endpointKey(method, path);
   state.stats.request(endpoint);
+  const acceptEncoding = req.headers['accept-encoding'];
   const log = (status: number, fault?: FaultKind) =>
-    state.onRequest?.({ method, endpoint, status, ms: Date.now() - started, ...(fault ? { fault } : {}) });
+    state.onRequest?.({
+      method,
+      endpoint,
+      status,
+      ms: Date.now() - started,
+      ...(fault ? { fault } : {}),
+      ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
+    });
   const decision = state.faults.decide(path);
   if (decision.latencyMs > 0) state.stats.fault(endpoint, 'latency');
   // Latency is the response time a client sees, counted from arrival: work done meanwhile is

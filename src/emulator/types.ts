@@ -133,6 +133,8 @@ export interface RequestLogEntry {
   /** The fault served instead of a normal answer, if any. */
   fault?: FaultKind;
   ms: number;
+  /** The request's Accept-Encoding header as sent, when it sent one (what the client asked for). */
+  acceptEncoding?: string;
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */

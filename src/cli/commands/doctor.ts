@@ -24,8 +24,9 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
         'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
-        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS; needs no Postgres or Redis. About a dozen ' +
-        'small GET requests; the key is never printed.',
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS, or with ADOPS_ACCOUNTS_FILE each ' +
+        "account's entry, whose lines to paste it then prints instead of variables; needs no Postgres " +
+        'or Redis. About a dozen small GET requests; the key is never printed.',
     )
     .action((flags: DoctorFlags) => doctor(ctx, flags));
 }
@@ -51,8 +52,14 @@ async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
     });
     const verdict = decide(observations, Date.now());
     const secrets = secretsOf(all);
+    // An account of the accounts file takes its settings in its own entry: the variables would
+    // only change the default of every account that leaves them out.
+    const target =
+      all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
     ctx.stdout.write(
-      flags.json ? renderJson(observations, verdict, secrets) : renderText(observations, verdict, secrets),
+      flags.json
+        ? renderJson(observations, verdict, secrets, target)
+        : renderText(observations, verdict, secrets, target),
     );
     if (!verdict.ok)
       failed.push(
@@ -61,8 +68,3 @@ async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
   }
   if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
 }
-
-/**
- * ADOPS_REPORT_PARAMS as validated into Config by the API client's settings (issue 15); 'repeat',
- * the client's default, when this Config does not carry it.
- */

@@ -2,7 +2,7 @@
 // row-by-row comparison of the warehouse against it.
 import type { Pool } from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { createApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { parseReport } from '../../../src/report/parse.js';
 import { COUNTERS, type Counters, type Period } from '../../../src/report/types.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/sql.js';
@@ -32,15 +32,23 @@ const line = (dims: readonly string[], counters: readonly (number | string)[]) =
 
 /**
  * Pulls every report x period once from an emulator with no faults (the caller makes sure of that)
- * and parses it with the project's parser: the ground truth the warehouse must equal.
+ * and parses it with the project's parser: the ground truth the warehouse must equal. `options`
+ * speak to a server that takes one request form or auth header only.
  */
 export async function fetchTruth(
   baseUrl: string,
   apiKey: string,
   reports: readonly ReportJob[],
   periods: readonly Period[],
+  options: Partial<Pick<ApiClientOptions, 'auth' | 'dimensionsEncoding'>> = {},
 ): Promise<Truth> {
-  const client = createApiClient({ baseUrl, apiKey, auth: 'bearer', attempts: 1 });
+  const client = createApiClient({
+    baseUrl,
+    apiKey,
+    attempts: 1,
+    ...options,
+    auth: options.auth ?? 'bearer',
+  });
   const truth: Truth = new Map();
   try {
     for (const report of reports) {
@@ -73,17 +81,24 @@ export interface Verdict {
   readonly problems: readonly string[];
 }
 
-/** The rows of one period in the warehouse, as comparable text lines (duplicates kept). */
+/** Rows of this account only, when given (a column every warehouse table of a pull has). */
+const ofAccount = '($3::text IS NULL OR account = $3)';
+
+/**
+ * The rows of one period in the warehouse (of one account, when given), as comparable text lines
+ * (duplicates kept).
+ */
 export async function warehouseRows(
   pool: Pool,
   schema: string,
   report: ReportJob,
   period: Period,
+  account?: string,
 ): Promise<string[]> {
   const cols = [...report.dimensions, ...COUNTERS].map((c) => `${ident(c)}::text AS ${ident(c)}`);
   const { rows } = await pool.query<Record<string, string>>(
-    `SELECT ${cols.join(', ')} FROM ${qualified(schema, reportTable(report.name))} WHERE period_start = $1 AND period_end = $2`,
-    [period.start, period.end],
+    `SELECT ${cols.join(', ')} FROM ${qualified(schema, reportTable(report.name))} WHERE period_start = $1 AND period_end = $2 AND ${ofAccount}`,
+    [period.start, period.end, account ?? null],
   );
   return rows
     .map((r) =>
@@ -95,13 +110,17 @@ export async function warehouseRows(
     .sort();
 }
 
-/** Compares every report x period of `truth` with the warehouse, row by row and total by total. */
+/**
+ * Compares every report x period of `truth` with the warehouse, row by row and total by total:
+ * with `account`, that account's rows and totals only.
+ */
 export async function verify(
   pool: Pool,
   schema: string,
   reports: readonly ReportJob[],
   truth: Truth,
   only?: (report: string, period: Period) => boolean,
+  account?: string,
 ): Promise<Verdict> {
   let exact = 0;
   let total = 0;
@@ -112,10 +131,10 @@ export async function verify(
       const period = day(start);
       if (only !== undefined && !only(report.name, period)) continue;
       total++;
-      const found = await warehouseRows(pool, schema, report, period);
+      const found = await warehouseRows(pool, schema, report, period, account);
       const keys = found.map((l) => l.split('|')[0]);
       duplicates += keys.length - new Set(keys).size;
-      const totals = await totalsOf(pool, schema, report.name, period);
+      const totals = await totalsOf(pool, schema, report.name, period, account);
       const sameRows = found.length === expected.rows.length && found.every((l, i) => l === expected.rows[i]);
       const sameTotals = totals !== undefined && COUNTERS.every((c) => totals[c] === expected.totals[c]);
       if (sameRows && sameTotals) exact++;
@@ -135,10 +154,11 @@ async function totalsOf(
   schema: string,
   report: string,
   period: Period,
+  account: string | undefined,
 ): Promise<Counters | undefined> {
   const { rows } = await pool.query<Record<string, string>>(
-    `SELECT ${COUNTERS.map((c) => `${ident(c)}::text AS ${ident(c)}`).join(', ')} FROM ${qualified(schema, 'report_totals')} WHERE report = $1 AND period_start = $2 AND period_end = $3`,
-    [report, period.start, period.end],
+    `SELECT ${COUNTERS.map((c) => `${ident(c)}::text AS ${ident(c)}`).join(', ')} FROM ${qualified(schema, 'report_totals')} WHERE period_start = $1 AND period_end = $2 AND ${ofAccount} AND report = $4`,
+    [period.start, period.end, account ?? null, report],
   );
   const row = rows[0];
   if (row === undefined || rows.length > 1) return undefined;

@@ -11,6 +11,7 @@ import {
   countRows,
 } from '../../../bench/scale/accounts-backfill.js';
 import { readAccountsFile } from '../../../src/config/accounts.js';
+import { loadConfig, serverDefaults } from '../../../src/config/env.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-bench-accounts-test-'));
@@ -38,10 +39,7 @@ describe('bench scale accounts backfill', () => {
     const accounts = readAccountsFile(
       file,
       { KEY_A: 'a-key', KEY_B: 'b-key' },
-      {
-        auth: 'bearer',
-        rateLimitPerSecond: 10,
-      },
+      serverDefaults(loadConfig({ ADOPS_RATE_LIMIT: '10' })),
     );
     expect(accounts.map((a) => [a.name, a.baseUrl, a.apiKey, a.rateLimitPerSecond])).toEqual([
       ['acct_a', 'http://127.0.0.1:4001/v2', 'a-key', 25],

@@ -38,6 +38,8 @@ describe('accounts', () => {
       ADOPS_BASE_URL: 'http://api.example/v2',
       ADOPS_API_KEY: 'k1',
       ADOPS_RATE_LIMIT: '7',
+      ADOPS_REPORT_PARAMS: 'comma',
+      ADOPS_HTTP_COMPRESSION: 'none',
     });
     expect(config.accounts).toEqual([
       {
@@ -45,7 +47,12 @@ describe('accounts', () => {
         baseUrl: 'http://api.example/v2',
         apiKey: 'k1',
         auth: 'bearer',
+        reportParams: 'comma',
+        compression: 'none',
         rateLimitPerSecond: 7,
+        connections: 16,
+        headersTimeoutMs: 60_000,
+        bodyTimeoutMs: 120_000,
         timezone: 'UTC',
         reports: undefined,
       },
@@ -89,6 +96,69 @@ describe('accounts', () => {
       'x-api-key',
       3,
     ]);
+  });
+
+  it("takes each server setting from the account, else from its variable, into that account's client config", () => {
+    const config = withAccounts(
+      `accounts:
+  - name: php
+    base_url: http://php.example/v2
+    api_key_env: K
+    auth: x-api-key
+    report_params: brackets
+    compression: none
+    rate_limit: 4
+    connections: 2
+    headers_timeout_ms: 300000
+    body_timeout_ms: 1500
+  - name: plain
+    base_url: http://plain.example/v2
+    api_key_env: K
+`,
+      {
+        K: 'k',
+        ADOPS_REPORT_PARAMS: 'comma',
+        ADOPS_HTTP_CONNECTIONS: '8',
+        ADOPS_HTTP_HEADERS_TIMEOUT_MS: '9000',
+      },
+    );
+    const client = (name: string) => {
+      const c = accountConfig(
+        config,
+        config.accounts.find((a) => a.name === name)!,
+      );
+      return {
+        auth: c.auth,
+        reportParams: c.reportParams,
+        compression: c.http.compression,
+        rate: c.queue.rateLimitPerSecond,
+        connections: c.http.connections,
+        headersTimeoutMs: c.http.headersTimeoutMs,
+        bodyTimeoutMs: c.http.bodyTimeoutMs,
+        // Not a server setting: the same for every account.
+        attempts: c.http.attempts,
+      };
+    };
+    expect(client('php')).toEqual({
+      auth: 'x-api-key',
+      reportParams: 'brackets',
+      compression: 'none',
+      rate: 4,
+      connections: 2,
+      headersTimeoutMs: 300_000,
+      bodyTimeoutMs: 1500,
+      attempts: 5,
+    });
+    expect(client('plain')).toEqual({
+      auth: 'bearer',
+      reportParams: 'comma',
+      compression: 'gzip',
+      rate: 10,
+      connections: 8,
+      headersTimeoutMs: 9000,
+      bodyTimeoutMs: 120_000,
+      attempts: 5,
+    });
   });
 
   it('reads a relative api_key_file from the folder of the accounts file', () => {
@@ -149,6 +219,26 @@ describe('accounts', () => {
       /account "n": rate_limit: expected a whole number/,
     ],
     [
+      '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  report_params: query\n',
+      /account "n": report_params: expected one of: repeat, brackets, comma, json-body$/,
+    ],
+    [
+      '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  compression: br\n',
+      /account "n": compression: expected one of: gzip, none$/,
+    ],
+    [
+      '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  connections: 0\n',
+      /account "n": connections: expected a whole number of connections from 1 to 1024$/,
+    ],
+    [
+      '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  headers_timeout_ms: 60s\n',
+      /account "n": headers_timeout_ms: expected a whole number of milliseconds from 1 to 3600000$/,
+    ],
+    [
+      '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  body_timeout_ms: 1.5\n',
+      /account "n": body_timeout_ms: expected a whole number of milliseconds from 1 to 3600000$/,
+    ],
+    [
       '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  timezone: Mars/Base\n',
       /account "n": timezone: "Mars\/Base" is not an IANA time zone/,
     ],
@@ -158,7 +248,7 @@ describe('accounts', () => {
     ],
     [
       '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  colour: red\n',
-      /account "n": colour: unknown field; allowed: name, base_url/,
+      /account "n": colour: unknown field; allowed: name, base_url, api_key_file, api_key_env, auth, report_params, compression, rate_limit, connections, headers_timeout_ms, body_timeout_ms, timezone, reports$/,
     ],
     [
       '- { name: n, base_url: http://n.example/v2, api_key_env: K }\n- { name: n, base_url: http://m.example/v2, api_key_env: K }\n',
