@@ -182,3 +182,28 @@ describe('adops dashboard --allow-writes against a hostile page', () => {
     expect(await jobs()).toEqual(noJobs);
   });
 });
+describe('adops dashboard Host names', () => {
+  it('takes the names given with allowedHosts (a proxy or DNS name), and any IP address when bound to all interfaces', async () => {
+    const wide = await startDashboard({
+      redis: { kind: 'single', url: REDIS_URL },
+      prefix,
+      port: 0,
+      host: '0.0.0.0',
+      readOnly: true,
+      allowedHosts: ['dash.example.com'],
+    });
+    try {
+      const p = new URL(wide.url).port;
+      const status = async (host: string) =>
+        (await send('GET', '/api/queues', { host }, undefined, wide)).status;
+      expect(await status('dash.example.com')).toBe(200);
+      expect(await status(`DASH.example.com.:${p}`)).toBe(200);
+      expect(await status(`10.20.30.40:${p}`)).toBe(200);
+      expect(await status(`[::1]:${p}`)).toBe(200);
+      expect(await status('rebind.evil.example')).toBe(403);
+      expect(await status('dash.example.com.evil.example')).toBe(403);
+    } finally {
+      await wide.close();
+    }
+  });
+});
