@@ -335,4 +335,39 @@ describe('runEntitySync against the emulator', () => {
     expect(warning).toContain(`creative ${loneId}: field name`);
     expect(warning).toContain(`campaign ${nulId}: field notes`);
   });
+
+  it('a sync resumed from a checkpoint that staged such text stores and reports it as the first try would', async () => {
+    const { campaigns } = await readApi(api);
+    const nul = campaigns.find((c) => c.name === 'Spring\u0000Sale');
+    const other = campaigns.find((c) => c.campaign_id !== nul?.campaign_id);
+    if (nul === undefined || other === undefined)
+      throw new Error('the test before did not create its campaign');
+    const runId = `resume-${Date.now()}`;
+    const resumable = { pool: db.pool, schema: S, api, logger, gate, runId, resumable: true, pageSize: 100 };
+    // The first try stages the campaign page (with the NUL), then fails on one creative listing.
+    emu.setFaults({ failRate: 1, paths: [`/v2/campaigns/${other.campaign_id}/creatives`] });
+    try {
+      await expect(
+        runEntitySync({ ...resumable, retry: { attempts: 2, baseMs: 1, maxMs: 2 } }),
+      ).rejects.toThrow(/500/);
+    } finally {
+      emu.setFaults({});
+    }
+    const staged = await db.pool.query(
+      `SELECT jsonb_typeof(items) AS type FROM ${S}.entity_sync_pages WHERE run_id = $1 AND listing = 0`,
+      [runId],
+    );
+    // Kept exact: jsonb cannot hold the NUL, so the page is staged as its JSON text.
+    expect(staged.rows).toEqual([{ type: 'string' }]);
+    const result = await runEntitySync({ ...resumable, retry: { attempts: 2, baseMs: 1, maxMs: 2 } });
+    expect(result.resumedPages).toBeGreaterThan(0);
+    const run = await db.pool.query(`SELECT problems FROM ${S}.entity_sync_runs WHERE run_id = $1`, [runId]);
+    expect(run.rows[0]?.problems.examples).toContainEqual(
+      expect.objectContaining({ entity: 'campaign', id: nul.campaign_id, field: 'name', repaired: true }),
+    );
+    const stored = await db.pool.query(`SELECT name FROM ${S}.campaigns WHERE campaign_id = $1`, [
+      nul.campaign_id,
+    ]);
+    expect(stored.rows).toEqual([{ name: 'SpringSale' }]);
+  });
 });
