@@ -115,11 +115,9 @@ export interface Config {
 /** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
 export interface WebhookConfig {
   readonly url: string;
+  /** A Standard Webhooks secret, `whsec_<base64 of 24 to 64 bytes>`. */
   readonly secret: string;
 }
-
-/** The shortest ADOPS_WEBHOOK_SECRET accepted: a short HMAC key can be guessed offline. */
-export const WEBHOOK_SECRET_MIN = 16;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -328,21 +326,54 @@ export function serverDefaults(config: Config): ServerSettings {
   };
 }
 
+/** What every Standard Webhooks secret (ADOPS_WEBHOOK_SECRET) starts with. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** The Standard Webhooks bounds of an HMAC key, in bytes (192 to 512 bits). */
+export const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
- * The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a secret of at least
- * WEBHOOK_SECRET_MIN characters is required. Messages never echo the secret.
+ * The HMAC key of a `whsec_<base64>` secret, or why it is not one (never quoting the secret):
+ * `form` when it lacks the prefix or is not base64, `size` when its key is outside WEBHOOK_KEY_BYTES.
+ */
+export function webhookSecretKey(
+  secret: string,
+):
+  | { readonly key: Buffer }
+  | { readonly problem: 'form' }
+  | { readonly problem: 'size'; readonly bytes: number } {
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return { problem: 'form' };
+  const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
+  if (encoded === '' || !BASE64.test(encoded)) return { problem: 'form' };
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max)
+    return { problem: 'size', bytes: key.length };
+  return { key };
+}
+
+/** How to make a good ADOPS_WEBHOOK_SECRET, for every message about a bad one. */
+const MAKE_SECRET = 'generate one with: echo "whsec_$(openssl rand -base64 32)"';
+
+/**
+ * The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret
+ * (`whsec_` and the base64 of a 24 to 64 byte key) is required. Messages never echo the secret.
  */
 function readWebhook(url: string | undefined, secret: string | undefined): WebhookConfig | undefined {
   if (url === undefined) return undefined;
   const name = 'ADOPS_WEBHOOK_SECRET';
+  const form = `whsec_ followed by the base64 of ${WEBHOOK_KEY_BYTES.min} to ${WEBHOOK_KEY_BYTES.max} random bytes`;
   if (secret === undefined)
     throw new ConfigError(
-      `${name} is missing: ADOPS_WEBHOOK_URL is set, so events must be signed; set ${name} to a random string of at least ${WEBHOOK_SECRET_MIN} characters`,
+      `${name} is missing: ADOPS_WEBHOOK_URL is set, so events must be signed; set ${name} to ${form}; ${MAKE_SECRET}`,
       name,
     );
-  if (secret.length < WEBHOOK_SECRET_MIN)
+  const read = webhookSecretKey(secret);
+  if ('problem' in read)
     throw new ConfigError(
-      `${name} is too short (${secret.length} characters): expected at least ${WEBHOOK_SECRET_MIN}`,
+      read.problem === 'form'
+        ? `${name} is not a Standard Webhooks secret: expected ${form}; ${MAKE_SECRET}`
+        : `${name} holds a ${read.bytes}-byte key: expected ${form}; ${MAKE_SECRET}`,
       name,
     );
   return Object.freeze({ url, secret });
@@ -355,7 +386,14 @@ function readWebhook(url: string | undefined, secret: string | undefined): Webho
 export function secretsOf(
   config: Pick<Config, 'apiKey' | 'webhook'> & { readonly accounts?: readonly Account[] },
 ): string[] {
-  const all = [config.apiKey, ...(config.accounts ?? []).map((a) => a.apiKey), config.webhook?.secret];
+  // The webhook key also without its whsec_ prefix: a receiver may quote it in that form.
+  const webhook = config.webhook?.secret;
+  const all = [
+    config.apiKey,
+    ...(config.accounts ?? []).map((a) => a.apiKey),
+    webhook,
+    webhook?.slice(WEBHOOK_SECRET_PREFIX.length),
+  ];
   return [...new Set(all.filter((s): s is string => s !== undefined))];
 }
 

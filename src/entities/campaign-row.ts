@@ -1,5 +1,5 @@
 import type { ProblemSink } from './field-problem.js';
-import { FieldReader, SMALLINT, readId } from './fields.js';
+import { FieldReader, SMALLINT, readId, storableEntity } from './fields.js';
 import type { CampaignRow, JsonObject, MappedCampaign } from '../warehouse/entities/rows.js';
 
 const EMPTY: JsonObject = {};
@@ -7,12 +7,13 @@ const EMPTY: JsonObject = {};
 /**
  * Maps a campaign as returned by the API to its typed row. Unknown fields stay in `raw`; a known
  * field that cannot be read is NULL in its column and reported to `problems`. Returns undefined
- * (reported too) when the campaign id cannot be read: such a campaign cannot be stored.
+ * (reported too) when the campaign id cannot be read: such a campaign cannot be stored. Text that
+ * Postgres cannot hold is stored repaired, and reported (storableEntity).
  */
 export function mapCampaign(campaign: unknown, problems: ProblemSink): MappedCampaign | undefined {
   const id = readId('campaign', campaign, 'campaign_id', problems);
   if (id === undefined) return undefined;
-  const c = campaign as JsonObject;
+  const c = storableEntity('campaign', id, campaign as JsonObject, problems);
   const r = new FieldReader('campaign', id, problems);
   const delivery = r.objectOrUnset(c, 'delivery') ?? EMPTY;
   const events = r.objectOrUnset(c, 'event_counts') ?? EMPTY;

@@ -1,5 +1,5 @@
 import { fieldProblem, type ProblemSink } from './field-problem.js';
-import { FieldReader, INTEGER, readId } from './fields.js';
+import { FieldReader, INTEGER, readId, storableEntity } from './fields.js';
 import type { CreativeRow, JsonObject } from '../warehouse/entities/rows.js';
 
 const EMPTY: JsonObject = {};
@@ -9,6 +9,7 @@ const EMPTY: JsonObject = {};
  * campaign: the listing is where the API said it belongs. A campaign_id of its own that disagrees
  * is reported as a problem (the data is not what the spec promises; `raw` keeps it). Fields that
  * cannot be read are NULL and reported; an unreadable creative id returns undefined (reported).
+ * Text that Postgres cannot hold is stored repaired, and reported (storableEntity).
  */
 export function mapCreative(
   creative: unknown,
@@ -17,7 +18,7 @@ export function mapCreative(
 ): CreativeRow | undefined {
   const id = readId('creative', creative, 'creative_id', problems);
   if (id === undefined) return undefined;
-  const c = creative as JsonObject;
+  const c = storableEntity('creative', id, creative as JsonObject, problems);
   const r = new FieldReader('creative', id, problems);
   const own = r.int(c, 'campaign_id');
   if (own !== null && own !== listedUnder)

@@ -1,5 +1,6 @@
-import { fieldProblem, type ProblemSink } from './field-problem.js';
+import { fieldProblem, repairedText, type ProblemSink } from './field-problem.js';
 import type { EntityKind, JsonObject } from '../warehouse/entities/rows.js';
+import { storableJson } from '../warehouse/entities/storable.js';
 
 /** True for a plain JSON object (not an array, not null). */
 export function isObject(value: unknown): value is JsonObject {
@@ -74,8 +75,6 @@ export class FieldReader {
     const v = obj[key];
     if (v === undefined || v === null) return null;
     if (typeof v !== 'string') return this.bad(path, 'a string', v);
-    // Postgres text cannot hold NUL; a NULL column is better than silently altering the value.
-    if (v.includes('\u0000')) return this.bad(path, 'a string without NUL characters', v);
     return v;
   }
 
@@ -138,6 +137,22 @@ export class FieldReader {
 /** Value ranges of the Postgres integer column types. */
 export const SMALLINT = { min: -32_768, max: 32_767 } as const;
 export const INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/**
+ * The entity `obj` (keyed `id`) with its text as Postgres can hold it (NULs removed, U+FFFD for
+ * unpaired surrogates, keys too), each repaired field reported to `problems`: the typed columns
+ * read from it and `raw` stores it, so both hold the same text, and one bad name never fails a sync.
+ */
+export function storableEntity(
+  entity: EntityKind,
+  id: number,
+  obj: JsonObject,
+  problems: ProblemSink,
+): JsonObject {
+  return storableJson(obj, (path, original) =>
+    problems.add(repairedText(entity, id, path, original)),
+  ) as JsonObject;
+}
 
 /**
  * The positive integer id of an entity (a number or a string of digits), or undefined, reported to

@@ -14,10 +14,12 @@ export class ProblemLog implements ProblemSink {
   private readonly fields = new Map<string, number>();
   private total = 0;
   private skips = 0;
+  private repairs = 0;
 
   add(problem: FieldProblem): void {
     this.total++;
     if (problem.id === null) this.skips++;
+    if (problem.repaired === true) this.repairs++;
     const key = `${problem.entity} ${problem.field.replace(/\[\d+\]/g, '[]')}`;
     this.fields.set(key, (this.fields.get(key) ?? 0) + 1);
     if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
@@ -31,6 +33,12 @@ export class ProblemLog implements ProblemSink {
     const byField = Object.fromEntries(
       [...this.fields].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
     );
-    return { count: this.total, skipped: this.skips, byField, examples: [...this.kept] };
+    return {
+      count: this.total,
+      skipped: this.skips,
+      repaired: this.repairs,
+      byField,
+      examples: [...this.kept],
+    };
   }
 }

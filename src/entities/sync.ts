@@ -155,10 +155,11 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
         {
           problems: summary.count,
           skipped: summary.skipped,
+          repaired: summary.repaired,
           byField: summary.byField,
           first: summary.examples.slice(0, 5).map(problemText),
         },
-        'entity sync: some fields could not be read; stored as NULL (entities with an unreadable id skipped); see adops status',
+        'entity sync: some fields could not be read as sent; stored as NULL, or text repaired (NULs removed, U+FFFD for unpaired surrogates); entities with an unreadable id skipped; see adops status',
       );
     logger.info(
       {

@@ -22,7 +22,16 @@ export function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
     const p = w.problems;
     if (p !== null && p.count > 0) {
       const skipped = p.skipped > 0 ? `; ${p.skipped} entities with an unreadable id were skipped` : '';
-      lines.push(`  ${p.count} fields could not be read and were stored as NULL (raw keeps them)${skipped}:`);
+      const repaired = p.repaired ?? 0;
+      if (p.count > repaired)
+        lines.push(
+          `  ${p.count - repaired} fields could not be read and were stored as NULL (raw keeps them)${skipped}:`,
+        );
+      if (repaired > 0)
+        lines.push(
+          `  ${repaired} text fields held NUL characters or unpaired surrogates, which Postgres cannot store: ` +
+            'stored with the NULs removed and U+FFFD for each surrogate, in their columns and in raw:',
+        );
       for (const [field, n] of Object.entries(p.byField)) lines.push(`    ${field}: ${n}`);
       for (const problem of p.examples.slice(0, SHOWN)) lines.push(`    e.g. ${problemText(problem)}`);
     }

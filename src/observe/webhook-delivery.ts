@@ -1,10 +1,12 @@
 // One POST of a signed webhook body with undici, and what its answer means: delivered, worth
-// another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status).
+// another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status). Each
+// attempt is signed afresh (Standard Webhooks headers, src/observe/webhook-signature.ts): the same
+// webhook-id on every retry, the attempt's own webhook-timestamp and signature.
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/body.js';
 import { parseRetryAfter } from '../api/retry-after.js';
 import type { WebhookDelivery } from '../schedule/webhooks.js';
-import { DELIVERY_HEADER, EVENT_HEADER, signBody, SIGNATURE_HEADER } from './webhook-signature.js';
+import { EVENT_HEADER, webhookHeaders } from './webhook-signature.js';
 
 /** How long one delivery attempt may take, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -23,6 +25,7 @@ export type DeliveryOutcome =
 
 export interface DeliveryTarget {
   readonly url: string;
+  /** The `whsec_` secret (ADOPS_WEBHOOK_SECRET). */
   readonly secret: string;
   readonly dispatcher?: Dispatcher;
   readonly timeoutMs?: number;
@@ -33,7 +36,7 @@ export function webhookBody(delivery: WebhookDelivery): string {
   return JSON.stringify(delivery);
 }
 
-/** POSTs `delivery` to the target, signed; never throws. */
+/** POSTs `delivery` to the target, signed for this attempt; never throws. */
 export async function postWebhook(
   target: DeliveryTarget,
   delivery: WebhookDelivery,
@@ -48,9 +51,8 @@ export async function postWebhook(
       headers: {
         'content-type': 'application/json',
         'user-agent': 'adops-export-webhooks',
-        [SIGNATURE_HEADER]: signBody(body, target.secret),
+        ...webhookHeaders(target.secret, delivery.id, body),
         [EVENT_HEADER]: delivery.type,
-        [DELIVERY_HEADER]: delivery.id,
       },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,

@@ -53,14 +53,18 @@ export function columns(dimensions: readonly Dimension[]): string[] {
 
 /**
  * CSV text of the rows, header first, in chunks of whole lines (CRLF-free: `\n` line ends). With
- * `formulas: 'safe'` dimension values pass through formulaSafe (counters are numbers of our own).
+ * `formulas: 'safe'` dimension values pass through formulaSafe (counters are numbers of our own);
+ * with `terminal`, then through terminalSafe, so CSV shown on a terminal cannot drive it either.
  */
 export function* csvChunks(
   dimensions: readonly Dimension[],
   rows: readonly ReportRow[],
-  options: { readonly formulas?: 'safe' | 'as-sent' } = {},
+  options: { readonly formulas?: 'safe' | 'as-sent'; readonly terminal?: boolean } = {},
 ): Generator<string> {
-  const cell = options.formulas === 'safe' ? (v: string) => csvField(formulaSafe(v)) : csvField;
+  // The formula check sees the value as sent (a leading tab or CR), before its escapes.
+  const formula = options.formulas === 'safe' ? formulaSafe : (v: string) => v;
+  const shown = options.terminal === true ? (v: string) => terminalSafe(formula(v)) : formula;
+  const cell = (v: string) => csvField(shown(v));
   let out = `${columns(dimensions).map(csvField).join(',')}\n`;
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r] as ReportRow;

@@ -53,7 +53,10 @@ export type WebhookEvent = PeriodFailedEvent | ReportLateEvent | ReportFreshEven
 
 /** The body a webhook receives: the event with its delivery id and the time it happened. */
 export type WebhookDelivery = WebhookEvent & {
-  /** Unique per event; every retry of a delivery carries the same id, so receivers can deduplicate. */
+  /**
+   * Unique per event, also sent as the `webhook-id` header (Standard Webhooks) and signed with the
+   * attempt's time: every retry of a delivery carries the same id, so receivers can deduplicate.
+   */
   readonly id: string;
   /** ISO 8601, UTC. */
   readonly occurred_at: string;

@@ -1,7 +1,9 @@
-// The worker of WEBHOOK_QUEUE, started only with ADOPS_WEBHOOK_URL: POSTs each signed event,
-// retried with backoff while the receiver is unreachable or answers 5xx or 429, failed for good
-// on any other answer; and, every few minutes, evaluates report freshness for report.late and
-// report.fresh. It runs beside the pulls and never holds one back.
+// The worker of WEBHOOK_QUEUE, started only with ADOPS_WEBHOOK_URL: POSTs each event, every attempt
+// signed afresh (the same webhook-id, a new webhook-timestamp and signature, so a receiver's replay
+// window judges the attempt, not the event), retried with backoff while the receiver is
+// unreachable or answers 5xx or 429, failed for good on any other answer; and, every few minutes,
+// evaluates report freshness for report.late and report.fresh. It runs beside the pulls and never
+// holds one back.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Agent } from 'undici';
 import type { WebhookConfig } from '../config/env.js';

@@ -40,8 +40,8 @@ export async function chooseChromium(env: NodeJS.ProcessEnv = process.env): Prom
   };
 }
 
-/** Launches the chosen Chromium through playwright-core. */
-export async function launchChromium(): Promise<Browser> {
+/** Launches the chosen Chromium through playwright-core, with `extraArgs` after its own. */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   const choice = await chooseChromium();
-  return chromium.launch({ executablePath: choice.executablePath, args: [...choice.args] });
+  return chromium.launch({ executablePath: choice.executablePath, args: [...choice.args, ...extraArgs] });
 }

@@ -14,6 +14,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 interface DashboardFlags {
   readonly port: number;
   readonly host: string;
+  readonly allowedHost?: readonly string[];
   readonly allowWrites?: true;
 }
 
@@ -25,6 +26,11 @@ export function register(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.dashboard)
     .option('--port <port>', 'TCP port to listen on (0 picks a free one)', parsePort, DEFAULT_DASHBOARD_PORT)
     .option('--host <address>', 'address to listen on; 0.0.0.0 exposes the page to the network', '127.0.0.1')
+    .option(
+      '--allowed-host <name>',
+      'a host name the page is opened by besides its address and localhost (a DNS name, a reverse proxy); repeatable',
+      collectHost,
+    )
     .option('--allow-writes', 'enable retry, clean, pause, remove and add actions (read-only without it)')
     .addHelpText(
       'after',
@@ -33,7 +39,8 @@ export function register(program: Command, ctx: CliContext): void {
         'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL (or REDIS_SENTINELS,',
         "REDIS_CLUSTER_NODES) under the BullMQ prefix ADOPS_QUEUE_PREFIX (use the workers' values).",
         'The page has no login: keep it on 127.0.0.1 (reach it with ssh -L) or behind an',
-        'authenticating proxy, above all with --allow-writes.',
+        'authenticating proxy, above all with --allow-writes. Requests naming another Host (a',
+        'DNS-rebinding page) are refused, and so are writes from another site: see docs/dashboard.md.',
       ].join('\n'),
     )
     .action((flags: DashboardFlags) => runDashboard(ctx, flags));
@@ -49,6 +56,7 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
       prefix: config.queue.prefix,
       port: flags.port,
       host: flags.host,
+      allowedHosts: flags.allowedHost ?? [],
       readOnly: flags.allowWrites !== true,
       logger,
     });
@@ -87,6 +95,13 @@ function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
+}
+
+/** Adds one --allowed-host to those before it: a host name, as a browser's address bar has it. */
+function collectHost(value: string, previous: readonly string[] = []): string[] {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\.?$/.test(value))
+    throw new InvalidArgumentError('expected a host name without port or scheme, e.g. dash.example.com');
+  return [...previous, value];
 }
 
 function parsePort(value: string): number {

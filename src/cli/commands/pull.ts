@@ -63,7 +63,10 @@ export function register(program: Command, ctx: CliContext): void {
       '--csv-safe',
       'CSV: put a quote before values starting with = + - @, tab or CR, so a spreadsheet shows them as text instead of running them as formulas; default: on when stdout is a terminal',
     )
-    .option('--no-csv-safe', 'CSV: write every value exactly as the API sent it')
+    .option(
+      '--no-csv-safe',
+      'CSV: write values starting with = + - @, tab or CR as the API sent them (on a terminal, control characters are still shown escaped)',
+    )
     .option(
       '--raw <file>',
       "also save the API's response body to this file, as received (for a parse failure)",
@@ -106,7 +109,7 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   } finally {
     await api.close();
   }
-  await write(ctx.stdout, chunksOf(format, query.dimensions, parsed, formulas));
+  await write(ctx.stdout, chunksOf(format, query.dimensions, parsed, formulas, tty));
   ctx.stderr.write(
     `${summary}\ntotals: ${countersText(parsed.totals)}\n${reconciliationText(parsed.reconciliation)}\n`,
   );
@@ -158,8 +161,10 @@ function chunksOf(
   dimensions: readonly Dimension[],
   parsed: ParsedReport,
   formulas: 'safe' | 'as-sent',
+  tty: boolean,
 ): Iterable<string> {
-  if (format === 'csv') return csvChunks(dimensions, parsed.rows, { formulas });
+  // On a terminal an API value's control characters must not drive it; into a pipe CSV stays exact.
+  if (format === 'csv') return csvChunks(dimensions, parsed.rows, { formulas, terminal: tty });
   if (format === 'json') return jsonChunks(dimensions, parsed.rows);
   // No colours: the table may be copied or piped even from a terminal.
   const table = new Table({

@@ -1,4 +1,5 @@
-// The Bull Board web page over our BullMQ queues: one Redis connection, one HTTP server (Express).
+// The Bull Board web page over our BullMQ queues: one Redis connection, one HTTP server (Express),
+// every request first checked against DNS rebinding and cross-site writes (guard.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
@@ -12,6 +13,7 @@ import { closeConnection, ensureReady, producerConnection } from '../../schedule
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../../schedule/names.js';
 import { dashboardUrl } from './address.js';
 import { listenFailure } from './errors.js';
+import { refusal, type HostRules } from './guard.js';
 
 /** The queues the page shows, in its order. */
 export const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
@@ -26,6 +28,11 @@ export interface DashboardOptions {
   readonly host: string;
   /** true hides and refuses every action (retry, clean, pause, add, remove...). */
   readonly readOnly: boolean;
+  /**
+   * Host names it is reached by besides its listening address and localhost (a DNS name, a
+   * reverse proxy's name): any other Host is refused, so a DNS-rebound page cannot use it.
+   */
+  readonly allowedHosts?: readonly string[];
   /** Queue names to show; DASHBOARD_QUEUES by default. */
   readonly queues?: readonly string[];
   /** Where Redis trouble after start is reported; silent when absent. */
@@ -82,6 +89,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   const app = express();
   app.disable('x-powered-by');
+  const rules: HostRules = { bind: options.host, extra: options.allowedHosts ?? [] };
+  app.use((req, res, next) => {
+    const refused = refusal(req, rules);
+    if (refused === undefined) return next();
+    options.logger?.warn(
+      { method: req.method, path: req.path, host: req.headers.host, origin: req.headers.origin },
+      `dashboard refused a request: ${refused.message}`,
+    );
+    res.status(refused.status).type('text/plain').send(`${refused.message}\n`);
+  });
   app.use('/', serverAdapter.getRouter() as express.Router);
   const server = createServer(app);
   try {

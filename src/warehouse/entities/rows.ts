@@ -11,6 +11,7 @@ export type EntityKind = 'campaign' | 'creative';
 /**
  * A field of a campaign or creative that could not be read as its column's type. The entity is
  * still stored (that column NULL, `raw` intact), unless the field is its id: then it is skipped.
+ * Or (`repaired`) text Postgres cannot hold, stored repaired in its column and in `raw` alike.
  */
 export interface FieldProblem {
   readonly entity: EntityKind;
@@ -22,6 +23,8 @@ export interface FieldProblem {
   readonly expected: string;
   /** A short excerpt of the value found and its JSON type, e.g. `"high" (string)`. */
   readonly value: string;
+  /** The value was text with a NUL or an unpaired surrogate, stored repaired (storable.ts). */
+  readonly repaired?: true;
 }
 
 /** Problems of one sync, aggregated by entity and field, as logged and stored. */
@@ -30,6 +33,8 @@ export interface ProblemSummary {
   readonly count: number;
   /** Entities skipped because their id could not be read. */
   readonly skipped: number;
+  /** Text fields stored repaired (absent in runs recorded before repairs were counted). */
+  readonly repaired?: number;
   /** Count per `entity field` (e.g. `campaign pricing.value`), largest first. */
   readonly byField: Readonly<Record<string, number>>;
   /** The first KEPT_PROBLEMS problems, in the order met. */

@@ -1,5 +1,6 @@
 import type { ClientBase, Pool } from 'pg';
 import { qualified } from '../sql.js';
+import { storableJson } from './storable.js';
 
 /** The listing number of GET /campaigns in the staging; creative listings use their campaign id. */
 export const CAMPAIGN_LISTING = 0;
@@ -28,7 +29,10 @@ export interface RunProgress {
 
 /**
  * Stages `pages` of run `runId` (a page read again replaces the staged one) and records the run's
- * progress, in one statement.
+ * progress, in one statement. A page whose items hold text jsonb cannot (a NUL, an unpaired
+ * surrogate: storable.ts) is staged as a jsonb string of their JSON text, which escapes both, so
+ * the checkpoint stays exact: a later try reads the items as sent, and repairs and reports them
+ * as the first would have.
  */
 export async function stagePages(
   pool: Pool,
@@ -40,7 +44,7 @@ export async function stagePages(
   const rows = pages.map((p) => ({
     listing: p.listing,
     page_offset: p.offset,
-    items: p.items,
+    items: storableJson(p.items) === p.items ? p.items : JSON.stringify(p.items),
     size: p.size,
     last: p.last,
     gone: p.gone,
@@ -66,7 +70,8 @@ export async function stagedPages(client: ClientBase, schema: string, runId: str
   const { rows } = await client.query<{
     listing: string;
     page_offset: number;
-    items: unknown[];
+    // A string: the items' JSON text, staged so because jsonb could not hold them (see stagePages).
+    items: unknown[] | string;
     size: number;
     last: boolean;
     gone: boolean;
@@ -78,7 +83,7 @@ export async function stagedPages(client: ClientBase, schema: string, runId: str
   return rows.map((r) => ({
     listing: Number(r.listing),
     offset: r.page_offset,
-    items: r.items,
+    items: typeof r.items === 'string' ? (JSON.parse(r.items) as unknown[]) : r.items,
     size: r.size,
     last: r.last,
     gone: r.gone,

@@ -2,6 +2,7 @@
 // errors a user can cause (bad port, busy port, bad host, no Redis) that say what to do.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, it } from 'vitest';
@@ -78,13 +79,51 @@ describe.concurrent('adops dashboard command', () => {
     },
   );
 
+  it('--allowed-host adds a name the page answers to; another Host is refused and logged', async ({
+    expect,
+  }) => {
+    const run = await startChild([
+      '--port',
+      '0',
+      '--allowed-host',
+      'dash.example.com',
+      '--allowed-host',
+      'b.example',
+    ]);
+    const url = new URL(run.first);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) =>
+        get(
+          { host: url.hostname, port: url.port, path: '/api/queues', headers: { host }, setHost: false },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        ).on('error', reject),
+      );
+    expect(await status('dash.example.com')).toBe(200);
+    expect(await status(`b.example:${url.port}`)).toBe(200);
+    expect(await status(`rebind.evil.example:${url.port}`)).toBe(403);
+    run.child.kill('SIGTERM');
+    const [code] = await run.exited;
+    expect(code).toBe(0);
+    expect(run.stderr()).toContain('dashboard refused a request: Host rebind.evil.example');
+  });
+
+  it('rejects an --allowed-host with a port or scheme with exit code 2', async ({ expect }) => {
+    const run = await runCli(['dashboard', '--allowed-host', 'http://dash.example.com:3000'], { REDIS_URL });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('expected a host name without port or scheme');
+  });
+
   it('--help names every flag with its default and exits 0', async ({ expect }) => {
     const run = await runCli(['dashboard', '--help'], {});
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/--port <port>.*\(default: 3000\)/s);
-    expect(run.stdout).toMatch(/--host <address>.*\(default: "127\.0\.0\.1"\)/s);
+    expect(run.stdout).toMatch(/--port <port>.*\(default:\s+3000\)/s);
+    expect(run.stdout).toMatch(/--host <address>.*\(default:\s+"127\.0\.0\.1"\)/s);
     expect(run.stdout).toContain('--allow-writes');
     expect(run.stdout).toContain('read-only without it');
+    expect(run.stdout).toContain('--allowed-host <name>');
   });
 
   it('rejects a --port that is not a port with exit code 2 and the allowed range', async ({ expect }) => {

@@ -10,6 +10,8 @@ import { launchChromium } from '../../helpers/browser.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
 const SCREENSHOT = 'test-artifacts/dashboard.png';
+/** An attacker's host name, resolved to 127.0.0.1 inside the test's browser. */
+const REBOUND = 'rebind.evil.example';
 
 const prefix = testPrefix();
 let redis: Redis;
@@ -75,7 +77,8 @@ beforeAll(async () => {
     host: '127.0.0.1',
     readOnly: true,
   });
-  browser = await launchChromium();
+  // rebind.evil.example resolves to this machine, as a DNS-rebinding attacker's name does once rebound.
+  browser = await launchChromium([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
 });
 
 afterAll(async () => {
@@ -129,9 +132,50 @@ describe('adops dashboard in a browser', () => {
       await page.goto(`${writable.url}queue/${REPORT_QUEUE}?status=failed`);
       await page.getByRole('button', { name: 'Retry all' }).waitFor();
 
-      const response = await fetch(`${writable.url}api/queues/${REPORT_QUEUE}/pause`, { method: 'PUT' });
-      expect(response.status).toBe(200);
+      // Sent by the page itself, with the browser's own Origin and Sec-Fetch-Site: the guard lets it by.
+      const status = await page.evaluate(
+        async (path) => (await fetch(path, { method: 'PUT' })).status,
+        `/api/queues/${REPORT_QUEUE}/pause`,
+      );
+      expect(status).toBe(200);
       expect(await queue.isPaused()).toBe(true);
+    } finally {
+      await queue.resume();
+      await writable.close();
+    }
+  });
+
+  it('a DNS-rebound page in the browser can neither pause the queue nor read its jobs', async () => {
+    const writable = await startDashboard({
+      redis: { kind: 'single', url: REDIS_URL },
+      prefix,
+      port: 0,
+      host: '127.0.0.1',
+      readOnly: false,
+    });
+    const port = new URL(writable.url).port;
+    const evil = `http://${REBOUND}:${port}/`;
+    try {
+      const page = await browser.newPage();
+      opened.push(page);
+      await page.route(
+        (url) => url.hostname !== '127.0.0.1' && url.hostname !== REBOUND,
+        (route) => route.abort(),
+      );
+      // The attacker's page, as first served by the attacker's server (before the name is rebound).
+      await page.route(evil, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: '<title>cat pictures</title>' }),
+      );
+      await page.goto(evil);
+      // Its script, same-origin with the dashboard now that the name leads to 127.0.0.1.
+      const got = await page.evaluate(async (path) => {
+        const pause = await fetch(`${path}/pause`, { method: 'PUT' });
+        const read = await fetch('/api/queues');
+        return { pause: pause.status, read: read.status, body: await read.text() };
+      }, `/api/queues/${REPORT_QUEUE}`);
+      expect(got).toMatchObject({ pause: 403, read: 403 });
+      expect(got.body).not.toContain('daily_campaign');
+      expect(await queue.isPaused()).toBe(false);
     } finally {
       await writable.close();
     }

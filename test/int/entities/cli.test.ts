@@ -178,4 +178,34 @@ describe('adops sync', () => {
     });
     expect(JSON.parse(json.out).entities.lastWritten.problems).toMatchObject({ count: 3, skipped: 2 });
   });
+
+  it('--direct stores a campaign name with a NUL repaired instead of failing, and adops status says which', async () => {
+    const api = createApiClient({ baseUrl: emu.url, apiKey: 'demo-key', auth: 'bearer' });
+    const { campaign_id: id } = await api.createCampaign({
+      name: 'Nul\u0000Name',
+      folder_id: 2,
+      ad_format: 'vast',
+    });
+    await api.close();
+    const { code, out, err } = await run(['sync', '--direct'], baseEnv());
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toMatch(/; 1 fields could not be read: see adops status\n$/);
+    const { rows } = await db.pool.query(
+      `SELECT name, raw->>'name' AS raw FROM ${TEST_SCHEMA}.campaigns WHERE campaign_id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ name: 'NulName', raw: 'NulName' }]);
+
+    const status = await run(['status', '--days', '2'], { ...baseEnv(), ADOPS_QUEUE_PREFIX: testPrefix() });
+    expect(status.code).toBe(0);
+    expect(status.out).toContain(
+      '  1 text fields held NUL characters or unpaired surrogates, which Postgres cannot store: stored with the NULs removed and U+FFFD for each surrogate, in their columns and in raw:',
+    );
+    expect(status.out).not.toContain('stored as NULL');
+    expect(status.out).toContain('    campaign name: 1');
+    expect(status.out).toContain(
+      `e.g. campaign ${id}: field name is "Nul\\u0000Name" (string), expected text without NUL`,
+    );
+  });
 });

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiError } from '../../../src/api/errors.js';
@@ -261,5 +262,112 @@ describe('runEntitySync against the emulator', () => {
     await sync();
     expect(encoded).toEqual(await typedColumns());
     await expectTablesMatchApi(db.pool, S, api);
+  });
+
+  it('stores a name with a NUL and notes with a lone surrogate as Postgres can hold them, naming entity and field in a warning', async () => {
+    // A NUL in a campaign name and a lone surrogate in a creative name, through the API's own POSTs.
+    const { campaign_id: nulId } = await api.createCampaign({
+      name: 'Spring\u0000Sale',
+      folder_id: 3,
+      ad_format: 'display',
+    });
+    const { creative_id: loneId } = await api.createCreative(nulId, {
+      name: 'Banner \udc00 300x250',
+      ad_type: 'image',
+    });
+    // Campaign notes cannot be written through the API: serve them (and a NUL in an unknown
+    // field's key) on the campaign listing, as a server holding such data would.
+    const { campaigns } = await readApi(api);
+    const served = campaigns.map((c) =>
+      c.campaign_id === nulId ? { ...c, notes: 'Q2 \ud83d plan\u0000', ['lab\u0000el']: 'x' } : c,
+    );
+    emu.override({ path: '/v2/campaigns', status: 200, body: JSON.stringify({ items: served }), times: 1 });
+    const lines: string[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (c: Buffer) => lines.push(...c.toString('utf8').split('\n').filter(Boolean)));
+    const result = await runEntitySync({
+      pool: db.pool,
+      schema: S,
+      api,
+      logger: createLogger({ level: 'warn', secrets: [], destination: stream, pretty: false }),
+      gate,
+      pageSize: 100,
+      retry: { attempts: 3, baseMs: 1, maxMs: 5 },
+    });
+    expect(result).toMatchObject({ campaigns: served.length, skipped: 0 });
+
+    // Typed columns and jsonb hold the same repaired text: NUL removed, U+FFFD for the surrogate.
+    const campaign = await db.pool.query(
+      `SELECT name, notes, raw->>'name' AS raw_name, raw->>'notes' AS raw_notes, raw ? 'label' AS label
+         FROM ${S}.campaigns WHERE campaign_id = $1`,
+      [nulId],
+    );
+    expect(campaign.rows[0]).toEqual({
+      name: 'SpringSale',
+      notes: 'Q2 \ufffd plan',
+      raw_name: 'SpringSale',
+      raw_notes: 'Q2 \ufffd plan',
+      label: true,
+    });
+    const creative = await db.pool.query(
+      `SELECT name, raw->>'name' AS raw_name FROM ${S}.creatives WHERE creative_id = $1`,
+      [loneId],
+    );
+    expect(creative.rows[0]).toEqual({ name: 'Banner \ufffd 300x250', raw_name: 'Banner \ufffd 300x250' });
+
+    // Each repair is counted, recorded with the run for adops status, and named in the warning.
+    const run = await db.pool.query(
+      `SELECT problems FROM ${S}.entity_sync_runs WHERE status = 'written' ORDER BY finished_at DESC LIMIT 1`,
+    );
+    const examples = (run.rows[0]?.problems as { examples: { entity: string; id: number; field: string }[] })
+      .examples;
+    // A key loses its NUL too; the field is named as stored.
+    expect(examples.map((e) => `${e.entity} ${e.id} ${e.field}`).sort()).toEqual(
+      [
+        `campaign ${nulId} label`,
+        `campaign ${nulId} name`,
+        `campaign ${nulId} notes`,
+        `creative ${loneId} name`,
+      ].sort(),
+    );
+    const warning = lines.find((l) => l.includes(`campaign ${nulId}: field name`));
+    expect(warning).toBeDefined();
+    expect(warning).toContain(`creative ${loneId}: field name`);
+    expect(warning).toContain(`campaign ${nulId}: field notes`);
+  });
+
+  it('a sync resumed from a checkpoint that staged such text stores and reports it as the first try would', async () => {
+    const { campaigns } = await readApi(api);
+    const nul = campaigns.find((c) => c.name === 'Spring\u0000Sale');
+    const other = campaigns.find((c) => c.campaign_id !== nul?.campaign_id);
+    if (nul === undefined || other === undefined)
+      throw new Error('the test before did not create its campaign');
+    const runId = `resume-${Date.now()}`;
+    const resumable = { pool: db.pool, schema: S, api, logger, gate, runId, resumable: true, pageSize: 100 };
+    // The first try stages the campaign page (with the NUL), then fails on one creative listing.
+    emu.setFaults({ failRate: 1, paths: [`/v2/campaigns/${other.campaign_id}/creatives`] });
+    try {
+      await expect(
+        runEntitySync({ ...resumable, retry: { attempts: 2, baseMs: 1, maxMs: 2 } }),
+      ).rejects.toThrow(/500/);
+    } finally {
+      emu.setFaults({});
+    }
+    const staged = await db.pool.query(
+      `SELECT jsonb_typeof(items) AS type FROM ${S}.entity_sync_pages WHERE run_id = $1 AND listing = 0`,
+      [runId],
+    );
+    // Kept exact: jsonb cannot hold the NUL, so the page is staged as its JSON text.
+    expect(staged.rows).toEqual([{ type: 'string' }]);
+    const result = await runEntitySync({ ...resumable, retry: { attempts: 2, baseMs: 1, maxMs: 2 } });
+    expect(result.resumedPages).toBeGreaterThan(0);
+    const run = await db.pool.query(`SELECT problems FROM ${S}.entity_sync_runs WHERE run_id = $1`, [runId]);
+    expect(run.rows[0]?.problems.examples).toContainEqual(
+      expect.objectContaining({ entity: 'campaign', id: nul.campaign_id, field: 'name', repaired: true }),
+    );
+    const stored = await db.pool.query(`SELECT name FROM ${S}.campaigns WHERE campaign_id = $1`, [
+      nul.campaign_id,
+    ]);
+    expect(stored.rows).toEqual([{ name: 'SpringSale' }]);
   });
 });

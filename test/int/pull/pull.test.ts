@@ -201,6 +201,41 @@ describe('adops pull', () => {
     expect(r.out.trimEnd().split('\n')).toHaveLength(4 + hostile.length);
   });
 
+  it('shows control characters of API values escaped in CSV on a terminal, and exact into a pipe', async () => {
+    const hostile = [
+      '\u001b]0;pwned\u0007', // OSC: sets the terminal title
+      '\u001b[2J\u001b[H', // CSI: clears the screen
+      'a\u009b31mb', // C1 CSI
+      'two\nlines\rback\ttab\u007f',
+      '\u202eevil', // right-to-left override
+    ];
+    for (const flags of [[], ['--csv-safe'], ['--no-csv-safe']]) {
+      emu.override({ path: '/v2/reports', status: 200, body: bodyWith(hostile) });
+      const tty = await adops([...oneDay, '--format', 'csv', ...flags], {}, { tty: true });
+      expect(tty.code, tty.err).toBe(0);
+      // Only the line ends are left: one line per row, nothing that drives the terminal.
+      // eslint-disable-next-line no-control-regex -- control characters are what must not get through
+      expect(tty.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(tty.out.trimEnd().split('\n')).toHaveLength(1 + hostile.length);
+      for (const shown of [
+        '\\x1b]0;pwned\\x07',
+        '\\x1b[2J\\x1b[H',
+        'a\\x9b31mb',
+        'two\\nlines\\rback\\ttab\\x7f',
+        '\\u202eevil',
+      ])
+        expect(tty.out, flags.join(' ')).toContain(`2026-02-01,${shown},1,1,1,1,1\n`);
+    }
+    // Into a pipe or file the values stay exactly as sent (quoted where CSV needs it).
+    emu.override({ path: '/v2/reports', status: 200, body: bodyWith(hostile) });
+    const piped = await adops([...oneDay, '--format', 'csv']);
+    expect(piped.code, piped.err).toBe(0);
+    for (const value of hostile) {
+      const cell = /[\n\r]/.test(value) ? `"${value}"` : value;
+      expect(piped.out).toContain(`2026-02-01,${cell},1,1,1,1,1\n`);
+    }
+  });
+
   it('escapes C1 and bidi controls of an API error message on stderr, so they cannot drive the terminal', async () => {
     emu.override({
       path: '/v2/reports',
@@ -240,7 +275,11 @@ describe('adops pull', () => {
       emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
       const r = await adops([...oneDay, '--format', 'csv'], {}, { tty: true });
       expect(r.code, r.err).toBe(0);
-      expect(countries(r.out)).toEqual([...safe].sort());
+      // On a terminal the tab and CR are then shown escaped, so those cells need no CSV quotes.
+      const shown = safe.map((c) => c.replace("'\tx", "'\\tx").replace('"\'\rx"', "'\\rx"));
+      expect(shown).toContain("'\\tx");
+      expect(shown).toContain("'\\rx");
+      expect(countries(r.out)).toEqual([...shown].sort());
     });
 
     it('also with --csv-safe into a pipe or file', async () => {
@@ -250,7 +289,7 @@ describe('adops pull', () => {
       expect(countries(r.out)).toEqual([...safe].sort());
     });
 
-    it('keeps values as sent into a pipe or file, and on a terminal with --no-csv-safe', async () => {
+    it('keeps values as sent into a pipe or file, and on a terminal with --no-csv-safe (control characters escaped)', async () => {
       const exact = cells.map((c) => (/[",\r]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c));
       emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
       const piped = await adops([...oneDay, '--format', 'csv']);
@@ -259,7 +298,8 @@ describe('adops pull', () => {
       emu.override({ path: '/v2/reports', status: 200, body: bodyWith(cells) });
       const tty = await adops([...oneDay, '--format', 'csv', '--no-csv-safe'], {}, { tty: true });
       expect(tty.code, tty.err).toBe(0);
-      expect(countries(tty.out)).toEqual([...exact].sort());
+      const shown = exact.map((c) => c.replace('\tx', '\\tx').replace('"\rx"', '\\rx'));
+      expect(countries(tty.out)).toEqual([...shown].sort());
     });
   });
 

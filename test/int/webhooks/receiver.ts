@@ -1,5 +1,5 @@
 // A webhook receiver for tests: a real node:http server that records every request's headers and
-// raw body bytes, and answers with the status a test chooses per request.
+// raw body bytes, and answers with the status (and headers) a test chooses per request.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -21,12 +21,19 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A status, or a status with response headers (e.g. Retry-After). */
+export type Answer = number | { readonly status: number; readonly headers: Record<string, string> };
+
 /**
- * Starts a receiver; `answer(body, n)` gives the status of a request whose body is `body` and which
- * is the n-th (1-based) of its event type; 200 by default.
+ * Starts a receiver; `answer(body, n, request)` gives the answer to a request whose body is `body`
+ * and which is the n-th (1-based) of its event type; 200 by default.
  */
 export async function startReceiver(
-  answer: (body: Received['body'], n: number) => number = () => 200,
+  answer: (
+    body: Received['body'],
+    n: number,
+    request: { headers: IncomingHttpHeaders; raw: Buffer },
+  ) => Answer = () => 200,
 ): Promise<Receiver> {
   const received: Received[] = [];
   const waiters = new Set<() => void>();
@@ -37,9 +44,12 @@ export async function startReceiver(
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const body = JSON.parse(raw.toString('utf8')) as Received['body'];
-      const status = answer(body, of(body.type).length + 1);
+      const given = answer(body, of(body.type).length + 1, { headers: req.headers, raw });
+      const { status, headers } = typeof given === 'number' ? { status: given, headers: {} } : given;
       received.push({ headers: req.headers, raw, body, status });
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `status ${status}`);
+      res
+        .writeHead(status, { 'content-type': 'text/plain', ...headers })
+        .end(status < 300 ? 'ok' : `status ${status}`);
       for (const w of waiters) w();
     });
   });

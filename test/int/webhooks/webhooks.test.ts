@@ -1,19 +1,24 @@
 // Webhooks through a real worker, real Redis and Postgres, the emulator and a real HTTP receiver:
-// signed bodies, period.failed from a pull that failed for good, retries of one delivery, a dead
-// endpoint beside a backfill, and report.late / report.fresh transitions.
-import { createHmac } from 'node:crypto';
-import { createServer } from 'node:http';
+// Standard Webhooks signatures checked by the `standardwebhooks` npm package and by the docs' own
+// verifier, a replay refused once 5 minutes have passed, period.failed from a pull that failed for
+// good, retries of one delivery, a dead endpoint beside a backfill, and report.late / report.fresh.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { secretsOf } from '../../../src/config/env.js';
 import type { JobSet } from '../../../src/config/jobs.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { freshnessTransitions } from '../../../src/observe/freshness-watch.js';
-import { verifyBody } from '../../../src/observe/webhook-signature.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
 import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/schedule/names.js';
 import { enqueueWebhook, type WebhookQueue } from '../../../src/schedule/webhooks.js';
@@ -21,10 +26,37 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { scanForSecret } from '../../helpers/reliability/secrets.js';
 import { createHarness, lastDays, quietLogger, type Harness } from '../queue/harness.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { startReceiver, type Received, type Receiver } from './receiver.js';
 
-const SECRET = 'whsec-test-5f3a9c0e7b21d4';
+const OPERATIONS = readFileSync('docs/operations.md', 'utf8');
+
+/** The code block of docs/operations.md in `lang` that contains `marker`. */
+function documented(lang: string, marker: string): string {
+  const block = [...OPERATIONS.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))]
+    .map((m) => m[1] ?? '')
+    .find((code) => code.includes(marker));
+  if (block === undefined) throw new Error(`docs/operations.md has no ${lang} block with ${marker}`);
+  return block;
+}
+
+// The secret as docs/operations.md tells users to make it: its own command, run.
+const SECRET = execFileSync('sh', ['-c', documented('sh', 'whsec_').trim()], { encoding: 'utf8' }).trim();
+const OTHER_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const FAST = { backoff: { baseMs: 50, maxMs: 200 }, freshnessEveryMs: 3_600_000 };
+
+type VerifyByHand = (raw: Buffer, headers: IncomingHttpHeaders, secret: string, now?: number) => boolean;
+/** docs/operations.md's by-hand verifier, imported from the docs' own text. */
+let verifyByHand: VerifyByHand;
+let docsDir: string;
+beforeAll(async () => {
+  docsDir = mkdtempSync(join(tmpdir(), 'adops-webhook-docs-'));
+  const file = join(docsDir, 'verify.mjs');
+  writeFileSync(file, documented('js', 'export function verifyWebhook'));
+  ({ verifyWebhook: verifyByHand } = (await import(pathToFileURL(file).href)) as {
+    verifyWebhook: VerifyByHand;
+  });
+});
+afterAll(() => rmSync(docsDir, { recursive: true, force: true }));
 
 let h: Harness | undefined;
 let receiver: Receiver | undefined;
@@ -41,9 +73,41 @@ function zoneOnly(): JobSet {
   return { ...jobs, reports: jobs.reports.filter((r) => r.name === 'daily_zone') };
 }
 
-/** The signature a receiver computes itself: HMAC-SHA256 of the raw bytes, hex. */
-function hmac(raw: Buffer, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+/** A delivery id that is not the one sent. */
+const OTHER_ID = '00000000-0000-4000-8000-000000000000';
+
+/** What the `standardwebhooks` library makes of a received request: its body, or why not. */
+function libraryVerdict(r: Pick<Received, 'raw' | 'headers'>, secret = SECRET): unknown {
+  try {
+    return new Webhook(secret).verify(r.raw, r.headers as Record<string, string>);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.message;
+    throw error;
+  }
+}
+
+/** The library's verdict as if its clock read `at` (Date only faked for the one synchronous call). */
+function libraryVerdictAt(at: Date, r: Pick<Received, 'raw' | 'headers'>): unknown {
+  vi.useFakeTimers({ toFake: ['Date'], now: at });
+  try {
+    return libraryVerdict(r);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** Sends `r` again, byte for byte and header for header, to `url`; resolves to the status. */
+function replay(url: string, r: Pick<Received, 'raw' | 'headers'>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...r.headers };
+    delete headers.host;
+    const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(r.raw);
+  });
 }
 
 async function withWebhook(url: string, jobs: JobSet = zoneOnly(), env: Record<string, string> = {}) {
@@ -85,10 +149,12 @@ async function evaluations(queue: WebhookQueue, n: number, timeoutMs = 20_000): 
 }
 
 describe('webhook signature', () => {
-  it('is HMAC-SHA256 of the raw body under ADOPS_WEBHOOK_SECRET; an evolution.swapped event arrives with its type and delivery id', async () => {
+  it('verifies with the standardwebhooks library under the secret made as documented: webhook-id is the body id, an evolution.swapped event', async () => {
+    expect(SECRET).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     receiver = await startReceiver();
     h = await withWebhook(receiver.url);
     await h.worker({ webhooks: FAST });
+    const before = Math.floor(Date.now() / 1000);
     const id = await enqueueWebhook(
       h.queues.webhooks,
       { type: 'evolution.swapped', report: 'daily_zone', from_version: 1, to_version: 2 },
@@ -96,24 +162,85 @@ describe('webhook signature', () => {
     );
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const [got] = await receiver.waitFor('evolution.swapped', 1);
-    expect(got?.body).toEqual({
+    const body = {
       id,
       type: 'evolution.swapped',
       occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       report: 'daily_zone',
       from_version: 1,
       to_version: 2,
-    });
-    const signature = got?.headers['x-adops-signature'];
-    expect(signature).toBe(hmac(got!.raw, SECRET));
-    // A receiver holding another secret, or a body changed on the way, does not verify.
-    expect(signature).not.toBe(hmac(got!.raw, 'another-secret-0123456789'));
-    expect(signature).not.toBe(hmac(Buffer.concat([got!.raw, Buffer.from(' ')]), SECRET));
-    expect(verifyBody(got!.raw, SECRET, String(signature))).toBe(true);
-    expect(verifyBody(got!.raw, 'another-secret-0123456789', String(signature))).toBe(false);
+    };
+    expect(got?.body).toEqual(body);
+    // The library returns the parsed body only when the signature and timestamp verify.
+    expect(libraryVerdict(got!)).toEqual(body);
+    expect(verifyByHand(got!.raw, got!.headers, SECRET)).toBe(true);
+    expect(got?.headers['webhook-id']).toBe(id);
+    expect(Number(got?.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
+    expect(Number(got?.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    expect(got?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(got?.headers['x-adops-event']).toBe('evolution.swapped');
-    expect(got?.headers['x-adops-delivery']).toBe(id);
     expect(got?.headers['content-type']).toBe('application/json');
+    // The old body-only signature is gone, not sent beside the new one.
+    expect(got?.headers['x-adops-signature']).toBeUndefined();
+    expect(got?.headers['x-adops-delivery']).toBeUndefined();
+
+    // Another secret, a changed body, or another id does not verify.
+    expect(libraryVerdict(got!, OTHER_SECRET)).toBe('No matching signature found');
+    expect(verifyByHand(got!.raw, got!.headers, OTHER_SECRET)).toBe(false);
+    const changed = { raw: Buffer.concat([got!.raw, Buffer.from(' ')]), headers: got!.headers };
+    expect(libraryVerdict(changed)).toBe('No matching signature found');
+    expect(verifyByHand(changed.raw, changed.headers, SECRET)).toBe(false);
+    const otherId = { raw: got!.raw, headers: { ...got!.headers, 'webhook-id': OTHER_ID } };
+    expect(libraryVerdict(otherId)).toBe('No matching signature found');
+  });
+
+  it('a receiver that refuses timestamps older than 5 minutes refuses a captured delivery replayed later', async () => {
+    // Receivers that verify: with the library on the real clock, and the docs' verifier on a clock
+    // `skewMs` ahead (the replay happens "later" without waiting 5 minutes).
+    let skewMs = 0;
+    const verifyingAnswer = (_b: unknown, _n: number, r: { headers: IncomingHttpHeaders; raw: Buffer }) =>
+      verifyByHand(r.raw, r.headers, SECRET, Date.now() + skewMs) ? 204 : 401;
+    receiver = await startReceiver((_b, _n, r) => (typeof libraryVerdict(r) === 'string' ? 401 : 204));
+    const later = await startReceiver(verifyingAnswer);
+    try {
+      h = await withWebhook(receiver.url);
+      await h.worker({ webhooks: FAST });
+      await enqueueWebhook(
+        h.queues.webhooks,
+        {
+          type: 'period.failed',
+          report: 'daily_zone',
+          period_start: '2026-03-01',
+          period_end: '2026-03-01',
+          reason: 'HTTP 403',
+          attempts: 1,
+          load_id: null,
+        },
+        quietLogger,
+      );
+      const [captured] = await receiver.waitFor('period.failed', 1);
+      expect(captured?.status).toBe(204);
+      const sentAt = Number(captured!.headers['webhook-timestamp']) * 1000;
+
+      // Within the window the same bytes still verify: replay protection is the timestamp's job.
+      expect(await replay(later.url, captured!)).toBe(204);
+      expect(libraryVerdictAt(new Date(sentAt + 4 * 60_000), captured!)).toMatchObject({
+        type: 'period.failed',
+      });
+      // Six minutes later both receivers refuse the very same request.
+      skewMs = sentAt + 6 * 60_000 - Date.now();
+      expect(await replay(later.url, captured!)).toBe(401);
+      expect(libraryVerdictAt(new Date(sentAt + 6 * 60_000), captured!)).toBe('Message timestamp too old');
+      // A replay given a newer timestamp needs a new signature, which only the secret can make.
+      const restamped = {
+        raw: captured!.raw,
+        headers: { ...captured!.headers, 'webhook-timestamp': String(sentAt / 1000 + 1) },
+      };
+      expect(await replay(receiver.url, restamped)).toBe(401);
+      expect(receiver.of('period.failed').map((r) => r.status)).toEqual([204, 401]);
+    } finally {
+      await later.close();
+    }
   });
 });
 
@@ -149,7 +276,8 @@ describe('period.failed', () => {
       attempts: 1,
       load_id: Number(rows[0]?.load_id),
     });
-    expect(event?.headers['x-adops-signature']).toBe(hmac(event!.raw, SECRET));
+    expect(event?.headers['webhook-id']).toBe(event?.body.id);
+    expect(libraryVerdict(event!)).toEqual(event?.body);
 
     // A transient failure retried until the period loads is no failure for good.
     h.emulator.override({ path: '/v2/reports', status: 503, body: '{"message":"down"}', times: 1 });
@@ -174,8 +302,11 @@ describe('period.failed', () => {
 });
 
 describe('delivery retries', () => {
-  it('retries 503 twice with the same delivery id, then one 200 ends it after 3 attempts', async () => {
-    receiver = await startReceiver((body, n) => (body.type === 'evolution.swapped' && n <= 2 ? 503 : 200));
+  it('retries 503 twice with the same webhook-id, each attempt with its own timestamp and signature, then one 200 ends it after 3 attempts', async () => {
+    // Retry-After: 1 puts each attempt in a later second than the one before, so its timestamp differs.
+    receiver = await startReceiver((body, n) =>
+      body.type === 'evolution.swapped' && n <= 2 ? { status: 503, headers: { 'retry-after': '1' } } : 200,
+    );
     h = await withWebhook(receiver.url);
     await h.worker({ webhooks: FAST });
     const id = await enqueueWebhook(
@@ -187,8 +318,12 @@ describe('delivery retries', () => {
     await deliveriesSettled(h.queues.webhooks);
     expect(got.map((r) => r.status)).toEqual([503, 503, 200]);
     expect(new Set(got.map((r) => r.body.id))).toEqual(new Set([id]));
-    expect(new Set(got.map((r) => r.headers['x-adops-delivery']))).toEqual(new Set([id]));
-    for (const r of got) expect(r.headers['x-adops-signature']).toBe(hmac(r.raw, SECRET));
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    const stamps = got.map((r) => Number(r.headers['webhook-timestamp']));
+    expect(stamps[1]).toBeGreaterThan(stamps[0]!);
+    expect(stamps[2]).toBeGreaterThan(stamps[1]!);
+    expect(new Set(got.map((r) => r.headers['webhook-signature'])).size).toBe(3);
+    for (const r of got) expect(libraryVerdict(r)).toEqual(r.body);
     const job = await h.queues.webhooks.getJob(id!);
     expect(job?.attemptsMade).toBe(3);
     expect(await job?.isCompleted()).toBe(true);

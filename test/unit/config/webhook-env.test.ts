@@ -1,10 +1,13 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { loadConfig, secretsOf, WEBHOOK_SECRET_MIN } from '../../../src/config/env.js';
+import { loadConfig, secretsOf } from '../../../src/config/env.js';
 import { ConfigError } from '../../../src/config/errors.js';
 
-const SECRET = 'whsec-0123456789abcdef';
+/** A Standard Webhooks secret of `bytes` key bytes. */
+const secretOf = (bytes: number) => `whsec_${Buffer.alloc(bytes, 0xa5).toString('base64')}`;
+const SECRET = secretOf(32);
+const HOW = 'generate one with: echo "whsec_$(openssl rand -base64 32)"';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -41,25 +44,49 @@ describe('webhook configuration', () => {
     },
   );
 
-  it('requires ADOPS_WEBHOOK_SECRET once the URL is set', () => {
+  it('requires ADOPS_WEBHOOK_SECRET once the URL is set, saying how to make one', () => {
     const error = configError({ ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a' });
-    expect(error.message).toMatch(/^ADOPS_WEBHOOK_SECRET is missing: ADOPS_WEBHOOK_URL is set/);
-    expect(error.message.split('\n')).toHaveLength(1);
+    expect(error.message).toBe(
+      `ADOPS_WEBHOOK_SECRET is missing: ADOPS_WEBHOOK_URL is set, so events must be signed; set ADOPS_WEBHOOK_SECRET to whsec_ followed by the base64 of 24 to 64 random bytes; ${HOW}`,
+    );
   });
 
-  it(`refuses a secret under ${WEBHOOK_SECRET_MIN} characters without echoing it`, () => {
-    const short = 'tooShort-secret';
-    expect(short).toHaveLength(WEBHOOK_SECRET_MIN - 1);
+  it.each([
+    ['no whsec_ prefix', Buffer.alloc(32, 1).toString('base64')],
+    ['the old free-form kind', 'a-long-enough-free-form-secret-0123456789'],
+    ['whsec_ and nothing', 'whsec_'],
+    ['not base64', 'whsec_not*base64*at*all*0123456789abcdefghij'],
+    ['unpadded base64', `whsec_${Buffer.alloc(32, 1).toString('base64').replace(/=+$/, '')}`],
+    ['url-safe base64', `whsec_${Buffer.alloc(33, 0xfb).toString('base64url')}`],
+  ])('refuses %s in one line naming the form, without echoing it', (_what, secret) => {
     const error = configError({
       ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a',
-      ADOPS_WEBHOOK_SECRET: short,
+      ADOPS_WEBHOOK_SECRET: secret,
     });
-    expect(error.message).toBe('ADOPS_WEBHOOK_SECRET is too short (15 characters): expected at least 16');
-    expect(error.message).not.toContain(short);
-    expect(
-      loadConfig({ ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a', ADOPS_WEBHOOK_SECRET: `${short}x` })
-        .webhook?.secret,
-    ).toBe(`${short}x`);
+    expect(error.message).toBe(
+      `ADOPS_WEBHOOK_SECRET is not a Standard Webhooks secret: expected whsec_ followed by the base64 of 24 to 64 random bytes; ${HOW}`,
+    );
+    expect(error.subject).toBe('ADOPS_WEBHOOK_SECRET');
+  });
+
+  it('refuses a key under 24 or over 64 bytes, saying its size, and takes 24 and 64', () => {
+    for (const bytes of [16, 23, 65]) {
+      const error = configError({
+        ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a',
+        ADOPS_WEBHOOK_SECRET: secretOf(bytes),
+      });
+      expect(error.message).toBe(
+        `ADOPS_WEBHOOK_SECRET holds a ${bytes}-byte key: expected whsec_ followed by the base64 of 24 to 64 random bytes; ${HOW}`,
+      );
+      expect(error.message).not.toContain(secretOf(bytes).slice(6, 14));
+    }
+    for (const bytes of [24, 64])
+      expect(
+        loadConfig({
+          ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a',
+          ADOPS_WEBHOOK_SECRET: secretOf(bytes),
+        }).webhook?.secret,
+      ).toBe(secretOf(bytes));
   });
 
   it('lists the webhook secret beside the API key among the secrets to redact', () => {
@@ -68,7 +95,8 @@ describe('webhook configuration', () => {
       ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a',
       ADOPS_WEBHOOK_SECRET: SECRET,
     });
-    expect(secretsOf(config)).toEqual(['key-123456', SECRET]);
+    // The key also without its prefix, as a receiver might quote it.
+    expect(secretsOf(config)).toEqual(['key-123456', SECRET, SECRET.slice('whsec_'.length)]);
     expect(secretsOf(loadConfig({}))).toEqual([]);
   });
 });
@@ -85,14 +113,14 @@ describe('adops with a bad webhook setting', () => {
       });
     const code = await main(
       ['node', 'adops', 'schedule'],
-      { ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a', ADOPS_WEBHOOK_SECRET: 'short-secret' },
+      { ADOPS_WEBHOOK_URL: 'https://hooks.example.com/a', ADOPS_WEBHOOK_SECRET: 'short-secret-0123456789' },
       sink([]),
       sink(err),
     );
     expect(code).toBe(2);
     const text = err.join('');
     expect(text.trim().split('\n')).toHaveLength(1);
-    expect(text).toContain('ADOPS_WEBHOOK_SECRET is too short (12 characters)');
+    expect(text).toContain('ADOPS_WEBHOOK_SECRET is not a Standard Webhooks secret: expected whsec_');
     expect(text).not.toContain('short-secret');
   });
 });

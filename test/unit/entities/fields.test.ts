@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { asBool, asInt, asNum, FieldReader } from '../../../src/entities/fields.js';
+import { REPAIRED_TEXT } from '../../../src/entities/field-problem.js';
+import { asBool, asInt, asNum, FieldReader, storableEntity } from '../../../src/entities/fields.js';
 import { KEPT_PROBLEMS, ProblemLog } from '../../../src/entities/problems.js';
 
 describe('scalar reads', () => {
@@ -44,7 +45,7 @@ describe('FieldReader', () => {
     const long = 'x'.repeat(200);
     expect(r.int({ w: long }, 'w', 'data.width')).toBeNull();
     expect(r.time({ t: -5 }, 't')).toBeNull();
-    expect(r.str({ s: 'a\u0000b' }, 's')).toBeNull();
+    expect(r.str({ s: 7 }, 's')).toBeNull();
     const [first, second, third] = problems.summary().examples;
     expect(first).toMatchObject({ entity: 'creative', id: 9, field: 'data.width', expected: 'an integer' });
     expect(first?.value.length).toBeLessThan(80);
@@ -53,8 +54,52 @@ describe('FieldReader', () => {
       expected: 'UNIX seconds from 1970 to 9999',
       value: '-5 (number)',
     });
-    expect(third).toMatchObject({ field: 's', expected: 'a string without NUL characters' });
+    expect(third).toMatchObject({ field: 's', expected: 'a string', value: '7 (number)' });
     expect(problems.count).toBe(3);
+  });
+});
+
+describe('storableEntity', () => {
+  it('repairs text Postgres cannot hold, keys included, and reports each field once by its stored path', () => {
+    const problems = new ProblemLog();
+    const sent = {
+      campaign_id: 5,
+      name: 'Spring\u0000Sale',
+      notes: 'Q2 \ud83d plan\u0000',
+      data: { landing_page: 'https://x.example/\udc00', sizes: ['ok', 'a\u0000'] },
+      ['lab\u0000el']: 'x',
+      fine: 'caf\u00e9 \ud83d\ude00',
+    };
+    const stored = storableEntity('campaign', 5, sent, problems);
+    expect(stored).toEqual({
+      campaign_id: 5,
+      name: 'SpringSale',
+      notes: 'Q2 \ufffd plan',
+      data: { landing_page: 'https://x.example/\ufffd', sizes: ['ok', 'a'] },
+      label: 'x',
+      fine: 'caf\u00e9 \ud83d\ude00',
+    });
+    const summary = problems.summary();
+    expect(summary).toMatchObject({ count: 5, repaired: 5, skipped: 0 });
+    expect(summary.examples.map((p) => p.field)).toEqual([
+      'name',
+      'notes',
+      'data.landing_page',
+      'data.sizes[1]',
+      'label',
+    ]);
+    expect(summary.examples[0]).toEqual({
+      entity: 'campaign',
+      id: 5,
+      field: 'name',
+      expected: REPAIRED_TEXT,
+      value: '"Spring\\u0000Sale" (string)',
+      repaired: true,
+    });
+    // Nothing to repair: the very same object, nothing reported.
+    const clean = { campaign_id: 6, name: 'Plain', data: { list: [1, 'two'] } };
+    expect(storableEntity('campaign', 6, clean, problems)).toBe(clean);
+    expect(problems.count).toBe(5);
   });
 });
 

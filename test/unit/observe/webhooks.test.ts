@@ -1,21 +1,40 @@
-import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { transition } from '../../../src/observe/freshness-watch.js';
 import { outcomeOf, webhookBody } from '../../../src/observe/webhook-delivery.js';
-import { signBody, verifyBody } from '../../../src/observe/webhook-signature.js';
+import { signWebhook, webhookHeaders } from '../../../src/observe/webhook-signature.js';
 import { webhookDelivery } from '../../../src/schedule/webhooks.js';
 
-const SECRET = 'whsec-0123456789abcdef';
+const SECRET = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
 
 describe('webhook signature', () => {
-  it('is sha256= and the hex HMAC-SHA256 of the exact bytes', () => {
-    const body = '{"id":"x","type":"report.late"}';
-    const expected = createHmac('sha256', SECRET).update(body).digest('hex');
-    expect(signBody(body, SECRET)).toBe(`sha256=${expected}`);
-    expect(verifyBody(body, SECRET, `sha256=${expected}`)).toBe(true);
-    expect(verifyBody(`${body} `, SECRET, `sha256=${expected}`)).toBe(false);
-    expect(verifyBody(body, `${SECRET}x`, `sha256=${expected}`)).toBe(false);
-    expect(verifyBody(body, SECRET, 'sha256=00')).toBe(false);
+  it("matches the Standard Webhooks specification's example signature", () => {
+    // The spec's test vector (and its libraries' tests): a 24-byte key, the shortest allowed.
+    expect(
+      signWebhook(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        1614265330,
+        '{"test": 2432232314}',
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('signs id, timestamp and exact bytes as the standardwebhooks library does, which verifies the headers', () => {
+    const body = '{"id":"d-1","type":"report.late","report":"r \u00e9"}';
+    const at = new Date('2026-03-01T04:05:06.789Z');
+    const headers = webhookHeaders(SECRET, 'd-1', body, at);
+    expect(headers).toEqual({
+      'webhook-id': 'd-1',
+      'webhook-timestamp': '1772337906',
+      'webhook-signature': new Webhook(SECRET).sign('d-1', new Date(1772337906_000), body),
+    });
+    // Every part is signed: another id, second or byte gives another signature.
+    const sig = headers['webhook-signature'];
+    expect(signWebhook(SECRET, 'd-2', 1772337906, body)).not.toBe(sig);
+    expect(signWebhook(SECRET, 'd-1', 1772337907, body)).not.toBe(sig);
+    expect(signWebhook(SECRET, 'd-1', 1772337906, `${body} `)).not.toBe(sig);
+    expect(signWebhook(SECRET, 'd-1', 1772337906, Buffer.from(body))).toBe(sig);
   });
 });
 

@@ -76,4 +76,20 @@ describe('output safe for terminals and spreadsheets', () => {
         "'=cmd|x,1,2,3,4,5\n",
     );
   });
+
+  it('escapes control characters of CSV values for a terminal, after the formula check saw them', () => {
+    const rows = [
+      { dims: ['\u001b]0;t\u0007'], counters: [1, 2, 3, 4, 5] },
+      { dims: ['\tx\ny'], counters: [1, 2, 3, 4, 5] },
+    ];
+    const lines = (o: Parameters<typeof csvChunks>[2]) =>
+      [...csvChunks(['domain'], rows, o)].join('').split('\n').slice(1, 3);
+    expect(lines({ formulas: 'safe', terminal: true })).toEqual([
+      '\\x1b]0;t\\x07,1,2,3,4,5',
+      "'\\tx\\ny,1,2,3,4,5",
+    ]);
+    expect(lines({ terminal: true })).toEqual(['\\x1b]0;t\\x07,1,2,3,4,5', '\\tx\\ny,1,2,3,4,5']);
+    // Not for a terminal: exact, quoted where CSV needs it.
+    expect([...csvChunks(['domain'], rows)].join('')).toContain('\n"\tx\ny",1,2,3,4,5\n');
+  });
 });
