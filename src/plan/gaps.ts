@@ -16,7 +16,9 @@ export interface PeriodState {
 
 /**
  * The periods of `expected` that need a pull: no attempt on record, or the last attempt failed.
- * A superseded attempt lost to a newer load of the same period, so it counts as loaded.
+ * A superseded attempt lost to a newer load of the same period, so it counts as loaded. (A load
+ * refused because its table version was retired never reaches here: the states are of the serving
+ * version's loads only.)
  */
 export function periodsToHeal(expected: readonly Period[], states: readonly PeriodState[]): Period[] {
   const byKey = new Map(states.map((s) => [periodKey(s), s]));

@@ -40,6 +40,12 @@ export class ReportFormatError extends Error {
 }
 
 /**
+ * What ReportFormatError says of a key given twice in one object. JSON.parse would keep the last
+ * value silently, so a body saying two things for one field is refused rather than guessed at.
+ */
+export const DUPLICATE_KEY = 'duplicate key: it appears twice in its object';
+
+/**
  * The report body is not valid JSON: empty, cut short, an HTML page, garbage. Such an answer is
  * transient (a proxy's error page, a connection cut at a bad moment), so it is retryable, until the
  * same body comes twice in a row: then it is not going away, and `repeated()` makes it final.

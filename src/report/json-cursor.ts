@@ -1,4 +1,4 @@
-import { MalformedBodyError } from './errors.js';
+import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
 
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
 export const NEST_LIMIT = 512;
@@ -256,8 +256,12 @@ export class JsonCursor {
     return plain ? n : Number(b.toString('latin1', start, p));
   }
 
-  /** Any JSON value, as JSON.parse would build it (objects without a prototype): for totals. */
-  readValue(level: number): unknown {
+  /**
+   * Any JSON value, as JSON.parse would build it (objects without a prototype): for totals. A key
+   * given twice in one of its objects is a ReportFormatError naming it under `path` (the value's
+   * own path, e.g. `totals`), where JSON.parse would keep the last value.
+   */
+  readValue(level: number, path: string): unknown {
     if (level > NEST_LIMIT) throw this.syntax('nesting too deep');
     const b = this.b;
     const c = b[this.pos];
@@ -273,8 +277,9 @@ export class JsonCursor {
         this.ws();
         if (b[this.pos] !== 0x22) throw this.syntax();
         const key = this.readString();
+        if (key in o) throw new ReportFormatError(memberPath(path, key), DUPLICATE_KEY);
         this.colon();
-        o[key] = this.readValue(level + 1);
+        o[key] = this.readValue(level + 1, memberPath(path, key));
         this.ws();
         if (b[this.pos] === 0x2c) this.pos++;
         else if (b[this.pos] === 0x7d) {
@@ -293,7 +298,7 @@ export class JsonCursor {
       }
       for (;;) {
         this.ws();
-        a.push(this.readValue(level + 1));
+        a.push(this.readValue(level + 1, `${path}[${a.length}]`));
         this.ws();
         if (b[this.pos] === 0x2c) this.pos++;
         else if (b[this.pos] === 0x5d) {
@@ -324,6 +329,11 @@ export class JsonCursor {
       `not valid JSON: ${found} at byte ${this.base + at}${this.final ? ` of ${this.base + b.length}` : ''}`,
     );
   }
+}
+
+/** The path of member `key` of the object at `path`: `totals.impressions`, `meta["a b"]`. */
+export function memberPath(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
 function isBlank(b: Buffer): boolean {

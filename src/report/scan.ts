@@ -1,8 +1,8 @@
 import type { Dimension } from '../config/dimensions.js';
-import { ReportFormatError } from './errors.js';
+import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath } from './flatten.js';
 import { describe, RowBuilder, type Key } from './rows.js';
-import { JsonCursor, NEED_MORE, NEST_LIMIT } from './json-cursor.js';
+import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { COUNTERS, type ReportRow } from './types.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
@@ -54,8 +54,8 @@ export const UNIT_MARGIN = 64 * 1024;
  * Streams a GET /reports body straight into rows: a JSON scanner over the bytes that never builds
  * the object tree of `items` (a million leaves are millions of objects: seconds of JSON.parse and
  * GC, and a gigabyte of heap). Accepts exactly what JSON.parse + Flattener accept, except that an
- * item holding counters must not also hold nested objects. Work comes in bounded steps so a
- * caller can yield to the event loop between them.
+ * item holding counters must not also hold nested objects, and no object may give a key twice.
+ * Work comes in bounded steps so a caller can yield to the event loop between them.
  */
 export class ReportScanner {
   private readonly c: JsonCursor;
@@ -73,6 +73,8 @@ export class ReportScanner {
   /** Field names a row may hold: COUNTERS[0..4], then the dimensions, as bytes. */
   private readonly known: Buffer[];
   private sawItems = false;
+  /** The top-level keys read so far besides items, to refuse one given twice (`totals`, ...). */
+  private readonly topKeys = new Set<string>();
   /** The parsed `totals` value, undefined when absent. */
   totals: unknown = undefined;
   /** Bytes a unit of a window that is not the last needs ahead of it (UNIT_MARGIN; tests: less). */
@@ -234,7 +236,11 @@ export class ReportScanner {
         `expected an object (keyed by ${this.dims[0]}) or a row of counters, found ${describe(value)}`,
       );
     }
-    const value = this.c.readValue(0);
+    const path = topPath(key);
+    if (this.topKeys.has(key)) throw new ReportFormatError(path, DUPLICATE_KEY);
+    const value = this.c.readValue(0, path);
+    // Only once the value is read: a unit rewound at a window's end reads the key again.
+    this.topKeys.add(key);
     if (key === 'totals') this.totals = value;
     this.phase = TOP_AFTER;
   }
@@ -257,7 +263,7 @@ export class ReportScanner {
     return c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e
       ? new ReportFormatError(
           '(body)',
-          `expected an object with items and totals, found ${describe(this.c.readValue(0))}`,
+          `expected an object with items and totals, found ${describe(this.c.readValue(0, '(body)'))}`,
         )
       : this.c.syntax();
   }
@@ -326,12 +332,31 @@ export class ReportScanner {
       f.firstScalarEscaped = escaped;
       f.firstScalarValue = value;
     }
-    if (which < 0) return;
+    // A field given twice: JSON.parse would keep the last value, and the period would load that
+    // one, reconciled. The scratch fields are cleared as each object opens, so a field already set
+    // is set twice in this row; any other field is checked through the frame's keys.
+    if (which < 0) {
+      this.checkSibling(
+        f,
+        escaped ? this.c.keyText(keyStart, keyEnd, true) : this.c.shortKey(keyStart, keyEnd),
+      );
+      return;
+    }
     if (which < COUNTERS.length) {
+      if (this.counterRaw[which] !== undefined) throw this.twice(f, which);
       this.counterRaw[which] = value;
       // As JSON.parse + `!== undefined`: a null counter still makes a row (and then fails as null).
       f.sawCounter = true;
-    } else this.dimRaw[which - COUNTERS.length] = value;
+    } else {
+      if (this.dimRaw[which - COUNTERS.length] !== undefined) throw this.twice(f, which);
+      this.dimRaw[which - COUNTERS.length] = value;
+    }
+  }
+
+  /** The error for the known field `which` (a COUNTERS index, then the dimensions) given twice. */
+  private twice(f: Frame, which: number): ReportFormatError {
+    const name = which < COUNTERS.length ? COUNTERS[which] : this.dims[which - COUNTERS.length];
+    return new ReportFormatError(`${childPath(f.parent, f.key)}.${name}`, DUPLICATE_KEY);
   }
 
   private open(isArray: boolean, depth: number, parent: Frame | undefined, key: Key): void {
@@ -399,7 +424,8 @@ export class ReportScanner {
 
   /**
    * JSON.parse keeps the last of two equal keys; here both would become rows, and the second
-   * would silently double the first. Fail instead, naming the key.
+   * would silently double the first (or, for a field of a row, stand in for it). Fail instead,
+   * naming the key.
    */
   private checkSibling(f: Frame, key: string): void {
     const keys = f.keys;
@@ -413,7 +439,10 @@ export class ReportScanner {
       f.keySet.add(key);
     }
     if (twice)
-      throw new ReportFormatError(childPath(f, key), 'duplicate key: it appears twice in its object');
+      throw new ReportFormatError(
+        f.sawScalar ? `${childPath(f.parent, f.key)}.${key}` : childPath(f, key),
+        DUPLICATE_KEY,
+      );
   }
 
   private firstScalarKey(f: Frame): string {
@@ -443,4 +472,9 @@ export class ReportScanner {
   private knownIndexOfText(key: string): number {
     return this.known.findIndex((k) => k.toString('latin1') === key);
   }
+}
+
+/** The path of a top-level member in an error: `totals`, or `["odd key"]`. */
+function topPath(key: string): string {
+  return memberPath('', key).replace(/^\./, '');
 }

@@ -9,7 +9,7 @@ import { dailyViewName } from './entities/daily-view.js';
 import { ensureViews } from './entities/views.js';
 import { ident, qualified, reportTable } from './sql.js';
 import { withTransaction } from './transaction.js';
-import { readVersions, type ReportVersion } from './versions.js';
+import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
 /** How far a building version has come. */
 export interface Coverage {
@@ -82,9 +82,9 @@ export async function swapVersion(
   options: { readonly force?: boolean } = {},
 ): Promise<Swapped | undefined> {
   return withTransaction(client, async () => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `adops-evolve:${schema}.${report.name}`,
-    ]);
+    // Exclusive: waits out the loads in flight (each holds it shared), so none writes a version
+    // this swap retires after it read the version as current.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [evolveLockKey(schema, report.name)]);
     const state = await coverage(client, schema, report.name);
     if (state === undefined) return undefined;
     if (state.missing.length > 0 && options.force !== true) return undefined;
@@ -154,6 +154,10 @@ export async function swapWhenCovered(
 ): Promise<Swapped | undefined> {
   const building = (await readVersions(pool, schema, report.name)).find((v) => v.state === 'building');
   if (building === undefined || !building.autoSwap) return undefined;
+  // Checked first without the lock: the swap's exclusive lock waits for every load of the report
+  // in flight, which only the one call that can swap should do.
+  const state = await coverage(pool, schema, report.name);
+  if (state === undefined || state.missing.length > 0) return undefined;
   const client = await pool.connect();
   try {
     return await swapVersion(client, schema, report);
@@ -165,7 +169,7 @@ export async function swapWhenCovered(
 /** Drops the tables of `report`'s retired versions; returns their names. */
 export async function dropRetired(client: ClientBase, schema: string, report: string): Promise<string[]> {
   return withTransaction(client, async () => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-evolve:${schema}.${report}`]);
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [evolveLockKey(schema, report)]);
     const retired = (await readVersions(client, schema, report)).filter((v) => v.state === 'retired');
     for (const v of retired) {
       await client.query(`DROP TABLE IF EXISTS ${qualified(schema, v.table)}`);

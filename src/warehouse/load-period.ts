@@ -12,7 +12,7 @@ import type { Reconciliation } from '../report/reconcile.js';
 import type { ReportSummary } from '../report/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
-import { tableOf } from './versions.js';
+import { evolveLockKey, tableOf, type LoadTarget } from './versions.js';
 import { MissingPartitionError } from './errors.js';
 import { conversionLockKey } from './partition-convert.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from './partitions.js';
@@ -27,7 +27,7 @@ import {
 import { withPgRetry } from './pg-retry.js';
 import { archiveBodySql, type PackedBody } from './raw.js';
 import { restatementOf } from './restatement.js';
-import { named } from './sql.js';
+import { named, qualified, reportTable } from './sql.js';
 
 /** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
 export interface LoadOutcome {
@@ -150,22 +150,29 @@ async function loadInTransaction(
   // The shared lock waits only while `adops migrate` switches the report to its partitioned copy.
   // Custom plans: a generic plan of the claim's DELETE would lock every partition of the table,
   // where a plan for the period's own dates prunes to (and locks) its month's partition alone.
+  // The evolution lock, shared too (and taken last), keeps a swap from retiring the version this
+  // load reads below until the load commits: a swap waits for the loads in flight, and a load
+  // that comes after a swap finds its version retired.
   await client.query(
     named(
       "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
         'pg_advisory_xact_lock(hashtext($2), hashtext($3)), ' +
-        'pg_advisory_xact_lock_shared(hashtext($4))',
+        'pg_advisory_xact_lock_shared(hashtext($4)), pg_advisory_xact_lock_shared(hashtext($5))',
       [
         timeout,
         `${schema}.${report.name}`,
         periodLockKey(account, period),
         conversionLockKey(schema, report.name),
+        evolveLockKey(schema, report.name),
       ],
     ),
   );
   // The version of the table that holds this definition's dimensions (report evolution), read
   // after the locks: a conversion to partitions switches it under the shared lock.
-  const { table, evolving } = await tableOf(client, schema, report.name, report.dimensions);
+  const version = await tableOf(client, schema, report.name, report.dimensions);
+  const { table, evolving } = version;
+  if (version.retired !== undefined)
+    return refuseRetired(client, schema, input, version.retired, startedAt, opts);
   const found = (
     await client.query<Claimed>(
       named(claimPeriodSql(schema, table, account, report.name, period, input.fetchToken)),
@@ -175,44 +182,17 @@ async function loadInTransaction(
     throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
   const loadId = Number(found.next_id);
   const current = found.load_id === null ? undefined : found;
-  const base = {
-    account,
-    report: report.name,
-    period,
-    dimensions: report.dimensions,
-    replayOf: input.replayOf ?? null,
-    httpAttempts: input.attempts,
-    responseBytes: 0,
-    fetchMs: input.fetchMs,
-    fetchedAt: input.fetchedAt,
-    fetchToken: input.fetchToken,
-    error: null,
-    jobId: input.jobId ?? null,
-  } satisfies Partial<LoadRecord>;
+  const base = baseRecord(input);
 
   // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
   // claim then deleted nothing).
   if (current !== undefined && found.stale) {
-    // Still read the rows: a body that does not parse is a failed pull, superseded or not.
-    for await (const _row of input.rows);
-    const checked = reconciliationOf(input.summary().reconciliation);
-    const loadMs = performance.now() - startedAt;
-    const record = insertLoadSql(schema, {
-      ...base,
-      ...checked,
-      responseBytes: bytesOf(input),
-      loadId,
-      status: 'superseded',
-      rows: null,
-      restatement: null,
+    const outcome = await recordSuperseded(client, schema, input, loadId, startedAt, {
       previousLoadId: Number(current.load_id),
-      loadMs,
+      error: null,
     });
-    await client.query(
-      named(inOneStatement([record, ...(await archived(schema, account, loadId, input.packed))])),
-    );
     opts.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
-    return { loadId, status: 'superseded', rows: 0, ...checked, loadMs, evolving };
+    return { ...outcome, evolving };
   }
 
   const target = {
@@ -265,6 +245,91 @@ async function loadInTransaction(
     'period loaded',
   );
   return { loadId, status: 'loaded', rows, ...checked, loadMs, evolving };
+}
+
+/** The columns of a load's record that come from the pull itself. */
+function baseRecord(input: ParsedPeriod) {
+  return {
+    account: input.account ?? DEFAULT_ACCOUNT,
+    report: input.report.name,
+    period: input.period,
+    dimensions: input.report.dimensions,
+    replayOf: input.replayOf ?? null,
+    httpAttempts: input.attempts,
+    responseBytes: 0,
+    fetchMs: input.fetchMs,
+    fetchedAt: input.fetchedAt,
+    fetchToken: input.fetchToken,
+    error: null,
+    jobId: input.jobId ?? null,
+  } satisfies Partial<LoadRecord>;
+}
+
+/**
+ * Records the attempt as superseded (no rows, no totals written) with its body archived. The rows
+ * are still read: a body that does not parse is a failed pull, superseded or not.
+ */
+async function recordSuperseded(
+  client: PoolClient,
+  schema: string,
+  input: ParsedPeriod,
+  loadId: number,
+  startedAt: number,
+  why: { previousLoadId: number | null; error: string | null },
+): Promise<Omit<LoadOutcome, 'evolving'>> {
+  for await (const _row of input.rows);
+  const checked = reconciliationOf(input.summary().reconciliation);
+  const loadMs = performance.now() - startedAt;
+  const record = insertLoadSql(schema, {
+    ...baseRecord(input),
+    ...checked,
+    responseBytes: bytesOf(input),
+    loadId,
+    status: 'superseded',
+    rows: null,
+    restatement: null,
+    previousLoadId: why.previousLoadId,
+    error: why.error,
+    loadMs,
+  });
+  const account = input.account ?? DEFAULT_ACCOUNT;
+  await client.query(
+    named(inOneStatement([record, ...(await archived(schema, account, loadId, input.packed))])),
+  );
+  return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
+}
+
+/**
+ * A load whose definition's dimensions are a retired version's (its pull read the definition
+ * before the report switched to a new shape) is refused: recorded as superseded, nothing written
+ * to the retired table, which no reader sees. Status and heal count only loads of the serving
+ * version, so the period shows missing until a pull of the current definition loads it.
+ */
+async function refuseRetired(
+  client: PoolClient,
+  schema: string,
+  input: ParsedPeriod,
+  retired: NonNullable<LoadTarget['retired']>,
+  startedAt: number,
+  opts: PeriodLoadOptions,
+): Promise<LoadOutcome> {
+  const { rows } = await client.query<{ id: string }>(
+    named(`SELECT nextval(pg_get_serial_sequence($1, 'load_id'))::text AS id`, [
+      qualified(schema, 'report_loads'),
+    ]),
+  );
+  const loadId = Number(rows[0]?.id);
+  const stable = reportTable(input.report.name);
+  const error =
+    `its dimensions (${input.report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
+    `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
+    'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
+  const outcome = await recordSuperseded(client, schema, input, loadId, startedAt, {
+    previousLoadId: null,
+    error,
+  });
+  opts.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
+  return { ...outcome, evolving: false };
 }
 
 /** The reconciled, unreconciled_reason and mismatch columns (and outcome fields) of a reconciliation. */

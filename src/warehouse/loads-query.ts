@@ -39,9 +39,11 @@ export interface PeriodState {
 
 /**
  * Every period of `report` that overlaps [from, to] (YYYY-MM-DD, inclusive) and reached the
- * loader, sorted by period; periods whose rows retention dropped count as never loaded. Periods
- * never attempted are absent: the caller knows the expected set. The cost follows the window, not
- * the history: see {@link overlapsWindow}.
+ * loader, sorted by period; periods whose rows retention dropped count as never loaded. Only loads
+ * of the serving version count (its dimensions, report_versions): a load of a retired shape, or of
+ * a version still building, put nothing in what report_<name> shows. Periods never attempted are
+ * absent: the caller knows the expected set. The cost follows the window, not the history: see
+ * {@link overlapsWindow}.
  */
 export async function periodStates(
   pool: Pool,
@@ -52,20 +54,30 @@ export async function periodStates(
   account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
   const loads = qualified(schema, 'report_loads');
+  // A report whose versions are not recorded (a warehouse migrated before them) has one table.
+  const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
   const { rows } = await pool.query<PeriodState>(
-    `WITH last AS (
+    `WITH s AS (
+       SELECT (SELECT dimensions FROM ${qualified(schema, 'report_versions')}
+                WHERE report = $1 AND state = 'serving') AS dimensions),
+     last AS (
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
-         FROM ${loads}
+         FROM ${loads} l CROSS JOIN s
         WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
-          AND retention_dropped_at IS NULL
+          AND retention_dropped_at IS NULL AND ${serving}
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
-            last.status AS last_status, t.loaded_at AS last_loaded_at, l.rows,
+            last.status AS last_status, cur.recorded_at AS last_loaded_at, cur.rows,
             CASE WHEN last.status = 'failed' THEN last.error END AS error
        FROM last
-       LEFT JOIN ${qualified(schema, 'report_totals')} t
-              ON t.account = $5 AND t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end
-       LEFT JOIN ${loads} l ON l.account = t.account AND l.load_id = t.load_id
+       -- The rows in the table are the latest loaded load's of the serving version (recorded_at is
+       -- that load's commit time, as report_totals.loaded_at).
+       LEFT JOIN LATERAL (
+         SELECT l.recorded_at, l.rows FROM ${loads} l CROSS JOIN s
+          WHERE l.account = $5 AND l.report = $1 AND l.period_start = last.period_start
+            AND l.period_end = last.period_end AND l.status = 'loaded' AND l.retention_dropped_at IS NULL
+            AND ${serving}
+          ORDER BY l.load_id DESC LIMIT 1) cur ON true
       ORDER BY last.period_start, last.period_end`,
     [report, from, to, LONGEST_PERIOD_DAYS, account],
   );

@@ -7,7 +7,7 @@ import { ensureViews, type ViewOutcome } from './entities/views.js';
 import { migrate, type MigrateResult } from './migrate.js';
 import { convertUnpartitioned, type Converted } from './partition-convert.js';
 import { ensureReportTables, type EnsureResult } from './report-tables.js';
-import { maintainPartitions, type PartitionUpkeep } from './retention.js';
+import { databaseNow, maintainPartitions, type PartitionUpkeep } from './retention.js';
 
 export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
@@ -34,7 +34,10 @@ export async function setupWarehouse(
     readonly logger?: Logger;
     /** Whether a new table version switches by itself once it covers the old one (default true). */
     readonly autoSwap?: boolean;
-    /** The clock partitions and retention are judged by (tests fix it); default now. */
+    /**
+     * The clock partitions and retention are judged by (tests fix it); default the database's
+     * now(), never this machine's clock.
+     */
     readonly now?: Date;
   },
 ): Promise<SetupResult> {
@@ -43,7 +46,6 @@ export async function setupWarehouse(
   let dailyViews: DailyViewOutcome[] = [];
   let converted: Converted[] = [];
   let partitions: PartitionUpkeep | undefined;
-  const now = options.now ?? new Date();
   const result = await migrate(pool, {
     schema: options.schema,
     sqlDir: sqlDir(),
@@ -54,6 +56,7 @@ export async function setupWarehouse(
       });
       views = await ensureViews(client, options.schema, options.reports);
       dailyViews = await ensureDailyViews(client, options.schema, options.reports);
+      const now = options.now ?? (await databaseNow(client));
       converted = await convertUnpartitioned(client, options.schema, options.reports, now);
       partitions = await maintainPartitions(client, options.schema, options.reports, now);
     },

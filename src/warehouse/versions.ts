@@ -69,14 +69,24 @@ export async function recordVersion(
 
 /** tableOfSql's one row: read it with tableFrom. */
 export interface TableOfRow {
+  /** The table, state and number of the version with the definition's dimensions; null: none. */
   readonly table_name: string | null;
+  readonly state: VersionState | null;
+  readonly version: number | null;
   readonly versions: number;
   readonly building: number;
+  /** The version report_<name> shows; null for a report whose versions are not recorded. */
+  readonly serving: number | null;
+}
+
+/** The advisory lock (one key, hashtext) a swap takes exclusively and a load shares. */
+export function evolveLockKey(schema: string, report: string): string {
+  return `adops-evolve:${schema}.${report}`;
 }
 
 /**
  * The query behind tableOf, as a FROM item (`... FROM (<text>) AS v`) so that the load can read it
- * in the statement that takes its lock; `first` is the number of its first parameter.
+ * in the statement that takes its lock; `first` is the number of its first parameter. One row.
  */
 export function tableOfSql(
   schema: string,
@@ -87,28 +97,49 @@ export function tableOfSql(
   const versions = qualified(schema, 'report_versions');
   const r = `$${first}`;
   const d = `$${first + 1}`;
+  const mine = `FILTER (WHERE dimensions = ${d}::text[])`;
   return {
-    text: `SELECT (SELECT table_name FROM ${versions} WHERE report = ${r} AND dimensions = ${d}::text[]) AS table_name,
-              (SELECT count(*)::int FROM ${versions} WHERE report = ${r}) AS versions,
-              (SELECT count(*)::int FROM ${versions} WHERE report = ${r} AND state = 'building') AS building`,
+    text: `SELECT max(table_name) ${mine} AS table_name, max(state) ${mine} AS state, max(version) ${mine} AS version,
+              count(*)::int AS versions, (count(*) FILTER (WHERE state = 'building'))::int AS building,
+              max(version) FILTER (WHERE state = 'serving') AS serving
+         FROM ${versions} WHERE report = ${r}`,
     values: [report, dimensions],
   };
+}
+
+/** Where a load of a definition goes: see tableFrom. */
+export interface LoadTarget {
+  readonly table: string;
+  /** The report has a building version, so its loads pay for the evolution's checks. */
+  readonly evolving: boolean;
+  /**
+   * Set when the definition's dimensions are those of a retired version (a pull that read its
+   * definition before the report switched to a new shape): such a load must not be made.
+   */
+  readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
 /**
  * The table that holds the rows of `report` with `dimensions`, from tableOfSql's row: its
  * version's table, or report_<name> for a report whose versions are not recorded (a warehouse
  * migrated before them). Throws UnmigratedDefinitionError (retryable) for dimensions no version
- * has: the definition changed and `adops migrate` has not made its version yet. `evolving` says
- * whether the report has a building version, so that only its loads pay for the evolution's checks.
+ * has: the definition changed and `adops migrate` has not made its version yet.
  */
 export function tableFrom(
   found: TableOfRow | undefined,
   report: string,
   dimensions: readonly Dimension[],
-): { table: string; evolving: boolean } {
+): LoadTarget {
   const evolving = (found?.building ?? 0) > 0;
-  if (found?.table_name != null) return { table: found.table_name, evolving };
+  if (found?.table_name != null) {
+    if (found.state === 'retired' && found.version !== null)
+      return {
+        table: found.table_name,
+        evolving,
+        retired: { version: found.version, serving: found.serving },
+      };
+    return { table: found.table_name, evolving };
+  }
   if ((found?.versions ?? 0) === 0) return { table: reportTable(report), evolving };
   throw new UnmigratedDefinitionError(
     `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
@@ -122,7 +153,7 @@ export async function tableOf(
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
-): Promise<{ table: string; evolving: boolean }> {
+): Promise<LoadTarget> {
   const { rows } = await client.query<TableOfRow>(named(tableOfSql(schema, report, dimensions)));
   return tableFrom(rows[0], report, dimensions);
 }

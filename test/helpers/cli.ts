@@ -20,9 +20,33 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** How to start the process besides its arguments. */
+export interface SpawnOptions {
+  /** A command the node process runs under, e.g. `['faketime', '-f', '+60d']`. */
+  readonly wrap?: readonly string[];
+  /** More node flags, e.g. `['--import', '/path/to/preload.mjs']`. */
+  readonly nodeArgs?: readonly string[];
+}
+
 /** Starts `adops <args>` with exactly `env` (plus PATH and HOME). */
-export function spawnCli(args: readonly string[], env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', ENTRY, '--', 'adops', ...args], {
+export function spawnCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): CliProcess {
+  const command = [
+    ...(options.wrap ?? []),
+    process.execPath,
+    '--import',
+    'tsx',
+    ...(options.nodeArgs ?? []),
+    '-e',
+    ENTRY,
+    '--',
+    'adops',
+    ...args,
+  ];
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 // Runs the CLI in-process with captured streams, or as a child process from source to its end.
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { spawnCli } from './cli.js';
+import { spawnCli, type SpawnOptions } from './cli.js';
 
 export interface CliRun {
   readonly code: number;
@@ -25,8 +25,12 @@ export async function runCli(args: readonly string[], env: Record<string, string
 }
 
 /** `adops <args>` as a child process (from source), run to its end; see cli.ts for live control. */
-export async function runCliProcess(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  const cli = spawnCli(args, env);
+export async function runCliProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): Promise<CliRun> {
+  const cli = spawnCli(args, env, options);
   const code = await cli.exited;
   return { code: typeof code === 'number' ? code : -1, stdout: cli.stdout(), stderr: cli.stderr() };
 }

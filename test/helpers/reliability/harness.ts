@@ -104,9 +104,11 @@ export function suiteClient(
 }
 
 /** The worker's view of an API client (as the worker command wires it): the abort signal passed on. */
-export function asFetcher(client: ApiClient): ReportFetcher {
+export function asFetcher(client: ApiClient, streamFromBytes?: number): ReportFetcher {
+  const stream = streamFromBytes === undefined ? {} : { streamFromBytes };
   return {
-    fetchReport: (query, signal) => client.fetchReport(query, signal === undefined ? undefined : { signal }),
+    fetchReport: (query, signal) =>
+      client.fetchReport(query, signal === undefined ? stream : { signal, ...stream }),
     close: () => client.close(),
   };
 }
@@ -129,6 +131,8 @@ export async function startPipeline(o: {
   concurrency?: number;
   stall?: WorkerDeps['stall'];
   client?: Partial<ApiClientOptions>;
+  /** Bodies from this size on are loaded as they stream in (the worker's ADOPS_STREAM_BODY_MB). */
+  streamFromBytes?: number;
 }): Promise<Pipeline> {
   const config = loadConfig(o.env);
   const { logger, lines } = capturedLogger(config);
@@ -139,7 +143,7 @@ export async function startPipeline(o: {
     jobs: o.jobs,
     pool: o.pool,
     logger,
-    fetcher: asFetcher(client),
+    fetcher: asFetcher(client, o.streamFromBytes),
     concurrency: o.concurrency ?? 2,
     backoff: { baseMs: 20, maxMs: 200 },
     metrics: false,

@@ -11,6 +11,7 @@ import { loadJobs } from '../../../src/config/jobs.js';
 import { liveJobs } from '../../../src/config/live-jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { enqueuePulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 
@@ -161,5 +162,119 @@ describe('report evolution', () => {
     expect(evolve.out).toMatch(/evo: version 2/);
     const left = await h.db.pool.query(`SELECT to_regclass($1) AS t`, [`"${S}".report_evo__v1`]);
     expect(left.rows[0]?.t).toBeNull();
+  }, 180_000);
+
+  it('a pull started before the swap that lands after it is refused as superseded, and status and heal see its period missing until heal loads it into the serving version', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'adops-evolve-race-'));
+    writeFileSync(join(dir, 'race.yaml'), definition('race', 'day, campaign_id'));
+    h = await createHarness({ env: { ADOPS_JOBS_DIR: dir }, jobs: loadJobs(dir) });
+    const env = h.env;
+    const pool = h.db.pool;
+    expect((await adops(env, 'migrate')).code).toBe(0);
+    // Two slots: one held by the slow pull, one for the new shape's pulls.
+    await h.worker({
+      liveJobs: liveJobs(dir, h.jobs, { checkEveryMs: 0 }),
+      concurrency: 2,
+      logger: createLogger({ level: 'warn', secrets: [] }),
+    });
+    const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
+    const slow = addDays(yesterday, -1);
+    const others = [addDays(yesterday, -4), addDays(yesterday, -3), addDays(yesterday, -2)];
+    const first = await enqueueBackfill(h.queues.pulls, loadJobs(dir).reports, others[0]!, others[2]!);
+    expect((await waitForPulls(h.queues.pulls, first.pulls, { pollMs: 50 })).failed).toEqual([]);
+
+    // The slow pull: it reads the old definition and fetches, then its load waits on the period's
+    // lock, which this connection holds until the new version has swapped in.
+    const holder = await pool.connect();
+    let held = true;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        `${S}.race`,
+        `${slow}/${slow}`,
+      ]);
+      const [pull] = await enqueuePulls(h.queues.pulls, [
+        { report: 'race', period: { start: slow, end: slow } },
+      ]);
+      await until(async () => {
+        const { rows } = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
+        return (rows[0]?.n ?? 0) > 0;
+      });
+
+      // The dimensions change; the new version covers every period the old one holds and swaps.
+      writeFileSync(join(dir, 'race.yaml'), definition('race', 'day, campaign_id, country'));
+      const migrated = await adops(env, 'migrate');
+      expect(migrated.code).toBe(0);
+      const versions = async () =>
+        (
+          await pool.query<{ version: number; state: string }>(
+            `SELECT version, state FROM "${S}".report_versions WHERE report = 'race' ORDER BY version`,
+          )
+        ).rows;
+      await until(async () => (await versions()).some((v) => v.version === 2 && v.state === 'serving'));
+      expect(await versions()).toEqual([
+        { version: 1, state: 'retired' },
+        { version: 2, state: 'serving' },
+      ]);
+
+      // Now the slow pull's load goes on, after the swap.
+      await holder.query('ROLLBACK');
+      held = false;
+      const done = await waitForPulls(h.queues.pulls, [pull!], { pollMs: 50 });
+      expect(done.failed).toEqual([]);
+    } finally {
+      if (held) await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+
+    // Refused: recorded as superseded by the serving version, nothing written to the retired table.
+    const attempt = await pool.query<{ status: string; dimensions: string[]; error: string | null }>(
+      `SELECT status, dimensions, error FROM "${S}".report_loads WHERE report = 'race' AND period_start = $1
+        ORDER BY load_id`,
+      [slow],
+    );
+    expect(attempt.rows).toHaveLength(1);
+    expect(attempt.rows[0]).toMatchObject({ status: 'superseded', dimensions: ['day', 'campaign_id'] });
+    expect(attempt.rows[0]?.error).toMatch(/version 1 .*retired.*report_race.* version 2/);
+    const inRetired = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${S}".report_race__v1 WHERE period_start = $1`,
+      [slow],
+    );
+    expect(inRetired.rows[0]?.n).toBe(0);
+    const served = async () =>
+      (
+        await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${S}".report_race WHERE day = $1`, [
+          slow,
+        ])
+      ).rows[0]?.n ?? 0;
+    expect(await served()).toBe(0);
+
+    // status counts only loads of the serving version: the period is missing, and heal pulls it.
+    const missing = async () => {
+      const status = await adops(env, 'status', '--json');
+      expect(status.code).toBe(0);
+      const race = (
+        JSON.parse(status.out) as { reports: Array<{ report: string; missing: string[] }> }
+      ).reports.find((r) => r.report === 'race');
+      return race?.missing ?? [];
+    };
+    expect(await missing()).toContain(slow);
+    const dry = await adops(env, 'heal', '--dry-run', '--days', '7');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain(`race ${slow}\n`);
+    for (const d of others) expect(dry.out).not.toContain(`race ${d}\n`);
+
+    const heal = await adops(env, 'heal', '--days', '7', '--wait');
+    expect(heal.code).toBe(0);
+    expect(await served()).toBeGreaterThan(0);
+    expect(await missing()).not.toContain(slow);
+    const healed = await pool.query<{ dimensions: string[] }>(
+      `SELECT dimensions FROM "${S}".report_loads WHERE report = 'race' AND period_start = $1 AND status = 'loaded'`,
+      [slow],
+    );
+    expect(healed.rows.map((r) => r.dimensions)).toEqual([['day', 'campaign_id', 'country']]);
   }, 180_000);
 });

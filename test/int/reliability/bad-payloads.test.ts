@@ -115,6 +115,21 @@ const KINDS: ReadonlyArray<{ kind: string; body: string; reason: RegExp; content
     reason: /same dimension values|duplicate/i,
   },
   {
+    kind: 'totals twice (the second one matching the rows)',
+    body: `{"items":{"${D}":{"101":${leaf()}}},"totals":${JSON.stringify(counters(9))},"totals":${TOTALS}}`,
+    reason: /at totals: duplicate key: it appears twice in its object/,
+  },
+  {
+    kind: 'a counter twice in one row',
+    body: oneLeaf(leaf().replace('{', '{"ad_requests":1,')),
+    reason: /at items\["2026-01-02"\]\["101"\]\.ad_requests: duplicate key/,
+  },
+  {
+    kind: 'a dimension twice in one row',
+    body: `{"items":[{"day":"${D}","campaign_id":"102","campaign_id":"101",${leaf().slice(1, -1)}}],"totals":${TOTALS}}`,
+    reason: /at items\[0\]\.campaign_id: duplicate key/,
+  },
+  {
     kind: 'rows of a day outside the period',
     body: `{"items":{"2026-01-03":{"101":${leaf()}}},"totals":${TOTALS}}`,
     reason: /2026-01-03.*(outside|not in|period)/,
@@ -136,6 +151,8 @@ const MALFORMED: ReadonlyArray<{ kind: string; body: string; contentType?: strin
 let suite: Suite;
 let db: TestDatabase;
 let pipeline: Pipeline;
+/** The env of the case's pipeline. */
+let env: Record<string, string>;
 let report: ReportJob;
 let baseline: { loadId: string; rows: number };
 const book = figureBook('bad-payloads');
@@ -168,7 +185,8 @@ beforeAll(async () => {
   report = suite.reports[0] as ReportJob;
   const c = await suite.newCase();
   db = c.db;
-  pipeline = await startPipeline({ env: c.env, pool: db.pool, jobs: suite.jobs, concurrency: 1 });
+  env = c.env;
+  pipeline = await startPipeline({ env, pool: db.pool, jobs: suite.jobs, concurrency: 1 });
   // The period's good rows, which every bad body below must leave alone.
   await restoreBaseline();
 });
@@ -179,6 +197,61 @@ afterAll(async () => {
   await suite?.close();
 });
 
+/**
+ * Serves `body` once with status 200 for the loaded period and checks the pull fails for good,
+ * saying `reason`, with the body archived byte for byte and the period's rows untouched.
+ */
+async function expectCleanFailure(
+  kind: string,
+  body: string,
+  reason: RegExp,
+  contentType?: string,
+): Promise<{ loadId: string }> {
+  const started = Date.now();
+  suite.emulator.resetStats();
+  suite.emulator.override({
+    path: '/v2/reports',
+    status: 200,
+    body,
+    headers: { 'content-type': contentType ?? 'application/json' },
+    times: 1,
+  });
+  const result = await pullOnce();
+  const requests = reportRequests(suite.emulator);
+  const load = await lastLoad(db.pool, report.name, D);
+  const state = await periodState();
+  const archived =
+    load === undefined ? undefined : await readArchivedBody(db.pool, TEST_SCHEMA, Number(load.load_id));
+  const v = await verify(db.pool, TEST_SCHEMA, [report], suite.truth, (_r, p) => p.start === D);
+  book.add({
+    id: `payload/${kind.replace(/\W+/g, '-')}`,
+    title: `bad payload: ${kind}`,
+    injected: `the next answer is 200 with this body (${body.length} bytes), on a loaded period`,
+    periodsExact: v.exact,
+    periodsTotal: 1,
+    duplicates: v.duplicates,
+    retries: requests - 1,
+    failedAsExpected:
+      result.failed.length === 1 && load?.status === 'failed' && archived !== undefined ? 1 : 0,
+    notes: (result.failed[0]?.reason ?? 'NOT FAILED: loaded').slice(0, 160),
+    ms: Date.now() - started,
+  });
+  // A body that was wrongly loaded must not spill into the next kind's check: restore the period.
+  if (result.completed.length > 0 || state.loadIds.join() !== baseline.loadId) await restoreBaseline();
+  // A failed pull, not retried (a re-pull would return the same body), saying what is wrong.
+  expect(result.completed).toEqual([]);
+  expect(result.failed[0]?.reason).toMatch(reason);
+  expect(requests).toBe(1);
+  // Recorded as failed, with the same reason and the raw body archived byte for byte.
+  expect(load?.status).toBe('failed');
+  expect(load?.error).toMatch(reason);
+  expect(archived?.toString('utf8')).toBe(body);
+  // The rows loaded before are untouched: same load, same rows, still equal to the truth.
+  expect(state).toEqual({ loadIds: [baseline.loadId], rows: baseline.rows });
+  expect(v).toMatchObject({ exact: 1, total: 1, duplicates: 0 });
+  return { loadId: load?.load_id ?? '' };
+}
+
 describe('a bad report body fails its pull, keeps the body, and leaves the loaded period alone', () => {
   it('the baseline period is loaded exactly', async () => {
     const v = await verify(db.pool, TEST_SCHEMA, [report], suite.truth, (_r, p) => p.start === D);
@@ -187,48 +260,7 @@ describe('a bad report body fails its pull, keeps the body, and leaves the loade
   });
 
   it.each(KINDS)('$kind', async ({ kind, body, reason, contentType }) => {
-    const started = Date.now();
-    suite.emulator.resetStats();
-    suite.emulator.override({
-      path: '/v2/reports',
-      status: 200,
-      body,
-      headers: { 'content-type': contentType ?? 'application/json' },
-      times: 1,
-    });
-    const result = await pullOnce();
-    const requests = reportRequests(suite.emulator);
-    const load = await lastLoad(db.pool, report.name, D);
-    const state = await periodState();
-    const archived =
-      load === undefined ? undefined : await readArchivedBody(db.pool, TEST_SCHEMA, Number(load.load_id));
-    const v = await verify(db.pool, TEST_SCHEMA, [report], suite.truth, (_r, p) => p.start === D);
-    book.add({
-      id: `payload/${kind.replace(/\W+/g, '-')}`,
-      title: `bad payload: ${kind}`,
-      injected: `the next answer is 200 with this body (${body.length} bytes), on a loaded period`,
-      periodsExact: v.exact,
-      periodsTotal: 1,
-      duplicates: v.duplicates,
-      retries: requests - 1,
-      failedAsExpected:
-        result.failed.length === 1 && load?.status === 'failed' && archived !== undefined ? 1 : 0,
-      notes: (result.failed[0]?.reason ?? 'NOT FAILED: loaded').slice(0, 160),
-      ms: Date.now() - started,
-    });
-    // A body that was wrongly loaded must not spill into the next kind's check: restore the period.
-    if (result.completed.length > 0 || state.loadIds.join() !== baseline.loadId) await restoreBaseline();
-    // A failed pull, not retried (a re-pull would return the same body), saying what is wrong.
-    expect(result.completed).toEqual([]);
-    expect(result.failed[0]?.reason).toMatch(reason);
-    expect(requests).toBe(1);
-    // Recorded as failed, with the same reason and the raw body archived byte for byte.
-    expect(load?.status).toBe('failed');
-    expect(load?.error).toMatch(reason);
-    expect(archived?.toString('utf8')).toBe(body);
-    // The rows loaded before are untouched: same load, same rows, still equal to the truth.
-    expect(state).toEqual({ loadIds: [baseline.loadId], rows: baseline.rows });
-    expect(v).toMatchObject({ exact: 1, total: 1, duplicates: 0 });
+    await expectCleanFailure(kind, body, reason, contentType);
   });
 
   it('covers at least 15 kinds of bad payload', () => {
@@ -269,6 +301,71 @@ describe('a malformed body is retried, and the next answer loads the period', ()
     expect((await lastLoad(db.pool, report.name, D))?.status).toBe('loaded');
     // The period now belongs to a new load: the next cases compare against it.
     await restoreBaseline();
+  });
+});
+
+/**
+ * A body of over a megabyte (about 10,000 campaigns on the period), its totals matching the rows,
+ * with `twice` spliced into the last row: a counter given twice, the last value the one that
+ * reconciles, so a parser keeping the last value would load it, reconciled.
+ */
+function bigBody(twice: 'counter' | 'totals'): string {
+  const ids = Array.from({ length: 10_000 }, (_, i) => String(200_000 + i));
+  const rows = ids.map(
+    (id, i) =>
+      `"${id}":${i === ids.length - 1 && twice === 'counter' ? leaf().replace('{', '{"impressions":0,') : leaf()}`,
+  );
+  const totals = JSON.stringify(counters(5 * ids.length));
+  const body = `{"items":{"${D}":{${rows.join(',')}}},"totals":${twice === 'totals' ? `${JSON.stringify(counters(1))},"totals":${totals}` : totals}}`;
+  if (body.length < 1_100_000) throw new Error(`bigBody: only ${body.length} bytes`);
+  return body;
+}
+
+const BIG: ReadonlyArray<{ kind: string; body: string; reason: RegExp }> = [
+  {
+    kind: 'a counter twice in the last row',
+    body: bigBody('counter'),
+    reason: /at items\["2026-01-02"\]\["209999"\]\.impressions: duplicate key: it appears twice/,
+  },
+  { kind: 'totals twice after the items', body: bigBody('totals'), reason: /at totals: duplicate key/ },
+];
+
+/** Whether the archived body of `loadId` went to parts (streamed) or one gzip (held whole), and its size. */
+async function archivedAs(loadId: string): Promise<{ streamed: boolean; bytes: number }> {
+  const { rows } = await db.pool.query<{ streamed: boolean; bytes: string }>(
+    `SELECT spool_id IS NOT NULL AS streamed, body_bytes::text AS bytes FROM ${qualified(TEST_SCHEMA, 'report_raw')} WHERE load_id = $1`,
+    [loadId],
+  );
+  return { streamed: rows[0]?.streamed ?? false, bytes: Number(rows[0]?.bytes ?? 0) };
+}
+
+describe('a key given twice in a body of over a megabyte fails the pull the same way', () => {
+  describe('held whole and loaded through COPY', () => {
+    it.each(BIG)('$kind', async ({ kind, body, reason }) => {
+      const { loadId } = await expectCleanFailure(`${kind}, held whole`, body, reason);
+      // Past the inline limit (1 MiB): the rows went into a COPY, rolled back.
+      expect(await archivedAs(loadId)).toEqual({ streamed: false, bytes: body.length });
+    });
+  });
+
+  describe('streamed as it arrives (past ADOPS_STREAM_BODY_MB)', () => {
+    beforeAll(async () => {
+      // The same worker, now streaming every body from 1 MB on, as ADOPS_STREAM_BODY_MB=1 does.
+      await pipeline.close();
+      suite.logLines.push(...pipeline.lines.splice(0));
+      pipeline = await startPipeline({
+        env,
+        pool: db.pool,
+        jobs: suite.jobs,
+        concurrency: 1,
+        streamFromBytes: 1_000_000,
+      });
+    });
+
+    it.each(BIG)('$kind', async ({ kind, body, reason }) => {
+      const { loadId } = await expectCleanFailure(`${kind}, streamed`, body, reason);
+      expect(await archivedAs(loadId)).toEqual({ streamed: true, bytes: body.length });
+    });
   });
 });
 

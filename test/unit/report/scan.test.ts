@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { ReportFormatError } from '../../../src/report/errors.js';
 import { parseReport, parseReportObject, type ParsedReport } from '../../../src/report/parse.js';
+import { streamReport } from '../../../src/report/stream.js';
 import { COUNTERS } from '../../../src/report/types.js';
 
 /** The outcome of a parse: its result, or the error's class name and message. */
@@ -234,3 +235,138 @@ describe('streaming report parser', () => {
     expect(() => parseReport('\ufeff' + ok, ['day'])).not.toThrow();
   });
 });
+
+describe('a key given twice in any object of the body', () => {
+  const C = (n: number) =>
+    `"ad_requests":${n},"filled_impressions":${n},"impressions":${n},"measurable_impressions":${n},"viewable_impressions":${n}`;
+  const T5 = `{${C(5)}}`;
+  /**
+   * Each body repeats one key; JSON.parse keeps its last value and every one of these would load,
+   * reconciled, with that value. Each must fail naming the key and where it is.
+   */
+  const CASES: ReadonlyArray<{ kind: string; dims: Dimension[]; text: string; at: string }> = [
+    {
+      kind: 'totals twice',
+      dims: ['day', 'campaign_id'],
+      text: `{"items":{"2026-01-01":{"101":{${C(5)}}}},"totals":{${C(1)}},"totals":${T5}}`,
+      at: 'totals',
+    },
+    {
+      kind: 'a counter twice in a nested row',
+      dims: ['day', 'campaign_id'],
+      text: `{"items":{"2026-01-01":{"101":{"ad_requests":1,${C(5)}}}},"totals":${T5}}`,
+      at: 'items["2026-01-01"]["101"].ad_requests',
+    },
+    {
+      kind: 'a counter twice, the second spelled with an escape',
+      dims: ['day'],
+      text: `{"items":{"2026-01-01":{${C(5)},"ad\\u005frequests":5}},"totals":${T5}}`,
+      at: 'items["2026-01-01"].ad_requests',
+    },
+    {
+      kind: 'a dimension field twice in a flat row',
+      dims: ['day', 'campaign_id'],
+      text: `{"items":[{"day":"2026-01-01","campaign_id":101,"campaign_id":102,${C(5)}}],"totals":${T5}}`,
+      at: 'items[0].campaign_id',
+    },
+    {
+      kind: 'a field the parser does not read, twice in a row',
+      dims: ['day'],
+      text: `{"items":{"2026-01-01":{"ctr":0.1,${C(5)},"ctr":0.2}},"totals":${T5}}`,
+      at: 'items["2026-01-01"].ctr',
+    },
+    {
+      kind: 'a counter twice inside totals',
+      dims: ['day'],
+      text: `{"items":{"2026-01-01":{${C(5)}}},"totals":{"impressions":1,${C(5)}}}`,
+      at: 'totals.impressions',
+    },
+    {
+      kind: 'a top-level key the parser skips, twice',
+      dims: ['day'],
+      text: `{"meta":{"page":1},"items":{"2026-01-01":{${C(5)}}},"meta":{"page":2},"totals":${T5}}`,
+      at: 'meta',
+    },
+    {
+      kind: 'a key twice deep inside a skipped value',
+      dims: ['day'],
+      text: `{"meta":{"pages":[{"n":1,"n":2}]},"items":{"2026-01-01":{${C(5)}}},"totals":${T5}}`,
+      at: 'meta.pages[0].n',
+    },
+    {
+      kind: 'a dimension key twice (nested)',
+      dims: ['day', 'campaign_id'],
+      text: `{"items":{"2026-01-01":{"101":{${C(2)}}},"2026-01-01":{"101":{${C(5)}}}},"totals":${T5}}`,
+      at: 'items["2026-01-01"]',
+    },
+  ];
+
+  it.each(CASES)('$kind: JSON.parse would load it, reconciled', ({ text, dims }) => {
+    // The premise: the last value wins and reconciles, so nothing downstream would notice.
+    const collapsed = parseReportObject(JSON.parse(text), dims);
+    expect(collapsed.reconciliation.ok).toBe(true);
+  });
+
+  it.each(CASES)('$kind: fails as a malformed body naming the key and where', ({ text, dims, at }) => {
+    const error = thrownBy(() => parseReport(text, dims));
+    expect(error).toBeInstanceOf(ReportFormatError);
+    expect((error as ReportFormatError).path).toBe(at);
+    expect((error as Error).message).toContain(`at ${at}: duplicate key: it appears twice in its object`);
+  });
+
+  it.each(CASES)('$kind: the streamed path fails the same way in any windowing', async ({ text, dims }) => {
+    const expected = `${(thrownBy(() => parseReport(text, dims)) as Error).message}`;
+    const bytes = Buffer.from(text);
+    for (const windowBytes of [1, 7, 64, bytes.length])
+      for (const margin of [0, 1, 16]) {
+        const stream = streamReport(chunksOf(bytes, 3), dims, { batch: 1, windowBytes, margin });
+        let message = 'no error';
+        try {
+          for await (const _row of stream.rows);
+          stream.summary();
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message, `window ${windowBytes}, margin ${margin}`).toBe(expected);
+      }
+  });
+
+  it('still reads rows whose fields are all different, however the stream is cut', async () => {
+    // Fields the parser skips and rows naming their dimensions: read once, never counted twice
+    // when a unit is rewound at a window's end.
+    const rows = Array.from(
+      { length: 40 },
+      (_, i) => `{"day":"2026-01-01","campaign_id":${100 + i},"ctr":0.${i},"name":"c${i}",${C(1)}}`,
+    );
+    const text = `{"meta":{"a":1,"b":[{"a":1},{"a":2}]},"items":[${rows.join(',')}],"totals":{${C(40)}}}`;
+    const whole = parseReport(text, ['day', 'campaign_id']);
+    expect(whole.rows).toHaveLength(40);
+    expect(whole.reconciliation.ok).toBe(true);
+    for (const windowBytes of [1, 5, 33, 200])
+      for (const margin of [0, 2, 50]) {
+        const stream = streamReport(chunksOf(Buffer.from(text), 11), ['day', 'campaign_id'], {
+          batch: 3,
+          windowBytes,
+          margin,
+        });
+        const got: unknown[] = [];
+        for await (const row of stream.rows) got.push({ ...row, dims: [...row.dims] });
+        expect(got).toEqual(whole.rows);
+        expect(stream.summary().reconciliation.ok).toBe(true);
+      }
+  });
+});
+
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+/** `bytes` as a response's chunks of `size` bytes. */
+async function* chunksOf(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
