@@ -29,6 +29,7 @@ export interface FaultAndQuirkFlags {
   readonly clockSkew?: number;
   /** From `--echo-key LIST` (parseEchoPlaces). */
   readonly echoKey?: EmulatorQuirks['echoKey'];
+  readonly echoKeyAs?: EmulatorQuirks['echoKeyAs'];
 }
 
 /** The faults the flags set (each overrides the profile's). */
@@ -67,6 +68,7 @@ export function quirksOfFlags(flags: FaultAndQuirkFlags): EmulatorQuirks {
   if (flags.unknownFields !== undefined) q.unknownFields = flags.unknownFields;
   if (flags.clockSkew !== undefined) q.clockSkewSeconds = flags.clockSkew;
   if (flags.echoKey !== undefined) q.echoKey = flags.echoKey;
+  if (flags.echoKeyAs !== undefined) q.echoKeyAs = flags.echoKeyAs;
   return q;
 }
 
@@ -112,6 +114,7 @@ export function describeQuirks(q: Quirks): string {
     reportShape: 'nested',
     unknownFields: 'drop',
     clockSkewSeconds: 0,
+    echoKeyAs: 'json',
   };
   const on = Object.entries(q).filter(
     ([k, v]) => v !== false && v !== defaults[k] && !(Array.isArray(v) && v.length === 0),

@@ -108,7 +108,9 @@ export async function serveApi(
   const dress = (reply: Reply, refused = false): Reply => {
     const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
     const echoed =
-      sentKey === undefined || q.echoKey.length === 0 ? undefined : echoKey(dressed, sentKey, q.echoKey);
+      sentKey === undefined || q.echoKey.length === 0
+        ? undefined
+        : echoKey(dressed, sentKey, q.echoKey, q.echoKeyAs);
     if (echoed === undefined) return dressed;
     state.stats.fault(endpoint, 'echo_key');
     return echoed;

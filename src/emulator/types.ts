@@ -84,10 +84,19 @@ export interface EmulatorQuirks {
    *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
    *  an X-Request-Key response header. For tests that the key is never stored. */
   echoKey?: EchoPlace[];
+  /** How the echoed key is written (default 'json': as JSON.stringify writes it): `json-slash` PHP's
+   *  json_encode (`/` as `\/`), `percent` / `percent-lower` every byte as %XX / %xx, `unicode` /
+   *  `unicode-lower` every character as \uXXXX / \uxxxx, `mixed` each character in the next of raw,
+   *  %XX, %xx, \uXXXX and \uxxxx. */
+  echoKeyAs?: EchoForm;
 }
 
 /** The places of the echoKey quirk. */
 export type EchoPlace = 'body' | 'error' | 'html' | 'header';
+
+/** The encodings of the echoKey quirk. */
+export type EchoForm =
+  'json' | 'json-slash' | 'percent' | 'percent-lower' | 'unicode' | 'unicode-lower' | 'mixed';
 
 /** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
 export type ReportParamsForm = 'any' | 'repeat' | 'brackets' | 'comma' | 'json-body';

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   describeQuirks,
+  ECHO_FORMS,
   loadKeysFile,
   optionsOfFlags,
   parseEchoPlaces,
@@ -145,6 +146,9 @@ export function register(program: Command, ctx: CliContext): void {
       '--echo-key <places>',
       "repeat the caller's API key back, comma separated: body, error, html, header, or all",
       echoPlaces,
+    )
+    .addOption(
+      new Option('--echo-key-as <form>', 'how the echoed key is written (default json)').choices(ECHO_FORMS),
     )
     .addHelpText(
       'after',
