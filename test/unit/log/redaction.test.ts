@@ -80,6 +80,21 @@ describe('redaction', () => {
     }
   });
 
+  it('finds the key across the windows a long body is read in, and hands back a clean one untouched', () => {
+    // A body is read 1 MiB at a time, the next window starting where the last one's decisions end:
+    // a key written near the first window's end is found whichever window decides it.
+    const fill = Buffer.alloc(1 << 20, 'x');
+    for (const form of [unicode(KEY), mixed(KEY)])
+      for (let at = (1 << 20) - form.length - 40; at <= 1 << 20; at += 3) {
+        const body = Buffer.concat([fill.subarray(0, at), Buffer.from(form), fill]);
+        const out = redactBuffer(body, [KEY]).toString('latin1');
+        expect(out.indexOf('[REDACTED]'), `at ${at}`).toBe(at);
+        expect(out.length).toBe(body.length - form.length + '[REDACTED]'.length);
+      }
+    const clean = Buffer.from(`${'{"a":"50% off \\/ caf\\u00e9",'.repeat(100_000)}}`);
+    expect(redactBuffer(clean, [KEY])).toBe(clean);
+  });
+
   it('leaves text alone that only looks like an encoding of the key', () => {
     const near = [`${KEY.slice(0, -1)}X`, percent(KEY).replace('%5F', '%5E'), unicode(KEY).slice(0, -1)];
     for (const text of near) expect(redactSecrets(text, [KEY])).toBe(text);
