@@ -47,6 +47,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('caps a Retry-After at 15 minutes by default, ADOPS_MAX_RETRY_AFTER_SECONDS otherwise', () => {
+    expect(loadConfig({}).http.retryAfterCapMs).toBe(15 * 60_000);
+    expect(loadConfig({ ADOPS_MAX_RETRY_AFTER_SECONDS: '120' }).http.retryAfterCapMs).toBe(120_000);
+  });
+
   it('reads every contract variable', () => {
     const c = loadConfig({
       ADOPS_BASE_URL: 'https://acme.api.example.com/v2/',
@@ -94,6 +99,17 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379', /REDIS_URL=.*redis:\/\//],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL=.*postgres/],
     ['ADOPS_HTTP_ATTEMPTS', '0', /ADOPS_HTTP_ATTEMPTS="0" is invalid: expected at least 1/],
+    [
+      'ADOPS_MAX_RETRY_AFTER_SECONDS',
+      '0',
+      /ADOPS_MAX_RETRY_AFTER_SECONDS="0" is invalid: expected at least 1/,
+    ],
+    // A day: far beyond any real pause, and well inside what a Node timer holds (24.8 days).
+    [
+      'ADOPS_MAX_RETRY_AFTER_SECONDS',
+      '86401',
+      /ADOPS_MAX_RETRY_AFTER_SECONDS="86401" is invalid: expected at most 86400/,
+    ],
     [
       'ADOPS_HTTP_ATTEMPTS',
       'five',
