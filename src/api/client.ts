@@ -7,6 +7,7 @@ import { excerptOf } from './body.js';
 import type { BigBodyWait } from './big-bodies.js';
 import { BODY_MB } from './decode.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
 import { parseJsonBody, reportBodyProblem } from './malformed.js';
 import { entityId, paginate } from './pages.js';
@@ -40,6 +41,11 @@ export interface ApiClientOptions {
   baseBackoffMs?: number;
   /** Longest Retry-After slept through (default 5 min); a longer one raises RateLimitedError. */
   maxRetryAfterMs?: number;
+  /**
+   * Longest pause a Retry-After can ask for (default 15 min: ADOPS_MAX_RETRY_AFTER_SECONDS): a
+   * longer one (a date in 2100) is cut to it, with a warning naming the server's value.
+   */
+  retryAfterCapMs?: number;
   /** Keep-alive connections to the origin; default 16. */
   connections?: number;
   /** Largest response body read, decompressed (default 500 MB: ADOPS_MAX_BODY_MB); more fails the request. */
@@ -57,6 +63,11 @@ export interface ApiClientOptions {
   beforeRequest?: () => Promise<void>;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /**
+   * Ends every request of this client when it aborts, as a call's own signal does (a worker's
+   * shutdown deadline for a catalogue sync, whose calls take no signal).
+   */
+  signal?: AbortSignal;
   /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
   now?: () => Date;
 }
@@ -123,6 +134,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     baseBackoffMs: o.baseBackoffMs ?? 250,
     maxBackoffMs: o.maxBackoffMs ?? 30_000,
     maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
+    retryAfterCapMs: o.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
     connections: o.connections ?? 16,
     maxBodyBytes: o.maxBodyBytes ?? 500 * BODY_MB,
     compression: o.compression ?? 'gzip',
@@ -132,6 +144,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     beforeRequest: o.beforeRequest,
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
+    signal: o.signal,
   });
   const secrets = [o.apiKey];
 
@@ -279,7 +292,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
 /**
  * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
- * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB).
+ * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB, ADOPS_MAX_RETRY_AFTER_SECONDS).
  */
 export function createApiClientFromConfig(
   config: Config,
@@ -295,6 +308,7 @@ export function createApiClientFromConfig(
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     attempts: config.http.attempts,
     maxBackoffMs: config.http.maxBackoffMs,
+    retryAfterCapMs: config.http.retryAfterCapMs,
     connections: config.http.connections,
     compression: config.http.compression,
     maxBodyBytes: config.http.maxBodyMb * BODY_MB,

@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import { malformedAnswer, type BodyCheck } from './malformed.js';
 import { acquirePool } from './pools.js';
-import { backoffDelay } from '../retry/backoff.js';
+import { backoffDelay, MAX_TIMER_MS } from '../retry/backoff.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -65,6 +65,8 @@ export interface TransportOptions {
   maxBackoffMs: number;
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
+  /** Longest pause a Retry-After can ask for: a longer one is cut to it, with a warning. */
+  retryAfterCapMs: number;
   connections: number;
   /** Largest response body accepted, decompressed; more is a non-retryable ApiResponseError. */
   maxBodyBytes: number;
@@ -77,6 +79,8 @@ export interface TransportOptions {
   /** Waits between attempts; may return early when `signal` aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  /** Ends every request when it aborts, as a call's own signal does. */
+  signal: AbortSignal | undefined;
 }
 
 /** A successful (2xx) response, body read in full, or (past streamFromBytes) streaming in. */
@@ -129,12 +133,13 @@ export class Transport {
     method: Method,
     path: string,
     json?: unknown,
-    signal?: AbortSignal,
+    callSignal?: AbortSignal,
     check?: BodyCheck,
     bigBody?: BigBodyWait,
     streamFromBytes?: number,
   ): Promise<HttpResponse> {
     const o = this.o;
+    const signal = callSignal ?? o.signal;
     const fullPath = this.fullPath(path);
     const body = json === undefined ? undefined : JSON.stringify(json);
     const headers =
@@ -253,7 +258,7 @@ export class Transport {
         retryable: status === 429 || (isTransientStatus(status) && method !== 'POST'),
       };
       if (status === 429) {
-        const asked = parseRetryAfter(responseHeaders['retry-after'], Date.now());
+        const asked = this.retryAfter(responseHeaders['retry-after'], method, fullPath);
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
@@ -266,6 +271,21 @@ export class Transport {
       if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
       await this.pause(this.retryDelay(attempt), details, String(status), signal);
     }
+  }
+
+  /**
+   * The ms a 429's Retry-After asks for, cut to retryAfterCapMs: a server asking for decades (a
+   * date in 2100, 999999999 s) would otherwise hold every pull and sync of the account that long.
+   */
+  private retryAfter(value: string | string[] | undefined, method: string, path: string): number | undefined {
+    const asked = parseRetryAfter(value, Date.now());
+    const cap = this.o.retryAfterCapMs;
+    if (asked === undefined || asked <= cap) return asked;
+    this.o.logger?.warn(
+      { method, path, retryAfter: headerText(value), askedMs: asked, cappedMs: cap },
+      'Retry-After capped at ADOPS_MAX_RETRY_AFTER_SECONDS',
+    );
+    return cap;
   }
 
   /** The wait before another attempt after `attempt` failed: the one backoff, with this client's bounds. */
@@ -302,10 +322,13 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** The default sleep: a real timer that ends early (without error) when `signal` aborts. */
+/**
+ * The default sleep: a real timer that ends early (without error) when `signal` aborts; at most
+ * MAX_TIMER_MS (a longer timer would fire at once).
+ */
 export async function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
-    await delay(ms, undefined, signal === undefined ? undefined : { signal });
+    await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });
   } catch (error) {
     if ((error as Error).name !== 'AbortError') throw error;
   }

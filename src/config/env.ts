@@ -58,6 +58,11 @@ export interface Config {
     readonly attempts: number;
     /** Cap of the exponential backoff between attempts. */
     readonly maxBackoffMs: number;
+    /**
+     * Longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one
+     * is cut to it, with a warning naming what the server asked.
+     */
+    readonly retryAfterCapMs: number;
     /** Keep-alive connections per API origin. */
     readonly connections: number;
     /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
@@ -162,6 +167,8 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_BODY_TIMEOUT_MS: int(1, 3_600_000).default(120_000),
   ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
+  // At most a day: far beyond any real pause, and well inside what a Node timer holds (24.8 days).
+  ADOPS_MAX_RETRY_AFTER_SECONDS: int(1, 86_400).default(900),
   ADOPS_HTTP_CONNECTIONS: int(1, 1024).default(16),
   ADOPS_HTTP_COMPRESSION: z.enum(['gzip', 'none'], 'one of: gzip, none').default('gzip'),
   ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
@@ -245,6 +252,7 @@ export function loadConfig(env: Env): Config {
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
+      retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
       maxBodyMb: v.ADOPS_MAX_BODY_MB,

@@ -12,6 +12,8 @@ export interface FaultDecision {
 }
 
 const rate = z.number().min(0).max(1);
+/** Added latency: at most an hour, well inside what a Node timer holds. */
+const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
 /** The accepted shape of FaultOptions (flags and PUT /_control/faults). */
 export const FAULT_OPTIONS_SCHEMA = z
   .object({
@@ -21,7 +23,7 @@ export const FAULT_OPTIONS_SCHEMA = z
     dropRate: rate.optional(),
     malformedRate: rate.optional(),
     truncateRate: rate.optional(),
-    latencyMs: z.union([z.number().min(0), z.tuple([z.number().min(0), z.number().min(0)])]).optional(),
+    latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
     paths: z.array(z.string()).optional(),
     seed: z.number().int().optional(),
     rateLimitStormRate: rate.optional(),

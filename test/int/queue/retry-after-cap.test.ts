@@ -24,6 +24,14 @@ afterEach(async () => {
 const CAP_MS = 15 * 60_000;
 const FOREVER = ['999999999', 'Fri, 01 Jan 2100 00:00:00 GMT', '100000000000000000000000'];
 
+/** Resolves once `check` holds, looking every 50 ms for up to 20 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !(await check());) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the condition');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Every API request answers 429 with `retryAfter`, until the test ends. */
 function rateLimitAll(harness: Harness, retryAfter: string): void {
   harness.emulator.override({
@@ -73,13 +81,13 @@ describe('a Retry-After of decades', () => {
         to,
         to,
       );
-      await enqueueEntitySync(h.queues.syncs);
+      const sync = await enqueueEntitySync(h.queues.syncs);
       const paused = JSON.parse(await proc.waitFor(/API rate limit: pausing the pull queue/)) as {
         retryAfterMs: number;
       };
       expect(paused.retryAfterMs).toBeLessThanOrEqual(CAP_MS + 1_000);
-      // The sync's request meets its 429 too, then waits out the pause in the shared limiter.
-      await proc.waitFor(/"path":"\/v2\/campaigns.*Retry-After capped|Retry-After capped.*\/v2\/campaigns/);
+      // The sync runs, and its first request waits out the pause in the shared limiter.
+      await until(async () => (await h?.queues.syncs.getActiveCount()) === 1);
       // An overflowing timer shows at once and then every millisecond: a moment of the pause is enough.
       await new Promise((r) => setTimeout(r, 500));
       proc.child.kill('SIGTERM');
@@ -89,6 +97,11 @@ describe('a Retry-After of decades', () => {
       ]);
       expect(exit).toBe(0);
       expect(proc.stderr()).not.toContain('TimeoutOverflowWarning');
+      // Held by the pause at the shutdown deadline, the sync went back to wait, no attempt spent.
+      expect(proc.stderr()).toContain('entity sync cut short by shutdown');
+      const job = await h.queues.syncs.getJob(sync.jobId);
+      expect(await job?.getState()).toBe('waiting');
+      expect(job?.attemptsMade).toBe(0);
     },
     60_000,
   );
