@@ -5,7 +5,7 @@ import type { FaultOptions } from './types.js';
 /** What the fault plan decided for one request. */
 export interface FaultDecision {
   readonly kind:
-    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate';
+    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
@@ -30,6 +30,8 @@ export const FAULT_OPTIONS_SCHEMA = z
     rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
     dropMidBodyRate: rate.optional(),
     htmlShare: rate.optional(),
+    dripRate: rate.optional(),
+    dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
   })
   .strict()
   .refine(
@@ -40,7 +42,8 @@ export const FAULT_OPTIONS_SCHEMA = z
         (f.malformedRate ?? 0) +
         (f.truncateRate ?? 0) +
         (f.rateLimitStormRate ?? 0) +
-        (f.dropMidBodyRate ?? 0) <=
+        (f.dropMidBodyRate ?? 0) +
+        (f.dripRate ?? 0) <=
       1,
     'the fault rates must add up to at most 1',
   );
@@ -69,6 +72,11 @@ export class FaultPlan {
 
   get current(): FaultOptions {
     return this.options;
+  }
+
+  /** Milliseconds between the bytes of a dripping body (default 2000). */
+  get dripIntervalMs(): number {
+    return this.options.dripIntervalMs ?? 2_000;
   }
 
   /** Retry-After seconds of injected 429s. */
@@ -102,6 +110,7 @@ export class FaultPlan {
       ['truncate', o.truncateRate],
       ['storm', o.rateLimitStormRate],
       ['drop_mid_body', o.dropMidBodyRate],
+      ['drip', o.dripRate],
     ];
     let edge = 0;
     for (const [kind, r] of bands) {

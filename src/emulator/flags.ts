@@ -16,6 +16,8 @@ export interface FaultAndQuirkFlags {
   readonly stormRate?: number;
   readonly stormLength?: number;
   readonly dropMidBodyRate?: number;
+  readonly dripRate?: number;
+  readonly dripIntervalMs?: number;
   readonly htmlShare?: number;
   readonly profile: ProfileName;
   /** From `--quirks LIST` (parseQuirkList). */
@@ -53,6 +55,8 @@ export function faultsOfFlags(flags: FaultAndQuirkFlags): FaultOptions {
   set('rateLimitStormRate', flags.stormRate);
   set('rateLimitStormLength', flags.stormLength);
   set('dropMidBodyRate', flags.dropMidBodyRate);
+  set('dripRate', flags.dripRate);
+  set('dripIntervalMs', flags.dripIntervalMs);
   set('htmlShare', flags.htmlShare);
   return f;
 }
@@ -80,6 +84,7 @@ const RATES = [
   'truncateRate',
   'rateLimitStormRate',
   'dropMidBodyRate',
+  'dripRate',
 ] as const;
 
 /**

@@ -40,6 +40,10 @@ export interface FaultOptions {
   rateLimitStormLength?: number;
   /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
   dropMidBodyRate?: number;
+  /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
+  dripRate?: number;
+  /** Milliseconds between the dripped bytes (default 2000). */
+  dripIntervalMs?: number;
   /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
   htmlShare?: number;
 }
@@ -153,6 +157,7 @@ export type FaultKind =
   | 'drop_mid_body'
   | 'malformed'
   | 'truncate'
+  | 'drip'
   | 'override'
   | 'latency'
   | 'echo_key';

@@ -101,6 +101,12 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
     .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', whole(1, 10_000))
     .option('--drop-mid-body-rate <r>', 'fraction of connections cut after part of the body', fraction)
+    .option('--drip-rate <r>', 'fraction of bodies sent half at once, then a byte at a time', fraction)
+    .option(
+      '--drip-interval-ms <ms>',
+      'milliseconds between the dripped bytes (default 2000)',
+      whole(1, 600_000),
+    )
     .option('--html-share <r>', 'with html-errors, share of injected 5xx sent as HTML 502 pages', fraction)
     .addOption(
       new Option('--profile <name>', 'a preset of quirks and faults (flags override it)')
