@@ -33,6 +33,11 @@ export interface ApiClientOptions {
   headersTimeoutMs?: number;
   /** Default 120 s: longest silence between body chunks. */
   bodyTimeoutMs?: number;
+  /**
+   * Default 30 min: deadline of one request from sending it to the last byte of its body, a
+   * streamed body included (a server dripping a byte at a time never trips bodyTimeoutMs).
+   */
+  requestTimeoutMs?: number;
   /** Requests per call, the first included; default 5. */
   attempts?: number;
   /** Default 30 s. */
@@ -130,6 +135,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
     headersTimeoutMs: o.headersTimeoutMs ?? 60_000,
     bodyTimeoutMs: o.bodyTimeoutMs ?? 120_000,
+    requestTimeoutMs: o.requestTimeoutMs ?? 1_800_000,
     attempts: Math.max(1, o.attempts ?? 5),
     baseBackoffMs: o.baseBackoffMs ?? 250,
     maxBackoffMs: o.maxBackoffMs ?? 30_000,
@@ -306,6 +312,7 @@ export function createApiClientFromConfig(
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
+    requestTimeoutMs: config.http.requestTimeoutMs,
     attempts: config.http.attempts,
     maxBackoffMs: config.http.maxBackoffMs,
     retryAfterCapMs: config.http.retryAfterCapMs,

@@ -60,6 +60,8 @@ export interface TransportOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Deadline of one attempt, headers and body (a streamed body to its end). */
+  requestTimeoutMs: number;
   attempts: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
@@ -168,8 +170,15 @@ export class Transport {
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;
       let read: Awaited<ReturnType<typeof readResponse>>;
+      const deadline = new Deadline(o.requestTimeoutMs);
       try {
-        const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
+        const res = await this.pool.request({
+          method,
+          path: fullPath,
+          headers,
+          body,
+          signal: signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]),
+        });
         status = res.statusCode;
         responseHeaders = res.headers;
         read = await readResponse(
@@ -180,11 +189,12 @@ export class Transport {
           streamFromBytes,
         );
       } catch (error) {
+        deadline.clear();
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
-        const code = (error as { code?: string }).code;
-        const detail = (error as Error).message;
+        const code = deadline.fired ? DEADLINE_CODE : (error as { code?: string }).code;
+        const detail = deadline.fired ? deadline.detail : (error as Error).message;
         o.onAttempt?.({
           method,
           path: fullPath,
@@ -208,11 +218,27 @@ export class Transport {
         continue;
       }
       if (read.kind === 'stream') {
-        // Too big to check first: the loader's parser judges it as it streams.
+        // Too big to check first: the loader's parser judges it as it streams, and the deadline
+        // runs on until its last byte.
         o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
         const durationMs = performance.now() - started;
-        return { status, body: Buffer.alloc(0), stream: read.chunks, attempts: attempt, durationMs };
+        const late = (cause: unknown) =>
+          new ApiTransportError({
+            status,
+            apiMessage: undefined,
+            method,
+            path: fullPath,
+            attempts: attempt,
+            hint: TRANSPORT_HINT,
+            retryable: isTransientNetwork(DEADLINE_CODE, method),
+            code: DEADLINE_CODE,
+            detail: deadline.detail,
+            cause,
+          });
+        const stream = deadline.guard(read.chunks, () => isAborted(signal), late);
+        return { status, body: Buffer.alloc(0), stream, attempts: attempt, durationMs };
       }
+      deadline.clear();
       if (status >= 200 && status < 300) {
         const problem =
           read.kind === 'corrupt'
@@ -309,6 +335,60 @@ export class Transport {
   /** Lets go of the shared pool; the last client of an origin closes it (requests in flight finish). */
   async close(): Promise<void> {
     await this.release();
+  }
+}
+
+/** The code of an ApiTransportError for a request that outlived ADOPS_HTTP_REQUEST_TIMEOUT_MS. */
+export const DEADLINE_CODE = 'REQUEST_DEADLINE';
+
+/**
+ * One attempt's overall deadline: a timer that aborts the request, headers and body alike. Undici's
+ * body timeout is the silence between chunks, so a server sending a byte every few seconds would
+ * otherwise hold the request, and its worker's slot, for ever.
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly ms: number) {
+    this.timer = setTimeout(() => this.controller.abort(new Error(this.detail)), Math.min(ms, MAX_TIMER_MS));
+    // The request's own socket keeps the process alive while it runs; the timer need not.
+    this.timer.unref();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get fired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** What the error says: the deadline and the variable that sets it. */
+  get detail(): string {
+    return `the answer was not complete within ${this.ms} ms (ADOPS_HTTP_REQUEST_TIMEOUT_MS)`;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * `chunks` with the deadline running on until they end (or the reader stops): a failure once it
+   * fired is `late(cause)`, unless the caller aborted (shutdown), which keeps its own error.
+   */
+  async *guard(
+    chunks: AsyncIterable<Buffer>,
+    callerAborted: () => boolean,
+    late: (cause: unknown) => Error,
+  ): AsyncGenerator<Buffer> {
+    try {
+      yield* chunks;
+    } catch (error) {
+      throw this.fired && !callerAborted() ? late(error) : error;
+    } finally {
+      this.clear();
+    }
   }
 }
 

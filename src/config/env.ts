@@ -54,6 +54,12 @@ export interface Config {
     readonly connectTimeoutMs: number;
     readonly headersTimeoutMs: number;
     readonly bodyTimeoutMs: number;
+    /**
+     * Deadline of one request, from sending it to the last byte of its body, streamed bodies
+     * included (ADOPS_HTTP_REQUEST_TIMEOUT_MS): a server dripping a body never trips the body
+     * timeout, which is the silence between chunks.
+     */
+    readonly requestTimeoutMs: number;
     /** Attempts per request, the first included. */
     readonly attempts: number;
     /** Cap of the exponential backoff between attempts. */
@@ -165,6 +171,8 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_CONNECT_TIMEOUT_MS: int(1, 600_000).default(10_000),
   ADOPS_HTTP_HEADERS_TIMEOUT_MS: int(1, 3_600_000).default(60_000),
   ADOPS_HTTP_BODY_TIMEOUT_MS: int(1, 3_600_000).default(120_000),
+  // 30 minutes: a 500 MB body (ADOPS_MAX_BODY_MB's default) completes at 0.28 MB/s.
+  ADOPS_HTTP_REQUEST_TIMEOUT_MS: int(1_000, 86_400_000).default(1_800_000),
   ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
   // At most a day: far beyond any real pause, and well inside what a Node timer holds (24.8 days).
@@ -250,6 +258,7 @@ export function loadConfig(env: Env): Config {
       connectTimeoutMs: v.ADOPS_HTTP_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+      requestTimeoutMs: v.ADOPS_HTTP_REQUEST_TIMEOUT_MS,
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
       retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,

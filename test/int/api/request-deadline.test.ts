@@ -62,7 +62,7 @@ describe('the overall deadline of a request', () => {
   it('ends a dripping body at ADOPS_HTTP_REQUEST_TIMEOUT_MS, as a timeout retried like the others', async () => {
     emulator.setFaults(drip);
     emulator.resetStats();
-    const api = client({ requestTimeoutMs: 800, attempts: 2 } as Partial<ApiClientOptions>);
+    const api = client({ requestTimeoutMs: 800, attempts: 2 });
     const started = Date.now();
     const error = await api.fetchReport(SMALL).then(
       () => undefined,
@@ -84,7 +84,7 @@ describe('the overall deadline of a request', () => {
   it('lets the retry of a dripped request load the body once the server answers in time', async () => {
     emulator.setFaults(drip);
     emulator.resetStats();
-    const api = client({ requestTimeoutMs: 800, attempts: 3 } as Partial<ApiClientOptions>);
+    const api = client({ requestTimeoutMs: 800, attempts: 3 });
     const pending = api.fetchReport(SMALL);
     // The first attempt is dripping: the server recovers for the next one.
     while ((emulator.stats().faults.drip ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
@@ -96,7 +96,7 @@ describe('the overall deadline of a request', () => {
 
   it('ends a streamed body that starts dripping once it streams, with the same timeout', async () => {
     emulator.setFaults(drip);
-    const api = client({ requestTimeoutMs: 1_500, attempts: 1 } as Partial<ApiClientOptions>);
+    const api = client({ requestTimeoutMs: 1_500, attempts: 1 });
     const started = Date.now();
     const report = await api.fetchReport(BIG, { streamFromBytes: STREAM_FROM });
     expect(report.stream).toBeDefined();
@@ -111,7 +111,7 @@ describe('the overall deadline of a request', () => {
   }, 30_000);
 
   it('leaves a big body that arrives in time untouched, whole or streamed', async () => {
-    const api = client({ requestTimeoutMs: 20_000 } as Partial<ApiClientOptions>);
+    const api = client({ requestTimeoutMs: 20_000 });
     const whole = await api.fetchReport(BIG);
     expect(whole.body.length).toBeGreaterThan(1_000_000);
     const streamed = await api.fetchReport(BIG, { streamFromBytes: STREAM_FROM });
