@@ -127,6 +127,37 @@ describe('job definitions', () => {
   });
 });
 
+describe('schedules more frequent than once a minute', () => {
+  const every = (cron: string, extra = '') =>
+    valid.replace(
+      '{ cron: "0 3 * * *", timezone: "Europe/Berlin" }',
+      `{ cron: "${cron}", timezone: UTC${extra} }`,
+    );
+
+  it.each([
+    ['* * * * * *', 60],
+    ['*/30 * * * * *', 2],
+    ['0,1 * * * * *', 2],
+  ])('refuses "%s", naming the file, the field and how to allow it', (cron, times) => {
+    expect(rejects(every(cron))).toBe(
+      `jobs/x.yaml: schedule.cron: "${cron}" runs ${times} times a minute; a schedule may run at most once a minute unless the file sets schedule.allow_sub_minute: true`,
+    );
+  });
+
+  it.each(['* * * * *', '0 * * * * *', '30 */5 * * * *'])('accepts "%s": at most once a minute', (cron) => {
+    expect(parseJob(every(cron), 'jobs/x.yaml').schedule?.cron).toBe(cron);
+  });
+
+  it('accepts a faster schedule when the file allows it, and nothing but true or false there', () => {
+    expect(parseJob(every('*/10 * * * * *', ', allow_sub_minute: true'), 'jobs/x.yaml').schedule?.cron).toBe(
+      '*/10 * * * * *',
+    );
+    expect(rejects(every('0 * * * * *', ', allow_sub_minute: yes please'))).toMatch(
+      /^jobs\/x\.yaml: schedule\.allow_sub_minute: expected true or false$/,
+    );
+  });
+});
+
 describe('job files whose text is not a job definition', () => {
   const SECRET = 'sk-live-not-for-your-eyes';
   /** The messages of the warnings `fn` makes the process emit (the yaml library emits some). */
