@@ -83,6 +83,7 @@ const REPORT_KEYS = new Set([
   'description',
 ]);
 const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
+const SCHEDULE_KEYS = ['cron', 'timezone', 'allow_sub_minute'];
 
 /** Reads and validates every *.yaml / *.yml file of `dir`, sorted by file name. */
 export function loadJobs(dir: string): JobSet {
@@ -292,9 +293,11 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
     fail('schedule', 'expected a mapping { cron: "0 3 * * *", timezone: "UTC" }');
   const s = value as Record<string, unknown>;
   Object.keys(s).forEach((key, i) => {
-    if (key !== 'cron' && key !== 'timezone')
-      fail(`schedule.${keyName(key, i)}`, 'unknown field; allowed: cron, timezone');
+    if (!SCHEDULE_KEYS.includes(key))
+      fail(`schedule.${keyName(key, i)}`, `unknown field; allowed: ${SCHEDULE_KEYS.join(', ')}`);
   });
+  const allowSubMinute = s.allow_sub_minute ?? false;
+  if (typeof allowSubMinute !== 'boolean') fail('schedule.allow_sub_minute', 'expected true or false');
   const timezone = s.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
     fail(
@@ -311,11 +314,19 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
       'schedule.cron',
       `"${cron}" has ${fields} fields; expected 5 (minute hour day month weekday) or 6 (with seconds first)`,
     );
+  let perMinute = 1;
   try {
-    CronExpressionParser.parse(cron, { tz: timezone as string, strict: false });
+    perMinute = CronExpressionParser.parse(cron, { tz: timezone as string, strict: false }).fields.second
+      .values.length;
   } catch (error) {
     fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
   }
+  // Every run re-pulls the lookback periods: once a second is 60 re-pulls of each a minute.
+  if (perMinute > 1 && allowSubMinute !== true)
+    fail(
+      'schedule.cron',
+      `"${cron}" runs ${perMinute} times a minute; a schedule may run at most once a minute unless the file sets schedule.allow_sub_minute: true`,
+    );
   return Object.freeze({ cron, timezone: timezone as string });
 }
 
