@@ -7,6 +7,7 @@ import { excerptOf } from './body.js';
 import type { BigBodyWait } from './big-bodies.js';
 import { BODY_MB } from './decode.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
 import { parseJsonBody, reportBodyProblem } from './malformed.js';
 import { entityId, paginate } from './pages.js';
@@ -32,6 +33,11 @@ export interface ApiClientOptions {
   headersTimeoutMs?: number;
   /** Default 120 s: longest silence between body chunks. */
   bodyTimeoutMs?: number;
+  /**
+   * Default 30 min: deadline of one request from sending it to the last byte of its body, a
+   * streamed body included (a server dripping a byte at a time never trips bodyTimeoutMs).
+   */
+  requestTimeoutMs?: number;
   /** Requests per call, the first included; default 5. */
   attempts?: number;
   /** Default 30 s. */
@@ -40,6 +46,11 @@ export interface ApiClientOptions {
   baseBackoffMs?: number;
   /** Longest Retry-After slept through (default 5 min); a longer one raises RateLimitedError. */
   maxRetryAfterMs?: number;
+  /**
+   * Longest pause a Retry-After can ask for (default 15 min: ADOPS_MAX_RETRY_AFTER_SECONDS): a
+   * longer one (a date in 2100) is cut to it, with a warning naming the server's value.
+   */
+  retryAfterCapMs?: number;
   /** Keep-alive connections to the origin; default 16. */
   connections?: number;
   /** Largest response body read, decompressed (default 500 MB: ADOPS_MAX_BODY_MB); more fails the request. */
@@ -57,6 +68,11 @@ export interface ApiClientOptions {
   beforeRequest?: () => Promise<void>;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /**
+   * Ends every request of this client when it aborts, as a call's own signal does (a worker's
+   * shutdown deadline for a catalogue sync, whose calls take no signal).
+   */
+  signal?: AbortSignal;
   /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
   now?: () => Date;
 }
@@ -119,10 +135,12 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
     headersTimeoutMs: o.headersTimeoutMs ?? 60_000,
     bodyTimeoutMs: o.bodyTimeoutMs ?? 120_000,
+    requestTimeoutMs: o.requestTimeoutMs ?? 1_800_000,
     attempts: Math.max(1, o.attempts ?? 5),
     baseBackoffMs: o.baseBackoffMs ?? 250,
     maxBackoffMs: o.maxBackoffMs ?? 30_000,
     maxRetryAfterMs: o.maxRetryAfterMs ?? 300_000,
+    retryAfterCapMs: o.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS,
     connections: o.connections ?? 16,
     maxBodyBytes: o.maxBodyBytes ?? 500 * BODY_MB,
     compression: o.compression ?? 'gzip',
@@ -132,6 +150,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     beforeRequest: o.beforeRequest,
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
+    signal: o.signal,
   });
   const secrets = [o.apiKey];
 
@@ -279,7 +298,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
 /**
  * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
- * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB).
+ * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB, ADOPS_MAX_RETRY_AFTER_SECONDS).
  */
 export function createApiClientFromConfig(
   config: Config,
@@ -293,8 +312,10 @@ export function createApiClientFromConfig(
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
+    requestTimeoutMs: config.http.requestTimeoutMs,
     attempts: config.http.attempts,
     maxBackoffMs: config.http.maxBackoffMs,
+    retryAfterCapMs: config.http.retryAfterCapMs,
     connections: config.http.connections,
     compression: config.http.compression,
     maxBodyBytes: config.http.maxBodyMb * BODY_MB,

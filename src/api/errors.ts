@@ -118,7 +118,7 @@ export function hintFor(status: number, method: string, path: string): string {
 
 /** The hint for a request that got no response. */
 export const TRANSPORT_HINT =
-  'check ADOPS_BASE_URL and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS and ADOPS_HTTP_BODY_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries';
+  'check ADOPS_BASE_URL and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS, ADOPS_HTTP_BODY_TIMEOUT_MS and ADOPS_HTTP_REQUEST_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries';
 
 /** The hint for a malformed success body that may come right next time. */
 export const MALFORMED_HINT =

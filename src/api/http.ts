@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import { malformedAnswer, type BodyCheck } from './malformed.js';
 import { acquirePool } from './pools.js';
-import { backoffDelay } from '../retry/backoff.js';
+import { backoffDelay, MAX_TIMER_MS } from '../retry/backoff.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -60,11 +60,15 @@ export interface TransportOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Deadline of one attempt, headers and body (a streamed body to its end). */
+  requestTimeoutMs: number;
   attempts: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
+  /** Longest pause a Retry-After can ask for: a longer one is cut to it, with a warning. */
+  retryAfterCapMs: number;
   connections: number;
   /** Largest response body accepted, decompressed; more is a non-retryable ApiResponseError. */
   maxBodyBytes: number;
@@ -77,6 +81,8 @@ export interface TransportOptions {
   /** Waits between attempts; may return early when `signal` aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  /** Ends every request when it aborts, as a call's own signal does. */
+  signal: AbortSignal | undefined;
 }
 
 /** A successful (2xx) response, body read in full, or (past streamFromBytes) streaming in. */
@@ -129,12 +135,13 @@ export class Transport {
     method: Method,
     path: string,
     json?: unknown,
-    signal?: AbortSignal,
+    callSignal?: AbortSignal,
     check?: BodyCheck,
     bigBody?: BigBodyWait,
     streamFromBytes?: number,
   ): Promise<HttpResponse> {
     const o = this.o;
+    const signal = callSignal ?? o.signal;
     const fullPath = this.fullPath(path);
     const body = json === undefined ? undefined : JSON.stringify(json);
     const headers =
@@ -163,8 +170,15 @@ export class Transport {
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;
       let read: Awaited<ReturnType<typeof readResponse>>;
+      const deadline = new Deadline(o.requestTimeoutMs);
       try {
-        const res = await this.pool.request({ method, path: fullPath, headers, body, signal });
+        const res = await this.pool.request({
+          method,
+          path: fullPath,
+          headers,
+          body,
+          signal: signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]),
+        });
         status = res.statusCode;
         responseHeaders = res.headers;
         read = await readResponse(
@@ -175,11 +189,12 @@ export class Transport {
           streamFromBytes,
         );
       } catch (error) {
+        deadline.clear();
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
-        const code = (error as { code?: string }).code;
-        const detail = (error as Error).message;
+        const code = deadline.fired ? DEADLINE_CODE : (error as { code?: string }).code;
+        const detail = deadline.fired ? deadline.detail : (error as Error).message;
         o.onAttempt?.({
           method,
           path: fullPath,
@@ -203,11 +218,27 @@ export class Transport {
         continue;
       }
       if (read.kind === 'stream') {
-        // Too big to check first: the loader's parser judges it as it streams.
+        // Too big to check first: the loader's parser judges it as it streams, and the deadline
+        // runs on until its last byte.
         o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
         const durationMs = performance.now() - started;
-        return { status, body: Buffer.alloc(0), stream: read.chunks, attempts: attempt, durationMs };
+        const late = (cause: unknown) =>
+          new ApiTransportError({
+            status,
+            apiMessage: undefined,
+            method,
+            path: fullPath,
+            attempts: attempt,
+            hint: TRANSPORT_HINT,
+            retryable: isTransientNetwork(DEADLINE_CODE, method),
+            code: DEADLINE_CODE,
+            detail: deadline.detail,
+            cause,
+          });
+        const stream = deadline.guard(read.chunks, () => isAborted(signal), late);
+        return { status, body: Buffer.alloc(0), stream, attempts: attempt, durationMs };
       }
+      deadline.clear();
       if (status >= 200 && status < 300) {
         const problem =
           read.kind === 'corrupt'
@@ -253,7 +284,7 @@ export class Transport {
         retryable: status === 429 || (isTransientStatus(status) && method !== 'POST'),
       };
       if (status === 429) {
-        const asked = parseRetryAfter(responseHeaders['retry-after'], Date.now());
+        const asked = this.retryAfter(responseHeaders['retry-after'], method, fullPath);
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
@@ -266,6 +297,21 @@ export class Transport {
       if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
       await this.pause(this.retryDelay(attempt), details, String(status), signal);
     }
+  }
+
+  /**
+   * The ms a 429's Retry-After asks for, cut to retryAfterCapMs: a server asking for decades (a
+   * date in 2100, 999999999 s) would otherwise hold every pull and sync of the account that long.
+   */
+  private retryAfter(value: string | string[] | undefined, method: string, path: string): number | undefined {
+    const asked = parseRetryAfter(value, Date.now());
+    const cap = this.o.retryAfterCapMs;
+    if (asked === undefined || asked <= cap) return asked;
+    this.o.logger?.warn(
+      { method, path, retryAfter: headerText(value), askedMs: asked, cappedMs: cap },
+      'Retry-After capped at ADOPS_MAX_RETRY_AFTER_SECONDS',
+    );
+    return cap;
   }
 
   /** The wait before another attempt after `attempt` failed: the one backoff, with this client's bounds. */
@@ -292,6 +338,60 @@ export class Transport {
   }
 }
 
+/** The code of an ApiTransportError for a request that outlived ADOPS_HTTP_REQUEST_TIMEOUT_MS. */
+export const DEADLINE_CODE = 'REQUEST_DEADLINE';
+
+/**
+ * One attempt's overall deadline: a timer that aborts the request, headers and body alike. Undici's
+ * body timeout is the silence between chunks, so a server sending a byte every few seconds would
+ * otherwise hold the request, and its worker's slot, for ever.
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly ms: number) {
+    this.timer = setTimeout(() => this.controller.abort(new Error(this.detail)), Math.min(ms, MAX_TIMER_MS));
+    // The request's own socket keeps the process alive while it runs; the timer need not.
+    this.timer.unref();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get fired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** What the error says: the deadline and the variable that sets it. */
+  get detail(): string {
+    return `the answer was not complete within ${this.ms} ms (ADOPS_HTTP_REQUEST_TIMEOUT_MS)`;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * `chunks` with the deadline running on until they end (or the reader stops): a failure once it
+   * fired is `late(cause)`, unless the caller aborted (shutdown), which keeps its own error.
+   */
+  async *guard(
+    chunks: AsyncIterable<Buffer>,
+    callerAborted: () => boolean,
+    late: (cause: unknown) => Error,
+  ): AsyncGenerator<Buffer> {
+    try {
+      yield* chunks;
+    } catch (error) {
+      throw this.fired && !callerAborted() ? late(error) : error;
+    } finally {
+      this.clear();
+    }
+  }
+}
+
 /** A header's value as one string (undefined when absent). */
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
@@ -302,10 +402,13 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** The default sleep: a real timer that ends early (without error) when `signal` aborts. */
+/**
+ * The default sleep: a real timer that ends early (without error) when `signal` aborts; at most
+ * MAX_TIMER_MS (a longer timer would fire at once).
+ */
 export async function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
-    await delay(ms, undefined, signal === undefined ? undefined : { signal });
+    await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });
   } catch (error) {
     if ((error as Error).name !== 'AbortError') throw error;
   }

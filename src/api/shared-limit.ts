@@ -2,13 +2,16 @@
 // a pause every process honours after a 429. BullMQ's own limiter counts jobs, but one pull can
 // make several requests (retries), a sync hundreds, and the API's limit is on requests.
 import type { Cluster, Redis } from 'ioredis';
+import { DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS } from '../retry/backoff.js';
 import { sleepUntil, type RequestGate } from './gate.js';
 
 export { createLocalGate, type RequestGate } from './gate.js';
 
 // KEYS[1]: counter key base, KEYS[2]: pause key. ARGV[1]: max per window, ARGV[2]: window ms,
-// ARGV[3]: slots wanted. Redis' clock decides the window and the pause, so workers on machines
-// with skewed clocks still agree. While a pause runs, returns {0, -1, ms until it ends, 1}; else
+// ARGV[3]: slots wanted, ARGV[4]: longest pause. Redis' clock decides the window and the pause, so
+// workers on machines with skewed clocks still agree. A pause running longer than ARGV[4] (set by
+// a process that obeyed a Retry-After of decades) is cut to it. While a pause runs, returns
+// {0, -1, ms until it ends, 1}; else
 // takes up to ARGV[3] of the window's slots that are left and returns
 // {slots taken (0 when none are left), window number, ms until the window ends, 0}.
 // The window's key is built here from KEYS[1]; on a Redis Cluster the queue prefix is a hash tag
@@ -17,6 +20,11 @@ const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+local longest = tonumber(ARGV[4])
+if paused > now + longest then
+  paused = now + longest
+  redis.call('SET', KEYS[2], paused, 'PX', longest)
+end
 if paused > now then return {0, -1, paused - now, 1} end
 local window = tonumber(ARGV[2])
 local slot = math.floor(now / window)
@@ -69,6 +77,16 @@ export interface LimiterOptions {
   readonly subscribe?: boolean;
   /** Told when this process learns of a pause, its own or another's (ms left). */
   readonly onPause?: (ms: number) => void;
+  /**
+   * Longest pause (default 15 minutes: ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one, asked here
+   * or found in Redis, is cut to it.
+   */
+  readonly maxPauseMs?: number;
+  /**
+   * The worker's shutdown deadline: once it aborts nothing waits any more, so a pull held by a
+   * pause goes on to its request, which the same abort ends (the pull goes back to the queue).
+   */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -90,6 +108,8 @@ export function createRequestLimiter(
   const onError = o.onError ?? (() => undefined);
   const pauseKey = `${key}:pause`;
   const batch = Math.max(1, Math.floor(perSecond * BATCH_SHARE));
+  const maxPause = Math.min(o.maxPauseMs ?? DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS);
+  const stopped = () => o.stop?.aborted === true;
   // Slots of window `slot` held by this process, usable until `until` (local clock).
   let held = { slot: -1, count: 0, until: 0 };
   // The end of the pause in force as this process knows it (local clock).
@@ -97,7 +117,8 @@ export function createRequestLimiter(
   // One refill at a time: concurrent callers wait for it instead of each taking a batch.
   let refilling: Promise<number> | undefined;
 
-  const pausedFor = (ms: number) => {
+  const pausedFor = (asked: number) => {
+    const ms = Math.min(asked, maxPause);
     if (Date.now() + ms > pausedUntil) o.onPause?.(ms);
     pausedUntil = Math.max(pausedUntil, Date.now() + ms);
     // Slots held from before the pause must not be spent during it.
@@ -127,6 +148,7 @@ export function createRequestLimiter(
       String(perSecond),
       '1000',
       String(batch),
+      String(maxPause),
     )) as number[];
     const [taken, slot, left, paused] = answer.map(Number) as [number, number, number, number];
     if (paused === 1) {
@@ -141,8 +163,9 @@ export function createRequestLimiter(
   return {
     async acquire() {
       for (;;) {
+        if (stopped()) return -1;
         if (Date.now() < pausedUntil) {
-          await sleepUntil(pausedUntil);
+          await sleepUntil(pausedUntil, o.stop);
           continue;
         }
         if (held.count > 0 && Date.now() < held.until) {
@@ -158,11 +181,11 @@ export function createRequestLimiter(
           return -1;
         }
         // A little spread so waiters do not stampede the next window together.
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait + Math.floor(Math.random() * 20)));
+        if (wait > 0) await sleepUntil(Date.now() + wait + Math.floor(Math.random() * 20), o.stop);
       }
     },
     async pause(ms) {
-      const wanted = Math.max(1, Math.ceil(ms));
+      const wanted = Math.min(maxPause, Math.max(1, Math.ceil(ms)));
       pausedFor(wanted);
       try {
         const left = Number(await redis.eval(PAUSE, 1, pauseKey, String(wanted)));

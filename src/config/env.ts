@@ -61,10 +61,21 @@ export interface Config {
     readonly connectTimeoutMs: number;
     readonly headersTimeoutMs: number;
     readonly bodyTimeoutMs: number;
+    /**
+     * Deadline of one request, from sending it to the last byte of its body, streamed bodies
+     * included (ADOPS_HTTP_REQUEST_TIMEOUT_MS): a server dripping a body never trips the body
+     * timeout, which is the silence between chunks.
+     */
+    readonly requestTimeoutMs: number;
     /** Attempts per request, the first included. */
     readonly attempts: number;
     /** Cap of the exponential backoff between attempts. */
     readonly maxBackoffMs: number;
+    /**
+     * Longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one
+     * is cut to it, with a warning naming what the server asked.
+     */
+    readonly retryAfterCapMs: number;
     /** Keep-alive connections per API origin. */
     readonly connections: number;
     /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
@@ -169,8 +180,12 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_CONNECT_TIMEOUT_MS: int(1, 600_000).default(10_000),
   ADOPS_HTTP_HEADERS_TIMEOUT_MS: int(...rangeOf(SERVER_FIELDS.headers_timeout_ms)).default(60_000),
   ADOPS_HTTP_BODY_TIMEOUT_MS: int(...rangeOf(SERVER_FIELDS.body_timeout_ms)).default(120_000),
+  // 30 minutes: a 500 MB body (ADOPS_MAX_BODY_MB's default) completes at 0.28 MB/s.
+  ADOPS_HTTP_REQUEST_TIMEOUT_MS: int(1_000, 86_400_000).default(1_800_000),
   ADOPS_HTTP_ATTEMPTS: int(1, 100).default(5),
   ADOPS_HTTP_MAX_BACKOFF_MS: int(1, 600_000).default(30_000),
+  // At most a day: far beyond any real pause, and well inside what a Node timer holds (24.8 days).
+  ADOPS_MAX_RETRY_AFTER_SECONDS: int(1, 86_400).default(900),
   ADOPS_HTTP_CONNECTIONS: int(...rangeOf(SERVER_FIELDS.connections)).default(16),
   ADOPS_HTTP_COMPRESSION: z.enum(COMPRESSIONS, `one of: ${COMPRESSIONS.join(', ')}`).default('gzip'),
   ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
@@ -260,8 +275,10 @@ export function loadConfig(env: Env): Config {
       connectTimeoutMs: v.ADOPS_HTTP_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+      requestTimeoutMs: v.ADOPS_HTTP_REQUEST_TIMEOUT_MS,
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
+      retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
       maxBodyMb: v.ADOPS_MAX_BODY_MB,

@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
@@ -83,6 +83,7 @@ const REPORT_KEYS = new Set([
   'description',
 ]);
 const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
+const SCHEDULE_KEYS = ['cron', 'timezone', 'allow_sub_minute'];
 
 /** Reads and validates every *.yaml / *.yml file of `dir`, sorted by file name. */
 export function loadJobs(dir: string): JobSet {
@@ -107,7 +108,7 @@ export function loadJobs(dir: string): JobSet {
   }
   const jobs = files.map((f) => {
     const path = join(dir, f);
-    return parseJob(readJobFile(path), path);
+    return parseJob(readJobFile(path, dir), path);
   });
   const seen = new Map<string, string>();
   for (const job of jobs) {
@@ -126,10 +127,15 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/** The text of one job file, refused by its size before it is read (see readBoundedFile). */
-function readJobFile(path: string): string {
+/**
+ * The text of one job file of `dir`, refused by its size before it is read (see readBoundedFile).
+ * A symbolic link is followed only to a file inside the folder (a Kubernetes ConfigMap mounts each
+ * file as a link into a hidden subfolder): one leading elsewhere, say to the key file, is refused
+ * unread, so no error can show a line of a file that is not a job definition.
+ */
+function readJobFile(path: string, dir: string): string {
   try {
-    return readBoundedFile(path, MAX_JOB_FILE_BYTES, 'a job definition');
+    return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
   } catch (error) {
     if (error instanceof FileRefused)
       throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
@@ -137,7 +143,40 @@ function readJobFile(path: string): string {
   }
 }
 
-/** Parses and validates one job definition; `file` is only used in error messages. */
+/** The file a link at `path` leads to when it stays inside `dir`; `path` itself when not a link. */
+function linkedInside(path: string, dir: string): string {
+  let target: string;
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return path;
+    target = realpathSync(path);
+    // A link to a FIFO or a device is refused as such by readBoundedFile, wherever it leads.
+    if (!statSync(target).isFile()) return path;
+  } catch {
+    return path; // gone, or a broken link: readBoundedFile names the error
+  }
+  const rel = relative(realpathSync(dir), target);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || rel.startsWith(sep) || rel === '')
+    throw new ConfigError(
+      `${path}: a symbolic link to a file outside ADOPS_JOBS_DIR; a job definition must be a file of the folder (links within it are followed)`,
+      path,
+    );
+  return target;
+}
+
+/** What an unknown key may look like to be named in a message: else it is file content, not a field. */
+const FIELD_LIKE = /^[a-z][a-z0-9_]{0,40}$/;
+
+/** The key `key` (the `index`th of its mapping) as a message names it. */
+function keyName(key: string, index: number): string {
+  return FIELD_LIKE.test(key) ? key : `key ${index + 1} (not shown: not a field name)`;
+}
+
+/**
+ * Parses and validates one job definition; `file` is only used in error messages. Until every key
+ * is a job field, no text of the file is shown (a YAML error gives its line, column and code), so
+ * a file that is not a job definition never has a line of it printed; the values of job fields
+ * are quoted, as they are the definition's own.
+ */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
   const fail = (field: string, message: string): never => {
@@ -148,12 +187,12 @@ export function parseJob(text: string, file: string): JobDefinition {
   const o = doc as Record<string, unknown>;
 
   const kind = o.kind ?? 'report';
-  if (kind !== 'report' && kind !== 'entities')
-    fail('kind', `${show(kind)} is not allowed; allowed: report, entities`);
+  if (kind !== 'report' && kind !== 'entities') fail('kind', 'not allowed; allowed: report, entities');
   const allowedKeys = kind === 'report' ? REPORT_KEYS : ENTITY_KEYS;
-  for (const key of Object.keys(o)) {
-    if (!allowedKeys.has(key)) fail(key, `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
-  }
+  Object.keys(o).forEach((key, i) => {
+    if (!allowedKeys.has(key))
+      fail(keyName(key, i), `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
+  });
 
   if (typeof o.name !== 'string' || !REPORT_NAME.test(o.name)) {
     fail(
@@ -242,10 +281,12 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail('schedule', 'expected a mapping { cron: "0 3 * * *", timezone: "UTC" }');
   const s = value as Record<string, unknown>;
-  for (const key of Object.keys(s)) {
-    if (key !== 'cron' && key !== 'timezone')
-      fail(`schedule.${key}`, 'unknown field; allowed: cron, timezone');
-  }
+  Object.keys(s).forEach((key, i) => {
+    if (!SCHEDULE_KEYS.includes(key))
+      fail(`schedule.${keyName(key, i)}`, `unknown field; allowed: ${SCHEDULE_KEYS.join(', ')}`);
+  });
+  const allowSubMinute = s.allow_sub_minute ?? false;
+  if (typeof allowSubMinute !== 'boolean') fail('schedule.allow_sub_minute', 'expected true or false');
   const timezone = s.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
     fail(
@@ -262,11 +303,19 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
       'schedule.cron',
       `"${cron}" has ${fields} fields; expected 5 (minute hour day month weekday) or 6 (with seconds first)`,
     );
+  let perMinute = 1;
   try {
-    CronExpressionParser.parse(cron, { tz: timezone as string, strict: false });
+    perMinute = CronExpressionParser.parse(cron, { tz: timezone as string, strict: false }).fields.second
+      .values.length;
   } catch (error) {
     fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
   }
+  // Every run re-pulls the lookback periods: once a second is 60 re-pulls of each a minute.
+  if (perMinute > 1 && allowSubMinute !== true)
+    fail(
+      'schedule.cron',
+      `"${cron}" runs ${perMinute} times a minute; a schedule may run at most once a minute unless the file sets schedule.allow_sub_minute: true`,
+    );
   return Object.freeze({ cron, timezone: timezone as string });
 }
 

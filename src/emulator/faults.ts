@@ -5,13 +5,15 @@ import type { FaultOptions } from './types.js';
 /** What the fault plan decided for one request. */
 export interface FaultDecision {
   readonly kind:
-    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate';
+    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
 }
 
 const rate = z.number().min(0).max(1);
+/** Added latency: at most an hour, well inside what a Node timer holds. */
+const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
 /** The accepted shape of FaultOptions (flags and PUT /_control/faults). */
 export const FAULT_OPTIONS_SCHEMA = z
   .object({
@@ -21,13 +23,15 @@ export const FAULT_OPTIONS_SCHEMA = z
     dropRate: rate.optional(),
     malformedRate: rate.optional(),
     truncateRate: rate.optional(),
-    latencyMs: z.union([z.number().min(0), z.tuple([z.number().min(0), z.number().min(0)])]).optional(),
+    latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
     paths: z.array(z.string()).optional(),
     seed: z.number().int().optional(),
     rateLimitStormRate: rate.optional(),
     rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
     dropMidBodyRate: rate.optional(),
     htmlShare: rate.optional(),
+    dripRate: rate.optional(),
+    dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
   })
   .strict()
   .refine(
@@ -38,7 +42,8 @@ export const FAULT_OPTIONS_SCHEMA = z
         (f.malformedRate ?? 0) +
         (f.truncateRate ?? 0) +
         (f.rateLimitStormRate ?? 0) +
-        (f.dropMidBodyRate ?? 0) <=
+        (f.dropMidBodyRate ?? 0) +
+        (f.dripRate ?? 0) <=
       1,
     'the fault rates must add up to at most 1',
   );
@@ -67,6 +72,11 @@ export class FaultPlan {
 
   get current(): FaultOptions {
     return this.options;
+  }
+
+  /** Milliseconds between the bytes of a dripping body (default 2000). */
+  get dripIntervalMs(): number {
+    return this.options.dripIntervalMs ?? 2_000;
   }
 
   /** Retry-After seconds of injected 429s. */
@@ -100,6 +110,7 @@ export class FaultPlan {
       ['truncate', o.truncateRate],
       ['storm', o.rateLimitStormRate],
       ['drop_mid_body', o.dropMidBodyRate],
+      ['drip', o.dripRate],
     ];
     let edge = 0;
     for (const [kind, r] of bands) {

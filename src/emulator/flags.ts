@@ -16,6 +16,8 @@ export interface FaultAndQuirkFlags {
   readonly stormRate?: number;
   readonly stormLength?: number;
   readonly dropMidBodyRate?: number;
+  readonly dripRate?: number;
+  readonly dripIntervalMs?: number;
   readonly htmlShare?: number;
   readonly profile: ProfileName;
   /** From `--quirks LIST` (parseQuirkList). */
@@ -29,6 +31,7 @@ export interface FaultAndQuirkFlags {
   readonly clockSkew?: number;
   /** From `--echo-key LIST` (parseEchoPlaces). */
   readonly echoKey?: EmulatorQuirks['echoKey'];
+  readonly echoKeyAs?: EmulatorQuirks['echoKeyAs'];
 }
 
 /** The faults the flags set (each overrides the profile's). */
@@ -52,6 +55,8 @@ export function faultsOfFlags(flags: FaultAndQuirkFlags): FaultOptions {
   set('rateLimitStormRate', flags.stormRate);
   set('rateLimitStormLength', flags.stormLength);
   set('dropMidBodyRate', flags.dropMidBodyRate);
+  set('dripRate', flags.dripRate);
+  set('dripIntervalMs', flags.dripIntervalMs);
   set('htmlShare', flags.htmlShare);
   return f;
 }
@@ -67,6 +72,7 @@ export function quirksOfFlags(flags: FaultAndQuirkFlags): EmulatorQuirks {
   if (flags.unknownFields !== undefined) q.unknownFields = flags.unknownFields;
   if (flags.clockSkew !== undefined) q.clockSkewSeconds = flags.clockSkew;
   if (flags.echoKey !== undefined) q.echoKey = flags.echoKey;
+  if (flags.echoKeyAs !== undefined) q.echoKeyAs = flags.echoKeyAs;
   return q;
 }
 
@@ -78,6 +84,7 @@ const RATES = [
   'truncateRate',
   'rateLimitStormRate',
   'dropMidBodyRate',
+  'dripRate',
 ] as const;
 
 /**
@@ -112,6 +119,7 @@ export function describeQuirks(q: Quirks): string {
     reportShape: 'nested',
     unknownFields: 'drop',
     clockSkewSeconds: 0,
+    echoKeyAs: 'json',
   };
   const on = Object.entries(q).filter(
     ([k, v]) => v !== false && v !== defaults[k] && !(Array.isArray(v) && v.length === 0),

@@ -9,6 +9,7 @@ export { describeQuirks, optionsOfFlags, type FaultAndQuirkFlags } from './flags
 export { PROFILES, PROFILE_NAMES, isProfileName, resolveProfile, type Profile } from './profiles.js';
 export {
   BOOLEAN_QUIRKS,
+  ECHO_FORMS,
   ECHO_PLACES,
   FAITHFUL_QUIRKS,
   parseEchoPlaces,
@@ -22,6 +23,7 @@ export { MAX_REPORT_DAYS } from './api/report-input.js';
 export { generateCatalogue, type Catalogue } from './catalogue.js';
 export type { Campaign, Creative, Zone } from './entities.js';
 export type {
+  EchoForm,
   EchoPlace,
   EmulatorKey,
   EmulatorOptions,

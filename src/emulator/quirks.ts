@@ -1,8 +1,19 @@
 import { z } from 'zod';
-import type { EchoPlace, EmulatorQuirks } from './types.js';
+import type { EchoForm, EchoPlace, EmulatorQuirks } from './types.js';
 
 /** Every place the echoKey quirk can put the key. */
 export const ECHO_PLACES: readonly EchoPlace[] = ['body', 'error', 'html', 'header'];
+
+/** Every encoding the echoKey quirk can write the key in. */
+export const ECHO_FORMS: readonly EchoForm[] = [
+  'json',
+  'json-slash',
+  'percent',
+  'percent-lower',
+  'unicode',
+  'unicode-lower',
+  'mixed',
+];
 
 /** Every quirk filled in: what the server consults per request. */
 export type Quirks = Readonly<Required<EmulatorQuirks>>;
@@ -23,6 +34,7 @@ export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
   clockSkewSeconds: 0,
   reportShape: 'nested',
   echoKey: [],
+  echoKeyAs: 'json',
 });
 
 /** The accepted shape of EmulatorQuirks (options, setQuirks and PUT /_control/quirks). */
@@ -43,6 +55,9 @@ export const QUIRKS_SCHEMA = z
     clockSkewSeconds: z.number().int().min(-86_400).max(86_400).optional(),
     reportShape: z.enum(['nested', 'rows']).optional(),
     echoKey: z.array(z.enum(['body', 'error', 'html', 'header'])).optional(),
+    echoKeyAs: z
+      .enum(['json', 'json-slash', 'percent', 'percent-lower', 'unicode', 'unicode-lower', 'mixed'])
+      .optional(),
   })
   .strict();
 

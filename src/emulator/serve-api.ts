@@ -3,7 +3,7 @@ import { ApiError } from './api/errors.js';
 import { injectedReply } from './api/fault-replies.js';
 import { primeBody, readJsonBody, sendReply, type Handler, type Reply } from './api/http.js';
 import { matchRoute } from './api/router.js';
-import { acceptsGzip, sendAnswer, sendCut, sendTruncated, type Wire } from './api/send.js';
+import { acceptsGzip, sendAnswer, sendCut, sendDrip, sendTruncated, type Wire } from './api/send.js';
 import { requestKey, type KeyRing } from './auth.js';
 import { echoKey } from './echo.js';
 import type { FaultPlan } from './faults.js';
@@ -116,7 +116,9 @@ export async function serveApi(
   const dress = (reply: Reply, refused = false): Reply => {
     const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
     const echoed =
-      sentKey === undefined || q.echoKey.length === 0 ? undefined : echoKey(dressed, sentKey, q.echoKey);
+      sentKey === undefined || q.echoKey.length === 0
+        ? undefined
+        : echoKey(dressed, sentKey, q.echoKey, q.echoKeyAs);
     if (echoed === undefined) return dressed;
     state.stats.fault(endpoint, 'echo_key');
     return echoed;
@@ -154,6 +156,12 @@ export async function serveApi(
     state.stats.fault(endpoint, 'drop');
     req.socket.destroy();
     log(0, 'drop');
+    return;
+  }
+  if (kind === 'drip' && reply.body !== undefined && reply.status !== 204) {
+    state.stats.fault(endpoint, 'drip');
+    await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
+    log(reply.status, 'drip');
     return;
   }
   await sendAnswer(res, reply, wire);

@@ -40,6 +40,10 @@ export interface FaultOptions {
   rateLimitStormLength?: number;
   /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
   dropMidBodyRate?: number;
+  /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
+  dripRate?: number;
+  /** Milliseconds between the dripped bytes (default 2000). */
+  dripIntervalMs?: number;
   /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
   htmlShare?: number;
 }
@@ -84,10 +88,19 @@ export interface EmulatorQuirks {
    *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
    *  an X-Request-Key response header. For tests that the key is never stored. */
   echoKey?: EchoPlace[];
+  /** How the echoed key is written (default 'json': as JSON.stringify writes it): `json-slash` PHP's
+   *  json_encode (`/` as `\/`), `percent` / `percent-lower` every byte as %XX / %xx, `unicode` /
+   *  `unicode-lower` every character as \uXXXX / \uxxxx, `mixed` each character in the next of raw,
+   *  %XX, %xx, \uXXXX and \uxxxx. */
+  echoKeyAs?: EchoForm;
 }
 
 /** The places of the echoKey quirk. */
 export type EchoPlace = 'body' | 'error' | 'html' | 'header';
+
+/** The encodings of the echoKey quirk. */
+export type EchoForm =
+  'json' | 'json-slash' | 'percent' | 'percent-lower' | 'unicode' | 'unicode-lower' | 'mixed';
 
 /** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
 export type ReportParamsForm = 'any' | 'repeat' | 'brackets' | 'comma' | 'json-body';
@@ -146,6 +159,7 @@ export type FaultKind =
   | 'drop_mid_body'
   | 'malformed'
   | 'truncate'
+  | 'drip'
   | 'override'
   | 'latency'
   | 'echo_key';

@@ -176,8 +176,9 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
     // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A
-    // 429 that outlasted the waits sends the job back without spending a try: it resumes too.
-    if (kind === 'fatal' || (!resumable && kind !== 'rate-limited')) {
+    // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
+    // try: it resumes too.
+    if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
       const message = redactSecrets((error as Error).message ?? String(error), deps.secrets ?? []);
       await failRun(pool, schema, runId, message).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),

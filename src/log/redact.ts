@@ -1,99 +1,83 @@
+import { matcherOf, MIN_SECRET, type SecretMatcher } from './secret-pattern.js';
+
 /** What replaces a secret wherever it would appear. */
 export const REDACTED = '[REDACTED]';
 
 const REDACTED_BYTES = Buffer.from(REDACTED, 'utf8');
 
-/** Secrets shorter than this are ignored: replacing them would mangle ordinary text. */
-const MIN_SECRET = 4;
-
-/** Secrets from this length on are also looked for inside base64 text, where a short one would match by chance. */
-const MIN_BASE64_SECRET = 12;
+/** Bytes of a body searched at once: a long body is read as text a window at a time. */
+const WINDOW = 1 << 20;
 
 /**
- * Replaces every occurrence of each secret in `text` (also its URL-encoded, JSON-escaped and
- * base64 forms, see secretForms) with [REDACTED]. Secrets shorter than 4 characters are ignored:
- * replacing them would mangle text.
+ * Replaces every occurrence of each secret in `text` with [REDACTED], however it is written: each
+ * character as is, %XX or \uXXXX (hex in either case) or a JSON escape such as \/, mixed within
+ * one occurrence; also, for a long secret, its base64 (see secret-pattern.ts). Secrets shorter
+ * than 4 characters are ignored: replacing them would mangle text.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET) continue;
-    for (const form of secretForms(secret)) {
-      if (out.includes(form)) out = out.split(form).join(REDACTED);
-    }
-  }
-  return out;
+  const m = matcherOf(secrets);
+  if (m === undefined || !(ESCAPE.test(text) || m.plainText.some((p) => text.includes(p)))) return text;
+  return text.replace(m.text, REDACTED);
 }
 
+/** A character some escape starts with: text without one holds a secret only as is. */
+const ESCAPE = /[%\\+]/;
+
 /**
- * redactSecrets for text cut from a longer one: a secret the cut split leaves a prefix at the end,
- * which is redacted too when it is 4 characters or more (shorter ones match ordinary text).
+ * redactSecrets for text cut from a longer one: a secret the cut split leaves the start of a
+ * writing at the end (in any encoding), which is redacted too when it is 4 characters or more
+ * (shorter ones match ordinary text).
  */
 export function redactCut(text: string, secrets: readonly string[]): string {
-  const out = redactSecrets(text, secrets);
-  let longest = 0;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET) continue;
-    for (const form of secretForms(secret))
-      for (let n = Math.min(form.length - 1, out.length); n > Math.max(longest, MIN_SECRET - 1); n--)
-        if (out.endsWith(form.slice(0, n))) {
-          longest = n;
-          break;
-        }
-  }
-  return longest === 0 ? out : out.slice(0, out.length - longest) + REDACTED;
+  const m = matcherOf(secrets);
+  if (m === undefined) return text;
+  const out = text.replace(m.text, REDACTED);
+  const tail = out.slice(-(m.longestText - 1));
+  const cut = m.prefix().exec(tail)?.[0].length ?? 0;
+  return cut < MIN_SECRET ? out : out.slice(0, out.length - cut) + REDACTED;
 }
 
 /**
- * `body` with every form of each secret replaced by [REDACTED], as redactSecrets does for text;
- * the same Buffer when none occurs (the usual case costs one native search per form, no copy).
+ * `body` with every writing of each secret replaced by [REDACTED], as redactSecrets does for text;
+ * the same Buffer when none occurs (the usual case costs a few native searches, no copy: see
+ * regions).
  */
 export function redactBuffer(body: Buffer, secrets: readonly string[]): Buffer {
-  let out = body;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET) continue;
-    for (const form of secretForms(secret)) {
-      const needle = Buffer.from(form, 'utf8');
-      if (out.indexOf(needle) >= 0) out = replaceAll(out, needle);
-    }
-  }
-  return out;
+  const m = matcherOf(secrets);
+  if (m === undefined) return body;
+  const { hits } = scan(body, m, true);
+  return hits.length === 0 ? body : replaced(body, hits, body.length);
 }
 
 /**
  * Redacts secrets from a body that arrives in chunks: each chunk comes out redacted, less a tail
- * kept back (one byte shorter than the longest form of a secret) in case a secret runs on into the
- * next chunk. The chunks out, joined, are redactBuffer of the chunks in, joined.
+ * kept back (one byte shorter than the longest writing of a secret) in case a secret runs on into
+ * the next chunk. The chunks out, joined, are redactBuffer of the chunks in, joined.
  */
 export class ChunkRedactor {
-  private readonly hold: number;
+  private readonly matcher: SecretMatcher | undefined;
+  /** The bytes not yet let out, as received: a secret may start in them. */
   private carry: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly secrets: readonly string[]) {
-    let longest = 0;
-    for (const secret of secrets)
-      if (secret.length >= MIN_SECRET)
-        for (const form of secretForms(secret)) longest = Math.max(longest, Buffer.byteLength(form));
-    this.hold = Math.max(0, longest - 1);
+  constructor(secrets: readonly string[]) {
+    this.matcher = matcherOf(secrets);
   }
 
   /** The redacted bytes that can be let out now. */
   push(chunk: Buffer): Buffer {
-    if (this.hold === 0) return chunk;
-    const joined = redactBuffer(
-      this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]),
-      this.secrets,
-    );
-    const cut = Math.max(0, joined.length - this.hold);
-    this.carry = Buffer.from(joined.subarray(cut));
-    return joined.subarray(0, cut);
+    if (this.matcher === undefined) return chunk;
+    const joined = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+    const { hits, done } = scan(joined, this.matcher, false);
+    this.carry = Buffer.from(joined.subarray(done));
+    return replaced(joined, hits, done);
   }
 
   /** The tail kept back, at the body's end. */
   end(): Buffer {
     const rest = this.carry;
     this.carry = Buffer.alloc(0);
-    return rest;
+    if (this.matcher === undefined) return rest;
+    return replaced(rest, scan(rest, this.matcher, true).hits, rest.length);
   }
 }
 
@@ -118,38 +102,77 @@ export function redactError<E>(error: E, secrets: readonly string[]): E {
 }
 
 /**
- * The forms a secret takes in text: as is, URL-encoded, JSON-escaped, and, for a long one, the
- * base64 of its bytes at each of the three alignments a base64 text can hold them in (an
- * `Authorization: Basic` header echoed back encodes `user:key`, so the key's own base64 is not there).
+ * Where the secrets are in `body`, as [start, end) pairs in order, and `done`: the bytes up to it
+ * are decided. With `final` that is the whole body; otherwise a secret starting in the last
+ * longest-1 bytes might run on past them, so the scan stops before such a start and the caller
+ * scans those bytes again with what follows. The body is read a window at a time.
  */
-function secretForms(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
-  if (secret.length >= MIN_BASE64_SECRET) for (const core of base64Cores(secret)) forms.add(core);
-  return [...forms];
+function scan(body: Buffer, m: SecretMatcher, final: boolean): { hits: number[]; done: number } {
+  const hits: number[] = [];
+  const hold = m.longestBytes - 1;
+  const step = Math.max(WINDOW, 4 * m.longestBytes);
+  let from = 0;
+  for (;;) {
+    const end = Math.min(body.length, from + step);
+    const last = end === body.length;
+    // Writings starting before `limit` lie wholly inside the window: the window decides them.
+    const limit = last && final ? end : end - hold;
+    if (limit <= from) return { hits, done: from };
+    let next = limit;
+    const window = body.subarray(from, end);
+    for (const [a, b] of regions(window, m)) {
+      if (from + a >= limit) break;
+      const text = window.toString('latin1', a, b);
+      const re = m.bytes;
+      re.lastIndex = 0;
+      for (let hit = re.exec(text); hit !== null; hit = re.exec(text)) {
+        const start = from + a + hit.index;
+        if (start >= limit) break;
+        hits.push(start, start + hit[0].length);
+        next = Math.max(next, start + hit[0].length);
+      }
+    }
+    if (last) return { hits, done: next };
+    from = next;
+  }
 }
 
 /**
- * For each alignment, the base64 characters that depend only on the secret's bytes: whatever comes
- * before or after the secret in the encoded text, one of these appears in it.
+ * The stretches of `window` that may hold a writing of a secret, in order and apart: around each
+ * plain secret and each escape that writes a character of one (native searches and a look at the
+ * few bytes of each escape), as far as the longest writing reaches either way. The usual body
+ * has none, or a few, and is never read as text.
  */
-function base64Cores(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  const cores: string[] = [];
-  for (let skip = 0; skip < 3; skip++) {
-    const rest = bytes.subarray(skip);
-    cores.push(rest.subarray(0, rest.length - (rest.length % 3)).toString('base64'));
+function regions(window: Buffer, m: SecretMatcher): Array<[number, number]> {
+  const seeds: number[] = [];
+  for (const byte of m.escapeBytes)
+    for (let at = window.indexOf(byte); at >= 0; at = window.indexOf(byte, at + 1))
+      if (m.escapes(window, at)) seeds.push(at);
+  for (const plain of m.plain)
+    for (let at = window.indexOf(plain); at >= 0; at = window.indexOf(plain, at + 1)) seeds.push(at);
+  if (seeds.length === 0) return [];
+  seeds.sort((x, y) => x - y);
+  const reach = m.longestBytes;
+  const out: Array<[number, number]> = [];
+  for (const seed of seeds) {
+    const a = Math.max(0, seed - reach + 1);
+    const b = Math.min(window.length, seed + reach);
+    const lastRegion = out[out.length - 1];
+    if (lastRegion !== undefined && a <= lastRegion[1]) lastRegion[1] = Math.max(lastRegion[1], b);
+    else out.push([a, b]);
   }
-  return cores;
+  return out;
 }
 
-/** `body` with every occurrence of `needle` replaced by [REDACTED]. */
-function replaceAll(body: Buffer, needle: Buffer): Buffer {
+/** `body` up to `done`, each hit (pairs from scan) replaced by [REDACTED]. */
+function replaced(body: Buffer, hits: readonly number[], done: number): Buffer {
+  if (hits.length === 0) return body.subarray(0, done);
   const parts: Buffer[] = [];
   let from = 0;
-  for (let at = body.indexOf(needle); at >= 0; at = body.indexOf(needle, from)) {
-    parts.push(body.subarray(from, at), REDACTED_BYTES);
-    from = at + needle.length;
+  for (let i = 0; i < hits.length; i += 2) {
+    parts.push(body.subarray(from, hits[i]), REDACTED_BYTES);
+    from = hits[i + 1] as number;
   }
-  parts.push(body.subarray(from));
+  parts.push(body.subarray(from, done));
   return Buffer.concat(parts);
 }

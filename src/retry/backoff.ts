@@ -1,6 +1,16 @@
 // The one backoff: how long to wait before retry number n, for HTTP requests, queued jobs and
 // Postgres transactions alike. Pure, so the maths is unit tested without any server.
 
+/**
+ * The longest delay a Node timer holds (2^31-1 ms, 24.8 days): a longer one fires at once, with a
+ * TimeoutOverflowWarning, and a wait on it spins. Every wait whose length comes from outside is
+ * cut to it (and waited out again if need be).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Default longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS). */
+export const DEFAULT_RETRY_AFTER_CAP_MS = 15 * 60_000;
+
 /** Name of our backoff strategy in job options (BullMQ calls settings.backoffStrategy for it). */
 export const BACKOFF_TYPE = 'adops-jitter';
 

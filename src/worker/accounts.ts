@@ -35,6 +35,8 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
       subscribe: true,
       // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
       onPause: (ms) => guard.paused(account.name, ms),
+      maxPauseMs: rt.config.http.retryAfterCapMs,
+      stop: rt.shutdown.signal,
     },
   );
 }

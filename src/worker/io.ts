@@ -153,9 +153,11 @@ export function createSyncApi(
   logger: Logger,
   gate: RequestGate,
   onAttempt: FetcherHooks['onAttempt'],
+  signal?: AbortSignal,
 ): ApiClient {
   return createApiClientFromConfig(config, logger, {
     ...syncClientOptions(gate),
+    ...(signal === undefined ? {} : { signal }),
     onAttempt: (a: AttemptInfo) => onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
   });
 }

@@ -61,6 +61,7 @@ export async function openRuntime(o: {
     if (o.connection === undefined) redis.disconnect();
     throw error;
   }
+  const shutdown = new AbortController();
   const limiter = createRequestLimiter(
     redis,
     limiterKey(config.queue.prefix),
@@ -70,6 +71,8 @@ export async function openRuntime(o: {
       // A 429 met by any process pauses this one at once, not at its next refill.
       subscribe: true,
       onPause: (ms) => logger.debug({ ms }, 'API requests paused after a 429'),
+      maxPauseMs: config.http.retryAfterCapMs,
+      stop: shutdown.signal,
     },
   );
   let lastActivity = Date.now();
@@ -80,7 +83,7 @@ export async function openRuntime(o: {
     redis,
     queues,
     limiter,
-    shutdown: new AbortController(),
+    shutdown,
     touch: () => {
       lastActivity = Date.now();
     },

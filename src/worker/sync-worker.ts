@@ -1,6 +1,6 @@
 // The worker of catalogue syncs: one sync per job, its progress reported on the job, resumable
 // from its checkpoint when the job is tried again.
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
 import type { RequestGate } from '../api/gate.js';
 import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
@@ -52,9 +52,17 @@ export function defaultEntitySync(
     const own = name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond;
     const limiter = own
       ? rt.limiter
-      : createRequestLimiter(rt.redis, limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond);
-    const api = createSyncApi(accountConfig(rt.config, account), rt.logger, limiter, (a) =>
-      observer.attempt(a),
+      : createRequestLimiter(rt.redis, limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond, {
+          maxPauseMs: rt.config.http.retryAfterCapMs,
+          stop: rt.shutdown.signal,
+        });
+    // At the shutdown deadline the sync's requests end, as a pull's do, and the sync goes back to wait.
+    const api = createSyncApi(
+      accountConfig(rt.config, account),
+      rt.logger,
+      limiter,
+      (a) => observer.attempt(a),
+      rt.shutdown.signal,
     );
     c = {
       api,
@@ -127,6 +135,11 @@ export function syncProcessor(
       });
     } catch (error) {
       const failure = classifyFailure(error);
+      if (failure.kind === 'aborted' && token !== undefined) {
+        rt.logger.warn('entity sync cut short by shutdown: back to the queue, no attempt spent');
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
       if (failure.kind === 'rate-limited' && several) {
         await job.moveToDelayed(Date.now() + Math.max(1, failure.retryAfterMs), token);
         throw new DelayedError();

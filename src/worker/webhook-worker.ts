@@ -90,7 +90,12 @@ export function webhookProcessor(
     if (attempt >= attempts)
       log.error({ reason: outcome.reason, attempt }, 'webhook delivery failed for good');
     else log.warn({ reason: outcome.reason, attempt }, 'webhook delivery failed; it will be retried');
-    throw new DeliveryRetry(outcome.reason, outcome.retryAfterMs);
+    // A receiver asking for decades would hold the event as long: its Retry-After is capped too.
+    const retryAfterMs =
+      outcome.retryAfterMs === undefined
+        ? undefined
+        : Math.min(outcome.retryAfterMs, rt.config.http.retryAfterCapMs);
+    throw new DeliveryRetry(outcome.reason, retryAfterMs);
   };
 }
 

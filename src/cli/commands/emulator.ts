@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   describeQuirks,
+  ECHO_FORMS,
   loadKeysFile,
   optionsOfFlags,
   parseEchoPlaces,
@@ -100,6 +101,12 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
     .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', whole(1, 10_000))
     .option('--drop-mid-body-rate <r>', 'fraction of connections cut after part of the body', fraction)
+    .option('--drip-rate <r>', 'fraction of bodies sent half at once, then a byte at a time', fraction)
+    .option(
+      '--drip-interval-ms <ms>',
+      'milliseconds between the dripped bytes (default 2000)',
+      whole(1, 600_000),
+    )
     .option('--html-share <r>', 'with html-errors, share of injected 5xx sent as HTML 502 pages', fraction)
     .addOption(
       new Option('--profile <name>', 'a preset of quirks and faults (flags override it)')
@@ -145,6 +152,9 @@ export function register(program: Command, ctx: CliContext): void {
       '--echo-key <places>',
       "repeat the caller's API key back, comma separated: body, error, html, header, or all",
       echoPlaces,
+    )
+    .addOption(
+      new Option('--echo-key-as <form>', 'how the echoed key is written (default json)').choices(ECHO_FORMS),
     )
     .addHelpText(
       'after',

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { constants, createGzip, gzipSync } from 'node:zlib';
 import { bodyBuffer, primeBody, sendReply, type Reply } from './http.js';
 
@@ -78,4 +79,34 @@ export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
       : { 'content-type': 'application/json; charset=utf-8', ...primed.headers },
   );
   res.write(wireBytes, () => res.socket?.destroy());
+}
+
+/**
+ * Drips the answer: its headers (with the full content-length) and the first half of its body at
+ * once, then the rest one byte every `intervalMs`, until it is all sent or the client goes away.
+ * A server (or proxy) that trickles a body this way never trips an idle timeout between chunks.
+ */
+export async function sendDrip(
+  res: ServerResponse,
+  reply: Reply,
+  wire: Wire,
+  intervalMs: number,
+): Promise<void> {
+  const raw = bodyBuffer(reply);
+  const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
+  res.writeHead(reply.status, {
+    ...(wire.gzip
+      ? gzipHeaders(reply)
+      : { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': body.length,
+  });
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  let at = Math.floor(body.length / 2);
+  res.write(body.subarray(0, at));
+  while (at < body.length && !gone.signal.aborted) {
+    await delay(intervalMs, undefined, { signal: gone.signal }).catch(() => undefined);
+    if (!gone.signal.aborted) res.write(body.subarray(at, ++at));
+  }
+  if (!gone.signal.aborted) res.end();
 }

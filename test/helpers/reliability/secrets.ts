@@ -22,6 +22,33 @@ function forms(secret: string): string[] {
   return [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')];
 }
 
+/**
+ * `text` with the encodings a server may write an (ASCII) key in undone: \uXXXX and \/ behind any
+ * number of backslashes (JSON inside a JSON log line), and %XX, either case. A key written any of
+ * those ways, or a mix, comes out whole.
+ */
+export function decoded(text: string): string {
+  return text
+    .replace(/\\+u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\+\//g, '/')
+    .replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+}
+
+/** Characters of a key that, found together, count as a leak (a key cut short still leaks its rest). */
+const LEAK_WINDOW = 16;
+
+/**
+ * Whether `text` holds `secret` in any form: as is, URL-encoded, base64, or encoded as decoded()
+ * undoes, whole or any 16 characters of it in a row (what an excerpt cut through the key leaves).
+ */
+export function holdsSecret(text: string, secret: string): boolean {
+  if (forms(secret).some((n) => text.includes(n))) return true;
+  const plain = decoded(text);
+  for (let at = 0; at + LEAK_WINDOW <= secret.length; at++)
+    if (plain.includes(secret.slice(at, at + LEAK_WINDOW))) return true;
+  return false;
+}
+
 /** Scans logs, Redis (keys matching `${prefix}*` on each URL) and the database for `secret`. */
 export async function scanForSecret(o: {
   secret: string;
@@ -29,8 +56,7 @@ export async function scanForSecret(o: {
   redis: ReadonlyArray<{ url: string; prefix: string }>;
   database: { url: string; pool: Pool };
 }): Promise<SecretScan> {
-  const needles = forms(o.secret);
-  const has = (text: string) => needles.some((n) => text.includes(n));
+  const has = (text: string) => holdsSecret(text, o.secret);
   const found: string[] = [];
   o.logLines.forEach((l, i) => {
     if (has(l)) found.push(`log line ${i + 1}: ${l.slice(0, 200)}`);

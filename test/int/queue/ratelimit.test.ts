@@ -119,4 +119,18 @@ describe('the shared request limit', () => {
     expect(await heard).toBe(500);
     expect(await timed(b)).toBeGreaterThanOrEqual(400);
   });
+
+  it('cuts a pause Redis holds beyond the cap (an older worker obeyed a huge Retry-After) down to it', async () => {
+    const key = limiterKey(testPrefix());
+    const c = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    connections.push(c);
+    const [seconds] = await c.time();
+    await c.set(`${key}:pause`, String(Number(seconds) * 1000 + 999_999_999_000), 'PX', 999_999_999_000);
+    const limiter = createRequestLimiter(c, key, 100, { maxPauseMs: 300 });
+    limiters.push(limiter);
+    const waited = await timed(limiter);
+    expect(waited).toBeGreaterThan(100);
+    expect(waited).toBeLessThan(5_000);
+    expect(await c.pttl(`${key}:pause`)).toBeLessThanOrEqual(300);
+  });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ECHO_HEADER, ECHO_PLACES, type RunningEmulator } from '../../../src/emulator/index.js';
+import { ECHO_FORMS, ECHO_HEADER, ECHO_PLACES, type RunningEmulator } from '../../../src/emulator/index.js';
 import { startDashboard } from '../../../src/observe/dashboard/server.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
@@ -19,8 +19,8 @@ import { spawnCli } from '../../helpers/cli.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { capturedLogger } from '../../helpers/reliability/harness.js';
-import { scanForSecret } from '../../helpers/reliability/secrets.js';
+import { canaryKey, capturedLogger } from '../../helpers/reliability/harness.js';
+import { holdsSecret, scanForSecret } from '../../helpers/reliability/secrets.js';
 import { FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -33,8 +33,12 @@ const REPORT_PATH = `/reports?date_from=${FROM}&date_until=${FROM}&dimensions=da
 // Injected on report requests: JSON 500s, HTML 502 pages and malformed 200s, all with the key.
 const FAULTS = { failRate: 0.3, htmlShare: 0.5, malformedRate: 0.1, paths: ['/v2/reports'], seed: 2 };
 
+// A second key the emulator accepts, with the characters encoders treat differently: `/` (PHP's
+// json_encode writes `\/`), `+` and `-` (a %2D leaves the rest of the key readable).
+const ODD_KEY = `${canaryKey()}/+x`;
+
 beforeAll(async () => {
-  suite = await openSuite({ quirks: ECHO_EVERYWHERE });
+  suite = await openSuite({ quirks: ECHO_EVERYWHERE, keys: [{ key: ODD_KEY }] });
 });
 afterAll(async () => {
   book.flush(inject('runId'));
@@ -229,5 +233,64 @@ describe('a server that echoes the API key', () => {
     const lines = [worker.stdout(), worker.stderr(), ...outputs].flatMap((t) => t.split('\n'));
     const { found } = await searchEverywhere(db, prefix, lines);
     expect(found).toEqual([]);
+  });
+
+  it('is redacted however the server writes it: \\/, %XX, %xx, \\uXXXX, \\uxxxx or a mix, in 200 and 400 bodies', async () => {
+    const { db, prefix, env } = await suite.newCase();
+    const config = loadConfig({ ...env, ADOPS_API_KEY: ODD_KEY, LOG_LEVEL: 'trace' });
+    const { logger, lines } = capturedLogger(config);
+    const queues = await openQueues(config);
+    const worker = await startWorker({
+      config,
+      jobs: suite.jobs,
+      pool: db.pool,
+      logger,
+      backoff: { baseMs: 20, maxMs: 200 },
+      metrics: false,
+    });
+    const reasons: string[] = [];
+    const report = suite.reports.slice(0, 1);
+    const forms = ECHO_FORMS.filter((f) => f !== 'json');
+    try {
+      for (const form of forms) {
+        const quirks = { echoKey: ['body' as const, 'error' as const, 'header' as const], echoKeyAs: form };
+        suite.emulator.setQuirks(quirks);
+        // The emulator does write the key this way: the body holds it encoded, not as is.
+        const answer = await fetch(`${suite.emulator.url}${REPORT_PATH}`, {
+          headers: { authorization: `Bearer ${ODD_KEY}` },
+        });
+        const text = await answer.text();
+        expect(text.includes(ODD_KEY), form).toBe(false);
+        expect(holdsSecret(text, ODD_KEY), form).toBe(true);
+        const loaded = await enqueueBackfill(queues.pulls, report, FROM, FROM);
+        expect((await waitForPulls(queues.pulls, loaded.pulls, { pollMs: 50 })).completed, form).toHaveLength(
+          1,
+        );
+        // GET /reports parameters read only from a JSON body: a 400 quoting the key, final.
+        suite.emulator.setQuirks({ ...quirks, reportParams: 'json-body' });
+        const refused = await enqueueBackfill(queues.pulls, report, TO, TO);
+        const final = await waitForPulls(queues.pulls, refused.pulls, { pollMs: 50 });
+        expect(final.failed, form).toHaveLength(1);
+        reasons.push(...final.failed.map((f) => f.reason));
+      }
+    } finally {
+      suite.emulator.setQuirks(ECHO_EVERYWHERE);
+      await worker.close(5_000);
+      await queues.close();
+    }
+    const errors = await failedErrors(db);
+    expect(errors).toHaveLength(forms.length);
+    for (const text of [...errors, ...reasons]) {
+      expect(text).toContain('[REDACTED]');
+      expect(holdsSecret(text, ODD_KEY), text).toBe(false);
+    }
+    const scan = await scanForSecret({
+      secret: ODD_KEY,
+      logLines: lines,
+      redis: [{ url: REDIS_URL, prefix }],
+      database: { url: db.url, pool: db.pool },
+    });
+    expect(scan.searched.rawBodies).toBeGreaterThanOrEqual(forms.length);
+    expect(scan.found).toEqual([]);
   });
 });

@@ -29,6 +29,19 @@ describe('error bodies and excerpts', () => {
     );
   });
 
+  it('redacts a key the server percent-encoded or \\u-escaped in its message, even cut short', () => {
+    const key = `sk-live-${'0123456789abcdef'.repeat(2)}`;
+    const pct = [...key].map((c) => (c === '-' ? '%2D' : c)).join('');
+    expect(apiMessageOf(Buffer.from(JSON.stringify({ message: `key ${pct} is invalid` })), [key])).toBe(
+      'key [REDACTED] is invalid',
+    );
+    const all = [...Buffer.from(key)].map((b) => `%${b.toString(16)}`).join('');
+    const e = excerptOf(`${'x'.repeat(300)} ${all}`, [key]);
+    expect(e).not.toMatch(/%[0-9a-f]{2}%/);
+    const escaped = `{"message":"key ${[...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`;
+    expect(excerptOf(Buffer.from(escaped), [key])).toBe('{"message":"key [REDACTED]"}');
+  });
+
   it('leaves no part of a key that the cut before redaction split', () => {
     // Keys shrink to [REDACTED], pulling the one the cut split into the excerpt.
     const long = `sk_live_${'q'.repeat(32)}`;

@@ -47,6 +47,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('caps a Retry-After at 15 minutes by default, ADOPS_MAX_RETRY_AFTER_SECONDS otherwise', () => {
+    expect(loadConfig({}).http.retryAfterCapMs).toBe(15 * 60_000);
+    expect(loadConfig({ ADOPS_MAX_RETRY_AFTER_SECONDS: '120' }).http.retryAfterCapMs).toBe(120_000);
+  });
+
+  it('gives each API request 30 minutes to answer in full by default, ADOPS_HTTP_REQUEST_TIMEOUT_MS otherwise', () => {
+    expect(loadConfig({}).http.requestTimeoutMs).toBe(30 * 60_000);
+    expect(loadConfig({ ADOPS_HTTP_REQUEST_TIMEOUT_MS: '90000' }).http.requestTimeoutMs).toBe(90_000);
+  });
+
   it('reads every contract variable', () => {
     const c = loadConfig({
       ADOPS_BASE_URL: 'https://acme.api.example.com/v2/',
@@ -94,6 +104,22 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379', /REDIS_URL=.*redis:\/\//],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL=.*postgres/],
     ['ADOPS_HTTP_ATTEMPTS', '0', /ADOPS_HTTP_ATTEMPTS="0" is invalid: expected at least 1/],
+    [
+      'ADOPS_HTTP_REQUEST_TIMEOUT_MS',
+      '999',
+      /ADOPS_HTTP_REQUEST_TIMEOUT_MS="999" is invalid: expected at least 1000/,
+    ],
+    [
+      'ADOPS_MAX_RETRY_AFTER_SECONDS',
+      '0',
+      /ADOPS_MAX_RETRY_AFTER_SECONDS="0" is invalid: expected at least 1/,
+    ],
+    // A day: far beyond any real pause, and well inside what a Node timer holds (24.8 days).
+    [
+      'ADOPS_MAX_RETRY_AFTER_SECONDS',
+      '86401',
+      /ADOPS_MAX_RETRY_AFTER_SECONDS="86401" is invalid: expected at most 86400/,
+    ],
     [
       'ADOPS_HTTP_ATTEMPTS',
       'five',

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -124,5 +124,107 @@ describe('job definitions', () => {
 
   it('names ADOPS_JOBS_DIR when the folder is missing', () => {
     expect(() => loadJobs('/nonexistent/jobs')).toThrow(/ADOPS_JOBS_DIR=\/nonexistent\/jobs cannot be read/);
+  });
+});
+
+describe('schedules more frequent than once a minute', () => {
+  const every = (cron: string, extra = '') =>
+    valid.replace(
+      '{ cron: "0 3 * * *", timezone: "Europe/Berlin" }',
+      `{ cron: "${cron}", timezone: UTC${extra} }`,
+    );
+
+  it.each([
+    ['* * * * * *', 60],
+    ['*/30 * * * * *', 2],
+    ['0,1 * * * * *', 2],
+  ])('refuses "%s", naming the file, the field and how to allow it', (cron, times) => {
+    expect(rejects(every(cron))).toBe(
+      `jobs/x.yaml: schedule.cron: "${cron}" runs ${times} times a minute; a schedule may run at most once a minute unless the file sets schedule.allow_sub_minute: true`,
+    );
+  });
+
+  it.each(['* * * * *', '0 * * * * *', '30 */5 * * * *'])('accepts "%s": at most once a minute', (cron) => {
+    expect(parseJob(every(cron), 'jobs/x.yaml').schedule?.cron).toBe(cron);
+  });
+
+  it('accepts a faster schedule when the file allows it, and nothing but true or false there', () => {
+    expect(parseJob(every('*/10 * * * * *', ', allow_sub_minute: true'), 'jobs/x.yaml').schedule?.cron).toBe(
+      '*/10 * * * * *',
+    );
+    expect(rejects(every('0 * * * * *', ', allow_sub_minute: yes please'))).toMatch(
+      /^jobs\/x\.yaml: schedule\.allow_sub_minute: expected true or false$/,
+    );
+  });
+});
+
+describe('job files whose text is not a job definition', () => {
+  const SECRET = 'sk-live-not-for-your-eyes';
+  /** The messages of the warnings `fn` makes the process emit (the yaml library emits some). */
+  async function warningsOf(fn: () => void): Promise<string[]> {
+    const seen: string[] = [];
+    const listen = (w: Error) => seen.push(w.message);
+    process.on('warning', listen);
+    try {
+      fn();
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', listen);
+    }
+    return seen;
+  }
+
+  it('refuses a link to a file outside the folder without showing any of its text', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'adops-secret-'));
+    writeFileSync(join(outside, 'credentials'), `${SECRET}: 1\nother: 2\n`);
+    const dir = mkdtempSync(join(tmpdir(), 'adops-jobs-'));
+    writeFileSync(join(dir, 'a.yaml'), valid);
+    symlinkSync(join(outside, 'credentials'), join(dir, 'b.yaml'));
+    let message = '';
+    try {
+      loadJobs(dir);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/b\.yaml: a symbolic link to a file outside ADOPS_JOBS_DIR/);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('follows a link that stays inside the folder, as a Kubernetes ConfigMap mounts its files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adops-jobs-'));
+    mkdirSync(join(dir, '..2026_01_01_00_00_00.1'));
+    writeFileSync(join(dir, '..2026_01_01_00_00_00.1', 'a.yaml'), valid);
+    symlinkSync('..2026_01_01_00_00_00.1', join(dir, '..data'));
+    symlinkSync('..data/a.yaml', join(dir, 'a.yaml'));
+    expect(loadJobs(dir).reports.map((r) => r.name)).toEqual(['daily_campaign']);
+  });
+
+  it.each([
+    ['an unknown key that is not a field name', `${SECRET}: 1\n`],
+    ['an unknown key after known ones', `${valid}${SECRET.toUpperCase()}: x\n`],
+    ['a kind that is not one', `kind: ${SECRET}\n`],
+    ['an alias without an anchor', `*${SECRET}\n`],
+    ['a bad escape', `name: "\\${SECRET}"\n`],
+    ['a block scalar header with extra characters', `name: |${SECRET}\n  x\n`],
+    ['an unclosed quote', `name: "${SECRET}\n`],
+  ])('names the place, not the text, for %s', async (_label, text) => {
+    let message = '';
+    const warnings = await warningsOf(() => (message = rejects(text)));
+    expect(message).toMatch(/^jobs\/x\.yaml: /);
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain(SECRET.toUpperCase());
+    expect(warnings.join('\n')).not.toContain(SECRET);
+  });
+
+  it('prints no warning quoting the file for a tag or a directive it does not know', async () => {
+    const text = `%${SECRET} x\n---\nname: !${SECRET} daily_campaign\ndimensions: [day]\n`;
+    const warnings = await warningsOf(() => parseJob(text, 'jobs/x.yaml'));
+    expect(warnings.join('\n')).not.toContain(SECRET);
+  });
+
+  it('still names an unknown field that reads as a field name, and quotes the values of known fields', () => {
+    expect(rejects(`${valid}lookback: 3\n`)).toMatch(/jobs\/x\.yaml: lookback: unknown field; allowed: /);
+    expect(rejects(valid.replace('period: day', 'period: hour'))).toMatch(/period: "hour" is not allowed/);
   });
 });

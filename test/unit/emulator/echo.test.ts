@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { echoKey, ECHO_FIELD, ECHO_HEADER } from '../../../src/emulator/echo.js';
+import { echoKey, ECHO_FIELD, ECHO_HEADER, keyIn } from '../../../src/emulator/echo.js';
 import { bodyBuffer } from '../../../src/emulator/api/http.js';
 import { BAD_GATEWAY_PAGE } from '../../../src/emulator/api/fault-replies.js';
 import { describeQuirks, optionsOfFlags } from '../../../src/emulator/flags.js';
@@ -42,5 +42,29 @@ describe('the echoKey quirk', () => {
     expect(resolved.echoKey).toEqual(['error']);
     expect(describeQuirks(resolved)).toBe('echoKey=error');
     expect(() => resolveQuirks({ echoKey: ['footer'] } as never)).toThrow(/echoKey/);
+  });
+
+  it('writes the key as careless servers do: \\/, %XX, %xx, \\uXXXX, \\uxxxx or a mix, still valid JSON', () => {
+    const key = 'sk-a/b';
+    expect(keyIn(key, 'json')).toBe('sk-a/b');
+    expect(keyIn(key, 'json-slash')).toBe('sk-a\\/b');
+    expect(keyIn(key, 'percent')).toBe('%73%6B%2D%61%2F%62');
+    expect(keyIn(key, 'percent-lower')).toBe('%73%6b%2d%61%2f%62');
+    expect(keyIn(key, 'unicode')).toBe('\\u0073\\u006B\\u002D\\u0061\\u002F\\u0062');
+    expect(keyIn(key, 'unicode-lower')).toBe('\\u0073\\u006b\\u002d\\u0061\\u002f\\u0062');
+    expect(keyIn(key, 'mixed')).toBe('s%6B%2d\\u0061\\u002fb');
+    for (const form of ['json-slash', 'unicode', 'mixed'] as const) {
+      const error = { status: 400, body: '{"status":400,"message":"no."}' };
+      const echoed = JSON.parse(text(echoKey(error, key, ['error'], form)?.body)) as Record<string, string>;
+      expect(echoed.message).toBe(`no. (key ${JSON.parse(`"${keyIn(key, form)}"`) as string})`);
+      const body = JSON.parse(text(echoKey({ status: 200, body: '{}' }, key, ['body'], form)?.body));
+      expect(body).toEqual({ [ECHO_FIELD]: JSON.parse(`"${keyIn(key, form)}"`) });
+    }
+    expect(JSON.parse(`"${keyIn(key, 'unicode')}"`)).toBe(key);
+    expect(echoKey({ status: 204 }, key, ['header'], 'percent')?.headers?.[ECHO_HEADER]).toBe(
+      keyIn(key, 'percent'),
+    );
+    expect(resolveQuirks({}).echoKeyAs).toBe('json');
+    expect(() => resolveQuirks({ echoKeyAs: 'rot13' } as never)).toThrow(/echoKeyAs/);
   });
 });

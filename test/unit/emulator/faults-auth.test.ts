@@ -47,6 +47,14 @@ describe('emulator fault plan', () => {
     expect(d.latencyMs).toBeLessThanOrEqual(20);
   });
 
+  it('drips a share of answers, every dripIntervalMs (2000 by default)', () => {
+    const plan = new FaultPlan({ dripRate: 1, dripIntervalMs: 50 });
+    expect(plan.decide('/v2/reports').kind).toBe('drip');
+    expect(plan.dripIntervalMs).toBe(50);
+    expect(new FaultPlan({}).dripIntervalMs).toBe(2_000);
+    expect(() => new FaultPlan({ dripRate: 0.6, failRate: 0.6 })).toThrow(/add up to at most 1/);
+  });
+
   it('rejects rates outside 0..1 or adding up above 1', () => {
     expect(() => new FaultPlan({ failRate: 1.5 })).toThrow();
     expect(() => new FaultPlan({ failRate: 0.5, truncateRate: 0.6 })).toThrow();

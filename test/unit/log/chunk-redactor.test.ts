@@ -3,14 +3,41 @@ import { describe, expect, it } from 'vitest';
 import { ChunkRedactor, redactBuffer } from '../../../src/log/redact.js';
 
 const KEY = 'sk-live-abcdef0123456789';
+/** The key as %XX, %xx, \uXXXX and a mix of them, as careless servers write it. */
+const ENCODED = [
+  [...KEY].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+  [...KEY].map((c) => `%${c.charCodeAt(0).toString(16)}`).join(''),
+  [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`).join(''),
+  [...KEY]
+    .map((c, i) =>
+      i % 3 === 0
+        ? c
+        : i % 3 === 1
+          ? `%${c.charCodeAt(0).toString(16)}`
+          : `\\u00${c.charCodeAt(0).toString(16)}`,
+    )
+    .join(''),
+];
 
 describe('ChunkRedactor', () => {
   it('redacts a body in any chunking exactly as redactBuffer redacts it whole', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('{"a":1}', KEY, encodeURIComponent(`${KEY}/`), 'x', '"', KEY.slice(0, 5)), {
-          maxLength: 30,
-        }),
+        fc.array(
+          fc.constantFrom(
+            '{"a":1}',
+            KEY,
+            encodeURIComponent(`${KEY}/`),
+            'x',
+            '"',
+            '%',
+            '\\',
+            KEY.slice(0, 5),
+            ...ENCODED,
+            ...ENCODED.map((e) => e.slice(0, 7)),
+          ),
+          { maxLength: 30 },
+        ),
         fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 20 }),
         (pieces, cuts) => {
           const body = Buffer.from(pieces.join(''));
@@ -26,6 +53,7 @@ describe('ChunkRedactor', () => {
           const joined = Buffer.concat(out);
           expect(joined.toString()).toBe(redactBuffer(body, [KEY]).toString());
           expect(joined.includes(KEY)).toBe(false);
+          for (const form of ENCODED) expect(joined.includes(form)).toBe(false);
         },
       ),
       { numRuns: 300 },

@@ -5,6 +5,32 @@ import { redactBuffer, redactCut, redactError, redactSecrets } from '../../../sr
 
 const KEY = 'sk_live_Zq9#distinctive/key+value';
 
+const hex = (n: number, width: number, lower: boolean) => {
+  const h = n.toString(16).padStart(width, '0');
+  return lower ? h : h.toUpperCase();
+};
+/** Every byte of `key` as %XX (or %xx). */
+const percent = (key: string, lower = false) =>
+  [...Buffer.from(key, 'utf8')].map((b) => `%${hex(b, 2, lower)}`).join('');
+/** Every UTF-16 unit of `key` as \uXXXX (or \uxxxx). */
+const unicode = (key: string, lower = false) =>
+  Array.from({ length: key.length }, (_, i) => `\\u${hex(key.charCodeAt(i), 4, lower)}`).join('');
+/** PHP's json_encode: JSON with every / written \/. */
+const phpJson = (key: string) => JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/');
+/** Each character in the next of the encodings: raw, %XX, %xx, \uXXXX, \uxxxx. */
+const mixed = (key: string) =>
+  [...key].map((c, i) => [c, percent(c), percent(c, true), unicode(c), unicode(c, true)][i % 5]).join('');
+/** Every way the review found a server writing the key, plus mixes. */
+const ENCODINGS: Record<string, (key: string) => string> = {
+  'php json_encode (\\/)': phpJson,
+  '%XX': (k) => percent(k),
+  '%xx': (k) => percent(k, true),
+  '\\uXXXX': (k) => unicode(k),
+  '\\uxxxx': (k) => unicode(k, true),
+  mixed,
+  'mixed, shifted': (k) => mixed(`\u0000${k}`).slice(1),
+};
+
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
   const chunks: Buffer[] = [];
@@ -19,6 +45,61 @@ describe('redaction', () => {
     expect(out).not.toContain(KEY);
     expect(out).not.toContain(encodeURIComponent(KEY));
     expect(out.match(/\[REDACTED\]/g)).toHaveLength(3);
+  });
+
+  it('finds the key however each character is written: %XX either case, \\uXXXX either case, \\/, mixed', () => {
+    for (const [name, encode] of Object.entries(ENCODINGS)) {
+      const written = encode(KEY);
+      expect(written, name).not.toContain(KEY);
+      const text = `{"message":"bad key ${written} (again: ${written})","n":1}`;
+      expect(redactSecrets(text, [KEY]), name).toBe(
+        '{"message":"bad key [REDACTED] (again: [REDACTED])","n":1}',
+      );
+      const body = Buffer.from(text);
+      expect(redactBuffer(body, [KEY]).toString(), name).toBe(
+        '{"message":"bad key [REDACTED] (again: [REDACTED])","n":1}',
+      );
+    }
+  });
+
+  it('finds a key with JSON-escaped, non-ASCII and astral characters in every encoding', () => {
+    const odd = 'k"ey\\w/ith\tcafé😀-end';
+    const forms = [
+      JSON.stringify(odd).slice(1, -1),
+      phpJson(odd),
+      encodeURIComponent(odd),
+      percent(odd, true),
+      unicode(odd),
+      mixed(odd),
+      // A JSON encoder that writes the astral character as a surrogate pair and é as \u00e9.
+      JSON.stringify(odd).slice(1, -1).replace('é', '\\u00e9').replace('😀', '\\ud83d\\ude00'),
+    ];
+    for (const form of forms) {
+      expect(redactSecrets(`a ${form} b`, [odd]), form).toBe('a [REDACTED] b');
+      expect(redactBuffer(Buffer.from(`a ${form} b`), [odd]).toString(), form).toBe('a [REDACTED] b');
+    }
+  });
+
+  it('finds the key across the windows a long body is read in, and hands back a clean one untouched', () => {
+    // A body is read 1 MiB at a time, the next window starting where the last one's decisions end:
+    // a key written near the first window's end is found whichever window decides it.
+    const fill = Buffer.alloc(1 << 20, 'x');
+    for (const form of [unicode(KEY), mixed(KEY)])
+      for (let at = (1 << 20) - form.length - 40; at <= 1 << 20; at += 3) {
+        const body = Buffer.concat([fill.subarray(0, at), Buffer.from(form), fill]);
+        const out = redactBuffer(body, [KEY]).toString('latin1');
+        expect(out.indexOf('[REDACTED]'), `at ${at}`).toBe(at);
+        expect(out.length).toBe(body.length - form.length + '[REDACTED]'.length);
+      }
+    const clean = Buffer.from(`${'{"a":"50% off \\/ caf\\u00e9",'.repeat(100_000)}}`);
+    expect(redactBuffer(clean, [KEY])).toBe(clean);
+  });
+
+  it('leaves text alone that only looks like an encoding of the key', () => {
+    const near = [`${KEY.slice(0, -1)}X`, percent(KEY).replace('%5F', '%5E'), unicode(KEY).slice(0, -1)];
+    for (const text of near) expect(redactSecrets(text, [KEY])).toBe(text);
+    // Hex digits are case-blind in an escape, letters of the key itself are not.
+    expect(redactSecrets(KEY.toUpperCase(), [KEY])).toBe(KEY.toUpperCase());
   });
 
   it('finds the key inside base64 text at any alignment, e.g. an echoed Basic header', () => {
@@ -46,6 +127,10 @@ describe('redaction', () => {
     expect(redactCut(`a ${KEY} b ${KEY.slice(0, 9)}`, [KEY])).toBe('a [REDACTED] b [REDACTED]');
     expect(redactCut(`b ${encodeURIComponent(KEY).slice(0, 14)}`, [KEY])).toBe('b [REDACTED]');
     expect(redactCut(`ends sk_`, [KEY])).toBe('ends sk_');
+    for (const [name, encode] of Object.entries(ENCODINGS))
+      // From the first character written whole on: a cut inside it (`\\u00`) shows nothing of the key.
+      for (const n of [8, 20, encode(KEY).length - 1])
+        expect(redactCut(`c ${encode(KEY).slice(0, n)}`, [KEY]), `${name} cut at ${n}`).toBe('c [REDACTED]');
   });
 
   it('redacts an error and its causes in place, keeping its class', () => {
