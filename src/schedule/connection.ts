@@ -73,6 +73,41 @@ function credentials(target: { username: string | undefined; password: string | 
 // the commands that fail (and ensureReady), so the event itself needs no handling.
 function quiet<T extends RedisClient>(redis: T): T {
   redis.on('error', () => undefined);
+  return endWhenDisconnected(redis);
+}
+
+/** The parts of an ioredis client endWhenDisconnected needs: private in its types, present in 5.x. */
+interface ClientInternals {
+  manuallyClosing?: boolean;
+  setStatus?: (status: string) => void;
+  flushQueue?: (error: Error) => void;
+}
+
+/**
+ * ioredis leaves a connection that is disconnected while it waits to reconnect in `reconnecting`
+ * for ever: no `end` event, its queued commands never settled (redis/ioredis#1247). BullMQ's
+ * Worker.close() waits for that event on its blocking connection, so a worker whose Redis was gone
+ * never finished closing, and its lock-renewal timer kept the process alive after SIGTERM. This
+ * ends such a connection the way ioredis ends one disconnected before it ever connected, in
+ * `redis` and in every duplicate of it (BullMQ's blocking connections and our subscribers are
+ * duplicates). A Cluster is left as it is: its disconnect resets its node pool, which ends it.
+ */
+function endWhenDisconnected<T extends RedisClient>(redis: T): T {
+  if (!(redis instanceof Redis)) return redis;
+  const client: Redis = redis;
+  const internals = client as unknown as ClientInternals;
+  const disconnect = client.disconnect.bind(client);
+  client.disconnect = (reconnect = false) => {
+    const stranded = !reconnect && client.status === 'reconnecting';
+    disconnect(reconnect);
+    if (!stranded || client.status !== 'reconnecting') return;
+    if (typeof internals.setStatus !== 'function' || typeof internals.flushQueue !== 'function') return;
+    internals.manuallyClosing = false;
+    internals.setStatus('end');
+    internals.flushQueue(new Error('Connection is closed.'));
+  };
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override) => endWhenDisconnected(duplicate(override));
   return redis;
 }
 
