@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { runCliProcess } from '../../helpers/run-cli.js';
 
 async function adops(args: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -89,4 +90,25 @@ describe('adops heal and status', () => {
     const status = await adops(['status'], env);
     expect([status.code, status.err]).toEqual([1, expect.stringContaining('check DATABASE_URL')]);
   });
+
+  it('a Postgres socket folder that does not exist is one line naming DATABASE_URL and the PG* variables, no stack trace', async () => {
+    // PGHOST is read by pg from the process environment, so this case runs as a child process.
+    const status = await runCliProcess(['status'], {
+      ...NO_REDIS,
+      ADOPS_JOBS_DIR: 'jobs',
+      LOG_LEVEL: 'silent',
+      PGHOST: '/nonexistent',
+    });
+    const heal = await adops(['heal', '--dry-run'], { DATABASE_URL: 'postgres:///x?host=/nonexistent' });
+    for (const r of [
+      { code: status.code, err: status.stderr },
+      { code: heal.code, err: heal.err },
+    ]) {
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(
+        /^adops: cannot connect to Postgres \(ENOENT: .*\/nonexistent\/\.s\.PGSQL\.5432\); check DATABASE_URL or the PG\* variables\n$/,
+      );
+    }
+  });
+
 });
