@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { runCliProcess } from '../../helpers/run-cli.js';
+import { REDIS_URL } from '../../helpers/redis.js';
 
 async function adops(args: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -111,4 +112,17 @@ describe('adops heal and status', () => {
     }
   });
 
+  it('status with Postgres down and Redis up blames Postgres only', async () => {
+    // As a child process: the false warning came from a timer that outlived the command.
+    const status = await runCliProcess(['status'], {
+      REDIS_URL,
+      DATABASE_URL: 'postgres://root@127.0.0.1:1/nothing',
+      ADOPS_JOBS_DIR: 'jobs',
+      LOG_LEVEL: 'warn',
+    });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toMatch(/^adops: cannot connect to Postgres \(ECONNREFUSED: .*check DATABASE_URL/);
+    expect(status.stderr).not.toMatch(/Redis/);
+    expect(status.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });
