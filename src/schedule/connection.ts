@@ -172,13 +172,21 @@ export async function ensureReady(
       cleanup();
       resolve();
     };
+    // Closed by its owner while we wait: it will never be ready, and the timer must not hold the
+    // process open for the rest of the timeout.
+    const onEnd = () => {
+      lastError ??= new Error('the connection was closed');
+      fail();
+    };
     const cleanup = () => {
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('error', onError);
+      redis.off('end', onEnd);
     };
     redis.on('ready', onReady);
     redis.on('error', onError);
+    redis.on('end', onEnd);
   });
 }
 
