@@ -28,6 +28,14 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
 export const SCHEMA_NAME = IDENTIFIER;
+/**
+ * Schemas that are Postgres' own: `pg_*` names are reserved to the system (pg_catalog, pg_toast,
+ * each session's pg_temp) and information_schema is the standard's catalogue.
+ */
+export const SYSTEM_SCHEMA = /^(pg_.*|information_schema)$/;
+/** Why a schema name cannot be ours, for messages of ADOPS_SCHEMA and of flags naming a schema. */
+export const SYSTEM_SCHEMA_PROBLEM =
+  "a schema of our own: pg_* and information_schema are Postgres' own schemas";
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
 export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
@@ -154,6 +162,7 @@ const ENV_SCHEMA = {
   ADOPS_SCHEMA: z
     .string()
     .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
+    .refine((name) => !SYSTEM_SCHEMA.test(name), SYSTEM_SCHEMA_PROBLEM)
     .default('adops'),
   ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),
   LOG_LEVEL: z.enum(LOG_LEVELS, `one of: ${LOG_LEVELS.join(', ')}`).default('info'),

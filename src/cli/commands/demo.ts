@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { QUEUE_PREFIX, SCHEMA_NAME } from '../../config/env.js';
+import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../../config/env.js';
 import { createLogger } from '../../log/logger.js';
 import { runDemo } from '../../demo/run.js';
 import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../../demo/target.js';
@@ -64,6 +64,7 @@ interface DemoFlags {
 function schemaName(value: string): string {
   if (!SCHEMA_NAME.test(value))
     throw new InvalidArgumentError('expected a lower-case SQL identifier: letters, digits, underscore');
+  if (SYSTEM_SCHEMA.test(value)) throw new InvalidArgumentError(`expected ${SYSTEM_SCHEMA_PROBLEM}`);
   return value;
 }
 
