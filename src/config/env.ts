@@ -91,6 +91,11 @@ export interface Config {
     readonly rateLimitPerSecond: number;
     /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
     readonly shutdownTimeoutSeconds: number;
+    /**
+     * Seconds a waiting command (`backfill`, `heal` and `sync --wait`) rides out a Redis that
+     * cannot be reached before it gives up, telling to finish with `adops heal`.
+     */
+    readonly redisOutageSeconds: number;
   };
   /** Days the scheduler and heal look back for missing or failed periods. */
   readonly healDays: number;
@@ -184,6 +189,7 @@ const ENV_SCHEMA = {
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(1, 100_000).default(10),
   ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
+  ADOPS_REDIS_OUTAGE_SECONDS: int(1, 86_400).default(120),
   ADOPS_HEAL_DAYS: int(1, 3660).default(30),
   ADOPS_RAW_RETENTION_DAYS: int(0, 3660).default(30),
   ADOPS_METRICS_PORT: int(0, 65_535).default(9464),
@@ -266,6 +272,7 @@ export function loadConfig(env: Env): Config {
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
+      redisOutageSeconds: v.ADOPS_REDIS_OUTAGE_SECONDS,
     }),
     healDays: v.ADOPS_HEAL_DAYS,
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,

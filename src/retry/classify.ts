@@ -143,3 +143,23 @@ function causes(error: unknown): ErrorFacts[] {
   }
   return out;
 }
+
+/**
+ * ioredis' and Redis' words for a Redis that cannot answer now: the connection down or not yet
+ * back (the offline queue off, retries spent, a Cluster or the sentinels unreachable), or the
+ * server loading its data, without a master, read-only after a failover, or a Cluster mid-change.
+ */
+const REDIS_OUTAGE =
+  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
+
+/**
+ * True when a Redis command failed because Redis cannot be reached or is switching (an outage a
+ * later attempt gets past), not because Redis refused it (a wrong password, a bug): the allowlist
+ * the waits (`--wait`) retry until their bound.
+ */
+export function isRedisOutage(error: unknown): boolean {
+  return causes(error).some((e) => {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(String(e.message ?? ''));
+  });
+}

@@ -1,10 +1,12 @@
 // Redis connections for BullMQ. Workers wait out Redis outages (they must not crash on a blip);
-// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable.
+// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable; a
+// command that waits (`--wait`) retries its reads through an outage, up to a bound (throughOutage).
 // The target is one server, a master found through Sentinel (reconnects follow a failover), or a
 // Cluster (ioredis routes each command to the node holding its slot).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
+import { isRedisOutage } from '../retry/classify.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
 export type RedisClient = Redis | Cluster;
@@ -187,6 +189,107 @@ export async function ensureReady(
     redis.on('ready', onReady);
     redis.on('error', onError);
     redis.on('end', onEnd);
+  });
+}
+
+/** The default bound of a wait's Redis outage: ADOPS_REDIS_OUTAGE_SECONDS' default. */
+export const WAIT_OUTAGE_MS = 120_000;
+
+/** Thrown by a wait when Redis stayed unreachable past its bound; `cause` is the last failure. */
+export class RedisOutageError extends Error {
+  override readonly name = 'RedisOutageError';
+  constructor(
+    /** How long Redis had not answered, from the first failed read. */
+    readonly awayMs: number,
+    cause: unknown,
+  ) {
+    super(`Redis did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
+  }
+}
+
+/**
+ * Why Redis did not answer, in a user's words: ioredis' messages for a command refused while its
+ * connection is down say so in its own terms (offline queue, retries per request).
+ */
+export function outageReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit)/.test(
+    message,
+  )
+    ? 'no connection'
+    : message;
+}
+
+/** A read that had no answer in time: a Redis frozen or cut off with its connection still open. */
+class NoAnswerError extends Error {
+  override readonly name = 'NoAnswerError';
+}
+
+/** Where a wait stands with Redis: away (since `awayMs` ago, the last failure) or back. */
+export type OutageState =
+  | { readonly away: true; readonly awayMs: number; readonly error: Error }
+  | { readonly away: false; readonly awayMs: number };
+
+export interface OutageOptions {
+  /** How long Redis may stay unreachable before the wait gives up (RedisOutageError). */
+  readonly outageMs: number;
+  /** Pause between attempts while Redis is away (default 1 s). */
+  readonly retryMs?: number;
+  /** A read with no answer for this long counts as an outage too (default 15 s). */
+  readonly answerMs?: number;
+  /** Told at each failed attempt while Redis is away, and once when it answers again. */
+  readonly onOutage?: (state: OutageState) => void;
+  /** Stops retrying (resolving undefined) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs `read` (reads only: a retry must be harmless), retrying it while Redis is unreachable or
+ * switching (isRedisOutage) until it answers, or throws RedisOutageError once Redis has been away
+ * for `outageMs`. Other errors are thrown at once. Resolves undefined when `signal` aborts.
+ */
+export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
+  let since: number | undefined;
+  for (;;) {
+    try {
+      const value = await answered(read(), o.answerMs ?? 15_000);
+      if (since !== undefined) o.onOutage?.({ away: false, awayMs: Date.now() - since });
+      return value;
+    } catch (error) {
+      if (!(error instanceof NoAnswerError) && !isRedisOutage(error)) throw error;
+      since ??= Date.now();
+      const awayMs = Date.now() - since;
+      if (awayMs >= o.outageMs) throw new RedisOutageError(awayMs, error);
+      o.onOutage?.({ away: true, awayMs, error: error as Error });
+      await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
+      if (o.signal?.aborted === true) return undefined;
+    }
+  }
+}
+
+/** `p`, or a NoAnswerError after `ms` (p's own outcome is then ignored). */
+function answered<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => undefined);
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NoAnswerError(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    if (signal?.aborted === true) done();
+    else signal?.addEventListener('abort', done, { once: true });
   });
 }
 
