@@ -126,3 +126,24 @@ describe('adops heal and status', () => {
     expect(status.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('every command that reads the warehouse', () => {
+  it.each([
+    [['evolve']],
+    [['evolve', '--plan']],
+    [['replay', '--load-id', '1']],
+    [['sync', '--direct']],
+    [['demo', '--days', '1']],
+  ])('adops %s with Postgres down is one line naming DATABASE_URL, exit 1, no stack trace', async (args) => {
+    const r = await adops(args, {
+      DATABASE_URL: 'postgres://root@127.0.0.1:1/nothing',
+      REDIS_URL,
+      ADOPS_BASE_URL: 'http://127.0.0.1:9/v2',
+      ADOPS_API_KEY: 'demo-key',
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^adops: cannot connect to Postgres \(ECONNREFUSED: .*\); check DATABASE_URL or the PG\* variables\n$/,
+    );
+  });
+});
