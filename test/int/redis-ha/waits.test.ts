@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { startSentinels, waitUntil, type SentinelFixture } from '../../helpers/redis-ha.js';
+import { command, startSentinels, waitUntil, type SentinelFixture } from '../../helpers/redis-ha.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import { createHarness, lastDays, unreconciledCount, type Harness } from '../queue/harness.js';
 import { loadedPerPeriod, totalsRows } from './common.js';
@@ -174,4 +174,31 @@ describe('a wait on Redis that goes away', () => {
       expect(w.stderr() + w.stdout()).not.toContain(password);
     }
   }, 90_000);
+
+  it('a Redis lost while backfill enqueues ends it with one line naming Redis, no stack trace', async () => {
+    redis = await startPrivateRedis();
+    h = await createHarness({ env: { REDIS_URL: redis.url } });
+    // Tens of thousands of pulls: the enqueue takes seconds, and Redis goes in the middle of it.
+    const port = Number(new URL(redis.url).port);
+    const before = Number(await command(port, 'DBSIZE'));
+    const run = cli(['backfill', '--all', '--from', '2000-01-01', '--to', range.to], h.env);
+    await waitUntil(
+      'the first pulls in Redis',
+      async () => Number(await command(port, 'DBSIZE')) > before + 100,
+      30_000,
+      20,
+    );
+    await redis.crash();
+    expect(await exitWithin(run, 30_000)).toBe(1);
+    const lines = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('adops:'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^adops: lost Redis at redis:\/\/127\.0\.0\.1:\d+ \(.+\) before the command finished: .*run the command again/,
+      ),
+    ]);
+    expect(run.stderr()).not.toMatch(STACK_FRAME);
+  }, 60_000);
 });
