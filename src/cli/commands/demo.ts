@@ -6,6 +6,7 @@ import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../../demo/target.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { intOption } from '../options.js';
 import { SUMMARIES } from './summaries.js';
+import { postgresFailure } from './postgres-failure.js';
 
 /** `adops demo`: the whole pipeline on the embedded emulator. */
 export function register(program: Command, ctx: CliContext): void {
@@ -45,7 +46,7 @@ export function register(program: Command, ctx: CliContext): void {
         queuePrefix: opts.queuePrefix,
       }).catch((error: unknown) => {
         if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
-        throw error;
+        throw postgresFailure(error);
       });
       ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
       if (result.failed > 0)

@@ -12,6 +12,7 @@ import { openQueues } from '../../schedule/queues.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { syncProgressView } from './sync-progress.js';
+import { postgresFailure } from './postgres-failure.js';
 import { outageFailure, outageMs, outageNotice, redisOutageOption } from './backfill.js';
 import { SUMMARIES } from './summaries.js';
 
@@ -86,7 +87,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
     view.stop();
     if (error instanceof ApiError)
       throw new CommandFailed(`entity sync failed, nothing was written: ${error.message}`, { cause: error });
-    throw error;
+    throw postgresFailure(error);
   } finally {
     await pool.end();
     await api.close();
