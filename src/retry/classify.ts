@@ -150,7 +150,11 @@ function causes(error: unknown): ErrorFacts[] {
  * server loading its data, without a master, read-only after a failover, or a Cluster mid-change.
  */
 const REDIS_OUTAGE =
-  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
+  /^(Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
+
+/** ioredis' words for a command given up because its connection is down. */
+const REDIS_OFFLINE =
+  /^(Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit)/;
 
 /**
  * True when a Redis command failed because Redis cannot be reached or is switching (an outage a
@@ -162,4 +166,22 @@ export function isRedisOutage(error: unknown): boolean {
     const code = typeof e.code === 'string' ? e.code : undefined;
     return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(String(e.message ?? ''));
   });
+}
+
+/**
+ * True when the error is unmistakably Redis' (ioredis' or Redis' own words for an outage, not a
+ * bare network code another server could have caused): what a command that did not word it itself
+ * reports as Redis lost.
+ */
+export function isRedisConnectionLoss(error: unknown): boolean {
+  return causes(error).some((e) => REDIS_OUTAGE.test(String(e.message ?? '')));
+}
+
+/**
+ * Why Redis did not answer, in a user's words: ioredis' messages for a command refused while its
+ * connection is down say so in its own terms (offline queue, retries per request).
+ */
+export function outageReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return REDIS_OFFLINE.test(message) ? 'no connection' : message;
 }

@@ -6,7 +6,7 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
-import { isRedisOutage } from '../retry/classify.js';
+import { isRedisOutage, outageReason } from '../retry/classify.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
 export type RedisClient = Redis | Cluster;
@@ -205,19 +205,6 @@ export class RedisOutageError extends Error {
   ) {
     super(`Redis did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
   }
-}
-
-/**
- * Why Redis did not answer, in a user's words: ioredis' messages for a command refused while its
- * connection is down say so in its own terms (offline queue, retries per request).
- */
-export function outageReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit)/.test(
-    message,
-  )
-    ? 'no connection'
-    : message;
 }
 
 /** A read that had no answer in time: a Redis frozen or cut off with its connection still open. */

@@ -9,12 +9,8 @@ import {
   type EnqueueCounts,
   type PullProgress,
 } from '../../schedule/backfill.js';
-import {
-  outageReason,
-  RedisOutageError,
-  RedisUnavailableError,
-  type OutageState,
-} from '../../schedule/connection.js';
+import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../schedule/connection.js';
+import { outageReason } from '../../retry/classify.js';
 import { describeRedisTarget } from '../../config/redis-target.js';
 import { backfillPulls } from '../../plan/backfill.js';
 import { interleaveAccounts, pullLabel } from '../../plan/pull.js';

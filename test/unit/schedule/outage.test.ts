@@ -1,12 +1,8 @@
 // The wait's ride through a Redis outage (throughOutage): retry reads while Redis is away, give up
 // at the bound with the last failure, never retry what waiting cannot fix.
 import { describe, expect, it } from 'vitest';
-import {
-  outageReason,
-  RedisOutageError,
-  throughOutage,
-  type OutageState,
-} from '../../../src/schedule/connection.js';
+import { outageReason } from '../../../src/retry/classify.js';
+import { RedisOutageError, throughOutage, type OutageState } from '../../../src/schedule/connection.js';
 
 const offline = () => new Error("Stream isn't writeable and enableOfflineQueue options is false");
 
