@@ -133,13 +133,17 @@ export function failureReason(error: unknown): string {
   return text;
 }
 
-/** The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). */
+/**
+ * The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). An
+ * ioredis Cluster that reached none of its nodes keeps the last node's error as `lastNodeError`
+ * ("Failed to refresh slots cache."): that counts as its cause.
+ */
 function causes(error: unknown): ErrorFacts[] {
   const out: ErrorFacts[] = [];
   let e: unknown = error;
   while (e instanceof Error && out.length < 5) {
     out.push(e as unknown as ErrorFacts);
-    e = e.cause;
+    e = e.cause ?? (e as { lastNodeError?: unknown }).lastNodeError;
   }
   return out;
 }
@@ -147,10 +151,11 @@ function causes(error: unknown): ErrorFacts[] {
 /**
  * ioredis' and Redis' words for a Redis that cannot answer now: the connection down or not yet
  * back (the offline queue off, retries spent, a Cluster or the sentinels unreachable), or the
- * server loading its data, without a master, read-only after a failover, or a Cluster mid-change.
+ * server loading its data, without a master, read-only after a failover, or a Cluster mid-change
+ * (a node coming back is redirected to before it is connected to: ioredis gives up redirecting).
  */
 const REDIS_OUTAGE =
-  /^(Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
+  /^(Too many Cluster redirections|Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
 
 /** ioredis' words for a command given up because its connection is down. */
 const REDIS_OFFLINE =

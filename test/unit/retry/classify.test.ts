@@ -154,6 +154,20 @@ describe('isRedisOutage', () => {
     ['a Cluster mid-change', reply('CLUSTERDOWN The cluster is down')],
     ['a master gone', reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no')],
     ['a wrapped cause', new Error('bullmq failed', { cause: coded('connect ETIMEDOUT', 'ETIMEDOUT') })],
+    [
+      'a Cluster node gone, after the redirections',
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+    ],
+    [
+      'a Cluster node coming back, redirected to before it is connected',
+      new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 14921 127.0.0.1:7443'),
+    ],
+    [
+      'every Cluster node gone (ioredis keeps the last error as lastNodeError)',
+      Object.assign(new Error('Failed to refresh slots cache.'), {
+        lastNodeError: new Error('Connection is closed.'),
+      }),
+    ],
   ])('is true for %s', (_what, error) => {
     expect(isRedisOutage(error)).toBe(true);
   });
