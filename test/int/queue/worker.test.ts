@@ -77,6 +77,21 @@ describe('adops worker', () => {
   });
 });
 
+describe('a worker that cannot start', () => {
+  it('exits 2 with one line when a setting it needs is missing, instead of running on with its Redis connections open', async () => {
+    h = await createHarness();
+    const env: Record<string, string> = { ...h.env };
+    delete env.ADOPS_BASE_URL;
+    proc = spawnCli(['worker'], env);
+    const code = await Promise.race([
+      proc.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000)),
+    ]);
+    expect(code, proc.stderr()).toBe(2);
+    expect(proc.stderr()).toBe('adops: ADOPS_BASE_URL is missing: expected the API base URL ending in /v2\n');
+  });
+});
+
 describe('a shutdown deadline', () => {
   it('aborts the running request and puts its pull back in the queue, with no attempt spent', async () => {
     h = await createHarness({ faults: { latencyMs: 20_000, paths: ['/v2/reports'] } });
