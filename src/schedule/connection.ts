@@ -92,7 +92,9 @@ interface ClientInternals {
  * never finished closing, and its lock-renewal timer kept the process alive after SIGTERM. This
  * ends such a connection the way ioredis ends one disconnected before it ever connected, in
  * `redis` and in every duplicate of it (BullMQ's blocking connections and our subscribers are
- * duplicates). A Cluster is left as it is: its disconnect resets its node pool, which ends it.
+ * duplicates). A Cluster is left as it is: its node connections are its own, so a worker on a
+ * Cluster whose node is gone may still not finish closing, and `adops worker`'s last-resort exit
+ * ends it (10 s past the shutdown deadline).
  */
 function endWhenDisconnected<T extends RedisClient>(redis: T): T {
   if (!(redis instanceof Redis)) return redis;
