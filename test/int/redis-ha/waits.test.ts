@@ -1,5 +1,6 @@
 // `adops backfill --wait` (and the waits that share its loop) while the Redis it waits on goes
-// away: stopped for 3 s and started again, switched by a Sentinel failover, or gone for good. The
+// away: stopped for 3 s and started again (one server, or the Cluster master holding the queue),
+// switched by a Sentinel failover, or gone for good. The
 // command is the real CLI in a child process; the Redis servers are the test's own, never the
 // shared one.
 //
@@ -11,7 +12,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { command, startSentinels, waitUntil, type SentinelFixture } from '../../helpers/redis-ha.js';
+import {
+  command,
+  startRedisCluster,
+  startSentinels,
+  waitUntil,
+  type RedisClusterFixture,
+  type SentinelFixture,
+} from '../../helpers/redis-ha.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import { createHarness, lastDays, unreconciledCount, type Harness } from '../queue/harness.js';
 import { loadedPerPeriod, totalsRows } from './common.js';
@@ -22,6 +30,7 @@ const range = lastDays(DAYS);
 let h: Harness | undefined;
 let redis: PrivateRedis | undefined;
 let sentinel: SentinelFixture | undefined;
+let cluster: RedisClusterFixture | undefined;
 const procs: CliProcess[] = [];
 afterEach(async () => {
   await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')));
@@ -31,6 +40,8 @@ afterEach(async () => {
   redis = undefined;
   await sentinel?.stop();
   sentinel = undefined;
+  await cluster?.stop();
+  cluster = undefined;
 });
 
 function cli(args: string[], env: Record<string, string>): CliProcess {
@@ -121,6 +132,37 @@ describe('a wait on Redis that goes away', () => {
     expect(await exitWithin(wait, 60_000), wait.stderr()).toBe(0);
     expect(wait.stdout()).toContain(`${pulls} pulls done, 0 failed`);
     expect(wait.stderr()).toMatch(/Redis at Sentinel master ".*" via .* is not answering/);
+    expect(wait.stderr()).not.toMatch(STACK_FRAME);
+    await expectExact(h, pulls);
+  }, 120_000);
+
+  it('backfill --wait rides out the Cluster master holding its queue stopped for 3 s: it exits 0 with every period loaded exactly once', async () => {
+    cluster = await startRedisCluster({ persistent: true });
+    h = await createHarness({
+      faults: { latencyMs: [150, 250], paths: ['/v2/reports'] },
+      env: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.env },
+    });
+    const pulls = h.jobs.reports.length * DAYS;
+    // Every key of ours hashes to the slot of the tagged prefix: the master holding it holds the queue.
+    const first = cluster.nodes[0]!.port;
+    const slot = Number(await command(first, 'CLUSTER', 'KEYSLOT', `${h.config.queue.prefix}:x`));
+    const slots = (await command(first, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const owner = slots.find(([from, to]) => from <= slot && slot <= to)?.[2][1];
+    const holder = cluster.nodes.find((n) => n.port === owner);
+    expect(holder).toBeDefined();
+    await h.worker({ concurrency: 2 });
+    const wait = cli(backfill, h.env);
+    await wait.waitFor(new RegExp(`enqueued ${pulls} pulls`));
+    await waitUntil('a part of the backfill loaded', async () => (await loadedPeriods(h!)) >= 4, 30_000, 50);
+    await holder!.halt();
+    expect(await loadedPeriods(h)).toBeLessThan(pulls);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(wait.child.exitCode, wait.stderr()).toBeNull();
+    await holder!.restart();
+
+    expect(await exitWithin(wait, 60_000), wait.stderr()).toBe(0);
+    expect(wait.stdout()).toContain(`${pulls} pulls done, 0 failed`);
+    expect(wait.stderr()).toMatch(/Redis at Cluster 127\.0\.0\.1:\d+.* is not answering/);
     expect(wait.stderr()).not.toMatch(STACK_FRAME);
     await expectExact(h, pulls);
   }, 120_000);
