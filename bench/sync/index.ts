@@ -3,15 +3,12 @@
 // emulator's hostile profile; issue 15 wants the hostile one within 3x the faithful one.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { PROFILES, startEmulator } from '../../src/emulator/index.js';
 import { enqueueEntitySync, waitForEntitySync } from '../../src/schedule/sync.js';
 import { createLogger } from '../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../src/schedule/connection.js';
-import { ENTITY_QUEUE } from '../../src/schedule/names.js';
 import { openQueues } from '../../src/schedule/queues.js';
 import { startWorker } from '../../src/worker/start.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
@@ -91,14 +88,11 @@ async function timeSync(o: BenchOptions, hostileServer: boolean): Promise<SyncRu
     metrics: false,
   });
   const queues = await openQueues(config);
-  const eventsRedis = workerConnection(config);
-  const events = new QueueEvents(ENTITY_QUEUE, { connection: eventsRedis, prefix });
   try {
-    await events.waitUntilReady();
     emulator.resetStats();
     const started = performance.now();
     const { jobId } = await enqueueEntitySync(queues.syncs);
-    const result = await waitForEntitySync(queues.syncs, events, jobId, 600_000);
+    const result = await waitForEntitySync(queues.syncs, jobId, { timeoutMs: 600_000, pollMs: 100 });
     const wallMs = performance.now() - started;
     const stats = emulator.stats();
     const count = (kind: string) => stats.faults[kind] ?? 0;
@@ -111,8 +105,6 @@ async function timeSync(o: BenchOptions, hostileServer: boolean): Promise<SyncRu
       creatives: result.creatives,
     };
   } finally {
-    await events.close();
-    await closeConnection(eventsRedis);
     await queues.close();
     await worker.close(5_000);
     await pool.end();

@@ -133,10 +133,15 @@ export function createRequestLimiter(
       if (Number.isFinite(ms) && ms > 0) pausedFor(ms);
     });
   }
+  // Closed before the subscription was made (a worker that stops while starting): nothing to say.
+  let closed = false;
   const subscribed =
     subscriber === undefined
       ? Promise.resolve()
-      : subscriber.subscribe(pauseKey).then(() => undefined, onError);
+      : subscriber.subscribe(pauseKey).then(
+          () => undefined,
+          (error: unknown) => (closed ? undefined : onError(error)),
+        );
 
   /** Takes slots from Redis: resolves to 0 when some are held now, else to the ms to wait. */
   async function refill(): Promise<number> {
@@ -197,6 +202,7 @@ export function createRequestLimiter(
     },
     ready: () => subscribed,
     async close() {
+      closed = true;
       if (subscriber === undefined || subscriber.status === 'end') return;
       subscriber.disconnect();
     },

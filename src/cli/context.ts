@@ -28,13 +28,15 @@ export class UsageError extends Error {
 /**
  * The context of a command that runs. It loads the config, job and logging modules (zod, yaml,
  * cron-parser, pino) here, so `adops --help` never pays for them. `onSecrets` hears the strings to
- * redact (the API key, from whichever variable) once the config is loaded.
+ * redact (the API key, from whichever variable) once the config is loaded; `onConfig` hears the
+ * config itself (for the messages main() words).
  */
 export async function createContext(
   env: Readonly<Record<string, string | undefined>>,
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
   onSecrets: (secrets: readonly string[]) => void = () => undefined,
+  onConfig: (config: Config) => void = () => undefined,
 ): Promise<CliContext> {
   const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }, { checkAccountReports }] =
     await Promise.all([
@@ -55,6 +57,7 @@ export async function createContext(
         config = loadConfig(env);
         // The key is known only now (ADOPS_API_KEY_FILE is read here): tell whoever prints errors.
         onSecrets(secretsOf(config));
+        onConfig(config);
       }
       return config;
     },

@@ -1,5 +1,8 @@
 import { Command, CommanderError } from 'commander';
+import type { Config } from '../config/env.js';
 import { ConfigError } from '../config/errors.js';
+import { describeRedisTarget } from '../config/redis-target.js';
+import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
 import { terminalSafe } from '../report/format.js';
 import { CommandFailed, createContext, UsageError, type CliContext } from './context.js';
@@ -16,6 +19,7 @@ export async function buildProgram(
   stdout: CliContext['stdout'],
   stderr: CliContext['stderr'],
   onSecrets?: (secrets: readonly string[]) => void,
+  onConfig?: (config: Config) => void,
 ): Promise<Command> {
   const program = new Command('adops')
     .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
@@ -25,7 +29,7 @@ export async function buildProgram(
       writeOut: (s) => stdout.write(s),
       writeErr: (s) => stderr.write(s),
     });
-  await registerCommands(program, args, () => createContext(env, stdout, stderr, onSecrets));
+  await registerCommands(program, args, () => createContext(env, stdout, stderr, onSecrets, onConfig));
   return program;
 }
 
@@ -57,8 +61,16 @@ export async function main(
   // by line, so a hostile server cannot drive the user's terminal through them.
   const say = (text: string) =>
     stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
+  let config: Config | undefined;
   try {
-    const program = await buildProgram(argv.slice(2), env, stdout, stderr, (s) => secrets.push(...s));
+    const program = await buildProgram(
+      argv.slice(2),
+      env,
+      stdout,
+      stderr,
+      (s) => secrets.push(...s),
+      (c) => (config = c),
+    );
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {
@@ -77,6 +89,15 @@ export async function main(
     }
     if (error instanceof CommandFailed) {
       say(`adops: ${error.message}`);
+      return 1;
+    }
+    // Redis going away mid-command, where the command has no word of its own for it: one line.
+    if (isRedisConnectionLoss(error)) {
+      const where = config === undefined ? '' : ` at ${describeRedisTarget(config.redis)}`;
+      say(
+        `adops: lost Redis${where} (${outageReason(error)}) before the command finished: ` +
+          'check that Redis is running, then run the command again',
+      );
       return 1;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

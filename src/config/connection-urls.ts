@@ -42,10 +42,37 @@ export function redisUrlProblem(value: string): string | undefined {
   if (url.hostname === '') return 'it names no host';
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !isDatabaseNumber(db)) return `the database "${db}" is not a whole number such as 0`;
-  const queryDb = url.searchParams.get('db');
-  if (queryDb !== null && !isDatabaseNumber(queryDb))
+  return redisQueryProblem(url.searchParams, db !== '') ?? encodingProblem(url.password, 'password');
+}
+
+/** The query parameters of a REDIS_URL that are honoured: where to connect, nothing else. */
+const REDIS_QUERY = ['db', 'family'];
+
+/**
+ * What is wrong with a REDIS_URL's query. ioredis turns every query parameter into a client
+ * option, as a string (`?tls=true` switches TLS on with an option named "profile",
+ * `?maxRetriesPerRequest=0` would override ours): only `db` and `family` (IP version) are read.
+ */
+function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
+  for (const name of new Set(query.keys())) {
+    if (!REDIS_QUERY.includes(name))
+      return (
+        `the query parameter "${name}" is not read: only db and family are ` +
+        '(TLS is rediss://, the user and password go before the host)'
+      );
+  }
+  const dbs = query.getAll('db');
+  if (dbs.length > 1 || (dbs.length === 1 && pathDb))
+    return 'the database is given twice (in the path and as db=, or db= twice): give it once';
+  const queryDb = dbs[0];
+  if (queryDb !== undefined && !isDatabaseNumber(queryDb))
     return `the database "db=${queryDb}" is not a whole number such as 0`;
-  return encodingProblem(url.password, 'password');
+  const families = query.getAll('family');
+  if (families.length > 1) return 'family is given twice: give it once';
+  const family = families[0];
+  if (family !== undefined && !['0', '4', '6'].includes(family))
+    return `family "${family}" is not 0, 4 or 6 (any, IPv4 or IPv6)`;
+  return undefined;
 }
 
 /** What is wrong with a DATABASE_URL, or undefined when node-postgres will read it as written. */
@@ -84,8 +111,21 @@ export function withoutPassword(value: string): string {
   const authority = end === -1 ? value.slice(start) : value.slice(start, start + end);
   const at = authority.lastIndexOf('@');
   const colon = authority.indexOf(':');
-  if (at === -1 || colon === -1 || colon > at) return value;
-  return value.slice(0, start + colon + 1) + '***' + value.slice(start + at);
+  const shown =
+    at === -1 || colon === -1 || colon > at
+      ? value
+      : value.slice(0, start + colon + 1) + '***' + value.slice(start + at);
+  return withoutSecretParameters(shown);
+}
+
+/** Query parameters whose values are credentials (libpq's password, a key or token). */
+const SECRET_PARAMETER = /pass|secret|token|key|auth|cred/i;
+
+/** `value` with the values of its credential query parameters replaced by `***`. */
+function withoutSecretParameters(value: string): string {
+  return value.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
+    SECRET_PARAMETER.test(name) ? `${sep}${name}=***` : whole,
+  );
 }
 
 function parse(value: string): URL | string {

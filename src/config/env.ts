@@ -35,6 +35,14 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
 export const SCHEMA_NAME = IDENTIFIER;
+/**
+ * Schemas that are Postgres' own: `pg_*` names are reserved to the system (pg_catalog, pg_toast,
+ * each session's pg_temp) and information_schema is the standard's catalogue.
+ */
+export const SYSTEM_SCHEMA = /^(pg_.*|information_schema)$/;
+/** Why a schema name cannot be ours, for messages of ADOPS_SCHEMA and of flags naming a schema. */
+export const SYSTEM_SCHEMA_PROBLEM =
+  "a schema of our own: pg_* and information_schema are Postgres' own schemas";
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
 export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
@@ -101,6 +109,11 @@ export interface Config {
     readonly rateLimitPerSecond: number;
     /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
     readonly shutdownTimeoutSeconds: number;
+    /**
+     * Seconds a waiting command (`backfill`, `heal` and `sync --wait`) rides out a Redis that
+     * cannot be reached before it gives up, telling to finish with `adops heal`.
+     */
+    readonly redisOutageSeconds: number;
   };
   /** Days the scheduler and heal look back for missing or failed periods. */
   readonly healDays: number;
@@ -174,6 +187,7 @@ const ENV_SCHEMA = {
   ADOPS_SCHEMA: z
     .string()
     .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
+    .refine((name) => !SYSTEM_SCHEMA.test(name), SYSTEM_SCHEMA_PROBLEM)
     .default('adops'),
   ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),
   LOG_LEVEL: z.enum(LOG_LEVELS, `one of: ${LOG_LEVELS.join(', ')}`).default('info'),
@@ -199,6 +213,7 @@ const ENV_SCHEMA = {
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(...rangeOf(SERVER_FIELDS.rate_limit)).default(10),
   ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
+  ADOPS_REDIS_OUTAGE_SECONDS: int(1, 86_400).default(120),
   ADOPS_HEAL_DAYS: int(1, 3660).default(30),
   ADOPS_RAW_RETENTION_DAYS: int(0, 3660).default(30),
   ADOPS_METRICS_PORT: int(0, 65_535).default(9464),
@@ -291,6 +306,7 @@ export function loadConfig(env: Env): Config {
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
+      redisOutageSeconds: v.ADOPS_REDIS_OUTAGE_SECONDS,
     }),
     healDays: v.ADOPS_HEAL_DAYS,
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,

@@ -135,13 +135,60 @@ export function failureReason(error: unknown): string {
   return text;
 }
 
-/** The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). */
+/**
+ * The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). An
+ * ioredis Cluster that reached none of its nodes keeps the last node's error as `lastNodeError`
+ * ("Failed to refresh slots cache."): that counts as its cause.
+ */
 function causes(error: unknown): ErrorFacts[] {
   const out: ErrorFacts[] = [];
   let e: unknown = error;
   while (e instanceof Error && out.length < 5) {
     out.push(e as unknown as ErrorFacts);
-    e = e.cause;
+    e = e.cause ?? (e as { lastNodeError?: unknown }).lastNodeError;
   }
   return out;
+}
+
+/**
+ * ioredis' and Redis' words for a Redis that cannot answer now: the connection down or not yet
+ * back (the offline queue off, retries spent, a Cluster or the sentinels unreachable), or the
+ * server loading its data, without a master, read-only after a failover, or a Cluster mid-change
+ * (a node coming back is redirected to before it is connected to: ioredis gives up redirecting).
+ */
+const REDIS_OUTAGE =
+  /^(Too many Cluster redirections|Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
+
+/** ioredis' words for a command given up because its connection is down. */
+const REDIS_OFFLINE =
+  /^(Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit)/;
+
+/**
+ * True when a Redis command failed because Redis cannot be reached or is switching (an outage a
+ * later attempt gets past), not because Redis refused it (a wrong password, a bug): the allowlist
+ * the waits (`--wait`) retry until their bound.
+ */
+export function isRedisOutage(error: unknown): boolean {
+  return causes(error).some((e) => {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(String(e.message ?? ''));
+  });
+}
+
+/**
+ * True when the error is unmistakably Redis' (ioredis' or Redis' own words for an outage, not a
+ * bare network code another server could have caused): what a command that did not word it itself
+ * reports as Redis lost.
+ */
+export function isRedisConnectionLoss(error: unknown): boolean {
+  return causes(error).some((e) => REDIS_OUTAGE.test(String(e.message ?? '')));
+}
+
+/**
+ * Why Redis did not answer, in a user's words: ioredis' messages for a command refused while its
+ * connection is down say so in its own terms (offline queue, retries per request).
+ */
+export function outageReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return REDIS_OFFLINE.test(message) ? 'no connection' : message;
 }

@@ -4,6 +4,7 @@ import { enqueueChunks, enqueuePulls, type EnqueuedPull, type EnqueueOptions } f
 import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
 import { ONLY_DEFAULT, planForAccounts, type PlanAccount, type PlannedPull } from '../plan/pull.js';
 import type { PullQueue } from './queues.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 
 /** Counts of an enqueue. */
 export interface EnqueueCounts {
@@ -101,12 +102,21 @@ export interface WaitOptions {
   readonly batch?: number;
   /** Stops waiting (resolving with what finished so far) when aborted. */
   readonly signal?: AbortSignal;
+  /**
+   * How long Redis may be unreachable or switching before the wait gives up with a
+   * RedisOutageError (default 2 minutes); meanwhile the wait retries and keeps its progress.
+   */
+  readonly outageMs?: number;
+  /** Told while Redis is away and when it answers again (see throughOutage). */
+  readonly onOutage?: (state: OutageState) => void;
 }
 
 /**
  * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable).
  * A job that vanished from Redis (flushed, or removed) counts as failed with a reason saying to
- * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded.
+ * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded. Redis going
+ * away for a while (a restart, a failover) is waited out up to `outageMs`; past it, a
+ * RedisOutageError (the pulls themselves go on in the workers).
  */
 export async function waitForPulls(
   queue: PullQueue,
@@ -133,6 +143,11 @@ export async function waitForPulls(
   report();
   let offset = 0;
   const batch = options.batch ?? 500;
+  const outage = {
+    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
+    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
   while (pending.size > 0 && options.signal?.aborted !== true) {
     // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
     // state lookup per job every few hundred milliseconds.
@@ -140,36 +155,41 @@ export async function waitForPulls(
     offset = offset % all.length;
     const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
     offset += batch;
-    const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
-    for (const [i, id] of ids.entries()) {
-      const state = states[i];
-      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
+    // The whole round is read before anything is counted, so a round cut short by Redis going
+    // away is simply read again.
+    const round = await throughOutage(() => readRound(queue, ids), outage);
+    if (round === undefined) break;
+    for (const [id, outcome] of round) {
       const group = pending.get(id) ?? [];
       pending.delete(id);
-      if (state === 'completed') {
-        completed.push(...group);
-        continue;
-      }
-      const reason =
-        state === 'failed'
-          ? ((await queue.getJob(id))?.failedReason ?? 'failed')
-          : 'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing';
-      for (const pull of group) failed.push({ pull, reason });
+      if (outcome.state === 'completed') completed.push(...group);
+      else for (const pull of group) failed.push({ pull, reason: outcome.reason });
     }
     report();
-    if (pending.size > 0) await delay(options.pollMs ?? 300, options.signal);
+    if (pending.size > 0) await pause(options.pollMs ?? 300, options.signal);
   }
   return { completed, failed };
 }
 
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+type Outcome = { readonly state: 'completed' } | { readonly state: 'failed'; readonly reason: string };
+
+/** The finished jobs among `ids`, with the reason of each failed one. */
+async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<string, Outcome>> {
+  const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+  const out = new Map<string, Outcome>();
+  await Promise.all(
+    ids.map(async (id, i) => {
+      const state = states[i];
+      if (state === 'completed') out.set(id, { state });
+      else if (state === 'failed')
+        out.set(id, { state, reason: (await queue.getJob(id))?.failedReason ?? 'failed' });
+      else if (state === 'unknown')
+        out.set(id, {
+          state: 'failed',
+          reason:
+            'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing',
+        });
+    }),
+  );
+  return out;
 }

@@ -1,10 +1,12 @@
 // Redis connections for BullMQ. Workers wait out Redis outages (they must not crash on a blip);
-// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable.
+// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable; a
+// command that waits (`--wait`) retries its reads through an outage, up to a bound (throughOutage).
 // The target is one server, a master found through Sentinel (reconnects follow a failover), or a
 // Cluster (ioredis routes each command to the node holding its slot).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
+import { isRedisOutage, outageReason } from '../retry/classify.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
 export type RedisClient = Redis | Cluster;
@@ -16,10 +18,16 @@ export class RedisUnavailableError extends Error {
 
 /**
  * A connection for a BullMQ Worker: `maxRetriesPerRequest: null` as BullMQ requires for blocking
- * commands, so a command waits for the reconnect instead of failing the job.
+ * commands, so a command waits for the reconnect instead of failing the job. On a Cluster the same
+ * wait is its redirections: ioredis gives a command up after 16 (1.6 s while a node is down, at
+ * once while a returning node is redirected to before it is connected), which lost the completion
+ * of a pull that finished as the node went, so the pull ran again. 1,200 of them, 100 ms apart,
+ * ride out about two minutes.
  */
 export function workerConnection(config: Pick<Config, 'redis'>): RedisClient {
-  return quiet(connect(config.redis, { maxRetriesPerRequest: null }, {}));
+  return quiet(
+    connect(config.redis, { maxRetriesPerRequest: null }, { maxRedirections: 1_200, retryDelayOnMoved: 100 }),
+  );
 }
 
 /**
@@ -73,6 +81,43 @@ function credentials(target: { username: string | undefined; password: string | 
 // the commands that fail (and ensureReady), so the event itself needs no handling.
 function quiet<T extends RedisClient>(redis: T): T {
   redis.on('error', () => undefined);
+  return endWhenDisconnected(redis);
+}
+
+/** The parts of an ioredis client endWhenDisconnected needs: private in its types, present in 5.x. */
+interface ClientInternals {
+  manuallyClosing?: boolean;
+  setStatus?: (status: string) => void;
+  flushQueue?: (error: Error) => void;
+}
+
+/**
+ * ioredis leaves a connection that is disconnected while it waits to reconnect in `reconnecting`
+ * for ever: no `end` event, its queued commands never settled (redis/ioredis#1247). BullMQ's
+ * Worker.close() waits for that event on its blocking connection, so a worker whose Redis was gone
+ * never finished closing, and its lock-renewal timer kept the process alive after SIGTERM. This
+ * ends such a connection the way ioredis ends one disconnected before it ever connected, in
+ * `redis` and in every duplicate of it (BullMQ's blocking connections and our subscribers are
+ * duplicates). A Cluster is left as it is: its node connections are its own, so a worker on a
+ * Cluster whose node is gone may still not finish closing, and `adops worker`'s last-resort exit
+ * ends it (10 s past the shutdown deadline).
+ */
+function endWhenDisconnected<T extends RedisClient>(redis: T): T {
+  if (!(redis instanceof Redis)) return redis;
+  const client: Redis = redis;
+  const internals = client as unknown as ClientInternals;
+  const disconnect = client.disconnect.bind(client);
+  client.disconnect = (reconnect = false) => {
+    const stranded = !reconnect && client.status === 'reconnecting';
+    disconnect(reconnect);
+    if (!stranded || client.status !== 'reconnecting') return;
+    if (typeof internals.setStatus !== 'function' || typeof internals.flushQueue !== 'function') return;
+    internals.manuallyClosing = false;
+    internals.setStatus('end');
+    internals.flushQueue(new Error('Connection is closed.'));
+  };
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override) => endWhenDisconnected(duplicate(override));
   return redis;
 }
 
@@ -137,13 +182,109 @@ export async function ensureReady(
       cleanup();
       resolve();
     };
+    // Closed by its owner while we wait: it will never be ready, and the timer must not hold the
+    // process open for the rest of the timeout.
+    const onEnd = () => {
+      lastError ??= new Error('the connection was closed');
+      fail();
+    };
     const cleanup = () => {
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('error', onError);
+      redis.off('end', onEnd);
     };
     redis.on('ready', onReady);
     redis.on('error', onError);
+    redis.on('end', onEnd);
+  });
+}
+
+/** The default bound of a wait's Redis outage: ADOPS_REDIS_OUTAGE_SECONDS' default. */
+export const WAIT_OUTAGE_MS = 120_000;
+
+/** Thrown by a wait when Redis stayed unreachable past its bound; `cause` is the last failure. */
+export class RedisOutageError extends Error {
+  override readonly name = 'RedisOutageError';
+  constructor(
+    /** How long Redis had not answered, from the first failed read. */
+    readonly awayMs: number,
+    cause: unknown,
+  ) {
+    super(`Redis did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
+  }
+}
+
+/** A read that had no answer in time: a Redis frozen or cut off with its connection still open. */
+class NoAnswerError extends Error {
+  override readonly name = 'NoAnswerError';
+}
+
+/** Where a wait stands with Redis: away (since `awayMs` ago, the last failure) or back. */
+export type OutageState =
+  | { readonly away: true; readonly awayMs: number; readonly error: Error }
+  | { readonly away: false; readonly awayMs: number };
+
+export interface OutageOptions {
+  /** How long Redis may stay unreachable before the wait gives up (RedisOutageError). */
+  readonly outageMs: number;
+  /** Pause between attempts while Redis is away (default 1 s). */
+  readonly retryMs?: number;
+  /** A read with no answer for this long counts as an outage too (default 15 s). */
+  readonly answerMs?: number;
+  /** Told at each failed attempt while Redis is away, and once when it answers again. */
+  readonly onOutage?: (state: OutageState) => void;
+  /** Stops retrying (resolving undefined) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs `read` (reads only: a retry must be harmless), retrying it while Redis is unreachable or
+ * switching (isRedisOutage) until it answers, or throws RedisOutageError once Redis has been away
+ * for `outageMs`. Other errors are thrown at once. Resolves undefined when `signal` aborts.
+ */
+export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
+  let since: number | undefined;
+  for (;;) {
+    try {
+      const value = await answered(read(), o.answerMs ?? 15_000);
+      if (since !== undefined) o.onOutage?.({ away: false, awayMs: Date.now() - since });
+      return value;
+    } catch (error) {
+      if (!(error instanceof NoAnswerError) && !isRedisOutage(error)) throw error;
+      since ??= Date.now();
+      const awayMs = Date.now() - since;
+      if (awayMs >= o.outageMs) throw new RedisOutageError(awayMs, error);
+      o.onOutage?.({ away: true, awayMs, error: error as Error });
+      await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
+      if (o.signal?.aborted === true) return undefined;
+    }
+  }
+}
+
+/** `p`, or a NoAnswerError after `ms` (p's own outcome is then ignored). */
+function answered<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => undefined);
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NoAnswerError(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    if (signal?.aborted === true) done();
+    else signal?.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { QueueEvents } from 'bullmq';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { SYNC_JOB } from './names.js';
 import type { SyncQueue } from './queues.js';
 import type { EntitySyncResult } from '../entities/sync.js';
+import { asSyncProgress, type SyncProgress } from '../entities/progress.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
 export const SYNC_DEDUP_ID = 'entity-sync';
@@ -40,28 +41,59 @@ export class SyncWaitError extends Error {
   override readonly name = 'SyncWaitError';
 }
 
+export interface SyncWaitOptions {
+  /** Give up (SyncWaitError) when the sync has not finished after this long. */
+  readonly timeoutMs: number;
+  /** How long Redis may be away before the wait gives up (RedisOutageError); default 2 minutes. */
+  readonly outageMs?: number;
+  /** Told while Redis is away and when it answers again. */
+  readonly onOutage?: (state: OutageState) => void;
+  /** Told the sync's progress as the worker last reported it. */
+  readonly onProgress?: (progress: SyncProgress) => void;
+  /** How often the job is read (default 500 ms). */
+  readonly pollMs?: number;
+}
+
 /**
- * Waits for sync job `jobId` to finish and returns its result. `events` must be listening
- * (waitUntilReady) before the job was added, or a quick job's completion could be missed.
+ * Waits for sync job `jobId` to finish and returns its result, reading the job (its state and the
+ * progress its worker reports) every `pollMs`. Reads, not events: a read after a Redis restart or
+ * a failover sees where the job stands, however many events went by meanwhile. Redis going away
+ * is waited out up to `outageMs` (then RedisOutageError: the sync goes on in its worker).
  */
 export async function waitForEntitySync(
   queue: SyncQueue,
-  events: QueueEvents,
   jobId: string,
-  timeoutMs: number,
+  options: SyncWaitOptions,
 ): Promise<EntitySyncResult> {
-  const job = await queue.getJob(jobId);
-  if (job === undefined)
-    throw new SyncWaitError(
-      `entity sync job ${jobId} is gone (removed from the queue); run adops sync again`,
-    );
-  try {
-    return (await job.waitUntilFinished(events, timeoutMs)) as EntitySyncResult;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const hint = /timed out/.test(reason)
-      ? `it did not finish within ${Math.round(timeoutMs / 1000)} s: is an adops worker running? (adops worker)`
-      : 'see the worker log for details; fix the cause and run adops sync again';
-    throw new SyncWaitError(`entity sync job ${jobId} failed: ${reason}; ${hint}`, { cause: error });
+  const deadline = Date.now() + options.timeoutMs;
+  const outage = {
+    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
+    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
+  };
+  const read = async () => {
+    const job = await queue.getJob(jobId);
+    return { job, state: job === undefined ? 'unknown' : await job.getState() };
+  };
+  for (;;) {
+    const seen = await throughOutage(read, outage);
+    const job = seen?.job;
+    if (job === undefined)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} is gone (removed from the queue); run adops sync again`,
+      );
+    if (seen?.state === 'completed') return job.returnvalue as EntitySyncResult;
+    if (seen?.state === 'failed')
+      throw new SyncWaitError(
+        `entity sync job ${jobId} failed: ${job.failedReason}; ` +
+          'see the worker log for details; fix the cause and run adops sync again',
+      );
+    const progress = asSyncProgress(job.progress);
+    if (progress !== undefined) options.onProgress?.(progress);
+    if (Date.now() >= deadline)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} did not finish within ${Math.round(options.timeoutMs / 1000)} s: ` +
+          'is an adops worker running? (adops worker)',
+      );
+    await pause(Math.min(options.pollMs ?? 500, Math.max(0, deadline - Date.now())), undefined);
   }
 }

@@ -79,8 +79,26 @@ export interface RunningWorker {
 
 /** Starts the workers of one process. Resolves once they are connected and consuming. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
-  const { config, logger } = deps;
   const rt = await openRuntime(deps);
+  const opened: Array<() => Promise<unknown>> = [];
+  try {
+    return await startOn(rt, deps, opened);
+  } catch (error) {
+    // A setting found missing, or a part that failed, after the connections opened: close them, or
+    // they would keep reconnecting, and the process alive, after the error is printed.
+    for (const close of opened.reverse()) await within(close(), 5_000);
+    await rt.close();
+    throw error;
+  }
+}
+
+/** The workers on an open runtime; each part that needs closing is pushed onto `opened` as it opens. */
+async function startOn(
+  rt: WorkerRuntime,
+  deps: WorkerDeps,
+  opened: Array<() => Promise<unknown>>,
+): Promise<RunningWorker> {
+  const { config, logger } = deps;
   const metrics = createWorkerMetrics(() => jobCounts(rt.queues));
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
@@ -98,6 +116,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const concurrency = deps.concurrency ?? 2;
   // Each account's own API client and limiter (one account: the runtime's limiter, as before).
   const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
+  if (accounts !== undefined) opened.push(() => accounts.close());
   const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? (accounts as WorkerAccounts).fetcherFor;
   const isolation =
     accounts !== undefined && config.accounts.length > 1
@@ -110,7 +129,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         ? defaultEntitySync(rt, observer)
         : undefined;
 
+  if (catalogue !== undefined) opened.push(() => catalogue.close());
   const webhooks = await startWebhooks(rt, deps, () => definitions.current());
+  if (webhooks !== undefined)
+    opened.push(
+      () => webhooks.worker.close(true),
+      () => webhooks.closeAgent(),
+    );
   const workers: Worker[] = [
     startPullWorker(rt, {
       reports,
@@ -125,6 +150,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...(catalogue === undefined ? [] : [startSyncWorker(rt, catalogue.sync)]),
     ...(webhooks === undefined ? [] : [webhooks.worker]),
   ];
+  opened.push(() => Promise.all(workers.map((w) => w.close(true))));
   await watch(rt, workers);
   const server = await serveHealth(rt, workers, metrics, deps);
   logger.info(

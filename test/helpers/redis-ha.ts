@@ -114,9 +114,14 @@ export async function command(port: number, name: string, ...args: string[]): Pr
 
 export interface Node {
   readonly port: number;
+  /** The running process' id (it changes with restart()). */
   readonly pid: number;
   /** SIGKILL, resolved once the process is gone. */
   kill(): Promise<void>;
+  /** SIGTERM (a clean stop: a persistent node writes its data down), resolved once it is gone. */
+  halt(): Promise<void>;
+  /** Starts the node again on its port with its arguments and folder; resolves once it answers PING. */
+  restart(): Promise<void>;
   /** Whether the process still runs. */
   alive(): boolean;
 }
@@ -135,44 +140,36 @@ async function startNode(
   for (let attempt = 1; ; attempt++) {
     const port = await freePort(o.bus === true);
     const log = join(dir, `${name}-${port}.log`);
-    const proc: ChildProcess = spawn(
-      SERVER,
-      [
-        ...args(port),
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--logfile',
-        log,
-        '--daemonize',
-        'no',
-      ],
-      { stdio: 'ignore' },
-    );
+    let proc: ChildProcess;
     let exited = false;
-    proc.once('exit', () => (exited = true));
-    const spawned = await new Promise<Error | undefined>((resolve) => {
-      proc.once('error', resolve);
-      proc.once('spawn', () => resolve(undefined));
-    });
-    if (spawned !== undefined) throw new Error(`cannot start ${SERVER}: ${spawned.message}`);
-    const pid = proc.pid ?? -1;
-    const node: Node = {
-      port,
-      pid,
-      alive: () => !exited,
-      kill: async () => {
-        if (exited) return;
-        const gone = once(proc, 'exit');
-        process.kill(pid, 'SIGKILL');
-        await gone;
-      },
+    const spawnNode = async () => {
+      proc = spawn(
+        SERVER,
+        [
+          ...args(port),
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--logfile',
+          log,
+          '--daemonize',
+          'no',
+        ],
+        { stdio: 'ignore' },
+      );
+      exited = false;
+      proc.once('exit', () => (exited = true));
+      const spawned = await new Promise<Error | undefined>((resolve) => {
+        proc.once('error', resolve);
+        proc.once('spawn', () => resolve(undefined));
+      });
+      if (spawned !== undefined) throw new Error(`cannot start ${SERVER}: ${spawned.message}`);
     };
-    try {
-      await waitUntil(
+    const answering = () =>
+      waitUntil(
         `${name} on port ${port} answering PING`,
         async () => {
           if (exited) throw new Error('exited');
@@ -181,6 +178,28 @@ async function startNode(
         10_000,
         50,
       );
+    const signal = async (which: NodeJS.Signals) => {
+      if (exited) return;
+      const gone = once(proc, 'exit');
+      proc.kill(which);
+      await gone;
+    };
+    await spawnNode();
+    const node: Node = {
+      port,
+      get pid() {
+        return proc.pid ?? -1;
+      },
+      alive: () => !exited,
+      kill: () => signal('SIGKILL'),
+      halt: () => signal('SIGTERM'),
+      restart: async () => {
+        await spawnNode();
+        await answering();
+      },
+    };
+    try {
+      await answering();
       return node;
     } catch (error) {
       await node.kill();
@@ -211,8 +230,12 @@ export interface RedisClusterFixture {
   stop(): Promise<void>;
 }
 
-/** Starts 3 cluster-enabled masters, joins them with `redis-cli --cluster create`, waits for cluster_state:ok. */
-export async function startRedisCluster(): Promise<RedisClusterFixture> {
+/**
+ * Starts 3 cluster-enabled masters, joins them with `redis-cli --cluster create`, waits for
+ * cluster_state:ok. With `persistent`, each node keeps an append-only file written on every
+ * command, so a node halted and restarted comes back with its data.
+ */
+export async function startRedisCluster(o: { persistent?: boolean } = {}): Promise<RedisClusterFixture> {
   requireBinary(SERVER);
   requireBinary('redis-cli');
   const dir = mkdtempSync(join(tmpdir(), 'adops-redis-cluster-'));
@@ -228,7 +251,10 @@ export async function startRedisCluster(): Promise<RedisClusterFixture> {
           dir,
           `cluster-${i}`,
           (port) => [
-            ...DATA_NODE,
+            ...(o.persistent === true
+              ? ['--save', '', '--maxmemory-policy', 'noeviction', '--appendonly', 'yes']
+              : DATA_NODE),
+            ...(o.persistent === true ? ['--appendfsync', 'always', '--appenddirname', `aof-${port}`] : []),
             '--cluster-enabled',
             'yes',
             '--cluster-config-file',

@@ -9,12 +9,14 @@ import {
   type EnqueueCounts,
   type PullProgress,
 } from '../../schedule/backfill.js';
-import { RedisUnavailableError } from '../../schedule/connection.js';
+import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../schedule/connection.js';
+import { outageReason } from '../../retry/classify.js';
+import { describeRedisTarget } from '../../config/redis-target.js';
 import { backfillPulls } from '../../plan/backfill.js';
 import { interleaveAccounts, pullLabel } from '../../plan/pull.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { pullAccount, pullPeriod } from '../../schedule/payload.js';
-import { DateFormatError, parseIsoDate } from '../../dates/calendar.js';
+import { DateFormatError, daysBetween, formatUtcDate, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../schedule/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
@@ -28,6 +30,7 @@ interface BackfillFlags {
   readonly dryRun: boolean;
   readonly oldestFirst: boolean;
   readonly account?: string;
+  readonly redisOutageSeconds?: number;
 }
 
 /** `adops backfill`: one pull per report and period of a date range. */
@@ -41,6 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
+    .option(...redisOutageOption)
     .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
     .option(
       '--oldest-first',
@@ -85,7 +89,8 @@ export function register(program: Command, ctx: CliContext): void {
           progress.stop();
         }
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
-        if (flags.wait) await waitWithProgress(ctx, queues, summarize(result.pulls ?? []));
+        if (flags.wait)
+          await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), flags.redisOutageSeconds);
       } finally {
         await queues.close();
       }
@@ -155,14 +160,75 @@ export async function open(ctx: CliContext): Promise<Queues> {
   }
 }
 
+/** The `--redis-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
+export const redisOutageOption = [
+  '--redis-outage-seconds <s>',
+  'with --wait: how long to ride out a Redis that cannot be reached before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)',
+  (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 86_400)
+      throw new InvalidArgumentError('expected a whole number of seconds from 1 to 86400');
+    return Number(value);
+  },
+] as const;
+
+/** The outage bound of a wait in milliseconds: the flag, else ADOPS_REDIS_OUTAGE_SECONDS. */
+export function outageMs(ctx: CliContext, flag: number | undefined): number {
+  return (flag ?? ctx.config().queue.redisOutageSeconds) * 1000;
+}
+
+/**
+ * Tells the person waiting that Redis is away, and when it is back: on a terminal in the progress
+ * bar's own line (`note`), else a line on stderr at the start and at the end of the outage.
+ */
+export function outageNotice(
+  ctx: CliContext,
+  boundMs: number,
+  note?: (text: string) => void,
+): (state: OutageState) => void {
+  const where = describeRedisTarget(ctx.config().redis);
+  let away = false;
+  return (state) => {
+    const seconds = Math.round(state.awayMs / 1000);
+    if (note !== undefined) {
+      note(state.away ? ` | Redis not answering for ${seconds} s, retrying up to ${boundMs / 1000} s` : '');
+      return;
+    }
+    if (state.away && !away)
+      ctx.stderr.write(
+        `Redis at ${where} is not answering (${outageReason(state.error)}): still waiting, for up to ${boundMs / 1000} s\n`,
+      );
+    else if (!state.away) ctx.stderr.write(`Redis answers again after ${seconds} s: still waiting\n`);
+    away = state.away;
+  };
+}
+
+/**
+ * The one line of a wait that gave up on Redis: where Redis is (no password), how long it was
+ * away, what was awaited, and what finishes the job.
+ */
+export function outageFailure(
+  ctx: CliContext,
+  error: RedisOutageError,
+  awaited: string,
+  next: string,
+): CommandFailed {
+  return new CommandFailed(
+    `Redis at ${describeRedisTarget(ctx.config().redis)} ${error.message.replace(/^Redis /, '')} ` +
+      `while waiting for ${awaited}: ${next}`,
+    { cause: error },
+  );
+}
+
 /**
  * Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not
- * a terminal); throws CommandFailed listing the failed periods and their reasons.
+ * a terminal); throws CommandFailed listing the failed periods and their reasons. Redis going away
+ * is ridden out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS), the bar kept.
  */
 export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
   result: BackfillResult,
+  redisOutageSeconds?: number,
 ): Promise<void> {
   const total = result.pulls.length;
   if (total === 0) return;
@@ -171,29 +237,46 @@ export async function waitWithProgress(
     ? new cliProgress.SingleBar(
         {
           stream: ctx.stderr,
-          format: 'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}',
+          format:
+            'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
           hideCursor: true,
         },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
+  let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
+  let redis = '';
   const fields = (p: PullProgress) => ({
     done: p.done,
     failed: p.failed,
     finished: p.done + p.failed,
     rate: p.ratePerSecond.toFixed(1),
     eta_s: p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`,
+    redis,
   });
-  bar?.start(total, 0, fields({ total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined }));
+  bar?.start(total, 0, fields(latest));
   let lastLine = 0;
   const controller = new AbortController();
   const stop = () => controller.abort();
+  const bound = outageMs(ctx, redisOutageSeconds);
   process.once('SIGINT', stop);
   let outcome;
   try {
     outcome = await waitForPulls(queues.pulls, result.pulls, {
       signal: controller.signal,
+      outageMs: bound,
+      onOutage: outageNotice(
+        ctx,
+        bound,
+        bar === undefined
+          ? undefined
+          : (text) => {
+              redis = text;
+              bar.update(latest.done + latest.failed, fields(latest));
+            },
+      ),
       onProgress: (p) => {
+        latest = p;
         const f = fields(p);
         if (bar !== undefined) bar.update(f.finished, f);
         else if (Date.now() - lastLine > 5_000 || f.finished === total) {
@@ -204,6 +287,15 @@ export async function waitWithProgress(
         }
       },
     });
+  } catch (error) {
+    if (!(error instanceof RedisOutageError)) throw error;
+    const finished = latest.done + latest.failed;
+    throw outageFailure(
+      ctx,
+      error,
+      `${total - finished} of ${total} pulls to finish`,
+      `they go on in the workers once Redis is back; run \`${healCommand(ctx, result)}\` to finish the job`,
+    );
   } finally {
     process.off('SIGINT', stop);
     bar?.stop();
@@ -221,6 +313,19 @@ export async function waitWithProgress(
         'fix the cause, then `adops heal` (or backfill those periods again)',
     );
   }
+}
+
+/**
+ * `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default
+ * window (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC.
+ */
+function healCommand(ctx: CliContext, result: BackfillResult): string {
+  const healDays = ctx.config().healDays;
+  const starts = result.pulls.map((p) => p.data.periodStart).sort();
+  const oldest = starts[0];
+  if (oldest === undefined) return 'adops heal';
+  const days = Math.min(3660, daysBetween(oldest, formatUtcDate(new Date())) + 1);
+  return days > healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
 function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {

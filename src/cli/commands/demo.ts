@@ -1,11 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { QUEUE_PREFIX, SCHEMA_NAME } from '../../config/env.js';
+import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../../config/env.js';
 import { createLogger } from '../../log/logger.js';
 import { runDemo } from '../../demo/run.js';
 import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../../demo/target.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { intOption } from '../options.js';
 import { SUMMARIES } from './summaries.js';
+import { postgresFailure } from './postgres-failure.js';
 
 /** `adops demo`: the whole pipeline on the embedded emulator. */
 export function register(program: Command, ctx: CliContext): void {
@@ -45,7 +46,7 @@ export function register(program: Command, ctx: CliContext): void {
         queuePrefix: opts.queuePrefix,
       }).catch((error: unknown) => {
         if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
-        throw error;
+        throw postgresFailure(error);
       });
       ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
       if (result.failed > 0)
@@ -64,6 +65,7 @@ interface DemoFlags {
 function schemaName(value: string): string {
   if (!SCHEMA_NAME.test(value))
     throw new InvalidArgumentError('expected a lower-case SQL identifier: letters, digits, underscore');
+  if (SYSTEM_SCHEMA.test(value)) throw new InvalidArgumentError(`expected ${SYSTEM_SCHEMA_PROBLEM}`);
   return value;
 }
 

@@ -5,6 +5,7 @@ import { enqueueEvolution } from '../../schedule/evolution.js';
 import { openQueues } from '../../schedule/queues.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../../warehouse/evolution.js';
 import { createPool } from '../../warehouse/pool.js';
+import { postgresFailure } from './postgres-failure.js';
 import { readVersions } from '../../warehouse/versions.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
@@ -81,6 +82,8 @@ export function register(program: Command, ctx: CliContext): void {
               : progressLine(state);
           ctx.stdout.write(`${line}\n`);
         }
+      } catch (error) {
+        throw postgresFailure(error);
       } finally {
         await pool.end();
       }

@@ -6,7 +6,7 @@ import { selectAccounts } from '../../config/accounts.js';
 import { readHealPlan } from '../../schedule/heal.js';
 import { createPool } from '../../warehouse/pool.js';
 import type { CliContext } from '../context.js';
-import { enqueuedLine, open, waitWithProgress } from './backfill.js';
+import { enqueuedLine, open, redisOutageOption, waitWithProgress } from './backfill.js';
 import { postgresFailure } from './postgres-failure.js';
 import { SUMMARIES } from './summaries.js';
 
@@ -17,6 +17,7 @@ interface HealFlags {
   readonly wait: boolean;
   readonly dryRun: boolean;
   readonly account?: string;
+  readonly redisOutageSeconds?: number;
 }
 
 /** `adops heal`: re-plan from the warehouse what is missing or failed, and enqueue it. */
@@ -26,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.heal)
     .option('--days <n>', 'days to look back (default ADOPS_HEAL_DAYS, 30)', whole)
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
+    .option(...redisOutageOption)
     .option('--dry-run', 'print the periods it would pull; enqueue nothing', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .addHelpText(
@@ -62,7 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const result = summarize(await enqueuePulls(queues.pulls, plan));
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
-        if (flags.wait) await waitWithProgress(ctx, queues, result);
+        if (flags.wait) await waitWithProgress(ctx, queues, result, flags.redisOutageSeconds);
       } finally {
         await queues.close();
       }

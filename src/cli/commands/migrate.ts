@@ -8,6 +8,7 @@ import { createPool } from '../../warehouse/pool.js';
 import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { planEvolution, progressLine } from './evolve.js';
+import { cannotConnect } from './postgres-failure.js';
 import { SUMMARIES } from './summaries.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
@@ -37,13 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
       } catch (error) {
         if (error instanceof MigrationError || error instanceof SchemaDriftError)
           throw new CommandFailed(error.message, { cause: error });
-        const code = (error as { code?: string }).code;
-        if (code !== undefined && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ENOENT|28P01|28000|3D000)$/.test(code))
-          throw new CommandFailed(
-            `cannot connect to Postgres (${code}: ${(error as Error).message}); check DATABASE_URL or the PG* variables`,
-            { cause: error },
-          );
-        throw error;
+        throw cannotConnect(error) ?? error;
       } finally {
         await pool.end();
       }

@@ -3,17 +3,37 @@
 import { CommandFailed } from '../context.js';
 
 /**
+ * Error codes that mean no session with Postgres: the socket (a TCP address, or a socket folder
+ * that does not exist: ENOENT), the name, the server starting or stopping, the login, the database.
+ */
+const UNREACHABLE =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
+
+/** pg's own errors for a connection lost or never made, which carry no code. */
+const LOST = /^Connection terminated( unexpectedly| due to connection timeout)$|^timeout expired$/;
+
+/**
+ * A CommandFailed naming DATABASE_URL when `error` means Postgres cannot be reached (or refused the
+ * login or the database), else undefined.
+ */
+export function cannotConnect(error: unknown): CommandFailed | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : '';
+  if (typeof code === 'string' ? !UNREACHABLE.test(code) : !LOST.test(message)) return undefined;
+  return new CommandFailed(
+    `cannot connect to Postgres (${typeof code === 'string' ? `${code}: ` : ''}${message}); check DATABASE_URL or the PG* variables`,
+    { cause: error },
+  );
+}
+
+/**
  * A CommandFailed naming DATABASE_URL for errors that mean Postgres is unreachable or not migrated;
  * other errors unchanged.
  */
 export function postgresFailure(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error;
-  if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|28P01|28000|3D000)$/.test(code))
-    return new CommandFailed(
-      `cannot connect to Postgres (${code}: ${(error as Error).message}); check DATABASE_URL or the PG* variables`,
-      { cause: error },
-    );
+  const unreachable = cannotConnect(error);
+  if (unreachable !== undefined) return unreachable;
+  const code = (error as { code?: unknown } | undefined)?.code;
   if (code === '42P01' || code === '3F000')
     return new CommandFailed(
       `the warehouse tables are missing (${(error as Error).message}); run \`adops migrate\` first (and check ADOPS_SCHEMA)`,

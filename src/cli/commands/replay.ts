@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { secretsOf } from '../../config/env.js';
 import { ReplayError } from '../../warehouse/errors.js';
 import { createPool } from '../../warehouse/pool.js';
+import { postgresFailure } from './postgres-failure.js';
 import { replayLoad } from '../../warehouse/replay.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
@@ -41,6 +42,8 @@ export function register(program: Command, ctx: CliContext): void {
         );
       } catch (error) {
         if (error instanceof ReplayError) throw new CommandFailed(error.message, { cause: error });
+        const failure = postgresFailure(error);
+        if (failure instanceof CommandFailed) throw failure;
         if (error instanceof Error && error.name !== 'Error')
           throw new CommandFailed(error.message, { cause: error });
         throw error;

@@ -85,12 +85,15 @@ function queueCounts(
     readJobCounts,
     redis: connection.producerConnection(config),
   }));
+  // Closed before Redis answered (the warehouse half failed first): say nothing about Redis, which
+  // may well be up.
+  let closed = false;
   const counts = opened.then(async ({ connection, readJobCounts, redis }) => {
     try {
       await connection.ensureReady(redis, config.redis, 5_000, { failFast: true });
     } catch (error) {
       if (!(error instanceof connection.RedisUnavailableError)) throw error;
-      logger.warn(error.message);
+      if (!closed) logger.warn(error.message);
       return undefined;
     }
     return () => readJobCounts(redis, config.queue.prefix);
@@ -98,6 +101,7 @@ function queueCounts(
   return {
     counts,
     close: async () => {
+      closed = true;
       const o = await opened.catch(() => undefined);
       if (o !== undefined) await o.connection.closeConnection(o.redis);
     },

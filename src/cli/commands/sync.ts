@@ -1,20 +1,19 @@
-import { QueueEvents } from 'bullmq';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createApiClientFromConfig } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { accountConfig, secretsOf } from '../../config/env.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../../config/accounts.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../schedule/sync.js';
-import { asSyncProgress } from '../../entities/progress.js';
 import { syncClientOptions, syncRetryFromConfig } from '../../entities/request.js';
 import { runEntitySync, type EntitySyncResult } from '../../entities/sync.js';
-import { closeConnection, RedisUnavailableError, workerConnection } from '../../schedule/connection.js';
+import { RedisOutageError, RedisUnavailableError } from '../../schedule/connection.js';
 import { createLocalGate } from '../../api/gate.js';
-import { ENTITY_QUEUE } from '../../schedule/names.js';
 import { openQueues } from '../../schedule/queues.js';
 import { createPool } from '../../warehouse/pool.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { syncProgressView } from './sync-progress.js';
+import { postgresFailure } from './postgres-failure.js';
+import { outageFailure, outageMs, outageNotice, redisOutageOption } from './backfill.js';
 import { SUMMARIES } from './summaries.js';
 
 interface SyncFlags {
@@ -23,6 +22,7 @@ interface SyncFlags {
   readonly timeout: number;
   readonly concurrency: number;
   readonly account?: string;
+  readonly redisOutageSeconds?: number;
 }
 
 /** `adops sync`: export campaigns and creatives into Postgres, through the queue or in-process. */
@@ -36,6 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
       false,
     )
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds', whole(1, 86_400), 3_600)
+    .option(...redisOutageOption)
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
     .option(
       '--account <name>',
@@ -86,7 +87,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
     view.stop();
     if (error instanceof ApiError)
       throw new CommandFailed(`entity sync failed, nothing was written: ${error.message}`, { cause: error });
-    throw error;
+    throw postgresFailure(error);
   } finally {
     await pool.end();
     await api.close();
@@ -104,15 +105,7 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       throw new CommandFailed(`${error.message} (or run adops sync --direct)`, { cause: error });
     throw error;
   }
-  let events: QueueEvents | undefined;
-  const eventsRedis = flags.wait ? workerConnection(config) : undefined;
   try {
-    if (eventsRedis !== undefined) {
-      // Listening before the job exists: a fast worker's completion cannot slip past.
-      events = new QueueEvents(ENTITY_QUEUE, { connection: eventsRedis, prefix: config.queue.prefix });
-      events.on('error', () => undefined);
-      await events.waitUntilReady();
-    }
     // One sync per account: each has its own catalogue.
     const enqueued = [];
     for (const account of accounts) {
@@ -126,19 +119,27 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       );
       enqueued.push({ jobId, who });
     }
-    if (events === undefined) return;
+    if (!flags.wait) return;
+    const bound = outageMs(ctx, flags.redisOutageSeconds);
     for (const { jobId, who } of enqueued) {
       const view = syncProgressView(ctx.stderr);
-      const onProgress = ({ jobId: id, data }: { jobId: string; data: unknown }) => {
-        const p = id === jobId ? asSyncProgress(data) : undefined;
-        if (p !== undefined) view.update(p);
-      };
-      events.on('progress', onProgress);
       let result: EntitySyncResult;
       try {
-        result = await waitForEntitySync(queues.syncs, events, jobId, flags.timeout * 1000);
+        result = await waitForEntitySync(queues.syncs, jobId, {
+          timeoutMs: flags.timeout * 1000,
+          outageMs: bound,
+          onOutage: outageNotice(ctx, bound),
+          onProgress: (p) => view.update(p),
+        });
+      } catch (error) {
+        if (!(error instanceof RedisOutageError)) throw error;
+        throw outageFailure(
+          ctx,
+          error,
+          `entity sync job ${jobId}${who} to finish`,
+          'it goes on in a worker once Redis is back; see `adops status`, or run `adops sync` again',
+        );
       } finally {
-        events.off('progress', onProgress);
         view.stop();
       }
       ctx.stdout.write(`${summary(result)}${who}\n`);
@@ -147,8 +148,6 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
     if (error instanceof SyncWaitError) throw new CommandFailed(error.message, { cause: error });
     throw error;
   } finally {
-    await events?.close().catch(() => undefined);
-    if (eventsRedis !== undefined) await closeConnection(eventsRedis);
     await queues.close();
   }
 }

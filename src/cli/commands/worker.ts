@@ -5,6 +5,7 @@ import { RedisUnavailableError } from '../../schedule/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 import { liveJobs } from '../../config/live-jobs.js';
+import type { Logger } from '../../log/logger.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -69,20 +70,42 @@ export function register(program: Command, ctx: CliContext): void {
         throw error;
       }
       const running = worker;
+      let stopped = false;
       // Stop on the first signal gracefully, on a second one at once.
       await new Promise<void>((resolve) => {
         let signals = 0;
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;
           logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+          if (signals === 1)
+            exitBy(config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS, () => stopped, logger);
           const timeout = signals === 1 ? undefined : 0;
           void running.close(timeout).then(resolve, resolve);
         };
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
       });
+      stopped = true;
       await pool.end();
     });
+}
+
+/** Time a stop may take past its deadline: the abort of running requests (5 s) and the closes. */
+const LAST_RESORT_MS = 10_000;
+
+/**
+ * The last resort of a stop: a process still alive `ms` after the signal exits, so `docker stop`
+ * and deploys never wait for SIGKILL whatever a library left behind (the closes themselves end
+ * every connection and timer; this timer, unreferenced, never keeps the process alive).
+ */
+function exitBy(ms: number, stopped: () => boolean, logger: Logger): void {
+  setTimeout(() => {
+    logger.warn(
+      { stopped: stopped() },
+      `the worker process was still running ${Math.round(ms / 1000)} s after the stop signal: exiting now`,
+    );
+    process.exit(stopped() ? 0 : 1);
+  }, ms).unref();
 }
 
 function whole(min: number, max: number): (value: string) => number {

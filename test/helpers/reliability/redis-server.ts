@@ -1,18 +1,39 @@
-// A private redis-server for the restart case: the shared one serves every other test file, so
-// only a server of our own may be killed and started again.
+// A private redis-server for the restart and outage cases: the shared one serves every other test
+// file, so only a server of our own may be killed, stopped and started again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { until } from './child.js';
 
 export interface PrivateRedis {
   readonly url: string;
-  /** SIGKILLs the server: no save, every key is gone, as after a crash of a cache-only Redis. */
+  /** The process id of the running server (undefined while it is down). */
+  pid(): number | undefined;
+  /** SIGKILLs the server: without persistence every key is gone, as after a crash of a cache-only Redis. */
   crash(): Promise<void>;
-  /** Starts it again on the same port, empty; resolves once it answers PING. */
+  /**
+   * Stops the server as `redis-cli shutdown`, `systemctl stop` and `docker stop` do (SIGTERM):
+   * with persistence it writes its data down first, and `start()` brings it back.
+   */
+  halt(): Promise<void>;
+  /** Starts it again on the same port (with its data when persistent); resolves once it answers PING. */
   start(): Promise<void>;
+  /** Kills it for good and removes its data folder. */
   stop(): Promise<void>;
+}
+
+export interface PrivateRedisOptions {
+  /**
+   * Keep the data across a halt and start: an append-only file written on every command, in a
+   * temporary folder of its own (a server with no persistence comes back empty).
+   */
+  readonly persistent?: boolean;
+  /** `requirepass`: clients then connect with redis://:password@... */
+  readonly password?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -24,10 +45,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `redis-server` on a free port with no persistence and BullMQ's required noeviction. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** Starts `redis-server` on a free port with BullMQ's required noeviction; no persistence unless asked. */
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
+  const url = `redis://${auth}127.0.0.1:${port}`;
+  const dir = options.persistent === true ? mkdtempSync(join(tmpdir(), 'adops-redis-')) : undefined;
+  const persistence =
+    dir === undefined
+      ? ['--save', '', '--appendonly', 'no']
+      : ['--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
   let proc: ChildProcess | undefined;
   const start = async () => {
     proc = spawn(
@@ -37,10 +64,8 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         String(port),
         '--bind',
         '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
+        ...persistence,
+        ...(options.password === undefined ? [] : ['--requirepass', options.password]),
         '--maxmemory-policy',
         'noeviction',
       ],
@@ -68,13 +93,23 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       50,
     );
   };
-  const kill = async () => {
+  const signal = async (name: NodeJS.Signals) => {
     const p = proc;
     if (p === undefined || p.exitCode !== null || p.signalCode !== null) return;
     const gone = once(p, 'exit');
-    p.kill('SIGKILL');
+    p.kill(name);
     await gone;
   };
   await start();
-  return { url, crash: kill, start, stop: kill };
+  return {
+    url,
+    pid: () => (proc?.exitCode === null && proc.signalCode === null ? proc.pid : undefined),
+    crash: () => signal('SIGKILL'),
+    halt: () => signal('SIGTERM'),
+    start,
+    stop: async () => {
+      await signal('SIGKILL');
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

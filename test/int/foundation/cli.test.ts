@@ -32,6 +32,10 @@ describe('adops command line', () => {
     ['REDIS_URL', ['heal'], { REDIS_URL: 'redis://127.0.0.1:6379/abc' }],
     ['DATABASE_URL', ['migrate'], { DATABASE_URL: 'postgres://root@127.0.0.1:99999/adops' }],
     ['DATABASE_URL', ['status'], { DATABASE_URL: 'postgres://root@127.0.0.1:5432/adops?sslmode=bogus' }],
+    // Postgres' own schemas: pg_temp is each session's temporary schema, the others are the catalog.
+    ['ADOPS_SCHEMA', ['migrate'], { ADOPS_SCHEMA: 'pg_temp' }],
+    ['ADOPS_SCHEMA', ['migrate'], { ADOPS_SCHEMA: 'pg_catalog' }],
+    ['ADOPS_SCHEMA', ['status'], { ADOPS_SCHEMA: 'information_schema' }],
   ])(
     'a malformed %s is one line naming it, exit 2, no stack trace (`adops %s`, a real process)',
     async (name, args, env) => {
@@ -73,6 +77,12 @@ describe('adops command line', () => {
     expect(run.stderr).toMatch(
       /bad.yaml: dimensions\[1\]: "placement" is not a dimension; allowed: year, month, day/,
     );
+  });
+
+  it("a flag naming one of Postgres' own schemas is bad usage, exit 2", async () => {
+    const run = await runCli(['demo', '--schema', 'pg_toast'], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--schema.*pg_\* and information_schema are Postgres' own schemas/);
   });
 
   it('an unknown command or flag is bad usage, exit 2', async () => {

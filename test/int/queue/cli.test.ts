@@ -2,6 +2,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { runCliProcess } from '../../helpers/run-cli.js';
+import { REDIS_URL } from '../../helpers/redis.js';
 
 async function adops(args: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -88,5 +90,60 @@ describe('adops heal and status', () => {
     expect([heal.code, heal.err]).toEqual([1, expect.stringContaining('check DATABASE_URL')]);
     const status = await adops(['status'], env);
     expect([status.code, status.err]).toEqual([1, expect.stringContaining('check DATABASE_URL')]);
+  });
+
+  it('a Postgres socket folder that does not exist is one line naming DATABASE_URL and the PG* variables, no stack trace', async () => {
+    // PGHOST is read by pg from the process environment, so this case runs as a child process.
+    const status = await runCliProcess(['status'], {
+      ...NO_REDIS,
+      ADOPS_JOBS_DIR: 'jobs',
+      LOG_LEVEL: 'silent',
+      PGHOST: '/nonexistent',
+    });
+    const heal = await adops(['heal', '--dry-run'], { DATABASE_URL: 'postgres:///x?host=/nonexistent' });
+    for (const r of [
+      { code: status.code, err: status.stderr },
+      { code: heal.code, err: heal.err },
+    ]) {
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(
+        /^adops: cannot connect to Postgres \(ENOENT: .*\/nonexistent\/\.s\.PGSQL\.5432\); check DATABASE_URL or the PG\* variables\n$/,
+      );
+    }
+  });
+
+  it('status with Postgres down and Redis up blames Postgres only', async () => {
+    // As a child process: the false warning came from a timer that outlived the command.
+    const status = await runCliProcess(['status'], {
+      REDIS_URL,
+      DATABASE_URL: 'postgres://root@127.0.0.1:1/nothing',
+      ADOPS_JOBS_DIR: 'jobs',
+      LOG_LEVEL: 'warn',
+    });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toMatch(/^adops: cannot connect to Postgres \(ECONNREFUSED: .*check DATABASE_URL/);
+    expect(status.stderr).not.toMatch(/Redis/);
+    expect(status.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('every command that reads the warehouse', () => {
+  it.each([
+    [['evolve']],
+    [['evolve', '--plan']],
+    [['replay', '--load-id', '1']],
+    [['sync', '--direct']],
+    [['demo', '--days', '1']],
+  ])('adops %s with Postgres down is one line naming DATABASE_URL, exit 1, no stack trace', async (args) => {
+    const r = await adops(args, {
+      DATABASE_URL: 'postgres://root@127.0.0.1:1/nothing',
+      REDIS_URL,
+      ADOPS_BASE_URL: 'http://127.0.0.1:9/v2',
+      ADOPS_API_KEY: 'demo-key',
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^adops: cannot connect to Postgres \(ECONNREFUSED: .*\); check DATABASE_URL or the PG\* variables\n$/,
+    );
   });
 });

@@ -7,13 +7,17 @@ import { ENTITY_QUEUE } from '../../../src/schedule/names.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
+import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import { createHarness, lastDays, pullActive, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 let proc: CliProcess | undefined;
+let privateRedis: PrivateRedis | undefined;
 afterEach(async () => {
   await proc?.kill('SIGKILL');
   proc = undefined;
+  await privateRedis?.stop();
+  privateRedis = undefined;
   await h?.close();
   h = undefined;
 });
@@ -43,6 +47,48 @@ describe('adops worker', () => {
     expect(await h.queues.pulls.getJobState(second.pulls[0]!.jobId)).toBe('waiting');
     const { rows } = await h.db.pool.query(`SELECT report, status FROM "${TEST_SCHEMA}".report_loads`);
     expect(rows).toEqual([{ report: 'daily_zone', status: 'loaded' }]);
+  });
+
+  it('with its Redis gone, SIGTERM ends the process within the shutdown deadline plus a few seconds', async () => {
+    // ioredis never ends a connection disconnected while it waits to reconnect, so BullMQ's close
+    // waited for ever and its lock-renewal timer kept the process alive (90 s and more).
+    privateRedis = await startPrivateRedis();
+    h = await createHarness({ env: { REDIS_URL: privateRedis.url } });
+    const deadlineSeconds = 2;
+    proc = spawnCli(['worker'], {
+      ...h.env,
+      LOG_LEVEL: 'info',
+      ADOPS_SHUTDOWN_TIMEOUT_SECONDS: String(deadlineSeconds),
+    });
+    await proc.waitFor(/"msg":"worker started"/);
+    await privateRedis.crash();
+    // Every connection of the worker has noticed and is waiting to reconnect.
+    await proc.waitFor(/ECONNREFUSED/);
+    const signalled = Date.now();
+    proc.child.kill('SIGTERM');
+    const code = await Promise.race([
+      proc.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
+    ]);
+    const seconds = (Date.now() - signalled) / 1000;
+    expect(code).toBe(0);
+    expect(proc.stderr()).toContain('"msg":"worker stopped"');
+    expect(seconds).toBeLessThan(deadlineSeconds + 8);
+  });
+});
+
+describe('a worker that cannot start', () => {
+  it('exits 2 with one line when a setting it needs is missing, instead of running on with its Redis connections open', async () => {
+    h = await createHarness();
+    const env: Record<string, string> = { ...h.env };
+    delete env.ADOPS_BASE_URL;
+    proc = spawnCli(['worker'], env);
+    const code = await Promise.race([
+      proc.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000)),
+    ]);
+    expect(code, proc.stderr()).toBe(2);
+    expect(proc.stderr()).toBe('adops: ADOPS_BASE_URL is missing: expected the API base URL ending in /v2\n');
   });
 });
 

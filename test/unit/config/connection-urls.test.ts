@@ -25,6 +25,10 @@ describe('REDIS_URL', () => {
     'rediss://user:pass@cache.example.com:6380/3',
     'redis://:pass@host:6379/2',
     'redis://[::1]:6379/1',
+    // ioredis reads its options from the query: the two that say where to connect are honoured.
+    'redis://host:6379?db=2',
+    'redis://host:6379/?family=6',
+    'redis://host:6379/0?family=0',
   ])('accepts %s', (url) => {
     expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
   });
@@ -43,6 +47,14 @@ describe('REDIS_URL', () => {
     ['http://host:6379', /the scheme "http:" is not redis: or rediss:/],
     ['host:6379', /the scheme "host:" is not redis: or rediss:/],
     ['redis://host:6379/0#x', /a fragment/],
+    // Any other query parameter would silently become an ioredis option (a string where a number
+    // or an object is expected): refused, naming it and the two that are read.
+    ['redis://host:6379?tls=true', /the query parameter "tls" is not read: only db and family are/],
+    ['redis://host:6379?maxRetriesPerRequest=0', /the query parameter "maxRetriesPerRequest"/],
+    ['redis://host:6379/0?timeout=5', /the query parameter "timeout"/],
+    ['redis://host:6379?family=5', /family "5" is not 0, 4 or 6/],
+    ['redis://host:6379/1?db=2', /the database is given twice/],
+    ['redis://host:6379?db=1&db=2', /the database is given twice/],
   ])('refuses %s in one line naming the variable and the form', (url, why) => {
     const error = refusal('REDIS_URL', url);
     expect(error.subject).toBe('REDIS_URL');
@@ -92,6 +104,8 @@ describe('a refused connection URL', () => {
     ['DATABASE_URL', 'postgres://adops:s3cret-pw@db:0/adops'],
     ['REDIS_URL', 'redis://:s3cret-pw@host:6379/abc'],
     ['DATABASE_URL', 'postgres://adops:s3cret-pw@[::1/adops'],
+    ['REDIS_URL', 'redis://host:6379?password=s3cret-pw'],
+    ['DATABASE_URL', 'postgres://db:0/adops?password=s3cret-pw&sslmode=require'],
   ])('%s never shows its password in the message', (name, url) => {
     const error = refusal(name, url);
     expect(error.message).not.toContain('s3cret-pw');

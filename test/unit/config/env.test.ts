@@ -16,6 +16,10 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
+  it('reads how long a wait rides out a Redis outage from ADOPS_REDIS_OUTAGE_SECONDS', () => {
+    expect(loadConfig({ ADOPS_REDIS_OUTAGE_SECONDS: '30' }).queue.redisOutageSeconds).toBe(30);
+  });
+
   it('applies the documented defaults when nothing is set', () => {
     const c = loadConfig({});
     expect(c.baseUrl).toBeUndefined();
@@ -27,6 +31,7 @@ describe('loadConfig', () => {
     expect(c.logLevel).toBe('info');
     expect(c.http.attempts).toBe(5);
     expect(c.queue.pullAttempts).toBe(8);
+    expect(c.queue.redisOutageSeconds).toBe(120);
     expect(c.rawRetentionDays).toBe(30);
     expect(c.reportParams).toBe('repeat');
     expect(c.http.compression).toBe('gzip');
@@ -100,7 +105,17 @@ describe('loadConfig', () => {
     ['ADOPS_BASE_URL', 'https://acme.example.com/v1', /ADOPS_BASE_URL=.*ending in \/v2/],
     ['ADOPS_BASE_URL', 'not a url', /ADOPS_BASE_URL=.*URL/],
     ['ADOPS_SCHEMA', 'Robert"); DROP TABLE x;--', /ADOPS_SCHEMA=.*lower-case SQL identifier/],
+    ['ADOPS_SCHEMA', 'pg_temp', /ADOPS_SCHEMA="pg_temp" is invalid: .*pg_\* and information_schema/],
+    ['ADOPS_SCHEMA', 'pg_catalog', /ADOPS_SCHEMA="pg_catalog" is invalid: .*Postgres' own schemas/],
+    ['ADOPS_SCHEMA', 'pg_', /ADOPS_SCHEMA="pg_" is invalid: .*Postgres' own schemas/],
+    ['ADOPS_SCHEMA', 'information_schema', /ADOPS_SCHEMA="information_schema" is invalid/],
     ['LOG_LEVEL', 'verbose', /LOG_LEVEL="verbose" is invalid: expected one of: fatal, error/],
+    [
+      'ADOPS_REDIS_OUTAGE_SECONDS',
+      '2m',
+      /ADOPS_REDIS_OUTAGE_SECONDS="2m" is invalid: expected a whole number/,
+    ],
+    ['ADOPS_REDIS_OUTAGE_SECONDS', '0', /ADOPS_REDIS_OUTAGE_SECONDS="0" is invalid: expected at least 1/],
     ['REDIS_URL', 'localhost:6379', /REDIS_URL=.*redis:\/\//],
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL=.*postgres/],
     ['ADOPS_HTTP_ATTEMPTS', '0', /ADOPS_HTTP_ATTEMPTS="0" is invalid: expected at least 1/],

@@ -6,6 +6,7 @@ import { LoadError } from '../../../src/warehouse/errors.js';
 import {
   classifyFailure,
   failureReason,
+  isRedisOutage,
   isSerializationFailure,
   isTransientNetwork,
   isTransientPg,
@@ -125,5 +126,59 @@ describe('failureReason', () => {
     const e = Object.assign(new Error('boom', { cause: new RangeError('deep') }), { hint: 'do this' });
     expect(failureReason(e)).toBe('Error: boom (do this); caused by RangeError: deep');
     expect(failureReason('text')).toBe('Error: text');
+  });
+});
+
+describe('isRedisOutage', () => {
+  const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+  const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
+
+  it.each([
+    ["ioredis' offline refusal", new Error("Stream isn't writeable and enableOfflineQueue options is false")],
+    ['a closed connection', new Error('Connection is closed.')],
+    [
+      'retries spent',
+      new Error(
+        'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
+      ),
+    ],
+    ['a Cluster not ready', new Error("Cluster isn't ready and enableOfflineQueue options is false")],
+    ['no sentinel answering', new Error('All sentinels are unreachable. Retrying from scratch after 10ms.')],
+    ['a refused connection', coded('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')],
+    ['a reset', coded('read ECONNRESET', 'ECONNRESET')],
+    ['a server loading its data', reply('LOADING Redis is loading the dataset in memory')],
+    [
+      'a replica left read-only after a failover',
+      reply("READONLY You can't write against a read only replica."),
+    ],
+    ['a Cluster mid-change', reply('CLUSTERDOWN The cluster is down')],
+    ['a master gone', reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no')],
+    ['a wrapped cause', new Error('bullmq failed', { cause: coded('connect ETIMEDOUT', 'ETIMEDOUT') })],
+    [
+      'a Cluster node gone, after the redirections',
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+    ],
+    [
+      'a Cluster node coming back, redirected to before it is connected',
+      new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 14921 127.0.0.1:7443'),
+    ],
+    [
+      'every Cluster node gone (ioredis keeps the last error as lastNodeError)',
+      Object.assign(new Error('Failed to refresh slots cache.'), {
+        lastNodeError: new Error('Connection is closed.'),
+      }),
+    ],
+  ])('is true for %s', (_what, error) => {
+    expect(isRedisOutage(error)).toBe(true);
+  });
+
+  it.each([
+    ['a wrong password', reply('WRONGPASS invalid username-password pair or user is disabled.')],
+    ['no password', reply('NOAUTH Authentication required.')],
+    ['an unknown command', reply("ERR unknown command 'FOO'")],
+    ['a bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['not an error', 'Connection is closed.'],
+  ])('is false for %s: waiting cannot fix it', (_what, error) => {
+    expect(isRedisOutage(error)).toBe(false);
   });
 });
