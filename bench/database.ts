@@ -8,7 +8,7 @@ import { migrate } from '../src/warehouse/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
 import { ensurePartitions } from '../src/warehouse/partitions.js';
 import { ensureReportTables } from '../src/warehouse/report-tables.js';
-import { reportTable } from '../src/warehouse/sql.js';
+import { reportTable } from '../src/warehouse/pg.js';
 import { onInterrupt } from './cleanup.js';
 
 /** The schema every bench database uses. */

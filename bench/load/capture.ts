@@ -6,8 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { createApiClient } from '../../src/api/index.js';
 import type { Dimension } from '../../src/config/dimensions.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { parseReport } from '../../src/report/parse.js';
-import type { Period, ReportRow } from '../../src/report/types.js';
+import { parseReport } from '../../src/flatten/parse.js';
+import type { Period, ReportRow } from '../../src/flatten/types.js';
 
 /** The load-path report of issue 9. */
 export const LOAD_DIMENSIONS: readonly Dimension[] = [

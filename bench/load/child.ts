@@ -5,12 +5,12 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
-import { parseReportAsync } from '../../src/report/parse.js';
-import type { Period } from '../../src/report/types.js';
+import { parseReportAsync } from '../../src/flatten/parse.js';
+import type { Period } from '../../src/flatten/types.js';
 import { copyChunks, createRowEncoder } from '../../src/warehouse/copy-encode.js';
 import { loadPulledPeriod } from '../../src/warehouse/load.js';
 import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
-import { createPool } from '../../src/warehouse/pool.js';
+import { createPool } from '../../src/warehouse/pg.js';
 import { packBody } from '../../src/warehouse/raw.js';
 import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
 

@@ -4,8 +4,8 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Dimension } from '../../src/config/dimensions.js';
-import type { Period, ReportRow } from '../../src/report/types.js';
-import { qualified } from '../../src/warehouse/sql.js';
+import type { Period, ReportRow } from '../../src/flatten/types.js';
+import { qualified } from '../../src/warehouse/pg.js';
 import { copyColumns } from '../../src/warehouse/table-spec.js';
 
 /** One CSV field: quoted only when it must be (RFC 4180 / Postgres CSV). */

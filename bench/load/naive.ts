@@ -2,8 +2,8 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { Dimension } from '../../src/config/dimensions.js';
-import type { Period, ReportRow } from '../../src/report/types.js';
-import { ident, qualified } from '../../src/warehouse/sql.js';
+import type { Period, ReportRow } from '../../src/flatten/types.js';
+import { ident, qualified } from '../../src/warehouse/pg.js';
 import { copyColumns } from '../../src/warehouse/table-spec.js';
 
 export interface NaiveFigures {

@@ -5,7 +5,7 @@ import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
 import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
 import { loadPulledPeriod } from '../../src/warehouse/load.js';
-import { createPool } from '../../src/warehouse/pool.js';
+import { createPool } from '../../src/warehouse/pg.js';
 import { syntheticBody } from './synthetic-body.js';
 
 export interface MemoryChildRequest {

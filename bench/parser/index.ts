@@ -2,8 +2,8 @@
 // our streaming byte scanner, JSON.parse plus the tree walk, and @streamparser/json.
 import { readFile, rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { parseReport, parseReportObject } from '../../src/report/parse.js';
-import type { ReportRow } from '../../src/report/types.js';
+import { parseReport, parseReportObject } from '../../src/flatten/parse.js';
+import type { ReportRow } from '../../src/flatten/types.js';
 import { captureBody, LOAD_DIMENSIONS } from '../load/capture.js';
 import type { BenchOptions } from '../options.js';
 import { parseWithStreamparser } from './rival.js';

@@ -1,10 +1,10 @@
 // The same typed rows from @streamparser/json, the best maintained streaming JSON parser on npm,
-// so the bench can show whether our hand-written scanner (src/report/scan.ts) earns its keep.
+// so the bench can show whether our hand-written scanner (src/flatten/scan.ts) earns its keep.
 import { JSONParser } from '@streamparser/json';
 import type { Dimension } from '../../src/config/dimensions.js';
-import { childPath } from '../../src/report/flatten.js';
-import { RowBuilder } from '../../src/report/rows.js';
-import { COUNTERS, type ReportRow } from '../../src/report/types.js';
+import { childPath } from '../../src/flatten/flatten.js';
+import { RowBuilder } from '../../src/flatten/rows.js';
+import { COUNTERS, type ReportRow } from '../../src/flatten/types.js';
 
 /** Bytes fed to the parser per write, as a socket would hand them over. */
 const CHUNK = 64 * 1024;

@@ -2,7 +2,7 @@ import type { Config } from '../config/env.js';
 import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
-import type { ReportQuery } from '../report/types.js';
+import type { ReportQuery } from '../flatten/types.js';
 import { excerptOf } from './body.js';
 import type { BigBodyWait } from './big-bodies.js';
 import { BODY_MB } from './decode.js';

@@ -1,4 +1,4 @@
-import type { ReportQuery } from '../report/types.js';
+import type { ReportQuery } from '../flatten/types.js';
 
 /**
  * How GET /reports sends its parameters. The spec leaves it open (its table lists them, a request

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/errors.js';
 import { describeRedisTarget } from '../config/redis-target.js';
 import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from '../observe/format.js';
 import { CommandFailed, createContext, UsageError, type CliContext } from './context.js';
 import { registerCommands } from './commands/index.js';
 

@@ -125,7 +125,7 @@ export interface Config {
   readonly metricsHost: string;
   /** COPY's data format for report rows: binary, or text as the fallback. */
   readonly copyFormat: 'binary' | 'text';
-  /** Where signed JSON events go (src/observe/webhook-delivery.ts); undefined: no webhooks. */
+  /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
   readonly webhook: WebhookConfig | undefined;
   /**
    * The ad server accounts pulled (src/config/accounts.ts): those of ADOPS_ACCOUNTS_FILE, or the

@@ -1,6 +1,6 @@
 // Which Redis the queues live on: one server (REDIS_URL), a master found through Sentinel
 // (REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or a redis+sentinel:// URL), or a Redis Cluster
-// (REDIS_CLUSTER_NODES). Pure parsing: the connection factory (src/schedule/connection.ts) turns a
+// (REDIS_CLUSTER_NODES). Pure parsing: the connection factory (src/queue/connection.ts) turns a
 // target into an ioredis client. Passwords live only in the target, never in a message.
 import { withoutPassword } from './connection-urls.js';
 import { ConfigError } from './errors.js';

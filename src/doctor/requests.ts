@@ -3,7 +3,7 @@
 import { reportRequest } from '../api/query.js';
 import type { Dimension } from '../config/dimensions.js';
 import { addDays } from '../dates/calendar.js';
-import type { Period } from '../report/types.js';
+import type { Period } from '../flatten/types.js';
 import type { ProbeRequest } from './http.js';
 import type { AuthForm, ReportForm } from './types.js';
 

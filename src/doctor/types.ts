@@ -1,7 +1,7 @@
 // What `adops doctor` observes of a server, and what it concludes. The probes (probes/*) fill the
 // observations over HTTP; the verdict (verdict/*) turns them into rows and settings without I/O.
 import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/query.js';
-import type { Period } from '../report/types.js';
+import type { Period } from '../flatten/types.js';
 
 /** The auth header forms, in the order they are tried. */
 export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;

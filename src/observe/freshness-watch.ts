@@ -5,7 +5,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { JobSet } from '../config/jobs.js';
-import type { ReportFreshEvent, ReportLateEvent } from '../schedule/webhooks.js';
+import type { ReportFreshEvent, ReportLateEvent } from '../webhooks/events.js';
 import type { PlanAccount } from '../plan/pull.js';
 import { collectStatus, type ReportStatus } from './status.js';
 

@@ -1,8 +1,8 @@
 // The catalogue part of `adops status` as terminal text: the last written sync, its unreadable
 // fields, and a newer sync still running, interrupted or failed.
-import { problemText } from '../entities/field-problem.js';
-import type { EntitySyncStatus } from '../warehouse/entities/run-status.js';
-import { terminalSafe } from '../report/format.js';
+import { problemText } from '../catalogue/field-problem.js';
+import type { EntitySyncStatus } from '../warehouse/catalogue/run-status.js';
+import { terminalSafe } from './format.js';
 
 /** Problems listed in full under the per-field counts. */
 const SHOWN = 5;

@@ -1,6 +1,6 @@
 // `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
 import { addDays } from '../dates/calendar.js';
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from './format.js';
 import { renderEntityStatus } from './status-entities.js';
 import type { CellState, ReportStatus, Status } from './status.js';
 

@@ -2,7 +2,7 @@
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
 import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
-import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/entities/run-status.js';
+import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/run-status.js';
 import { coverage } from '../warehouse/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { readVersions } from '../warehouse/versions.js';
@@ -13,8 +13,8 @@ import { healWindow } from '../plan/windows.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
-import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../schedule/counts.js';
-import type { Queues } from '../schedule/queues.js';
+import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/counts.js';
+import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
 

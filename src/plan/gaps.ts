@@ -1,5 +1,5 @@
 // Which periods need a pull: pure planning over what the warehouse says was loaded.
-import type { Period } from '../report/types.js';
+import type { Period } from '../flatten/types.js';
 import { periodKey } from '../dates/periods.js';
 
 /** What the warehouse knows of one period of one report (its last pull attempt). */

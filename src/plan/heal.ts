@@ -1,5 +1,5 @@
 // What heal pulls: the periods of the window the warehouse has no good load of. Pure; the states
-// are read by the caller (src/schedule/heal.ts).
+// are read by the caller (src/queue/heal.ts).
 import type { ReportJob } from '../config/jobs.js';
 import type { Period } from '../dates/periods.js';
 import { periodsToHeal, type PeriodState } from './gaps.js';

@@ -1,5 +1,5 @@
 // What a scheduler tick pulls: the report's window as of the scheduled instant, then gap repairs.
-// Pure; the tick job (src/schedule/tick.ts) reads the warehouse's states and enqueues.
+// Pure; the tick job (src/queue/tick.ts) reads the warehouse's states and enqueues.
 import type { ReportJob } from '../config/jobs.js';
 import type { Period } from '../dates/periods.js';
 import { periodsToHeal, tickPlan, type PeriodState } from './gaps.js';

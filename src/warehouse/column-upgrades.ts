@@ -4,7 +4,7 @@
 // known to keep every row's meaning.
 import { escapeIdentifier, type ClientBase } from 'pg';
 import { SchemaDriftError } from './errors.js';
-import { ident, qualified } from './sql.js';
+import { ident, qualified } from './pg.js';
 import type { ColumnSpec, FoundColumn } from './table-spec.js';
 
 /** One in-place column conversion. */

@@ -6,7 +6,7 @@
 // order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
 // trailer int16 -1.
 import type { DimensionType } from '../config/dimensions.js';
-import { COUNTERS, type ReportRow } from '../report/types.js';
+import { COUNTERS, type ReportRow } from '../flatten/types.js';
 import { checkedAccount, fullChunks, rowChecks, type CopyLayout } from './copy-encode.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');

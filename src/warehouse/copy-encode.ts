@@ -5,7 +5,7 @@
 import { isIsoDate } from '../dates/calendar.js';
 import { ACCOUNT_NAME } from '../config/accounts.js';
 import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
-import { COUNTERS, type ReportRow } from '../report/types.js';
+import { COUNTERS, type ReportRow } from '../flatten/types.js';
 import { RowValueError } from './errors.js';
 
 const SPECIAL = /[\\\t\n\r]/;

@@ -3,14 +3,15 @@ import { pipeline } from 'node:stream/promises';
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Dimension } from '../config/dimensions.js';
-import type { ReportRow } from '../report/types.js';
+import type { ReportRow } from '../flatten/types.js';
 import { copyBinaryChunks } from './copy-binary.js';
 import { copyChunks, createRowEncoder } from './copy-encode.js';
-import { ident, qualified } from './sql.js';
+import { ident, qualified } from './pg.js';
 import { copyColumns } from './table-spec.js';
 
 /** COPY's data format: binary (the default: Postgres parses no numbers or dates) or text. */
-export type CopyFormat = 'binary' | 'text';
+import type { CopyFormat } from './pg.js';
+export type { CopyFormat };
 
 export const COPY_FORMATS: readonly CopyFormat[] = ['binary', 'text'];
 

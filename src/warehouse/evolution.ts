@@ -4,11 +4,10 @@
 // table. The old version stays until `adops evolve --drop-old`.
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../dates/periods.js';
-import { ensureDailyViews } from './entities/daily-views.js';
-import { dailyViewName } from './entities/daily-view.js';
-import { ensureViews } from './entities/views.js';
-import { ident, qualified, reportTable } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { ensureDailyViews } from './catalogue/daily-views.js';
+import { dailyViewName } from './catalogue/daily-view.js';
+import { ensureViews } from './catalogue/views.js';
+import { ident, qualified, reportTable, withTransaction } from './pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
 /** How far a building version has come. */

@@ -1,7 +1,7 @@
 // The fencing token of a fetch: issued by Postgres, so the order of fetches never depends on a
 // worker's clock.
 import type { ClientBase, Pool } from 'pg';
-import { qualified } from './sql.js';
+import { qualified } from './pg.js';
 
 /**
  * A new fetch token: take it before the request is sent. A response fetched under a lower token

@@ -1,10 +1,10 @@
 // A small period's rows as one INSERT statement, one array parameter per column: it travels with
 // the load's last statement, where a COPY would cost two more round trips of its own.
 import { dimensionType, type DimensionType } from '../config/dimensions.js';
-import { COUNTERS, type ReportRow } from '../report/types.js';
+import { COUNTERS, type ReportRow } from '../flatten/types.js';
 import { createRowCheck } from './copy-encode.js';
 import type { CopyTarget } from './copy-rows.js';
-import { ident, qualified } from './sql.js';
+import { ident, qualified } from './pg.js';
 import { copyColumns } from './table-spec.js';
 
 const ARRAY_TYPE: Record<DimensionType, string> = {

@@ -3,14 +3,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
-import { withClient } from './client.js';
-import { withTransaction } from './transaction.js';
+import { withClient, withTransaction, withPgRetry, named, qualified, reportTable } from './pg.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import { ReconciliationError, type UnreconciledReason } from '../report/errors.js';
-import type { Reconciliation } from '../report/reconcile.js';
-import type { ReportSummary } from '../report/stream.js';
-import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../report/types.js';
+import { ReconciliationError, type UnreconciledReason } from '../flatten/errors.js';
+import type { Reconciliation } from '../flatten/reconcile.js';
+import type { ReportSummary } from '../flatten/stream.js';
+import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../flatten/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
 import { evolveLockKey, tableOf, type LoadTarget } from './versions.js';
 import { MissingPartitionError } from './errors.js';
@@ -24,10 +23,8 @@ import {
   upsertTotalsSql,
   type LoadRecord,
 } from './load-record.js';
-import { withPgRetry } from './pg-retry.js';
 import { archiveBodySql, type PackedBody } from './raw.js';
 import { restatementOf } from './restatement.js';
-import { named, qualified, reportTable } from './sql.js';
 
 /** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
 export interface LoadOutcome {

@@ -1,8 +1,8 @@
 // Statements that record a load: its report_loads row and the period's report_totals. Built as pure
 // {text, values} so their parameters are checked without a database.
-import type { UnreconciledReason } from '../report/errors.js';
-import { COUNTERS, type Period, type Totals } from '../report/types.js';
-import { ident, qualified } from './sql.js';
+import type { UnreconciledReason } from '../flatten/errors.js';
+import { COUNTERS, type Period, type Totals } from '../flatten/types.js';
+import { ident, qualified } from './pg.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
 

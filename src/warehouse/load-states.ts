@@ -4,7 +4,7 @@ import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { overlapsWindow, periodStates } from './loads-query.js';
-import { qualified } from './sql.js';
+import { qualified } from './pg.js';
 import type { PeriodState } from '../plan/gaps.js';
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */

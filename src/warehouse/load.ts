@@ -9,14 +9,12 @@ import {
   MalformedBodyError,
   ReconciliationError,
   ReportFormatError,
-} from '../report/errors.js';
-import { parseReport, type ParsedReport } from '../report/parse.js';
-import { streamReport } from '../report/stream.js';
-import type { Period } from '../report/types.js';
+} from '../flatten/errors.js';
+import { parseReport, type ParsedReport } from '../flatten/parse.js';
+import { streamReport } from '../flatten/stream.js';
+import type { Period } from '../flatten/types.js';
 import { redactBuffer, redactSecrets } from '../log/redact.js';
-import { withClient } from './client.js';
-import { withTransaction } from './transaction.js';
-import { reportTable } from './sql.js';
+import { withClient, withTransaction, reportTable } from './pg.js';
 import { LoadError } from './errors.js';
 import {
   INLINE_MAX_ROWS,

@@ -8,7 +8,7 @@ import {
   type RestatementSummary,
 } from './restatement.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
-import { qualified } from './sql.js';
+import { qualified } from './pg.js';
 
 /**
  * The condition "the period of the row (of table alias `t`, when given) overlaps $2..$3", for a

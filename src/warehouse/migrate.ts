@@ -3,8 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
-import { ident } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { ident, withTransaction } from './pg.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 

@@ -7,12 +7,11 @@
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import { dependentViews, recreate, viewName } from './column-upgrades.js';
-import { ensureDailyViews } from './entities/daily-views.js';
-import { ensureViews } from './entities/views.js';
+import { ensureDailyViews } from './catalogue/daily-views.js';
+import { ensureViews } from './catalogue/views.js';
 import { attachMonths, isPartitioned, monthsAhead, monthsBetween } from './partitions.js';
-import { ident, qualified, reportTable } from './sql.js';
+import { ident, qualified, reportTable, withTransaction } from './pg.js';
 import { createIndexSql, createTableSql, tableSpec } from './table-spec.js';
-import { withTransaction } from './transaction.js';
 import { readVersions, type ReportVersion } from './versions.js';
 
 /** The advisory lock key a load takes shared and a conversion's switch exclusive. */

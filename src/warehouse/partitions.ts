@@ -5,9 +5,7 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../dates/calendar.js';
 import { addMonths, monthStart } from '../plan/retention.js';
-import { withClient } from './client.js';
-import { ident, qualified, reportTable } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { withClient, ident, qualified, reportTable, withTransaction } from './pg.js';
 
 /** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
 export const PARTITION_MONTHS_AHEAD = 2;

@@ -5,7 +5,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createGzip, type Gzip } from 'node:zlib';
 import type { Pool } from 'pg';
 import { ChunkRedactor } from '../log/redact.js';
-import { qualified } from './sql.js';
+import { qualified } from './pg.js';
 import type { PackedBody } from './raw.js';
 
 /** Compressed bytes per row of report_raw_parts. */

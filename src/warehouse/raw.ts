@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip, gzipSync } from 'node:zlib';
 import type { ClientBase, Pool } from 'pg';
-import type { Period } from '../report/types.js';
-import { qualified } from './sql.js';
+import type { Period } from '../flatten/types.js';
+import { qualified } from './pg.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);

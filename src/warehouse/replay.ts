@@ -5,7 +5,7 @@ import type { ReportJob } from '../config/jobs.js';
 import { ReplayError } from './errors.js';
 import { loadPulledPeriod, type LoadOptions, type LoadOutcome } from './load.js';
 import { readArchivedBody } from './raw.js';
-import { qualified } from './sql.js';
+import { qualified } from './pg.js';
 
 interface LoadRow {
   account: string;

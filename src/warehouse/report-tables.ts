@@ -17,8 +17,7 @@ import {
   type IndexSpec,
   type TableSpec,
 } from './table-spec.js';
-import { ident, qualified } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { ident, qualified, withTransaction } from './pg.js';
 import { versionFor, type Evolving } from './version-plan.js';
 import { readVersions } from './versions.js';
 

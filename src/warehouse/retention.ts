@@ -8,8 +8,7 @@ import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import { retentionBoundary } from '../plan/retention.js';
 import { ensurePartitions, isPartitioned, liveTables, monthsAhead, partitionsOf } from './partitions.js';
-import { qualified } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { qualified, withTransaction } from './pg.js';
 
 /** A partition retention dropped. */
 export interface DroppedPartition {

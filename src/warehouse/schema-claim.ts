@@ -1,8 +1,7 @@
 // Claiming a schema for one purpose by its comment, so a tool that writes freely into "its own"
 // schema (the demo) can tell it apart from a schema that holds someone else's data.
 import type { Pool } from 'pg';
-import { ident } from './sql.js';
-import { withTransaction } from './transaction.js';
+import { ident, withTransaction } from './pg.js';
 
 /** What a schema holds, as far as a claim needs to know. */
 export interface SchemaClaim {

@@ -3,9 +3,9 @@
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { dimensionType, type Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
-import { COUNTERS } from '../report/types.js';
+import { COUNTERS } from '../flatten/types.js';
 import { PARTITION_CLAUSE } from './partitions.js';
-import { ident, qualified, reportTable } from './sql.js';
+import { ident, qualified, reportTable } from './pg.js';
 
 /** One column as Postgres' format_type() names its type. */
 export interface ColumnSpec {

@@ -2,8 +2,8 @@
 // dimensions are the definition's, or a new one when the dimensions changed (report evolution).
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
-import { COUNTERS } from '../report/types.js';
-import { qualified, reportTable } from './sql.js';
+import { COUNTERS } from '../flatten/types.js';
+import { qualified, reportTable } from './pg.js';
 import { readVersions, recordVersion, versionTable, type ReportVersion } from './versions.js';
 
 /** A report whose definition now loads into a version the stable name does not show yet. */

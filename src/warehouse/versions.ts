@@ -3,7 +3,7 @@
 import type { ClientBase, Pool } from 'pg';
 import type { Dimension } from '../config/dimensions.js';
 import { UnmigratedDefinitionError } from './errors.js';
-import { named, qualified, reportTable } from './sql.js';
+import { named, qualified, reportTable } from './pg.js';
 
 export type VersionState = 'serving' | 'building' | 'retired';
 

@@ -4,12 +4,12 @@
 import type { Pool } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import type { Notify } from '../schedule/webhooks.js';
+import type { Notify } from '../webhooks/events.js';
 import { swapWhenCovered } from '../warehouse/evolution.js';
 import { buildingVersion } from '../warehouse/versions.js';
 import { sameDimensions } from '../warehouse/version-plan.js';
-import { enqueuePulls } from '../schedule/enqueue.js';
-import type { PullQueue } from '../schedule/queues.js';
+import { enqueuePulls } from '../queue/enqueue.js';
+import type { PullQueue } from '../queue/queues.js';
 import type { Period } from '../dates/periods.js';
 
 /**

@@ -3,9 +3,9 @@
 import type { ReportJob } from '../config/jobs.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
-import type { Period } from '../report/types.js';
+import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
-import { pullAccount, type PullJobData } from '../schedule/payload.js';
+import { pullAccount, type PullJobData } from '../queue/payload.js';
 
 /** What the API client returned for one period. */
 export interface Fetched {

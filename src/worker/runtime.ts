@@ -4,8 +4,8 @@ import type { Pool } from 'pg';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
-import { closeConnection, workerConnection, type RedisClient } from '../schedule/connection.js';
-import { openQueues, type Queues } from '../schedule/queues.js';
+import { closeConnection, workerConnection, type RedisClient } from '../queue/connection.js';
+import { openQueues, type Queues } from '../queue/queues.js';
 import { within } from './shutdown.js';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */

@@ -11,10 +11,10 @@ import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../obse
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
 import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
-import type { RedisClient } from '../schedule/connection.js';
-import { jobCounts } from '../schedule/queues.js';
-import { DEFAULT_GAP_CAP } from '../schedule/tick.js';
-import { NO_WEBHOOKS, webhookNotifier } from '../schedule/webhooks.js';
+import type { RedisClient } from '../queue/connection.js';
+import { jobCounts } from '../queue/queues.js';
+import { DEFAULT_GAP_CAP } from '../queue/tick.js';
+import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import { openWorkerAccounts, type WorkerAccounts } from './accounts.js';
 import type { FetcherFor, ReportFetcher } from './io.js';
 import { startPullWorker } from './pull-worker.js';

@@ -3,11 +3,11 @@
 import { Worker, type Job } from 'bullmq';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
-import { TICK_QUEUE } from '../schedule/names.js';
-import type { TickJobData } from '../schedule/payload.js';
-import { runTick, type TickDeps } from '../schedule/tick.js';
+import { TICK_QUEUE } from '../queue/names.js';
+import type { TickJobData } from '../queue/payload.js';
+import { runTick, type TickDeps } from '../queue/tick.js';
 import { loadStates } from '../warehouse/load-states.js';
-import { withClient } from '../warehouse/client.js';
+import { withClient } from '../warehouse/pg.js';
 import { pruneRaw } from '../warehouse/raw.js';
 import { maintainPartitions, type PartitionUpkeep } from '../warehouse/retention.js';
 import { withRedactedErrors } from './redacted-errors.js';

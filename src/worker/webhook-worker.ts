@@ -9,11 +9,11 @@ import { Agent } from 'undici';
 import type { WebhookConfig } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import { freshnessTransitions } from '../observe/freshness-watch.js';
-import { postWebhook } from '../observe/webhook-delivery.js';
+import { postWebhook } from '../webhooks/delivery.js';
 import type { BackoffPolicy } from '../retry/backoff.js';
-import { DELIVER_JOB, FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../schedule/names.js';
-import { WEBHOOK_ATTEMPTS } from '../schedule/queues.js';
-import { enqueueWebhook, type WebhookDelivery } from '../schedule/webhooks.js';
+import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/names.js';
+import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
+import { DELIVER_JOB, enqueueWebhook, type WebhookDelivery } from '../webhooks/events.js';
 import { pullBackoff } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 

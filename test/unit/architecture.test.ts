@@ -19,7 +19,7 @@ const edges = importEdges(root);
 describe('src/ import graph', () => {
   it('sees the imports (a sanity check that the parser reads them)', () => {
     expect(edges.length).toBeGreaterThan(300);
-    expect(edges.some((e) => e.from === 'worker' && e.to === 'schedule')).toBe(true);
+    expect(edges.some((e) => e.from === 'worker' && e.to === 'queue')).toBe(true);
   });
 
   it('places every folder of src/ on a floor', () => {

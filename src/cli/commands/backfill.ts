@@ -8,16 +8,16 @@ import {
   type BackfillResult,
   type EnqueueCounts,
   type PullProgress,
-} from '../../schedule/backfill.js';
-import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../schedule/connection.js';
+} from '../../queue/backfill.js';
+import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../queue/connection.js';
 import { outageReason } from '../../retry/classify.js';
 import { describeRedisTarget } from '../../config/redis-target.js';
 import { backfillPulls } from '../../plan/backfill.js';
 import { interleaveAccounts, pullLabel } from '../../plan/pull.js';
 import { selectAccounts } from '../../config/accounts.js';
-import { pullAccount, pullPeriod } from '../../schedule/payload.js';
+import { pullAccount, pullPeriod } from '../../queue/payload.js';
 import { DateFormatError, daysBetween, formatUtcDate, parseIsoDate } from '../../dates/calendar.js';
-import { openQueues, type Queues } from '../../schedule/queues.js';
+import { openQueues, type Queues } from '../../queue/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isLoopback } from '../../observe/dashboard/address.js';
 import { DashboardError } from '../../observe/dashboard/errors.js';
 import { startDashboard } from '../../observe/dashboard/server.js';
-import { RedisUnavailableError } from '../../schedule/connection.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 

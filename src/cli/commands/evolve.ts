@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/env.js';
-import { RedisUnavailableError } from '../../schedule/connection.js';
-import { enqueueEvolution } from '../../schedule/evolution.js';
-import { openQueues } from '../../schedule/queues.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
+import { enqueueEvolution } from '../../queue/evolution.js';
+import { openQueues } from '../../queue/queues.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../../warehouse/evolution.js';
-import { createPool } from '../../warehouse/pool.js';
+import { createPool } from '../../warehouse/pg.js';
 import { postgresFailure } from './postgres-failure.js';
 import { readVersions } from '../../warehouse/versions.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { enqueuePulls } from '../../schedule/enqueue.js';
-import { summarize } from '../../schedule/backfill.js';
+import { enqueuePulls } from '../../queue/enqueue.js';
+import { summarize } from '../../queue/backfill.js';
 import { pullLabel } from '../../plan/pull.js';
 import { selectAccounts } from '../../config/accounts.js';
-import { readHealPlan } from '../../schedule/heal.js';
-import { createPool } from '../../warehouse/pool.js';
+import { readHealPlan } from '../../queue/heal.js';
+import { createPool } from '../../warehouse/pg.js';
 import type { CliContext } from '../context.js';
 import { enqueuedLine, open, redisOutageOption, waitWithProgress } from './backfill.js';
 import { postgresFailure } from './postgres-failure.js';

@@ -4,7 +4,7 @@ import type { Config } from '../../config/env.js';
 import { coverage, type Coverage } from '../../warehouse/evolution.js';
 import { SchemaDriftError } from '../../warehouse/errors.js';
 import { MigrationError } from '../../warehouse/migrate.js';
-import { createPool } from '../../warehouse/pool.js';
+import { createPool } from '../../warehouse/pg.js';
 import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { planEvolution, progressLine } from './evolve.js';

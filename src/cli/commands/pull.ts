@@ -12,7 +12,7 @@ import {
   ReconciliationError,
   ReportFormatError,
   type UnreconciledReason,
-} from '../../report/errors.js';
+} from '../../flatten/errors.js';
 import {
   columns,
   countersText,
@@ -20,9 +20,9 @@ import {
   jsonChunks,
   reconciliationText,
   terminalSafe,
-} from '../../report/format.js';
-import { parseReport, type ParsedReport } from '../../report/parse.js';
-import type { ReportQuery } from '../../report/types.js';
+} from '../../observe/format.js';
+import { parseReport, type ParsedReport } from '../../flatten/parse.js';
+import type { ReportQuery } from '../../flatten/types.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { secretsOf } from '../../config/env.js';
 import { ReplayError } from '../../warehouse/errors.js';
-import { createPool } from '../../warehouse/pool.js';
+import { createPool } from '../../warehouse/pg.js';
 import { postgresFailure } from './postgres-failure.js';
 import { replayLoad } from '../../warehouse/replay.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';

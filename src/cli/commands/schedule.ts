@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listSchedulers, syncSchedulers } from '../../schedule/scheduler.js';
+import { listSchedulers, syncSchedulers } from '../../queue/scheduler.js';
 import type { CliContext } from '../context.js';
 import { open } from './backfill.js';
 import { SUMMARIES } from './summaries.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../../log/logger.js';
 import { checkProblems } from '../../observe/check.js';
 import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
-import { createPool } from '../../warehouse/pool.js';
+import { createPool } from '../../warehouse/pg.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { postgresFailure } from './postgres-failure.js';
@@ -77,14 +77,13 @@ function queueCounts(
   config: Pick<Config, 'redis' | 'queue'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
-  const opened = Promise.all([
-    import('../../schedule/connection.js'),
-    import('../../schedule/counts.js'),
-  ]).then(([connection, { readJobCounts }]) => ({
-    connection,
-    readJobCounts,
-    redis: connection.producerConnection(config),
-  }));
+  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/counts.js')]).then(
+    ([connection, { readJobCounts }]) => ({
+      connection,
+      readJobCounts,
+      redis: connection.producerConnection(config),
+    }),
+  );
   // Closed before Redis answered (the warehouse half failed first): say nothing about Redis, which
   // may well be up.
   let closed = false;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { startWorker } from '../../worker/start.js';
-import { createPool } from '../../warehouse/pool.js';
-import { RedisUnavailableError } from '../../schedule/connection.js';
+import { createPool } from '../../warehouse/pg.js';
+import { RedisUnavailableError } from '../../queue/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 import { liveJobs } from '../../config/live-jobs.js';

@@ -5,7 +5,7 @@ import { reportProbe } from '../requests.js';
 import { REPORT_FORMS, type FormObservation, type ReportForm } from '../types.js';
 import { isSuccess } from '../verdict/answer.js';
 import { DAY, PAIR } from '../verdict/forms.js';
-import type { Period } from '../../report/types.js';
+import type { Period } from '../../flatten/types.js';
 
 /** Both reports of every form, one form after the other (a few small requests). */
 export async function probeForms(

@@ -1,11 +1,11 @@
 // Probe "scopes": one request per endpoint group with the accepted header form; 403 means the key
 // lacks that scope (or the method, or this machine's IP).
-import { counterValue } from '../../report/counters.js';
+import { counterValue } from '../../flatten/counters.js';
 import type { Prober } from '../http.js';
 import { reportProbe } from '../requests.js';
 import type { Answer, Observations, ReportForm } from '../types.js';
 import { isSuccess } from '../verdict/answer.js';
-import type { Period } from '../../report/types.js';
+import type { Period } from '../../flatten/types.js';
 
 /**
  * Campaigns (the auth probe's answer, reused), creatives of the first campaign listed, and

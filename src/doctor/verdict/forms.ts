@@ -3,8 +3,8 @@
 // 200 proves nothing: the report must parse as the nested [day, campaign_id] report asked for, and
 // its sums must equal those of a [day] report of the same period.
 import type { Dimension } from '../../config/dimensions.js';
-import { parseReport, type ParsedReport } from '../../report/parse.js';
-import { COUNTERS, type Period } from '../../report/types.js';
+import { parseReport, type ParsedReport } from '../../flatten/parse.js';
+import { COUNTERS, type Period } from '../../flatten/types.js';
 import {
   REPORT_FORMS,
   type FormObservation,

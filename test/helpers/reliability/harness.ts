@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../../src/config/paths.js';
 import { createLogger, type Logger } from '../../../src/log/logger.js';
 import type { ReportFetcher } from '../../../src/worker/io.js';
-import { openQueues, type Queues } from '../../../src/schedule/queues.js';
+import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { TEST_SCHEMA } from '../schema.js';
 

@@ -4,10 +4,10 @@
 // statement, or a big one's COPY) until we release it. No hook in the product code is needed.
 import pg from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { COUNTERS, type Period } from '../../../src/report/types.js';
+import { COUNTERS, type Period } from '../../../src/flatten/types.js';
 import { monthStart } from '../../../src/plan/retention.js';
 import { ensurePartitions } from '../../../src/warehouse/partitions.js';
-import { ident, qualified, reportTable } from '../../../src/warehouse/sql.js';
+import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';
 import type { Truth } from './truth.js';

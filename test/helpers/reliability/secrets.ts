@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../schema.js';
 
 const run = promisify(execFile);

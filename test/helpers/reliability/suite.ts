@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { startEmulator } from '../../../src/emulator/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../db.js';
 import { REDIS_URL, testPrefix } from '../redis.js';
 import { canaryKey, suiteEnv, suiteReports } from './harness.js';

@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/config/env.js';
 import type { ReportFetcher } from '../../../src/worker/io.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startWorker } from '../../../src/worker/start.js';
-import { createPool } from '../../../src/warehouse/pool.js';
+import { createPool } from '../../../src/warehouse/pg.js';
 import { asFetcher, suiteClient, suiteReports } from './harness.js';
 
 const config = loadConfig(process.env);

@@ -15,7 +15,7 @@ import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { days, fetchTruth, verify } from '../../helpers/reliability/truth.js';
-import { expectTablesMatchApi, typedTables } from '../entities/expect-tables.js';
+import { expectTablesMatchApi, typedTables } from '../catalogue/expect-tables.js';
 
 const REPORTS = ['daily_campaign', 'daily_creative', 'daily_geo_device'];
 const PERIODS = days('2025-05-01', '2025-05-14');

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { ApiResponseError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { parseReport } from '../../../src/report/parse.js';
+import { parseReport } from '../../../src/flatten/parse.js';
 
 const QUERY = { dimensions: ['day'] as const, period: { start: '2026-01-01', end: '2026-01-01' } };
 const HTML = '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>';

@@ -6,9 +6,9 @@ import { createApiClient, type ApiClient, type ApiClientOptions } from '../../..
 import { ApiError, ApiHttpError, ApiResponseError, ApiTransportError } from '../../../src/api/errors.js';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { DimensionValueError, ReportFormatError } from '../../../src/report/errors.js';
-import { parseReport } from '../../../src/report/parse.js';
-import { COUNTERS, type ReportQuery, type ReportRow } from '../../../src/report/types.js';
+import { DimensionValueError, ReportFormatError } from '../../../src/flatten/errors.js';
+import { parseReport } from '../../../src/flatten/parse.js';
+import { COUNTERS, type ReportQuery, type ReportRow } from '../../../src/flatten/types.js';
 
 const log: Array<{ endpoint: string; status: number; at: number }> = [];
 let emu: RunningEmulator;

@@ -8,7 +8,7 @@ import { createApiClient, createApiClientFromConfig, type ApiClient } from '../.
 import { DIMENSIONS_ENCODINGS } from '../../../src/api/query.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { parseReport } from '../../../src/report/parse.js';
+import { parseReport } from '../../../src/flatten/parse.js';
 
 const KEY = 'forms-key-0123456789';
 const QUERY = {

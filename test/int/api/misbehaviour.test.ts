@@ -10,8 +10,8 @@ import {
   ApiTransportError,
   RateLimitedError,
 } from '../../../src/api/errors.js';
-import { ReportFormatError } from '../../../src/report/errors.js';
-import { parseReport } from '../../../src/report/parse.js';
+import { ReportFormatError } from '../../../src/flatten/errors.js';
+import { parseReport } from '../../../src/flatten/parse.js';
 
 const KEY = 'test-key-0123456789';
 const QUERY = { dimensions: ['day'] as const, period: { start: '2026-01-01', end: '2026-01-01' } };

@@ -10,8 +10,8 @@ import { addDays, localDate } from '../../../src/dates/calendar.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { liveJobs } from '../../../src/config/live-jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
-import { enqueuePulls } from '../../../src/schedule/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueuePulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 

@@ -8,7 +8,7 @@ import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { migrate } from '../../../src/warehouse/migrate.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
-import { writeCatalogue } from '../../../src/warehouse/entities/write.js';
+import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { pulled, type Row } from '../warehouse/fixtures/reports.js';
 

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { parseReport } from '../../../src/report/parse.js';
+import { parseReport } from '../../../src/flatten/parse.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {

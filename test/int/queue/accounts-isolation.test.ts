@@ -2,18 +2,17 @@
 // connections and never answers, the worst kind: each request holds on until its timeout). The
 // other two accounts' backfills must finish on time: the dead account's pulls never hold all the
 // worker's slots, and its failures hold only its own pulls.
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
-import { pullAccount } from '../../../src/schedule/payload.js';
-import { openQueues, type Queues } from '../../../src/schedule/queues.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { pullAccount } from '../../../src/queue/payload.js';
+import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';

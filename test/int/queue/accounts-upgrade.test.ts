@@ -1,9 +1,9 @@
 // A pull queued by the release before accounts (its payload names no account) still runs after the
 // upgrade, as account default, and deduplicates against a new pull of the same period.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PULL_JOB } from '../../../src/schedule/names.js';
-import { enqueuePulls } from '../../../src/schedule/enqueue.js';
-import { waitForPulls } from '../../../src/schedule/backfill.js';
+import { PULL_JOB } from '../../../src/queue/names.js';
+import { enqueuePulls } from '../../../src/queue/enqueue.js';
+import { waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

@@ -6,9 +6,9 @@ import type { ReportJob } from '../../../src/config/jobs.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { backfillPulls, countBackfill } from '../../../src/plan/backfill.js';
 import type { PlannedPull } from '../../../src/plan/pull.js';
-import { enqueueStream, type EnqueueCounts } from '../../../src/schedule/backfill.js';
-import { ENQUEUE_CHUNK } from '../../../src/schedule/enqueue.js';
-import { openQueues, type Queues } from '../../../src/schedule/queues.js';
+import { enqueueStream, type EnqueueCounts } from '../../../src/queue/backfill.js';
+import { ENQUEUE_CHUNK } from '../../../src/queue/enqueue.js';
+import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { flushPrefix } from './harness.js';
 

@@ -1,10 +1,10 @@
 // The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
 import { QueueEvents } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueEntitySync } from '../../../src/schedule/sync.js';
-import { closeConnection, workerConnection } from '../../../src/schedule/connection.js';
-import { ENTITY_QUEUE } from '../../../src/schedule/names.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { enqueueEntitySync } from '../../../src/queue/sync.js';
+import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
+import { ENTITY_QUEUE } from '../../../src/queue/names.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';

@@ -1,10 +1,9 @@
 // API faults against the whole pipeline (emulator -> API client -> BullMQ worker -> loader):
 // transient faults must end loaded exactly, permanent ones as failed pulls with their reason.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { FaultOptions, OverrideOptions } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls, type FailedPull } from '../../../src/schedule/backfill.js';
-import { enqueueHeal } from '../../../src/schedule/heal.js';
+import { enqueueBackfill, waitForPulls, type FailedPull } from '../../../src/queue/backfill.js';
+import { enqueueHeal } from '../../../src/queue/heal.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
 import {

@@ -1,12 +1,11 @@
 // Bad report bodies served with status 200: each must end as a failed pull with a clear message,
 // its raw body archived, and the period's previously loaded rows untouched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueuePulls } from '../../../src/schedule/enqueue.js';
-import { waitForPulls } from '../../../src/schedule/backfill.js';
+import { enqueuePulls } from '../../../src/queue/enqueue.js';
+import { waitForPulls } from '../../../src/queue/backfill.js';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';
-import { qualified, reportTable } from '../../../src/warehouse/sql.js';
+import { qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';

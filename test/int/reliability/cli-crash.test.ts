@@ -2,10 +2,9 @@
 // `adops backfill --wait` run again over the same periods. Every period ends exact, once, and the
 // key is in none of the commands' output.
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { until } from '../../helpers/reliability/child.js';

@@ -1,12 +1,11 @@
 // Crashes: workers SIGKILLed while writing a period's rows and between fetch and load, the
 // loader's Postgres backend terminated mid-load. Every period must end exact, none duplicated.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
-import { openQueues } from '../../../src/schedule/queues.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { openQueues } from '../../../src/queue/queues.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnWorker } from '../../helpers/reliability/child.js';
 import { figureBook } from '../../helpers/reliability/figures.js';

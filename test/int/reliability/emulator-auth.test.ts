@@ -1,11 +1,10 @@
 // Emulator auth, as the API client meets it: a read-only key cannot write, a reports-only key cannot
 // list campaigns, an IP-restricted key is refused from another address, and a pull with a refused
 // key ends as one failed pull with the reason, never retried.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiHttpError } from '../../../src/api/errors.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';

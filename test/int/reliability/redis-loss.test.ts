@@ -1,12 +1,11 @@
 // Redis lost mid-backfill (restarted empty, or our keys flushed), then `heal`: the warehouse is the
 // record of what is loaded, so every period must end exact and none twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
-import { ensureReady } from '../../../src/schedule/connection.js';
-import { enqueueHeal } from '../../../src/schedule/heal.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { ensureReady } from '../../../src/queue/connection.js';
+import { enqueueHeal } from '../../../src/queue/heal.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';

@@ -1,10 +1,9 @@
 // The API key under pressure: an API that echoes the key in its error bodies, every log at trace
 // level, failed jobs kept in Redis. Afterwards the key must be in no log line, no Redis key or
 // value and no database dump; the echoes must have reached the error paths, redacted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/schedule/backfill.js';
-import { qualified } from '../../../src/warehouse/sql.js';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';

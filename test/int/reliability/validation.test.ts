@@ -4,13 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { ConfigError } from '../../../src/config/errors.js';
 import { parseJob } from '../../../src/config/jobs.js';
-import { ident, qualified, reportTable } from '../../../src/warehouse/sql.js';
+import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 

@@ -1,7 +1,7 @@
 // A body that is not valid JSON is a failed load with its body kept, retryable, until the period's
 // next load gets the same bytes again: then it is final.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MalformedBodyError } from '../../../src/report/errors.js';
+import { MalformedBodyError } from '../../../src/flatten/errors.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -2,8 +2,8 @@
 // load says why it is unreconciled, report_totals keeps NULLs, and fencing and restatement still
 // find the period's load. Through both of the loader's ways of writing rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReconciliationError } from '../../../src/report/errors.js';
-import { COUNTERS } from '../../../src/report/types.js';
+import { ReconciliationError } from '../../../src/flatten/errors.js';
+import { COUNTERS } from '../../../src/flatten/types.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../src/api/index.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
-import { parseReport } from '../../../src/report/parse.js';
+import { parseReport } from '../../../src/flatten/parse.js';
 import { ReplayError } from '../../../src/warehouse/errors.js';
 import { takeFetchToken } from '../../../src/warehouse/fetch-token.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';

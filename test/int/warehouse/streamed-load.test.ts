@@ -2,7 +2,7 @@
 // and a failure part way through (a bad row, a cut connection) leaves the period's previous rows
 // and keeps the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReportFormatError } from '../../../src/report/errors.js';
+import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/warehouse/errors.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ReportRow } from '../../../src/report/types.js';
+import type { ReportRow } from '../../../src/flatten/types.js';
 import { loadParsedPeriod } from '../../../src/warehouse/load-period.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -8,7 +8,7 @@ import type {
   ReportForm,
   Row,
 } from '../../../src/doctor/types.js';
-import { COUNTERS, type Counters } from '../../../src/report/types.js';
+import { COUNTERS, type Counters } from '../../../src/flatten/types.js';
 
 export const PERIOD = { start: '2026-03-01', end: '2026-03-07' };
 

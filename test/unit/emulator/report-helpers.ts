@@ -1,5 +1,5 @@
 // Shared by the emulator's report tests: walk nested report items down to their counter leaves.
-import { COUNTERS, type Counters } from '../../../src/report/types.js';
+import { COUNTERS, type Counters } from '../../../src/flatten/types.js';
 
 export interface Leaf {
   readonly keys: string[];

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { transition } from '../../../src/observe/freshness-watch.js';
-import { outcomeOf, webhookBody } from '../../../src/observe/webhook-delivery.js';
-import { signWebhook, webhookHeaders } from '../../../src/observe/webhook-signature.js';
-import { webhookDelivery } from '../../../src/schedule/webhooks.js';
+import { outcomeOf, webhookBody } from '../../../src/webhooks/delivery.js';
+import { signWebhook, webhookHeaders } from '../../../src/webhooks/signature.js';
+import { webhookDelivery } from '../../../src/webhooks/events.js';
 
 const SECRET = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
 

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { addDays } from '../../../src/dates/calendar.js';
-import { DateFormatError } from '../../../src/dates/calendar.js';
+import { addDays, DateFormatError } from '../../../src/dates/calendar.js';
 import { periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
 import { backfillPulls, countBackfill, planBackfill } from '../../../src/plan/backfill.js';
 import type { PlannedPull } from '../../../src/plan/pull.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiHttpError, ApiTransportError, RateLimitedError } from '../../../src/api/errors.js';
 import { malformedAnswer } from '../../../src/api/malformed.js';
-import { MalformedBodyError, ReportFormatError } from '../../../src/report/errors.js';
+import { MalformedBodyError, ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/warehouse/errors.js';
 import {
   classifyFailure,

@@ -6,7 +6,7 @@ import {
   copyBinaryChunks,
 } from '../../../src/warehouse/copy-binary.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
-import type { ReportRow } from '../../../src/report/types.js';
+import type { ReportRow } from '../../../src/flatten/types.js';
 
 const hex = (b: Buffer) => b.toString('hex');
 

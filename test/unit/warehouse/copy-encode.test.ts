@@ -7,7 +7,7 @@ import {
   escapeCopyText,
 } from '../../../src/warehouse/copy-encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
-import type { ReportRow } from '../../../src/report/types.js';
+import type { ReportRow } from '../../../src/flatten/types.js';
 
 /** Postgres' reading of one COPY text-format field (the escapes it documents), for round trips. */
 function decodeField(field: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withPgRetry } from '../../../src/warehouse/pg-retry.js';
+import { withPgRetry } from '../../../src/warehouse/pg.js';
 
 const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code });
 

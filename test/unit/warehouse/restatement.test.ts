@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRestated, restatementOf, summarizeRestatements } from '../../../src/warehouse/restatement.js';
-import type { Counters } from '../../../src/report/types.js';
+import type { Counters } from '../../../src/flatten/types.js';
 
 const totals = (n: number, impressions = n): Counters => ({
   ad_requests: n,

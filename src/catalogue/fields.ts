@@ -1,0 +1,175 @@
+import { fieldProblem, repairedText, type ProblemSink } from './field-problem.js';
+import type { EntityKind, JsonObject } from '../warehouse/catalogue/rows.js';
+import { storableJson } from '../warehouse/catalogue/storable.js';
+
+/** True for a plain JSON object (not an array, not null). */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const INT_TEXT = /^-?\d{1,16}$/;
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A whole number from a number or a string of digits ("123", as PHP-style APIs send counters and
+ * ids); undefined for anything else, fractions and numbers past 2^53 included.
+ */
+export function asInt(v: unknown): number | undefined {
+  const n = typeof v === 'string' && INT_TEXT.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A finite number from a number or a decimal string ("2.5"); undefined otherwise. */
+export function asNum(v: unknown): number | undefined {
+  const n = typeof v === 'string' && DECIMAL_TEXT.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+const TRUE: ReadonlySet<unknown> = new Set([true, 1, '1', 'true']);
+const FALSE: ReadonlySet<unknown> = new Set([false, 0, '0', 'false']);
+
+/** A boolean from true/false, 1/0, "1"/"0" or "true"/"false"; undefined otherwise. */
+export function asBool(v: unknown): boolean | undefined {
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  return undefined;
+}
+
+/**
+ * Typed reads of one entity's fields. Missing and null read as null (the spec marks no read field
+ * as always present, and a later API version may drop some). Numbers and booleans sent as strings
+ * are read as their values. A value that still does not fit reads as null and is reported to the
+ * sink, naming entity, id and field: one bad field never costs the entity or the catalogue.
+ */
+export class FieldReader {
+  constructor(
+    readonly entity: EntityKind,
+    readonly id: number,
+    private readonly problems: ProblemSink,
+  ) {}
+
+  private bad(field: string, expected: string, value: unknown): null {
+    this.problems.add(fieldProblem(this.entity, this.id, field, expected, value));
+    return null;
+  }
+
+  /** A whole number that fits a JavaScript number exactly (ids are 9+ digits), optionally in a range. */
+  int(obj: JsonObject, key: string, path = key, range?: { min: number; max: number }): number | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    const expected = range === undefined ? 'an integer' : `an integer from ${range.min} to ${range.max}`;
+    const n = asInt(v);
+    if (n === undefined || (range !== undefined && (n < range.min || n > range.max)))
+      return this.bad(path, expected, v);
+    return n;
+  }
+
+  /** A finite number (pricing value is a float). */
+  num(obj: JsonObject, key: string, path = key): number | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    return asNum(v) ?? this.bad(path, 'a number', v);
+  }
+
+  str(obj: JsonObject, key: string, path = key): string | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'string') return this.bad(path, 'a string', v);
+    return v;
+  }
+
+  bool(obj: JsonObject, key: string, path = key): boolean | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    return asBool(v) ?? this.bad(path, 'a boolean (or 1/0, "true"/"false")', v);
+  }
+
+  /** UNIX seconds as an ISO instant; 0 (start immediately, no end, never) is null. */
+  time(obj: JsonObject, key: string, path = key): string | null {
+    const v = this.int(obj, key, path);
+    if (v === null || v === 0) return null;
+    if (v < 0 || v > 253_402_300_799) return this.bad(path, 'UNIX seconds from 1970 to 9999', obj[key]);
+    return new Date(v * 1000).toISOString();
+  }
+
+  /**
+   * An object that the API sends as `[]` when unset (pricing, pacing, targeting, delivery):
+   * `[]`, missing and null read as null; any other array or scalar is a problem, read as null.
+   */
+  objectOrUnset(obj: JsonObject, key: string, path = key): JsonObject | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    if (Array.isArray(v) && v.length === 0) return null;
+    if (!isObject(v)) return this.bad(path, 'an object, or [] when unset', v);
+    return v;
+  }
+
+  /**
+   * A JSON value stored as jsonb that the API sends as `[]` when unset (targeting: "array or
+   * object"): `[]`, missing and null read as null; a non-empty array or an object is kept.
+   */
+  jsonOrUnset(obj: JsonObject, key: string, path = key): JsonObject | unknown[] | null {
+    const v = obj[key];
+    if (v === undefined || v === null) return null;
+    if (Array.isArray(v)) return v.length === 0 ? null : v;
+    if (!isObject(v)) return this.bad(path, 'an object or an array', v);
+    return v;
+  }
+
+  /** A list of ids (zone_ids, creative_ids); an element that is not an integer is left out. */
+  intList(obj: JsonObject, key: string, path = key): number[] {
+    const v = obj[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      this.bad(path, 'an array of integers', v);
+      return [];
+    }
+    const out: number[] = [];
+    v.forEach((item, i) => {
+      const n = asInt(item);
+      if (n === undefined) this.bad(`${path}[${i}]`, 'an integer', item);
+      else out.push(n);
+    });
+    return out;
+  }
+}
+
+/** Value ranges of the Postgres integer column types. */
+export const SMALLINT = { min: -32_768, max: 32_767 } as const;
+export const INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/**
+ * The entity `obj` (keyed `id`) with its text as Postgres can hold it (NULs removed, U+FFFD for
+ * unpaired surrogates, keys too), each repaired field reported to `problems`: the typed columns
+ * read from it and `raw` stores it, so both hold the same text, and one bad name never fails a sync.
+ */
+export function storableEntity(
+  entity: EntityKind,
+  id: number,
+  obj: JsonObject,
+  problems: ProblemSink,
+): JsonObject {
+  return storableJson(obj, (path, original) =>
+    problems.add(repairedText(entity, id, path, original)),
+  ) as JsonObject;
+}
+
+/**
+ * The positive integer id of an entity (a number or a string of digits), or undefined, reported to
+ * `problems`, when it cannot be read: the entity is then skipped, since it cannot be keyed.
+ */
+export function readId(
+  entity: EntityKind,
+  obj: unknown,
+  key: string,
+  problems: ProblemSink,
+): number | undefined {
+  if (!isObject(obj)) {
+    problems.add(fieldProblem(entity, null, '(object)', 'a JSON object', obj));
+    return undefined;
+  }
+  const id = asInt(obj[key]);
+  if (id !== undefined && id > 0) return id;
+  problems.add(fieldProblem(entity, null, key, 'a positive integer id', obj[key]));
+  return undefined;
+}

@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Logger } from '../log/logger.js';
+import { redactSecrets } from '../log/redact.js';
+import { classifyFailure } from '../retry/classify.js';
+import { createLocalGate, type RequestGate } from '../api/gate.js';
+import { buildCatalogue } from './catalogue.js';
+import { problemText } from './field-problem.js';
+import { ProblemLog } from './problems.js';
+import { failRun, finishRun, openRun } from '../warehouse/catalogue/runs.js';
+import { stagePages } from '../warehouse/catalogue/staging.js';
+import { writeCatalogue, type WriteResult } from '../warehouse/catalogue/write.js';
+import { Checkpoint, type FlushPolicy } from './checkpoint.js';
+import { throttled, type SyncProgress } from './progress.js';
+import { readCatalogue, type CatalogueApi } from './read.js';
+import { createRequester, SYNC_RETRY, type RequestCounts, type SyncRetryPolicy } from './request.js';
+
+/** Counts of one entity sync; `deleted` and `revived` add up campaigns and creatives. */
+export interface EntitySyncResult extends WriteResult {
+  /** Fields that could not be read (stored NULL), unreadable ids included. */
+  readonly problems: number;
+  /** Entities skipped because their id could not be read. */
+  readonly skipped: number;
+  /** HTTP requests this try made, retries included. */
+  readonly requests: number;
+  /** Pages taken from an earlier try's checkpoint instead of read again. */
+  readonly resumedPages: number;
+}
+
+export interface EntitySyncDeps {
+  readonly pool: Pool;
+  readonly schema: string;
+  /** Build it with syncClientOptions(gate): one attempt per call, 429s thrown, through the gate. */
+  readonly api: CatalogueApi;
+  readonly logger: Logger;
+  /** Campaigns whose creatives are listed at once (default 4). */
+  readonly campaignConcurrency?: number;
+  /** List page size (default: the API's default, 100). */
+  readonly pageSize?: number;
+  /**
+   * The run's id: a queued sync passes its job id, so a retry of the job, or the job taken up
+   * again after its worker died, resumes the run's checkpoint. Default: a fresh id (no resume).
+   */
+  readonly runId?: string;
+  /** The account whose catalogue this is (DEFAULT_ACCOUNT when not given): only its rows are written. */
+  readonly account?: string;
+  /**
+   * Whether a failure of this try is followed by another that resumes the checkpoint (default:
+   * when a runId is given). When not, a failure drops the checkpoint and marks the run failed.
+   */
+  readonly resumable?: boolean;
+  /** Where requests wait for the rate limit and a 429's pause (default: a local gate). */
+  readonly gate?: RequestGate;
+  readonly retry?: Partial<SyncRetryPolicy>;
+  /** Called as the sync goes (at most every 250 ms, and at each phase). */
+  readonly onProgress?: (p: SyncProgress) => void;
+  /** A checkpoint whose run started longer ago than this is discarded (default 6 hours). */
+  readonly staleAfterMs?: number;
+  readonly flush?: FlushPolicy;
+  /** Strings never to store (the API key): redacted from the error a failed run records. */
+  readonly secrets?: readonly string[];
+}
+
+/** Default bound on the age of a checkpoint that is resumed. */
+export const STALE_AFTER_MS = 6 * 3600_000;
+
+/**
+ * Exports the campaign and creative catalogue into Postgres: read everything (resuming the run's
+ * checkpoint), validate and map it, then write it in one transaction with soft deletes; the same
+ * transaction marks the run written and drops its checkpoint. Nothing reaches the catalogue
+ * tables when any step fails. Fields that cannot be read are stored NULL, counted, logged once
+ * and kept with the run (`adops status`).
+ */
+export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncResult> {
+  const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
+  const { pool, schema } = deps;
+  const start = await openRun(pool, schema, runId, deps.staleAfterMs ?? STALE_AFTER_MS, deps.account);
+  if (start.kind === 'written') {
+    logger.info('an earlier try of this sync already wrote the catalogue');
+    return start.result as EntitySyncResult;
+  }
+  const started = Date.now();
+  const counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
+  let progress: SyncProgress = {
+    phase: 'campaigns',
+    startedAt: started,
+    requests: 0,
+    campaignsDone: 0,
+    campaignsTotal: null,
+    resumed: 0,
+  };
+  const emit = throttled((p) => deps.onProgress?.(p));
+  const update = (patch: Partial<SyncProgress>, force = false) => {
+    progress = { ...progress, ...patch, requests: counts.requests };
+    emit(progress, force);
+  };
+  const checkpoint = new Checkpoint(
+    (pages) =>
+      stagePages(pool, schema, runId, pages, {
+        requests: counts.requests,
+        campaignsDone: progress.campaignsDone,
+        campaignsTotal: progress.campaignsTotal,
+      }),
+    start.kind === 'resumed' ? start.pages : [],
+    deps.flush,
+  );
+  if (start.kind !== 'new')
+    logger.info({ try: start.tries, stagedPages: checkpoint.resumedPages }, `sync ${start.kind}`);
+  update({}, true);
+  try {
+    const raw = await readCatalogue({
+      api: deps.api,
+      request: createRequester(deps.gate ?? createLocalGate(), { ...SYNC_RETRY, ...deps.retry }, counts),
+      checkpoint,
+      campaignConcurrency: deps.campaignConcurrency ?? 4,
+      pageSize: deps.pageSize ?? 100,
+      logger,
+      onListed: (done, total) => {
+        const first = progress.campaignsTotal === null;
+        update(
+          {
+            phase: 'creatives',
+            campaignsDone: done,
+            campaignsTotal: total,
+            ...(first ? { resumed: done } : {}),
+          },
+          first,
+        );
+      },
+    });
+    const fetchMs = Date.now() - started;
+    update({ phase: 'writing' }, true);
+    const problems = new ProblemLog();
+    const catalogue = buildCatalogue(raw, problems);
+    if (catalogue.campaigns.length === 0)
+      logger.warn('the API returned no campaigns: every stored campaign and creative is marked deleted');
+    const summary = problems.summary();
+    let result: EntitySyncResult | undefined;
+    await writeCatalogue(pool, schema, catalogue, {
+      ...(deps.account === undefined ? {} : { account: deps.account }),
+      beforeCommit: async (client, written) => {
+        result = {
+          ...written,
+          problems: summary.count,
+          skipped: summary.skipped,
+          requests: counts.requests,
+          resumedPages: checkpoint.resumedPages,
+        };
+        await finishRun(client, schema, runId, result, summary);
+      },
+    });
+    if (summary.count > 0)
+      logger.warn(
+        {
+          problems: summary.count,
+          skipped: summary.skipped,
+          repaired: summary.repaired,
+          byField: summary.byField,
+          first: summary.examples.slice(0, 5).map(problemText),
+        },
+        'entity sync: some fields could not be read as sent; stored as NULL, or text repaired (NULs removed, U+FFFD for unpaired surrogates); entities with an unreadable id skipped; see adops status',
+      );
+    logger.info(
+      {
+        ...result,
+        retries: counts.retries,
+        rateLimited: counts.rateLimited,
+        fetchMs,
+        totalMs: Date.now() - started,
+      },
+      'entity sync written',
+    );
+    return result as EntitySyncResult;
+  } catch (error) {
+    const kind = classifyFailure(error).kind;
+    const resumable = deps.resumable ?? deps.runId !== undefined;
+    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A
+    // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
+    // try: it resumes too.
+    if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
+      const message = redactSecrets((error as Error).message ?? String(error), deps.secrets ?? []);
+      await failRun(pool, schema, runId, message).catch((e: unknown) =>
+        logger.warn({ err: e }, 'could not record the failed sync run'),
+      );
+    }
+    throw error;
+  }
+}

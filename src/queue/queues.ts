@@ -1,0 +1,102 @@
+// The queues, opened with the options every producer must agree on.
+import type { SyncJobData, PullJobData, TickJobData } from './payload.js';
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Config } from '../config/env.js';
+import { BACKOFF_TYPE } from '../retry/backoff.js';
+import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
+import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
+import type { WebhookQueue } from '../webhooks/events.js';
+
+/**
+ * Finished jobs are kept a while (for `--wait`, status and debugging) and then dropped by age and
+ * count. A retained job never blocks a re-pull: pulls deduplicate by BullMQ's deduplication key,
+ * which lives only while a job is unfinished, never by jobId.
+ */
+export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
+export const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
+
+/** Options of every pull job: retries with our jittered exponential backoff. */
+export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
+  return {
+    attempts: config.queue.pullAttempts,
+    backoff: { type: BACKOFF_TYPE },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+  };
+}
+
+/** Attempts of a webhook delivery, the first included: about half an hour of backoff (WEBHOOK_BACKOFF). */
+export const WEBHOOK_ATTEMPTS = 10;
+
+/** Options of every webhook job: retries with our jittered exponential backoff. */
+export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+  attempts: WEBHOOK_ATTEMPTS,
+  backoff: { type: BACKOFF_TYPE },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+export type PullQueue = Queue<PullJobData, unknown, string>;
+export type TickQueue = Queue<TickJobData, unknown, string>;
+export type SyncQueue = Queue<SyncJobData, unknown, string>;
+
+/** The queues over one connection, closed together. */
+export interface Queues {
+  readonly pulls: PullQueue;
+  readonly ticks: TickQueue;
+  readonly syncs: SyncQueue;
+  /** Webhook deliveries and freshness evaluations; consumed only by workers with ADOPS_WEBHOOK_URL. */
+  readonly webhooks: WebhookQueue;
+  readonly connection: RedisClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the queues under BullMQ prefix config.queue.prefix over a fail-fast producer connection
+ * (or `connection` when given, which the caller then owns). Throws RedisUnavailableError when Redis
+ * cannot be reached.
+ */
+export async function openQueues(
+  config: Pick<Config, 'redis' | 'queue'>,
+  connection?: RedisClient,
+): Promise<Queues> {
+  const redis = connection ?? producerConnection(config);
+  try {
+    // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
+    if (connection === undefined) await ensureReady(redis, config.redis, 5_000, { failFast: true });
+    else await ensureReady(redis, config.redis, 30_000);
+  } catch (error) {
+    if (connection === undefined) redis.disconnect();
+    throw error;
+  }
+  const opts = { connection: redis, prefix: config.queue.prefix };
+  const pulls: PullQueue = new Queue(REPORT_QUEUE, { ...opts, defaultJobOptions: pullJobOptions(config) });
+  // A tick or a sync that failed is retried after 5 s, then 10 s: a sync resumes from its
+  // checkpoint, so a pause lets a failing server recover instead of meeting the retry at once.
+  const retried = {
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 5_000 },
+  };
+  const ticks: TickQueue = new Queue(TICK_QUEUE, { ...opts, defaultJobOptions: retried });
+  const syncs: SyncQueue = new Queue(ENTITY_QUEUE, { ...opts, defaultJobOptions: retried });
+  const webhooks: WebhookQueue = new Queue(WEBHOOK_QUEUE, {
+    ...opts,
+    defaultJobOptions: WEBHOOK_JOB_OPTIONS,
+  });
+  for (const q of [pulls, ticks, syncs, webhooks]) q.on('error', () => undefined);
+  return {
+    pulls,
+    ticks,
+    syncs,
+    webhooks,
+    connection: redis,
+    close: async () => {
+      await Promise.allSettled([pulls.close(), ticks.close(), syncs.close(), webhooks.close()]);
+      if (connection === undefined) await closeConnection(redis);
+    },
+  };
+}
+
+export { jobCounts } from './counts.js';

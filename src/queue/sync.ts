@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_ACCOUNT } from '../config/accounts.js';
+import { SYNC_JOB } from './names.js';
+import type { SyncQueue } from './queues.js';
+import type { EntitySyncResult } from '../catalogue/sync.js';
+import { asSyncProgress, type SyncProgress } from '../catalogue/progress.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
+
+/** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
+export const SYNC_DEDUP_ID = 'entity-sync';
+
+/** The job that will do a requested sync. */
+export interface EnqueuedSync {
+  readonly jobId: string;
+  /** False when a sync was already waiting or running: `jobId` is that one. */
+  readonly added: boolean;
+}
+
+/**
+ * Requests an entity sync. A sync already waiting or running absorbs the request (a second one
+ * would read the same catalogue), and its id is returned so the caller can wait for it. The job id
+ * is fresh per request: a retained finished job must never swallow a new sync.
+ */
+export async function enqueueEntitySync(
+  queue: SyncQueue,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<EnqueuedSync> {
+  // BullMQ forbids ':' and all-digit custom ids. One sync per account: each has its own catalogue.
+  const own = account === DEFAULT_ACCOUNT;
+  const jobId = `s-${own ? '' : `${account}-`}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  const job = await queue.add(SYNC_JOB, own ? {} : { account }, {
+    jobId,
+    deduplication: { id: own ? SYNC_DEDUP_ID : `${SYNC_DEDUP_ID}/${account}` },
+  });
+  const id = job.id ?? jobId;
+  return { jobId: id, added: id === jobId };
+}
+
+/** Thrown when a waited-for sync failed or did not finish in time; the message says which. */
+export class SyncWaitError extends Error {
+  override readonly name = 'SyncWaitError';
+}
+
+export interface SyncWaitOptions {
+  /** Give up (SyncWaitError) when the sync has not finished after this long. */
+  readonly timeoutMs: number;
+  /** How long Redis may be away before the wait gives up (RedisOutageError); default 2 minutes. */
+  readonly outageMs?: number;
+  /** Told while Redis is away and when it answers again. */
+  readonly onOutage?: (state: OutageState) => void;
+  /** Told the sync's progress as the worker last reported it. */
+  readonly onProgress?: (progress: SyncProgress) => void;
+  /** How often the job is read (default 500 ms). */
+  readonly pollMs?: number;
+}
+
+/**
+ * Waits for sync job `jobId` to finish and returns its result, reading the job (its state and the
+ * progress its worker reports) every `pollMs`. Reads, not events: a read after a Redis restart or
+ * a failover sees where the job stands, however many events went by meanwhile. Redis going away
+ * is waited out up to `outageMs` (then RedisOutageError: the sync goes on in its worker).
+ */
+export async function waitForEntitySync(
+  queue: SyncQueue,
+  jobId: string,
+  options: SyncWaitOptions,
+): Promise<EntitySyncResult> {
+  const deadline = Date.now() + options.timeoutMs;
+  const outage = {
+    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
+    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
+  };
+  const read = async () => {
+    const job = await queue.getJob(jobId);
+    return { job, state: job === undefined ? 'unknown' : await job.getState() };
+  };
+  for (;;) {
+    const seen = await throughOutage(read, outage);
+    const job = seen?.job;
+    if (job === undefined)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} is gone (removed from the queue); run adops sync again`,
+      );
+    if (seen?.state === 'completed') return job.returnvalue as EntitySyncResult;
+    if (seen?.state === 'failed')
+      throw new SyncWaitError(
+        `entity sync job ${jobId} failed: ${job.failedReason}; ` +
+          'see the worker log for details; fix the cause and run adops sync again',
+      );
+    const progress = asSyncProgress(job.progress);
+    if (progress !== undefined) options.onProgress?.(progress);
+    if (Date.now() >= deadline)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} did not finish within ${Math.round(options.timeoutMs / 1000)} s: ` +
+          'is an adops worker running? (adops worker)',
+      );
+    await pause(Math.min(options.pollMs ?? 500, Math.max(0, deadline - Date.now())), undefined);
+  }
+}

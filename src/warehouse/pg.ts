@@ -1,0 +1,226 @@
+// Postgres plumbing of the warehouse, in one place: the pool, a checked-out client, the one way a
+// transaction runs, the retry of a lost serialization race, safe identifiers and prepared
+// statements, and the warehouse handle every warehouse function takes instead of (pool, schema).
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import pg, { escapeIdentifier, type ClientBase, type Pool, type PoolClient } from 'pg';
+import type { Config } from '../config/env.js';
+import { REPORT_NAME } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import { backoffDelay, PG_BACKOFF } from '../retry/backoff.js';
+import { isSerializationFailure } from '../retry/classify.js';
+
+/** COPY's data format: binary by default, text behind ADOPS_COPY_FORMAT. */
+export type CopyFormat = 'binary' | 'text';
+
+/**
+ * The warehouse as every warehouse function takes it: one pool, the schema every table lives in,
+ * the COPY format and where to log. Made once per process (openWarehouse) and passed down.
+ */
+export interface Warehouse {
+  readonly pool: Pool;
+  readonly schema: string;
+  readonly copyFormat: CopyFormat;
+  readonly logger?: Logger | undefined;
+}
+
+/** The handle over `pool` for `schema` (validated: it becomes a quoted identifier in every statement). */
+export function warehouseOf(
+  pool: Pool,
+  schema: string,
+  o: { copyFormat?: CopyFormat; logger?: Logger | undefined } = {},
+): Warehouse {
+  ident(schema);
+  return { pool, schema, copyFormat: o.copyFormat ?? 'binary', logger: o.logger };
+}
+
+/** A pool for `config` (see createPool) and the handle over it, for the configured schema. */
+export function openWarehouse(
+  config: Pick<Config, 'databaseUrl' | 'schema' | 'copyFormat'>,
+  opts: PoolOptions = {},
+): Warehouse {
+  return warehouseOf(createPool(config, opts), config.schema, {
+    copyFormat: config.copyFormat,
+    logger: opts.logger,
+  });
+}
+
+export interface PoolOptions {
+  /** Connections at most (default 10). */
+  readonly max?: number;
+  /** Where errors of idle connections go (a server restart); without it they are ignored, not fatal. */
+  readonly logger?: Logger;
+  /** Per-statement limit outside the loader's own SET LOCAL (default 120 s; 0 = none). */
+  readonly statementTimeoutMs?: number;
+}
+
+/**
+ * A pg Pool for config.databaseUrl (or libpq PG* defaults), tagged application_name 'adops', with
+ * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
+ */
+export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): Pool {
+  useOsUserByDefault();
+  if (config.databaseUrl === undefined) useLibpqSocket();
+  const pool = new pg.Pool({
+    ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
+    max: opts.max ?? 10,
+    application_name: 'adops',
+    connectionTimeoutMillis: 15_000,
+    idleTimeoutMillis: 30_000,
+    // pg omits a 0 from the startup packet, which leaves the server default: no limit.
+    statement_timeout: opts.statementTimeoutMs ?? 120_000,
+    idle_in_transaction_session_timeout: 60_000,
+  });
+  // An idle client's error is re-emitted on the pool; unhandled it would crash the process.
+  pool.on('error', (error) => opts.logger?.warn({ err: error }, 'idle Postgres connection failed'));
+  return pool;
+}
+
+/**
+ * Connect as the OS user when no user is named, as psql does: node-postgres defaults to $USER,
+ * which is unset in many containers and cron jobs ("no PostgreSQL user name"). A user in the URL
+ * and PGUSER still win: pg reads both before this default.
+ */
+function useOsUserByDefault(): void {
+  if (pg.defaults.user !== undefined && pg.defaults.user !== '') return;
+  try {
+    pg.defaults.user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): pg then names the missing user itself.
+  }
+}
+
+/**
+ * Without DATABASE_URL, connect as libpq would: the local socket rather than TCP localhost, when
+ * the socket is there. PG* variables still win: pg reads them before these defaults.
+ */
+function useLibpqSocket(): void {
+  const socketDir = '/var/run/postgresql';
+  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`)) {
+    pg.defaults.host = socketDir;
+  }
+}
+
+/**
+ * Runs `fn` on a client checked out of `pool`, then returns it. While checked out, pg-pool listens
+ * for no 'error' on the client, so a connection lost mid-statement (server restart,
+ * pg_terminate_backend) would be an uncaught 'error' event that kills the process: this listens
+ * for it, lets the running statement reject instead, and destroys the client rather than pool it.
+ */
+export async function withClient<T>(
+  pool: Pool,
+  fn: (client: PoolClient, markBroken: (error: Error) => void) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const markBroken = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', markBroken);
+  try {
+    return await fn(client, markBroken);
+  } finally {
+    client.off('error', markBroken);
+    client.release(broken);
+  }
+}
+
+export interface TransactionOptions {
+  /** The opening statement, e.g. 'BEGIN READ ONLY' (default 'BEGIN'). */
+  readonly begin?: string;
+  /**
+   * Told when the ROLLBACK itself failed: the connection is then unusable, and a pooled client
+   * must be destroyed rather than reused (pass withClient's markBroken).
+   */
+  readonly onRollbackError?: (error: Error) => void;
+}
+
+/**
+ * Runs `work` inside a transaction on `client` and commits it. When `work` (or the COMMIT) throws,
+ * rolls back and rethrows that error; a failing ROLLBACK (a dropped connection) is reported to
+ * `onRollbackError` and otherwise swallowed, so the cause the user needs stays on top.
+ */
+export async function withTransaction<T>(
+  client: ClientBase,
+  work: () => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  await client.query(options.begin ?? 'BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      options.onRollbackError?.(
+        rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+      );
+    });
+    throw error;
+  }
+}
+
+/**
+ * Runs `attempt` again (up to `attempts` times in all) while it fails with 40001 or 40P01, after a
+ * short jittered pause; any other error, or the last one, is thrown as is.
+ */
+export async function withPgRetry<T>(attempt: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= attempts || !isSerializationFailure(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(n, PG_BACKOFF)));
+    }
+  }
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A quoted identifier from a name already validated against a strict pattern; throws otherwise. */
+export function ident(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`refusing unsafe SQL identifier ${JSON.stringify(name)}`);
+  return escapeIdentifier(name);
+}
+
+/** `"schema"."table"`, both validated. */
+export function qualified(schema: string, table: string): string {
+  return `${ident(schema)}.${ident(table)}`;
+}
+
+/** Table name of a report definition: report_<name>. */
+export function reportTable(reportName: string): string {
+  if (!REPORT_NAME.test(reportName))
+    throw new Error(`refusing unsafe report name ${JSON.stringify(reportName)}`);
+  return `report_${reportName}`;
+}
+
+/** A query as pg takes it, with the name that makes it a prepared statement. */
+export interface NamedQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A statement as a named prepared statement, so Postgres parses and plans it once per connection
+ * instead of on every run. The name is a digest of the text: one name never stands for two texts.
+ */
+export function named(text: string, values: unknown[]): NamedQuery;
+export function named(query: { text: string; values: unknown[] }): NamedQuery;
+export function named(
+  query: string | { text: string; values: unknown[] },
+  values: unknown[] = [],
+): NamedQuery {
+  const q = typeof query === 'string' ? { text: query, values } : query;
+  let name = statementNames.get(q.text);
+  if (name === undefined) {
+    name = `adops_${createHash('sha1').update(q.text).digest('hex').slice(0, 24)}`;
+    // Texts are per schema and report: a handful. The cap only guards against a caller's mistake.
+    if (statementNames.size < 10_000) statementNames.set(q.text, name);
+  }
+  return { name, text: q.text, values: q.values };
+}

@@ -1,0 +1,105 @@
+// One POST of a signed webhook body with undici, and what its answer means: delivered, worth
+// another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status). Each
+// attempt is signed afresh (Standard Webhooks headers, src/webhooks/signature.ts): the same
+// webhook-id on every retry, the attempt's own webhook-timestamp and signature.
+import { request, type Dispatcher } from 'undici';
+import { excerptOf } from '../api/body.js';
+import { parseRetryAfter } from '../api/retry-after.js';
+import type { WebhookDelivery } from './events.js';
+import { EVENT_HEADER, webhookHeaders } from './signature.js';
+
+/** How long one delivery attempt may take, answer included. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** The outcome of one delivery attempt. */
+export type DeliveryOutcome =
+  | { readonly ok: true; readonly status: number }
+  | {
+      readonly ok: false;
+      /** True when another attempt may succeed. */
+      readonly retry: boolean;
+      readonly reason: string;
+      /** The receiver's Retry-After (429, 503), a floor for the next attempt's delay. */
+      readonly retryAfterMs?: number;
+    };
+
+export interface DeliveryTarget {
+  readonly url: string;
+  /** The `whsec_` secret (ADOPS_WEBHOOK_SECRET). */
+  readonly secret: string;
+  readonly dispatcher?: Dispatcher;
+  readonly timeoutMs?: number;
+}
+
+/** The exact bytes sent for `delivery`: its JSON, which the signature covers. */
+export function webhookBody(delivery: WebhookDelivery): string {
+  return JSON.stringify(delivery);
+}
+
+/** POSTs `delivery` to the target, signed for this attempt; never throws. */
+export async function postWebhook(
+  target: DeliveryTarget,
+  delivery: WebhookDelivery,
+): Promise<DeliveryOutcome> {
+  const body = webhookBody(delivery);
+  const timeoutMs = target.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(target.url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'adops-export-webhooks',
+        ...webhookHeaders(target.secret, delivery.id, body),
+        [EVENT_HEADER]: delivery.type,
+      },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(target.dispatcher === undefined ? {} : { dispatcher: target.dispatcher }),
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const what = typeof code === 'string' ? code : (error as Error).name;
+    return {
+      ok: false,
+      retry: true,
+      reason: `no answer from the webhook (${what}: ${(error as Error).message})`,
+    };
+  }
+  const text = await readShort(res.body);
+  return outcomeOf(res.statusCode, res.headers['retry-after'], text, target.secret);
+}
+
+/** What an answer means (pure): 2xx delivered; 429 and 5xx retried; anything else refused for good. */
+export function outcomeOf(
+  status: number,
+  retryAfter: string | string[] | undefined,
+  body: string,
+  secret: string,
+): DeliveryOutcome {
+  if (status >= 200 && status < 300) return { ok: true, status };
+  const said = body.trim() === '' ? '' : `: ${excerptOf(body, [secret])}`;
+  const reason = `the webhook answered HTTP ${status}${said}`;
+  if (status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(retryAfter, Date.now());
+    return { ok: false, retry: true, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+  return { ok: false, retry: false, reason };
+}
+
+/** The start of an answer's body (for the reason), the rest discarded so the socket is freed. */
+async function readShort(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < 1024) chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+  } catch {
+    // A body cut short still leaves its status to go by.
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, 1024);
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { CAMPAIGN_COLUMNS } from '../../../src/warehouse/catalogue/columns.js';
+import { chunks, softDeleteStatement, upsertStatement } from '../../../src/warehouse/catalogue/statements.js';
+import { parseViewFile } from '../../../src/warehouse/catalogue/views.js';
+
+const CAMPAIGNS = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS } as const;
+
+describe('entity statements', () => {
+  it('carries every row value in one jsonb parameter, never in the SQL text', () => {
+    const s = upsertStatement('adops', 'north', CAMPAIGNS, [
+      { campaign_id: 1, name: "x'); DROP TABLE y; --" },
+    ]);
+    expect(s.text).not.toContain('DROP TABLE');
+    expect(s.values).toHaveLength(2);
+    expect(s.values[1]).toBe('north');
+    expect(JSON.parse(s.values[0] as string)).toEqual([{ campaign_id: 1, name: "x'); DROP TABLE y; --" }]);
+    expect(s.text).toContain('ON CONFLICT (account, "campaign_id") DO UPDATE');
+    expect(s.text).toContain('deleted_at = NULL');
+    expect(s.text).not.toContain('"campaign_id" = EXCLUDED');
+  });
+
+  it("soft-deletes only the account's live rows that the upserts of this transaction did not stamp", () => {
+    const s = softDeleteStatement('adops', 'north', CAMPAIGNS);
+    expect(s.text).toBe(
+      'UPDATE "adops"."campaigns" SET deleted_at = now() WHERE account = $1 AND deleted_at IS NULL AND synced_at <> now()',
+    );
+    expect(s.values).toEqual(['north']);
+  });
+
+  it('refuses an unsafe schema name', () => {
+    expect(() => softDeleteStatement('a"; drop', 'default', CAMPAIGNS)).toThrow(/unsafe SQL identifier/);
+  });
+
+  it('splits into chunks of at most the given size', () => {
+    expect(chunks([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(chunks([], 3)).toEqual([]);
+  });
+});
+
+describe('parseViewFile', () => {
+  it('reads the report name from the file name and the required columns from the header', () => {
+    const v = parseViewFile(
+      'daily_creative.sql',
+      '-- View\n-- requires: day, campaign_id , creative_id\nSELECT 1',
+    );
+    expect(v.report).toBe('daily_creative');
+    expect(v.requires).toEqual(['day', 'campaign_id', 'creative_id']);
+  });
+});

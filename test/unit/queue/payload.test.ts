@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseSchedulerId, schedulerId } from '../../../src/queue/names.js';
+import { pullLabel } from '../../../src/plan/pull.js';
+import { asPullData, pullData, pullDedupId, pullPeriod } from '../../../src/queue/payload.js';
+
+describe('pull payload', () => {
+  it('holds the account, the report and the period and nothing else', () => {
+    const data = pullData('daily_zone', { start: '2026-01-01', end: '2026-01-01' });
+    expect(Object.keys(data).sort()).toEqual(['account', 'periodEnd', 'periodStart', 'report']);
+    expect(data.account).toBe('default');
+    // The default account keeps the dedup id of the release before accounts.
+    expect(pullDedupId(data)).toBe('daily_zone/2026-01-01/2026-01-01');
+    expect(pullLabel({ report: data.report, period: pullPeriod(data) })).toBe('daily_zone 2026-01-01');
+  });
+
+  it("keeps another account's pull of the same period apart", () => {
+    const data = pullData('daily_zone', { start: '2026-01-01', end: '2026-01-01' }, undefined, 'north');
+    expect(pullDedupId(data)).toBe('north/daily_zone/2026-01-01/2026-01-01');
+    expect(pullLabel({ account: 'north', report: data.report, period: pullPeriod(data) })).toBe(
+      'north/daily_zone 2026-01-01',
+    );
+  });
+
+  it('reads a payload of the release before accounts as the default account', () => {
+    const old = asPullData({ report: 'a', periodStart: '2026-01-01', periodEnd: '2026-01-01' });
+    expect(old).toEqual({
+      account: 'default',
+      report: 'a',
+      periodStart: '2026-01-01',
+      periodEnd: '2026-01-01',
+    });
+    expect(pullDedupId(old!)).toBe('a/2026-01-01/2026-01-01');
+  });
+
+  it('rejects job data that does not have that shape', () => {
+    expect(asPullData({ report: 'a', periodStart: '2026-01-01', periodEnd: '2026-01-01' })).toBeDefined();
+    expect(asPullData({ report: 'a', periodStart: '2026-1-1', periodEnd: '2026-01-01' })).toBeUndefined();
+    expect(
+      asPullData({ account: 'No Such', report: 'a', periodStart: '2026-01-01', periodEnd: '2026-01-01' }),
+    ).toBeUndefined();
+    expect(asPullData(null)).toBeUndefined();
+  });
+});
+
+describe('scheduler ids', () => {
+  it('round-trip and ignore ids that are not ours', () => {
+    expect(parseSchedulerId(schedulerId('report', 'daily_zone'))).toEqual({
+      kind: 'report',
+      name: 'daily_zone',
+    });
+    expect(parseSchedulerId(schedulerId('entities', 'catalogue', 'north'))).toEqual({
+      kind: 'entities',
+      name: 'catalogue',
+      account: 'north',
+    });
+    expect(schedulerId('entities', 'catalogue', 'default')).toBe('adops-entities-catalogue');
+    expect(parseSchedulerId('someone-else')).toBeUndefined();
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { loadJobs } from '../../../src/config/jobs.js';
+import { wantedSchedulers } from '../../../src/queue/scheduler.js';
+
+describe('wantedSchedulers', () => {
+  const jobs = loadJobs('jobs');
+
+  it('ticks each report once (its tick pulls every account) and syncs each account its own catalogue', () => {
+    const accounts = [
+      { name: 'default', reports: undefined },
+      { name: 'north', reports: ['daily_campaign'] },
+    ];
+    const wanted = wantedSchedulers(jobs, accounts);
+    const ticks = wanted.filter((w) => w.queue === 'ticks');
+    expect(ticks.map((t) => t.data)).toEqual(
+      jobs.reports.filter((r) => r.schedule !== undefined).map((r) => ({ report: r.name })),
+    );
+    const syncs = wanted.filter((w) => w.queue === 'syncs');
+    const scheduled = jobs.entities.filter((e) => e.schedule !== undefined);
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(syncs.map((s) => [s.id, s.data])).toEqual(
+      scheduled.flatMap((e) => [
+        [`adops-entities-${e.name}`, {}],
+        [`adops-entities-${e.name}@north`, { account: 'north' }],
+      ]),
+    );
+  });
+
+  it('keeps the ids and data of a single-account deployment', () => {
+    const syncs = wantedSchedulers(jobs).filter((w) => w.queue === 'syncs');
+    expect(syncs.every((s) => !s.id.includes('@') && Object.keys(s.data).length === 0)).toBe(true);
+  });
+});
