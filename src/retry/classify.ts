@@ -2,6 +2,8 @@
 // back (rate-limited), what cannot succeed (fatal). Used by the HTTP client, pulls, syncs and the
 // loader. Retries are an allowlist (style.md): only what can succeed on a second try is retried.
 
+import { TerminalError, TransientError } from './errors.js';
+
 /** How a failure is treated. */
 export type Failure =
   | { readonly kind: 'rate-limited'; readonly retryAfterMs: number; readonly reason: string }
@@ -106,6 +108,9 @@ export function classifyFailure(error: unknown): Failure {
     const ms = typeof limited.retryAfterMs === 'number' ? limited.retryAfterMs : 1_000;
     return { kind: 'rate-limited', retryAfterMs: Math.max(0, ms), reason };
   }
+  // Our own errors say what they are by their class (retry/errors.ts).
+  if (error instanceof TransientError) return { kind: 'transient', reason };
+  if (error instanceof TerminalError) return { kind: 'fatal', reason };
   const declared = chain.find((e) => typeof e.retryable === 'boolean');
   if (declared !== undefined) return { kind: declared.retryable === true ? 'transient' : 'fatal', reason };
   const transient = chain.some((e) => {

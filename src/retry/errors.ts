@@ -1,0 +1,45 @@
+// The error vocabulary of the product: every error we throw is transient (a later try can succeed:
+// the queue retries it) or terminal (it cannot: the queue fails it for good), and says so by its
+// class, so the classifier decides with `instanceof` and never reads fields off an unknown.
+
+/** What any of our errors may carry besides its message. */
+export interface FailureOptions {
+  /** The error that caused this one (kept as `cause`, shown by failureReason). */
+  readonly cause?: unknown;
+  /** HTTP attempts made before giving up, when the failure came from the API. */
+  readonly attempts?: number;
+  /** The report_loads row recording the failure, when the loader recorded one. */
+  readonly loadId?: number;
+  /** What the user can do about it, shown after the message when the message lacks it. */
+  readonly hint?: string;
+}
+
+/** The common base: `cause`, typed `attempts`, `loadId` and `hint`. Not thrown itself. */
+export abstract class AdopsError extends Error {
+  readonly attempts: number | undefined;
+  readonly loadId: number | undefined;
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: FailureOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.attempts = options.attempts;
+    this.loadId = options.loadId;
+    this.hint = options.hint;
+  }
+
+  /** The same error, recorded as report_loads row `loadId`. */
+  withLoadId(loadId: number | undefined): this {
+    if (loadId !== undefined) (this as { loadId: number | undefined }).loadId = loadId;
+    return this;
+  }
+}
+
+/** A failure a later try can get past (a 5xx, a reset, a deadlock, a server restarting). */
+export class TransientError extends AdopsError {
+  override name = 'TransientError';
+}
+
+/** A failure no retry can fix (a 4xx, a body of the wrong shape, a setting that is wrong). */
+export class TerminalError extends AdopsError {
+  override name = 'TerminalError';
+}
