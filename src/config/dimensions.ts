@@ -33,10 +33,7 @@ export function isDimension(name: string): name is Dimension {
   return DIMENSION_SET.has(name);
 }
 
-/**
- * The column type of a dimension, per the design's contract. `hour` was text until issue 16; a
- * table of that shape is converted by `adops migrate` (src/warehouse/column-upgrades.ts).
- */
+/** The column type of a dimension, per the design's contract. */
 export function dimensionType(dimension: Dimension): DimensionType {
   if (dimension === 'day') return 'date';
   if (dimension === 'tier' || dimension === 'hour') return 'smallint';

@@ -13,7 +13,6 @@ import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } 
 import { copyRows, type CopyFormat } from './copy-rows.js';
 import { evolveLockKey, tableOf, type LoadTarget } from './versions.js';
 import { MissingPartitionError } from './errors.js';
-import { conversionLockKey } from './partition-convert.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from './partitions.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
@@ -144,7 +143,6 @@ async function loadInTransaction(
   // Two-int lock keyed by (schema.report, account/period): loads of other periods or accounts
   // never wait on each other.
   // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
-  // The shared lock waits only while `adops migrate` switches the report to its partitioned copy.
   // Custom plans: a generic plan of the claim's DELETE would lock every partition of the table,
   // where a plan for the period's own dates prunes to (and locks) its month's partition alone.
   // The evolution lock, shared too (and taken last), keeps a swap from retiring the version this
@@ -153,19 +151,17 @@ async function loadInTransaction(
   await client.query(
     named(
       "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
-        'pg_advisory_xact_lock(hashtext($2), hashtext($3)), ' +
-        'pg_advisory_xact_lock_shared(hashtext($4)), pg_advisory_xact_lock_shared(hashtext($5))',
+        'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
       [
         timeout,
         `${schema}.${report.name}`,
         periodLockKey(account, period),
-        conversionLockKey(schema, report.name),
         evolveLockKey(schema, report.name),
       ],
     ),
   );
   // The version of the table that holds this definition's dimensions (report evolution), read
-  // after the locks: a conversion to partitions switches it under the shared lock.
+  // after the locks: a swap switches it under the evolution lock.
   const version = await tableOf(client, schema, report.name, report.dimensions);
   const { table, evolving } = version;
   if (version.retired !== undefined)

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
+import { TerminalError } from '../retry/errors.js';
 import { ident, withTransaction } from './pg.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
@@ -16,8 +17,24 @@ export interface Migration {
 }
 
 /** Thrown when the migrations on disk and those applied disagree; says how to proceed. */
-export class MigrationError extends Error {
+export class MigrationError extends TerminalError {
   override readonly name = 'MigrationError';
+}
+
+/**
+ * Builds before release 1.0 recorded sql/001_schema.sql .. 013_raw_parts.sql, which 1.0 squashed
+ * into 001_baseline.sql. Such a schema is refused, never guessed at: nothing was released, so no
+ * upgrade path from those builds exists.
+ */
+function refusePreRelease(schema: string, applied: readonly { version: number; name: string }[]): void {
+  const first = applied.find((r) => r.version === 1);
+  if (first === undefined || first.name !== 'schema') return;
+  throw new MigrationError(
+    `schema ${schema} was built by a pre-release build (it recorded sql/001_schema.sql and ${applied.length - 1} more ` +
+      'numbered files, which release 1.0 replaced with sql/001_baseline.sql); there is no upgrade from it. ' +
+      `Recreate the schema: DROP SCHEMA ${schema} CASCADE (or set ADOPS_SCHEMA to a new one), run adops migrate, ` +
+      'then pull the periods again (adops backfill)',
+  );
 }
 
 export interface MigrateOptions {
@@ -94,6 +111,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
       const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
         `SELECT version, name, checksum FROM ${schema}.schema_migrations ORDER BY version`,
       );
+      refusePreRelease(options.schema, rows);
       const done = new Map(rows.map((r) => [r.version, r]));
       for (const m of migrations) {
         const previous = done.get(m.version);
@@ -117,9 +135,8 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
             );
           });
         } catch (error) {
-          throw new MigrationError(`sql/${m.file} failed and was rolled back: ${(error as Error).message}`, {
-            cause: error,
-          });
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new MigrationError(`sql/${m.file} failed and was rolled back: ${reason}`, { cause: error });
         }
         applied.push(m.file);
         options.logger?.info({ migration: m.file }, 'migration applied');

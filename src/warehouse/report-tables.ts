@@ -3,21 +3,16 @@
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../config/errors.js';
 import type { ReportJob } from '../config/jobs.js';
-import { afterUpgrades, applyColumnUpgrades, pendingUpgrades } from './column-upgrades.js';
 import { SchemaDriftError } from './errors.js';
-import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import {
-  ACCOUNT_COLUMN,
   columnDifferences,
-  createIndexSql,
   createTableSql,
   indexKeys,
   tableSpec,
   type FoundColumn,
-  type IndexSpec,
   type TableSpec,
 } from './table-spec.js';
-import { ident, qualified, withTransaction } from './pg.js';
+import { withTransaction } from './pg.js';
 import { versionFor, type Evolving } from './version-plan.js';
 import { readVersions } from './versions.js';
 
@@ -28,10 +23,6 @@ export interface EnsureResult {
   readonly unchanged: readonly string[];
   /** Indexes re-added to existing tables (someone had dropped them). */
   readonly indexesAdded: readonly string[];
-  /** Unique indexes rebuilt in place to key long text values by their md5 (tables of older versions). */
-  readonly indexesRebuilt: readonly string[];
-  /** Columns converted in place by a known upgrade (column-upgrades.ts), e.g. `report_hourly.hour: text -> smallint`. */
-  readonly upgraded: readonly string[];
   /** report_* tables of the schema with no definition any more: kept as they are. */
   readonly orphaned: readonly string[];
   /** Reports whose definition loads into a version their stable name does not show yet. */
@@ -52,8 +43,6 @@ export async function ensureReportTables(
   const created: string[] = [];
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
-  const indexesRebuilt: string[] = [];
-  const upgraded: string[] = [];
   const evolving: Evolving[] = [];
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
@@ -71,42 +60,19 @@ export async function ensureReportTables(
         created.push(spec.table);
         continue;
       }
-      // A table of a release before accounts: its rows are account `default`'s (sql/010_accounts.sql).
-      let found = await columnsOf(client, schema, spec.table);
-      if (!found.some((c) => c.name === ACCOUNT_COLUMN.name)) {
-        await client.query(
-          `ALTER TABLE ${qualified(schema, spec.table)} ADD COLUMN ${ident(ACCOUNT_COLUMN.name)} ${ACCOUNT_COLUMN.type} NOT NULL DEFAULT ${ACCOUNT_COLUMN.default ?? 'NULL'}`,
-        );
-        upgraded.push(`${spec.table}.account: added (existing rows: ${DEFAULT_ACCOUNT})`);
-        found = await columnsOf(client, schema, spec.table);
-      }
-      // A known upgrade (hour text -> smallint) is not drift: it is applied once nothing else differs.
-      const upgrades = pendingUpgrades(spec.columns, found);
-      const differences = columnDifferences(spec.columns, afterUpgrades(found, upgrades));
+      const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
       const indexes = await indexesOf(client, schema, spec.table);
-      const outdated: IndexSpec[] = [];
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
         // Column differences already explain a changed key; only a lone index change is news.
         if (found === undefined || differences.length > 0) continue;
         const keys = indexKeys(ix);
         if (found.unique === ix.unique && found.keys.join(',') === keys.join(',')) continue;
-        // The keys of earlier releases (on the text values themselves, or without the account): rebuilt below.
-        if (found.unique === ix.unique && earlierKeys(ix).includes(found.keys.join(','))) outdated.push(ix);
-        else
-          differences.push(
-            `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
-          );
+        differences.push(
+          `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
+        );
       }
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
-      if (upgrades.length > 0) {
-        await applyColumnUpgrades(client, schema, spec.table, upgrades);
-        for (const u of upgrades) upgraded.push(`${spec.table}.${u.column}: ${u.from} -> ${u.to}`);
-      }
-      for (const ix of outdated) {
-        await rebuildIndex(client, schema, spec.table, ix);
-        indexesRebuilt.push(ix.name);
-      }
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       const sql = createTableSql(schema, spec);
       for (const [i, ix] of spec.indexes.entries()) {
@@ -125,26 +91,7 @@ export async function ensureReportTables(
   const orphaned = [...(await reportTablesIn(client, schema))].filter(
     (t) => !defined.has(t) && !FIXED_TABLES.has(t),
   );
-  return { created, unchanged, indexesAdded, indexesRebuilt, upgraded, orphaned, evolving };
-}
-
-/** The keys `ix` had in earlier releases, joined by commas: before md5 keys, and before accounts. */
-function earlierKeys(ix: IndexSpec): string[] {
-  const withoutAccount: IndexSpec = { ...ix, columns: ix.columns.filter((c) => c !== ACCOUNT_COLUMN.name) };
-  return [ix.columns, indexKeys(withoutAccount), withoutAccount.columns].map((k) => k.join(','));
-}
-
-/**
- * Replaces an index in place: the new one is built beside the old under a temporary name, then
- * takes the old one's name, inside the caller's transaction (readers wait on the table's lock
- * for the build, and never see the table without its unique index).
- */
-async function rebuildIndex(client: ClientBase, schema: string, table: string, ix: IndexSpec): Promise<void> {
-  const temporary = `${ix.name}_new`;
-  await client.query(`DROP INDEX IF EXISTS ${qualified(schema, temporary)}`);
-  await client.query(createIndexSql(schema, table, ix, temporary));
-  await client.query(`DROP INDEX ${qualified(schema, ix.name)}`);
-  await client.query(`ALTER INDEX ${qualified(schema, temporary)} RENAME TO ${ident(ix.name)}`);
+  return { created, unchanged, indexesAdded, orphaned, evolving };
 }
 
 /**
@@ -167,7 +114,7 @@ function refuseNameClashes(reports: readonly ReportJob[]): void {
   }
 }
 
-/** Tables of the fixed schema (sql/001_schema.sql) that share the report_ prefix. */
+/** Tables of the fixed schema (sql/001_baseline.sql) that share the report_ prefix. */
 const FIXED_TABLES = new Set([
   'report_loads',
   'report_totals',

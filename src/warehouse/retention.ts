@@ -1,13 +1,13 @@
 // Partition upkeep, run by `adops migrate` and each scheduler tick: every live table of a report
 // gets its partitions for the current month and the next ones, and a report with retention_months
 // loses its partitions whose every day is older, dropped whole (never a DELETE of rows). The
-// periods they held are marked in report_totals and report_loads (sql/011_retention_marks.sql).
+// periods they held are marked in report_totals and report_loads (their retention_dropped_at).
 // "Now" is the database's clock, never this machine's: a worker or a laptop whose clock runs ahead
 // would otherwise drop months that retention still keeps.
 import type { ClientBase } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
 import { retentionBoundary } from '../plan/retention.js';
-import { ensurePartitions, isPartitioned, liveTables, monthsAhead, partitionsOf } from './partitions.js';
+import { ensurePartitions, liveTables, monthsAhead, partitionsOf } from './partitions.js';
 import { qualified, withTransaction } from './pg.js';
 
 /** A partition retention dropped. */
@@ -97,10 +97,6 @@ async function applyRetention(
   );
   if (rows[0]?.locked !== true) return { dropped: [], marked: 0 };
   try {
-    // A table not converted yet (adops migrate converts it) holds rows of every age: nothing of
-    // the report is dropped or marked until all of its tables are partitioned.
-    for (const table of tables)
-      if (!(await isPartitioned(client, schema, table))) return { dropped: [], marked: 0 };
     const dropped: DroppedPartition[] = [];
     // Months past the boundary, and whether the database keeps each (keptByDatabase).
     const kept = new Map<string, boolean>();

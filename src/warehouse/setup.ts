@@ -5,7 +5,6 @@ import type { Logger } from '../log/logger.js';
 import { ensureDailyViews, type DailyViewOutcome } from './catalogue/daily-views.js';
 import { ensureViews, type ViewOutcome } from './catalogue/views.js';
 import { migrate, type MigrateResult } from './migrate.js';
-import { convertUnpartitioned, type Converted } from './partition-convert.js';
 import { ensureReportTables, type EnsureResult } from './report-tables.js';
 import { databaseNow, maintainPartitions, type PartitionUpkeep } from './retention.js';
 
@@ -13,8 +12,6 @@ export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
   readonly views: readonly ViewOutcome[];
   readonly dailyViews: readonly DailyViewOutcome[];
-  /** Report tables of an earlier release converted to monthly partitions. */
-  readonly converted: readonly Converted[];
   /** Partitions made ahead, and dropped by retention. */
   readonly partitions: PartitionUpkeep;
 }
@@ -22,8 +19,7 @@ export interface SetupResult extends MigrateResult {
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
  * report_<name> table per definition, then the BI views over those tables and their per-day
- * companions, then the conversion of unpartitioned report tables, the partitions ahead and
- * retention's drops. The demo, the test template and the benchmark call this too, so every
+ * companions, then the partitions ahead and retention's drops. The demo, the test template and the benchmark call this too, so every
  * database is built the same way.
  */
 export async function setupWarehouse(
@@ -44,7 +40,6 @@ export async function setupWarehouse(
   let tables: EnsureResult | undefined;
   let views: ViewOutcome[] = [];
   let dailyViews: DailyViewOutcome[] = [];
-  let converted: Converted[] = [];
   let partitions: PartitionUpkeep | undefined;
   const result = await migrate(pool, {
     schema: options.schema,
@@ -57,11 +52,10 @@ export async function setupWarehouse(
       views = await ensureViews(client, options.schema, options.reports);
       dailyViews = await ensureDailyViews(client, options.schema, options.reports);
       const now = options.now ?? (await databaseNow(client));
-      converted = await convertUnpartitioned(client, options.schema, options.reports, now);
       partitions = await maintainPartitions(client, options.schema, options.reports, now);
     },
   });
   if (tables === undefined || partitions === undefined)
     throw new Error('setupWarehouse: the report tables step did not run');
-  return { ...result, tables, views, dailyViews, converted, partitions };
+  return { ...result, tables, views, dailyViews, partitions };
 }

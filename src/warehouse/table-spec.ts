@@ -32,8 +32,7 @@ export interface TableSpec {
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
   /**
-   * Range-partitioned by period_start, one partition a month (src/warehouse/partitions.ts): true
-   * for every table made now; tables of earlier releases are converted by `adops migrate`.
+   * Range-partitioned by period_start, one partition a month (src/warehouse/partitions.ts).
    */
   readonly partitioned: boolean;
 }

@@ -76,14 +76,6 @@ function describe(result: SetupResult, schema: string): string[] {
     lines.push(`migrations up to date (${result.alreadyApplied} applied before)`);
   for (const t of result.tables.created) lines.push(`created ${schema}.${t}`);
   for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
-  for (const ix of result.tables.indexesRebuilt)
-    lines.push(`rebuilt index ${ix}: text values are now keyed by their md5, so values of any length load`);
-  for (const u of result.tables.upgraded) lines.push(`converted ${schema}.${u}`);
-  for (const c of result.converted)
-    lines.push(
-      `partitioned ${schema}.${c.from} by month: ${c.rows} rows now in ${schema}.${c.to}, report_${c.report} and its views switched` +
-        (c.recopied > 0 ? ` (${c.recopied} periods loaded meanwhile copied again)` : ''),
-    );
   if (result.partitions.made.length > 0)
     lines.push(`made ${result.partitions.made.length} monthly partitions ahead`);
   for (const d of result.partitions.dropped)

@@ -74,9 +74,7 @@ async function writeInTransaction(
   const run = (s: Statement) => client.query(s.text, [...s.values]);
   // SET LOCAL takes no parameters; the value is a validated integer.
   await client.query(`SET LOCAL statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 300_000)}`);
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-    account === DEFAULT_ACCOUNT ? `adops-entities:${schema}` : `adops-entities:${schema}:${account}`,
-  ]);
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-entities:${schema}:${account}`]);
 
   const campaignRows = catalogue.campaigns.map((c) => c.row);
   const campaignIds = campaignRows.map((r) => r.campaign_id);

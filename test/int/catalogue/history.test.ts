@@ -1,11 +1,6 @@
 // The catalogue's history (SCD type 2): a sync that changes a campaign's or creative's name, status
 // or delivery closes its current version and opens a new one, in the sync's own transaction.
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlDir } from '../../../src/config/paths.js';
-import { migrate } from '../../../src/warehouse/migrate.js';
 import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
 import { ProblemLog } from '../../../src/catalogue/problems.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
@@ -120,36 +115,5 @@ describe('campaigns_history and creatives_history', () => {
       }),
     ).rejects.toThrow('sync died before commit');
     expect(await campaignHistory()).toEqual(before);
-  });
-});
-
-describe('migration 008', () => {
-  it('seeds the history with the catalogue synced before it existed, one current version per entity', async () => {
-    const empty = await createTestDatabase({ empty: true });
-    const before = mkdtempSync(join(tmpdir(), 'adops-sql-'));
-    try {
-      const schema = 'wh_seed';
-      // The migrations before 008, then a catalogue written by a release without history.
-      for (const f of readdirSync(sqlDir()).filter((f) => /^00[1-7]_.*\.sql$/.test(f)))
-        copyFileSync(join(sqlDir(), f), join(before, f));
-      await migrate(empty.pool, { schema, sqlDir: before });
-      await empty.pool.query(
-        `INSERT INTO ${schema}.campaigns (campaign_id, name, is_active, created, raw, synced_at, deleted_at) VALUES
-           (1, 'Old', true, '2025-01-01Z', '{}', '2026-01-05Z', NULL),
-           (2, 'Gone', false, NULL, '{}', '2026-01-04Z', '2026-01-05Z')`,
-      );
-      const result = await migrate(empty.pool, { schema, sqlDir: sqlDir() });
-      expect(result.applied).toContain('008_entity_history.sql');
-      const { rows } = await empty.pool.query(
-        `SELECT campaign_id::int AS id, name, deleted, valid_from, valid_to FROM ${schema}.campaigns_history ORDER BY 1`,
-      );
-      expect(rows).toEqual([
-        { id: 1, name: 'Old', deleted: false, valid_from: new Date('2025-01-01Z'), valid_to: null },
-        { id: 2, name: 'Gone', deleted: true, valid_from: new Date('2026-01-04Z'), valid_to: null },
-      ]);
-    } finally {
-      rmSync(before, { recursive: true, force: true });
-      await empty.drop();
-    }
   });
 });

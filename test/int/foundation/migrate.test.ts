@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sqlDir } from '../../../src/config/paths.js';
 import { migrate, MigrationError, readMigrations } from '../../../src/warehouse/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -95,5 +96,41 @@ describe('migrate', () => {
         expect(rows[0].n).toBe(1);
       },
     });
+  });
+});
+
+// From release 1.0 every schema change is a new numbered file after the baseline: this is the
+// upgrade path each such file takes, and the refusal of a warehouse that pre-release builds made.
+describe('upgrades from the baseline', () => {
+  it('applies a later numbered file to a warehouse migrated to the baseline, keeping its rows', async () => {
+    copyFileSync(join(sqlDir(), '001_baseline.sql'), join(dir, '001_baseline.sql'));
+    expect((await migrate(db.pool, { schema: 'wh', sqlDir: dir })).applied).toEqual(['001_baseline.sql']);
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+       VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'failed', 1)`,
+    );
+    write('002_load_note.sql', "ALTER TABLE report_loads ADD COLUMN note text NOT NULL DEFAULT 'kept';");
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['002_load_note.sql'], alreadyApplied: 1 });
+    const { rows } = await db.pool.query('SELECT report, note FROM wh.report_loads');
+    expect(rows).toEqual([{ report: 'daily', note: 'kept' }]);
+    expect(await appliedVersions(db.pool)).toEqual([1, 2]);
+  });
+
+  it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {
+    await db.pool.query('CREATE SCHEMA wh');
+    await db.pool.query(
+      `CREATE TABLE wh.schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+         checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await db.pool.query(
+      "INSERT INTO wh.schema_migrations (version, name, checksum) VALUES (1, 'schema', 'x'), (2, 'entities', 'y')",
+    );
+    const run = migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() });
+    await expect(run).rejects.toThrow(MigrationError);
+    await expect(migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() })).rejects.toThrow(
+      /schema wh was built by a pre-release build.*Recreate the schema: DROP SCHEMA wh CASCADE/s,
+    );
+    expect(await appliedVersions(db.pool)).toEqual([1, 2]);
   });
 });

@@ -1,19 +1,15 @@
 // Report tables partitioned by month: partitions made ahead and on demand, a load confined to its
-// month's partition, retention dropping whole partitions, and the conversion of a table made
-// unpartitioned by an earlier release, with loads going on meanwhile and no row lost.
+// month's partition, and retention dropping whole partitions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/heal.js';
-import { ensureViews } from '../../../src/warehouse/catalogue/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { maintainPartitions } from '../../../src/warehouse/retention.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
-import { createTableSql, tableSpec } from '../../../src/warehouse/table-spec.js';
-import { readVersions } from '../../../src/warehouse/versions.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,
@@ -298,105 +294,5 @@ describe('retention', () => {
     expect(plan.length).toBeGreaterThan(0);
     expect(plan.every((p) => p.period.start >= '2026-03-01')).toBe(true);
     expect(plan.some((p) => p.period.start === '2026-03-01')).toBe(false);
-  });
-});
-
-describe('converting a table of an earlier release', () => {
-  const report = reportJob('pt_legacy', ['day', 'campaign_id']);
-  const days = ['2025-11-30', '2025-12-01', '2026-01-15', '2026-02-01', '2026-02-02'];
-
-  beforeAll(async () => {
-    // As the previous release made it: unpartitioned, with its version recorded.
-    const spec = { ...tableSpec(report), partitioned: false };
-    const sql = createTableSql(S, spec);
-    await db.pool.query(sql.table);
-    for (const ix of sql.indexes) await db.pool.query(ix);
-    await db.pool.query(
-      `INSERT INTO ${S}.report_versions (report, version, dimensions, table_name, state) VALUES ($1, 1, $2, $3, 'serving')`,
-      [report.name, report.dimensions, 'report_pt_legacy'],
-    );
-    for (const d of days) await loadPulledPeriod(db.pool, S, pulled(report, day(d), rowsOf(d, 50), later()));
-    await withClient((c) => ensureViews(c, S, [report]));
-  });
-
-  it('retention leaves it alone until it is converted: nothing dropped, no period marked', async () => {
-    const kept = { ...report, retentionMonths: 1 };
-    const upkeep = await withClient((c) =>
-      maintainPartitions(c, S, [kept], new Date('2026-06-15T12:00:00Z')),
-    );
-    expect(upkeep).toEqual({ made: [], dropped: [], marked: 0 });
-    const { rows } = await db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${S}.report_totals WHERE report = $1 AND retention_dropped_at IS NOT NULL`,
-      [report.name],
-    );
-    expect(rows[0]?.n).toBe(0);
-  });
-
-  it('migrate converts it beside the old one while loads go on, keeping every row', async () => {
-    expect(await isPartitioned(db.pool, S, 'report_pt_legacy')).toBe(false);
-    const before = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${S}.report_pt_legacy`);
-    expect(before.rows[0]?.n).toBe(250);
-    // A BI reader and a loader of one period run throughout the conversion.
-    let running = true;
-    const readerErrors: unknown[] = [];
-    let reads = 0;
-    const reader = (async () => {
-      while (running) {
-        try {
-          const { rows } = await db.pool.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM ${S}.bi_pt_legacy`,
-          );
-          if ((rows[0]?.n ?? 0) < 250) readerErrors.push(`saw ${rows[0]?.n} rows`);
-          reads++;
-        } catch (error) {
-          readerErrors.push(error);
-        }
-      }
-    })();
-    let last: Row[] = rowsOf('2026-01-15', 50);
-    let loads = 0;
-    const loader = (async () => {
-      while (running) {
-        last = rowsOf('2026-01-15', 50, loads + 2);
-        const o = await loadPulledPeriod(db.pool, S, pulled(report, day('2026-01-15'), last, later()));
-        expect(o.status).toBe('loaded');
-        loads++;
-      }
-    })();
-    const result = await setupWarehouse(db.pool, { schema: S, reports: [report] });
-    running = false;
-    await Promise.all([reader, loader]);
-    expect(readerErrors).toEqual([]);
-    expect(reads).toBeGreaterThan(0);
-    expect(loads).toBeGreaterThan(0);
-    expect(result.converted).toEqual([
-      expect.objectContaining({ report: 'pt_legacy', from: 'report_pt_legacy', to: 'report_pt_legacy__v1p' }),
-    ]);
-    const versions = await readVersions(db.pool, S, report.name);
-    expect(versions.map((v) => [v.table, v.state])).toEqual([['report_pt_legacy__v1p', 'serving']]);
-    expect(await isPartitioned(db.pool, S, 'report_pt_legacy__v1p')).toBe(true);
-    // report_<name> is now the stable view over the partitioned table; every period is whole.
-    for (const d of days)
-      expect(await periodRows(db.pool, report, day(d))).toEqual(
-        asText(d === '2026-01-15' ? last : rowsOf(d, 50)),
-      );
-    const after = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${S}.bi_pt_legacy`);
-    expect(after.rows[0]?.n).toBe(250);
-    expect(await months('report_pt_legacy__v1p')).toEqual(
-      expect.arrayContaining(['2025-11-01', '2025-12-01', '2026-01-01', '2026-02-01']),
-    );
-  });
-
-  it('loads keep working after the conversion, into the partitioned table', async () => {
-    const rows = rowsOf('2025-10-05', 4);
-    const o = await loadPulledPeriod(db.pool, S, pulled(report, day('2025-10-05'), rows, later()));
-    expect(o.status).toBe('loaded');
-    expect(await periodRows(db.pool, report, day('2025-10-05'))).toEqual(asText(rows));
-    const { rows: found } = await db.pool.query(
-      `SELECT tableoid::regclass::text AS t FROM ${S}.report_pt_legacy__v1p WHERE period_start = '2025-10-05' LIMIT 1`,
-    );
-    expect(found).toEqual([{ t: `${S}.report_pt_legacy__v1p__p202510` }]);
-    // A second migrate has nothing to convert.
-    expect((await setupWarehouse(db.pool, { schema: S, reports: [report] })).converted).toEqual([]);
   });
 });

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dimensionType } from '../../../src/config/dimensions.js';
-import { afterUpgrades, pendingUpgrades } from '../../../src/warehouse/column-upgrades.js';
 import { createRowEncoder } from '../../../src/warehouse/copy-encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
-import { tableSpec } from '../../../src/warehouse/table-spec.js';
 
 const layout = {
   periodStart: '2026-03-02',
@@ -28,28 +26,5 @@ describe('the hour dimension', () => {
     expect(() => encode({ dims: ['2026-03-02', '13:00'], counters: [1, 2, 3, 4, 5] })).toThrow(
       'hour value "13:00" is not a whole number',
     );
-  });
-});
-
-describe('known column upgrades', () => {
-  const spec = tableSpec({ name: 'hourly', dimensions: ['day', 'hour'] });
-  const found = spec.columns.map((c) => ({
-    name: c.name,
-    type: c.name === 'hour' ? 'text' : c.type,
-    notNull: c.notNull,
-  }));
-
-  it('recognise a text hour as the hour upgrade, which leaves no difference behind', () => {
-    const upgrades = pendingUpgrades(spec.columns, found);
-    expect(upgrades).toEqual([{ column: 'hour', from: 'text', to: 'smallint' }]);
-    expect(afterUpgrades(found, upgrades).find((c) => c.name === 'hour')?.type).toBe('smallint');
-  });
-
-  it('do not cover other retypes', () => {
-    const retyped = found.map((c) => (c.name === 'hour' ? { ...c, type: 'integer' } : c));
-    expect(pendingUpgrades(spec.columns, retyped)).toEqual([]);
-    const tier = tableSpec({ name: 'tiers', dimensions: ['day', 'tier'] });
-    const tierText = tier.columns.map((c) => ({ ...c, type: c.name === 'tier' ? 'text' : c.type }));
-    expect(pendingUpgrades(tier.columns, tierText)).toEqual([]);
   });
 });
