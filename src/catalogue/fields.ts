@@ -1,6 +1,47 @@
-import { fieldProblem, repairedText, type ProblemSink } from './field-problem.js';
-import type { EntityKind, JsonObject } from '../warehouse/catalogue/rows.js';
-import { storableJson } from '../warehouse/catalogue/storable.js';
+// Reading the API's entity fields defensively: typed readers that turn a field they cannot read
+// into NULL and a reported problem, the bounded log of those problems, and text made storable.
+import type { EntityKind, FieldProblem, JsonObject, ProblemSummary } from '../warehouse/catalogue/rows.js';
+import { storableJson, storableText } from '../warehouse/catalogue/storable.js';
+
+/** Where field readers report the problems they meet. */
+export interface ProblemSink {
+  add(problem: FieldProblem): void;
+}
+
+/** A problem for `value` at `field` (the value shortened to an excerpt). */
+export function fieldProblem(
+  entity: EntityKind,
+  id: number | null,
+  field: string,
+  expected: string,
+  value: unknown,
+): FieldProblem {
+  return { entity, id, field, expected, value: describeValue(value) };
+}
+
+/** What a repaired text field says it expected, and what was stored instead. */
+export const REPAIRED_TEXT =
+  'text without NUL characters or unpaired surrogates (stored with the NULs removed and U+FFFD for each unpaired surrogate)';
+
+/** A text field (or key) at `field` that was stored repaired: `value` is what the API sent. */
+export function repairedText(entity: EntityKind, id: number, field: string, value: unknown): FieldProblem {
+  return { ...fieldProblem(entity, id, field, REPAIRED_TEXT, value), repaired: true };
+}
+
+/** One line naming entity, id, field, value and expectation, for logs and `adops status`. */
+export function problemText(p: FieldProblem): string {
+  return `${p.entity} ${p.id ?? '(unreadable id)'}: field ${p.field} is ${p.value}, expected ${p.expected}`;
+}
+
+/** A value as a short excerpt with its JSON type: `"2.5x" (string)`, `missing`. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const text = JSON.stringify(value) ?? String(value);
+  // Storable too: the problems are kept in jsonb, and a cut can split a surrogate pair.
+  const shown = storableText(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  return `${shown} (${type})`;
+}
 
 /** True for a plain JSON object (not an array, not null). */
 export function isObject(value: unknown): value is JsonObject {
@@ -172,4 +213,46 @@ export function readId(
   if (id !== undefined && id > 0) return id;
   problems.add(fieldProblem(entity, null, key, 'a positive integer id', obj[key]));
   return undefined;
+}
+
+/** Problems kept in full per sync; the rest are only counted (a broken field can hit every row). */
+export const KEPT_PROBLEMS = 100;
+
+/**
+ * Collects the field problems of one sync. Bounded: every problem is counted, only the first
+ * KEPT_PROBLEMS are kept, so a field the API changed for every entity cannot flood memory, the
+ * log or Postgres. Pure; the sync logs and stores its summary once.
+ */
+export class ProblemLog implements ProblemSink {
+  private readonly kept: FieldProblem[] = [];
+  private readonly fields = new Map<string, number>();
+  private total = 0;
+  private skips = 0;
+  private repairs = 0;
+
+  add(problem: FieldProblem): void {
+    this.total++;
+    if (problem.id === null) this.skips++;
+    if (problem.repaired === true) this.repairs++;
+    const key = `${problem.entity} ${problem.field.replace(/\[\d+\]/g, '[]')}`;
+    this.fields.set(key, (this.fields.get(key) ?? 0) + 1);
+    if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
+  }
+
+  get count(): number {
+    return this.total;
+  }
+
+  summary(): ProblemSummary {
+    const byField = Object.fromEntries(
+      [...this.fields].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+    );
+    return {
+      count: this.total,
+      skipped: this.skips,
+      repaired: this.repairs,
+      byField,
+      examples: [...this.kept],
+    };
+  }
 }

@@ -3,7 +3,7 @@ import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { SYNC_JOB } from './names.js';
 import type { SyncQueue } from './queues.js';
 import type { EntitySyncResult } from '../catalogue/sync.js';
-import { asSyncProgress, type SyncProgress } from '../catalogue/progress.js';
+import { asSyncProgress, type SyncProgress } from '../catalogue/checkpoint.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */

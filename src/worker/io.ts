@@ -7,7 +7,7 @@ import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import { BigBodyGate } from '../api/big-bodies.js';
 import { BODY_MB } from '../api/decode.js';
 import type { AttemptInfo } from '../api/http.js';
-import { syncClientOptions } from '../catalogue/request.js';
+import { syncClientOptions } from '../catalogue/read.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
 import { takeFetchToken } from '../warehouse/fetch-token.js';

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { etaSeconds, progressLine, type SyncProgress } from '../../catalogue/progress.js';
+import { etaSeconds, progressLine, type SyncProgress } from '../../catalogue/checkpoint.js';
 
 /** Draws a sync's progress on stderr while it runs. */
 export interface ProgressView {

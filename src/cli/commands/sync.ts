@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors.js';
 import { accountConfig, secretsOf } from '../../config/env.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../../config/accounts.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../queue/sync.js';
-import { syncClientOptions, syncRetryFromConfig } from '../../catalogue/request.js';
+import { syncClientOptions, syncRetryFromConfig } from '../../catalogue/read.js';
 import { runEntitySync, type EntitySyncResult } from '../../catalogue/sync.js';
 import { RedisOutageError, RedisUnavailableError } from '../../queue/connection.js';
 import { createLocalGate } from '../../api/gate.js';

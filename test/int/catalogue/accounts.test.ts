@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { createLocalGate } from '../../../src/api/gate.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { syncClientOptions } from '../../../src/catalogue/request.js';
+import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -1,8 +1,8 @@
 // The catalogue's history (SCD type 2): a sync that changes a campaign's or creative's name, status
 // or delivery closes its current version and opens a new one, in the sync's own transaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
+import { buildCatalogue } from '../../../src/catalogue/rows.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';

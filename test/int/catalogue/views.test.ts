@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, parseJob } from '../../../src/config/jobs.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
-import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
+import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ensureDailyViews } from '../../../src/warehouse/catalogue/daily-views.js';
 import { ensureViews } from '../../../src/warehouse/catalogue/views.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';

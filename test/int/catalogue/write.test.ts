@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
+import { buildCatalogue } from '../../../src/catalogue/rows.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { bareCampaign, creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mapCampaign, normalizeSpeed } from '../../../src/catalogue/campaign-row.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
+import { mapCampaign, normalizeSpeed } from '../../../src/catalogue/rows.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { bareCampaign, fullCampaign, stringEncoded } from './fixtures.js';
 import type { MappedCampaign } from '../../../src/warehouse/catalogue/rows.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
+import { buildCatalogue } from '../../../src/catalogue/rows.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { creative, fullCampaign } from './fixtures.js';
 
 describe('buildCatalogue', () => {

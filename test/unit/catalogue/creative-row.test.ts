@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mapCreative } from '../../../src/catalogue/creative-row.js';
-import { ProblemLog } from '../../../src/catalogue/problems.js';
+import { mapCreative } from '../../../src/catalogue/rows.js';
+import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { creative, stringEncoded } from './fixtures.js';
 import type { CreativeRow } from '../../../src/warehouse/catalogue/rows.js';
 

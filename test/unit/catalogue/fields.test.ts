@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { REPAIRED_TEXT } from '../../../src/catalogue/field-problem.js';
+import { REPAIRED_TEXT } from '../../../src/catalogue/fields.js';
 import { asBool, asInt, asNum, FieldReader, storableEntity } from '../../../src/catalogue/fields.js';
-import { KEPT_PROBLEMS, ProblemLog } from '../../../src/catalogue/problems.js';
+import { KEPT_PROBLEMS, ProblemLog } from '../../../src/catalogue/fields.js';
 
 describe('scalar reads', () => {
   it('reads whole numbers from numbers and digit strings, nothing else', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit } from '../../../src/catalogue/limit.js';
+import { mapLimit } from '../../../src/catalogue/read.js';
 
 describe('mapLimit', () => {
   it('never runs more than the limit at once and keeps the order of results', async () => {

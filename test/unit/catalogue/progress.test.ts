@@ -4,7 +4,7 @@ import {
   etaSeconds,
   progressLine,
   type SyncProgress,
-} from '../../../src/catalogue/progress.js';
+} from '../../../src/catalogue/checkpoint.js';
 
 const base: SyncProgress = {
   phase: 'creatives',

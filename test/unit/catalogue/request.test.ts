@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiHttpError, ApiResponseError, RateLimitedError } from '../../../src/api/errors.js';
-import { createRequester, type RequestCounts, type SyncRetryPolicy } from '../../../src/catalogue/request.js';
+import { createRequester, type RequestCounts, type SyncRetryPolicy } from '../../../src/catalogue/read.js';
 
 const d = { apiMessage: undefined, method: 'GET', path: '/v2/campaigns', attempts: 1, hint: 'h' };
 const http500 = () => new ApiHttpError({ ...d, status: 500, retryable: true });
