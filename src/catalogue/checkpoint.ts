@@ -1,7 +1,7 @@
 // A sync's checkpoint as the reader sees it (what earlier tries staged, per listing, and a buffer
 // that stages new pages in batches: a statement per page would cost a round trip per request), and
 // the sync's progress as the job reports it and `adops sync --wait` draws it.
-import type { StagedPage } from '../warehouse/catalogue/staging.js';
+import type { StagedPage } from '../warehouse/catalogue/runs.js';
 
 /** Where a listing stands after what was staged: its items so far and where it goes on. */
 export interface ListingState {

@@ -1,7 +1,7 @@
 // Reading the API's entity fields defensively: typed readers that turn a field they cannot read
 // into NULL and a reported problem, the bounded log of those problems, and text made storable.
 import type { EntityKind, FieldProblem, JsonObject, ProblemSummary } from '../warehouse/catalogue/rows.js';
-import { storableJson, storableText } from '../warehouse/catalogue/storable.js';
+import { storableJson, storableText } from '../warehouse/catalogue/rows.js';
 
 /** Where field readers report the problems they meet. */
 export interface ProblemSink {

@@ -11,7 +11,7 @@ import { ApiError } from '../api/errors.js';
 import { entityId, listPages } from '../api/pages.js';
 import type { Logger } from '../log/logger.js';
 import type { RawCatalogue } from './rows.js';
-import { CAMPAIGN_LISTING } from '../warehouse/catalogue/staging.js';
+import { CAMPAIGN_LISTING } from '../warehouse/catalogue/runs.js';
 import type { Checkpoint } from './checkpoint.js';
 
 /** How hard a sync's request tries. */

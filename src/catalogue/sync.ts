@@ -8,7 +8,7 @@ import { buildCatalogue } from './rows.js';
 import { problemText } from './fields.js';
 import { ProblemLog } from './fields.js';
 import { failRun, finishRun, openRun } from '../warehouse/catalogue/runs.js';
-import { stagePages } from '../warehouse/catalogue/staging.js';
+import { stagePages } from '../warehouse/catalogue/runs.js';
 import { writeCatalogue, type WriteResult } from '../warehouse/catalogue/write.js';
 import { Checkpoint, type FlushPolicy } from './checkpoint.js';
 import { throttled, type SyncProgress } from './checkpoint.js';

@@ -1,7 +1,7 @@
 // The catalogue part of `adops status` as terminal text: the last written sync, its unreadable
 // fields, and a newer sync still running, interrupted or failed.
 import { problemText } from '../catalogue/fields.js';
-import type { EntitySyncStatus } from '../warehouse/catalogue/run-status.js';
+import type { EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 import { terminalSafe } from './format.js';
 
 /** Problems listed in full under the per-field counts. */

@@ -2,7 +2,7 @@
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
 import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
-import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/run-status.js';
+import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 import { coverage } from '../warehouse/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { readVersions } from '../warehouse/versions.js';

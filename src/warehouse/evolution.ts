@@ -4,9 +4,9 @@
 // table. The old version stays until `adops evolve --drop-old`.
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../dates/periods.js';
-import { ensureDailyViews } from './catalogue/daily-views.js';
-import { dailyViewName } from './catalogue/daily-view.js';
-import { ensureViews } from './catalogue/views.js';
+import { ensureDailyViews } from './schema/views.js';
+import { dailyViewName } from './schema/views.js';
+import { ensureViews } from './schema/views.js';
 import { ident, qualified, reportTable, withTransaction } from './pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 

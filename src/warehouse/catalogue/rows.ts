@@ -1,6 +1,6 @@
-// The catalogue as the warehouse stores it: the typed rows of campaigns and creatives, and the
-// field problems a sync records. The warehouse owns these shapes; src/entities maps the API's
-// objects onto them.
+// The catalogue as the warehouse stores it: the typed rows of campaigns and creatives, the field
+// problems a sync records, the columns each entity table is written by, and text made storable.
+// The warehouse owns these shapes; src/catalogue maps the API's objects onto them.
 
 /** A JSON object as parsed from an API response. */
 export type JsonObject = Record<string, unknown>;
@@ -111,4 +111,137 @@ export interface CreativeRow {
 export interface Catalogue {
   readonly campaigns: readonly MappedCampaign[];
   readonly creatives: readonly CreativeRow[];
+}
+
+/** A typed column of an entity table: its name and its Postgres type in jsonb_to_recordset. */
+export interface Column {
+  readonly name: string;
+  readonly type: 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'boolean' | 'timestamptz' | 'jsonb';
+}
+
+const col = (name: string, type: Column['type']): Column => ({ name, type });
+
+/** Columns of `campaigns` the sync writes, in table order (synced_at, deleted_at are set in SQL). */
+export const CAMPAIGN_COLUMNS: readonly Column[] = [
+  col('campaign_id', 'bigint'),
+  col('name', 'text'),
+  col('ad_format', 'text'),
+  col('advertiser_id', 'bigint'),
+  col('conversion_tracker_id', 'bigint'),
+  col('folder_id', 'bigint'),
+  col('account_id_created', 'bigint'),
+  col('account_id_modified', 'bigint'),
+  col('created', 'timestamptz'),
+  col('modified', 'timestamptz'),
+  col('is_active', 'boolean'),
+  col('is_archived', 'boolean'),
+  col('notes', 'text'),
+  col('tier', 'smallint'),
+  col('weight', 'smallint'),
+  col('delivery_start', 'timestamptz'),
+  col('delivery_end', 'timestamptz'),
+  col('event_ad_requests', 'bigint'),
+  col('event_clicks', 'bigint'),
+  col('event_filled_impressions', 'bigint'),
+  col('event_impressions', 'bigint'),
+  col('event_measurable_impressions', 'bigint'),
+  col('event_viewable_impressions', 'bigint'),
+  col('pricing_model', 'text'),
+  col('pricing_value', 'numeric'),
+  col('pacing_event', 'text'),
+  col('pacing_period', 'text'),
+  col('pacing_speed', 'text'),
+  col('pacing_value', 'bigint'),
+  col('targeting', 'jsonb'),
+  col('raw', 'jsonb'),
+];
+
+/** Columns of `creatives` the sync writes, in table order. */
+export const CREATIVE_COLUMNS: readonly Column[] = [
+  col('creative_id', 'bigint'),
+  col('campaign_id', 'bigint'),
+  col('name', 'text'),
+  col('ad_type', 'text'),
+  col('is_active', 'boolean'),
+  col('account_id_created', 'bigint'),
+  col('account_id_modified', 'bigint'),
+  col('created', 'timestamptz'),
+  col('modified', 'timestamptz'),
+  col('weight', 'integer'),
+  col('delivery_start', 'timestamptz'),
+  col('delivery_end', 'timestamptz'),
+  col('thumbnail_color', 'text'),
+  col('thumbnail_filehash', 'text'),
+  col('data_width', 'integer'),
+  col('data_height', 'integer'),
+  col('data_filehash', 'text'),
+  col('data_landing_page', 'text'),
+  col('data', 'jsonb'),
+  col('targeting', 'jsonb'),
+  col('raw', 'jsonb'),
+];
+
+// Catalogue text as Postgres can hold it. Neither text nor jsonb can store a NUL (jsonb refuses
+// `\u0000`: "unsupported Unicode escape sequence"), and an unpaired UTF-16 surrogate has no UTF-8
+// form (jsonb refuses its escape; a text parameter silently becomes U+FFFD). An entity's name or
+// notes holding one must not fail the whole sync, so such text is stored repaired: NULs removed,
+// each unpaired surrogate replaced by U+FFFD, the same in the typed columns and in the jsonb.
+// Report rows are refused instead (copy-encode.ts): there a value is a key. Pure.
+// In a `u` regex, \p{Cs} matches only unpaired surrogates.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
+const UNSTORABLE = /\u0000|\p{Cs}/u;
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
+const UNSTORABLE_ALL = /\u0000|\p{Cs}/gu;
+
+/** `text` with each NUL removed and each unpaired surrogate replaced by U+FFFD. */
+export function storableText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd')) : text;
+}
+
+/**
+ * `value` (parsed JSON) with every string and object key storable. `repaired(path, original)` is
+ * told each string or key that changed, by its path as stored (`name`, `data.landing_page`,
+ * `zone_ids[2]`) and its value as sent. Returns `value` itself when nothing changed.
+ */
+export function storableJson(
+  value: unknown,
+  repaired: (path: string, original: unknown) => void = () => undefined,
+  path = '',
+): unknown {
+  if (typeof value === 'string') {
+    const text = storableText(value);
+    if (text !== value) repaired(path, value);
+    return text;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const stored = storableJson(item, repaired, `${path}[${i}]`);
+      if (stored !== item) (out ??= [...value])[i] = stored;
+    });
+    return out ?? value;
+  }
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const storedKey = storableText(key);
+    const at = path === '' ? storedKey : `${path}.${storedKey}`;
+    if (storedKey !== key) {
+      repaired(at, key);
+      changed = true;
+    }
+    const stored = storableJson(item, repaired, at);
+    if (stored !== item) changed = true;
+    // A key that becomes one already there keeps the first value sent: nothing is overwritten.
+    // Defined, not assigned: a `__proto__` key from JSON.parse stays a key.
+    if (!Object.hasOwn(out, storedKey))
+      Object.defineProperty(out, storedKey, {
+        value: stored,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  return changed ? out : value;
 }

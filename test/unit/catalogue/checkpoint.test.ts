@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Checkpoint, foldStaged } from '../../../src/catalogue/checkpoint.js';
-import type { StagedPage } from '../../../src/warehouse/catalogue/staging.js';
+import type { StagedPage } from '../../../src/warehouse/catalogue/runs.js';
 
 const page = (listing: number, offset: number, ids: number[], size: number, last: boolean): StagedPage => ({
   listing,

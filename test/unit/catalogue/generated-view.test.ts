@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generatedViewSql } from '../../../src/warehouse/catalogue/generated-view.js';
+import { generatedViewSql } from '../../../src/warehouse/schema/views.js';
 
 const COLUMNS = (dims: string[]) => [
   'period_start',

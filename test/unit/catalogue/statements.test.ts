@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_COLUMNS } from '../../../src/warehouse/catalogue/columns.js';
-import { chunks, softDeleteStatement, upsertStatement } from '../../../src/warehouse/catalogue/statements.js';
-import { parseViewFile } from '../../../src/warehouse/catalogue/views.js';
+import { CAMPAIGN_COLUMNS } from '../../../src/warehouse/catalogue/rows.js';
+import { chunks, softDeleteStatement, upsertStatement } from '../../../src/warehouse/catalogue/write.js';
+import { parseViewFile } from '../../../src/warehouse/schema/views.js';
 
 const CAMPAIGNS = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS } as const;
 

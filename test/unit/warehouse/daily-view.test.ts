@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dailyViewName, dailyViewSql } from '../../../src/warehouse/catalogue/daily-view.js';
+import { dailyViewName, dailyViewSql } from '../../../src/warehouse/schema/views.js';
 
 const COUNTERS = [
   'ad_requests',

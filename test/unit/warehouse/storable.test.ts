@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storableJson, storableText } from '../../../src/warehouse/catalogue/storable.js';
+import { storableJson, storableText } from '../../../src/warehouse/catalogue/rows.js';
 
 describe('storableText', () => {
   it('removes NULs and replaces each unpaired surrogate with U+FFFD, keeping pairs and other text', () => {

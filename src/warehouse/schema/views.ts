@@ -1,0 +1,334 @@
+// The BI views over the report tables: a shipped view of sql/views per report, or one generated
+// from the definition, and each view's per-day companion bi_<name>_daily, made by `adops migrate`.
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ClientBase } from 'pg';
+import { packageRoot } from '../../config/paths.js';
+import { ident, reportTable } from '../pg.js';
+import { COUNTERS } from '../../flatten/types.js';
+
+/** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
+export interface ViewFile {
+  readonly report: string;
+  readonly file: string;
+  readonly sql: string;
+  /** Dimension columns the view reads, from its `-- requires: a, b` header line. */
+  readonly requires: readonly string[];
+}
+
+/** What ensureViews did for each view file. */
+export interface ViewOutcome {
+  readonly report: string;
+  /** `generated`: the report has no view file, so its view was built from its table's columns. */
+  readonly status: 'created' | 'generated' | 'no-report' | 'no-table' | 'missing-columns';
+  readonly missing?: readonly string[];
+}
+
+/** The shipped folder of BI view SQL. */
+export function viewsDir(): string {
+  return join(packageRoot(), 'sql', 'views');
+}
+
+/** Parses one view file; pure, so the header convention is unit tested. */
+export function parseViewFile(file: string, sql: string): ViewFile {
+  const requiresLine = /^--\s*requires:\s*(.+)$/m.exec(sql);
+  const requires =
+    requiresLine?.[1]
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '') ?? [];
+  return { report: basename(file, '.sql'), file, sql, requires };
+}
+
+/** Reads every view file of `dir`, sorted by name. */
+export function readViewFiles(dir: string = viewsDir()): ViewFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => parseViewFile(f, readFileSync(join(dir, f), 'utf8')));
+}
+
+/**
+ * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> table exists
+ * with the columns the view reads; a report without a view file gets a generated one (see
+ * generatedViewSql). Views cannot live in the numbered migrations: the report
+ * tables are created from the job definitions after those run. Call it after the report tables,
+ * e.g. in migrate's afterMigrations, outside a transaction; safe to run on every migrate.
+ */
+export async function ensureViews(
+  client: ClientBase,
+  schema: string,
+  reports: readonly { readonly name: string }[],
+  options: { readonly dir?: string } = {},
+): Promise<ViewOutcome[]> {
+  const wanted = new Set(reports.map((r) => r.name));
+  const outcomes: ViewOutcome[] = [];
+  const { rows } = await client.query<{ search_path: string }>('SELECT current_setting($1) AS search_path', [
+    'search_path',
+  ]);
+  const previous = rows[0]?.search_path ?? '"$user", public';
+  // The view files use unqualified names, like the migrations: resolve them in the schema.
+  await client.query(`SET search_path TO ${ident(schema)}, public`);
+  try {
+    const files = readViewFiles(options.dir);
+    for (const view of files) {
+      if (!wanted.has(view.report)) {
+        outcomes.push({ report: view.report, status: 'no-report' });
+        continue;
+      }
+      const columns = await tableColumns(client, schema, reportTable(view.report));
+      if (columns === undefined) {
+        outcomes.push({ report: view.report, status: 'no-table' });
+        continue;
+      }
+      const missing = view.requires.filter((c) => !columns.includes(c));
+      if (missing.length > 0) {
+        outcomes.push({ report: view.report, status: 'missing-columns', missing });
+        continue;
+      }
+      await createView(client, view);
+      outcomes.push({ report: view.report, status: 'created' });
+    }
+    const withFile = new Set(files.map((f) => f.report));
+    for (const name of wanted) {
+      if (withFile.has(name)) continue;
+      const columns = await tableColumns(client, schema, reportTable(name));
+      if (columns === undefined) {
+        outcomes.push({ report: name, status: 'no-table' });
+        continue;
+      }
+      await createView(client, parseViewFile(`${name}.sql`, generatedViewSql(name, columns)));
+      outcomes.push({ report: name, status: 'generated' });
+    }
+  } finally {
+    // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
+    // then undoes the SET anyway, and the original error is the one worth seeing.
+    await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
+  }
+  return outcomes;
+}
+
+/**
+ * CREATE OR REPLACE VIEW can only append columns; when a newer view file renames, retypes or drops
+ * one, Postgres refuses (42P16) and the old view is dropped first. A view someone built on ours
+ * then makes the DROP fail with a message naming it, which is the right moment to look.
+ */
+async function createView(client: ClientBase, view: ViewFile): Promise<void> {
+  try {
+    await client.query(view.sql);
+  } catch (error) {
+    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
+    if ((error as { code?: string }).code !== '42P16' || name === undefined) throw error;
+    // The per-day companion reads this view; ensureDailyViews re-creates it right after.
+    await client.query(`DROP VIEW IF EXISTS ${ident(`${name}_daily`)}`);
+    await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
+    await client.query(view.sql);
+  }
+}
+
+async function tableColumns(
+  client: ClientBase,
+  schema: string,
+  table: string,
+): Promise<string[] | undefined> {
+  const { rows } = await client.query<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2
+      ORDER BY ordinal_position`,
+    [schema, table],
+  );
+  return rows.length === 0 ? undefined : rows.map((r) => r.column_name);
+}
+
+/** Columns of every report table that are not dimensions. */
+const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
+  'period_start',
+  'period_end',
+  ...COUNTERS,
+  'load_id',
+  'loaded_at',
+  'account',
+]);
+
+/**
+ * The BI view of a report that has no file in sql/views/: its table's columns in order, campaign
+ * and creative names joined when the report has those dimensions, and the two derived rates.
+ * Built from the table as it exists, so it fits whatever definition created it. Pure.
+ */
+export function generatedViewSql(report: string, tableColumns: readonly string[]): string {
+  const dims = tableColumns.filter((c) => !NOT_DIMENSIONS.has(c));
+  const hasCampaign = dims.includes('campaign_id');
+  const hasCreative = dims.includes('creative_id');
+  const select = [
+    'r.account',
+    'r.period_start',
+    'r.period_end',
+    ...dims.map((d) => `r.${ident(d)}`),
+    ...(hasCampaign ? ['c.name AS campaign_name', 'c.ad_format'] : []),
+    ...(hasCreative ? ['k.name AS creative_name', 'k.ad_type'] : []),
+    ...COUNTERS.map((c) => `r.${ident(c)}`),
+    'r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate',
+    'r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate',
+    'r.loaded_at',
+  ];
+  return [
+    `-- Generated for report ${report}: it has no file in sql/views/.`,
+    `CREATE OR REPLACE VIEW ${ident(`bi_${report}`)} AS`,
+    `SELECT\n  ${select.join(',\n  ')}`,
+    `FROM ${ident(reportTable(report))} r`,
+    ...(hasCampaign
+      ? ['LEFT JOIN campaigns c ON c.account = r.account AND c.campaign_id = r.campaign_id']
+      : []),
+    ...(hasCreative
+      ? ['LEFT JOIN creatives k ON k.account = r.account AND k.creative_id = r.creative_id']
+      : []),
+  ].join('\n');
+}
+
+/** What ensureDailyViews did for one report. */
+export interface DailyViewOutcome {
+  readonly report: string;
+  readonly view: string;
+  /**
+   * `no-view`: the report has no bi_ view (see ensureViews); `no-day`: its rows have no day (a week
+   * or month period without the day dimension); `name-taken`: another report's bi_ view has the name.
+   */
+  readonly status: 'created' | 'no-view' | 'no-day' | 'name-taken';
+}
+
+/**
+ * Creates (CREATE OR REPLACE) bi_<name>_daily over each report's bi_<name> view (see dailyViewSql).
+ * Call it after ensureViews, outside a transaction or inside the caller's; safe on every migrate.
+ */
+export async function ensureDailyViews(
+  client: ClientBase,
+  schema: string,
+  reports: readonly { readonly name: string; readonly period?: 'day' | 'week' | 'month' }[],
+): Promise<DailyViewOutcome[]> {
+  const reportNames = new Set(reports.map((r) => r.name));
+  const outcomes: DailyViewOutcome[] = [];
+  const { rows } = await client.query<{ search_path: string }>('SELECT current_setting($1) AS search_path', [
+    'search_path',
+  ]);
+  const previous = rows[0]?.search_path ?? '"$user", public';
+  await client.query(`SET search_path TO ${ident(schema)}, public`);
+  try {
+    for (const report of reports) {
+      const view = dailyViewName(report.name);
+      // bi_x_daily is also the bi_ view of a report named x_daily: that report keeps its name.
+      if (reportNames.has(`${report.name}_daily`)) {
+        outcomes.push({ report: report.name, view, status: 'name-taken' });
+        continue;
+      }
+      const columns = await viewColumns(client, schema, `bi_${report.name}`);
+      if (columns === undefined) {
+        outcomes.push({ report: report.name, view, status: 'no-view' });
+        continue;
+      }
+      const sql = dailyViewSql(report.name, columns, report.period);
+      if (sql === undefined) {
+        outcomes.push({ report: report.name, view, status: 'no-day' });
+        continue;
+      }
+      try {
+        await client.query(sql);
+      } catch (error) {
+        // 42P16: the bi_ view's columns changed in a way CREATE OR REPLACE cannot follow.
+        if ((error as { code?: string }).code !== '42P16') throw error;
+        await client.query(`DROP VIEW IF EXISTS ${ident(view)}`);
+        await client.query(sql);
+      }
+      outcomes.push({ report: report.name, view, status: 'created' });
+    }
+  } finally {
+    await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
+  }
+  return outcomes;
+}
+
+async function viewColumns(client: ClientBase, schema: string, view: string): Promise<string[] | undefined> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT a.attname AS name FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'v' AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [schema, view],
+  );
+  return rows.length === 0 ? undefined : rows.map((r) => r.name);
+}
+
+// The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and per its other
+// dimensions, and computes its rates as ratios of those sums. A dashboard that averages bi_<name>'s
+// per-row fill_rate over hours, days or campaigns weighs a row of 10 requests like a row of a
+// million; summing the counters first and dividing once is the only correct aggregate. Pure.
+/** The rates of the BI views, each a numerator counter over a denominator counter. */
+export const RATES: Readonly<Record<string, readonly [numerator: string, denominator: string]>> = {
+  fill_rate: ['filled_impressions', 'ad_requests'],
+  viewability_rate: ['viewable_impressions', 'measurable_impressions'],
+};
+
+/**
+ * Columns finer than a day or implied by it: the companion drops them. year, month and weekday
+ * follow from the day (join dim_date for them); hour and the period bounds are what is summed over.
+ */
+const TIME_COLUMNS: ReadonlySet<string> = new Set([
+  'day',
+  'hour',
+  'period_start',
+  'period_end',
+  'year',
+  'month',
+  'weekday',
+]);
+
+const COUNTER_SET: ReadonlySet<string> = new Set(COUNTERS);
+
+/** Name of the per-day companion of a report's BI view. */
+export function dailyViewName(report: string): string {
+  return `bi_${report}_daily`;
+}
+
+/**
+ * CREATE OR REPLACE VIEW of the companion, from the BI view's columns in order; undefined when the
+ * rows have no day to group by: no `day` column, and a period other than a day (a week's row cannot
+ * be split into days). Every other column is a group key: the dimensions and the entity attributes
+ * that follow from them (campaign_name follows campaign_id, so it does not split a group). Rates
+ * the companion cannot recompute (`*_rate` not in RATES) are left out rather than averaged.
+ */
+export function dailyViewSql(
+  report: string,
+  viewColumns: readonly string[],
+  period: 'day' | 'week' | 'month' | undefined,
+): string | undefined {
+  const has = new Set(viewColumns);
+  const day = has.has('day')
+    ? 'v.day'
+    : period === 'day' && has.has('period_start')
+      ? 'v.period_start AS day'
+      : undefined;
+  if (day === undefined) return undefined;
+  const keys = viewColumns.filter(
+    (c) => !TIME_COLUMNS.has(c) && !COUNTER_SET.has(c) && !c.endsWith('_rate') && c !== 'loaded_at',
+  );
+  const counters = COUNTERS.filter((c) => has.has(c));
+  const rates = Object.entries(RATES).filter(
+    ([rate, [num, den]]) => has.has(rate) && has.has(num) && has.has(den),
+  );
+  const select = [
+    day,
+    ...keys.map((k) => `v.${ident(k)}`),
+    ...counters.map((c) => `sum(v.${ident(c)})::bigint AS ${ident(c)}`),
+    ...rates.map(
+      ([rate, [num, den]]) =>
+        `sum(v.${ident(num)})::double precision / NULLIF(sum(v.${ident(den)}), 0) AS ${ident(rate)}`,
+    ),
+    ...(has.has('loaded_at') ? ['max(v.loaded_at) AS loaded_at'] : []),
+  ];
+  const groupBy = [day.replace(/ AS day$/, ''), ...keys.map((k) => `v.${ident(k)}`)];
+  return [
+    `-- Per-day companion of bi_${report}: counters summed per day, rates as ratios of sums.`,
+    `CREATE OR REPLACE VIEW ${ident(dailyViewName(report))} AS`,
+    `SELECT\n  ${select.join(',\n  ')}`,
+    `FROM ${ident(`bi_${report}`)} v`,
+    `GROUP BY ${groupBy.join(', ')}`,
+  ].join('\n');
+}
