@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ReportJob } from '../src/config/jobs.js';
 import { sqlDir } from '../src/config/paths.js';
-import { migrate } from '../src/warehouse/migrate.js';
+import { migrate } from '../src/warehouse/schema/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
-import { ensurePartitions } from '../src/warehouse/partitions.js';
-import { ensureReportTables } from '../src/warehouse/report-tables.js';
+import { ensurePartitions } from '../src/warehouse/schema/partitions.js';
+import { ensureReportTables } from '../src/warehouse/schema/report-tables.js';
 import { reportTable } from '../src/warehouse/pg.js';
 import { onInterrupt } from './cleanup.js';
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadJobs } from '../src/config/jobs.js';
-import { setupWarehouse } from '../src/warehouse/setup.js';
+import { setupWarehouse } from '../src/warehouse/schema/migrate.js';
 
 export const SCHEMA_FILE = 'test/schema.sql';
 

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dimension } from '../../src/config/dimensions.js';
 import type { Period, ReportRow } from '../../src/flatten/types.js';
 import { qualified } from '../../src/warehouse/pg.js';
-import { copyColumns } from '../../src/warehouse/table-spec.js';
+import { copyColumns } from '../../src/warehouse/schema/report-tables.js';
 
 /** One CSV field: quoted only when it must be (RFC 4180 / Postgres CSV). */
 export function csvField(value: string): string {

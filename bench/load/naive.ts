@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Dimension } from '../../src/config/dimensions.js';
 import type { Period, ReportRow } from '../../src/flatten/types.js';
 import { ident, qualified } from '../../src/warehouse/pg.js';
-import { copyColumns } from '../../src/warehouse/table-spec.js';
+import { copyColumns } from '../../src/warehouse/schema/report-tables.js';
 
 export interface NaiveFigures {
   /** Rows really inserted. */

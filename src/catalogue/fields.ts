@@ -1,7 +1,13 @@
 // Reading the API's entity fields defensively: typed readers that turn a field they cannot read
 // into NULL and a reported problem, the bounded log of those problems, and text made storable.
-import type { EntityKind, FieldProblem, JsonObject, ProblemSummary } from '../warehouse/catalogue/rows.js';
-import { storableJson, storableText } from '../warehouse/catalogue/rows.js';
+import {
+  type EntityKind,
+  type FieldProblem,
+  type JsonObject,
+  type ProblemSummary,
+  storableJson,
+  storableText,
+} from '../warehouse/catalogue/rows.js';
 
 /** Where field readers report the problems they meet. */
 export interface ProblemSink {

@@ -5,15 +5,18 @@ import { redactSecrets } from '../log/redact.js';
 import { classifyFailure } from '../retry/classify.js';
 import { createLocalGate, type RequestGate } from '../api/gate.js';
 import { buildCatalogue } from './rows.js';
-import { problemText } from './fields.js';
-import { ProblemLog } from './fields.js';
-import { failRun, finishRun, openRun } from '../warehouse/catalogue/runs.js';
-import { stagePages } from '../warehouse/catalogue/runs.js';
+import { ProblemLog, problemText } from './fields.js';
+import { failRun, finishRun, openRun, stagePages } from '../warehouse/catalogue/runs.js';
 import { writeCatalogue, type WriteResult } from '../warehouse/catalogue/write.js';
-import { Checkpoint, type FlushPolicy } from './checkpoint.js';
-import { throttled, type SyncProgress } from './checkpoint.js';
-import { readCatalogue, type CatalogueApi } from './read.js';
-import { createRequester, SYNC_RETRY, type RequestCounts, type SyncRetryPolicy } from './read.js';
+import { Checkpoint, type FlushPolicy, type SyncProgress, throttled } from './checkpoint.js';
+import {
+  type CatalogueApi,
+  type RequestCounts,
+  SYNC_RETRY,
+  type SyncRetryPolicy,
+  createRequester,
+  readCatalogue,
+} from './read.js';
 
 /** Counts of one entity sync; `deleted` and `revived` add up campaigns and creatives. */
 export interface EntitySyncResult extends WriteResult {

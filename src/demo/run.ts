@@ -19,7 +19,7 @@ import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
 import { createPool } from '../warehouse/pg.js';
-import { setupWarehouse } from '../warehouse/setup.js';
+import { setupWarehouse } from '../warehouse/schema/migrate.js';
 import { EXAMPLE_QUERIES, runExample } from './examples.js';
 import { renderTable } from './table.js';
 import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';

@@ -2,7 +2,7 @@
 // ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say.
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
-import { claimSchema } from '../warehouse/schema-claim.js';
+import { claimSchema } from '../warehouse/schema/migrate.js';
 
 /** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';

@@ -3,9 +3,9 @@
 import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/runs.js';
-import { coverage } from '../warehouse/evolution.js';
+import { coverage } from '../warehouse/schema/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
-import { readVersions } from '../warehouse/versions.js';
+import { readVersions } from '../warehouse/schema/versions.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';

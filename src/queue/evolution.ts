@@ -1,6 +1,6 @@
 // Enqueues the pulls a building table version still lacks (report evolution), newest first, so
 // the new shape covers recent days first. Pulls already waiting are not enqueued twice.
-import type { Coverage } from '../warehouse/evolution.js';
+import type { Coverage } from '../warehouse/schema/evolution.js';
 import { enqueuePulls, type EnqueuedPull } from './enqueue.js';
 import type { PullQueue } from './queues.js';
 

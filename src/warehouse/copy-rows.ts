@@ -7,7 +7,7 @@ import type { ReportRow } from '../flatten/types.js';
 import { copyBinaryChunks } from './copy-binary.js';
 import { copyChunks, createRowEncoder } from './copy-encode.js';
 import { ident, qualified } from './pg.js';
-import { copyColumns } from './table-spec.js';
+import { copyColumns } from './schema/report-tables.js';
 
 /** COPY's data format: binary (the default: Postgres parses no numbers or dates) or text. */
 import type { CopyFormat } from './pg.js';

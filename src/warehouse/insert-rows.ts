@@ -5,7 +5,7 @@ import { COUNTERS, type ReportRow } from '../flatten/types.js';
 import { createRowCheck } from './copy-encode.js';
 import type { CopyTarget } from './copy-rows.js';
 import { ident, qualified } from './pg.js';
-import { copyColumns } from './table-spec.js';
+import { copyColumns } from './schema/report-tables.js';
 
 const ARRAY_TYPE: Record<DimensionType, string> = {
   date: 'date[]',

@@ -11,9 +11,9 @@ import type { Reconciliation } from '../flatten/reconcile.js';
 import type { ReportSummary } from '../flatten/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../flatten/types.js';
 import { copyRows, type CopyFormat } from './copy-rows.js';
-import { evolveLockKey, tableOf, type LoadTarget } from './versions.js';
+import { evolveLockKey, tableOf, type LoadTarget } from './schema/versions.js';
 import { MissingPartitionError } from './errors.js';
-import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from './partitions.js';
+import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from './schema/partitions.js';
 import { insertRowsSql } from './insert-rows.js';
 import {
   claimPeriodSql,

@@ -9,7 +9,7 @@ import { runTick, type TickDeps } from '../queue/tick.js';
 import { loadStates } from '../warehouse/load-states.js';
 import { withClient } from '../warehouse/pg.js';
 import { pruneRaw } from '../warehouse/raw.js';
-import { maintainPartitions, type PartitionUpkeep } from '../warehouse/retention.js';
+import { maintainPartitions, type PartitionUpkeep } from '../warehouse/schema/partitions.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerRuntime } from './runtime.js';
 

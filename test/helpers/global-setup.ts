@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { loadJobs } from '../../src/config/jobs.js';
-import { setupWarehouse } from '../../src/warehouse/setup.js';
+import { setupWarehouse } from '../../src/warehouse/schema/migrate.js';
 import { databaseUrl, PG_ADMIN_URL, REDIS_URL } from './services.js';
 
 declare module 'vitest' {

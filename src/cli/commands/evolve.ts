@@ -3,10 +3,10 @@ import type { Config } from '../../config/env.js';
 import { RedisUnavailableError } from '../../queue/connection.js';
 import { enqueueEvolution } from '../../queue/evolution.js';
 import { openQueues } from '../../queue/queues.js';
-import { coverage, dropRetired, swapVersion, type Coverage } from '../../warehouse/evolution.js';
+import { coverage, dropRetired, swapVersion, type Coverage } from '../../warehouse/schema/evolution.js';
 import { createPool } from '../../warehouse/pg.js';
 import { postgresFailure } from './postgres-failure.js';
-import { readVersions } from '../../warehouse/versions.js';
+import { readVersions } from '../../warehouse/schema/versions.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import type { Pool } from 'pg';
 import type { Config } from '../../config/env.js';
-import { coverage, type Coverage } from '../../warehouse/evolution.js';
+import { coverage, type Coverage } from '../../warehouse/schema/evolution.js';
 import { SchemaDriftError } from '../../warehouse/errors.js';
-import { MigrationError } from '../../warehouse/migrate.js';
+import { MigrationError, type SetupResult, setupWarehouse } from '../../warehouse/schema/migrate.js';
 import { createPool } from '../../warehouse/pg.js';
-import { setupWarehouse, type SetupResult } from '../../warehouse/setup.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { planEvolution, progressLine } from './evolve.js';
 import { cannotConnect } from './postgres-failure.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { COUNTERS, type Period } from '../../../src/flatten/types.js';
 import { monthStart } from '../../../src/plan/retention.js';
-import { ensurePartitions } from '../../../src/warehouse/partitions.js';
+import { ensurePartitions } from '../../../src/warehouse/schema/partitions.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';

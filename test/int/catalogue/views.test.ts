@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, parseJob } from '../../../src/config/jobs.js';
-import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
+import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
-import { ensureDailyViews } from '../../../src/warehouse/schema/views.js';
-import { ensureViews } from '../../../src/warehouse/schema/views.js';
+import { ensureDailyViews, ensureViews } from '../../../src/warehouse/schema/views.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
-import { swapVersion } from '../../../src/warehouse/evolution.js';
+import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
+import { swapVersion } from '../../../src/warehouse/schema/evolution.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { openTestDatabase, pulled, reportBody, reportJob, type Row } from '../warehouse/fixtures/reports.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqlDir } from '../../../src/config/paths.js';
-import { migrate, MigrationError, readMigrations } from '../../../src/warehouse/migrate.js';
+import { migrate, MigrationError, readMigrations } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

@@ -8,7 +8,7 @@ import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
 import { workerConnection, closeConnection } from '../../../src/queue/connection.js';
 import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/queue/names.js';
 import { addMonths } from '../../../src/plan/retention.js';
-import { partitionName, partitionsOf } from '../../../src/warehouse/partitions.js';
+import { partitionName, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/windows.js';
 import { syncSchedulers } from '../../../src/queue/scheduler.js';

@@ -2,8 +2,7 @@
 // computed here from the rows loaded, on data where the average of per-row rates differs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
-import { ensureDailyViews } from '../../../src/warehouse/schema/views.js';
-import { ensureViews } from '../../../src/warehouse/schema/views.js';
+import { ensureDailyViews, ensureViews } from '../../../src/warehouse/schema/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';

@@ -6,10 +6,14 @@ import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/heal.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
-import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
-import { maintainPartitions } from '../../../src/warehouse/retention.js';
-import { setupWarehouse } from '../../../src/warehouse/setup.js';
+import {
+  DAY_CHECK,
+  isPartitioned,
+  maintainPartitions,
+  partitionsOf,
+} from '../../../src/warehouse/schema/partitions.js';
+import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
+import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

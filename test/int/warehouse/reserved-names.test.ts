@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/errors.js';
 import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/config/jobs.js';
-import { setupWarehouse } from '../../../src/warehouse/setup.js';
+import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

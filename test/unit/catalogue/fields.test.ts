@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { REPAIRED_TEXT } from '../../../src/catalogue/fields.js';
-import { asBool, asInt, asNum, FieldReader, storableEntity } from '../../../src/catalogue/fields.js';
-import { KEPT_PROBLEMS, ProblemLog } from '../../../src/catalogue/fields.js';
+import {
+  FieldReader,
+  KEPT_PROBLEMS,
+  ProblemLog,
+  REPAIRED_TEXT,
+  asBool,
+  asInt,
+  asNum,
+  storableEntity,
+} from '../../../src/catalogue/fields.js';
 
 describe('scalar reads', () => {
   it('reads whole numbers from numbers and digit strings, nothing else', () => {

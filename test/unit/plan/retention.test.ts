@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/errors.js';
 import { parseJob, type ReportJob } from '../../../src/config/jobs.js';
 import { addMonths, retained, retentionBoundary } from '../../../src/plan/retention.js';
-import { monthsAhead, monthsBetween, partitionName } from '../../../src/warehouse/partitions.js';
+import { monthsAhead, monthsBetween, partitionName } from '../../../src/warehouse/schema/partitions.js';
 
 const job = (extra: string) => `name: kept\ndimensions: [day, campaign_id]\n${extra}`;
 

@@ -5,7 +5,7 @@ import {
   createTableSql,
   indexKeys,
   tableSpec,
-} from '../../../src/warehouse/table-spec.js';
+} from '../../../src/warehouse/schema/report-tables.js';
 
 const report = {
   name: 'daily_creative',

@@ -1,10 +1,19 @@
+// Building a warehouse: the numbered sql/ files applied once each under an advisory lock, then
+// everything else `adops migrate` makes (report tables, BI views, partitions, retention), and the
+// claim of a schema by its comment, so a tool that writes freely into its own schema (the demo)
+// can tell it from a schema that holds someone else's data.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
-import type { Logger } from '../log/logger.js';
-import { TerminalError } from '../retry/errors.js';
-import { ident, withTransaction } from './pg.js';
+import type { Logger } from '../../log/logger.js';
+import { TerminalError } from '../../retry/errors.js';
+import { ident, withTransaction } from '../pg.js';
+import type { ReportJob } from '../../config/jobs.js';
+import { sqlDir } from '../../config/paths.js';
+import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
+import { type EnsureResult, ensureReportTables } from './report-tables.js';
+import { type PartitionUpkeep, databaseNow, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
@@ -149,4 +158,105 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
     client.release();
   }
   return { applied, alreadyApplied };
+}
+
+export interface SetupResult extends MigrateResult {
+  readonly tables: EnsureResult;
+  readonly views: readonly ViewOutcome[];
+  readonly dailyViews: readonly DailyViewOutcome[];
+  /** Partitions made ahead, and dropped by retention. */
+  readonly partitions: PartitionUpkeep;
+}
+
+/**
+ * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
+ * report_<name> table per definition, then the BI views over those tables and their per-day
+ * companions, then the partitions ahead and retention's drops. The demo, the test template and the benchmark call this too, so every
+ * database is built the same way.
+ */
+export async function setupWarehouse(
+  pool: Pool,
+  options: {
+    readonly schema: string;
+    readonly reports: readonly ReportJob[];
+    readonly logger?: Logger;
+    /** Whether a new table version switches by itself once it covers the old one (default true). */
+    readonly autoSwap?: boolean;
+    /**
+     * The clock partitions and retention are judged by (tests fix it); default the database's
+     * now(), never this machine's clock.
+     */
+    readonly now?: Date;
+  },
+): Promise<SetupResult> {
+  let tables: EnsureResult | undefined;
+  let views: ViewOutcome[] = [];
+  let dailyViews: DailyViewOutcome[] = [];
+  let partitions: PartitionUpkeep | undefined;
+  const result = await migrate(pool, {
+    schema: options.schema,
+    sqlDir: sqlDir(),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    afterMigrations: async (client) => {
+      tables = await ensureReportTables(client, options.schema, options.reports, {
+        autoSwap: options.autoSwap ?? true,
+      });
+      views = await ensureViews(client, options.schema, options.reports);
+      dailyViews = await ensureDailyViews(client, options.schema, options.reports);
+      const now = options.now ?? (await databaseNow(client));
+      partitions = await maintainPartitions(client, options.schema, options.reports, now);
+    },
+  });
+  if (tables === undefined || partitions === undefined)
+    throw new Error('setupWarehouse: the report tables step did not run');
+  return { ...result, tables, views, dailyViews, partitions };
+}
+
+/** What a schema holds, as far as a claim needs to know. */
+export interface SchemaClaim {
+  /** True when the schema carries `marker` as its comment (now, or after this call claimed it). */
+  readonly claimed: boolean;
+  /** The schema's comment found before this call, if any. */
+  readonly comment: string | undefined;
+  /** Names of the tables, views and sequences it holds (some, not all: for a message). */
+  readonly relations: readonly string[];
+  /** How many relations it holds. */
+  readonly relationCount: number;
+}
+
+/**
+ * Claims `schema` with `marker` as its comment when it is missing, empty or already carries that
+ * comment; otherwise leaves it untouched and answers `claimed: false`. Creating, checking and
+ * commenting happen in one transaction under an advisory lock of the schema's name, so two
+ * claims cannot both find it empty.
+ */
+export async function claimSchema(pool: Pool, schema: string, marker: string): Promise<SchemaClaim> {
+  const quoted = ident(schema);
+  const client = await pool.connect();
+  try {
+    return await withTransaction(client, async () => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-claim:${schema}`]);
+      const { rows } = await client.query<{ comment: string | null; n: number; names: string[] }>(
+        `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
+                (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
+                ARRAY(SELECT c.relname::text FROM pg_class c
+                       WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm')
+                       ORDER BY c.relname LIMIT 5) AS names
+           FROM pg_namespace n WHERE n.nspname = $1`,
+        [schema],
+      );
+      const found = rows[0];
+      const comment = found?.comment ?? undefined;
+      const relationCount = found?.n ?? 0;
+      const relations = found?.names ?? [];
+      if (comment !== marker && relationCount > 0)
+        return { claimed: false, comment, relations, relationCount };
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+      // COMMENT takes no parameters; the marker is our own constant, quoted as a literal.
+      await client.query(`COMMENT ON SCHEMA ${quoted} IS ${client.escapeLiteral(marker)}`);
+      return { claimed: true, comment, relations, relationCount };
+    });
+  } finally {
+    client.release();
+  }
 }

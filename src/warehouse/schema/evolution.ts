@@ -3,11 +3,9 @@
 // the report's bi_ views switch to it in one transaction, so BI never sees a missing or half-built
 // table. The old version stays until `adops evolve --drop-old`.
 import type { ClientBase, Pool } from 'pg';
-import type { Period } from '../dates/periods.js';
-import { ensureDailyViews } from './schema/views.js';
-import { dailyViewName } from './schema/views.js';
-import { ensureViews } from './schema/views.js';
-import { ident, qualified, reportTable, withTransaction } from './pg.js';
+import type { Period } from '../../dates/periods.js';
+import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
+import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
 /** How far a building version has come. */
