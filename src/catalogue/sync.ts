@@ -182,7 +182,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
     // try: it resumes too.
     if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
-      const message = redactSecrets((error as Error).message ?? String(error), deps.secrets ?? []);
+      const message = redactSecrets(error instanceof Error ? error.message : String(error), deps.secrets ?? []);
       await failRun(pool, schema, runId, message).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),
       );

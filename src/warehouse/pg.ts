@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import pg, { escapeIdentifier, type ClientBase, type Pool, type PoolClient } from 'pg';
+import pg, { DatabaseError, escapeIdentifier, type ClientBase, type Pool, type PoolClient } from 'pg';
 import type { Config } from '../config/env.js';
 import { REPORT_NAME } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
@@ -174,6 +174,11 @@ export async function withPgRetry<T>(attempt: () => Promise<T>, attempts = 4): P
       await new Promise((resolve) => setTimeout(resolve, backoffDelay(n, PG_BACKOFF)));
     }
   }
+}
+
+/** The SQLSTATE of a Postgres error (e.g. '42P16'); undefined for any other error. */
+export function sqlState(error: unknown): string | undefined {
+  return error instanceof DatabaseError ? error.code : undefined;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -5,7 +5,7 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../../dates/calendar.js';
 import { addMonths, monthStart, retentionBoundary } from '../../plan/retention.js';
-import { ident, qualified, reportTable, withClient, withTransaction } from '../pg.js';
+import { ident, qualified, reportTable, sqlState, withClient, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 
 /** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
@@ -192,9 +192,8 @@ export function forgetLoadPartitions(schema: string, report: string): void {
 
 /** True for Postgres' error of a row no partition takes (a month whose partition is missing). */
 export function isMissingPartition(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown };
   return (
-    e.code === '23514' && typeof e.message === 'string' && e.message.startsWith('no partition of relation')
+    sqlState(error) === '23514' && error instanceof Error && error.message.startsWith('no partition of relation')
   );
 }
 

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../../config/paths.js';
-import { ident, reportTable } from '../pg.js';
+import { ident, reportTable, sqlState } from '../pg.js';
 import { COUNTERS } from '../../flatten/types.js';
 
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
@@ -118,7 +118,7 @@ async function createView(client: ClientBase, view: ViewFile): Promise<void> {
     await client.query(view.sql);
   } catch (error) {
     const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
-    if ((error as { code?: string }).code !== '42P16' || name === undefined) throw error;
+    if (sqlState(error) !== '42P16' || name === undefined) throw error;
     // The per-day companion reads this view; ensureDailyViews re-creates it right after.
     await client.query(`DROP VIEW IF EXISTS ${ident(`${name}_daily`)}`);
     await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
@@ -233,7 +233,7 @@ export async function ensureDailyViews(
         await client.query(sql);
       } catch (error) {
         // 42P16: the bi_ view's columns changed in a way CREATE OR REPLACE cannot follow.
-        if ((error as { code?: string }).code !== '42P16') throw error;
+        if (sqlState(error) !== '42P16') throw error;
         await client.query(`DROP VIEW IF EXISTS ${ident(view)}`);
         await client.query(sql);
       }
