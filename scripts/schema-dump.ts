@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadJobs } from '../src/config/jobs.js';
 import { setupWarehouse } from '../src/warehouse/schema/migrate.js';
+import { warehouseOf } from '../src/warehouse/pg.js';
 
 export const SCHEMA_FILE = 'test/schema.sql';
 
@@ -41,7 +42,7 @@ export async function migratedSchema(url: string, schema: string): Promise<strin
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
     // A fixed clock: the partitions made ahead are those of its month, not of the day of the dump.
-    await setupWarehouse(pool, { schema, reports: loadJobs('jobs').reports, now: DUMP_CLOCK });
+    await setupWarehouse(warehouseOf(pool, schema), { reports: loadJobs('jobs').reports, now: DUMP_CLOCK });
   } finally {
     await pool.end();
   }

@@ -17,6 +17,7 @@ import {
   createRequester,
   readCatalogue,
 } from './read.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 /** Counts of one entity sync; `deleted` and `revived` add up campaigns and creatives. */
 export interface EntitySyncResult extends WriteResult {
@@ -140,7 +141,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       logger.warn('the API returned no campaigns: every stored campaign and creative is marked deleted');
     const summary = problems.summary();
     let result: EntitySyncResult | undefined;
-    await writeCatalogue(pool, schema, catalogue, {
+    await writeCatalogue(warehouseOf(pool, schema), catalogue, {
       ...(deps.account === undefined ? {} : { account: deps.account }),
       beforeCommit: async (client, written) => {
         result = {
@@ -182,7 +183,10 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
     // try: it resumes too.
     if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
-      const message = redactSecrets(error instanceof Error ? error.message : String(error), deps.secrets ?? []);
+      const message = redactSecrets(
+        error instanceof Error ? error.message : String(error),
+        deps.secrets ?? [],
+      );
       await failRun(pool, schema, runId, message).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),
       );

@@ -5,11 +5,11 @@ import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
 import { accountConfig, serverDefaults, type Config } from '../config/env.js';
 import type { RunningEmulator } from '../emulator/index.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/payload.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/redis-target.js';
 import { packageRoot } from '../config/paths.js';
-import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import type { Logger } from '../log/logger.js';
 import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/backfill.js';
@@ -18,7 +18,7 @@ import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
-import { createPool } from '../warehouse/pg.js';
+import { createPool, warehouseOf } from '../warehouse/pg.js';
 import { setupWarehouse } from '../warehouse/schema/migrate.js';
 import { EXAMPLE_QUERIES, runExample } from './examples.js';
 import { renderTable } from './table.js';
@@ -122,7 +122,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       out(
         `emulator of account ${a.name}: ${(emulators[i] as RunningEmulator).url} (key ${DEMO_KEY}, seed ${a.seed})\n`,
       );
-    const setup = await setupWarehouse(pool, { schema: config.schema, reports: jobs.reports, logger });
+    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
+      reports: jobs.reports,
+    });
     out(
       `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
     );

@@ -3,6 +3,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import { claimSchema } from '../warehouse/schema/migrate.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 /** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
@@ -33,7 +34,7 @@ export async function claimDemoTarget(pool: Pool, config: Config, target: DemoTa
       `the demo's queue prefix ${JSON.stringify(target.queuePrefix)} is ADOPS_QUEUE_PREFIX, where production ` +
         'queues live: give the demo another with --queue-prefix',
     );
-  const claim = await claimSchema(pool, target.schema, DEMO_SCHEMA_MARKER);
+  const claim = await claimSchema(warehouseOf(pool, target.schema), DEMO_SCHEMA_MARKER);
   if (claim.claimed) return;
   const shown = claim.relations.join(', ') + (claim.relationCount > claim.relations.length ? ', ...' : '');
   throw new DemoRefused(

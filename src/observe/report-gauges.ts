@@ -9,6 +9,7 @@ import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
 import type { PlanAccount } from '../plan/pull.js';
 import { collectStatus, type ReportStatus } from './status.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 /** What the gauges say of one report. */
 export interface ReportFreshness {
@@ -60,8 +61,7 @@ export async function readFreshness(
   const [status, restated] = await Promise.all([
     collectStatus(pool, schema, jobs, undefined, days, now, accounts),
     lastRestatements(
-      pool,
-      schema,
+      warehouseOf(pool, schema),
       jobs.reports.map((r) => r.name),
     ),
   ]);

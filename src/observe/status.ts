@@ -17,6 +17,7 @@ import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/count
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -144,8 +145,8 @@ export async function collectStatus(
   );
   const [reports, restated, entities, evolving, queueCounts] = await Promise.all([
     Promise.all(pairs.map(([a, r]) => reportStatus(pool, schema, r, days, gridDays, now, a))),
-    restatements(pool, schema),
-    entitySyncStatus(pool, schema),
+    restatements(warehouseOf(pool, schema)),
+    entitySyncStatus(warehouseOf(pool, schema)),
     evolutions(pool, schema, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
     readQueueCounts(queues),

@@ -4,7 +4,7 @@ import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { overlapsWindow, periodStates } from './loads-query.js';
-import { qualified } from './pg.js';
+import { qualified, warehouseOf } from './pg.js';
 import type { PeriodState } from '../plan/gaps.js';
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
@@ -16,7 +16,7 @@ export async function loadStates(
   to: string,
   account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
-  const rows = await periodStates(pool, schema, report.name, from, to, account);
+  const rows = await periodStates(warehouseOf(pool, schema), report.name, from, to, account);
   return rows.map((r) => ({
     start: r.period_start,
     end: r.period_end,

@@ -1,5 +1,4 @@
 // Read side of report_loads for `adops status` and `adops heal`.
-import type { Pool } from 'pg';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import {
   maxRelativeChange,
@@ -8,7 +7,7 @@ import {
   type RestatementSummary,
 } from './restatement.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
-import { qualified } from './pg.js';
+import { type Warehouse, qualified } from './pg.js';
 
 /**
  * The condition "the period of the row (of table alias `t`, when given) overlaps $2..$3", for a
@@ -46,13 +45,13 @@ export interface PeriodState {
  * {@link overlapsWindow}.
  */
 export async function periodStates(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   report: string,
   from: string,
   to: string,
   account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
+  const { pool, schema } = wh;
   const loads = qualified(schema, 'report_loads');
   // A report whose versions are not recorded (a warehouse migrated before them) has one table.
   const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
@@ -89,11 +88,11 @@ export async function periodStates(
  * the reload's fetch), over reloads recorded in the last `sinceDays` days (default 90).
  */
 export async function restatements(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   report?: string,
   opts: { sinceDays?: number } = {},
 ): Promise<RestatementSummary[]> {
+  const { pool, schema } = wh;
   const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
     `SELECT report, (fetched_at::date - period_end) AS age_days, restatement
        FROM ${qualified(schema, 'report_loads')}
@@ -113,10 +112,10 @@ export async function restatements(
  * the index report_loads_restated per report.
  */
 export async function lastRestatements(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   reports: readonly string[],
 ): Promise<Map<string, number>> {
+  const { pool, schema } = wh;
   const { rows } = await pool.query<{ report: string; restatement: Restatement }>(
     `SELECT r.report, l.restatement
        FROM unnest($1::text[]) AS r(report)

@@ -10,6 +10,7 @@ import { buildingVersion, sameDimensions } from '../warehouse/schema/versions.js
 import { enqueuePulls } from '../queue/enqueue.js';
 import type { PullQueue } from '../queue/queues.js';
 import type { Period } from '../dates/periods.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 /**
  * A function to call after each load of `report` and `period`; resolves when any swap is done. A
@@ -26,7 +27,7 @@ export function evolutionHook(
   return async (report, period, account) => {
     try {
       // One query per load; a report that is not evolving ends here.
-      const next = await buildingVersion(pool, schema, report.name);
+      const next = await buildingVersion(warehouseOf(pool, schema), report.name);
       if (next === undefined) return;
       if (!sameDimensions(next.dimensions, report.dimensions)) {
         await enqueuePulls(pulls, [
@@ -39,7 +40,7 @@ export function evolutionHook(
         ]);
         return;
       }
-      const swapped = await swapWhenCovered(pool, schema, report);
+      const swapped = await swapWhenCovered(warehouseOf(pool, schema), report);
       if (swapped === undefined) return;
       logger.info(swapped, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
       notify({

@@ -15,6 +15,7 @@ declare module 'vitest' {
 }
 
 import { TEST_SCHEMA } from './schema.js';
+import { warehouseOf } from '../../src/warehouse/pg.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = `adops_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -27,7 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const jobs = loadJobs('jobs');
     // Exactly what `adops migrate` does: numbered files, report tables, BI views.
-    await setupWarehouse(pool, { schema: TEST_SCHEMA, reports: jobs.reports });
+    await setupWarehouse(warehouseOf(pool, TEST_SCHEMA), { reports: jobs.reports });
   } finally {
     await pool.end();
   }

@@ -4,7 +4,7 @@ import type { Config } from '../../config/env.js';
 import { coverage, type Coverage } from '../../warehouse/schema/evolution.js';
 import { SchemaDriftError } from '../../warehouse/errors.js';
 import { MigrationError, type SetupResult, setupWarehouse } from '../../warehouse/schema/migrate.js';
-import { createPool } from '../../warehouse/pg.js';
+import { createPool, warehouseOf } from '../../warehouse/pg.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { planEvolution, progressLine } from './evolve.js';
 import { cannotConnect } from './postgres-failure.js';
@@ -26,10 +26,8 @@ export function register(program: Command, ctx: CliContext): void {
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
       const pool = createPool(config, { max: 1, logger, statementTimeoutMs: 0 });
       try {
-        const result = await setupWarehouse(pool, {
-          schema: config.schema,
+        const result = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
           reports,
-          logger,
           autoSwap: flags.swapWhenCovered,
         });
         for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);

@@ -2,7 +2,7 @@
 // resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
 import type { ClientBase, Pool } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
-import { qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, qualified, withClient, withTransaction } from '../pg.js';
 import { type ProblemSummary, storableJson } from './rows.js';
 
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
@@ -249,7 +249,8 @@ interface RunRow {
 }
 
 /** Reads the newest written sync run and any newer one that has not written. */
-export async function entitySyncStatus(pool: Pool, schema: string): Promise<EntitySyncStatus> {
+export async function entitySyncStatus(wh: Warehouse): Promise<EntitySyncStatus> {
+  const { pool, schema } = wh;
   const runs = qualified(schema, 'entity_sync_runs');
   const { rows } = await pool.query<RunRow>(
     `(SELECT *, updated_at < now() - make_interval(secs => $1::double precision / 1000) AS quiet

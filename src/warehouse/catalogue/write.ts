@@ -1,9 +1,9 @@
 // Writing a synced catalogue: the whole catalogue of one account in one transaction (upserts,
 // soft deletes, zones, history), built from pure parameterised statements.
-import type { ClientBase, Pool } from 'pg';
+import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS, type Catalogue, type Column } from './rows.js';
-import { ident, qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, ident, qualified, withClient, withTransaction } from '../pg.js';
 
 /** Counts of one catalogue write. */
 export interface WriteResult {
@@ -35,11 +35,11 @@ const CREATIVES: EntityTable = { table: 'creatives', key: 'creative_id', columns
  * concurrent syncs of one schema are serialised by a transaction advisory lock.
  */
 export async function writeCatalogue(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   catalogue: Catalogue,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
+  const { pool, schema } = wh;
   return withClient(pool, (client, markBroken) =>
     withTransaction(
       client,

@@ -5,7 +5,7 @@
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../../dates/periods.js';
 import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
-import { ident, qualified, reportTable, withTransaction } from '../pg.js';
+import { type Warehouse, ident, qualified, reportTable, withTransaction } from '../pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
 /** How far a building version has come. */
@@ -145,10 +145,10 @@ async function setTable(client: ClientBase, schema: string, v: ReportVersion, ta
  * each load of a building version. Returns what it did, or undefined.
  */
 export async function swapWhenCovered(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   report: { readonly name: string; readonly period?: 'day' | 'week' | 'month' },
 ): Promise<Swapped | undefined> {
+  const { pool, schema } = wh;
   const building = (await readVersions(pool, schema, report.name)).find((v) => v.state === 'building');
   if (building === undefined || !building.autoSwap) return undefined;
   // Checked first without the lock: the swap's exclusive lock waits for every load of the report

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../../log/logger.js';
 import { TerminalError } from '../../retry/errors.js';
-import { ident, withTransaction } from '../pg.js';
+import { type Warehouse, ident, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { sqlDir } from '../../config/paths.js';
 import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
@@ -175,11 +175,9 @@ export interface SetupResult extends MigrateResult {
  * database is built the same way.
  */
 export async function setupWarehouse(
-  pool: Pool,
+  wh: Warehouse,
   options: {
-    readonly schema: string;
     readonly reports: readonly ReportJob[];
-    readonly logger?: Logger;
     /** Whether a new table version switches by itself once it covers the old one (default true). */
     readonly autoSwap?: boolean;
     /**
@@ -193,18 +191,18 @@ export async function setupWarehouse(
   let views: ViewOutcome[] = [];
   let dailyViews: DailyViewOutcome[] = [];
   let partitions: PartitionUpkeep | undefined;
-  const result = await migrate(pool, {
-    schema: options.schema,
+  const { schema } = wh;
+  const { reports } = options;
+  const result = await migrate(wh.pool, {
+    schema,
     sqlDir: sqlDir(),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(wh.logger === undefined ? {} : { logger: wh.logger }),
     afterMigrations: async (client) => {
-      tables = await ensureReportTables(client, options.schema, options.reports, {
-        autoSwap: options.autoSwap ?? true,
-      });
-      views = await ensureViews(client, options.schema, options.reports);
-      dailyViews = await ensureDailyViews(client, options.schema, options.reports);
+      tables = await ensureReportTables(client, schema, reports, { autoSwap: options.autoSwap ?? true });
+      views = await ensureViews(client, schema, reports);
+      dailyViews = await ensureDailyViews(client, schema, reports);
       const now = options.now ?? (await databaseNow(client));
-      partitions = await maintainPartitions(client, options.schema, options.reports, now);
+      partitions = await maintainPartitions(client, schema, reports, now);
     },
   });
   if (tables === undefined || partitions === undefined)
@@ -230,7 +228,8 @@ export interface SchemaClaim {
  * commenting happen in one transaction under an advisory lock of the schema's name, so two
  * claims cannot both find it empty.
  */
-export async function claimSchema(pool: Pool, schema: string, marker: string): Promise<SchemaClaim> {
+export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
+  const { pool, schema } = wh;
   const quoted = ident(schema);
   const client = await pool.connect();
   try {

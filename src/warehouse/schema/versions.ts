@@ -4,7 +4,7 @@
 import type { ClientBase, Pool } from 'pg';
 import type { Dimension } from '../../config/dimensions.js';
 import { UnmigratedDefinitionError } from '../errors.js';
-import { named, qualified, reportTable } from '../pg.js';
+import { type Warehouse, named, qualified, reportTable } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { COUNTERS } from '../../flatten/types.js';
 
@@ -163,10 +163,10 @@ export async function tableOf(
 
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */
 export async function buildingVersion(
-  pool: Pick<Pool, 'query'>,
-  schema: string,
+  wh: Warehouse,
   report: string,
 ): Promise<{ version: number; dimensions: string[] } | undefined> {
+  const { pool, schema } = wh;
   const { rows } = await pool.query<{ version: number; dimensions: string[] }>(
     named(
       `SELECT version, dimensions FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND state = 'building'`,

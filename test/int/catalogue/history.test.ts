@@ -6,6 +6,7 @@ import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 let db: TestDatabase;
@@ -49,22 +50,23 @@ describe('campaigns_history and creatives_history', () => {
   it('keeps each change of name, status or delivery as a version with its validity interval', async () => {
     const created = new Date(1757664027 * 1000);
     const video = creative({ campaign_id: 1, creative_id: 10 });
-    await writeCatalogue(db.pool, S, catalogue([fullCampaign({ campaign_id: 1, name: 'Spring' })], [video]));
+    await writeCatalogue(
+      warehouseOf(db.pool, S),
+      catalogue([fullCampaign({ campaign_id: 1, name: 'Spring' })], [video]),
+    );
     expect(await campaignHistory()).toEqual([
       { id: 1, name: 'Spring', is_active: true, deleted: false, valid_from: created, valid_to: null },
     ]);
 
     // A sync that changes nothing the history tracks adds no version.
     await writeCatalogue(
-      db.pool,
-      S,
+      warehouseOf(db.pool, S),
       catalogue([fullCampaign({ campaign_id: 1, name: 'Spring', weight: 99 })], [video]),
     );
     expect(await campaignHistory()).toHaveLength(1);
 
     await writeCatalogue(
-      db.pool,
-      S,
+      warehouseOf(db.pool, S),
       catalogue(
         [fullCampaign({ campaign_id: 1, name: 'Summer', is_active: false })],
         [{ ...video, name: 'Cut' }],
@@ -84,7 +86,10 @@ describe('campaigns_history and creatives_history', () => {
     ]);
 
     // A campaign the API no longer lists gets a deleted version; it keeps its last name.
-    await writeCatalogue(db.pool, S, catalogue([fullCampaign({ campaign_id: 2, name: 'Other' })], []));
+    await writeCatalogue(
+      warehouseOf(db.pool, S),
+      catalogue([fullCampaign({ campaign_id: 2, name: 'Other' })], []),
+    );
     const deletedAt = await lastSync();
     const history = await campaignHistory();
     expect(history.filter((h) => h.id === 1).slice(1)).toEqual([
@@ -110,9 +115,13 @@ describe('campaigns_history and creatives_history', () => {
   it('rolls the history back with a sync that fails', async () => {
     const before = await campaignHistory();
     await expect(
-      writeCatalogue(db.pool, S, catalogue([fullCampaign({ campaign_id: 2, name: 'Renamed' })], []), {
-        beforeCommit: () => Promise.reject(new Error('sync died before commit')),
-      }),
+      writeCatalogue(
+        warehouseOf(db.pool, S),
+        catalogue([fullCampaign({ campaign_id: 2, name: 'Renamed' })], []),
+        {
+          beforeCommit: () => Promise.reject(new Error('sync died before commit')),
+        },
+      ),
     ).rejects.toThrow('sync died before commit');
     expect(await campaignHistory()).toEqual(before);
   });

@@ -8,6 +8,7 @@ import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 const jobs = loadJobs('jobs');
@@ -98,8 +99,7 @@ describe('ensureViews', () => {
     });
     expect(outcomes).toContainEqual({ report: 'by_campaign_country', status: 'generated' });
     await writeCatalogue(
-      db.pool,
-      S,
+      warehouseOf(db.pool, S),
       buildCatalogue(
         {
           campaigns: [fullCampaign({ campaign_id: 9, name: 'Nine' })],
@@ -158,8 +158,7 @@ describe('ensureViews', () => {
   it('joins report rows to campaign and creative names with fill and viewability rates', async () => {
     await withClient((c) => ensureViews(c, S, jobs.reports));
     await writeCatalogue(
-      db.pool,
-      S,
+      warehouseOf(db.pool, S),
       buildCatalogue(
         {
           campaigns: [fullCampaign({ campaign_id: 7, name: 'Seven', zone_ids: [3] })],

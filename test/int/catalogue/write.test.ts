@@ -4,6 +4,7 @@ import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { bareCampaign, creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let db: TestDatabase;
 
@@ -28,8 +29,7 @@ describe('writeCatalogue', () => {
     const set = fullCampaign({ campaign_id: 1, future_field: { x: [1, 2] } });
     const bare = bareCampaign({ campaign_id: 2 });
     const result = await writeCatalogue(
-      db.pool,
-      S,
+      warehouseOf(db.pool, S),
       catalogue([set, bare], [creative({ campaign_id: 1, creative_id: 10 })]),
     );
     expect(result).toEqual({ campaigns: 2, creatives: 1, deleted: 0, revived: 0 });
@@ -76,13 +76,13 @@ describe('writeCatalogue', () => {
       [fullCampaign({ campaign_id: 1, zone_ids: [11] }), bareCampaign({ campaign_id: 2 })],
       [creative({ campaign_id: 1, creative_id: 10 }), creative({ campaign_id: 1, creative_id: 11 })],
     );
-    await writeCatalogue(db.pool, S, first);
+    await writeCatalogue(warehouseOf(db.pool, S), first);
 
     const second = catalogue(
       [fullCampaign({ campaign_id: 1, zone_ids: [13] })],
       [creative({ campaign_id: 1, creative_id: 10 })],
     );
-    expect(await writeCatalogue(db.pool, S, second)).toMatchObject({ deleted: 2, revived: 0 });
+    expect(await writeCatalogue(warehouseOf(db.pool, S), second)).toMatchObject({ deleted: 2, revived: 0 });
     const live = await db.pool.query(
       `SELECT 'c' || campaign_id AS id, deleted_at IS NOT NULL AS deleted FROM ${S}.campaigns
        UNION ALL SELECT 'k' || creative_id, deleted_at IS NOT NULL FROM ${S}.creatives ORDER BY 1`,
@@ -97,8 +97,8 @@ describe('writeCatalogue', () => {
     expect(zones.rows).toEqual([{ zone_id: 13 }]);
 
     // A second identical sync deletes nothing more.
-    expect(await writeCatalogue(db.pool, S, second)).toMatchObject({ deleted: 0, revived: 0 });
-    expect(await writeCatalogue(db.pool, S, first)).toMatchObject({ deleted: 0, revived: 2 });
+    expect(await writeCatalogue(warehouseOf(db.pool, S), second)).toMatchObject({ deleted: 0, revived: 0 });
+    expect(await writeCatalogue(warehouseOf(db.pool, S), first)).toMatchObject({ deleted: 0, revived: 2 });
     const after = await db.pool.query(
       `SELECT count(*)::int AS n FROM ${S}.campaigns WHERE deleted_at IS NOT NULL`,
     );
@@ -106,7 +106,7 @@ describe('writeCatalogue', () => {
   });
 
   it('writes nothing when any statement of the transaction fails', async () => {
-    await writeCatalogue(db.pool, S, catalogue([fullCampaign({ campaign_id: 1 })], []));
+    await writeCatalogue(warehouseOf(db.pool, S), catalogue([fullCampaign({ campaign_id: 1 })], []));
     const before = await db.pool.query(`SELECT campaign_id, name, deleted_at FROM ${S}.campaigns ORDER BY 1`);
     // A row forged past the mapper's range checks makes the creative upsert fail after the
     // campaign upsert ran: the rename must be rolled back with it.
@@ -115,7 +115,7 @@ describe('writeCatalogue', () => {
       campaigns: good.campaigns,
       creatives: [{ ...creative({ campaign_id: 1 }), data_width: 1e12 } as never],
     };
-    await expect(writeCatalogue(db.pool, S, broken)).rejects.toThrow(/out of range/);
+    await expect(writeCatalogue(warehouseOf(db.pool, S), broken)).rejects.toThrow(/out of range/);
     const after = await db.pool.query(`SELECT campaign_id, name, deleted_at FROM ${S}.campaigns ORDER BY 1`);
     expect(after.rows).toEqual(before.rows);
   });

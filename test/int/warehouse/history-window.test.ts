@@ -9,6 +9,7 @@ import { unreconciledPeriods } from '../../../src/warehouse/load-states.js';
 import { lastRestatements, periodStates } from '../../../src/warehouse/loads-query.js';
 import { maxRelativeChange, type Restatement } from '../../../src/warehouse/restatement.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 const FIRST = '2023-11-20';
@@ -132,7 +133,7 @@ describe('window-bounded reads of a long history', () => {
       `SELECT status, count(*) AS n FROM ${S}.report_loads GROUP BY status ORDER BY status`,
     );
     expect(rows.map((r) => r.status)).toEqual(['failed', 'loaded', 'superseded']);
-    const months = await periodStates(db.pool, S, 'hist_month', '2024-01-31', '2024-01-31');
+    const months = await periodStates(warehouseOf(db.pool, S), 'hist_month', '2024-01-31', '2024-01-31');
     expect(months.map((m) => m.period_start)).toEqual(['2024-01-01']);
     expect(LONGEST_PERIOD_DAYS).toBe(31);
   });
@@ -140,7 +141,7 @@ describe('window-bounded reads of a long history', () => {
   it('periodStates gives the reference answer for every report and window', async () => {
     for (const r of REPORTS)
       for (const [from, to] of WINDOWS) {
-        const ours = await periodStates(db.pool, S, r.name, from, to);
+        const ours = await periodStates(warehouseOf(db.pool, S), r.name, from, to);
         expect(ours, `${r.name} ${from}..${to}`).toEqual(await referenceStates(r.name, from, to));
       }
   });
@@ -155,7 +156,7 @@ describe('window-bounded reads of a long history', () => {
 
   it('a window starting on each day of a month finds the month that overlaps it', async () => {
     for (let d = '2025-03-01'; d <= '2025-03-31'; d = addDays(d, 1)) {
-      const ours = await periodStates(db.pool, S, 'hist_month', d, d);
+      const ours = await periodStates(warehouseOf(db.pool, S), 'hist_month', d, d);
       expect(ours, d).toEqual(await referenceStates('hist_month', d, d));
       expect(ours.map((s) => s.period_start)).toEqual(['2025-03-01']);
     }
@@ -168,7 +169,7 @@ describe('window-bounded reads of a long history', () => {
     );
     const expected = new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
     expect([...expected.keys()].sort()).toEqual(['hist_day', 'hist_week']);
-    const ours = await lastRestatements(db.pool, S, [...REPORTS.map((r) => r.name), 'absent']);
+    const ours = await lastRestatements(warehouseOf(db.pool, S), [...REPORTS.map((r) => r.name), 'absent']);
     expect(ours).toEqual(expected);
   });
 });

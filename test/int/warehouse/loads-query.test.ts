@@ -3,6 +3,7 @@ import { loadPulledPeriod, recordFailedPull } from '../../../src/warehouse/load.
 import { periodStates, restatements } from '../../../src/warehouse/loads-query.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 const report = reportJob('wh_status', ['day', 'campaign_id']);
@@ -62,7 +63,7 @@ afterAll(async () => {
 
 describe('periodStates', () => {
   it("gives each attempted period's latest status, when its rows were loaded, how many, and the error", async () => {
-    const states = await periodStates(db.pool, S, report.name, '2026-06-01', '2026-06-30');
+    const states = await periodStates(warehouseOf(db.pool, S), report.name, '2026-06-01', '2026-06-30');
     expect(states.map((s) => [s.period_start, s.period_end, s.last_status, s.rows, s.error])).toEqual([
       ['2026-06-01', '2026-06-01', 'loaded', 1, null],
       ['2026-06-02', '2026-06-02', 'failed', 1, 'Error: HTTP 503'],
@@ -75,15 +76,17 @@ describe('periodStates', () => {
 
   it('limits to periods overlapping the range and to the report', async () => {
     expect(
-      (await periodStates(db.pool, S, report.name, '2026-06-02', '2026-06-03')).map((s) => s.period_start),
+      (await periodStates(warehouseOf(db.pool, S), report.name, '2026-06-02', '2026-06-03')).map(
+        (s) => s.period_start,
+      ),
     ).toEqual(['2026-06-02', '2026-06-03']);
-    expect(await periodStates(db.pool, S, 'other', '2026-06-01', '2026-06-30')).toEqual([]);
+    expect(await periodStates(warehouseOf(db.pool, S), 'other', '2026-06-01', '2026-06-30')).toEqual([]);
   });
 });
 
 describe('restatements', () => {
   it('summarizes how much reloads changed the totals, by the age of the period', async () => {
-    const summary = await restatements(db.pool, S, report.name);
+    const summary = await restatements(warehouseOf(db.pool, S), report.name);
     expect(summary).toEqual([
       {
         report: report.name,
@@ -100,6 +103,6 @@ describe('restatements', () => {
         max_rel_change: 0.1,
       },
     ]);
-    expect(await restatements(db.pool, S, 'other')).toEqual([]);
+    expect(await restatements(warehouseOf(db.pool, S), 'other')).toEqual([]);
   });
 });

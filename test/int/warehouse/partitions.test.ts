@@ -15,6 +15,7 @@ import {
 import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
 import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import {
   asText,
   createTables,
@@ -62,8 +63,7 @@ describe('partitions', () => {
   });
 
   it('migrate makes the current month and two ahead for every report table', async () => {
-    const result = await setupWarehouse(db.pool, {
-      schema: S,
+    const result = await setupWarehouse(warehouseOf(db.pool, S), {
       reports: [report],
       now: new Date('2027-05-10T12:00:00Z'),
     });

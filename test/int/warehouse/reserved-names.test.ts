@@ -6,12 +6,13 @@ import { ConfigError } from '../../../src/config/errors.js';
 import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/config/jobs.js';
 import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase({ empty: true });
   // No report definitions: what is left in the schema is the system's own.
-  await setupWarehouse(db.pool, { schema: 'system_only', reports: [] });
+  await setupWarehouse(warehouseOf(db.pool, 'system_only'), { reports: [] });
 });
 afterAll(() => db.drop());
 
@@ -56,7 +57,7 @@ describe('report names that collide with each other', () => {
       const daily = parseJob('name: daily\ndimensions: [day, campaign_id]\n', 'jobs/daily.yaml') as ReportJob;
       const clash = parseJob(`name: ${other}\ndimensions: [day]\n`, `jobs/${other}.yaml`) as ReportJob;
       const schema = `clash_${other}`;
-      const error = await setupWarehouse(db.pool, { schema, reports: [daily, clash] }).then(
+      const error = await setupWarehouse(warehouseOf(db.pool, schema), { reports: [daily, clash] }).then(
         () => undefined,
         (e: unknown) => e,
       );
