@@ -48,10 +48,7 @@ export function copyColumns(dimensions: readonly Dimension[]): string[] {
   return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id', 'account'];
 }
 
-/**
- * The account column, last: tables of releases before accounts gain it in place (ADD COLUMN
- * appends), so a new table and an upgraded one have the same column order.
- */
+/** The account column, last in every report table (DEFAULT_ACCOUNT for a single-account deployment). */
 export const ACCOUNT_COLUMN: ColumnSpec = {
   name: 'account',
   type: 'text',
@@ -189,7 +186,7 @@ export async function ensureReportTables(
     const existing = await reportTablesIn(client, schema);
     for (const report of reports) {
       // A change of dimensions is not drift: it starts a new version of the table (evolution).
-      const version = await versionFor(client, schema, report, existing, options.autoSwap ?? true);
+      const version = await versionFor(client, schema, report, options.autoSwap ?? true);
       if (version.evolving !== undefined) evolving.push(version.evolving);
       const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {

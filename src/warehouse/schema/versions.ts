@@ -6,7 +6,6 @@ import type { Dimension } from '../../config/dimensions.js';
 import { UnmigratedDefinitionError } from '../errors.js';
 import { type Warehouse, named, qualified, reportTable } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { COUNTERS } from '../../flatten/types.js';
 
 export type VersionState = 'serving' | 'building' | 'retired';
 
@@ -190,54 +189,30 @@ export interface Evolving {
   readonly started: boolean;
 }
 
-const FIXED_COLUMNS = new Set<string>([
-  'period_start',
-  'period_end',
-  ...COUNTERS,
-  'load_id',
-  'loaded_at',
-  'account',
-]);
-
 /** True when two dimension lists are the same, in the same order. */
 export function sameDimensions(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
-/** The dimension columns of an existing report table, in table order. */
-async function dimensionsOf(client: ClientBase, schema: string, table: string): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT a.attname AS name FROM pg_attribute a
-      WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
-    [qualified(schema, table)],
-  );
-  return rows.map((r) => r.name).filter((n) => !FIXED_COLUMNS.has(n));
-}
-
 /**
  * The table `report`'s definition loads into, recording versions as needed (inside the caller's
- * transaction): version 1 for a report seen for the first time (report_<name>, existing or about
- * to be created); the version with the definition's dimensions; or a new building version when
+ * transaction): version 1 for a report seen for the first time (report_<name>, about to be
+ * created); the version with the definition's dimensions; or a new building version when
  * no version has them. A building version of an earlier change that never swapped is retired.
  */
 export async function versionFor(
   client: ClientBase,
   schema: string,
   report: ReportJob,
-  existing: ReadonlySet<string>,
   autoSwap: boolean,
 ): Promise<{ table: string; evolving?: Evolving }> {
   const versions = await readVersions(client, schema, report.name);
   if (versions.length === 0) {
-    const legacy = reportTable(report.name);
-    const dimensions = existing.has(legacy)
-      ? await dimensionsOf(client, schema, legacy)
-      : [...report.dimensions];
     const first = {
       report: report.name,
       version: 1,
-      dimensions,
-      table: legacy,
+      dimensions: [...report.dimensions],
+      table: reportTable(report.name),
       state: 'serving',
       autoSwap,
     } as const;
