@@ -1,4 +1,5 @@
 import type { ClientBase } from 'pg';
+import { describeReportObjects } from '../descriptions.js';
 import { ident } from '../pg.js';
 import { dailyViewName, dailyViewSql } from './daily-view.js';
 
@@ -57,6 +58,7 @@ export async function ensureDailyViews(
       }
       outcomes.push({ report: report.name, view, status: 'created' });
     }
+    await describeReportObjects(client, schema, reports);
   } finally {
     await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
   }

@@ -1,0 +1,166 @@
+// The descriptions (COMMENT ON) of the objects made per report by code: report_<name>, bi_<name> and
+// bi_<name>_daily. Metabase, Superset and Grafana show Postgres comments beside each column, so a BI
+// user reads there what a column is, its unit and how to aggregate it; sql/014 describes the rest.
+import type { ClientBase } from 'pg';
+import { COUNTERS } from '../flatten/types.js';
+import { RATES, dailyViewName } from './catalogue/daily-view.js';
+import { ident, qualified, reportTable } from './pg.js';
+
+/** The objects of one report that carry descriptions, and what each is. */
+type Role = 'table' | 'view' | 'daily';
+
+const COUNTER_TEXT: Readonly<Record<string, string>> = {
+  ad_requests: 'Ad requests received',
+  filled_impressions: 'Ad requests answered with an ad',
+  impressions: 'Ads rendered',
+  measurable_impressions: 'Impressions whose viewability could be measured',
+  viewable_impressions: 'Measurable impressions seen by the user (viewable)',
+};
+
+/** Columns other than counters and rates: what each is, with its unit where it has one. */
+const COLUMN_TEXT: Readonly<Record<string, string>> = {
+  account: 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it',
+  period_start: 'First day of the period the row was pulled for (date, inclusive: the pull date_from)',
+  period_end: 'Last day of the period the row was pulled for (date, inclusive: the pull date_until)',
+  day: 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday',
+  hour: 'Hour of the day, 0 to 23 (smallint)',
+  year: 'Year of the traffic (dimension as the API returns it)',
+  month: 'Month of the traffic (dimension as the API returns it)',
+  weekday: 'Weekday of the traffic (dimension as the API returns it)',
+  campaign_id: 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes',
+  creative_id: 'Creative id (bigint); join creatives ON (account, creative_id) for its attributes',
+  zone_id: 'Zone (ad placement) id (bigint)',
+  ad_format: 'Ad format (text)',
+  ad_size: 'Ad size (text, as the API returns it)',
+  landing_url: 'Landing page URL of the ad (text)',
+  tier: 'Campaign tier (smallint): delivery priority',
+  country: 'Country of the viewer (text, as the API returns it)',
+  region: 'Region of the viewer (text)',
+  city: 'City of the viewer (text)',
+  language: 'Language of the viewer (text)',
+  domain: 'Domain of the page the ad was shown on (text)',
+  device: 'Device class of the viewer, e.g. desktop, mobile, tablet (text)',
+  browser: 'Browser of the viewer (text)',
+  campaign_name:
+    'Campaign name from the catalogue (campaigns.name as last synced; kept after deletion); null until adops sync saw the campaign',
+  advertiser_id: 'Advertiser of the campaign (bigint, from the catalogue)',
+  folder_id: 'Folder of the campaign (bigint, from the catalogue)',
+  pricing_model: 'Pricing model of the campaign, e.g. cpm (text, from the catalogue)',
+  pricing_value: 'Price of the campaign in its pricing model (numeric, from the catalogue); not additive',
+  campaign_deleted: 'True when the campaign is gone from the ad server (soft-deleted in campaigns)',
+  creative_name:
+    'Creative name from the catalogue (creatives.name as last synced); null until adops sync saw it',
+  ad_type: 'Ad type of the creative (text, from the catalogue)',
+  creative_deleted: 'True when the creative is gone from the ad server (soft-deleted in creatives)',
+  data_width: 'Width of the creative in pixels (from the catalogue)',
+  data_height: 'Height of the creative in pixels (from the catalogue)',
+  campaigns_assigned: 'Campaigns the creative is assigned to (from the catalogue)',
+  load_id: 'The report_loads row of the pull that loaded this period (bigint); not additive',
+};
+
+/** What a column of `role` is, its unit and how to aggregate it. Pure. */
+export function columnDescription(column: string, role: Role): string {
+  const counter = COUNTER_TEXT[column];
+  if (counter !== undefined)
+    return role === 'daily'
+      ? `${counter}, summed over the day (count, bigint). Sum it across rows, days and dimensions.`
+      : `${counter} (count, bigint). A counter: sum it across rows, days and dimensions.`;
+  const rate = RATES[column];
+  if (rate !== undefined) {
+    const [num, den] = rate;
+    const of = role === 'daily' ? "the day's sums" : 'this row';
+    return (
+      `${num} / ${den} of ${of} (ratio 0..1; null when ${den} is 0). Never average it: over several ` +
+      `rows use sum(${num})::float / nullif(sum(${den}), 0).`
+    );
+  }
+  if (column === 'loaded_at')
+    return role === 'daily'
+      ? 'When the newest row of the group was loaded (timestamptz); take max(), never sum.'
+      : 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+  const text = COLUMN_TEXT[column];
+  // A dimension or attribute the lists above do not know (a newer spec, a user's view file).
+  return text === undefined ? `${column}: a dimension of the report; group or filter by it.` : `${text}.`;
+}
+
+/** What the object of `report` in `role` is, and how to read it. Pure. */
+export function objectDescription(report: string, role: Role): string {
+  const counters = COUNTERS.join(', ');
+  switch (role) {
+    case 'table':
+      return (
+        `Report ${report} as pulled from the ad server API: one row per account, period and dimension ` +
+        `values; counters (${counters}) are counts to sum. Dashboards read bi_${report} instead.`
+      );
+    case 'view':
+      return (
+        `BI view of report ${report}: its rows with campaign/creative names and per-row fill_rate and ` +
+        `viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.`
+      );
+    case 'daily':
+      return (
+        `bi_${report} summed per day and per its other columns, rates computed as ratios of the day's ` +
+        `sums. Sum its counters over days; never average its rates.`
+      );
+  }
+}
+
+/**
+ * Comments report_<name> (table or stable view), bi_<name> and bi_<name>_daily of each report, and
+ * every column of each, for the objects that exist. Comments survive CREATE OR REPLACE VIEW but not
+ * a DROP, so it runs after every (re)creation of the views (ensureDailyViews calls it).
+ */
+export async function describeReportObjects(
+  client: ClientBase,
+  schema: string,
+  reports: readonly { readonly name: string }[],
+): Promise<void> {
+  for (const report of reports) {
+    const objects: Array<[string, Role]> = [
+      [reportTable(report.name), 'table'],
+      [`bi_${report.name}`, 'view'],
+      [dailyViewName(report.name), 'daily'],
+    ];
+    for (const [name, role] of objects) {
+      const kind = await relationKind(client, schema, name);
+      if (kind === undefined) continue;
+      const target = qualified(schema, name);
+      await client.query(`COMMENT ON ${kind} ${target} IS ${literal(objectDescription(report.name, role))}`);
+      for (const column of await columnsOf(client, schema, name))
+        await client.query(
+          `COMMENT ON COLUMN ${target}.${ident(column)} IS ${literal(columnDescription(column, role))}`,
+        );
+    }
+  }
+}
+
+/** COMMENT takes no parameters: the text goes in as a quoted literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+async function relationKind(
+  client: ClientBase,
+  schema: string,
+  name: string,
+): Promise<'TABLE' | 'VIEW' | undefined> {
+  const { rows } = await client.query<{ kind: string }>(
+    `SELECT c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2`,
+    [schema, name],
+  );
+  const kind = rows[0]?.kind;
+  if (kind === 'r' || kind === 'p') return 'TABLE';
+  return kind === 'v' ? 'VIEW' : undefined;
+}
+
+async function columnsOf(client: ClientBase, schema: string, name: string): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT a.attname AS name FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [schema, name],
+  );
+  return rows.map((r) => r.name);
+}
