@@ -74,3 +74,12 @@ COMMENT ON COLUMN campaigns_history.name IS 'Campaign name in this version.';
 COMMENT ON COLUMN campaigns_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN creatives_history.name IS 'Creative name in this version.';
 COMMENT ON COLUMN creatives_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
+
+-- The read-only roles `adops migrate --bi-role NAME` set up: a report's bi_ views are granted to
+-- each again whenever they are made (a view dropped and made again, e.g. by an evolution swap,
+-- loses its grants), so dashboards never lose a view they could read.
+CREATE TABLE dashboard_roles (
+  role text PRIMARY KEY CHECK (role ~ '^[a-z_][a-z0-9_]{0,62}$'),
+  granted_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE dashboard_roles IS 'Read-only BI roles set up by adops migrate --bi-role: SELECT on the bi_ views, dim_date and the catalogue, granted again whenever the views are made.';

@@ -614,6 +614,12 @@ COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''
 COMMENT ON COLUMN adops.creatives_history.name IS 'Creative name in this version.';
 COMMENT ON COLUMN adops.creatives_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN adops.creatives_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+CREATE TABLE adops.dashboard_roles (
+    role text NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT dashboard_roles_role_check CHECK ((role ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
+);
+COMMENT ON TABLE adops.dashboard_roles IS 'Read-only BI roles set up by adops migrate --bi-role: SELECT on the bi_ views, dim_date and the catalogue, granted again whenever the views are made.';
 CREATE TABLE adops.dim_date (
     date date NOT NULL,
     year smallint NOT NULL,
@@ -1070,6 +1076,8 @@ ALTER TABLE ONLY adops.creatives_history
     ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (account, creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
     ADD CONSTRAINT creatives_pkey PRIMARY KEY (account, creative_id);
+ALTER TABLE ONLY adops.dashboard_roles
+    ADD CONSTRAINT dashboard_roles_pkey PRIMARY KEY (role);
 ALTER TABLE ONLY adops.dim_date
     ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages

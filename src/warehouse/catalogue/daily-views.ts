@@ -1,4 +1,5 @@
 import type { ClientBase } from 'pg';
+import { regrantBiViews } from '../bi-role.js';
 import { describeReportObjects } from '../descriptions.js';
 import { ident } from '../pg.js';
 import { dailyViewName, dailyViewSql } from './daily-view.js';
@@ -59,6 +60,7 @@ export async function ensureDailyViews(
       outcomes.push({ report: report.name, view, status: 'created' });
     }
     await describeReportObjects(client, schema, reports);
+    await regrantBiViews(client, schema);
   } finally {
     await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
   }
