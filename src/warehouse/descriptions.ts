@@ -122,14 +122,18 @@ export async function describeReportObjects(
       [dailyViewName(report.name), 'daily'],
     ];
     for (const [name, role] of objects) {
-      const kind = await relationKind(client, schema, name);
-      if (kind === undefined) continue;
+      const relation = await relationOf(client, schema, name);
+      if (relation === undefined) continue;
       const target = qualified(schema, name);
-      await client.query(`COMMENT ON ${kind} ${target} IS ${literal(objectDescription(report.name, role))}`);
-      for (const column of await columnsOf(client, schema, name))
-        await client.query(
-          `COMMENT ON COLUMN ${target}.${ident(column)} IS ${literal(columnDescription(column, role))}`,
-        );
+      // Only what differs: a migrate that changes nothing writes no catalog rows.
+      const text = objectDescription(report.name, role);
+      if (relation.comment !== text)
+        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${literal(text)}`);
+      for (const column of await columnsOf(client, schema, name)) {
+        const wanted = columnDescription(column.name, role);
+        if (column.comment !== wanted)
+          await client.query(`COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${literal(wanted)}`);
+      }
     }
   }
 }
@@ -139,28 +143,34 @@ function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-async function relationKind(
+async function relationOf(
   client: ClientBase,
   schema: string,
   name: string,
-): Promise<'TABLE' | 'VIEW' | undefined> {
-  const { rows } = await client.query<{ kind: string }>(
-    `SELECT c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+): Promise<{ kind: 'TABLE' | 'VIEW'; comment: string | null } | undefined> {
+  const { rows } = await client.query<{ kind: string; comment: string | null }>(
+    `SELECT c.relkind AS kind, obj_description(c.oid, 'pg_class') AS comment
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relname = $2`,
     [schema, name],
   );
-  const kind = rows[0]?.kind;
-  if (kind === 'r' || kind === 'p') return 'TABLE';
-  return kind === 'v' ? 'VIEW' : undefined;
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  if (row.kind === 'r' || row.kind === 'p') return { kind: 'TABLE', comment: row.comment };
+  return row.kind === 'v' ? { kind: 'VIEW', comment: row.comment } : undefined;
 }
 
-async function columnsOf(client: ClientBase, schema: string, name: string): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT a.attname AS name FROM pg_attribute a
+async function columnsOf(
+  client: ClientBase,
+  schema: string,
+  name: string,
+): Promise<Array<{ name: string; comment: string | null }>> {
+  const { rows } = await client.query<{ name: string; comment: string | null }>(
+    `SELECT a.attname AS name, col_description(a.attrelid, a.attnum) AS comment FROM pg_attribute a
        JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
       ORDER BY a.attnum`,
     [schema, name],
   );
-  return rows.map((r) => r.name);
+  return rows;
 }
