@@ -1,8 +1,5 @@
-// Reports must agree: the reports of one grain are cuts of the same traffic, so for each account and
-// period their totals (report_totals, one row per report and period: cheap at any size) are equal,
-// unless late data explains the gap: a report loaded earlier, inside the late-data window, may hold
-// smaller numbers. Any other gap means a stale or broken load; status, --check, /metrics and the
-// report.disagrees webhook all read the list this module computes.
+// Reports must agree: per account and period, the report_totals of every report of one grain are equal
+// unless late data explains the gap; status, --check, /metrics and the report.disagrees webhook read it.
 import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { COUNTERS, type CounterName, type Totals } from '../flatten/types.js';

@@ -1,6 +1,5 @@
-// The read-only role of `adops migrate --bi-role NAME`: exactly what dashboards read (the bi_ views,
-// dim_date and the catalogue), nothing that writes and not report_raw, whose bodies hold what the
-// API said, not what BI should show. The role is recorded, so views made again keep their grant.
+// `adops migrate --bi-role NAME`: a read-only role given exactly the bi_ views, dim_date and the
+// catalogue (nothing that writes, not report_raw), recorded so that views made again keep the grant.
 import type { ClientBase, Pool } from 'pg';
 import { MigrationError } from './migrate.js';
 import { ident, qualified, withTransaction } from './pg.js';

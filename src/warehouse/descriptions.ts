@@ -1,6 +1,5 @@
-// The descriptions (COMMENT ON) of the objects made per report by code: report_<name>, bi_<name> and
-// bi_<name>_daily. Metabase, Superset and Grafana show Postgres comments beside each column, so a BI
-// user reads there what a column is, its unit and how to aggregate it; sql/014 describes the rest.
+// COMMENT ON the per-report objects code makes (report_<name>, bi_<name>, bi_<name>_daily): what each
+// column is, its unit and how to aggregate it, as BI tools show it; sql/014 describes the fixed ones.
 import type { ClientBase } from 'pg';
 import { COUNTERS } from '../flatten/types.js';
 import { RATES, dailyViewName } from './catalogue/daily-view.js';
@@ -84,7 +83,7 @@ export function columnDescription(column: string, role: Role): string {
 }
 
 /** What the object of `report` in `role` is, and how to read it. Pure. */
-export function objectDescription(report: string, role: Role): string {
+function objectDescription(report: string, role: Role): string {
   const counters = COUNTERS.join(', ');
   switch (role) {
     case 'table':

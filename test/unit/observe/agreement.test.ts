@@ -1,6 +1,11 @@
 // The rule of reports that must agree: which side differs, and when late data explains it.
 import { describe, expect, it } from 'vitest';
-import { compareSides, disagreementLine, type Side } from '../../../src/observe/agreement.js';
+import {
+  compareSides,
+  disagreementLine,
+  renderDisagreements,
+  type Side,
+} from '../../../src/observe/agreement.js';
 
 const DAY = '2026-03-10';
 const LOOKBACK = new Map([
@@ -117,5 +122,24 @@ describe('compareSides', () => {
     expect(disagreementLine({ account: 'north', periodStart: DAY, periodEnd: DAY, ...found })).toBe(
       'north 2026-03-10: a and b disagree: impressions 800 vs 801 (loaded 2026-03-20 03:00Z and 2026-03-20 04:00Z; both were loaded after the late-data window)',
     );
+  });
+
+  it('lists the disagreements in the status, those late data cannot explain first', () => {
+    const late = compareSides(
+      [side('a', 700, '2026-03-11T03:00:00.000Z'), side('b', 800, '2026-03-12T03:00:00.000Z')],
+      LOOKBACK,
+      DAY,
+    );
+    const broken = compareSides(
+      [side('a', 900, '2026-03-20T03:00:00.000Z'), side('b', 800, '2026-03-20T04:00:00.000Z')],
+      LOOKBACK,
+      DAY,
+    );
+    const at = { account: 'default', periodStart: DAY, periodEnd: DAY };
+    const lines = renderDisagreements([...late, ...broken].map((d) => ({ ...at, ...d })));
+    expect(lines[1]).toMatch(/^Reports that disagree/);
+    expect(lines[2]).toContain('impressions 900 vs 800');
+    expect(lines[3]).toContain('impressions 700 vs 800');
+    expect(renderDisagreements([])).toEqual([]);
   });
 });
