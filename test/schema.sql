@@ -37,9 +37,22 @@ CREATE TABLE adops.campaigns (
     CONSTRAINT campaigns_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text))
 );
 COMMENT ON TABLE adops.campaigns IS 'Campaign catalogue from GET /campaigns; soft-deleted via deleted_at.';
+COMMENT ON COLUMN adops.campaigns.campaign_id IS 'Campaign id (bigint), unique within an account; joins report_<name>.campaign_id.';
+COMMENT ON COLUMN adops.campaigns.name IS 'Campaign name as last synced.';
+COMMENT ON COLUMN adops.campaigns.ad_format IS 'Ad format of the campaign (text).';
+COMMENT ON COLUMN adops.campaigns.advertiser_id IS 'Advertiser of the campaign (bigint).';
+COMMENT ON COLUMN adops.campaigns.folder_id IS 'Folder of the campaign (bigint).';
+COMMENT ON COLUMN adops.campaigns.is_active IS 'True when the campaign is active on the ad server.';
+COMMENT ON COLUMN adops.campaigns.tier IS 'Delivery priority tier (smallint).';
+COMMENT ON COLUMN adops.campaigns.delivery_start IS 'Start of delivery (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.campaigns.delivery_end IS 'End of delivery (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.campaigns.pricing_model IS 'Pricing model, e.g. cpm (text).';
+COMMENT ON COLUMN adops.campaigns.pricing_value IS 'Price in the pricing model (numeric); not additive.';
 COMMENT ON COLUMN adops.campaigns.pacing_speed IS 'spread or asap; the spec''s spelling "spead" is stored as spread.';
 COMMENT ON COLUMN adops.campaigns.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.campaigns.raw IS 'The whole campaign object as returned by the API.';
+COMMENT ON COLUMN adops.campaigns.synced_at IS 'When adops sync last saw the campaign (timestamptz).';
+COMMENT ON COLUMN adops.campaigns.deleted_at IS 'When the campaign disappeared from the ad server (soft delete); null while it exists.';
 COMMENT ON COLUMN adops.campaigns.account IS 'The ad server account the campaign belongs to; campaign ids are unique within an account.';
 CREATE TABLE adops.report_daily_campaign (
     period_start date NOT NULL,
@@ -56,6 +69,19 @@ CREATE TABLE adops.report_daily_campaign (
     account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
+COMMENT ON TABLE adops.report_daily_campaign IS 'Report daily_campaign as pulled from the ad server API: one row per account, period and dimension values; counters (ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions) are counts to sum. Dashboards read bi_daily_campaign instead.';
+COMMENT ON COLUMN adops.report_daily_campaign.period_start IS 'First day of the period the row was pulled for (date, inclusive: the pull date_from).';
+COMMENT ON COLUMN adops.report_daily_campaign.period_end IS 'Last day of the period the row was pulled for (date, inclusive: the pull date_until).';
+COMMENT ON COLUMN adops.report_daily_campaign.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.report_daily_campaign.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.report_daily_campaign.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_campaign.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_campaign.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_campaign.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_campaign.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_campaign.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
+COMMENT ON COLUMN adops.report_daily_campaign.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.report_daily_campaign.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 CREATE VIEW adops.bi_daily_campaign AS
  SELECT r.account,
     r.day,
@@ -78,6 +104,26 @@ CREATE VIEW adops.bi_daily_campaign AS
     r.loaded_at
    FROM (adops.report_daily_campaign r
      LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))));
+COMMENT ON VIEW adops.bi_daily_campaign IS 'BI view of report daily_campaign: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
+COMMENT ON COLUMN adops.bi_daily_campaign.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_campaign.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_campaign.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_campaign.campaign_name IS 'Campaign name from the catalogue (campaigns.name as last synced; kept after deletion); null until adops sync saw the campaign.';
+COMMENT ON COLUMN adops.bi_daily_campaign.ad_format IS 'Ad format (text).';
+COMMENT ON COLUMN adops.bi_daily_campaign.advertiser_id IS 'Advertiser of the campaign (bigint, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign.folder_id IS 'Folder of the campaign (bigint, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign.tier IS 'Campaign tier (smallint): delivery priority.';
+COMMENT ON COLUMN adops.bi_daily_campaign.pricing_model IS 'Pricing model of the campaign, e.g. cpm (text, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign.pricing_value IS 'Price of the campaign in its pricing model (numeric, from the catalogue); not additive.';
+COMMENT ON COLUMN adops.bi_daily_campaign.campaign_deleted IS 'True when the campaign is gone from the ad server (soft-deleted in campaigns).';
+COMMENT ON COLUMN adops.bi_daily_campaign.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_campaign.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_campaign.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 CREATE VIEW adops.bi_daily_campaign_daily AS
  SELECT v.day,
     v.account,
@@ -100,6 +146,26 @@ CREATE VIEW adops.bi_daily_campaign_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_campaign v
   GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
+COMMENT ON VIEW adops.bi_daily_campaign_daily IS 'bi_daily_campaign summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.campaign_name IS 'Campaign name from the catalogue (campaigns.name as last synced; kept after deletion); null until adops sync saw the campaign.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.ad_format IS 'Ad format (text).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.advertiser_id IS 'Advertiser of the campaign (bigint, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.folder_id IS 'Folder of the campaign (bigint, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.tier IS 'Campaign tier (smallint): delivery priority.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.pricing_model IS 'Pricing model of the campaign, e.g. cpm (text, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.pricing_value IS 'Price of the campaign in its pricing model (numeric, from the catalogue); not additive.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.campaign_deleted IS 'True when the campaign is gone from the ad server (soft-deleted in campaigns).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.measurable_impressions IS 'Impressions whose viewability could be measured, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.viewable_impressions IS 'Measurable impressions seen by the user (viewable), summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -127,8 +193,18 @@ CREATE TABLE adops.creatives (
     account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.creatives IS 'Creative catalogue from GET /campaigns/{id}/creatives; soft-deleted via deleted_at.';
+COMMENT ON COLUMN adops.creatives.creative_id IS 'Creative id (bigint), unique within an account; joins report_<name>.creative_id.';
+COMMENT ON COLUMN adops.creatives.campaign_id IS 'The campaign the creative belongs to.';
+COMMENT ON COLUMN adops.creatives.name IS 'Creative name as last synced.';
+COMMENT ON COLUMN adops.creatives.ad_type IS 'Ad type of the creative (text).';
+COMMENT ON COLUMN adops.creatives.is_active IS 'True when the creative is active on the ad server.';
+COMMENT ON COLUMN adops.creatives.data_width IS 'Width in pixels.';
+COMMENT ON COLUMN adops.creatives.data_height IS 'Height in pixels.';
 COMMENT ON COLUMN adops.creatives.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.creatives.raw IS 'The whole creative object as returned by the API.';
+COMMENT ON COLUMN adops.creatives.synced_at IS 'When adops sync last saw the creative (timestamptz).';
+COMMENT ON COLUMN adops.creatives.deleted_at IS 'When the creative disappeared from the ad server (soft delete); null while it exists.';
+COMMENT ON COLUMN adops.creatives.account IS 'The ad server account the creative belongs to.';
 CREATE TABLE adops.report_daily_creative (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -145,6 +221,20 @@ CREATE TABLE adops.report_daily_creative (
     account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
+COMMENT ON TABLE adops.report_daily_creative IS 'Report daily_creative as pulled from the ad server API: one row per account, period and dimension values; counters (ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions) are counts to sum. Dashboards read bi_daily_creative instead.';
+COMMENT ON COLUMN adops.report_daily_creative.period_start IS 'First day of the period the row was pulled for (date, inclusive: the pull date_from).';
+COMMENT ON COLUMN adops.report_daily_creative.period_end IS 'Last day of the period the row was pulled for (date, inclusive: the pull date_until).';
+COMMENT ON COLUMN adops.report_daily_creative.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.report_daily_creative.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.report_daily_creative.creative_id IS 'Creative id (bigint); join creatives ON (account, creative_id) for its attributes.';
+COMMENT ON COLUMN adops.report_daily_creative.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_creative.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_creative.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_creative.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_creative.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_creative.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
+COMMENT ON COLUMN adops.report_daily_creative.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.report_daily_creative.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 CREATE VIEW adops.bi_daily_creative AS
  SELECT r.account,
     r.day,
@@ -168,6 +258,26 @@ CREATE VIEW adops.bi_daily_creative AS
    FROM ((adops.report_daily_creative r
      LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))))
      LEFT JOIN adops.creatives k ON (((k.account = r.account) AND (k.creative_id = r.creative_id))));
+COMMENT ON VIEW adops.bi_daily_creative IS 'BI view of report daily_creative: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
+COMMENT ON COLUMN adops.bi_daily_creative.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_creative.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_creative.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_creative.campaign_name IS 'Campaign name from the catalogue (campaigns.name as last synced; kept after deletion); null until adops sync saw the campaign.';
+COMMENT ON COLUMN adops.bi_daily_creative.ad_format IS 'Ad format (text).';
+COMMENT ON COLUMN adops.bi_daily_creative.creative_id IS 'Creative id (bigint); join creatives ON (account, creative_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_creative.creative_name IS 'Creative name from the catalogue (creatives.name as last synced); null until adops sync saw it.';
+COMMENT ON COLUMN adops.bi_daily_creative.ad_type IS 'Ad type of the creative (text, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative.data_width IS 'Width of the creative in pixels (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative.data_height IS 'Height of the creative in pixels (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative.creative_deleted IS 'True when the creative is gone from the ad server (soft-deleted in creatives).';
+COMMENT ON COLUMN adops.bi_daily_creative.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_creative.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_creative.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 CREATE VIEW adops.bi_daily_creative_daily AS
  SELECT v.day,
     v.account,
@@ -190,6 +300,26 @@ CREATE VIEW adops.bi_daily_creative_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_creative v
   GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
+COMMENT ON VIEW adops.bi_daily_creative_daily IS 'bi_daily_creative summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.campaign_name IS 'Campaign name from the catalogue (campaigns.name as last synced; kept after deletion); null until adops sync saw the campaign.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.ad_format IS 'Ad format (text).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.creative_id IS 'Creative id (bigint); join creatives ON (account, creative_id) for its attributes.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.creative_name IS 'Creative name from the catalogue (creatives.name as last synced); null until adops sync saw it.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.ad_type IS 'Ad type of the creative (text, from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.data_width IS 'Width of the creative in pixels (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.data_height IS 'Height of the creative in pixels (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.creative_deleted IS 'True when the creative is gone from the ad server (soft-deleted in creatives).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.measurable_impressions IS 'Impressions whose viewability could be measured, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.viewable_impressions IS 'Measurable impressions seen by the user (viewable), summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -206,6 +336,20 @@ CREATE TABLE adops.report_daily_geo_device (
     account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
+COMMENT ON TABLE adops.report_daily_geo_device IS 'Report daily_geo_device as pulled from the ad server API: one row per account, period and dimension values; counters (ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions) are counts to sum. Dashboards read bi_daily_geo_device instead.';
+COMMENT ON COLUMN adops.report_daily_geo_device.period_start IS 'First day of the period the row was pulled for (date, inclusive: the pull date_from).';
+COMMENT ON COLUMN adops.report_daily_geo_device.period_end IS 'Last day of the period the row was pulled for (date, inclusive: the pull date_until).';
+COMMENT ON COLUMN adops.report_daily_geo_device.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.report_daily_geo_device.country IS 'Country of the viewer (text, as the API returns it).';
+COMMENT ON COLUMN adops.report_daily_geo_device.device IS 'Device class of the viewer, e.g. desktop, mobile, tablet (text).';
+COMMENT ON COLUMN adops.report_daily_geo_device.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_geo_device.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_geo_device.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_geo_device.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_geo_device.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_geo_device.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
+COMMENT ON COLUMN adops.report_daily_geo_device.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.report_daily_geo_device.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 CREATE VIEW adops.bi_daily_geo_device AS
  SELECT r.account,
     r.day,
@@ -220,6 +364,19 @@ CREATE VIEW adops.bi_daily_geo_device AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_daily_geo_device r;
+COMMENT ON VIEW adops.bi_daily_geo_device IS 'BI view of report daily_geo_device: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.country IS 'Country of the viewer (text, as the API returns it).';
+COMMENT ON COLUMN adops.bi_daily_geo_device.device IS 'Device class of the viewer, e.g. desktop, mobile, tablet (text).';
+COMMENT ON COLUMN adops.bi_daily_geo_device.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_geo_device.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_geo_device.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 CREATE VIEW adops.bi_daily_geo_device_daily AS
  SELECT v.day,
     v.account,
@@ -235,12 +392,28 @@ CREATE VIEW adops.bi_daily_geo_device_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_geo_device v
   GROUP BY v.day, v.account, v.country, v.device;
+COMMENT ON VIEW adops.bi_daily_geo_device_daily IS 'bi_daily_geo_device summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.country IS 'Country of the viewer (text, as the API returns it).';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.device IS 'Device class of the viewer, e.g. desktop, mobile, tablet (text).';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.measurable_impressions IS 'Impressions whose viewability could be measured, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.viewable_impressions IS 'Measurable impressions seen by the user (viewable), summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
     zone_id bigint NOT NULL,
     account text DEFAULT 'default'::text NOT NULL
 );
 COMMENT ON TABLE adops.campaign_zones IS 'Campaign x zone, from campaigns.zone_ids as last seen.';
+COMMENT ON COLUMN adops.campaign_zones.campaign_id IS 'Campaign id.';
+COMMENT ON COLUMN adops.campaign_zones.zone_id IS 'A zone (placement) the campaign is set to run in.';
+COMMENT ON COLUMN adops.campaign_zones.account IS 'The ad server account.';
 CREATE TABLE adops.report_daily_zone (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -256,6 +429,19 @@ CREATE TABLE adops.report_daily_zone (
     account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
+COMMENT ON TABLE adops.report_daily_zone IS 'Report daily_zone as pulled from the ad server API: one row per account, period and dimension values; counters (ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions) are counts to sum. Dashboards read bi_daily_zone instead.';
+COMMENT ON COLUMN adops.report_daily_zone.period_start IS 'First day of the period the row was pulled for (date, inclusive: the pull date_from).';
+COMMENT ON COLUMN adops.report_daily_zone.period_end IS 'Last day of the period the row was pulled for (date, inclusive: the pull date_until).';
+COMMENT ON COLUMN adops.report_daily_zone.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.report_daily_zone.zone_id IS 'Zone (ad placement) id (bigint).';
+COMMENT ON COLUMN adops.report_daily_zone.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_zone.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_zone.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_zone.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_zone.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_daily_zone.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
+COMMENT ON COLUMN adops.report_daily_zone.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.report_daily_zone.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 CREATE VIEW adops.bi_daily_zone AS
  SELECT r.account,
     r.day,
@@ -276,6 +462,19 @@ CREATE VIEW adops.bi_daily_zone AS
            FROM (adops.campaign_zones cz
              JOIN adops.campaigns c ON (((c.account = cz.account) AND (c.campaign_id = cz.campaign_id) AND (c.deleted_at IS NULL))))
           GROUP BY cz.account, cz.zone_id) z ON (((z.account = r.account) AND (z.zone_id = r.zone_id))));
+COMMENT ON VIEW adops.bi_daily_zone IS 'BI view of report daily_zone: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
+COMMENT ON COLUMN adops.bi_daily_zone.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_zone.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_zone.zone_id IS 'Zone (ad placement) id (bigint).';
+COMMENT ON COLUMN adops.bi_daily_zone.campaigns_assigned IS 'Campaigns the creative is assigned to (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_zone.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_zone.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_zone.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 CREATE VIEW adops.bi_daily_zone_daily AS
  SELECT v.day,
     v.account,
@@ -291,6 +490,19 @@ CREATE VIEW adops.bi_daily_zone_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_daily_zone v
   GROUP BY v.day, v.account, v.zone_id, v.campaigns_assigned;
+COMMENT ON VIEW adops.bi_daily_zone_daily IS 'bi_daily_zone summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.zone_id IS 'Zone (ad placement) id (bigint).';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.campaigns_assigned IS 'Campaigns the creative is assigned to (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.measurable_impressions IS 'Impressions whose viewability could be measured, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.viewable_impressions IS 'Measurable impressions seen by the user (viewable), summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -306,6 +518,19 @@ CREATE TABLE adops.report_hourly (
     account text DEFAULT 'default'::text NOT NULL
 )
 PARTITION BY RANGE (period_start);
+COMMENT ON TABLE adops.report_hourly IS 'Report hourly as pulled from the ad server API: one row per account, period and dimension values; counters (ad_requests, filled_impressions, impressions, measurable_impressions, viewable_impressions) are counts to sum. Dashboards read bi_hourly instead.';
+COMMENT ON COLUMN adops.report_hourly.period_start IS 'First day of the period the row was pulled for (date, inclusive: the pull date_from).';
+COMMENT ON COLUMN adops.report_hourly.period_end IS 'Last day of the period the row was pulled for (date, inclusive: the pull date_until).';
+COMMENT ON COLUMN adops.report_hourly.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.report_hourly.hour IS 'Hour of the day, 0 to 23 (smallint).';
+COMMENT ON COLUMN adops.report_hourly.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_hourly.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_hourly.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_hourly.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_hourly.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.report_hourly.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
+COMMENT ON COLUMN adops.report_hourly.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.report_hourly.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 CREATE VIEW adops.bi_hourly AS
  SELECT r.account,
     r.day,
@@ -319,6 +544,18 @@ CREATE VIEW adops.bi_hourly AS
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
     r.loaded_at
    FROM adops.report_hourly r;
+COMMENT ON VIEW adops.bi_hourly IS 'BI view of report hourly: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
+COMMENT ON COLUMN adops.bi_hourly.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_hourly.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_hourly.hour IS 'Hour of the day, 0 to 23 (smallint).';
+COMMENT ON COLUMN adops.bi_hourly.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly.measurable_impressions IS 'Impressions whose viewability could be measured (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly.viewable_impressions IS 'Measurable impressions seen by the user (viewable) (count, bigint). A counter: sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_hourly.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_hourly.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 CREATE VIEW adops.bi_hourly_daily AS
  SELECT v.day,
     v.account,
@@ -332,6 +569,17 @@ CREATE VIEW adops.bi_hourly_daily AS
     max(v.loaded_at) AS loaded_at
    FROM adops.bi_hourly v
   GROUP BY v.day, v.account;
+COMMENT ON VIEW adops.bi_hourly_daily IS 'bi_hourly summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
+COMMENT ON COLUMN adops.bi_hourly_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
+COMMENT ON COLUMN adops.bi_hourly_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+COMMENT ON COLUMN adops.bi_hourly_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly_daily.measurable_impressions IS 'Impressions whose viewability could be measured, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly_daily.viewable_impressions IS 'Measurable impressions seen by the user (viewable), summed over the day (count, bigint). Sum it across rows, days and dimensions.';
+COMMENT ON COLUMN adops.bi_hourly_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
+COMMENT ON COLUMN adops.bi_hourly_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
+COMMENT ON COLUMN adops.bi_hourly_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
 CREATE TABLE adops.campaigns_history (
     campaign_id bigint NOT NULL,
     name text,
@@ -346,6 +594,8 @@ CREATE TABLE adops.campaigns_history (
     CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.campaigns_history.name IS 'Campaign name in this version.';
+COMMENT ON COLUMN adops.campaigns_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN adops.campaigns_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
 CREATE TABLE adops.creatives_history (
     creative_id bigint NOT NULL,
@@ -361,7 +611,15 @@ CREATE TABLE adops.creatives_history (
     CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.creatives_history.name IS 'Creative name in this version.';
+COMMENT ON COLUMN adops.creatives_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN adops.creatives_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+CREATE TABLE adops.dashboard_roles (
+    role text NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT dashboard_roles_role_check CHECK ((role ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
+);
+COMMENT ON TABLE adops.dashboard_roles IS 'Read-only BI roles set up by adops migrate --bi-role: SELECT on the bi_ views, dim_date and the catalogue, granted again whenever the views are made.';
 CREATE TABLE adops.dim_date (
     date date NOT NULL,
     year smallint NOT NULL,
@@ -385,9 +643,21 @@ CREATE TABLE adops.dim_date (
     CONSTRAINT dim_date_quarter_check CHECK (((quarter >= 1) AND (quarter <= 4)))
 );
 COMMENT ON TABLE adops.dim_date IS 'One row per day 2000-01-01..2100-12-31: join bi_<name>.day = dim_date.date to group by ISO week, month, quarter or weekday.';
+COMMENT ON COLUMN adops.dim_date.date IS 'The day (date); join bi_<name>.day = dim_date.date.';
+COMMENT ON COLUMN adops.dim_date.year IS 'Calendar year (smallint).';
+COMMENT ON COLUMN adops.dim_date.quarter IS 'Calendar quarter, 1 to 4.';
+COMMENT ON COLUMN adops.dim_date.month IS 'Calendar month, 1 to 12.';
+COMMENT ON COLUMN adops.dim_date.month_name IS 'English month name, e.g. January.';
+COMMENT ON COLUMN adops.dim_date.day_of_month IS 'Day of the month, 1 to 31.';
 COMMENT ON COLUMN adops.dim_date.iso_year IS 'ISO 8601 week-numbering year: early January days may belong to the previous one, late December days to the next.';
+COMMENT ON COLUMN adops.dim_date.iso_week IS 'ISO 8601 week number, 1 to 53 (group with iso_year, not year).';
 COMMENT ON COLUMN adops.dim_date.iso_weekday IS '1 = Monday .. 7 = Sunday.';
+COMMENT ON COLUMN adops.dim_date.weekday_name IS 'English weekday name, e.g. Monday.';
+COMMENT ON COLUMN adops.dim_date.is_weekend IS 'True on Saturday and Sunday.';
 COMMENT ON COLUMN adops.dim_date.week_start IS 'Monday of the ISO week.';
+COMMENT ON COLUMN adops.dim_date.month_start IS 'First day of the month (date): group by it for monthly series.';
+COMMENT ON COLUMN adops.dim_date.quarter_start IS 'First day of the quarter (date).';
+COMMENT ON COLUMN adops.dim_date.year_month IS 'e.g. 2026-01; sorts in calendar order.';
 COMMENT ON COLUMN adops.dim_date.iso_year_week IS 'e.g. 2026-W01; sorts in calendar order.';
 CREATE UNLOGGED TABLE adops.entity_sync_pages (
     run_id text NOT NULL,
@@ -689,6 +959,14 @@ CREATE TABLE adops.report_loads (
     CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
     CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
 );
+COMMENT ON TABLE adops.report_loads IS 'One row per pull attempt that reached the loader: report, account, period, status (loaded, failed, superseded), rows, reconciliation, HTTP attempts, bytes, durations, error. Not traffic: never sum it into a dashboard''s numbers.';
+COMMENT ON COLUMN adops.report_loads.report IS 'The report (job definition name).';
+COMMENT ON COLUMN adops.report_loads.period_start IS 'First day of the pulled period (date, inclusive).';
+COMMENT ON COLUMN adops.report_loads.period_end IS 'Last day of the pulled period (date, inclusive).';
+COMMENT ON COLUMN adops.report_loads.status IS 'loaded: its rows are current; superseded: a later load replaced them; failed: the pull failed (earlier rows, if any, stay).';
+COMMENT ON COLUMN adops.report_loads.rows IS 'Rows loaded (count); null for a failed attempt.';
+COMMENT ON COLUMN adops.report_loads.reconciled IS 'True when the rows add up to the API''s totals.';
+COMMENT ON COLUMN adops.report_loads.recorded_at IS 'When the attempt was recorded (timestamptz).';
 COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken when the fetch started (a replay keeps its original''s): the fencing order of loads. fetched_at is information only.';
 COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
 ALTER TABLE adops.report_loads ALTER COLUMN load_id ADD GENERATED BY DEFAULT AS IDENTITY (
@@ -710,6 +988,7 @@ CREATE TABLE adops.report_raw (
     spool_id bigint,
     CONSTRAINT report_raw_body_or_spool CHECK (((body_gzip IS NULL) <> (spool_id IS NULL)))
 );
+COMMENT ON TABLE adops.report_raw IS 'Raw API responses (gzip) kept for replay and audit, for a configured number of days. Not for BI: the read-only BI role cannot read it.';
 COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
 COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
 COMMENT ON COLUMN adops.report_raw.spool_id IS 'The parts of a streamed body in report_raw_parts; NULL when body_gzip holds the body.';
@@ -741,6 +1020,19 @@ CREATE TABLE adops.report_totals (
     account text DEFAULT 'default'::text NOT NULL,
     retention_dropped_at timestamp with time zone
 );
+COMMENT ON TABLE adops.report_totals IS 'The API''s totals of each report and period as returned (one row per account, report and period): what the rows of report_<name> for that period add up to. Sum the counters over periods; reports of one grain must agree (adops status).';
+COMMENT ON COLUMN adops.report_totals.report IS 'The report (job definition name); its rows are in report_<report>.';
+COMMENT ON COLUMN adops.report_totals.period_start IS 'First day of the period (date, inclusive).';
+COMMENT ON COLUMN adops.report_totals.period_end IS 'Last day of the period (date, inclusive).';
+COMMENT ON COLUMN adops.report_totals.ad_requests IS 'Ad requests received in the period (count); null when the API gave no total. Sum it.';
+COMMENT ON COLUMN adops.report_totals.filled_impressions IS 'Ad requests answered with an ad (count); null when the API gave no total. Sum it.';
+COMMENT ON COLUMN adops.report_totals.impressions IS 'Ads rendered (count); null when the API gave no total. Sum it.';
+COMMENT ON COLUMN adops.report_totals.measurable_impressions IS 'Impressions whose viewability could be measured (count); null when the API gave no total. Sum it.';
+COMMENT ON COLUMN adops.report_totals.viewable_impressions IS 'Measurable impressions seen by the user (count); null when the API gave no total. Sum it.';
+COMMENT ON COLUMN adops.report_totals.load_id IS 'The report_loads row of the pull these totals came with.';
+COMMENT ON COLUMN adops.report_totals.loaded_at IS 'When these totals were loaded (timestamptz); a later re-pull may restate them inside lookback_days.';
+COMMENT ON COLUMN adops.report_totals.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account).';
+COMMENT ON COLUMN adops.report_totals.retention_dropped_at IS 'When retention dropped the period''s rows (totals kept for history); null while the rows are there.';
 CREATE TABLE adops.report_versions (
     report text NOT NULL,
     version integer NOT NULL,
@@ -784,6 +1076,8 @@ ALTER TABLE ONLY adops.creatives_history
     ADD CONSTRAINT creatives_history_pkey PRIMARY KEY (account, creative_id, valid_from);
 ALTER TABLE ONLY adops.creatives
     ADD CONSTRAINT creatives_pkey PRIMARY KEY (account, creative_id);
+ALTER TABLE ONLY adops.dashboard_roles
+    ADD CONSTRAINT dashboard_roles_pkey PRIMARY KEY (role);
 ALTER TABLE ONLY adops.dim_date
     ADD CONSTRAINT dim_date_pkey PRIMARY KEY (date);
 ALTER TABLE ONLY adops.entity_sync_pages

@@ -1,11 +1,12 @@
 // `adops status --check`: the status as a verdict for monitoring and cron, one line per problem.
+import { disagreementLine } from './agreement.js';
 import { lateText } from './status-render.js';
 import type { Status } from './status.js';
 
 /** One reason the warehouse is not fresh and complete: names the report and, when one, the period. */
 export interface CheckProblem {
   readonly report: string;
-  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled';
+  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees';
   readonly period?: string;
   readonly line: string;
 }
@@ -39,6 +40,14 @@ export function checkProblems(status: Status): CheckProblem[] {
         line: `${report} ${u.period}: unreconciled (${u.reason})`,
       });
   }
+  for (const d of status.disagreements ?? [])
+    if (!d.explained)
+      out.push({
+        report: d.side.report,
+        kind: 'disagrees',
+        period: d.periodStart,
+        line: disagreementLine(d),
+      });
   return out;
 }
 

@@ -5,7 +5,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { JobSet } from '../config/jobs.js';
-import type { ReportFreshEvent, ReportLateEvent } from '../webhooks/events.js';
+import type { ReportDisagreesEvent, ReportFreshEvent, ReportLateEvent } from '../webhooks/events.js';
+import { disagreementEvents } from './agreement.js';
 import type { PlanAccount } from '../plan/pull.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
@@ -46,7 +47,7 @@ export async function freshnessTransitions(
   watch: FreshnessWatch,
   jobs: JobSet,
   now: Date = new Date(),
-): Promise<Array<ReportLateEvent | ReportFreshEvent>> {
+): Promise<Array<ReportLateEvent | ReportFreshEvent | ReportDisagreesEvent>> {
   const status = await collectStatus(
     watch.pool,
     watch.schema,
@@ -56,7 +57,7 @@ export async function freshnessTransitions(
     now,
     watch.accounts,
   );
-  const events: Array<ReportLateEvent | ReportFreshEvent> = [];
+  const events: Array<ReportLateEvent | ReportFreshEvent | ReportDisagreesEvent> = [];
   for (const r of status.reports) {
     const state: FreshnessState = r.freshness.late ? 'late' : 'fresh';
     const previous = await watch.redis.set(
@@ -67,6 +68,7 @@ export async function freshnessTransitions(
     const moved = transition(previous, state);
     if (moved !== undefined) events.push(freshnessEvent(r, moved));
   }
+  events.push(...(await disagreementEvents(watch.redis, watch.prefix, status.disagreements ?? [])));
   return events;
 }
 

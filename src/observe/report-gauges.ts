@@ -25,6 +25,8 @@ export interface ReportFreshness {
   readonly unreconciled: number;
   /** Largest relative change of a total at the latest re-pull; null if never re-pulled. */
   readonly lastRestatement: number | null;
+  /** Periods where it disagrees with another report of its grain beyond restatement (agreement.ts). */
+  readonly disagreeing?: number;
 }
 
 /** The gauge values of one report from its definition and its status (pure). */
@@ -68,7 +70,10 @@ export async function readFreshness(
   const byName = new Map(jobs.reports.map((r) => [r.name, r]));
   return status.reports.flatMap((r) => {
     const job = byName.get(r.report);
-    return job === undefined ? [] : [gaugeValues(job, r, restated.get(r.report) ?? null)];
+    const disagreeing = (status.disagreements ?? []).filter(
+      (d) => !d.explained && d.account === r.account && [d.side.report, d.other.report].includes(r.report),
+    ).length;
+    return job === undefined ? [] : [{ ...gaugeValues(job, r, restated.get(r.report) ?? null), disagreeing }];
   });
 }
 
@@ -144,6 +149,11 @@ export function registerReportGauges(
     'adops_report_unreconciled_periods',
     'Periods of the status window whose rows do not reconcile with the totals (or had none)',
     (f) => f.unreconciled,
+  );
+  gauge(
+    'adops_report_disagreeing_periods',
+    'Periods of the status window where the totals of the report and another of its grain differ beyond restatement',
+    (f) => f.disagreeing ?? 0,
   );
   gauge(
     'adops_report_last_restatement_ratio',

@@ -1,5 +1,6 @@
 // `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
 import { addDays } from '../dates/calendar.js';
+import { renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
 import { renderEntityStatus } from './status-entities.js';
 import type { CellState, ReportStatus, Status } from './status.js';
@@ -85,6 +86,7 @@ export function renderStatus(status: Status): string {
   }
   if (problems.length > 0)
     lines.push('', 'Problems (`adops heal` re-pulls missing and failed periods):', ...problems);
+  lines.push(...renderDisagreements(status.disagreements ?? []));
   if (status.restatements.length > 0) {
     lines.push('', 'Re-pulls by period age (how much late data changed totals):');
     lines.push('  report'.padEnd(nameWidth + 2) + '  age  reloads  restated  max change');

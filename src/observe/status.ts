@@ -2,6 +2,7 @@
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
 import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
+import { readDisagreements, type Disagreement } from './agreement.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 import { coverage } from '../warehouse/schema/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
@@ -90,6 +91,8 @@ export interface Status {
   readonly queueError?: string;
   /** The catalogue syncs: the last written and a newer one running, interrupted or failed. */
   readonly entities?: EntitySyncStatus;
+  /** Reports of one grain whose totals differ on a period of the window (observe/agreement.ts). */
+  readonly disagreements?: readonly Disagreement[];
   /** Reports whose dimensions changed: how far the new table version has come. */
   readonly evolutions?: readonly EvolutionProgress[];
 }
@@ -143,13 +146,21 @@ export async function collectStatus(
   const pairs = accounts.flatMap((a) =>
     jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a.name, r] as const),
   );
-  const [reports, restated, entities, evolving, queueCounts] = await Promise.all([
+  const [reports, restated, entities, evolving, queueCounts, disagreements] = await Promise.all([
     Promise.all(pairs.map(([a, r]) => reportStatus(pool, schema, r, days, gridDays, now, a))),
     restatements(warehouseOf(pool, schema)),
     entitySyncStatus(warehouseOf(pool, schema)),
     evolutions(pool, schema, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
     readQueueCounts(queues),
+    readDisagreements(
+      pool,
+      schema,
+      jobs.reports,
+      gridDays[0] ?? yesterday,
+      yesterday,
+      accounts.map((a) => a.name),
+    ),
   ]);
   return {
     generatedAt: now.toISOString(),
@@ -160,6 +171,7 @@ export async function collectStatus(
     queues: queueCounts.counts,
     entities,
     evolutions: evolving,
+    disagreements,
     ...(queueCounts.error === undefined ? {} : { queueError: queueCounts.error }),
   };
 }

@@ -50,8 +50,25 @@ export interface EvolutionSwappedEvent {
   readonly to_version: number;
 }
 
+/** Two reports of one grain disagree on a period beyond what late data explains (observe/agreement.ts). */
+export interface ReportDisagreesEvent {
+  readonly type: 'report.disagrees';
+  readonly account?: string;
+  readonly report: string;
+  readonly other_report: string;
+  readonly period_start: string;
+  readonly period_end: string;
+  readonly counters: readonly string[];
+  readonly totals: Readonly<Record<string, number | null>>;
+  readonly other_totals: Readonly<Record<string, number | null>>;
+  readonly loaded_at: string;
+  readonly other_loaded_at: string;
+  readonly reason: string;
+}
+
 /** Every event a webhook receives. */
-export type WebhookEvent = PeriodFailedEvent | ReportLateEvent | ReportFreshEvent | EvolutionSwappedEvent;
+export type WebhookEvent =
+  PeriodFailedEvent | ReportLateEvent | ReportFreshEvent | EvolutionSwappedEvent | ReportDisagreesEvent;
 
 /** The body a webhook receives: the event with its delivery id and the time it happened. */
 export type WebhookDelivery = WebhookEvent & {

@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Pool } from 'pg';
 import type { Config } from '../../config/env.js';
+import { BI_ROLE_NAME, describeBiRole, setupBiRole } from '../../warehouse/schema/bi-role.js';
 import { coverage, type Coverage } from '../../warehouse/schema/evolution.js';
 import { SchemaDriftError } from '../../warehouse/errors.js';
 import { MigrationError, type SetupResult, setupWarehouse } from '../../warehouse/schema/migrate.js';
@@ -19,7 +20,12 @@ export function register(program: Command, ctx: CliContext): void {
       '--no-swap-when-covered',
       'a changed report keeps serving its old version until `adops evolve --swap` (default: switch once covered)',
     )
-    .action(async (flags: { swapWhenCovered: boolean }) => {
+    .option(
+      '--bi-role <name>',
+      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue',
+      (v: string) => (BI_ROLE_NAME.test(v) ? v : invalid('a role name: lower case letters, digits, _')),
+    )
+    .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       const logger = ctx.logger();
@@ -31,6 +37,12 @@ export function register(program: Command, ctx: CliContext): void {
           autoSwap: flags.swapWhenCovered,
         });
         for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);
+        if (flags.biRole !== undefined)
+          for (const line of describeBiRole(
+            await setupBiRole(pool, config.schema, flags.biRole),
+            config.schema,
+          ))
+            ctx.stdout.write(`${line}\n`);
         await planEvolving(ctx, pool, result, config);
       } catch (error) {
         if (error instanceof MigrationError || error instanceof SchemaDriftError)
@@ -92,4 +104,8 @@ function describe(result: SetupResult, schema: string): string[] {
       lines.push(`no ${d.view}: the report ${d.report}_daily has that name for its own view`);
   }
   return lines;
+}
+
+function invalid(expected: string): never {
+  throw new InvalidArgumentError(`expected ${expected}`);
 }

@@ -27,7 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account, grouped)')
     .option(
       '--check',
-      'for monitoring and cron: one line per late report and per missing, failed or unreconciled period; ' +
+      'for monitoring and cron: one line per late report and per missing, failed, unreconciled or disagreeing period; ' +
         'exit 0 when all is fresh and complete in the window, 1 otherwise',
       false,
     )

@@ -1,0 +1,92 @@
+// Every object a BI tool reads explains itself: each bi_ view and each of its columns, each
+// report_<name>, dim_date and the catalogue carry a Postgres comment (what BI tools show).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { columnDescription } from '../../../src/warehouse/schema/descriptions.js';
+import { ensureDailyViews } from '../../../src/warehouse/schema/views.js';
+import { ensureViews } from '../../../src/warehouse/schema/views.js';
+import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+/** Columns of the relations matching `pattern` that have no comment. */
+async function uncommentedColumns(pattern: string): Promise<string[]> {
+  const { rows } = await db.pool.query<{ name: string }>(
+    `SELECT c.table_name || '.' || c.column_name AS name
+       FROM information_schema.columns c
+      WHERE c.table_schema = $1 AND c.table_name LIKE $2
+        AND col_description(format('%I.%I', c.table_schema, c.table_name)::regclass, c.ordinal_position) IS NULL
+      ORDER BY 1`,
+    [TEST_SCHEMA, pattern],
+  );
+  return rows.map((r) => r.name);
+}
+
+describe('BI descriptions', () => {
+  it('comments every bi_ view and every one of its columns', async () => {
+    const { rows: views } = await db.pool.query<{ name: string; comment: string | null }>(
+      `SELECT table_name AS name, obj_description(format('%I.%I', table_schema, table_name)::regclass, 'pg_class') AS comment
+         FROM information_schema.views WHERE table_schema = $1 AND table_name LIKE 'bi\\_%' ORDER BY 1`,
+      [TEST_SCHEMA],
+    );
+    // Five reports, each with its view and its per-day companion.
+    expect(views.length).toBe(10);
+    for (const v of views) expect(v.comment, v.name).toMatch(/\w/);
+    expect(await uncommentedColumns('bi\\_%')).toEqual([]);
+  });
+
+  it('comments every report table, dim_date and the catalogue, column by column', async () => {
+    const tables = ['report\\_daily\\_campaign', 'report\\_hourly', 'report\\_totals', 'dim\\_date'];
+    for (const t of tables) expect(await uncommentedColumns(t)).toEqual([]);
+    const { rows } = await db.pool.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = ANY($2) AND obj_description(c.oid, 'pg_class') IS NULL`,
+      [
+        TEST_SCHEMA,
+        [
+          'campaigns',
+          'creatives',
+          'campaign_zones',
+          'dim_date',
+          'report_totals',
+          'report_loads',
+          'report_raw',
+        ],
+      ],
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('says how to aggregate: counters are summed, rates never averaged', async () => {
+    const { rows } = await db.pool.query<{ name: string; comment: string }>(
+      `SELECT a.attname AS name, col_description(a.attrelid, a.attnum) AS comment
+         FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attname IN ('impressions', 'fill_rate')
+        ORDER BY 1`,
+      [`${TEST_SCHEMA}.bi_daily_campaign_daily`],
+    );
+    expect(rows[0]?.comment).toContain('Never average it');
+    expect(rows[0]?.comment).toContain('sum(filled_impressions)::float / nullif(sum(ad_requests), 0)');
+    expect(rows[1]?.comment).toMatch(/sum it/i);
+    expect(columnDescription('some_new_dimension', 'view')).toContain('group or filter by it');
+  });
+
+  it('describes views made again after a DROP (an evolution swap, a changed view file)', async () => {
+    const report = { name: 'daily_zone', period: 'day' as const };
+    const client = await db.pool.connect();
+    try {
+      await client.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone_daily`);
+      await client.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone`);
+      // What swapVersion and migrate do after dropping them.
+      await ensureViews(client, TEST_SCHEMA, [report]);
+      await ensureDailyViews(client, TEST_SCHEMA, [report]);
+    } finally {
+      client.release();
+    }
+    expect(await uncommentedColumns('bi\\_daily\\_zone%')).toEqual([]);
+  });
+});
