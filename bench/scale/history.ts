@@ -14,8 +14,8 @@ import { loadJobs, type JobSet, type ReportJob } from '../../src/config/jobs.js'
 import { packageRoot } from '../../src/config/paths.js';
 import { addDays, localDate } from '../../src/dates/calendar.js';
 import { collectStatus } from '../../src/observe/status.js';
-import { backfillPulls, countBackfill } from '../../src/plan/backfill.js';
-import { tickWindows } from '../../src/plan/tick.js';
+import { backfillPulls, countBackfill } from '../../src/plan/pulls.js';
+import { tickWindows } from '../../src/plan/pulls.js';
 import { enqueueStream } from '../../src/queue/backfill.js';
 import { ENQUEUE_CHUNK } from '../../src/queue/enqueue.js';
 import { readHealPlan } from '../../src/queue/heal.js';

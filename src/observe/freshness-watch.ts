@@ -6,7 +6,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { JobSet } from '../config/jobs.js';
 import type { ReportFreshEvent, ReportLateEvent } from '../webhooks/events.js';
-import type { PlanAccount } from '../plan/pull.js';
+import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
 /** The freshness state of a report as Redis keeps it. */

@@ -7,7 +7,7 @@ import type { JobSet, ReportJob } from '../config/jobs.js';
 import { periodContaining } from '../dates/periods.js';
 import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
-import type { PlanAccount } from '../plan/pull.js';
+import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from './status.js';
 
 /** What the gauges say of one report. */

@@ -1,8 +1,8 @@
 // Backfills: enqueue the plan (src/plan/backfill.ts) and wait for its pulls to finish.
 import type { ReportJob } from '../config/jobs.js';
 import { enqueueChunks, enqueuePulls, type EnqueuedPull, type EnqueueOptions } from './enqueue.js';
-import { planBackfill, type BackfillOrder } from '../plan/backfill.js';
-import { ONLY_DEFAULT, planForAccounts, type PlanAccount, type PlannedPull } from '../plan/pull.js';
+import { planBackfill, type BackfillOrder } from '../plan/pulls.js';
+import { ONLY_DEFAULT, planForAccounts, type PlanAccount, type PlannedPull } from '../plan/pulls.js';
 import type { PullQueue } from './queues.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { PULL_JOB } from './names.js';
-import type { PlannedPull } from '../plan/pull.js';
+import type { PlannedPull } from '../plan/pulls.js';
 import { pullData, pullDedupId, type PullJobData } from './payload.js';
 import type { PullQueue } from './queues.js';
 

@@ -3,8 +3,8 @@
 import type { Pool } from 'pg';
 import { runsReport } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
-import { healWindowOf, planHeal } from '../plan/heal.js';
-import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pull.js';
+import { healWindowOf, planHeal } from '../plan/pulls.js';
+import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pulls.js';
 import { loadStates } from '../warehouse/load-states.js';
 import { summarize, type BackfillResult } from './backfill.js';
 import { enqueuePulls } from './enqueue.js';

@@ -1,7 +1,7 @@
 // `adops schedule`: one BullMQ job scheduler per job definition, idempotently.
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { JobSet, Schedule } from '../config/jobs.js';
-import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
+import { ONLY_DEFAULT, type PlanAccount } from '../plan/pulls.js';
 import { parseSchedulerId, schedulerId, SYNC_JOB, TICK_JOB } from './names.js';
 import type { Queues } from './queues.js';
 

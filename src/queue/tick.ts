@@ -5,9 +5,9 @@ import type { ReportLookup } from '../config/live-jobs.js';
 import type { Period } from '../flatten/types.js';
 import { runsReport } from '../config/accounts.js';
 import { enqueuePulls } from './enqueue.js';
-import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pull.js';
-import type { PeriodState } from '../plan/gaps.js';
-import { planTick, scheduledTime, tickWindows, type TickJob } from '../plan/tick.js';
+import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pulls.js';
+import type { PeriodState } from '../plan/pulls.js';
+import { planTick, scheduledTime, tickWindows, type TickJob } from '../plan/pulls.js';
 import type { PullQueue } from './queues.js';
 
 /** Gap repairs one tick enqueues at most, by default. */

@@ -5,7 +5,7 @@ import type { ReportJob } from '../config/jobs.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { overlapsWindow, periodStates } from './loads-query.js';
 import { qualified } from './pg.js';
-import type { PeriodState } from '../plan/gaps.js';
+import type { PeriodState } from '../plan/pulls.js';
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
 export async function loadStates(

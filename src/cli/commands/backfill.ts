@@ -12,8 +12,8 @@ import {
 import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../queue/connection.js';
 import { outageReason } from '../../retry/classify.js';
 import { describeRedisTarget } from '../../config/redis-target.js';
-import { backfillPulls } from '../../plan/backfill.js';
-import { interleaveAccounts, pullLabel } from '../../plan/pull.js';
+import { backfillPulls } from '../../plan/pulls.js';
+import { interleaveAccounts, pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { pullAccount, pullPeriod } from '../../queue/payload.js';
 import { DateFormatError, daysBetween, formatUtcDate, parseIsoDate } from '../../dates/calendar.js';

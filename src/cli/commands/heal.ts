@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { enqueuePulls } from '../../queue/enqueue.js';
 import { summarize } from '../../queue/backfill.js';
-import { pullLabel } from '../../plan/pull.js';
+import { pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { readHealPlan } from '../../queue/heal.js';
 import { createPool } from '../../warehouse/pg.js';

@@ -10,7 +10,7 @@ import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/queue/names.js'
 import { addMonths } from '../../../src/plan/retention.js';
 import { partitionName, partitionsOf } from '../../../src/warehouse/partitions.js';
 import { partitionFor } from '../../helpers/partitions.js';
-import { scheduledWindow } from '../../../src/plan/windows.js';
+import { scheduledWindow } from '../../../src/plan/pulls.js';
 import { syncSchedulers } from '../../../src/queue/scheduler.js';
 import { runTick } from '../../../src/queue/tick.js';
 import { loadStates } from '../../../src/warehouse/load-states.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSchedulerId, schedulerId } from '../../../src/queue/names.js';
-import { pullLabel } from '../../../src/plan/pull.js';
+import { pullLabel } from '../../../src/plan/pulls.js';
 import { asPullData, pullData, pullDedupId, pullPeriod } from '../../../src/queue/payload.js';
 
 describe('pull payload', () => {
