@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs, type JobSet, type ReportJob } from '../../src/config/jobs.js';
-import { packageRoot } from '../../src/config/paths.js';
+import { packageRoot } from '../../src/config/files.js';
 import { addDays, localDate } from '../../src/dates/calendar.js';
 import { collectStatus } from '../../src/observe/status.js';
 import { backfillPulls, countBackfill } from '../../src/plan/pulls.js';

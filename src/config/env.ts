@@ -8,9 +8,9 @@ import {
   REDIS_URL_FORM,
   redisUrlProblem,
   withoutPassword,
-} from './connection-urls.js';
-import { FileRefused, readBoundedFile } from './bounded-file.js';
-import { ConfigError } from './errors.js';
+} from './connections.js';
+import { FileRefused, readBoundedFile } from './files.js';
+import { ConfigError } from './files.js';
 import {
   isSentinelUrl,
   queuePrefixOn,
@@ -19,15 +19,9 @@ import {
   SENTINEL_URL_FORM,
   sentinelUrlProblem,
   type RedisTarget,
-} from './redis-target.js';
+} from './connections.js';
 import { envAccount, readAccountsFile, type Account } from './accounts.js';
-import {
-  AUTH_FORMS,
-  COMPRESSIONS,
-  REPORT_PARAMS,
-  SERVER_FIELDS,
-  type ServerSettings,
-} from './server-settings.js';
+import { AUTH_FORMS, COMPRESSIONS, REPORT_PARAMS, SERVER_FIELDS, type ServerSettings } from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

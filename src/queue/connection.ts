@@ -5,7 +5,7 @@
 // Cluster (ioredis routes each command to the node holding its slot).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
-import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
+import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/connections.js';
 import { isRedisOutage, outageReason } from '../retry/classify.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */

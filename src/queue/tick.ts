@@ -1,7 +1,7 @@
 // A scheduler tick: the job a BullMQ job scheduler creates. It enqueues the real pulls, since
 // scheduler jobs cannot be deduplicated themselves.
 import type { ReportJob } from '../config/jobs.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import type { Period } from '../flatten/types.js';
 import { runsReport } from '../config/accounts.js';
 import { enqueuePulls } from './enqueue.js';

@@ -1,7 +1,7 @@
 // Creates the report_<name> tables from the job definitions, and refuses to touch one that no
 // longer matches its definition: the data in it is someone's history, never ours to drop.
 import type { ClientBase } from 'pg';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../config/files.js';
 import type { ReportJob } from '../config/jobs.js';
 import { afterUpgrades, applyColumnUpgrades, pendingUpgrades } from './column-upgrades.js';
 import { SchemaDriftError } from './errors.js';

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { ReportJob } from '../config/jobs.js';
-import { sqlDir } from '../config/paths.js';
+import { sqlDir } from '../config/files.js';
 import type { Logger } from '../log/logger.js';
 import { ensureDailyViews, type DailyViewOutcome } from './catalogue/daily-views.js';
 import { ensureViews, type ViewOutcome } from './catalogue/views.js';

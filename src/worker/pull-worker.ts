@@ -3,7 +3,7 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { RequestGate } from '../api/gate.js';
 import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
 import { REPORT_QUEUE } from '../queue/names.js';
 import { asPullData, pullAccount, type PullJobData } from '../queue/payload.js';

@@ -5,7 +5,7 @@ import type { Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
-import { fixedJobs, reportLookup, type LiveJobs } from '../config/live-jobs.js';
+import { fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';

@@ -2,7 +2,7 @@
 // the nightly housekeeping (pruning archived bodies past their retention).
 import { Worker, type Job } from 'bullmq';
 import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import { TICK_QUEUE } from '../queue/names.js';
 import type { TickJobData } from '../queue/payload.js';
 import { runTick, type TickDeps } from '../queue/tick.js';

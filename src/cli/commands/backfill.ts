@@ -11,7 +11,7 @@ import {
 } from '../../queue/backfill.js';
 import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../queue/connection.js';
 import { outageReason } from '../../retry/classify.js';
-import { describeRedisTarget } from '../../config/redis-target.js';
+import { describeRedisTarget } from '../../config/connections.js';
 import { backfillPulls } from '../../plan/pulls.js';
 import { interleaveAccounts, pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';

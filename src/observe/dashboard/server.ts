@@ -7,7 +7,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express from 'express';
-import { describeRedisTarget, type RedisTarget } from '../../config/redis-target.js';
+import { describeRedisTarget, type RedisTarget } from '../../config/connections.js';
 import type { Logger } from '../../log/logger.js';
 import { closeConnection, ensureReady, producerConnection } from '../../queue/connection.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../../queue/names.js';

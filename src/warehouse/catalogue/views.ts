@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
-import { packageRoot } from '../../config/paths.js';
+import { packageRoot } from '../../config/files.js';
 import { ident, reportTable } from '../pg.js';
 import { generatedViewSql } from './generated-view.js';
 

@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlDir } from '../../../src/config/paths.js';
+import { sqlDir } from '../../../src/config/files.js';
 import { migrate } from '../../../src/warehouse/migrate.js';
 import { buildCatalogue } from '../../../src/catalogue/catalogue.js';
 import { ProblemLog } from '../../../src/catalogue/problems.js';

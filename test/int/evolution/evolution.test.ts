@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { addDays, localDate } from '../../../src/dates/calendar.js';
 import { loadJobs } from '../../../src/config/jobs.js';
-import { liveJobs } from '../../../src/config/live-jobs.js';
+import { liveJobs } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { enqueuePulls } from '../../../src/queue/enqueue.js';

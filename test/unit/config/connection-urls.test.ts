@@ -2,7 +2,7 @@
 // variable and the form expected (exit 2), never a stack trace from pg or ioredis later on.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 
 function refusal(name: string, value: string): ConfigError {
   try {

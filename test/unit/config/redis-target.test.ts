@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
-import { describeRedisTarget } from '../../../src/config/redis-target.js';
+import { ConfigError } from '../../../src/config/files.js';
+import { describeRedisTarget } from '../../../src/config/connections.js';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
