@@ -14,7 +14,7 @@ import { loadJobs } from '../../src/config/jobs.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { backfillPulls } from '../../src/plan/pulls.js';
 import { interleaveAccounts } from '../../src/plan/pulls.js';
-import { enqueueStream } from '../../src/queue/backfill.js';
+import { enqueueStream } from '../../src/queue/enqueue.js';
 import { openQueues, type PullQueue } from '../../src/queue/queues.js';
 import { addDays } from '../backfill/index.js';
 import { startWorkers } from '../backfill/workers.js';

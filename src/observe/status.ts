@@ -13,7 +13,7 @@ import { healWindow } from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/pulls.js';
-import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/counts.js';
+import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import { ONLY_DEFAULT, type PlanAccount } from '../plan/pulls.js';

@@ -1,10 +1,17 @@
 // The queues, opened with the options every producer must agree on.
-import type { SyncJobData, PullJobData, TickJobData } from './payload.js';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
-import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
+import {
+  ENTITY_QUEUE,
+  REPORT_QUEUE,
+  TICK_QUEUE,
+  WEBHOOK_QUEUE,
+  type PullJobData,
+  type SyncJobData,
+  type TickJobData,
+} from './jobs.js';
 import type { WebhookQueue } from '../webhooks/events.js';
 
 /**
@@ -98,5 +105,3 @@ export async function openQueues(
     },
   };
 }
-
-export { jobCounts } from './counts.js';

@@ -5,7 +5,7 @@ import type { ReportLookup } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
-import { pullAccount, type PullJobData } from '../queue/payload.js';
+import { pullAccount, type PullJobData } from '../queue/jobs.js';
 
 /** What the API client returned for one period. */
 export interface Fetched {

@@ -12,8 +12,8 @@ import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../obs
 import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
 import type { RedisClient } from '../queue/connection.js';
-import { jobCounts } from '../queue/queues.js';
-import { DEFAULT_GAP_CAP } from '../queue/tick.js';
+import { jobCounts } from '../queue/jobs.js';
+import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import { openWorkerAccounts, type WorkerAccounts } from './accounts.js';
 import type { FetcherFor, ReportFetcher } from './io.js';

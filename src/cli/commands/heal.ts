@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { enqueuePulls } from '../../queue/enqueue.js';
-import { summarize } from '../../queue/backfill.js';
+import { summarize } from '../../queue/enqueue.js';
 import { pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';
-import { readHealPlan } from '../../queue/heal.js';
+import { readHealPlan } from '../../queue/enqueue.js';
 import { createPool } from '../../warehouse/pg.js';
 import type { CliContext } from '../context.js';
 import { enqueuedLine, open, redisOutageOption, waitWithProgress } from './backfill.js';

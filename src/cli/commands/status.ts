@@ -77,7 +77,7 @@ function queueCounts(
   config: Pick<Config, 'redis' | 'queue'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
-  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/counts.js')]).then(
+  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/jobs.js')]).then(
     ([connection, { readJobCounts }]) => ({
       connection,
       readJobCounts,

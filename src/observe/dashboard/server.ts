@@ -10,7 +10,7 @@ import express from 'express';
 import { describeRedisTarget, type RedisTarget } from '../../config/connections.js';
 import type { Logger } from '../../log/logger.js';
 import { closeConnection, ensureReady, producerConnection } from '../../queue/connection.js';
-import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../../queue/names.js';
+import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../../queue/jobs.js';
 import { dashboardUrl } from './address.js';
 import { listenFailure } from './errors.js';
 import { refusal, type HostRules } from './guard.js';

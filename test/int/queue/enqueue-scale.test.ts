@@ -6,7 +6,7 @@ import type { ReportJob } from '../../../src/config/jobs.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { backfillPulls, countBackfill } from '../../../src/plan/pulls.js';
 import type { PlannedPull } from '../../../src/plan/pulls.js';
-import { enqueueStream, type EnqueueCounts } from '../../../src/queue/backfill.js';
+import { enqueueStream, type EnqueueCounts } from '../../../src/queue/enqueue.js';
 import { ENQUEUE_CHUNK } from '../../../src/queue/enqueue.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';

@@ -3,7 +3,7 @@
 // a body without totals loads and shows in `adops status` as unreconciled, "no totals".
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';

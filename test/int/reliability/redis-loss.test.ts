@@ -2,9 +2,9 @@
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { ensureReady } from '../../../src/queue/connection.js';
-import { enqueueHeal } from '../../../src/queue/heal.js';
+import { enqueueHeal } from '../../../src/queue/enqueue.js';
 import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';

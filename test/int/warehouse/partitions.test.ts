@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
-import { readHealPlan } from '../../../src/queue/heal.js';
+import { readHealPlan } from '../../../src/queue/enqueue.js';
 import { ensureViews } from '../../../src/warehouse/catalogue/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
