@@ -179,7 +179,7 @@ async function readQueueCounts(
     const read = typeof queues === 'function' ? await queues() : await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
   } catch (error) {
-    return { counts: null, error: (error as Error).message };
+    return { counts: null, error: error instanceof Error ? error.message : String(error) };
   }
 }
 

@@ -20,7 +20,13 @@ import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 import type { Pool } from 'pg';
 import { loadStates } from '../warehouse/load-states.js';
-import type { Coverage } from '../warehouse/evolution.js';
+import { swapWhenCovered, type Coverage } from '../warehouse/evolution.js';
+import type { Warehouse } from '../warehouse/pg.js';
+import { sameDimensions } from '../warehouse/version-plan.js';
+import { buildingVersion } from '../warehouse/versions.js';
+import type { Period } from '../dates/periods.js';
+import type { Logger } from '../log/logger.js';
+import type { Notify } from '../webhooks/events.js';
 
 /** One requested pull and the job that will do it. */
 export interface EnqueuedPull {
@@ -347,4 +353,50 @@ export async function enqueueEvolution(
   );
   pulls.sort((a, b) => (a.period.start < b.period.start ? 1 : a.period.start > b.period.start ? -1 : 0));
   return enqueuePulls(queue, pulls);
+}
+
+// After each load, a report whose definition loads into a building version (report evolution) is
+// checked for completeness, and its stable views switch to the new version once it covers every
+// period the old one had. A failed check is logged, never fails the pull that triggered it.
+
+/**
+ * A function to call after each load of `report` and `period`; resolves when any swap is done. A
+ * load of the old shape (a pull that read its definition just before the change) is pulled again
+ * in the new shape, so the new version still comes to cover it.
+ */
+export function evolutionHook(
+  wh: Warehouse,
+  logger: Logger,
+  notify: Notify,
+  pulls: PullQueue,
+): (report: ReportJob, period: Period, account?: string) => Promise<void> {
+  return async (report, period, account) => {
+    try {
+      // One query per load; a report that is not evolving ends here.
+      const next = await buildingVersion(wh.pool, wh.schema, report.name);
+      if (next === undefined) return;
+      if (!sameDimensions(next.dimensions, report.dimensions)) {
+        await enqueuePulls(pulls, [
+          {
+            report: report.name,
+            period,
+            version: next.version,
+            ...(account === undefined ? {} : { account }),
+          },
+        ]);
+        return;
+      }
+      const swapped = await swapWhenCovered(wh.pool, wh.schema, report);
+      if (swapped === undefined) return;
+      logger.info(swapped, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
+      notify({
+        type: 'evolution.swapped',
+        report: swapped.report,
+        from_version: swapped.from,
+        to_version: swapped.to,
+      });
+    } catch (error) {
+      logger.warn({ err: error, report: report.name }, 'could not switch the report to its new version');
+    }
+  };
 }

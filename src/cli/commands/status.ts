@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../log/logger.js';
-import { checkProblems } from '../../observe/check.js';
+import { checkProblems } from '../../observe/status-render.js';
 import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
 import { createPool } from '../../warehouse/pg.js';

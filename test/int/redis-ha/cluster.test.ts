@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestLimiter, limiterKey } from '../../../src/api/shared-limit.js';
-import { startDashboard } from '../../../src/observe/dashboard/server.js';
+import { startDashboard } from '../../../src/observe/dashboard.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
 import { REPORT_QUEUE } from '../../../src/queue/jobs.js';

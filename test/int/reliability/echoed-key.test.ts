@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ECHO_FORMS, ECHO_HEADER, ECHO_PLACES, type RunningEmulator } from '../../../src/emulator/index.js';
-import { startDashboard } from '../../../src/observe/dashboard/server.js';
+import { startDashboard } from '../../../src/observe/dashboard.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { openQueues } from '../../../src/queue/queues.js';

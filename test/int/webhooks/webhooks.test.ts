@@ -18,7 +18,7 @@ import { secretsOf } from '../../../src/config/env.js';
 import type { JobSet } from '../../../src/config/jobs.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { freshnessTransitions } from '../../../src/observe/freshness-watch.js';
+import { freshnessTransitions } from '../../../src/worker/webhook-worker.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/queue/jobs.js';
 import { enqueueWebhook, type WebhookQueue } from '../../../src/webhooks/events.js';
