@@ -25,6 +25,7 @@ import { ensurePartitions, monthsBetween } from '../../src/warehouse/partitions.
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
+import { warehouseOf } from '../../src/warehouse/pg.js';
 
 /** report_loads sizes measured, smallest first (the issue's 10k, 100k and 1M). */
 export const HISTORY_SIZES = [10_000, 100_000, 1_000_000] as const;
@@ -213,8 +214,10 @@ export async function runHistoryScale(o: BenchOptions, say: (line: string) => vo
       const point: HistoryPoint = {
         loads,
         days,
-        statusMs: await bestOf(() => collectStatus(pool, BENCH_SCHEMA, jobs, undefined, WINDOW_DAYS, now)),
-        healMs: await bestOf(() => readHealPlan(pool, BENCH_SCHEMA, reports, WINDOW_DAYS, now)),
+        statusMs: await bestOf(() =>
+          collectStatus(warehouseOf(pool, BENCH_SCHEMA), jobs, undefined, WINDOW_DAYS, now),
+        ),
+        healMs: await bestOf(() => readHealPlan(warehouseOf(pool, BENCH_SCHEMA), reports, WINDOW_DAYS, now)),
         tickGapMs: await bestOf(() => loadStates(pool, BENCH_SCHEMA, first, from, to)),
         statusCliMs: bestProcess([bin, 'status'], env),
         healCliMs: bestProcess([bin, 'heal', '--dry-run'], env),

@@ -70,11 +70,7 @@ export const SERVER_FIELDS = {
 } as const satisfies Readonly<Record<string, ServerField>>;
 
 /** `value` if `spec` allows it; else `fail` with what it allows. */
-export function checkServerValue(
-  value: unknown,
-  spec: ServerField,
-  fail: (message: string) => never,
-): unknown {
+function checkServerValue(value: unknown, spec: ServerField, fail: (message: string) => never): unknown {
   if (spec.oneOf !== undefined) {
     if (typeof value !== 'string' || !spec.oneOf.includes(value))
       fail(`expected one of: ${spec.oneOf.join(', ')}`);
@@ -109,7 +105,7 @@ export interface Account extends ServerSettings {
 }
 
 /** The name if valid; otherwise ConfigError naming `subject` (the flag, or `file: field`). */
-export function checkAccountName(name: unknown, subject: string): string {
+function checkAccountName(name: unknown, subject: string): string {
   if (typeof name !== 'string' || !ACCOUNT_NAME.test(name))
     throw new ConfigError(
       `${subject}: ${JSON.stringify(name) ?? String(name)} is not an account name; expected ${ACCOUNT_NAME.source} ` +

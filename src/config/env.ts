@@ -354,9 +354,9 @@ export function serverDefaults(config: Config): ServerSettings {
 }
 
 /** What every Standard Webhooks secret (ADOPS_WEBHOOK_SECRET) starts with. */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** The Standard Webhooks bounds of an HMAC key, in bytes (192 to 512 bits). */
-export const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
+const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -15,16 +15,16 @@ export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
  * Names a report may not take: its table report_<name> would land on the system's own report_loads,
  * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
  */
-export const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
+const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
-export const MAX_JOB_FILE_BYTES = 64 * 1024;
+const MAX_JOB_FILE_BYTES = 64 * 1024;
 
 /** Longest retention_months a report may declare (100 years). */
-export const MAX_RETENTION_MONTHS = 1200;
+const MAX_RETENTION_MONTHS = 1200;
 
 /** Job definitions a folder may hold. */
-export const MAX_JOB_FILES = 500;
+const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
 
 export interface Schedule {
@@ -323,7 +323,7 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
 }
 
 /** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
-export function isReserved(name: string): boolean {
+function isReserved(name: string): boolean {
   return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
 }
 

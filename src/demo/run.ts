@@ -18,7 +18,7 @@ import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
-import { createPool } from '../warehouse/pg.js';
+import { warehouseOf, createPool } from '../warehouse/pg.js';
 import { setupWarehouse } from '../warehouse/setup.js';
 import { EXAMPLE_QUERIES, runExample } from './examples.js';
 import { renderTable } from './table.js';
@@ -176,7 +176,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
       );
 
-    const status = await collectStatus(pool, config.schema, jobs, queues, days, new Date(), accounts);
+    const status = await collectStatus(
+      warehouseOf(pool, config.schema),
+      jobs,
+      queues,
+      days,
+      new Date(),
+      accounts,
+    );
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
       const { columns, rows } = await runExample(pool, config.schema, example);

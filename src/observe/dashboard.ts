@@ -24,7 +24,7 @@ import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../queue/jobs.js';
 import { TerminalError } from '../retry/errors.js';
 
 /** The queues the page shows, in its order. */
-export const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
+const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
 
 export interface DashboardOptions {
   /** Which Redis (config.redis): one server, a Sentinel master or a Cluster. */
@@ -185,7 +185,7 @@ export class DashboardError extends TerminalError {
 }
 
 /** The message for a listen() failure, with the fix for the usual codes. */
-export function listenFailure(host: string, port: number, error: unknown): DashboardError {
+function listenFailure(host: string, port: number, error: unknown): DashboardError {
   const code = errnoCode(error) ?? 'error';
   const where = `${host}:${port}`;
   const hint =
@@ -224,7 +224,7 @@ const HOST_HEADER = /^(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const WILDCARDS: ReadonlySet<string> = new Set(['', '0.0.0.0', '::', '[::]']);
 
 /** A host name as compared: lower case, no trailing dot, IPv6 without brackets. */
-export function hostKey(name: string): string {
+function hostKey(name: string): string {
   return name
     .toLowerCase()
     .replace(/\.$/, '')

@@ -3,16 +3,16 @@
 // gauges, read from the warehouse (not from this worker's own pulls), so every worker of a
 // deployment reports the same values and an alert needs no aggregation across workers.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { periodContaining } from '../dates/periods.js';
 import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from './status.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 /** The queue counts the depth gauge reports. */
-export const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
+const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 
 export interface WorkerMetrics {
   readonly registry: Registry;
@@ -186,18 +186,17 @@ export function gaugeValues(
 
 /** Reads every report's freshness over the last `days` days from the warehouse. */
 export async function readFreshness(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   jobs: JobSet,
   days: number,
   now: Date = new Date(),
   accounts?: readonly PlanAccount[],
 ): Promise<ReportFreshness[]> {
   const [status, restated] = await Promise.all([
-    collectStatus(pool, schema, jobs, undefined, days, now, accounts),
+    collectStatus(wh, jobs, undefined, days, now, accounts),
     lastRestatements(
-      pool,
-      schema,
+      wh.pool,
+      wh.schema,
       jobs.reports.map((r) => r.name),
     ),
   ]);

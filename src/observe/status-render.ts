@@ -154,7 +154,7 @@ function axis(days: readonly string[]): string {
 }
 
 /** One line saying a report is late: how old its newest data is against its freshness limit. */
-export function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
+function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
   const limit = `freshness ${r.freshness.limitHours}h`;
   if (r.freshness.ageHours === null) return `${r.report}: late: nothing loaded in the window (${limit})`;
   return (
@@ -167,7 +167,7 @@ export function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoa
 const SHOWN = 5;
 
 /** Lines of the catalogue section (empty when no sync ever ran). */
-export function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
+function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
   if (e === undefined || (e.lastWritten === null && e.latest === null)) return [];
   const lines = ['', 'Catalogue (adops sync):'];
   const w = e.lastWritten;

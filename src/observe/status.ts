@@ -1,6 +1,5 @@
 // `adops status`, collected: per report what the warehouse holds for the last N days, and the
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
-import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/run-status.js';
 import { coverage } from '../warehouse/evolution.js';
@@ -17,6 +16,7 @@ import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/jobs.
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import { ONLY_DEFAULT, type PlanAccount } from '../plan/pulls.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -104,12 +104,12 @@ export interface EvolutionProgress {
 }
 
 /** The progress of every evolving report among `jobs`. */
-async function evolutions(pool: Pool, schema: string, jobs: JobSet): Promise<EvolutionProgress[]> {
+async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgress[]> {
   const building = new Set(
-    (await readVersions(pool, schema)).filter((v) => v.state === 'building').map((v) => v.report),
+    (await readVersions(wh.pool, wh.schema)).filter((v) => v.state === 'building').map((v) => v.report),
   );
   const names = jobs.reports.map((r) => r.name).filter((n) => building.has(n));
-  const states = await Promise.all(names.map((n) => coverage(pool, schema, n)));
+  const states = await Promise.all(names.map((n) => coverage(wh.pool, wh.schema, n)));
   return states
     .filter((c) => c !== undefined)
     .map((c) => ({
@@ -128,8 +128,7 @@ async function evolutions(pool: Pool, schema: string, jobs: JobSet): Promise<Evo
  * Every report, the restatements, the catalogue and the queue counts are read concurrently.
  */
 export async function collectStatus(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   jobs: JobSet,
   queues: QueueSource | Promise<QueueSource | undefined> | undefined,
   days: number,
@@ -143,10 +142,10 @@ export async function collectStatus(
     jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a.name, r] as const),
   );
   const [reports, restated, entities, evolving, queueCounts] = await Promise.all([
-    Promise.all(pairs.map(([a, r]) => reportStatus(pool, schema, r, days, gridDays, now, a))),
-    restatements(pool, schema),
-    entitySyncStatus(pool, schema),
-    evolutions(pool, schema, jobs),
+    Promise.all(pairs.map(([a, r]) => reportStatus(wh, r, days, gridDays, now, a))),
+    restatements(wh.pool, wh.schema),
+    entitySyncStatus(wh.pool, wh.schema),
+    evolutions(wh, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
     readQueueCounts(queues),
   ]);
@@ -185,8 +184,7 @@ async function readQueueCounts(
 
 /** The status of one report over its window of `days` days (up to yesterday in its time zone). */
 async function reportStatus(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   r: ReportJob,
   days: number,
   gridDays: readonly string[],
@@ -200,8 +198,8 @@ async function reportStatus(
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
-    loadStates(pool, schema, r, from, to, account),
-    unreconciledPeriods(pool, schema, r, from, to, account),
+    loadStates(wh.pool, wh.schema, r, from, to, account),
+    unreconciledPeriods(wh.pool, wh.schema, r, from, to, account),
   ]);
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   const heal = new Set(periodsToHeal(window, states).map(periodKey));

@@ -18,7 +18,6 @@ import {
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
-import type { Pool } from 'pg';
 import { loadStates } from '../warehouse/load-states.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
@@ -52,7 +51,7 @@ export interface EnqueueOptions {
  * callers can still wait for it. Each call gets fresh job ids, so a period loaded earlier is pulled
  * again (a retained completed job with a reused jobId would silently swallow it).
  */
-export async function* enqueueChunks(
+async function* enqueueChunks(
   queue: PullQueue,
   pulls: Iterable<PlannedPull>,
   options: EnqueueOptions = {},
@@ -309,8 +308,7 @@ async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<
  * of each account: every period with no load on record, or whose last attempt failed.
  */
 export async function readHealPlan(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   reports: readonly ReportJob[],
   days: number,
   now: Date = new Date(),
@@ -324,7 +322,7 @@ export async function readHealPlan(
       const first = window[0];
       const last = window.at(-1);
       if (first === undefined || last === undefined) continue;
-      const states = await loadStates(pool, schema, report, first.start, last.end, account.name);
+      const states = await loadStates(wh.pool, wh.schema, report, first.start, last.end, account.name);
       out.push(...planHeal(report, window, states).map((p) => ({ ...p, account: account.name })));
     }
   return out;
@@ -333,14 +331,13 @@ export async function readHealPlan(
 /** Plans a heal and enqueues it (pulls already waiting or running are not added twice). */
 export async function enqueueHeal(
   queue: PullQueue,
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   reports: readonly ReportJob[],
   days: number,
   now: Date = new Date(),
   accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, await readHealPlan(pool, schema, reports, days, now, accounts)));
+  return summarize(await enqueuePulls(queue, await readHealPlan(wh, reports, days, now, accounts)));
 }
 
 /** Enqueues every missing period of each coverage, newest first. */

@@ -160,7 +160,7 @@ export type CountedState = (typeof COUNTED_STATES)[number];
 export type JobCountsByQueue = Record<string, Record<string, number>>;
 
 /** The queues whose counts status shows, in its order. */
-export const COUNTED_QUEUES = [REPORT_QUEUE, TICK_QUEUE, ENTITY_QUEUE] as const;
+const COUNTED_QUEUES = [REPORT_QUEUE, TICK_QUEUE, ENTITY_QUEUE] as const;
 
 /** Anything with BullMQ's Queue.getJobCounts (a Queue, or a test's stand-in). */
 interface CountingQueue {

@@ -20,10 +20,10 @@ import type { WebhookQueue } from '../webhooks/events.js';
  * which lives only while a job is unfinished, never by jobId.
  */
 export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
-export const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
+const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
 
 /** Options of every pull job: retries with our jittered exponential backoff. */
-export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
+function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
   return {
     attempts: config.queue.pullAttempts,
     backoff: { type: BACKOFF_TYPE },
@@ -36,7 +36,7 @@ export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
 export const WEBHOOK_ATTEMPTS = 10;
 
 /** Options of every webhook job: retries with our jittered exponential backoff. */
-export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+const WEBHOOK_JOB_OPTIONS: JobsOptions = {
   attempts: WEBHOOK_ATTEMPTS,
   backoff: { type: BACKOFF_TYPE },
   removeOnComplete: KEEP_COMPLETED,

@@ -10,7 +10,7 @@ import { asSyncProgress, type SyncProgress } from '../catalogue/progress.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
-export const SYNC_DEDUP_ID = 'entity-sync';
+const SYNC_DEDUP_ID = 'entity-sync';
 
 /** The job that will do a requested sync. */
 export interface EnqueuedSync {

@@ -108,13 +108,13 @@ async function readShort(body: Dispatcher.ResponseData['body']): Promise<string>
 }
 
 /** The delivery id: the body's `id`, the same on every retry (receivers deduplicate on it). */
-export const ID_HEADER = 'webhook-id';
+const ID_HEADER = 'webhook-id';
 /** Unix seconds of the attempt: each retry sends a fresh one. */
-export const TIMESTAMP_HEADER = 'webhook-timestamp';
+const TIMESTAMP_HEADER = 'webhook-timestamp';
 /** `v1,<base64 HMAC-SHA256>`, possibly several separated by spaces (a receiver accepts any). */
-export const SIGNATURE_HEADER = 'webhook-signature';
+const SIGNATURE_HEADER = 'webhook-signature';
 /** Header carrying the event type, e.g. `period.failed`. */
-export const EVENT_HEADER = 'x-adops-event';
+const EVENT_HEADER = 'x-adops-event';
 
 /** The key of a secret that passed config validation; throws on one that did not. */
 function keyOf(secret: string): Buffer {

@@ -116,14 +116,7 @@ async function startOn(
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
   registerReportGauges(metrics.registry, () =>
-    readFreshness(
-      rt.pool,
-      config.schema,
-      definitions.current(),
-      config.healDays,
-      new Date(),
-      config.accounts,
-    ),
+    readFreshness(rt.wh, definitions.current(), config.healDays, new Date(), config.accounts),
   );
   const observer = metricsObserver(metrics);
   const concurrency = deps.concurrency ?? 2;
@@ -310,7 +303,7 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
 }
 
 /** Opens an API client and a limiter per configured account. */
-export function openWorkerAccounts(
+function openWorkerAccounts(
   rt: WorkerRuntime,
   observer: WorkerObserver,
   concurrency: number,

@@ -110,7 +110,7 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
  * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
  * sends the job back without spending an attempt (its checkpoint keeps what it read).
  */
-export function syncProcessor(
+function syncProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
     readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;
   },

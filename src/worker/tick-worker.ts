@@ -45,7 +45,7 @@ export function startTickWorker(
  * plans the window and gaps, enqueues the pulls, then prunes the archive; a partition or
  * housekeeping failure is logged, never fails the tick (a load makes its own month's partition).
  */
-export function tickProcessor(
+function tickProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'touch'>,
   deps: TickDeps,
   housekeeping: () => Promise<number> = async () => 0,

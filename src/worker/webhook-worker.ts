@@ -26,9 +26,9 @@ import {
 import { pullBackoff } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 import type { Cluster, Redis } from 'ioredis';
-import type { Pool } from 'pg';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../observe/status.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 /** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;
@@ -70,8 +70,8 @@ export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOpti
 }
 
 /** The processor of WEBHOOK_QUEUE: a delivery or a freshness evaluation. */
-export function webhookProcessor(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+function webhookProcessor(
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
   o: WebhookWorkerOptions,
   dispatcher?: Agent,
 ) {
@@ -114,13 +114,12 @@ export function webhookProcessor(
 
 /** Records each report's freshness and queues the transitions this evaluation saw first. */
 async function evaluateFreshness(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
   o: WebhookWorkerOptions,
 ): Promise<{ events: number }> {
   const events = await freshnessTransitions(
     {
-      pool: rt.pool,
-      schema: rt.config.schema,
+      wh: rt.wh,
       redis: rt.redis,
       prefix: rt.config.queue.prefix,
       days: rt.config.healDays,
@@ -156,8 +155,7 @@ class DeliveryRetry extends TransientError {
 export type FreshnessState = 'late' | 'fresh';
 
 export interface FreshnessWatch {
-  readonly pool: Pool;
-  readonly schema: string;
+  readonly wh: Warehouse;
   readonly redis: Redis | Cluster;
   /** The BullMQ prefix: the states live beside the deployment's queues. */
   readonly prefix: string;
@@ -168,7 +166,7 @@ export interface FreshnessWatch {
 }
 
 /** The Redis key of a report's last seen freshness state (of an account other than `default`: with it). */
-export function freshnessStateKey(prefix: string, report: string, account = 'default'): string {
+function freshnessStateKey(prefix: string, report: string, account = 'default'): string {
   return account === 'default'
     ? `${prefix}:webhooks:freshness:${report}`
     : `${prefix}:webhooks:freshness:${account}:${report}`;
@@ -190,15 +188,7 @@ export async function freshnessTransitions(
   jobs: JobSet,
   now: Date = new Date(),
 ): Promise<Array<ReportLateEvent | ReportFreshEvent>> {
-  const status = await collectStatus(
-    watch.pool,
-    watch.schema,
-    jobs,
-    undefined,
-    watch.days,
-    now,
-    watch.accounts,
-  );
+  const status = await collectStatus(watch.wh, jobs, undefined, watch.days, now, watch.accounts);
   const events: Array<ReportLateEvent | ReportFreshEvent> = [];
   for (const r of status.reports) {
     const state: FreshnessState = r.freshness.late ? 'late' : 'fresh';

@@ -4,7 +4,7 @@ import type { Logger } from '../../log/logger.js';
 import { checkProblems } from '../../observe/status-render.js';
 import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
-import { createPool } from '../../warehouse/pg.js';
+import { warehouseOf, createPool } from '../../warehouse/pg.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { postgresFailure } from './postgres-failure.js';
@@ -50,8 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
       let status: Status;
       try {
         status = await collectStatus(
-          pool,
-          config.schema,
+          warehouseOf(pool, config.schema),
           jobs,
           redis.counts,
           flags.days ?? config.healDays,

@@ -18,6 +18,7 @@ import {
 } from '../../helpers/reliability/suite.js';
 import { verify, type Verdict } from '../../helpers/reliability/truth.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let suite: Suite;
 const book = figureBook('api-faults');
@@ -83,8 +84,7 @@ async function backfillUnder(
     if (o.healAfter === true) {
       const heal = await enqueueHeal(
         p.queues.pulls,
-        db.pool,
-        TEST_SCHEMA,
+        warehouseOf(db.pool, TEST_SCHEMA),
         suite.reports,
         HEAL_DAYS,
         HEAL_NOW,
