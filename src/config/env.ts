@@ -1,3 +1,6 @@
+// The environment, validated once into the frozen Config every part receives: each variable of the
+// design checked with what it allows, the API key (direct or from a file), the webhook secret and
+// the accounts; messages name the variable and never echo a secret or a password.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
