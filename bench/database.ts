@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ReportJob } from '../src/config/jobs.js';
-import { sqlDir } from '../src/config/paths.js';
+import { sqlDir } from '../src/config/files.js';
 import { migrate } from '../src/warehouse/schema/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
 import { ensurePartitions } from '../src/warehouse/schema/partitions.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs } from '../../src/config/jobs.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';

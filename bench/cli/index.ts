@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadJobs } from '../../src/config/jobs.js';
-import { packageRoot } from '../../src/config/paths.js';
+import { packageRoot } from '../../src/config/files.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 

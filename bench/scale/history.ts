@@ -11,20 +11,21 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs, type JobSet, type ReportJob } from '../../src/config/jobs.js';
-import { packageRoot } from '../../src/config/paths.js';
+import { packageRoot } from '../../src/config/files.js';
 import { addDays, localDate } from '../../src/dates/calendar.js';
 import { collectStatus } from '../../src/observe/status.js';
-import { backfillPulls, countBackfill } from '../../src/plan/backfill.js';
-import { tickWindows } from '../../src/plan/tick.js';
-import { enqueueStream } from '../../src/queue/backfill.js';
+import { backfillPulls, countBackfill } from '../../src/plan/pulls.js';
+import { tickWindows } from '../../src/plan/pulls.js';
+import { enqueueStream } from '../../src/queue/enqueue.js';
 import { ENQUEUE_CHUNK } from '../../src/queue/enqueue.js';
-import { readHealPlan } from '../../src/queue/heal.js';
+import { readHealPlan } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { loadStates } from '../../src/warehouse/load-states.js';
 import { ensurePartitions, monthsBetween } from '../../src/warehouse/schema/partitions.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
+import { warehouseOf } from '../../src/warehouse/pg.js';
 
 /** report_loads sizes measured, smallest first (the 10k, 100k and 1M). */
 export const HISTORY_SIZES = [10_000, 100_000, 1_000_000] as const;
@@ -213,8 +214,10 @@ export async function runHistoryScale(o: BenchOptions, say: (line: string) => vo
       const point: HistoryPoint = {
         loads,
         days,
-        statusMs: await bestOf(() => collectStatus(pool, BENCH_SCHEMA, jobs, undefined, WINDOW_DAYS, now)),
-        healMs: await bestOf(() => readHealPlan(pool, BENCH_SCHEMA, reports, WINDOW_DAYS, now)),
+        statusMs: await bestOf(() =>
+          collectStatus(warehouseOf(pool, BENCH_SCHEMA), jobs, undefined, WINDOW_DAYS, now),
+        ),
+        healMs: await bestOf(() => readHealPlan(warehouseOf(pool, BENCH_SCHEMA), reports, WINDOW_DAYS, now)),
         tickGapMs: await bestOf(() => loadStates(pool, BENCH_SCHEMA, first, from, to)),
         statusCliMs: bestProcess([bin, 'status'], env),
         healCliMs: bestProcess([bin, 'heal', '--dry-run'], env),

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config/env.js';
-import { ConfigError } from '../config/errors.js';
-import { describeRedisTarget } from '../config/redis-target.js';
+import { ConfigError } from '../config/files.js';
+import { describeRedisTarget } from '../config/connections.js';
 import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
 import { terminalSafe } from '../observe/format.js';

@@ -1,3 +1,4 @@
+// The report dimensions of the API spec and the Postgres column type each is stored as.
 /** The report dimensions the API supports (spec: "Supported dimensions"), in the spec's order. */
 export const DIMENSIONS = [
   'year',

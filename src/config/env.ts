@@ -1,3 +1,6 @@
+// The environment, validated once into the frozen Config every part receives: each variable of the
+// design checked with what it allows, the API key (direct or from a file), the webhook secret and
+// the accounts; messages name the variable and never echo a secret or a password.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
@@ -8,9 +11,9 @@ import {
   REDIS_URL_FORM,
   redisUrlProblem,
   withoutPassword,
-} from './connection-urls.js';
-import { FileRefused, readBoundedFile } from './bounded-file.js';
-import { ConfigError } from './errors.js';
+} from './connections.js';
+import { FileRefused, readBoundedFile } from './files.js';
+import { ConfigError } from './files.js';
 import {
   isSentinelUrl,
   queuePrefixOn,
@@ -19,15 +22,9 @@ import {
   SENTINEL_URL_FORM,
   sentinelUrlProblem,
   type RedisTarget,
-} from './redis-target.js';
+} from './connections.js';
 import { envAccount, readAccountsFile, type Account } from './accounts.js';
-import {
-  AUTH_FORMS,
-  COMPRESSIONS,
-  REPORT_PARAMS,
-  SERVER_FIELDS,
-  type ServerSettings,
-} from './server-settings.js';
+import { AUTH_FORMS, COMPRESSIONS, REPORT_PARAMS, SERVER_FIELDS, type ServerSettings } from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -360,9 +357,9 @@ export function serverDefaults(config: Config): ServerSettings {
 }
 
 /** What every Standard Webhooks secret (ADOPS_WEBHOOK_SECRET) starts with. */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** The Standard Webhooks bounds of an HMAC key, in bytes (192 to 512 bits). */
-export const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
+const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

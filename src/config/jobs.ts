@@ -1,13 +1,13 @@
+// Job definitions: the YAML files of the jobs folder (ADOPS_JOBS_DIR) read and checked into report
+// and entity definitions, their durations (90m, 30h, 2d), and the live view a running worker
+// follows, so a new, changed or deleted definition is seen without a restart.
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
-import { FileRefused, readBoundedFile } from './bounded-file.js';
-import { parseDuration } from './duration.js';
-import { ConfigError } from './errors.js';
-import { parseConfigYaml } from './yaml-file.js';
+import { FileRefused, readBoundedFile, ConfigError, parseConfigYaml, errnoCode } from './files.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
@@ -15,16 +15,16 @@ export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
  * Names a report may not take: its table report_<name> would land on the system's own report_loads,
  * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
  */
-export const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
+const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
-export const MAX_JOB_FILE_BYTES = 64 * 1024;
+const MAX_JOB_FILE_BYTES = 64 * 1024;
 
 /** Longest retention_months a report may declare (100 years). */
-export const MAX_RETENTION_MONTHS = 1200;
+const MAX_RETENTION_MONTHS = 1200;
 
 /** Job definitions a folder may hold. */
-export const MAX_JOB_FILES = 500;
+const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
 
 export interface Schedule {
@@ -93,7 +93,7 @@ export function loadJobs(dir: string): JobSet {
       .filter((f) => /\.ya?ml$/.test(f))
       .sort();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const code = errnoCode(error) ?? 'error';
     throw new ConfigError(
       `ADOPS_JOBS_DIR=${dir} cannot be read (${code}): expected a folder of job YAML files`,
       'ADOPS_JOBS_DIR',
@@ -308,7 +308,10 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
     perMinute = CronExpressionParser.parse(cron, { tz: timezone as string, strict: false }).fields.second
       .values.length;
   } catch (error) {
-    fail('schedule.cron', `"${cron}" is not a valid cron expression: ${(error as Error).message}`);
+    fail(
+      'schedule.cron',
+      `"${cron}" is not a valid cron expression: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   // Every run re-pulls the lookback periods: once a second is 60 re-pulls of each a minute.
   if (perMinute > 1 && allowSubMinute !== true)
@@ -320,7 +323,7 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
 }
 
 /** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
-export function isReserved(name: string): boolean {
+function isReserved(name: string): boolean {
   return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
 }
 
@@ -328,4 +331,101 @@ function show(value: unknown): string {
   if (value === undefined) return 'missing';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** The longest duration accepted: a year and a day. */
+const MAX_MS = 366 * UNIT_MS.d;
+
+/** Milliseconds of `text` (`90m`, `30h`, `2d`), or undefined when it is not such a duration. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^([1-9]\d{0,5})([mhd])$/.exec(text.trim());
+  if (m === null) return undefined;
+  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  return ms <= MAX_MS ? ms : undefined;
+}
+
+/** A duration for messages, in hours up to three days and in days beyond (`30h`, `8d`, `1.5h`). */
+export function formatDuration(ms: number): string {
+  if (ms >= 3 * UNIT_MS.d && ms % UNIT_MS.d === 0) return `${ms / UNIT_MS.d}d`;
+  if (ms >= 3 * UNIT_MS.d) return `${(ms / UNIT_MS.d).toFixed(1)}d`;
+  const hours = ms / UNIT_MS.h;
+  return Number.isInteger(hours) ? `${hours}h` : `${hours.toFixed(1)}h`;
+}
+
+/** The definitions of a folder as they are now. */
+export interface LiveJobs {
+  /** The current definitions: the last valid set read from the folder. */
+  current(): JobSet;
+}
+
+export interface LiveJobsOptions {
+  /** How often the folder is looked at, at most (default 2 s). */
+  readonly checkEveryMs?: number;
+  /** Told once per broken state of the folder; the previous valid definitions stay in use. */
+  readonly onInvalid?: (error: ConfigError) => void;
+  /** Told when a new set of definitions is in use. */
+  readonly onChange?: (jobs: JobSet) => void;
+  readonly now?: () => number;
+}
+
+/** What changes when a definition file is added, removed or edited. */
+function folderSignature(dir: string): string {
+  try {
+    return readdirSync(dir)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()
+      .map((f) => {
+        const s = statSync(join(dir, f));
+        return `${f}:${s.size}:${s.mtimeMs}`;
+      })
+      .join('|');
+  } catch (error) {
+    return `unreadable:${errnoCode(error) ?? 'error'}`;
+  }
+}
+
+/**
+ * Follows the definitions of `dir`, starting from `initial` (already read from it). A folder that
+ * no longer parses (a file half-written, a typo) never stops a running worker: it keeps the last
+ * valid definitions and reports the error once.
+ */
+export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
+  const every = options.checkEveryMs ?? 2_000;
+  const now = options.now ?? Date.now;
+  let jobs = initial;
+  let signature = folderSignature(dir);
+  let checkedAt = now();
+  return {
+    current() {
+      if (now() - checkedAt < every) return jobs;
+      checkedAt = now();
+      const seen = folderSignature(dir);
+      if (seen === signature) return jobs;
+      signature = seen;
+      try {
+        jobs = loadJobs(dir);
+        options.onChange?.(jobs);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        options.onInvalid?.(error);
+      }
+      return jobs;
+    },
+  };
+}
+
+/** Finds a report definition by name, in the definitions as they are at the call. */
+export interface ReportLookup {
+  get(name: string): ReportJob | undefined;
+}
+
+/** The report lookup over `live`'s current definitions. */
+export function reportLookup(live: LiveJobs): ReportLookup {
+  return { get: (name) => live.current().reports.find((r) => r.name === name) };
+}
+
+/** A fixed set of definitions, for callers that do not follow a folder (tests, the demo). */
+export function fixedJobs(jobs: JobSet): LiveJobs {
+  return { current: () => jobs };
 }

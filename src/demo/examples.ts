@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
-import { packageRoot } from '../config/paths.js';
+import { packageRoot } from '../config/files.js';
 import { ident, withTransaction } from '../warehouse/pg.js';
 
 /** An example BI query shipped in sql/examples/, shown by `adops demo`. */

@@ -6,13 +6,13 @@ import type { Account } from '../config/accounts.js';
 import { accountConfig, serverDefaults, type Config } from '../config/env.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { DEMO_KEY, startEmulator } from '../emulator/index.js';
-import { pullAccount } from '../queue/payload.js';
+import { pullAccount } from '../queue/jobs.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
-import { queuePrefixOn } from '../config/redis-target.js';
-import { packageRoot } from '../config/paths.js';
+import { queuePrefixOn } from '../config/connections.js';
+import { packageRoot } from '../config/files.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import type { Logger } from '../log/logger.js';
-import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/backfill.js';
+import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/enqueue.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
@@ -178,7 +178,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
       );
 
-    const status = await collectStatus(pool, config.schema, jobs, queues, days, new Date(), accounts);
+    const status = await collectStatus(
+      warehouseOf(pool, config.schema),
+      jobs,
+      queues,
+      days,
+      new Date(),
+      accounts,
+    );
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
       const { columns, rows } = await runExample(pool, config.schema, example);

@@ -2,7 +2,7 @@
 // lines), or one JSON object for scripts. Every text passes through the key's redaction last,
 // whatever a server echoed into a message.
 import Table from 'cli-table3';
-import { SERVER_FIELDS } from '../config/server-settings.js';
+import { SERVER_FIELDS } from '../config/accounts.js';
 import { redactSecrets } from '../log/redact.js';
 import type { Observations, Settings, Verdict } from './types.js';
 

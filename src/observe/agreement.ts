@@ -1,10 +1,9 @@
 // Reports must agree: per account and period, the report_totals of every report of one grain are equal
 // unless late data explains the gap; status, --check, /metrics and the report.disagrees webhook read it.
 import type { Cluster, Redis } from 'ioredis';
-import type { Pool } from 'pg';
 import { COUNTERS, type CounterName, type Totals } from '../flatten/types.js';
 import { addDays } from '../dates/calendar.js';
-import { qualified } from '../warehouse/pg.js';
+import { qualified, type Warehouse } from '../warehouse/pg.js';
 import type { ReportDisagreesEvent } from '../webhooks/events.js';
 
 /** One report's totals over a period: its own period's row, or the sum of its rows inside it. */
@@ -59,8 +58,7 @@ interface SideRow {
  * (a week with a daily report's 7 days); a counter a side lacks (no totals from the API) is skipped.
  */
 export async function readDisagreements(
-  pool: Pool,
-  schema: string,
+  { pool, schema }: Warehouse,
   reports: readonly AgreeingReport[],
   from: string,
   to: string,

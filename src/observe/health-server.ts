@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { errnoCode } from '../config/files.js';
 import type { Logger } from '../log/logger.js';
 
 /** What /health reports; `ok` false answers 503. */
@@ -69,7 +70,12 @@ export async function startMetricsServer(
     if (path === '/metrics') {
       registry.metrics().then(
         (text) => reply(200, registry.contentType, text),
-        (error: unknown) => reply(500, 'text/plain', `metrics failed: ${(error as Error).message}\n`),
+        (error: unknown) =>
+          reply(
+            500,
+            'text/plain',
+            `metrics failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          ),
       );
       return;
     }
@@ -80,7 +86,7 @@ export async function startMetricsServer(
           reply(
             503,
             'application/json',
-            `${JSON.stringify({ ok: false, error: (error as Error).message })}\n`,
+            `${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`,
           ),
       );
       return;
@@ -119,7 +125,7 @@ export async function tryStartMetricsServer(
   try {
     return await startMetricsServer(registry, health, port, host);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const code = errnoCode(error) ?? 'error';
     const why = code === 'EADDRINUSE' ? `EADDRINUSE: port ${port} is in use, e.g. by another worker` : code;
     logger.warn(
       { port, host, code },

@@ -1,9 +1,12 @@
-// `adops status` for a terminal: a summary table, the problems, queue counts and a coverage grid.
+// `adops status` for people and monitors: the terminal text (a summary table, the problems, queue
+// counts, a coverage grid and the catalogue's last sync) and `--check`'s verdict, one line per
+// problem. Pure: it reads the Status that status.ts collected.
 import { addDays } from '../dates/calendar.js';
-import { renderDisagreements } from './agreement.js';
+import { disagreementLine, renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
-import { renderEntityStatus } from './status-entities.js';
 import type { CellState, ReportStatus, Status } from './status.js';
+import { problemText } from '../catalogue/fields.js';
+import type { EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 
 const CELL: Record<CellState, string> = {
   loaded: '█',
@@ -153,11 +156,104 @@ function axis(days: readonly string[]): string {
 }
 
 /** One line saying a report is late: how old its newest data is against its freshness limit. */
-export function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
+function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
   const limit = `freshness ${r.freshness.limitHours}h`;
   if (r.freshness.ageHours === null) return `${r.report}: late: nothing loaded in the window (${limit})`;
   return (
     `${r.report}: late: newest loaded period ${r.lastLoaded ?? '?'} ended ${r.freshness.ageHours}h ago ` +
     `(${limit})`
   );
+}
+
+/** Problems listed in full under the per-field counts. */
+const SHOWN = 5;
+
+/** Lines of the catalogue section (empty when no sync ever ran). */
+function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
+  if (e === undefined || (e.lastWritten === null && e.latest === null)) return [];
+  const lines = ['', 'Catalogue (adops sync):'];
+  const w = e.lastWritten;
+  if (w === null) lines.push('  never written');
+  else {
+    const r = w.result;
+    lines.push(
+      `  last written ${w.finishedAt} (run ${w.runId}): ${r.campaigns ?? 0} campaigns, ${r.creatives ?? 0} creatives, ` +
+        `${r.deleted ?? 0} newly deleted, ${r.revived ?? 0} revived`,
+    );
+    const p = w.problems;
+    if (p !== null && p.count > 0) {
+      const skipped = p.skipped > 0 ? `; ${p.skipped} entities with an unreadable id were skipped` : '';
+      const repaired = p.repaired ?? 0;
+      if (p.count > repaired)
+        lines.push(
+          `  ${p.count - repaired} fields could not be read and were stored as NULL (raw keeps them)${skipped}:`,
+        );
+      if (repaired > 0)
+        lines.push(
+          `  ${repaired} text fields held NUL characters or unpaired surrogates, which Postgres cannot store: ` +
+            'stored with the NULs removed and U+FFFD for each surrogate, in their columns and in raw:',
+        );
+      for (const [field, n] of Object.entries(p.byField)) lines.push(`    ${field}: ${n}`);
+      for (const problem of p.examples.slice(0, SHOWN)) lines.push(`    e.g. ${problemText(problem)}`);
+    }
+  }
+  const l = e.latest;
+  if (l !== null) {
+    const of = `${l.campaignsDone}/${l.campaignsTotal ?? '?'} campaigns, ${l.requests} requests, try ${l.tries}`;
+    if (l.state === 'failed')
+      lines.push(`  run ${l.runId} failed: ${terminalSafe(l.error ?? 'no reason recorded')}`);
+    else if (l.state === 'running') lines.push(`  run ${l.runId} running since ${l.startedAt}: ${of}`);
+    else
+      lines.push(
+        `  run ${l.runId} interrupted at ${l.updatedAt} (${of}); it resumes from its checkpoint when its job runs again`,
+      );
+  }
+  return lines;
+}
+
+/** One reason the warehouse is not fresh and complete: names the report and, when one, the period. */
+export interface CheckProblem {
+  readonly report: string;
+  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees';
+  readonly period?: string;
+  readonly line: string;
+}
+
+/**
+ * The problems of a status: each late report, each overdue missing period (one not yet due, like
+ * yesterday before the night's tick, is not one), each period whose last attempt failed and each
+ * whose rows do not reconcile with the API's totals. None means all is fresh and complete.
+ */
+export function checkProblems(status: Status): CheckProblem[] {
+  const out: CheckProblem[] = [];
+  // Named with its account when the status covers accounts other than `default`.
+  const named = status.reports.some((r) => r.account !== 'default');
+  for (const r of status.reports) {
+    const report = named ? `${r.account}/${r.report}` : r.report;
+    if (r.freshness.late) out.push({ report, kind: 'late', line: lateText({ ...r, report }) });
+    for (const period of r.overdue)
+      out.push({ report, kind: 'missing', period, line: `${report} ${period}: missing` });
+    for (const f of r.failed)
+      out.push({
+        report,
+        kind: 'failed',
+        period: f.period,
+        line: `${report} ${f.period}: failed: ${firstLine(f.error ?? 'no reason recorded')}`,
+      });
+    for (const u of r.unreconciled)
+      out.push({
+        report,
+        kind: 'unreconciled',
+        period: u.period,
+        line: `${report} ${u.period}: unreconciled (${u.reason})`,
+      });
+  }
+  for (const d of status.disagreements ?? [])
+    if (!d.explained)
+      out.push({ report: d.side.report, kind: 'disagrees', period: d.periodStart, line: disagreementLine(d) });
+  return out;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
 }

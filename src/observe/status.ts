@@ -1,6 +1,5 @@
 // `adops status`, collected: per report what the warehouse holds for the last N days, and the
 // queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
-import type { Pool } from 'pg';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { readDisagreements, type Disagreement } from './agreement.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/runs.js';
@@ -10,15 +9,15 @@ import { readVersions } from '../warehouse/schema/versions.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load-states.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
-import { healWindow } from '../plan/windows.js';
+import { healWindow } from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
-import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/gaps.js';
-import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/counts.js';
+import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/pulls.js';
+import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
-import { ONLY_DEFAULT, type PlanAccount } from '../plan/pull.js';
-import { warehouseOf } from '../warehouse/pg.js';
+import { ONLY_DEFAULT, type PlanAccount } from '../plan/pulls.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -108,12 +107,12 @@ export interface EvolutionProgress {
 }
 
 /** The progress of every evolving report among `jobs`. */
-async function evolutions(pool: Pool, schema: string, jobs: JobSet): Promise<EvolutionProgress[]> {
+async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgress[]> {
   const building = new Set(
-    (await readVersions(pool, schema)).filter((v) => v.state === 'building').map((v) => v.report),
+    (await readVersions(wh.pool, wh.schema)).filter((v) => v.state === 'building').map((v) => v.report),
   );
   const names = jobs.reports.map((r) => r.name).filter((n) => building.has(n));
-  const states = await Promise.all(names.map((n) => coverage(pool, schema, n)));
+  const states = await Promise.all(names.map((n) => coverage(wh.pool, wh.schema, n)));
   return states
     .filter((c) => c !== undefined)
     .map((c) => ({
@@ -132,8 +131,7 @@ async function evolutions(pool: Pool, schema: string, jobs: JobSet): Promise<Evo
  * Every report, the restatements, the catalogue and the queue counts are read concurrently.
  */
 export async function collectStatus(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   jobs: JobSet,
   queues: QueueSource | Promise<QueueSource | undefined> | undefined,
   days: number,
@@ -147,15 +145,14 @@ export async function collectStatus(
     jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a.name, r] as const),
   );
   const [reports, restated, entities, evolving, queueCounts, disagreements] = await Promise.all([
-    Promise.all(pairs.map(([a, r]) => reportStatus(pool, schema, r, days, gridDays, now, a))),
-    restatements(warehouseOf(pool, schema)),
-    entitySyncStatus(warehouseOf(pool, schema)),
-    evolutions(pool, schema, jobs),
+    Promise.all(pairs.map(([a, r]) => reportStatus(wh, r, days, gridDays, now, a))),
+    restatements(wh),
+    entitySyncStatus(wh),
+    evolutions(wh, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
     readQueueCounts(queues),
     readDisagreements(
-      pool,
-      schema,
+      wh,
       jobs.reports,
       gridDays[0] ?? yesterday,
       yesterday,
@@ -192,14 +189,13 @@ async function readQueueCounts(
     const read = typeof queues === 'function' ? await queues() : await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
   } catch (error) {
-    return { counts: null, error: (error as Error).message };
+    return { counts: null, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
 /** The status of one report over its window of `days` days (up to yesterday in its time zone). */
 async function reportStatus(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   r: ReportJob,
   days: number,
   gridDays: readonly string[],
@@ -213,8 +209,8 @@ async function reportStatus(
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
-    loadStates(pool, schema, r, from, to, account),
-    unreconciledPeriods(pool, schema, r, from, to, account),
+    loadStates(wh.pool, wh.schema, r, from, to, account),
+    unreconciledPeriods(wh.pool, wh.schema, r, from, to, account),
   ]);
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   const heal = new Set(periodsToHeal(window, states).map(periodKey));

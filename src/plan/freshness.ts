@@ -24,7 +24,7 @@ export function freshnessLimitMs(report: FreshnessOf): number {
 }
 
 /** The longest length of a period of `unit`. */
-export function periodLengthMs(unit: PeriodUnit): number {
+function periodLengthMs(unit: PeriodUnit): number {
   switch (unit) {
     case 'day':
       return DAY_MS;

@@ -5,14 +5,15 @@
 // Cluster (ioredis routes each command to the node holding its slot).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
-import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/redis-target.js';
+import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/connections.js';
 import { isRedisOutage, outageReason } from '../retry/classify.js';
+import { TransientError } from '../retry/errors.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
 export type RedisClient = Redis | Cluster;
 
 /** Thrown when Redis cannot be reached; says where and what to check. */
-export class RedisUnavailableError extends Error {
+export class RedisUnavailableError extends TransientError {
   override readonly name = 'RedisUnavailableError';
 }
 
@@ -204,7 +205,7 @@ export async function ensureReady(
 export const WAIT_OUTAGE_MS = 120_000;
 
 /** Thrown by a wait when Redis stayed unreachable past its bound; `cause` is the last failure. */
-export class RedisOutageError extends Error {
+export class RedisOutageError extends TransientError {
   override readonly name = 'RedisOutageError';
   constructor(
     /** How long Redis had not answered, from the first failed read. */
@@ -216,7 +217,7 @@ export class RedisOutageError extends Error {
 }
 
 /** A read that had no answer in time: a Redis frozen or cut off with its connection still open. */
-class NoAnswerError extends Error {
+class NoAnswerError extends TransientError {
   override readonly name = 'NoAnswerError';
 }
 
@@ -255,7 +256,7 @@ export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions)
       since ??= Date.now();
       const awayMs = Date.now() - since;
       if (awayMs >= o.outageMs) throw new RedisOutageError(awayMs, error);
-      o.onOutage?.({ away: true, awayMs, error: error as Error });
+      o.onOutage?.({ away: true, awayMs, error: error instanceof Error ? error : new Error(String(error)) });
       await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
       if (o.signal?.aborted === true) return undefined;
     }
@@ -289,7 +290,7 @@ export function pause(ms: number, signal: AbortSignal | undefined): Promise<void
 }
 
 /** `redisUrl` without its password, for messages. */
-export function safeUrl(redisUrl: string): string {
+function safeUrl(redisUrl: string): string {
   try {
     const u = new URL(redisUrl);
     if (u.password !== '') u.password = '***';

@@ -1,11 +1,31 @@
-// Adding pulls to the queue, deduplicated per report and period while one is unfinished, in
-// chunks drawn from the plan as they go, so an enqueue of any size holds one chunk at a time.
+// Adding pulls to the queue, deduplicated per report and period while one is unfinished, in chunks
+// drawn from the plan as they go, so an enqueue of any size holds one chunk at a time; and the
+// three producers of pulls over it: a backfill (and the wait for its pulls), heal (the warehouse,
+// not Redis, is the record of what is loaded) and report evolution (what a building version lacks).
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ACCOUNT } from '../config/accounts.js';
-import { PULL_JOB } from './names.js';
-import type { PlannedPull } from '../plan/pull.js';
-import { pullData, pullDedupId, type PullJobData } from './payload.js';
+import { DEFAULT_ACCOUNT, runsReport } from '../config/accounts.js';
+import { PULL_JOB, pullData, pullDedupId, type PullJobData } from './jobs.js';
+import {
+  type PlannedPull,
+  planBackfill,
+  type BackfillOrder,
+  ONLY_DEFAULT,
+  planForAccounts,
+  type PlanAccount,
+  healWindowOf,
+  planHeal,
+} from '../plan/pulls.js';
 import type { PullQueue } from './queues.js';
+import type { ReportJob } from '../config/jobs.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
+import { loadStates } from '../warehouse/load-states.js';
+import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
+import type { Warehouse } from '../warehouse/pg.js';
+import { sameDimensions } from '../warehouse/schema/versions.js';
+import { buildingVersion } from '../warehouse/schema/versions.js';
+import type { Period } from '../dates/periods.js';
+import type { Logger } from '../log/logger.js';
+import type { Notify } from '../webhooks/events.js';
 
 /** One requested pull and the job that will do it. */
 export interface EnqueuedPull {
@@ -31,7 +51,7 @@ export interface EnqueueOptions {
  * callers can still wait for it. Each call gets fresh job ids, so a period loaded earlier is pulled
  * again (a retained completed job with a reused jobId would silently swallow it).
  */
-export async function* enqueueChunks(
+async function* enqueueChunks(
   queue: PullQueue,
   pulls: Iterable<PlannedPull>,
   options: EnqueueOptions = {},
@@ -93,4 +113,287 @@ async function addChunk(
     const id = jobs[j]?.id ?? r.jobId;
     return { data: r.data, jobId: id, added: id === r.jobId };
   });
+}
+
+/** Counts of an enqueue. */
+export interface EnqueueCounts {
+  /** Pulls added now. */
+  readonly added: number;
+  /** Pulls that were already waiting or running: not added twice, waited for all the same. */
+  readonly alreadyQueued: number;
+}
+
+export interface BackfillResult extends EnqueueCounts {
+  readonly pulls: readonly EnqueuedPull[];
+}
+
+/**
+ * Enqueues one pull per report and period of from..to, newest period first unless told otherwise.
+ * The pull queue is first in, first out and every worker takes from its head, so the order of
+ * adding is the order the pulls start in, however many workers run. Periods loaded before are
+ * pulled again; a pull already waiting or running for the same report and period is not added
+ * twice (it keeps its place). Holds every pull: for a backfill of any size, see enqueueStream.
+ */
+export async function enqueueBackfill(
+  queue: PullQueue,
+  reports: readonly ReportJob[],
+  from: string,
+  to: string,
+  order: BackfillOrder = 'newest-first',
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
+): Promise<BackfillResult> {
+  const plan = planForAccounts(accounts, reports, (own) => planBackfill(own, from, to, order));
+  return summarize(await enqueuePulls(queue, plan));
+}
+
+export interface StreamOptions extends EnqueueOptions {
+  /** Keep each enqueued pull (its job id and data) for a wait; default false: only counts. */
+  readonly keep?: boolean;
+  /** Called after each chunk is in Redis, with the counts so far. */
+  readonly onChunk?: (done: EnqueueCounts) => void;
+}
+
+/**
+ * Enqueues `pulls` (a generator, typically backfillPulls) chunk by chunk, holding one chunk at a
+ * time, and reports progress after each. The pulls themselves are kept only with `keep` (to wait
+ * for them: a job id and a few dates each, not the jobs).
+ */
+export async function enqueueStream(
+  queue: PullQueue,
+  pulls: Iterable<PlannedPull>,
+  options: StreamOptions = {},
+): Promise<EnqueueCounts & { readonly pulls?: readonly EnqueuedPull[] }> {
+  let added = 0;
+  let alreadyQueued = 0;
+  const kept: EnqueuedPull[] = [];
+  for await (const chunk of enqueueChunks(queue, pulls, options)) {
+    const fresh = chunk.filter((p) => p.added).length;
+    added += fresh;
+    alreadyQueued += chunk.length - fresh;
+    if (options.keep === true) kept.push(...chunk);
+    options.onChunk?.({ added, alreadyQueued });
+  }
+  return options.keep === true ? { added, alreadyQueued, pulls: kept } : { added, alreadyQueued };
+}
+
+/** The counts of enqueued pulls, with the pulls. */
+export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
+  const added = pulls.filter((p) => p.added).length;
+  return { pulls, added, alreadyQueued: pulls.length - added };
+}
+
+/** Progress of a wait, for a progress bar. */
+export interface PullProgress {
+  readonly total: number;
+  readonly done: number;
+  readonly failed: number;
+  /** Finished pulls (done or failed) per second since the wait began. */
+  readonly ratePerSecond: number;
+  /** Seconds until all finish at that rate; undefined before the first finishes. */
+  readonly etaSeconds: number | undefined;
+}
+
+export interface FailedPull {
+  readonly pull: EnqueuedPull;
+  readonly reason: string;
+}
+
+export interface WaitResult {
+  readonly completed: readonly EnqueuedPull[];
+  readonly failed: readonly FailedPull[];
+}
+
+export interface WaitOptions {
+  readonly onProgress?: (p: PullProgress) => void;
+  /** How often job states are read (default 300 ms). */
+  readonly pollMs?: number;
+  /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
+  readonly batch?: number;
+  /** Stops waiting (resolving with what finished so far) when aborted. */
+  readonly signal?: AbortSignal;
+  /**
+   * How long Redis may be unreachable or switching before the wait gives up with a
+   * RedisOutageError (default 2 minutes); meanwhile the wait retries and keeps its progress.
+   */
+  readonly outageMs?: number;
+  /** Told while Redis is away and when it answers again (see throughOutage). */
+  readonly onOutage?: (state: OutageState) => void;
+}
+
+/**
+ * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable).
+ * A job that vanished from Redis (flushed, or removed) counts as failed with a reason saying to
+ * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded. Redis going
+ * away for a while (a restart, a failover) is waited out up to `outageMs`; past it, a
+ * RedisOutageError (the pulls themselves go on in the workers).
+ */
+export async function waitForPulls(
+  queue: PullQueue,
+  pulls: readonly EnqueuedPull[],
+  options: WaitOptions = {},
+): Promise<WaitResult> {
+  const started = Date.now();
+  const pending = new Map<string, EnqueuedPull[]>();
+  for (const p of pulls) pending.set(p.jobId, [...(pending.get(p.jobId) ?? []), p]);
+  const completed: EnqueuedPull[] = [];
+  const failed: FailedPull[] = [];
+  const report = () => {
+    const finished = completed.length + failed.length;
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? finished / seconds : 0;
+    options.onProgress?.({
+      total: pulls.length,
+      done: completed.length,
+      failed: failed.length,
+      ratePerSecond: rate,
+      etaSeconds: rate > 0 ? (pulls.length - finished) / rate : undefined,
+    });
+  };
+  report();
+  let offset = 0;
+  const batch = options.batch ?? 500;
+  const outage = {
+    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
+    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  while (pending.size > 0 && options.signal?.aborted !== true) {
+    // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
+    // state lookup per job every few hundred milliseconds.
+    const all = [...pending.keys()];
+    offset = offset % all.length;
+    const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
+    offset += batch;
+    // The whole round is read before anything is counted, so a round cut short by Redis going
+    // away is simply read again.
+    const round = await throughOutage(() => readRound(queue, ids), outage);
+    if (round === undefined) break;
+    for (const [id, outcome] of round) {
+      const group = pending.get(id) ?? [];
+      pending.delete(id);
+      if (outcome.state === 'completed') completed.push(...group);
+      else for (const pull of group) failed.push({ pull, reason: outcome.reason });
+    }
+    report();
+    if (pending.size > 0) await pause(options.pollMs ?? 300, options.signal);
+  }
+  return { completed, failed };
+}
+
+type Outcome = { readonly state: 'completed' } | { readonly state: 'failed'; readonly reason: string };
+
+/** The finished jobs among `ids`, with the reason of each failed one. */
+async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<string, Outcome>> {
+  const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
+  const out = new Map<string, Outcome>();
+  await Promise.all(
+    ids.map(async (id, i) => {
+      const state = states[i];
+      if (state === 'completed') out.set(id, { state });
+      else if (state === 'failed')
+        out.set(id, { state, reason: (await queue.getJob(id))?.failedReason ?? 'failed' });
+      else if (state === 'unknown')
+        out.set(id, {
+          state: 'failed',
+          reason:
+            'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing',
+        });
+    }),
+  );
+  return out;
+}
+
+/**
+ * The pulls that heal the last `days` days (up to yesterday, in each report's schedule time zone)
+ * of each account: every period with no load on record, or whose last attempt failed.
+ */
+export async function readHealPlan(
+  wh: Warehouse,
+  reports: readonly ReportJob[],
+  days: number,
+  now: Date = new Date(),
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
+): Promise<PlannedPull[]> {
+  const out: PlannedPull[] = [];
+  for (const account of accounts)
+    for (const report of reports) {
+      if (!runsReport(account, report.name)) continue;
+      const window = healWindowOf(report, now, days);
+      const first = window[0];
+      const last = window.at(-1);
+      if (first === undefined || last === undefined) continue;
+      const states = await loadStates(wh.pool, wh.schema, report, first.start, last.end, account.name);
+      out.push(...planHeal(report, window, states).map((p) => ({ ...p, account: account.name })));
+    }
+  return out;
+}
+
+/** Plans a heal and enqueues it (pulls already waiting or running are not added twice). */
+export async function enqueueHeal(
+  queue: PullQueue,
+  wh: Warehouse,
+  reports: readonly ReportJob[],
+  days: number,
+  now: Date = new Date(),
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
+): Promise<BackfillResult> {
+  return summarize(await enqueuePulls(queue, await readHealPlan(wh, reports, days, now, accounts)));
+}
+
+/** Enqueues every missing period of each coverage, newest first. */
+export async function enqueueEvolution(
+  queue: PullQueue,
+  coverages: readonly Coverage[],
+): Promise<EnqueuedPull[]> {
+  const pulls = coverages.flatMap((c) =>
+    c.missing.map((period) => ({ report: c.report, period, version: c.building.version })),
+  );
+  pulls.sort((a, b) => (a.period.start < b.period.start ? 1 : a.period.start > b.period.start ? -1 : 0));
+  return enqueuePulls(queue, pulls);
+}
+
+// After each load, a report whose definition loads into a building version (report evolution) is
+// checked for completeness, and its stable views switch to the new version once it covers every
+// period the old one had. A failed check is logged, never fails the pull that triggered it.
+
+/**
+ * A function to call after each load of `report` and `period`; resolves when any swap is done. A
+ * load of the old shape (a pull that read its definition just before the change) is pulled again
+ * in the new shape, so the new version still comes to cover it.
+ */
+export function evolutionHook(
+  wh: Warehouse,
+  logger: Logger,
+  notify: Notify,
+  pulls: PullQueue,
+): (report: ReportJob, period: Period, account?: string) => Promise<void> {
+  return async (report, period, account) => {
+    try {
+      // One query per load; a report that is not evolving ends here.
+      const next = await buildingVersion(wh, report.name);
+      if (next === undefined) return;
+      if (!sameDimensions(next.dimensions, report.dimensions)) {
+        await enqueuePulls(pulls, [
+          {
+            report: report.name,
+            period,
+            version: next.version,
+            ...(account === undefined ? {} : { account }),
+          },
+        ]);
+        return;
+      }
+      const swapped = await swapWhenCovered(wh, report);
+      if (swapped === undefined) return;
+      logger.info(swapped, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
+      notify({
+        type: 'evolution.swapped',
+        report: swapped.report,
+        from_version: swapped.from,
+        to_version: swapped.to,
+      });
+    } catch (error) {
+      logger.warn({ err: error, report: report.name }, 'could not switch the report to its new version');
+    }
+  };
 }

@@ -1,10 +1,17 @@
 // The queues, opened with the options every producer must agree on.
-import type { SyncJobData, PullJobData, TickJobData } from './payload.js';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/backoff.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
-import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
+import {
+  ENTITY_QUEUE,
+  REPORT_QUEUE,
+  TICK_QUEUE,
+  WEBHOOK_QUEUE,
+  type PullJobData,
+  type SyncJobData,
+  type TickJobData,
+} from './jobs.js';
 import type { WebhookQueue } from '../webhooks/events.js';
 
 /**
@@ -13,10 +20,10 @@ import type { WebhookQueue } from '../webhooks/events.js';
  * which lives only while a job is unfinished, never by jobId.
  */
 export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
-export const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
+const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
 
 /** Options of every pull job: retries with our jittered exponential backoff. */
-export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
+function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
   return {
     attempts: config.queue.pullAttempts,
     backoff: { type: BACKOFF_TYPE },
@@ -29,7 +36,7 @@ export function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
 export const WEBHOOK_ATTEMPTS = 10;
 
 /** Options of every webhook job: retries with our jittered exponential backoff. */
-export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+const WEBHOOK_JOB_OPTIONS: JobsOptions = {
   attempts: WEBHOOK_ATTEMPTS,
   backoff: { type: BACKOFF_TYPE },
   removeOnComplete: KEEP_COMPLETED,
@@ -98,5 +105,3 @@ export async function openQueues(
     },
   };
 }
-
-export { jobCounts } from './counts.js';

@@ -1,13 +1,16 @@
+// A catalogue sync on ENTITY_QUEUE: enqueued once per account while one is unfinished, and the wait
+// of `adops sync --wait` for it, through a Redis outage up to a bound.
+import { TerminalError } from '../retry/errors.js';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
-import { SYNC_JOB } from './names.js';
+import { SYNC_JOB } from './jobs.js';
 import type { SyncQueue } from './queues.js';
 import type { EntitySyncResult } from '../catalogue/sync.js';
 import { asSyncProgress, type SyncProgress } from '../catalogue/checkpoint.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
 
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
-export const SYNC_DEDUP_ID = 'entity-sync';
+const SYNC_DEDUP_ID = 'entity-sync';
 
 /** The job that will do a requested sync. */
 export interface EnqueuedSync {
@@ -37,7 +40,7 @@ export async function enqueueEntitySync(
 }
 
 /** Thrown when a waited-for sync failed or did not finish in time; the message says which. */
-export class SyncWaitError extends Error {
+export class SyncWaitError extends TerminalError {
   override readonly name = 'SyncWaitError';
 }
 

@@ -4,8 +4,9 @@ import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { overlapsWindow, periodStates } from './loads-query.js';
+import type { PeriodState } from '../plan/pulls.js';
 import { qualified, warehouseOf } from './pg.js';
-import type { PeriodState } from '../plan/gaps.js';
+
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
 export async function loadStates(

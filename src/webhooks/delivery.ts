@@ -1,12 +1,15 @@
 // One POST of a signed webhook body with undici, and what its answer means: delivered, worth
 // another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status). Each
-// attempt is signed afresh (Standard Webhooks headers, src/webhooks/signature.ts): the same
-// webhook-id on every retry, the attempt's own webhook-timestamp and signature.
+// attempt is signed afresh the Standard Webhooks way (standardwebhooks.com): HMAC-SHA256 over
+// `${id}.${timestamp}.${body}`, keyed by the base64 key of a `whsec_` secret, sent as
+// `webhook-signature: v1,<base64>` beside `webhook-id` and the attempt's own `webhook-timestamp`,
+// so a captured delivery is worthless once a receiver's tolerance (5 minutes) has passed.
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/body.js';
 import { parseRetryAfter } from '../api/retry-after.js';
 import type { WebhookDelivery } from './events.js';
-import { EVENT_HEADER, webhookHeaders } from './signature.js';
+import { createHmac } from 'node:crypto';
+import { webhookSecretKey } from '../config/env.js';
 
 /** How long one delivery attempt may take, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -60,12 +63,12 @@ export async function postWebhook(
       ...(target.dispatcher === undefined ? {} : { dispatcher: target.dispatcher }),
     });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const what = typeof code === 'string' ? code : (error as Error).name;
+    const e = error instanceof Error ? error : new Error(String(error));
+    const what = 'code' in e && typeof e.code === 'string' ? e.code : e.name;
     return {
       ok: false,
       retry: true,
-      reason: `no answer from the webhook (${what}: ${(error as Error).message})`,
+      reason: `no answer from the webhook (${what}: ${e.message})`,
     };
   }
   const text = await readShort(res.body);
@@ -102,4 +105,43 @@ async function readShort(body: Dispatcher.ResponseData['body']): Promise<string>
     // A body cut short still leaves its status to go by.
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, 1024);
+}
+
+/** The delivery id: the body's `id`, the same on every retry (receivers deduplicate on it). */
+const ID_HEADER = 'webhook-id';
+/** Unix seconds of the attempt: each retry sends a fresh one. */
+const TIMESTAMP_HEADER = 'webhook-timestamp';
+/** `v1,<base64 HMAC-SHA256>`, possibly several separated by spaces (a receiver accepts any). */
+const SIGNATURE_HEADER = 'webhook-signature';
+/** Header carrying the event type, e.g. `period.failed`. */
+const EVENT_HEADER = 'x-adops-event';
+
+/** The key of a secret that passed config validation; throws on one that did not. */
+function keyOf(secret: string): Buffer {
+  const read = webhookSecretKey(secret);
+  if ('key' in read) return read.key;
+  throw new Error('the webhook secret is not a whsec_ secret (config validation was skipped)');
+}
+
+/** `v1,<base64>` of the HMAC-SHA256 of `${id}.${timestamp}.${body}` under the secret's key. */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string | Buffer): string {
+  const mac = createHmac('sha256', keyOf(secret));
+  mac.update(`${id}.${timestamp}.`);
+  mac.update(body);
+  return `v1,${mac.digest('base64')}`;
+}
+
+/** The Standard Webhooks headers of one attempt to deliver `body` (whose `id` is `id`) at `now`. */
+export function webhookHeaders(
+  secret: string,
+  id: string,
+  body: string,
+  now: Date = new Date(),
+): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    [ID_HEADER]: id,
+    [TIMESTAMP_HEADER]: String(timestamp),
+    [SIGNATURE_HEADER]: signWebhook(secret, id, timestamp, body),
+  };
 }

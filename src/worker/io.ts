@@ -2,7 +2,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import { BigBodyGate } from '../api/big-bodies.js';
 import { BODY_MB } from '../api/decode.js';

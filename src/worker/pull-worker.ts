@@ -3,14 +3,14 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { RequestGate } from '../api/gate.js';
 import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
-import { REPORT_QUEUE } from '../queue/names.js';
-import { asPullData, pullAccount, type PullJobData } from '../queue/payload.js';
-import { isAccountTrouble, type AccountGuard } from './account-guard.js';
+import { REPORT_QUEUE } from '../queue/jobs.js';
+import { asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
+import { isAccountTrouble, type AccountGuard } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
 import { pullDeps, type FetcherFor, type ReportFetcher } from './io.js';
-import { evolutionHook } from './evolution-hook.js';
+import { evolutionHook } from '../queue/enqueue.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
 import { runPull, type PullDeps } from './pull.js';
@@ -70,7 +70,7 @@ export function startPullWorker(
     }),
     ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
   };
-  const afterLoad = evolutionHook(rt.pool, rt.config.schema, rt.logger, o.notify, rt.queues.pulls);
+  const afterLoad = evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls);
   const io: PullDeps = {
     ...deps,
     load: async (report, period, fetched, jobId, account) => {

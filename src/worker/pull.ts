@@ -1,11 +1,11 @@
 // One pull: fetch a report period from the API, load it into Postgres. The I/O is passed in, so
 // this file decides only what happens on success and on each kind of failure.
 import type { ReportJob } from '../config/jobs.js';
-import type { ReportLookup } from '../config/live-jobs.js';
+import type { ReportLookup } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
-import { pullAccount, type PullJobData } from '../queue/payload.js';
+import { pullAccount, type PullJobData } from '../queue/jobs.js';
 
 /** What the API client returned for one period. */
 export interface Fetched {

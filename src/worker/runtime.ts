@@ -1,12 +1,16 @@
 // What every BullMQ worker of one process shares: the Redis connection, the queues, the shared
-// request limiter, the clock of activity the health check reads, and the shutdown signal.
+// request limiter, the clock of activity the health check reads and the shutdown signal; the order
+// of a stop (stop taking jobs, let running ones finish until the deadline, cut their API requests
+// short, only then abandon what still runs to the stall check); and the account guard, which keeps
+// one account's trouble from slowing the others' pulls.
 import type { Pool } from 'pg';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
+import { warehouseOf, type Warehouse } from '../warehouse/pg.js';
 import { closeConnection, workerConnection, type RedisClient } from '../queue/connection.js';
 import { openQueues, type Queues } from '../queue/queues.js';
-import { within } from './shutdown.js';
+import type { Worker } from 'bullmq';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */
 export interface StallOptions {
@@ -19,6 +23,8 @@ export interface WorkerRuntime {
   readonly config: Config;
   readonly logger: Logger;
   readonly pool: Pool;
+  /** The warehouse over `pool`, for config.schema. */
+  readonly wh: Warehouse;
   readonly redis: RedisClient;
   readonly queues: Queues;
   readonly limiter: RequestLimiter;
@@ -80,6 +86,7 @@ export async function openRuntime(o: {
     config,
     logger,
     pool: o.pool,
+    wh: warehouseOf(o.pool, config.schema, { copyFormat: config.copyFormat, logger }),
     redis,
     queues,
     limiter,
@@ -102,4 +109,146 @@ export async function openRuntime(o: {
       if (o.connection === undefined) await closeConnection(redis);
     },
   };
+}
+
+/** Resolves `true` when `p` settles within `ms`, `false` otherwise (never rejects). */
+export function within(
+  p: Promise<unknown>,
+  ms: number,
+  early?: (giveUp: () => void) => void,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    early?.(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    p.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+    );
+  });
+}
+
+/**
+ * Stops `workers`: graceful until `timeoutMs` (or until `onGiveUp`'s callback is called, a second
+ * signal), then `abort()` (running requests end, their pulls go back to wait) with 5 s more, then a
+ * forced close. Resolves whether the stop was graceful.
+ */
+export async function stopWorkers(
+  workers: readonly Worker[],
+  timeoutMs: number,
+  abort: () => void,
+  logger: Logger,
+  onGiveUp?: (giveUp: () => void) => void,
+): Promise<boolean> {
+  const graceful = Promise.all(workers.map((w) => w.close()));
+  const finished = await within(graceful, timeoutMs, onGiveUp);
+  if (finished) return true;
+  logger.warn('shutdown deadline: aborting running API requests; their pulls go back to the queue');
+  abort();
+  if (await within(graceful, 5_000)) return false;
+  logger.warn('running jobs still busy: abandoning them to the stall check of other workers');
+  await within(Promise.allSettled(workers.map((w) => w.close(true))), 5_000);
+  return false;
+}
+
+// Keeps one account's trouble from slowing the others' pulls in a worker process. A pull of an
+// account that is paused (its 429), down (no answer, 5xx, 401/403) or already holding its share of
+// the worker's concurrency does not start: the processor puts it back as delayed, freeing the slot
+// at once, instead of sleeping in the slot until the account recovers. Local to the process: each
+// worker learns an account's state from its own pulls; the 429 pause is shared through the
+// account's request limiter (src/api/shared-limit.ts) as well.
+
+/** Longest an account is held as down after repeated failures. */
+const MAX_DOWN_MS = 60_000;
+/** First hold after a failure: doubles with each failure in a row. */
+const FIRST_DOWN_MS = 1_000;
+/** Delay of a pull whose account already holds its share of the slots. */
+const BUSY_DELAY_MS = 250;
+
+export interface AccountGuard {
+  /** Milliseconds a pull of `account` should wait before it starts; 0: start now (and count it). */
+  enter(account: string): number;
+  /** The pull of `account` that entered has ended; `ok` false when the account failed it (see failed). */
+  leave(account: string): void;
+  /** The account answered: its failure streak ends. */
+  succeeded(account: string): void;
+  /** The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403). */
+  failed(account: string): void;
+  /** The account answered 429: hold its pulls for `ms`. */
+  paused(account: string, ms: number): void;
+}
+
+interface State {
+  running: number;
+  heldUntil: number;
+  failures: number;
+}
+
+/**
+ * A guard for `accounts` accounts sharing `concurrency` slots. With one account nothing is ever
+ * held (its pulls behave as before accounts); with more, an account takes at most
+ * concurrency - 1 slots at once, so another account always has a slot.
+ */
+export function createAccountGuard(
+  accounts: number,
+  concurrency: number,
+  now: () => number = Date.now,
+): AccountGuard {
+  const states = new Map<string, State>();
+  const state = (a: string): State => {
+    let s = states.get(a);
+    if (s === undefined) states.set(a, (s = { running: 0, heldUntil: 0, failures: 0 }));
+    return s;
+  };
+  const share = Math.max(1, concurrency - 1);
+  const guarded = accounts > 1;
+  return {
+    enter(account) {
+      const s = state(account);
+      if (guarded) {
+        const held = s.heldUntil - now();
+        if (held > 0) return held;
+        if (s.running >= share) return BUSY_DELAY_MS + Math.floor(Math.random() * BUSY_DELAY_MS);
+      }
+      s.running++;
+      return 0;
+    },
+    leave(account) {
+      const s = state(account);
+      s.running = Math.max(0, s.running - 1);
+    },
+    succeeded(account) {
+      state(account).failures = 0;
+    },
+    failed(account) {
+      const s = state(account);
+      s.failures++;
+      const ms = Math.min(MAX_DOWN_MS, FIRST_DOWN_MS * 2 ** (s.failures - 1));
+      s.heldUntil = Math.max(s.heldUntil, now() + ms);
+    },
+    paused(account, ms) {
+      const s = state(account);
+      s.heldUntil = Math.max(s.heldUntil, now() + ms);
+    },
+  };
+}
+
+/**
+ * True for a failure that says the account itself is in trouble, so its other pulls would fail
+ * the same way now: no answer at all, a 5xx, or a refused key (401/403).
+ */
+export function isAccountTrouble(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if ('status' in error && typeof error.status === 'number')
+    return error.status >= 500 || error.status === 401 || error.status === 403;
+  return 'name' in error && error.name === 'ApiTransportError';
 }

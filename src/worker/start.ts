@@ -1,28 +1,41 @@
-// `adops worker` in-process, the composition root: the shared runtime, then one BullMQ worker per
-// job kind (pulls, scheduler ticks, catalogue syncs), then metrics and health. Stateless: run as
-// many as the API allows.
+// `adops worker` in-process, the composition root: the shared runtime, each account's own API
+// client and request limiter, then one BullMQ worker per job kind (pulls, scheduler ticks,
+// catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
 import type { Worker } from 'bullmq';
 import type { Pool } from 'pg';
-import type { Config } from '../config/env.js';
-import type { JobSet } from '../config/jobs.js';
-import { fixedJobs, reportLookup, type LiveJobs } from '../config/live-jobs.js';
+import { type Config, accountConfig } from '../config/env.js';
+import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
-import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
-import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
+import {
+  createWorkerMetrics,
+  metricsObserver,
+  type WorkerMetrics,
+  readFreshness,
+  registerReportGauges,
+} from '../observe/metrics.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
 import type { RedisClient } from '../queue/connection.js';
-import { jobCounts } from '../queue/queues.js';
-import { DEFAULT_GAP_CAP } from '../queue/tick.js';
+import { jobCounts } from '../queue/jobs.js';
+import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
-import { openWorkerAccounts, type WorkerAccounts } from './accounts.js';
-import type { FetcherFor, ReportFetcher } from './io.js';
-import { startPullWorker } from './pull-worker.js';
-import { openRuntime, type StallOptions, type WorkerRuntime } from './runtime.js';
-import { stopWorkers, within } from './shutdown.js';
+import { type FetcherFor, type ReportFetcher, createWorkerApi } from './io.js';
+import { startPullWorker, type PullAccount } from './pull-worker.js';
+import {
+  openRuntime,
+  type StallOptions,
+  type WorkerRuntime,
+  stopWorkers,
+  within,
+  createAccountGuard,
+  type AccountGuard,
+} from './runtime.js';
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
+import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
+import type { WorkerObserver } from './observer.js';
 
 export type { SyncRun } from './sync-worker.js';
 
@@ -103,14 +116,7 @@ async function startOn(
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
   registerReportGauges(metrics.registry, () =>
-    readFreshness(
-      rt.pool,
-      config.schema,
-      definitions.current(),
-      config.healDays,
-      new Date(),
-      config.accounts,
-    ),
+    readFreshness(rt.wh, definitions.current(), config.healDays, new Date(), config.accounts),
   );
   const observer = metricsObserver(metrics);
   const concurrency = deps.concurrency ?? 2;
@@ -262,5 +268,76 @@ function closer(
       rt.logger.info({ graceful }, 'worker stopped');
     })();
     return closing;
+  };
+}
+
+export interface WorkerAccounts {
+  readonly fetcherFor: FetcherFor;
+  readonly accounts: ReadonlyMap<string, PullAccount>;
+  /** Holds an account's pulls while it is paused, down or busy (only with more than one account). */
+  readonly guard: AccountGuard;
+  close(): Promise<void>;
+}
+
+/** The request limiter of `account`: the runtime's for the default account, else its own key and rate. */
+function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
+  if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
+    return rt.limiter;
+  return createRequestLimiter(
+    rt.redis,
+    limiterKey(rt.config.queue.prefix, account.name),
+    account.rateLimitPerSecond,
+    {
+      onError: (error) =>
+        rt.logger.warn(
+          { err: error, account: account.name },
+          'shared rate limit unavailable; request sent anyway',
+        ),
+      subscribe: true,
+      // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
+      onPause: (ms) => guard.paused(account.name, ms),
+      maxPauseMs: rt.config.http.retryAfterCapMs,
+      stop: rt.shutdown.signal,
+    },
+  );
+}
+
+/** Opens an API client and a limiter per configured account. */
+function openWorkerAccounts(
+  rt: WorkerRuntime,
+  observer: WorkerObserver,
+  concurrency: number,
+): WorkerAccounts {
+  const guard = createAccountGuard(rt.config.accounts.length, concurrency);
+  const fetchers = new Map<string, ReportFetcher>();
+  const accounts = new Map<string, PullAccount>();
+  const limiters: RequestLimiter[] = [];
+  for (const account of rt.config.accounts) {
+    const limiter = limiterOf(rt, account, guard);
+    if (limiter !== rt.limiter) limiters.push(limiter);
+    const api = createWorkerApi(
+      accountConfig(rt.config, account),
+      rt.logger.child({ account: account.name }),
+      {
+        beforeRequest: async () => void (await limiter.acquire()),
+        onAttempt: observer.attempt,
+        // Usage headers saying the budget is spent: this account waits for its window, before any 429.
+        onExhausted: (ms) => {
+          guard.paused(account.name, ms);
+          void limiter.pause(ms);
+        },
+      },
+    );
+    fetchers.set(account.name, api.fetcher);
+    accounts.set(account.name, { limiter, reports: account.reports });
+  }
+  return {
+    fetcherFor: (name) => fetchers.get(name),
+    accounts,
+    guard,
+    close: async () => {
+      for (const f of fetchers.values()) await f.close?.();
+      for (const l of limiters) await l.close();
+    },
   };
 }

@@ -6,12 +6,12 @@ import type { RequestGate } from '../api/gate.js';
 import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
-import { syncAccount, type SyncJobData } from '../queue/payload.js';
+import { syncAccount, type SyncJobData } from '../queue/jobs.js';
 import type { SyncProgress } from '../catalogue/checkpoint.js';
 import { syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../retry/classify.js';
-import { ENTITY_QUEUE } from '../queue/names.js';
+import { ENTITY_QUEUE } from '../queue/jobs.js';
 import { createSyncApi } from './io.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
@@ -110,7 +110,7 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
  * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
  * sends the job back without spending an attempt (its checkpoint keeps what it read).
  */
-export function syncProcessor(
+function syncProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
     readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;
   },

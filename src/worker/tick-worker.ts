@@ -2,10 +2,10 @@
 // the nightly housekeeping (pruning archived bodies past their retention).
 import { Worker, type Job } from 'bullmq';
 import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/live-jobs.js';
-import { TICK_QUEUE } from '../queue/names.js';
-import type { TickJobData } from '../queue/payload.js';
-import { runTick, type TickDeps } from '../queue/tick.js';
+import type { ReportLookup } from '../config/jobs.js';
+import { TICK_QUEUE } from '../queue/jobs.js';
+import type { TickJobData } from '../queue/jobs.js';
+import { runTick, type TickDeps } from '../queue/scheduler.js';
 import { loadStates } from '../warehouse/load-states.js';
 import { withClient } from '../warehouse/pg.js';
 import { pruneRaw } from '../warehouse/raw.js';
@@ -45,7 +45,7 @@ export function startTickWorker(
  * plans the window and gaps, enqueues the pulls, then prunes the archive; a partition or
  * housekeeping failure is logged, never fails the tick (a load makes its own month's partition).
  */
-export function tickProcessor(
+function tickProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'touch'>,
   deps: TickDeps,
   housekeeping: () => Promise<number> = async () => 0,

@@ -4,18 +4,33 @@
 // unreachable or answers 5xx or 429, failed for good on any other answer; and, every few minutes,
 // evaluates report freshness for report.late and report.fresh. It runs beside the pulls and never
 // holds one back.
+// Freshness is compared with the last state seen, kept in Redis under the queue prefix, and only
+// the transitions are told; the state is swapped with one atomic SET ... GET, so of several
+// workers evaluating at once only the first to see a transition tells it.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Agent } from 'undici';
 import type { WebhookConfig } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
-import { freshnessTransitions } from '../observe/freshness-watch.js';
+import { disagreementEvents } from '../observe/agreement.js';
 import { postWebhook } from '../webhooks/delivery.js';
 import type { BackoffPolicy } from '../retry/backoff.js';
-import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/names.js';
+import { TransientError } from '../retry/errors.js';
+import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/jobs.js';
 import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
-import { DELIVER_JOB, enqueueWebhook, type WebhookDelivery } from '../webhooks/events.js';
+import {
+  DELIVER_JOB,
+  enqueueWebhook,
+  type WebhookDelivery,
+  type ReportFreshEvent,
+  type ReportDisagreesEvent,
+  type ReportLateEvent,
+} from '../webhooks/events.js';
 import { pullBackoff } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
+import type { Cluster, Redis } from 'ioredis';
+import type { PlanAccount } from '../plan/pulls.js';
+import { collectStatus, type ReportStatus } from '../observe/status.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 /** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;
@@ -57,8 +72,8 @@ export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOpti
 }
 
 /** The processor of WEBHOOK_QUEUE: a delivery or a freshness evaluation. */
-export function webhookProcessor(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+function webhookProcessor(
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
   o: WebhookWorkerOptions,
   dispatcher?: Agent,
 ) {
@@ -101,13 +116,12 @@ export function webhookProcessor(
 
 /** Records each report's freshness and queues the transitions this evaluation saw first. */
 async function evaluateFreshness(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'pool' | 'redis' | 'queues'>,
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
   o: WebhookWorkerOptions,
 ): Promise<{ events: number }> {
   const events = await freshnessTransitions(
     {
-      pool: rt.pool,
-      schema: rt.config.schema,
+      wh: rt.wh,
       redis: rt.redis,
       prefix: rt.config.queue.prefix,
       days: rt.config.healDays,
@@ -129,7 +143,7 @@ function isDelivery(data: unknown): data is WebhookDelivery {
 }
 
 /** A retryable delivery failure; carries the receiver's Retry-After into the backoff strategy. */
-class DeliveryRetry extends Error {
+class DeliveryRetry extends TransientError {
   override readonly name = 'DeliveryRetry';
   constructor(
     message: string,
@@ -137,4 +151,68 @@ class DeliveryRetry extends Error {
   ) {
     super(message);
   }
+}
+
+/** The freshness state of a report as Redis keeps it. */
+export type FreshnessState = 'late' | 'fresh';
+
+export interface FreshnessWatch {
+  readonly wh: Warehouse;
+  readonly redis: Redis | Cluster;
+  /** The BullMQ prefix: the states live beside the deployment's queues. */
+  readonly prefix: string;
+  /** Days of status read; the newest loaded period is looked for in them. */
+  readonly days: number;
+  /** The accounts watched (default: the one account `default`). */
+  readonly accounts?: readonly PlanAccount[];
+}
+
+/** The Redis key of a report's last seen freshness state (of an account other than `default`: with it). */
+function freshnessStateKey(prefix: string, report: string, account = 'default'): string {
+  return account === 'default'
+    ? `${prefix}:webhooks:freshness:${report}`
+    : `${prefix}:webhooks:freshness:${account}:${report}`;
+}
+
+/**
+ * The event a report's move from `previous` (undefined: never seen) to `now` calls for, if any. A
+ * report first seen late is announced; one first seen fresh is not (nothing changed for anyone).
+ */
+export function transition(previous: string | null, now: FreshnessState): FreshnessState | undefined {
+  if (previous === now) return undefined;
+  if (previous === null && now === 'fresh') return undefined;
+  return now;
+}
+
+/** Reads every report's freshness, records it, and returns the transitions this call saw first. */
+export async function freshnessTransitions(
+  watch: FreshnessWatch,
+  jobs: JobSet,
+  now: Date = new Date(),
+): Promise<Array<ReportLateEvent | ReportFreshEvent | ReportDisagreesEvent>> {
+  const status = await collectStatus(watch.wh, jobs, undefined, watch.days, now, watch.accounts);
+  const events: Array<ReportLateEvent | ReportFreshEvent | ReportDisagreesEvent> = [];
+  for (const r of status.reports) {
+    const state: FreshnessState = r.freshness.late ? 'late' : 'fresh';
+    const previous = await watch.redis.set(
+      freshnessStateKey(watch.prefix, r.report, r.account),
+      state,
+      'GET',
+    );
+    const moved = transition(previous, state);
+    if (moved !== undefined) events.push(freshnessEvent(r, moved));
+  }
+  events.push(...(await disagreementEvents(watch.redis, watch.prefix, status.disagreements ?? [])));
+  return events;
+}
+
+function freshnessEvent(r: ReportStatus, state: FreshnessState): ReportLateEvent | ReportFreshEvent {
+  return {
+    type: state === 'late' ? 'report.late' : 'report.fresh',
+    ...(r.account === 'default' ? {} : { account: r.account }),
+    report: r.report,
+    last_loaded: r.lastLoaded,
+    age_hours: r.freshness.ageHours,
+    freshness_hours: r.freshness.limitHours,
+  };
 }

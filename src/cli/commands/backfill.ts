@@ -8,14 +8,14 @@ import {
   type BackfillResult,
   type EnqueueCounts,
   type PullProgress,
-} from '../../queue/backfill.js';
+} from '../../queue/enqueue.js';
 import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../queue/connection.js';
 import { outageReason } from '../../retry/classify.js';
-import { describeRedisTarget } from '../../config/redis-target.js';
-import { backfillPulls } from '../../plan/backfill.js';
-import { interleaveAccounts, pullLabel } from '../../plan/pull.js';
+import { describeRedisTarget } from '../../config/connections.js';
+import { backfillPulls } from '../../plan/pulls.js';
+import { interleaveAccounts, pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';
-import { pullAccount, pullPeriod } from '../../queue/payload.js';
+import { pullAccount, pullPeriod } from '../../queue/jobs.js';
 import { DateFormatError, daysBetween, formatUtcDate, parseIsoDate } from '../../dates/calendar.js';
 import { openQueues, type Queues } from '../../queue/queues.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';

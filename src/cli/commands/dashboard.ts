@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { isLoopback } from '../../observe/dashboard/address.js';
-import { DashboardError } from '../../observe/dashboard/errors.js';
-import { startDashboard } from '../../observe/dashboard/server.js';
+import { isLoopback } from '../../observe/dashboard.js';
+import { DashboardError } from '../../observe/dashboard.js';
+import { startDashboard } from '../../observe/dashboard.js';
 import { RedisUnavailableError } from '../../queue/connection.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';

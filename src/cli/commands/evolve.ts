@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/env.js';
 import { RedisUnavailableError } from '../../queue/connection.js';
-import { enqueueEvolution } from '../../queue/evolution.js';
+import { enqueueEvolution } from '../../queue/enqueue.js';
 import { openQueues } from '../../queue/queues.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../../warehouse/schema/evolution.js';
 import { createPool } from '../../warehouse/pg.js';

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { enqueuePulls } from '../../queue/enqueue.js';
-import { summarize } from '../../queue/backfill.js';
-import { pullLabel } from '../../plan/pull.js';
+import { summarize } from '../../queue/enqueue.js';
+import { pullLabel } from '../../plan/pulls.js';
 import { selectAccounts } from '../../config/accounts.js';
-import { readHealPlan } from '../../queue/heal.js';
-import { createPool } from '../../warehouse/pg.js';
+import { readHealPlan } from '../../queue/enqueue.js';
+import { warehouseOf, createPool } from '../../warehouse/pg.js';
 import type { CliContext } from '../context.js';
 import { enqueuedLine, open, redisOutageOption, waitWithProgress } from './backfill.js';
 import { postgresFailure } from './postgres-failure.js';
@@ -43,8 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
       let plan;
       try {
         plan = await readHealPlan(
-          pool,
-          config.schema,
+          warehouseOf(pool, config.schema),
           reports,
           flags.days ?? config.healDays,
           new Date(),

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../log/logger.js';
-import { checkProblems } from '../../observe/check.js';
+import { checkProblems } from '../../observe/status-render.js';
 import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
 import { renderStatus } from '../../observe/status-render.js';
-import { createPool } from '../../warehouse/pg.js';
+import { warehouseOf, createPool } from '../../warehouse/pg.js';
 import { selectAccounts } from '../../config/accounts.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { postgresFailure } from './postgres-failure.js';
@@ -50,8 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
       let status: Status;
       try {
         status = await collectStatus(
-          pool,
-          config.schema,
+          warehouseOf(pool, config.schema),
           jobs,
           redis.counts,
           flags.days ?? config.healDays,
@@ -77,7 +76,7 @@ function queueCounts(
   config: Pick<Config, 'redis' | 'queue'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
-  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/counts.js')]).then(
+  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/jobs.js')]).then(
     ([connection, { readJobCounts }]) => ({
       connection,
       readJobCounts,

@@ -4,7 +4,7 @@ import { createPool } from '../../warehouse/pg.js';
 import { RedisUnavailableError } from '../../queue/connection.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
-import { liveJobs } from '../../config/live-jobs.js';
+import { liveJobs } from '../../config/jobs.js';
 import type { Logger } from '../../log/logger.js';
 
 interface WorkerFlags {

@@ -10,7 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import { TerminalError } from '../../retry/errors.js';
 import { type Warehouse, ident, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { sqlDir } from '../../config/paths.js';
+import { sqlDir } from '../../config/files.js';
 import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
 import { type EnsureResult, ensureReportTables } from './report-tables.js';
 import { type PartitionUpkeep, databaseNow, maintainPartitions } from './partitions.js';

@@ -9,7 +9,7 @@ import { COUNTERS } from '../../flatten/types.js';
 import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../config/files.js';
 import { SchemaDriftError } from '../errors.js';
 import { type Evolving, readVersions, versionFor } from './versions.js';
 

@@ -5,7 +5,7 @@ import { describeReportObjects } from './descriptions.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
-import { packageRoot } from '../../config/paths.js';
+import { packageRoot } from '../../config/files.js';
 import { ident, reportTable, sqlState } from '../pg.js';
 import { COUNTERS } from '../../flatten/types.js';
 

@@ -7,7 +7,7 @@ import { createApiClient, type ApiClient, type ApiClientOptions } from '../../..
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet, type ReportJob } from '../../../src/config/jobs.js';
 import { join } from 'node:path';
-import { packageRoot } from '../../../src/config/paths.js';
+import { packageRoot } from '../../../src/config/files.js';
 import { createLogger, type Logger } from '../../../src/log/logger.js';
 import type { ReportFetcher } from '../../../src/worker/io.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';

@@ -7,7 +7,7 @@ import { createApiClient, type ApiClient, type ApiClientOptions } from '../../..
 import { ApiTransportError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { classifyFailure } from '../../../src/retry/classify.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays } from '../queue/harness.js';
 

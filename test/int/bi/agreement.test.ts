@@ -2,14 +2,15 @@
 // the gap. A broken total fails `adops status --check` naming account, day and both reports, and a
 // re-pull clears it; reports loaded at different emulator clocks inside the window are not flagged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkProblems } from '../../../src/observe/check.js';
+import { checkProblems } from '../../../src/observe/status-render.js';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { disagreementEvents, readDisagreements } from '../../../src/observe/agreement.js';
-import { readFreshness, registerReportGauges } from '../../../src/observe/report-gauges.js';
+import { readFreshness, registerReportGauges } from '../../../src/observe/metrics.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { loadJobs } from '../../../src/config/jobs.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { addDays } from '../../../src/dates/calendar.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -66,12 +67,12 @@ describe('a broken total of one report', () => {
 
     // The /metrics gauge counts the period for both reports, the webhook announces it once.
     const registry = new Registry();
-    registerReportGauges(registry, () => readFreshness(db.pool, S, loadJobs('jobs'), DAYS));
+    registerReportGauges(registry, () => readFreshness(warehouseOf(db.pool, S), loadJobs('jobs'), DAYS));
     expect(await registry.metrics()).toMatch(/adops_report_disagreeing_periods\{report="daily_zone"\} 1\n/);
     const redis = new Redis(REDIS_URL);
     try {
       const prefix = testPrefix();
-      const all = await readDisagreements(db.pool, S, REPORTS, day, day);
+      const all = await readDisagreements(warehouseOf(db.pool, S), REPORTS, day, day);
       const events = await disagreementEvents(redis, prefix, all);
       expect(events).toEqual([
         expect.objectContaining({
@@ -99,12 +100,12 @@ describe('a broken total of one report', () => {
         WHERE account = 'default' AND report = 'hourly' AND period_start = $1`,
       [yesterday],
     );
-    const found = await readDisagreements(db.pool, S, REPORTS, yesterday, yesterday);
+    const found = await readDisagreements(warehouseOf(db.pool, S), REPORTS, yesterday, yesterday);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ account: 'default', side: { report: 'hourly' }, explained: false });
     expect(found[0]?.why).toMatch(/the larger numbers \(daily_\w+\) were loaded earlier/);
     await pullDays(db, emulator, [yesterday], byName('hourly'));
-    expect(await readDisagreements(db.pool, S, REPORTS, yesterday, yesterday)).toEqual([]);
+    expect(await readDisagreements(warehouseOf(db.pool, S), REPORTS, yesterday, yesterday)).toEqual([]);
   });
 });
 
@@ -129,12 +130,12 @@ describe('reports of one day loaded at different emulator clocks', () => {
     emulator.setNow(new Date(`${addDays(day, 3)}T12:00:00Z`));
     await pullDays(db, emulator, [day], byName('daily_zone'));
 
-    const found = await readDisagreements(db.pool, S, REPORTS, day, day);
+    const found = await readDisagreements(warehouseOf(db.pool, S), REPORTS, day, day);
     // They do differ: the status shows it, as explained by late data.
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ explained: true, side: { report: 'daily_campaign' } });
     expect(found[0]?.why).toContain('late data');
-    const status = await collectStatus(db.pool, S, loadJobs('jobs'), undefined, 1);
+    const status = await collectStatus(warehouseOf(db.pool, S), loadJobs('jobs'), undefined, 1);
     expect(checkProblems(status).filter((p) => p.kind === 'disagrees')).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { ENTITY_QUEUE } from '../../../src/queue/names.js';
+import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 

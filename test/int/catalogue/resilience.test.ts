@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../src/api/client.js';
 import { main } from '../../../src/cli/main.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';

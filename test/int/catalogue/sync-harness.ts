@@ -13,7 +13,7 @@ import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import type { EntitySyncResult } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { ENTITY_QUEUE } from '../../../src/queue/names.js';
+import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClientFromConfig } from '../../../src/api/client.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { enqueueEntitySync, waitForEntitySync } from '../../../src/queue/sync.js';
 import { startWorker, type RunningWorker } from '../../../src/worker/start.js';

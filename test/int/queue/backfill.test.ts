@@ -1,9 +1,10 @@
 // Backfill and heal through the real queue: Redis, Postgres and the emulator over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
-import { enqueueHeal } from '../../../src/queue/heal.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueHeal } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -94,9 +95,11 @@ describe('heal', () => {
       `DELETE FROM "${TEST_SCHEMA}".report_loads WHERE report = 'daily_zone' AND period_start = $1`,
       [from],
     );
-    const healed = await enqueueHeal(h.queues.pulls, h.db.pool, TEST_SCHEMA, zone, 4);
+    const healed = await enqueueHeal(h.queues.pulls, warehouseOf(h.db.pool, TEST_SCHEMA), zone, 4);
     expect(healed.pulls.map((p) => p.data.periodStart).sort()).toEqual([from, to]);
     await waitForPulls(h.queues.pulls, healed.pulls);
-    expect((await enqueueHeal(h.queues.pulls, h.db.pool, TEST_SCHEMA, zone, 4)).pulls).toEqual([]);
+    expect((await enqueueHeal(h.queues.pulls, warehouseOf(h.db.pool, TEST_SCHEMA), zone, 4)).pulls).toEqual(
+      [],
+    );
   });
 });

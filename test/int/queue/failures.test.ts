@@ -3,11 +3,12 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let h: Harness | undefined;
 
@@ -55,7 +56,7 @@ describe('a pull answered 401', () => {
     expect(rows[0]).toMatchObject({ status: 'failed', http_attempts: 1 });
     expect(rows[0]?.error).toContain('HTTP 401');
 
-    const status = await collectStatus(h.db.pool, TEST_SCHEMA, h.jobs, h.queues, 3);
+    const status = await collectStatus(warehouseOf(h.db.pool, TEST_SCHEMA), h.jobs, h.queues, 3);
     const daily = status.reports.find((r) => r.report === 'daily_zone');
     expect(daily?.failed).toEqual([{ period: to, error: expect.stringContaining('HTTP 401') }]);
     expect(daily?.cells.at(-1)).toBe('failed');
@@ -119,7 +120,7 @@ describe('transient failures', () => {
       `SELECT status FROM "${TEST_SCHEMA}".report_loads ORDER BY load_id`,
     );
     expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'loaded']);
-    const status = await collectStatus(h.db.pool, TEST_SCHEMA, h.jobs, h.queues, 2);
+    const status = await collectStatus(warehouseOf(h.db.pool, TEST_SCHEMA), h.jobs, h.queues, 2);
     expect(status.reports.find((r) => r.report === 'daily_zone')?.failed).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { REPORT_QUEUE } from '../../../src/queue/names.js';
+import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { loadJobs } from '../../../src/config/jobs.js';
-import { liveJobs } from '../../../src/config/live-jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { liveJobs } from '../../../src/config/jobs.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

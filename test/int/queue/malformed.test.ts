@@ -3,12 +3,13 @@
 // a body without totals loads and shows in `adops status` as unreconciled, "no totals".
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readArchivedBody } from '../../../src/warehouse/raw.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -142,7 +143,7 @@ describe('a report answer without totals', () => {
     expect(run.loads).toMatchObject([
       { status: 'loaded', reconciled: false, unreconciled_reason: 'no totals' },
     ]);
-    const status = await collectStatus(h.db.pool, TEST_SCHEMA, h.jobs, h.queues, 2);
+    const status = await collectStatus(warehouseOf(h.db.pool, TEST_SCHEMA), h.jobs, h.queues, 2);
     const zone = status.reports.find((r) => r.report === 'daily_zone');
     expect(zone?.unreconciled).toEqual([{ period: to, reason: 'no totals', mismatch: null }]);
     expect(zone?.failed).toEqual([]);

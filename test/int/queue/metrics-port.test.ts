@@ -4,7 +4,7 @@ import { connect, createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

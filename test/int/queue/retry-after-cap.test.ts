@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClientFromConfig } from '../../../src/api/client.js';
 import { RateLimitedError } from '../../../src/api/errors.js';
-import { enqueueBackfill } from '../../../src/queue/backfill.js';
+import { enqueueBackfill } from '../../../src/queue/enqueue.js';
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { capturedLogger } from '../../helpers/reliability/harness.js';

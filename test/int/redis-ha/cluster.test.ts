@@ -3,10 +3,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestLimiter, limiterKey } from '../../../src/api/shared-limit.js';
-import { startDashboard } from '../../../src/observe/dashboard/server.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { startDashboard } from '../../../src/observe/dashboard.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { REPORT_QUEUE } from '../../../src/queue/names.js';
+import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { command, startRedisCluster, unusedPort, type RedisClusterFixture } from '../../helpers/redis-ha.js';
 import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';

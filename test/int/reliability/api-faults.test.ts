@@ -2,8 +2,8 @@
 // transient faults must end loaded exactly, permanent ones as failed pulls with their reason.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { FaultOptions, OverrideOptions } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls, type FailedPull } from '../../../src/queue/backfill.js';
-import { enqueueHeal } from '../../../src/queue/heal.js';
+import { enqueueBackfill, waitForPulls, type FailedPull } from '../../../src/queue/enqueue.js';
+import { enqueueHeal } from '../../../src/queue/enqueue.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from '../../helpers/reliability/suite.js';
 import { verify, type Verdict } from '../../helpers/reliability/truth.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let suite: Suite;
 const book = figureBook('api-faults');
@@ -83,8 +84,7 @@ async function backfillUnder(
     if (o.healAfter === true) {
       const heal = await enqueueHeal(
         p.queues.pulls,
-        db.pool,
-        TEST_SCHEMA,
+        warehouseOf(db.pool, TEST_SCHEMA),
         suite.reports,
         HEAL_DAYS,
         HEAL_NOW,

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { openQueues } from '../../../src/queue/queues.js';
 import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';

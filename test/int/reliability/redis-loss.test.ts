@@ -2,10 +2,10 @@
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { ensureReady } from '../../../src/queue/connection.js';
-import { enqueueHeal } from '../../../src/queue/heal.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import { enqueueHeal } from '../../../src/queue/enqueue.js';
+import { warehouseOf, qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
@@ -92,7 +92,13 @@ async function loseRedisMidBackfill(o: {
     const what = await o.lose(p, prefix);
     suite.emulator.setFaults({});
     await ensureReady(p.queues.connection, p.config.redisUrl, 20_000);
-    const heal = await enqueueHeal(p.queues.pulls, db.pool, TEST_SCHEMA, suite.reports, HEAL_DAYS, HEAL_NOW);
+    const heal = await enqueueHeal(
+      p.queues.pulls,
+      warehouseOf(db.pool, TEST_SCHEMA),
+      suite.reports,
+      HEAL_DAYS,
+      HEAL_NOW,
+    );
     const healed = await waitForPulls(p.queues.pulls, heal.pulls, {
       pollMs: 50,
       signal: AbortSignal.timeout(40_000),

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 import { parseJob } from '../../../src/config/jobs.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

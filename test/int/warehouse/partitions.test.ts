@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
-import { readHealPlan } from '../../../src/queue/heal.js';
+import { readHealPlan } from '../../../src/queue/enqueue.js';
+import { ensureViews } from '../../../src/warehouse/schema/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import {
   DAY_CHECK,
@@ -286,7 +287,13 @@ describe('retention', () => {
   });
 
   it('status says "dropped by retention" for those periods instead of missing, and heal does not re-pull them', async () => {
-    const status = await collectStatus(db.pool, S, { reports: [report], entities: [] }, undefined, 120, now);
+    const status = await collectStatus(
+      warehouseOf(db.pool, S),
+      { reports: [report], entities: [] },
+      undefined,
+      120,
+      now,
+    );
     const r = status.reports[0];
     expect(r?.droppedByRetention).toContain('2026-02-27');
     expect(r?.droppedByRetention).toContain('2026-02-28');
@@ -294,7 +301,7 @@ describe('retention', () => {
     expect(r?.missing.some((d) => d < '2026-03-01')).toBe(false);
     expect(r?.missing).toContain('2026-03-02');
     expect(renderStatus(status)).toContain('pt_kept: dropped by retention: 2026-02-15..2026-02-28');
-    const plan = await readHealPlan(db.pool, S, [report], 120, now);
+    const plan = await readHealPlan(warehouseOf(db.pool, S), [report], 120, now);
     expect(plan.length).toBeGreaterThan(0);
     expect(plan.every((p) => p.period.start >= '2026-03-01')).toBe(true);
     expect(plan.some((p) => p.period.start === '2026-03-01')).toBe(false);

@@ -2,7 +2,7 @@
 // a report's table report_<name> could take is refused as a report name. A later migration adding
 // such a table, index or sequence fails this test until the reserved names cover it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/config/jobs.js';
 import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';

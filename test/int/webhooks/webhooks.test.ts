@@ -18,15 +18,16 @@ import { secretsOf } from '../../../src/config/env.js';
 import type { JobSet } from '../../../src/config/jobs.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { freshnessTransitions } from '../../../src/observe/freshness-watch.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
-import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/queue/names.js';
+import { freshnessTransitions } from '../../../src/worker/webhook-worker.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/queue/jobs.js';
 import { enqueueWebhook, type WebhookQueue } from '../../../src/webhooks/events.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { scanForSecret } from '../../helpers/reliability/secrets.js';
 import { createHarness, lastDays, quietLogger, type Harness } from '../queue/harness.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const OPERATIONS = readFileSync('docs/operations.md', 'utf8');
 
@@ -442,7 +443,7 @@ describe('report.late and report.fresh', () => {
     h = await createHarness({ jobs: zoneOnly() });
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
-      const watch = { pool: h.db.pool, schema: TEST_SCHEMA, redis, prefix: h.prefix, days: 7 };
+      const watch = { wh: warehouseOf(h.db.pool, TEST_SCHEMA), redis, prefix: h.prefix, days: 7 };
       const seen = await Promise.all([1, 2, 3, 4].map(() => freshnessTransitions(watch, h!.jobs)));
       expect(seen.flat().map((e) => `${e.type} ${e.report}`)).toEqual(['report.late daily_zone']);
       expect(await freshnessTransitions(watch, h.jobs)).toEqual([]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { oneAccount, runsReport, selectAccounts } from '../../../src/config/accounts.js';
 import { accountConfig, loadConfig, secretsOf } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-accounts-'));
 let n = 0;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, requireApiKey, requireBaseUrl } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 
 function configError(env: Record<string, string>): ConfigError {
   try {

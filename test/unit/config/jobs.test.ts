@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DIMENSIONS } from '../../../src/config/dimensions.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 import { loadJobs, parseJob } from '../../../src/config/jobs.js';
 
 const valid = `name: daily_campaign

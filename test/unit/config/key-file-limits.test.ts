@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-keyfile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

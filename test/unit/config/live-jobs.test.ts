@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadJobs } from '../../../src/config/jobs.js';
-import { liveJobs, reportLookup } from '../../../src/config/live-jobs.js';
-import type { ConfigError } from '../../../src/config/errors.js';
+import { liveJobs, reportLookup } from '../../../src/config/jobs.js';
+import type { ConfigError } from '../../../src/config/files.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 import { parseJob } from '../../../src/config/jobs.js';
 
 const SECRET = 'sk-live-0123456789abcdef';

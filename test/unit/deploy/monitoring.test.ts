@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createWorkerMetrics } from '../../../src/observe/metrics.js';
-import { registerReportGauges } from '../../../src/observe/report-gauges.js';
+import { registerReportGauges } from '../../../src/observe/metrics.js';
 import { promtool } from '../../helpers/promtool.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');

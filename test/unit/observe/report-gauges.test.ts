@@ -1,10 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import {
-  gaugeValues,
-  registerReportGauges,
-  type ReportFreshness,
-} from '../../../src/observe/report-gauges.js';
+import { gaugeValues, registerReportGauges, type ReportFreshness } from '../../../src/observe/metrics.js';
 import type { ReportStatus } from '../../../src/observe/status.js';
 
 const status = (over: Partial<ReportStatus>): ReportStatus => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/config/files.js';
 import { parseJob, type ReportJob } from '../../../src/config/jobs.js';
 import { addMonths, retained, retentionBoundary } from '../../../src/plan/retention.js';
 import { monthsAhead, monthsBetween, partitionName } from '../../../src/warehouse/schema/partitions.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exhaustedFor } from '../../../src/api/http.js';
 import { limiterKey } from '../../../src/api/shared-limit.js';
-import { createAccountGuard, isAccountTrouble } from '../../../src/worker/account-guard.js';
+import { createAccountGuard, isAccountTrouble } from '../../../src/worker/runtime.js';
 
 describe('the account guard', () => {
   it('never holds the pulls of a single account', () => {

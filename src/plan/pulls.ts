@@ -1,0 +1,304 @@
+// What a report's pulls are, planned without Redis or Postgres so every plan can be printed
+// (--dry-run) and tested: the unit of a plan, the windows a tick and heal watch, the gaps in what
+// the warehouse holds, and the plans of a backfill, a heal and a scheduler tick.
+import {
+  type Period,
+  periodContaining,
+  periodsBetween,
+  previousPeriod,
+  type PeriodUnit,
+  periodKey,
+  nextPeriod,
+} from '../dates/periods.js';
+import { addDays, localDate, DateFormatError, parseIsoDate } from '../dates/calendar.js';
+import type { ReportJob } from '../config/jobs.js';
+import { retained } from './retention.js';
+
+/** One pull a plan asks for. */
+export interface PlannedPull {
+  /** The ad server account; DEFAULT_ACCOUNT when absent. */
+  readonly account?: string;
+  readonly report: string;
+  readonly period: Period;
+  /** The table version the pull is planned for, when a report is evolving (see PullJobData). */
+  readonly version?: number;
+}
+
+/** A short label for logs and messages: `daily_campaign 2026-01-05` or `... 2026-01-05..2026-01-11`. */
+export function pullLabel(pull: PlannedPull): string {
+  const { start, end } = pull.period;
+  const who = pull.account === undefined || pull.account === 'default' ? '' : `${pull.account}/`;
+  return `${who}${pull.report} ${start === end ? start : `${start}..${end}`}`;
+}
+
+/** The accounts a plan is made for: names and the reports each runs (undefined: all). */
+export type PlanAccount = { readonly name: string; readonly reports: readonly string[] | undefined };
+
+/** The one account of a deployment without ADOPS_ACCOUNTS_FILE. */
+export const ONLY_DEFAULT: readonly PlanAccount[] = [{ name: 'default', reports: undefined }];
+
+/**
+ * One plan per account, merged so the accounts take turns (a,b,c,a,b,c...): a queue worked from
+ * its head then serves every account from the start instead of one account after the other.
+ * `plan` gets the reports the account runs.
+ */
+export function planForAccounts<R extends { readonly name: string }>(
+  accounts: readonly PlanAccount[],
+  reports: readonly R[],
+  plan: (reports: readonly R[], account: string) => readonly PlannedPull[],
+): PlannedPull[] {
+  return [...interleaveAccounts(accounts, reports, plan)];
+}
+
+/**
+ * The pulls of every account, each account's own in the order `plan` gives them, taken in turn
+ * (one of the first account, one of the second, ...), so no account waits behind another's whole
+ * backfill. Lazy: a plan that is a generator is read only as far as the pulls are taken.
+ */
+export function* interleaveAccounts<R extends { readonly name: string }>(
+  accounts: readonly PlanAccount[],
+  reports: readonly R[],
+  plan: (reports: readonly R[], account: string) => Iterable<PlannedPull>,
+): Generator<PlannedPull> {
+  let live = accounts.map((a) => ({
+    name: a.name,
+    pulls: plan(
+      reports.filter((r) => a.reports === undefined || a.reports.includes(r.name)),
+      a.name,
+    )[Symbol.iterator](),
+  }));
+  while (live.length > 0) {
+    const still: typeof live = [];
+    for (const a of live) {
+      const next = a.pulls.next();
+      if (next.done === true) continue;
+      yield { ...next.value, account: a.name };
+      still.push(a);
+    }
+    live = still;
+  }
+}
+
+/**
+ * The periods a scheduler tick pulls: the period holding "yesterday" (in `timezone`, as of the
+ * tick's scheduled instant, not whenever a worker gets to it) and the `lookback` periods before it,
+ * which are pulled again for late data. Oldest first; lookback + 1 periods.
+ */
+export function scheduledWindow(tick: Date, timezone: string, unit: PeriodUnit, lookback: number): Period[] {
+  let p = periodContaining(addDays(localDate(tick, timezone), -1), unit);
+  const out: Period[] = [p];
+  for (let i = 0; i < lookback; i++) {
+    p = previousPeriod(p, unit);
+    out.unshift(p);
+  }
+  return out;
+}
+
+/**
+ * The periods heal and the scheduler's gap repair watch: every period overlapping the last `days`
+ * days before today (in `timezone`), up to and including yesterday's. Oldest first.
+ */
+export function healWindow(now: Date, timezone: string, unit: PeriodUnit, days: number): Period[] {
+  const today = localDate(now, timezone);
+  return periodsBetween(addDays(today, -Math.max(1, days)), addDays(today, -1), unit);
+}
+
+/** What the warehouse knows of one period of one report (its last pull attempt). */
+export interface PeriodState {
+  readonly start: string;
+  readonly end: string;
+  readonly lastStatus: 'loaded' | 'failed' | 'superseded';
+  /** Rows of the last successful load, when known. */
+  readonly rows: number | null;
+  readonly lastLoadedAt: Date | null;
+  /** The reason of the last failure, when the last attempt failed. */
+  readonly error: string | null;
+}
+
+/**
+ * The periods of `expected` that need a pull: no attempt on record, or the last attempt failed.
+ * A superseded attempt lost to a newer load of the same period, so it counts as loaded. (A load
+ * refused because its table version was retired never reaches here: the states are of the serving
+ * version's loads only.)
+ */
+export function periodsToHeal(expected: readonly Period[], states: readonly PeriodState[]): Period[] {
+  const byKey = new Map(states.map((s) => [periodKey(s), s]));
+  return expected.filter((p) => {
+    const s = byKey.get(periodKey(p));
+    return s === undefined || s.lastStatus === 'failed';
+  });
+}
+
+/**
+ * The pulls of one scheduler tick: every window period (pulled again even when loaded, for late
+ * data), then gap repairs not already in the window, newest first, at most `gapCap` of them so a
+ * long outage heals over several nights instead of flooding one.
+ */
+export function tickPlan(
+  window: readonly Period[],
+  gaps: readonly Period[],
+  gapCap: number,
+): { window: Period[]; gaps: Period[] } {
+  const inWindow = new Set(window.map(periodKey));
+  const extra = gaps
+    .filter((p) => !inWindow.has(periodKey(p)))
+    .sort((a, b) => (a.start < b.start ? 1 : a.start > b.start ? -1 : 0))
+    .slice(0, Math.max(0, gapCap));
+  return { window: [...window], gaps: extra };
+}
+
+/**
+ * Loaded periods that came back with zero rows while a loaded neighbour (the nearest loaded period
+ * before or after) did not: a sign of an outage on the API's side rather than a quiet day.
+ */
+export function zeroRowOutliers(states: readonly PeriodState[]): PeriodState[] {
+  const loaded = states
+    .filter((s) => s.lastStatus !== 'failed' && s.rows !== null)
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return loaded.filter((s, i) => {
+    if (s.rows !== 0) return false;
+    const before = loaded[i - 1];
+    const after = loaded[i + 1];
+    return (before?.rows ?? 0) > 0 || (after?.rows ?? 0) > 0;
+  });
+}
+
+/** The order a backfill's pulls are queued, and so taken by the workers. */
+export type BackfillOrder = 'newest-first' | 'oldest-first';
+
+/**
+ * The pulls of a backfill, every period of from..to for each report, in the order to run them.
+ * `newest-first` (the default) sorts by period end, newest first, every report of a period before
+ * the period before, so dashboards get recent days first. `oldest-first` goes report by report,
+ * oldest period first.
+ */
+export function planBackfill(
+  reports: readonly ReportJob[],
+  from: string,
+  to: string,
+  order: BackfillOrder = 'newest-first',
+): PlannedPull[] {
+  return [...backfillPulls(reports, from, to, order)];
+}
+
+/**
+ * The pulls of planBackfill, one at a time, in the same order. It holds one period per report, so
+ * a plan of any length costs the same memory. Throws at once (not at the first pull) for an empty
+ * range.
+ */
+export function backfillPulls(
+  reports: readonly ReportJob[],
+  from: string,
+  to: string,
+  order: BackfillOrder = 'newest-first',
+): Generator<PlannedPull, void, undefined> {
+  if (parseIsoDate(from) > parseIsoDate(to))
+    throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);
+  return order === 'oldest-first' ? oldestFirst(reports, from, to) : newestFirst(reports, from, to);
+}
+
+/** How many pulls backfillPulls gives, counted without holding them. */
+export function countBackfill(reports: readonly ReportJob[], from: string, to: string): number {
+  let n = 0;
+  for (const _ of backfillPulls(reports, from, to, 'oldest-first')) n++;
+  return n;
+}
+
+/** Report by report, each period of from..to oldest first (periodsBetween, lazily). */
+function* oldestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
+  for (const r of reports)
+    for (let p = periodContaining(from, r.period); p.start <= to; p = nextPeriod(p, r.period))
+      yield { report: r.name, period: p };
+}
+
+/**
+ * Every report's periods newest first, merged by period end, newest first; of equal ends, the
+ * report defined first goes first (what a stable sort of the oldest-first plan by end gives).
+ */
+function* newestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
+  const heads: Array<Period | undefined> = reports.map((r) => periodContaining(to, r.period));
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i];
+      if (head === undefined) continue;
+      const best = pick < 0 ? undefined : heads[pick];
+      if (best === undefined || head.end > best.end) pick = i;
+    }
+    const report = reports[pick];
+    const period = heads[pick];
+    if (report === undefined || period === undefined) return;
+    yield { report: report.name, period };
+    const before = previousPeriod(period, report.period);
+    heads[pick] = before.end >= from ? before : undefined;
+  }
+}
+
+/**
+ * The periods heal watches for `report`: the last `days` days up to yesterday in its schedule's
+ * time zone, less those older than its retention_months (dropped on purpose, never re-pulled).
+ */
+export function healWindowOf(report: ReportJob, now: Date, days: number): Period[] {
+  return retained(report, healWindow(now, report.schedule?.timezone ?? 'UTC', report.period, days), now);
+}
+
+/** The pulls that heal `window` given the warehouse's `states`: no load on record, or a failed last one. */
+export function planHeal(
+  report: ReportJob,
+  window: readonly Period[],
+  states: readonly PeriodState[],
+): PlannedPull[] {
+  return periodsToHeal(window, states).map((period) => ({ report: report.name, period }));
+}
+
+/** The scheduled job's facts a tick needs (a subset of a BullMQ Job). */
+export interface TickJob {
+  readonly id?: string | undefined;
+  readonly data: { report?: unknown };
+  readonly timestamp: number;
+  readonly delay?: number;
+  readonly opts: { prevMillis?: number | undefined };
+}
+
+/**
+ * The instant a tick was scheduled for: BullMQ keeps it as `prevMillis` (and in the job id,
+ * `repeat:<scheduler>:<millis>`); the time a worker gets to the job may be much later.
+ */
+export function scheduledTime(job: TickJob): Date {
+  if (typeof job.opts.prevMillis === 'number') return new Date(job.opts.prevMillis);
+  const fromId = /:(\d{10,})$/.exec(job.id ?? '');
+  if (fromId !== null) return new Date(Number(fromId[1]));
+  return new Date(job.timestamp + (job.delay ?? 0));
+}
+
+/** The two windows of a tick: the periods it pulls again, and the periods whose gaps it repairs. */
+export interface TickWindows {
+  /** Yesterday and its lookback, in the schedule's time zone as of the scheduled instant. */
+  readonly window: Period[];
+  /** The last `healDays` days up to yesterday as of now (or the scheduled instant, if later). */
+  readonly watched: Period[];
+}
+
+/**
+ * The windows of a tick of `report` scheduled at `at` and run `now`. Gaps are judged up to now: a
+ * tick that waited days for a worker (all were down) still heals everything up to yesterday, while
+ * its window stays that of its own night.
+ */
+export function tickWindows(report: ReportJob, at: Date, now: Date, healDays: number): TickWindows {
+  const tz = report.schedule?.timezone ?? 'UTC';
+  // Periods past the report's retention_months are dropped on purpose: neither pulled nor healed.
+  return {
+    window: retained(report, scheduledWindow(at, tz, report.period, report.lookbackDays), now),
+    watched: retained(report, healWindow(now > at ? now : at, tz, report.period, healDays), now),
+  };
+}
+
+/** The periods a tick enqueues: its whole window, then at most `gapCap` gaps of the watched days. */
+export function planTick(
+  windows: TickWindows,
+  states: readonly PeriodState[],
+  gapCap: number,
+): { window: Period[]; gaps: Period[] } {
+  const gaps = gapCap <= 0 ? [] : periodsToHeal(windows.watched, states);
+  return tickPlan(windows.window, gaps, gapCap);
+}

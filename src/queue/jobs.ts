@@ -1,0 +1,212 @@
+// The jobs on our queues, without loading BullMQ: the queue, job and scheduler names, each job's
+// payload and how a worker reads it back (anything from Redis is checked), and the job counts
+// `adops status` reads straight from Redis (loading BullMQ's ~200 modules cost more than the rest).
+import { ACCOUNT_NAME, DEFAULT_ACCOUNT } from '../config/accounts.js';
+import { isIsoDate } from '../dates/calendar.js';
+import type { Period } from '../dates/periods.js';
+import type { Cluster, Redis } from 'ioredis';
+
+/** Queue of report pulls: one job per report definition x period. */
+export const REPORT_QUEUE = 'report-pulls';
+/** Queue of catalogue (campaigns, creatives) syncs. */
+export const ENTITY_QUEUE = 'entity-sync';
+/**
+ * Queue of scheduler ticks. A BullMQ job scheduler cannot deduplicate the jobs it creates, so each
+ * tick is only a trigger: its processor plans the window and enqueues the real, deduplicated pulls.
+ */
+export const TICK_QUEUE = 'report-ticks';
+
+/** Job name of a report pull in REPORT_QUEUE. */
+export const PULL_JOB = 'pull';
+/** Job name of a scheduler tick in TICK_QUEUE. */
+export const TICK_JOB = 'tick';
+/** Job name of a catalogue sync in ENTITY_QUEUE. */
+export const SYNC_JOB = 'sync';
+
+/**
+ * Id of the job scheduler of a job definition (of one account other than `default`, for a
+ * catalogue sync: `...@account`); the prefix tells ours from anyone else's.
+ */
+export function schedulerId(kind: 'report' | 'entities', name: string, account?: string): string {
+  return account === undefined || account === 'default'
+    ? `adops-${kind}-${name}`
+    : `adops-${kind}-${name}@${account}`;
+}
+
+/** The definition a scheduler id belongs to, or undefined when the id is not one of ours. */
+export function parseSchedulerId(
+  id: string,
+): { kind: 'report' | 'entities'; name: string; account?: string } | undefined {
+  const m = /^adops-(report|entities)-([a-z][a-z0-9_]*)(?:@([a-z][a-z0-9_]*))?$/.exec(id);
+  if (m === null) return undefined;
+  return {
+    kind: m[1] as 'report' | 'entities',
+    name: m[2] as string,
+    ...(m[3] === undefined ? {} : { account: m[3] }),
+  };
+}
+
+/** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */
+export const WEBHOOK_QUEUE = 'webhooks';
+/** Job name of a freshness evaluation (report.late / report.fresh) in WEBHOOK_QUEUE. */
+export const FRESHNESS_JOB = 'freshness';
+/** Id of the job scheduler of freshness evaluations (outside the report/entities ids of `adops schedule`). */
+export const FRESHNESS_SCHEDULER = 'adops-webhooks-freshness';
+
+/**
+ * Data of a report pull job: which report and which period, nothing else. No key, no URL: Redis
+ * is not a place for secrets, and the worker resolves everything else from its own config.
+ */
+export interface PullJobData {
+  /**
+   * The ad server account (ADOPS_ACCOUNTS_FILE). Absent in pulls queued by a release before
+   * accounts: those are DEFAULT_ACCOUNT's (see pullAccount).
+   */
+  readonly account?: string;
+  readonly report: string;
+  /** YYYY-MM-DD, inclusive. */
+  readonly periodStart: string;
+  /** YYYY-MM-DD, inclusive. */
+  readonly periodEnd: string;
+  /**
+   * The table version an evolution planned the pull for: it only keeps the pull apart from a pull
+   * of the same period in the old shape (deduplication), the worker loads by the current definition.
+   */
+  readonly version?: number;
+}
+
+/** The account a pull is for: DEFAULT_ACCOUNT when the payload names none. */
+export function pullAccount(data: Pick<PullJobData, 'account'>): string {
+  return data.account ?? DEFAULT_ACCOUNT;
+}
+
+/** Data of a catalogue sync: its account (absent in syncs of a release before accounts: DEFAULT_ACCOUNT). */
+export interface SyncJobData {
+  readonly account?: string;
+}
+
+/** The account a sync job is for, or undefined when its data is not a valid one. */
+export function syncAccount(data: unknown): string | undefined {
+  const account = (data as { account?: unknown } | null)?.account;
+  if (account === undefined) return DEFAULT_ACCOUNT;
+  return typeof account === 'string' && ACCOUNT_NAME.test(account) ? account : undefined;
+}
+
+/** Data of a scheduler tick: the report definition whose window is due. */
+export interface TickJobData {
+  readonly report: string;
+}
+
+/** The pull payload of a report and period. */
+export function pullData(
+  report: string,
+  period: Period,
+  version?: number,
+  account: string = DEFAULT_ACCOUNT,
+): PullJobData {
+  return {
+    account,
+    report,
+    periodStart: period.start,
+    periodEnd: period.end,
+    ...(version === undefined ? {} : { version }),
+  };
+}
+
+/** The period a pull names. */
+export function pullPeriod(data: PullJobData): Period {
+  return { start: data.periodStart, end: data.periodEnd };
+}
+
+/**
+ * The deduplication id of a pull: while a pull of the same account, report and period waits, is
+ * delayed for a retry or runs, a second one is not enqueued. BullMQ drops the key when the job
+ * finishes, so a later request for the same period pulls it again. The default account keeps the
+ * ids of the release before accounts, so its queued pulls still deduplicate against new ones.
+ */
+export function pullDedupId(data: PullJobData): string {
+  const account = pullAccount(data);
+  const base =
+    account === DEFAULT_ACCOUNT
+      ? `${data.report}/${data.periodStart}/${data.periodEnd}`
+      : `${account}/${data.report}/${data.periodStart}/${data.periodEnd}`;
+  return data.version === undefined ? base : `${base}/v${data.version}`;
+}
+
+/** Narrows untrusted job data (it comes from Redis) to a PullJobData, or undefined. */
+export function asPullData(value: unknown): PullJobData | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.report !== 'string' || typeof v.periodStart !== 'string' || typeof v.periodEnd !== 'string')
+    return undefined;
+  if (!isIsoDate(v.periodStart) || !isIsoDate(v.periodEnd)) return undefined;
+  const version = typeof v.version === 'number' && Number.isInteger(v.version) ? v.version : undefined;
+  if (v.account !== undefined && (typeof v.account !== 'string' || !ACCOUNT_NAME.test(v.account)))
+    return undefined;
+  return {
+    account: v.account ?? DEFAULT_ACCOUNT,
+    report: v.report,
+    periodStart: v.periodStart,
+    periodEnd: v.periodEnd,
+    ...(version === undefined ? {} : { version }),
+  };
+}
+
+/** The job states status shows, as BullMQ's getJobCounts names them. */
+export const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
+export type CountedState = (typeof COUNTED_STATES)[number];
+
+/** Counts by queue name, then by state. */
+export type JobCountsByQueue = Record<string, Record<string, number>>;
+
+/** The queues whose counts status shows, in its order. */
+const COUNTED_QUEUES = [REPORT_QUEUE, TICK_QUEUE, ENTITY_QUEUE] as const;
+
+/** Anything with BullMQ's Queue.getJobCounts (a Queue, or a test's stand-in). */
+interface CountingQueue {
+  getJobCounts(...states: CountedState[]): Promise<Record<string, number>>;
+}
+
+/** Job counts of the three queues by queue name, through BullMQ Queue objects already open. */
+export async function jobCounts(
+  queues: { readonly pulls: CountingQueue; readonly ticks: CountingQueue; readonly syncs: CountingQueue },
+  ...states: CountedState[]
+): Promise<JobCountsByQueue> {
+  const [pulls, ticks, syncs] = await Promise.all([
+    queues.pulls.getJobCounts(...states),
+    queues.ticks.getJobCounts(...states),
+    queues.syncs.getJobCounts(...states),
+  ]);
+  return { [REPORT_QUEUE]: pulls, [TICK_QUEUE]: ticks, [ENTITY_QUEUE]: syncs };
+}
+
+/**
+ * The same counts as `jobCounts(queues, ...COUNTED_STATES)`, in one pipelined round trip of plain
+ * read commands on BullMQ's keys (`<prefix>:<queue>:<state>`): LLEN of the wait and active lists,
+ * ZCARD of the delayed, failed, completed and prioritized sets. BullMQ's own getCounts script does
+ * the same (it also drops the wait-list markers of BullMQ 4, which these queues never had).
+ */
+export async function readJobCounts(redis: Redis | Cluster, prefix: string): Promise<JobCountsByQueue> {
+  const pipeline = redis.pipeline();
+  for (const queue of COUNTED_QUEUES) {
+    const key = (state: string) => `${prefix}:${queue}:${state}`;
+    for (const state of COUNTED_STATES) {
+      if (state === 'waiting') pipeline.llen(key('wait'));
+      else if (state === 'active') pipeline.llen(key('active'));
+      else pipeline.zcard(key(state));
+    }
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  const out: JobCountsByQueue = {};
+  let i = 0;
+  for (const queue of COUNTED_QUEUES) {
+    const counts: Record<string, number> = {};
+    for (const state of COUNTED_STATES) {
+      const [error, value] = replies[i++] ?? [new Error('no reply'), null];
+      if (error !== null) throw error;
+      counts[state] = Number(value);
+    }
+    out[queue] = counts;
+  }
+  return out;
+}
