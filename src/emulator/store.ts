@@ -1,7 +1,5 @@
-import type { CampaignCreate, CampaignUpdate } from './api/campaign-input.js';
-import type { CreativeCreate, CreativeUpdate } from './api/creative-input.js';
-import { uniqueIds, type Catalogue } from './catalogue.js';
-import type { Campaign, Creative } from './entities.js';
+import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } from './api/inputs.js';
+import { type Campaign, type Catalogue, type Creative, uniqueIds } from './catalogue.js';
 import { createRng, mixSeed } from './prng.js';
 
 /** Who and when a write happened: stamps created/modified and account_id_*. */

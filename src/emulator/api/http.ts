@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Quirks } from '../quirks.js';
-import { badRequest } from './errors.js';
+import type { Quirks, Scope } from '../options.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { constants, createGzip, gzipSync } from 'node:zlib';
 
 /** A handler's answer: a string body is sent with content-length, an iterable one streamed (chunked). */
 export interface Reply {
@@ -118,4 +121,195 @@ export async function sendReply(res: ServerResponse, given: Reply): Promise<void
       });
   }
   res.end();
+}
+
+/**
+ * An error answer of the emulator. Its JSON body (the spec leaves the fields open) is
+ * `{"status": 400, "error": "bad_request", "message": "...", "field": "tier"}`; `field` only when one
+ * request field is at fault, as a dotted path (`targeting.geo.locations.countries[1]`).
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+
+  /** The reply: this status, the JSON body, and Allow for a 405. */
+  toReply(): { status: number; body: string; headers?: Record<string, string> } {
+    const allow = (this as { allow?: string }).allow;
+    return { status: this.status, body: this.body(), ...(allow === undefined ? {} : { headers: { allow } }) };
+  }
+
+  /** The JSON body sent to the client. */
+  body(): string {
+    return JSON.stringify({
+      status: this.status,
+      error: this.error,
+      message: this.message,
+      ...(this.field === undefined ? {} : { field: this.field }),
+    });
+  }
+}
+
+/** 400 naming the field at fault. */
+export function badRequest(message: string, field?: string): ApiError {
+  return new ApiError(400, 'bad_request', message, field);
+}
+
+/** 404 for an unknown id or path. */
+export function notFound(message: string): ApiError {
+  return new ApiError(404, 'not_found', message);
+}
+
+/** A matched /v2 route: its handler, the key scope it needs, and the id segments of the path. */
+export interface Route {
+  readonly handler: Handler;
+  readonly scope: Scope;
+  readonly ids: string[];
+}
+
+/**
+ * Matches a path below /v2 ('/campaigns/12/creatives') against the handler patterns
+ * ('GET /campaigns/:id/creatives'). Unknown paths are 404; known paths with another method 405.
+ */
+export function matchRoute(handlers: Record<string, Handler>, method: string, subPath: string): Route {
+  const segments = subPath.split('/').filter((s) => s !== '');
+  const allowed: string[] = [];
+  for (const [pattern, handler] of Object.entries(handlers)) {
+    const [m, p] = pattern.split(' ') as [string, string];
+    const parts = p.split('/').filter((s) => s !== '');
+    if (parts.length !== segments.length) continue;
+    const ids: string[] = [];
+    const matches = parts.every((part, i) => {
+      if (part === ':id') {
+        ids.push(segments[i] ?? '');
+        return true;
+      }
+      return part === segments[i];
+    });
+    if (!matches) continue;
+    if (m !== method) {
+      allowed.push(m);
+      continue;
+    }
+    const scope: Scope =
+      segments[0] === 'reports' ? 'reports' : segments.length >= 3 ? 'creatives' : 'campaigns';
+    return { handler, scope, ids };
+  }
+  if (allowed.length > 0) {
+    const error = new ApiError(405, 'method_not_allowed', `Use one of: ${allowed.join(', ')}.`);
+    throw Object.assign(error, { allow: allowed.join(', ') });
+  }
+  throw notFound(`No endpoint ${method} /v2${subPath}.`);
+}
+
+/** How an answer goes on the wire: gzip-compressed or not (the gzip quirk and the request's Accept-Encoding). */
+export interface Wire {
+  readonly gzip: boolean;
+}
+
+// Level 1, as nginx' default gzip_comp_level: a 100 MB report compresses in about a second, not five.
+const GZIP = { level: constants.Z_BEST_SPEED };
+
+/** True when an Accept-Encoding header accepts gzip (`gzip`, `x-gzip` or `*`, with a q-value above 0). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return text.split(',').some((part) => {
+    const [coding = '', ...params] = part.trim().toLowerCase().split(';');
+    if (!['gzip', 'x-gzip', '*'].includes(coding.trim())) return false;
+    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  });
+}
+
+function gzipHeaders(reply: Reply): Record<string, string> {
+  return { 'content-type': 'application/json; charset=utf-8', ...reply.headers, 'content-encoding': 'gzip' };
+}
+
+/**
+ * Sends a reply; gzip-compressed while streaming when `wire.gzip` (a zlib stream between the body's
+ * chunks and the socket, so backpressure holds end to end and a big report never sits whole in memory).
+ */
+export async function sendAnswer(res: ServerResponse, reply: Reply, wire: Wire): Promise<void> {
+  if (!wire.gzip || reply.body === undefined || reply.status === 204) return sendReply(res, reply);
+  res.writeHead(reply.status, gzipHeaders(reply));
+  const body = reply.body;
+  const chunks: Iterable<string | Buffer> = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
+  try {
+    await pipeline(Readable.from(chunks), createGzip(GZIP), res);
+  } catch {
+    // The client went away mid-body: nothing left to answer.
+  }
+}
+
+/** Sends the first half of a full body with the full content-length, then cuts the connection. */
+export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): void {
+  const raw = bodyBuffer(reply);
+  const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
+  res.writeHead(reply.status === 204 ? 200 : reply.status, {
+    ...(wire.gzip
+      ? gzipHeaders(reply)
+      : { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': body.length,
+  });
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+}
+
+/**
+ * Drops the connection mid-body: the headers and part of a chunked body (half of a small body, the
+ * first ~64 KB chunk of a streamed one) are sent, then the socket is destroyed, with no final chunk.
+ */
+export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
+  const primed = primeBody(reply);
+  const b = primed.body;
+  let part: string | Buffer = '';
+  if (typeof b === 'string' || Buffer.isBuffer(b)) {
+    const whole = Buffer.isBuffer(b) ? b : Buffer.from(b, 'utf8');
+    part = whole.subarray(0, Math.floor(whole.length / 2));
+  } else if (b !== undefined) part = b[Symbol.iterator]().next().value ?? '';
+  const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part, 'utf8');
+  // Sync flush: the compressed bytes so far, with no gzip trailer (the stream is cut, not ended).
+  const wireBytes = wire.gzip ? gzipSync(bytes, { ...GZIP, finishFlush: constants.Z_SYNC_FLUSH }) : bytes;
+  res.writeHead(
+    primed.status,
+    wire.gzip
+      ? gzipHeaders(primed)
+      : { 'content-type': 'application/json; charset=utf-8', ...primed.headers },
+  );
+  res.write(wireBytes, () => res.socket?.destroy());
+}
+
+/**
+ * Drips the answer: its headers (with the full content-length) and the first half of its body at
+ * once, then the rest one byte every `intervalMs`, until it is all sent or the client goes away.
+ * A server (or proxy) that trickles a body this way never trips an idle timeout between chunks.
+ */
+export async function sendDrip(
+  res: ServerResponse,
+  reply: Reply,
+  wire: Wire,
+  intervalMs: number,
+): Promise<void> {
+  const raw = bodyBuffer(reply);
+  const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
+  res.writeHead(reply.status, {
+    ...(wire.gzip
+      ? gzipHeaders(reply)
+      : { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': body.length,
+  });
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  let at = Math.floor(body.length / 2);
+  res.write(body.subarray(0, at));
+  while (at < body.length && !gone.signal.aborted) {
+    await delay(intervalMs, undefined, { signal: gone.signal }).catch(() => undefined);
+    if (!gone.signal.aborted) res.write(body.subarray(at, ++at));
+  }
+  if (!gone.signal.aborted) res.end();
 }

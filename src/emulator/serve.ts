@@ -1,16 +1,30 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from './api/errors.js';
-import { injectedReply } from './api/fault-replies.js';
-import { primeBody, readJsonBody, sendReply, type Handler, type Reply } from './api/http.js';
-import { matchRoute } from './api/router.js';
-import { acceptsGzip, sendAnswer, sendCut, sendDrip, sendTruncated, type Wire } from './api/send.js';
-import { requestKey, type KeyRing } from './auth.js';
-import { echoKey } from './echo.js';
-import type { FaultPlan } from './faults.js';
-import type { Quirks } from './quirks.js';
-import type { RateWindow } from './rate-headers.js';
-import { endpointKey, type OverrideQueue, type StatsCounter } from './stats.js';
-import type { EmulatorOptions, FaultKind } from './types.js';
+import {
+  acceptsGzip,
+  ApiError,
+  type Handler,
+  matchRoute,
+  primeBody,
+  readJsonBody,
+  type Reply,
+  sendAnswer,
+  sendCut,
+  sendDrip,
+  sendReply,
+  sendTruncated,
+  type Wire,
+} from './api/http.js';
+import { echoKey, type FaultPlan, injectedReply, type RateWindow } from './faults.js';
+import type {
+  EmulatorKey,
+  EmulatorOptions,
+  EmulatorStats,
+  FaultKind,
+  OverrideOptions,
+  Quirks,
+  Scope,
+} from './options.js';
+import { API_ACCOUNT_ID } from './catalogue.js';
 
 /** What serving a /v2 request needs: the live state of one emulator. */
 export interface ApiState {
@@ -166,4 +180,128 @@ export async function serveApi(
   }
   await sendAnswer(res, reply, wire);
   log(reply.status);
+}
+
+/** The documented full-access key, accepted unless disabled. */
+export const DEMO_KEY = 'demo-key';
+
+/**
+ * The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`.
+ * With `form` set to one of them (the auth quirk), the other header is ignored, as by a server that
+ * knows only one form: its key then counts as missing (401).
+ */
+export function requestKey(
+  headers: Record<string, string | string[] | undefined>,
+  form: AuthForm = 'any',
+): string | undefined {
+  const auth = headers.authorization;
+  if (form !== 'x-api-key' && typeof auth === 'string') {
+    const m = /^bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m !== null) return m[1];
+  }
+  if (form === 'bearer') return undefined;
+  const header = headers['x-api-key'];
+  return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
+}
+
+/** Which auth header forms a server accepts (the auth quirk). */
+export type AuthForm = 'any' | 'bearer' | 'x-api-key';
+
+const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
+  any: 'send "Authorization: Bearer <key>" or "x-api-key: <key>"',
+  bearer: 'send "Authorization: Bearer <key>"',
+  'x-api-key': 'send "x-api-key: <key>"',
+};
+
+/** Strips the IPv4-mapped IPv6 prefix so '::ffff:127.0.0.1' matches '127.0.0.1'. */
+export function normaliseIp(ip: string | undefined): string {
+  return (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/** The accepted keys and their restrictions. Error messages never echo the key. */
+export class KeyRing {
+  private readonly keys = new Map<string, EmulatorKey>();
+
+  constructor(keys: readonly EmulatorKey[], demoKey: boolean) {
+    if (demoKey) this.keys.set(DEMO_KEY, { key: DEMO_KEY });
+    for (const k of keys) this.keys.set(k.key, k);
+  }
+
+  /** 401 when the key is missing (in the accepted header forms) or unknown; the key otherwise. */
+  authenticate(key: string | undefined, form: AuthForm = 'any'): EmulatorKey {
+    if (key === undefined) throw new ApiError(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
+    const found = this.keys.get(key);
+    if (found === undefined)
+      throw new ApiError(401, 'unauthorized', 'API key invalid: check the key in your settings.');
+    return found;
+  }
+
+  /** 403 when the key lacks the scope, the method or the client IP. */
+  authorize(key: EmulatorKey, scope: Scope, method: string, ip: string): number {
+    if (key.scopes !== undefined && !key.scopes.includes(scope))
+      throw new ApiError(403, 'forbidden', `This API key lacks the scope "${scope}".`);
+    if (key.methods !== undefined && !key.methods.map((m) => m.toUpperCase()).includes(method))
+      throw new ApiError(403, 'forbidden', `This API key may not use the method ${method}.`);
+    if (key.ips !== undefined && !key.ips.map(normaliseIp).includes(normaliseIp(ip)))
+      throw new ApiError(403, 'forbidden', `This API key may not be used from ${normaliseIp(ip)}.`);
+    return key.accountId ?? API_ACCOUNT_ID;
+  }
+}
+
+/** 'GET /v2/campaigns/123/creatives/456?x' -> 'GET /v2/campaigns/:id/creatives/:id'. */
+export function endpointKey(method: string, path: string): string {
+  const clean = path.split('?')[0] ?? '';
+  const normalised = clean
+    .split('/')
+    .map((s) => (/^\d+$/.test(s) ? ':id' : s))
+    .join('/')
+    .replace(/\/+$/, '');
+  return `${method.toUpperCase()} ${normalised === '' ? '/' : normalised}`;
+}
+
+/** Request and fault counters (see EmulatorStats). */
+export class StatsCounter {
+  private requests: Record<string, number> = {};
+  private faults: Record<string, number> = {};
+
+  request(endpoint: string): void {
+    this.requests[endpoint] = (this.requests[endpoint] ?? 0) + 1;
+  }
+
+  /**
+   * Counts a fault by kind, and by endpoint unless it only added latency or an echoed key (the
+   * answer itself was normal).
+   */
+  fault(endpoint: string, kind: FaultKind): void {
+    this.faults[kind] = (this.faults[kind] ?? 0) + 1;
+    if (kind !== 'latency' && kind !== 'echo_key') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
+  }
+
+  snapshot(): EmulatorStats {
+    return { requests: { ...this.requests }, faults: { ...this.faults } };
+  }
+
+  reset(): void {
+    this.requests = {};
+    this.faults = {};
+  }
+}
+
+/** Canned answers queued by override(): first match by path prefix wins, each used `times` times. */
+export class OverrideQueue {
+  private readonly queue: (OverrideOptions & { left: number })[] = [];
+
+  add(o: OverrideOptions): void {
+    this.queue.push({ ...o, left: o.times ?? 1 });
+  }
+
+  /** The canned answer for this path, consuming one use, or undefined. */
+  take(path: string): OverrideOptions | undefined {
+    const i = this.queue.findIndex((o) => path.startsWith(o.path));
+    if (i < 0) return undefined;
+    const o = this.queue[i] as OverrideOptions & { left: number };
+    o.left -= 1;
+    if (o.left <= 0) this.queue.splice(i, 1);
+    return o;
+  }
 }

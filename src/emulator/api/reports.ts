@@ -1,7 +1,42 @@
-import { isSpecDimension as isDimension, type SpecDimension as Dimension } from '../spec.js';
-import { dayNumber } from '../report/cells.js';
-import type { ReportParamsForm } from '../types.js';
-import { badRequest } from './errors.js';
+import { reportEncoding, type ReportEngine } from '../report/render.js';
+import { dayNumber, utcDay } from '../report/traffic.js';
+import { badRequest, type Handler } from './http.js';
+import { isSpecDimension, type Dimension } from '../report/dimensions.js';
+import type { ReportParamsForm } from '../options.js';
+
+/**
+ * Cells one report may group (days x cells per day): a resource guard, not a rule of the spec, that
+ * keeps one request from exhausting the emulator's memory (about 12 bytes a cell while it sorts).
+ */
+export const MAX_REPORT_CELLS = 40_000_000;
+
+/** The GET /reports handler: validated parameters, then a streamed body from the report engine. */
+export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Record<string, Handler> {
+  return {
+    'GET /reports': (ctx) => {
+      const request = parseReportRequest(ctx.query, ctx.body, {
+        form: ctx.quirks.reportParams,
+        strict: ctx.quirks.strict,
+      });
+      const days = Math.round((Date.parse(request.until) - Date.parse(request.from)) / 86_400_000) + 1;
+      if (days * cellsPerDay > MAX_REPORT_CELLS)
+        throw badRequest(
+          `This emulator groups at most ${MAX_REPORT_CELLS} cells per report: ask for fewer days.`,
+          'date_until',
+        );
+      return {
+        status: 200,
+        body: engine.render(
+          request.from,
+          request.until,
+          request.dimensions,
+          utcDay(ctx.now),
+          reportEncoding(ctx.quirks),
+        ),
+      };
+    },
+  };
+}
 
 /** A validated GET /reports request. */
 export interface ReportRequest {
@@ -112,7 +147,7 @@ export function parseReportRequest(
     throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
   const seen = new Set<string>();
   for (const name of names) {
-    if (!isDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');
+    if (!isSpecDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');
     if (seen.has(name)) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
     seen.add(name);
   }
