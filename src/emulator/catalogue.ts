@@ -1,6 +1,8 @@
+/**
+ * The resources the emulator serves, shaped exactly as the spec's reads return them, and the seeded
+ * starting catalogue that every report cell refers to.
+ */
 import { createRng, mixSeed, type Rng } from './prng.js';
-
-/** The resources the emulator serves, shaped exactly as the spec's reads return them. */
 
 export const AD_FORMATS = ['display', 'native', 'vast', 'redirect'] as const;
 export type AdFormat = (typeof AD_FORMATS)[number];
@@ -18,14 +20,15 @@ export interface Delivery {
   end: number;
 }
 
-export interface EventCounts {
-  ad_requests: number;
-  clicks: number;
-  filled_impressions: number;
-  impressions: number;
-  measurable_impressions: number;
-  viewable_impressions: number;
-}
+/** The counters of a campaign's event_counts, in the order reads show them. */
+export const EVENT_COUNTS = [
+  'ad_requests',
+  'clicks',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+] as const;
 
 export interface Pricing {
   model: 'CPM' | 'CPC';
@@ -40,7 +43,7 @@ export interface Pacing {
 }
 
 /** The spec's quirk: an unset object field reads as an empty JSON array. */
-export type OrEmpty<T> = T | [];
+type OrEmpty<T> = T | [];
 
 export interface Campaign {
   campaign_id: number;
@@ -61,7 +64,7 @@ export interface Campaign {
   zone_ids: number[];
   creative_ids: number[];
   delivery: Delivery;
-  event_counts: EventCounts;
+  event_counts: Record<(typeof EVENT_COUNTS)[number], number>;
   pricing: OrEmpty<Pricing>;
   pacing: OrEmpty<Pacing>;
   targeting: OrEmpty<Record<string, unknown>>;
@@ -96,7 +99,7 @@ export interface Zone {
 }
 
 /** The account id the seeded catalogue was "created in the UI" with; API writes use the key's account. */
-export const UI_ACCOUNT_ID = 100000001;
+const UI_ACCOUNT_ID = 100000001;
 /** Default account id of API keys: differs from UI_ACCOUNT_ID so a write visibly changes account_id_modified. */
 export const API_ACCOUNT_ID = 100000002;
 
@@ -119,7 +122,7 @@ export interface Catalogue {
   readonly zones: readonly Zone[];
 }
 
-export interface CatalogueSize {
+interface CatalogueSize {
   campaigns?: number;
   /** Exact creatives per campaign; by default 3 to 8 each. */
   creativesPerCampaign?: number;
@@ -288,26 +291,13 @@ function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
   return out;
 }
 
-/** Fixed vocabularies of the seeded catalogue (kept apart so catalogue.ts stays about generation). */
-
 /** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
-export const EPOCH = 1735689600;
-
-export const DISPLAY_SIZES: readonly [number, number][] = [
-  [300, 250],
-  [728, 90],
-  [160, 600],
-  [320, 50],
-  [300, 600],
-  [970, 250],
-];
-export const VIDEO_SIZES: readonly [number, number][] = [
-  [1920, 1080],
-  [1280, 720],
-  [640, 360],
-];
+const EPOCH = 1735689600;
+const sizes = (text: string) => text.split(' ').map((s) => s.split('x').map(Number) as [number, number]);
+const DISPLAY_SIZES = sizes('300x250 728x90 160x600 320x50 300x600 970x250');
+const VIDEO_SIZES = sizes('1920x1080 1280x720 640x360');
 /** Landing pages, two of them with characters that CSV, COPY and JSON writers must escape. */
-export const LANDING_PAGES: readonly string[] = [
+const LANDING_PAGES: readonly string[] = [
   'https://shop.example.com/sale?utm_source=adops',
   'https://brand.example.org/spring',
   'https://shop.example.com/sale?tags="spring",summer',
@@ -315,32 +305,12 @@ export const LANDING_PAGES: readonly string[] = [
   'https://travel.example.net/deals/über',
   'https://app.example.io/install?ref=display&v=2',
 ];
-export const NAME_WORDS: readonly string[] = [
-  'Spring',
-  'Summer "Sale"',
-  'Brand, EU',
-  "Kids' Toys",
-  'Retargeting',
-  'Ünïcode',
-];
+const NAME_WORDS = ['Spring', 'Summer "Sale"', 'Brand, EU', "Kids' Toys", 'Retargeting', 'Ünïcode'];
+/** The target_window values of the spec's image-style data. */
 export const TARGET_WINDOWS: readonly string[] = ['_blank', '_top', '_self', '_parent'];
-
 /** Publisher domains; each zone belongs to one. */
-export const DOMAINS: readonly string[] = [
-  'news.example.com',
-  'sports.example.com',
-  'weather.example.org',
-  'recipes.example.net',
-  'games.example.io',
-  'travel.example.co.uk',
-  'tech.example.de',
-  'finance.example.fr',
-  'auto.example.it',
-  'music.example.es',
-  'video.example.com',
-  'forum.example.net',
-  'blog.example.org',
-  'shop.example.com',
-  'mail.example.com',
-  'xn--bcher-kva.example',
-];
+const DOMAINS = (
+  'news.example.com sports.example.com weather.example.org recipes.example.net games.example.io ' +
+  'travel.example.co.uk tech.example.de finance.example.fr auto.example.it music.example.es ' +
+  'video.example.com forum.example.net blog.example.org shop.example.com mail.example.com xn--bcher-kva.example'
+).split(' ');

@@ -112,8 +112,14 @@ export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): 
   if (kind === 'html_fail')
     return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'malformed') return { status: 200, body: MALFORMED_BODY };
-  const reply = new ApiError(429, 'rate_limited', 'Too many requests: wait Retry-After seconds.').toReply();
-  return { ...reply, headers: { 'retry-after': String(retryAfterSeconds) } };
+  const headers = { 'retry-after': String(retryAfterSeconds) };
+  return new ApiError(
+    429,
+    'rate_limited',
+    'Too many requests: wait Retry-After seconds.',
+    undefined,
+    headers,
+  ).toReply();
 }
 
 /** The request budget the rateLimitHeaders quirk advertises: this many requests per window. */

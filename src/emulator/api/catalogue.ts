@@ -1,21 +1,67 @@
+/**
+ * The campaign and creative endpoints: paging, lookups, and entity reads encoded as the quirks ask
+ * (strings for numbers and booleans, [] for unset objects, sorted keys).
+ */
 import type { Campaign, Creative } from '../catalogue.js';
+import type { Quirks } from '../options.js';
 import type { CatalogueStore, WriteStamp } from '../store.js';
+import {
+  ApiError,
+  badRequest,
+  NO_CONTENT,
+  notFound,
+  type Handler,
+  type Reply,
+  type RequestContext,
+} from './http.js';
 import {
   parseCampaignCreate,
   parseCampaignUpdate,
   parseCreativeCreate,
   parseCreativeUpdate,
 } from './inputs.js';
-import {
-  ApiError,
-  badRequest,
-  type Handler,
-  NO_CONTENT,
-  notFound,
-  type Reply,
-  type RequestContext,
-} from './http.js';
-import type { Quirks } from '../options.js';
+
+/** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
+const MAX_LIMIT = 1000;
+
+function integerParam(
+  query: URLSearchParams,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
+  const value = Number(raw);
+  if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
+  return value;
+}
+
+/**
+ * One page of `items` by the list query's limit (default 100; at least 1, at most MAX_LIMIT only under
+ * strict: without it a page is a slice of what the emulator holds anyway) and offset (default 0).
+ */
+function page<T>(items: readonly T[], ctx: RequestContext): { items: T[] } {
+  const limit = integerParam(
+    ctx.query,
+    'limit',
+    100,
+    1,
+    ctx.quirks.strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER,
+  );
+  const offset = integerParam(ctx.query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  return { items: items.slice(offset, offset + limit) };
+}
+
+/** A path id: decimal digits forming a positive safe integer, else 400 naming the parameter. */
+function pathId(raw: string | undefined, name: string): number {
+  const value = Number(raw);
+  if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
+    throw badRequest(`${name} in the path must be a positive integer.`, name);
+  return value;
+}
 
 function stamp(ctx: RequestContext): WriteStamp {
   return { at: Math.floor(ctx.now.getTime() / 1000), accountId: ctx.accountId };
@@ -51,11 +97,15 @@ function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown):
   }
 }
 
+/** A JSON reply of an entity read (or listing, or create answer) under the quirks. */
+function entityReply(status: number, value: unknown, q: EntityEncoding): Reply {
+  return { status, body: encodeEntities(value, q) };
+}
+
 /** Handlers of the campaign and creative endpoints, keyed 'METHOD pattern'. */
 export function catalogueHandlers(store: CatalogueStore): Record<string, Handler> {
   return {
-    'GET /campaigns': (ctx) =>
-      entityReply(200, page(store.listCampaigns(), pageParams(ctx.query, ctx.quirks.strict)), ctx.quirks),
+    'GET /campaigns': (ctx) => entityReply(200, page(store.listCampaigns(), ctx), ctx.quirks),
     'POST /campaigns': (ctx) => {
       const id = store.createCampaign(parseCampaignCreate(ctx.body, ctx.quirks), stamp(ctx));
       return entityReply(201, { campaign_id: id }, ctx.quirks);
@@ -75,9 +125,12 @@ export function catalogueHandlers(store: CatalogueStore): Record<string, Handler
       return NO_CONTENT;
     },
     'GET /campaigns/:id/creatives': (ctx) => {
-      const params = () => pageParams(ctx.query, ctx.quirks.strict);
-      const campaign = lookUp(ctx, () => campaignOf(store, ctx), params);
-      return entityReply(200, page(store.listCreatives(campaign.campaign_id) ?? [], params()), ctx.quirks);
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => page([], ctx),
+      );
+      return entityReply(200, page(store.listCreatives(campaign.campaign_id) ?? [], ctx), ctx.quirks);
     },
     'POST /campaigns/:id/creatives': (ctx) => {
       const campaign = lookUp(
@@ -127,11 +180,6 @@ export function encodeEntities(value: unknown, q: EntityEncoding): string {
   return JSON.stringify(transform(value, q, 'word', undefined));
 }
 
-/** A JSON reply of an entity read (or listing, or create answer) under the quirks. */
-export function entityReply(status: number, value: unknown, q: EntityEncoding): Reply {
-  return { status, body: encodeEntities(value, q) };
-}
-
 function transform(value: unknown, q: EntityEncoding, form: BoolForm, key: string | undefined): unknown {
   if (typeof value === 'number') return q.stringValues ? String(value) : value;
   if (typeof value === 'boolean') {
@@ -161,52 +209,4 @@ function isUnset(obj: Record<string, unknown>, key: string | undefined): boolean
   const keys = Object.keys(obj);
   if (keys.length === 0) return true;
   return key === 'delivery' && keys.length === 2 && obj.start === 0 && obj.end === 0;
-}
-
-/** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
-export const MAX_LIMIT = 1000;
-
-/** A validated list query: page size and items skipped. */
-export interface PageParams {
-  readonly limit: number;
-  readonly offset: number;
-}
-
-function integerParam(
-  query: URLSearchParams,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
-  const value = Number(raw);
-  if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
-  return value;
-}
-
-/**
- * The list query's limit (default 100; at least 1, at most MAX_LIMIT only when `strict`: without it a
- * page is a slice of what the emulator holds anyway, so no cap is needed) and offset (default 0).
- */
-export function pageParams(query: URLSearchParams, strict: boolean): PageParams {
-  return {
-    limit: integerParam(query, 'limit', 100, 1, strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER),
-    offset: integerParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
-  };
-}
-
-/** One page of `items`. */
-export function page<T>(items: readonly T[], p: PageParams): { items: T[] } {
-  return { items: items.slice(p.offset, p.offset + p.limit) };
-}
-
-/** A path id: decimal digits forming a positive safe integer, else 400 naming the parameter. */
-export function pathId(raw: string | undefined, name: string): number {
-  const value = Number(raw);
-  if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
-    throw badRequest(`${name} in the path must be a positive integer.`, name);
-  return value;
 }

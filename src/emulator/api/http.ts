@@ -1,9 +1,13 @@
+/**
+ * The HTTP layer of the /v2 API: replies and handlers, error answers, routing, request bodies, and
+ * sending, whole, streamed, gzip-compressed, or cut short and dripped as the faults ask.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Quirks, Scope } from '../options.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { constants, createGzip, gzipSync } from 'node:zlib';
+import type { Quirks, Scope } from '../options.js';
 
 /** A handler's answer: a string body is sent with content-length, an iterable one streamed (chunked). */
 export interface Reply {
@@ -135,24 +139,17 @@ export class ApiError extends Error {
     readonly error: string,
     message: string,
     readonly field?: string,
+    /** Headers of the answer: Allow of a 405, Retry-After of a 429. */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
 
-  /** The reply: this status, the JSON body, and Allow for a 405. */
-  toReply(): { status: number; body: string; headers?: Record<string, string> } {
-    const allow = (this as { allow?: string }).allow;
-    return { status: this.status, body: this.body(), ...(allow === undefined ? {} : { headers: { allow } }) };
-  }
-
-  /** The JSON body sent to the client. */
-  body(): string {
-    return JSON.stringify({
-      status: this.status,
-      error: this.error,
-      message: this.message,
-      ...(this.field === undefined ? {} : { field: this.field }),
-    });
+  /** The reply: this status, the JSON body, and the headers. */
+  toReply(): Reply {
+    const { status, error, message, field, headers } = this;
+    const body = JSON.stringify({ status, error, message, ...(field === undefined ? {} : { field }) });
+    return { status, body, ...(headers === undefined ? {} : { headers }) };
   }
 }
 
@@ -166,18 +163,15 @@ export function notFound(message: string): ApiError {
   return new ApiError(404, 'not_found', message);
 }
 
-/** A matched /v2 route: its handler, the key scope it needs, and the id segments of the path. */
-export interface Route {
-  readonly handler: Handler;
-  readonly scope: Scope;
-  readonly ids: string[];
-}
-
 /**
  * Matches a path below /v2 ('/campaigns/12/creatives') against the handler patterns
  * ('GET /campaigns/:id/creatives'). Unknown paths are 404; known paths with another method 405.
  */
-export function matchRoute(handlers: Record<string, Handler>, method: string, subPath: string): Route {
+export function matchRoute(
+  handlers: Record<string, Handler>,
+  method: string,
+  subPath: string,
+): { handler: Handler; scope: Scope; ids: string[] } {
   const segments = subPath.split('/').filter((s) => s !== '');
   const allowed: string[] = [];
   for (const [pattern, handler] of Object.entries(handlers)) {
@@ -202,8 +196,8 @@ export function matchRoute(handlers: Record<string, Handler>, method: string, su
     return { handler, scope, ids };
   }
   if (allowed.length > 0) {
-    const error = new ApiError(405, 'method_not_allowed', `Use one of: ${allowed.join(', ')}.`);
-    throw Object.assign(error, { allow: allowed.join(', ') });
+    const allow = allowed.join(', ');
+    throw new ApiError(405, 'method_not_allowed', `Use one of: ${allow}.`, undefined, { allow });
   }
   throw notFound(`No endpoint ${method} /v2${subPath}.`);
 }
@@ -227,8 +221,10 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   });
 }
 
-function gzipHeaders(reply: Reply): Record<string, string> {
-  return { 'content-type': 'application/json; charset=utf-8', ...reply.headers, 'content-encoding': 'gzip' };
+/** Headers of a reply on the wire: JSON unless it says otherwise, and gzip when the wire is. */
+function wireHeaders(reply: Reply, wire: Wire): Record<string, string> {
+  const headers = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
+  return wire.gzip ? { ...headers, 'content-encoding': 'gzip' } : headers;
 }
 
 /**
@@ -237,7 +233,7 @@ function gzipHeaders(reply: Reply): Record<string, string> {
  */
 export async function sendAnswer(res: ServerResponse, reply: Reply, wire: Wire): Promise<void> {
   if (!wire.gzip || reply.body === undefined || reply.status === 204) return sendReply(res, reply);
-  res.writeHead(reply.status, gzipHeaders(reply));
+  res.writeHead(reply.status, wireHeaders(reply, wire));
   const body = reply.body;
   const chunks: Iterable<string | Buffer> = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
   try {
@@ -247,16 +243,17 @@ export async function sendAnswer(res: ServerResponse, reply: Reply, wire: Wire):
   }
 }
 
-/** Sends the first half of a full body with the full content-length, then cuts the connection. */
-export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): void {
+/** Writes the headers with the full content-length of the whole body as it goes on the wire; returns that body. */
+function writeWhole(res: ServerResponse, reply: Reply, wire: Wire): Buffer {
   const raw = bodyBuffer(reply);
   const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
-  res.writeHead(reply.status === 204 ? 200 : reply.status, {
-    ...(wire.gzip
-      ? gzipHeaders(reply)
-      : { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }),
-    'content-length': body.length,
-  });
+  res.writeHead(reply.status, { ...wireHeaders(reply, wire), 'content-length': body.length });
+  return body;
+}
+
+/** Sends the first half of a full body with the full content-length, then cuts the connection. */
+export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): void {
+  const body = writeWhole(res, reply, wire);
   res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
 }
 
@@ -265,8 +262,7 @@ export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): vo
  * first ~64 KB chunk of a streamed one) are sent, then the socket is destroyed, with no final chunk.
  */
 export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
-  const primed = primeBody(reply);
-  const b = primed.body;
+  const b = primeBody(reply).body;
   let part: string | Buffer = '';
   if (typeof b === 'string' || Buffer.isBuffer(b)) {
     const whole = Buffer.isBuffer(b) ? b : Buffer.from(b, 'utf8');
@@ -275,12 +271,7 @@ export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
   const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part, 'utf8');
   // Sync flush: the compressed bytes so far, with no gzip trailer (the stream is cut, not ended).
   const wireBytes = wire.gzip ? gzipSync(bytes, { ...GZIP, finishFlush: constants.Z_SYNC_FLUSH }) : bytes;
-  res.writeHead(
-    primed.status,
-    wire.gzip
-      ? gzipHeaders(primed)
-      : { 'content-type': 'application/json; charset=utf-8', ...primed.headers },
-  );
+  res.writeHead(reply.status, wireHeaders(reply, wire));
   res.write(wireBytes, () => res.socket?.destroy());
 }
 
@@ -295,14 +286,7 @@ export async function sendDrip(
   wire: Wire,
   intervalMs: number,
 ): Promise<void> {
-  const raw = bodyBuffer(reply);
-  const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
-  res.writeHead(reply.status, {
-    ...(wire.gzip
-      ? gzipHeaders(reply)
-      : { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }),
-    'content-length': body.length,
-  });
+  const body = writeWhole(res, reply, wire);
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   let at = Math.floor(body.length / 2);

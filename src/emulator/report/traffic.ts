@@ -61,10 +61,10 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
   const languages: number[][] = [];
   COUNTRIES.forEach((country, k) => {
     start[k] = locations.length;
-    for (const [region, cities] of LOCATIONS[country] ?? [['Unknown', ['Unknown']] as const])
+    for (const [region, cities] of Object.entries(LOCATIONS[country] ?? { Unknown: ['Unknown'] }))
       for (const city of cities) locations.push({ country: k, region, city });
     count[k] = locations.length - (start[k] ?? 0);
-    weights[k] = countryWeight(country);
+    weights[k] = Number(BIG_MARKETS[country]?.[0] ?? 1);
     languages.push((COUNTRY_LANGUAGES[country] ?? ['en']).map((l) => LANGUAGES.indexOf(l)));
   });
   const total = BROWSERS.reduce((s, [, w]) => s + w, 0);
@@ -236,65 +236,38 @@ export const COUNTRIES: readonly string[] = (
   'SZ TD TG TH TJ TL TM TN TO TR TT TV TW TZ UA UG US UY UZ VA VC VE VN VU WS YE ZA ZM ZW'
 ).split(' ');
 
-/** Regions and cities of the best-known markets; other countries report region and city 'Unknown'. */
-export const LOCATIONS: Readonly<Record<string, readonly (readonly [string, readonly string[]])[]>> = {
-  US: [
-    ['California', ['Los Angeles', 'San Francisco', 'San José']],
-    ['New York', ['New York', 'Buffalo']],
-    ['Idaho', ["Coeur d'Alene", 'Boise']],
-    ['Texas', ['Austin', 'Houston']],
-  ],
-  GB: [
-    ['England', ['London', 'Manchester']],
-    ['Scotland', ['Edinburgh', 'Glasgow']],
-  ],
-  DE: [
-    ['Bayern', ['München', 'Nürnberg']],
-    ['Berlin', ['Berlin']],
-  ],
-  FR: [
-    ['Île-de-France', ['Paris']],
-    ["Provence-Alpes-Côte d'Azur", ['Marseille', 'Nice']],
-  ],
-  IT: [['Lombardia', ['Milano']]],
-  ES: [['Cataluña', ['Barcelona', "L'Hospitalet de Llobregat"]]],
-  NL: [['Noord-Holland', ['Amsterdam']]],
-  CA: [['Québec', ['Montréal', 'Québec']]],
-  BR: [['São Paulo', ['São Paulo']]],
-  JP: [['Tokyo', ['Tokyo']]],
-  IN: [['Maharashtra', ['Mumbai', 'Pune']]],
-  AU: [['New South Wales', ['Sydney']]],
+/** `KEY:a,b KEY:c` (entries split on `sep`) as a record of lists. */
+function listsOf(text: string, sep = ' '): Record<string, string[]> {
+  return Object.fromEntries(
+    text.split(sep).map((e) => [e.split(':')[0], (e.split(':')[1] ?? '').split(',')]),
+  );
+}
+
+/** Regions and cities of the best-known markets (`region:city,city` by country); other countries
+ *  report region and city 'Unknown'. */
+const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
+  US: listsOf(
+    "California:Los Angeles,San Francisco,San José|New York:New York,Buffalo|Idaho:Coeur d'Alene,Boise|Texas:Austin,Houston",
+    '|',
+  ),
+  GB: listsOf('England:London,Manchester|Scotland:Edinburgh,Glasgow', '|'),
+  DE: listsOf('Bayern:München,Nürnberg|Berlin:Berlin', '|'),
+  FR: listsOf("Île-de-France:Paris|Provence-Alpes-Côte d'Azur:Marseille,Nice", '|'),
+  IT: listsOf('Lombardia:Milano', '|'),
+  ES: listsOf("Cataluña:Barcelona,L'Hospitalet de Llobregat", '|'),
+  NL: listsOf('Noord-Holland:Amsterdam', '|'),
+  CA: listsOf('Québec:Montréal,Québec', '|'),
+  BR: listsOf('São Paulo:São Paulo', '|'),
+  JP: listsOf('Tokyo:Tokyo', '|'),
+  IN: listsOf('Maharashtra:Mumbai,Pune', '|'),
+  AU: listsOf('New South Wales:Sydney', '|'),
 };
 
 /** Languages spoken in a country, most common first; other countries fall back to English. */
-export const COUNTRY_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
-  US: ['en', 'es'],
-  GB: ['en'],
-  DE: ['de', 'en'],
-  FR: ['fr'],
-  IT: ['it'],
-  ES: ['es', 'ca'],
-  NL: ['nl', 'en'],
-  CA: ['en', 'fr'],
-  BR: ['pt'],
-  JP: ['ja'],
-  IN: ['hi', 'en'],
-  AU: ['en'],
-  CH: ['de', 'fr', 'it'],
-  BE: ['nl', 'fr'],
-  MX: ['es'],
-  AR: ['es'],
-  PT: ['pt'],
-  PL: ['pl'],
-  RU: ['ru'],
-  CN: ['zh'],
-  KR: ['ko'],
-  TR: ['tr'],
-  SE: ['sv'],
-  NO: ['no'],
-  DK: ['da'],
-  FI: ['fi'],
-};
+const COUNTRY_LANGUAGES = listsOf(
+  'US:en,es GB:en DE:de,en FR:fr IT:it ES:es,ca NL:nl,en CA:en,fr BR:pt JP:ja IN:hi,en AU:en CH:de,fr,it ' +
+    'BE:nl,fr MX:es AR:es PT:pt PL:pl RU:ru CN:zh KR:ko TR:tr SE:sv NO:no DK:da FI:fi',
+);
 
 /** Every language the cells may carry (sorted, unique). */
 export const LANGUAGES: readonly string[] = [
@@ -305,18 +278,9 @@ export const LANGUAGES: readonly string[] = [
 export const DEVICES: readonly string[] = ['desktop', 'mobile', 'tablet'];
 
 /** Browser names with their relative weights. */
-export const BROWSERS: readonly (readonly [string, number])[] = [
-  ['Chrome', 50],
-  ['Safari', 20],
-  ['Edge', 8],
-  ['Firefox', 7],
-  ['Samsung Internet', 6],
-  ['Opera', 3],
-  ['Other', 6],
-];
+export const BROWSERS = Object.entries(
+  listsOf('Chrome:50|Safari:20|Edge:8|Firefox:7|Samsung Internet:6|Opera:3|Other:6', '|'),
+).map(([name, [weight]]) => [name, Number(weight)] as const);
 
 /** A few markets carry most of the traffic: relative traffic weight by country. */
-export function countryWeight(country: string): number {
-  const big: Record<string, number> = { US: 40, GB: 12, DE: 12, FR: 10, JP: 8, CA: 6, IT: 6, ES: 6, BR: 5 };
-  return big[country] ?? 1;
-}
+const BIG_MARKETS = listsOf('US:40 GB:12 DE:12 FR:10 JP:8 CA:6 IT:6 ES:6 BR:5');
