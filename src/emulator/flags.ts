@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
+  FAITHFUL_QUIRKS,
   FAULT_RATES,
   resolveQuirks,
   type EchoPlace,
@@ -17,78 +18,52 @@ import {
   type Quirks,
 } from './options.js';
 
+/** Each fault flag of `adops emulator` and the fault option it sets. */
+const FAULT_FLAGS = {
+  failRate: 'failRate',
+  rateLimitRate: 'rateLimitRate',
+  retryAfter: 'retryAfterSeconds',
+  dropRate: 'dropRate',
+  malformedRate: 'malformedRate',
+  truncateRate: 'truncateRate',
+  latencyMs: 'latencyMs',
+  faultSeed: 'seed',
+  stormRate: 'rateLimitStormRate',
+  stormLength: 'rateLimitStormLength',
+  dropMidBodyRate: 'dropMidBodyRate',
+  dripRate: 'dripRate',
+  dripIntervalMs: 'dripIntervalMs',
+  htmlShare: 'htmlShare',
+} as const satisfies Record<string, keyof FaultOptions>;
+
+/** Each quirk flag and the quirk it sets (`--strict` apart: it only turns strict on). */
+const QUIRK_FLAGS = {
+  reportParams: 'reportParams',
+  authForm: 'auth',
+  totals: 'totals',
+  reportShape: 'reportShape',
+  unknownFields: 'unknownFields',
+  clockSkew: 'clockSkewSeconds',
+  echoKey: 'echoKey',
+  echoKeyAs: 'echoKeyAs',
+} as const satisfies Record<string, keyof EmulatorQuirks>;
+
 /** The fault and quirk flags of `adops emulator`, as parsed (undefined: not given). */
-export interface FaultAndQuirkFlags {
-  readonly failRate?: number;
-  readonly rateLimitRate?: number;
-  readonly retryAfter?: number;
-  readonly dropRate?: number;
-  readonly malformedRate?: number;
-  readonly truncateRate?: number;
-  readonly latencyMs?: number | [number, number];
-  readonly faultPaths?: string;
-  readonly faultSeed?: number;
-  readonly stormRate?: number;
-  readonly stormLength?: number;
-  readonly dropMidBodyRate?: number;
-  readonly dripRate?: number;
-  readonly dripIntervalMs?: number;
-  readonly htmlShare?: number;
+export type FaultAndQuirkFlags = {
+  readonly [F in keyof typeof FAULT_FLAGS]?: FaultOptions[(typeof FAULT_FLAGS)[F]];
+} & { readonly [F in keyof typeof QUIRK_FLAGS]?: EmulatorQuirks[(typeof QUIRK_FLAGS)[F]] } & {
   readonly profile: ProfileName;
-  /** From `--quirks LIST` (parseQuirkList). */
+  /** From `--quirks LIST` (parseQuirkList); the named quirk flags go over it. */
   readonly quirks?: EmulatorQuirks;
-  readonly reportParams?: EmulatorQuirks['reportParams'];
-  readonly authForm?: EmulatorQuirks['auth'];
-  readonly totals?: EmulatorQuirks['totals'];
-  readonly reportShape?: EmulatorQuirks['reportShape'];
+  /** Comma-separated path prefixes. */
+  readonly faultPaths?: string;
   readonly strict?: boolean;
-  readonly unknownFields?: EmulatorQuirks['unknownFields'];
-  readonly clockSkew?: number;
-  /** From `--echo-key LIST` (parseEchoPlaces). */
-  readonly echoKey?: EmulatorQuirks['echoKey'];
-  readonly echoKeyAs?: EmulatorQuirks['echoKeyAs'];
-}
+};
 
-/** The faults the flags set (each overrides the profile's). */
-export function faultsOfFlags(flags: FaultAndQuirkFlags): FaultOptions {
-  const f: FaultOptions = {};
-  const set = <K extends keyof FaultOptions>(key: K, value: FaultOptions[K] | undefined) => {
-    if (value !== undefined) f[key] = value;
-  };
-  set('failRate', flags.failRate);
-  set('rateLimitRate', flags.rateLimitRate);
-  set('retryAfterSeconds', flags.retryAfter);
-  set('dropRate', flags.dropRate);
-  set('malformedRate', flags.malformedRate);
-  set('truncateRate', flags.truncateRate);
-  set('latencyMs', flags.latencyMs);
-  set(
-    'paths',
-    flags.faultPaths?.split(',').filter((p) => p !== ''),
-  );
-  set('seed', flags.faultSeed);
-  set('rateLimitStormRate', flags.stormRate);
-  set('rateLimitStormLength', flags.stormLength);
-  set('dropMidBodyRate', flags.dropMidBodyRate);
-  set('dripRate', flags.dripRate);
-  set('dripIntervalMs', flags.dripIntervalMs);
-  set('htmlShare', flags.htmlShare);
-  return f;
-}
-
-/** The quirks the flags set (each overrides the profile's): `--quirks` first, the named flags over it. */
-export function quirksOfFlags(flags: FaultAndQuirkFlags): EmulatorQuirks {
-  const q: EmulatorQuirks = { ...flags.quirks };
-  if (flags.reportParams !== undefined) q.reportParams = flags.reportParams;
-  if (flags.authForm !== undefined) q.auth = flags.authForm;
-  if (flags.totals !== undefined) q.totals = flags.totals;
-  if (flags.reportShape !== undefined) q.reportShape = flags.reportShape;
-  if (flags.strict === true) q.strict = true;
-  if (flags.unknownFields !== undefined) q.unknownFields = flags.unknownFields;
-  if (flags.clockSkew !== undefined) q.clockSkewSeconds = flags.clockSkew;
-  if (flags.echoKey !== undefined) q.echoKey = flags.echoKey;
-  if (flags.echoKeyAs !== undefined) q.echoKeyAs = flags.echoKeyAs;
-  return q;
+/** `to[map[k]] = from[k]` for each key of `map` that `from` gives. */
+function copyGiven(from: Readonly<Record<string, unknown>>, map: Record<string, string>, to: object): void {
+  for (const [flag, option] of Object.entries(map))
+    if (from[flag] !== undefined) Object.assign(to, { [option]: from[flag] });
 }
 
 /**
@@ -100,8 +75,13 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags): {
   quirks: EmulatorQuirks;
   resolved: Quirks;
 } {
-  const faults = faultsOfFlags(flags);
-  const quirks = quirksOfFlags(flags);
+  const faults: FaultOptions = {};
+  copyGiven(flags, FAULT_FLAGS, faults);
+  const paths = flags.faultPaths?.split(',').filter((p) => p !== '');
+  if (paths !== undefined) faults.paths = paths;
+  const quirks: EmulatorQuirks = { ...flags.quirks };
+  copyGiven(flags, QUIRK_FLAGS, quirks);
+  if (flags.strict === true) quirks.strict = true;
   const merged = { ...PROFILES[flags.profile].faults, ...faults };
   const sum = FAULT_RATES.reduce((s, k) => s + (merged[k] ?? 0), 0);
   if (sum > 1 + 1e-9) {
@@ -116,17 +96,9 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags): {
 
 /** The quirks that differ from the faithful defaults, for a start line ('none' when faithful). */
 export function describeQuirks(q: Quirks): string {
-  const defaults: Record<string, unknown> = {
-    reportParams: 'any',
-    auth: 'any',
-    totals: 'normal',
-    reportShape: 'nested',
-    unknownFields: 'drop',
-    clockSkewSeconds: 0,
-    echoKeyAs: 'json',
-  };
   const on = Object.entries(q).filter(
-    ([k, v]) => v !== false && v !== defaults[k] && !(Array.isArray(v) && v.length === 0),
+    ([k, v]) =>
+      v !== false && v !== FAITHFUL_QUIRKS[k as keyof Quirks] && !(Array.isArray(v) && v.length === 0),
   );
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
 }

@@ -1,3 +1,7 @@
+/**
+ * One /v2 request: its key checked, its route found, the fault plan and the quirks applied, the
+ * answer sent, and the request counted.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   acceptsGzip,
@@ -65,28 +69,24 @@ function quirkHeaders(state: ApiState, q: Quirks, refused: boolean): Record<stri
 }
 
 /** Serves one /v2 request normally: auth, route, scope, handler. */
-async function serveNormally(state: ApiState, req: IncomingMessage, url: URL, q: Quirks): Promise<Reply> {
+async function serveNormally(
+  state: ApiState,
+  req: IncomingMessage,
+  url: URL,
+  quirks: Quirks,
+): Promise<Reply> {
   const method = req.method ?? 'GET';
-  const key = state.keys.authenticate(requestKey(req.headers, q.auth), q.auth);
-  const route = matchRoute(state.handlers, method, url.pathname.slice('/v2'.length));
-  const accountId = state.keys.authorize(key, route.scope, method, req.socket.remoteAddress ?? '');
+  const key = state.keys.authenticate(requestKey(req.headers, quirks.auth), quirks.auth);
+  const { handler, scope, ids } = matchRoute(state.handlers, method, url.pathname.slice('/v2'.length));
+  const accountId = state.keys.authorize(key, scope, method, req.socket.remoteAddress ?? '');
   const body = await readJsonBody(req);
-  const ctx = {
-    method,
-    ids: route.ids,
-    query: url.searchParams,
-    body,
-    accountId,
-    now: state.clock(),
-    quirks: q,
-  };
-  return route.handler(ctx);
+  return handler({ method, ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
 }
 
 /**
  * Answers one /v2 request: a canned override, else the fault plan's decision (latency, drop,
- * injected 5xx/429/malformed, or the normal answer truncated or cut mid-body), else the normal
- * answer; every answer but an override carries the quirks' headers and encoding.
+ * injected 5xx/429/malformed, or the normal answer truncated, cut mid-body or dripped), else the
+ * normal answer; every answer but an override carries the quirks' headers and encoding.
  */
 export async function serveApi(
   state: ApiState,
@@ -100,31 +100,17 @@ export async function serveApi(
   const q = state.quirks();
   const endpoint = endpointKey(method, path);
   state.stats.request(endpoint);
-  const acceptEncoding = req.headers['accept-encoding'];
-  const log = (status: number, fault?: FaultKind) =>
-    state.onRequest?.({
-      method,
-      endpoint,
-      status,
-      ms: Date.now() - started,
-      ...(fault ? { fault } : {}),
-      ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
-    });
   const decision = state.faults.decide(path);
   if (decision.latencyMs > 0) state.stats.fault(endpoint, 'latency');
   // Latency is the response time a client sees, counted from arrival: work done meanwhile is
   // hidden in it, as on a real server, instead of queueing after it on this one thread.
   const latency = () => sleepUntil(started + decision.latencyMs);
-  const canned = state.overrides.take(path);
-  if (canned !== undefined) {
-    await latency();
-    state.stats.fault(endpoint, 'override');
-    req.resume();
-    const headers = canned.headers ? { headers: canned.headers } : {};
-    await sendReply(res, { status: canned.status, body: canned.body, ...headers });
-    log(canned.status, 'override');
-    return;
-  }
+  let fault: FaultKind | undefined;
+  // Counted before the answer goes out, so a client that sees it finds it in the stats.
+  const count = (kind: FaultKind) => {
+    state.stats.fault(endpoint, kind);
+    fault = kind;
+  };
   const wire: Wire = { gzip: q.gzip && acceptsGzip(req.headers['accept-encoding']) };
   const sentKey = requestKey(req.headers);
   const dress = (reply: Reply, refused = false): Reply => {
@@ -133,53 +119,64 @@ export async function serveApi(
       sentKey === undefined || q.echoKey.length === 0
         ? undefined
         : echoKey(dressed, sentKey, q.echoKey, q.echoKeyAs);
-    if (echoed === undefined) return dressed;
-    state.stats.fault(endpoint, 'echo_key');
-    return echoed;
+    if (echoed !== undefined) state.stats.fault(endpoint, 'echo_key');
+    return echoed ?? dressed;
   };
+  const canned = state.overrides.take(path);
   let kind = decision.kind;
-  if (kind === 'drop') {
+  let status = 0;
+  if (canned !== undefined) {
     await latency();
-    state.stats.fault(endpoint, 'drop');
+    count('override');
+    req.resume();
+    status = canned.status;
+    await sendReply(res, {
+      status,
+      body: canned.body,
+      ...(canned.headers ? { headers: canned.headers } : {}),
+    });
+  } else if (kind === 'drop') {
+    await latency();
+    count('drop');
     req.socket.destroy();
-    log(0, 'drop');
-    return;
-  }
-  if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
+  } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
     await latency();
-    state.stats.fault(endpoint, kind);
+    count(kind);
     req.resume();
     const html = kind === 'fail' && q.htmlErrors && decision.html === true;
     const reply = injectedReply(html ? 'html_fail' : kind, state.faults.retryAfterSeconds);
+    status = reply.status;
     await sendAnswer(res, dress(reply, kind === 'rate_limit' || kind === 'storm'), wire);
-    log(reply.status, kind);
-    return;
+  } else {
+    const reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
+    await latency();
+    const bodyless = reply.body === undefined || reply.status === 204;
+    // A body-less answer cannot be cut mid-body: the connection drops instead.
+    if ((kind === 'truncate' || kind === 'drop_mid_body') && bodyless) kind = 'drop';
+    status = kind === 'drop' ? 0 : reply.status;
+    if (kind === 'drop') {
+      count('drop');
+      req.socket.destroy();
+    } else if (kind === 'truncate') {
+      count(kind);
+      sendTruncated(res, reply, wire);
+    } else if (kind === 'drop_mid_body') {
+      count(kind);
+      sendCut(res, reply, wire);
+    } else if (kind === 'drip' && !bodyless) {
+      count(kind);
+      await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
+    } else await sendAnswer(res, reply, wire);
   }
-  const reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
-  await latency();
-  if ((kind === 'truncate' || kind === 'drop_mid_body') && (reply.body === undefined || reply.status === 204))
-    kind = 'drop';
-  if (kind === 'truncate' || kind === 'drop_mid_body') {
-    state.stats.fault(endpoint, kind);
-    if (kind === 'truncate') sendTruncated(res, reply, wire);
-    else sendCut(res, reply, wire);
-    log(reply.status, kind);
-    return;
-  }
-  if (kind === 'drop') {
-    state.stats.fault(endpoint, 'drop');
-    req.socket.destroy();
-    log(0, 'drop');
-    return;
-  }
-  if (kind === 'drip' && reply.body !== undefined && reply.status !== 204) {
-    state.stats.fault(endpoint, 'drip');
-    await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
-    log(reply.status, 'drip');
-    return;
-  }
-  await sendAnswer(res, reply, wire);
-  log(reply.status);
+  const acceptEncoding = req.headers['accept-encoding'];
+  state.onRequest?.({
+    method,
+    endpoint,
+    status,
+    ms: Date.now() - started,
+    ...(fault ? { fault } : {}),
+    ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
+  });
 }
 
 /** The documented full-access key, accepted unless disabled. */
