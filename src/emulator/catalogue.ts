@@ -93,7 +93,7 @@ export interface Creative {
 }
 
 /** A zone (inventory): not served by any endpoint (the spec names zones only), but referenced by campaigns and reports. */
-export interface Zone {
+interface Zone {
   zone_id: number;
   domain: string;
 }

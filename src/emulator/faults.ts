@@ -7,7 +7,7 @@ import { createRng, mixSeed, type Rng } from './prng.js';
 import { FAULT_OPTIONS_SCHEMA, type EchoForm, type EchoPlace, type FaultOptions } from './options.js';
 
 /** What the fault plan decided for one request. */
-export interface FaultDecision {
+interface FaultDecision {
   readonly kind:
     'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
   readonly latencyMs: number;
@@ -35,10 +35,6 @@ export class FaultPlan {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
     this.stormLeft = 0;
-  }
-
-  get current(): FaultOptions {
-    return this.options;
   }
 
   /** Milliseconds between the bytes of a dripping body (default 2000). */
@@ -95,7 +91,7 @@ export class FaultPlan {
 }
 
 /** A body no JSON parser accepts: what a broken proxy in front of an API might send. */
-export const MALFORMED_BODY = '{"items": {"2024-01-01": {"ad_requests": 12,, <html>502 Bad Gateway</html>';
+const MALFORMED_BODY = '{"items": {"2024-01-01": {"ad_requests": 12,, <html>502 Bad Gateway</html>';
 
 /** The page a reverse proxy (nginx here) sends when the API behind it fails: HTML, not JSON. */
 export const BAD_GATEWAY_PAGE =
@@ -103,7 +99,7 @@ export const BAD_GATEWAY_PAGE =
   '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 /** The faults that replace the handler's answer entirely. */
-export type ReplacingFault = 'fail' | 'html_fail' | 'rate_limit' | 'storm' | 'malformed';
+type ReplacingFault = 'fail' | 'html_fail' | 'rate_limit' | 'storm' | 'malformed';
 
 /** The answer of a fault that replaces the handler entirely (500 or HTML 502, 429, malformed 200). */
 export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): Reply {

@@ -104,7 +104,7 @@ export function describeQuirks(q: Quirks): string {
 }
 
 /** A named preset: quirks and faults together. */
-export interface Profile {
+interface Profile {
   readonly quirks: EmulatorQuirks;
   readonly faults: FaultOptions;
 }
@@ -141,7 +141,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 
 /** True when `name` is a profile. */
-export function isProfileName(name: string): name is ProfileName {
+function isProfileName(name: string): name is ProfileName {
   return Object.hasOwn(PROFILES, name);
 }
 
@@ -167,7 +167,7 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 /** The boolean quirks by their `--quirks` names (kebab-case). */
-export const BOOLEAN_QUIRKS = {
+const BOOLEAN_QUIRKS = {
   'string-values': 'stringValues',
   'empty-as-array': 'emptyAsArray',
   'sort-keys': 'sortKeys',

@@ -17,6 +17,9 @@ import {
   QUIRKS_SCHEMA,
   resolveQuirks,
   type EmulatorOptions,
+  type EmulatorQuirks,
+  type FaultOptions,
+  type OverrideOptions,
   type Quirks,
   type RunningEmulator,
 } from './options.js';
@@ -77,8 +80,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const sockets = new Set<Socket>();
 
   const control = {
-    setFaults: (f: EmulatorOptions['faults'] & object) => faults.set(f),
-    setQuirks: (q: EmulatorOptions['quirks'] & object) => {
+    setFaults: (f: FaultOptions) => faults.set(f),
+    setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
     quirks: () => ({ ...quirks }),
@@ -88,40 +91,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
-    override: (o: Parameters<RunningEmulator['override']>[0]) => overrides.add(o),
+    override: (o: OverrideOptions) => overrides.add(o),
   };
 
+  const { onRequest } = options;
+  const rateWindow = new RateWindow();
   const state: ApiState = {
     handlers,
     keys,
     faults,
     stats,
     overrides,
-    rateWindow: new RateWindow(),
+    rateWindow,
+    onRequest,
     quirks: () => quirks,
     clock: () => clock(),
-    onRequest: options.onRequest,
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
-    const method = req.method ?? 'GET';
     const path = url.pathname;
-    if (path.startsWith('/_control/')) {
-      await sendReply(
-        res,
-        await answer(async () => handleControl(control, method, path, await readJsonBody(req))),
-      );
-      return;
-    }
-    if (path !== '/v2' && !path.startsWith('/v2/')) {
-      await sendReply(
-        res,
-        new ApiError(404, 'not_found', `No endpoint ${path}: the API lives under /v2.`).toReply(),
-      );
-      return;
-    }
-    await serveApi(state, req, res, url);
+    if (path === '/v2' || path.startsWith('/v2/')) return serveApi(state, req, res, url);
+    const reply = path.startsWith('/_control/')
+      ? await answer(async () => handleControl(control, req.method ?? 'GET', path, await readJsonBody(req)))
+      : new ApiError(404, 'not_found', `No endpoint ${path}: the API lives under /v2.`).toReply();
+    await sendReply(res, reply);
   }
 
   const server = createServer((req, res) => {

@@ -60,7 +60,7 @@ export const SPEC_COUNTERS = [
  * One requested dimension over all cells of a request: a small integer code per cell, whose
  * order is the order of the keys in the response, and the JSON-encoded key of each code.
  */
-export interface CodedDimension {
+interface CodedDimension {
   readonly codes: Uint32Array;
   readonly keysJson: readonly string[];
 }
@@ -128,7 +128,7 @@ function describe(
  * hours) and everything else by code unit; 'code-unit' sorts all as text ("10" before "2"), as a
  * server that sorts its keys alphabetically does (the sortKeys quirk).
  */
-export type KeyOrder = 'natural' | 'code-unit';
+type KeyOrder = 'natural' | 'code-unit';
 
 function compareNatural(a: string, b: string): number {
   const numeric = /^\d+$/;
@@ -141,7 +141,7 @@ function compareCodeUnits(a: string, b: string): number {
 }
 
 /** Codes one dimension for the concatenated cells of `days` (`total` = sum of their counts). */
-export function codeDimension(
+function codeDimension(
   dim: Dimension,
   model: TrafficModel,
   days: readonly DayCells[],

@@ -2,7 +2,7 @@ import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
 /** One place traffic can come from: a country, one of its regions and one of its cities. */
-export interface Location {
+interface Location {
   readonly country: number;
   readonly region: string;
   readonly city: string;
@@ -93,7 +93,7 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
 }
 
 /** Number of distinct (creative, zone, country, device) combinations a day's cells are drawn from. */
-export function combinationCount(model: TrafficModel): number {
+function combinationCount(model: TrafficModel): number {
   return model.pairCreative.length * COUNTRIES.length * DEVICES.length;
 }
 
