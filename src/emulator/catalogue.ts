@@ -1,22 +1,119 @@
-import { DOMAINS } from './report/geo.js';
-import {
-  AD_FORMATS,
-  AD_TYPES,
-  UI_ACCOUNT_ID,
-  type AdFormat,
-  type Campaign,
-  type Creative,
-  type Zone,
-} from './entities.js';
-import {
-  DISPLAY_SIZES,
-  EPOCH,
-  LANDING_PAGES,
-  NAME_WORDS,
-  TARGET_WINDOWS,
-  VIDEO_SIZES,
-} from './catalogue-data.js';
+/**
+ * The resources the emulator serves, shaped exactly as the spec's reads return them, and the seeded
+ * starting catalogue that every report cell refers to.
+ */
 import { createRng, mixSeed, type Rng } from './prng.js';
+
+export const AD_FORMATS = ['display', 'native', 'vast', 'redirect'] as const;
+export type AdFormat = (typeof AD_FORMATS)[number];
+
+/** Allowed creative ad_type values per campaign ad_format (spec: "Ad types by campaign ad format"). */
+export const AD_TYPES: Readonly<Record<AdFormat, readonly string[]>> = {
+  display: ['image', 'code', 'video', 'zip', 'external'],
+  native: ['json'],
+  vast: ['video', 'url', 'wrapper'],
+  redirect: ['url'],
+};
+
+export interface Delivery {
+  start: number;
+  end: number;
+}
+
+/** The counters of a campaign's event_counts, in the order reads show them. */
+export const EVENT_COUNTS = [
+  'ad_requests',
+  'clicks',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+] as const;
+
+export interface Pricing {
+  model: 'CPM' | 'CPC';
+  value: number;
+}
+
+export interface Pacing {
+  event: string;
+  period: string;
+  speed: string;
+  value: number;
+}
+
+/** The spec's quirk: an unset object field reads as an empty JSON array. */
+type OrEmpty<T> = T | [];
+
+export interface Campaign {
+  campaign_id: number;
+  name: string;
+  ad_format: AdFormat;
+  advertiser_id: number;
+  conversion_tracker_id: number;
+  folder_id: number;
+  account_id_created: number;
+  account_id_modified: number;
+  created: number;
+  modified: number;
+  is_active: boolean;
+  is_archived: boolean;
+  notes: string;
+  tier: number;
+  weight: number;
+  zone_ids: number[];
+  creative_ids: number[];
+  delivery: Delivery;
+  event_counts: Record<(typeof EVENT_COUNTS)[number], number>;
+  pricing: OrEmpty<Pricing>;
+  pacing: OrEmpty<Pacing>;
+  targeting: OrEmpty<Record<string, unknown>>;
+  creative_optimization: unknown[];
+  metadata: unknown[];
+  watchlist: unknown[];
+}
+
+export interface Creative {
+  creative_id: number;
+  campaign_id: number;
+  name: string;
+  ad_type: string;
+  is_active: boolean;
+  account_id_created: number;
+  account_id_modified: number;
+  created: number;
+  modified: number;
+  weight: number;
+  data: Record<string, unknown>;
+  delivery: Delivery;
+  targeting: OrEmpty<Record<string, unknown>>;
+  event_counts: unknown[];
+  metadata: unknown[];
+  thumbnail: { average_color: string; filehash: string };
+}
+
+/** A zone (inventory): not served by any endpoint (the spec names zones only), but referenced by campaigns and reports. */
+interface Zone {
+  zone_id: number;
+  domain: string;
+}
+
+/** The account id the seeded catalogue was "created in the UI" with; API writes use the key's account. */
+const UI_ACCOUNT_ID = 100000001;
+/** Default account id of API keys: differs from UI_ACCOUNT_ID so a write visibly changes account_id_modified. */
+export const API_ACCOUNT_ID = 100000002;
+
+/** The ad_size dimension value of a creative: 'WxH' from its data, '0x0' when it has no size. */
+export function adSizeOf(creative: Creative): string {
+  const { width, height } = creative.data;
+  return typeof width === 'number' && typeof height === 'number' ? `${width}x${height}` : '0x0';
+}
+
+/** The landing_url dimension value of a creative: data.landing_page, or '' when it has none. */
+export function landingUrlOf(creative: Creative): string {
+  const page = creative.data.landing_page;
+  return typeof page === 'string' ? page : '';
+}
 
 /** The seeded starting catalogue: what every report cell refers to. */
 export interface Catalogue {
@@ -25,7 +122,7 @@ export interface Catalogue {
   readonly zones: readonly Zone[];
 }
 
-export interface CatalogueSize {
+interface CatalogueSize {
   campaigns?: number;
   /** Exact creatives per campaign; by default 3 to 8 each. */
   creativesPerCampaign?: number;
@@ -193,3 +290,27 @@ function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
   }
   return out;
 }
+
+/** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
+const EPOCH = 1735689600;
+const sizes = (text: string) => text.split(' ').map((s) => s.split('x').map(Number) as [number, number]);
+const DISPLAY_SIZES = sizes('300x250 728x90 160x600 320x50 300x600 970x250');
+const VIDEO_SIZES = sizes('1920x1080 1280x720 640x360');
+/** Landing pages, two of them with characters that CSV, COPY and JSON writers must escape. */
+const LANDING_PAGES: readonly string[] = [
+  'https://shop.example.com/sale?utm_source=adops',
+  'https://brand.example.org/spring',
+  'https://shop.example.com/sale?tags="spring",summer',
+  "https://example.fr/l'offre-du-jour",
+  'https://travel.example.net/deals/über',
+  'https://app.example.io/install?ref=display&v=2',
+];
+const NAME_WORDS = ['Spring', 'Summer "Sale"', 'Brand, EU', "Kids' Toys", 'Retargeting', 'Ünïcode'];
+/** The target_window values of the spec's image-style data. */
+export const TARGET_WINDOWS: readonly string[] = ['_blank', '_top', '_self', '_parent'];
+/** Publisher domains; each zone belongs to one. */
+const DOMAINS = (
+  'news.example.com sports.example.com weather.example.org recipes.example.net games.example.io ' +
+  'travel.example.co.uk tech.example.de finance.example.fr auto.example.it music.example.es ' +
+  'video.example.com forum.example.net blog.example.org shop.example.com mail.example.com xn--bcher-kva.example'
+).split(' ');

@@ -1,52 +1,19 @@
-import { z } from 'zod';
+/**
+ * How the emulator misbehaves on purpose: the seeded fault plan, the answers that replace a
+ * handler's (500, HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
+ */
+import { ApiError, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
-import type { FaultOptions } from './types.js';
+import { FAULT_OPTIONS_SCHEMA, type EchoForm, type EchoPlace, type FaultOptions } from './options.js';
 
 /** What the fault plan decided for one request. */
-export interface FaultDecision {
+interface FaultDecision {
   readonly kind:
     'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
 }
-
-const rate = z.number().min(0).max(1);
-/** Added latency: at most an hour, well inside what a Node timer holds. */
-const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
-/** The accepted shape of FaultOptions (flags and PUT /_control/faults). */
-export const FAULT_OPTIONS_SCHEMA = z
-  .object({
-    failRate: rate.optional(),
-    rateLimitRate: rate.optional(),
-    retryAfterSeconds: z.number().int().min(0).optional(),
-    dropRate: rate.optional(),
-    malformedRate: rate.optional(),
-    truncateRate: rate.optional(),
-    latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
-    paths: z.array(z.string()).optional(),
-    seed: z.number().int().optional(),
-    rateLimitStormRate: rate.optional(),
-    rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
-    dropMidBodyRate: rate.optional(),
-    htmlShare: rate.optional(),
-    dripRate: rate.optional(),
-    dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
-  })
-  .strict()
-  .refine(
-    (f) =>
-      (f.failRate ?? 0) +
-        (f.rateLimitRate ?? 0) +
-        (f.dropRate ?? 0) +
-        (f.malformedRate ?? 0) +
-        (f.truncateRate ?? 0) +
-        (f.rateLimitStormRate ?? 0) +
-        (f.dropMidBodyRate ?? 0) +
-        (f.dripRate ?? 0) <=
-      1,
-    'the fault rates must add up to at most 1',
-  );
 
 /**
  * Seeded fault injection: every request under the fault paths draws exactly two numbers, so the
@@ -68,10 +35,6 @@ export class FaultPlan {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
     this.stormLeft = 0;
-  }
-
-  get current(): FaultOptions {
-    return this.options;
   }
 
   /** Milliseconds between the bytes of a dripping body (default 2000). */
@@ -127,13 +90,189 @@ export class FaultPlan {
   }
 }
 
-/** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
-export function parseLatency(text: string): number | [number, number] {
-  const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  if (m === null) throw new Error(`latency "${text}" must be milliseconds: A or A-B, e.g. 50 or 20-200`);
-  const a = Number(m[1]);
-  if (m[2] === undefined) return a;
-  const b = Number(m[2]);
-  if (b < a) throw new Error(`latency "${text}": B must not be below A`);
-  return [a, b];
+/** A body no JSON parser accepts: what a broken proxy in front of an API might send. */
+const MALFORMED_BODY = '{"items": {"2024-01-01": {"ad_requests": 12,, <html>502 Bad Gateway</html>';
+
+/** The page a reverse proxy (nginx here) sends when the API behind it fails: HTML, not JSON. */
+export const BAD_GATEWAY_PAGE =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n' +
+  '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+/** The faults that replace the handler's answer entirely. */
+type ReplacingFault = 'fail' | 'html_fail' | 'rate_limit' | 'storm' | 'malformed';
+
+/** The answer of a fault that replaces the handler entirely (500 or HTML 502, 429, malformed 200). */
+export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): Reply {
+  if (kind === 'fail')
+    return new ApiError(500, 'server_error', 'Injected server error: retry later.').toReply();
+  if (kind === 'html_fail')
+    return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
+  if (kind === 'malformed') return { status: 200, body: MALFORMED_BODY };
+  const headers = { 'retry-after': String(retryAfterSeconds) };
+  return new ApiError(
+    429,
+    'rate_limited',
+    'Too many requests: wait Retry-After seconds.',
+    undefined,
+    headers,
+  ).toReply();
+}
+
+/** The request budget the rateLimitHeaders quirk advertises: this many requests per window. */
+export const ADVERTISED_LIMIT = 600;
+const WINDOW_SECONDS = 60;
+
+/**
+ * Counts /v2 requests in fixed one-minute windows (real time) for the X-RateLimit-* headers. The
+ * emulator only advertises the budget: it never refuses a request for it (injected 429s are faults).
+ */
+export class RateWindow {
+  private windowStart = 0;
+  private used = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Counts one request and returns its headers; `refused` (an injected 429) shows none remaining. */
+  take(refused: boolean): Record<string, string> {
+    const seconds = Math.floor(this.now() / 1000);
+    const start = seconds - (seconds % WINDOW_SECONDS);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.used = 0;
+    }
+    this.used += 1;
+    return {
+      'x-ratelimit-limit': String(ADVERTISED_LIMIT),
+      'x-ratelimit-remaining': String(refused ? 0 : Math.max(0, ADVERTISED_LIMIT - this.used)),
+      // Seconds until the window resets (the IETF RateLimit draft's form, not an epoch time).
+      'x-ratelimit-reset': String(start + WINDOW_SECONDS - seconds),
+    };
+  }
+}
+
+// The echoKey quirk: a careless server that repeats the caller's API key back to it, in a success
+// body, an error body, an HTML error page or a response header. It lets tests prove that the key,
+// once echoed, is redacted before anything stores it.
+
+/** The response header that carries the key with the `header` place. */
+export const ECHO_HEADER = 'x-request-key';
+
+/** The JSON field that carries the key in a body (`body` and `error` places). */
+export const ECHO_FIELD = 'request_key';
+
+/**
+ * The reply with the key echoed in each of `places` that fits it: `body` adds a field to a 2xx
+ * JSON object (streamed reports too: only the first chunk changes), `error` adds the field and
+ * quotes the key in the message of a JSON error body, `html` quotes the Authorization header in an
+ * HTML page, `header` adds X-Request-Key. The key is written in `form` (see keyIn). Returns
+ * undefined when nothing was echoed.
+ */
+export function echoKey(
+  reply: Reply,
+  key: string,
+  places: readonly EchoPlace[],
+  form: EchoForm = 'json',
+): Reply | undefined {
+  let out = reply;
+  let echoed = false;
+  const html = /text\/html/i.test(reply.headers?.['content-type'] ?? '');
+  // As it stands inside a JSON string: decoding the JSON gives the key, or its %-encoding.
+  const written = keyIn(key, form);
+  if (places.includes('body') && reply.status < 300 && !html) {
+    const body = withField(reply.body, written);
+    if (body !== undefined) [out, echoed] = [{ ...out, body }, true];
+  }
+  if (places.includes('error') && reply.status >= 400 && !html && typeof reply.body === 'string') {
+    const body = errorWithKey(reply.body, written);
+    if (body !== undefined) [out, echoed] = [{ ...out, body }, true];
+  }
+  const plain = form === 'json' ? key : written;
+  if (places.includes('html') && html && typeof reply.body === 'string') {
+    const note = `<p>Authorization: Bearer ${plain}</p>`;
+    const at = reply.body.lastIndexOf('</body>');
+    const body = at < 0 ? reply.body + note : reply.body.slice(0, at) + note + reply.body.slice(at);
+    [out, echoed] = [{ ...out, body }, true];
+  }
+  if (places.includes('header'))
+    [out, echoed] = [{ ...out, headers: { ...out.headers, [ECHO_HEADER]: plain } }, true];
+  return echoed ? out : undefined;
+}
+
+/**
+ * `key` written in `form`, as it goes between the quotes of a JSON string: `json` as
+ * JSON.stringify writes it, `json-slash` with `/` as `\/` (PHP's json_encode), `percent` and
+ * `percent-lower` every UTF-8 byte as %XX or %xx, `unicode` and `unicode-lower` every UTF-16 unit
+ * as \uXXXX or \uxxxx, `mixed` each character in the next of those five ways (raw first).
+ */
+export function keyIn(key: string, form: EchoForm): string {
+  const json = (c: string) => JSON.stringify(c).slice(1, -1);
+  const percent = (c: string, lower: boolean) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${hexOf(b, 2, lower)}`).join('');
+  const unicode = (c: string, lower: boolean) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${hexOf(c.charCodeAt(i), 4, lower)}`).join('');
+  const each = (f: (c: string, i: number) => string) => [...key].map(f).join('');
+  switch (form) {
+    case 'json':
+      return json(key);
+    case 'json-slash':
+      return json(key).replace(/\//g, '\\/');
+    case 'percent':
+    case 'percent-lower':
+      return each((c) => percent(c, form === 'percent-lower'));
+    case 'unicode':
+    case 'unicode-lower':
+      return each((c) => unicode(c, form === 'unicode-lower'));
+    case 'mixed':
+      return each(
+        (c, i) =>
+          [json(c), percent(c, false), percent(c, true), unicode(c, false), unicode(c, true)][
+            i % 5
+          ] as string,
+      );
+  }
+}
+
+function hexOf(n: number, width: number, lower: boolean): string {
+  const hex = n.toString(16).padStart(width, '0');
+  return lower ? hex : hex.toUpperCase();
+}
+
+/** A body that starts as a JSON object, with `"request_key": "<written>"` as its first member. */
+function withField(body: Reply['body'], key: string): Reply['body'] | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return prefixed(body.toString(), key);
+  const chunks = body[Symbol.iterator]();
+  const first = chunks.next();
+  if (first.done === true) return undefined;
+  const head = prefixed(first.value, key) ?? first.value;
+  return (function* () {
+    yield head;
+    yield* { [Symbol.iterator]: () => chunks };
+  })();
+}
+
+function prefixed(text: string, written: string): string | undefined {
+  if (!text.startsWith('{')) return undefined;
+  const rest = text.slice(1);
+  const member = `${JSON.stringify(ECHO_FIELD)}:"${written}"`;
+  return `{${member}${rest.trimStart().startsWith('}') ? '' : ','}${rest}`;
+}
+
+/** Stands for the key while the error body is built, replaced by the key as written. */
+const KEY_MARK = '@@ECHOED_KEY@@';
+
+/** A JSON error object with the key in its message and in a field; undefined when not an object. */
+function errorWithKey(body: string, written: string): string | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+  const o = doc as Record<string, unknown>;
+  const message = typeof o.message === 'string' ? o.message : 'request refused';
+  return JSON.stringify({ ...o, message: `${message} (key ${KEY_MARK})`, [ECHO_FIELD]: KEY_MARK })
+    .split(KEY_MARK)
+    .join(written);
 }

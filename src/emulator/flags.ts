@@ -1,91 +1,70 @@
-import { PROFILES, resolveProfile } from './profiles.js';
-import type { Quirks } from './quirks.js';
-import type { EmulatorQuirks, FaultOptions, ProfileName } from './types.js';
+/**
+ * How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them,
+ * and the lists, latencies and keys files those flags name.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import {
+  ECHO_PLACES,
+  FAULT_OPTIONS_SCHEMA,
+  FAITHFUL_QUIRKS,
+  FAULT_RATES,
+  resolveQuirks,
+  type EchoPlace,
+  type EmulatorKey,
+  type EmulatorQuirks,
+  type FaultOptions,
+  type ProfileName,
+  type Quirks,
+} from './options.js';
+
+/** Each fault flag of `adops emulator` and the fault option it sets. */
+const FAULT_FLAGS = {
+  failRate: 'failRate',
+  rateLimitRate: 'rateLimitRate',
+  retryAfter: 'retryAfterSeconds',
+  dropRate: 'dropRate',
+  malformedRate: 'malformedRate',
+  truncateRate: 'truncateRate',
+  latencyMs: 'latencyMs',
+  faultSeed: 'seed',
+  stormRate: 'rateLimitStormRate',
+  stormLength: 'rateLimitStormLength',
+  dropMidBodyRate: 'dropMidBodyRate',
+  dripRate: 'dripRate',
+  dripIntervalMs: 'dripIntervalMs',
+  htmlShare: 'htmlShare',
+} as const satisfies Record<string, keyof FaultOptions>;
+
+/** Each quirk flag and the quirk it sets (`--strict` apart: it only turns strict on). */
+const QUIRK_FLAGS = {
+  reportParams: 'reportParams',
+  authForm: 'auth',
+  totals: 'totals',
+  reportShape: 'reportShape',
+  unknownFields: 'unknownFields',
+  clockSkew: 'clockSkewSeconds',
+  echoKey: 'echoKey',
+  echoKeyAs: 'echoKeyAs',
+} as const satisfies Record<string, keyof EmulatorQuirks>;
 
 /** The fault and quirk flags of `adops emulator`, as parsed (undefined: not given). */
-export interface FaultAndQuirkFlags {
-  readonly failRate?: number;
-  readonly rateLimitRate?: number;
-  readonly retryAfter?: number;
-  readonly dropRate?: number;
-  readonly malformedRate?: number;
-  readonly truncateRate?: number;
-  readonly latencyMs?: number | [number, number];
-  readonly faultPaths?: string;
-  readonly faultSeed?: number;
-  readonly stormRate?: number;
-  readonly stormLength?: number;
-  readonly dropMidBodyRate?: number;
-  readonly dripRate?: number;
-  readonly dripIntervalMs?: number;
-  readonly htmlShare?: number;
+export type FaultAndQuirkFlags = {
+  readonly [F in keyof typeof FAULT_FLAGS]?: FaultOptions[(typeof FAULT_FLAGS)[F]];
+} & { readonly [F in keyof typeof QUIRK_FLAGS]?: EmulatorQuirks[(typeof QUIRK_FLAGS)[F]] } & {
   readonly profile: ProfileName;
-  /** From `--quirks LIST` (parseQuirkList). */
+  /** From `--quirks LIST` (parseQuirkList); the named quirk flags go over it. */
   readonly quirks?: EmulatorQuirks;
-  readonly reportParams?: EmulatorQuirks['reportParams'];
-  readonly authForm?: EmulatorQuirks['auth'];
-  readonly totals?: EmulatorQuirks['totals'];
-  readonly reportShape?: EmulatorQuirks['reportShape'];
+  /** Comma-separated path prefixes. */
+  readonly faultPaths?: string;
   readonly strict?: boolean;
-  readonly unknownFields?: EmulatorQuirks['unknownFields'];
-  readonly clockSkew?: number;
-  /** From `--echo-key LIST` (parseEchoPlaces). */
-  readonly echoKey?: EmulatorQuirks['echoKey'];
-  readonly echoKeyAs?: EmulatorQuirks['echoKeyAs'];
-}
+};
 
-/** The faults the flags set (each overrides the profile's). */
-export function faultsOfFlags(flags: FaultAndQuirkFlags): FaultOptions {
-  const f: FaultOptions = {};
-  const set = <K extends keyof FaultOptions>(key: K, value: FaultOptions[K] | undefined) => {
-    if (value !== undefined) f[key] = value;
-  };
-  set('failRate', flags.failRate);
-  set('rateLimitRate', flags.rateLimitRate);
-  set('retryAfterSeconds', flags.retryAfter);
-  set('dropRate', flags.dropRate);
-  set('malformedRate', flags.malformedRate);
-  set('truncateRate', flags.truncateRate);
-  set('latencyMs', flags.latencyMs);
-  set(
-    'paths',
-    flags.faultPaths?.split(',').filter((p) => p !== ''),
-  );
-  set('seed', flags.faultSeed);
-  set('rateLimitStormRate', flags.stormRate);
-  set('rateLimitStormLength', flags.stormLength);
-  set('dropMidBodyRate', flags.dropMidBodyRate);
-  set('dripRate', flags.dripRate);
-  set('dripIntervalMs', flags.dripIntervalMs);
-  set('htmlShare', flags.htmlShare);
-  return f;
+/** `to[map[k]] = from[k]` for each key of `map` that `from` gives. */
+function copyGiven(from: Readonly<Record<string, unknown>>, map: Record<string, string>, to: object): void {
+  for (const [flag, option] of Object.entries(map))
+    if (from[flag] !== undefined) Object.assign(to, { [option]: from[flag] });
 }
-
-/** The quirks the flags set (each overrides the profile's): `--quirks` first, the named flags over it. */
-export function quirksOfFlags(flags: FaultAndQuirkFlags): EmulatorQuirks {
-  const q: EmulatorQuirks = { ...flags.quirks };
-  if (flags.reportParams !== undefined) q.reportParams = flags.reportParams;
-  if (flags.authForm !== undefined) q.auth = flags.authForm;
-  if (flags.totals !== undefined) q.totals = flags.totals;
-  if (flags.reportShape !== undefined) q.reportShape = flags.reportShape;
-  if (flags.strict === true) q.strict = true;
-  if (flags.unknownFields !== undefined) q.unknownFields = flags.unknownFields;
-  if (flags.clockSkew !== undefined) q.clockSkewSeconds = flags.clockSkew;
-  if (flags.echoKey !== undefined) q.echoKey = flags.echoKey;
-  if (flags.echoKeyAs !== undefined) q.echoKeyAs = flags.echoKeyAs;
-  return q;
-}
-
-const RATES = [
-  'failRate',
-  'rateLimitRate',
-  'dropRate',
-  'malformedRate',
-  'truncateRate',
-  'rateLimitStormRate',
-  'dropMidBodyRate',
-  'dripRate',
-] as const;
 
 /**
  * The faults and quirks of the flags laid over their profile, validated. Throws an Error whose
@@ -96,10 +75,15 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags): {
   quirks: EmulatorQuirks;
   resolved: Quirks;
 } {
-  const faults = faultsOfFlags(flags);
-  const quirks = quirksOfFlags(flags);
+  const faults: FaultOptions = {};
+  copyGiven(flags, FAULT_FLAGS, faults);
+  const paths = flags.faultPaths?.split(',').filter((p) => p !== '');
+  if (paths !== undefined) faults.paths = paths;
+  const quirks: EmulatorQuirks = { ...flags.quirks };
+  copyGiven(flags, QUIRK_FLAGS, quirks);
+  if (flags.strict === true) quirks.strict = true;
   const merged = { ...PROFILES[flags.profile].faults, ...faults };
-  const sum = RATES.reduce((s, k) => s + (merged[k] ?? 0), 0);
+  const sum = FAULT_RATES.reduce((s, k) => s + (merged[k] ?? 0), 0);
   if (sum > 1 + 1e-9) {
     const of =
       flags.profile === 'faithful'
@@ -112,17 +96,169 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags): {
 
 /** The quirks that differ from the faithful defaults, for a start line ('none' when faithful). */
 export function describeQuirks(q: Quirks): string {
-  const defaults: Record<string, unknown> = {
-    reportParams: 'any',
-    auth: 'any',
-    totals: 'normal',
-    reportShape: 'nested',
-    unknownFields: 'drop',
-    clockSkewSeconds: 0,
-    echoKeyAs: 'json',
-  };
   const on = Object.entries(q).filter(
-    ([k, v]) => v !== false && v !== defaults[k] && !(Array.isArray(v) && v.length === 0),
+    ([k, v]) =>
+      v !== false && v !== FAITHFUL_QUIRKS[k as keyof Quirks] && !(Array.isArray(v) && v.length === 0),
   );
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
+}
+
+/** A named preset: quirks and faults together. */
+interface Profile {
+  readonly quirks: EmulatorQuirks;
+  readonly faults: FaultOptions;
+}
+
+/** What a PHP-style server does to the spec's open choices (the php and hostile profiles). */
+const PHP_QUIRKS: EmulatorQuirks = {
+  reportParams: 'brackets',
+  auth: 'x-api-key',
+  stringValues: true,
+  emptyAsArray: true,
+  sortKeys: true,
+};
+
+/** The profiles, by name; docs/emulator.md describes each. */
+export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
+  faithful: { quirks: {}, faults: {} },
+  php: { quirks: PHP_QUIRKS, faults: {} },
+  hostile: {
+    quirks: { ...PHP_QUIRKS, htmlErrors: true },
+    // 25% 5xx (two in five of them HTML 502 pages), 5% 429, 3% dropped connections (one in three mid-body).
+    faults: {
+      failRate: 0.25,
+      htmlShare: 0.4,
+      rateLimitRate: 0.05,
+      retryAfterSeconds: 1,
+      dropRate: 0.02,
+      dropMidBodyRate: 0.01,
+    },
+  },
+  strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
+};
+
+/** The profile names, for flags and error messages. */
+export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
+
+/** True when `name` is a profile. */
+function isProfileName(name: string): name is ProfileName {
+  return Object.hasOwn(PROFILES, name);
+}
+
+/**
+ * The quirks and faults a start gets: the profile's, each field overridden by an explicitly given
+ * one. Validates both (throws naming the unknown profile or the bad field).
+ */
+export function resolveProfile(
+  profile: ProfileName = 'faithful',
+  quirks: EmulatorQuirks = {},
+  faults: FaultOptions = {},
+): { quirks: Quirks; faults: FaultOptions } {
+  if (!isProfileName(profile))
+    throw new Error(`unknown profile "${String(profile)}": use one of ${PROFILE_NAMES.join(', ')}`);
+  const preset = PROFILES[profile];
+  const merged = { ...preset.faults, ...defined(faults) };
+  FAULT_OPTIONS_SCHEMA.parse(merged);
+  return { quirks: resolveQuirks({ ...preset.quirks, ...defined(quirks) }), faults: merged };
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The boolean quirks by their `--quirks` names (kebab-case). */
+const BOOLEAN_QUIRKS = {
+  'string-values': 'stringValues',
+  'empty-as-array': 'emptyAsArray',
+  'sort-keys': 'sortKeys',
+  'html-errors': 'htmlErrors',
+  gzip: 'gzip',
+  'rate-limit-headers': 'rateLimitHeaders',
+  strict: 'strict',
+} as const satisfies Record<string, keyof EmulatorQuirks>;
+
+/**
+ * Parses a `--quirks` list such as 'string-values,sort-keys' into quirks; a `no-` prefix turns one
+ * off (to take it away from a profile). Throws naming the unknown name and listing the known ones.
+ */
+export function parseQuirkList(text: string): EmulatorQuirks {
+  const out: Record<string, boolean> = {};
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const on = !item.startsWith('no-');
+    const name = on ? item : item.slice(3);
+    const key = (BOOLEAN_QUIRKS as Record<string, string>)[name];
+    if (key === undefined)
+      throw new Error(
+        `unknown quirk "${item}": use any of ${Object.keys(BOOLEAN_QUIRKS).join(', ')} (a "no-" prefix turns one off)`,
+      );
+    out[key] = on;
+  }
+  return out;
+}
+
+/**
+ * Parses an `--echo-key` list such as 'body,header' (or 'all') into echoKey places. Throws naming
+ * the unknown place and listing the known ones.
+ */
+export function parseEchoPlaces(text: string): EchoPlace[] {
+  const places: EchoPlace[] = [];
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    if (item === 'all') return [...ECHO_PLACES];
+    if (!(ECHO_PLACES as readonly string[]).includes(item))
+      throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
+    if (!places.includes(item as EchoPlace)) places.push(item as EchoPlace);
+  }
+  return places;
+}
+
+/** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
+export function parseLatency(text: string): number | [number, number] {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  if (m === null) throw new Error(`latency "${text}" must be milliseconds: A or A-B, e.g. 50 or 20-200`);
+  const a = Number(m[1]);
+  if (m[2] === undefined) return a;
+  const b = Number(m[2]);
+  if (b < a) throw new Error(`latency "${text}": B must not be below A`);
+  return [a, b];
+}
+
+const KEY_SCHEMA = z.object({
+  key: z.string().min(1),
+  scopes: z.array(z.enum(['campaigns', 'creatives', 'reports'])).optional(),
+  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
+  ips: z.array(z.string().min(1)).optional(),
+  accountId: z.number().int().positive().optional(),
+});
+const KEYS_SCHEMA = z.array(KEY_SCHEMA);
+
+/** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
+export function parseKeysFile(text: string, path: string): EmulatorKey[] {
+  const expected =
+    'expected [{"key": "...", "scopes": ["campaigns", "creatives", "reports"], "methods": ["GET"], "ips": ["127.0.0.1"]}]';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON; ${expected}`, { cause: error });
+  }
+  // Both shapes share one schema, so an error can name the exact entry and field.
+  const list =
+    typeof json === 'object' && json !== null && !Array.isArray(json)
+      ? (json as { keys?: unknown }).keys
+      : json;
+  const parsed = KEYS_SCHEMA.safeParse(list);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}; ${expected}`);
+  }
+  return parsed.data;
+}
+
+/** Reads and parses a keys file. */
+export function loadKeysFile(path: string): EmulatorKey[] {
+  return parseKeysFile(readFileSync(path, 'utf8'), path);
 }

@@ -1,40 +1,212 @@
 /**
  * The API emulator: a local, spec-faithful stand-in for the ad server's management API with
- * deterministic report data and fault injection. See docs/emulator.md.
+ * deterministic report data and fault injection (docs/emulator.md). This file starts it, serves the
+ * control endpoints, and is the emulator's public surface.
  */
-export { startEmulator } from './server.js';
-export { DEMO_KEY, loadKeysFile, parseKeysFile } from './auth.js';
-export { parseLatency } from './faults.js';
-export { describeQuirks, optionsOfFlags, type FaultAndQuirkFlags } from './flags.js';
-export { PROFILES, PROFILE_NAMES, isProfileName, resolveProfile, type Profile } from './profiles.js';
-export {
-  BOOLEAN_QUIRKS,
-  ECHO_FORMS,
-  ECHO_PLACES,
-  FAITHFUL_QUIRKS,
-  parseEchoPlaces,
-  parseQuirkList,
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { z } from 'zod';
+import { catalogueHandlers } from './api/catalogue.js';
+import { ApiError, badRequest, json, readJsonBody, sendReply, type Reply } from './api/http.js';
+import { reportHandlers } from './api/reports.js';
+import { generateCatalogue } from './catalogue.js';
+import { FaultPlan, RateWindow } from './faults.js';
+import { resolveProfile } from './flags.js';
+import {
+  FAULT_OPTIONS_SCHEMA,
+  QUIRKS_SCHEMA,
   resolveQuirks,
+  type EmulatorOptions,
+  type EmulatorQuirks,
+  type FaultOptions,
+  type OverrideOptions,
   type Quirks,
-} from './quirks.js';
-export { ECHO_FIELD, ECHO_HEADER } from './echo.js';
-export { MAX_LIMIT } from './api/paging.js';
-export { MAX_REPORT_DAYS } from './api/report-input.js';
-export { generateCatalogue, type Catalogue } from './catalogue.js';
-export type { Campaign, Creative, Zone } from './entities.js';
+  type RunningEmulator,
+} from './options.js';
+import { ReportEngine } from './report/render.js';
+import { buildTrafficModel } from './report/traffic.js';
+import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState } from './serve.js';
+import { CatalogueStore } from './store.js';
+
+export { ECHO_HEADER } from './faults.js';
+export {
+  describeQuirks,
+  loadKeysFile,
+  optionsOfFlags,
+  parseEchoPlaces,
+  parseLatency,
+  parseQuirkList,
+  PROFILE_NAMES,
+  PROFILES,
+  type FaultAndQuirkFlags,
+} from './flags.js';
+export { ECHO_FORMS, ECHO_PLACES } from './options.js';
 export type {
-  EchoForm,
-  EchoPlace,
   EmulatorKey,
   EmulatorOptions,
   EmulatorQuirks,
-  EmulatorStats,
-  FaultKind,
   FaultOptions,
   OverrideOptions,
   ProfileName,
   ReportParamsForm,
   RequestLogEntry,
   RunningEmulator,
-  Scope,
-} from './types.js';
+} from './options.js';
+export { DEMO_KEY } from './serve.js';
+export type { Campaign, Creative } from './catalogue.js';
+
+/**
+ * Starts the API emulator (see docs/emulator.md) and resolves once it listens. The same seed gives
+ * the same catalogue and report bytes; `close()` ends every open connection.
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const seed = options.seed ?? 1;
+  const cellsPerDay = options.cellsPerDay ?? 2000;
+  const catalogue = generateCatalogue(seed, options.catalogue);
+  const engine = new ReportEngine(buildTrafficModel(catalogue), {
+    seed,
+    cellsPerDay,
+    lateDataDays: options.lateDataDays ?? 3,
+  });
+  const store = new CatalogueStore(catalogue, seed);
+  const handlers = { ...catalogueHandlers(store), ...reportHandlers(engine, cellsPerDay) };
+  const keys = new KeyRing(options.keys ?? [], options.demoKey ?? true);
+  const initial = resolveProfile(options.profile, options.quirks, options.faults);
+  const faults = new FaultPlan(initial.faults);
+  let quirks: Quirks = initial.quirks;
+  const stats = new StatsCounter();
+  const overrides = new OverrideQueue();
+  let clock: () => Date = options.now ?? (() => new Date());
+  const sockets = new Set<Socket>();
+
+  const control = {
+    setFaults: (f: FaultOptions) => faults.set(f),
+    setQuirks: (q: EmulatorQuirks) => {
+      quirks = resolveQuirks(q);
+    },
+    quirks: () => ({ ...quirks }),
+    setNow: (d: Date) => {
+      const fixed = new Date(d.getTime());
+      clock = () => fixed;
+    },
+    stats: () => stats.snapshot(),
+    resetStats: () => stats.reset(),
+    override: (o: OverrideOptions) => overrides.add(o),
+  };
+
+  const { onRequest } = options;
+  const rateWindow = new RateWindow();
+  const state: ApiState = {
+    handlers,
+    keys,
+    faults,
+    stats,
+    overrides,
+    rateWindow,
+    onRequest,
+    quirks: () => quirks,
+    clock: () => clock(),
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const path = url.pathname;
+    if (path === '/v2' || path.startsWith('/v2/')) return serveApi(state, req, res, url);
+    const reply = path.startsWith('/_control/')
+      ? await answer(async () => handleControl(control, req.method ?? 'GET', path, await readJsonBody(req)))
+      : new ApiError(404, 'not_found', `No endpoint ${path}: the API lives under /v2.`).toReply();
+    await sendReply(res, reply);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Only a bug lands here; answer 500 if still possible, never crash the process.
+      if (!res.headersSent) void sendReply(res, new ApiError(500, 'server_error', String(error)).toReply());
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const origin = `http://${host}:${address.port}`;
+  return {
+    url: `${origin}/v2`,
+    origin,
+    ...control,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+const CLOCK_SCHEMA = z.object({
+  now: z.string().refine((s) => Number.isFinite(Date.parse(s)), 'an ISO date-time'),
+});
+const OVERRIDE_SCHEMA = z.object({
+  path: z.string().startsWith('/'),
+  status: z.number().int().min(100).max(599),
+  body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
+  headers: z.record(z.string(), z.string()).optional(),
+  times: z.number().int().min(1).optional(),
+});
+
+/** The body checked against `schema`, or a 400 naming the first field at fault. */
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+  const field = [...(issue?.path ?? []), ...keys.slice(0, 1)].join('.');
+  const message = keys.length > 0 ? 'is not a known field' : (issue?.message ?? 'invalid');
+  throw badRequest(`${field || 'body'}: ${message}`, field || undefined);
+}
+
+/**
+ * The control endpoints outside /v2 (no auth): GET /_control/stats, POST /_control/stats/reset,
+ * PUT /_control/faults, GET and PUT /_control/quirks, PUT /_control/clock, POST /_control/override.
+ */
+export function handleControl(
+  emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
+  method: string,
+  path: string,
+  body: unknown,
+): Reply {
+  const route = `${method} ${path.replace(/\/+$/, '')}`;
+  switch (route) {
+    case 'GET /_control/stats':
+      return json(200, emulator.stats());
+    case 'POST /_control/stats/reset':
+      emulator.resetStats();
+      return { status: 204 };
+    case 'PUT /_control/faults':
+      emulator.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {}));
+      return { status: 204 };
+    case 'GET /_control/quirks':
+      return json(200, emulator.quirks());
+    case 'PUT /_control/quirks':
+      emulator.setQuirks(parse(QUIRKS_SCHEMA, body ?? {}));
+      return { status: 204 };
+    case 'PUT /_control/clock':
+      emulator.setNow(new Date(parse(CLOCK_SCHEMA, body).now));
+      return { status: 204 };
+    case 'POST /_control/override': {
+      const o = parse(OVERRIDE_SCHEMA, body);
+      emulator.override({ ...o, body: typeof o.body === 'string' ? o.body : JSON.stringify(o.body) });
+      return { status: 204 };
+    }
+    default:
+      throw new ApiError(404, 'not_found', `No control endpoint ${route}.`);
+  }
+}

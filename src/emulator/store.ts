@@ -1,7 +1,6 @@
-import type { CampaignCreate, CampaignUpdate } from './api/campaign-input.js';
-import type { CreativeCreate, CreativeUpdate } from './api/creative-input.js';
-import { uniqueIds, type Catalogue } from './catalogue.js';
-import type { Campaign, Creative } from './entities.js';
+/** The catalogue behind the campaign and creative endpoints: the seeded one, then changed by writes. */
+import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } from './api/inputs.js';
+import { EVENT_COUNTS, type Campaign, type Catalogue, type Creative, uniqueIds } from './catalogue.js';
 import { createRng, mixSeed } from './prng.js';
 
 /** Who and when a write happened: stamps created/modified and account_id_*. */
@@ -61,14 +60,7 @@ export class CatalogueStore {
       zone_ids: [],
       creative_ids: [],
       delivery: { start: 0, end: 0 },
-      event_counts: {
-        ad_requests: 0,
-        clicks: 0,
-        filled_impressions: 0,
-        impressions: 0,
-        measurable_impressions: 0,
-        viewable_impressions: 0,
-      },
+      event_counts: Object.fromEntries(EVENT_COUNTS.map((k) => [k, 0])) as Campaign['event_counts'],
       pricing: [],
       pacing: [],
       targeting: [],

@@ -1,17 +1,31 @@
-import { badRequest } from './errors.js';
-
 /**
- * Field checkers for request bodies. Each returns the typed value or throws a 400 naming the
- * field. In `lenient` mode (the campaign update, whose spec example sends every value as a string)
- * string-encoded numbers, booleans, arrays and objects are decoded first.
+ * Request body checks: each reader returns the typed value or throws a 400 naming the field by its
+ * dotted path (`targeting.geo.locations.countries[1]`); and the creative targeting object, the one
+ * deeply nested write shape of the spec.
  */
-export interface Reader {
-  readonly lenient: boolean;
-  /** Fields outside a body's known list: ignored ('drop', the default) or a 400 ('reject'). */
-  readonly unknownFields?: 'drop' | 'reject';
-}
+import { badRequest } from './http.js';
 
 export type Json = Record<string, unknown>;
+
+/** How a body is read. */
+export interface Reader {
+  /** Decode string-encoded numbers, booleans, arrays and objects first (the campaign update, whose
+   *  spec example sends every value as a string). */
+  readonly lenient: boolean;
+  /** Fields outside a body's known list: ignored ('drop') or a 400 ('reject'). */
+  readonly unknownFields: 'drop' | 'reject';
+  /** The path of the object being read, '' at the top of the body. */
+  readonly at: string;
+}
+
+function pathOf(r: Reader, name: string): string {
+  return r.at === '' ? name : `${r.at}.${name}`;
+}
+
+/** The reader of the object at `name` inside the one `r` reads. */
+export function within(r: Reader, name: string): Reader {
+  return { ...r, at: pathOf(r, name) };
+}
 
 /** The request body as an object, or a 400. */
 export function objectBody(body: unknown): Json {
@@ -20,8 +34,8 @@ export function objectBody(body: unknown): Json {
   return body as Json;
 }
 
-function decode(r: Reader, value: unknown): unknown {
-  if (!r.lenient || typeof value !== 'string') return value;
+function decode(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
   const t = value.trim();
   if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
   if (t === 'true' || t === 'false') return t === 'true';
@@ -35,23 +49,25 @@ function decode(r: Reader, value: unknown): unknown {
   return value;
 }
 
-/** A required (or, with `optional`, possibly absent) field's raw value. */
-function field(obj: Json, name: string, path: string, optional: boolean): unknown {
+/** A field's value (decoded when lenient and `decoded`) and its path; a 400 when required and absent. */
+function field(r: Reader, obj: Json, name: string, optional: boolean, decoded = true): [unknown, string] {
+  const path = pathOf(r, name);
   const value = obj[name];
   if (value === undefined && !optional) throw badRequest(`${path} is required.`, path);
-  return value;
+  return [decoded && r.lenient ? decode(value) : value, path];
 }
 
-export function str(r: Reader, obj: Json, name: string, path = name, optional = false): string | undefined {
-  const value = field(obj, name, path, optional);
+export function str(r: Reader, obj: Json, name: string, optional = false): string | undefined {
+  const [value, path] = field(r, obj, name, optional, false);
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw badRequest(`${path} must be a string.`, path);
   return value;
 }
 
 /** A non-empty string field. */
-export function text(r: Reader, obj: Json, name: string, path = name, optional = false): string | undefined {
-  const value = str(r, obj, name, path, optional);
+export function text(r: Reader, obj: Json, name: string, optional = false): string | undefined {
+  const value = str(r, obj, name, optional);
+  const path = pathOf(r, name);
   if (value !== undefined && value.trim() === '') throw badRequest(`${path} must not be empty.`, path);
   return value;
 }
@@ -60,12 +76,10 @@ export function int(
   r: Reader,
   obj: Json,
   name: string,
-  path = name,
-  options: { optional?: boolean; min?: number; max?: number } = {},
+  o: { optional?: boolean; min?: number; max?: number } = {},
 ): number | undefined {
-  const value = decode(r, field(obj, name, path, options.optional ?? false));
-  if (value === undefined) return undefined;
-  return checkInt(value, path, options.min, options.max);
+  const [value, path] = field(r, obj, name, o.optional ?? false);
+  return value === undefined ? undefined : checkInt(value, path, o.min, o.max);
 }
 
 /** An integer within [min, max], or a 400. */
@@ -76,60 +90,37 @@ export function checkInt(value: unknown, path: string, min = 0, max = Number.MAX
   return value;
 }
 
-export function bool(r: Reader, obj: Json, name: string, path = name, optional = false): boolean | undefined {
-  const value = decode(r, field(obj, name, path, optional));
+export function bool(r: Reader, obj: Json, name: string, optional = false): boolean | undefined {
+  const [value, path] = field(r, obj, name, optional);
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') throw badRequest(`${path} must be true or false.`, path);
   return value;
 }
 
-export function num(r: Reader, obj: Json, name: string, path = name, optional = false): number | undefined {
-  const value = decode(r, field(obj, name, path, optional));
-  if (value === undefined) return undefined;
+export function num(r: Reader, obj: Json, name: string): number {
+  const [value, path] = field(r, obj, name, false);
   if (typeof value !== 'number' || !Number.isFinite(value))
     throw badRequest(`${path} must be a number.`, path);
   return value;
 }
 
-export function oneOf<T extends string>(
-  r: Reader,
-  obj: Json,
-  name: string,
-  allowed: readonly T[],
-  path = name,
-  optional = false,
-): T | undefined {
-  const value = str(r, obj, name, path, optional);
-  if (value === undefined) return undefined;
+export function oneOf<T extends string>(r: Reader, obj: Json, name: string, allowed: readonly T[]): T {
+  const value = str(r, obj, name) as string;
+  const path = pathOf(r, name);
   if (!(allowed as readonly string[]).includes(value))
     throw badRequest(`${path} must be one of: ${allowed.join(', ')}.`, path);
   return value as T;
 }
 
-export function array(
-  r: Reader,
-  obj: Json,
-  name: string,
-  path = name,
-  optional = false,
-): unknown[] | undefined {
-  const value = decode(r, field(obj, name, path, optional));
-  if (value === undefined) return undefined;
+export function array(r: Reader, obj: Json, name: string): unknown[] {
+  const [value, path] = field(r, obj, name, false);
   if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
   return value;
 }
 
-/**
- * An object field. `null` and `[]` (how reads show an unset object) return null, meaning "unset".
- */
-export function object(
-  r: Reader,
-  obj: Json,
-  name: string,
-  path = name,
-  optional = false,
-): Json | null | undefined {
-  const value = decode(r, field(obj, name, path, optional));
+/** An object field. `null` and `[]` (how reads show an unset object) return null, meaning "unset". */
+export function object(r: Reader, obj: Json, name: string, optional = false): Json | null | undefined {
+  const [value, path] = field(r, obj, name, optional);
   if (value === undefined) return undefined;
   if (value === null || (Array.isArray(value) && value.length === 0)) return null;
   if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(`${path} must be an object.`, path);
@@ -137,17 +128,106 @@ export function object(
 }
 
 /** With the reader's unknownFields 'reject', a 400 for the first field outside `allowed`; else nothing. */
-export function knownFields(r: Reader, obj: Json, allowed: readonly string[], path?: string): void {
-  if (r.unknownFields !== 'reject') return;
-  for (const key of Object.keys(obj))
-    if (!allowed.includes(key)) {
-      const at = path === undefined ? key : `${path}.${key}`;
-      throw badRequest(`${at} is not a known field.`, at);
-    }
+export function knownFields(r: Reader, obj: Json, allowed: readonly string[]): void {
+  const extra = r.unknownFields === 'reject' ? Object.keys(obj).find((k) => !allowed.includes(k)) : undefined;
+  if (extra !== undefined) throw badRequest(`${pathOf(r, extra)} is not a known field.`, pathOf(r, extra));
 }
 
-/** Rejects fields outside `allowed` (typos would otherwise be silently ignored). */
-export function onlyFields(obj: Json, allowed: readonly string[], path: string): void {
-  for (const key of Object.keys(obj))
-    if (!allowed.includes(key)) throw badRequest(`${path}.${key} is not a known field.`, `${path}.${key}`);
+const DEVICES = ['desktop', 'tablet', 'mobile'];
+/** The spec shows '=' and '>' in an example; the emulator accepts the usual comparison set. */
+const KEYVALUE_OPERATORS = ['=', '!=', '>', '>=', '<', '<='];
+const COUNTRY_CODES = {
+  strict: [/^[A-Z]{2}$/, 'a 2-letter uppercase country code (ISO 3166-1 alpha-2)'],
+  lenient: [/^[A-Z]{2,3}$/, 'a 2- or 3-letter uppercase country code (ISO 3166-1 alpha-2 or alpha-3)'],
+} as const;
+
+function arrayAt(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
+  return value;
+}
+
+/** Each value a string passing `ok`, else a 400 naming it as `path[i]` and saying it must be `what`. */
+function strings(values: unknown[], path: string, ok: (v: string) => boolean, what: string): string[] {
+  return values.map((v, i) => {
+    if (typeof v !== 'string' || !ok(v)) throw badRequest(`${path}[${i}] must be ${what}.`, `${path}[${i}]`);
+    return v;
+  });
+}
+
+/** `{type: include|exclude, <name>: ...}` of geo and languages, or undefined when absent or unset. */
+function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string] | undefined {
+  const o = object(r, t, name, true);
+  if (o === undefined || o === null) return undefined;
+  const inner = within(r, name);
+  return [inner, o, oneOf(inner, o, 'type', ['include', 'exclude'])];
+}
+
+/**
+ * Validates a creative's targeting object (write shape of the spec) and returns it normalised:
+ * a single language string becomes a one-element array. Unknown fields are rejected: the spec lists
+ * the write shape in full, so a typo would otherwise silently drop targeting. Country codes are
+ * 2- or 3-letter uppercase (the spec documents 2 and its example sends 3); `strict` allows only 2.
+ */
+export function parseTargeting(t: Json, strict: boolean): Json {
+  const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
+  knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);
+  const out: Json = {};
+  if (t.devices !== undefined) {
+    const what = `one of: ${DEVICES.join(', ')}`;
+    out.devices = strings(
+      arrayAt(t.devices, 'targeting.devices'),
+      'targeting.devices',
+      (d) => DEVICES.includes(d),
+      what,
+    );
+  }
+  const geo = includeExclude(r, t, 'geo');
+  if (geo !== undefined) {
+    const [g, o, type] = geo;
+    const locations = object(g, o, 'locations');
+    if (locations === null || locations === undefined)
+      throw badRequest('targeting.geo.locations must be an object.', 'targeting.geo.locations');
+    const loc: Json = {};
+    if (locations.countries !== undefined) {
+      const path = 'targeting.geo.locations.countries';
+      const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
+      loc.countries = strings(arrayAt(locations.countries, path), path, (c) => pattern.test(c), what);
+    }
+    out.geo = { type, locations: loc };
+  }
+  const languages = includeExclude(r, t, 'languages');
+  if (languages !== undefined) {
+    const [, o, type] = languages;
+    const path = 'targeting.languages.items';
+    if (o.items === undefined) throw badRequest(`${path} is required.`, path);
+    // A spec example sends one language as a plain string: accepted as a one-element array.
+    const items = typeof o.items === 'string' ? [o.items] : arrayAt(o.items, path);
+    const what = 'a 2-letter lowercase language code (ISO 639-1)';
+    out.languages = { type, items: strings(items, path, (l) => /^[a-z]{2}$/.test(l), what) };
+  }
+  const groups = (name: string, each: (group: unknown[], path: string) => unknown[]) =>
+    arrayAt(t[name], `targeting.${name}`).map((g, i) =>
+      each(arrayAt(g, `targeting.${name}[${i}]`), `targeting.${name}[${i}]`),
+    );
+  if (t.keywords !== undefined)
+    out.keywords = groups('keywords', (g, path) =>
+      strings(g, path, (k) => k.trim() !== '', 'a non-empty string'),
+    );
+  if (t.keyvalues !== undefined)
+    out.keyvalues = groups('keyvalues', (g, path) => g.map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)));
+  return out;
+}
+
+function parseKeyValue(kv: unknown, path: string): Json {
+  if (typeof kv !== 'object' || kv === null || Array.isArray(kv))
+    throw badRequest(`${path} must be an object.`, path);
+  const o = kv as Json;
+  knownFields({ lenient: false, unknownFields: 'reject', at: path }, o, ['key', 'operator', 'value']);
+  for (const name of ['key', 'operator', 'value'])
+    if (typeof o[name] !== 'string')
+      throw badRequest(`${path}.${name} is required and must be a string.`, `${path}.${name}`);
+  if ((o.key as string).trim() === '') throw badRequest(`${path}.key must not be empty.`, `${path}.key`);
+  if (!KEYVALUE_OPERATORS.includes(o.operator as string))
+    throw badRequest(`${path}.operator must be one of: ${KEYVALUE_OPERATORS.join(' ')}.`, `${path}.operator`);
+  return { key: o.key, operator: o.operator, value: o.value };
 }

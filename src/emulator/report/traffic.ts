@@ -1,17 +1,8 @@
-import { adSizeOf, landingUrlOf } from '../entities.js';
-import type { Catalogue } from '../catalogue.js';
-import {
-  BROWSERS,
-  COUNTRIES,
-  COUNTRY_LANGUAGES,
-  countryWeight,
-  DEVICES,
-  LANGUAGES,
-  LOCATIONS,
-} from './geo.js';
+import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
+import { createRng, mixSeed } from '../prng.js';
 
 /** One place traffic can come from: a country, one of its regions and one of its cities. */
-export interface Location {
+interface Location {
   readonly country: number;
   readonly region: string;
   readonly city: string;
@@ -70,10 +61,10 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
   const languages: number[][] = [];
   COUNTRIES.forEach((country, k) => {
     start[k] = locations.length;
-    for (const [region, cities] of LOCATIONS[country] ?? [['Unknown', ['Unknown']] as const])
+    for (const [region, cities] of Object.entries(LOCATIONS[country] ?? { Unknown: ['Unknown'] }))
       for (const city of cities) locations.push({ country: k, region, city });
     count[k] = locations.length - (start[k] ?? 0);
-    weights[k] = countryWeight(country);
+    weights[k] = Number(BIG_MARKETS[country]?.[0] ?? 1);
     languages.push((COUNTRY_LANGUAGES[country] ?? ['en']).map((l) => LANGUAGES.indexOf(l)));
   });
   const total = BROWSERS.reduce((s, [, w]) => s + w, 0);
@@ -102,6 +93,194 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
 }
 
 /** Number of distinct (creative, zone, country, device) combinations a day's cells are drawn from. */
-export function combinationCount(model: TrafficModel): number {
+function combinationCount(model: TrafficModel): number {
   return model.pairCreative.length * COUNTRIES.length * DEVICES.length;
 }
+
+/** Number of counters per cell, in COUNTERS order. */
+export const COUNTER_COUNT = 5;
+
+/**
+ * One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group).
+ * Cell i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order.
+ */
+export interface DayCells {
+  readonly day: string;
+  readonly count: number;
+  readonly creative: Uint16Array;
+  readonly zone: Uint16Array;
+  readonly location: Uint16Array;
+  readonly language: Uint8Array;
+  readonly device: Uint8Array;
+  readonly browser: Uint8Array;
+  readonly hour: Uint8Array;
+  readonly counters: Uint32Array;
+}
+
+/** Days since 1970-01-01 of a YYYY-MM-DD date. */
+export function dayNumber(day: string): number {
+  return Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
+}
+
+/**
+ * Generates the final (fully reported) cells of one day from (seed, day) alone, so any request
+ * order gives the same cells. Up to the model's combination count, cells are distinct in
+ * (creative, zone, country, device): index i walks an affine permutation of the combination space.
+ */
+export function generateDay(model: TrafficModel, seed: number, day: string, count: number): DayCells {
+  const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
+  const space = combinationCount(model);
+  const devices = DEVICES.length;
+  const countries = COUNTRIES.length;
+  const cells: DayCells = {
+    day,
+    count: space === 0 ? 0 : count,
+    creative: new Uint16Array(count),
+    zone: new Uint16Array(count),
+    location: new Uint16Array(count),
+    language: new Uint8Array(count),
+    device: new Uint8Array(count),
+    browser: new Uint8Array(count),
+    hour: new Uint8Array(count),
+    counters: new Uint32Array(count * COUNTER_COUNT),
+  };
+  if (space === 0) return cells;
+  let stride = 1 + Math.floor(rng.next() * (space - 1));
+  while (gcd(stride, space) !== 1) stride = (stride % (space - 1)) + 1;
+  const offset = Math.floor(rng.next() * space);
+  const browsers = model.browserCumulative;
+  for (let i = 0; i < count; i++) {
+    const combo = ((i % space) * stride + offset) % space;
+    const device = combo % devices;
+    const rest = Math.floor(combo / devices);
+    const country = rest % countries;
+    const pair = Math.floor(rest / countries);
+    const creative = model.pairCreative[pair] ?? 0;
+    cells.creative[i] = creative;
+    cells.zone[i] = model.pairZone[pair] ?? 0;
+    cells.device[i] = device;
+    cells.location[i] =
+      (model.countryLocStart[country] ?? 0) + Math.floor(rng.next() * (model.countryLocCount[country] ?? 1));
+    const langs = model.countryLanguages[country] ?? [0];
+    cells.language[i] = langs[Math.floor(rng.next() * langs.length)] ?? 0;
+    const b = rng.next();
+    let bi = 0;
+    while (bi < browsers.length - 1 && b >= (browsers[bi] ?? 1)) bi++;
+    cells.browser[i] = bi;
+    cells.hour[i] = Math.floor(rng.next() * 24);
+    // Heavy-tailed volume, scaled by market and campaign weight; stays below 10^6 per cell.
+    const base = 1 + Math.floor(Math.exp(rng.next() * 9));
+    const requests = Math.min(
+      999_999,
+      Math.floor(base * (model.countryWeight[country] ?? 1) * (model.creativeWeight[creative] ?? 1)),
+    );
+    const filled = Math.floor(requests * (0.5 + 0.5 * rng.next()));
+    const impressions = Math.floor(filled * (0.9 + 0.1 * rng.next()));
+    const measurable = Math.floor(impressions * (0.6 + 0.4 * rng.next()));
+    const viewable = Math.floor(measurable * (0.3 + 0.6 * rng.next()));
+    const o = i * COUNTER_COUNT;
+    cells.counters[o] = requests;
+    cells.counters[o + 1] = filled;
+    cells.counters[o + 2] = impressions;
+    cells.counters[o + 3] = measurable;
+    cells.counters[o + 4] = viewable;
+  }
+  return cells;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
+ * How much of a day's final traffic has been reported, as an exact fraction num/den.
+ * With a late-data window of N days and age a = today - day (UTC days, by the emulator clock):
+ * a < 0 (future) reports nothing, a >= N is final, otherwise (a+1)/(N+1) of each counter, so
+ * a re-pull of a recent day sees restated, larger numbers. Each counter is floored separately,
+ * which keeps impressions <= filled <= requests and viewable <= measurable <= impressions.
+ */
+export function lateFraction(day: string, today: string, windowDays: number): { num: number; den: number } {
+  const age = dayNumber(today) - dayNumber(day);
+  if (age < 0) return { num: 0, den: 1 };
+  if (age >= windowDays) return { num: 1, den: 1 };
+  return { num: age + 1, den: windowDays + 1 };
+}
+
+/** The UTC calendar date (YYYY-MM-DD) of an instant. */
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** Every date from `from` to `until`, both inclusive (YYYY-MM-DD). */
+export function daysBetween(from: string, until: string): string[] {
+  const out: string[] = [];
+  const end = dayNumber(until);
+  for (let d = dayNumber(from); d <= end; d++) out.push(new Date(d * 86_400_000).toISOString().slice(0, 10));
+  return out;
+}
+
+/**
+ * Static vocabularies the traffic cells draw from. Large enough that the benchmark's dimension set
+ * (day, campaign_id, creative_id, zone_id, country, device) has well over a million combinations, and
+ * seasoned with text that tests escaping (apostrophes, commas, quotes, non-ASCII) but no control characters.
+ */
+
+/** ISO 3166-1 alpha-2 codes: the country dimension's values. */
+export const COUNTRIES: readonly string[] = (
+  'AD AE AF AG AL AM AO AR AT AU AZ BA BB BD BE BF BG BH BI BJ BN BO BR BS BT BW BY BZ CA CD CF CG CH ' +
+  'CI CL CM CN CO CR CU CV CY CZ DE DJ DK DM DO DZ EC EE EG ER ES ET FI FJ FM FR GA GB GD GE GH GM GN GQ ' +
+  'GR GT GW GY HK HN HR HT HU ID IE IL IN IQ IR IS IT JM JO JP KE KG KH KI KM KN KR KW KZ LA LB LC LI LK ' +
+  'LR LS LT LU LV LY MA MC MD ME MG MH MK ML MM MN MO MR MT MU MV MW MX MY MZ NA NE NG NI NL NO NP NR NZ ' +
+  'OM PA PE PG PH PK PL PR PS PT PW PY QA RO RS RU RW SA SB SC SD SE SG SI SK SL SM SN SO SR SS ST SV SY ' +
+  'SZ TD TG TH TJ TL TM TN TO TR TT TV TW TZ UA UG US UY UZ VA VC VE VN VU WS YE ZA ZM ZW'
+).split(' ');
+
+/** `KEY:a,b KEY:c` (entries split on `sep`) as a record of lists. */
+function listsOf(text: string, sep = ' '): Record<string, string[]> {
+  return Object.fromEntries(
+    text.split(sep).map((e) => [e.split(':')[0], (e.split(':')[1] ?? '').split(',')]),
+  );
+}
+
+/** Regions and cities of the best-known markets (`region:city,city` by country); other countries
+ *  report region and city 'Unknown'. */
+const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
+  US: listsOf(
+    "California:Los Angeles,San Francisco,San José|New York:New York,Buffalo|Idaho:Coeur d'Alene,Boise|Texas:Austin,Houston",
+    '|',
+  ),
+  GB: listsOf('England:London,Manchester|Scotland:Edinburgh,Glasgow', '|'),
+  DE: listsOf('Bayern:München,Nürnberg|Berlin:Berlin', '|'),
+  FR: listsOf("Île-de-France:Paris|Provence-Alpes-Côte d'Azur:Marseille,Nice", '|'),
+  IT: listsOf('Lombardia:Milano', '|'),
+  ES: listsOf("Cataluña:Barcelona,L'Hospitalet de Llobregat", '|'),
+  NL: listsOf('Noord-Holland:Amsterdam', '|'),
+  CA: listsOf('Québec:Montréal,Québec', '|'),
+  BR: listsOf('São Paulo:São Paulo', '|'),
+  JP: listsOf('Tokyo:Tokyo', '|'),
+  IN: listsOf('Maharashtra:Mumbai,Pune', '|'),
+  AU: listsOf('New South Wales:Sydney', '|'),
+};
+
+/** Languages spoken in a country, most common first; other countries fall back to English. */
+const COUNTRY_LANGUAGES = listsOf(
+  'US:en,es GB:en DE:de,en FR:fr IT:it ES:es,ca NL:nl,en CA:en,fr BR:pt JP:ja IN:hi,en AU:en CH:de,fr,it ' +
+    'BE:nl,fr MX:es AR:es PT:pt PL:pl RU:ru CN:zh KR:ko TR:tr SE:sv NO:no DK:da FI:fi',
+);
+
+/** Every language the cells may carry (sorted, unique). */
+export const LANGUAGES: readonly string[] = [
+  ...new Set(['en', ...Object.values(COUNTRY_LANGUAGES).flat()]),
+].sort();
+
+/** The device dimension's values, as the spec's targeting names them. */
+export const DEVICES: readonly string[] = ['desktop', 'mobile', 'tablet'];
+
+/** Browser names with their relative weights. */
+export const BROWSERS = Object.entries(
+  listsOf('Chrome:50|Safari:20|Edge:8|Firefox:7|Samsung Internet:6|Opera:3|Other:6', '|'),
+).map(([name, [weight]]) => [name, Number(weight)] as const);
+
+/** A few markets carry most of the traffic: relative traffic weight by country. */
+const BIG_MARKETS = listsOf('US:40 GB:12 DE:12 FR:10 JP:8 CA:6 IT:6 ES:6 BR:5');

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { echoKey, ECHO_FIELD, ECHO_HEADER, keyIn } from '../../../src/emulator/echo.js';
 import { bodyBuffer } from '../../../src/emulator/api/http.js';
-import { BAD_GATEWAY_PAGE } from '../../../src/emulator/api/fault-replies.js';
-import { describeQuirks, optionsOfFlags } from '../../../src/emulator/flags.js';
-import { ECHO_PLACES, parseEchoPlaces, resolveQuirks } from '../../../src/emulator/quirks.js';
+import { BAD_GATEWAY_PAGE, echoKey, ECHO_FIELD, ECHO_HEADER, keyIn } from '../../../src/emulator/faults.js';
+import { describeQuirks, optionsOfFlags, parseEchoPlaces } from '../../../src/emulator/flags.js';
+import { ECHO_PLACES, resolveQuirks } from '../../../src/emulator/options.js';
 
 const KEY = 'sk-echo-1234';
 const text = (body: unknown) => bodyBuffer({ status: 200, body: body as string }).toString('utf8');

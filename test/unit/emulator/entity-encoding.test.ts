@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeEntities, type EntityEncoding } from '../../../src/emulator/api/entity-reply.js';
+import { encodeEntities, type EntityEncoding } from '../../../src/emulator/api/catalogue.js';
 
 const OFF: EntityEncoding = { stringValues: false, emptyAsArray: false, sortKeys: false };
 const campaign = (id: number) => ({

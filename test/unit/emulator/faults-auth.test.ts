@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/emulator/api/errors.js';
-import { KeyRing, normaliseIp, parseKeysFile, requestKey } from '../../../src/emulator/auth.js';
-import { FaultPlan, parseLatency } from '../../../src/emulator/faults.js';
+import { ApiError } from '../../../src/emulator/api/http.js';
+import { FaultPlan } from '../../../src/emulator/faults.js';
+import { parseKeysFile, parseLatency } from '../../../src/emulator/flags.js';
 import { createRng, mixSeed } from '../../../src/emulator/prng.js';
-import { endpointKey, OverrideQueue } from '../../../src/emulator/stats.js';
+import { endpointKey, KeyRing, normaliseIp, OverrideQueue, requestKey } from '../../../src/emulator/serve.js';
 
 const statusOf = (fn: () => unknown): number | undefined => {
   try {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip } from '../../../src/emulator/api/send.js';
-import { FaultPlan } from '../../../src/emulator/faults.js';
-import { describeQuirks, optionsOfFlags } from '../../../src/emulator/flags.js';
-import { PROFILE_NAMES, resolveProfile } from '../../../src/emulator/profiles.js';
-import { FAITHFUL_QUIRKS, parseQuirkList, resolveQuirks } from '../../../src/emulator/quirks.js';
-import { ADVERTISED_LIMIT, RateWindow } from '../../../src/emulator/rate-headers.js';
+import { acceptsGzip } from '../../../src/emulator/api/http.js';
+import { ADVERTISED_LIMIT, FaultPlan, RateWindow } from '../../../src/emulator/faults.js';
+import {
+  describeQuirks,
+  optionsOfFlags,
+  parseQuirkList,
+  PROFILE_NAMES,
+  resolveProfile,
+} from '../../../src/emulator/flags.js';
+import { FAITHFUL_QUIRKS, resolveQuirks } from '../../../src/emulator/options.js';
 
 describe('emulator quirks and profiles', () => {
   it('fills in the faithful defaults and rejects unknown or ill-typed quirks naming them', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
-import { FAITHFUL_ENCODING, type ReportEncoding } from '../../../src/emulator/report/encoding.js';
-import { ReportEngine } from '../../../src/emulator/report/engine.js';
+import { FAITHFUL_ENCODING, ReportEngine, type ReportEncoding } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
 import { decodeReport } from './decode.js';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DIMENSIONS, type Dimension } from '../../../src/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
-import { ReportEngine } from '../../../src/emulator/report/engine.js';
+import { ReportEngine } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
 import { COUNTERS } from '../../../src/flatten/types.js';
 import { leaves, sum } from './report-helpers.js';

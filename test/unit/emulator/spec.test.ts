@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIMENSIONS } from '../../../src/config/dimensions.js';
-import { SPEC_COUNTERS, SPEC_DIMENSIONS } from '../../../src/emulator/spec.js';
+import { SPEC_COUNTERS, SPEC_DIMENSIONS } from '../../../src/emulator/report/dimensions.js';
 import { COUNTERS } from '../../../src/flatten/types.js';
 
 describe('emulator spec names', () => {

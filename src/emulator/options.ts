@@ -1,4 +1,8 @@
-/** Public option and handle types of the emulator (re-exported by src/emulator/index.ts). */
+/**
+ * The emulator's options and handle, and the schemas that validate its quirks and faults wherever
+ * they come from (options, flags, setQuirks/setFaults, the control endpoints): one source for both.
+ */
+import { z } from 'zod';
 
 /** A key's permission areas: one per endpoint group of the spec. */
 export type Scope = 'campaigns' | 'creatives' | 'reports';
@@ -15,95 +19,160 @@ export interface EmulatorKey {
   accountId?: number;
 }
 
-export interface FaultOptions {
-  /** Fraction answered 500 with a JSON body. */
-  failRate?: number;
-  /** Fraction answered 429. */
-  rateLimitRate?: number;
-  /** Retry-After of those 429s (default 1). */
-  retryAfterSeconds?: number;
-  /** Fraction whose connection is destroyed without a response. */
-  dropRate?: number;
-  /** Fraction answered 200 with a malformed JSON body. */
-  malformedRate?: number;
-  /** Fraction answered 200 whose body is cut off mid-stream (content-length kept). */
-  truncateRate?: number;
-  /** Added latency, fixed or uniform range [min, max]. */
-  latencyMs?: number | [number, number];
-  /** Restrict faults to paths starting with these (e.g. ['/v2/reports']); default all of /v2. */
-  paths?: string[];
-  /** Fault PRNG seed (reproducible sequences). */
-  seed?: number;
-  /** Fraction of requests that start a 429 storm: that request and the next ones form a window of 429s. */
-  rateLimitStormRate?: number;
-  /** Consecutive 429s in one storm, the starting request included (default 5). */
-  rateLimitStormLength?: number;
-  /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
-  dropMidBodyRate?: number;
-  /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
-  dripRate?: number;
-  /** Milliseconds between the dripped bytes (default 2000). */
-  dripIntervalMs?: number;
-  /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
-  htmlShare?: number;
-}
+const rate = z.number().min(0).max(1);
+/** Added latency: at most an hour, well inside what a Node timer holds. */
+const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
+/** The fault rates: each a band of one uniform draw, so together at most 1. */
+export const FAULT_RATES = [
+  'failRate',
+  'rateLimitRate',
+  'dropRate',
+  'malformedRate',
+  'truncateRate',
+  'rateLimitStormRate',
+  'dropMidBodyRate',
+  'dripRate',
+] as const;
+
+/** The accepted shape of FaultOptions. */
+export const FAULT_OPTIONS_SCHEMA = z
+  .strictObject({
+    /** Fraction answered 500 with a JSON body. */
+    failRate: rate.optional(),
+    /** Fraction answered 429. */
+    rateLimitRate: rate.optional(),
+    /** Retry-After of those 429s (default 1). */
+    retryAfterSeconds: z.number().int().min(0).optional(),
+    /** Fraction whose connection is destroyed without a response. */
+    dropRate: rate.optional(),
+    /** Fraction answered 200 with a malformed JSON body. */
+    malformedRate: rate.optional(),
+    /** Fraction answered 200 whose body is cut off mid-stream (content-length kept). */
+    truncateRate: rate.optional(),
+    /** Added latency, fixed or uniform range [min, max]. */
+    latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
+    /** Restrict faults to paths starting with these (e.g. ['/v2/reports']); default all of /v2. */
+    paths: z.array(z.string()).optional(),
+    /** Fault PRNG seed (reproducible sequences). */
+    seed: z.number().int().optional(),
+    /** Fraction of requests that start a 429 storm: that request and the next ones form a window of 429s. */
+    rateLimitStormRate: rate.optional(),
+    /** Consecutive 429s in one storm, the starting request included (default 5). */
+    rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
+    /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
+    dropMidBodyRate: rate.optional(),
+    /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
+    htmlShare: rate.optional(),
+    /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
+    dripRate: rate.optional(),
+    /** Milliseconds between the dripped bytes (default 2000). */
+    dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
+  })
+  .refine(
+    (f) => FAULT_RATES.reduce((s, k) => s + (f[k] ?? 0), 0) <= 1,
+    'the fault rates must add up to at most 1',
+  );
+
+export type FaultOptions = z.input<typeof FAULT_OPTIONS_SCHEMA>;
+
+/** Every place the echoKey quirk can put the key. */
+export const ECHO_PLACES = ['body', 'error', 'html', 'header'] as const;
+export type EchoPlace = (typeof ECHO_PLACES)[number];
+
+/** Every encoding the echoKey quirk can write the key in. */
+export const ECHO_FORMS = [
+  'json',
+  'json-slash',
+  'percent',
+  'percent-lower',
+  'unicode',
+  'unicode-lower',
+  'mixed',
+] as const;
+export type EchoForm = (typeof ECHO_FORMS)[number];
+
+/** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
+const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
+export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
 /** The choices the spec leaves open, each switchable, so tests can play every reading of the spec. */
-export interface EmulatorQuirks {
+export const QUIRKS_SCHEMA = z.strictObject({
   /** Which GET /reports parameter form the server understands (default 'any': all of them).
    *  With one form chosen, the others are misread as a real server would: e.g. a PHP-style
    *  ('brackets') server given repeated `dimensions=a&dimensions=b` keeps only the LAST value and
    *  silently answers a one-dimension report; comma-joined becomes an unknown dimension (400);
    *  a JSON body on a GET is ignored (400 "dimensions is required"). */
-  reportParams?: ReportParamsForm;
+  reportParams: z.enum(REPORT_PARAMS_FORMS).optional(),
   /** Which auth header is accepted (default 'any'); the other form gets 401. */
-  auth?: 'any' | 'bearer' | 'x-api-key';
+  auth: z.enum(['any', 'bearer', 'x-api-key']).optional(),
   /** Numbers (counters, ids, tier, weight, times) as strings ("123") and booleans as "1"/"0" or
    *  "true"/"false", in report bodies (counters, totals, row fields) and entity listings/reads. */
-  stringValues?: boolean;
+  stringValues: z.boolean().optional(),
   /** Empty or unset objects sent as [] (pricing, pacing, delivery, targeting...; totals of an empty report). */
-  emptyAsArray?: boolean;
+  emptyAsArray: z.boolean().optional(),
   /** Report totals: 'normal' (default), 'missing' (no totals key), 'empty-array' (`"totals": []`). */
-  totals?: 'normal' | 'missing' | 'empty-array';
+  totals: z.enum(['normal', 'missing', 'empty-array']).optional(),
   /** Object keys in alphabetical order (entity fields; report totals before items, items keys sorted). */
-  sortKeys?: boolean;
+  sortKeys: z.boolean().optional(),
   /** Injected 5xx faults come as an HTML 502 Bad Gateway page (text/html) instead of JSON 500. */
-  htmlErrors?: boolean;
+  htmlErrors: z.boolean().optional(),
   /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip` (default false). */
-  gzip?: boolean;
+  gzip: z.boolean().optional(),
   /** Send X-RateLimit-Limit / X-RateLimit-Remaining / X-RateLimit-Reset headers on every answer. */
-  rateLimitHeaders?: boolean;
+  rateLimitHeaders: z.boolean().optional(),
   /** Rules the spec does not state, enforced only when true (default false): limit <= 1000,
    *  at most 366 days per report, 2-letter country codes only (the spec's example uses 3), 404
    *  checked before 400. */
-  strict?: boolean;
+  strict: z.boolean().optional(),
   /** Unknown fields in a PUT/POST body: 'drop' (ignored silently) or 'reject' (400 naming the field). */
-  unknownFields?: 'drop' | 'reject';
-  /** Seconds added to the emulator's Date response header (a server whose clock is off). */
-  clockSkewSeconds?: number;
+  unknownFields: z.enum(['drop', 'reject']).optional(),
+  /** Seconds added to the emulator's Date response header (a server whose clock is off). A day
+   *  either way is far beyond any real skew and keeps the Date header a valid HTTP date. */
+  clockSkewSeconds: z.number().int().min(-86_400).max(86_400).optional(),
   /** Shape of report `items` (the spec shows one dimension only): 'nested' (default, one object level
    *  per dimension) or 'rows' (an array of flat rows, each with every requested dimension and the counters). */
-  reportShape?: 'nested' | 'rows';
+  reportShape: z.enum(['nested', 'rows']).optional(),
   /** Where a careless server repeats the caller's API key (default none): `body` a field of 2xx JSON
    *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
    *  an X-Request-Key response header. For tests that the key is never stored. */
-  echoKey?: EchoPlace[];
+  echoKey: z.array(z.enum(ECHO_PLACES)).optional(),
   /** How the echoed key is written (default 'json': as JSON.stringify writes it): `json-slash` PHP's
    *  json_encode (`/` as `\/`), `percent` / `percent-lower` every byte as %XX / %xx, `unicode` /
    *  `unicode-lower` every character as \uXXXX / \uxxxx, `mixed` each character in the next of raw,
    *  %XX, %xx, \uXXXX and \uxxxx. */
-  echoKeyAs?: EchoForm;
+  echoKeyAs: z.enum(ECHO_FORMS).optional(),
+});
+
+export type EmulatorQuirks = z.input<typeof QUIRKS_SCHEMA>;
+
+/** Every quirk filled in: what the server consults per request. */
+export type Quirks = Readonly<Required<EmulatorQuirks>>;
+
+/** The faithful defaults: every reading of the spec accepted, today's encodings, no unstated rules. */
+export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
+  reportParams: 'any',
+  auth: 'any',
+  stringValues: false,
+  emptyAsArray: false,
+  totals: 'normal',
+  sortKeys: false,
+  htmlErrors: false,
+  gzip: false,
+  rateLimitHeaders: false,
+  strict: false,
+  unknownFields: 'drop',
+  clockSkewSeconds: 0,
+  reportShape: 'nested',
+  echoKey: [],
+  echoKeyAs: 'json',
+});
+
+/** Validates quirks (throws a ZodError naming the field) and fills in the faithful defaults. */
+export function resolveQuirks(q: EmulatorQuirks = {}): Quirks {
+  const given = QUIRKS_SCHEMA.parse(q);
+  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  return Object.freeze({ ...FAITHFUL_QUIRKS, ...defined });
 }
-
-/** The places of the echoKey quirk. */
-export type EchoPlace = 'body' | 'error' | 'html' | 'header';
-
-/** The encodings of the echoKey quirk. */
-export type EchoForm =
-  'json' | 'json-slash' | 'percent' | 'percent-lower' | 'unicode' | 'unicode-lower' | 'mixed';
-
-/** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
-export type ReportParamsForm = 'any' | 'repeat' | 'brackets' | 'comma' | 'json-body';
 
 /** Named presets of quirks and faults (see docs/emulator.md). */
 export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';

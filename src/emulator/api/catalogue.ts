@@ -1,0 +1,212 @@
+/**
+ * The campaign and creative endpoints: paging, lookups, and entity reads encoded as the quirks ask
+ * (strings for numbers and booleans, [] for unset objects, sorted keys).
+ */
+import type { Campaign, Creative } from '../catalogue.js';
+import type { Quirks } from '../options.js';
+import type { CatalogueStore, WriteStamp } from '../store.js';
+import {
+  ApiError,
+  badRequest,
+  NO_CONTENT,
+  notFound,
+  type Handler,
+  type Reply,
+  type RequestContext,
+} from './http.js';
+import {
+  parseCampaignCreate,
+  parseCampaignUpdate,
+  parseCreativeCreate,
+  parseCreativeUpdate,
+} from './inputs.js';
+
+/** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
+const MAX_LIMIT = 1000;
+
+function integerParam(
+  query: URLSearchParams,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
+  const value = Number(raw);
+  if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
+  return value;
+}
+
+/**
+ * One page of `items` by the list query's limit (default 100; at least 1, at most MAX_LIMIT only under
+ * strict: without it a page is a slice of what the emulator holds anyway) and offset (default 0).
+ */
+function page<T>(items: readonly T[], ctx: RequestContext): { items: T[] } {
+  const limit = integerParam(
+    ctx.query,
+    'limit',
+    100,
+    1,
+    ctx.quirks.strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER,
+  );
+  const offset = integerParam(ctx.query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  return { items: items.slice(offset, offset + limit) };
+}
+
+/** A path id: decimal digits forming a positive safe integer, else 400 naming the parameter. */
+function pathId(raw: string | undefined, name: string): number {
+  const value = Number(raw);
+  if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
+    throw badRequest(`${name} in the path must be a positive integer.`, name);
+  return value;
+}
+
+function stamp(ctx: RequestContext): WriteStamp {
+  return { at: Math.floor(ctx.now.getTime() / 1000), accountId: ctx.accountId };
+}
+
+function campaignOf(store: CatalogueStore, ctx: RequestContext): Campaign {
+  const id = pathId(ctx.ids[0], 'campaign_id');
+  const campaign = store.getCampaign(id);
+  if (campaign === undefined) throw notFound(`Campaign ${id} does not exist.`);
+  return campaign;
+}
+
+function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campaign): Creative {
+  const id = pathId(ctx.ids[1], 'creative_id');
+  const creative = store.getCreative(campaign.campaign_id, id);
+  if (creative === undefined)
+    throw notFound(`Creative ${id} does not exist in campaign ${campaign.campaign_id}.`);
+  return creative;
+}
+
+/**
+ * Looks up what the path names, checking the request first unless the strict quirk is on: the spec
+ * does not say whether an unknown id (404) or a bad request (400) is answered first, so by default
+ * `precheck` (the validation that needs no entity) runs before the lookup, and under strict after it.
+ */
+function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown): T {
+  if (ctx.quirks.strict) return find();
+  try {
+    return find();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) precheck();
+    throw error;
+  }
+}
+
+/** A JSON reply of an entity read (or listing, or create answer) under the quirks. */
+function entityReply(status: number, value: unknown, q: EntityEncoding): Reply {
+  return { status, body: encodeEntities(value, q) };
+}
+
+/** Handlers of the campaign and creative endpoints, keyed 'METHOD pattern'. */
+export function catalogueHandlers(store: CatalogueStore): Record<string, Handler> {
+  return {
+    'GET /campaigns': (ctx) => entityReply(200, page(store.listCampaigns(), ctx), ctx.quirks),
+    'POST /campaigns': (ctx) => {
+      const id = store.createCampaign(parseCampaignCreate(ctx.body, ctx.quirks), stamp(ctx));
+      return entityReply(201, { campaign_id: id }, ctx.quirks);
+    },
+    'GET /campaigns/:id': (ctx) => entityReply(200, campaignOf(store, ctx), ctx.quirks),
+    'PUT /campaigns/:id': (ctx) => {
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => parseCampaignUpdate(ctx.body, ctx.quirks),
+      );
+      store.updateCampaign(campaign.campaign_id, parseCampaignUpdate(ctx.body, ctx.quirks), stamp(ctx));
+      return NO_CONTENT;
+    },
+    'DELETE /campaigns/:id': (ctx) => {
+      store.deleteCampaign(campaignOf(store, ctx).campaign_id);
+      return NO_CONTENT;
+    },
+    'GET /campaigns/:id/creatives': (ctx) => {
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => page([], ctx),
+      );
+      return entityReply(200, page(store.listCreatives(campaign.campaign_id) ?? [], ctx), ctx.quirks);
+    },
+    'POST /campaigns/:id/creatives': (ctx) => {
+      const campaign = lookUp(
+        ctx,
+        () => campaignOf(store, ctx),
+        () => parseCreativeCreate(ctx.body, undefined, ctx.quirks),
+      );
+      const input = parseCreativeCreate(ctx.body, campaign.ad_format, ctx.quirks);
+      return entityReply(201, { creative_id: store.createCreative(campaign, input, stamp(ctx)) }, ctx.quirks);
+    },
+    'GET /campaigns/:id/creatives/:id': (ctx) =>
+      entityReply(200, creativeOf(store, ctx, campaignOf(store, ctx)), ctx.quirks),
+    'PUT /campaigns/:id/creatives/:id': (ctx) => {
+      const precheck = () => parseCreativeUpdate(ctx.body, undefined, undefined, ctx.quirks);
+      const campaign = lookUp(ctx, () => campaignOf(store, ctx), precheck);
+      const creative = lookUp(ctx, () => creativeOf(store, ctx, campaign), precheck);
+      store.updateCreative(
+        creative,
+        parseCreativeUpdate(ctx.body, campaign.ad_format, creative.ad_type, ctx.quirks),
+        stamp(ctx),
+      );
+      return NO_CONTENT;
+    },
+    'DELETE /campaigns/:id/creatives/:id': (ctx) => {
+      const campaign = campaignOf(store, ctx);
+      const creative = creativeOf(store, ctx, campaign);
+      store.deleteCreative(campaign, creative.creative_id, stamp(ctx));
+      return NO_CONTENT;
+    },
+  };
+}
+
+/** The quirks that change how entity reads are encoded. */
+export type EntityEncoding = Pick<Quirks, 'stringValues' | 'emptyAsArray' | 'sortKeys'>;
+
+/** How an entity's booleans are written under stringValues. */
+type BoolForm = 'digit' | 'word';
+
+/**
+ * JSON text of an entity read, listing or create answer as the quirks encode it: numbers as strings
+ * of digits and booleans as "1"/"0" or "true"/"false" (stringValues; the form alternates by the
+ * entity's id parity, so a listing carries both), empty or unset objects as [] (emptyAsArray),
+ * object keys in alphabetical order (sortKeys). Without any of them, plain JSON.stringify.
+ */
+export function encodeEntities(value: unknown, q: EntityEncoding): string {
+  if (!q.stringValues && !q.emptyAsArray && !q.sortKeys) return JSON.stringify(value);
+  return JSON.stringify(transform(value, q, 'word', undefined));
+}
+
+function transform(value: unknown, q: EntityEncoding, form: BoolForm, key: string | undefined): unknown {
+  if (typeof value === 'number') return q.stringValues ? String(value) : value;
+  if (typeof value === 'boolean') {
+    if (!q.stringValues) return value;
+    return form === 'digit' ? (value ? '1' : '0') : String(value);
+  }
+  if (Array.isArray(value)) return value.map((v) => transform(v, q, form, undefined));
+  if (typeof value !== 'object' || value === null) return value;
+  const obj = value as Record<string, unknown>;
+  if (q.emptyAsArray && isUnset(obj, key)) return [];
+  const own = boolFormOf(obj) ?? form;
+  const keys = Object.keys(obj);
+  if (q.sortKeys) keys.sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = transform(obj[k], q, own, k);
+  return out;
+}
+
+/** An entity's boolean form, from the parity of its own id; undefined for anything else. */
+function boolFormOf(obj: Record<string, unknown>): BoolForm | undefined {
+  const id = obj.creative_id ?? obj.campaign_id;
+  return typeof id === 'number' ? (id % 2 === 1 ? 'digit' : 'word') : undefined;
+}
+
+/** An empty object, or a delivery window without bounds (start and end 0: what an unset one reads as). */
+function isUnset(obj: Record<string, unknown>, key: string | undefined): boolean {
+  const keys = Object.keys(obj);
+  if (keys.length === 0) return true;
+  return key === 'delivery' && keys.length === 2 && obj.start === 0 && obj.end === 0;
+}

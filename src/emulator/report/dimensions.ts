@@ -1,0 +1,266 @@
+import {
+  BROWSERS,
+  COUNTER_COUNT,
+  COUNTRIES,
+  type DayCells,
+  dayNumber,
+  DEVICES,
+  LANGUAGES,
+  type TrafficModel,
+} from './traffic.js';
+
+/**
+ * Names the emulator takes straight from the spec, deliberately not imported from the client's
+ * config/report modules: if the client's copy were wrong, a shared list would make the emulator
+ * agree with the bug instead of exposing it. A unit test compares the two copies.
+ */
+
+/** The spec's "Supported dimensions", in its order. */
+export const SPEC_DIMENSIONS = [
+  'year',
+  'month',
+  'day',
+  'hour',
+  'weekday',
+  'campaign_id',
+  'creative_id',
+  'zone_id',
+  'ad_format',
+  'ad_size',
+  'landing_url',
+  'tier',
+  'country',
+  'region',
+  'city',
+  'language',
+  'domain',
+  'device',
+  'browser',
+] as const;
+
+export type Dimension = (typeof SPEC_DIMENSIONS)[number];
+
+const NAMES: ReadonlySet<string> = new Set(SPEC_DIMENSIONS);
+
+/** True when `name` is one of the spec's dimensions. */
+export function isSpecDimension(name: string): name is Dimension {
+  return NAMES.has(name);
+}
+
+/** The spec's report counters, in the order the emulator writes them in every leaf and in totals. */
+export const SPEC_COUNTERS = [
+  'ad_requests',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+] as const;
+
+/**
+ * One requested dimension over all cells of a request: a small integer code per cell, whose
+ * order is the order of the keys in the response, and the JSON-encoded key of each code.
+ */
+interface CodedDimension {
+  readonly codes: Uint32Array;
+  readonly keysJson: readonly string[];
+}
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+type Source = 'creative' | 'zone' | 'location' | 'language' | 'device' | 'browser' | 'hour' | 'day';
+
+/** Which per-cell column a dimension follows from, and the key text of each of its values. */
+function describe(
+  dim: Dimension,
+  model: TrafficModel,
+  days: readonly DayCells[],
+): { source: Source; keys: string[] } {
+  const { catalogue } = model;
+  const campaignOf = (ci: number) => catalogue.campaigns[model.creativeCampaign[ci] ?? 0];
+  const perCreative = (f: (ci: number) => string) => ({
+    source: 'creative' as const,
+    keys: catalogue.creatives.map((_, ci) => f(ci)),
+  });
+  switch (dim) {
+    case 'campaign_id':
+      return perCreative((ci) => String(campaignOf(ci)?.campaign_id));
+    case 'creative_id':
+      return perCreative((ci) => String(catalogue.creatives[ci]?.creative_id));
+    case 'ad_format':
+      return perCreative((ci) => String(campaignOf(ci)?.ad_format));
+    case 'tier':
+      return perCreative((ci) => String(campaignOf(ci)?.tier));
+    case 'ad_size':
+      return perCreative((ci) => model.creativeAdSize[ci] ?? '0x0');
+    case 'landing_url':
+      return perCreative((ci) => model.creativeLanding[ci] ?? '');
+    case 'zone_id':
+      return { source: 'zone', keys: catalogue.zones.map((z) => String(z.zone_id)) };
+    case 'domain':
+      return { source: 'zone', keys: catalogue.zones.map((z) => z.domain) };
+    case 'country':
+      return { source: 'location', keys: model.locations.map((l) => COUNTRIES[l.country] ?? '') };
+    case 'region':
+      return { source: 'location', keys: model.locations.map((l) => l.region) };
+    case 'city':
+      return { source: 'location', keys: model.locations.map((l) => l.city) };
+    case 'language':
+      return { source: 'language', keys: [...LANGUAGES] };
+    case 'device':
+      return { source: 'device', keys: [...DEVICES] };
+    case 'browser':
+      return { source: 'browser', keys: BROWSERS.map(([name]) => name) };
+    case 'hour':
+      return { source: 'hour', keys: Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')) };
+    case 'day':
+      return { source: 'day', keys: days.map((d) => d.day) };
+    case 'year':
+      return { source: 'day', keys: days.map((d) => d.day.slice(0, 4)) };
+    case 'month':
+      return { source: 'day', keys: days.map((d) => d.day.slice(0, 7)) };
+    case 'weekday':
+      return { source: 'day', keys: days.map((d) => WEEKDAYS[(((dayNumber(d.day) + 4) % 7) + 7) % 7] ?? '') };
+  }
+}
+
+/**
+ * The order of a dimension's keys in the response: 'natural' sorts numbers numerically (ids, tiers,
+ * hours) and everything else by code unit; 'code-unit' sorts all as text ("10" before "2"), as a
+ * server that sorts its keys alphabetically does (the sortKeys quirk).
+ */
+type KeyOrder = 'natural' | 'code-unit';
+
+function compareNatural(a: string, b: string): number {
+  const numeric = /^\d+$/;
+  if (numeric.test(a) && numeric.test(b) && a.length !== b.length) return a.length - b.length;
+  return compareCodeUnits(a, b);
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Codes one dimension for the concatenated cells of `days` (`total` = sum of their counts). */
+function codeDimension(
+  dim: Dimension,
+  model: TrafficModel,
+  days: readonly DayCells[],
+  total: number,
+  order: KeyOrder = 'natural',
+): CodedDimension {
+  const { source, keys } = describe(dim, model, days);
+  const distinct = [...new Set(keys)].sort(order === 'natural' ? compareNatural : compareCodeUnits);
+  const codeOfKey = new Map(distinct.map((k, i) => [k, i]));
+  const lookup = Uint32Array.from(keys, (k) => codeOfKey.get(k) ?? 0);
+  const codes = new Uint32Array(total);
+  let at = 0;
+  days.forEach((cells, dayIndex) => {
+    if (source === 'day') {
+      codes.fill(lookup[dayIndex] ?? 0, at, at + cells.count);
+    } else {
+      const column = cells[source];
+      for (let i = 0; i < cells.count; i++) codes[at + i] = lookup[column[i] ?? 0] ?? 0;
+    }
+    at += cells.count;
+  });
+  return { codes, keysJson: distinct.map((k) => JSON.stringify(k)) };
+}
+
+/** One day's cells and the share of them reported so far (see lateFraction). */
+export interface ReportedDay {
+  readonly cells: DayCells;
+  readonly num: number;
+  readonly den: number;
+}
+
+/** The cells of a request, coded by dimension and sorted into leaf order: what every shape renders from. */
+export interface PreparedReport {
+  /** The days that report anything. */
+  readonly reported: readonly ReportedDay[];
+  /** Cells over all reported days; a global cell index runs over them in day order. */
+  readonly total: number;
+  /** Per global cell index: which reported day it belongs to. */
+  readonly dayOf: Uint16Array;
+  /** Global index of each reported day's first cell. */
+  readonly firstCell: readonly number[];
+  readonly dimensions: readonly Dimension[];
+  readonly coded: readonly CodedDimension[];
+  /** Cell indexes sorted by their codes, lexicographic over the dimensions in request order. */
+  readonly order: Uint32Array;
+}
+
+/**
+ * A stable sort of cell indexes by their codes, lexicographic over the dimensions in request
+ * order: LSD radix (one counting sort per dimension, last first), O(cells x dimensions).
+ */
+function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array {
+  let order = new Uint32Array(total);
+  for (let i = 0; i < total; i++) order[i] = i;
+  let next = new Uint32Array(total);
+  for (let d = coded.length - 1; d >= 0; d--) {
+    const { codes, keysJson } = coded[d] as CodedDimension;
+    const starts = new Uint32Array(keysJson.length + 1);
+    for (let i = 0; i < total; i++) starts[(codes[i] ?? 0) + 1]!++;
+    for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1] ?? 0;
+    for (let i = 0; i < total; i++) {
+      const cell = order[i] ?? 0;
+      next[starts[codes[cell] ?? 0]!++] = cell;
+    }
+    [order, next] = [next, order];
+  }
+  return order;
+}
+
+/** Codes and sorts the cells of the reported days for `dimensions`. */
+export function prepareReport(
+  model: TrafficModel,
+  days: readonly ReportedDay[],
+  dimensions: readonly Dimension[],
+  keyOrder: KeyOrder,
+): PreparedReport {
+  const reported = days.filter((d) => d.num > 0);
+  const cells = reported.map((d) => d.cells);
+  const total = cells.reduce((s, c) => s + c.count, 0);
+  const dayOf = new Uint16Array(total);
+  const firstCell: number[] = [];
+  let at = 0;
+  reported.forEach((d, k) => {
+    firstCell.push(at);
+    dayOf.fill(k, at, at + d.cells.count);
+    at += d.cells.count;
+  });
+  const coded = dimensions.map((dim) => codeDimension(dim, model, cells, total, keyOrder));
+  return { reported, total, dayOf, firstCell, dimensions, coded, order: sortCells(coded, total) };
+}
+
+/**
+ * Adds one cell's reported counters (each floored by its day's late-data fraction, so every
+ * dimension set sums to the same totals) to `leaf` and `totals`.
+ */
+export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, totals: Float64Array): void {
+  const k = p.dayOf[cell] ?? 0;
+  const day = p.reported[k]!;
+  const base = (cell - (p.firstCell[k] ?? 0)) * COUNTER_COUNT;
+  for (let c = 0; c < COUNTER_COUNT; c++) {
+    const value =
+      day.num === day.den
+        ? day.cells.counters[base + c]!
+        : Math.floor((day.cells.counters[base + c]! * day.num) / day.den);
+    leaf[c]! += value;
+    totals[c]! += value;
+  }
+}
+
+/** The totals of a prepared report, summed ahead of the items (for a body that writes them first). */
+export function sumTotals(p: PreparedReport): Float64Array {
+  const totals = new Float64Array(COUNTER_COUNT);
+  const scratch = new Float64Array(COUNTER_COUNT);
+  for (let cell = 0; cell < p.total; cell++) addCell(p, cell, scratch, totals);
+  return totals;
+}
+
+/** The index of the first dimension whose code differs between cells a and b (depth when none). */
+export function firstDifference(coded: readonly CodedDimension[], a: number, b: number): number {
+  for (let d = 0; d < coded.length; d++) if (coded[d]!.codes[a] !== coded[d]!.codes[b]) return d;
+  return coded.length;
+}

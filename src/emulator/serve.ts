@@ -1,0 +1,304 @@
+/**
+ * One /v2 request: its key checked, its route found, the fault plan and the quirks applied, the
+ * answer sent, and the request counted.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  acceptsGzip,
+  ApiError,
+  type Handler,
+  matchRoute,
+  primeBody,
+  readJsonBody,
+  type Reply,
+  sendAnswer,
+  sendCut,
+  sendDrip,
+  sendReply,
+  sendTruncated,
+  type Wire,
+} from './api/http.js';
+import { echoKey, type FaultPlan, injectedReply, type RateWindow } from './faults.js';
+import type {
+  EmulatorKey,
+  EmulatorOptions,
+  EmulatorStats,
+  FaultKind,
+  OverrideOptions,
+  Quirks,
+  Scope,
+} from './options.js';
+import { API_ACCOUNT_ID } from './catalogue.js';
+
+/** What serving a /v2 request needs: the live state of one emulator. */
+export interface ApiState {
+  readonly handlers: Record<string, Handler>;
+  readonly keys: KeyRing;
+  readonly faults: FaultPlan;
+  readonly stats: StatsCounter;
+  readonly overrides: OverrideQueue;
+  readonly rateWindow: RateWindow;
+  readonly quirks: () => Quirks;
+  readonly clock: () => Date;
+  readonly onRequest: EmulatorOptions['onRequest'];
+}
+
+/** Runs a handler, turning an ApiError into its JSON reply. */
+export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ApiError) return error.toReply();
+    throw error;
+  }
+}
+
+/** Resolves at `deadline` (a Date.now() time), at once if it has passed. */
+async function sleepUntil(deadline: number): Promise<void> {
+  const wait = deadline - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
+/** Headers the quirks add to every /v2 answer: a skewed Date, Vary for gzip, X-RateLimit-*. */
+function quirkHeaders(state: ApiState, q: Quirks, refused: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (q.clockSkewSeconds !== 0) headers.date = new Date(Date.now() + q.clockSkewSeconds * 1000).toUTCString();
+  if (q.gzip) headers.vary = 'Accept-Encoding';
+  if (q.rateLimitHeaders) Object.assign(headers, state.rateWindow.take(refused));
+  return headers;
+}
+
+/** Serves one /v2 request normally: auth, route, scope, handler. */
+async function serveNormally(
+  state: ApiState,
+  req: IncomingMessage,
+  url: URL,
+  quirks: Quirks,
+): Promise<Reply> {
+  const method = req.method ?? 'GET';
+  const key = state.keys.authenticate(requestKey(req.headers, quirks.auth), quirks.auth);
+  const { handler, scope, ids } = matchRoute(state.handlers, method, url.pathname.slice('/v2'.length));
+  const accountId = state.keys.authorize(key, scope, method, req.socket.remoteAddress ?? '');
+  const body = await readJsonBody(req);
+  return handler({ method, ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
+}
+
+/**
+ * Answers one /v2 request: a canned override, else the fault plan's decision (latency, drop,
+ * injected 5xx/429/malformed, or the normal answer truncated, cut mid-body or dripped), else the
+ * normal answer; every answer but an override carries the quirks' headers and encoding.
+ */
+export async function serveApi(
+  state: ApiState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const started = Date.now();
+  const method = req.method ?? 'GET';
+  const path = url.pathname;
+  const q = state.quirks();
+  const endpoint = endpointKey(method, path);
+  state.stats.request(endpoint);
+  const decision = state.faults.decide(path);
+  if (decision.latencyMs > 0) state.stats.fault(endpoint, 'latency');
+  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
+  // hidden in it, as on a real server, instead of queueing after it on this one thread.
+  const latency = () => sleepUntil(started + decision.latencyMs);
+  let fault: FaultKind | undefined;
+  // Counted before the answer goes out, so a client that sees it finds it in the stats.
+  const count = (kind: FaultKind) => {
+    state.stats.fault(endpoint, kind);
+    fault = kind;
+  };
+  const wire: Wire = { gzip: q.gzip && acceptsGzip(req.headers['accept-encoding']) };
+  const sentKey = requestKey(req.headers);
+  const dress = (reply: Reply, refused = false): Reply => {
+    const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
+    const echoed =
+      sentKey === undefined || q.echoKey.length === 0
+        ? undefined
+        : echoKey(dressed, sentKey, q.echoKey, q.echoKeyAs);
+    if (echoed !== undefined) state.stats.fault(endpoint, 'echo_key');
+    return echoed ?? dressed;
+  };
+  const canned = state.overrides.take(path);
+  let kind = decision.kind;
+  let status = 0;
+  if (canned !== undefined) {
+    await latency();
+    count('override');
+    req.resume();
+    status = canned.status;
+    await sendReply(res, {
+      status,
+      body: canned.body,
+      ...(canned.headers ? { headers: canned.headers } : {}),
+    });
+  } else if (kind === 'drop') {
+    await latency();
+    count('drop');
+    req.socket.destroy();
+  } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
+    await latency();
+    count(kind);
+    req.resume();
+    const html = kind === 'fail' && q.htmlErrors && decision.html === true;
+    const reply = injectedReply(html ? 'html_fail' : kind, state.faults.retryAfterSeconds);
+    status = reply.status;
+    await sendAnswer(res, dress(reply, kind === 'rate_limit' || kind === 'storm'), wire);
+  } else {
+    const reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
+    await latency();
+    const bodyless = reply.body === undefined || reply.status === 204;
+    // A body-less answer cannot be cut mid-body: the connection drops instead.
+    if ((kind === 'truncate' || kind === 'drop_mid_body') && bodyless) kind = 'drop';
+    status = kind === 'drop' ? 0 : reply.status;
+    if (kind === 'drop') {
+      count('drop');
+      req.socket.destroy();
+    } else if (kind === 'truncate') {
+      count(kind);
+      sendTruncated(res, reply, wire);
+    } else if (kind === 'drop_mid_body') {
+      count(kind);
+      sendCut(res, reply, wire);
+    } else if (kind === 'drip' && !bodyless) {
+      count(kind);
+      await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
+    } else await sendAnswer(res, reply, wire);
+  }
+  const acceptEncoding = req.headers['accept-encoding'];
+  state.onRequest?.({
+    method,
+    endpoint,
+    status,
+    ms: Date.now() - started,
+    ...(fault ? { fault } : {}),
+    ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
+  });
+}
+
+/** The documented full-access key, accepted unless disabled. */
+export const DEMO_KEY = 'demo-key';
+
+/**
+ * The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`.
+ * With `form` set to one of them (the auth quirk), the other header is ignored, as by a server that
+ * knows only one form: its key then counts as missing (401).
+ */
+export function requestKey(
+  headers: Record<string, string | string[] | undefined>,
+  form: AuthForm = 'any',
+): string | undefined {
+  const auth = headers.authorization;
+  if (form !== 'x-api-key' && typeof auth === 'string') {
+    const m = /^bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m !== null) return m[1];
+  }
+  if (form === 'bearer') return undefined;
+  const header = headers['x-api-key'];
+  return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
+}
+
+/** Which auth header forms a server accepts (the auth quirk). */
+export type AuthForm = 'any' | 'bearer' | 'x-api-key';
+
+const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
+  any: 'send "Authorization: Bearer <key>" or "x-api-key: <key>"',
+  bearer: 'send "Authorization: Bearer <key>"',
+  'x-api-key': 'send "x-api-key: <key>"',
+};
+
+/** Strips the IPv4-mapped IPv6 prefix so '::ffff:127.0.0.1' matches '127.0.0.1'. */
+export function normaliseIp(ip: string | undefined): string {
+  return (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/** The accepted keys and their restrictions. Error messages never echo the key. */
+export class KeyRing {
+  private readonly keys = new Map<string, EmulatorKey>();
+
+  constructor(keys: readonly EmulatorKey[], demoKey: boolean) {
+    if (demoKey) this.keys.set(DEMO_KEY, { key: DEMO_KEY });
+    for (const k of keys) this.keys.set(k.key, k);
+  }
+
+  /** 401 when the key is missing (in the accepted header forms) or unknown; the key otherwise. */
+  authenticate(key: string | undefined, form: AuthForm = 'any'): EmulatorKey {
+    if (key === undefined) throw new ApiError(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
+    const found = this.keys.get(key);
+    if (found === undefined)
+      throw new ApiError(401, 'unauthorized', 'API key invalid: check the key in your settings.');
+    return found;
+  }
+
+  /** 403 when the key lacks the scope, the method or the client IP. */
+  authorize(key: EmulatorKey, scope: Scope, method: string, ip: string): number {
+    if (key.scopes !== undefined && !key.scopes.includes(scope))
+      throw new ApiError(403, 'forbidden', `This API key lacks the scope "${scope}".`);
+    if (key.methods !== undefined && !key.methods.map((m) => m.toUpperCase()).includes(method))
+      throw new ApiError(403, 'forbidden', `This API key may not use the method ${method}.`);
+    if (key.ips !== undefined && !key.ips.map(normaliseIp).includes(normaliseIp(ip)))
+      throw new ApiError(403, 'forbidden', `This API key may not be used from ${normaliseIp(ip)}.`);
+    return key.accountId ?? API_ACCOUNT_ID;
+  }
+}
+
+/** 'GET /v2/campaigns/123/creatives/456?x' -> 'GET /v2/campaigns/:id/creatives/:id'. */
+export function endpointKey(method: string, path: string): string {
+  const clean = path.split('?')[0] ?? '';
+  const normalised = clean
+    .split('/')
+    .map((s) => (/^\d+$/.test(s) ? ':id' : s))
+    .join('/')
+    .replace(/\/+$/, '');
+  return `${method.toUpperCase()} ${normalised === '' ? '/' : normalised}`;
+}
+
+/** Request and fault counters (see EmulatorStats). */
+export class StatsCounter {
+  private requests: Record<string, number> = {};
+  private faults: Record<string, number> = {};
+
+  request(endpoint: string): void {
+    this.requests[endpoint] = (this.requests[endpoint] ?? 0) + 1;
+  }
+
+  /**
+   * Counts a fault by kind, and by endpoint unless it only added latency or an echoed key (the
+   * answer itself was normal).
+   */
+  fault(endpoint: string, kind: FaultKind): void {
+    this.faults[kind] = (this.faults[kind] ?? 0) + 1;
+    if (kind !== 'latency' && kind !== 'echo_key') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
+  }
+
+  snapshot(): EmulatorStats {
+    return { requests: { ...this.requests }, faults: { ...this.faults } };
+  }
+
+  reset(): void {
+    this.requests = {};
+    this.faults = {};
+  }
+}
+
+/** Canned answers queued by override(): first match by path prefix wins, each used `times` times. */
+export class OverrideQueue {
+  private readonly queue: (OverrideOptions & { left: number })[] = [];
+
+  add(o: OverrideOptions): void {
+    this.queue.push({ ...o, left: o.times ?? 1 });
+  }
+
+  /** The canned answer for this path, consuming one use, or undefined. */
+  take(path: string): OverrideOptions | undefined {
+    const i = this.queue.findIndex((o) => path.startsWith(o.path));
+    if (i < 0) return undefined;
+    const o = this.queue[i] as OverrideOptions & { left: number };
+    o.left -= 1;
+    if (o.left <= 0) this.queue.splice(i, 1);
+    return o;
+  }
+}
