@@ -1,20 +1,19 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { createApiClientFromConfig } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
-import { accountConfig, secretsOf } from '../../config/env.js';
-import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../../config/accounts.js';
-import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../queue/sync.js';
-import { syncClientOptions, syncRetryFromConfig } from '../../catalogue/request.js';
-import { runEntitySync, type EntitySyncResult } from '../../catalogue/sync.js';
-import { RedisOutageError, RedisUnavailableError } from '../../queue/connection.js';
-import { createLocalGate } from '../../api/gate.js';
-import { openQueues } from '../../queue/queues.js';
-import { createPool } from '../../warehouse/pg.js';
-import { CommandFailed, type CliContext } from '../context.js';
-import { syncProgressView } from './sync-progress.js';
-import { postgresFailure } from './postgres-failure.js';
-import { outageFailure, outageMs, outageNotice, redisOutageOption } from './backfill.js';
-import { SUMMARIES } from './summaries.js';
+// `adops sync`: the catalogue (campaigns, creatives) into Postgres, enqueued for a worker and
+// optionally waited for, or run in this process with --direct.
+import type { Command } from 'commander';
+import { createApiClientFromConfig } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { createLocalGate } from '../api/gate.js';
+import { syncClientOptions, syncRetryFromConfig } from '../catalogue/request.js';
+import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
+import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
+import { accountConfig, secretsOf } from '../config/env.js';
+import { RedisOutageError, RedisUnavailableError } from '../queue/connection.js';
+import { openQueues } from '../queue/queues.js';
+import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
+import { createPool } from '../warehouse/pg.js';
+import { CommandFailed, intOption, postgresFailure, SUMMARIES, type CliContext } from './context.js';
+import { outageFailure, outageMs, outageNotice, redisOutageOption, syncProgressView } from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -26,7 +25,7 @@ interface SyncFlags {
 }
 
 /** `adops sync`: export campaigns and creatives into Postgres, through the queue or in-process. */
-export function register(program: Command, ctx: CliContext): void {
+export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')
     .description(SUMMARIES.sync)
@@ -35,7 +34,12 @@ export function register(program: Command, ctx: CliContext): void {
       'wait for the sync to finish, showing its progress on stderr, and print its counts; exit 1 if it failed',
       false,
     )
-    .option('--timeout <seconds>', 'with --wait: give up after this many seconds', whole(1, 86_400), 3_600)
+    .option(
+      '--timeout <seconds>',
+      'with --wait: give up after this many seconds',
+      intOption(1, 86_400),
+      3_600,
+    )
     .option(...redisOutageOption)
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
     .option(
@@ -45,7 +49,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--concurrency <n>',
       'with --direct: campaigns whose creatives are listed at once',
-      whole(1, 64),
+      intOption(1, 64),
       4,
     )
     .addHelpText(
@@ -159,12 +163,4 @@ export function summary(r: EntitySyncResult): string {
   if (problems === 0) return base;
   const skipped = (r.skipped ?? 0) > 0 ? `, ${r.skipped} entities with an unreadable id skipped` : '';
   return `${base}; ${problems} fields could not be read${skipped}: see adops status`;
-}
-
-function whole(min: number, max: number): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-    return Number(value);
-  };
 }

@@ -1,14 +1,21 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import type { Config } from '../../config/env.js';
-import type { Logger } from '../../log/logger.js';
-import { checkProblems } from '../../observe/check.js';
-import { collectStatus, type QueueSource, type Status } from '../../observe/status.js';
-import { renderStatus } from '../../observe/status-render.js';
-import { createPool } from '../../warehouse/pg.js';
-import { selectAccounts } from '../../config/accounts.js';
-import { CommandFailed, UsageError, type CliContext } from '../context.js';
-import { postgresFailure } from './postgres-failure.js';
-import { SUMMARIES } from './summaries.js';
+// `adops status`: per report what is loaded, missing and failed, the queue counts and a coverage
+// grid; with --check, one line per problem and exit 1 for monitoring.
+import type { Command } from 'commander';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../log/logger.js';
+import { checkProblems } from '../observe/check.js';
+import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
+import { renderStatus } from '../observe/status-render.js';
+import { createPool } from '../warehouse/pg.js';
+import { selectAccounts } from '../config/accounts.js';
+import {
+  CommandFailed,
+  intOption,
+  postgresFailure,
+  SUMMARIES,
+  UsageError,
+  type CliContext,
+} from './context.js';
 
 interface StatusFlags {
   readonly days?: number;
@@ -18,11 +25,11 @@ interface StatusFlags {
 }
 
 /** `adops status`: per report what is loaded, missing and failed, queue counts, a coverage grid. */
-export function register(program: Command, ctx: CliContext): void {
+export function registerStatus(program: Command, ctx: CliContext): void {
   program
     .command('status')
     .description(SUMMARIES.status)
-    .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', whole)
+    .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', intOption(1, 366, 'days'))
     .option('--json', 'print the status as JSON for scripts', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account, grouped)')
     .option(
@@ -77,7 +84,7 @@ function queueCounts(
   config: Pick<Config, 'redis' | 'queue'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
-  const opened = Promise.all([import('../../queue/connection.js'), import('../../queue/counts.js')]).then(
+  const opened = Promise.all([import('../queue/connection.js'), import('../queue/counts.js')]).then(
     ([connection, { readJobCounts }]) => ({
       connection,
       readJobCounts,
@@ -122,10 +129,4 @@ function check(ctx: CliContext, status: Status): void {
     `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
       '`adops heal` re-pulls missing and failed periods',
   );
-}
-
-function whole(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 366)
-    throw new InvalidArgumentError('expected a whole number of days from 1 to 366');
-  return Number(value);
 }

@@ -1,0 +1,369 @@
+// The commands that need no deployment of their own: `adops emulator` (the local API emulator
+// until a signal), `adops demo` (the whole pipeline on the embedded emulator) and `adops doctor`
+// (the configured server probed, and the settings a pull needs).
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
+import {
+  accountConfig,
+  QUEUE_PREFIX,
+  requireApiKey,
+  requireBaseUrl,
+  SCHEMA_NAME,
+  secretsOf,
+  SYSTEM_SCHEMA,
+  SYSTEM_SCHEMA_PROBLEM,
+} from '../config/env.js';
+import { runDemo } from '../demo/run.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../demo/target.js';
+import { runProbes } from '../doctor/probes.js';
+import { renderJson, renderText } from '../doctor/render.js';
+import { decide } from '../doctor/verdict.js';
+import {
+  describeQuirks,
+  ECHO_FORMS,
+  loadKeysFile,
+  optionsOfFlags,
+  parseEchoPlaces,
+  parseLatency,
+  parseQuirkList,
+  PROFILE_NAMES,
+  startEmulator,
+  type EmulatorKey,
+  type FaultAndQuirkFlags,
+  type RequestLogEntry,
+} from '../emulator/index.js';
+import { createLogger } from '../log/logger.js';
+import { redactSecrets } from '../log/redact.js';
+import {
+  CommandFailed,
+  intOption,
+  postgresFailure,
+  SUMMARIES,
+  untilSignal,
+  UsageError,
+  type CliContext,
+} from './context.js';
+
+interface EmulatorFlags extends FaultAndQuirkFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly seed: number;
+  readonly cellsPerDay: number;
+  readonly lateDays: number;
+  readonly campaigns?: number;
+  readonly keys?: string;
+  readonly demoKey: boolean;
+  readonly now?: Date;
+}
+
+const whole = (min: number, max: number) => (text: string) => {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
+  return n;
+};
+const fraction = (text: string) => {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError('a fraction from 0 to 1');
+  return n;
+};
+/** A commander parser from one of the emulator's own, its error message kept. */
+const parsedBy =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(messageOf(error));
+    }
+  };
+const latency = parsedBy(parseLatency);
+const quirkList = parsedBy(parseQuirkList);
+const echoPlaces = parsedBy(parseEchoPlaces);
+const seconds = (text: string) => {
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || Math.abs(n) > 86_400)
+    throw new InvalidArgumentError(
+      'whole seconds from -86400 to 86400 (negative: the server clock is behind)',
+    );
+  return n;
+};
+const instant = (text: string) => {
+  const t = Date.parse(text);
+  if (!Number.isFinite(t)) throw new InvalidArgumentError('an ISO date-time, e.g. 2025-06-10T12:00:00Z');
+  return new Date(t);
+};
+
+/** `adops emulator`: runs the API emulator until SIGINT/SIGTERM; the first stdout line is its base URL. */
+export function registerEmulator(program: Command, ctx: CliContext): void {
+  program
+    .command('emulator')
+    .description(SUMMARIES.emulator)
+    .option('--port <port>', 'port to listen on (0 = a free port)', whole(0, 65_535), 0)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--seed <n>', 'seed of the catalogue and report data', whole(0, 2 ** 32 - 1), 1)
+    .option('--cells-per-day <n>', 'traffic cells per day', whole(0, 5_000_000), 2000)
+    .option('--late-days <n>', 'late-data window in days (0 = every past day final)', whole(0, 60), 3)
+    .option('--campaigns <n>', 'campaigns in the seeded catalogue', whole(1, 2000))
+    .option('--fail-rate <r>', 'fraction of requests answered 500', fraction)
+    .option('--rate-limit-rate <r>', 'fraction of requests answered 429', fraction)
+    .option('--retry-after <s>', 'Retry-After seconds of those 429s', whole(0, 3600))
+    .option('--drop-rate <r>', 'fraction of connections dropped without an answer', fraction)
+    .option('--malformed-rate <r>', 'fraction answered 200 with malformed JSON', fraction)
+    .option('--truncate-rate <r>', 'fraction answered 200 with a body cut off mid-way', fraction)
+    .option('--latency-ms <a[-b]>', 'added latency: fixed or a uniform range', latency)
+    .option('--fault-paths <list>', 'comma-separated path prefixes faults apply to (default /v2)')
+    .option('--fault-seed <n>', 'seed of the fault sequence', whole(0, 2 ** 32 - 1))
+    .option('--keys <file>', 'JSON file of extra keys: [{"key", "scopes", "methods", "ips"}]')
+    .option('--no-demo-key', 'do not accept the full-access key "demo-key"')
+    .option('--now <iso>', 'freeze the emulator clock at this instant (late data is relative to it)', instant)
+    .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
+    .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', whole(1, 10_000))
+    .option('--drop-mid-body-rate <r>', 'fraction of connections cut after part of the body', fraction)
+    .option('--drip-rate <r>', 'fraction of bodies sent half at once, then a byte at a time', fraction)
+    .option(
+      '--drip-interval-ms <ms>',
+      'milliseconds between the dripped bytes (default 2000)',
+      whole(1, 600_000),
+    )
+    .option('--html-share <r>', 'with html-errors, share of injected 5xx sent as HTML 502 pages', fraction)
+    .addOption(
+      new Option('--profile <name>', 'a preset of quirks and faults (flags override it)')
+        .choices(PROFILE_NAMES)
+        .default('faithful'),
+    )
+    .option(
+      '--quirks <list>',
+      'boolean quirks to turn on, comma separated (no-NAME turns one off): string-values, empty-as-array, ' +
+        'sort-keys, html-errors, gzip, rate-limit-headers, strict',
+      quirkList,
+    )
+    .addOption(
+      new Option('--report-params <form>', 'the only GET /reports parameter form understood').choices([
+        'any',
+        'repeat',
+        'brackets',
+        'comma',
+        'json-body',
+      ]),
+    )
+    .addOption(
+      new Option('--auth-form <form>', 'the only auth header accepted').choices([
+        'any',
+        'bearer',
+        'x-api-key',
+      ]),
+    )
+    .addOption(new Option('--totals <mode>', 'report totals').choices(['normal', 'missing', 'empty-array']))
+    .addOption(new Option('--report-shape <shape>', 'report items').choices(['nested', 'rows']))
+    .option(
+      '--strict',
+      'enforce rules the spec does not state: limit <= 1000, 366 days, 2-letter countries, 404 first',
+    )
+    .addOption(
+      new Option('--unknown-fields <mode>', 'unknown body fields: dropped or 400').choices([
+        'drop',
+        'reject',
+      ]),
+    )
+    .option('--clock-skew <seconds>', 'seconds added to the Date header', seconds)
+    .option(
+      '--echo-key <places>',
+      "repeat the caller's API key back, comma separated: body, error, html, header, or all",
+      echoPlaces,
+    )
+    .addOption(
+      new Option('--echo-key-as <form>', 'how the echoed key is written (default json)').choices(ECHO_FORMS),
+    )
+    .addHelpText(
+      'after',
+      '\nPrints its base URL (ending in /v2) as the first line of stdout, logs to stderr, and runs until ' +
+        'SIGINT or SIGTERM. Control endpoints: GET /_control/stats, PUT /_control/faults, GET and PUT ' +
+        '/_control/quirks, PUT /_control/clock, POST /_control/override. See docs/emulator.md.',
+    )
+    .action((flags: EmulatorFlags) => run(ctx, flags));
+}
+
+/** A request logger on stderr; the emulator must run even where ADOPS_* variables are invalid. */
+function requestLogger(ctx: CliContext): (entry: RequestLogEntry) => void {
+  try {
+    const logger = ctx.logger().child({ component: 'emulator' });
+    return (entry) => logger.debug(entry, 'request');
+  } catch {
+    return () => undefined;
+  }
+}
+
+async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
+  let keys: EmulatorKey[] = [];
+  if (flags.keys !== undefined) {
+    try {
+      keys = loadKeysFile(flags.keys);
+    } catch (error) {
+      throw new UsageError(`--keys: ${messageOf(error)}`, { cause: error });
+    }
+  }
+  const now = flags.now;
+  let chosen: ReturnType<typeof optionsOfFlags>;
+  try {
+    chosen = optionsOfFlags(flags);
+  } catch (error) {
+    throw new UsageError(messageOf(error), { cause: error });
+  }
+  const emulator = await startEmulator({
+    port: flags.port,
+    host: flags.host,
+    seed: flags.seed,
+    cellsPerDay: flags.cellsPerDay,
+    lateDataDays: flags.lateDays,
+    keys,
+    demoKey: flags.demoKey,
+    profile: flags.profile,
+    faults: chosen.faults,
+    quirks: chosen.quirks,
+    onRequest: requestLogger(ctx),
+    ...(flags.campaigns === undefined ? {} : { catalogue: { campaigns: flags.campaigns } }),
+    ...(now === undefined ? {} : { now: () => now }),
+  });
+  ctx.stdout.write(`${emulator.url}\n`);
+  ctx.stderr.write(
+    `adops emulator: listening on ${emulator.url} (seed ${flags.seed}${flags.demoKey ? ', key "demo-key"' : ''}; ` +
+      `profile ${flags.profile}; quirks: ${describeQuirks(chosen.resolved)}); ` +
+      `control at ${emulator.origin}/_control/stats; Ctrl-C stops\n`,
+  );
+  await untilSignal();
+  await emulator.close();
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `adops demo`: the whole pipeline on the embedded emulator. */
+export function registerDemo(program: Command, ctx: CliContext): void {
+  program
+    .command('demo')
+    .description(SUMMARIES.demo)
+    .option('--days <n>', 'days to backfill, ending yesterday', intOption(1, 90), 7)
+    .option('--cells-per-day <n>', 'traffic cells per emulated day', intOption(1, 1_000_000), 2000)
+    .option('--concurrency <n>', 'pulls processed at once', intOption(1, 64), 8)
+    .option('--schema <name>', "the demo's own schema (never ADOPS_SCHEMA's data)", schemaName, DEMO_SCHEMA)
+    .option('--queue-prefix <prefix>', "the demo's own queue prefix", queuePrefix, DEMO_PREFIX)
+    .addHelpText(
+      'after',
+      '\nNeeds Postgres (DATABASE_URL or PG* variables) and Redis (REDIS_URL); ADOPS_BASE_URL and the API key are ' +
+        `not used.\nTables go to the schema ${DEMO_SCHEMA} and jobs to the queue prefix ${DEMO_PREFIX}, whatever ` +
+        'ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say. A schema holding tables the demo did not create is refused ' +
+        '(exit 2), and so is the production queue prefix. Running it again reloads the same days in place.',
+    )
+    .action(async (opts: DemoFlags) => {
+      const config = ctx.config();
+      // Quiet by default so the demo's own output reads well; LOG_LEVEL still wins when set.
+      const logger = createLogger({
+        level: ctx.env.LOG_LEVEL === undefined || ctx.env.LOG_LEVEL === '' ? 'warn' : config.logLevel,
+        secrets: [],
+        destination: ctx.stderr,
+      });
+      const started = Date.now();
+      const result = await runDemo({
+        config,
+        logger,
+        out: (text) => ctx.stdout.write(text),
+        progress: ctx.stderr,
+        days: opts.days,
+        cellsPerDay: opts.cellsPerDay,
+        concurrency: opts.concurrency,
+        schema: opts.schema,
+        queuePrefix: opts.queuePrefix,
+      }).catch((error: unknown) => {
+        if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
+        throw postgresFailure(error);
+      });
+      ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      if (result.failed > 0)
+        throw new CommandFailed(`${result.failed} of ${result.pulls} pulls failed (listed above)`);
+    });
+}
+
+interface DemoFlags {
+  readonly days: number;
+  readonly cellsPerDay: number;
+  readonly concurrency: number;
+  readonly schema: string;
+  readonly queuePrefix: string;
+}
+
+function schemaName(value: string): string {
+  if (!SCHEMA_NAME.test(value))
+    throw new InvalidArgumentError('expected a lower-case SQL identifier: letters, digits, underscore');
+  if (SYSTEM_SCHEMA.test(value)) throw new InvalidArgumentError(`expected ${SYSTEM_SCHEMA_PROBLEM}`);
+  return value;
+}
+
+function queuePrefix(value: string): string {
+  if (!QUEUE_PREFIX.test(value))
+    throw new InvalidArgumentError('expected letters, digits and _ . : - (up to 100)');
+  return value;
+}
+
+interface DoctorFlags {
+  readonly json: boolean;
+  readonly account?: string;
+}
+
+/** `adops doctor`: probe the configured server and print the settings a pull needs. */
+export function registerDoctor(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .description(SUMMARIES.doctor)
+    .option('--json', 'print one JSON object for scripts instead of the table', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
+        'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS, or with ADOPS_ACCOUNTS_FILE each ' +
+        "account's entry, whose lines to paste it then prints instead of variables; needs no Postgres " +
+        'or Redis. About a dozen small GET requests; the key is never printed.',
+    )
+    .action((flags: DoctorFlags) => doctor(ctx, flags));
+}
+
+async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
+  const all = ctx.config();
+  const accounts = selectAccounts(all.accounts, flags.account);
+  const failed: string[] = [];
+  // Each account is its own server and key: probed one after the other, each with its own verdict.
+  for (const account of accounts) {
+    const config = accountConfig(all, account);
+    const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
+    if (named && !flags.json)
+      ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
+    const baseUrl = requireBaseUrl(config);
+    const apiKey = requireApiKey(config);
+    const observations = await runProbes({
+      baseUrl,
+      apiKey,
+      configured: { auth: config.auth, reportParams: config.reportParams },
+      // A doctor should answer in seconds: a server that takes longer to connect is a finding.
+      connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
+    });
+    const verdict = decide(observations, Date.now());
+    const secrets = secretsOf(all);
+    // An account of the accounts file takes its settings in its own entry: the variables would
+    // only change the default of every account that leaves them out.
+    const target =
+      all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
+    ctx.stdout.write(
+      flags.json
+        ? renderJson(observations, verdict, secrets, target)
+        : renderText(observations, verdict, secrets, target),
+    );
+    if (!verdict.ok)
+      failed.push(
+        redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),
+      );
+  }
+  if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
+}
