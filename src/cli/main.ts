@@ -21,7 +21,7 @@ import {
  * is loaded in full with its context, the others only listed. `onSecrets` hears the API key once
  * the command's config is loaded.
  */
-export async function buildProgram(
+async function buildProgram(
   args: readonly string[],
   env: CliContext['env'],
   stdout: CliContext['stdout'],
@@ -115,7 +115,7 @@ export async function main(
 }
 
 /** Adds one command (its flags, help and action) to the program. */
-export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /**
  * Every command of `adops`, in the order `--help` lists them (the design's order): each loads the
@@ -139,11 +139,6 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 
-/** True when `name` is a command of `adops`. */
-export function isCommandName(name: string | undefined): name is CommandName {
-  return name !== undefined && Object.hasOwn(SUMMARIES, name);
-}
-
 /**
  * The command that `args` (the arguments after the script) run or ask help for: the first word
  * that is not an option, or the word after `help`. Undefined for `adops`, `adops --help` and
@@ -152,7 +147,7 @@ export function isCommandName(name: string | undefined): name is CommandName {
 export function commandOf(args: readonly string[]): CommandName | undefined {
   const words = args.filter((a) => !a.startsWith('-'));
   const word = words[0] === 'help' ? words[1] : words[0];
-  return isCommandName(word) ? word : undefined;
+  return word !== undefined && Object.hasOwn(SUMMARIES, word) ? (word as CommandName) : undefined;
 }
 
 /**

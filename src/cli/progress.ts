@@ -246,7 +246,7 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
 }
 
 /** Draws a sync's progress on stderr while it runs. */
-export interface ProgressView {
+interface ProgressView {
   update(progress: SyncProgress): void;
   stop(): void;
 }

@@ -32,7 +32,7 @@ const DEMO_ACCOUNTS = [
   { name: 'south', seed: 2 },
 ] as const;
 
-export interface DemoOptions {
+interface DemoOptions {
   /**
    * Validated config; its API settings are replaced by the embedded emulator's, its schema and
    * queue prefix by the demo's own (production's are never written).
@@ -55,7 +55,7 @@ export interface DemoOptions {
   readonly concurrency?: number;
 }
 
-export interface DemoResult {
+interface DemoResult {
   readonly pulls: number;
   readonly failed: number;
   readonly campaigns: number;

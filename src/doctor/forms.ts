@@ -21,13 +21,13 @@ import {
 export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
 export const DAY: readonly Dimension[] = ['day'];
 
-export interface FormJudgement {
+interface FormJudgement {
   readonly outcome: FormOutcome;
   readonly detail: string;
 }
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
-export function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
+function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
   if (f === undefined) return { outcome: 'skipped', detail: 'not probed' };
   if (!isSuccess(f.pair)) return { outcome: 'error', detail: describeAnswer(f.pair) };
   let pair: ParsedReport;

@@ -15,7 +15,7 @@ import type { Answer, Observations, TlsObservation } from './types.js';
 /** A probe's retries: short, since a doctor should answer in seconds. */
 const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
 
-export interface ProberOptions {
+interface ProberOptions {
   readonly baseUrl: string;
   /** Redacted from every message kept (the API key). */
   readonly secrets: readonly string[];

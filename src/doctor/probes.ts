@@ -21,7 +21,7 @@ import {
 } from './types.js';
 import { chooseAuth } from './verdict.js';
 
-export interface DoctorTarget {
+interface DoctorTarget {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };

@@ -7,7 +7,7 @@ import { redactSecrets } from '../log/redact.js';
 import type { Observations, Settings, Verdict } from './types.js';
 
 /** An account of ADOPS_ACCOUNTS_FILE: its settings go in its entry there, not in the variables. */
-export interface AccountTarget {
+interface AccountTarget {
   readonly account: string;
   readonly file: string;
 }

@@ -23,7 +23,7 @@ export interface HttpAnswer {
 }
 
 /** No HTTP answer: the connection, TLS or a timeout failed (the last attempt's error). */
-export interface NoAnswer {
+interface NoAnswer {
   readonly kind: 'none';
   readonly code: string;
   readonly detail: string;
