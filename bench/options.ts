@@ -116,7 +116,8 @@ export function parseBenchOptions(
       allowPositionals: false,
     }).values;
   } catch (error) {
-    throw new BenchUsageError(`${(error as Error).message}\n${USAGE}`, { cause: error });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BenchUsageError(`${reason}\n${USAGE}`, { cause: error });
   }
   if (values.help === true) throw new BenchUsageError(USAGE);
   const quick = values.quick === true;

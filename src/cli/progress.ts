@@ -28,13 +28,9 @@ export function enqueueProgress(
 ): { update(done: EnqueueCounts): void; stop(): void } {
   const started = Date.now();
   if (ctx.stderr.isTTY === true) {
-    const bar = new cliProgress.SingleBar(
-      {
-        stream: ctx.stderr,
-        format: 'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
-        hideCursor: true,
-      },
-      cliProgress.Presets.shades_classic,
+    const bar = progressBar(
+      ctx.stderr,
+      'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
     );
     bar.start(total, 0, { already: 0, rate: '0' });
     return {
@@ -151,14 +147,9 @@ export async function waitWithProgress(
   if (total === 0) return;
   const tty = ctx.stderr.isTTY === true;
   const bar = tty
-    ? new cliProgress.SingleBar(
-        {
-          stream: ctx.stderr,
-          format:
-            'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
+    ? progressBar(
+        ctx.stderr,
+        'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
       )
     : undefined;
   let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
@@ -262,13 +253,9 @@ export function syncProgressView(
 ): ProgressView {
   const bar =
     stream.isTTY === true
-      ? new cliProgress.SingleBar(
-          {
-            stream,
-            format: 'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
-            hideCursor: true,
-          },
-          cliProgress.Presets.shades_classic,
+      ? progressBar(
+          stream,
+          'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
         )
       : undefined;
   let started = false;
@@ -304,4 +291,9 @@ export function syncProgressView(
       if (started) bar?.stop();
     },
   };
+}
+
+/** A progress bar on `stream` (a terminal), drawn in the house style. */
+function progressBar(stream: NodeJS.WritableStream, format: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar({ stream, format, hideCursor: true }, cliProgress.Presets.shades_classic);
 }
