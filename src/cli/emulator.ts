@@ -1,23 +1,9 @@
-// The commands that need no deployment of their own: `adops emulator` (the local API emulator
-// until a signal), `adops demo` (the whole pipeline on the embedded emulator) and `adops doctor`
-// (the configured server probed, and the settings a pull needs).
+// The commands around the emulator: `adops emulator` (the local API emulator until a signal) and
+// `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
-import {
-  accountConfig,
-  QUEUE_PREFIX,
-  requireApiKey,
-  requireBaseUrl,
-  SCHEMA_NAME,
-  secretsOf,
-  SYSTEM_SCHEMA,
-  SYSTEM_SCHEMA_PROBLEM,
-} from '../config/env.js';
+import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
 import { runDemo } from '../demo/run.js';
 import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../demo/target.js';
-import { runProbes } from '../doctor/probes.js';
-import { renderJson, renderText } from '../doctor/render.js';
-import { decide } from '../doctor/verdict.js';
 import {
   describeQuirks,
   ECHO_FORMS,
@@ -33,7 +19,6 @@ import {
   type RequestLogEntry,
 } from '../emulator/index.js';
 import { createLogger } from '../log/logger.js';
-import { redactSecrets } from '../log/redact.js';
 import {
   CommandFailed,
   intOption,
@@ -305,65 +290,4 @@ function queuePrefix(value: string): string {
   if (!QUEUE_PREFIX.test(value))
     throw new InvalidArgumentError('expected letters, digits and _ . : - (up to 100)');
   return value;
-}
-
-interface DoctorFlags {
-  readonly json: boolean;
-  readonly account?: string;
-}
-
-/** `adops doctor`: probe the configured server and print the settings a pull needs. */
-export function registerDoctor(program: Command, ctx: CliContext): void {
-  program
-    .command('doctor')
-    .description(SUMMARIES.doctor)
-    .option('--json', 'print one JSON object for scripts instead of the table', false)
-    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
-        'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
-        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS, or with ADOPS_ACCOUNTS_FILE each ' +
-        "account's entry, whose lines to paste it then prints instead of variables; needs no Postgres " +
-        'or Redis. About a dozen small GET requests; the key is never printed.',
-    )
-    .action((flags: DoctorFlags) => doctor(ctx, flags));
-}
-
-async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
-  const all = ctx.config();
-  const accounts = selectAccounts(all.accounts, flags.account);
-  const failed: string[] = [];
-  // Each account is its own server and key: probed one after the other, each with its own verdict.
-  for (const account of accounts) {
-    const config = accountConfig(all, account);
-    const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
-    if (named && !flags.json)
-      ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
-    const baseUrl = requireBaseUrl(config);
-    const apiKey = requireApiKey(config);
-    const observations = await runProbes({
-      baseUrl,
-      apiKey,
-      configured: { auth: config.auth, reportParams: config.reportParams },
-      // A doctor should answer in seconds: a server that takes longer to connect is a finding.
-      connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
-    });
-    const verdict = decide(observations, Date.now());
-    const secrets = secretsOf(all);
-    // An account of the accounts file takes its settings in its own entry: the variables would
-    // only change the default of every account that leaves them out.
-    const target =
-      all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
-    ctx.stdout.write(
-      flags.json
-        ? renderJson(observations, verdict, secrets, target)
-        : renderText(observations, verdict, secrets, target),
-    );
-    if (!verdict.ok)
-      failed.push(
-        redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),
-      );
-  }
-  if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
 }

@@ -1,13 +1,18 @@
-// `adops status`: per report what is loaded, missing and failed, the queue counts and a coverage
-// grid; with --check, one line per problem and exit 1 for monitoring.
+// The commands that look before anything is pulled or after: `adops status` (per report what is
+// loaded, missing and failed, the queue counts, a coverage grid; --check for monitoring) and
+// `adops doctor` (the configured server probed, and the settings a pull needs).
 import type { Command } from 'commander';
-import type { Config } from '../config/env.js';
+import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
+import { accountConfig, requireApiKey, requireBaseUrl, secretsOf, type Config } from '../config/env.js';
+import { runProbes } from '../doctor/probes.js';
+import { renderJson, renderText } from '../doctor/render.js';
+import { decide } from '../doctor/verdict.js';
 import type { Logger } from '../log/logger.js';
+import { redactSecrets } from '../log/redact.js';
 import { checkProblems } from '../observe/check.js';
 import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { createPool } from '../warehouse/pg.js';
-import { selectAccounts } from '../config/accounts.js';
 import {
   CommandFailed,
   intOption,
@@ -129,4 +134,65 @@ function check(ctx: CliContext, status: Status): void {
     `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
       '`adops heal` re-pulls missing and failed periods',
   );
+}
+
+interface DoctorFlags {
+  readonly json: boolean;
+  readonly account?: string;
+}
+
+/** `adops doctor`: probe the configured server and print the settings a pull needs. */
+export function registerDoctor(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .description(SUMMARIES.doctor)
+    .option('--json', 'print one JSON object for scripts instead of the table', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
+        'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS, or with ADOPS_ACCOUNTS_FILE each ' +
+        "account's entry, whose lines to paste it then prints instead of variables; needs no Postgres " +
+        'or Redis. About a dozen small GET requests; the key is never printed.',
+    )
+    .action((flags: DoctorFlags) => doctor(ctx, flags));
+}
+
+async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
+  const all = ctx.config();
+  const accounts = selectAccounts(all.accounts, flags.account);
+  const failed: string[] = [];
+  // Each account is its own server and key: probed one after the other, each with its own verdict.
+  for (const account of accounts) {
+    const config = accountConfig(all, account);
+    const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
+    if (named && !flags.json)
+      ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
+    const baseUrl = requireBaseUrl(config);
+    const apiKey = requireApiKey(config);
+    const observations = await runProbes({
+      baseUrl,
+      apiKey,
+      configured: { auth: config.auth, reportParams: config.reportParams },
+      // A doctor should answer in seconds: a server that takes longer to connect is a finding.
+      connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
+    });
+    const verdict = decide(observations, Date.now());
+    const secrets = secretsOf(all);
+    // An account of the accounts file takes its settings in its own entry: the variables would
+    // only change the default of every account that leaves them out.
+    const target =
+      all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
+    ctx.stdout.write(
+      flags.json
+        ? renderJson(observations, verdict, secrets, target)
+        : renderText(observations, verdict, secrets, target),
+    );
+    if (!verdict.ok)
+      failed.push(
+        redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),
+      );
+  }
+  if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
 }
