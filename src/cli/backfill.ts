@@ -70,7 +70,7 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
         );
         return;
       }
-      const queues = await open(ctx);
+      const queues = await open(ctx.config());
       try {
         let total = 0;
         for (const _ of plan()) total++;
@@ -138,7 +138,7 @@ export function registerHeal(program: Command, ctx: CliContext): void {
         ctx.stdout.write(`${plan.length} pulls would heal the last ${flags.days ?? config.healDays} days\n`);
         return;
       }
-      const queues = await open(ctx);
+      const queues = await open(ctx.config());
       try {
         const result = summarize(await enqueuePulls(queues.pulls, plan));
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
@@ -162,7 +162,7 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
     )
     .action(async () => {
       const jobs = ctx.jobs();
-      const queues = await open(ctx);
+      const queues = await open(ctx.config());
       try {
         const r = await syncSchedulers(queues, jobs, ctx.config().accounts);
         const verb = new Map<string, string>();

@@ -3,6 +3,7 @@
 // out and reported, with the command that finishes the job when the wait gives up.
 import cliProgress from 'cli-progress';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/progress.js';
+import type { Config } from '../config/env.js';
 import { describeRedisTarget } from '../config/redis-target.js';
 import { daysBetween } from '../dates/calendar.js';
 import { pullLabel } from '../plan/pull.js';
@@ -67,12 +68,13 @@ export function enqueuedLine(r: EnqueueCounts): string {
   );
 }
 
-/** Opens the queues, turning an unreachable Redis into a one-line failure. */
-export async function open(ctx: CliContext): Promise<Queues> {
+/** Opens the queues, turning an unreachable Redis into a one-line failure ending with `hint`. */
+export async function open(config: Config, hint = ''): Promise<Queues> {
   try {
-    return await openQueues(ctx.config());
+    return await openQueues(config);
   } catch (error) {
-    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
+    if (error instanceof RedisUnavailableError)
+      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
     throw error;
   }
 }

@@ -8,12 +8,18 @@ import { syncClientOptions, syncRetryFromConfig } from '../catalogue/request.js'
 import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
-import { RedisOutageError, RedisUnavailableError } from '../queue/connection.js';
-import { openQueues } from '../queue/queues.js';
+import { RedisOutageError } from '../queue/connection.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
 import { createPool } from '../warehouse/pg.js';
 import { CommandFailed, intOption, postgresFailure, SUMMARIES, type CliContext } from './context.js';
-import { outageFailure, outageMs, outageNotice, redisOutageOption, syncProgressView } from './progress.js';
+import {
+  open,
+  outageFailure,
+  outageMs,
+  outageNotice,
+  redisOutageOption,
+  syncProgressView,
+} from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -101,14 +107,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
 async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const config = ctx.config();
   const accounts = selectAccounts(config.accounts, flags.account);
-  let queues;
-  try {
-    queues = await openQueues(config);
-  } catch (error) {
-    if (error instanceof RedisUnavailableError)
-      throw new CommandFailed(`${error.message} (or run adops sync --direct)`, { cause: error });
-    throw error;
-  }
+  const queues = await open(config, ' (or run adops sync --direct)');
   try {
     // One sync per account: each has its own catalogue.
     const enqueued = [];

@@ -4,9 +4,7 @@
 import type { Command } from 'commander';
 import type { Pool } from 'pg';
 import { secretsOf, type Config } from '../config/env.js';
-import { RedisUnavailableError } from '../queue/connection.js';
 import { enqueueEvolution } from '../queue/evolution.js';
-import { openQueues } from '../queue/queues.js';
 import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/evolution.js';
 import { MigrationError } from '../warehouse/migrate.js';
@@ -22,6 +20,7 @@ import {
   UsageError,
   type CliContext,
 } from './context.js';
+import { open } from './progress.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
 export function registerMigrate(program: Command, ctx: CliContext): void {
@@ -212,13 +211,7 @@ function progressLine(c: Coverage): string {
 /** Enqueues what the building versions lack; a line saying what was done, or why not. */
 async function planEvolution(config: Config, states: readonly Coverage[]): Promise<string> {
   if (states.length === 0) return 'no report is evolving';
-  let queues;
-  try {
-    queues = await openQueues(config);
-  } catch (error) {
-    if (!(error instanceof RedisUnavailableError)) throw error;
-    throw new CommandFailed(`${error.message}; run adops evolve --plan once Redis answers`, { cause: error });
-  }
+  const queues = await open(config, '; run adops evolve --plan once Redis answers');
   try {
     const pulls = await enqueueEvolution(queues.pulls, states);
     const added = pulls.filter((p) => p.added).length;
