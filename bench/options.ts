@@ -1,7 +1,11 @@
 // The benchmark's settings from flags and environment: pure, so a bad flag fails before any setup.
 import { parseArgs } from 'node:util';
-import { ACCOUNT_DAYS, ACCOUNT_RATE } from './scale/accounts-backfill.js';
-import { BI_SCALE_ROWS } from './scale/bi-partitions.js';
+
+/** Rows of the BI scale year, by default (the issue's 50M); `--scale-rows` makes it smaller. */
+const BI_SCALE_ROWS = 50_000_000;
+/** Days of the accounts backfill (--scale-days) and requests/s of each account (--scale-rate), by default. */
+const ACCOUNT_DAYS = 365;
+const ACCOUNT_RATE = 50;
 
 export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull', 'memory'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -112,7 +116,8 @@ export function parseBenchOptions(
       allowPositionals: false,
     }).values;
   } catch (error) {
-    throw new BenchUsageError(`${(error as Error).message}\n${USAGE}`, { cause: error });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BenchUsageError(`${reason}\n${USAGE}`, { cause: error });
   }
   if (values.help === true) throw new BenchUsageError(USAGE);
   const quick = values.quick === true;

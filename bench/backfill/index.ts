@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs } from '../../src/config/jobs.js';
+import { addDays } from '../../src/dates/calendar.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
@@ -74,11 +75,6 @@ type LoadTimes = Pick<
   BackfillFigures,
   'rowsLoaded' | 'meanFetchMs' | 'meanLoadMs' | 'p95FetchMs' | 'p95LoadMs'
 >;
-
-/** Day `n` (0-based) after `from`, YYYY-MM-DD. */
-export function addDays(from: string, n: number): string {
-  return new Date(Date.parse(`${from}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** The ideal wall time: every request's latency spread perfectly over every concurrent slot. */
 export function idealMs(requests: number, latencyMs: number, slots: number): number {

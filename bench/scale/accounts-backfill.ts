@@ -11,12 +11,12 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/env.js';
 import { loadJobs } from '../../src/config/jobs.js';
+import { addDays } from '../../src/dates/calendar.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { backfillPulls } from '../../src/plan/pulls.js';
 import { interleaveAccounts } from '../../src/plan/pulls.js';
 import { enqueueStream } from '../../src/queue/enqueue.js';
 import { openQueues, type PullQueue } from '../../src/queue/queues.js';
-import { addDays } from '../backfill/index.js';
 import { startWorkers } from '../backfill/workers.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
@@ -26,9 +26,6 @@ import type { BenchOptions } from '../options.js';
 export const ACCOUNTS = ['acct_a', 'acct_b', 'acct_c'] as const;
 /** Report definitions every account runs. */
 export const ACCOUNT_REPORTS = 20;
-/** Days of the backfill (--scale-days) and requests/s of each account (--scale-rate), by default. */
-export const ACCOUNT_DAYS = 365;
-export const ACCOUNT_RATE = 50;
 /** Traffic cells per day of every emulator: small reports, so the rate limit is what binds. */
 const CELLS_PER_DAY = 30;
 /** Latency of every report request, ms. */

@@ -11,8 +11,6 @@ import { createIndexSql, createTableSql, tableSpec } from '../../src/warehouse/s
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 
-/** Rows of the year, by default (the issue's 50M); `--scale-rows` makes it smaller. */
-export const BI_SCALE_ROWS = 50_000_000;
 const FIRST_DAY = '2025-01-01';
 const DAYS = 365;
 /** The month asked about. */

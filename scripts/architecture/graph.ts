@@ -1,5 +1,5 @@
-// The import graph of src/, folded to its top-level folders, and the floors it must respect.
-// Read by test/unit/architecture.test.ts (the rule) and scripts/architecture/draw.ts (the picture).
+// The import graph of src/, folded to its top-level folders, and the floors it must respect; and the
+// file graph of the whole repository, which must have no circle. Read by test/unit/architecture.test.ts (the rule) and scripts/architecture/draw.ts (the picture).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
@@ -55,15 +55,22 @@ export function folderOf(file: string): string {
   return parts.length > 2 ? (parts[1] ?? '') : '(root)';
 }
 
-/** Every relative import (static, re-export, type-only or dynamic) between files of src/. */
-export function importEdges(root: string): ImportEdge[] {
+/** The folders whose files must import round no circle: the product and all the code around it. */
+export const CIRCLE_FREE: readonly string[] = ['src', 'bench', 'scripts', 'test'];
+
+/**
+ * Every relative import (static, re-export, type-only or dynamic) from a file under `dirs` to a file
+ * under them; by default the files of src/, which the floors rule.
+ */
+export function importEdges(root: string, dirs: readonly string[] = ['src']): ImportEdge[] {
   const edges: ImportEdge[] = [];
-  for (const file of sourceFiles(root, 'src')) {
+  const inside = (path: string): boolean => dirs.some((dir) => path.startsWith(`${dir}${sep}`));
+  for (const file of dirs.flatMap((dir) => sourceFiles(root, dir))) {
     const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
     for (const imported of info.importedFiles) {
       if (!imported.fileName.startsWith('.')) continue;
       const target = relative(root, resolve(root, dirname(file), imported.fileName)).replace(/\.js$/, '.ts');
-      if (!target.startsWith(`src${sep}`)) continue;
+      if (!inside(target)) continue;
       edges.push({ fromFile: file, toFile: target, from: folderOf(file), to: folderOf(target) });
     }
   }

@@ -1,6 +1,11 @@
+// What every command of `adops` shares: its context (environment, streams, lazy config), the two
+// failures main() turns into exit codes, the one-line summaries `--help` lists without loading any
+// command, option parsers, and the message for a Postgres that cannot be reached or is not migrated.
+import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
+import { TerminalError } from '../retry/errors.js';
 
 /** What every command receives: the environment (read here only), output streams, lazy config. */
 export interface CliContext {
@@ -16,13 +21,13 @@ export interface CliContext {
 }
 
 /** Thrown by a command whose work failed: the message is printed, the exit code is 1. */
-export class CommandFailed extends Error {
-  override readonly name = 'CommandFailed';
+export class CommandFailed extends TerminalError {
+  override name = 'CommandFailed';
 }
 
 /** Thrown for bad usage the option parser could not catch: printed, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+export class UsageError extends TerminalError {
+  override name = 'UsageError';
 }
 
 /**
@@ -83,4 +88,109 @@ export async function createContext(
     },
   };
   return ctx;
+}
+
+/**
+ * A commander parser for a whole number within [min, max], with a message naming the range and,
+ * when given, the unit (`expected a whole number of days from 1 to 366`).
+ */
+export function intOption(min: number, max: number, unit?: string): (value: string) => number {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(
+        `expected a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}`,
+      );
+    return Number(value);
+  };
+}
+
+/** Resolves with the first SIGINT or SIGTERM, and stops listening for the other. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/** What each command does, as `--help` lists it. */
+export const SUMMARIES = {
+  migrate:
+    'apply sql/ migrations in order, once each, under an advisory lock; create report_<name> tables and BI views',
+  worker: 'process pulls until SIGTERM/SIGINT, then finish running pulls and stop',
+  schedule:
+    'upsert one job scheduler per job definition (cron in its time zone); remove those of deleted definitions',
+  backfill:
+    'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again)',
+  heal: 'enqueue every period of the last N days that has no successful load or whose last attempt failed',
+  pull: 'pull one report straight to stdout (no queue, no database): rows on stdout, totals on stderr',
+  sync:
+    'export campaigns and creatives into Postgres (tables campaigns, creatives, campaign_zones): ' +
+    'enqueues a sync for the workers and prints its job id',
+  status: 'per report: last loaded period, missing and failed periods, queue counts, coverage grid',
+  doctor:
+    'probe the configured API server (reachability, TLS, auth forms, scopes, report params, gzip, ' +
+    'clock, rate-limit headers) and print the settings to use',
+  evolve:
+    'show each report table version and the progress of a change of dimensions; --plan, --swap, --drop-old',
+  replay: 're-flatten and reload the archived response of a load (report_raw), without calling the API',
+  emulator: 'run the local API emulator (spec-faithful, deterministic reports, fault injection)',
+  dashboard:
+    'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
+    'the first line of stdout and runs until Ctrl-C (SIGINT) or SIGTERM',
+  demo:
+    'run the whole pipeline on the embedded emulator: migrate, sync the catalogue, backfill the last days of ' +
+    'every default report with an in-process worker, print status and three example BI queries',
+} as const;
+
+/** A command of `adops`. */
+export type CommandName = keyof typeof SUMMARIES;
+
+/**
+ * Error codes that mean no session with Postgres: the socket (a TCP address, or a socket folder
+ * that does not exist: ENOENT), the name, the server starting or stopping, the login, the database.
+ */
+const UNREACHABLE =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
+
+/** pg's own errors for a connection lost or never made, which carry no code. */
+const LOST = /^Connection terminated( unexpectedly| due to connection timeout)$|^timeout expired$/;
+
+/**
+ * A CommandFailed naming DATABASE_URL when `error` means Postgres cannot be reached (or refused the
+ * login or the database), else undefined.
+ */
+export function cannotConnect(error: unknown): CommandFailed | undefined {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : '';
+  if (typeof code === 'string' ? !UNREACHABLE.test(code) : !LOST.test(message)) return undefined;
+  return new CommandFailed(
+    `cannot connect to Postgres (${typeof code === 'string' ? `${code}: ` : ''}${message}); check DATABASE_URL or the PG* variables`,
+    { cause: error },
+  );
+}
+
+/**
+ * A CommandFailed naming DATABASE_URL for errors that mean Postgres is unreachable or not migrated;
+ * other errors unchanged.
+ */
+export function postgresFailure(error: unknown): unknown {
+  const unreachable = cannotConnect(error);
+  if (unreachable !== undefined) return unreachable;
+  const code = codeOf(error);
+  if (error instanceof Error && (code === '42P01' || code === '3F000'))
+    return new CommandFailed(
+      `the warehouse tables are missing (${error.message}); run \`adops migrate\` first (and check ADOPS_SCHEMA)`,
+      { cause: error },
+    );
+  return error;
+}
+
+/** The `code` of an error (pg's SQLSTATE, or Node's errno name), if it has a string one. */
+function codeOf(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }

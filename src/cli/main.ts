@@ -1,3 +1,5 @@
+// The `adops` program: every command listed, the one asked for loaded in full, and main(), which
+// turns what a command throws into one line on stderr and an exit code (0, 1 or 2).
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config/env.js';
 import { ConfigError } from '../config/files.js';
@@ -5,15 +7,21 @@ import { describeRedisTarget } from '../config/connections.js';
 import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
 import { terminalSafe } from '../observe/format.js';
-import { CommandFailed, createContext, UsageError, type CliContext } from './context.js';
-import { registerCommands } from './commands/index.js';
+import {
+  CommandFailed,
+  createContext,
+  SUMMARIES,
+  UsageError,
+  type CliContext,
+  type CommandName,
+} from './context.js';
 
 /**
  * Builds the `adops` program for `args` (the arguments after the script): the command they name
  * is loaded in full with its context, the others only listed. `onSecrets` hears the API key once
  * the command's config is loaded.
  */
-export async function buildProgram(
+async function buildProgram(
   args: readonly string[],
   env: CliContext['env'],
   stdout: CliContext['stdout'],
@@ -103,5 +111,59 @@ export async function main(
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     say(`adops: ${message}`);
     return 1;
+  }
+}
+
+/** Adds one command (its flags, help and action) to the program. */
+type RegisterCommand = (program: Command, ctx: CliContext) => void;
+
+/**
+ * Every command of `adops`, in the order `--help` lists them (the design's order): each loads the
+ * module that registers it only when it runs (or its own --help is asked), so a command pays for
+ * the packages it uses and `adops --help` for none of them.
+ */
+export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterCommand>>> = {
+  migrate: async () => (await import('./warehouse.js')).registerMigrate,
+  worker: async () => (await import('./worker.js')).registerWorker,
+  schedule: async () => (await import('./backfill.js')).registerSchedule,
+  backfill: async () => (await import('./backfill.js')).registerBackfill,
+  heal: async () => (await import('./backfill.js')).registerHeal,
+  pull: async () => (await import('./pull.js')).registerPull,
+  sync: async () => (await import('./sync.js')).registerSync,
+  status: async () => (await import('./status.js')).registerStatus,
+  doctor: async () => (await import('./status.js')).registerDoctor,
+  evolve: async () => (await import('./warehouse.js')).registerEvolve,
+  replay: async () => (await import('./warehouse.js')).registerReplay,
+  emulator: async () => (await import('./emulator.js')).registerEmulator,
+  dashboard: async () => (await import('./worker.js')).registerDashboard,
+  demo: async () => (await import('./emulator.js')).registerDemo,
+};
+
+/**
+ * The command that `args` (the arguments after the script) run or ask help for: the first word
+ * that is not an option, or the word after `help`. Undefined for `adops`, `adops --help` and
+ * unknown words (commander reports those).
+ */
+export function commandOf(args: readonly string[]): CommandName | undefined {
+  const words = args.filter((a) => !a.startsWith('-'));
+  const word = words[0] === 'help' ? words[1] : words[0];
+  return word !== undefined && Object.hasOwn(SUMMARIES, word) ? (word as CommandName) : undefined;
+}
+
+/**
+ * Registers every command on `program`: the one `args` names in full (its module and the context
+ * loaded now), the others as their name and summary, enough for the program's help and for
+ * commander to reject typos.
+ */
+export async function registerCommands(
+  program: Command,
+  args: readonly string[],
+  context: () => Promise<CliContext>,
+): Promise<void> {
+  const chosen = commandOf(args);
+  const [register, ctx] = chosen === undefined ? [] : await Promise.all([COMMANDS[chosen](), context()]);
+  for (const name of Object.keys(COMMANDS) as CommandName[]) {
+    if (name === chosen && register !== undefined && ctx !== undefined) register(program, ctx);
+    else program.command(name).description(SUMMARIES[name]);
   }
 }

@@ -1,15 +1,19 @@
-// `adops demo`: the whole pipeline end to end on the embedded emulator, in one process.
+// `adops demo`: the whole pipeline end to end on the embedded emulator, in one process, ending
+// with the example BI queries of sql/examples/ run against what it loaded.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cliProgress from 'cli-progress';
+import Table from 'cli-table3';
+import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
 import { accountConfig, serverDefaults, type Config } from '../config/env.js';
 import type { RunningEmulator } from '../emulator/index.js';
-import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/connections.js';
 import { packageRoot } from '../config/files.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import type { Logger } from '../log/logger.js';
 import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/enqueue.js';
@@ -18,19 +22,17 @@ import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
+import { createPool, ident, withTransaction, warehouseOf } from '../warehouse/pg.js';
 import { setupWarehouse } from '../warehouse/schema/migrate.js';
-import { EXAMPLE_QUERIES, runExample } from './examples.js';
-import { renderTable } from './table.js';
 import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';
 
 /** The demo's two accounts, each served by its own embedded emulator. */
-export const DEMO_ACCOUNTS = [
+const DEMO_ACCOUNTS = [
   { name: 'north', seed: 1 },
   { name: 'south', seed: 2 },
 ] as const;
 
-export interface DemoOptions {
+interface DemoOptions {
   /**
    * Validated config; its API settings are replaced by the embedded emulator's, its schema and
    * queue prefix by the demo's own (production's are never written).
@@ -53,7 +55,7 @@ export interface DemoOptions {
   readonly concurrency?: number;
 }
 
-export interface DemoResult {
+interface DemoResult {
   readonly pulls: number;
   readonly failed: number;
   readonly campaigns: number;
@@ -122,9 +124,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       out(
         `emulator of account ${a.name}: ${(emulators[i] as RunningEmulator).url} (key ${DEMO_KEY}, seed ${a.seed})\n`,
       );
-    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
-      reports: jobs.reports,
-    });
+    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), { reports: jobs.reports });
     out(
       `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
     );
@@ -178,14 +178,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
       );
 
-    const status = await collectStatus(
-      warehouseOf(pool, config.schema),
-      jobs,
-      queues,
-      days,
-      new Date(),
-      accounts,
-    );
+    const status = await collectStatus(warehouseOf(pool, config.schema), jobs, queues, days, new Date(), accounts);
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
       const { columns, rows } = await runExample(pool, config.schema, example);
@@ -226,4 +219,69 @@ function progressPayload(p: PullProgress): Record<string, string | number> {
     rate: p.ratePerSecond.toFixed(1),
     eta: p.etaSeconds === undefined ? '?' : Math.ceil(p.etaSeconds),
   };
+}
+
+/** An example BI query shipped in sql/examples/, shown by `adops demo`. */
+interface ExampleQuery {
+  readonly title: string;
+  readonly file: string;
+}
+
+const EXAMPLE_QUERIES: readonly ExampleQuery[] = [
+  { title: 'Top campaigns by impressions', file: 'top_campaigns.sql' },
+  { title: 'Daily fill rate', file: 'daily_fill_rate.sql' },
+  { title: 'Viewability by device', file: 'viewability_by_device.sql' },
+];
+
+interface QueryResult {
+  readonly columns: readonly string[];
+  readonly rows: ReadonlyArray<readonly string[]>;
+}
+
+/** Runs one example in `schema` (a transaction-local search_path, so the pool is left as it was). */
+async function runExample(pool: Pool, schema: string, example: ExampleQuery): Promise<QueryResult> {
+  const sql = readFileSync(join(packageRoot(), 'sql', 'examples', example.file), 'utf8');
+  const client = await pool.connect();
+  try {
+    const result = await withTransaction(
+      client,
+      async () => {
+        await client.query(`SET LOCAL search_path TO ${ident(schema)}, public`);
+        return client.query({ text: sql, rowMode: 'array' });
+      },
+      { begin: 'BEGIN READ ONLY' },
+    );
+    return {
+      columns: result.fields.map((f) => f.name),
+      rows: (result.rows as unknown[][]).map((row) => row.map(cellText)),
+    };
+  } finally {
+    client.release();
+  }
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  // node-postgres reads a date column as local midnight: format it in local time, not UTC.
+  if (value instanceof Date) {
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`;
+  }
+  return String(value);
+}
+
+/** A result as a boxed terminal table; numbers right-aligned. */
+function renderTable(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const numeric = columns.map(
+    (_, i) => rows.length > 0 && rows.every((r) => /^-?\d+(\.\d+)?$/.test(r[i] ?? '')),
+  );
+  const table = new Table({
+    head: [...columns],
+    style: { head: [], border: [] },
+    // No rule between body rows: results read as a compact grid.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    colAligns: numeric.map((n) => (n ? 'right' : 'left')),
+  });
+  for (const row of rows) table.push([...row]);
+  return table.toString();
 }

@@ -1,24 +1,25 @@
 // Where the demo writes: its own schema and queue prefix, never production's, whatever
 // ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say.
+import { warehouseOf } from '../warehouse/pg.js';
 import type { Pool } from 'pg';
 import type { Config } from '../config/env.js';
+import { TerminalError } from '../retry/errors.js';
 import { claimSchema } from '../warehouse/schema/migrate.js';
-import { warehouseOf } from '../warehouse/pg.js';
 
 /** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
 /** The demo's queue prefix unless `--queue-prefix` names another. */
 export const DEMO_PREFIX = 'adops-demo';
 /** The comment the demo puts on its schema: what tells it apart from a schema holding real data. */
-export const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
+const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
 
 /** The demo would write where it must not: names the place and says what to do instead. */
-export class DemoRefused extends Error {
-  override readonly name = 'DemoRefused';
+export class DemoRefused extends TerminalError {
+  override name = 'DemoRefused';
 }
 
 /** The demo's schema and queue prefix. */
-export interface DemoTarget {
+interface DemoTarget {
   readonly schema: string;
   readonly queuePrefix: string;
 }

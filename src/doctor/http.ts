@@ -1,20 +1,21 @@
-// The doctor's HTTP shell: one small undici Pool, short timeouts, every body read or destroyed.
+// The doctor's network shell: one small undici Pool, short timeouts, every body read or destroyed.
 // It waits out 429s (Retry-After) and retries transient failures, so a busy or flaky server is not
-// mistaken for a wrong setting, and it notes the Date and rate-limit headers of every answer.
+// mistaken for a wrong setting, and notes the Date and rate-limit headers of every answer; and the
+// TLS handshake on its own, for the certificate's names and expiry.
+import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { apiMessageOf } from '../api/body.js';
 import { parseRetryAfter } from '../api/retry-after.js';
+import { redactSecrets } from '../log/redact.js';
 import { backoffDelay } from '../retry/backoff.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
-import { redactSecrets } from '../log/redact.js';
-import type { Answer, Observations } from './types.js';
-import { isRateLimitHeader } from './verdict/rate-limit.js';
+import type { Answer, Observations, TlsObservation } from './types.js';
 
 /** A probe's retries: short, since a doctor should answer in seconds. */
 const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
 
-export interface ProberOptions {
+interface ProberOptions {
   readonly baseUrl: string;
   /** Redacted from every message kept (the API key). */
   readonly secrets: readonly string[];
@@ -114,12 +115,17 @@ export class Prober {
           apiMessage: status >= 300 ? apiMessageOf(body, this.o.secrets) : undefined,
         };
       } catch (error) {
-        const code = (error as { code?: string }).code ?? 'error';
+        const code =
+          error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
         if (isTransientNetwork(code, 'GET') && !FINAL_CODES.has(code) && ++failures < attempts) {
           await this.sleep(backoffDelay(failures, PROBE_BACKOFF));
           continue;
         }
-        return { kind: 'none', code, detail: redactSecrets((error as Error).message, this.o.secrets) };
+        return {
+          kind: 'none',
+          code,
+          detail: redactSecrets(error instanceof Error ? error.message : String(error), this.o.secrets),
+        };
       }
     }
   }
@@ -154,6 +160,11 @@ export class Prober {
   }
 }
 
+/** True for a header that tells about rate limits: X-RateLimit-*, RateLimit-*, Retry-After. */
+export function isRateLimitHeader(name: string): boolean {
+  return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
+}
+
 /** Reads a body in full, up to MAX_BODY_BYTES; beyond that the socket is destroyed. */
 async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -170,4 +181,42 @@ async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+// The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the
+// HTTP pool verifies it too, but does not show it).
+/**
+ * Connects, verifies the certificate against this machine's trust store, and hangs up. Undefined
+ * when not even TCP connected: that is reachability's finding, not the certificate's.
+ */
+export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? 443 : Number(url.port);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port, servername: url.hostname, timeout: timeoutMs });
+    let connected = false;
+    socket.once('connect', () => (connected = true));
+    const done = (o: TlsObservation | undefined) => {
+      socket.destroy();
+      resolve(o);
+    };
+    socket.once('secureConnect', () => {
+      const cert: PeerCertificate = socket.getPeerCertificate();
+      done({
+        ok: true,
+        subject: nameOf(cert.subject) ?? url.hostname,
+        issuer: nameOf(cert.issuer) ?? 'unknown issuer',
+        validTo: cert.valid_to,
+      });
+    });
+    const fail = (code: string, detail: string) => done(connected ? { ok: false, code, detail } : undefined);
+    socket.once('timeout', () => fail('ETIMEDOUT', `no handshake within ${timeoutMs} ms`));
+    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'error', error.message));
+  });
+}
+
+function nameOf(name: PeerCertificate['subject'] | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return pick(name.CN) ?? pick(name.O);
 }

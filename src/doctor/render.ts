@@ -7,16 +7,17 @@ import { redactSecrets } from '../log/redact.js';
 import type { Observations, Settings, Verdict } from './types.js';
 
 /** An account of ADOPS_ACCOUNTS_FILE: its settings go in its entry there, not in the variables. */
-export interface AccountTarget {
+interface AccountTarget {
   readonly account: string;
   readonly file: string;
 }
 
 /** The settings as accounts-file fields (auth, report_params, compression), in the file's order. */
 export function accountSettings(settings: Settings): Record<string, string> {
+  const byEnv: Readonly<Record<string, string>> = { ...settings };
   const out: Record<string, string> = {};
   for (const [field, spec] of Object.entries(SERVER_FIELDS)) {
-    const value = (settings as unknown as Record<string, string | undefined>)[spec.env];
+    const value = byEnv[spec.env];
     if (value !== undefined) out[field] = value;
   }
   return out;

@@ -1,5 +1,5 @@
-// What `adops doctor` observes of a server, and what it concludes. The probes (probes/*) fill the
-// observations over HTTP; the verdict (verdict/*) turns them into rows and settings without I/O.
+// What `adops doctor` observes of a server, and what it concludes: the probes (probes.ts) fill the
+// observations over HTTP, the verdict (verdict.ts, forms.ts) turns them into rows and settings without I/O.
 import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/query.js';
 import type { Period } from '../flatten/types.js';
 
@@ -23,7 +23,7 @@ export interface HttpAnswer {
 }
 
 /** No HTTP answer: the connection, TLS or a timeout failed (the last attempt's error). */
-export interface NoAnswer {
+interface NoAnswer {
   readonly kind: 'none';
   readonly code: string;
   readonly detail: string;
@@ -123,4 +123,26 @@ export interface Verdict {
     readonly rateLimitHeaders: Readonly<Record<string, string>>;
     readonly throttled: number;
   };
+}
+
+/** True for an HTTP answer with a 2xx status. */
+export function isSuccess(a: Answer | undefined): a is HttpAnswer {
+  return a?.kind === 'http' && a.status >= 200 && a.status < 300;
+}
+
+/** True for an HTTP answer with exactly this status. */
+export function hasStatus(a: Answer | undefined, status: number): a is HttpAnswer {
+  return a?.kind === 'http' && a.status === status;
+}
+
+/** The answer in a few words: `200`, `401 (API key invalid)`, `no answer (ECONNRESET: ...)`. */
+export function describeAnswer(a: Answer): string {
+  if (a.kind === 'none') return `no answer (${a.code}: ${a.detail})`;
+  if (a.status >= 200 && a.status < 300) return String(a.status);
+  return a.apiMessage === undefined ? String(a.status) : `${a.status} (${a.apiMessage})`;
+}
+
+/** The status alone, or the error code when there was no answer (for --json). */
+export function answerCode(a: Answer): string {
+  return a.kind === 'none' ? a.code : String(a.status);
 }

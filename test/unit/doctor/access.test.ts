@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../../src/doctor/verdict/index.js';
+import { decide } from '../../../src/doctor/verdict.js';
 import { http, none, NOW, observations, row } from './fixtures.js';
 
 describe('doctor verdict: a server that accepts every reading', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../../src/doctor/verdict/index.js';
+import { decide } from '../../../src/doctor/verdict.js';
 import { renderJson, renderText } from '../../../src/doctor/render.js';
 import type { Observations } from '../../../src/doctor/types.js';
 import { dayReport, gzipped, http, NOW, observations, row } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../../src/doctor/verdict/index.js';
+import { decide } from '../../../src/doctor/verdict.js';
 import {
   dayReport,
   GOOD_FORM,

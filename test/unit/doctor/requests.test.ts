@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { firstCampaignId } from '../../../src/doctor/probes/scopes.js';
-import { authHeaders, formPeriod, reportProbe, yesterday } from '../../../src/doctor/requests.js';
-import { isRateLimitHeader } from '../../../src/doctor/verdict/rate-limit.js';
+import { isRateLimitHeader } from '../../../src/doctor/http.js';
+import {
+  authHeaders,
+  firstCampaignId,
+  formPeriod,
+  reportProbe,
+  yesterday,
+} from '../../../src/doctor/probes.js';
 import { http } from './fixtures.js';
 
 const period = { start: '2026-03-01', end: '2026-03-07' };

@@ -1,4 +1,9 @@
+// The commands around the emulator: `adops emulator` (the local API emulator until a signal) and
+// `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
+import { runDemo } from '../demo/run.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../demo/target.js';
 import {
   describeQuirks,
   ECHO_FORMS,
@@ -12,9 +17,17 @@ import {
   type EmulatorKey,
   type FaultAndQuirkFlags,
   type RequestLogEntry,
-} from '../../emulator/index.js';
-import { UsageError, type CliContext } from '../context.js';
-import { SUMMARIES } from './summaries.js';
+} from '../emulator/index.js';
+import { createLogger } from '../log/logger.js';
+import {
+  CommandFailed,
+  intOption,
+  postgresFailure,
+  SUMMARIES,
+  untilSignal,
+  UsageError,
+  type CliContext,
+} from './context.js';
 
 interface EmulatorFlags extends FaultAndQuirkFlags {
   readonly port: number;
@@ -40,27 +53,19 @@ const fraction = (text: string) => {
     throw new InvalidArgumentError('a fraction from 0 to 1');
   return n;
 };
-const latency = (text: string) => {
-  try {
-    return parseLatency(text);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-const quirkList = (text: string) => {
-  try {
-    return parseQuirkList(text);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-const echoPlaces = (text: string) => {
-  try {
-    return parseEchoPlaces(text);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
+/** A commander parser from one of the emulator's own, its error message kept. */
+const parsedBy =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(messageOf(error));
+    }
+  };
+const latency = parsedBy(parseLatency);
+const quirkList = parsedBy(parseQuirkList);
+const echoPlaces = parsedBy(parseEchoPlaces);
 const seconds = (text: string) => {
   const n = Number(text);
   if (!/^-?\d+$/.test(text.trim()) || Math.abs(n) > 86_400)
@@ -76,7 +81,7 @@ const instant = (text: string) => {
 };
 
 /** `adops emulator`: runs the API emulator until SIGINT/SIGTERM; the first stdout line is its base URL. */
-export function register(program: Command, ctx: CliContext): void {
+export function registerEmulator(program: Command, ctx: CliContext): void {
   program
     .command('emulator')
     .description(SUMMARIES.emulator)
@@ -181,7 +186,7 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
     try {
       keys = loadKeysFile(flags.keys);
     } catch (error) {
-      throw new UsageError(`--keys: ${(error as Error).message}`, { cause: error });
+      throw new UsageError(`--keys: ${messageOf(error)}`, { cause: error });
     }
   }
   const now = flags.now;
@@ -189,7 +194,7 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
   try {
     chosen = optionsOfFlags(flags);
   } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
+    throw new UsageError(messageOf(error), { cause: error });
   }
   const emulator = await startEmulator({
     port: flags.port,
@@ -212,14 +217,77 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
       `profile ${flags.profile}; quirks: ${describeQuirks(chosen.resolved)}); ` +
       `control at ${emulator.origin}/_control/stats; Ctrl-C stops\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal();
   await emulator.close();
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `adops demo`: the whole pipeline on the embedded emulator. */
+export function registerDemo(program: Command, ctx: CliContext): void {
+  program
+    .command('demo')
+    .description(SUMMARIES.demo)
+    .option('--days <n>', 'days to backfill, ending yesterday', intOption(1, 90), 7)
+    .option('--cells-per-day <n>', 'traffic cells per emulated day', intOption(1, 1_000_000), 2000)
+    .option('--concurrency <n>', 'pulls processed at once', intOption(1, 64), 8)
+    .option('--schema <name>', "the demo's own schema (never ADOPS_SCHEMA's data)", schemaName, DEMO_SCHEMA)
+    .option('--queue-prefix <prefix>', "the demo's own queue prefix", queuePrefix, DEMO_PREFIX)
+    .addHelpText(
+      'after',
+      '\nNeeds Postgres (DATABASE_URL or PG* variables) and Redis (REDIS_URL); ADOPS_BASE_URL and the API key are ' +
+        `not used.\nTables go to the schema ${DEMO_SCHEMA} and jobs to the queue prefix ${DEMO_PREFIX}, whatever ` +
+        'ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say. A schema holding tables the demo did not create is refused ' +
+        '(exit 2), and so is the production queue prefix. Running it again reloads the same days in place.',
+    )
+    .action(async (opts: DemoFlags) => {
+      const config = ctx.config();
+      // Quiet by default so the demo's own output reads well; LOG_LEVEL still wins when set.
+      const logger = createLogger({
+        level: ctx.env.LOG_LEVEL === undefined || ctx.env.LOG_LEVEL === '' ? 'warn' : config.logLevel,
+        secrets: [],
+        destination: ctx.stderr,
+      });
+      const started = Date.now();
+      const result = await runDemo({
+        config,
+        logger,
+        out: (text) => ctx.stdout.write(text),
+        progress: ctx.stderr,
+        days: opts.days,
+        cellsPerDay: opts.cellsPerDay,
+        concurrency: opts.concurrency,
+        schema: opts.schema,
+        queuePrefix: opts.queuePrefix,
+      }).catch((error: unknown) => {
+        if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
+        throw postgresFailure(error);
+      });
+      ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      if (result.failed > 0)
+        throw new CommandFailed(`${result.failed} of ${result.pulls} pulls failed (listed above)`);
+    });
+}
+
+interface DemoFlags {
+  readonly days: number;
+  readonly cellsPerDay: number;
+  readonly concurrency: number;
+  readonly schema: string;
+  readonly queuePrefix: string;
+}
+
+function schemaName(value: string): string {
+  if (!SCHEMA_NAME.test(value))
+    throw new InvalidArgumentError('expected a lower-case SQL identifier: letters, digits, underscore');
+  if (SYSTEM_SCHEMA.test(value)) throw new InvalidArgumentError(`expected ${SYSTEM_SCHEMA_PROBLEM}`);
+  return value;
+}
+
+function queuePrefix(value: string): string {
+  if (!QUEUE_PREFIX.test(value))
+    throw new InvalidArgumentError('expected letters, digits and _ . : - (up to 100)');
+  return value;
 }

@@ -2,10 +2,12 @@
 // that misreads a form may still answer 200, e.g. with only the last `dimensions` value kept, so a
 // 200 proves nothing: the report must parse as the nested [day, campaign_id] report asked for, and
 // its sums must equal those of a [day] report of the same period.
-import type { Dimension } from '../../config/dimensions.js';
-import { parseReport, type ParsedReport } from '../../flatten/parse.js';
-import { COUNTERS, type Period } from '../../flatten/types.js';
+import type { Dimension } from '../config/dimensions.js';
+import { parseReport, type ParsedReport } from '../flatten/parse.js';
+import { COUNTERS, type Period } from '../flatten/types.js';
 import {
+  describeAnswer,
+  isSuccess,
   REPORT_FORMS,
   type FormObservation,
   type FormOutcome,
@@ -13,20 +15,19 @@ import {
   type ReportForm,
   type Row,
   type RowStatus,
-} from '../types.js';
-import { describeAnswer, isSuccess } from './answer.js';
+} from './types.js';
 
 /** The two dimensions asked for: two levels, the second keyed by ids, so misreadings show. */
 export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
 export const DAY: readonly Dimension[] = ['day'];
 
-export interface FormJudgement {
+interface FormJudgement {
   readonly outcome: FormOutcome;
   readonly detail: string;
 }
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
-export function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
+function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
   if (f === undefined) return { outcome: 'skipped', detail: 'not probed' };
   if (!isSuccess(f.pair)) return { outcome: 'error', detail: describeAnswer(f.pair) };
   let pair: ParsedReport;

@@ -1,20 +1,25 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { createApiClientFromConfig } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
-import { accountConfig, secretsOf } from '../../config/env.js';
-import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../../config/accounts.js';
-import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../queue/sync.js';
-import { syncClientOptions, syncRetryFromConfig } from '../../catalogue/read.js';
-import { runEntitySync, type EntitySyncResult } from '../../catalogue/sync.js';
-import { RedisOutageError, RedisUnavailableError } from '../../queue/connection.js';
-import { createLocalGate } from '../../api/gate.js';
-import { openQueues } from '../../queue/queues.js';
-import { createPool } from '../../warehouse/pg.js';
-import { CommandFailed, type CliContext } from '../context.js';
-import { syncProgressView } from './sync-progress.js';
-import { postgresFailure } from './postgres-failure.js';
-import { outageFailure, outageMs, outageNotice, redisOutageOption } from './backfill.js';
-import { SUMMARIES } from './summaries.js';
+// `adops sync`: the catalogue (campaigns, creatives) into Postgres, enqueued for a worker and
+// optionally waited for, or run in this process with --direct.
+import type { Command } from 'commander';
+import { createApiClientFromConfig } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { createLocalGate } from '../api/gate.js';
+import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
+import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
+import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
+import { accountConfig, secretsOf } from '../config/env.js';
+import { RedisOutageError } from '../queue/connection.js';
+import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
+import { createPool } from '../warehouse/pg.js';
+import { CommandFailed, intOption, postgresFailure, SUMMARIES, type CliContext } from './context.js';
+import {
+  open,
+  outageFailure,
+  outageMs,
+  outageNotice,
+  redisOutageOption,
+  syncProgressView,
+} from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -26,7 +31,7 @@ interface SyncFlags {
 }
 
 /** `adops sync`: export campaigns and creatives into Postgres, through the queue or in-process. */
-export function register(program: Command, ctx: CliContext): void {
+export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')
     .description(SUMMARIES.sync)
@@ -35,7 +40,12 @@ export function register(program: Command, ctx: CliContext): void {
       'wait for the sync to finish, showing its progress on stderr, and print its counts; exit 1 if it failed',
       false,
     )
-    .option('--timeout <seconds>', 'with --wait: give up after this many seconds', whole(1, 86_400), 3_600)
+    .option(
+      '--timeout <seconds>',
+      'with --wait: give up after this many seconds',
+      intOption(1, 86_400),
+      3_600,
+    )
     .option(...redisOutageOption)
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
     .option(
@@ -45,7 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--concurrency <n>',
       'with --direct: campaigns whose creatives are listed at once',
-      whole(1, 64),
+      intOption(1, 64),
       4,
     )
     .addHelpText(
@@ -97,14 +107,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
 async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const config = ctx.config();
   const accounts = selectAccounts(config.accounts, flags.account);
-  let queues;
-  try {
-    queues = await openQueues(config);
-  } catch (error) {
-    if (error instanceof RedisUnavailableError)
-      throw new CommandFailed(`${error.message} (or run adops sync --direct)`, { cause: error });
-    throw error;
-  }
+  const queues = await open(config, ' (or run adops sync --direct)');
   try {
     // One sync per account: each has its own catalogue.
     const enqueued = [];
@@ -159,12 +162,4 @@ export function summary(r: EntitySyncResult): string {
   if (problems === 0) return base;
   const skipped = (r.skipped ?? 0) > 0 ? `, ${r.skipped} entities with an unreadable id skipped` : '';
   return `${base}; ${problems} fields could not be read${skipped}: see adops status`;
-}
-
-function whole(min: number, max: number): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-    return Number(value);
-  };
 }

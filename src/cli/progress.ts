@@ -1,101 +1,18 @@
+// What the commands that enqueue show while they wait, on stderr so stdout keeps their result
+// lines: progress bars on a terminal (a line every few seconds elsewhere), and Redis outages ridden
+// out and reported, with the command that finishes the job when the wait gives up.
 import cliProgress from 'cli-progress';
-import { InvalidArgumentError, type Command } from 'commander';
-import type { ReportJob } from '../../config/jobs.js';
-import {
-  enqueueStream,
-  summarize,
-  waitForPulls,
-  type BackfillResult,
-  type EnqueueCounts,
-  type PullProgress,
-} from '../../queue/enqueue.js';
-import { RedisOutageError, RedisUnavailableError, type OutageState } from '../../queue/connection.js';
-import { outageReason } from '../../retry/classify.js';
-import { describeRedisTarget } from '../../config/connections.js';
-import { backfillPulls } from '../../plan/pulls.js';
-import { interleaveAccounts, pullLabel } from '../../plan/pulls.js';
-import { selectAccounts } from '../../config/accounts.js';
-import { pullAccount, pullPeriod } from '../../queue/jobs.js';
-import { DateFormatError, daysBetween, formatUtcDate, parseIsoDate } from '../../dates/calendar.js';
-import { openQueues, type Queues } from '../../queue/queues.js';
-import { CommandFailed, UsageError, type CliContext } from '../context.js';
-import { SUMMARIES } from './summaries.js';
-
-interface BackfillFlags {
-  readonly report?: string[];
-  readonly all: boolean;
-  readonly from: string;
-  readonly to: string;
-  readonly wait: boolean;
-  readonly dryRun: boolean;
-  readonly oldestFirst: boolean;
-  readonly account?: string;
-  readonly redisOutageSeconds?: number;
-}
-
-/** `adops backfill`: one pull per report and period of a date range. */
-export function register(program: Command, ctx: CliContext): void {
-  program
-    .command('backfill')
-    .description(SUMMARIES.backfill)
-    .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
-    .option('--all', 'every report definition', false)
-    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
-    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
-    .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
-    .option(...redisOutageOption)
-    .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
-    .option(
-      '--oldest-first',
-      'queue report by report, oldest period first (default: newest period first, all reports of a period together)',
-      false,
-    )
-    .addHelpText(
-      'after',
-      '\nNewest periods are pulled first, so dashboards get recent days first. ' +
-        'A pull already waiting or running for the same report and period is not enqueued twice. ' +
-        'Reads REDIS_URL and ADOPS_QUEUE_PREFIX; the workers (`adops worker`) do the pulls.',
-    )
-    .action(async (flags: BackfillFlags) => {
-      const reports = selectReports(ctx, flags);
-      if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
-      const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
-      const accounts = selectAccounts(ctx.config().accounts, flags.account);
-      // The plan, read lazily: every account's periods, interleaved, never all held at once.
-      const plan = () =>
-        interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
-      if (flags.dryRun) {
-        let n = 0;
-        for (const p of plan()) {
-          ctx.stdout.write(`${pullLabel(p)}\n`);
-          n++;
-        }
-        ctx.stdout.write(
-          `${n} pulls over ${reports.length} report(s): ${n} API calls ` +
-            '(one per pull, before retries); nothing enqueued\n',
-        );
-        return;
-      }
-      const queues = await open(ctx);
-      try {
-        let total = 0;
-        for (const _ of plan()) total++;
-        const progress = enqueueProgress(ctx, total);
-        let result;
-        try {
-          result = await enqueueStream(queues.pulls, plan(), { keep: flags.wait, onChunk: progress.update });
-        } finally {
-          progress.stop();
-        }
-        ctx.stdout.write(`${enqueuedLine(result)}\n`);
-        if (flags.wait)
-          await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), flags.redisOutageSeconds);
-      } finally {
-        await queues.close();
-      }
-    });
-}
+import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
+import type { Config } from '../config/env.js';
+import { describeRedisTarget } from '../config/connections.js';
+import { daysBetween } from '../dates/calendar.js';
+import { pullLabel } from '../plan/pulls.js';
+import { waitForPulls, type BackfillResult, type EnqueueCounts, type PullProgress } from '../queue/enqueue.js';
+import { RedisOutageError, RedisUnavailableError, type OutageState } from '../queue/connection.js';
+import { pullAccount, pullPeriod } from '../queue/jobs.js';
+import { openQueues, type Queues } from '../queue/queues.js';
+import { outageReason } from '../retry/classify.js';
+import { CommandFailed, intOption, type CliContext } from './context.js';
 
 /**
  * A progress bar of an enqueue on stderr when it is a terminal, else a line every few seconds (so
@@ -107,13 +24,9 @@ export function enqueueProgress(
 ): { update(done: EnqueueCounts): void; stop(): void } {
   const started = Date.now();
   if (ctx.stderr.isTTY === true) {
-    const bar = new cliProgress.SingleBar(
-      {
-        stream: ctx.stderr,
-        format: 'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
-        hideCursor: true,
-      },
-      cliProgress.Presets.shades_classic,
+    const bar = progressBar(
+      ctx.stderr,
+      'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
     );
     bar.start(total, 0, { already: 0, rate: '0' });
     return {
@@ -150,12 +63,13 @@ export function enqueuedLine(r: EnqueueCounts): string {
   );
 }
 
-/** Opens the queues, turning an unreachable Redis into a one-line failure. */
-export async function open(ctx: CliContext): Promise<Queues> {
+/** Opens the queues, turning an unreachable Redis into a one-line failure ending with `hint`. */
+export async function open(config: Config, hint = ''): Promise<Queues> {
   try {
-    return await openQueues(ctx.config());
+    return await openQueues(config);
   } catch (error) {
-    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
+    if (error instanceof RedisUnavailableError)
+      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
     throw error;
   }
 }
@@ -164,11 +78,7 @@ export async function open(ctx: CliContext): Promise<Queues> {
 export const redisOutageOption = [
   '--redis-outage-seconds <s>',
   'with --wait: how long to ride out a Redis that cannot be reached before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)',
-  (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 86_400)
-      throw new InvalidArgumentError('expected a whole number of seconds from 1 to 86400');
-    return Number(value);
-  },
+  intOption(1, 86_400, 'seconds'),
 ] as const;
 
 /** The outage bound of a wait in milliseconds: the flag, else ADOPS_REDIS_OUTAGE_SECONDS. */
@@ -234,14 +144,9 @@ export async function waitWithProgress(
   if (total === 0) return;
   const tty = ctx.stderr.isTTY === true;
   const bar = tty
-    ? new cliProgress.SingleBar(
-        {
-          stream: ctx.stderr,
-          format:
-            'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
+    ? progressBar(
+        ctx.stderr,
+        'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
       )
     : undefined;
   let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
@@ -324,41 +229,68 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
   const starts = result.pulls.map((p) => p.data.periodStart).sort();
   const oldest = starts[0];
   if (oldest === undefined) return 'adops heal';
-  const days = Math.min(3660, daysBetween(oldest, formatUtcDate(new Date())) + 1);
+  const days = Math.min(3660, daysBetween(oldest, new Date().toISOString().slice(0, 10)) + 1);
   return days > healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
-function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
-  const names = flags.report ?? [];
-  if (flags.all === names.length > 0) throw new UsageError('give either --report NAME or --all (not both)');
-  const all = ctx.jobs().reports;
-  if (flags.all) return [...all];
-  const known = new Map(all.map((r) => [r.name, r]));
-  return [...new Set(names)].map((n) => {
-    const r = known.get(n);
-    if (r === undefined)
-      throw new UsageError(
-        `--report ${n}: no such report definition in ${ctx.config().jobsDir}; known: ${[...known.keys()].join(', ')}`,
-      );
-    return r;
-  });
+/** Draws a sync's progress on stderr while it runs. */
+interface ProgressView {
+  update(progress: SyncProgress): void;
+  stop(): void;
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [
-    ...(previous ?? []),
-    ...value
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  ];
+/**
+ * A progress bar of campaigns listed (with requests and an ETA) when `stream` is a terminal; else
+ * a line every `lineEveryMs` (none for a sync quicker than that, so logs stay quiet). Only ever
+ * writes to `stream` (stderr): stdout keeps the command's one summary line.
+ */
+export function syncProgressView(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  lineEveryMs = 5_000,
+): ProgressView {
+  const bar =
+    stream.isTTY === true
+      ? progressBar(
+          stream,
+          'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
+        )
+      : undefined;
+  let started = false;
+  let lastLine = Date.now();
+  return {
+    update(p) {
+      const now = Date.now();
+      if (bar === undefined) {
+        if (now - lastLine < lineEveryMs) return;
+        lastLine = now;
+        stream.write(`${progressLine(p, now)}\n`);
+        return;
+      }
+      // The bar needs its total: nothing is drawn while the campaigns are still being listed.
+      if (p.campaignsTotal === null) return;
+      const eta = etaSeconds(p, now);
+      const fields = {
+        phase: p.phase,
+        requests: p.requests,
+        // Not `eta`: cli-progress fills that name with its own estimate.
+        eta_s: eta === undefined ? '?' : `${Math.ceil(eta)}s`,
+      };
+      const total = p.campaignsTotal;
+      if (!started) {
+        bar.start(total, p.campaignsDone, fields);
+        started = true;
+      } else {
+        bar.setTotal(total);
+        bar.update(p.campaignsDone, fields);
+      }
+    },
+    stop() {
+      if (started) bar?.stop();
+    },
+  };
 }
 
-function date(value: string): string {
-  try {
-    return parseIsoDate(value);
-  } catch (error) {
-    if (error instanceof DateFormatError) throw new InvalidArgumentError(error.message);
-    throw error;
-  }
+/** A progress bar on `stream` (a terminal), drawn in the house style. */
+function progressBar(stream: NodeJS.WritableStream, format: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar({ stream, format, hideCursor: true }, cliProgress.Presets.shades_classic);
 }

@@ -1,18 +1,20 @@
+// `adops pull`: one report request straight to stdout (table, CSV or JSON), no queue, no database;
+// the totals and the reconciliation go to stderr.
 import { writeFile } from 'node:fs/promises';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import { createApiClientFromConfig } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
-import { DIMENSIONS, isDimension, type Dimension } from '../../config/dimensions.js';
-import { oneAccount } from '../../config/accounts.js';
-import { accountConfig } from '../../config/env.js';
-import { isIsoDate } from '../../dates/calendar.js';
+import { createApiClientFromConfig } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { DIMENSIONS, isDimension, type Dimension } from '../config/dimensions.js';
+import { oneAccount } from '../config/accounts.js';
+import { accountConfig } from '../config/env.js';
+import { isIsoDate } from '../dates/calendar.js';
 import {
   DimensionValueError,
   ReconciliationError,
   ReportFormatError,
   type UnreconciledReason,
-} from '../../flatten/errors.js';
+} from '../flatten/errors.js';
 import {
   columns,
   countersText,
@@ -20,11 +22,10 @@ import {
   jsonChunks,
   reconciliationText,
   terminalSafe,
-} from '../../observe/format.js';
-import { parseReport, type ParsedReport } from '../../flatten/parse.js';
-import type { ReportQuery } from '../../flatten/types.js';
-import { CommandFailed, UsageError, type CliContext } from '../context.js';
-import { SUMMARIES } from './summaries.js';
+} from '../observe/format.js';
+import { parseReport, type ParsedReport } from '../flatten/parse.js';
+import type { ReportQuery } from '../flatten/types.js';
+import { CommandFailed, SUMMARIES, UsageError, type CliContext } from './context.js';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -42,7 +43,7 @@ interface PullFlags {
 }
 
 /** `adops pull`: one report request straight to stdout, no queue, no database. */
-export function register(program: Command, ctx: CliContext): void {
+export function registerPull(program: Command, ctx: CliContext): void {
   program
     .command('pull')
     .description(SUMMARIES.pull)
@@ -128,7 +129,8 @@ async function saveRaw(file: string, body: Buffer): Promise<void> {
   try {
     await writeFile(file, body);
   } catch (error) {
-    throw new CommandFailed(`--raw: cannot write ${file}: ${(error as Error).message}`, { cause: error });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CommandFailed(`--raw: cannot write ${file}: ${reason}`, { cause: error });
   }
 }
 

@@ -1,0 +1,221 @@
+// The commands that plan pulls and put them on the queue: `adops backfill` (a date range), `adops
+// heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
+import { InvalidArgumentError, type Command } from 'commander';
+import { selectAccounts } from '../config/accounts.js';
+import type { ReportJob } from '../config/jobs.js';
+import { DateFormatError, parseIsoDate } from '../dates/calendar.js';
+import { backfillPulls } from '../plan/pulls.js';
+import { interleaveAccounts, pullLabel } from '../plan/pulls.js';
+import { enqueueStream, summarize } from '../queue/enqueue.js';
+import { enqueuePulls } from '../queue/enqueue.js';
+import { readHealPlan } from '../queue/enqueue.js';
+import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
+import { createPool, warehouseOf } from '../warehouse/pg.js';
+import { intOption, postgresFailure, SUMMARIES, UsageError, type CliContext } from './context.js';
+import { enqueuedLine, enqueueProgress, open, redisOutageOption, waitWithProgress } from './progress.js';
+
+interface BackfillFlags {
+  readonly report?: string[];
+  readonly all: boolean;
+  readonly from: string;
+  readonly to: string;
+  readonly wait: boolean;
+  readonly dryRun: boolean;
+  readonly oldestFirst: boolean;
+  readonly account?: string;
+  readonly redisOutageSeconds?: number;
+}
+
+/** `adops backfill`: one pull per report and period of a date range. */
+export function registerBackfill(program: Command, ctx: CliContext): void {
+  program
+    .command('backfill')
+    .description(SUMMARIES.backfill)
+    .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
+    .option('--all', 'every report definition', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
+    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
+    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
+    .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
+    .option(...redisOutageOption)
+    .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
+    .option(
+      '--oldest-first',
+      'queue report by report, oldest period first (default: newest period first, all reports of a period together)',
+      false,
+    )
+    .addHelpText(
+      'after',
+      '\nNewest periods are pulled first, so dashboards get recent days first. ' +
+        'A pull already waiting or running for the same report and period is not enqueued twice. ' +
+        'Reads REDIS_URL and ADOPS_QUEUE_PREFIX; the workers (`adops worker`) do the pulls.',
+    )
+    .action(async (flags: BackfillFlags) => {
+      const reports = selectReports(ctx, flags);
+      if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
+      const accounts = selectAccounts(ctx.config().accounts, flags.account);
+      // The plan, read lazily: every account's periods, interleaved, never all held at once.
+      const plan = () =>
+        interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
+      if (flags.dryRun) {
+        let n = 0;
+        for (const p of plan()) {
+          ctx.stdout.write(`${pullLabel(p)}\n`);
+          n++;
+        }
+        ctx.stdout.write(
+          `${n} pulls over ${reports.length} report(s): ${n} API calls ` +
+            '(one per pull, before retries); nothing enqueued\n',
+        );
+        return;
+      }
+      const queues = await open(ctx.config());
+      try {
+        let total = 0;
+        for (const _ of plan()) total++;
+        const progress = enqueueProgress(ctx, total);
+        let result;
+        try {
+          result = await enqueueStream(queues.pulls, plan(), { keep: flags.wait, onChunk: progress.update });
+        } finally {
+          progress.stop();
+        }
+        ctx.stdout.write(`${enqueuedLine(result)}\n`);
+        if (flags.wait)
+          await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), flags.redisOutageSeconds);
+      } finally {
+        await queues.close();
+      }
+    });
+}
+
+interface HealFlags {
+  readonly days?: number;
+  readonly wait: boolean;
+  readonly dryRun: boolean;
+  readonly account?: string;
+  readonly redisOutageSeconds?: number;
+}
+
+/** `adops heal`: re-plan from the warehouse what is missing or failed, and enqueue it. */
+export function registerHeal(program: Command, ctx: CliContext): void {
+  program
+    .command('heal')
+    .description(SUMMARIES.heal)
+    .option('--days <n>', 'days to look back (default ADOPS_HEAL_DAYS, 30)', intOption(1, 3660, 'days'))
+    .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
+    .option(...redisOutageOption)
+    .option('--dry-run', 'print the periods it would pull; enqueue nothing', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
+    .addHelpText(
+      'after',
+      '\nPostgres (report_loads) is the record of what is loaded, so heal works after Redis lost its ' +
+        'queue. Reads DATABASE_URL, ADOPS_SCHEMA, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+    )
+    .action(async (flags: HealFlags) => {
+      const config = ctx.config();
+      const reports = ctx.jobs().reports;
+      const accounts = selectAccounts(config.accounts, flags.account);
+      const pool = createPool(config, { max: 2, logger: ctx.logger() });
+      let plan;
+      try {
+        plan = await readHealPlan(
+          warehouseOf(pool, config.schema),
+          reports,
+          flags.days ?? config.healDays,
+          new Date(),
+          accounts,
+        );
+      } catch (error) {
+        throw postgresFailure(error);
+      } finally {
+        await pool.end();
+      }
+      if (flags.dryRun) {
+        for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
+        ctx.stdout.write(`${plan.length} pulls would heal the last ${flags.days ?? config.healDays} days\n`);
+        return;
+      }
+      const queues = await open(ctx.config());
+      try {
+        const result = summarize(await enqueuePulls(queues.pulls, plan));
+        ctx.stdout.write(`${enqueuedLine(result)}\n`);
+        if (flags.wait) await waitWithProgress(ctx, queues, result, flags.redisOutageSeconds);
+      } finally {
+        await queues.close();
+      }
+    });
+}
+
+/** `adops schedule`: one BullMQ job scheduler per job definition; safe to run on every deploy. */
+export function registerSchedule(program: Command, ctx: CliContext): void {
+  program
+    .command('schedule')
+    .description(SUMMARIES.schedule)
+    .addHelpText(
+      'after',
+      '\nRunning it again changes nothing. Each report tick pulls yesterday and its lookback_days ' +
+        'periods, plus missing or failed periods of the last ADOPS_HEAL_DAYS days. Reads ' +
+        'ADOPS_JOBS_DIR, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+    )
+    .action(async () => {
+      const jobs = ctx.jobs();
+      const queues = await open(ctx.config());
+      try {
+        const r = await syncSchedulers(queues, jobs, ctx.config().accounts);
+        const verb = new Map<string, string>();
+        for (const [word, ids] of [
+          ['created', r.created],
+          ['updated', r.updated],
+          ['unchanged', r.unchanged],
+        ] as const)
+          for (const id of ids) verb.set(id, word);
+        for (const s of await listSchedulers(queues))
+          ctx.stdout.write(
+            `${verb.get(s.id) ?? 'kept'} ${s.id}: "${s.cron ?? '?'}" ${s.timezone ?? 'UTC'}, next ${s.next ?? '?'}\n`,
+          );
+        for (const id of r.removed) ctx.stdout.write(`removed ${id}\n`);
+        ctx.stdout.write(
+          `${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.removed.length} removed\n`,
+        );
+      } finally {
+        await queues.close();
+      }
+    });
+}
+
+function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
+  const names = flags.report ?? [];
+  if (flags.all === names.length > 0) throw new UsageError('give either --report NAME or --all (not both)');
+  const all = ctx.jobs().reports;
+  if (flags.all) return [...all];
+  const known = new Map(all.map((r) => [r.name, r]));
+  return [...new Set(names)].map((n) => {
+    const r = known.get(n);
+    if (r === undefined)
+      throw new UsageError(
+        `--report ${n}: no such report definition in ${ctx.config().jobsDir}; known: ${[...known.keys()].join(', ')}`,
+      );
+    return r;
+  });
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
+}
+
+function date(value: string): string {
+  try {
+    return parseIsoDate(value);
+  } catch (error) {
+    if (error instanceof DateFormatError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,197 @@
+// The commands that look before anything is pulled or after: `adops status` (per report what is
+// loaded, missing and failed, the queue counts, a coverage grid; --check for monitoring) and
+// `adops doctor` (the configured server probed, and the settings a pull needs).
+import type { Command } from 'commander';
+import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
+import { accountConfig, requireApiKey, requireBaseUrl, secretsOf, type Config } from '../config/env.js';
+import { runProbes } from '../doctor/probes.js';
+import { renderJson, renderText } from '../doctor/render.js';
+import { decide } from '../doctor/verdict.js';
+import type { Logger } from '../log/logger.js';
+import { redactSecrets } from '../log/redact.js';
+import { checkProblems } from '../observe/status-render.js';
+import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
+import { renderStatus } from '../observe/status-render.js';
+import { createPool, warehouseOf } from '../warehouse/pg.js';
+import {
+  CommandFailed,
+  intOption,
+  postgresFailure,
+  SUMMARIES,
+  UsageError,
+  type CliContext,
+} from './context.js';
+
+interface StatusFlags {
+  readonly days?: number;
+  readonly json: boolean;
+  readonly check: boolean;
+  readonly account?: string;
+}
+
+/** `adops status`: per report what is loaded, missing and failed, queue counts, a coverage grid. */
+export function registerStatus(program: Command, ctx: CliContext): void {
+  program
+    .command('status')
+    .description(SUMMARIES.status)
+    .option('--days <n>', 'days shown (default ADOPS_HEAL_DAYS, 30)', intOption(1, 366, 'days'))
+    .option('--json', 'print the status as JSON for scripts', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account, grouped)')
+    .option(
+      '--check',
+      'for monitoring and cron: one line per late report and per missing, failed, unreconciled or disagreeing period; ' +
+        'exit 0 when all is fresh and complete in the window, 1 otherwise',
+      false,
+    )
+    .addHelpText(
+      'after',
+      '\nA report is late when its newest loaded period ended longer ago than its freshness ' +
+        '(`freshness: 30h` in its job YAML; default: its period plus its schedule interval, 48h for a ' +
+        'nightly daily report). A missing period counts once it is that old or older than a loaded one.',
+    )
+    .action(async (flags: StatusFlags) => {
+      if (flags.check && flags.json)
+        throw new UsageError('--check and --json cannot be combined: choose one');
+      const config = ctx.config();
+      const jobs = ctx.jobs();
+      const logger = ctx.logger();
+      const pool = createPool(config, { max: 4, logger });
+      // Postgres is queried while ioredis loads and Redis connects; without Redis the warehouse
+      // half of the status is still worth showing.
+      const redis = queueCounts(config, logger);
+      let status: Status;
+      try {
+        status = await collectStatus(
+          warehouseOf(pool, config.schema),
+          jobs,
+          redis.counts,
+          flags.days ?? config.healDays,
+          new Date(),
+          selectAccounts(config.accounts, flags.account),
+        );
+      } catch (error) {
+        throw postgresFailure(error);
+      } finally {
+        await Promise.all([redis.close(), pool.end()]);
+      }
+      if (flags.check) return check(ctx, status);
+      ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
+    });
+}
+
+/**
+ * The queue counts, read with plain Redis commands (no BullMQ to load), from modules imported
+ * now, in the background: `counts` resolves to their reader once Redis is ready, or to undefined
+ * (with a warning) when Redis cannot be reached. `close` ends the connection, if one was opened.
+ */
+function queueCounts(
+  config: Pick<Config, 'redis' | 'queue'>,
+  logger: Logger,
+): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
+  const opened = Promise.all([import('../queue/connection.js'), import('../queue/jobs.js')]).then(
+    ([connection, { readJobCounts }]) => ({
+      connection,
+      readJobCounts,
+      redis: connection.producerConnection(config),
+    }),
+  );
+  // Closed before Redis answered (the warehouse half failed first): say nothing about Redis, which
+  // may well be up.
+  let closed = false;
+  const counts = opened.then(async ({ connection, readJobCounts, redis }) => {
+    try {
+      await connection.ensureReady(redis, config.redis, 5_000, { failFast: true });
+    } catch (error) {
+      if (!(error instanceof connection.RedisUnavailableError)) throw error;
+      if (!closed) logger.warn(error.message);
+      return undefined;
+    }
+    return () => readJobCounts(redis, config.queue.prefix);
+  });
+  return {
+    counts,
+    close: async () => {
+      closed = true;
+      const o = await opened.catch(() => undefined);
+      if (o !== undefined) await o.connection.closeConnection(o.redis);
+    },
+  };
+}
+
+/** Prints one line per problem; throws CommandFailed (exit 1) when there is any. */
+function check(ctx: CliContext, status: Status): void {
+  const problems = checkProblems(status);
+  if (problems.length === 0) {
+    ctx.stdout.write(
+      `ok: ${status.reports.length} reports fresh and complete over the last ${status.days} days\n`,
+    );
+    return;
+  }
+  for (const p of problems) ctx.stdout.write(`${p.line}\n`);
+  const reports = new Set(problems.map((p) => p.report));
+  throw new CommandFailed(
+    `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
+      '`adops heal` re-pulls missing and failed periods',
+  );
+}
+
+interface DoctorFlags {
+  readonly json: boolean;
+  readonly account?: string;
+}
+
+/** `adops doctor`: probe the configured server and print the settings a pull needs. */
+export function registerDoctor(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .description(SUMMARIES.doctor)
+    .option('--json', 'print one JSON object for scripts instead of the table', false)
+    .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 a pull can work (the settings follow "Set these:"), 1 it cannot (the reasons ' +
+        'are printed), 2 bad configuration. Reads ADOPS_BASE_URL, ADOPS_API_KEY(_FILE), ADOPS_AUTH, ' +
+        'ADOPS_REPORT_PARAMS and ADOPS_HTTP_CONNECT_TIMEOUT_MS, or with ADOPS_ACCOUNTS_FILE each ' +
+        "account's entry, whose lines to paste it then prints instead of variables; needs no Postgres " +
+        'or Redis. About a dozen small GET requests; the key is never printed.',
+    )
+    .action((flags: DoctorFlags) => doctor(ctx, flags));
+}
+
+async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
+  const all = ctx.config();
+  const accounts = selectAccounts(all.accounts, flags.account);
+  const failed: string[] = [];
+  // Each account is its own server and key: probed one after the other, each with its own verdict.
+  for (const account of accounts) {
+    const config = accountConfig(all, account);
+    const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
+    if (named && !flags.json)
+      ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
+    const baseUrl = requireBaseUrl(config);
+    const apiKey = requireApiKey(config);
+    const observations = await runProbes({
+      baseUrl,
+      apiKey,
+      configured: { auth: config.auth, reportParams: config.reportParams },
+      // A doctor should answer in seconds: a server that takes longer to connect is a finding.
+      connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
+    });
+    const verdict = decide(observations, Date.now());
+    const secrets = secretsOf(all);
+    // An account of the accounts file takes its settings in its own entry: the variables would
+    // only change the default of every account that leaves them out.
+    const target =
+      all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
+    ctx.stdout.write(
+      flags.json
+        ? renderJson(observations, verdict, secrets, target)
+        : renderText(observations, verdict, secrets, target),
+    );
+    if (!verdict.ok)
+      failed.push(
+        redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),
+      );
+  }
+  if (failed.length > 0) throw new CommandFailed(`doctor: a pull cannot work: ${failed.join('; ')}`);
+}

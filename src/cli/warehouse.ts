@@ -1,0 +1,274 @@
+// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views),
+// `adops evolve` (a report's table versions while its dimensions change) and `adops replay` (an
+// archived response loaded again, without the API).
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Pool } from 'pg';
+import { secretsOf, type Config } from '../config/env.js';
+import { enqueueEvolution } from '../queue/enqueue.js';
+import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
+import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
+import { MigrationError } from '../warehouse/schema/migrate.js';
+import { createPool, warehouseOf } from '../warehouse/pg.js';
+import { BI_ROLE_NAME, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
+import { replayLoad } from '../warehouse/replay.js';
+import { setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
+import { readVersions } from '../warehouse/schema/versions.js';
+import {
+  cannotConnect,
+  CommandFailed,
+  postgresFailure,
+  SUMMARIES,
+  UsageError,
+  type CliContext,
+} from './context.js';
+import { open } from './progress.js';
+
+/** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
+export function registerMigrate(program: Command, ctx: CliContext): void {
+  program
+    .command('migrate')
+    .description(SUMMARIES.migrate)
+    .option(
+      '--no-swap-when-covered',
+      'a changed report keeps serving its old version until `adops evolve --swap` (default: switch once covered)',
+    )
+    .option(
+      '--bi-role <name>',
+      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue',
+      (v: string) => (BI_ROLE_NAME.test(v) ? v : invalid('a role name: lower case letters, digits, _')),
+    )
+    .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
+      const config = ctx.config();
+      const reports = ctx.jobs().reports;
+      const logger = ctx.logger();
+      // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
+      const pool = createPool(config, { max: 1, logger, statementTimeoutMs: 0 });
+      try {
+        const result = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
+          reports,
+          autoSwap: flags.swapWhenCovered,
+        });
+        for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);
+        if (flags.biRole !== undefined)
+          for (const line of describeBiRole(
+            await setupBiRole(pool, config.schema, flags.biRole),
+            config.schema,
+          ))
+            ctx.stdout.write(`${line}\n`);
+        await planEvolving(ctx, pool, result, config);
+      } catch (error) {
+        if (error instanceof MigrationError || error instanceof SchemaDriftError)
+          throw new CommandFailed(error.message, { cause: error });
+        throw cannotConnect(error) ?? error;
+      } finally {
+        await pool.end();
+      }
+    });
+}
+
+/**
+ * For each report whose dimensions changed: its progress, and its missing history enqueued newest
+ * first (or how to enqueue it when Redis does not answer).
+ */
+async function planEvolving(ctx: CliContext, pool: Pool, result: SetupResult, config: Config): Promise<void> {
+  const states: Coverage[] = [];
+  for (const e of result.tables.evolving) {
+    const state = await coverage(pool, config.schema, e.report);
+    if (state === undefined) continue;
+    states.push(state);
+    ctx.stdout.write(
+      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${config.schema}.${e.table}); ` +
+        `report_${e.report} serves version ${e.from} meanwhile\n${progressLine(state)}\n`,
+    );
+  }
+  if (states.length === 0) return;
+  try {
+    ctx.stdout.write(`${await planEvolution(config, states)}\n`);
+  } catch (error) {
+    if (!(error instanceof CommandFailed)) throw error;
+    ctx.stderr.write(`adops: ${error.message}\n`);
+  }
+}
+
+/** What a run did, one line each, for stdout. */
+function describe(result: SetupResult, schema: string): string[] {
+  const lines = result.applied.map((file) => `applied ${file}`);
+  if (result.applied.length === 0)
+    lines.push(`migrations up to date (${result.alreadyApplied} applied before)`);
+  for (const t of result.tables.created) lines.push(`created ${schema}.${t}`);
+  for (const ix of result.tables.indexesAdded) lines.push(`re-created index ${ix}`);
+  if (result.partitions.made.length > 0)
+    lines.push(`made ${result.partitions.made.length} monthly partitions ahead`);
+  for (const d of result.partitions.dropped)
+    lines.push(
+      `dropped ${schema}.${d.partition} (${d.from}..${d.to}, before ${d.report}'s retention_months)`,
+    );
+  for (const t of result.tables.orphaned)
+    lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
+  for (const v of result.views) {
+    if (v.status === 'missing-columns')
+      lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
+  }
+  for (const d of result.dailyViews) {
+    if (d.status === 'no-day')
+      lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);
+    if (d.status === 'name-taken')
+      lines.push(`no ${d.view}: the report ${d.report}_daily has that name for its own view`);
+  }
+  return lines;
+}
+
+interface EvolveFlags {
+  readonly report?: string;
+  readonly plan: boolean;
+  readonly swap: boolean;
+  readonly dropOld: boolean;
+}
+
+/** `adops evolve`: the versions of each report's table, and the steps of a change of its dimensions. */
+export function registerEvolve(program: Command, ctx: CliContext): void {
+  program
+    .command('evolve')
+    .description(SUMMARIES.evolve)
+    .option('--report <name>', 'only this report')
+    .option('--plan', 'enqueue the periods the new version still lacks, newest first', false)
+    .option('--swap', 'switch report_<name> and its bi_ views to the new version now, covered or not', false)
+    .option('--drop-old', 'drop the tables of replaced versions', false)
+    .addHelpText(
+      'after',
+      "\nChange a report's dimensions in its YAML and run `adops migrate`: the new shape gets a new table " +
+        'version, loaded beside the old one (migrate enqueues its history, newest first). report_<name> and ' +
+        'bi_<name> keep serving the old version until the new one covers every period the old one had; ' +
+        'then they switch in one transaction (unless migrate ran with --no-swap-when-covered).',
+    )
+    .action(async (flags: EvolveFlags) => {
+      const config = ctx.config();
+      const jobs = ctx.jobs().reports;
+      const reports = flags.report === undefined ? jobs : jobs.filter((r) => r.name === flags.report);
+      if (flags.report !== undefined && reports.length === 0)
+        throw new UsageError(`--report: no job definition is named "${flags.report}"`);
+      const pool = createPool(config, { max: 2, logger: ctx.logger() });
+      try {
+        for (const report of reports) {
+          if (flags.swap) {
+            const client = await pool.connect();
+            try {
+              const swapped = await swapVersion(client, config.schema, report, { force: true });
+              if (swapped !== undefined)
+                ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
+            } finally {
+              client.release();
+            }
+          }
+          if (flags.dropOld) {
+            const client = await pool.connect();
+            try {
+              for (const table of await dropRetired(client, config.schema, report.name))
+                ctx.stdout.write(`${report.name}: dropped ${config.schema}.${table}\n`);
+            } finally {
+              client.release();
+            }
+          }
+        }
+        const states = (await Promise.all(reports.map((r) => coverage(pool, config.schema, r.name)))).filter(
+          (c): c is Coverage => c !== undefined,
+        );
+        if (flags.plan) ctx.stdout.write(`${await planEvolution(config, states)}\n`);
+        const versions = await readVersions(pool, config.schema);
+        for (const report of reports) {
+          const mine = versions.filter((v) => v.report === report.name);
+          const state = states.find((c) => c.report === report.name);
+          const line =
+            state === undefined
+              ? `${report.name}: version ${mine.find((v) => v.state === 'serving')?.version ?? 1}` +
+                (mine.some((v) => v.state === 'retired')
+                  ? ` (replaced: ${mine
+                      .filter((v) => v.state === 'retired')
+                      .map((v) => v.table)
+                      .join(', ')})`
+                  : '')
+              : progressLine(state);
+          ctx.stdout.write(`${line}\n`);
+        }
+      } catch (error) {
+        throw postgresFailure(error);
+      } finally {
+        await pool.end();
+      }
+    });
+}
+
+/** `daily_campaign: version 1 -> 2, 12 of 30 periods in the new shape (next: 2026-01-19 ...)`. */
+function progressLine(c: Coverage): string {
+  const next = c.missing
+    .slice(0, 3)
+    .map((p) => p.start)
+    .join(', ');
+  return (
+    `${c.report}: version ${c.serving.version} -> ${c.building.version}, ${c.covered} of ${c.periods} periods ` +
+    `in the new shape${c.missing.length > 0 ? ` (still to load, newest first: ${next}${c.missing.length > 3 ? ', ...' : ''})` : ', ready to switch'}`
+  );
+}
+
+/** Enqueues what the building versions lack; a line saying what was done, or why not. */
+async function planEvolution(config: Config, states: readonly Coverage[]): Promise<string> {
+  if (states.length === 0) return 'no report is evolving';
+  const queues = await open(config, '; run adops evolve --plan once Redis answers');
+  try {
+    const pulls = await enqueueEvolution(queues.pulls, states);
+    const added = pulls.filter((p) => p.added).length;
+    return `enqueued ${added} pulls of the new shapes, newest first (${pulls.length - added} were already waiting)`;
+  } finally {
+    await queues.close();
+  }
+}
+
+/** `adops replay --load-id N`: re-flatten and reload an archived response, without the API. */
+export function registerReplay(program: Command, ctx: CliContext): void {
+  program
+    .command('replay')
+    .description(SUMMARIES.replay)
+    .requiredOption('--load-id <n>', 'load_id from report_loads whose raw body to replay')
+    .option('--strict-reconcile', 'fail when the rows do not sum to the totals', false)
+    .action(async (flags: { loadId: string; strictReconcile: boolean }) => {
+      if (!/^[1-9]\d{0,15}$/.test(flags.loadId))
+        throw new UsageError(
+          `--load-id ${JSON.stringify(flags.loadId)} is not a load_id: expected a positive whole number`,
+        );
+      const config = ctx.config();
+      const reports = ctx.jobs().reports;
+      const logger = ctx.logger();
+      const pool = createPool(config, { max: 2, logger });
+      try {
+        const loadId = Number(flags.loadId);
+        const outcome = await replayLoad(pool, config.schema, reports, loadId, {
+          strictReconcile: flags.strictReconcile,
+          logger: logger.child({ replayOf: loadId }),
+          secrets: secretsOf(config),
+        });
+        const reconciled = outcome.reconciled
+          ? 'reconciled'
+          : outcome.unreconciledReason === 'no totals'
+            ? 'NOT reconciled: no totals'
+            : `NOT reconciled (${outcome.unreconciledReason ?? 'mismatch'}): ${JSON.stringify(outcome.mismatch)}`;
+        ctx.stdout.write(
+          outcome.status === 'loaded'
+            ? `load ${loadId} replayed as load ${outcome.loadId}: ${outcome.rows} rows, ${reconciled}\n`
+            : `load ${loadId} replayed as load ${outcome.loadId}: superseded, a newer response of the period is loaded; nothing changed\n`,
+        );
+      } catch (error) {
+        if (error instanceof ReplayError) throw new CommandFailed(error.message, { cause: error });
+        const failure = postgresFailure(error);
+        if (failure instanceof CommandFailed) throw failure;
+        if (error instanceof Error && error.name !== 'Error')
+          throw new CommandFailed(error.message, { cause: error });
+        throw error;
+      } finally {
+        await pool.end();
+      }
+    });
+}
+
+function invalid(expected: string): never {
+  throw new InvalidArgumentError(`expected ${expected}`);
+}

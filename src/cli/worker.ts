@@ -1,0 +1,205 @@
+// The long-running commands: `adops worker` (pulls, scheduler ticks and entity syncs until a
+// signal) and `adops dashboard` (Bull Board over the queues until a signal).
+import { InvalidArgumentError, type Command } from 'commander';
+import { liveJobs } from '../config/jobs.js';
+import type { Logger } from '../log/logger.js';
+import { isLoopback } from '../observe/dashboard.js';
+import { DashboardError } from '../observe/dashboard.js';
+import { startDashboard } from '../observe/dashboard.js';
+import { RedisUnavailableError } from '../queue/connection.js';
+import { createPool } from '../warehouse/pg.js';
+import { startWorker } from '../worker/start.js';
+import { CommandFailed, intOption, SUMMARIES, untilSignal, UsageError, type CliContext } from './context.js';
+
+interface WorkerFlags {
+  readonly concurrency: number;
+  readonly stallSeconds?: number;
+  readonly metricsPort?: number;
+}
+
+/** `adops worker`: process pulls, scheduler ticks and entity syncs until SIGTERM or SIGINT. */
+export function registerWorker(program: Command, ctx: CliContext): void {
+  program
+    .command('worker')
+    .description(SUMMARIES.worker)
+    .option('--concurrency <n>', 'pulls processed at once by this process', intOption(1, 256), 2)
+    .option(
+      '--stall-seconds <s>',
+      'seconds after which the job of a killed worker is taken up by another (default 30)',
+      intOption(1, 3600),
+    )
+    .option(
+      '--metrics-port <port>',
+      'port of /metrics and /health on ADOPS_METRICS_HOST (default ADOPS_METRICS_PORT; 0 = off); a busy port logs a warning and the worker runs on without them',
+      intOption(0, 65535),
+    )
+    .addHelpText(
+      'after',
+      '\nRun as many workers as the API allows: ADOPS_RATE_LIMIT caps API requests per second across ' +
+        'all of them. A second SIGTERM/SIGINT stops at once (running pulls are retried elsewhere). ' +
+        'Reads every ADOPS_* variable, DATABASE_URL and REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES).',
+    )
+    .action(async (flags: WorkerFlags) => {
+      const config = ctx.config();
+      const jobs = ctx.jobs();
+      const logger = ctx.logger();
+      const pool = createPool(config, { max: flags.concurrency + 3, logger });
+      const stallMs = flags.stallSeconds === undefined ? undefined : flags.stallSeconds * 1000;
+      const port = flags.metricsPort ?? config.metricsPort;
+      let worker;
+      try {
+        worker = await startWorker({
+          config,
+          jobs,
+          // A definition added, changed or deleted in the jobs folder is seen without a restart.
+          liveJobs: liveJobs(config.jobsDir, jobs, {
+            onChange: (next) =>
+              logger.info({ reports: next.reports.map((r) => r.name) }, 'job definitions changed'),
+            onInvalid: (error) =>
+              logger.warn(`job definitions not reloaded, the previous ones stay in use: ${error.message}`),
+          }),
+          pool,
+          logger,
+          concurrency: flags.concurrency,
+          metrics: port > 0 ? { port } : false,
+          ...(stallMs === undefined
+            ? {}
+            : {
+                stall: { lockDurationMs: stallMs, stalledIntervalMs: Math.max(500, Math.round(stallMs / 2)) },
+              }),
+        });
+      } catch (error) {
+        await pool.end();
+        if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
+        throw error;
+      }
+      const running = worker;
+      let stopped = false;
+      // Stop on the first signal gracefully, on a second one at once.
+      await new Promise<void>((resolve) => {
+        let signals = 0;
+        const onSignal = (signal: NodeJS.Signals) => {
+          signals++;
+          logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+          if (signals === 1)
+            exitBy(config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS, () => stopped, logger);
+          const timeout = signals === 1 ? undefined : 0;
+          void running.close(timeout).then(resolve, resolve);
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
+      });
+      stopped = true;
+      await pool.end();
+    });
+}
+
+/** Time a stop may take past its deadline: the abort of running requests (5 s) and the closes. */
+const LAST_RESORT_MS = 10_000;
+
+/**
+ * The last resort of a stop: a process still alive `ms` after the signal exits, so `docker stop`
+ * and deploys never wait for SIGKILL whatever a library left behind (the closes themselves end
+ * every connection and timer; this timer, unreferenced, never keeps the process alive).
+ */
+function exitBy(ms: number, stopped: () => boolean, logger: Logger): void {
+  setTimeout(() => {
+    logger.warn(
+      { stopped: stopped() },
+      `the worker process was still running ${Math.round(ms / 1000)} s after the stop signal: exiting now`,
+    );
+    process.exit(stopped() ? 0 : 1);
+  }, ms).unref();
+}
+
+/** Port used when --port is not given. */
+const DEFAULT_DASHBOARD_PORT = 3000;
+/** Time allowed for closing the server and Redis after a signal before exiting anyway. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+interface DashboardFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly allowedHost?: readonly string[];
+  readonly allowWrites?: true;
+}
+
+/** `adops dashboard`: Bull Board over the queues, read-only unless --allow-writes. */
+export function registerDashboard(program: Command, ctx: CliContext): void {
+  program
+    .command('dashboard')
+    .summary('show the BullMQ queues in a web page (Bull Board), read-only unless --allow-writes')
+    .description(SUMMARIES.dashboard)
+    .option('--port <port>', 'TCP port to listen on (0 picks a free one)', parsePort, DEFAULT_DASHBOARD_PORT)
+    .option('--host <address>', 'address to listen on; 0.0.0.0 exposes the page to the network', '127.0.0.1')
+    .option(
+      '--allowed-host <name>',
+      'a host name the page is opened by besides its address and localhost (a DNS name, a reverse proxy); repeatable',
+      collectHost,
+    )
+    .option('--allow-writes', 'enable retry, clean, pause, remove and add actions (read-only without it)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL (or REDIS_SENTINELS,',
+        "REDIS_CLUSTER_NODES) under the BullMQ prefix ADOPS_QUEUE_PREFIX (use the workers' values).",
+        'The page has no login: keep it on 127.0.0.1 (reach it with ssh -L) or behind an',
+        'authenticating proxy, above all with --allow-writes. Requests naming another Host (a',
+        'DNS-rebinding page) are refused, and so are writes from another site: see docs/dashboard.md.',
+      ].join('\n'),
+    )
+    .action((flags: DashboardFlags) => runDashboard(ctx, flags));
+}
+
+async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<void> {
+  const config = ctx.config();
+  const logger = ctx.logger();
+  let dashboard;
+  try {
+    dashboard = await startDashboard({
+      redis: config.redis,
+      prefix: config.queue.prefix,
+      port: flags.port,
+      host: flags.host,
+      allowedHosts: flags.allowedHost ?? [],
+      readOnly: flags.allowWrites !== true,
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof DashboardError) throw new UsageError(error.message, { cause: error });
+    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
+    throw error;
+  }
+  ctx.stdout.write(`${dashboard.url}\n`);
+  if (flags.allowWrites === true && !isLoopback(flags.host)) {
+    logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');
+  }
+  logger.info(
+    { url: dashboard.url, readOnly: flags.allowWrites !== true, prefix: config.queue.prefix },
+    'dashboard up',
+  );
+
+  const signal = await untilSignal();
+  logger.info({ signal }, 'closing the dashboard');
+  const timeout = new Promise<'timeout'>((resolve) =>
+    setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref(),
+  );
+  if ((await Promise.race([dashboard.close().then(() => 'closed' as const), timeout])) === 'timeout') {
+    throw new CommandFailed(`the dashboard did not close within ${CLOSE_TIMEOUT_MS / 1000}s after ${signal}`);
+  }
+}
+
+/** Adds one --allowed-host to those before it: a host name, as a browser's address bar has it. */
+function collectHost(value: string, previous: readonly string[] = []): string[] {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\.?$/.test(value))
+    throw new InvalidArgumentError('expected a host name without port or scheme, e.g. dash.example.com');
+  return [...previous, value];
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
+    throw new InvalidArgumentError('expected a whole number from 0 to 65535 (0 picks a free port)');
+  }
+  return Number(value);
+}

@@ -1,0 +1,334 @@
+// The whole verdict of `adops doctor`, decided from the observations alone (no I/O): the rows
+// reachability, auth, scopes, gzip, clock and rate limits (the report-params rows are forms.ts's),
+// the settings, and whether a pull can work.
+import { gunzipSync } from 'node:zlib';
+import { formsVerdict } from './forms.js';
+import {
+  answerCode,
+  AUTH_FORMS,
+  describeAnswer,
+  hasStatus,
+  isSuccess,
+  type Answer,
+  type AuthForm,
+  type Observations,
+  type Row,
+  type Settings,
+  type Verdict,
+} from './types.js';
+
+/**
+ * Decides from the observations alone (no I/O): a pull can work when the server answered, a
+ * header form was accepted, reports are not forbidden and some request form returned a correct
+ * report. `nowMs` is our clock, for the certificate's expiry.
+ */
+export function decide(o: Observations, nowMs: number): Verdict {
+  const reach = reachVerdict(o, nowMs);
+  const auth = authVerdict(o);
+  const scopes = scopesVerdict(o);
+  const forms = formsVerdict(o, scopes.reportsForbidden);
+  const gzip = gzipVerdict(o.gzip);
+  const clock = clockVerdict(o.clock);
+  const problems = [reach.problem, auth.problem, scopes.problem, forms.problem].filter(
+    (p): p is string => p !== undefined,
+  );
+  const ok = problems.length === 0 && auth.chosen !== undefined && forms.chosen !== undefined;
+  const settings: Settings | undefined =
+    ok && auth.chosen !== undefined && forms.chosen !== undefined
+      ? {
+          ADOPS_AUTH: auth.chosen,
+          ADOPS_REPORT_PARAMS: forms.chosen,
+          ADOPS_HTTP_COMPRESSION: gzip.served === true ? 'gzip' : 'none',
+        }
+      : undefined;
+  return {
+    ok,
+    rows: [
+      reach.row,
+      auth.row,
+      scopes.row,
+      ...forms.rows,
+      gzip.row,
+      clock.row,
+      rateLimitVerdict(o.rateLimitHeaders, o.throttled),
+    ],
+    settings,
+    problems,
+    facts: {
+      auth: auth.facts,
+      forms: forms.judged,
+      gzip: gzip.served,
+      clockSkewSeconds: clock.skewSeconds,
+      rateLimitHeaders: o.rateLimitHeaders,
+      throttled: o.throttled,
+    },
+  };
+}
+
+// Row "reachability": did the server answer at all, and over what (plain http, or TLS with a
+// certificate this machine trusts).
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+/** Warn this many days before the certificate expires. */
+const EXPIRY_WARN_DAYS = 14;
+
+/** The reachability row, and the problem when nothing answered. */
+function reachVerdict(o: Observations, nowMs: number): { row: Row; problem: string | undefined } {
+  const url = new URL(o.baseUrl);
+  const answers = AUTH_FORMS.map((f) => o.auth[f]);
+  const answered = answers.some((a) => a.kind === 'http');
+  if (o.tls !== undefined && !o.tls.ok) {
+    const detail = `${url.host}: TLS failed (${o.tls.code}: ${o.tls.detail})`;
+    return {
+      row: { check: 'reachability', status: 'fail', detail },
+      problem:
+        `the TLS handshake with ${url.host} failed (${o.tls.code}): the server's certificate is not ` +
+        'trusted by this machine; fix the certificate, or point NODE_EXTRA_CA_CERTS at your CA',
+    };
+  }
+  if (!answered) {
+    const first = answers[0];
+    const why = first?.kind === 'none' ? `${first.code}: ${first.detail}` : 'no answer';
+    return {
+      row: { check: 'reachability', status: 'fail', detail: `${url.host}: no answer (${why})` },
+      problem: `${url.host} did not answer (${why}): check ADOPS_BASE_URL, DNS and the network`,
+    };
+  }
+  if (url.protocol === 'http:') {
+    const local = LOOPBACK.test(url.hostname);
+    return {
+      row: {
+        check: 'reachability',
+        status: local ? 'ok' : 'warn',
+        detail: local
+          ? `${url.host}: answers, plain http on a loopback address`
+          : `${url.host}: answers over plain http: the key travels unencrypted; use https`,
+      },
+      problem: undefined,
+    };
+  }
+  const tls = o.tls;
+  if (tls === undefined) {
+    return {
+      row: { check: 'reachability', status: 'ok', detail: `${url.host}: answers over https` },
+      problem: undefined,
+    };
+  }
+  const daysLeft = Math.floor((Date.parse(tls.validTo) - nowMs) / 86_400_000);
+  const soon = Number.isFinite(daysLeft) && daysLeft < EXPIRY_WARN_DAYS;
+  return {
+    row: {
+      check: 'reachability',
+      status: soon ? 'warn' : 'ok',
+      detail:
+        `${url.host}: answers over https; certificate ok (${tls.subject}, issued by ${tls.issuer}, ` +
+        `valid until ${tls.validTo}${soon ? `: expires in ${daysLeft} days` : ''})`,
+    },
+    problem: undefined,
+  };
+}
+
+// Row "auth": which header form the server accepts for this key. An accepted key may still lack a
+// scope (403): that is the scopes row's business, so 403 counts as accepted here.
+const LABEL: Record<AuthForm, string> = { bearer: 'Bearer', 'x-api-key': 'x-api-key' };
+
+/** True when the server took the key in this form: a 2xx, or a 403 (known key, missing rights). */
+function accepted(a: Answer): boolean {
+  return isSuccess(a) || hasStatus(a, 403);
+}
+
+/** The header form to use: the configured one when accepted, else the other accepted one. */
+export function chooseAuth(
+  auth: Readonly<Record<AuthForm, Answer>>,
+  configured: AuthForm,
+): AuthForm | undefined {
+  if (accepted(auth[configured])) return configured;
+  return AUTH_FORMS.find((f) => accepted(auth[f]));
+}
+
+/** The auth row, the chosen form, and the problem when no form was accepted. */
+function authVerdict(o: Observations): {
+  row: Row;
+  chosen: AuthForm | undefined;
+  problem: string | undefined;
+  facts: Record<AuthForm, string>;
+} {
+  const facts = { bearer: answerCode(o.auth.bearer), 'x-api-key': answerCode(o.auth['x-api-key']) };
+  const detail = AUTH_FORMS.map((f) => `${LABEL[f]} ${describeAnswer(o.auth[f])}`).join('; ');
+  const chosen = chooseAuth(o.auth, o.configured.auth);
+  if (chosen !== undefined) {
+    return {
+      row: { check: 'auth', status: 'ok', detail: `${detail}; use ${chosen}` },
+      chosen,
+      problem: undefined,
+      facts,
+    };
+  }
+  const row: Row = { check: 'auth', status: 'fail', detail };
+  if (AUTH_FORMS.every((f) => o.auth[f].kind === 'none')) return { row, chosen, problem: undefined, facts };
+  if (AUTH_FORMS.every((f) => hasStatus(o.auth[f], 401))) {
+    return {
+      row,
+      chosen,
+      problem:
+        'the API refused the key (401) with both header forms: check ADOPS_API_KEY (or the file in ' +
+        'ADOPS_API_KEY_FILE): a wrong, revoked or expired key',
+      facts,
+    };
+  }
+  const path = `${new URL(o.baseUrl).pathname}/campaigns?limit=1`;
+  const statuses = AUTH_FORMS.map((f) => `${f}: ${answerCode(o.auth[f])}`).join(', ');
+  return {
+    row,
+    chosen,
+    problem:
+      `GET ${path} was not accepted with either header form (${statuses}): ` +
+      'check ADOPS_BASE_URL (the account API URL, ending in /v2) and ADOPS_API_KEY',
+    facts,
+  };
+}
+
+// Row "scopes": which endpoints answer 403 to this key. Reports are what a pull needs; the
+// catalogue (campaigns, creatives) is what `adops sync` needs.
+/** The scopes row, whether reports are forbidden, and the problem when they are. */
+function scopesVerdict(o: Observations): {
+  row: Row;
+  reportsForbidden: boolean;
+  problem: string | undefined;
+} {
+  const s = o.scopes;
+  if (s === undefined)
+    return {
+      row: { check: 'scopes', status: 'skip', detail: 'not probed: no header form accepted' },
+      reportsForbidden: false,
+      problem: undefined,
+    };
+  const creatives: Answer | undefined = s.creatives === 'no-campaign' ? undefined : s.creatives;
+  const parts = [
+    `campaigns ${describeAnswer(s.campaigns)}`,
+    creatives === undefined
+      ? 'creatives not probed (no campaign listed)'
+      : `creatives ${describeAnswer(creatives)}`,
+    `reports ${describeAnswer(s.reports)}`,
+  ];
+  const reportsForbidden = hasStatus(s.reports, 403);
+  const catalogueForbidden = hasStatus(s.campaigns, 403) || hasStatus(creatives, 403);
+  if (reportsForbidden) {
+    const said =
+      s.reports.kind === 'http' && s.reports.apiMessage !== undefined ? ` ("${s.reports.apiMessage}")` : '';
+    return {
+      row: { check: 'scopes', status: 'fail', detail: parts.join('; ') },
+      reportsForbidden,
+      problem:
+        `GET /reports answered 403${said}: the key lacks the reports scope (or the GET method, or ` +
+        "this machine's IP): allow them in the API key settings",
+    };
+  }
+  return {
+    row: {
+      check: 'scopes',
+      status: catalogueForbidden ? 'warn' : 'ok',
+      detail: catalogueForbidden
+        ? `${parts.join('; ')}; adops sync needs the campaigns and creatives scopes`
+        : parts.join('; '),
+    },
+    reportsForbidden,
+    problem: undefined,
+  };
+}
+
+// Row "gzip": whether the server compresses when asked. Report bodies are large and repetitive, so
+// gzip saves most of the bytes; but a server that labels a body gzip and sends something else
+// would fail every pull, so the body must really decompress.
+/** The gzip row and whether to set ADOPS_HTTP_COMPRESSION=gzip (undefined when unknown). */
+function gzipVerdict(a: Answer | undefined): { row: Row; served: boolean | undefined } {
+  if (a === undefined)
+    return { row: { check: 'gzip', status: 'skip', detail: 'not probed' }, served: undefined };
+  if (!isSuccess(a))
+    return {
+      row: { check: 'gzip', status: 'warn', detail: `cannot tell: answered ${describeAnswer(a)}` },
+      served: undefined,
+    };
+  const encoding = (a.contentEncoding ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity')
+    return {
+      row: { check: 'gzip', status: 'info', detail: 'not served: the server ignores Accept-Encoding: gzip' },
+      served: false,
+    };
+  if (encoding !== 'gzip' && encoding !== 'x-gzip')
+    return {
+      row: {
+        check: 'gzip',
+        status: 'warn',
+        detail: `answered Content-Encoding: ${encoding}, not gzip: use none`,
+      },
+      served: false,
+    };
+  try {
+    const plain = gunzipSync(a.body);
+    JSON.parse(plain.toString('utf8'));
+  } catch (error) {
+    return {
+      row: {
+        check: 'gzip',
+        status: 'warn',
+        detail: `labelled gzip, but the body does not decompress to JSON (${error instanceof Error ? error.message : String(error)}): use none`,
+      },
+      served: false,
+    };
+  }
+  return {
+    row: {
+      check: 'gzip',
+      status: 'ok',
+      detail: `served (Content-Encoding: gzip, ${a.body.length} bytes compressed)`,
+    },
+    served: true,
+  };
+}
+
+// Row "clock": the server's Date header against our clock. Periods ("yesterday") are computed from
+// our clock and the late-data window from the server's, so a large skew shifts what is complete.
+/** Skew above this many seconds is worth a warning; the Date header itself has 1 s resolution. */
+const CLOCK_WARN_SECONDS = 60;
+
+/** The clock row and the skew in whole seconds (server minus ours; positive: the server is ahead). */
+function clockVerdict(clock: Observations['clock']): { row: Row; skewSeconds: number | undefined } {
+  if (clock === undefined)
+    return { row: { check: 'clock', status: 'info', detail: 'no Date header seen' }, skewSeconds: undefined };
+  const server = Date.parse(clock.serverDate);
+  if (Number.isNaN(server))
+    return {
+      row: { check: 'clock', status: 'warn', detail: `unreadable Date header "${clock.serverDate}"` },
+      skewSeconds: undefined,
+    };
+  // The header is truncated to the second: half a second back evens out the rounding.
+  const skew = Math.round((server + 500 - clock.localMs) / 1000);
+  const way = skew > 0 ? 'ahead of' : 'behind';
+  const said = `server Date ${clock.serverDate}: ${skew === 0 ? 'in step with ours' : `${Math.abs(skew)} s ${way} ours`}`;
+  if (Math.abs(skew) > CLOCK_WARN_SECONDS) {
+    return {
+      row: {
+        check: 'clock',
+        status: 'warn',
+        detail: `${said}: more than ${CLOCK_WARN_SECONDS} s; check NTP on this machine (or tell the API's operator)`,
+      },
+      skewSeconds: skew,
+    };
+  }
+  return { row: { check: 'clock', status: 'ok', detail: said }, skewSeconds: skew };
+}
+
+/** Row "rate limits": the headers the server sends about its limits, and 429s met while probing. */
+function rateLimitVerdict(headers: Readonly<Record<string, string>>, throttled: number): Row {
+  const names = Object.keys(headers).sort();
+  const seen =
+    names.length === 0 ? 'no rate-limit headers seen' : names.map((n) => `${n}: ${headers[n]}`).join(', ');
+  if (throttled === 0) return { check: 'rate limits', status: 'info', detail: seen };
+  return {
+    check: 'rate limits',
+    status: 'warn',
+    detail:
+      `${seen}; ${throttled} answer(s) were 429 and waited out: the key is near its limit, ` +
+      'keep ADOPS_RATE_LIMIT (requests per second, all workers) below it',
+  };
+}
