@@ -9,7 +9,7 @@ import { runEntitySync, type EntitySyncResult } from '../../catalogue/sync.js';
 import { RedisOutageError, RedisUnavailableError } from '../../queue/connection.js';
 import { createLocalGate } from '../../api/gate.js';
 import { openQueues } from '../../queue/queues.js';
-import { createPool } from '../../warehouse/pg.js';
+import { createPool, warehouseOf } from '../../warehouse/pg.js';
 import { CommandFailed, type CliContext } from '../context.js';
 import { syncProgressView } from './sync-progress.js';
 import { postgresFailure } from './postgres-failure.js';
@@ -70,8 +70,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const view = syncProgressView(ctx.stderr);
   try {
     const result = await runEntitySync({
-      pool,
-      schema: config.schema,
+      wh: warehouseOf(pool, config.schema),
       account: account.name,
       api,
       logger,
