@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { classifyFailure } from '../retry/classify.js';
@@ -17,7 +16,7 @@ import {
   createRequester,
   readCatalogue,
 } from './read.js';
-import { warehouseOf } from '../warehouse/pg.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 /** Counts of one entity sync; `deleted` and `revived` add up campaigns and creatives. */
 export interface EntitySyncResult extends WriteResult {
@@ -32,8 +31,7 @@ export interface EntitySyncResult extends WriteResult {
 }
 
 export interface EntitySyncDeps {
-  readonly pool: Pool;
-  readonly schema: string;
+  readonly wh: Warehouse;
   /** Build it with syncClientOptions(gate): one attempt per call, 429s thrown, through the gate. */
   readonly api: CatalogueApi;
   readonly logger: Logger;
@@ -78,8 +76,9 @@ export const STALE_AFTER_MS = 6 * 3600_000;
 export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncResult> {
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
-  const { pool, schema } = deps;
-  const start = await openRun(pool, schema, runId, deps.staleAfterMs ?? STALE_AFTER_MS, deps.account);
+  const { wh } = deps;
+  const { schema } = wh;
+  const start = await openRun(wh, runId, deps.staleAfterMs ?? STALE_AFTER_MS, deps.account);
   if (start.kind === 'written') {
     logger.info('an earlier try of this sync already wrote the catalogue');
     return start.result as EntitySyncResult;
@@ -101,7 +100,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   };
   const checkpoint = new Checkpoint(
     (pages) =>
-      stagePages(pool, schema, runId, pages, {
+      stagePages(wh, runId, pages, {
         requests: counts.requests,
         campaignsDone: progress.campaignsDone,
         campaignsTotal: progress.campaignsTotal,
@@ -141,7 +140,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       logger.warn('the API returned no campaigns: every stored campaign and creative is marked deleted');
     const summary = problems.summary();
     let result: EntitySyncResult | undefined;
-    await writeCatalogue(warehouseOf(pool, schema), catalogue, {
+    await writeCatalogue(wh, catalogue, {
       ...(deps.account === undefined ? {} : { account: deps.account }),
       beforeCommit: async (client, written) => {
         result = {
@@ -187,7 +186,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
         error instanceof Error ? error.message : String(error),
         deps.secrets ?? [],
       );
-      await failRun(pool, schema, runId, message).catch((e: unknown) =>
+      await failRun(wh, runId, message).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),
       );
     }

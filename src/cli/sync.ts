@@ -10,7 +10,7 @@ import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.
 import { accountConfig, secretsOf } from '../config/env.js';
 import { RedisOutageError } from '../queue/connection.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
-import { createPool } from '../warehouse/pg.js';
+import { createPool, warehouseOf } from '../warehouse/pg.js';
 import { CommandFailed, intOption, postgresFailure, SUMMARIES, type CliContext } from './context.js';
 import {
   open,
@@ -80,8 +80,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const view = syncProgressView(ctx.stderr);
   try {
     const result = await runEntitySync({
-      pool,
-      schema: config.schema,
+      wh: warehouseOf(pool, config.schema),
       account: account.name,
       api,
       logger,

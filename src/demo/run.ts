@@ -133,7 +133,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const account of accounts) {
       const api = createApiClientFromConfig(accountConfig(config, account), logger);
       cleanups.unshift(() => api.close());
-      const synced = await runEntitySync({ pool, schema: config.schema, account: account.name, api, logger });
+      const synced = await runEntitySync({
+        wh: warehouseOf(pool, config.schema),
+        account: account.name,
+        api,
+        logger,
+      });
       catalogue.campaigns += synced.campaigns;
       catalogue.creatives += synced.creatives;
       out(`sync of account ${account.name}: ${synced.campaigns} campaigns, ${synced.creatives} creatives\n`);

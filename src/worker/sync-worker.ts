@@ -16,6 +16,7 @@ import { createSyncApi } from './io.js';
 import { withRedactedErrors } from './redacted-errors.js';
 import type { WorkerObserver } from './observer.js';
 import type { WorkerRuntime } from './runtime.js';
+import { warehouseOf } from '../warehouse/pg.js';
 
 /** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */
 export interface SyncRun {
@@ -79,8 +80,7 @@ export function defaultEntitySync(
     sync: (run) => {
       const { api, gate } = clientOf(run.account);
       return runEntitySync({
-        pool: rt.pool,
-        schema: rt.config.schema,
+        wh: warehouseOf(rt.pool, rt.config.schema),
         api,
         logger: rt.logger,
         gate,

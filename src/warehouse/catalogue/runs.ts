@@ -1,6 +1,6 @@
 // Catalogue sync runs: a run opened, resumed or refused, its staged pages (the checkpoint a
 // resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
-import type { ClientBase, Pool } from 'pg';
+import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { type Warehouse, qualified, withClient, withTransaction } from '../pg.js';
 import { type ProblemSummary, storableJson } from './rows.js';
@@ -26,12 +26,12 @@ export type RunStart =
  * finished runs beyond the newest KEPT_RUNS.
  */
 export async function openRun(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   runId: string,
   staleAfterMs: number,
   account: string = DEFAULT_ACCOUNT,
 ): Promise<RunStart> {
+  const { pool, schema } = wh;
   const runs = qualified(schema, 'entity_sync_runs');
   const pages = qualified(schema, 'entity_sync_pages');
   const stale = 'now() - make_interval(secs => $2::double precision / 1000)';
@@ -108,7 +108,8 @@ export async function finishRun(
 }
 
 /** Marks run `runId` failed for good with `reason` and drops its checkpoint (it will not resume). */
-export async function failRun(pool: Pool, schema: string, runId: string, reason: string): Promise<void> {
+export async function failRun(wh: Warehouse, runId: string, reason: string): Promise<void> {
+  const { pool, schema } = wh;
   await pool.query(
     `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
      UPDATE ${qualified(schema, 'entity_sync_runs')}
@@ -151,12 +152,12 @@ export interface RunProgress {
  * as the first would have.
  */
 export async function stagePages(
-  pool: Pool,
-  schema: string,
+  wh: Warehouse,
   runId: string,
   pages: readonly StagedPage[],
   progress: RunProgress,
 ): Promise<void> {
+  const { pool, schema } = wh;
   const rows = pages.map((p) => ({
     listing: p.listing,
     page_offset: p.offset,

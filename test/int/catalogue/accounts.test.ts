@@ -8,6 +8,7 @@ import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -40,7 +41,7 @@ afterAll(async () => {
 });
 
 const sync = (account: string, api: ApiClient) =>
-  runEntitySync({ pool: db.pool, schema: S, account, api, logger, gate, retry: { baseMs: 1, maxMs: 5 } });
+  runEntitySync({ wh: warehouseOf(db.pool, S), account, api, logger, gate, retry: { baseMs: 1, maxMs: 5 } });
 
 async function counts(): Promise<Record<string, number>> {
   const { rows } = await db.pool.query<{ key: string; n: number }>(

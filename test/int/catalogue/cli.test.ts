@@ -10,6 +10,7 @@ import { closeConnection, workerConnection } from '../../../src/queue/connection
 import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let db: TestDatabase;
 let emu: RunningEmulator;
@@ -85,7 +86,7 @@ describe('adops sync', () => {
     const logger = createLogger({ level: 'silent', secrets: [] });
     const worker = new Worker(
       ENTITY_QUEUE,
-      () => runEntitySync({ pool: db.pool, schema: TEST_SCHEMA, api, logger }),
+      () => runEntitySync({ wh: warehouseOf(db.pool, TEST_SCHEMA), api, logger }),
       { connection, prefix },
     );
     try {

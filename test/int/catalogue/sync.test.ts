@@ -9,6 +9,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { createLocalGate } from '../../../src/api/gate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 const S = TEST_SCHEMA;
 const logger = createLogger({ level: 'silent', secrets: [] });
@@ -38,8 +39,7 @@ afterAll(async () => {
 /** A sync with small pages, so paging is exercised with a small catalogue, and fast retries. */
 const sync = (campaignConcurrency = 3, attempts = 12) =>
   runEntitySync({
-    pool: db.pool,
-    schema: S,
+    wh: warehouseOf(db.pool, S),
     api,
     logger,
     gate,
@@ -286,8 +286,7 @@ describe('runEntitySync against the emulator', () => {
     const stream = new PassThrough();
     stream.on('data', (c: Buffer) => lines.push(...c.toString('utf8').split('\n').filter(Boolean)));
     const result = await runEntitySync({
-      pool: db.pool,
-      schema: S,
+      wh: warehouseOf(db.pool, S),
       api,
       logger: createLogger({ level: 'warn', secrets: [], destination: stream, pretty: false }),
       gate,
@@ -343,7 +342,15 @@ describe('runEntitySync against the emulator', () => {
     if (nul === undefined || other === undefined)
       throw new Error('the test before did not create its campaign');
     const runId = `resume-${Date.now()}`;
-    const resumable = { pool: db.pool, schema: S, api, logger, gate, runId, resumable: true, pageSize: 100 };
+    const resumable = {
+      wh: warehouseOf(db.pool, S),
+      api,
+      logger,
+      gate,
+      runId,
+      resumable: true,
+      pageSize: 100,
+    };
     // The first try stages the campaign page (with the NUL), then fails on one creative listing.
     emu.setFaults({ failRate: 1, paths: [`/v2/campaigns/${other.campaign_id}/creatives`] });
     try {

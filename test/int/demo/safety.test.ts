@@ -11,6 +11,7 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 import { createHarness, quietLogger, type Harness } from '../queue/harness.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -28,7 +29,7 @@ async function fillProduction(): Promise<void> {
   expect((await waitForPulls(h.queues.pulls, loaded.pulls)).failed).toEqual([]);
   const api = createApiClientFromConfig(h.config, quietLogger);
   try {
-    await runEntitySync({ pool: h.db.pool, schema: TEST_SCHEMA, api, logger: quietLogger });
+    await runEntitySync({ wh: warehouseOf(h.db.pool, TEST_SCHEMA), api, logger: quietLogger });
   } finally {
     await api.close();
   }
