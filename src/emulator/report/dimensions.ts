@@ -1,3 +1,7 @@
+/**
+ * The spec's dimensions and counters, and a request's cells coded by its dimensions and sorted into
+ * leaf order: what every report shape renders from.
+ */
 import {
   BROWSERS,
   COUNTER_COUNT,
@@ -9,11 +13,9 @@ import {
   type TrafficModel,
 } from './traffic.js';
 
-/**
- * Names the emulator takes straight from the spec, deliberately not imported from the client's
- * config/report modules: if the client's copy were wrong, a shared list would make the emulator
- * agree with the bug instead of exposing it. A unit test compares the two copies.
- */
+// Names taken straight from the spec, deliberately not imported from the client's config/flatten
+// modules: if the client's copy were wrong, a shared list would make the emulator agree with the bug
+// instead of exposing it. A unit test compares the two copies.
 
 /** The spec's "Supported dimensions", in its order. */
 export const SPEC_DIMENSIONS = [

@@ -1,3 +1,7 @@
+/**
+ * The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from
+ * (seed, day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
+ */
 import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
