@@ -7,7 +7,12 @@ import type { Config } from '../config/env.js';
 import { describeRedisTarget } from '../config/connections.js';
 import { daysBetween } from '../dates/calendar.js';
 import { pullLabel } from '../plan/pulls.js';
-import { waitForPulls, type BackfillResult, type EnqueueCounts, type PullProgress } from '../queue/enqueue.js';
+import {
+  waitForPulls,
+  type BackfillResult,
+  type EnqueueCounts,
+  type PullProgress,
+} from '../queue/enqueue.js';
 import { RedisOutageError, RedisUnavailableError, type OutageState } from '../queue/connection.js';
 import { pullAccount, pullPeriod } from '../queue/jobs.js';
 import { openQueues, type Queues } from '../queue/queues.js';

@@ -124,7 +124,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       out(
         `emulator of account ${a.name}: ${(emulators[i] as RunningEmulator).url} (key ${DEMO_KEY}, seed ${a.seed})\n`,
       );
-    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), { reports: jobs.reports });
+    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
+      reports: jobs.reports,
+    });
     out(
       `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
     );
@@ -183,7 +185,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
       );
 
-    const status = await collectStatus(warehouseOf(pool, config.schema), jobs, queues, days, new Date(), accounts);
+    const status = await collectStatus(
+      warehouseOf(pool, config.schema),
+      jobs,
+      queues,
+      days,
+      new Date(),
+      accounts,
+    );
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
       const { columns, rows } = await runExample(pool, config.schema, example);

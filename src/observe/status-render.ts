@@ -250,7 +250,12 @@ export function checkProblems(status: Status): CheckProblem[] {
   }
   for (const d of status.disagreements ?? [])
     if (!d.explained)
-      out.push({ report: d.side.report, kind: 'disagrees', period: d.periodStart, line: disagreementLine(d) });
+      out.push({
+        report: d.side.report,
+        kind: 'disagrees',
+        period: d.periodStart,
+        line: disagreementLine(d),
+      });
   return out;
 }
 

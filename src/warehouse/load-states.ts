@@ -7,7 +7,6 @@ import { overlapsWindow, periodStates } from './loads-query.js';
 import type { PeriodState } from '../plan/pulls.js';
 import { qualified, warehouseOf } from './pg.js';
 
-
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
 export async function loadStates(
   pool: Pool,

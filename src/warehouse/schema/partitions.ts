@@ -193,7 +193,9 @@ export function forgetLoadPartitions(schema: string, report: string): void {
 /** True for Postgres' error of a row no partition takes (a month whose partition is missing). */
 export function isMissingPartition(error: unknown): boolean {
   return (
-    sqlState(error) === '23514' && error instanceof Error && error.message.startsWith('no partition of relation')
+    sqlState(error) === '23514' &&
+    error instanceof Error &&
+    error.message.startsWith('no partition of relation')
   );
 }
 

@@ -3,8 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
-import { sqlDir } from '../../../src/config/files.js';
-import { migrate } from '../../../src/warehouse/schema/migrate.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';

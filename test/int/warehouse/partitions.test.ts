@@ -5,7 +5,6 @@ import type { ReportJob } from '../../../src/config/jobs.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/enqueue.js';
-import { ensureViews } from '../../../src/warehouse/schema/views.js';
 import { loadPulledPeriod } from '../../../src/warehouse/load.js';
 import {
   DAY_CHECK,
