@@ -9,7 +9,7 @@ import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
 import { MigrationError } from '../warehouse/schema/migrate.js';
 import { createPool, warehouseOf } from '../warehouse/pg.js';
-import { BI_ROLE_NAME, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
+import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../warehouse/replay.js';
 import { setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { readVersions } from '../warehouse/schema/versions.js';
@@ -57,7 +57,11 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
             ctx.stdout.write(`${line}\n`);
         await planEvolving(ctx, pool, result, config);
       } catch (error) {
-        if (error instanceof MigrationError || error instanceof SchemaDriftError)
+        if (
+          error instanceof MigrationError ||
+          error instanceof SchemaDriftError ||
+          error instanceof BiRoleError
+        )
           throw new CommandFailed(error.message, { cause: error });
         throw cannotConnect(error) ?? error;
       } finally {

@@ -6,7 +6,8 @@
 // compression, rate, connections, timeouts), defaulting to their environment variables.
 import { dirname, resolve } from 'node:path';
 import { isTimeZone } from '../dates/calendar.js';
-import { FileRefused, readBoundedFile, ConfigError, parseConfigYaml } from './files.js';
+import { parseConfigYaml } from './yaml.js';
+import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
 
 /** The GET /reports parameter forms (ADOPS_REPORT_PARAMS, an account's `report_params`). */

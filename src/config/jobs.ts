@@ -7,7 +7,8 @@ import { CronExpressionParser } from 'cron-parser';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
-import { FileRefused, readBoundedFile, ConfigError, parseConfigYaml, errnoCode } from './files.js';
+import { parseConfigYaml } from './yaml.js';
+import { FileRefused, readBoundedFile, ConfigError, errnoCode } from './files.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 

@@ -1,8 +1,13 @@
 // `adops migrate --bi-role NAME`: a read-only role given exactly the bi_ views, dim_date and the
 // catalogue (nothing that writes, not report_raw), recorded so that views made again keep the grant.
 import type { ClientBase, Pool } from 'pg';
-import { MigrationError } from './migrate.js';
+import { TerminalError } from '../../retry/errors.js';
 import { ident, qualified, withTransaction } from '../pg.js';
+
+/** A role `adops migrate --bi-role` must not touch: a superuser, or the owner of the warehouse's tables. */
+export class BiRoleError extends TerminalError {
+  override name = 'BiRoleError';
+}
 
 /** The catalogue tables a dashboard may join for names and attributes. */
 const CATALOGUE = ['campaigns', 'creatives', 'campaign_zones', 'campaigns_history', 'creatives_history'];
@@ -36,7 +41,7 @@ export async function setupBiRole(pool: Pool, schema: string, role: string): Pro
       const created = rows.length === 0;
       if (created) await client.query(`CREATE ROLE ${name} NOLOGIN`);
       if (rows[0]?.super === true)
-        throw new MigrationError(
+        throw new BiRoleError(
           `--bi-role ${role}: a superuser can write anything; give dashboards a role of their own`,
         );
       const owns = await client.query(
@@ -45,7 +50,7 @@ export async function setupBiRole(pool: Pool, schema: string, role: string): Pro
         [schema, role],
       );
       if (owns.rows.length > 0)
-        throw new MigrationError(
+        throw new BiRoleError(
           `--bi-role ${role}: the role owns tables of schema ${schema}, so it can always write them; use another role`,
         );
       const s = ident(schema);

@@ -2,6 +2,8 @@
 // it covers every period the serving one had (and reconciles), the stable name report_<name> and
 // the report's bi_ views switch to it in one transaction, so BI never sees a missing or half-built
 // table. The old version stays until `adops evolve --drop-old`.
+import { regrantBiViews } from './bi-role.js';
+import { describeReportObjects } from './descriptions.js';
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../../dates/periods.js';
 import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
@@ -114,6 +116,8 @@ export async function swapVersion(
     );
     await ensureViews(client, schema, [report]);
     await ensureDailyViews(client, schema, [report]);
+    await describeReportObjects(client, schema, [report]);
+    await regrantBiViews(client, schema);
     return { report: report.name, from: serving.version, to: building.version };
   });
 }

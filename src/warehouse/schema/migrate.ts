@@ -13,6 +13,8 @@ import type { ReportJob } from '../../config/jobs.js';
 import { sqlDir } from '../../config/files.js';
 import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
 import { type EnsureResult, ensureReportTables } from './report-tables.js';
+import { regrantBiViews } from './bi-role.js';
+import { describeReportObjects } from './descriptions.js';
 import { type PartitionUpkeep, databaseNow, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
@@ -201,6 +203,8 @@ export async function setupWarehouse(
       tables = await ensureReportTables(client, schema, reports, { autoSwap: options.autoSwap ?? true });
       views = await ensureViews(client, schema, reports);
       dailyViews = await ensureDailyViews(client, schema, reports);
+      await describeReportObjects(client, schema, reports);
+      await regrantBiViews(client, schema);
       const now = options.now ?? (await databaseNow(client));
       partitions = await maintainPartitions(client, schema, reports, now);
     },

@@ -1,7 +1,5 @@
 // The BI views over the report tables: a shipped view of sql/views per report, or one generated
 // from the definition, and each view's per-day companion bi_<name>_daily, made by `adops migrate`.
-import { regrantBiViews } from './bi-role.js';
-import { describeReportObjects } from './descriptions.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
@@ -241,8 +239,6 @@ export async function ensureDailyViews(
       }
       outcomes.push({ report: report.name, view, status: 'created' });
     }
-    await describeReportObjects(client, schema, reports);
-    await regrantBiViews(client, schema);
   } finally {
     await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
   }

@@ -44,10 +44,12 @@ async function runHealthcheck(port: number): Promise<number> {
 }
 
 describe('docker-compose.yml', () => {
-  it('has postgres 16, redis 7, a one-shot migrate and a worker built from the project', () => {
+  it('has postgres 16, redis 7, a one-shot migrate, a worker built from the project, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'grafana',
       'migrate',
       'postgres',
+      'prometheus',
       'redis',
       'schedule',
       'worker',
