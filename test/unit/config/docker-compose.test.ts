@@ -57,7 +57,7 @@ describe('docker-compose.yml', () => {
     expect(postgres?.image).toBe('postgres:16');
     expect(redis?.image).toBe('redis:7');
     expect(migrate?.build).toBe('.');
-    expect(migrate?.command).toEqual(['migrate']);
+    expect(migrate?.command).toEqual(['migrate', '--bi-role', 'adops_bi']);
     expect(migrate?.restart).toBe('no');
     expect(worker?.build).toBe('.');
     expect(worker?.command).toEqual(['worker']);
