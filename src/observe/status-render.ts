@@ -157,7 +157,9 @@ function axis(days: readonly string[]): string {
 
 /** One line saying a report is late: how old its newest data is against its freshness limit. */
 function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>): string {
-  const limit = `freshness ${r.freshness.limitHours}h`;
+  const hours = r.freshness.limitHours;
+  // A limit under an hour (`freshness: 30m`) in minutes, not as a fraction of an hour.
+  const limit = `freshness ${hours >= 1 ? `${hours}h` : `${Math.round(hours * 60)}m`}`;
   if (r.freshness.ageHours === null) return `${r.report}: late: nothing loaded in the window (${limit})`;
   return (
     `${r.report}: late: newest loaded period ${r.lastLoaded ?? '?'} ended ${r.freshness.ageHours}h ago ` +

@@ -2,8 +2,9 @@
 // report_<name>, dim_date and the catalogue carry a Postgres comment (what BI tools show).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnDescription } from '../../../src/warehouse/schema/descriptions.js';
-import { ensureDailyViews } from '../../../src/warehouse/schema/views.js';
-import { ensureViews } from '../../../src/warehouse/schema/views.js';
+import { loadJobs } from '../../../src/config/jobs.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;
@@ -76,17 +77,10 @@ describe('BI descriptions', () => {
   });
 
   it('describes views made again after a DROP (an evolution swap, a changed view file)', async () => {
-    const report = { name: 'daily_zone', period: 'day' as const };
-    const client = await db.pool.connect();
-    try {
-      await client.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone_daily`);
-      await client.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone`);
-      // What swapVersion and migrate do after dropping them.
-      await ensureViews(client, TEST_SCHEMA, [report]);
-      await ensureDailyViews(client, TEST_SCHEMA, [report]);
-    } finally {
-      client.release();
-    }
+    await db.pool.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone_daily`);
+    await db.pool.query(`DROP VIEW ${TEST_SCHEMA}.bi_daily_zone`);
+    // What adops migrate does, and swapVersion after an evolution's swap: the views made again.
+    await setupWarehouse(warehouseOf(db.pool, TEST_SCHEMA), { reports: loadJobs('jobs').reports });
     expect(await uncommentedColumns('bi\\_daily\\_zone%')).toEqual([]);
   });
 });

@@ -66,13 +66,15 @@ describe('adops status --check', () => {
   });
 
   it('names each failed period and each overdue hole, and honours a declared freshness', async () => {
+    // The newest period loaded is yesterday, whose data ends at 00:00 UTC today: a freshness of one
+    // minute makes it late at any hour but the day's first minute (1h failed in the first hour).
     writeFileSync(
       join(jobsDir, 'daily_campaign.yaml'),
       `${'name: daily_campaign'}
 dimensions: [day, campaign_id]
 period: day
 lookback_days: 3
-freshness: 1h
+freshness: 1m
 schedule: { cron: '0 3 * * *', timezone: 'UTC' }
 `,
     );
@@ -102,7 +104,7 @@ schedule: { cron: '0 3 * * *', timezone: 'UTC' }
       [
         `daily_zone ${hole}: missing`,
         `daily_zone ${failed}: failed: ApiHttpError: HTTP 401`,
-        expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1h\)$/),
+        expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1m\)$/),
       ].sort(),
     );
   });

@@ -96,21 +96,3 @@ describe('the unique index over 10 KB values', () => {
     await expect(insert(`${url}a`)).rejects.toMatchObject({ code: '23505' });
   });
 });
-
-describe('a report table made before long values were supported', () => {
-  it('has its unique index replaced by adops migrate, and then loads 10 KB landing URLs', async () => {
-    const legacy = reportJob('wh_landing_legacy', ['day', 'landing_url']);
-    await createTables(db.pool, [legacy]);
-    // The unique index as earlier versions made it: the text values themselves in the key.
-    await db.pool.query(`DROP INDEX ${S}.report_wh_landing_legacy_key`);
-    await db.pool.query(
-      `CREATE UNIQUE INDEX report_wh_landing_legacy_key ON ${S}.report_wh_landing_legacy (period_start, period_end, day, landing_url)`,
-    );
-    await createTables(db.pool, [legacy]);
-    const day = '2026-04-03';
-    const rows = longRows(day, 5, 1).map(([d, c]): Row => [[d[0]!, d[1]!], c]);
-    const out = await pullServing(day, rows, legacy);
-    expect(out).toMatchObject({ ok: true, loaded: { status: 'loaded', rows: 5 } });
-    expect(await periodRows(db.pool, legacy, { start: day, end: day })).toEqual(asText(rows));
-  });
-});
