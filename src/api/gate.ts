@@ -23,7 +23,7 @@ export async function sleepUntil(at: number, stop?: AbortSignal): Promise<void> 
     try {
       await delay(Math.min(ms, MAX_TIMER_MS), undefined, stop === undefined ? undefined : { signal: stop });
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') throw error;
+      if (!(error instanceof Error) || error.name !== 'AbortError') throw error;
     }
   }
 }

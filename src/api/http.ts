@@ -17,7 +17,7 @@ import {
 import { malformedAnswer, type BodyCheck } from './malformed.js';
 import { acquirePool } from './pools.js';
 import { backoffDelay, MAX_TIMER_MS } from '../retry/backoff.js';
-import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import { errorCode, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { parseRetryAfter } from './retry-after.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
@@ -193,8 +193,12 @@ export class Transport {
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
-        const code = deadline.fired ? DEADLINE_CODE : (error as { code?: string }).code;
-        const detail = deadline.fired ? deadline.detail : (error as Error).message;
+        const code = deadline.fired ? DEADLINE_CODE : errorCode(error);
+        const detail = deadline.fired
+          ? deadline.detail
+          : error instanceof Error
+            ? error.message
+            : String(error);
         o.onAttempt?.({
           method,
           path: fullPath,
@@ -410,6 +414,6 @@ export async function realSleep(ms: number, signal?: AbortSignal): Promise<void>
   try {
     await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });
   } catch (error) {
-    if ((error as Error).name !== 'AbortError') throw error;
+    if (!(error instanceof Error) || error.name !== 'AbortError') throw error;
   }
 }

@@ -3,6 +3,7 @@
 // arrives and memory stays flat whatever the report's size.
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { AdopsError } from '../retry/errors.js';
 
 /** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
 export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
@@ -19,14 +20,14 @@ export type SizedRead =
   | { readonly kind: 'stream'; readonly chunks: AsyncIterable<Buffer> };
 
 /** Thrown by a stream whose body passes maxBytes decoded, or whose coding stops decoding. */
-export class StreamedBodyError extends Error {
+export class StreamedBodyError extends AdopsError {
   override readonly name = 'StreamedBodyError';
   constructor(
     message: string,
     /** Too large is final; a stream that stops decoding is worth another try. */
-    readonly retryable: boolean,
+    retryable: boolean,
   ) {
-    super(message);
+    super(message, {}, retryable);
   }
 }
 

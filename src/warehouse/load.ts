@@ -1,6 +1,7 @@
 // The loader's entry points for a worker: a fetched response in, a loaded (or recorded) period out.
 import { performance } from 'node:perf_hooks';
-import type { Pool } from 'pg';
+import pg, { type Pool } from 'pg';
+import { errorCode } from '../retry/classify.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import type { Dimension } from '../config/dimensions.js';
 import type { ReportJob } from '../config/jobs.js';
@@ -213,6 +214,8 @@ async function loadOrRecord(
  * body of the period's previous load: the same broken answer twice in a row is not going away, so
  * the error becomes final. Any other error is returned as it is.
  */
+const { DatabaseError } = pg;
+
 async function finalIfRepeated(
   pool: Pool,
   schema: string,
@@ -269,10 +272,10 @@ function isReportError(error: Error): boolean {
  */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const pg = error as { code?: string; detail?: string; table?: string };
   // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
   // a report name holds no "__", so the prefix is this report's alone.
-  if (pg.code === '23505' && (pg.table === table || pg.table?.startsWith(`${table}__`) === true))
+  const pg = error instanceof DatabaseError ? error : undefined;
+  if (pg?.code === '23505' && (pg.table === table || pg.table?.startsWith(`${table}__`) === true))
     return new ReportFormatError(
       'items',
       `two rows have the same dimension values: ${pg.detail ?? pg.table}`,
@@ -285,7 +288,7 @@ function asReportError(thrown: unknown, table: string): Error {
 
 /** What to do about a Postgres error that says the schema is not what the loader expects. */
 function hintFor(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
+  const code = errorCode(error);
   // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
   if (code === '42P01' || code === '42703')
     return '; run `adops migrate` so the report tables match the job definitions';

@@ -5,6 +5,8 @@ import type { ReportLookup } from '../config/live-jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
+import { AdopsError, TerminalError } from '../retry/errors.js';
+import { ApiResponseError } from '../api/errors.js';
 import { pullAccount, type PullJobData } from '../queue/payload.js';
 
 /** What the API client returned for one period. */
@@ -83,15 +85,13 @@ export type PullOutcome =
     };
 
 /** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
-export class UnknownReportError extends Error {
+export class UnknownReportError extends TerminalError {
   override readonly name = 'UnknownReportError';
-  readonly retryable = false;
 }
 
 /** Thrown for a pull of an account this worker has no settings for, or that does not run the report. */
-export class UnknownAccountError extends Error {
+export class UnknownAccountError extends TerminalError {
   override readonly name = 'UnknownAccountError';
-  readonly retryable = false;
 }
 
 /**
@@ -162,13 +162,8 @@ export async function runPull(
     return { ok: true, loaded, fetched };
   } catch (error) {
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
-    const loadId = (error as { loadId?: unknown }).loadId;
-    return {
-      ok: false,
-      failure: classifyFailure(error),
-      error,
-      ...(typeof loadId === 'number' ? { loadId } : {}),
-    };
+    const loadId = error instanceof AdopsError ? error.loadId : undefined;
+    return { ok: false, failure: classifyFailure(error), error, ...(loadId === undefined ? {} : { loadId }) };
   } finally {
     // Loaded or failed, nothing reads the body any more.
     fetched.release?.();
@@ -177,12 +172,11 @@ export async function runPull(
 
 /** HTTP attempts an API error reports having made (1 when it does not say). */
 function attemptsOf(error: unknown): number {
-  const n = (error as { attempts?: unknown }).attempts;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+  const n = error instanceof AdopsError ? error.attempts : undefined;
+  return n !== undefined && Number.isInteger(n) && n > 0 ? n : 1;
 }
 
 /** The unusable body an API error carries (ApiResponseError of a malformed 2xx), to archive. */
 function bodyOf(error: unknown): Buffer | undefined {
-  const body = (error as { body?: unknown } | undefined)?.body;
-  return Buffer.isBuffer(body) ? body : undefined;
+  return error instanceof ApiResponseError ? error.body : undefined;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
+import { ApiHttpError, ApiResponseError, RateLimitedError } from '../../../src/api/errors.js';
+import { TerminalError } from '../../../src/retry/errors.js';
 import { runPull, type Fetched, type PullDeps } from '../../../src/worker/pull.js';
 
 const report: ReportJob = {
@@ -13,6 +15,7 @@ const report: ReportJob = {
   file: 'x',
 };
 const data = { report: 'daily_zone', periodStart: '2026-01-01', periodEnd: '2026-01-01' };
+const at = { apiMessage: undefined, method: 'GET', path: '/v2/reports', hint: 'h' };
 const logger = createLogger({ level: 'silent', secrets: [] });
 const fetched: Fetched = {
   body: Buffer.from('{}'),
@@ -46,7 +49,7 @@ describe('runPull', () => {
   });
 
   it('records a failed fetch with its attempts, so status and heal see it', async () => {
-    const error = Object.assign(new Error('HTTP 500'), { retryable: true, attempts: 5 });
+    const error = new ApiHttpError({ ...at, status: 500, attempts: 5, retryable: true });
     const d = deps({ fetch: async () => Promise.reject(error) });
     const out = await runPull(d, data, 'j1', logger);
     expect(out).toMatchObject({ ok: false, failure: { kind: 'transient' } });
@@ -55,13 +58,15 @@ describe('runPull', () => {
 
   it('archives the unusable body a failed fetch carries, never putting it in the error text', async () => {
     const body = Buffer.from('<html>maintenance</html>');
-    const error = Object.defineProperty(
-      Object.assign(new Error('HTML page'), { retryable: true, attempts: 2 }),
-      'body',
-      {
-        value: body,
-      },
-    );
+    const error = new ApiResponseError({
+      ...at,
+      status: 200,
+      attempts: 2,
+      retryable: true,
+      problem: 'an HTML page',
+      excerpt: '<html>',
+      body,
+    });
     const d = deps({ fetch: async () => Promise.reject(error) });
     expect(await runPull(d, data, 'j1', logger)).toMatchObject({ ok: false, failure: { kind: 'transient' } });
     expect(d.recorded).toEqual([
@@ -70,11 +75,17 @@ describe('runPull', () => {
   });
 
   it('does not record a 429 (a pause), a shutdown abort (ours), nor a load failure (the loader recorded it)', async () => {
-    const limited = Object.assign(new Error('429'), { name: 'RateLimitedError', retryAfterMs: 10 });
+    const limited = new RateLimitedError({
+      ...at,
+      status: 429,
+      attempts: 1,
+      retryable: true,
+      retryAfterMs: 10,
+    });
     const d1 = deps({ fetch: async () => Promise.reject(limited) });
     expect(await runPull(d1, data, 'j', logger)).toMatchObject({ failure: { kind: 'rate-limited' } });
     const d2 = deps({
-      load: async () => Promise.reject(Object.assign(new Error('bad'), { retryable: false })),
+      load: async () => Promise.reject(new TerminalError('bad')),
     });
     expect(await runPull(d2, data, 'j', logger)).toMatchObject({ failure: { kind: 'fatal' } });
     expect([...d1.recorded, ...d2.recorded]).toEqual([]);
