@@ -3,13 +3,11 @@ import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { excerptOf } from './body.js';
-import type { BigBodyWait } from './big-bodies.js';
-import { BODY_MB } from './decode.js';
+import { BODY_MB } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
-import { parseJsonBody, reportBodyProblem } from './malformed.js';
+import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
 import { entityId, paginate } from './pages.js';
 import { pageQuery, reportRequest, type DimensionsEncoding } from './query.js';
 import type {
@@ -99,12 +97,11 @@ export interface ApiClient {
    * parsed, so the caller can archive it first: a bad body is then the parser's ReportFormatError.
    * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
    * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
-   * ApiTransportError, code ABORTED. With `bigBody` (a BigBodyGate's hold), a body reaching its
-   * size waits for the gate before reading on.
+   * ApiTransportError, code ABORTED. A body reaching `streamFromBytes` comes back as a stream.
    */
   fetchReport(
     q: ReportQuery,
-    options?: { signal?: AbortSignal; bigBody?: BigBodyWait; streamFromBytes?: number },
+    options?: { signal?: AbortSignal; streamFromBytes?: number },
   ): Promise<RawReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
@@ -219,7 +216,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         request.body,
         options?.signal,
         reportBodyProblem,
-        options?.bigBody,
         options?.streamFromBytes,
       );
       return {

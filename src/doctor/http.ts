@@ -3,8 +3,8 @@
 // mistaken for a wrong setting, and it notes the Date and rate-limit headers of every answer.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { apiMessageOf } from '../api/body.js';
-import { parseRetryAfter } from '../api/retry-after.js';
+import { apiMessageOf } from '../api/malformed.js';
+import { parseRetryAfter } from '../api/http.js';
 import { backoffDelay } from '../retry/backoff.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';

@@ -3,8 +3,8 @@
 // attempt is signed afresh (Standard Webhooks headers, src/webhooks/signature.ts): the same
 // webhook-id on every retry, the attempt's own webhook-timestamp and signature.
 import { request, type Dispatcher } from 'undici';
-import { excerptOf } from '../api/body.js';
-import { parseRetryAfter } from '../api/retry-after.js';
+import { excerptOf } from '../api/malformed.js';
+import { parseRetryAfter } from '../api/http.js';
 import type { WebhookDelivery } from './events.js';
 import { EVENT_HEADER, webhookHeaders } from './signature.js';
 

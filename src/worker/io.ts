@@ -4,8 +4,7 @@ import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
-import { BigBodyGate } from '../api/big-bodies.js';
-import { BODY_MB } from '../api/decode.js';
+import { BODY_MB } from '../api/body.js';
 import type { AttemptInfo } from '../api/http.js';
 import { syncClientOptions } from '../catalogue/request.js';
 import type { Logger } from '../log/logger.js';
@@ -102,9 +101,8 @@ export interface FetcherHooks {
 /**
  * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
  * queue for Retry-After instead of one request sleeping), every request, retries included,
- * first takes a slot of the shared rate limit, bodies from ADOPS_STREAM_BODY_MB on are loaded as
- * they stream in, and bodies from ADOPS_BIG_BODY_MB on (when that is the smaller) are held one at
- * a time by this process (a second one waits, unread, until the first is loaded).
+ * first takes a slot of the shared rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded
+ * as they stream in.
  */
 export function createWorkerApi(
   config: Config,
@@ -120,24 +118,14 @@ export function createWorkerApi(
       if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
     },
   });
-  const gate = new BigBodyGate(config.http.bigBodyMb * BODY_MB);
   return {
     client,
     fetcher: {
-      fetchReport: async (query, signal) => {
-        const hold = gate.hold(signal);
-        try {
-          const raw = await client.fetchReport(query, {
-            ...(signal === undefined ? {} : { signal }),
-            bigBody: hold,
-            streamFromBytes: config.http.streamBodyMb * BODY_MB,
-          });
-          return { ...raw, release: () => hold.release() };
-        } catch (error) {
-          hold.release();
-          throw error;
-        }
-      },
+      fetchReport: (query, signal) =>
+        client.fetchReport(query, {
+          ...(signal === undefined ? {} : { signal }),
+          streamFromBytes: config.http.streamBodyMb * BODY_MB,
+        }),
       close: () => client.close(),
     },
   };

@@ -18,8 +18,6 @@ export interface Fetched {
   readonly attempts: number;
   readonly bytes: number;
   readonly durationMs: number;
-  /** Lets another big body in (BigBodyGate): called once this one is loaded or dropped. */
-  readonly release?: () => void;
 }
 
 /** What the loader did with it. */
@@ -164,9 +162,6 @@ export async function runPull(
     // The loader records its own failures (with the raw body) whenever Postgres is reachable.
     const loadId = error instanceof AdopsError ? error.loadId : undefined;
     return { ok: false, failure: classifyFailure(error), error, ...(loadId === undefined ? {} : { loadId }) };
-  } finally {
-    // Loaded or failed, nothing reads the body any more.
-    fetched.release?.();
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiMessageOf, excerptOf } from '../../../src/api/body.js';
+import { apiMessageOf, excerptOf } from '../../../src/api/malformed.js';
 import { ApiHttpError, hintFor } from '../../../src/api/errors.js';
 import { pageQuery, reportPath } from '../../../src/api/query.js';
 
