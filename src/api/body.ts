@@ -1,9 +1,11 @@
 // Reading a response body, the one reader: decoded while it streams in (Content-Encoding), capped
 // in decoded bytes so neither a huge body nor a small zip bomb can exhaust memory, held whole up
 // to a size and handed on as a stream past it, so memory stays flat whatever the report's size.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { ChunkRedactor, redactBuffer } from '../log/redact.js';
 import { AdopsError } from '../retry/errors.js';
 import { ApiResponseError } from './errors.js';
 import { excerptOf } from './malformed.js';
@@ -313,5 +315,71 @@ async function settle(stream: Transform): Promise<void> {
     ]).catch(() => undefined);
   } finally {
     ac.abort();
+  }
+}
+
+/**
+ * A 2xx report body as the API client hands it on: its decoded bytes with the secrets redacted, to
+ * be read once (by the archive, which passes them to the parser), and the size and SHA-256 of the
+ * body as received, known once it has been read. `whole`: the client read it whole (it is then
+ * archived in one row); otherwise it streams in as it is read.
+ */
+export class ReportBody implements AsyncIterable<Buffer> {
+  private readonly hash = createHash('sha256');
+  private digest: string | undefined;
+  private read = false;
+  /** Bytes of the body as received, so far. */
+  receivedBytes = 0;
+
+  constructor(
+    private readonly source: Buffer | AsyncIterable<Buffer>,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  get whole(): boolean {
+    return Buffer.isBuffer(this.source);
+  }
+
+  /** SHA-256 of the body as received: of what came, once the body has been read (or cut off). */
+  get receivedSha256(): string {
+    this.digest ??= this.hash.digest('hex');
+    return this.digest;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
+    if (this.read) throw new Error('a report body is read once');
+    this.read = true;
+    if (Buffer.isBuffer(this.source)) {
+      this.take(this.source);
+      yield redactBuffer(this.source, this.secrets);
+      return;
+    }
+    const redactor = new ChunkRedactor(this.secrets);
+    try {
+      for await (const chunk of this.source) {
+        this.take(chunk);
+        const out = redactor.push(chunk);
+        if (out.length > 0) yield out;
+      }
+    } catch (error) {
+      // Cut off part way: what came is still let out (to the archive) before the failure.
+      const tail = redactor.end();
+      if (tail.length > 0) yield tail;
+      throw error;
+    }
+    const tail = redactor.end();
+    if (tail.length > 0) yield tail;
+  }
+
+  /** The whole body, redacted (`adops pull`, replay, tests): read it once, held in memory. */
+  async bytes(): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this) chunks.push(chunk);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  }
+
+  private take(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.receivedBytes += chunk.length;
   }
 }

@@ -3,7 +3,7 @@ import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { BODY_MB } from './body.js';
+import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
 import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
@@ -71,30 +71,29 @@ export interface ApiClientOptions {
    * shutdown deadline for a catalogue sync, whose calls take no signal).
    */
   signal?: AbortSignal;
-  /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
+  /** The clock of FetchedReport.fetchedAt (default the system clock): information only, never a fence. */
   now?: () => Date;
+  /** Strings redacted from report bodies before they leave the client (default: the API key). */
+  secrets?: readonly string[];
 }
 
-/** A report body as received, kept raw for the archive (report_raw) before parsing. */
-export interface RawReport {
-  body: Buffer;
-  /**
-   * A body past `streamFromBytes`, decoded, as it arrives (`body` is then empty): read it once, to
-   * its end or until the caller gives up (which closes the connection).
-   */
-  stream?: AsyncIterable<Buffer>;
-  fetchedAt: Date;
+/** A report as the API client hands it on: the body (secrets redacted) and the facts of its fetch. */
+export interface FetchedReport {
+  /** Read once; its size and digest as received are known once it has been read. */
+  readonly body: ReportBody;
+  readonly fetchedAt: Date;
   /** HTTP attempts spent, the successful one included. */
-  attempts: number;
-  bytes: number;
-  durationMs: number;
+  readonly attempts: number;
+  /** From the first request to the response (a streamed body's rest arrives as it is read). */
+  readonly fetchMs: number;
 }
 
 /** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions. The body is returned decompressed but not
-   * parsed, so the caller can archive it first: a bad body is then the parser's ReportFormatError.
+   * GET /reports for the query's period and dimensions. The body is returned decompressed, secrets
+   * redacted, not parsed, so the caller can archive it as it parses it: a bad body is then the
+   * parser's ReportFormatError.
    * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
    * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
    * ApiTransportError, code ABORTED. A body reaching `streamFromBytes` comes back as a stream.
@@ -102,7 +101,7 @@ export interface ApiClient {
   fetchReport(
     q: ReportQuery,
     options?: { signal?: AbortSignal; streamFromBytes?: number },
-  ): Promise<RawReport>;
+  ): Promise<FetchedReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
@@ -219,12 +218,10 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         options?.streamFromBytes,
       );
       return {
-        body: res.body,
-        ...(res.stream === undefined ? {} : { stream: res.stream }),
+        body: new ReportBody(res.stream ?? res.body, o.secrets ?? secrets),
         fetchedAt,
         attempts: res.attempts,
-        bytes: res.body.length,
-        durationMs: res.durationMs,
+        fetchMs: res.durationMs,
       };
     },
     async listCampaigns(page) {

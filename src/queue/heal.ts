@@ -5,7 +5,7 @@ import { runsReport } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { healWindowOf, planHeal } from '../plan/heal.js';
 import { ONLY_DEFAULT, type PlanAccount, type PlannedPull } from '../plan/pull.js';
-import { loadStates } from '../warehouse/load-states.js';
+import { loadStates } from '../warehouse/load/states.js';
 import { summarize, type BackfillResult } from './backfill.js';
 import { enqueuePulls } from './enqueue.js';
 import type { PullQueue } from './queues.js';

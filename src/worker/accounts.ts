@@ -3,9 +3,9 @@
 // deployment keeps the runtime's limiter (its Redis key is the one of releases before accounts).
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
-import { accountConfig } from '../config/env.js';
+import { accountConfig, secretsOf } from '../config/env.js';
 import { createAccountGuard, type AccountGuard } from './account-guard.js';
-import { createWorkerApi, type FetcherFor, type ReportFetcher } from './io.js';
+import { createWorkerApi, type FetcherFor, type ReportFetcher } from './pull.js';
 import type { WorkerObserver } from './observer.js';
 import type { PullAccount } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -66,6 +66,8 @@ export function openWorkerAccounts(
           void limiter.pause(ms);
         },
       },
+      // Every secret of the worker is redacted from the bodies it stores, not only this account's key.
+      secretsOf(rt.config),
     );
     fetchers.set(account.name, api.fetcher);
     accounts.set(account.name, { limiter, reports: account.reports });

@@ -5,24 +5,21 @@ import type { RequestGate } from '../api/gate.js';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
+import { AdopsError } from '../retry/errors.js';
 import { REPORT_QUEUE } from '../queue/names.js';
 import { asPullData, pullAccount, type PullJobData } from '../queue/payload.js';
 import { isAccountTrouble, type AccountGuard } from './account-guard.js';
 import type { Notify } from '../webhooks/events.js';
-import { pullDeps, type FetcherFor, type ReportFetcher } from './io.js';
+import type { LoadOutcome } from '../warehouse/load/load.js';
+import { warehouseOf } from '../warehouse/pg.js';
 import { evolutionHook } from './evolution-hook.js';
-import { withRedactedErrors } from './redacted-errors.js';
+import { withRedactedErrors } from '../log/redact.js';
 import type { WorkerObserver } from './observer.js';
-import { runPull, type PullDeps } from './pull.js';
+import { pullDeps, runPull, type FetcherFor, type PullDeps, type ReportFetcher } from './pull.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
-export interface PullResult {
-  readonly loadId: number;
-  readonly status: 'loaded' | 'superseded';
-  readonly rows: number;
-  readonly reconciled: boolean;
-}
+export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
 
 export interface PullWorkerOptions {
   /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
@@ -63,21 +60,11 @@ export function startPullWorker(
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
   const secrets = secretsOf(rt.config);
-  const deps: PullDeps = {
-    ...pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
-      copyFormat: rt.config.copyFormat,
-      secrets,
-    }),
-    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
-  };
-  const afterLoad = evolutionHook(rt.pool, rt.config.schema, rt.logger, o.notify, rt.queues.pulls);
+  const wh = warehouseOf(rt.pool, rt.config.schema, { copyFormat: rt.config.copyFormat });
   const io: PullDeps = {
-    ...deps,
-    load: async (report, period, fetched, jobId, account) => {
-      const loaded = await deps.load(report, period, fetched, jobId, account);
-      if (loaded.evolving === true) await afterLoad(report, period, account);
-      return loaded;
-    },
+    ...pullDeps(o.reports, o.fetcher, wh, { secrets }, rt.shutdown.signal),
+    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
+    afterLoad: evolutionHook(rt.pool, rt.config.schema, rt.logger, o.notify, rt.queues.pulls),
   };
   const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify, o.isolation));
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
@@ -149,11 +136,11 @@ export function pullProcessor(
     if (outcome.ok) guard?.succeeded(account);
     else if (isAccountTrouble(outcome.error)) guard?.failed(account);
     if (outcome.ok) {
-      const { loaded, fetched } = outcome;
+      const { loaded } = outcome;
       observer.pull(report, {
         outcome: loaded.status,
         rows: loaded.rows,
-        fetchMs: fetched.durationMs,
+        fetchMs: outcome.fetchMs,
         loadMs: loaded.loadMs,
         totalMs: performance.now() - started,
       });
@@ -238,6 +225,5 @@ class PullRetry extends Error {
 }
 
 function retryAfterOf(error: unknown): number | undefined {
-  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
-  return typeof ms === 'number' ? ms : undefined;
+  return error instanceof AdopsError ? error.retryAfterMs : undefined;
 }

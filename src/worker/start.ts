@@ -16,7 +16,7 @@ import { jobCounts } from '../queue/queues.js';
 import { DEFAULT_GAP_CAP } from '../queue/tick.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import { openWorkerAccounts, type WorkerAccounts } from './accounts.js';
-import type { FetcherFor, ReportFetcher } from './io.js';
+import type { FetcherFor, ReportFetcher } from './pull.js';
 import { startPullWorker } from './pull-worker.js';
 import { openRuntime, type StallOptions, type WorkerRuntime } from './runtime.js';
 import { stopWorkers, within } from './shutdown.js';

@@ -12,8 +12,8 @@ import { syncRetryFromConfig } from '../catalogue/request.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../retry/classify.js';
 import { ENTITY_QUEUE } from '../queue/names.js';
-import { createSyncApi } from './io.js';
-import { withRedactedErrors } from './redacted-errors.js';
+import { createSyncApi } from './pull.js';
+import { withRedactedErrors } from '../log/redact.js';
 import type { WorkerObserver } from './observer.js';
 import type { WorkerRuntime } from './runtime.js';
 

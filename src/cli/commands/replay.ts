@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { secretsOf } from '../../config/env.js';
 import { ReplayError } from '../../warehouse/errors.js';
-import { createPool } from '../../warehouse/pg.js';
+import { createPool, warehouseOf } from '../../warehouse/pg.js';
 import { postgresFailure } from './postgres-failure.js';
-import { replayLoad } from '../../warehouse/replay.js';
+import { replayLoad } from '../../worker/pull.js';
 import { CommandFailed, UsageError, type CliContext } from '../context.js';
 import { SUMMARIES } from './summaries.js';
 
@@ -25,9 +25,12 @@ export function register(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: 2, logger });
       try {
         const loadId = Number(flags.loadId);
-        const outcome = await replayLoad(pool, config.schema, reports, loadId, {
-          strictReconcile: flags.strictReconcile,
+        const wh = warehouseOf(pool, config.schema, {
+          copyFormat: config.copyFormat,
           logger: logger.child({ replayOf: loadId }),
+        });
+        const outcome = await replayLoad(wh, reports, loadId, {
+          strictReconcile: flags.strictReconcile,
           secrets: secretsOf(config),
         });
         const reconciled = outcome.reconciled

@@ -122,7 +122,7 @@ describe('each form against the emulator', () => {
         dimensionsEncoding: form,
       });
       clients.push(c);
-      const parsed = parseReport((await c.fetchReport(QUERY)).body, QUERY.dimensions);
+      const parsed = parseReport(await (await c.fetchReport(QUERY)).body.bytes(), QUERY.dimensions);
       expect(parsed.reconciliation.ok).toBe(true);
       reports.push(parsed.rows);
     }
@@ -139,7 +139,7 @@ describe('each form against the emulator', () => {
         dimensionsEncoding: form,
       });
       clients.push(c);
-      return parseReport((await c.fetchReport(QUERY)).body, QUERY.dimensions).rows;
+      return parseReport(await (await c.fetchReport(QUERY)).body.bytes(), QUERY.dimensions).rows;
     };
     const truth = await rowsOf('repeat');
     try {

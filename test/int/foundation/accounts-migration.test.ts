@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { migrate } from '../../../src/warehouse/migrate.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
 import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';

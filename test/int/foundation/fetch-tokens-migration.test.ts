@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { takeFetchToken } from '../../../src/warehouse/fetch-token.js';
+import { takeFetchToken } from '../../../src/warehouse/load/load.js';
 import { migrate } from '../../../src/warehouse/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -39,5 +39,5 @@ it('gives loads recorded before it tokens in fetch-time order, and issues later 
     { fetched: '01-02', token: '3' },
     { fetched: '01-03', token: '4' },
   ]);
-  expect(await takeFetchToken(db.pool, 'wh')).toBe(5);
+  expect(await takeFetchToken({ pool: db.pool, schema: 'wh' })).toBe(5);
 });

@@ -112,7 +112,7 @@ describe('emulator auth as the client meets it', () => {
     expect(e.attempts).toBe(1);
     expect(e.message).toMatch(/lacks the scope "campaigns"/);
     const report = await rep.fetchReport({ dimensions: ['day'], period: PERIOD });
-    expect(report.body.length).toBeGreaterThan(0);
+    expect((await report.body.bytes()).length).toBeGreaterThan(0);
     record(
       'auth/scope',
       'reports-only key lists campaigns',
@@ -127,7 +127,7 @@ describe('emulator auth as the client meets it', () => {
     expect(e.status).toBe(403);
     expect(e.message).toMatch(/may not be used from 127\.0\.0\.1/);
     const ok = await client(THIS_IP).fetchReport({ dimensions: ['day'], period: PERIOD });
-    expect(ok.body.length).toBeGreaterThan(0);
+    expect((await ok.body.bytes()).length).toBeGreaterThan(0);
     record(
       'auth/ip',
       'IP-restricted key from another address',

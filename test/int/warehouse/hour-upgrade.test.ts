@@ -7,7 +7,7 @@ import { loadJobs } from '../../../src/config/jobs.js';
 import { ensureDailyViews } from '../../../src/warehouse/catalogue/daily-views.js';
 import { ensureViews } from '../../../src/warehouse/catalogue/views.js';
 import { SchemaDriftError } from '../../../src/warehouse/errors.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { setupWarehouse } from '../../../src/warehouse/setup.js';
 import { createTableSql, tableSpec } from '../../../src/warehouse/table-spec.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

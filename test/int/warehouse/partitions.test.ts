@@ -7,7 +7,7 @@ import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/heal.js';
 import { ensureViews } from '../../../src/warehouse/catalogue/views.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { DAY_CHECK, isPartitioned, partitionsOf } from '../../../src/warehouse/partitions.js';
 import { ensureReportTables } from '../../../src/warehouse/report-tables.js';
 import { maintainPartitions } from '../../../src/warehouse/retention.js';

@@ -11,7 +11,7 @@ import { loadJobs } from '../../../src/config/jobs.js';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { addDays } from '../../../src/dates/calendar.js';
 import { addMonths } from '../../../src/plan/retention.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { partitionsOf } from '../../../src/warehouse/partitions.js';
 import { maintainPartitions } from '../../../src/warehouse/retention.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dimensionType } from '../../../src/config/dimensions.js';
 import { afterUpgrades, pendingUpgrades } from '../../../src/warehouse/column-upgrades.js';
-import { createRowEncoder } from '../../../src/warehouse/copy-encode.js';
+import { createRowEncoder } from '../../../src/warehouse/load/encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
 import { tableSpec } from '../../../src/warehouse/table-spec.js';
 

@@ -1,6 +1,6 @@
 // How much a period's totals changed between two loads: the evidence for sizing lookback_days.
 // Pure: computing and summarizing restatements needs no database.
-import { COUNTERS, type CounterName, type Counters, type Totals } from '../flatten/types.js';
+import { COUNTERS, type CounterName, type Counters, type Totals } from '../../flatten/types.js';
 
 /**
  * Per counter: the previous load's total and how much the new load changed it. A load without
