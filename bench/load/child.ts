@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
-import { parseReportAsync } from '../../src/flatten/parse.js';
+import { parseReportAsync } from '../../test/helpers/flatten.js';
 import type { Period } from '../../src/flatten/types.js';
 import { copyChunks, createRowEncoder } from '../../src/warehouse/load/encode.js';
 import { loadParsedPeriod, loadPulledPeriod } from '../../test/helpers/load.js';

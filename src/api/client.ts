@@ -6,19 +6,11 @@ import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
-import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
+import { realSleep, Transport, type AttemptInfo, type Method, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
-import { entityId, paginate } from './pages.js';
+import { paginate } from './pages.js';
 import { pageQuery, reportRequest, type DimensionsEncoding } from './query.js';
-import type {
-  Campaign,
-  CampaignUpdate,
-  Creative,
-  CreativeUpdate,
-  NewCampaign,
-  NewCreative,
-  PageRequest,
-} from './types.js';
+import type { Campaign, Creative, PageRequest } from './types.js';
 
 export interface ApiClientOptions {
   /** Base URL ending in /v2. */
@@ -88,7 +80,7 @@ export interface FetchedReport {
   readonly fetchMs: number;
 }
 
-/** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
+/** The endpoints of the management API the product reads. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
    * GET /reports for the query's period and dimensions. The body is returned decompressed, secrets
@@ -105,16 +97,8 @@ export interface ApiClient {
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
-  getCampaign(id: number): Promise<Campaign>;
-  createCampaign(body: NewCampaign): Promise<{ campaign_id: number }>;
-  updateCampaign(id: number, body: CampaignUpdate): Promise<void>;
-  deleteCampaign(id: number): Promise<void>;
   listCreatives(campaignId: number, page?: PageRequest): Promise<Creative[]>;
   creatives(campaignId: number, pageSize?: number): AsyncIterable<Creative[]>;
-  getCreative(campaignId: number, id: number): Promise<Creative>;
-  createCreative(campaignId: number, body: NewCreative): Promise<{ creative_id: number }>;
-  updateCreative(campaignId: number, id: number, body: CreativeUpdate): Promise<void>;
-  deleteCreative(campaignId: number, id: number): Promise<void>;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }
@@ -123,8 +107,9 @@ export interface ApiClient {
  * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
  * keep-alive pool (see pools.ts); close every client, and the last close ends the pool.
  */
-export function createApiClient(o: ApiClientOptions): ApiClient {
-  const http = new Transport({
+/** The transport settings of a client with options `o` (the defaults filled in). */
+export function transportOptions(o: ApiClientOptions): TransportOptions {
+  return {
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
     auth: o.auth,
@@ -147,7 +132,11 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
     signal: o.signal,
-  });
+  };
+}
+
+export function createApiClient(o: ApiClientOptions): ApiClient {
+  const http = new Transport(transportOptions(o));
   const secrets = [o.apiKey];
 
   /**
@@ -189,14 +178,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   // page (the sync skips and reports that item). Items are left exactly as sent, for `raw`.
   const listOf = () => (doc: unknown) =>
     isObject(doc) && Array.isArray(doc.items) ? undefined : 'expected an object with an items array';
-  // A single entity must have a readable id, a number or a string of digits; it is normalised to
-  // a number in place, as the typed result promises.
-  const entity = (idField: string) => (doc: unknown) => {
-    const id = isObject(doc) ? entityId(doc[idField]) : undefined;
-    if (id === undefined) return `expected an object with an integer ${idField}`;
-    (doc as Record<string, unknown>)[idField] = id;
-    return undefined;
-  };
   const int = (n: number, what: string) => {
     if (!Number.isSafeInteger(n) || n < 0)
       throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
@@ -244,15 +225,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         },
       );
     },
-    getCampaign: (id) => json<Campaign>('GET', campaignPath(id), undefined, entity('campaign_id')),
-    createCampaign: (body) =>
-      json<{ campaign_id: number }>('POST', '/campaigns', body, entity('campaign_id')),
-    async updateCampaign(id, body) {
-      await http.send('PUT', campaignPath(id), body);
-    },
-    async deleteCampaign(id) {
-      await http.send('DELETE', campaignPath(id));
-    },
     async listCreatives(campaignId, page) {
       const path = `${creativesPath(campaignId)}${pageQuery(page)}`;
       const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf());
@@ -268,21 +240,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
           path: http.fullPath(creativesPath(campaignId)),
         },
       );
-    },
-    getCreative: (cid, id) =>
-      json<Creative>(
-        'GET',
-        `${creativesPath(cid)}/${int(id, 'creative id')}`,
-        undefined,
-        entity('creative_id'),
-      ),
-    createCreative: (cid, body) =>
-      json<{ creative_id: number }>('POST', creativesPath(cid), body, entity('creative_id')),
-    async updateCreative(cid, id, body) {
-      await http.send('PUT', `${creativesPath(cid)}/${int(id, 'creative id')}`, body);
-    },
-    async deleteCreative(cid, id) {
-      await http.send('DELETE', `${creativesPath(cid)}/${int(id, 'creative id')}`);
     },
     close: () => http.close(),
   };

@@ -137,3 +137,13 @@ export class RowBuilder<P> {
     return true;
   }
 }
+
+/** `items["2026-01-01"][3]`: the path of a child of the container `parent` (undefined: the root). */
+export function childPath(parent: { parent: unknown; key: Key } | undefined, key: Key): string {
+  const base =
+    parent === undefined
+      ? 'items'
+      : childPath(parent.parent as { parent: unknown; key: Key } | undefined, parent.key);
+  if (key === undefined) return base;
+  return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
+}

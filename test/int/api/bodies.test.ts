@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import { ApiResponseError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import { ApiError, ApiHttpError, ApiResponseError, ApiTransportError } from '../../../src/api/errors.js';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';

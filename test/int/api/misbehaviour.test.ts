@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import {
   ApiHttpError,
   ApiResponseError,

@@ -1,7 +1,7 @@
 // Two accounts' catalogues in one warehouse: each sync writes, soft-deletes and versions only its
 // own account's rows, though the two ad servers reuse the same campaign ids.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { createLocalGate } from '../../../src/api/gate.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/request.js';

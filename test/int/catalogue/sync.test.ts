@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { ApiError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/request.js';

@@ -2,7 +2,7 @@
 // list campaigns, an IP-restricted key is refused from another address, and a pull with a refused
 // key ends as one failed pull with the reason, never retried.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { ApiHttpError } from '../../../src/api/errors.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/backfill.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
