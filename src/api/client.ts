@@ -5,7 +5,7 @@ import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
-import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/classify.js';
 import { realSleep, Transport, type AttemptInfo, type Method, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
 import { paginate } from './pages.js';

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { classifyFailure } from '../retry/classify.js';
-import { createLocalGate, type RequestGate } from '../api/gate.js';
+import { createLocalGate, type RequestGate } from '../api/shared-limit.js';
 import { buildCatalogue } from './catalogue.js';
 import { problemText } from './field-problem.js';
 import { ProblemLog } from './problems.js';

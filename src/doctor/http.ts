@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { apiMessageOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
-import { backoffDelay } from '../retry/backoff.js';
+import { backoffDelay } from '../retry/classify.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
 import type { Answer, Observations } from './types.js';

@@ -1,8 +1,8 @@
 import type { Dimension } from '../config/dimensions.js';
-import { counterValue } from './counters.js';
+import { counterValue } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { ReportScanner } from './scan.js';
-import { reconcile, type Reconciliation } from './reconcile.js';
+import { reconcile, type Reconciliation } from './rows.js';
 import { COUNTERS, type ReportRow, type Totals } from './types.js';
 
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */

@@ -1,5 +1,5 @@
 import type { Dimension } from '../config/dimensions.js';
-import type { Reconciliation } from '../flatten/reconcile.js';
+import type { Reconciliation } from '../flatten/rows.js';
 import { COUNTERS, type Counters, type ReportRow, type Totals } from '../flatten/types.js';
 
 /** Rows per output chunk: few writes, bounded memory. */

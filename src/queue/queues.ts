@@ -2,7 +2,7 @@
 import type { SyncJobData, PullJobData, TickJobData } from './payload.js';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
-import { BACKOFF_TYPE } from '../retry/backoff.js';
+import { BACKOFF_TYPE } from '../retry/classify.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE, WEBHOOK_QUEUE } from './names.js';
 import type { WebhookQueue } from '../webhooks/events.js';

@@ -6,7 +6,7 @@ import {
   summarizeRestatements,
   type Restatement,
   type RestatementSummary,
-} from './load/restatement.js';
+} from './load/statements.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { qualified } from './pg.js';
 
@@ -130,4 +130,4 @@ export async function lastRestatements(
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
-export type { RestatementSummary } from './load/restatement.js';
+export type { RestatementSummary } from './load/statements.js';

@@ -6,7 +6,7 @@ import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
 import { createAccountGuard, type AccountGuard } from './account-guard.js';
 import { createWorkerApi, type FetcherFor, type ReportFetcher } from './pull.js';
-import type { WorkerObserver } from './observer.js';
+import type { WorkerObserver } from './pull-worker.js';
 import type { PullAccount } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 

@@ -1,10 +1,10 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../api/gate.js';
+import type { RequestGate } from '../api/shared-limit.js';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/live-jobs.js';
-import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
+import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classify.js';
 import { AdopsError } from '../retry/errors.js';
 import { REPORT_QUEUE } from '../queue/names.js';
 import { asPullData, pullAccount, type PullJobData } from '../queue/payload.js';
@@ -14,7 +14,7 @@ import type { LoadOutcome } from '../warehouse/load/load.js';
 import { warehouseOf } from '../warehouse/pg.js';
 import { evolutionHook } from './evolution-hook.js';
 import { withRedactedErrors } from '../log/redact.js';
-import type { WorkerObserver } from './observer.js';
+
 import { pullDeps, runPull, type FetcherFor, type PullDeps, type ReportFetcher } from './pull.js';
 import type { WorkerRuntime } from './runtime.js';
 
@@ -226,4 +226,28 @@ class PullRetry extends Error {
 
 function retryAfterOf(error: unknown): number | undefined {
   return error instanceof AdopsError ? error.retryAfterMs : undefined;
+}
+
+/** How a pull ended, as counted: its outcome and, when it loaded, its figures. */
+export type PullEvent =
+  | {
+      readonly outcome: 'loaded' | 'superseded';
+      readonly rows: number;
+      readonly fetchMs: number;
+      readonly loadMs: number;
+      readonly totalMs: number;
+    }
+  | { readonly outcome: 'retry' | 'failed' | 'rate_limited' };
+
+/** One HTTP attempt to the API (its status, undefined when no response came). */
+export interface AttemptEvent {
+  readonly status: number | undefined;
+  readonly attempt: number;
+  readonly path: string;
+}
+
+/** The listener of a worker's events. */
+export interface WorkerObserver {
+  pull(report: string, event: PullEvent): void;
+  attempt(event: AttemptEvent): void;
 }

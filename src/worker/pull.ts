@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
 import { BODY_MB, ReportBody } from '../api/body.js';
 import { ApiResponseError } from '../api/errors.js';
-import type { RequestGate } from '../api/gate.js';
+import type { RequestGate } from '../api/shared-limit.js';
 import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
 import { syncClientOptions } from '../catalogue/request.js';

@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
 import { createWorkerMetrics, metricsObserver, type WorkerMetrics } from '../observe/metrics.js';
 import { readFreshness, registerReportGauges } from '../observe/report-gauges.js';
-import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
+import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/classify.js';
 import type { RedisClient } from '../queue/connection.js';
 import { jobCounts } from '../queue/queues.js';
 import { DEFAULT_GAP_CAP } from '../queue/tick.js';

@@ -2,7 +2,7 @@
 // from its checkpoint when the job is tried again.
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
-import type { RequestGate } from '../api/gate.js';
+import type { RequestGate } from '../api/shared-limit.js';
 import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
@@ -14,7 +14,7 @@ import { classifyFailure } from '../retry/classify.js';
 import { ENTITY_QUEUE } from '../queue/names.js';
 import { createSyncApi } from './pull.js';
 import { withRedactedErrors } from '../log/redact.js';
-import type { WorkerObserver } from './observer.js';
+import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */

@@ -10,7 +10,7 @@ import type { WebhookConfig } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import { freshnessTransitions } from '../observe/freshness-watch.js';
 import { postWebhook } from '../webhooks/delivery.js';
-import type { BackoffPolicy } from '../retry/backoff.js';
+import type { BackoffPolicy } from '../retry/classify.js';
 import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/names.js';
 import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
 import { DELIVER_JOB, enqueueWebhook, type WebhookDelivery } from '../webhooks/events.js';

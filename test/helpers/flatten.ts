@@ -3,7 +3,7 @@
 // the event loop as it goes (parseReportAsync).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dimension } from '../../src/config/dimensions.js';
-import { holdsCounters } from '../../src/flatten/counters.js';
+import { holdsCounters } from '../../src/flatten/rows.js';
 import { ReportFormatError, showValue } from '../../src/flatten/errors.js';
 import {
   finish,

@@ -7,7 +7,7 @@ import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../../queue
 import { syncClientOptions, syncRetryFromConfig } from '../../catalogue/request.js';
 import { runEntitySync, type EntitySyncResult } from '../../catalogue/sync.js';
 import { RedisOutageError, RedisUnavailableError } from '../../queue/connection.js';
-import { createLocalGate } from '../../api/gate.js';
+import { createLocalGate } from '../../api/shared-limit.js';
 import { openQueues } from '../../queue/queues.js';
 import { createPool } from '../../warehouse/pg.js';
 import { CommandFailed, type CliContext } from '../context.js';

@@ -1,6 +1,6 @@
 // Probe "scopes": one request per endpoint group with the accepted header form; 403 means the key
 // lacks that scope (or the method, or this machine's IP).
-import { counterValue } from '../../flatten/counters.js';
+import { counterValue } from '../../flatten/rows.js';
 import type { Prober } from '../http.js';
 import { reportProbe } from '../requests.js';
 import type { Answer, Observations, ReportForm } from '../types.js';

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
-import type { Reconciliation } from '../../flatten/reconcile.js';
+import type { Reconciliation } from '../../flatten/rows.js';
 import type { ReportSummary } from '../../flatten/stream.js';
 import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../../flatten/types.js';
 import { MissingPartitionError } from '../errors.js';
@@ -31,7 +31,7 @@ import {
   upsertTotalsSql,
   type LoadRecord,
 } from './statements.js';
-import { restatementOf } from './restatement.js';
+import { restatementOf } from './statements.js';
 
 /**
  * What is known of one fetch, carried from the pull to its report_loads row: the period asked for

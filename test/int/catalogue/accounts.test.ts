@@ -2,7 +2,7 @@
 // own account's rows, though the two ad servers reuse the same campaign ids.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
-import { createLocalGate } from '../../../src/api/gate.js';
+import { createLocalGate } from '../../../src/api/shared-limit.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/request.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';

@@ -6,7 +6,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { syncClientOptions } from '../../../src/catalogue/request.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { createLocalGate } from '../../../src/api/gate.js';
+import { createLocalGate } from '../../../src/api/shared-limit.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
 

@@ -7,7 +7,7 @@ import { COUNTERS } from '../../../src/flatten/types.js';
 import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
 import { unreconciledPeriods } from '../../../src/warehouse/load/states.js';
 import { lastRestatements, periodStates } from '../../../src/warehouse/loads-query.js';
-import { maxRelativeChange, type Restatement } from '../../../src/warehouse/load/restatement.js';
+import { maxRelativeChange, type Restatement } from '../../../src/warehouse/load/statements.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
 const S = TEST_SCHEMA;
