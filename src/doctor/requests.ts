@@ -1,6 +1,6 @@
 // The probe requests, built without I/O: auth headers per form, GET /reports per parameter form,
 // and the dates asked for.
-import { reportRequest } from '../api/query.js';
+import { reportRequest } from '../api/client.js';
 import type { Dimension } from '../config/dimensions.js';
 import { addDays } from '../dates/calendar.js';
 import type { Period } from '../flatten/types.js';

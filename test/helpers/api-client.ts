@@ -18,7 +18,7 @@ import type {
   CreativeUpdate,
   NewCampaign,
   NewCreative,
-} from '../../src/api/types.js';
+} from '../../src/api/pages.js';
 import { redactBuffer } from '../../src/log/redact.js';
 
 export type { ApiClientOptions };

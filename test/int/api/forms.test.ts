@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, createApiClientFromConfig, type ApiClient } from '../../../src/api/client.js';
-import { DIMENSIONS_ENCODINGS } from '../../../src/api/query.js';
+import { DIMENSIONS_ENCODINGS } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
