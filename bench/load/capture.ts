@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createApiClient } from '../../src/api/index.js';
+import { createApiClient } from '../../src/api/client.js';
 import type { Dimension } from '../../src/config/dimensions.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { parseReport } from '../../src/flatten/parse.js';
@@ -59,7 +59,7 @@ export async function captureBody(cacheDir: string, rows: number, seed: number):
     await client.fetchReport(query);
     coldMs = performance.now() - t;
     t = performance.now();
-    body = (await client.fetchReport(query)).body;
+    body = await (await client.fetchReport(query)).body.bytes();
     warmMs = performance.now() - t;
   } finally {
     await client.close();

@@ -5,14 +5,13 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
-import { parseReportAsync } from '../../src/flatten/parse.js';
+import { parseReportAsync } from '../../test/helpers/flatten.js';
 import type { Period } from '../../src/flatten/types.js';
-import { copyChunks, createRowEncoder } from '../../src/warehouse/copy-encode.js';
-import { loadPulledPeriod } from '../../src/warehouse/load.js';
-import { loadParsedPeriod } from '../../src/warehouse/load-period.js';
+import { copyChunks, createRowEncoder } from '../../src/warehouse/load/encode.js';
+import { loadParsedPeriod, loadPulledPeriod } from '../../test/helpers/load.js';
 import { createPool } from '../../src/warehouse/pg.js';
-import { packBody } from '../../src/warehouse/raw.js';
-import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
+import { packBody } from '../../src/warehouse/load/archive.js';
+import { takeFetchToken } from '../../src/warehouse/load/load.js';
 
 /** What the parent asks for. */
 export interface LoadChildRequest {
@@ -50,7 +49,7 @@ async function run(req: LoadChildRequest): Promise<LoadChildResult> {
     period: req.period,
     body,
     fetchedAt: new Date(),
-    fetchToken: await takeFetchToken(pool, req.schema),
+    fetchToken: await takeFetchToken({ pool, schema: req.schema }),
     attempts: 1,
     bytes: body.length,
     fetchMs: 0,
@@ -115,7 +114,7 @@ async function streamedLoad(req: LoadChildRequest): Promise<LoadChildResult> {
   const rssBeforeBytes = memory().now;
   const pool = createPool({ databaseUrl: req.databaseUrl }, { max: 2 });
   try {
-    const fetchToken = await takeFetchToken(pool, req.schema);
+    const fetchToken = await takeFetchToken({ pool, schema: req.schema });
     const t = performance.now();
     const outcome = await loadPulledPeriod(pool, req.schema, {
       report: req.report,

@@ -3,8 +3,8 @@
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
 import type { ReportJob } from '../../src/config/jobs.js';
-import { takeFetchToken } from '../../src/warehouse/fetch-token.js';
-import { loadPulledPeriod } from '../../src/warehouse/load.js';
+import { takeFetchToken } from '../../src/warehouse/load/load.js';
+import { loadPulledPeriod } from '../../test/helpers/load.js';
 import { createPool } from '../../src/warehouse/pg.js';
 import { syntheticBody } from './synthetic-body.js';
 
@@ -29,7 +29,7 @@ export interface MemoryChildResult {
 async function run(req: MemoryChildRequest): Promise<MemoryChildResult> {
   const pool = createPool({ databaseUrl: req.databaseUrl }, { max: 2 });
   try {
-    const fetchToken = await takeFetchToken(pool, req.schema);
+    const fetchToken = await takeFetchToken({ pool, schema: req.schema });
     // A small load first, so modules, pool and caches are in the baseline, not the growth.
     const warm = syntheticBody(req.day, 1);
     await loadPulledPeriod(pool, req.schema, {
@@ -52,7 +52,7 @@ async function run(req: MemoryChildRequest): Promise<MemoryChildResult> {
       period: { start: req.day, end: req.day },
       body: body.chunks,
       fetchedAt: new Date(),
-      fetchToken: await takeFetchToken(pool, req.schema),
+      fetchToken: await takeFetchToken({ pool, schema: req.schema }),
       attempts: 1,
       bytes: 0,
       fetchMs: 0,

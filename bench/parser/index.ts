@@ -2,7 +2,8 @@
 // our streaming byte scanner, JSON.parse plus the tree walk, and @streamparser/json.
 import { readFile, rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { parseReport, parseReportObject } from '../../src/flatten/parse.js';
+import { parseReport } from '../../src/flatten/parse.js';
+import { parseReportObject } from '../../test/helpers/flatten.js';
 import type { ReportRow } from '../../src/flatten/types.js';
 import { captureBody, LOAD_DIMENSIONS } from '../load/capture.js';
 import type { BenchOptions } from '../options.js';

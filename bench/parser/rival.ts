@@ -2,7 +2,7 @@
 // so the bench can show whether our hand-written scanner (src/flatten/scan.ts) earns its keep.
 import { JSONParser } from '@streamparser/json';
 import type { Dimension } from '../../src/config/dimensions.js';
-import { childPath } from '../../src/flatten/flatten.js';
+import { childPath } from '../../src/flatten/rows.js';
 import { RowBuilder } from '../../src/flatten/rows.js';
 import { COUNTERS, type ReportRow } from '../../src/flatten/types.js';
 

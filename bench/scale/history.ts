@@ -20,7 +20,7 @@ import { enqueueStream } from '../../src/queue/enqueue.js';
 import { ENQUEUE_CHUNK } from '../../src/queue/enqueue.js';
 import { readHealPlan } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
-import { loadStates } from '../../src/warehouse/load-states.js';
+import { loadStates } from '../../src/warehouse/load/states.js';
 import { ensurePartitions, monthsBetween } from '../../src/warehouse/schema/partitions.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';

@@ -1,49 +1,385 @@
-import { redactCut } from '../log/redact.js';
+// Reading a response body, the one reader: decoded while it streams in (Content-Encoding), capped
+// in decoded bytes so neither a huge body nor a small zip bomb can exhaust memory, held whole up
+// to a size and handed on as a stream past it, so memory stays flat whatever the report's size.
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { ChunkRedactor, redactBuffer } from '../log/redact.js';
+import { AdopsError } from '../retry/errors.js';
+import { ApiResponseError } from './errors.js';
+import { excerptOf } from './malformed.js';
 
-const EXCERPT = 160;
+/** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
+export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
+
+/** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
+export const BODY_MB = 1_000_000;
 
 /**
- * The start of a body for an error message: secrets redacted, control characters escaped, cut
- * short. Enough to recognise an HTML error page or a truncated JSON, too little to leak data.
+ * The coding a Content-Encoding header names, or `{ unsupported }` with the header's text. A list
+ * of several codings (other than identity) is not supported: no server applies two.
  */
-export function excerptOf(body: Buffer | string, secrets: readonly string[]): string {
-  const head = (typeof body === 'string' ? body : body.subarray(0, EXCERPT * 4).toString('utf8')).slice(
-    0,
-    EXCERPT * 2,
-  );
-  // A key the cut split must not survive as a prefix (earlier keys shrink and pull it into view).
-  // eslint-disable-next-line no-control-regex -- control characters are what we escape
-  const clean = redactCut(head, secrets).replace(/[\u0000-\u001f\u007f]/g, (c) =>
-    c === '\n' || c === '\t' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}…` : clean;
+export function contentCoding(
+  header: string | string[] | undefined,
+): ContentCoding | { unsupported: string } {
+  const text = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim();
+  const codings = text
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && s !== 'identity');
+  if (codings.length === 0) return 'identity';
+  if (codings.length > 1) return { unsupported: text };
+  switch (codings[0]) {
+    case 'gzip':
+    case 'x-gzip':
+      return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
+    default:
+      return { unsupported: text };
+  }
 }
 
 /**
- * The API's own message from an error body. The spec does not name the fields, so look where
- * APIs usually put it (message, error, error.message, errors[0].message, detail), else a short
- * excerpt of the text.
+ * How a read ended: the decoded body, too big (its first chunk, for the excerpt), a stream that
+ * does not decode (every raw byte, up to the cap, so a repeat hashes the same and can be
+ * archived), or the rest of a body past `streamFrom`, as it arrives.
  */
-export function apiMessageOf(body: Buffer, secrets: readonly string[]): string | undefined {
-  if (body.length === 0) return undefined;
-  let doc: unknown;
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly body: Buffer }
+  | { readonly kind: 'too-large'; readonly head: Buffer }
+  | { readonly kind: 'corrupt'; readonly raw: Buffer; readonly detail: string }
+  | { readonly kind: 'stream'; readonly chunks: AsyncIterable<Buffer> };
+
+type Source = AsyncIterable<Buffer> & { destroy(): unknown };
+
+/** Thrown by a streamed body that passes the cap decoded, or whose coding stops decoding. */
+export class StreamedBodyError extends AdopsError {
+  override readonly name = 'StreamedBodyError';
+  constructor(
+    message: string,
+    /** Too large is final; a stream that stops decoding is worth another try. */
+    retryable: boolean,
+  ) {
+    super(message, {}, retryable);
+  }
+}
+
+/**
+ * Reads `source`, decoding `coding` as it arrives, up to `maxBytes` decoded (and as many on the
+ * wire). A body that ends before `streamFrom` decoded bytes comes back whole; one that reaches it
+ * comes back as a stream of its decoded chunks (those read first included) that reads the source
+ * only as fast as it is consumed and throws StreamedBodyError past `maxBytes`. Failures of the
+ * source itself (reset, timeout) are thrown as they are: the transport's. `length` (an identity
+ * body's Content-Length) over the cap is refused before anything is read.
+ */
+export async function readBody(
+  source: Source,
+  coding: ContentCoding,
+  maxBytes: number,
+  options: { readonly length?: number; readonly streamFrom?: number } = {},
+): Promise<BodyRead> {
+  if (options.length !== undefined && options.length > maxBytes) {
+    const head = await firstChunk(source);
+    source.destroy();
+    return { kind: 'too-large', head };
+  }
+  const streamFrom = Math.min(options.streamFrom ?? Infinity, maxBytes);
+  const it = source[Symbol.asyncIterator]();
+  let decoder: Transform | undefined;
+  let failed: Error | undefined;
+  const decoded: Buffer[] = [];
+  /** Decoded bytes so far; past maxBytes the decoder stops at once (a small bomb costs no more). */
+  let size = 0;
+  let rawSize = 0;
+  let tooLarge = false;
+  let ended = false;
+  /** The raw bytes, kept while the body may still turn out corrupt before it streams. */
+  let raw: Buffer[] | undefined = [];
+  const stop = () => {
+    source.destroy();
+    decoder?.destroy();
+  };
+
+  /** The next decoded chunks ([] when a raw chunk gave none yet); undefined at the end. */
+  async function next(): Promise<Buffer[] | undefined> {
+    if (ended) return undefined;
+    const step = await it.next();
+    if (step.done === true) {
+      ended = true;
+      if (decoder !== undefined && failed === undefined) {
+        decoder.end();
+        await settle(decoder);
+      }
+      return decoded.splice(0);
+    }
+    rawSize += step.value.length;
+    if (rawSize > maxBytes) tooLarge = true;
+    if (tooLarge) return [];
+    raw?.push(step.value);
+    if (coding === 'identity') {
+      size += step.value.length;
+      tooLarge = size > maxBytes;
+      return [step.value];
+    }
+    if (failed !== undefined) return [];
+    if (decoder === undefined) {
+      decoder = decoderFor(coding, step.value);
+      decoder.on('data', (out: Buffer) => {
+        if (tooLarge) return;
+        size += out.length;
+        decoded.push(out);
+        if (size <= maxBytes) return;
+        // Stop inflating now: a small bomb would otherwise go on costing CPU to its end.
+        tooLarge = true;
+        decoder?.destroy();
+      });
+      decoder.on('error', (e: Error) => (failed ??= e));
+    }
+    // Wait until the decoder has inflated this chunk (counted above) before reading the next:
+    // with Node 22's larger stream buffers a bomb would otherwise be read to its end first.
+    await written(decoder, step.value);
+    return decoded.splice(0);
+  }
+
+  const head: Buffer[] = [];
+  let headSize = 0;
+  for (;;) {
+    let out: Buffer[] | undefined;
+    try {
+      out = await next();
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    if (tooLarge) {
+      stop();
+      return { kind: 'too-large', head: head[0] ?? out?.[0] ?? raw?.[0] ?? Buffer.alloc(0) };
+    }
+    if (failed !== undefined) {
+      // Read on to the end, so the broken answer can be hashed and archived whole; past the cap,
+      // what was read is archive enough.
+      decoder?.destroy();
+      for (let step = await it.next(); step.done !== true; step = await it.next()) {
+        rawSize += step.value.length;
+        if (rawSize > maxBytes) {
+          source.destroy();
+          break;
+        }
+        raw?.push(step.value);
+      }
+      return { kind: 'corrupt', raw: Buffer.concat(raw ?? []), detail: failed.message };
+    }
+    if (out === undefined || (ended && out.length === 0)) break;
+    for (const chunk of out) head.push(chunk);
+    headSize = size;
+    if (ended) break;
+    if (headSize >= streamFrom) {
+      raw = undefined;
+      return { kind: 'stream', chunks: rest() };
+    }
+  }
+  return { kind: 'ok', body: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head, headSize) };
+
+  async function* rest(): AsyncGenerator<Buffer> {
+    let whole = false;
+    try {
+      yield* head.splice(0);
+      for (;;) {
+        const out = await next();
+        if (failed !== undefined)
+          throw new StreamedBodyError(`the body stopped decoding part way: ${failed.message}`, true);
+        if (tooLarge)
+          throw new StreamedBodyError(
+            `body larger than ${maxBytes} bytes (ADOPS_MAX_BODY_MB=${maxBytes / BODY_MB}): raise it, or ask for less per request: a shorter period or fewer dimensions`,
+            false,
+          );
+        if (out === undefined) {
+          whole = true;
+          return;
+        }
+        yield* out;
+        if (ended) {
+          whole = true;
+          return;
+        }
+      }
+    } finally {
+      if (!whole) stop();
+    }
+  }
+}
+
+/**
+ * Reads a response's body for the transport (readBody, at most ADOPS_MAX_BODY_MB decoded). An
+ * encoding we cannot decode, or a body over the cap, is a final ApiResponseError naming the
+ * setting; a success past `streamFrom` comes back as a stream.
+ */
+export async function readResponse(
+  res: {
+    readonly headers: Record<string, string | string[] | undefined>;
+    readonly body: Source & { dump(): Promise<void> };
+  },
+  at: { method: string; path: string; attempt: number; status: number },
+  o: { readonly maxBodyBytes: number; readonly apiKey: string },
+  streamFrom?: number,
+): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
+  if (at.status === 204 || at.status === 304) {
+    await res.body.dump();
+    return { kind: 'ok', body: Buffer.alloc(0) };
+  }
+  const coding = contentCoding(res.headers['content-encoding']);
+  const fail = (problem: string, hint: string, excerpt: Buffer) =>
+    new ApiResponseError({
+      status: at.status,
+      apiMessage: undefined,
+      method: at.method,
+      path: at.path,
+      attempts: at.attempt,
+      hint,
+      retryable: false,
+      problem,
+      excerpt: excerptOf(excerpt, [o.apiKey]),
+    });
+  if (typeof coding !== 'string') {
+    await res.body.dump().catch(() => undefined);
+    throw fail(
+      `Content-Encoding ${JSON.stringify(coding.unsupported)} is not one we decode (gzip, deflate, br)`,
+      'the server compresses with a coding we do not support: set ADOPS_HTTP_COMPRESSION=none (asks for identity), and report it if that does not help',
+      Buffer.alloc(0),
+    );
+  }
+  const header = res.headers['content-length'];
+  const length =
+    coding === 'identity' && typeof header === 'string' && /^\d{1,15}$/.test(header)
+      ? Number(header)
+      : undefined;
+  const success = at.status >= 200 && at.status < 300;
+  const read = await readBody(res.body, coding, o.maxBodyBytes, {
+    ...(length === undefined ? {} : { length }),
+    ...(success && streamFrom !== undefined ? { streamFrom } : {}),
+  });
+  if (read.kind === 'too-large')
+    throw fail(
+      `body larger than ${o.maxBodyBytes} bytes (ADOPS_MAX_BODY_MB=${o.maxBodyBytes / BODY_MB})`,
+      'raise ADOPS_MAX_BODY_MB if the worker has the memory (it holds a body whole while loading it), or ask for less per request: a shorter period or fewer dimensions',
+      read.head,
+    );
+  return read;
+}
+
+/**
+ * A decoder for `coding`. "deflate" should be a zlib stream (RFC 9110), but some servers send raw
+ * deflate: the first bytes tell (a zlib header is CM 8 with a check that is a multiple of 31).
+ */
+function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
+  if (coding === 'gzip') return createGunzip();
+  if (coding === 'br') return createBrotliDecompress();
+  const b0 = first[0] ?? 0;
+  const b1 = first[1] ?? 0;
+  const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
+  return zlibHeader ? createInflate() : createInflateRaw();
+}
+
+/** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */
+function written(decoder: Transform, chunk: Buffer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      decoder.off('close', done);
+      resolve();
+    };
+    decoder.once('close', done);
+    decoder.write(chunk, done);
+  });
+}
+
+/** The first chunk of a body (or an empty buffer), for the excerpt of an error. */
+async function firstChunk(source: Source): Promise<Buffer> {
+  for await (const chunk of source) return chunk;
+  return Buffer.alloc(0);
+}
+
+/** Resolves once the decoder has ended, failed or closed (a failure is recorded by its listener). */
+async function settle(stream: Transform): Promise<void> {
+  const ac = new AbortController();
   try {
-    doc = JSON.parse(body.toString('utf8'));
-  } catch {
-    return excerptOf(body, secrets);
+    await Promise.race([
+      once(stream, 'end', { signal: ac.signal }),
+      once(stream, 'close', { signal: ac.signal }),
+      // `once` rejects on 'error'; the decoder's own listener has recorded it already.
+      once(stream, 'error', { signal: ac.signal }).catch(() => undefined),
+    ]).catch(() => undefined);
+  } finally {
+    ac.abort();
   }
-  const found = messageIn(doc);
-  return found === undefined ? excerptOf(body, secrets) : excerptOf(found, secrets);
 }
 
-function messageIn(doc: unknown): string | undefined {
-  if (typeof doc === 'string') return doc;
-  if (typeof doc !== 'object' || doc === null) return undefined;
-  if (Array.isArray(doc)) return messageIn(doc[0]);
-  const o = doc as Record<string, unknown>;
-  for (const key of ['message', 'error_description', 'error', 'detail', 'errors', 'title']) {
-    const inner = messageIn(o[key]);
-    if (inner !== undefined) return inner;
+/**
+ * A 2xx report body as the API client hands it on: its decoded bytes with the secrets redacted, to
+ * be read once (by the archive, which passes them to the parser), and the size and SHA-256 of the
+ * body as received, known once it has been read. `whole`: the client read it whole (it is then
+ * archived in one row); otherwise it streams in as it is read.
+ */
+export class ReportBody implements AsyncIterable<Buffer> {
+  private readonly hash = createHash('sha256');
+  private digest: string | undefined;
+  private read = false;
+  /** Bytes of the body as received, so far. */
+  receivedBytes = 0;
+
+  constructor(
+    private readonly source: Buffer | AsyncIterable<Buffer>,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  get whole(): boolean {
+    return Buffer.isBuffer(this.source);
   }
-  return undefined;
+
+  /** SHA-256 of the body as received: of what came, once the body has been read (or cut off). */
+  get receivedSha256(): string {
+    this.digest ??= this.hash.digest('hex');
+    return this.digest;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
+    if (this.read) throw new Error('a report body is read once');
+    this.read = true;
+    if (Buffer.isBuffer(this.source)) {
+      this.take(this.source);
+      yield redactBuffer(this.source, this.secrets);
+      return;
+    }
+    const redactor = new ChunkRedactor(this.secrets);
+    try {
+      for await (const chunk of this.source) {
+        this.take(chunk);
+        const out = redactor.push(chunk);
+        if (out.length > 0) yield out;
+      }
+    } catch (error) {
+      // Cut off part way: what came is still let out (to the archive) before the failure.
+      const tail = redactor.end();
+      if (tail.length > 0) yield tail;
+      throw error;
+    }
+    const tail = redactor.end();
+    if (tail.length > 0) yield tail;
+  }
+
+  /** The whole body, redacted (`adops pull`, replay, tests): read it once, held in memory. */
+  async bytes(): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this) chunks.push(chunk);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  }
+
+  private take(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.receivedBytes += chunk.length;
+  }
 }

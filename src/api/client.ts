@@ -1,26 +1,16 @@
+// The management API's client: GET /reports (its body handed on as it arrives, secrets redacted)
+// and the catalogue listings, over the transport of http.ts; and how /reports sends its parameters.
 import type { Config } from '../config/env.js';
 import { requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { excerptOf } from './body.js';
-import type { BigBodyWait } from './big-bodies.js';
-import { BODY_MB } from './decode.js';
+import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
-import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/backoff.js';
-import { realSleep, Transport, type AttemptInfo, type Method } from './http.js';
-import { parseJsonBody, reportBodyProblem } from './malformed.js';
-import { entityId, paginate } from './pages.js';
-import { pageQuery, reportRequest, type DimensionsEncoding } from './query.js';
-import type {
-  Campaign,
-  CampaignUpdate,
-  Creative,
-  CreativeUpdate,
-  NewCampaign,
-  NewCreative,
-  PageRequest,
-} from './types.js';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/classify.js';
+import { realSleep, Transport, type AttemptInfo, type Method, type TransportOptions } from './http.js';
+import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
+import { paginate, type Campaign, type Creative, type PageRequest } from './pages.js';
 
 export interface ApiClientOptions {
   /** Base URL ending in /v2. */
@@ -73,52 +63,42 @@ export interface ApiClientOptions {
    * shutdown deadline for a catalogue sync, whose calls take no signal).
    */
   signal?: AbortSignal;
-  /** The clock of RawReport.fetchedAt (default the system clock): information only, never a fence. */
+  /** The clock of FetchedReport.fetchedAt (default the system clock): information only, never a fence. */
   now?: () => Date;
+  /** Strings redacted from report bodies before they leave the client (default: the API key). */
+  secrets?: readonly string[];
 }
 
-/** A report body as received, kept raw for the archive (report_raw) before parsing. */
-export interface RawReport {
-  body: Buffer;
-  /**
-   * A body past `streamFromBytes`, decoded, as it arrives (`body` is then empty): read it once, to
-   * its end or until the caller gives up (which closes the connection).
-   */
-  stream?: AsyncIterable<Buffer>;
-  fetchedAt: Date;
+/** A report as the API client hands it on: the body (secrets redacted) and the facts of its fetch. */
+export interface FetchedReport {
+  /** Read once; its size and digest as received are known once it has been read. */
+  readonly body: ReportBody;
+  readonly fetchedAt: Date;
   /** HTTP attempts spent, the successful one included. */
-  attempts: number;
-  bytes: number;
-  durationMs: number;
+  readonly attempts: number;
+  /** From the first request to the response (a streamed body's rest arrives as it is read). */
+  readonly fetchMs: number;
 }
 
-/** Every endpoint of the management API. Errors are ApiError subclasses (see errors.ts). */
+/** The endpoints of the management API the product reads. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions. The body is returned decompressed but not
-   * parsed, so the caller can archive it first: a bad body is then the parser's ReportFormatError.
+   * GET /reports for the query's period and dimensions. The body is returned decompressed, secrets
+   * redacted, not parsed, so the caller can archive it as it parses it: a bad body is then the
+   * parser's ReportFormatError.
    * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
    * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
-   * ApiTransportError, code ABORTED. With `bigBody` (a BigBodyGate's hold), a body reaching its
-   * size waits for the gate before reading on.
+   * ApiTransportError, code ABORTED. A body reaching `streamFromBytes` comes back as a stream.
    */
   fetchReport(
     q: ReportQuery,
-    options?: { signal?: AbortSignal; bigBody?: BigBodyWait; streamFromBytes?: number },
-  ): Promise<RawReport>;
+    options?: { signal?: AbortSignal; streamFromBytes?: number },
+  ): Promise<FetchedReport>;
   listCampaigns(page?: PageRequest): Promise<Campaign[]>;
   /** Every campaign, page by page (default 100, the API's documented default). */
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
-  getCampaign(id: number): Promise<Campaign>;
-  createCampaign(body: NewCampaign): Promise<{ campaign_id: number }>;
-  updateCampaign(id: number, body: CampaignUpdate): Promise<void>;
-  deleteCampaign(id: number): Promise<void>;
   listCreatives(campaignId: number, page?: PageRequest): Promise<Creative[]>;
   creatives(campaignId: number, pageSize?: number): AsyncIterable<Creative[]>;
-  getCreative(campaignId: number, id: number): Promise<Creative>;
-  createCreative(campaignId: number, body: NewCreative): Promise<{ creative_id: number }>;
-  updateCreative(campaignId: number, id: number, body: CreativeUpdate): Promise<void>;
-  deleteCreative(campaignId: number, id: number): Promise<void>;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }
@@ -127,8 +107,9 @@ export interface ApiClient {
  * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
  * keep-alive pool (see pools.ts); close every client, and the last close ends the pool.
  */
-export function createApiClient(o: ApiClientOptions): ApiClient {
-  const http = new Transport({
+/** The transport settings of a client with options `o` (the defaults filled in). */
+export function transportOptions(o: ApiClientOptions): TransportOptions {
+  return {
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
     auth: o.auth,
@@ -151,7 +132,11 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
     signal: o.signal,
-  });
+  };
+}
+
+export function createApiClient(o: ApiClientOptions): ApiClient {
+  const http = new Transport(transportOptions(o));
   const secrets = [o.apiKey];
 
   /**
@@ -193,14 +178,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   // page (the sync skips and reports that item). Items are left exactly as sent, for `raw`.
   const listOf = () => (doc: unknown) =>
     isObject(doc) && Array.isArray(doc.items) ? undefined : 'expected an object with an items array';
-  // A single entity must have a readable id, a number or a string of digits; it is normalised to
-  // a number in place, as the typed result promises.
-  const entity = (idField: string) => (doc: unknown) => {
-    const id = isObject(doc) ? entityId(doc[idField]) : undefined;
-    if (id === undefined) return `expected an object with an integer ${idField}`;
-    (doc as Record<string, unknown>)[idField] = id;
-    return undefined;
-  };
   const int = (n: number, what: string) => {
     if (!Number.isSafeInteger(n) || n < 0)
       throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
@@ -219,16 +196,13 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         request.body,
         options?.signal,
         reportBodyProblem,
-        options?.bigBody,
         options?.streamFromBytes,
       );
       return {
-        body: res.body,
-        ...(res.stream === undefined ? {} : { stream: res.stream }),
+        body: new ReportBody(res.stream ?? res.body, o.secrets ?? secrets),
         fetchedAt,
         attempts: res.attempts,
-        bytes: res.body.length,
-        durationMs: res.durationMs,
+        fetchMs: res.durationMs,
       };
     },
     async listCampaigns(page) {
@@ -251,15 +225,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         },
       );
     },
-    getCampaign: (id) => json<Campaign>('GET', campaignPath(id), undefined, entity('campaign_id')),
-    createCampaign: (body) =>
-      json<{ campaign_id: number }>('POST', '/campaigns', body, entity('campaign_id')),
-    async updateCampaign(id, body) {
-      await http.send('PUT', campaignPath(id), body);
-    },
-    async deleteCampaign(id) {
-      await http.send('DELETE', campaignPath(id));
-    },
     async listCreatives(campaignId, page) {
       const path = `${creativesPath(campaignId)}${pageQuery(page)}`;
       const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf());
@@ -275,21 +240,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
           path: http.fullPath(creativesPath(campaignId)),
         },
       );
-    },
-    getCreative: (cid, id) =>
-      json<Creative>(
-        'GET',
-        `${creativesPath(cid)}/${int(id, 'creative id')}`,
-        undefined,
-        entity('creative_id'),
-      ),
-    createCreative: (cid, body) =>
-      json<{ creative_id: number }>('POST', creativesPath(cid), body, entity('creative_id')),
-    async updateCreative(cid, id, body) {
-      await http.send('PUT', `${creativesPath(cid)}/${int(id, 'creative id')}`, body);
-    },
-    async deleteCreative(cid, id) {
-      await http.send('DELETE', `${creativesPath(cid)}/${int(id, 'creative id')}`);
     },
     close: () => http.close(),
   };
@@ -327,4 +277,62 @@ export function createApiClientFromConfig(
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/**
+ * How GET /reports sends its parameters. The spec leaves it open (its table lists them, a request
+ * example sends a JSON body): `repeat` sends dimensions=a&dimensions=b, `brackets`
+ * dimensions[]=a&dimensions[]=b (PHP style), `comma` dimensions=a,b, all in the query string;
+ * `json-body` sends {"date_from","date_until","dimensions":[...]} as a JSON body on the GET, with
+ * no query string.
+ */
+export type DimensionsEncoding = 'repeat' | 'brackets' | 'comma' | 'json-body';
+
+/** Every form, in the order `adops doctor` tries them. */
+export const DIMENSIONS_ENCODINGS: readonly DimensionsEncoding[] = [
+  'repeat',
+  'brackets',
+  'comma',
+  'json-body',
+];
+
+/** A GET /reports request: the path (relative to the base URL) and, for `json-body`, the body. */
+export interface ReportRequest {
+  readonly path: string;
+  readonly body: { date_from: string; date_until: string; dimensions: string[] } | undefined;
+}
+
+/** The GET /reports request for a query in the given form. */
+export function reportRequest(q: ReportQuery, encoding: DimensionsEncoding = 'repeat'): ReportRequest {
+  if (encoding === 'json-body')
+    return {
+      path: '/reports',
+      body: { date_from: q.period.start, date_until: q.period.end, dimensions: [...q.dimensions] },
+    };
+  return { path: reportPath(q, encoding), body: undefined };
+}
+
+/** The request path of GET /reports for a query-string form (relative to the base URL). */
+export function reportPath(
+  q: ReportQuery,
+  encoding: Exclude<DimensionsEncoding, 'json-body'> = 'repeat',
+): string {
+  const params = new URLSearchParams();
+  params.append('date_from', q.period.start);
+  params.append('date_until', q.period.end);
+  if (encoding === 'comma') params.append('dimensions', q.dimensions.join(','));
+  else {
+    const name = encoding === 'brackets' ? 'dimensions[]' : 'dimensions';
+    for (const d of q.dimensions) params.append(name, d);
+  }
+  return `/reports?${params.toString()}`;
+}
+
+/** `?limit=..&offset=..` for a list page, omitting what is not set. */
+export function pageQuery(page: { limit?: number; offset?: number } = {}): string {
+  const params = new URLSearchParams();
+  if (page.limit !== undefined) params.append('limit', String(page.limit));
+  if (page.offset !== undefined) params.append('offset', String(page.offset));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }

@@ -1,3 +1,7 @@
+// The API client's errors: what failed, after how many attempts, and what the user can do. Each
+// says per instance whether a retry can help (a 503 can, a 404 cannot): see AdopsError.
+import { AdopsError } from '../retry/errors.js';
+
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
 export interface ApiErrorDetails {
   /** HTTP status, or undefined when no response arrived. */
@@ -17,27 +21,32 @@ export interface ApiErrorDetails {
 }
 
 /** Base of every error from the API client. */
-export class ApiError extends Error {
+export class ApiError extends AdopsError {
   override name = 'ApiError';
   readonly status: number | undefined;
   readonly apiMessage: string | undefined;
   readonly method: string;
   readonly path: string;
-  readonly attempts: number;
-  readonly hint: string;
-  readonly retryable: boolean;
+  declare readonly attempts: number;
+  declare readonly hint: string;
 
-  constructor(summary: string, d: ApiErrorDetails) {
+  constructor(summary: string, d: ApiErrorDetails & { retryAfterMs?: number }) {
     const said = d.apiMessage === undefined ? '' : `: ${d.apiMessage}`;
     const tries = d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`;
-    super(`${d.method} ${d.path}: ${summary}${said} (after ${tries}); ${d.hint}`, { cause: d.cause });
+    super(
+      `${d.method} ${d.path}: ${summary}${said} (after ${tries}); ${d.hint}`,
+      {
+        cause: d.cause,
+        attempts: d.attempts,
+        hint: d.hint,
+        ...(d.retryAfterMs === undefined ? {} : { retryAfterMs: d.retryAfterMs }),
+      },
+      d.retryable,
+    );
     this.status = d.status;
     this.apiMessage = d.apiMessage;
     this.method = d.method;
     this.path = d.path;
-    this.attempts = d.attempts;
-    this.hint = d.hint;
-    this.retryable = d.retryable;
   }
 }
 
@@ -87,10 +96,9 @@ export class ApiResponseError extends ApiError {
 /** HTTP 429 with on429: 'throw' (or a wait longer than allowed): retry after `retryAfterMs`. */
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
-  readonly retryAfterMs: number;
+  declare readonly retryAfterMs: number;
   constructor(d: ApiErrorDetails & { retryAfterMs: number }) {
     super(`HTTP 429 rate limited, retry after ${d.retryAfterMs} ms`, d);
-    this.retryAfterMs = d.retryAfterMs;
   }
 }
 

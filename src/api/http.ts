@@ -1,10 +1,10 @@
+// The transport of the API client: one logical request sent over the keep-alive pool of its origin,
+// retried by the allowlist with backoff, a 429 waited out (or thrown) by its Retry-After.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Pool } from 'undici';
+import { Pool } from 'undici';
 import type { Logger } from '../log/logger.js';
-import { apiMessageOf } from './body.js';
-import type { BigBodyWait } from './big-bodies.js';
-import { readResponse } from './decode.js';
+import { readResponse } from './body.js';
 import {
   ApiHttpError,
   ApiResponseError,
@@ -14,11 +14,9 @@ import {
   TRANSPORT_HINT,
   type ApiErrorDetails,
 } from './errors.js';
-import { malformedAnswer, type BodyCheck } from './malformed.js';
-import { acquirePool } from './pools.js';
-import { backoffDelay, MAX_TIMER_MS } from '../retry/backoff.js';
-import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
-import { parseRetryAfter } from './retry-after.js';
+import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
+import { backoffDelay, MAX_TIMER_MS } from '../retry/classify.js';
+import { errorCode, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
 
@@ -137,7 +135,6 @@ export class Transport {
     json?: unknown,
     callSignal?: AbortSignal,
     check?: BodyCheck,
-    bigBody?: BigBodyWait,
     streamFromBytes?: number,
   ): Promise<HttpResponse> {
     const o = this.o;
@@ -181,20 +178,18 @@ export class Transport {
         });
         status = res.statusCode;
         responseHeaders = res.headers;
-        read = await readResponse(
-          res,
-          { method, path: fullPath, attempt, status },
-          o,
-          bigBody,
-          streamFromBytes,
-        );
+        read = await readResponse(res, { method, path: fullPath, attempt, status }, o, streamFromBytes);
       } catch (error) {
         deadline.clear();
         if (error instanceof ApiResponseError) throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
-        const code = deadline.fired ? DEADLINE_CODE : (error as { code?: string }).code;
-        const detail = deadline.fired ? deadline.detail : (error as Error).message;
+        const code = deadline.fired ? DEADLINE_CODE : errorCode(error);
+        const detail = deadline.fired
+          ? deadline.detail
+          : error instanceof Error
+            ? error.message
+            : String(error);
         o.onAttempt?.({
           method,
           path: fullPath,
@@ -410,6 +405,64 @@ export async function realSleep(ms: number, signal?: AbortSignal): Promise<void>
   try {
     await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });
   } catch (error) {
-    if ((error as Error).name !== 'AbortError') throw error;
+    if (!(error instanceof Error) || error.name !== 'AbortError') throw error;
   }
+}
+
+/**
+ * Milliseconds a Retry-After header asks to wait: delta-seconds or an HTTP date (RFC 9110),
+ * never negative; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  // An HTTP date names its day and month; without letters Date.parse would read '-1' as a year.
+  if (!/[A-Za-z]/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Pool settings; clients asking for the same origin and settings share one pool. */
+export interface PoolSettings {
+  readonly connections: number;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+}
+
+const shared = new Map<string, { pool: Pool; users: number }>();
+
+/**
+ * The process's keep-alive pool for `origin` with these settings, created on first use. Every
+ * client of the same API (report pulls, catalogue sync) then reuses the same sockets; `release`
+ * closes the pool when its last user lets go.
+ */
+export function acquirePool(origin: string, s: PoolSettings): { pool: Pool; release(): Promise<void> } {
+  const key = `${origin}|${s.connections}|${s.connectTimeoutMs}|${s.headersTimeoutMs}|${s.bodyTimeoutMs}`;
+  let entry = shared.get(key);
+  if (entry === undefined) {
+    const pool = new Pool(origin, {
+      connections: s.connections,
+      connectTimeout: s.connectTimeoutMs,
+      headersTimeout: s.headersTimeoutMs,
+      bodyTimeout: s.bodyTimeoutMs,
+    });
+    entry = { pool, users: 0 };
+    shared.set(key, entry);
+  }
+  entry.users++;
+  const held = entry;
+  let released = false;
+  return {
+    pool: held.pool,
+    release: async () => {
+      if (released) return;
+      released = true;
+      held.users--;
+      if (held.users > 0) return;
+      if (shared.get(key) === held) shared.delete(key);
+      await held.pool.close();
+    },
+  };
 }

@@ -1,9 +1,8 @@
-// Pure checks of 2xx bodies. A malformed body (a proxy's HTML page, a body cut short, text that is
-// not JSON) is transient: the next answer may be fine, so it is retried like a 5xx. A well-formed
-// body of the wrong shape is deterministic and fails at once (the callers check shapes).
+// Pure checks of bodies, and what an error may quote of one. A malformed body (a proxy's HTML
+// page, a body cut short, text that is not JSON) is transient: retried like a 5xx until the same
+// body comes twice in a row (the one rule: repeatsPrevious). A wrong shape fails at once.
 import { createHash } from 'node:crypto';
-import { redactBuffer } from '../log/redact.js';
-import { excerptOf } from './body.js';
+import { redactBuffer, redactCut } from '../log/redact.js';
 import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
 /** Why a 2xx body cannot be used; undefined when it can. */
@@ -85,6 +84,15 @@ export function parseJsonBody(
   }
 }
 
+/**
+ * The one rule of malformed answers: retryable until the same body, by the SHA-256 of the body as
+ * received, comes twice in a row; within one request's attempts (the transport) and across the
+ * pulls of one period (the pull, against the body archived with the period's previous load).
+ */
+export function repeatsPrevious(sha256: string | undefined, previous: string | undefined): boolean {
+  return sha256 !== undefined && sha256 === previous;
+}
+
 /** The SHA-256 of a body, hex: tells a repeated malformed answer from a new one. */
 export function bodyDigest(body: Buffer): string {
   return createHash('sha256').update(body).digest('hex');
@@ -102,7 +110,7 @@ export function malformedAnswer(
   at: { status: number; method: string; path: string; attempts: number; apiKey: string },
 ): ApiResponseError {
   const sha256 = bodyDigest(raw);
-  const repeated = sha256 === previous;
+  const repeated = repeatsPrevious(sha256, previous);
   const post = at.method === 'POST';
   return new ApiResponseError({
     status: at.status,
@@ -122,4 +130,52 @@ export function malformedAnswer(
     body: redactBuffer(raw, [at.apiKey]),
     sha256,
   });
+}
+
+const EXCERPT = 160;
+
+/**
+ * The start of a body for an error message: secrets redacted, control characters escaped, cut
+ * short. Enough to recognise an HTML error page or a truncated JSON, too little to leak data.
+ */
+export function excerptOf(body: Buffer | string, secrets: readonly string[]): string {
+  const head = (typeof body === 'string' ? body : body.subarray(0, EXCERPT * 4).toString('utf8')).slice(
+    0,
+    EXCERPT * 2,
+  );
+  // A key the cut split must not survive as a prefix (earlier keys shrink and pull it into view).
+  // eslint-disable-next-line no-control-regex -- control characters are what we escape
+  const clean = redactCut(head, secrets).replace(/[\u0000-\u001f\u007f]/g, (c) =>
+    c === '\n' || c === '\t' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}…` : clean;
+}
+
+/**
+ * The API's own message from an error body. The spec does not name the fields, so look where
+ * APIs usually put it (message, error, error.message, errors[0].message, detail), else a short
+ * excerpt of the text.
+ */
+export function apiMessageOf(body: Buffer, secrets: readonly string[]): string | undefined {
+  if (body.length === 0) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    return excerptOf(body, secrets);
+  }
+  const found = messageIn(doc);
+  return found === undefined ? excerptOf(body, secrets) : excerptOf(found, secrets);
+}
+
+function messageIn(doc: unknown): string | undefined {
+  if (typeof doc === 'string') return doc;
+  if (typeof doc !== 'object' || doc === null) return undefined;
+  if (Array.isArray(doc)) return messageIn(doc[0]);
+  const o = doc as Record<string, unknown>;
+  for (const key of ['message', 'error_description', 'error', 'detail', 'errors', 'title']) {
+    const inner = messageIn(o[key]);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { classifyFailure } from '../retry/classify.js';
-import { createLocalGate, type RequestGate } from '../api/gate.js';
+import { createLocalGate, type RequestGate } from '../api/shared-limit.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
 import { failRun, finishRun, openRun, stagePages } from '../warehouse/catalogue/runs.js';

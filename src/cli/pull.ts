@@ -93,11 +93,12 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   let summary: string;
   try {
     const raw = await api.fetchReport(query);
-    if (flags.raw !== undefined) await saveRaw(flags.raw, raw.body);
-    parsed = parseReport(raw.body, query.dimensions, { strict: flags.strict });
+    const body = await raw.body.bytes();
+    if (flags.raw !== undefined) await saveRaw(flags.raw, body);
+    parsed = parseReport(body, query.dimensions, { strict: flags.strict });
     summary =
       `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
-      `${raw.bytes} bytes, ${raw.attempts} request(s), ${Math.round(raw.durationMs)} ms`;
+      `${raw.body.receivedBytes} bytes, ${raw.attempts} request(s), ${Math.round(raw.fetchMs)} ms`;
   } catch (error) {
     if (
       error instanceof ApiError ||

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { createLocalGate } from '../api/gate.js';
+import { createLocalGate } from '../api/shared-limit.js';
 import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';

@@ -10,7 +10,7 @@ import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/
 import { MigrationError } from '../warehouse/schema/migrate.js';
 import { createPool, warehouseOf } from '../warehouse/pg.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
-import { replayLoad } from '../warehouse/replay.js';
+import { replayLoad } from '../worker/pull.js';
 import { setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { readVersions } from '../warehouse/schema/versions.js';
 import {
@@ -245,9 +245,12 @@ export function registerReplay(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: 2, logger });
       try {
         const loadId = Number(flags.loadId);
-        const outcome = await replayLoad(pool, config.schema, reports, loadId, {
-          strictReconcile: flags.strictReconcile,
+        const wh = warehouseOf(pool, config.schema, {
+          copyFormat: config.copyFormat,
           logger: logger.child({ replayOf: loadId }),
+        });
+        const outcome = await replayLoad(wh, reports, loadId, {
+          strictReconcile: flags.strictReconcile,
           secrets: secretsOf(config),
         });
         const reconciled = outcome.reconciled

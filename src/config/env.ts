@@ -87,8 +87,6 @@ export interface Config {
     readonly compression: ServerSettings['compression'];
     /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
     readonly maxBodyMb: number;
-    /** Bodies from this many MB on are held one at a time per worker process; the others wait. */
-    readonly bigBodyMb: number;
     /** Report bodies from this size on are loaded as they stream in, never held whole. */
     readonly streamBodyMb: number;
   };
@@ -200,7 +198,6 @@ const ENV_SCHEMA = {
   ADOPS_HTTP_CONNECTIONS: int(...rangeOf(SERVER_FIELDS.connections)).default(16),
   ADOPS_HTTP_COMPRESSION: z.enum(COMPRESSIONS, `one of: ${COMPRESSIONS.join(', ')}`).default('gzip'),
   ADOPS_MAX_BODY_MB: int(1, 4000).default(500),
-  ADOPS_BIG_BODY_MB: int(1, 4000).default(64),
   ADOPS_STREAM_BODY_MB: int(1, 4000).default(8),
   ADOPS_QUEUE_PREFIX: z
     .string()
@@ -294,7 +291,6 @@ export function loadConfig(env: Env): Config {
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
-      bigBodyMb: v.ADOPS_BIG_BODY_MB,
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({

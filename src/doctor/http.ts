@@ -5,10 +5,10 @@
 import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { apiMessageOf } from '../api/body.js';
-import { parseRetryAfter } from '../api/retry-after.js';
+import { apiMessageOf } from '../api/malformed.js';
+import { parseRetryAfter } from '../api/http.js';
 import { redactSecrets } from '../log/redact.js';
-import { backoffDelay } from '../retry/backoff.js';
+import { backoffDelay } from '../retry/classify.js';
 import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import type { Answer, Observations, TlsObservation } from './types.js';
 

@@ -1,10 +1,10 @@
 // `adops doctor`'s probing, in order: each step runs only when the ones before it leave something to
 // learn (no scopes without an accepted key, no report forms when reports are 403). The requests are
 // built without I/O, with the client's own request builder.
-import { reportRequest } from '../api/query.js';
+import { reportRequest } from '../api/client.js';
 import type { Dimension } from '../config/dimensions.js';
 import { addDays } from '../dates/calendar.js';
-import { counterValue } from '../flatten/counters.js';
+import { counterValue } from '../flatten/rows.js';
 import type { Period } from '../flatten/types.js';
 import { chooseForm, DAY, judgeForms, PAIR } from './forms.js';
 import { probeTls, Prober, type ProbeRequest } from './http.js';

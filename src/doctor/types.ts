@@ -1,6 +1,6 @@
 // What `adops doctor` observes of a server, and what it concludes: the probes (probes.ts) fill the
 // observations over HTTP, the verdict (verdict.ts, forms.ts) turns them into rows and settings without I/O.
-import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/query.js';
+import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/client.js';
 import type { Period } from '../flatten/types.js';
 
 /** The auth header forms, in the order they are tried. */

@@ -1,4 +1,7 @@
+// Why a report body cannot become rows: its shape, its values, its totals. Each error says by its
+// class (retry/errors.ts) whether a re-pull can help: only a malformed body's can, once.
 import type { Dimension } from '../config/dimensions.js';
+import { AdopsError, TerminalError, type FailureOptions } from '../retry/errors.js';
 import type { CounterName } from './types.js';
 
 /** Longest value shown in a message: enough to recognise it, short enough for one log line. */
@@ -20,21 +23,22 @@ export function showValue(value: unknown): string {
  * the same body parses the same way. Keep the raw body (report_raw) and correct the parser if the
  * API's shape really is different. (A body that is not even valid JSON is a MalformedBodyError.)
  */
-export class ReportFormatError extends Error {
+export class ReportFormatError extends AdopsError {
   override readonly name: string = 'ReportFormatError';
-  /** A re-pull returns the same body, so retrying cannot help. */
-  readonly retryable: boolean = false;
   constructor(
     /** Where the offending item sits, e.g. `items["2026-01-01"]["123"].impressions`, or `(body)`. */
     readonly path: string,
     /** What is wrong there, without the path. */
     readonly problem: string,
-    options?: { cause?: unknown },
+    options: FailureOptions = {},
+    /** A re-pull returns the same body, so retrying cannot help (a malformed body's differs). */
+    retryable = false,
   ) {
     super(
       `report body is not usable at ${path}: ${problem}; if the API really answers this shape, the parser needs ` +
         'a fix: report it with the raw body (kept in report_raw for queued pulls, --raw FILE for adops pull)',
       options,
+      retryable,
     );
   }
 }
@@ -52,13 +56,16 @@ export const DUPLICATE_KEY = 'duplicate key: it appears twice in its object';
  */
 export class MalformedBodyError extends ReportFormatError {
   override readonly name: string = 'MalformedBodyError';
-  override readonly retryable: boolean;
   /** The SHA-256 of the body that came twice in a row, when it did. */
   readonly repeatedSha256: string | undefined;
-  constructor(problem: string, options?: { cause?: unknown; repeatedSha256?: string }) {
-    super('(body)', problem, options);
-    this.repeatedSha256 = options?.repeatedSha256;
-    this.retryable = this.repeatedSha256 === undefined;
+  constructor(problem: string, options: { cause?: unknown; repeatedSha256?: string } = {}) {
+    super(
+      '(body)',
+      problem,
+      options.cause === undefined ? {} : { cause: options.cause },
+      options.repeatedSha256 === undefined,
+    );
+    this.repeatedSha256 = options.repeatedSha256;
     this.message =
       `report body is malformed: ${problem}; ` +
       (this.retryable
@@ -74,9 +81,8 @@ export class MalformedBodyError extends ReportFormatError {
 }
 
 /** A dimension value that does not fit its column type (day: date, *_id: bigint, tier: smallint, text). */
-export class DimensionValueError extends Error {
+export class DimensionValueError extends TerminalError {
   override readonly name = 'DimensionValueError';
-  readonly retryable = false;
   constructor(
     readonly dimension: Dimension,
     readonly value: unknown,
@@ -97,9 +103,8 @@ export class DimensionValueError extends Error {
 export type UnreconciledReason = 'mismatch' | 'no totals' | 'partial totals';
 
 /** The rows could not be reconciled with the totals, and the caller asked for strict reconciliation. */
-export class ReconciliationError extends Error {
+export class ReconciliationError extends TerminalError {
   override readonly name = 'ReconciliationError';
-  readonly retryable = false;
   constructor(
     readonly differences: ReadonlyArray<{ counter: CounterName; items: number; totals: number }>,
     readonly reason: UnreconciledReason = 'mismatch',

@@ -1,10 +1,8 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dimension } from '../config/dimensions.js';
-import { counterValue } from './counters.js';
+import { counterValue } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
-import { Flattener } from './flatten.js';
 import { ReportScanner } from './scan.js';
-import { reconcile, type Reconciliation } from './reconcile.js';
+import { reconcile, type Reconciliation } from './rows.js';
 import { COUNTERS, type ReportRow, type Totals } from './types.js';
 
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */
@@ -25,11 +23,6 @@ export interface ParseOptions {
   readonly strict?: boolean;
 }
 
-export interface AsyncParseOptions extends ParseOptions {
-  /** Units of work (about one per leaf) between yields to the event loop; default 20,000. */
-  readonly chunk?: number;
-}
-
 /**
  * Parses a GET /reports body into rows typed per dimension, the totals and their reconciliation.
  * Pure and synchronous; streams the bytes (ReportScanner) instead of building the JSON tree, so
@@ -46,49 +39,13 @@ export function parseReport(
   return finish(scanner.rows, readTotals(scanner.totals), options);
 }
 
-/**
- * parseReport that yields to the event loop every `chunk` members, so a long parse does not stall
- * timers, sockets or BullMQ's lock renewal.
- */
-export async function parseReportAsync(
-  body: Buffer | string,
-  dimensions: readonly Dimension[],
-  options: AsyncParseOptions = {},
-): Promise<ParsedReport> {
-  const chunk = options.chunk ?? 20_000;
-  const scanner = new ReportScanner(toBuffer(body), dimensions);
-  while (!scanner.step(chunk)) await yieldToEventLoop();
-  return finish(scanner.rows, readTotals(scanner.totals), options);
-}
-
-/**
- * The same result from a body already parsed with JSON.parse (e.g. a stored object), through the
- * tree walk. parseReport and this agree on every accepted body.
- */
-export function parseReportObject(
-  doc: unknown,
-  dimensions: readonly Dimension[],
-  options: ParseOptions = {},
-): ParsedReport {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ReportFormatError(
-      '(body)',
-      `expected an object with items and totals, found ${Array.isArray(doc) ? 'an array' : showValue(doc)}`,
-    );
-  }
-  const top = doc as Record<string, unknown>;
-  if (top.items === undefined) throw new ReportFormatError('items', 'missing: expected the report items');
-  const flattener = new Flattener(dimensions, top.items);
-  flattener.step(Infinity);
-  return finish(flattener.rows, readTotals(top.totals), options);
-}
-
 /** A body as bytes. */
 export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
-function finish(rows: ReportRow[], totals: Totals, options: ParseOptions): ParsedReport {
+/** The parsed report of `rows` and `totals`, reconciled (strictly under options.strict). */
+export function finish(rows: ReportRow[], totals: Totals, options: ParseOptions): ParsedReport {
   const reconciliation = reconcile(rows, totals);
   if (options.strict === true && !reconciliation.ok)
     throw new ReconciliationError(reconciliation.differences, reconciliation.reason);

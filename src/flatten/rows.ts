@@ -1,8 +1,9 @@
+// From the scanner's leaves to typed rows: counters and dimension values read and checked,
+// repeats refused, and the rows' sums reconciled with the API's totals.
 import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
-import { counterValue } from './counters.js';
-import { canonicalDimensionValue, EXPECTED } from './dimension-value.js';
-import { DimensionValueError, ReportFormatError, showValue } from './errors.js';
-import { COUNTERS, type ReportRow } from './types.js';
+import { digits, isIsoDate } from '../dates/calendar.js';
+import { DimensionValueError, ReportFormatError, showValue, type UnreconciledReason } from './errors.js';
+import { COUNTERS, type CounterName, type Counters, type ReportRow, type Totals } from './types.js';
 
 /** A key inside a container: an object key, an array index, or none (the root). */
 export type Key = string | number | undefined;
@@ -136,4 +137,160 @@ export class RowBuilder<P> {
     this.seen.clear();
     return true;
   }
+}
+
+/** `items["2026-01-01"][3]`: the path of a child of the container `parent` (undefined: the root). */
+export function childPath(parent: { parent: unknown; key: Key } | undefined, key: Key): string {
+  const base =
+    parent === undefined
+      ? 'items'
+      : childPath(parent.parent as { parent: unknown; key: Key } | undefined, parent.key);
+  if (key === undefined) return base;
+  return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * A counter value as a non-negative safe integer, or -1 when it is not one. Accepts JSON integers
+ * and strings of decimal digits (some APIs quote large numbers). Rejects fractions, negatives,
+ * exponents and values beyond 2^53 - 1, where JSON.parse has already lost precision.
+ */
+export function counterValue(raw: unknown): number {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : -1;
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 16) return -1;
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return Number.isSafeInteger(n) ? n : -1;
+}
+
+/** True when `node` holds at least one counter: that is what makes it a leaf, whatever its depth. */
+export function holdsCounters(node: Record<string, unknown>): boolean {
+  for (let i = 0; i < COUNTERS.length; i++) {
+    if (node[COUNTERS[i] as string] !== undefined) return true;
+  }
+  return false;
+}
+
+/** What each column type accepts, in words, for error messages. */
+export const EXPECTED: Readonly<Record<DimensionType, string>> = {
+  date: 'a date YYYY-MM-DD',
+  bigint: 'a decimal integer within bigint range',
+  smallint: 'an integer from -32768 to 32767',
+  text: 'a string without NUL characters (or a finite number)',
+};
+
+const INT8_MAX = '9223372036854775807';
+const INT8_MIN_ABS = '9223372036854775808';
+
+/**
+ * The canonical text of a dimension value for its column type, or undefined when it does not fit.
+ * Accepts an object key (always a string) or a JSON value from a row object (string or number).
+ * Canonical: dates as YYYY-MM-DD, integers without leading zeros or sign on zero, text unchanged.
+ */
+export function canonicalDimensionValue(type: DimensionType, raw: unknown): string | undefined {
+  switch (type) {
+    case 'date':
+      return typeof raw === 'string' && isIsoDate(raw) ? raw : undefined;
+    case 'bigint':
+      if (typeof raw === 'number') return Number.isSafeInteger(raw) ? String(raw === 0 ? 0 : raw) : undefined;
+      return typeof raw === 'string' ? canonicalBigint(raw) : undefined;
+    case 'smallint': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? smallIntFromText(raw) : NaN;
+      return Number.isInteger(n) && n >= -32768 && n <= 32767 ? String(n === 0 ? 0 : n) : undefined;
+    }
+    case 'text':
+      if (typeof raw === 'string') return raw.includes('\u0000') || !wellFormed(raw) ? undefined : raw;
+      return typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
+  }
+}
+
+/** No lone surrogates: Postgres would reject the text, and a silent U+FFFD would change the key. */
+function wellFormed(s: string): boolean {
+  // String.prototype.isWellFormed exists on Node 20+, but TypeScript's ES2023 lib lacks its type.
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+function canonicalBigint(s: string): string | undefined {
+  const negative = s.charCodeAt(0) === 45;
+  const first = negative ? 1 : 0;
+  if (first === s.length) return undefined;
+  for (let i = first; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  let start = first;
+  while (start < s.length - 1 && s.charCodeAt(start) === 48) start++;
+  // The common case (positive, no leading zero) returns the key itself: no allocation per value.
+  const abs = start === 0 ? s : s.slice(start);
+  const limit = negative ? INT8_MIN_ABS : INT8_MAX;
+  if (abs.length > limit.length || (abs.length === limit.length && abs > limit)) return undefined;
+  if (abs === '0') return '0';
+  return negative ? `-${abs}` : abs;
+}
+
+function smallIntFromText(s: string): number {
+  if (s.length === 0 || s.length > 6) return NaN;
+  const negative = s.charCodeAt(0) === 45;
+  const n = digits(s, negative ? 1 : 0, s.length);
+  if (n < 0 || (negative && s.length === 1)) return NaN;
+  return negative ? -n : n;
+}
+
+/** Outcome of comparing the rows' sums with the API's totals, counter by counter. */
+export interface Reconciliation {
+  readonly ok: boolean;
+  /** One entry per given counter whose sum over the rows differs from the totals; empty when ok. */
+  readonly differences: Array<{ counter: CounterName; items: number; totals: number }>;
+  /**
+   * Why not ok: 'mismatch' (differences), 'no totals' (the body gave none: nothing was checked),
+   * 'partial totals' (some counters missing: only the given ones were checked). Absent when ok.
+   */
+  readonly reason?: UnreconciledReason;
+}
+
+/** Sums each counter over the rows (exact: falls back to BigInt if a sum passes 2^53). */
+export function sumRows(rows: readonly ReportRow[]): Counters {
+  const sums = [0, 0, 0, 0, 0];
+  for (let r = 0; r < rows.length; r++) {
+    const c = (rows[r] as ReportRow).counters;
+    sums[0]! += c[0]!;
+    sums[1]! += c[1]!;
+    sums[2]! += c[2]!;
+    sums[3]! += c[3]!;
+    sums[4]! += c[4]!;
+  }
+  const out = {} as Counters;
+  COUNTERS.forEach((name, i) => {
+    const s = sums[i]!;
+    // Number addition is exact below 2^53; above it, redo this counter in BigInt and report
+    // the nearest Number, which is what a comparison with JSON totals can see anyway.
+    out[name] = Number.isSafeInteger(s)
+      ? s
+      : Number(rows.reduce((acc, row) => acc + BigInt(row.counters[i]!), 0n));
+  });
+  return out;
+}
+
+/** Compares the sums of the rows with the totals; per counter, any difference is reported. */
+export function reconcile(rows: readonly ReportRow[], totals: Totals): Reconciliation {
+  return reconcileSums(sumRows(rows), totals);
+}
+
+/**
+ * Compares counter sums (however they were taken) with the totals given. A report without totals,
+ * or with only some counters, is never called reconciled: nothing (or not everything) was checked.
+ */
+export function reconcileSums(sums: Counters, totals: Totals): Reconciliation {
+  const given = COUNTERS.filter((c) => totals[c] !== null);
+  if (given.length === 0) return { ok: false, differences: [], reason: 'no totals' };
+  const differences = given
+    .filter((c) => sums[c] !== totals[c])
+    .map((counter) => ({ counter, items: sums[counter], totals: totals[counter] as number }));
+  if (given.length < COUNTERS.length) return { ok: false, differences, reason: 'partial totals' };
+  return differences.length === 0
+    ? { ok: true, differences }
+    : { ok: false, differences, reason: 'mismatch' };
 }

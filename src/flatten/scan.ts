@@ -1,6 +1,6 @@
 import type { Dimension } from '../config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
-import { childPath } from './flatten.js';
+import { childPath } from './rows.js';
 import { describe, RowBuilder, type Key } from './rows.js';
 import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { COUNTERS, type ReportRow } from './types.js';

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dimension } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
-import { reconcileSums, sumRows, type Reconciliation } from './reconcile.js';
+import { reconcileSums, sumRows, type Reconciliation } from './rows.js';
 import { ReportScanner, UNIT_MARGIN } from './scan.js';
 import { COUNTERS, type Counters, type ReportRow, type Totals } from './types.js';
 

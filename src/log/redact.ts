@@ -176,3 +176,21 @@ function replaced(body: Buffer, hits: readonly number[], done: number): Buffer {
   parts.push(body.subarray(from, done));
   return Buffer.concat(parts);
 }
+
+/**
+ * `processor` whose thrown errors (and their causes) have `secrets` redacted from message and
+ * stack, in place: the error keeps its class, so BullMQ still tells an UnrecoverableError, a
+ * RateLimitError or a WaitingError apart.
+ */
+export function withRedactedErrors<A extends unknown[], R>(
+  secrets: readonly string[],
+  processor: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await processor(...args);
+    } catch (error) {
+      throw redactError(error, secrets);
+    }
+  };
+}

@@ -1,7 +1,7 @@
 // Text for people and files: the CSV and JSON rows of `adops pull`, counter and reconciliation
 // lines, and the escaping that keeps a value from breaking a terminal table or a spreadsheet.
 import type { Dimension } from '../config/dimensions.js';
-import type { Reconciliation } from '../flatten/reconcile.js';
+import type { Reconciliation } from '../flatten/rows.js';
 import { COUNTERS, type Counters, type ReportRow, type Totals } from '../flatten/types.js';
 
 /** Rows per output chunk: few writes, bounded memory. */

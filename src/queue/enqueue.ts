@@ -18,7 +18,7 @@ import {
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
-import { loadStates } from '../warehouse/load-states.js';
+import { loadStates } from '../warehouse/load/states.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
 import { sameDimensions } from '../warehouse/schema/versions.js';

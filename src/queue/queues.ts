@@ -1,7 +1,7 @@
 // The queues, opened with the options every producer must agree on.
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
-import { BACKOFF_TYPE } from '../retry/backoff.js';
+import { BACKOFF_TYPE } from '../retry/classify.js';
 import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
 import {
   ENTITY_QUEUE,

@@ -1,8 +1,9 @@
 // The one classifier of failures: what is worth another try (transient), what says when to come
 // back (rate-limited), what cannot succeed (fatal). Used by the HTTP client, pulls, syncs and the
-// loader. Retries are an allowlist (style.md): only what can succeed on a second try is retried.
+// loader; and the one backoff that times every retry. Retries are an allowlist (style.md): only
+// what can succeed on a second try is retried.
 
-import { TerminalError, TransientError } from './errors.js';
+import { AdopsError } from './errors.js';
 
 /** How a failure is treated. */
 export type Failure =
@@ -79,40 +80,41 @@ export function isTransientPg(code: string | undefined): boolean {
  * same connection (the others mean the connection itself is gone).
  */
 export function isSerializationFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '40001' || code === '40P01';
 }
 
+/**
+ * The string `code` of a library's error (Node's system errors, undici's, pg's SQLSTATE): how the
+ * libraries below us say what failed. Undefined when there is none.
+ */
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** What the fallback reads off errors not of our vocabulary (pg's, ioredis', undici's): codes. */
 interface ErrorFacts {
   readonly name: string;
   readonly message?: unknown;
-  readonly retryable?: unknown;
-  readonly retryAfterMs?: unknown;
   readonly status?: unknown;
   readonly code?: unknown;
 }
 
 /**
- * Classifies any error thrown by fetching, parsing or loading. An error that declares itself
- * `retryable` (ApiError, MalformedBodyError, ...) is believed; otherwise its cause chain is checked
- * against the allowlists above; anything else is fatal.
+ * Classifies any error thrown by fetching, parsing or loading. Our own errors (retry/errors.ts)
+ * say what they are: the first of them in the cause chain decides (its retryAfterMs makes it a
+ * pause). Errors of the libraries below us (pg, ioredis, undici) are judged by their codes against
+ * the allowlists above; anything else is fatal.
  */
 export function classifyFailure(error: unknown): Failure {
   const reason = failureReason(error);
   const chain = causes(error);
   if (chain[0]?.code === 'ABORTED') return { kind: 'aborted', reason };
-  const limited = chain.find(
-    (e) => e.name === 'RateLimitedError' || (typeof e.retryAfterMs === 'number' && e.status === 429),
-  );
-  if (limited !== undefined) {
-    const ms = typeof limited.retryAfterMs === 'number' ? limited.retryAfterMs : 1_000;
-    return { kind: 'rate-limited', retryAfterMs: Math.max(0, ms), reason };
-  }
-  // Our own errors say what they are by their class (retry/errors.ts).
-  if (error instanceof TransientError) return { kind: 'transient', reason };
-  if (error instanceof TerminalError) return { kind: 'fatal', reason };
-  const declared = chain.find((e) => typeof e.retryable === 'boolean');
-  if (declared !== undefined) return { kind: declared.retryable === true ? 'transient' : 'fatal', reason };
+  const ourChain = chain.filter((e): e is AdopsError => e instanceof AdopsError);
+  const limited = ourChain.find((e) => e.retryAfterMs !== undefined)?.retryAfterMs;
+  if (limited !== undefined) return { kind: 'rate-limited', retryAfterMs: Math.max(0, limited), reason };
+  const ours = ourChain[0];
+  if (ours !== undefined) return { kind: ours.retryable ? 'transient' : 'fatal', reason };
   const transient = chain.some((e) => {
     const code = typeof e.code === 'string' ? e.code : undefined;
     return (
@@ -131,6 +133,7 @@ export function classifyFailure(error: unknown): Failure {
  */
 export function failureReason(error: unknown): string {
   if (!(error instanceof Error)) return `Error: ${String(error)}`;
+  // Ours carry a typed hint; another library's error may carry one too (the fallback).
   const e = error as Error & { hint?: unknown };
   let text = `${e.name}: ${e.message}`;
   if (typeof e.hint === 'string' && e.hint !== '' && !e.message.includes(e.hint)) text += ` (${e.hint})`;
@@ -145,11 +148,11 @@ export function failureReason(error: unknown): string {
  * ioredis Cluster that reached none of its nodes keeps the last node's error as `lastNodeError`
  * ("Failed to refresh slots cache."): that counts as its cause.
  */
-function causes(error: unknown): ErrorFacts[] {
-  const out: ErrorFacts[] = [];
+function causes(error: unknown): Array<Error & ErrorFacts> {
+  const out: Array<Error & ErrorFacts> = [];
   let e: unknown = error;
   while (e instanceof Error && out.length < 5) {
-    out.push(e as unknown as ErrorFacts);
+    out.push(e as Error & ErrorFacts);
     e = e.cause ?? (e as { lastNodeError?: unknown }).lastNodeError;
   }
   return out;
@@ -196,4 +199,50 @@ export function isRedisConnectionLoss(error: unknown): boolean {
 export function outageReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return REDIS_OFFLINE.test(message) ? 'no connection' : message;
+}
+
+/**
+ * The longest delay a Node timer holds (2^31-1 ms, 24.8 days): a longer one fires at once, with a
+ * TimeoutOverflowWarning, and a wait on it spins. Every wait whose length comes from outside is
+ * cut to it (and waited out again if need be).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Default longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS). */
+export const DEFAULT_RETRY_AFTER_CAP_MS = 15 * 60_000;
+
+/** Name of our backoff strategy in job options (BullMQ calls settings.backoffStrategy for it). */
+export const BACKOFF_TYPE = 'adops-jitter';
+
+export interface BackoffPolicy {
+  /** Delay ceiling of the first retry. */
+  readonly baseMs: number;
+  /** Cap of any one delay. */
+  readonly maxMs: number;
+}
+
+/** Queued pulls: 2 s, doubling, at most 5 minutes. */
+export const JOB_BACKOFF: BackoffPolicy = { baseMs: 2_000, maxMs: 5 * 60_000 };
+/** Webhook deliveries: 5 s, doubling, at most 15 minutes; 10 attempts span about half an hour. */
+export const WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };
+/** A Postgres transaction that lost a deadlock or a serialization race: 100 ms, at most 1 s. */
+export const PG_BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 1_000 };
+
+/**
+ * Delay before retry number `retry` (1 = the wait before the second attempt): exponential from
+ * `baseMs`, capped at `maxMs`, with "equal jitter": half of it fixed, half random, so callers that
+ * failed together do not come back together, and no delay collapses to zero. A server's
+ * Retry-After, when known, is a floor. `random` returns [0, 1).
+ */
+export function backoffDelay(
+  retry: number,
+  policy: BackoffPolicy,
+  random: () => number = Math.random,
+  floorMs = 0,
+): number {
+  const n = Math.max(1, Math.floor(retry));
+  // 2^40 already exceeds any sane cap; clamping the exponent keeps the maths finite.
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(n - 1, 40));
+  const jittered = Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  return Math.max(jittered, Math.ceil(floorMs));
 }

@@ -12,19 +12,31 @@ export interface FailureOptions {
   readonly loadId?: number;
   /** What the user can do about it, shown after the message when the message lacks it. */
   readonly hint?: string;
+  /** The server said when to come back (a 429's Retry-After): a pause, not a failure. */
+  readonly retryAfterMs?: number;
 }
 
-/** The common base: `cause`, typed `attempts`, `loadId` and `hint`. Not thrown itself. */
+/**
+ * The common base: `cause`, typed `attempts`, `loadId`, `hint`, `retryAfterMs`, and `retryable`,
+ * which TransientError and TerminalError fix by class. Only errors whose retryability is a fact of
+ * each answer rather than of their kind (an API error: a 503 is retried, a 404 is not; a failed
+ * load: as its cause) extend it directly and say it per instance.
+ */
 export abstract class AdopsError extends Error {
   readonly attempts: number | undefined;
   readonly loadId: number | undefined;
   readonly hint: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  /** True when a later try can succeed: the classifier's answer for this error. */
+  readonly retryable: boolean;
 
-  constructor(message: string, options: FailureOptions = {}) {
+  protected constructor(message: string, options: FailureOptions, retryable: boolean) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.attempts = options.attempts;
     this.loadId = options.loadId;
     this.hint = options.hint;
+    this.retryAfterMs = options.retryAfterMs;
+    this.retryable = retryable;
   }
 
   /** The same error, recorded as report_loads row `loadId`. */
@@ -37,9 +49,15 @@ export abstract class AdopsError extends Error {
 /** A failure a later try can get past (a 5xx, a reset, a deadlock, a server restarting). */
 export class TransientError extends AdopsError {
   override name = 'TransientError';
+  constructor(message: string, options: FailureOptions = {}) {
+    super(message, options, true);
+  }
 }
 
 /** A failure no retry can fix (a 4xx, a body of the wrong shape, a setting that is wrong). */
 export class TerminalError extends AdopsError {
   override name = 'TerminalError';
+  constructor(message: string, options: FailureOptions = {}) {
+    super(message, options, false);
+  }
 }

@@ -1,8 +1,13 @@
+// The warehouse's errors, each transient or terminal by its class (retry/errors.ts); a failed load
+// is as retryable as what made it fail.
+import { classifyFailure } from '../retry/classify.js';
+import { AdopsError, TerminalError, TransientError } from '../retry/errors.js';
+
 /**
  * A report_<name> table no longer matches its job definition. Nothing was changed; the message
  * says what differs and how to proceed (the data is never dropped for you).
  */
-export class SchemaDriftError extends Error {
+export class SchemaDriftError extends TerminalError {
   override readonly name = 'SchemaDriftError';
   constructor(
     message: string,
@@ -16,10 +21,8 @@ export class SchemaDriftError extends Error {
 }
 
 /** A row value that cannot be written to its column; the pull fails, its raw body is kept. */
-export class RowValueError extends Error {
+export class RowValueError extends TerminalError {
   override readonly name = 'RowValueError';
-  /** The same body holds the same value: retrying cannot help (the queue reads this flag). */
-  readonly retryable = false;
   constructor(
     message: string,
     readonly dimension: string,
@@ -34,20 +37,25 @@ export class RowValueError extends Error {
  * Loading a pulled period into Postgres failed; the period's previous rows are untouched and the
  * attempt is recorded in report_loads (status failed) when Postgres was reachable.
  */
-export class LoadError extends Error {
+export class LoadError extends AdopsError {
   override readonly name = 'LoadError';
   constructor(
     message: string,
     /** The report_loads row of the failed attempt, when it could be recorded. */
-    readonly loadId: number | undefined,
-    options?: { cause?: unknown },
+    loadId: number | undefined,
+    options: { cause?: unknown } = {},
   ) {
-    super(message, options);
+    // Retryable as its cause is: a lost connection or a deadlock is, a bad value is not.
+    super(
+      message,
+      { ...options, ...(loadId === undefined ? {} : { loadId }) },
+      classifyFailure(options.cause).kind === 'transient',
+    );
   }
 }
 
 /** `adops replay` cannot replay the load it was asked for; the message says why and what to do. */
-export class ReplayError extends Error {
+export class ReplayError extends TerminalError {
   override readonly name = 'ReplayError';
 }
 
@@ -55,16 +63,14 @@ export class ReplayError extends Error {
  * A definition whose dimensions no table version has yet: it changed in the jobs folder and
  * `adops migrate` has not run since. Retryable: the pull succeeds once migrate made the version.
  */
-export class UnmigratedDefinitionError extends Error {
+export class UnmigratedDefinitionError extends TransientError {
   override readonly name = 'UnmigratedDefinitionError';
-  readonly retryable = true;
 }
 
 /**
  * A load reached a month whose partition was made after this process last looked (a new table
  * version). Retryable: the partition now exists, and the retry loads into it.
  */
-export class MissingPartitionError extends Error {
+export class MissingPartitionError extends TransientError {
   override readonly name = 'MissingPartitionError';
-  readonly retryable = true;
 }

@@ -5,7 +5,7 @@ import {
   summarizeRestatements,
   type Restatement,
   type RestatementSummary,
-} from './restatement.js';
+} from './load/statements.js';
 import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { type Warehouse, qualified } from './pg.js';
 
@@ -129,4 +129,4 @@ export async function lastRestatements(
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
-export type { RestatementSummary } from './restatement.js';
+export type { RestatementSummary } from './load/statements.js';

@@ -5,8 +5,8 @@
 // `webhook-signature: v1,<base64>` beside `webhook-id` and the attempt's own `webhook-timestamp`,
 // so a captured delivery is worthless once a receiver's tolerance (5 minutes) has passed.
 import { request, type Dispatcher } from 'undici';
-import { excerptOf } from '../api/body.js';
-import { parseRetryAfter } from '../api/retry-after.js';
+import { excerptOf } from '../api/malformed.js';
+import { parseRetryAfter } from '../api/http.js';
 import type { WebhookDelivery } from './events.js';
 import { createHmac } from 'node:crypto';
 import { webhookSecretKey } from '../config/env.js';

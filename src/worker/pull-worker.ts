@@ -1,28 +1,24 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../api/gate.js';
+import type { RequestGate } from '../api/shared-limit.js';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/jobs.js';
-import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/backoff.js';
+import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classify.js';
 import { REPORT_QUEUE } from '../queue/jobs.js';
 import { asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
 import { isAccountTrouble, type AccountGuard } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
-import { pullDeps, type FetcherFor, type ReportFetcher } from './io.js';
+import { pullDeps, type FetcherFor, type ReportFetcher } from './pull.js';
 import { evolutionHook } from '../queue/enqueue.js';
-import { withRedactedErrors } from './redacted-errors.js';
-import type { WorkerObserver } from './observer.js';
+import { withRedactedErrors } from '../log/redact.js';
 import { runPull, type PullDeps } from './pull.js';
+import { AdopsError } from '../retry/errors.js';
+import type { LoadOutcome } from '../warehouse/load/load.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
-export interface PullResult {
-  readonly loadId: number;
-  readonly status: 'loaded' | 'superseded';
-  readonly rows: number;
-  readonly reconciled: boolean;
-}
+export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
 
 export interface PullWorkerOptions {
   /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
@@ -63,21 +59,10 @@ export function startPullWorker(
   o: PullWorkerOptions,
 ): Worker<PullJobData, unknown, string> {
   const secrets = secretsOf(rt.config);
-  const deps: PullDeps = {
-    ...pullDeps(o.reports, o.fetcher, rt.pool, rt.config.schema, rt.shutdown.signal, {
-      copyFormat: rt.config.copyFormat,
-      secrets,
-    }),
-    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
-  };
-  const afterLoad = evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls);
   const io: PullDeps = {
-    ...deps,
-    load: async (report, period, fetched, jobId, account) => {
-      const loaded = await deps.load(report, period, fetched, jobId, account);
-      if (loaded.evolving === true) await afterLoad(report, period, account);
-      return loaded;
-    },
+    ...pullDeps(o.reports, o.fetcher, rt.wh, { secrets }, rt.shutdown.signal),
+    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
+    afterLoad: evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls),
   };
   const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify, o.isolation));
   return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
@@ -149,11 +134,11 @@ export function pullProcessor(
     if (outcome.ok) guard?.succeeded(account);
     else if (isAccountTrouble(outcome.error)) guard?.failed(account);
     if (outcome.ok) {
-      const { loaded, fetched } = outcome;
+      const { loaded } = outcome;
       observer.pull(report, {
         outcome: loaded.status,
         rows: loaded.rows,
-        fetchMs: fetched.durationMs,
+        fetchMs: outcome.fetchMs,
         loadMs: loaded.loadMs,
         totalMs: performance.now() - started,
       });
@@ -238,6 +223,29 @@ class PullRetry extends Error {
 }
 
 function retryAfterOf(error: unknown): number | undefined {
-  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
-  return typeof ms === 'number' ? ms : undefined;
+  return error instanceof AdopsError ? error.retryAfterMs : undefined;
+}
+
+/** How a pull ended, as counted: its outcome and, when it loaded, its figures. */
+export type PullEvent =
+  | {
+      readonly outcome: 'loaded' | 'superseded';
+      readonly rows: number;
+      readonly fetchMs: number;
+      readonly loadMs: number;
+      readonly totalMs: number;
+    }
+  | { readonly outcome: 'retry' | 'failed' | 'rate_limited' };
+
+/** One HTTP attempt to the API (its status, undefined when no response came). */
+export interface AttemptEvent {
+  readonly status: number | undefined;
+  readonly attempt: number;
+  readonly path: string;
+}
+
+/** The listener of a worker's events. */
+export interface WorkerObserver {
+  pull(report: string, event: PullEvent): void;
+  attempt(event: AttemptEvent): void;
 }

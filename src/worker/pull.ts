@@ -1,40 +1,75 @@
-// One pull: fetch a report period from the API, load it into Postgres. The I/O is passed in, so
-// this file decides only what happens on success and on each kind of failure.
+// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load (warehouse), with one
+// FetchInfo carried from the fetch to the period's report_loads row. A failed pull is recorded
+// here, in one place (recordFailure), and comes back classified.
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
+import { BODY_MB, ReportBody } from '../api/body.js';
+import { ApiResponseError } from '../api/errors.js';
+import type { RequestGate } from '../api/shared-limit.js';
+import type { AttemptInfo } from '../api/http.js';
+import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
+import { syncClientOptions } from '../catalogue/read.js';
+import type { Config } from '../config/env.js';
 import type { ReportJob } from '../config/jobs.js';
 import type { ReportLookup } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure } from '../retry/classify.js';
 import { pullAccount, type PullJobData } from '../queue/jobs.js';
+import type { Dimension } from '../config/dimensions.js';
+import {
+  DimensionValueError,
+  MalformedBodyError,
+  ReconciliationError,
+  ReportFormatError,
+} from '../flatten/errors.js';
+import type { ParsedReport } from '../flatten/parse.js';
+import { streamReport } from '../flatten/stream.js';
+import { redactBuffer, redactSecrets } from '../log/redact.js';
+import { errorCode } from '../retry/classify.js';
+import { AdopsError, TerminalError } from '../retry/errors.js';
+import { LoadError, ReplayError } from '../warehouse/errors.js';
+import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from '../warehouse/load/archive.js';
+import {
+  loadPeriod,
+  recordFailedPull,
+  takeFetchToken,
+  type FetchInfo,
+  type LoadOptions,
+  type LoadOutcome,
+  type RowSource,
+} from '../warehouse/load/load.js';
+import { reportTable, type Warehouse } from '../warehouse/pg.js';
 
-/** What the API client returned for one period. */
-export interface Fetched {
-  readonly body: Buffer;
-  /** A big body as it arrives (`body` is then empty): loaded as it streams in. */
-  readonly stream?: AsyncIterable<Buffer>;
-  readonly fetchedAt: Date;
-  readonly attempts: number;
-  readonly bytes: number;
-  readonly durationMs: number;
-  /** Lets another big body in (BigBodyGate): called once this one is loaded or dropped. */
-  readonly release?: () => void;
+/** The part of the API client a pull uses. */
+export interface ReportFetcher {
+  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
+  fetchReport(
+    query: { dimensions: ReportJob['dimensions']; period: Period },
+    signal?: AbortSignal,
+  ): Promise<FetchedReport>;
+  close?(): Promise<void>;
 }
 
-/** What the loader did with it. */
-export interface Loaded {
-  readonly loadId: number;
-  readonly status: 'loaded' | 'superseded';
-  readonly rows: number;
-  readonly reconciled: boolean;
-  readonly loadMs: number;
-  /** True when the report has a building table version (report evolution). */
-  readonly evolving?: boolean;
+/** The fetcher of each account (undefined for an account this worker does not know). */
+export type FetcherFor = (account: string) => ReportFetcher | undefined;
+
+/** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
+export type ParseFn = (
+  body: Buffer,
+  dimensions: readonly Dimension[],
+) => ParsedReport | Promise<ParsedReport>;
+
+export interface PullOptions extends LoadOptions {
+  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
+  readonly strictReconcile?: boolean;
+  readonly parse?: ParseFn;
+  /** Strings never to store (the API key): redacted from a recorded error. */
+  readonly secrets?: readonly string[];
 }
 
-/** A fetch with the fencing token taken before its request was sent. */
-export type FencedFetch = Fetched & { readonly fetchToken: number };
-
-/** The I/O a pull needs. */
+/** What a pull needs: the definitions, each account's fetcher, the warehouse. */
 export interface PullDeps {
   readonly reports: ReportLookup;
   /**
@@ -42,38 +77,30 @@ export interface PullDeps {
    * absent: every pull is allowed (a single-account deployment, tests).
    */
   readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
-  /** A fencing token from Postgres (never a clock), taken before the fetch starts. */
-  fetchToken(): Promise<number>;
-  /** Fetches through `account`'s own API client and rate limit. */
-  fetch(report: ReportJob, period: Period, account: string): Promise<Fetched>;
-  load(
-    report: ReportJob,
-    period: Period,
-    fetched: FencedFetch,
-    jobId: string | undefined,
-    account: string,
-  ): Promise<Loaded>;
-  /**
-   * Records a failed fetch in report_loads so `adops status` and `adops heal` see it, archiving
-   * `body` when the API answered one it could not use (a malformed 2xx).
-   */
-  recordFailure(
-    report: ReportJob,
-    period: Period,
-    failure: {
-      error: unknown;
-      attempts: number;
-      jobId: string | undefined;
-      fetchToken: number;
-      body?: Buffer;
-      account: string;
-    },
-  ): Promise<number | void>;
+  readonly fetcherFor: FetcherFor;
+  readonly wh: Warehouse;
+  /** Aborts requests in flight (worker shutdown). */
+  readonly signal?: AbortSignal;
+  readonly options?: PullOptions;
+  /** Called after a load of a report with a building table version (report evolution). */
+  readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
+}
+
+/** PullDeps over one fetcher (every account's) or each account's own, and `wh`. */
+export function pullDeps(
+  reports: ReportLookup,
+  fetcher: ReportFetcher | FetcherFor,
+  wh: Warehouse,
+  options: PullOptions = {},
+  signal?: AbortSignal,
+): PullDeps {
+  const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
+  return { reports, fetcherFor, wh, options, ...(signal === undefined ? {} : { signal }) };
 }
 
 /** The outcome of a pull, as metrics and the job's return value see it. */
 export type PullOutcome =
-  | { readonly ok: true; readonly loaded: Loaded; readonly fetched: Fetched }
+  | { readonly ok: true; readonly loaded: LoadOutcome; readonly fetchMs: number; readonly bytes: number }
   | {
       readonly ok: false;
       readonly failure: Failure;
@@ -83,21 +110,19 @@ export type PullOutcome =
     };
 
 /** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
-export class UnknownReportError extends Error {
+export class UnknownReportError extends TerminalError {
   override readonly name = 'UnknownReportError';
-  readonly retryable = false;
 }
 
 /** Thrown for a pull of an account this worker has no settings for, or that does not run the report. */
-export class UnknownAccountError extends Error {
+export class UnknownAccountError extends TerminalError {
   override readonly name = 'UnknownAccountError';
-  readonly retryable = false;
 }
 
 /**
- * Runs one pull. Never throws: failures come back classified. A failed fetch is recorded in
- * report_loads here (a 429 is a pause and a shutdown's abort is ours: neither is recorded); a
- * failed load was already recorded by the loader, so it is not recorded twice.
+ * Runs one pull. Never throws: failures come back classified, recorded in report_loads (a 429 is
+ * a pause and a shutdown's abort is ours: neither is recorded; nor is anything when Postgres is
+ * down before the fetch).
  */
 export async function runPull(
   deps: PullDeps,
@@ -105,84 +130,326 @@ export async function runPull(
   jobId: string | undefined,
   logger: Logger,
 ): Promise<PullOutcome> {
+  const fail = (error: unknown, loadId?: number): PullOutcome => ({
+    ok: false,
+    failure: classifyFailure(error),
+    error,
+    ...(loadId === undefined ? {} : { loadId }),
+  });
   const report = deps.reports.get(data.report);
-  if (report === undefined) {
-    const error = new UnknownReportError(
-      `report "${data.report}" has no job definition in this worker's jobs folder: ` +
-        'deploy the same jobs/ to every worker, or drop the pull if the report was deleted',
-    );
-    return { ok: false, failure: classifyFailure(error), error };
-  }
   const account = pullAccount(data);
-  const runs = deps.accountRuns?.(account, report.name) ?? 'yes';
-  if (runs !== 'yes') {
-    const error = new UnknownAccountError(
-      runs === 'unknown account'
-        ? `account "${account}" is not in this worker's accounts (ADOPS_ACCOUNTS_FILE): ` +
-            'deploy the same accounts file to every worker, or drop the pull if the account was removed'
-        : `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
-    );
-    return { ok: false, failure: classifyFailure(error), error };
-  }
+  const refused = refusal(deps, report, account, data.report);
+  if (refused !== undefined || report === undefined) return fail(refused);
   const period: Period = { start: data.periodStart, end: data.periodEnd };
   let fetchToken: number;
   try {
     // Before the request: a response is as recent as the moment its fetch started.
-    fetchToken = await deps.fetchToken();
+    fetchToken = await takeFetchToken(deps.wh);
   } catch (error) {
     // Postgres is unreachable: nothing to record the failure in, and nothing fetched yet.
-    return { ok: false, failure: classifyFailure(error), error };
+    return fail(error);
   }
-  let fetched: FencedFetch;
+  const opts = deps.options ?? {};
+  let fetched: FetchedReport;
   try {
-    fetched = { ...(await deps.fetch(report, period, account)), fetchToken };
+    const fetcher = deps.fetcherFor(account);
+    if (fetcher === undefined)
+      throw new UnknownAccountError(`account "${account}" has no API settings in this worker`);
+    fetched = await fetcher.fetchReport({ dimensions: report.dimensions, period }, deps.signal);
   } catch (error) {
     const failure = classifyFailure(error);
-    if (failure.kind !== 'rate-limited' && failure.kind !== 'aborted') {
-      const body = bodyOf(error);
-      const loadId = await deps
-        .recordFailure(report, period, {
-          error,
-          attempts: attemptsOf(error),
-          jobId,
-          fetchToken,
-          account,
-          ...(body === undefined ? {} : { body }),
-        })
-        .catch((recordError: unknown) =>
-          // Postgres itself may be down; the job's failedReason still carries the reason.
-          logger.warn({ err: recordError }, 'could not record the failed pull in report_loads'),
-        );
-      if (typeof loadId === 'number') return { ok: false, failure, error, loadId };
-    }
-    return { ok: false, failure, error };
+    if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return { ok: false, failure, error };
+    const attempts =
+      error instanceof AdopsError && (error.attempts ?? 0) > 0 ? (error.attempts as number) : 1;
+    const info = { account, report, period, fetchToken, attempts, ...(jobId === undefined ? {} : { jobId }) };
+    // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
+    const body = error instanceof ApiResponseError ? error.body : undefined;
+    const packed =
+      body === undefined
+        ? undefined
+        : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
+    const loadId = await recordFailure(deps.wh, info, error, packed, opts.secrets).catch(
+      (recordError: unknown) => {
+        // Postgres itself may be down; the job's failedReason still carries the reason.
+        logger.warn({ err: recordError }, 'could not record the failed pull in report_loads');
+        return undefined;
+      },
+    );
+    return { ok: false, failure, error, ...(loadId === undefined ? {} : { loadId }) };
+  }
+  const info: FetchInfo = {
+    account,
+    report,
+    period,
+    fetchToken,
+    fetchedAt: fetched.fetchedAt,
+    attempts: fetched.attempts,
+    fetchMs: fetched.fetchMs,
+    ...(jobId === undefined ? {} : { jobId }),
+  };
+  try {
+    const loaded = await loadFetched(deps.wh, info, fetched.body, opts);
+    if (loaded.evolving) await deps.afterLoad?.(report, period, account);
+    return { ok: true, loaded, fetchMs: fetched.fetchMs, bytes: fetched.body.receivedBytes };
+  } catch (error) {
+    // loadFetched recorded the failure (with the raw body) whenever Postgres was reachable.
+    return fail(error, error instanceof AdopsError ? error.loadId : undefined);
+  }
+}
+
+/** Why this worker cannot run the pull at all (an unknown report or account), if it cannot. */
+function refusal(
+  deps: PullDeps,
+  report: ReportJob | undefined,
+  account: string,
+  name: string,
+): Error | undefined {
+  if (report === undefined)
+    return new UnknownReportError(
+      `report "${name}" has no job definition in this worker's jobs folder: ` +
+        'deploy the same jobs/ to every worker, or drop the pull if the report was deleted',
+    );
+  const runs = deps.accountRuns?.(account, report.name) ?? 'yes';
+  if (runs === 'unknown account')
+    return new UnknownAccountError(
+      `account "${account}" is not in this worker's accounts (ADOPS_ACCOUNTS_FILE): ` +
+        'deploy the same accounts file to every worker, or drop the pull if the account was removed',
+    );
+  if (runs === 'not run')
+    return new UnknownAccountError(
+      `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
+    );
+  return undefined;
+}
+
+/**
+ * Loads a fetched body: archived as it is read, flattened into rows as it streams (or by
+ * `opts.parse`), loaded in one transaction (loadPeriod). A body that does not parse, repeats a
+ * row, or does not reconcile under strictReconcile rolls the load back; it is recorded as a failed
+ * load with its body kept and the report error is rethrown (a malformed body as a retryable
+ * MalformedBodyError, final when it repeats the period's previous body). Any other failure is
+ * recorded too and thrown as LoadError.
+ */
+export async function loadFetched(
+  wh: Warehouse,
+  info: FetchInfo,
+  body: ReportBody,
+  opts: PullOptions = {},
+): Promise<LoadOutcome> {
+  const startedAt = opts.startedAt ?? performance.now();
+  let archive: BodyArchive;
+  try {
+    archive = await BodyArchive.open(wh, info.account, body);
+  } catch (error) {
+    // Nothing will read the response: let its connection go.
+    await body[Symbol.asyncIterator]().return?.(undefined);
+    throw error;
   }
   try {
-    const loaded = await deps.load(report, period, fetched, jobId, account);
-    return { ok: true, loaded, fetched };
-  } catch (error) {
-    // The loader records its own failures (with the raw body) whenever Postgres is reachable.
-    const loadId = (error as { loadId?: unknown }).loadId;
-    return {
-      ok: false,
-      failure: classifyFailure(error),
-      error,
-      ...(typeof loadId === 'number' ? { loadId } : {}),
-    };
-  } finally {
-    // Loaded or failed, nothing reads the body any more.
-    fetched.release?.();
+    const rows = await rowsOf(archive, info.report.dimensions, opts);
+    return await loadPeriod(wh, info, rows, () => archive.finish(), { ...opts, startedAt });
+  } catch (thrown) {
+    const packed = await archive.finish().catch(() => undefined);
+    let error = asReportError(thrown, reportTable(info.report.name));
+    if (error instanceof MalformedBodyError && error.retryable && packed !== undefined) {
+      // Postgres down: keep the error retryable; the retry will find out.
+      const previous = await latestBodyDigest(wh, info.account, info.report.name, info.period).catch(
+        () => undefined,
+      );
+      if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
+    }
+    const loadId = await recordFailure(wh, info, error, packed, opts.secrets).catch(() => undefined);
+    if (isReportError(error)) throw error;
+    const where = `${info.report.name} ${info.period.start}..${info.period.end}`;
+    throw new LoadError(
+      `loading ${where} failed: ${error.message}; the period's previous rows are unchanged` +
+        (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`) +
+        hintFor(error),
+      loadId,
+      { cause: error },
+    );
   }
 }
 
-/** HTTP attempts an API error reports having made (1 when it does not say). */
-function attemptsOf(error: unknown): number {
-  const n = (error as { attempts?: unknown }).attempts;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+/** The rows of a body: streamed as the archive passes it on, or whole through `opts.parse`. */
+async function rowsOf(
+  archive: BodyArchive,
+  dimensions: readonly Dimension[],
+  opts: PullOptions,
+): Promise<RowSource> {
+  if (opts.parse !== undefined) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of archive.chunks()) chunks.push(chunk);
+    const parsed = await opts.parse(Buffer.concat(chunks), dimensions);
+    return { rows: parsed.rows, summary: () => strict(parsed, opts) };
+  }
+  const stream = streamReport(archive.chunks(), dimensions);
+  return { rows: stream.rows, summary: () => strict(stream.summary(), opts), held: archive.whole };
 }
 
-/** The unusable body an API error carries (ApiResponseError of a malformed 2xx), to archive. */
-function bodyOf(error: unknown): Buffer | undefined {
-  const body = (error as { body?: unknown } | undefined)?.body;
-  return Buffer.isBuffer(body) ? body : undefined;
+/** The summary, or ReconciliationError under strictReconcile when the rows do not add up. */
+function strict<S extends Pick<ParsedReport, 'totals' | 'reconciliation'>>(summary: S, opts: PullOptions): S {
+  const r = summary.reconciliation;
+  if (opts.strictReconcile === true && !r.ok) throw new ReconciliationError(r.differences, r.reason);
+  return summary;
+}
+
+/** Records a failed pull in report_loads, its error text redacted: the one place that does. */
+function recordFailure(
+  wh: Warehouse,
+  info: FetchInfo,
+  error: unknown,
+  packed: Awaited<ReturnType<typeof packBody>> | undefined,
+  secrets: readonly string[] = [],
+): Promise<number> {
+  return recordFailedPull(wh, { info, error: describeError(error, secrets), packed });
+}
+
+/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
+export function describeError(error: unknown, secrets: readonly string[] = []): string {
+  const parts: string[] = [];
+  let e: unknown = error instanceof Error ? error : new Error(String(error));
+  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
+    parts.push(`${e.name}: ${e.message}`);
+  return redactSecrets(parts.join(' <- caused by '), secrets);
+}
+
+/** Errors that say the body itself is wrong: retrying or re-loading it cannot help. */
+function isReportError(error: Error): boolean {
+  return (
+    error instanceof ReportFormatError ||
+    error instanceof DimensionValueError ||
+    error instanceof ReconciliationError
+  );
+}
+
+/**
+ * A streamed body's repeated row surfaces as the report table's unique violation (23505), raised
+ * by the partition of the period's month: name it as the body's fault, since the earlier copy of
+ * the row was streamed away before the repeat.
+ */
+function asReportError(thrown: unknown, table: string): Error {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
+  // a report name holds no "__", so the prefix is this report's alone.
+  const db = error instanceof pg.DatabaseError ? error : undefined;
+  if (db?.code === '23505' && (db.table === table || db.table?.startsWith(`${table}__`) === true))
+    return new ReportFormatError(
+      'items',
+      `two rows have the same dimension values: ${db.detail ?? db.table}`,
+      {
+        cause: error,
+      },
+    );
+  return error;
+}
+
+/** What to do about a Postgres error that says the schema is not what the loader expects. */
+function hintFor(error: unknown): string {
+  const code = errorCode(error);
+  // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
+  if (code === '42P01' || code === '42703')
+    return '; run `adops migrate` so the report tables match the job definitions';
+  return '';
+}
+
+/**
+ * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
+ * original's fetch token: a replay is as old as the fetch that got its body, so replaying it over
+ * the load of a later fetch is recorded as superseded, while replaying the period's current load
+ * (or an older body once the newer load is gone) loads. Throws ReplayError when the load, its
+ * definition or its body is not available.
+ */
+export async function replayLoad(
+  wh: Warehouse,
+  reports: readonly ReportJob[],
+  loadId: number,
+  opts: PullOptions = {},
+): Promise<LoadOutcome> {
+  const load = await archivedLoad(wh, loadId);
+  if (load === undefined)
+    throw new ReplayError(
+      `load ${loadId} is not in ${wh.schema}.report_loads; pick a load_id from that table`,
+    );
+  const report = reports.find((r) => r.name === load.info.report.name);
+  const { start, end } = load.info.period;
+  if (report === undefined)
+    throw new ReplayError(
+      `load ${loadId} is of report ${load.info.report.name}, which has no job definition in ADOPS_JOBS_DIR; restore its definition to replay it`,
+    );
+  const repull = `re-pull the period instead (adops backfill --report ${report.name} --from ${start} --to ${end})`;
+  if (report.dimensions.join(',') !== load.info.report.dimensions.join(','))
+    throw new ReplayError(
+      `load ${loadId} was pulled with dimensions ${load.info.report.dimensions.join(',')} but ${report.file} now has ${report.dimensions.join(',')}; ` +
+        `its body cannot fill the current table: ${repull}`,
+    );
+  if (load.body === undefined)
+    throw new ReplayError(
+      `the raw body of load ${loadId} is not kept (no response, or older than ADOPS_RAW_RETENTION_DAYS); ${repull}`,
+    );
+  return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
+}
+
+/** Hooks the worker passes to the API client it creates. */
+export interface FetcherHooks {
+  /** Awaited before every HTTP request (the shared rate limit). */
+  beforeRequest(): Promise<void>;
+  /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
+  onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
+  /** The API said, in a success's usage headers, that no request is left for this many ms. */
+  onExhausted?(ms: number): void;
+}
+
+/**
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
+ * queue for Retry-After instead of one request sleeping), every request, retries included,
+ * first takes a slot of the shared rate limit, report bodies have every secret of the config
+ * redacted, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
+ */
+export function createWorkerApi(
+  config: Config,
+  logger: Logger,
+  hooks: FetcherHooks,
+  secrets?: readonly string[],
+): { client: ApiClient; fetcher: ReportFetcher } {
+  const client = createApiClientFromConfig(config, logger, {
+    on429: 'throw',
+    // Awaited by the client before every attempt, retries included.
+    beforeRequest: hooks.beforeRequest,
+    onAttempt: (a: AttemptInfo) => {
+      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
+      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
+    },
+    ...(secrets === undefined ? {} : { secrets }),
+  });
+  return {
+    client,
+    fetcher: {
+      fetchReport: (query, signal) =>
+        client.fetchReport(query, {
+          ...(signal === undefined ? {} : { signal }),
+          streamFromBytes: config.http.streamBodyMb * BODY_MB,
+        }),
+      close: () => client.close(),
+    },
+  };
+}
+
+/**
+ * The API client of a worker's catalogue syncs: one HTTP attempt per call with 429s thrown, so
+ * the sync's requester retries each request itself (429s through the shared pause of `gate`,
+ * faults with backoff), and every attempt takes a slot of the shared rate limit.
+ */
+export function createSyncApi(
+  config: Config,
+  logger: Logger,
+  gate: RequestGate,
+  onAttempt: FetcherHooks['onAttempt'],
+  signal?: AbortSignal,
+): ApiClient {
+  return createApiClientFromConfig(config, logger, {
+    ...syncClientOptions(gate),
+    ...(signal === undefined ? {} : { signal }),
+    onAttempt: (a: AttemptInfo) => onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+  });
 }

@@ -3,7 +3,7 @@
 // catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
 import type { Worker } from 'bullmq';
 import type { Pool } from 'pg';
-import { type Config, accountConfig } from '../config/env.js';
+import { type Config, accountConfig, secretsOf } from '../config/env.js';
 import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
@@ -14,12 +14,12 @@ import {
   readFreshness,
   registerReportGauges,
 } from '../observe/metrics.js';
-import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/backoff.js';
+import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/classify.js';
 import type { RedisClient } from '../queue/connection.js';
 import { jobCounts } from '../queue/jobs.js';
 import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
-import { type FetcherFor, type ReportFetcher, createWorkerApi } from './io.js';
+import { type FetcherFor, type ReportFetcher, createWorkerApi } from './pull.js';
 import { startPullWorker, type PullAccount } from './pull-worker.js';
 import {
   openRuntime,
@@ -35,7 +35,7 @@ import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
-import type { WorkerObserver } from './observer.js';
+import type { WorkerObserver } from './pull-worker.js';
 
 export type { SyncRun } from './sync-worker.js';
 
@@ -327,6 +327,8 @@ function openWorkerAccounts(
           void limiter.pause(ms);
         },
       },
+      // Every secret of the worker is redacted from the bodies it stores, not only this account's key.
+      secretsOf(rt.config),
     );
     fetchers.set(account.name, api.fetcher);
     accounts.set(account.name, { limiter, reports: account.reports });

@@ -2,7 +2,7 @@
 // from its checkpoint when the job is tried again.
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
-import type { RequestGate } from '../api/gate.js';
+import type { RequestGate } from '../api/shared-limit.js';
 import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
@@ -12,9 +12,9 @@ import { syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../retry/classify.js';
 import { ENTITY_QUEUE } from '../queue/jobs.js';
-import { createSyncApi } from './io.js';
-import { withRedactedErrors } from './redacted-errors.js';
-import type { WorkerObserver } from './observer.js';
+import { createSyncApi } from './pull.js';
+import { withRedactedErrors } from '../log/redact.js';
+import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 import { warehouseOf } from '../warehouse/pg.js';
 

@@ -6,11 +6,11 @@ import type { ReportLookup } from '../config/jobs.js';
 import { TICK_QUEUE } from '../queue/jobs.js';
 import type { TickJobData } from '../queue/jobs.js';
 import { runTick, type TickDeps } from '../queue/scheduler.js';
-import { loadStates } from '../warehouse/load-states.js';
+import { loadStates } from '../warehouse/load/states.js';
 import { withClient } from '../warehouse/pg.js';
-import { pruneRaw } from '../warehouse/raw.js';
+import { pruneRaw } from '../warehouse/load/archive.js';
 import { maintainPartitions, type PartitionUpkeep } from '../warehouse/schema/partitions.js';
-import { withRedactedErrors } from './redacted-errors.js';
+import { withRedactedErrors } from '../log/redact.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** Starts the BullMQ worker of TICK_QUEUE. */

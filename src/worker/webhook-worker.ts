@@ -13,7 +13,7 @@ import type { WebhookConfig } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import { disagreementEvents } from '../observe/agreement.js';
 import { postWebhook } from '../webhooks/delivery.js';
-import type { BackoffPolicy } from '../retry/backoff.js';
+import type { BackoffPolicy } from '../retry/classify.js';
 import { TransientError } from '../retry/errors.js';
 import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/jobs.js';
 import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
@@ -145,11 +145,8 @@ function isDelivery(data: unknown): data is WebhookDelivery {
 /** A retryable delivery failure; carries the receiver's Retry-After into the backoff strategy. */
 class DeliveryRetry extends TransientError {
   override readonly name = 'DeliveryRetry';
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
+  constructor(message: string, retryAfterMs: number | undefined) {
+    super(message, retryAfterMs === undefined ? {} : { retryAfterMs });
   }
 }
 

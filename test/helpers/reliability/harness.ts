@@ -9,7 +9,7 @@ import { loadJobs, type JobSet, type ReportJob } from '../../../src/config/jobs.
 import { join } from 'node:path';
 import { packageRoot } from '../../../src/config/files.js';
 import { createLogger, type Logger } from '../../../src/log/logger.js';
-import type { ReportFetcher } from '../../../src/worker/io.js';
+import type { ReportFetcher } from '../../../src/worker/pull.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { TEST_SCHEMA } from '../schema.js';

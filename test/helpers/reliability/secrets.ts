@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
-import { readArchivedBody } from '../../../src/warehouse/raw.js';
+import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../schema.js';
 

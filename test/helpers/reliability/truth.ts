@@ -55,7 +55,7 @@ export async function fetchTruth(
       const perPeriod = new Map<string, PeriodTruth>();
       for (const period of periods) {
         const raw = await client.fetchReport({ dimensions: report.dimensions, period });
-        const parsed = parseReport(raw.body, report.dimensions, { strict: true });
+        const parsed = parseReport(await raw.body.bytes(), report.dimensions, { strict: true });
         perPeriod.set(period.start, {
           rows: parsed.rows.map((r) => line(r.dims, r.counters)).sort(),
           // Strict parsing reconciled all five counters, so none is null.

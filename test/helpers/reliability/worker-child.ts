@@ -3,7 +3,7 @@
 // `<dimensions>/<date>` it prints FETCHED after that period's response arrived and then hangs
 // before loading it: the window between fetch and load, held open for the kill.
 import { loadConfig } from '../../../src/config/env.js';
-import type { ReportFetcher } from '../../../src/worker/io.js';
+import type { ReportFetcher } from '../../../src/worker/pull.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startWorker } from '../../../src/worker/start.js';
 import { createPool } from '../../../src/warehouse/pg.js';

@@ -8,7 +8,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { PROFILES, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';

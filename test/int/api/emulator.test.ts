@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import { ApiError, ApiHttpError, ApiResponseError, ApiTransportError } from '../../../src/api/errors.js';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
@@ -58,7 +58,7 @@ const totalRequests = () => Object.values(emu.stats().requests).reduce((a, b) =>
 
 async function pull(c: ApiClient, query: ReportQuery): Promise<ReportRow[]> {
   const raw = await c.fetchReport(query);
-  const parsed = parseReport(raw.body, query.dimensions, { strict: true });
+  const parsed = parseReport(await raw.body.bytes(), query.dimensions, { strict: true });
   return parsed.rows;
 }
 
@@ -139,9 +139,10 @@ describe('API client against the emulator', () => {
         fc.integer({ min: 0, max: 3 }),
         async (d, start, span) => {
           const raw = await c.fetchReport(q(d, day(start), day(start + span)));
-          const parsed = parseReport(raw.body, d);
+          const body = await raw.body.bytes();
+          const parsed = parseReport(body, d);
           expect(parsed.reconciliation.ok).toBe(true);
-          expect(parsed.rows.length).toBe(countLeaves(JSON.parse(raw.body.toString()).items));
+          expect(parsed.rows.length).toBe(countLeaves(JSON.parse(body.toString()).items));
           for (const [i, name] of COUNTERS.entries())
             expect(parsed.rows.reduce((s, r) => s + r.counters[i]!, 0)).toBe(parsed.totals[name]);
         },

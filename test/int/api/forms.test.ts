@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, createApiClientFromConfig, type ApiClient } from '../../../src/api/client.js';
-import { DIMENSIONS_ENCODINGS } from '../../../src/api/query.js';
+import { DIMENSIONS_ENCODINGS } from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
@@ -122,7 +122,7 @@ describe('each form against the emulator', () => {
         dimensionsEncoding: form,
       });
       clients.push(c);
-      const parsed = parseReport((await c.fetchReport(QUERY)).body, QUERY.dimensions);
+      const parsed = parseReport(await (await c.fetchReport(QUERY)).body.bytes(), QUERY.dimensions);
       expect(parsed.reconciliation.ok).toBe(true);
       reports.push(parsed.rows);
     }
@@ -139,7 +139,7 @@ describe('each form against the emulator', () => {
         dimensionsEncoding: form,
       });
       clients.push(c);
-      return parseReport((await c.fetchReport(QUERY)).body, QUERY.dimensions).rows;
+      return parseReport(await (await c.fetchReport(QUERY)).body.bytes(), QUERY.dimensions).rows;
     };
     const truth = await rowsOf('repeat');
     try {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import {
   ApiHttpError,
   ApiResponseError,
@@ -100,7 +100,7 @@ describe('API client over real HTTP', () => {
       beforeRequest: async () => void slots++,
     }).fetchReport(QUERY);
     expect(slots).toBe(5);
-    expect(raw.body.toString()).toBe(REPORT);
+    expect((await raw.body.bytes()).toString()).toBe(REPORT);
     expect(raw.attempts).toBe(5);
     expect(attempts).toEqual([500, 502, 503, 504, 200]);
     expect(s.seen[0]?.url).toBe('/v2/reports?date_from=2026-01-01&date_until=2026-01-01&dimensions=day');

@@ -1,12 +1,13 @@
 // A warehouse filled by the emulator through the worker's own pull path (runPull over pullDeps) and
 // `adops sync --direct`, for the BI tests: the shipped jobs' reports, chosen days, one account.
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { expect } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/index.js';
+import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
 import { addDays, localDate } from '../../../src/dates/calendar.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps } from '../../../src/worker/io.js';
+import { pullDeps } from '../../../src/worker/pull.js';
 import { runPull } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -51,7 +52,11 @@ export async function pullDays(
   });
   try {
     const fetcher = { fetchReport: (q: Parameters<ApiClient['fetchReport']>[0]) => api.fetchReport(q) };
-    const deps = pullDeps(new Map(reports.map((r) => [r.name, r])), fetcher, db.pool, TEST_SCHEMA);
+    const deps = pullDeps(
+      new Map(reports.map((r) => [r.name, r])),
+      fetcher,
+      warehouseOf(db.pool, TEST_SCHEMA),
+    );
     for (const day of days)
       for (const report of reports) {
         const outcome = await runPull(

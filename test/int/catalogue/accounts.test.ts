@@ -1,8 +1,8 @@
 // Two accounts' catalogues in one warehouse: each sync writes, soft-deletes and versions only its
 // own account's rows, though the two ad servers reuse the same campaign ids.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
-import { createLocalGate } from '../../../src/api/gate.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
+import { createLocalGate } from '../../../src/api/shared-limit.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';

@@ -3,7 +3,7 @@
 // hostile server costs requests, never the sync's progress or its result.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../src/api/client.js';
+import { createApiClient } from '../../helpers/api-client.js';
 import { main } from '../../../src/cli/main.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { loadJobs } from '../../../src/config/jobs.js';

@@ -6,7 +6,7 @@
 // flight, then waits only on the table to rename it.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
 import { swapVersion } from '../../../src/warehouse/schema/evolution.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -6,7 +6,7 @@ import type { ReportJob } from '../../../src/config/jobs.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
-import { readArchivedBody } from '../../../src/warehouse/raw.js';
+import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';

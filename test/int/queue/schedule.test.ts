@@ -13,7 +13,7 @@ import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/pulls.js';
 import { syncSchedulers } from '../../../src/queue/scheduler.js';
 import { runTick } from '../../../src/queue/scheduler.js';
-import { loadStates } from '../../../src/warehouse/load-states.js';
+import { loadStates } from '../../../src/warehouse/load/states.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 

@@ -2,7 +2,7 @@
 // list campaigns, an IP-restricted key is refused from another address, and a pull with a refused
 // key ends as one failed pull with the reason, never retried.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { ApiHttpError } from '../../../src/api/errors.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
@@ -112,7 +112,7 @@ describe('emulator auth as the client meets it', () => {
     expect(e.attempts).toBe(1);
     expect(e.message).toMatch(/lacks the scope "campaigns"/);
     const report = await rep.fetchReport({ dimensions: ['day'], period: PERIOD });
-    expect(report.body.length).toBeGreaterThan(0);
+    expect((await report.body.bytes()).length).toBeGreaterThan(0);
     record(
       'auth/scope',
       'reports-only key lists campaigns',
@@ -127,7 +127,7 @@ describe('emulator auth as the client meets it', () => {
     expect(e.status).toBe(403);
     expect(e.message).toMatch(/may not be used from 127\.0\.0\.1/);
     const ok = await client(THIS_IP).fetchReport({ dimensions: ['day'], period: PERIOD });
-    expect(ok.body.length).toBeGreaterThan(0);
+    expect((await ok.body.bytes()).length).toBeGreaterThan(0);
     record(
       'auth/ip',
       'IP-restricted key from another address',

@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
-import type { ReportFetcher } from '../../../src/worker/io.js';
+import { ReportBody } from '../../../src/api/body.js';
+import type { ReportFetcher } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { canaryKey } from '../../helpers/reliability/harness.js';
@@ -30,12 +31,12 @@ function echoingFetcher(key: string, body?: string): ReportFetcher {
   return {
     fetchReport: async () => {
       if (body === undefined) throw new Error(`upstream refused key ${key} (${encodeURIComponent(key)})`);
+      // As the API client hands a body on: the key redacted by ReportBody, its received digest kept.
       return {
-        body: Buffer.from(body),
+        body: new ReportBody(Buffer.from(body), [key]),
         fetchedAt: new Date(),
         attempts: 1,
-        bytes: body.length,
-        durationMs: 1,
+        fetchMs: 1,
       };
     },
   };

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../../src/dates/calendar.js';
 import { COUNTERS } from '../../../src/flatten/types.js';
 import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
-import { unreconciledPeriods } from '../../../src/warehouse/load-states.js';
+import { unreconciledPeriods } from '../../../src/warehouse/load/states.js';
 import { lastRestatements, periodStates } from '../../../src/warehouse/loads-query.js';
-import { maxRelativeChange, type Restatement } from '../../../src/warehouse/restatement.js';
+import { maxRelativeChange, type Restatement } from '../../../src/warehouse/load/statements.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
 

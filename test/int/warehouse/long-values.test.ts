@@ -1,12 +1,13 @@
 // Text dimension values far beyond what a btree entry holds (about 2.7 KB): 10 KB landing URLs,
 // served by the emulator over HTTP and pulled through the worker's pull path, by both of the
 // loader's ways of writing rows (inside the last statement, and COPY for a body over 1 MB).
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/index.js';
+import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps } from '../../../src/worker/io.js';
+import { pullDeps } from '../../../src/worker/pull.js';
 import { runPull } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
@@ -47,7 +48,11 @@ async function pullServing(day: string, rows: readonly Row[], job = report) {
     body: reportBody(rows),
     headers: { 'content-type': 'application/json' },
   });
-  const deps = pullDeps(new Map([[job.name, job]]), { fetchReport: (q) => api.fetchReport(q) }, db.pool, S);
+  const deps = pullDeps(
+    new Map([[job.name, job]]),
+    { fetchReport: (q) => api.fetchReport(q) },
+    warehouseOf(db.pool, S),
+  );
   return runPull(deps, { report: job.name, periodStart: day, periodEnd: day }, undefined, logger);
 }
 

@@ -2,8 +2,8 @@
 // next load gets the same bytes again: then it is final.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MalformedBodyError } from '../../../src/flatten/errors.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { readArchivedBody } from '../../../src/warehouse/raw.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
+import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, pulled, reportJob } from './fixtures/reports.js';
 

@@ -5,7 +5,7 @@ import type { ReportJob } from '../../../src/config/jobs.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/enqueue.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import {
   DAY_CHECK,
   isPartitioned,

@@ -1,17 +1,20 @@
+import type { Pool } from 'pg';
+import type { ReportJob } from '../../../src/config/jobs.js';
 import { PassThrough } from 'node:stream';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../src/api/index.js';
+import { createApiClient } from '../../../src/api/client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { ReplayError } from '../../../src/warehouse/errors.js';
-import { takeFetchToken } from '../../../src/warehouse/fetch-token.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { pruneRaw } from '../../../src/warehouse/raw.js';
-import { replayLoad } from '../../../src/warehouse/replay.js';
+import { takeFetchToken } from '../../../src/warehouse/load/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
+import { pruneRaw } from '../../../src/warehouse/load/archive.js';
+import { replayLoad as replay, type PullOptions } from '../../../src/worker/pull.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   createTables,
@@ -29,6 +32,17 @@ let db: TestDatabase;
 let originalLoad: number;
 let originalRows: string[][];
 
+/** replayLoad over the test database's pool and schema. */
+function replayLoad(
+  pool: Pool,
+  schema: string,
+  reports: ReportJob[],
+  loadId: number,
+  opts: PullOptions = {},
+) {
+  return replay(warehouseOf(pool, schema), reports, loadId, opts);
+}
+
 beforeAll(async () => {
   db = await openTestDatabase();
   await createTables(db.pool, [report]);
@@ -44,12 +58,11 @@ beforeAll(async () => {
     const outcome = await loadPulledPeriod(db.pool, S, {
       report,
       period,
-      body: raw.body,
+      body: await raw.body.bytes(),
       fetchedAt: raw.fetchedAt,
-      fetchToken: await takeFetchToken(db.pool, S),
+      fetchToken: await takeFetchToken({ pool: db.pool, schema: S }),
       attempts: raw.attempts,
-      bytes: raw.bytes,
-      fetchMs: raw.durationMs,
+      fetchMs: raw.fetchMs,
     });
     originalLoad = outcome.loadId;
   } finally {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type ReportJob, loadJobs } from '../../../src/config/jobs.js';
 import { addDays } from '../../../src/dates/calendar.js';
 import { addMonths } from '../../../src/plan/retention.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
 import { maintainPartitions, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCliProcess } from '../../helpers/run-cli.js';

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/warehouse/errors.js';
-import { loadPulledPeriod } from '../../../src/warehouse/load.js';
-import { readArchivedBody } from '../../../src/warehouse/raw.js';
+import { loadPulledPeriod } from '../../helpers/load.js';
+import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   createTables,

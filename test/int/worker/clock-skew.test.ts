@@ -1,11 +1,12 @@
 // Fencing against a worker whose clock runs ahead: which response wins a period must not depend on
 // any worker's wall clock. The pulls go through the worker's own pull path (runPull over pullDeps)
 // against the emulator over HTTP and the real warehouse.
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../../src/api/index.js';
+import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps } from '../../../src/worker/io.js';
+import { pullDeps } from '../../../src/worker/pull.js';
 import { runPull } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, reportJob } from '../warehouse/fixtures/reports.js';
@@ -31,7 +32,7 @@ function workerWithClock(skewMs: number) {
   });
   clients.push(api);
   const fetcher = { fetchReport: (q: Parameters<ApiClient['fetchReport']>[0]) => api.fetchReport(q) };
-  return pullDeps(new Map([[report.name, report]]), fetcher, db.pool, S);
+  return pullDeps(new Map([[report.name, report]]), fetcher, warehouseOf(db.pool, S));
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { apiMessageOf, excerptOf } from '../../../src/api/body.js';
+import { apiMessageOf, excerptOf } from '../../../src/api/malformed.js';
 import { ApiHttpError, hintFor } from '../../../src/api/errors.js';
-import { pageQuery, reportPath } from '../../../src/api/query.js';
+import { pageQuery, reportPath } from '../../../src/api/client.js';
 
 const KEY = 'sk_live_0123456789';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS_ENCODINGS, reportRequest } from '../../../src/api/query.js';
+import { DIMENSIONS_ENCODINGS, reportRequest } from '../../../src/api/client.js';
 
 const Q = { dimensions: ['day', 'campaign_id'] as const, period: { start: '2026-01-01', end: '2026-01-07' } };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalGate } from '../../../src/api/gate.js';
-import { parseRetryAfter } from '../../../src/api/retry-after.js';
+import { createLocalGate } from '../../../src/api/shared-limit.js';
+import { parseRetryAfter } from '../../../src/api/http.js';
 
 describe('Retry-After', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {

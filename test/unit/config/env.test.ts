@@ -44,12 +44,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ ADOPS_HTTP_COMPRESSION: 'none' }).http.compression).toBe('none');
   });
 
-  it('reads the body limits, 500 MB and 64 MB by default', () => {
-    expect(loadConfig({}).http).toMatchObject({ maxBodyMb: 500, bigBodyMb: 64 });
-    expect(loadConfig({ ADOPS_MAX_BODY_MB: '40', ADOPS_BIG_BODY_MB: '8' }).http).toMatchObject({
-      maxBodyMb: 40,
-      bigBodyMb: 8,
-    });
+  it('reads the body limit, 500 MB by default', () => {
+    expect(loadConfig({}).http).toMatchObject({ maxBodyMb: 500 });
+    expect(loadConfig({ ADOPS_MAX_BODY_MB: '40' }).http).toMatchObject({ maxBodyMb: 40 });
   });
 
   it('caps a Retry-After at 15 minutes by default, ADOPS_MAX_RETRY_AFTER_SECONDS otherwise', () => {
@@ -101,7 +98,6 @@ describe('loadConfig', () => {
       /ADOPS_MAX_BODY_MB="1.5GB" is invalid: expected a whole number from 1 to 4000/,
     ],
     ['ADOPS_MAX_BODY_MB', '0', /ADOPS_MAX_BODY_MB="0" is invalid: expected at least 1/],
-    ['ADOPS_BIG_BODY_MB', '9000', /ADOPS_BIG_BODY_MB="9000" is invalid: expected at most 4000/],
     ['ADOPS_BASE_URL', 'https://acme.example.com/v1', /ADOPS_BASE_URL=.*ending in \/v2/],
     ['ADOPS_BASE_URL', 'not a url', /ADOPS_BASE_URL=.*URL/],
     ['ADOPS_SCHEMA', 'Robert"); DROP TABLE x;--', /ADOPS_SCHEMA=.*lower-case SQL identifier/],

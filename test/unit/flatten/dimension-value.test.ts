@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isIsoDate } from '../../../src/dates/calendar.js';
-import { canonicalDimensionValue } from '../../../src/flatten/dimension-value.js';
+import { canonicalDimensionValue } from '../../../src/flatten/rows.js';
 
 describe('canonicalDimensionValue', () => {
   it('accepts real calendar dates only', () => {

@@ -5,7 +5,8 @@ import {
   ReconciliationError,
   ReportFormatError,
 } from '../../../src/flatten/errors.js';
-import { parseReport, parseReportAsync } from '../../../src/flatten/parse.js';
+import { parseReport } from '../../../src/flatten/parse.js';
+import { parseReportAsync } from '../../helpers/flatten.js';
 
 const c = (n: number) => ({
   ad_requests: n * 5,

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { ReconciliationError, ReportFormatError } from '../../../src/flatten/errors.js';
 import { countersText, reconciliationText } from '../../../src/observe/format.js';
-import { parseReport, parseReportObject, type ParsedReport } from '../../../src/flatten/parse.js';
+import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
+import { parseReportObject } from '../../helpers/flatten.js';
 import { streamReport } from '../../../src/flatten/stream.js';
 import type { ReportRow } from '../../../src/flatten/types.js';
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
-import { parseReport, parseReportObject, type ParsedReport } from '../../../src/flatten/parse.js';
+import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
+import { parseReportObject } from '../../helpers/flatten.js';
 import { streamReport } from '../../../src/flatten/stream.js';
 import { COUNTERS } from '../../../src/flatten/types.js';
 

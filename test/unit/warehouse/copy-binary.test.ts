@@ -4,7 +4,7 @@ import {
   BINARY_TRAILER,
   binaryField,
   copyBinaryChunks,
-} from '../../../src/warehouse/copy-binary.js';
+} from '../../../src/warehouse/load/copy.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
 import type { ReportRow } from '../../../src/flatten/types.js';
 

@@ -5,7 +5,7 @@ import {
   createRowEncoder,
   encodeDimension,
   escapeCopyText,
-} from '../../../src/warehouse/copy-encode.js';
+} from '../../../src/warehouse/load/encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
 import type { ReportRow } from '../../../src/flatten/types.js';
 

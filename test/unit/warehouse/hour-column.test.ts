@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dimensionType } from '../../../src/config/dimensions.js';
-import { createRowEncoder } from '../../../src/warehouse/copy-encode.js';
+import { createRowEncoder } from '../../../src/warehouse/load/encode.js';
 import { RowValueError } from '../../../src/warehouse/errors.js';
 
 const layout = {

@@ -4,8 +4,8 @@ import {
   insertLoadSql,
   upsertTotalsSql,
   type LoadRecord,
-} from '../../../src/warehouse/load-record.js';
-import { describeError } from '../../../src/warehouse/load.js';
+} from '../../../src/warehouse/load/statements.js';
+import { describeError } from '../../../src/worker/pull.js';
 
 const record: LoadRecord = {
   account: 'default',

@@ -1,8 +1,62 @@
-import type { Dimension } from '../config/dimensions.js';
-import { holdsCounters } from './counters.js';
-import { ReportFormatError } from './errors.js';
-import { describe, RowBuilder, type Key } from './rows.js';
-import { COUNTERS, type ReportRow } from './types.js';
+// The reference parsers that tests and benches hold the product's scanner to: the tree walk of a
+// body already parsed with JSON.parse (Flattener, parseReportObject), and parseReport yielding to
+// the event loop as it goes (parseReportAsync).
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Dimension } from '../../src/config/dimensions.js';
+import { holdsCounters } from '../../src/flatten/rows.js';
+import { ReportFormatError, showValue } from '../../src/flatten/errors.js';
+import {
+  finish,
+  readTotals,
+  toBuffer,
+  type ParsedReport,
+  type ParseOptions,
+} from '../../src/flatten/parse.js';
+import { childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
+import { ReportScanner } from '../../src/flatten/scan.js';
+import { COUNTERS, type ReportRow } from '../../src/flatten/types.js';
+
+export interface AsyncParseOptions extends ParseOptions {
+  /** Units of work (about one per leaf) between yields to the event loop; default 20,000. */
+  readonly chunk?: number;
+}
+
+/**
+ * parseReport that yields to the event loop every `chunk` members, so a long parse does not stall
+ * timers, sockets or BullMQ's lock renewal.
+ */
+export async function parseReportAsync(
+  body: Buffer | string,
+  dimensions: readonly Dimension[],
+  options: AsyncParseOptions = {},
+): Promise<ParsedReport> {
+  const chunk = options.chunk ?? 20_000;
+  const scanner = new ReportScanner(toBuffer(body), dimensions);
+  while (!scanner.step(chunk)) await yieldToEventLoop();
+  return finish(scanner.rows, readTotals(scanner.totals), options);
+}
+
+/**
+ * The same result from a body already parsed with JSON.parse (e.g. a stored object), through the
+ * tree walk. parseReport and this agree on every accepted body.
+ */
+export function parseReportObject(
+  doc: unknown,
+  dimensions: readonly Dimension[],
+  options: ParseOptions = {},
+): ParsedReport {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new ReportFormatError(
+      '(body)',
+      `expected an object with items and totals, found ${Array.isArray(doc) ? 'an array' : showValue(doc)}`,
+    );
+  }
+  const top = doc as Record<string, unknown>;
+  if (top.items === undefined) throw new ReportFormatError('items', 'missing: expected the report items');
+  const flattener = new Flattener(dimensions, top.items);
+  flattener.step(Infinity);
+  return finish(flattener.rows, readTotals(top.totals), options);
+}
 
 /** One container being walked: an object keyed by the next dimension's values, or an array of nodes. */
 interface Frame {
@@ -15,16 +69,6 @@ interface Frame {
   /** Where this container sits: paths are only spelled out for an error, never per node. */
   readonly parent: Frame | undefined;
   readonly key: Key;
-}
-
-/** `items["2026-01-01"][3]`: the path of a child of the container `parent` (undefined: the root). */
-export function childPath(parent: { parent: unknown; key: Key } | undefined, key: Key): string {
-  const base =
-    parent === undefined
-      ? 'items'
-      : childPath(parent.parent as { parent: unknown; key: Key } | undefined, parent.key);
-  if (key === undefined) return base;
-  return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
 }
 
 /**

@@ -1,12 +1,13 @@
-// COPY text-format encoding of report rows: pure, so every awkward character is unit tested.
+// COPY text-format encoding of report rows, and the checks of their values that every way into a
+// report table shares: pure, so every awkward character is unit tested.
 // Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
 // and carriage return inside a value are escaped with a backslash. Every other character is taken
 // literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
-import { isIsoDate } from '../dates/calendar.js';
-import { ACCOUNT_NAME } from '../config/accounts.js';
-import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
-import { COUNTERS, type ReportRow } from '../flatten/types.js';
-import { RowValueError } from './errors.js';
+import { ACCOUNT_NAME } from '../../config/accounts.js';
+import { dimensionType, type Dimension, type DimensionType } from '../../config/dimensions.js';
+import { isIsoDate } from '../../dates/calendar.js';
+import { COUNTERS, type ReportRow } from '../../flatten/types.js';
+import { RowValueError } from '../errors.js';
 
 const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;

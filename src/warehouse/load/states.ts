@@ -1,11 +1,12 @@
-// What the warehouse says about each period, in the shape the queue's planning uses.
+// What the warehouse says about each period, in the shape the queue's planning and `adops status`
+// use: the last attempt of every period, and the periods whose rows do not reconcile.
 import type { Pool } from 'pg';
-import { DEFAULT_ACCOUNT } from '../config/accounts.js';
-import type { ReportJob } from '../config/jobs.js';
-import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
-import { overlapsWindow, periodStates } from './loads-query.js';
-import type { PeriodState } from '../plan/pulls.js';
-import { qualified, warehouseOf } from './pg.js';
+import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
+import type { ReportJob } from '../../config/jobs.js';
+import { LONGEST_PERIOD_DAYS } from '../../dates/periods.js';
+import { overlapsWindow, periodStates } from '../loads-query.js';
+import type { PeriodState } from '../../plan/pulls.js';
+import { qualified, warehouseOf } from '../pg.js';
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
 export async function loadStates(

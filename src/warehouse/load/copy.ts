@@ -1,13 +1,26 @@
-// COPY binary-format encoding of report rows. Binary COPY spares Postgres the parsing of every
+// COPY of report rows into their table (copyRows), and the binary-format encoding it uses by default. Binary COPY spares Postgres the parsing of every
 // number and date from text (psql's own binary \copy is about 1.25x its text \copy), and spares us
 // the escaping of text values. The rows are checked exactly as the text encoder checks them.
 // Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
 // per row an int16 field count, then per field an int32 byte length and the value in network
 // order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
 // trailer int16 -1.
-import type { DimensionType } from '../config/dimensions.js';
-import { COUNTERS, type ReportRow } from '../flatten/types.js';
-import { checkedAccount, fullChunks, rowChecks, type CopyLayout } from './copy-encode.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ClientBase } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Dimension, DimensionType } from '../../config/dimensions.js';
+import { COUNTERS, type ReportRow } from '../../flatten/types.js';
+import { ident, qualified, type CopyFormat } from '../pg.js';
+import { copyColumns } from '../schema/report-tables.js';
+import {
+  checkedAccount,
+  copyChunks,
+  createRowEncoder,
+  fullChunks,
+  rowChecks,
+  type CopyLayout,
+} from './encode.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags (int32 0), header extension length (int32 0). */
@@ -135,4 +148,48 @@ export async function* copyBinaryChunks(
   }
   at += BINARY_TRAILER.copy(chunk, at);
   yield chunk.subarray(0, at);
+}
+
+export interface CopyTarget {
+  readonly schema: string;
+  readonly table: string;
+  readonly dimensions: readonly Dimension[];
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  readonly loadId: number;
+  /** The account of every row (a validated name). */
+  readonly account: string;
+}
+
+/**
+ * Streams rows into the target table with COPY FROM STDIN on `client` (which must be a dedicated
+ * client inside the caller's transaction). Rows are encoded lazily in large chunks and written with
+ * backpressure, so memory holds one chunk, not the period. Resolves to the number of rows written
+ * once Postgres has confirmed the COPY; a bad value rejects and leaves the transaction aborted.
+ */
+export async function copyRows(
+  client: ClientBase,
+  target: CopyTarget,
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  options: { readonly chunkBytes?: number; readonly format?: CopyFormat } = {},
+): Promise<number> {
+  const format = options.format ?? 'binary';
+  const counter = { rows: 0 };
+  const columns = copyColumns(target.dimensions).map(ident).join(', ');
+  const stream = client.query(
+    copyFrom(
+      `COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN` +
+        (format === 'binary' ? ' WITH (FORMAT binary)' : ''),
+    ),
+  );
+  const chunks =
+    format === 'binary'
+      ? copyBinaryChunks(rows, target, counter, options.chunkBytes)
+      : copyChunks(rows, createRowEncoder(target), counter, options.chunkBytes);
+  // pipeline destroys the COPY stream if encoding throws, which makes Postgres abort the COPY;
+  // it resolves only after 'finish', i.e. after Postgres acknowledged CommandComplete.
+  await pipeline(Readable.from(chunks, { objectMode: false }), stream);
+  if (stream.rowCount !== counter.rows)
+    throw new Error(`COPY into ${target.table} wrote ${stream.rowCount} rows, ${counter.rows} were sent`);
+  return counter.rows;
 }

@@ -1,6 +1,6 @@
 import { deflateRawSync, deflateSync, gzipSync, brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { contentCoding, readBody } from '../../../src/api/decode.js';
+import { contentCoding, readBody } from '../../../src/api/body.js';
 
 /** A body source like undici's: yields `chunks`, records whether it was destroyed. */
 function source(chunks: Buffer[]) {
@@ -77,39 +77,37 @@ describe('readBody', () => {
 
   it('copies a body of announced length into one buffer, and refuses one announced over the cap unread', async () => {
     expect(
-      await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, undefined, REPORT.length),
+      await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, { length: REPORT.length }),
     ).toEqual({
       kind: 'ok',
       body: REPORT,
     });
     // A server that sends more than it announced still yields the whole body.
-    const longer = await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, undefined, 150);
+    const longer = await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000, { length: 150 });
     expect(longer).toEqual({ kind: 'ok', body: REPORT });
     const s = source(pieces(REPORT, 100));
-    expect((await readBody(s, 'identity', 250, undefined, REPORT.length)).kind).toBe('too-large');
+    expect((await readBody(s, 'identity', 250, { length: REPORT.length })).kind).toBe('too-large');
     expect(s.read).toBeLessThanOrEqual(1);
   });
 
-  it('waits once for the big-body gate when the body reaches its size, then reads on', async () => {
+  it('hands a body past streamFrom on as a stream of its decoded chunks, capped', async () => {
     for (const [coding, wire] of [
       ['identity', REPORT],
       ['gzip', gzipSync(REPORT)],
     ] as const) {
-      const s = source(pieces(wire, 100));
-      let waits = 0;
-      let readAtWait = 0;
-      const big = {
-        bytes: 1_000,
-        wait: async () => {
-          waits++;
-          readAtWait = s.read;
-        },
-      };
-      expect(await readBody(s, coding, 1_000_000, big)).toEqual({ kind: 'ok', body: REPORT });
-      expect(waits).toBe(1);
-      // Read on after the wait (an identity body is checked chunk by chunk; gzip here is one chunk).
-      if (coding === 'identity') expect(readAtWait).toBeLessThan(s.read);
+      const read = await readBody(source(pieces(wire, 100)), coding, 1_000_000, { streamFrom: 1_000 });
+      expect(read.kind).toBe('stream');
+      const chunks: Buffer[] = [];
+      if (read.kind === 'stream') for await (const c of read.chunks) chunks.push(c);
+      expect(Buffer.concat(chunks).equals(REPORT)).toBe(true);
     }
+    // Past the cap once streaming: the stream fails, for good.
+    const capped = await readBody(source(pieces(REPORT, 100)), 'identity', 2_000, { streamFrom: 1_000 });
+    expect(capped.kind).toBe('stream');
+    const drained = async () => {
+      if (capped.kind === 'stream') for await (const _ of capped.chunks);
+    };
+    await expect(drained()).rejects.toMatchObject({ name: 'StreamedBodyError', retryable: false });
   });
 
   it('caps the decompressed size, stopping a small bomb early', async () => {

@@ -1,0 +1,340 @@
+// The statements that record a load: its report_loads row, the period's report_totals, the claim
+// of the period, a small period's rows as one INSERT. Built as pure {text, values}, so their
+// parameters are checked without a database.
+import { dimensionType, type DimensionType } from '../../config/dimensions.js';
+import type { UnreconciledReason } from '../../flatten/errors.js';
+import {
+  COUNTERS,
+  type CounterName,
+  type Counters,
+  type Period,
+  type ReportRow,
+  type Totals,
+} from '../../flatten/types.js';
+import { ident, qualified } from '../pg.js';
+import { copyColumns } from '../schema/report-tables.js';
+import type { CopyTarget } from './copy.js';
+import { createRowCheck } from './encode.js';
+
+export type LoadStatus = 'loaded' | 'failed' | 'superseded';
+
+/** One report_loads row. */
+export interface LoadRecord {
+  /** Taken from the sequence up front when the rows need it; otherwise assigned by the insert. */
+  readonly loadId?: number;
+  /** The account the period belongs to (DEFAULT_ACCOUNT for a single-account deployment). */
+  readonly account: string;
+  readonly report: string;
+  readonly period: Period;
+  readonly dimensions: readonly string[];
+  readonly status: LoadStatus;
+  readonly rows: number | null;
+  readonly reconciled: boolean | null;
+  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled or not parsed. */
+  readonly unreconciledReason: UnreconciledReason | null;
+  readonly mismatch: unknown;
+  readonly restatement: unknown;
+  readonly previousLoadId: number | null;
+  readonly replayOf: number | null;
+  readonly httpAttempts: number;
+  readonly responseBytes: number | null;
+  readonly fetchMs: number | null;
+  readonly loadMs: number | null;
+  readonly fetchedAt: Date | null;
+  /** The fencing token taken when the fetch started (takeFetchToken); null when none was taken. */
+  readonly fetchToken: number | null;
+  readonly error: string | null;
+  readonly jobId: string | null;
+}
+
+/** Longest error text kept: enough for a message and its cause chain, not a whole body. */
+const MAX_ERROR = 4000;
+
+/** INSERT of a report_loads row, returning its load_id. */
+export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
+  const values: unknown[] = [
+    r.account,
+    r.report,
+    r.period.start,
+    r.period.end,
+    [...r.dimensions],
+    r.status,
+    r.rows,
+    r.reconciled,
+    r.unreconciledReason,
+    r.mismatch === null || r.mismatch === undefined ? null : JSON.stringify(r.mismatch),
+    r.restatement === null || r.restatement === undefined ? null : JSON.stringify(r.restatement),
+    r.previousLoadId,
+    r.replayOf,
+    r.httpAttempts,
+    r.responseBytes,
+    r.fetchMs === null ? null : Math.round(r.fetchMs),
+    r.loadMs === null ? null : Math.round(r.loadMs),
+    r.fetchedAt,
+    r.fetchToken,
+    r.error === null ? null : r.error.slice(0, MAX_ERROR),
+    r.jobId,
+  ];
+  const columns = [
+    'account',
+    'report',
+    'period_start',
+    'period_end',
+    'dimensions',
+    'status',
+    'rows',
+    'reconciled',
+    'unreconciled_reason',
+    'mismatch',
+    'restatement',
+    'previous_load_id',
+    'replay_of',
+    'http_attempts',
+    'response_bytes',
+    'fetch_ms',
+    'load_ms',
+    'fetched_at',
+    'fetch_token',
+    'error',
+    'job_id',
+  ];
+  if (r.loadId !== undefined) {
+    columns.unshift('load_id');
+    values.unshift(r.loadId);
+  }
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
+      `VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
+    values,
+  };
+}
+
+/** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
+export function upsertTotalsSql(
+  schema: string,
+  account: string,
+  report: string,
+  period: Period,
+  totals: Totals,
+  loadId: number,
+): { text: string; values: unknown[] } {
+  const counters = COUNTERS.map(ident);
+  return {
+    text:
+      `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
+      `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${COUNTERS.length + 5}, now()) ` +
+      `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
+      [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
+      // A period loaded again after retention dropped it (its retention was raised) holds rows again.
+      ', retention_dropped_at = NULL',
+    values: [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
+  };
+}
+
+/**
+ * Claims a period for a load in one round trip, run right after the period's lock is taken (so
+ * its snapshot sees every load committed before): a new load_id; the period's current totals and
+ * the load that wrote them (null columns for a period never loaded); `stale`, true when that
+ * load's fetch started after ours, by the fetch tokens Postgres issued (never a worker's clock);
+ * and, unless stale, the period's old rows deleted from `table`, ready for the new ones.
+ */
+export function claimPeriodSql(
+  schema: string,
+  table: string,
+  account: string,
+  report: string,
+  period: Period,
+  fetchToken: number,
+): { text: string; values: unknown[] } {
+  return {
+    text:
+      `WITH c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
+      `WHERE t.account = $6 AND t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
+      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $5) AS stale), ` +
+      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $6 AND period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
+      `SELECT n.next_id, s.stale, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
+      `CROSS JOIN s LEFT JOIN c ON true`,
+    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken, account],
+  };
+}
+
+/**
+ * Several INSERT statements as one (data-modifying CTEs): one round trip instead of one each.
+ * Foreign keys between them hold, since they are checked at the end of the statement.
+ */
+export function inOneStatement(statements: ReadonlyArray<{ text: string; values: unknown[] }>): {
+  text: string;
+  values: unknown[];
+} {
+  const values: unknown[] = [];
+  const parts = statements.map((s, i) => {
+    const offset = values.length;
+    values.push(...s.values);
+    // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
+    // in their text only as a placeholder.
+    return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+  });
+  return { text: `WITH ${parts.join(', ')} SELECT 1`, values };
+}
+
+const ARRAY_TYPE: Record<DimensionType, string> = {
+  date: 'date[]',
+  bigint: 'bigint[]',
+  smallint: 'smallint[]',
+  text: 'text[]',
+};
+
+/**
+ * INSERT of `rows` into the target table, checked exactly as COPY checks them (createRowCheck:
+ * a bad value throws RowValueError before anything is sent). Values go as parameters, one array
+ * per column, unnested together, so the statement's text depends only on the table. Each array
+ * goes as its Postgres literal, written here in one join: pg's own conversion of JavaScript
+ * arrays cost more CPU than the rest of a small pull's statement.
+ */
+export function insertRowsSql(
+  target: CopyTarget,
+  rows: readonly ReportRow[],
+): { text: string; values: unknown[] } {
+  const check = createRowCheck(target);
+  const text = target.dimensions.map((d) => dimensionType(d) === 'text');
+  const dims: string[][] = target.dimensions.map(() => []);
+  const counters: number[][] = COUNTERS.map(() => []);
+  for (const row of rows) {
+    check(row);
+    for (let i = 0; i < dims.length; i++) {
+      const value = row.dims[i] as string;
+      (dims[i] as string[]).push(text[i] === true ? quoted(value) : value);
+    }
+    for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
+  }
+  // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
+  const arrays = [
+    ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
+    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
+  ];
+  const names = arrays.map((_, i) => `c${i}`);
+  return {
+    text:
+      `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
+      `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint, $4::text ` +
+      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
+    values: [
+      target.periodStart,
+      target.periodEnd,
+      target.loadId,
+      target.account,
+      ...dims.map(arrayLiteral),
+      ...counters.map(arrayLiteral),
+    ],
+  };
+}
+
+/**
+ * A Postgres array literal of elements already in their literal form: checked dates and whole
+ * numbers (no character an array literal treats specially), and text elements `quoted`.
+ */
+function arrayLiteral(elements: ReadonlyArray<string | number>): string {
+  return `{${elements.join(',')}}`;
+}
+
+/** A text element of an array literal: in double quotes, its `"` and `\` escaped by a backslash. */
+function quoted(value: string): string {
+  return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
+}
+
+/**
+ * Per counter: the previous load's total and how much the new load changed it. A load without
+ * that total (the API gave none) makes them null: no change can be measured.
+ */
+export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
+
+/** The change of each total from `previous` to `current` (null where either lacks the total). */
+export function restatementOf(previous: Totals, current: Totals): Restatement {
+  const out = {} as Restatement;
+  for (const c of COUNTERS) {
+    const before = previous[c];
+    const now = current[c];
+    out[c] = { previous: before, delta: before === null || now === null ? null : now - before };
+  }
+  return out;
+}
+
+/** True when any total measurably changed. */
+export function isRestated(r: Restatement): boolean {
+  return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
+}
+
+/**
+ * The largest relative change of any counter's total: |delta| / previous (1 when only the previous
+ * total was 0, 0 when nothing changed or nothing could be measured).
+ */
+export function maxRelativeChange(r: Restatement): number {
+  let max = 0;
+  for (const c of COUNTERS) {
+    const { previous, delta } = r[c];
+    if (previous === null || delta === null || delta === 0) continue;
+    const rel = previous === 0 ? 1 : Math.abs(delta) / previous;
+    if (rel > max) max = rel;
+  }
+  return max;
+}
+
+/** One reload of a period: its age when re-fetched and what changed. */
+export interface RestatementSample {
+  readonly report: string;
+  /** Whole days from the period's last day to the fetch of the reload. */
+  readonly ageDays: number;
+  readonly restatement: Restatement;
+}
+
+/** Reloads of one report's periods at one age, summarized. */
+export interface RestatementSummary {
+  readonly report: string;
+  readonly age_days: number;
+  /** Reloads of periods at this age. */
+  readonly loads: number;
+  /** Of those, how many changed any total. */
+  readonly restated: number;
+  /** Mean of |delta| per counter, over the reloads that could measure it (0 when none could). */
+  readonly avg_abs_change: Counters;
+  /** Largest |delta| / previous over all counters and loads (0 when previous was 0 and delta 0, 1 when only previous was 0). */
+  readonly max_rel_change: number;
+}
+
+/** Groups reloads by report and age, sorted by report then age. */
+export function summarizeRestatements(samples: Iterable<RestatementSample>): RestatementSummary[] {
+  const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
+  for (const s of samples) {
+    const key = `${s.report}\u0000${s.ageDays}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { report: s.report, age: s.ageDays, items: [] }));
+    g.items.push(s.restatement);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.report === b.report ? a.age - b.age : a.report < b.report ? -1 : 1))
+    .map((g) => {
+      const avg = {} as Counters;
+      for (const c of COUNTERS) {
+        let sum = 0;
+        let measured = 0;
+        for (const r of g.items) {
+          const { previous, delta } = r[c];
+          if (previous === null || delta === null) continue;
+          measured++;
+          sum += Math.abs(delta);
+        }
+        avg[c] = measured === 0 ? 0 : sum / measured;
+      }
+      const maxRel = Math.max(0, ...g.items.map(maxRelativeChange));
+      return {
+        report: g.report,
+        age_days: g.age,
+        loads: g.items.length,
+        restated: g.items.filter(isRestated).length,
+        avg_abs_change: avg,
+        max_rel_change: maxRel,
+      };
+    });
+}
