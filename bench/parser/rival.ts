@@ -4,7 +4,8 @@ import { JSONParser } from '@streamparser/json';
 import type { Dimension } from '../../src/config/dimensions.js';
 import { childPath } from '../../src/flatten/rows.js';
 import { RowBuilder } from '../../src/flatten/rows.js';
-import { COUNTERS, type ReportRow } from '../../src/flatten/types.js';
+import { type ReportRow } from '../../src/flatten/types.js';
+import { COUNTERS } from '../../src/config/dimensions.js';
 
 /** Bytes fed to the parser per write, as a socket would hand them over. */
 const CHUNK = 64 * 1024;

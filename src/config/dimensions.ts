@@ -1,4 +1,5 @@
-// The report dimensions of the API spec and the Postgres column type each is stored as.
+// The report dimensions and counters of the API spec, and the Postgres column type each dimension
+// is stored as: the vocabulary of a report that the parser, the loader and the views share.
 /** The report dimensions the API supports (spec: "Supported dimensions"), in the spec's order. */
 export const DIMENSIONS = [
   'year',
@@ -41,3 +42,14 @@ export function dimensionType(dimension: Dimension): DimensionType {
   if (dimension.endsWith('_id')) return 'bigint';
   return 'text';
 }
+
+/** The five report counters, in the fixed order used by rows, tables and COPY. */
+export const COUNTERS = [
+  'ad_requests',
+  'filled_impressions',
+  'impressions',
+  'measurable_impressions',
+  'viewable_impressions',
+] as const;
+
+export type CounterName = (typeof COUNTERS)[number];

@@ -4,7 +4,8 @@
 // its sums must equal those of a [day] report of the same period.
 import type { Dimension } from '../config/dimensions.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
-import { COUNTERS, type Period } from '../flatten/types.js';
+import { type Period } from '../flatten/types.js';
+import { COUNTERS } from '../config/dimensions.js';
 import {
   describeAnswer,
   isSuccess,

@@ -3,7 +3,8 @@ import { counterValue } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { ReportScanner } from './scan.js';
 import { reconcile, type Reconciliation } from './rows.js';
-import { COUNTERS, type ReportRow, type Totals } from './types.js';
+import { type ReportRow, type Totals } from './types.js';
+import { COUNTERS } from '../config/dimensions.js';
 
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */
 export interface ParsedReport {

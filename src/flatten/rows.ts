@@ -3,7 +3,8 @@
 import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
 import { digits, isIsoDate } from '../dates/calendar.js';
 import { DimensionValueError, ReportFormatError, showValue, type UnreconciledReason } from './errors.js';
-import { COUNTERS, type CounterName, type Counters, type ReportRow, type Totals } from './types.js';
+import { type Counters, type ReportRow, type Totals } from './types.js';
+import { COUNTERS, type CounterName } from '../config/dimensions.js';
 
 /** A key inside a container: an object key, an array index, or none (the root). */
 export type Key = string | number | undefined;

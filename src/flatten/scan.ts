@@ -3,7 +3,8 @@ import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath } from './rows.js';
 import { describe, RowBuilder, type Key } from './rows.js';
 import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
-import { COUNTERS, type ReportRow } from './types.js';
+import { type ReportRow } from './types.js';
+import { COUNTERS } from '../config/dimensions.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
 interface Frame {

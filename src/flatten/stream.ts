@@ -3,7 +3,8 @@ import type { Dimension } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './rows.js';
 import { ReportScanner, UNIT_MARGIN } from './scan.js';
-import { COUNTERS, type Counters, type ReportRow, type Totals } from './types.js';
+import { type Counters, type ReportRow, type Totals } from './types.js';
+import { COUNTERS } from '../config/dimensions.js';
 
 /** What a report says besides its rows: the API's totals and whether the rows add up to them. */
 export interface ReportSummary {

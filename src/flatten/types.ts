@@ -1,15 +1,4 @@
-import type { Dimension } from '../config/dimensions.js';
-
-/** The five report counters, in the fixed order used by rows, tables and COPY. */
-export const COUNTERS = [
-  'ad_requests',
-  'filled_impressions',
-  'impressions',
-  'measurable_impressions',
-  'viewable_impressions',
-] as const;
-
-export type CounterName = (typeof COUNTERS)[number];
+import type { CounterName, Dimension } from '../config/dimensions.js';
 
 /** One value per counter, keyed by name (reconciliation sums, a full set of totals). */
 export type Counters = Record<CounterName, number>;

@@ -1,7 +1,8 @@
 // Reports must agree: per account and period, the report_totals of every report of one grain are equal
 // unless late data explains the gap; status, --check, /metrics and the report.disagrees webhook read it.
 import type { Cluster, Redis } from 'ioredis';
-import { COUNTERS, type CounterName, type Totals } from '../flatten/types.js';
+import type { Totals } from '../flatten/types.js';
+import { COUNTERS, type CounterName } from '../config/dimensions.js';
 import { addDays } from '../dates/calendar.js';
 import { qualified, type Warehouse } from '../warehouse/pg.js';
 import type { ReportDisagreesEvent } from '../webhooks/events.js';

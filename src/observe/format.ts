@@ -2,7 +2,8 @@
 // lines, and the escaping that keeps a value from breaking a terminal table or a spreadsheet.
 import type { Dimension } from '../config/dimensions.js';
 import type { Reconciliation } from '../flatten/rows.js';
-import { COUNTERS, type Counters, type ReportRow, type Totals } from '../flatten/types.js';
+import type { Counters, ReportRow, Totals } from '../flatten/types.js';
+import { COUNTERS } from '../config/dimensions.js';
 
 /** Rows per output chunk: few writes, bounded memory. */
 const CHUNK_ROWS = 2000;

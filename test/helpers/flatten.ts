@@ -14,7 +14,8 @@ import {
 } from '../../src/flatten/parse.js';
 import { childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
 import { ReportScanner } from '../../src/flatten/scan.js';
-import { COUNTERS, type ReportRow } from '../../src/flatten/types.js';
+import { type ReportRow } from '../../src/flatten/types.js';
+import { COUNTERS } from '../../src/config/dimensions.js';
 
 export interface AsyncParseOptions extends ParseOptions {
   /** Units of work (about one per leaf) between yields to the event loop; default 20,000. */

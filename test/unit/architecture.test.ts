@@ -69,4 +69,20 @@ describe('src/ import graph', () => {
       expect(committed).toContain(`<title>${key.replace(' ', ' imports ')}</title>`);
     }
   });
+
+  it('keeps the warehouse from parsing: src/warehouse imports only types from the parser (flatten/)', () => {
+    const warehouse = join(root, 'src', 'warehouse');
+    const files = readdirSync(warehouse, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(10);
+    const valueImports = files.flatMap((f) =>
+      [...readFileSync(join(warehouse, f), 'utf8').matchAll(/^import (type )?\{[^}]*\} from '([^']*)';/gms)]
+        .filter((m) => m[2]?.includes('/flatten/') === true && m[1] === undefined)
+        .map((m) => `${f}: ${m[0]}`),
+    );
+    expect(valueImports).toEqual([]);
+    // The check sees an import of a value when there is one.
+    expect(/^import (type )?\{/.exec("import { scan } from '../flatten/scan.js';")?.[1]).toBeUndefined();
+  });
 });

@@ -6,7 +6,8 @@
 import { ACCOUNT_NAME } from '../../config/accounts.js';
 import { dimensionType, type Dimension, type DimensionType } from '../../config/dimensions.js';
 import { isIsoDate } from '../../dates/calendar.js';
-import { COUNTERS, type ReportRow } from '../../flatten/types.js';
+import type { ReportRow } from '../../flatten/types.js';
+import { COUNTERS } from '../../config/dimensions.js';
 import { RowValueError } from '../errors.js';
 
 const SPECIAL = /[\\\t\n\r]/;

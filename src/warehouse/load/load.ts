@@ -7,7 +7,8 @@ import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { Reconciliation } from '../../flatten/rows.js';
 import type { ReportSummary } from '../../flatten/stream.js';
-import { COUNTERS, type CounterName, type Period, type ReportRow, type Totals } from '../../flatten/types.js';
+import type { Period, ReportRow, Totals } from '../../flatten/types.js';
+import { COUNTERS, type CounterName } from '../../config/dimensions.js';
 import { MissingPartitionError } from '../errors.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
 import {

@@ -3,14 +3,8 @@
 // parameters are checked without a database.
 import { dimensionType, type DimensionType } from '../../config/dimensions.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
-import {
-  COUNTERS,
-  type CounterName,
-  type Counters,
-  type Period,
-  type ReportRow,
-  type Totals,
-} from '../../flatten/types.js';
+import type { Counters, Period, ReportRow, Totals } from '../../flatten/types.js';
+import { COUNTERS, type CounterName } from '../../config/dimensions.js';
 import { ident, qualified } from '../pg.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';

@@ -1,7 +1,7 @@
 // COMMENT ON the per-report objects code makes (report_<name>, bi_<name>, bi_<name>_daily): what each
 // column is, its unit and how to aggregate it, as BI tools show it; sql/001_baseline.sql describes the fixed ones.
 import type { ClientBase } from 'pg';
-import { COUNTERS } from '../../flatten/types.js';
+import { COUNTERS } from '../../config/dimensions.js';
 import { RATES, dailyViewName } from './views.js';
 import { ident, qualified, reportTable } from '../pg.js';
 

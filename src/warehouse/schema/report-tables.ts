@@ -5,7 +5,7 @@
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { type Dimension, dimensionType } from '../../config/dimensions.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { COUNTERS } from '../../flatten/types.js';
+import { COUNTERS } from '../../config/dimensions.js';
 import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../../config/files.js';
 import { ident, reportTable, sqlState } from '../pg.js';
-import { COUNTERS } from '../../flatten/types.js';
+import { COUNTERS } from '../../config/dimensions.js';
 
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
 export interface ViewFile {

@@ -4,7 +4,8 @@
 // statement, or a big one's COPY) until we release it. No hook in the product code is needed.
 import pg from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { COUNTERS, type Period } from '../../../src/flatten/types.js';
+import { type Period } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 import { monthStart } from '../../../src/plan/retention.js';
 import { ensurePartitions } from '../../../src/warehouse/schema/partitions.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';

@@ -4,7 +4,8 @@ import type { Pool } from 'pg';
 import type { ReportJob } from '../../../src/config/jobs.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { parseReport } from '../../../src/flatten/parse.js';
-import { COUNTERS, type Counters, type Period } from '../../../src/flatten/types.js';
+import { type Counters, type Period } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
 
 /** One period's expected rows (as `dims|counters` text lines, sorted) and totals. */

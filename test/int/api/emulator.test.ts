@@ -8,7 +8,8 @@ import type { Dimension } from '../../../src/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { DimensionValueError, ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport } from '../../../src/flatten/parse.js';
-import { COUNTERS, type ReportQuery, type ReportRow } from '../../../src/flatten/types.js';
+import { type ReportQuery, type ReportRow } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 
 const log: Array<{ endpoint: string; status: number; at: number }> = [];
 let emu: RunningEmulator;

@@ -81,11 +81,13 @@ describe('a Retry-After of decades', () => {
         to,
         to,
       );
-      const sync = await enqueueEntitySync(h.queues.syncs);
       const paused = JSON.parse(await proc.waitFor(/API rate limit: pausing the pull queue/)) as {
         retryAfterMs: number;
       };
       expect(paused.retryAfterMs).toBeLessThanOrEqual(CAP_MS + 1_000);
+      // Enqueued only now: a sync answered first would pause the shared limit, and the pull would
+      // wait in it for the 15 minutes instead of meeting the 429 itself.
+      const sync = await enqueueEntitySync(h.queues.syncs);
       // The sync runs, and its first request waits out the pause in the shared limiter.
       await until(async () => (await h?.queues.syncs.getActiveCount()) === 1);
       // An overflowing timer shows at once and then every millisecond: a moment of the pause is enough.

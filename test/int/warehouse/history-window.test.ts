@@ -3,7 +3,7 @@
 // and month periods with re-pulls, failures and months that start up to 30 days before a window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../../src/dates/calendar.js';
-import { COUNTERS } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
 import { unreconciledPeriods } from '../../../src/warehouse/load/states.js';
 import { lastRestatements, periodStates } from '../../../src/warehouse/loads-query.js';

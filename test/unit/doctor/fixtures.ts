@@ -8,7 +8,8 @@ import type {
   ReportForm,
   Row,
 } from '../../../src/doctor/types.js';
-import { COUNTERS, type Counters } from '../../../src/flatten/types.js';
+import { type Counters } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 
 export const PERIOD = { start: '2026-03-01', end: '2026-03-07' };
 

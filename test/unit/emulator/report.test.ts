@@ -4,7 +4,7 @@ import { DIMENSIONS, type Dimension } from '../../../src/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
 import { ReportEngine } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
-import { COUNTERS } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 import { leaves, sum } from './report-helpers.js';
 
 const model = buildTrafficModel(generateCatalogue(7));

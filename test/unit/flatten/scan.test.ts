@@ -5,7 +5,7 @@ import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
 import { parseReportObject } from '../../helpers/flatten.js';
 import { streamReport } from '../../../src/flatten/stream.js';
-import { COUNTERS } from '../../../src/flatten/types.js';
+import { COUNTERS } from '../../../src/config/dimensions.js';
 
 /** The outcome of a parse: its result, or the error's class name and message. */
 function outcome(fn: () => ParsedReport): ParsedReport | string {
