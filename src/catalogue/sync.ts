@@ -1,3 +1,5 @@
+// One catalogue sync (adops sync): read every campaign and creative, resuming the run's checkpoint,
+// map them to rows, and write the whole catalogue of the account in one transaction.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
