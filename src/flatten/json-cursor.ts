@@ -1,3 +1,5 @@
+// A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
+// objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
 import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
 
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */

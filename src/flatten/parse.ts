@@ -1,3 +1,5 @@
+// A report body held whole, parsed into typed rows and totals, and the reconciliation of the rows
+// with the API's totals that every parse ends with.
 import type { Dimension } from '../config/dimensions.js';
 import { counterValue } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';

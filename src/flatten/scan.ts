@@ -1,3 +1,5 @@
+// The report scanner: walks a body's `items` (nested when several dimensions were asked) and
+// `totals` through the JSON cursor, emitting typed rows, refusing any key given twice.
 import type { Dimension } from '../config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath } from './rows.js';

@@ -1,3 +1,5 @@
+// A report body parsed as it arrives: rows handed out in batches while the body streams in, the
+// totals and reconciliation once it has ended.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dimension } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';

@@ -1,3 +1,4 @@
+// The shapes of a flattened report: typed rows, counters and totals, the period and the query.
 import type { CounterName, Dimension } from '../config/dimensions.js';
 
 /** One value per counter, keyed by name (reconciliation sums, a full set of totals). */

@@ -1,3 +1,5 @@
+// The pino logger every process uses: JSON lines by default, pretty on a terminal, and the secrets
+// of the configuration redacted from every logged field, path and message.
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';

@@ -1,3 +1,5 @@
+// Secret redaction: a key replaced by [REDACTED] in text, bodies (a chunk at a time, across chunk
+// boundaries), errors and their causes, however a server escapes or encodes it.
 import { matcherOf, MIN_SECRET, type SecretMatcher } from './secret-pattern.js';
 
 /** What replaces a secret wherever it would appear. */
