@@ -20,9 +20,24 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/int/**/*.test.ts'],
+          exclude: ['test/int/redis-ha/**'],
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Failovers and outages of private Redis servers, timed in seconds: one file at a time,
+          // after the rest, so that no other file's load stretches a promotion past its bounds.
+          name: 'integration-serial',
+          include: ['test/int/redis-ha/**/*.test.ts'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

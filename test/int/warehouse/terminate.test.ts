@@ -78,7 +78,8 @@ it('losing the Postgres backend mid-COPY rejects the load without crashing the p
   await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
   const error = (await settled) as Error;
   expect(error).toBeInstanceOf(Error);
-  expect(error.message).toMatch(/terminat/i);
+  // Postgres' "terminating connection", or the reset our COPY write meets first: which one is a race.
+  expect(error.message).toMatch(/terminat|ECONNRESET|Connection terminated/i);
   expect(await periodRows(db.pool, report, period)).toEqual(asText(previous));
   // The pool dropped the dead client; the next load works.
   const next: Row[] = [
