@@ -1,11 +1,9 @@
 // The same typed rows from @streamparser/json, the best maintained streaming JSON parser on npm,
 // so the bench can show whether our hand-written scanner (src/flatten/scan.ts) earns its keep.
 import { JSONParser } from '@streamparser/json';
-import type { Dimension } from '../../src/config/dimensions.js';
-import { childPath } from '../../src/flatten/rows.js';
-import { RowBuilder } from '../../src/flatten/rows.js';
+import { type Dimension, COUNTERS } from '../../src/config/dimensions.js';
+import { childPath, RowBuilder } from '../../src/flatten/rows.js';
 import { type ReportRow } from '../../src/flatten/types.js';
-import { COUNTERS } from '../../src/config/dimensions.js';
 
 /** Bytes fed to the parser per write, as a socket would hand them over. */
 const CHUNK = 64 * 1024;

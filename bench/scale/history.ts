@@ -14,11 +14,8 @@ import { loadJobs, type JobSet, type ReportJob } from '../../src/config/jobs.js'
 import { packageRoot } from '../../src/config/files.js';
 import { addDays, localDate } from '../../src/dates/calendar.js';
 import { collectStatus } from '../../src/observe/status.js';
-import { backfillPulls, countBackfill } from '../../src/plan/pulls.js';
-import { tickWindows } from '../../src/plan/pulls.js';
-import { enqueueStream } from '../../src/queue/enqueue.js';
-import { ENQUEUE_CHUNK } from '../../src/queue/enqueue.js';
-import { readHealPlan } from '../../src/queue/enqueue.js';
+import { backfillPulls, countBackfill, tickWindows } from '../../src/plan/pulls.js';
+import { enqueueStream, ENQUEUE_CHUNK, readHealPlan } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { loadStates } from '../../src/warehouse/load/states.js';
 import { ensurePartitions, monthsBetween } from '../../src/warehouse/schema/partitions.js';

@@ -1,7 +1,6 @@
 // The management API's client: GET /reports (its body handed on as it arrives, secrets redacted)
 // and the catalogue listings, over the transport of http.ts; and how /reports sends its parameters.
-import type { Config } from '../config/env.js';
-import { requireApiKey, requireBaseUrl } from '../config/env.js';
+import { type Config, requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';

@@ -15,8 +15,13 @@ import {
   type ApiErrorDetails,
 } from './errors.js';
 import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
-import { backoffDelay, MAX_TIMER_MS } from '../retry/classify.js';
-import { errorCode, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import {
+  backoffDelay,
+  MAX_TIMER_MS,
+  errorCode,
+  isTransientNetwork,
+  isTransientStatus,
+} from '../retry/classify.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
 

@@ -4,8 +4,7 @@
 import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../config/env.js';
 import { realSleep } from '../api/http.js';
-import { backoffDelay } from '../retry/classify.js';
-import { classifyFailure } from '../retry/classify.js';
+import { backoffDelay, classifyFailure } from '../retry/classify.js';
 import type { RequestGate } from '../api/shared-limit.js';
 import { ApiError } from '../api/errors.js';
 import { entityId, listPages } from '../api/pages.js';

@@ -9,9 +9,8 @@ import { renderJson, renderText } from '../doctor/render.js';
 import { decide } from '../doctor/verdict.js';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
-import { checkProblems } from '../observe/status-render.js';
+import { checkProblems, renderStatus } from '../observe/status-render.js';
 import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
-import { renderStatus } from '../observe/status-render.js';
 import { createPool, warehouseOf } from '../warehouse/pg.js';
 import {
   CommandFailed,

@@ -7,11 +7,10 @@ import { secretsOf, type Config } from '../config/env.js';
 import { enqueueEvolution } from '../queue/enqueue.js';
 import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
-import { MigrationError } from '../warehouse/schema/migrate.js';
+import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { createPool, warehouseOf } from '../warehouse/pg.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
-import { setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { readVersions } from '../warehouse/schema/versions.js';
 import {
   cannotConnect,

@@ -3,9 +3,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { liveJobs } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import { isLoopback } from '../observe/dashboard.js';
-import { DashboardError } from '../observe/dashboard.js';
-import { startDashboard } from '../observe/dashboard.js';
+import { isLoopback, DashboardError, startDashboard } from '../observe/dashboard.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { createPool } from '../warehouse/pg.js';
 import { startWorker } from '../worker/start.js';

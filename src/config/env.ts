@@ -11,10 +11,6 @@ import {
   REDIS_URL_FORM,
   redisUrlProblem,
   withoutPassword,
-} from './connections.js';
-import { FileRefused, readBoundedFile } from './files.js';
-import { ConfigError } from './files.js';
-import {
   isSentinelUrl,
   queuePrefixOn,
   readRedisTarget,
@@ -23,8 +19,17 @@ import {
   sentinelUrlProblem,
   type RedisTarget,
 } from './connections.js';
-import { envAccount, readAccountsFile, type Account } from './accounts.js';
-import { AUTH_FORMS, COMPRESSIONS, REPORT_PARAMS, SERVER_FIELDS, type ServerSettings } from './accounts.js';
+import { FileRefused, readBoundedFile, ConfigError } from './files.js';
+import {
+  envAccount,
+  readAccountsFile,
+  type Account,
+  AUTH_FORMS,
+  COMPRESSIONS,
+  REPORT_PARAMS,
+  SERVER_FIELDS,
+  type ServerSettings,
+} from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

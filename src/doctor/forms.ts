@@ -2,10 +2,9 @@
 // that misreads a form may still answer 200, e.g. with only the last `dimensions` value kept, so a
 // 200 proves nothing: the report must parse as the nested [day, campaign_id] report asked for, and
 // its sums must equal those of a [day] report of the same period.
-import type { Dimension } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import { type Period } from '../flatten/types.js';
-import { COUNTERS } from '../config/dimensions.js';
 import {
   describeAnswer,
   isSuccess,

@@ -8,8 +8,7 @@ import { Pool } from 'undici';
 import { apiMessageOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
 import { redactSecrets } from '../log/redact.js';
-import { backoffDelay } from '../retry/classify.js';
-import { isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import { backoffDelay, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import type { Answer, Observations, TlsObservation } from './types.js';
 
 /** A probe's retries: short, since a doctor should answer in seconds. */

@@ -1,12 +1,10 @@
 // A report body held whole, parsed into typed rows and totals, and the reconciliation of the rows
 // with the API's totals that every parse ends with.
-import type { Dimension } from '../config/dimensions.js';
-import { counterValue } from './rows.js';
+import { type Dimension, COUNTERS } from '../config/dimensions.js';
+import { counterValue, reconcile, type Reconciliation } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { ReportScanner } from './scan.js';
-import { reconcile, type Reconciliation } from './rows.js';
 import { type ReportRow, type Totals } from './types.js';
-import { COUNTERS } from '../config/dimensions.js';
 
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */
 export interface ParsedReport {

@@ -1,10 +1,15 @@
 // From the scanner's leaves to typed rows: counters and dimension values read and checked,
 // repeats refused, and the rows' sums reconciled with the API's totals.
-import { dimensionType, type Dimension, type DimensionType } from '../config/dimensions.js';
+import {
+  dimensionType,
+  type Dimension,
+  type DimensionType,
+  COUNTERS,
+  type CounterName,
+} from '../config/dimensions.js';
 import { digits, isIsoDate } from '../dates/calendar.js';
 import { DimensionValueError, ReportFormatError, showValue, type UnreconciledReason } from './errors.js';
 import { type Counters, type ReportRow, type Totals } from './types.js';
-import { COUNTERS, type CounterName } from '../config/dimensions.js';
 
 /** A key inside a container: an object key, an array index, or none (the root). */
 export type Key = string | number | undefined;

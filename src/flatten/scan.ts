@@ -1,12 +1,10 @@
 // The report scanner: walks a body's `items` (nested when several dimensions were asked) and
 // `totals` through the JSON cursor, emitting typed rows, refusing any key given twice.
-import type { Dimension } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
-import { childPath } from './rows.js';
-import { describe, RowBuilder, type Key } from './rows.js';
+import { childPath, describe, RowBuilder, type Key } from './rows.js';
 import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { type ReportRow } from './types.js';
-import { COUNTERS } from '../config/dimensions.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
 interface Frame {

@@ -1,12 +1,11 @@
 // A report body parsed as it arrives: rows handed out in batches while the body streams in, the
 // totals and reconciliation once it has ended.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Dimension } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './rows.js';
 import { ReportScanner, UNIT_MARGIN } from './scan.js';
 import { type Counters, type ReportRow, type Totals } from './types.js';
-import { COUNTERS } from '../config/dimensions.js';
 
 /** What a report says besides its rows: the API's totals and whether the rows add up to them. */
 export interface ReportSummary {

@@ -1,9 +1,8 @@
 // Text for people and files: the CSV and JSON rows of `adops pull`, counter and reconciliation
 // lines, and the escaping that keeps a value from breaking a terminal table or a spreadsheet.
-import type { Dimension } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import type { Reconciliation } from '../flatten/rows.js';
 import type { Counters, ReportRow, Totals } from '../flatten/types.js';
-import { COUNTERS } from '../config/dimensions.js';
 
 /** Rows per output chunk: few writes, bounded memory. */
 const CHUNK_ROWS = 2000;

@@ -9,14 +9,19 @@ import { readVersions } from '../warehouse/schema/versions.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/load/states.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
-import { healWindow } from '../plan/pulls.js';
+import {
+  healWindow,
+  periodsToHeal,
+  zeroRowOutliers,
+  type PeriodState,
+  ONLY_DEFAULT,
+  type PlanAccount,
+} from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
-import { periodsToHeal, zeroRowOutliers, type PeriodState } from '../plan/pulls.js';
 import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
-import { ONLY_DEFAULT, type PlanAccount } from '../plan/pulls.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
 const HOUR_MS = 3_600_000;

@@ -21,8 +21,7 @@ import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connec
 import { loadStates } from '../warehouse/load/states.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
-import { sameDimensions } from '../warehouse/schema/versions.js';
-import { buildingVersion } from '../warehouse/schema/versions.js';
+import { sameDimensions, buildingVersion } from '../warehouse/schema/versions.js';
 import type { Period } from '../dates/periods.js';
 import type { Logger } from '../log/logger.js';
 import type { Notify } from '../webhooks/events.js';

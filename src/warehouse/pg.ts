@@ -8,8 +8,7 @@ import pg, { DatabaseError, escapeIdentifier, type ClientBase, type Pool, type P
 import type { Config } from '../config/env.js';
 import { REPORT_NAME } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import { backoffDelay, PG_BACKOFF } from '../retry/classify.js';
-import { isSerializationFailure } from '../retry/classify.js';
+import { backoffDelay, PG_BACKOFF, isSerializationFailure } from '../retry/classify.js';
 
 /** COPY's data format: binary by default, text behind ADOPS_COPY_FORMAT. */
 export type CopyFormat = 'binary' | 'text';

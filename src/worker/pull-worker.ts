@@ -5,17 +5,14 @@ import type { RequestGate } from '../api/shared-limit.js';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classify.js';
-import { REPORT_QUEUE } from '../queue/jobs.js';
-import { asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
-import { isAccountTrouble, type AccountGuard } from './runtime.js';
+import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
+import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
-import { pullDeps, type FetcherFor, type ReportFetcher } from './pull.js';
+import { pullDeps, type FetcherFor, type ReportFetcher, runPull, type PullDeps } from './pull.js';
 import { evolutionHook } from '../queue/enqueue.js';
 import { withRedactedErrors } from '../log/redact.js';
-import { runPull, type PullDeps } from './pull.js';
 import { AdopsError } from '../retry/errors.js';
 import type { LoadOutcome } from '../warehouse/load/load.js';
-import type { WorkerRuntime } from './runtime.js';
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
 export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;

@@ -11,11 +11,10 @@ import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
 import { syncClientOptions } from '../catalogue/read.js';
 import type { Config } from '../config/env.js';
-import type { ReportJob } from '../config/jobs.js';
-import type { ReportLookup } from '../config/jobs.js';
+import type { ReportJob, ReportLookup } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
-import { classifyFailure, type Failure } from '../retry/classify.js';
+import { classifyFailure, type Failure, errorCode } from '../retry/classify.js';
 import { pullAccount, type PullJobData } from '../queue/jobs.js';
 import type { Dimension } from '../config/dimensions.js';
 import {
@@ -27,7 +26,6 @@ import {
 import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
 import { redactBuffer, redactSecrets } from '../log/redact.js';
-import { errorCode } from '../retry/classify.js';
 import { AdopsError, TerminalError } from '../retry/errors.js';
 import { LoadError, ReplayError } from '../warehouse/errors.js';
 import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from '../warehouse/load/archive.js';

@@ -20,7 +20,7 @@ import { jobCounts } from '../queue/jobs.js';
 import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import { type FetcherFor, type ReportFetcher, createWorkerApi } from './pull.js';
-import { startPullWorker, type PullAccount } from './pull-worker.js';
+import { startPullWorker, type PullAccount, type WorkerObserver } from './pull-worker.js';
 import {
   openRuntime,
   type StallOptions,
@@ -35,7 +35,6 @@ import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
-import type { WorkerObserver } from './pull-worker.js';
 
 export type { SyncRun } from './sync-worker.js';
 

@@ -2,16 +2,14 @@
 // from its checkpoint when the job is tried again.
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
-import type { RequestGate } from '../api/shared-limit.js';
-import { createRequestLimiter, limiterKey } from '../api/shared-limit.js';
+import { type RequestGate, createRequestLimiter, limiterKey } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
-import { syncAccount, type SyncJobData } from '../queue/jobs.js';
+import { syncAccount, type SyncJobData, ENTITY_QUEUE } from '../queue/jobs.js';
 import type { SyncProgress } from '../catalogue/checkpoint.js';
 import { syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../retry/classify.js';
-import { ENTITY_QUEUE } from '../queue/jobs.js';
 import { createSyncApi } from './pull.js';
 import { withRedactedErrors } from '../log/redact.js';
 import type { WorkerObserver } from './pull-worker.js';

@@ -3,8 +3,7 @@
 import { Worker, type Job } from 'bullmq';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/jobs.js';
-import { TICK_QUEUE } from '../queue/jobs.js';
-import type { TickJobData } from '../queue/jobs.js';
+import { TICK_QUEUE, type TickJobData } from '../queue/jobs.js';
 import { runTick, type TickDeps } from '../queue/scheduler.js';
 import { loadStates } from '../warehouse/load/states.js';
 import { withClient } from '../warehouse/pg.js';

@@ -10,14 +10,14 @@ import {
 import { ApiResponseError, RESPONSE_HINT } from '../../src/api/errors.js';
 import { Transport, type Method } from '../../src/api/http.js';
 import { excerptOf, parseJsonBody } from '../../src/api/malformed.js';
-import { entityId } from '../../src/api/pages.js';
-import type {
-  Campaign,
-  CampaignUpdate,
-  Creative,
-  CreativeUpdate,
-  NewCampaign,
-  NewCreative,
+import {
+  entityId,
+  type Campaign,
+  type CampaignUpdate,
+  type Creative,
+  type CreativeUpdate,
+  type NewCampaign,
+  type NewCreative,
 } from '../../src/api/pages.js';
 import { redactBuffer } from '../../src/log/redact.js';
 

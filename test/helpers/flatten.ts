@@ -2,8 +2,8 @@
 // body already parsed with JSON.parse (Flattener, parseReportObject), and parseReport yielding to
 // the event loop as it goes (parseReportAsync).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Dimension } from '../../src/config/dimensions.js';
-import { holdsCounters } from '../../src/flatten/rows.js';
+import { type Dimension, COUNTERS } from '../../src/config/dimensions.js';
+import { holdsCounters, childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
 import { ReportFormatError, showValue } from '../../src/flatten/errors.js';
 import {
   finish,
@@ -12,10 +12,8 @@ import {
   type ParsedReport,
   type ParseOptions,
 } from '../../src/flatten/parse.js';
-import { childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
 import { ReportScanner } from '../../src/flatten/scan.js';
 import { type ReportRow } from '../../src/flatten/types.js';
-import { COUNTERS } from '../../src/config/dimensions.js';
 
 export interface AsyncParseOptions extends ParseOptions {
   /** Units of work (about one per leaf) between yields to the event loop; default 20,000. */

@@ -9,9 +9,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Dimension, DimensionType } from '../../config/dimensions.js';
+import { type Dimension, type DimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportRow } from '../../flatten/types.js';
-import { COUNTERS } from '../../config/dimensions.js';
 import { ident, qualified, type CopyFormat } from '../pg.js';
 import { copyColumns } from '../schema/report-tables.js';
 import {

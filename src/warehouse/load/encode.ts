@@ -4,10 +4,9 @@
 // and carriage return inside a value are escaped with a backslash. Every other character is taken
 // literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
 import { ACCOUNT_NAME } from '../../config/accounts.js';
-import { dimensionType, type Dimension, type DimensionType } from '../../config/dimensions.js';
+import { dimensionType, type Dimension, type DimensionType, COUNTERS } from '../../config/dimensions.js';
 import { isIsoDate } from '../../dates/calendar.js';
 import type { ReportRow } from '../../flatten/types.js';
-import { COUNTERS } from '../../config/dimensions.js';
 import { RowValueError } from '../errors.js';
 
 const SPECIAL = /[\\\t\n\r]/;

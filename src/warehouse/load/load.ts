@@ -30,8 +30,8 @@ import {
   insertRowsSql,
   upsertTotalsSql,
   type LoadRecord,
+  restatementOf,
 } from './statements.js';
-import { restatementOf } from './statements.js';
 
 /**
  * What is known of one fetch, carried from the pull to its report_loads row: the period asked for

@@ -1,10 +1,9 @@
 // The statements that record a load: its report_loads row, the period's report_totals, the claim
 // of the period, a small period's rows as one INSERT. Built as pure {text, values}, so their
 // parameters are checked without a database.
-import { dimensionType, type DimensionType } from '../../config/dimensions.js';
+import { dimensionType, type DimensionType, COUNTERS, type CounterName } from '../../config/dimensions.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { Counters, Period, ReportRow, Totals } from '../../flatten/types.js';
-import { COUNTERS, type CounterName } from '../../config/dimensions.js';
 import { ident, qualified } from '../pg.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';

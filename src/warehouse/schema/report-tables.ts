@@ -3,9 +3,8 @@
 // table that no longer matches its definition refused: its data is someone's history, never ours
 // to drop.
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
-import { type Dimension, dimensionType } from '../../config/dimensions.js';
+import { type Dimension, dimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { COUNTERS } from '../../config/dimensions.js';
 import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';

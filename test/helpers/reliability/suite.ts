@@ -1,8 +1,7 @@
 // What every reliability test file shares: one emulator with a canary key, the ground truth of the
 // suite's periods, a fresh database and BullMQ prefix per case, and the final secrets scan.
 import type { Pool } from 'pg';
-import { startEmulator } from '../../../src/emulator/index.js';
-import type { EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
 import { qualified } from '../../../src/warehouse/pg.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../db.js';

@@ -4,12 +4,11 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import { ApiError, ApiHttpError, ApiResponseError, ApiTransportError } from '../../../src/api/errors.js';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { DimensionValueError, ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { type ReportQuery, type ReportRow } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
 
 const log: Array<{ endpoint: string; status: number; at: number }> = [];
 let emu: RunningEmulator;

@@ -4,8 +4,12 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, createApiClientFromConfig, type ApiClient } from '../../../src/api/client.js';
-import { DIMENSIONS_ENCODINGS } from '../../../src/api/client.js';
+import {
+  createApiClient,
+  createApiClientFromConfig,
+  type ApiClient,
+  DIMENSIONS_ENCODINGS,
+} from '../../../src/api/client.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';

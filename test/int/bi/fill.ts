@@ -7,8 +7,7 @@ import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
 import { addDays, localDate } from '../../../src/dates/calendar.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps } from '../../../src/worker/pull.js';
-import { runPull } from '../../../src/worker/pull.js';
+import { pullDeps, runPull } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
 

@@ -7,11 +7,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { addDays, localDate } from '../../../src/dates/calendar.js';
-import { loadJobs } from '../../../src/config/jobs.js';
-import { liveJobs } from '../../../src/config/jobs.js';
+import { loadJobs, liveJobs } from '../../../src/config/jobs.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { enqueuePulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls, enqueuePulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 

@@ -2,8 +2,7 @@
 // upgrade, as account default, and deduplicates against a new pull of the same period.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PULL_JOB } from '../../../src/queue/jobs.js';
-import { enqueuePulls } from '../../../src/queue/enqueue.js';
-import { waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueuePulls, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

@@ -1,7 +1,6 @@
 // Backfill and heal through the real queue: Redis, Postgres and the emulator over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { enqueueHeal } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls, enqueueHeal } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';

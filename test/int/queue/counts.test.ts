@@ -4,8 +4,7 @@ import { Worker, UnrecoverableError } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { COUNTED_STATES, jobCounts, readJobCounts } from '../../../src/queue/jobs.js';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
+import { COUNTED_STATES, jobCounts, readJobCounts, REPORT_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 

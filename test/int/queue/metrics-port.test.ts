@@ -1,8 +1,7 @@
 // Several `adops worker` processes on one host with the same metrics port: the second cannot bind
 // it, says so once, and processes pulls like the first (issue 15: it used to exit with EADDRINUSE).
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';

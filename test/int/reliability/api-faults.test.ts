@@ -2,8 +2,7 @@
 // transient faults must end loaded exactly, permanent ones as failed pulls with their reason.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { FaultOptions, OverrideOptions } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls, type FailedPull } from '../../../src/queue/enqueue.js';
-import { enqueueHeal } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls, type FailedPull, enqueueHeal } from '../../../src/queue/enqueue.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
 import {

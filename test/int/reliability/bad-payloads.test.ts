@@ -2,8 +2,7 @@
 // its raw body archived, and the period's previously loaded rows untouched.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueuePulls } from '../../../src/queue/enqueue.js';
-import { waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueuePulls, waitForPulls } from '../../../src/queue/enqueue.js';
 import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { qualified, reportTable } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -2,9 +2,8 @@
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls, enqueueHeal } from '../../../src/queue/enqueue.js';
 import { ensureReady } from '../../../src/queue/connection.js';
-import { enqueueHeal } from '../../../src/queue/enqueue.js';
 import { warehouseOf, qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';

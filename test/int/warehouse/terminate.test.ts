@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ReportRow } from '../../../src/flatten/types.js';
-import { loadParsedPeriod } from '../../helpers/load.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadParsedPeriod, loadPulledPeriod } from '../../helpers/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

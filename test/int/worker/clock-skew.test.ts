@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps } from '../../../src/worker/pull.js';
-import { runPull } from '../../../src/worker/pull.js';
+import { pullDeps, runPull } from '../../../src/worker/pull.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, reportJob } from '../warehouse/fixtures/reports.js';
 

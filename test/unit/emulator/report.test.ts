@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS, type Dimension } from '../../../src/config/dimensions.js';
+import { DIMENSIONS, type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
 import { ReportEngine } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
 import { leaves, sum } from './report-helpers.js';
 
 const model = buildTrafficModel(generateCatalogue(7));

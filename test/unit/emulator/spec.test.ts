@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS } from '../../../src/config/dimensions.js';
+import { DIMENSIONS, COUNTERS } from '../../../src/config/dimensions.js';
 import { SPEC_COUNTERS, SPEC_DIMENSIONS } from '../../../src/emulator/report/dimensions.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
 
 describe('emulator spec names', () => {
   it("match the client's dimension and counter lists (kept as separate copies on purpose)", () => {

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { type Counters } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
 
 /** Values a dimension can take in generated reports, already in canonical form. */
 const VALUE: Record<string, fc.Arbitrary<string>> = {

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
 import { parseReportObject } from '../../helpers/flatten.js';
 import { streamReport } from '../../../src/flatten/stream.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
 
 /** The outcome of a parse: its result, or the error's class name and message. */
 function outcome(fn: () => ParsedReport): ParsedReport | string {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardUrl, isLoopback } from '../../../src/observe/dashboard.js';
-import { refusal, servesHost } from '../../../src/observe/dashboard.js';
+import { dashboardUrl, isLoopback, refusal, servesHost } from '../../../src/observe/dashboard.js';
 
 describe('dashboardUrl', () => {
   it('names the bound address and port with a trailing slash', () => {

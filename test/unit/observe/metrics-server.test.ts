@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';

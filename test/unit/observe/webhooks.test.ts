@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { transition } from '../../../src/worker/webhook-worker.js';
-import { outcomeOf, webhookBody } from '../../../src/webhooks/delivery.js';
-import { signWebhook, webhookHeaders } from '../../../src/webhooks/delivery.js';
+import { outcomeOf, webhookBody, signWebhook, webhookHeaders } from '../../../src/webhooks/delivery.js';
 import { webhookDelivery } from '../../../src/webhooks/events.js';
 
 const SECRET = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;

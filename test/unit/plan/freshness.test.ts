@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../../src/config/jobs.js';
+import { formatDuration, parseDuration, parseJob, type ReportJob } from '../../../src/config/jobs.js';
 import { ConfigError } from '../../../src/config/files.js';
-import { parseJob, type ReportJob } from '../../../src/config/jobs.js';
 import {
   freshnessLimitMs,
   freshnessOf,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseSchedulerId, schedulerId } from '../../../src/queue/jobs.js';
+import {
+  parseSchedulerId,
+  schedulerId,
+  asPullData,
+  pullData,
+  pullDedupId,
+  pullPeriod,
+} from '../../../src/queue/jobs.js';
 import { pullLabel } from '../../../src/plan/pulls.js';
-import { asPullData, pullData, pullDedupId, pullPeriod } from '../../../src/queue/jobs.js';
 
 describe('pull payload', () => {
   it('holds the account, the report and the period and nothing else', () => {
