@@ -7,9 +7,8 @@ import { DateFormatError, parseIsoDate } from '../dates/calendar.js';
 import { backfillPulls, interleaveAccounts, pullLabel } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
-import { intOption, postgresFailure, SUMMARIES, UsageError, type CliContext } from './context.js';
-import { enqueuedLine, enqueueProgress, open, redisOutageOption, waitWithProgress } from './progress.js';
+import { intOption, SUMMARIES, UsageError, withQueues, withWarehouse, type CliContext } from './context.js';
+import { enqueuedLine, enqueueProgress, redisOutageOption, waitWithProgress } from './progress.js';
 
 interface BackfillFlags {
   readonly report?: string[];
@@ -67,23 +66,18 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
         );
         return;
       }
-      const queues = await open(ctx.config());
-      try {
+      await withQueues(ctx, async (queues) => {
         let total = 0;
         for (const _ of plan()) total++;
         const progress = enqueueProgress(ctx, total);
-        let result;
-        try {
-          result = await enqueueStream(queues.pulls, plan(), { keep: flags.wait, onChunk: progress.update });
-        } finally {
-          progress.stop();
-        }
+        const result = await enqueueStream(queues.pulls, plan(), {
+          keep: flags.wait,
+          onChunk: progress.update,
+        }).finally(progress.stop);
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
         if (flags.wait)
           await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), flags.redisOutageSeconds);
-      } finally {
-        await queues.close();
-      }
+      });
     });
 }
 
@@ -114,34 +108,18 @@ export function registerHeal(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       const accounts = selectAccounts(config.accounts, flags.account);
-      const pool = createPool(config, { max: 2, logger: ctx.logger() });
-      let plan;
-      try {
-        plan = await readHealPlan(
-          warehouseOf(pool, config.schema),
-          reports,
-          flags.days ?? config.healDays,
-          new Date(),
-          accounts,
-        );
-      } catch (error) {
-        throw postgresFailure(error);
-      } finally {
-        await pool.end();
-      }
+      const days = flags.days ?? config.healDays;
+      const plan = await withWarehouse(ctx, 2, (wh) => readHealPlan(wh, reports, days, new Date(), accounts));
       if (flags.dryRun) {
         for (const p of plan) ctx.stdout.write(`${pullLabel(p)}\n`);
-        ctx.stdout.write(`${plan.length} pulls would heal the last ${flags.days ?? config.healDays} days\n`);
+        ctx.stdout.write(`${plan.length} pulls would heal the last ${days} days\n`);
         return;
       }
-      const queues = await open(ctx.config());
-      try {
+      await withQueues(ctx, async (queues) => {
         const result = summarize(await enqueuePulls(queues.pulls, plan));
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
         if (flags.wait) await waitWithProgress(ctx, queues, result, flags.redisOutageSeconds);
-      } finally {
-        await queues.close();
-      }
+      });
     });
 }
 
@@ -158,16 +136,11 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
     )
     .action(async () => {
       const jobs = ctx.jobs();
-      const queues = await open(ctx.config());
-      try {
+      await withQueues(ctx, async (queues) => {
         const r = await syncSchedulers(queues, jobs, ctx.config().accounts);
         const verb = new Map<string, string>();
-        for (const [word, ids] of [
-          ['created', r.created],
-          ['updated', r.updated],
-          ['unchanged', r.unchanged],
-        ] as const)
-          for (const id of ids) verb.set(id, word);
+        for (const word of ['created', 'updated', 'unchanged'] as const)
+          for (const id of r[word]) verb.set(id, word);
         for (const s of await listSchedulers(queues))
           ctx.stdout.write(
             `${verb.get(s.id) ?? 'kept'} ${s.id}: "${s.cron ?? '?'}" ${s.timezone ?? 'UTC'}, next ${s.next ?? '?'}\n`,
@@ -176,9 +149,7 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
         ctx.stdout.write(
           `${r.created.length} created, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.removed.length} removed\n`,
         );
-      } finally {
-        await queues.close();
-      }
+      });
     });
 }
 

@@ -1,11 +1,14 @@
 // What every command of `adops` shares: its context (environment, streams, lazy config), the two
 // failures main() turns into exit codes, the one-line summaries `--help` lists without loading any
-// command, option parsers, and the message for a Postgres that cannot be reached or is not migrated.
+// command, option parsers, and the warehouse and queues a command opens, with the one-line message
+// for a Postgres or Redis that cannot be reached. Packages are imported only when a command runs.
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
+import type { Queues } from '../queue/queues.js';
 import { TerminalError } from '../retry/errors.js';
+import type { Warehouse } from '../warehouse/pg.js';
 
 /** What every command receives: the environment (read here only), output streams, lazy config. */
 export interface CliContext {
@@ -31,10 +34,9 @@ export class UsageError extends TerminalError {
 }
 
 /**
- * The context of a command that runs. It loads the config, job and logging modules (zod, yaml,
- * cron-parser, pino) here, so `adops --help` never pays for them. `onSecrets` hears the strings to
- * redact (the API key, from whichever variable) once the config is loaded; `onConfig` hears the
- * config itself (for the messages main() words).
+ * The context of a command that runs, loading the config, job and logging modules only now so
+ * `adops --help` never pays for them. `onSecrets` hears the strings to redact (the API key, from
+ * whichever variable) and `onConfig` the config (for main()'s messages) once it is loaded.
  */
 export async function createContext(
   env: Readonly<Record<string, string | undefined>>,
@@ -160,10 +162,7 @@ const UNREACHABLE =
 /** pg's own errors for a connection lost or never made, which carry no code. */
 const LOST = /^Connection terminated( unexpectedly| due to connection timeout)$|^timeout expired$/;
 
-/**
- * A CommandFailed naming DATABASE_URL when `error` means Postgres cannot be reached (or refused the
- * login or the database), else undefined.
- */
+/** A CommandFailed naming DATABASE_URL when Postgres cannot be reached (or refused the login), else undefined. */
 export function cannotConnect(error: unknown): CommandFailed | undefined {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
@@ -174,10 +173,7 @@ export function cannotConnect(error: unknown): CommandFailed | undefined {
   );
 }
 
-/**
- * A CommandFailed naming DATABASE_URL for errors that mean Postgres is unreachable or not migrated;
- * other errors unchanged.
- */
+/** A CommandFailed naming DATABASE_URL when Postgres is unreachable or not migrated; others unchanged. */
 export function postgresFailure(error: unknown): unknown {
   const unreachable = cannotConnect(error);
   if (unreachable !== undefined) return unreachable;
@@ -193,4 +189,49 @@ export function postgresFailure(error: unknown): unknown {
 /** The `code` of an error (pg's SQLSTATE, or Node's errno name), if it has a string one. */
 function codeOf(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/**
+ * Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an
+ * unreachable or unmigrated Postgres becomes a CommandFailed (postgresFailure).
+ */
+export async function withWarehouse<T>(
+  ctx: CliContext,
+  max: number,
+  work: (wh: Warehouse) => Promise<T>,
+): Promise<T> {
+  const { openWarehouse } = await import('../warehouse/pg.js');
+  const wh = openWarehouse(ctx.config(), { max, logger: ctx.logger() });
+  try {
+    return await work(wh);
+  } catch (error) {
+    throw postgresFailure(error);
+  } finally {
+    await wh.pool.end();
+  }
+}
+
+/** Runs `work` on the queues, closed afterwards; an unreachable Redis is a one-line failure ending with `hint`. */
+export async function withQueues<T>(
+  ctx: CliContext,
+  work: (queues: Queues) => Promise<T>,
+  hint = '',
+): Promise<T> {
+  const [{ openQueues }, { RedisUnavailableError }] = await Promise.all([
+    import('../queue/queues.js'),
+    import('../queue/connection.js'),
+  ]);
+  let queues: Queues;
+  try {
+    queues = await openQueues(ctx.config());
+  } catch (error) {
+    if (error instanceof RedisUnavailableError)
+      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
+    throw error;
+  }
+  try {
+    return await work(queues);
+  } finally {
+    await queues.close();
+  }
 }

@@ -41,12 +41,6 @@ interface EmulatorFlags extends FaultAndQuirkFlags {
   readonly now?: Date;
 }
 
-const whole = (min: number, max: number) => (text: string) => {
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max)
-    throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
-  return n;
-};
 const fraction = (text: string) => {
   const n = Number(text);
   if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
@@ -74,6 +68,9 @@ const seconds = (text: string) => {
     );
   return n;
 };
+/** An option taking one of `choices`. */
+const choice = (flags: string, description: string, choices: readonly string[]) =>
+  new Option(flags, description).choices(choices);
 const instant = (text: string) => {
   const t = Date.parse(text);
   if (!Number.isFinite(t)) throw new InvalidArgumentError('an ISO date-time, e.g. 2025-06-10T12:00:00Z');
@@ -85,38 +82,38 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
   program
     .command('emulator')
     .description(SUMMARIES.emulator)
-    .option('--port <port>', 'port to listen on (0 = a free port)', whole(0, 65_535), 0)
+    .option('--port <port>', 'port to listen on (0 = a free port)', intOption(0, 65_535), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--seed <n>', 'seed of the catalogue and report data', whole(0, 2 ** 32 - 1), 1)
-    .option('--cells-per-day <n>', 'traffic cells per day', whole(0, 5_000_000), 2000)
-    .option('--late-days <n>', 'late-data window in days (0 = every past day final)', whole(0, 60), 3)
-    .option('--campaigns <n>', 'campaigns in the seeded catalogue', whole(1, 2000))
+    .option('--seed <n>', 'seed of the catalogue and report data', intOption(0, 2 ** 32 - 1), 1)
+    .option('--cells-per-day <n>', 'traffic cells per day', intOption(0, 5_000_000), 2000)
+    .option('--late-days <n>', 'late-data window in days (0 = every past day final)', intOption(0, 60), 3)
+    .option('--campaigns <n>', 'campaigns in the seeded catalogue', intOption(1, 2000))
     .option('--fail-rate <r>', 'fraction of requests answered 500', fraction)
     .option('--rate-limit-rate <r>', 'fraction of requests answered 429', fraction)
-    .option('--retry-after <s>', 'Retry-After seconds of those 429s', whole(0, 3600))
+    .option('--retry-after <s>', 'Retry-After seconds of those 429s', intOption(0, 3600))
     .option('--drop-rate <r>', 'fraction of connections dropped without an answer', fraction)
     .option('--malformed-rate <r>', 'fraction answered 200 with malformed JSON', fraction)
     .option('--truncate-rate <r>', 'fraction answered 200 with a body cut off mid-way', fraction)
     .option('--latency-ms <a[-b]>', 'added latency: fixed or a uniform range', latency)
     .option('--fault-paths <list>', 'comma-separated path prefixes faults apply to (default /v2)')
-    .option('--fault-seed <n>', 'seed of the fault sequence', whole(0, 2 ** 32 - 1))
+    .option('--fault-seed <n>', 'seed of the fault sequence', intOption(0, 2 ** 32 - 1))
     .option('--keys <file>', 'JSON file of extra keys: [{"key", "scopes", "methods", "ips"}]')
     .option('--no-demo-key', 'do not accept the full-access key "demo-key"')
     .option('--now <iso>', 'freeze the emulator clock at this instant (late data is relative to it)', instant)
     .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
-    .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', whole(1, 10_000))
+    .option('--storm-length <n>', 'consecutive 429s in one storm (default 5)', intOption(1, 10_000))
     .option('--drop-mid-body-rate <r>', 'fraction of connections cut after part of the body', fraction)
     .option('--drip-rate <r>', 'fraction of bodies sent half at once, then a byte at a time', fraction)
     .option(
       '--drip-interval-ms <ms>',
       'milliseconds between the dripped bytes (default 2000)',
-      whole(1, 600_000),
+      intOption(1, 600_000),
     )
     .option('--html-share <r>', 'with html-errors, share of injected 5xx sent as HTML 502 pages', fraction)
     .addOption(
-      new Option('--profile <name>', 'a preset of quirks and faults (flags override it)')
-        .choices(PROFILE_NAMES)
-        .default('faithful'),
+      choice('--profile <name>', 'a preset of quirks and faults (flags override it)', PROFILE_NAMES).default(
+        'faithful',
+      ),
     )
     .option(
       '--quirks <list>',
@@ -125,7 +122,7 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
       quirkList,
     )
     .addOption(
-      new Option('--report-params <form>', 'the only GET /reports parameter form understood').choices([
+      choice('--report-params <form>', 'the only GET /reports parameter form understood', [
         'any',
         'repeat',
         'brackets',
@@ -133,34 +130,21 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
         'json-body',
       ]),
     )
-    .addOption(
-      new Option('--auth-form <form>', 'the only auth header accepted').choices([
-        'any',
-        'bearer',
-        'x-api-key',
-      ]),
-    )
-    .addOption(new Option('--totals <mode>', 'report totals').choices(['normal', 'missing', 'empty-array']))
-    .addOption(new Option('--report-shape <shape>', 'report items').choices(['nested', 'rows']))
+    .addOption(choice('--auth-form <form>', 'the only auth header accepted', ['any', 'bearer', 'x-api-key']))
+    .addOption(choice('--totals <mode>', 'report totals', ['normal', 'missing', 'empty-array']))
+    .addOption(choice('--report-shape <shape>', 'report items', ['nested', 'rows']))
     .option(
       '--strict',
       'enforce rules the spec does not state: limit <= 1000, 366 days, 2-letter countries, 404 first',
     )
-    .addOption(
-      new Option('--unknown-fields <mode>', 'unknown body fields: dropped or 400').choices([
-        'drop',
-        'reject',
-      ]),
-    )
+    .addOption(choice('--unknown-fields <mode>', 'unknown body fields: dropped or 400', ['drop', 'reject']))
     .option('--clock-skew <seconds>', 'seconds added to the Date header', seconds)
     .option(
       '--echo-key <places>',
       "repeat the caller's API key back, comma separated: body, error, html, header, or all",
       echoPlaces,
     )
-    .addOption(
-      new Option('--echo-key-as <form>', 'how the echoed key is written (default json)').choices(ECHO_FORMS),
-    )
+    .addOption(choice('--echo-key-as <form>', 'how the echoed key is written (default json)', ECHO_FORMS))
     .addHelpText(
       'after',
       '\nPrints its base URL (ending in /v2) as the first line of stdout, logs to stderr, and runs until ' +

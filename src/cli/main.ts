@@ -17,42 +17,6 @@ import {
 } from './context.js';
 
 /**
- * Builds the `adops` program for `args` (the arguments after the script): the command they name
- * is loaded in full with its context, the others only listed. `onSecrets` hears the API key once
- * the command's config is loaded.
- */
-async function buildProgram(
-  args: readonly string[],
-  env: CliContext['env'],
-  stdout: CliContext['stdout'],
-  stderr: CliContext['stderr'],
-  onSecrets?: (secrets: readonly string[]) => void,
-  onConfig?: (config: Config) => void,
-): Promise<Command> {
-  const program = new Command('adops')
-    .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => stdout.write(s),
-      writeErr: (s) => stderr.write(s),
-    });
-  await registerCommands(program, args, () => createContext(env, stdout, stderr, onSecrets, onConfig));
-  return program;
-}
-
-/**
- * Ends the process quietly when the reader of stdout goes away (`adops status | head`): an EPIPE
- * is the reader's choice, not a failure worth a stack trace.
- */
-function endOnClosedPipe(stdout: CliContext['stdout']): void {
-  stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(process.exitCode ?? 0);
-  });
-}
-
-/**
  * Runs the CLI and resolves to its exit code: 0 success, 1 the work failed, 2 bad usage or
  * configuration. `env` is the only place the process environment enters the program.
  */
@@ -62,7 +26,13 @@ export async function main(
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
-  if (stdout === process.stdout) endOnClosedPipe(stdout);
+  // The reader of stdout going away (`adops status | head`) is its choice, not a failure worth a
+  // stack trace: end quietly.
+  if (stdout === process.stdout)
+    stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? 0);
+    });
   // The key from ADOPS_API_KEY_FILE joins once the command has loaded its config.
   const secrets = [env.ADOPS_API_KEY, env.ADOPS_WEBHOOK_SECRET].filter((s): s is string => s !== undefined);
   // Messages can quote the API (an error body, a bad value): escape their control characters, line
@@ -71,33 +41,30 @@ export async function main(
     stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
   let config: Config | undefined;
   try {
-    const program = await buildProgram(
-      argv.slice(2),
-      env,
-      stdout,
-      stderr,
-      (s) => secrets.push(...s),
-      (c) => (config = c),
+    const program = new Command('adops')
+      .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
+      .showHelpAfterError('(run with --help for usage)')
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
+    await registerCommands(program, argv.slice(2), () =>
+      createContext(
+        env,
+        stdout,
+        stderr,
+        (s) => secrets.push(...s),
+        (c) => (config = c),
+      ),
     );
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (
-        error.code === 'commander.helpDisplayed' ||
-        error.code === 'commander.help' ||
-        error.code === 'commander.version'
-      )
-        return 0;
-      return 2; // commander already printed the message
+      // commander already printed the message (or the help)
+      return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
     }
-    if (error instanceof ConfigError || error instanceof UsageError) {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof CommandFailed) {
       say(`adops: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof CommandFailed) {
-      say(`adops: ${error.message}`);
-      return 1;
+      return error instanceof CommandFailed ? 1 : 2;
     }
     // Redis going away mid-command, where the command has no word of its own for it: one line.
     if (isRedisConnectionLoss(error)) {
@@ -151,9 +118,8 @@ export function commandOf(args: readonly string[]): CommandName | undefined {
 }
 
 /**
- * Registers every command on `program`: the one `args` names in full (its module and the context
- * loaded now), the others as their name and summary, enough for the program's help and for
- * commander to reject typos.
+ * Registers every command on `program`: the one `args` names in full (its module and context loaded
+ * now), the others by name and summary, enough for the help and for commander to reject typos.
  */
 export async function registerCommands(
   program: Command,

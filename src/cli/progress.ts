@@ -3,7 +3,6 @@
 // out and reported, with the command that finishes the job when the wait gives up.
 import cliProgress from 'cli-progress';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
-import type { Config } from '../config/env.js';
 import { describeRedisTarget } from '../config/connections.js';
 import { daysBetween } from '../dates/calendar.js';
 import { pullLabel } from '../plan/pulls.js';
@@ -13,51 +12,88 @@ import {
   type EnqueueCounts,
   type PullProgress,
 } from '../queue/enqueue.js';
-import { RedisOutageError, RedisUnavailableError, type OutageState } from '../queue/connection.js';
+import { RedisOutageError, type OutageState } from '../queue/connection.js';
 import { pullAccount, pullPeriod } from '../queue/jobs.js';
-import { openQueues, type Queues } from '../queue/queues.js';
+import type { Queues } from '../queue/queues.js';
 import { outageReason } from '../retry/classify.js';
 import { CommandFailed, intOption, type CliContext } from './context.js';
 
-/**
- * A progress bar of an enqueue on stderr when it is a terminal, else a line every few seconds (so
- * a short enqueue writes nothing there).
- */
-export function enqueueProgress(
-  ctx: CliContext,
-  total: number,
-): { update(done: EnqueueCounts): void; stop(): void } {
-  const started = Date.now();
-  if (ctx.stderr.isTTY === true) {
-    const bar = progressBar(
-      ctx.stderr,
-      'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
-    );
-    bar.start(total, 0, { already: 0, rate: '0' });
-    return {
-      update: (d) =>
-        bar.update(d.added + d.alreadyQueued, {
-          already: d.alreadyQueued,
-          rate: rate(d.added + d.alreadyQueued, started),
-        }),
-      stop: () => bar.stop(),
-    };
-  }
-  let lastLine = started;
+/** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
+interface View {
+  readonly tty: boolean;
+  /**
+   * Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless
+   * `force`d (so a short task writes nothing); the bar is started by the first update.
+   */
+  update(value: number, total: number, fields: object, line?: () => string, force?: boolean): void;
+  stop(): void;
+}
+
+/** A View on `stream` in the house style, its bar drawn in `format`; `lastLine` starts the 5 s. */
+function progressView(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  format: string,
+  lastLine = Date.now(),
+): View {
+  const bar =
+    stream.isTTY === true
+      ? new cliProgress.SingleBar({ stream, format, hideCursor: true }, cliProgress.Presets.shades_classic)
+      : undefined;
+  let started = false;
   return {
-    update: (d) => {
-      if (Date.now() - lastLine < 5_000) return;
-      lastLine = Date.now();
-      const n = d.added + d.alreadyQueued;
-      ctx.stderr.write(`enqueued ${n}/${total} pulls, ${rate(n, started)}/s\n`);
+    tty: bar !== undefined,
+    update(value, total, fields, line, force = false) {
+      if (bar === undefined) {
+        if (line === undefined || (!force && Date.now() - lastLine < 5_000)) return;
+        lastLine = Date.now();
+        stream.write(`${line()}\n`);
+      } else if (started) {
+        bar.setTotal(total);
+        bar.update(value, fields);
+      } else {
+        bar.start(total, value, fields);
+        started = true;
+      }
     },
-    stop: () => undefined,
+    stop: () => {
+      if (started) bar?.stop();
+    },
   };
 }
 
-function rate(n: number, since: number): string {
-  const seconds = (Date.now() - since) / 1000;
-  return seconds > 0 ? (n / seconds).toFixed(0) : '0';
+/** An ETA for a bar, as `12s` or `?` (not `eta`: cli-progress fills that name with its own). */
+function etaText(seconds: number | undefined): string {
+  return seconds === undefined ? '?' : `${Math.ceil(seconds)}s`;
+}
+
+/** The progress of an enqueue on stderr (see View). */
+export function enqueueProgress(
+  ctx: CliContext,
+  total: number,
+): Pick<View, 'stop'> & {
+  update(done: EnqueueCounts): void;
+} {
+  const started = Date.now();
+  const view = progressView(
+    ctx.stderr,
+    'enqueue |{bar}| {value}/{total} pulls | {already} already queued | {rate}/s',
+    started,
+  );
+  view.update(0, total, { already: 0, rate: '0' });
+  return {
+    update: (d) => {
+      const n = d.added + d.alreadyQueued;
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? (n / seconds).toFixed(0) : '0';
+      view.update(
+        n,
+        total,
+        { already: d.alreadyQueued, rate },
+        () => `enqueued ${n}/${total} pulls, ${rate}/s`,
+      );
+    },
+    stop: view.stop,
+  };
 }
 
 /** One line saying what was enqueued. */
@@ -66,17 +102,6 @@ export function enqueuedLine(r: EnqueueCounts): string {
     `enqueued ${r.added} pulls` +
     (r.alreadyQueued > 0 ? ` (${r.alreadyQueued} already waiting or running)` : '')
   );
-}
-
-/** Opens the queues, turning an unreachable Redis into a one-line failure ending with `hint`. */
-export async function open(config: Config, hint = ''): Promise<Queues> {
-  try {
-    return await openQueues(config);
-  } catch (error) {
-    if (error instanceof RedisUnavailableError)
-      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
-    throw error;
-  }
 }
 
 /** The `--redis-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
@@ -147,25 +172,23 @@ export async function waitWithProgress(
 ): Promise<void> {
   const total = result.pulls.length;
   if (total === 0) return;
-  const tty = ctx.stderr.isTTY === true;
-  const bar = tty
-    ? progressBar(
-        ctx.stderr,
-        'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
-      )
-    : undefined;
+  const view = progressView(
+    ctx.stderr,
+    'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
+    0,
+  );
   let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
   let redis = '';
-  const fields = (p: PullProgress) => ({
-    done: p.done,
-    failed: p.failed,
-    finished: p.done + p.failed,
-    rate: p.ratePerSecond.toFixed(1),
-    eta_s: p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`,
-    redis,
-  });
-  bar?.start(total, 0, fields(latest));
-  let lastLine = 0;
+  // Off a terminal, progress is a line every few seconds and one at the end.
+  const draw = (p: PullProgress, withLine = false) => {
+    latest = p;
+    const [finished, rate, eta] = [p.done + p.failed, p.ratePerSecond.toFixed(1), etaText(p.etaSeconds)];
+    const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis };
+    const line = () =>
+      `pulls ${finished}/${total}: done ${p.done}, failed ${p.failed}, ${rate}/s, ETA ${eta}`;
+    view.update(finished, total, fields, withLine ? line : undefined, finished === total);
+  };
+  draw(latest);
   const controller = new AbortController();
   const stop = () => controller.abort();
   const bound = outageMs(ctx, redisOutageSeconds);
@@ -178,24 +201,14 @@ export async function waitWithProgress(
       onOutage: outageNotice(
         ctx,
         bound,
-        bar === undefined
-          ? undefined
-          : (text) => {
+        view.tty
+          ? (text) => {
               redis = text;
-              bar.update(latest.done + latest.failed, fields(latest));
-            },
+              draw(latest);
+            }
+          : undefined,
       ),
-      onProgress: (p) => {
-        latest = p;
-        const f = fields(p);
-        if (bar !== undefined) bar.update(f.finished, f);
-        else if (Date.now() - lastLine > 5_000 || f.finished === total) {
-          lastLine = Date.now();
-          ctx.stderr.write(
-            `pulls ${f.finished}/${total}: done ${f.done}, failed ${f.failed}, ${f.rate}/s, ETA ${f.eta_s}\n`,
-          );
-        }
-      },
+      onProgress: (p) => draw(p, true),
     });
   } catch (error) {
     if (!(error instanceof RedisOutageError)) throw error;
@@ -208,7 +221,7 @@ export async function waitWithProgress(
     );
   } finally {
     process.off('SIGINT', stop);
-    bar?.stop();
+    view.stop();
   }
   if (controller.signal.aborted)
     throw new CommandFailed('stopped waiting; the pulls go on in the workers (see `adops status`)');
@@ -238,64 +251,25 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
   return days > healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
-/** Draws a sync's progress on stderr while it runs. */
-interface ProgressView {
-  update(progress: SyncProgress): void;
-  stop(): void;
-}
-
 /**
- * A progress bar of campaigns listed (with requests and an ETA) when `stream` is a terminal; else
- * a line every `lineEveryMs` (none for a sync quicker than that, so logs stay quiet). Only ever
- * writes to `stream` (stderr): stdout keeps the command's one summary line.
+ * A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of
+ * campaigns listed, with requests and an ETA, on a terminal, else a line every 5 s.
  */
 export function syncProgressView(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
-  lineEveryMs = 5_000,
-): ProgressView {
-  const bar =
-    stream.isTTY === true
-      ? progressBar(
-          stream,
-          'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
-        )
-      : undefined;
-  let started = false;
-  let lastLine = Date.now();
+): Pick<View, 'stop'> & { update(progress: SyncProgress): void } {
+  const view = progressView(
+    stream,
+    'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
+  );
   return {
     update(p) {
-      const now = Date.now();
-      if (bar === undefined) {
-        if (now - lastLine < lineEveryMs) return;
-        lastLine = now;
-        stream.write(`${progressLine(p, now)}\n`);
-        return;
-      }
       // The bar needs its total: nothing is drawn while the campaigns are still being listed.
-      if (p.campaignsTotal === null) return;
-      const eta = etaSeconds(p, now);
-      const fields = {
-        phase: p.phase,
-        requests: p.requests,
-        // Not `eta`: cli-progress fills that name with its own estimate.
-        eta_s: eta === undefined ? '?' : `${Math.ceil(eta)}s`,
-      };
-      const total = p.campaignsTotal;
-      if (!started) {
-        bar.start(total, p.campaignsDone, fields);
-        started = true;
-      } else {
-        bar.setTotal(total);
-        bar.update(p.campaignsDone, fields);
-      }
+      if (view.tty && p.campaignsTotal === null) return;
+      const now = Date.now();
+      const fields = { phase: p.phase, requests: p.requests, eta_s: etaText(etaSeconds(p, now)) };
+      view.update(p.campaignsDone, p.campaignsTotal ?? 0, fields, () => progressLine(p, now));
     },
-    stop() {
-      if (started) bar?.stop();
-    },
+    stop: view.stop,
   };
-}
-
-/** A progress bar on `stream` (a terminal), drawn in the house style. */
-function progressBar(stream: NodeJS.WritableStream, format: string): cliProgress.SingleBar {
-  return new cliProgress.SingleBar({ stream, format, hideCursor: true }, cliProgress.Presets.shades_classic);
 }

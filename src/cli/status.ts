@@ -11,13 +11,12 @@ import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { checkProblems, renderStatus } from '../observe/status-render.js';
 import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
 import {
   CommandFailed,
   intOption,
-  postgresFailure,
   SUMMARIES,
   UsageError,
+  withWarehouse,
   type CliContext,
 } from './context.js';
 
@@ -53,26 +52,15 @@ export function registerStatus(program: Command, ctx: CliContext): void {
         throw new UsageError('--check and --json cannot be combined: choose one');
       const config = ctx.config();
       const jobs = ctx.jobs();
-      const logger = ctx.logger();
-      const pool = createPool(config, { max: 4, logger });
+      const accounts = selectAccounts(config.accounts, flags.account);
       // Postgres is queried while ioredis loads and Redis connects; without Redis the warehouse
       // half of the status is still worth showing.
-      const redis = queueCounts(config, logger);
-      let status: Status;
-      try {
-        status = await collectStatus(
-          warehouseOf(pool, config.schema),
-          jobs,
-          redis.counts,
-          flags.days ?? config.healDays,
-          new Date(),
-          selectAccounts(config.accounts, flags.account),
-        );
-      } catch (error) {
-        throw postgresFailure(error);
-      } finally {
-        await Promise.all([redis.close(), pool.end()]);
-      }
+      const redis = queueCounts(config, ctx.logger());
+      const status = await withWarehouse(ctx, 4, (wh) =>
+        collectStatus(wh, jobs, redis.counts, flags.days ?? config.healDays, new Date(), accounts).finally(
+          redis.close,
+        ),
+      );
       if (flags.check) return check(ctx, status);
       ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     });

@@ -10,16 +10,15 @@ import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.
 import { accountConfig, secretsOf } from '../config/env.js';
 import { RedisOutageError } from '../queue/connection.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
-import { CommandFailed, intOption, postgresFailure, SUMMARIES, type CliContext } from './context.js';
 import {
-  open,
-  outageFailure,
-  outageMs,
-  outageNotice,
-  redisOutageOption,
-  syncProgressView,
-} from './progress.js';
+  CommandFailed,
+  intOption,
+  SUMMARIES,
+  withQueues,
+  withWarehouse,
+  type CliContext,
+} from './context.js';
+import { outageFailure, outageMs, outageNotice, redisOutageOption, syncProgressView } from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -76,11 +75,10 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const gate = createLocalGate();
   const account = oneAccount(config.accounts, flags.account);
   const api = createApiClientFromConfig(accountConfig(config, account), logger, syncClientOptions(gate));
-  const pool = createPool(config, { max: 2, logger });
   const view = syncProgressView(ctx.stderr);
-  try {
-    const result = await runEntitySync({
-      wh: warehouseOf(pool, config.schema),
+  const result = await withWarehouse(ctx, 2, (wh) =>
+    runEntitySync({
+      wh,
       account: account.name,
       api,
       logger,
@@ -89,69 +87,63 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
       campaignConcurrency: flags.concurrency,
       onProgress: (p) => view.update(p),
       secrets: secretsOf(config),
-    });
-    view.stop();
-    ctx.stdout.write(`${summary(result)}\n`);
-  } catch (error) {
-    view.stop();
-    if (error instanceof ApiError)
+    }).catch((error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
       throw new CommandFailed(`entity sync failed, nothing was written: ${error.message}`, { cause: error });
-    throw postgresFailure(error);
-  } finally {
-    await pool.end();
+    }),
+  ).finally(async () => {
+    view.stop();
     await api.close();
-  }
+  });
+  ctx.stdout.write(`${summary(result)}\n`);
 }
 
 async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
-  const config = ctx.config();
-  const accounts = selectAccounts(config.accounts, flags.account);
-  const queues = await open(config, ' (or run adops sync --direct)');
-  try {
-    // One sync per account: each has its own catalogue.
-    const enqueued = [];
-    for (const account of accounts) {
-      const { jobId, added } = await enqueueEntitySync(queues.syncs, account.name);
-      const who =
-        accounts.length > 1 || account.name !== DEFAULT_ACCOUNT ? ` of account ${account.name}` : '';
-      ctx.stdout.write(
-        added
-          ? `enqueued entity sync${who} ${jobId}\n`
-          : `an entity sync${who} is already queued or running: ${jobId}\n`,
-      );
-      enqueued.push({ jobId, who });
-    }
-    if (!flags.wait) return;
-    const bound = outageMs(ctx, flags.redisOutageSeconds);
-    for (const { jobId, who } of enqueued) {
-      const view = syncProgressView(ctx.stderr);
-      let result: EntitySyncResult;
-      try {
-        result = await waitForEntitySync(queues.syncs, jobId, {
+  const accounts = selectAccounts(ctx.config().accounts, flags.account);
+  const bound = outageMs(ctx, flags.redisOutageSeconds);
+  await withQueues(
+    ctx,
+    async (queues) => {
+      // One sync per account: each has its own catalogue.
+      const enqueued = [];
+      for (const account of accounts) {
+        const { jobId, added } = await enqueueEntitySync(queues.syncs, account.name);
+        const who =
+          accounts.length > 1 || account.name !== DEFAULT_ACCOUNT ? ` of account ${account.name}` : '';
+        ctx.stdout.write(
+          added
+            ? `enqueued entity sync${who} ${jobId}\n`
+            : `an entity sync${who} is already queued or running: ${jobId}\n`,
+        );
+        enqueued.push({ jobId, who });
+      }
+      if (!flags.wait) return;
+      for (const { jobId, who } of enqueued) {
+        const view = syncProgressView(ctx.stderr);
+        const result = await waitForEntitySync(queues.syncs, jobId, {
           timeoutMs: flags.timeout * 1000,
           outageMs: bound,
           onOutage: outageNotice(ctx, bound),
           onProgress: (p) => view.update(p),
-        });
-      } catch (error) {
-        if (!(error instanceof RedisOutageError)) throw error;
-        throw outageFailure(
-          ctx,
-          error,
-          `entity sync job ${jobId}${who} to finish`,
-          'it goes on in a worker once Redis is back; see `adops status`, or run `adops sync` again',
-        );
-      } finally {
-        view.stop();
+        })
+          .catch((error: unknown) => {
+            if (!(error instanceof RedisOutageError)) throw error;
+            throw outageFailure(
+              ctx,
+              error,
+              `entity sync job ${jobId}${who} to finish`,
+              'it goes on in a worker once Redis is back; see `adops status`, or run `adops sync` again',
+            );
+          })
+          .finally(view.stop);
+        ctx.stdout.write(`${summary(result)}${who}\n`);
       }
-      ctx.stdout.write(`${summary(result)}${who}\n`);
-    }
-  } catch (error) {
+    },
+    ' (or run adops sync --direct)',
+  ).catch((error: unknown) => {
     if (error instanceof SyncWaitError) throw new CommandFailed(error.message, { cause: error });
     throw error;
-  } finally {
-    await queues.close();
-  }
+  });
 }
 
 /** The one stdout line of a finished sync; unreadable fields are pointed at `adops status`. */

@@ -2,25 +2,24 @@
 // `adops evolve` (a report's table versions while its dimensions change) and `adops replay` (an
 // archived response loaded again, without the API).
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Pool } from 'pg';
-import { secretsOf, type Config } from '../config/env.js';
+import { secretsOf } from '../config/env.js';
 import { enqueueEvolution } from '../queue/enqueue.js';
-import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
+import { SchemaDriftError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
 import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
+import { openWarehouse, withClient, type Warehouse } from '../warehouse/pg.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
 import {
   cannotConnect,
   CommandFailed,
-  postgresFailure,
   SUMMARIES,
   UsageError,
+  withQueues,
+  withWarehouse,
   type CliContext,
 } from './context.js';
-import { open } from './progress.js';
 
 /** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
 export function registerMigrate(program: Command, ctx: CliContext): void {
@@ -39,22 +38,15 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
       const config = ctx.config();
       const reports = ctx.jobs().reports;
-      const logger = ctx.logger();
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
-      const pool = createPool(config, { max: 1, logger, statementTimeoutMs: 0 });
+      const wh = openWarehouse(config, { max: 1, logger: ctx.logger(), statementTimeoutMs: 0 });
+      const say = (lines: readonly string[]) => ctx.stdout.write(lines.map((l) => `${l}\n`).join(''));
       try {
-        const result = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
-          reports,
-          autoSwap: flags.swapWhenCovered,
-        });
-        for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);
+        const result = await setupWarehouse(wh, { reports, autoSwap: flags.swapWhenCovered });
+        say(describe(result, wh.schema));
         if (flags.biRole !== undefined)
-          for (const line of describeBiRole(
-            await setupBiRole(pool, config.schema, flags.biRole),
-            config.schema,
-          ))
-            ctx.stdout.write(`${line}\n`);
-        await planEvolving(ctx, pool, result, config);
+          say(describeBiRole(await setupBiRole(wh.pool, wh.schema, flags.biRole), wh.schema));
+        await planEvolving(ctx, wh, result);
       } catch (error) {
         if (
           error instanceof MigrationError ||
@@ -64,7 +56,7 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
           throw new CommandFailed(error.message, { cause: error });
         throw cannotConnect(error) ?? error;
       } finally {
-        await pool.end();
+        await wh.pool.end();
       }
     });
 }
@@ -73,20 +65,24 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
  * For each report whose dimensions changed: its progress, and its missing history enqueued newest
  * first (or how to enqueue it when Redis does not answer).
  */
-async function planEvolving(ctx: CliContext, pool: Pool, result: SetupResult, config: Config): Promise<void> {
+async function planEvolving(
+  ctx: CliContext,
+  { pool, schema }: Warehouse,
+  result: SetupResult,
+): Promise<void> {
   const states: Coverage[] = [];
   for (const e of result.tables.evolving) {
-    const state = await coverage(pool, config.schema, e.report);
+    const state = await coverage(pool, schema, e.report);
     if (state === undefined) continue;
     states.push(state);
     ctx.stdout.write(
-      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${config.schema}.${e.table}); ` +
+      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${schema}.${e.table}); ` +
         `report_${e.report} serves version ${e.from} meanwhile\n${progressLine(state)}\n`,
     );
   }
   if (states.length === 0) return;
   try {
-    ctx.stdout.write(`${await planEvolution(config, states)}\n`);
+    ctx.stdout.write(`${await planEvolution(ctx, states)}\n`);
   } catch (error) {
     if (!(error instanceof CommandFailed)) throw error;
     ctx.stderr.write(`adops: ${error.message}\n`);
@@ -145,59 +141,40 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
         'then they switch in one transaction (unless migrate ran with --no-swap-when-covered).',
     )
     .action(async (flags: EvolveFlags) => {
-      const config = ctx.config();
       const jobs = ctx.jobs().reports;
       const reports = flags.report === undefined ? jobs : jobs.filter((r) => r.name === flags.report);
       if (flags.report !== undefined && reports.length === 0)
         throw new UsageError(`--report: no job definition is named "${flags.report}"`);
-      const pool = createPool(config, { max: 2, logger: ctx.logger() });
-      try {
+      await withWarehouse(ctx, 2, async ({ pool, schema }) => {
         for (const report of reports) {
           if (flags.swap) {
-            const client = await pool.connect();
-            try {
-              const swapped = await swapVersion(client, config.schema, report, { force: true });
-              if (swapped !== undefined)
-                ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
-            } finally {
-              client.release();
-            }
+            const swapped = await withClient(pool, (client) =>
+              swapVersion(client, schema, report, { force: true }),
+            );
+            if (swapped !== undefined)
+              ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
           }
-          if (flags.dropOld) {
-            const client = await pool.connect();
-            try {
-              for (const table of await dropRetired(client, config.schema, report.name))
-                ctx.stdout.write(`${report.name}: dropped ${config.schema}.${table}\n`);
-            } finally {
-              client.release();
-            }
-          }
+          if (flags.dropOld)
+            for (const table of await withClient(pool, (client) => dropRetired(client, schema, report.name)))
+              ctx.stdout.write(`${report.name}: dropped ${schema}.${table}\n`);
         }
-        const states = (await Promise.all(reports.map((r) => coverage(pool, config.schema, r.name)))).filter(
+        const states = (await Promise.all(reports.map((r) => coverage(pool, schema, r.name)))).filter(
           (c): c is Coverage => c !== undefined,
         );
-        if (flags.plan) ctx.stdout.write(`${await planEvolution(config, states)}\n`);
-        const versions = await readVersions(pool, config.schema);
+        if (flags.plan) ctx.stdout.write(`${await planEvolution(ctx, states)}\n`);
+        const versions = await readVersions(pool, schema);
         for (const report of reports) {
           const mine = versions.filter((v) => v.report === report.name);
+          const retired = mine.filter((v) => v.state === 'retired').map((v) => v.table);
           const state = states.find((c) => c.report === report.name);
           const line =
             state === undefined
               ? `${report.name}: version ${mine.find((v) => v.state === 'serving')?.version ?? 1}` +
-                (mine.some((v) => v.state === 'retired')
-                  ? ` (replaced: ${mine
-                      .filter((v) => v.state === 'retired')
-                      .map((v) => v.table)
-                      .join(', ')})`
-                  : '')
+                (retired.length > 0 ? ` (replaced: ${retired.join(', ')})` : '')
               : progressLine(state);
           ctx.stdout.write(`${line}\n`);
         }
-      } catch (error) {
-        throw postgresFailure(error);
-      } finally {
-        await pool.end();
-      }
+      });
     });
 }
 
@@ -214,16 +191,17 @@ function progressLine(c: Coverage): string {
 }
 
 /** Enqueues what the building versions lack; a line saying what was done, or why not. */
-async function planEvolution(config: Config, states: readonly Coverage[]): Promise<string> {
+async function planEvolution(ctx: CliContext, states: readonly Coverage[]): Promise<string> {
   if (states.length === 0) return 'no report is evolving';
-  const queues = await open(config, '; run adops evolve --plan once Redis answers');
-  try {
-    const pulls = await enqueueEvolution(queues.pulls, states);
-    const added = pulls.filter((p) => p.added).length;
-    return `enqueued ${added} pulls of the new shapes, newest first (${pulls.length - added} were already waiting)`;
-  } finally {
-    await queues.close();
-  }
+  return withQueues(
+    ctx,
+    async (queues) => {
+      const pulls = await enqueueEvolution(queues.pulls, states);
+      const added = pulls.filter((p) => p.added).length;
+      return `enqueued ${added} pulls of the new shapes, newest first (${pulls.length - added} were already waiting)`;
+    },
+    '; run adops evolve --plan once Redis answers',
+  );
 }
 
 /** `adops replay --load-id N`: re-flatten and reload an archived response, without the API. */
@@ -240,18 +218,17 @@ export function registerReplay(program: Command, ctx: CliContext): void {
         );
       const config = ctx.config();
       const reports = ctx.jobs().reports;
-      const logger = ctx.logger();
-      const pool = createPool(config, { max: 2, logger });
-      try {
-        const loadId = Number(flags.loadId);
-        const wh = warehouseOf(pool, config.schema, {
-          copyFormat: config.copyFormat,
-          logger: logger.child({ replayOf: loadId }),
-        });
-        const outcome = await replayLoad(wh, reports, loadId, {
-          strictReconcile: flags.strictReconcile,
-          secrets: secretsOf(config),
-        });
+      const loadId = Number(flags.loadId);
+      await withWarehouse(ctx, 2, async (wh) => {
+        const outcome = await replayLoad(
+          { ...wh, logger: wh.logger?.child({ replayOf: loadId }) },
+          reports,
+          loadId,
+          {
+            strictReconcile: flags.strictReconcile,
+            secrets: secretsOf(config),
+          },
+        );
         const reconciled = outcome.reconciled
           ? 'reconciled'
           : outcome.unreconciledReason === 'no totals'
@@ -262,16 +239,12 @@ export function registerReplay(program: Command, ctx: CliContext): void {
             ? `load ${loadId} replayed as load ${outcome.loadId}: ${outcome.rows} rows, ${reconciled}\n`
             : `load ${loadId} replayed as load ${outcome.loadId}: superseded, a newer response of the period is loaded; nothing changed\n`,
         );
-      } catch (error) {
-        if (error instanceof ReplayError) throw new CommandFailed(error.message, { cause: error });
-        const failure = postgresFailure(error);
-        if (failure instanceof CommandFailed) throw failure;
-        if (error instanceof Error && error.name !== 'Error')
+      }).catch((error: unknown) => {
+        // Our own errors (ReplayError, the loader's) are one line; a bare Error is a bug worth its stack.
+        if (error instanceof Error && !(error instanceof CommandFailed) && error.name !== 'Error')
           throw new CommandFailed(error.message, { cause: error });
         throw error;
-      } finally {
-        await pool.end();
-      }
+      });
     });
 }
 

@@ -110,8 +110,6 @@ function exitBy(ms: number, stopped: () => boolean, logger: Logger): void {
   }, ms).unref();
 }
 
-/** Port used when --port is not given. */
-const DEFAULT_DASHBOARD_PORT = 3000;
 /** Time allowed for closing the server and Redis after a signal before exiting anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
@@ -128,7 +126,7 @@ export function registerDashboard(program: Command, ctx: CliContext): void {
     .command('dashboard')
     .summary('show the BullMQ queues in a web page (Bull Board), read-only unless --allow-writes')
     .description(SUMMARIES.dashboard)
-    .option('--port <port>', 'TCP port to listen on (0 picks a free one)', parsePort, DEFAULT_DASHBOARD_PORT)
+    .option('--port <port>', 'TCP port to listen on (0 picks a free one)', intOption(0, 65_535), 3000)
     .option('--host <address>', 'address to listen on; 0.0.0.0 exposes the page to the network', '127.0.0.1')
     .option(
       '--allowed-host <name>',
@@ -170,9 +168,8 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
     throw error;
   }
   ctx.stdout.write(`${dashboard.url}\n`);
-  if (flags.allowWrites === true && !isLoopback(flags.host)) {
+  if (flags.allowWrites === true && !isLoopback(flags.host))
     logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');
-  }
   logger.info(
     { url: dashboard.url, readOnly: flags.allowWrites !== true, prefix: config.queue.prefix },
     'dashboard up',
@@ -183,9 +180,8 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
   const timeout = new Promise<'timeout'>((resolve) =>
     setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref(),
   );
-  if ((await Promise.race([dashboard.close().then(() => 'closed' as const), timeout])) === 'timeout') {
+  if ((await Promise.race([dashboard.close().then(() => 'closed' as const), timeout])) === 'timeout')
     throw new CommandFailed(`the dashboard did not close within ${CLOSE_TIMEOUT_MS / 1000}s after ${signal}`);
-  }
 }
 
 /** Adds one --allowed-host to those before it: a host name, as a browser's address bar has it. */
@@ -193,11 +189,4 @@ function collectHost(value: string, previous: readonly string[] = []): string[] 
   if (!/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\.?$/.test(value))
     throw new InvalidArgumentError('expected a host name without port or scheme, e.g. dash.example.com');
   return [...previous, value];
-}
-
-function parsePort(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
-    throw new InvalidArgumentError('expected a whole number from 0 to 65535 (0 picks a free port)');
-  }
-  return Number(value);
 }
