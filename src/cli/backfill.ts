@@ -1,13 +1,21 @@
 // The commands that plan pulls and put them on the queue: `adops backfill` (a date range), `adops
 // heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { selectAccounts } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
-import { DateFormatError, parseIsoDate } from '../dates/calendar.js';
+import { parseIsoDate } from '../dates/calendar.js';
 import { backfillPulls, interleaveAccounts, pullLabel } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
-import { intOption, SUMMARIES, UsageError, withQueues, withWarehouse, type CliContext } from './context.js';
+import {
+  intOption,
+  parsedBy,
+  SUMMARIES,
+  UsageError,
+  withQueues,
+  withWarehouse,
+  type CliContext,
+} from './context.js';
 import { enqueuedLine, enqueueProgress, redisOutageOption, waitWithProgress } from './progress.js';
 
 interface BackfillFlags {
@@ -30,8 +38,8 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', date)
-    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', date)
+    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', parsedBy(parseIsoDate))
+    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', parsedBy(parseIsoDate))
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option(...redisOutageOption)
     .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
@@ -177,13 +185,4 @@ function collect(value: string, previous: string[] | undefined): string[] {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
   ];
-}
-
-function date(value: string): string {
-  try {
-    return parseIsoDate(value);
-  } catch (error) {
-    if (error instanceof DateFormatError) throw new InvalidArgumentError(error.message);
-    throw error;
-  }
 }

@@ -7,19 +7,21 @@ import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Queues } from '../queue/queues.js';
+import { errorCode } from '../retry/classify.js';
 import { TerminalError } from '../retry/errors.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
-/** What every command receives: the environment (read here only), output streams, lazy config. */
+/**
+ * What every command receives: the environment (read here only), output streams, and the config,
+ * job definitions and logger (stderr, secrets redacted), each loaded on first use; a bad setting
+ * throws ConfigError (exit 2).
+ */
 export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  /** The validated config; throws ConfigError (exit 2) on a bad variable. */
   config(): Config;
-  /** The validated job definitions of config().jobsDir; throws ConfigError (exit 2). */
   jobs(): JobSet;
-  /** The process logger (stderr, API key and webhook secret redacted). */
   logger(): Logger;
 }
 
@@ -35,15 +37,14 @@ export class UsageError extends TerminalError {
 
 /**
  * The context of a command that runs, loading the config, job and logging modules only now so
- * `adops --help` never pays for them. `onSecrets` hears the strings to redact (the API key, from
- * whichever variable) and `onConfig` the config (for main()'s messages) once it is loaded.
+ * `adops --help` never pays for them. `onConfig` hears the config once loaded, with the strings to
+ * redact (the API key, from whichever variable), for main()'s messages.
  */
 export async function createContext(
-  env: Readonly<Record<string, string | undefined>>,
-  stdout: CliContext['stdout'] = process.stdout,
-  stderr: CliContext['stderr'] = process.stderr,
-  onSecrets: (secrets: readonly string[]) => void = () => undefined,
-  onConfig: (config: Config) => void = () => undefined,
+  env: CliContext['env'],
+  stdout: CliContext['stdout'],
+  stderr: CliContext['stderr'],
+  onConfig: (config: Config, secrets: readonly string[]) => void,
 ): Promise<CliContext> {
   const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }, { checkAccountReports }] =
     await Promise.all([
@@ -63,8 +64,7 @@ export async function createContext(
       if (config === undefined) {
         config = loadConfig(env);
         // The key is known only now (ADOPS_API_KEY_FILE is read here): tell whoever prints errors.
-        onSecrets(secretsOf(config));
-        onConfig(config);
+        onConfig(config, secretsOf(config));
       }
       return config;
     },
@@ -78,24 +78,15 @@ export async function createContext(
       return jobs;
     },
     logger: () => {
-      if (logger === undefined) {
-        const c = ctx.config();
-        logger = createLogger({
-          level: c.logLevel,
-          secrets: secretsOf(c),
-          destination: stderr,
-        });
-      }
+      const c = ctx.config();
+      logger ??= createLogger({ level: c.logLevel, secrets: secretsOf(c), destination: stderr });
       return logger;
     },
   };
   return ctx;
 }
 
-/**
- * A commander parser for a whole number within [min, max], with a message naming the range and,
- * when given, the unit (`expected a whole number of days from 1 to 366`).
- */
+/** A commander parser for a whole number in [min, max]: `expected a whole number of days from 1 to 366`. */
 export function intOption(min: number, max: number, unit?: string): (value: string) => number {
   return (value: string) => {
     if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
@@ -103,6 +94,17 @@ export function intOption(min: number, max: number, unit?: string): (value: stri
         `expected a whole number${unit === undefined ? '' : ` of ${unit}`} from ${min} to ${max}`,
       );
     return Number(value);
+  };
+}
+
+/** A commander parser of `parse`, whose error message becomes the flag's. */
+export function parsedBy<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
   };
 }
 
@@ -119,7 +121,7 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** What each command does, as `--help` lists it. */
+/** What each command does, as `--help` lists it without loading any command. */
 export const SUMMARIES = {
   migrate:
     'apply sql/ migrations in order, once each, under an advisory lock; create report_<name> tables and BI views',
@@ -149,12 +151,11 @@ export const SUMMARIES = {
     'every default report with an in-process worker, print status and three example BI queries',
 } as const;
 
-/** A command of `adops`. */
 export type CommandName = keyof typeof SUMMARIES;
 
 /**
- * Error codes that mean no session with Postgres: the socket (a TCP address, or a socket folder
- * that does not exist: ENOENT), the name, the server starting or stopping, the login, the database.
+ * Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not
+ * exist), the name, the server starting or stopping, the login, the database.
  */
 const UNREACHABLE =
   /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
@@ -164,7 +165,7 @@ const LOST = /^Connection terminated( unexpectedly| due to connection timeout)$|
 
 /** A CommandFailed naming DATABASE_URL when Postgres cannot be reached (or refused the login), else undefined. */
 export function cannotConnect(error: unknown): CommandFailed | undefined {
-  const code = codeOf(error);
+  const code = errorCode(error);
   const message = error instanceof Error ? error.message : '';
   if (typeof code === 'string' ? !UNREACHABLE.test(code) : !LOST.test(message)) return undefined;
   return new CommandFailed(
@@ -177,18 +178,13 @@ export function cannotConnect(error: unknown): CommandFailed | undefined {
 export function postgresFailure(error: unknown): unknown {
   const unreachable = cannotConnect(error);
   if (unreachable !== undefined) return unreachable;
-  const code = codeOf(error);
+  const code = errorCode(error);
   if (error instanceof Error && (code === '42P01' || code === '3F000'))
     return new CommandFailed(
       `the warehouse tables are missing (${error.message}); run \`adops migrate\` first (and check ADOPS_SCHEMA)`,
       { cause: error },
     );
   return error;
-}
-
-/** The `code` of an error (pg's SQLSTATE, or Node's errno name), if it has a string one. */
-function codeOf(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
 /**

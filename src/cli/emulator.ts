@@ -22,6 +22,7 @@ import { createLogger } from '../log/logger.js';
 import {
   CommandFailed,
   intOption,
+  parsedBy,
   postgresFailure,
   SUMMARIES,
   untilSignal,
@@ -36,7 +37,7 @@ interface EmulatorFlags extends FaultAndQuirkFlags {
   readonly cellsPerDay: number;
   readonly lateDays: number;
   readonly campaigns?: number;
-  readonly keys?: string;
+  readonly keys?: EmulatorKey[];
   readonly demoKey: boolean;
   readonly now?: Date;
 }
@@ -47,16 +48,6 @@ const fraction = (text: string) => {
     throw new InvalidArgumentError('a fraction from 0 to 1');
   return n;
 };
-/** A commander parser from one of the emulator's own, its error message kept. */
-const parsedBy =
-  <T>(parse: (text: string) => T) =>
-  (text: string): T => {
-    try {
-      return parse(text);
-    } catch (error) {
-      throw new InvalidArgumentError(messageOf(error));
-    }
-  };
 const latency = parsedBy(parseLatency);
 const quirkList = parsedBy(parseQuirkList);
 const echoPlaces = parsedBy(parseEchoPlaces);
@@ -97,7 +88,11 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
     .option('--latency-ms <a[-b]>', 'added latency: fixed or a uniform range', latency)
     .option('--fault-paths <list>', 'comma-separated path prefixes faults apply to (default /v2)')
     .option('--fault-seed <n>', 'seed of the fault sequence', intOption(0, 2 ** 32 - 1))
-    .option('--keys <file>', 'JSON file of extra keys: [{"key", "scopes", "methods", "ips"}]')
+    .option(
+      '--keys <file>',
+      'JSON file of extra keys: [{"key", "scopes", "methods", "ips"}]',
+      parsedBy(loadKeysFile),
+    )
     .option('--no-demo-key', 'do not accept the full-access key "demo-key"')
     .option('--now <iso>', 'freeze the emulator clock at this instant (late data is relative to it)', instant)
     .option('--storm-rate <r>', 'fraction of requests that start a storm of consecutive 429s', fraction)
@@ -165,20 +160,12 @@ function requestLogger(ctx: CliContext): (entry: RequestLogEntry) => void {
 }
 
 async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
-  let keys: EmulatorKey[] = [];
-  if (flags.keys !== undefined) {
-    try {
-      keys = loadKeysFile(flags.keys);
-    } catch (error) {
-      throw new UsageError(`--keys: ${messageOf(error)}`, { cause: error });
-    }
-  }
   const now = flags.now;
   let chosen: ReturnType<typeof optionsOfFlags>;
   try {
     chosen = optionsOfFlags(flags);
   } catch (error) {
-    throw new UsageError(messageOf(error), { cause: error });
+    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   const emulator = await startEmulator({
     port: flags.port,
@@ -186,7 +173,7 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
     seed: flags.seed,
     cellsPerDay: flags.cellsPerDay,
     lateDataDays: flags.lateDays,
-    keys,
+    keys: flags.keys ?? [],
     demoKey: flags.demoKey,
     profile: flags.profile,
     faults: chosen.faults,
@@ -203,10 +190,6 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
   );
   await untilSignal();
   await emulator.close();
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** `adops demo`: the whole pipeline on the embedded emulator. */

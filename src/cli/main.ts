@@ -47,21 +47,17 @@ export async function main(
       .exitOverride()
       .configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
     await registerCommands(program, argv.slice(2), () =>
-      createContext(
-        env,
-        stdout,
-        stderr,
-        (s) => secrets.push(...s),
-        (c) => (config = c),
-      ),
+      createContext(env, stdout, stderr, (c, s) => {
+        config = c;
+        secrets.push(...s);
+      }),
     );
     await program.parseAsync([...argv]);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // commander already printed the message (or the help)
+    // commander already printed the message (or the help)
+    if (error instanceof CommanderError)
       return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
-    }
     if (error instanceof ConfigError || error instanceof UsageError || error instanceof CommandFailed) {
       say(`adops: ${error.message}`);
       return error instanceof CommandFailed ? 1 : 2;

@@ -1,5 +1,6 @@
 // `adops pull`: one report request straight to stdout (table, CSV or JSON), no queue, no database;
 // the totals and the reconciliation go to stderr.
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
@@ -187,18 +188,10 @@ function chunksOf(
 
 /** Writes chunks, waiting for 'drain' when the stream buffers, so a big report does not pile up in memory. */
 async function write(out: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
-  for (const chunk of chunks) {
-    if (out.write(chunk)) continue;
-    // A closed pipe (`adops pull ... | head`) never drains: stop on its error instead of hanging.
-    await new Promise<void>((resolve, reject) => {
-      const done = (error?: Error) => {
-        out.off('drain', done);
-        out.off('error', done);
-        if (error === undefined) resolve();
-        else reject(new CommandFailed(`cannot write the rows: ${error.message}`, { cause: error }));
-      };
-      out.on('drain', done);
-      out.on('error', done);
-    });
-  }
+  for (const chunk of chunks)
+    if (!out.write(chunk))
+      // A closed pipe (`adops pull ... | head`) never drains: its error rejects the wait instead.
+      await once(out, 'drain').catch((error: Error) => {
+        throw new CommandFailed(`cannot write the rows: ${error.message}`, { cause: error });
+      });
 }

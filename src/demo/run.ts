@@ -10,18 +10,18 @@ import type { Account } from '../config/accounts.js';
 import { accountConfig, serverDefaults, type Config } from '../config/env.js';
 import { type RunningEmulator, DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
-import { loadJobs, type JobSet } from '../config/jobs.js';
+import { loadJobs } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/connections.js';
 import { packageRoot } from '../config/files.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import type { Logger } from '../log/logger.js';
-import { enqueueBackfill, waitForPulls, type PullProgress } from '../queue/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../queue/enqueue.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
-import { createPool, ident, withTransaction, warehouseOf } from '../warehouse/pg.js';
+import { createPool, ident, withClient, withTransaction, warehouseOf } from '../warehouse/pg.js';
 import { setupWarehouse } from '../warehouse/schema/migrate.js';
 import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';
 
@@ -32,20 +32,15 @@ const DEMO_ACCOUNTS = [
 ] as const;
 
 interface DemoOptions {
-  /**
-   * Validated config; its API settings are replaced by the embedded emulator's, its schema and
-   * queue prefix by the demo's own (production's are never written).
-   */
+  /** Validated config; the demo swaps in the emulators' API settings and its own schema and prefix. */
   readonly config: Config;
   /** The demo's schema (default adops_demo); refused when it holds tables the demo did not create. */
   readonly schema?: string;
   /** The demo's queue prefix (default adops-demo); refused when it is ADOPS_QUEUE_PREFIX. */
   readonly queuePrefix?: string;
-  /** Job definitions; default: the shipped jobs/ folder. */
-  readonly jobs?: JobSet;
   readonly logger: Logger;
   readonly out: (text: string) => void;
-  /** Where the progress bar draws (a terminal), if anywhere. */
+  /** Where the progress bar draws, if anywhere. */
   readonly progress?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Days to backfill, ending yesterday (default 7). */
   readonly days?: number;
@@ -54,22 +49,15 @@ interface DemoOptions {
   readonly concurrency?: number;
 }
 
-interface DemoResult {
-  readonly pulls: number;
-  readonly failed: number;
-  readonly campaigns: number;
-  readonly creatives: number;
-}
-
 /**
  * Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every
  * report with an in-process worker, prints the status and three BI queries, and closes all it
  * started. The tables it filled stay, so they can be queried afterwards; running it again reloads
  * the same periods in place.
  */
-export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
-  const jobs = options.jobs ?? loadJobs(join(packageRoot(), 'jobs'));
+  const jobs = loadJobs(join(packageRoot(), 'jobs'));
   // On a Redis Cluster the demo's prefix is hash-tagged like production's (config.queue.prefix).
   const target = {
     schema: options.schema ?? DEMO_SCHEMA,
@@ -171,11 +159,28 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     out(
       `backfill: ${backfill.pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
     );
-    const bar = progressBar(options.progress);
+    const bar =
+      options.progress === undefined
+        ? undefined
+        : new cliProgress.SingleBar(
+            {
+              stream: options.progress,
+              format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta}s',
+              noTTYOutput: options.progress.isTTY !== true,
+              notTTYSchedule: 2000,
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          );
     bar?.start(backfill.pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
     const result = await waitForPulls(queues.pulls, backfill.pulls, {
       pollMs: 100,
-      onProgress: (p: PullProgress) => bar?.update(p.done + p.failed, progressPayload(p)),
+      onProgress: (p) =>
+        bar?.update(p.done + p.failed, {
+          failed: p.failed,
+          rate: p.ratePerSecond.toFixed(1),
+          eta: p.etaSeconds === undefined ? '?' : Math.ceil(p.etaSeconds),
+        }),
     });
     bar?.stop();
     out(`backfill: ${result.completed.length} loaded, ${result.failed.length} failed\n`);
@@ -194,7 +199,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
-      const { columns, rows } = await runExample(pool, config.schema, example);
+      const { columns, rows } = await runExample(pool, config.schema, example.file);
       out(`\n${example.title} (sql/examples/${example.file})\n${renderTable(columns, rows)}\n`);
     }
     await queues.pulls
@@ -212,75 +217,37 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-function progressBar(stream: DemoOptions['progress']): cliProgress.SingleBar | undefined {
-  if (stream === undefined) return undefined;
-  return new cliProgress.SingleBar(
-    {
-      stream: stream as NodeJS.WritableStream,
-      format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta}s',
-      noTTYOutput: stream.isTTY !== true,
-      notTTYSchedule: 2000,
-      hideCursor: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-}
-
-function progressPayload(p: PullProgress): Record<string, string | number> {
-  return {
-    failed: p.failed,
-    rate: p.ratePerSecond.toFixed(1),
-    eta: p.etaSeconds === undefined ? '?' : Math.ceil(p.etaSeconds),
-  };
-}
-
-/** An example BI query shipped in sql/examples/, shown by `adops demo`. */
-interface ExampleQuery {
-  readonly title: string;
-  readonly file: string;
-}
-
-const EXAMPLE_QUERIES: readonly ExampleQuery[] = [
+/** The example BI queries shipped in sql/examples/, shown by `adops demo`. */
+const EXAMPLE_QUERIES = [
   { title: 'Top campaigns by impressions', file: 'top_campaigns.sql' },
   { title: 'Daily fill rate', file: 'daily_fill_rate.sql' },
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
 ];
 
-interface QueryResult {
-  readonly columns: readonly string[];
-  readonly rows: ReadonlyArray<readonly string[]>;
-}
-
-/** Runs one example in `schema` (a transaction-local search_path, so the pool is left as it was). */
-async function runExample(pool: Pool, schema: string, example: ExampleQuery): Promise<QueryResult> {
-  const sql = readFileSync(join(packageRoot(), 'sql', 'examples', example.file), 'utf8');
-  const client = await pool.connect();
-  try {
-    const result = await withTransaction(
+/**
+ * Runs one example in `schema` (a transaction-local search_path, so the pool is left as it was),
+ * every value read as Postgres prints it (a date as YYYY-MM-DD, not a JavaScript Date).
+ */
+async function runExample(pool: Pool, schema: string, file: string) {
+  const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
+  const result = await withClient(pool, (client) =>
+    withTransaction(
       client,
       async () => {
         await client.query(`SET LOCAL search_path TO ${ident(schema)}, public`);
-        return client.query({ text: sql, rowMode: 'array' });
+        return client.query<Array<string | null>>({
+          text: sql,
+          rowMode: 'array',
+          types: { getTypeParser: () => (text: string) => text },
+        });
       },
       { begin: 'BEGIN READ ONLY' },
-    );
-    return {
-      columns: result.fields.map((f) => f.name),
-      rows: (result.rows as unknown[][]).map((row) => row.map(cellText)),
-    };
-  } finally {
-    client.release();
-  }
-}
-
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  // node-postgres reads a date column as local midnight: format it in local time, not UTC.
-  if (value instanceof Date) {
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`;
-  }
-  return String(value);
+    ),
+  );
+  return {
+    columns: result.fields.map((f) => f.name),
+    rows: result.rows.map((row) => row.map((value) => value ?? '')),
+  };
 }
 
 /** A result as a boxed terminal table; numbers right-aligned. */
