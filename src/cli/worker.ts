@@ -2,7 +2,6 @@
 // signal) and `adops dashboard` (Bull Board over the queues until a signal).
 import { InvalidArgumentError, type Command } from 'commander';
 import { liveJobs } from '../config/jobs.js';
-import type { Logger } from '../log/logger.js';
 import { isLoopback, DashboardError, startDashboard } from '../observe/dashboard.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { createPool } from '../warehouse/pg.js';
@@ -44,34 +43,30 @@ export function registerWorker(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: flags.concurrency + 3, logger });
       const stallMs = flags.stallSeconds === undefined ? undefined : flags.stallSeconds * 1000;
       const port = flags.metricsPort ?? config.metricsPort;
-      let worker;
-      try {
-        worker = await startWorker({
-          config,
-          jobs,
-          // A definition added, changed or deleted in the jobs folder is seen without a restart.
-          liveJobs: liveJobs(config.jobsDir, jobs, {
-            onChange: (next) =>
-              logger.info({ reports: next.reports.map((r) => r.name) }, 'job definitions changed'),
-            onInvalid: (error) =>
-              logger.warn(`job definitions not reloaded, the previous ones stay in use: ${error.message}`),
-          }),
-          pool,
-          logger,
-          concurrency: flags.concurrency,
-          metrics: port > 0 ? { port } : false,
-          ...(stallMs === undefined
-            ? {}
-            : {
-                stall: { lockDurationMs: stallMs, stalledIntervalMs: Math.max(500, Math.round(stallMs / 2)) },
-              }),
-        });
-      } catch (error) {
+      const running = await startWorker({
+        config,
+        jobs,
+        // A definition added, changed or deleted in the jobs folder is seen without a restart.
+        liveJobs: liveJobs(config.jobsDir, jobs, {
+          onChange: (next) =>
+            logger.info({ reports: next.reports.map((r) => r.name) }, 'job definitions changed'),
+          onInvalid: (error) =>
+            logger.warn(`job definitions not reloaded, the previous ones stay in use: ${error.message}`),
+        }),
+        pool,
+        logger,
+        concurrency: flags.concurrency,
+        metrics: port > 0 ? { port } : false,
+        ...(stallMs === undefined
+          ? {}
+          : {
+              stall: { lockDurationMs: stallMs, stalledIntervalMs: Math.max(500, Math.round(stallMs / 2)) },
+            }),
+      }).catch(async (error: unknown) => {
         await pool.end();
         if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
         throw error;
-      }
-      const running = worker;
+      });
       let stopped = false;
       // Stop on the first signal gracefully, on a second one at once.
       await new Promise<void>((resolve) => {
@@ -79,10 +74,19 @@ export function registerWorker(program: Command, ctx: CliContext): void {
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;
           logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
+          // The last resort of a stop: a process still alive this long after the signal exits, so
+          // `docker stop` and deploys never wait for SIGKILL whatever a library left behind (the
+          // closes end every connection and timer; this timer, unreferenced, keeps nothing alive).
+          const ms = config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS;
           if (signals === 1)
-            exitBy(config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS, () => stopped, logger);
-          const timeout = signals === 1 ? undefined : 0;
-          void running.close(timeout).then(resolve, resolve);
+            setTimeout(() => {
+              logger.warn(
+                { stopped },
+                `the worker process was still running ${Math.round(ms / 1000)} s after the stop signal: exiting now`,
+              );
+              process.exit(stopped ? 0 : 1);
+            }, ms).unref();
+          void running.close(signals === 1 ? undefined : 0).then(resolve, resolve);
         };
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
@@ -94,21 +98,6 @@ export function registerWorker(program: Command, ctx: CliContext): void {
 
 /** Time a stop may take past its deadline: the abort of running requests (5 s) and the closes. */
 const LAST_RESORT_MS = 10_000;
-
-/**
- * The last resort of a stop: a process still alive `ms` after the signal exits, so `docker stop`
- * and deploys never wait for SIGKILL whatever a library left behind (the closes themselves end
- * every connection and timer; this timer, unreferenced, never keeps the process alive).
- */
-function exitBy(ms: number, stopped: () => boolean, logger: Logger): void {
-  setTimeout(() => {
-    logger.warn(
-      { stopped: stopped() },
-      `the worker process was still running ${Math.round(ms / 1000)} s after the stop signal: exiting now`,
-    );
-    process.exit(stopped() ? 0 : 1);
-  }, ms).unref();
-}
 
 /** Time allowed for closing the server and Redis after a signal before exiting anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
