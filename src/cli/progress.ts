@@ -111,52 +111,48 @@ export const redisOutageOption = [
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/** The outage bound of a wait in milliseconds: the flag, else ADOPS_REDIS_OUTAGE_SECONDS. */
-export function outageMs(ctx: CliContext, flag: number | undefined): number {
-  return (flag ?? ctx.config().queue.redisOutageSeconds) * 1000;
-}
-
 /**
- * Tells the person waiting that Redis is away, and when it is back: on a terminal in the progress
- * bar's own line (`note`), else a line on stderr at the start and at the end of the outage.
+ * How a wait rides out Redis going away: for `--redis-outage-seconds` (else
+ * ADOPS_REDIS_OUTAGE_SECONDS), telling the person waiting that Redis is away and when it is back,
+ * on a terminal in the progress bar's own line (`note`), else a line on stderr at each end.
+ * `gaveUp` makes the wait's RedisOutageError one line: where Redis is (no password), how long it
+ * was away, what was awaited, and what finishes the job.
  */
-export function outageNotice(
+export function outageWatch(
   ctx: CliContext,
-  boundMs: number,
+  flagSeconds: number | undefined,
   note?: (text: string) => void,
-): (state: OutageState) => void {
+): {
+  outageMs: number;
+  onOutage(state: OutageState): void;
+  gaveUp(awaited: string, next: string): (error: unknown) => never;
+} {
+  const boundS = flagSeconds ?? ctx.config().queue.redisOutageSeconds;
   const where = describeRedisTarget(ctx.config().redis);
   let away = false;
-  return (state) => {
-    const seconds = Math.round(state.awayMs / 1000);
-    if (note !== undefined) {
-      note(state.away ? ` | Redis not answering for ${seconds} s, retrying up to ${boundMs / 1000} s` : '');
-      return;
-    }
-    if (state.away && !away)
-      ctx.stderr.write(
-        `Redis at ${where} is not answering (${outageReason(state.error)}): still waiting, for up to ${boundMs / 1000} s\n`,
+  return {
+    outageMs: boundS * 1000,
+    onOutage: (state) => {
+      const seconds = Math.round(state.awayMs / 1000);
+      if (note !== undefined) {
+        note(state.away ? ` | Redis not answering for ${seconds} s, retrying up to ${boundS} s` : '');
+        return;
+      }
+      if (state.away && !away)
+        ctx.stderr.write(
+          `Redis at ${where} is not answering (${outageReason(state.error)}): still waiting, for up to ${boundS} s\n`,
+        );
+      else if (!state.away) ctx.stderr.write(`Redis answers again after ${seconds} s: still waiting\n`);
+      away = state.away;
+    },
+    gaveUp: (awaited, next) => (error) => {
+      if (!(error instanceof RedisOutageError)) throw error;
+      throw new CommandFailed(
+        `Redis at ${where} ${error.message.replace(/^Redis /, '')} while waiting for ${awaited}: ${next}`,
+        { cause: error },
       );
-    else if (!state.away) ctx.stderr.write(`Redis answers again after ${seconds} s: still waiting\n`);
-    away = state.away;
+    },
   };
-}
-
-/**
- * The one line of a wait that gave up on Redis: where Redis is (no password), how long it was
- * away, what was awaited, and what finishes the job.
- */
-export function outageFailure(
-  ctx: CliContext,
-  error: RedisOutageError,
-  awaited: string,
-  next: string,
-): CommandFailed {
-  return new CommandFailed(
-    `Redis at ${describeRedisTarget(ctx.config().redis)} ${error.message.replace(/^Redis /, '')} ` +
-      `while waiting for ${awaited}: ${next}`,
-    { cause: error },
-  );
 }
 
 /**
@@ -191,38 +187,33 @@ export async function waitWithProgress(
   draw(latest);
   const controller = new AbortController();
   const stop = () => controller.abort();
-  const bound = outageMs(ctx, redisOutageSeconds);
   process.once('SIGINT', stop);
-  let outcome;
-  try {
-    outcome = await waitForPulls(queues.pulls, result.pulls, {
-      signal: controller.signal,
-      outageMs: bound,
-      onOutage: outageNotice(
-        ctx,
-        bound,
-        view.tty
-          ? (text) => {
-              redis = text;
-              draw(latest);
-            }
-          : undefined,
-      ),
-      onProgress: (p) => draw(p, true),
+  const watch = outageWatch(
+    ctx,
+    redisOutageSeconds,
+    view.tty
+      ? (text) => {
+          redis = text;
+          draw(latest);
+        }
+      : undefined,
+  );
+  const outcome = await waitForPulls(queues.pulls, result.pulls, {
+    signal: controller.signal,
+    ...watch,
+    onProgress: (p) => draw(p, true),
+  })
+    .catch((error: unknown) => {
+      const finished = latest.done + latest.failed;
+      return watch.gaveUp(
+        `${total - finished} of ${total} pulls to finish`,
+        `they go on in the workers once Redis is back; run \`${healCommand(ctx, result)}\` to finish the job`,
+      )(error);
+    })
+    .finally(() => {
+      process.off('SIGINT', stop);
+      view.stop();
     });
-  } catch (error) {
-    if (!(error instanceof RedisOutageError)) throw error;
-    const finished = latest.done + latest.failed;
-    throw outageFailure(
-      ctx,
-      error,
-      `${total - finished} of ${total} pulls to finish`,
-      `they go on in the workers once Redis is back; run \`${healCommand(ctx, result)}\` to finish the job`,
-    );
-  } finally {
-    process.off('SIGINT', stop);
-    view.stop();
-  }
   if (controller.signal.aborted)
     throw new CommandFailed('stopped waiting; the pulls go on in the workers (see `adops status`)');
   ctx.stdout.write(`${outcome.completed.length} pulls done, ${outcome.failed.length} failed\n`);
@@ -243,12 +234,10 @@ export async function waitWithProgress(
  * window (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC.
  */
 function healCommand(ctx: CliContext, result: BackfillResult): string {
-  const healDays = ctx.config().healDays;
-  const starts = result.pulls.map((p) => p.data.periodStart).sort();
-  const oldest = starts[0];
+  const oldest = result.pulls.map((p) => p.data.periodStart).sort()[0];
   if (oldest === undefined) return 'adops heal';
   const days = Math.min(3660, daysBetween(oldest, new Date().toISOString().slice(0, 10)) + 1);
-  return days > healDays ? `adops heal --days ${days}` : 'adops heal';
+  return days > ctx.config().healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
 /**

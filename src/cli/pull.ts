@@ -95,7 +95,11 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
   try {
     const raw = await api.fetchReport(query);
     const body = await raw.body.bytes();
-    if (flags.raw !== undefined) await saveRaw(flags.raw, body);
+    const rawFile = flags.raw;
+    if (rawFile !== undefined)
+      await writeFile(rawFile, body).catch((error: Error) => {
+        throw new CommandFailed(`--raw: cannot write ${rawFile}: ${error.message}`, { cause: error });
+      });
     parsed = parseReport(body, query.dimensions, { strict: flags.strict });
     summary =
       `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
@@ -126,15 +130,6 @@ const UNRECONCILED: Readonly<Record<UnreconciledReason, string>> = {
   'no totals': 'the API sent no totals, so the rows are unchecked; use --strict to fail',
   'partial totals': 'the API left some totals out, so the rows are only partly checked; use --strict to fail',
 };
-
-async function saveRaw(file: string, body: Buffer): Promise<void> {
-  try {
-    await writeFile(file, body);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CommandFailed(`--raw: cannot write ${file}: ${reason}`, { cause: error });
-  }
-}
 
 function queryOf(flags: PullFlags): ReportQuery {
   const names = flags.dimensions.split(',').map((s) => s.trim());

@@ -155,11 +155,9 @@ async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
     const named = accounts.length > 1 || account.name !== DEFAULT_ACCOUNT;
     if (named && !flags.json)
       ctx.stdout.write(`${accounts.indexOf(account) > 0 ? '\n' : ''}account ${account.name}:\n`);
-    const baseUrl = requireBaseUrl(config);
-    const apiKey = requireApiKey(config);
     const observations = await runProbes({
-      baseUrl,
-      apiKey,
+      baseUrl: requireBaseUrl(config),
+      apiKey: requireApiKey(config),
       configured: { auth: config.auth, reportParams: config.reportParams },
       // A doctor should answer in seconds: a server that takes longer to connect is a finding.
       connectTimeoutMs: Math.min(config.http.connectTimeoutMs, 10_000),
@@ -170,11 +168,7 @@ async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
     // only change the default of every account that leaves them out.
     const target =
       all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
-    ctx.stdout.write(
-      flags.json
-        ? renderJson(observations, verdict, secrets, target)
-        : renderText(observations, verdict, secrets, target),
-    );
+    ctx.stdout.write((flags.json ? renderJson : renderText)(observations, verdict, secrets, target));
     if (!verdict.ok)
       failed.push(
         redactSecrets(`${named ? `account ${account.name}: ` : ''}${verdict.problems.join('; ')}`, secrets),

@@ -8,7 +8,6 @@ import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
-import { RedisOutageError } from '../queue/connection.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
 import {
   CommandFailed,
@@ -18,7 +17,7 @@ import {
   withWarehouse,
   type CliContext,
 } from './context.js';
-import { outageFailure, outageMs, outageNotice, redisOutageOption, syncProgressView } from './progress.js';
+import { outageWatch, redisOutageOption, syncProgressView } from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -100,7 +99,6 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
 
 async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
   const accounts = selectAccounts(ctx.config().accounts, flags.account);
-  const bound = outageMs(ctx, flags.redisOutageSeconds);
   await withQueues(
     ctx,
     async (queues) => {
@@ -119,22 +117,18 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       }
       if (!flags.wait) return;
       for (const { jobId, who } of enqueued) {
-        const view = syncProgressView(ctx.stderr);
+        const [view, watch] = [syncProgressView(ctx.stderr), outageWatch(ctx, flags.redisOutageSeconds)];
         const result = await waitForEntitySync(queues.syncs, jobId, {
           timeoutMs: flags.timeout * 1000,
-          outageMs: bound,
-          onOutage: outageNotice(ctx, bound),
+          ...watch,
           onProgress: (p) => view.update(p),
         })
-          .catch((error: unknown) => {
-            if (!(error instanceof RedisOutageError)) throw error;
-            throw outageFailure(
-              ctx,
-              error,
+          .catch(
+            watch.gaveUp(
               `entity sync job ${jobId}${who} to finish`,
               'it goes on in a worker once Redis is back; see `adops status`, or run `adops sync` again',
-            );
-          })
+            ),
+          )
           .finally(view.stop);
         ctx.stdout.write(`${summary(result)}${who}\n`);
       }
