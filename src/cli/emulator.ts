@@ -223,11 +223,7 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         logger,
         out: (text) => ctx.stdout.write(text),
         progress: ctx.stderr,
-        days: opts.days,
-        cellsPerDay: opts.cellsPerDay,
-        concurrency: opts.concurrency,
-        schema: opts.schema,
-        queuePrefix: opts.queuePrefix,
+        ...opts,
       }).catch((error: unknown) => {
         if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
         throw postgresFailure(error);

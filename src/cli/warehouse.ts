@@ -104,10 +104,9 @@ function describe(result: SetupResult, schema: string): string[] {
     );
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
-  for (const v of result.views) {
+  for (const v of result.views)
     if (v.status === 'missing-columns')
       lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
-  }
   for (const d of result.dailyViews) {
     if (d.status === 'no-day')
       lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);

@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
 import { accountConfig, serverDefaults, type Config } from '../config/env.js';
-import { type RunningEmulator, DEMO_KEY, startEmulator } from '../emulator/index.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/connections.js';
@@ -71,15 +71,16 @@ export async function runDemo(options: DemoOptions) {
     throw error;
   }
   // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
-  const emulators = await Promise.all(
-    DEMO_ACCOUNTS.map((a) =>
-      startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
-    ),
+  const servers = await Promise.all(
+    DEMO_ACCOUNTS.map(async (a) => ({
+      ...a,
+      emulator: await startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
+    })),
   );
   const rate = Math.max(options.config.queue.rateLimitPerSecond, 200);
-  const accounts: Account[] = DEMO_ACCOUNTS.map((a, i) => ({
+  const accounts: Account[] = servers.map((a) => ({
     name: a.name,
-    baseUrl: (emulators[i] as RunningEmulator).url,
+    baseUrl: a.emulator.url,
     apiKey: DEMO_KEY,
     ...serverDefaults(options.config),
     auth: 'bearer' as const,
@@ -103,14 +104,12 @@ export async function runDemo(options: DemoOptions) {
     accountsFile: undefined,
   });
   const cleanups: Array<() => Promise<unknown>> = [
-    ...emulators.map((e) => () => e.close()),
+    ...servers.map((a) => () => a.emulator.close()),
     () => pool.end(),
   ];
   try {
-    for (const [i, a] of DEMO_ACCOUNTS.entries())
-      out(
-        `emulator of account ${a.name}: ${(emulators[i] as RunningEmulator).url} (key ${DEMO_KEY}, seed ${a.seed})\n`,
-      );
+    for (const a of servers)
+      out(`emulator of account ${a.name}: ${a.emulator.url} (key ${DEMO_KEY}, seed ${a.seed})\n`);
     const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
       reports: jobs.reports,
     });
@@ -199,8 +198,8 @@ export async function runDemo(options: DemoOptions) {
     );
     out('\n' + renderStatus(status) + '\n');
     for (const example of EXAMPLE_QUERIES) {
-      const { columns, rows } = await runExample(pool, config.schema, example.file);
-      out(`\n${example.title} (sql/examples/${example.file})\n${renderTable(columns, rows)}\n`);
+      const table = await exampleTable(pool, config.schema, example.file);
+      out(`\n${example.title} (sql/examples/${example.file})\n${table}\n`);
     }
     await queues.pulls
       .obliterate({ force: true })
@@ -225,10 +224,11 @@ const EXAMPLE_QUERIES = [
 ];
 
 /**
- * Runs one example in `schema` (a transaction-local search_path, so the pool is left as it was),
- * every value read as Postgres prints it (a date as YYYY-MM-DD, not a JavaScript Date).
+ * One example run in `schema` (a transaction-local search_path, so the pool is left as it was), as
+ * a boxed terminal table, numbers right-aligned. Values are read as Postgres prints them (a date as
+ * YYYY-MM-DD, not a JavaScript Date).
  */
-async function runExample(pool: Pool, schema: string, file: string) {
+async function exampleTable(pool: Pool, schema: string, file: string): Promise<string> {
   const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
   const result = await withClient(pool, (client) =>
     withTransaction(
@@ -244,24 +244,17 @@ async function runExample(pool: Pool, schema: string, file: string) {
       { begin: 'BEGIN READ ONLY' },
     ),
   );
-  return {
-    columns: result.fields.map((f) => f.name),
-    rows: result.rows.map((row) => row.map((value) => value ?? '')),
-  };
-}
-
-/** A result as a boxed terminal table; numbers right-aligned. */
-function renderTable(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const numeric = columns.map(
+  const rows = result.rows.map((row) => row.map((value) => value ?? ''));
+  const numeric = result.fields.map(
     (_, i) => rows.length > 0 && rows.every((r) => /^-?\d+(\.\d+)?$/.test(r[i] ?? '')),
   );
   const table = new Table({
-    head: [...columns],
+    head: result.fields.map((f) => f.name),
     style: { head: [], border: [] },
     // No rule between body rows: results read as a compact grid.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     colAligns: numeric.map((n) => (n ? 'right' : 'left')),
   });
-  for (const row of rows) table.push([...row]);
+  table.push(...rows);
   return table.toString();
 }

@@ -18,18 +18,16 @@ export class DemoRefused extends TerminalError {
   override name = 'DemoRefused';
 }
 
-/** The demo's schema and queue prefix. */
-interface DemoTarget {
-  readonly schema: string;
-  readonly queuePrefix: string;
-}
-
 /**
  * Refuses a queue prefix that production uses (the demo clears its queue when done), then claims
  * the schema: a missing or empty one is marked as the demo's; one holding tables without the
  * demo's mark is refused, so no real campaign or report row is ever overwritten or soft-deleted.
  */
-export async function claimDemoTarget(pool: Pool, config: Config, target: DemoTarget): Promise<void> {
+export async function claimDemoTarget(
+  pool: Pool,
+  config: Config,
+  target: { readonly schema: string; readonly queuePrefix: string },
+): Promise<void> {
   if (target.queuePrefix === config.queue.prefix)
     throw new DemoRefused(
       `the demo's queue prefix ${JSON.stringify(target.queuePrefix)} is ADOPS_QUEUE_PREFIX, where production ` +
