@@ -140,22 +140,19 @@ export function registerDashboard(program: Command, ctx: CliContext): void {
 async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<void> {
   const config = ctx.config();
   const logger = ctx.logger();
-  let dashboard;
-  try {
-    dashboard = await startDashboard({
-      redis: config.redis,
-      prefix: config.queue.prefix,
-      port: flags.port,
-      host: flags.host,
-      allowedHosts: flags.allowedHost ?? [],
-      readOnly: flags.allowWrites !== true,
-      logger,
-    });
-  } catch (error) {
+  const dashboard = await startDashboard({
+    redis: config.redis,
+    prefix: config.queue.prefix,
+    port: flags.port,
+    host: flags.host,
+    allowedHosts: flags.allowedHost ?? [],
+    readOnly: flags.allowWrites !== true,
+    logger,
+  }).catch((error: unknown) => {
     if (error instanceof DashboardError) throw new UsageError(error.message, { cause: error });
     if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
     throw error;
-  }
+  });
   ctx.stdout.write(`${dashboard.url}\n`);
   if (flags.allowWrites === true && !isLoopback(flags.host))
     logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');
