@@ -53,8 +53,6 @@ export async function periodStates(
 ): Promise<PeriodState[]> {
   const { pool, schema } = wh;
   const loads = qualified(schema, 'report_loads');
-  // A report whose versions are not recorded (a warehouse migrated before them) has one table.
-  const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
   const { rows } = await pool.query<PeriodState>(
     `WITH s AS (
        SELECT (SELECT dimensions FROM ${qualified(schema, 'report_versions')}
@@ -63,7 +61,7 @@ export async function periodStates(
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads} l CROSS JOIN s
         WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
-          AND retention_dropped_at IS NULL AND ${serving}
+          AND retention_dropped_at IS NULL AND l.dimensions = s.dimensions
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
             last.status AS last_status, cur.recorded_at AS last_loaded_at, cur.rows,
@@ -75,7 +73,7 @@ export async function periodStates(
          SELECT l.recorded_at, l.rows FROM ${loads} l CROSS JOIN s
           WHERE l.account = $5 AND l.report = $1 AND l.period_start = last.period_start
             AND l.period_end = last.period_end AND l.status = 'loaded' AND l.retention_dropped_at IS NULL
-            AND ${serving}
+            AND l.dimensions = s.dimensions
           ORDER BY l.load_id DESC LIMIT 1) cur ON true
       ORDER BY last.period_start, last.period_end`,
     [report, from, to, LONGEST_PERIOD_DAYS, account],
@@ -122,7 +120,7 @@ export async function lastRestatements(
        CROSS JOIN LATERAL (
          SELECT restatement FROM ${qualified(schema, 'report_loads')}
           WHERE report = r.report AND status = 'loaded' AND restatement IS NOT NULL
-          -- -load_id: only report_loads_restated (migration 012) gives this order.
+          -- -load_id: only report_loads_restated gives this order.
           ORDER BY -load_id LIMIT 1) l`,
     [reports],
   );

@@ -2,7 +2,7 @@
 // column is, its unit and how to aggregate it, as BI tools show it; sql/001_baseline.sql describes the fixed ones.
 import type { ClientBase } from 'pg';
 import { COUNTERS } from '../../config/dimensions.js';
-import { RATES, dailyViewName } from './views.js';
+import { RATES, columnsOf, dailyViewName } from './views.js';
 import { ident, qualified, reportTable } from '../pg.js';
 
 /** The objects of one report that carry descriptions, and what each is. */
@@ -157,19 +157,4 @@ async function relationOf(
   if (row === undefined) return undefined;
   if (row.kind === 'r' || row.kind === 'p') return { kind: 'TABLE', comment: row.comment };
   return row.kind === 'v' ? { kind: 'VIEW', comment: row.comment } : undefined;
-}
-
-async function columnsOf(
-  client: ClientBase,
-  schema: string,
-  name: string,
-): Promise<Array<{ name: string; comment: string | null }>> {
-  const { rows } = await client.query<{ name: string; comment: string | null }>(
-    `SELECT a.attname AS name, col_description(a.attrelid, a.attnum) AS comment FROM pg_attribute a
-       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [schema, name],
-  );
-  return rows;
 }

@@ -5,8 +5,9 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../../dates/calendar.js';
 import { addMonths, monthStart, retentionBoundary } from '../../plan/retention.js';
-import { ident, qualified, reportTable, sqlState, withClient, withTransaction } from '../pg.js';
+import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
+import { columnsOf } from './views.js';
 
 /** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
 export const PARTITION_MONTHS_AHEAD = 2;
@@ -46,20 +47,6 @@ export interface FoundPartition {
   readonly detachPending: boolean;
 }
 
-/** True when `table` is a partitioned table (relkind 'p'). */
-export async function isPartitioned(
-  db: Pick<ClientBase | Pool, 'query'>,
-  schema: string,
-  table: string,
-): Promise<boolean> {
-  const { rows } = await db.query<{ kind: string }>(
-    `SELECT c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2`,
-    [schema, table],
-  );
-  return rows[0]?.kind === 'p';
-}
-
 /** The range partitions of `table`, oldest first (none for a table that is missing or not partitioned). */
 export async function partitionsOf(
   db: Pick<ClientBase | Pool, 'query'>,
@@ -94,7 +81,7 @@ export async function attachMonths(
 ): Promise<string[]> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
   const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
-  const byDay = await hasDayColumn(client, schema, table);
+  const byDay = (await columnsOf(client, schema, table)).some((c) => c.name === 'day');
   const made: string[] = [];
   for (const month of [...new Set(months)].sort()) {
     if (have.has(month)) continue;
@@ -134,23 +121,14 @@ export function dayBound(month: string): string {
   return addDays(addMonths(month, 1), 6);
 }
 
-async function hasDayColumn(client: ClientBase, schema: string, table: string): Promise<boolean> {
-  const { rows } = await client.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(quote_ident($1) || '.' || quote_ident($2))
-                      AND attname = 'day' AND NOT attisdropped) AS found`,
-    [schema, table],
-  );
-  return rows[0]?.found === true;
-}
-
-/** attachMonths in a transaction of its own; a no-op for a table that is not partitioned. */
+/** attachMonths in a transaction of its own. */
 export async function ensurePartitions(
   client: ClientBase,
   schema: string,
   table: string,
   months: readonly string[],
 ): Promise<string[]> {
-  if (months.length === 0 || !(await isPartitioned(client, schema, table))) return [];
+  if (months.length === 0) return [];
   return withTransaction(client, () => attachMonths(client, schema, table, months));
 }
 
@@ -199,7 +177,7 @@ export function isMissingPartition(error: unknown): boolean {
   );
 }
 
-/** The tables `report`'s loads may write: its serving and building versions, or report_<name>. */
+/** The tables `report`'s loads may write: its serving and building versions. */
 export async function liveTables(
   db: Pick<ClientBase | Pool, 'query'>,
   schema: string,
@@ -209,7 +187,7 @@ export async function liveTables(
     `SELECT table_name FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND state <> 'retired'`,
     [report],
   );
-  return rows.length > 0 ? rows.map((r) => r.table_name) : [reportTable(report)];
+  return rows.map((r) => r.table_name);
 }
 
 // Partition upkeep, run by `adops migrate` and each scheduler tick: every live table of a report

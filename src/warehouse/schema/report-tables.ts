@@ -11,6 +11,7 @@ import type { ClientBase } from 'pg';
 import { ConfigError } from '../../config/files.js';
 import { SchemaDriftError } from '../errors.js';
 import { type Evolving, readVersions, versionFor } from './versions.js';
+import { type FoundColumn, columnsOf } from './views.js';
 
 /** One column as Postgres' format_type() names its type. */
 export interface ColumnSpec {
@@ -118,18 +119,14 @@ export function indexKeys(ix: IndexSpec): string[] {
   return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
-/** A column as found in the database. */
-export interface FoundColumn {
-  readonly name: string;
-  readonly type: string;
-  readonly notNull: boolean;
-}
-
 /**
  * What differs between the expected columns and those found, one line each; empty when they match.
  * Column order matters: COPY and BI queries rely on it being the definition's order.
  */
-export function columnDifferences(expected: readonly ColumnSpec[], found: readonly FoundColumn[]): string[] {
+export function columnDifferences(
+  expected: readonly ColumnSpec[],
+  found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
+): string[] {
   const out: string[] = [];
   const foundByName = new Map(found.map((c) => [c.name, c]));
   const expectedNames = new Set(expected.map((c) => c.name));
@@ -283,18 +280,6 @@ async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<s
     [schema],
   );
   return new Set(rows.map((r) => r.name));
-}
-
-async function columnsOf(client: ClientBase, schema: string, table: string): Promise<FoundColumn[]> {
-  const { rows } = await client.query<{ name: string; type: string; not_null: boolean }>(
-    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
-       FROM pg_attribute a
-      WHERE a.attrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass
-        AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [schema, table],
-  );
-  return rows.map((r) => ({ name: r.name, type: r.type, notNull: r.not_null }));
 }
 
 async function indexesOf(
