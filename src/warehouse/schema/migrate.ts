@@ -15,7 +15,7 @@ import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews 
 import { type EnsureResult, ensureReportTables } from './report-tables.js';
 import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
-import { type PartitionUpkeep, databaseNow, maintainPartitions } from './partitions.js';
+import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
@@ -81,20 +81,14 @@ export function readMigrations(dir: string): Migration[] {
       };
     })
     .sort((a, b) => a.version - b.version);
-  for (let i = 1; i < migrations.length; i++) {
-    const a = migrations[i - 1] as Migration;
-    const b = migrations[i] as Migration;
-    if (a.version === b.version)
+  migrations.forEach((b, i) => {
+    const a = migrations[i - 1];
+    if (a?.version === b.version)
       throw new MigrationError(
         `${a.file} and ${b.file} share version ${a.version}; give each its own number`,
       );
-  }
+  });
   return migrations;
-}
-
-/** Stable advisory lock key of a schema's migrations. */
-function lockSql(schema: string): { text: string; values: string[] } {
-  return { text: 'SELECT pg_advisory_lock(hashtext($1))', values: [`adops-migrate:${schema}`] };
 }
 
 /**
@@ -107,8 +101,9 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
   const client = await pool.connect();
   const applied: string[] = [];
   let alreadyApplied = 0;
+  const lock = [`adops-migrate:${options.schema}`];
   try {
-    await client.query(lockSql(options.schema));
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', lock);
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await client.query(
@@ -154,7 +149,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
       }
       if (options.afterMigrations !== undefined) await options.afterMigrations(client);
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`adops-migrate:${options.schema}`]);
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', lock);
     }
   } finally {
     client.release();
@@ -166,15 +161,14 @@ export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
   readonly views: readonly ViewOutcome[];
   readonly dailyViews: readonly DailyViewOutcome[];
-  /** Partitions made ahead, and dropped by retention. */
   readonly partitions: PartitionUpkeep;
 }
 
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
- * report_<name> table per definition, then the BI views over those tables and their per-day
- * companions, then the partitions ahead and retention's drops. The demo, the test template and the benchmark call this too, so every
- * database is built the same way.
+ * report_<name> table per definition, the BI views over them and their per-day companions, then
+ * the partitions ahead and retention's drops. The demo, the test template and the benchmark call
+ * this too, so every database is built the same way.
  */
 export async function setupWarehouse(
   wh: Warehouse,
@@ -189,10 +183,7 @@ export async function setupWarehouse(
     readonly now?: Date;
   },
 ): Promise<SetupResult> {
-  let tables: EnsureResult | undefined;
-  let views: ViewOutcome[] = [];
-  let dailyViews: DailyViewOutcome[] = [];
-  let partitions: PartitionUpkeep | undefined;
+  let made: Omit<SetupResult, keyof MigrateResult> | undefined;
   const { schema } = wh;
   const { reports } = options;
   const result = await migrate(wh.pool, {
@@ -200,29 +191,30 @@ export async function setupWarehouse(
     sqlDir: sqlDir(),
     ...(wh.logger === undefined ? {} : { logger: wh.logger }),
     afterMigrations: async (client) => {
-      tables = await ensureReportTables(client, schema, reports, { autoSwap: options.autoSwap ?? true });
-      views = await ensureViews(client, schema, reports);
-      dailyViews = await ensureDailyViews(client, schema, reports);
+      const tables = await ensureReportTables(client, schema, reports, {
+        autoSwap: options.autoSwap ?? true,
+      });
+      const views = await ensureViews(client, schema, reports);
+      const dailyViews = await ensureDailyViews(client, schema, reports);
       await describeReportObjects(client, schema, reports);
       await regrantBiViews(client, schema);
-      const now = options.now ?? (await databaseNow(client));
-      partitions = await maintainPartitions(client, schema, reports, now);
+      const partitions = await maintainPartitions(client, schema, reports, options.now);
+      made = { tables, views, dailyViews, partitions };
     },
   });
-  if (tables === undefined || partitions === undefined)
-    throw new Error('setupWarehouse: the report tables step did not run');
-  return { ...result, tables, views, dailyViews, partitions };
+  if (made === undefined) throw new Error('setupWarehouse: the report tables step did not run');
+  return { ...result, ...made };
 }
 
-/** What a schema holds, as far as a claim needs to know. */
+/**
+ * What a schema holds, as far as a claim needs to know: whether it carries `marker` as its comment
+ * (now, or after this call claimed it), the comment found before, and how many relations it holds
+ * with the names of a few (for a message).
+ */
 export interface SchemaClaim {
-  /** True when the schema carries `marker` as its comment (now, or after this call claimed it). */
   readonly claimed: boolean;
-  /** The schema's comment found before this call, if any. */
   readonly comment: string | undefined;
-  /** Names of the tables, views and sequences it holds (some, not all: for a message). */
   readonly relations: readonly string[];
-  /** How many relations it holds. */
   readonly relationCount: number;
 }
 

@@ -9,9 +9,6 @@ import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.j
 import type { ReportJob } from '../../config/jobs.js';
 import { columnsOf } from './views.js';
 
-/** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
-export const PARTITION_MONTHS_AHEAD = 2;
-
 /** The clause that makes a report table partitioned (createTableSql). */
 export const PARTITION_CLAUSE = 'PARTITION BY RANGE (period_start)';
 
@@ -36,14 +33,12 @@ export function monthsBetween(from: string, to: string): string[] {
   return out;
 }
 
-/** One partition as found. */
+/** One partition as found: its first day, the day after its last, and whether an interrupted
+ * DETACH ... CONCURRENTLY left it half-detached. */
 export interface FoundPartition {
   readonly name: string;
-  /** Its first day (YYYY-MM-DD), read from its bounds. */
   readonly from: string;
-  /** The day after its last (its bound's TO). */
   readonly to: string;
-  /** Left half-detached by an interrupted DETACH ... CONCURRENTLY. */
   readonly detachPending: boolean;
 }
 
@@ -69,39 +64,43 @@ export async function partitionsOf(
 }
 
 /**
- * Attaches a partition for each month of `months` that `table` lacks, inside the caller's
- * transaction, serialized per table by an advisory lock: two loads of one new month make it once.
- * Returns the partitions made.
+ * Attaches a partition for each month of `months` that `table` lacks, in a transaction of its own,
+ * serialized per table by an advisory lock: two loads of one new month make it once. Returns the
+ * partitions made.
  */
-export async function attachMonths(
+export async function ensurePartitions(
   client: ClientBase,
   schema: string,
   table: string,
   months: readonly string[],
 ): Promise<string[]> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
-  const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
-  const byDay = (await columnsOf(client, schema, table)).some((c) => c.name === 'day');
-  const made: string[] = [];
-  for (const month of [...new Set(months)].sort()) {
-    if (have.has(month)) continue;
-    const name = partitionName(table, month);
-    // LIKE copies the columns in order with their NOT NULLs and defaults; ATTACH adds the indexes.
-    await client.query(
-      `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
-    );
-    if (byDay)
+  if (months.length === 0) return [];
+  return withTransaction(client, async () => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
+    const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
+    const byDay = (await columnsOf(client, schema, table)).some((c) => c.name === 'day');
+    const made: string[] = [];
+    for (const month of [...new Set(months)].sort()) {
+      if (have.has(month)) continue;
+      const name = partitionName(table, month);
+      // LIKE copies the columns in order with their NOT NULLs and defaults; ATTACH adds the indexes.
       await client.query(
-        `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
-          `CHECK (day >= '${month}' AND day < '${dayBound(month)}')`,
+        `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
       );
-    await client.query(
-      `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
-        `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
-    );
-    made.push(name);
-  }
-  return made;
+      if (byDay)
+        await client.query(
+          `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
+            // A period starts in the month; a week starting on its last day ends six days later.
+            `CHECK (day >= '${month}' AND day < '${addDays(addMonths(month, 1), 6)}')`,
+        );
+      await client.query(
+        `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
+          `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
+      );
+      made.push(name);
+    }
+    return made;
+  });
 }
 
 /**
@@ -113,38 +112,18 @@ export async function attachMonths(
  */
 export const DAY_CHECK = 'day_in_partition';
 
-/**
- * The day after the last a partition starting `month` may hold: a period starts in the month, and
- * a week that starts on its last day ends six days into the next one.
- */
-export function dayBound(month: string): string {
-  return addDays(addMonths(month, 1), 6);
-}
-
-/** attachMonths in a transaction of its own. */
-export async function ensurePartitions(
-  client: ClientBase,
-  schema: string,
-  table: string,
-  months: readonly string[],
-): Promise<string[]> {
-  if (months.length === 0) return [];
-  return withTransaction(client, () => attachMonths(client, schema, table, months));
-}
-
-/** The current month and PARTITION_MONTHS_AHEAD after it, as of `now` (UTC). */
+/** The current month and the two after it, as of `now` (UTC): what migrate and each tick make. */
 export function monthsAhead(now: Date): string[] {
   const current = monthStart(now.toISOString().slice(0, 10));
-  return Array.from({ length: PARTITION_MONTHS_AHEAD + 1 }, (_, i) => addMonths(current, i));
+  return [0, 1, 2].map((i) => addMonths(current, i));
 }
 
 /** Months this process knows to have their partitions, per schema, report and month. */
 const known = new Set<string>();
 
 /**
- * Makes sure every live table of `report` (its serving and building versions) has the partition
- * of the month of `day`, before a load of a period starting that day. Remembered per process, so
- * a load pays a query only for its report's first period of a month.
+ * Makes sure every live table of `report` has the partition of the month of `day`, before a load of
+ * a period starting that day. Remembered per process: a query only for a report's first load of a month.
  */
 export async function ensureLoadPartition(
   pool: Pool,
@@ -178,7 +157,7 @@ export function isMissingPartition(error: unknown): boolean {
 }
 
 /** The tables `report`'s loads may write: its serving and building versions. */
-export async function liveTables(
+async function liveTables(
   db: Pick<ClientBase | Pool, 'query'>,
   schema: string,
   report: string,
@@ -196,37 +175,24 @@ export async function liveTables(
 // periods they held are marked in report_totals and report_loads (their retention_dropped_at).
 // "Now" is the database's clock, never this machine's: a worker or a laptop whose clock runs ahead
 // would otherwise drop months that retention still keeps.
-/** A partition retention dropped. */
+/** A partition retention dropped: its first day, and the day after its last. */
 export interface DroppedPartition {
   readonly report: string;
   readonly partition: string;
-  /** Its first day, and the day after its last. */
   readonly from: string;
   readonly to: string;
 }
 
+/** Partitions attached ahead of need, those retention dropped, and the periods it newly marked. */
 export interface PartitionUpkeep {
-  /** Partitions attached ahead of need. */
   readonly made: readonly string[];
   readonly dropped: readonly DroppedPartition[];
-  /** Periods newly marked as dropped by retention. */
   readonly marked: number;
 }
 
 /**
- * The database's clock: `now()`, an instant, which the callers read as a UTC date (the months of
- * retention and partitions are UTC months, as retentionBoundary and monthsAhead take them).
- */
-export async function databaseNow(db: Pick<ClientBase, 'query'>): Promise<Date> {
-  const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
-  const now = rows[0]?.now;
-  if (!(now instanceof Date)) throw new Error('SELECT now() returned no time');
-  return now;
-}
-
-/**
  * Makes the partitions ahead and applies retention for each of `reports`, as of `clock`: by
- * default the database's (databaseNow); tests pass their own. Whatever `clock` says, a month is
+ * default the database's now() (read as a UTC date); tests pass their own. Whatever `clock` says, a month is
  * dropped only once the database's clock has it past retention_months too, and never while it
  * holds a load recorded (by the database's clock) within the retention. `client` must not be
  * inside a transaction: a partition is detached CONCURRENTLY, so neither loads nor BI readers of
@@ -238,7 +204,7 @@ export async function maintainPartitions(
   reports: readonly Pick<ReportJob, 'name' | 'retentionMonths'>[],
   clock?: Date,
 ): Promise<PartitionUpkeep> {
-  const now = clock ?? (await databaseNow(client));
+  const now = clock ?? (await client.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
   const made: string[] = [];
   const dropped: DroppedPartition[] = [];
   let marked = 0;
@@ -265,8 +231,8 @@ export async function maintainPartitions(
 /**
  * Drops the partitions of `tables` that end on or before `boundary`, except a month the database
  * keeps (keptByDatabase: not past `months` by its clock, or holding a load younger than that), then
- * marks the report's periods starting before the boundary outside the months kept. One process at a time per report (a session advisory lock,
- * tried: a second one skips, the first does the work).
+ * marks the report's periods starting before the boundary outside the months kept. One process at
+ * a time per report (a session advisory lock, tried: a second one skips, the first does the work).
  */
 async function applyRetention(
   client: ClientBase,
@@ -341,10 +307,9 @@ async function keptByDatabase(
 }
 
 /**
- * Marks the periods of `report` starting before `boundary` (and before the database's own boundary
- * for `months`) as dropped by retention, except those of the `kept` months (first days): their
- * report_totals row, and the report_loads rows of each newly marked period. Returns how many
- * periods were newly marked.
+ * Marks the periods of `report` starting before `boundary` (and the database's own boundary for
+ * `months`) as dropped by retention, in report_totals and report_loads, except those of the `kept`
+ * months. Returns how many periods were newly marked.
  */
 async function markDropped(
   client: ClientBase,
