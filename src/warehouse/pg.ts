@@ -114,6 +114,13 @@ export async function withClient<T>(
   }
 }
 
+/** Runs `work` in a transaction on a client of `pool` (withClient and withTransaction together). */
+export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, (client, markBroken) =>
+    withTransaction(client, () => work(client), { onRollbackError: markBroken }),
+  );
+}
+
 export interface TransactionOptions {
   /** The opening statement, e.g. 'BEGIN READ ONLY' (default 'BEGIN'). */
   readonly begin?: string;

@@ -2,7 +2,7 @@
 // resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
 import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
-import { type Warehouse, qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, inTransaction, qualified } from '../pg.js';
 import { type ProblemSummary, storableJson } from './rows.js';
 
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
@@ -35,52 +35,44 @@ export async function openRun(
   const runs = qualified(schema, 'entity_sync_runs');
   const pages = qualified(schema, 'entity_sync_pages');
   const stale = 'now() - make_interval(secs => $2::double precision / 1000)';
-  return withClient(pool, (client, markBroken) =>
-    withTransaction(
-      client,
-      async () => {
-        await client.query(
-          `DELETE FROM ${runs} WHERE status = 'running' AND updated_at < ${stale} AND run_id <> $1`,
-          [runId, staleAfterMs],
-        );
-        await client.query(
-          `DELETE FROM ${runs} WHERE status <> 'running' AND run_id NOT IN (
+  return inTransaction(pool, async (client) => {
+    await client.query(
+      `DELETE FROM ${runs} WHERE status = 'running' AND updated_at < ${stale} AND run_id <> $1`,
+      [runId, staleAfterMs],
+    );
+    await client.query(
+      `DELETE FROM ${runs} WHERE status <> 'running' AND run_id NOT IN (
              SELECT run_id FROM ${runs} WHERE status <> 'running' ORDER BY started_at DESC LIMIT $1)`,
-          [KEPT_RUNS],
-        );
-        const { rows } = await client.query<{
-          status: string;
-          tries: number;
-          stale: boolean;
-          result: unknown;
-        }>(
-          `SELECT status, tries, started_at < ${stale} AS stale, result FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
-          [runId, staleAfterMs],
-        );
-        const run = rows[0];
-        if (run === undefined) {
-          await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
-          return { kind: 'new' };
-        }
-        if (run.status === 'written') return { kind: 'written', result: run.result };
-        if (run.stale || run.status === 'failed') {
-          await client.query(`DELETE FROM ${pages} WHERE run_id = $1`, [runId]);
-          await client.query(
-            `UPDATE ${runs} SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
+      [KEPT_RUNS],
+    );
+    const { rows } = await client.query<{
+      status: string;
+      tries: number;
+      stale: boolean;
+      result: unknown;
+    }>(
+      `SELECT status, tries, started_at < ${stale} AS stale, result FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
+      [runId, staleAfterMs],
+    );
+    const run = rows[0];
+    if (run === undefined) {
+      await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
+      return { kind: 'new' };
+    }
+    if (run.status === 'written') return { kind: 'written', result: run.result };
+    if (run.stale || run.status === 'failed') {
+      await client.query(`DELETE FROM ${pages} WHERE run_id = $1`, [runId]);
+      await client.query(
+        `UPDATE ${runs} SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
                     tries = tries + 1, requests = 0, campaigns_done = 0, campaigns_total = NULL, error = NULL
               WHERE run_id = $1`,
-            [runId],
-          );
-          return { kind: 'restarted', tries: run.tries + 1 };
-        }
-        await client.query(`UPDATE ${runs} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`, [
-          runId,
-        ]);
-        return { kind: 'resumed', pages: await stagedPages(client, schema, runId), tries: run.tries + 1 };
-      },
-      { onRollbackError: markBroken },
-    ),
-  );
+        [runId],
+      );
+      return { kind: 'restarted', tries: run.tries + 1 };
+    }
+    await client.query(`UPDATE ${runs} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`, [runId]);
+    return { kind: 'resumed', pages: await stagedPages(client, schema, runId), tries: run.tries + 1 };
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS, type Catalogue, type Column } from './rows.js';
-import { type Warehouse, ident, qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, ident, inTransaction, qualified } from '../pg.js';
 
 /** Counts of one catalogue write. */
 export interface WriteResult {
@@ -64,17 +64,11 @@ export async function writeCatalogue(
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const { pool, schema } = wh;
-  return withClient(pool, (client, markBroken) =>
-    withTransaction(
-      client,
-      async () => {
-        const result = await writeInTransaction(client, schema, catalogue, options);
-        await options.beforeCommit?.(client, result);
-        return result;
-      },
-      { onRollbackError: markBroken },
-    ),
-  );
+  return inTransaction(pool, async (client) => {
+    const result = await writeInTransaction(client, schema, catalogue, options);
+    await options.beforeCommit?.(client, result);
+    return result;
+  });
 }
 
 async function writeInTransaction(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../../log/logger.js';
 import { TerminalError } from '../../retry/errors.js';
-import { type Warehouse, ident, withTransaction } from '../pg.js';
+import { type Warehouse, ident, inTransaction, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { sqlDir } from '../../config/files.js';
 import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
@@ -227,31 +227,25 @@ export interface SchemaClaim {
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { pool, schema } = wh;
   const quoted = ident(schema);
-  const client = await pool.connect();
-  try {
-    return await withTransaction(client, async () => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-claim:${schema}`]);
-      const { rows } = await client.query<{ comment: string | null; n: number; names: string[] }>(
-        `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-claim:${schema}`]);
+    const { rows } = await client.query<{ comment: string | null; n: number; names: string[] }>(
+      `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
                 (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
                 ARRAY(SELECT c.relname::text FROM pg_class c
                        WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm')
                        ORDER BY c.relname LIMIT 5) AS names
            FROM pg_namespace n WHERE n.nspname = $1`,
-        [schema],
-      );
-      const found = rows[0];
-      const comment = found?.comment ?? undefined;
-      const relationCount = found?.n ?? 0;
-      const relations = found?.names ?? [];
-      if (comment !== marker && relationCount > 0)
-        return { claimed: false, comment, relations, relationCount };
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-      // COMMENT takes no parameters; the marker is our own constant, quoted as a literal.
-      await client.query(`COMMENT ON SCHEMA ${quoted} IS ${client.escapeLiteral(marker)}`);
-      return { claimed: true, comment, relations, relationCount };
-    });
-  } finally {
-    client.release();
-  }
+      [schema],
+    );
+    const found = rows[0];
+    const comment = found?.comment ?? undefined;
+    const relationCount = found?.n ?? 0;
+    const relations = found?.names ?? [];
+    if (comment !== marker && relationCount > 0) return { claimed: false, comment, relations, relationCount };
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    // COMMENT takes no parameters; the marker is our own constant, quoted as a literal.
+    await client.query(`COMMENT ON SCHEMA ${quoted} IS ${client.escapeLiteral(marker)}`);
+    return { claimed: true, comment, relations, relationCount };
+  });
 }
