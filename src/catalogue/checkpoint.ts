@@ -82,9 +82,7 @@ export class Checkpoint {
 
   /** Pages taken from earlier tries, over every listing. */
   get resumedPages(): number {
-    let n = 0;
-    for (const s of this.staged.values()) n += s.pages;
-    return n;
+    return [...this.staged.values()].reduce((n, s) => n + s.pages, 0);
   }
 
   /** Buffers `page` for staging; resolves once it is buffered (or, when the batch is full, staged). */

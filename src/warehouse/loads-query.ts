@@ -22,17 +22,17 @@ export function overlapsWindow(t?: 't'): string {
   return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
 }
 
-/** The latest state of one period of a report. */
+/**
+ * The latest state of one period of a report: the status of its latest attempt (a failed re-pull of
+ * a loaded period is 'failed': its rows stay) and its error; when the rows now in the table were
+ * loaded and how many they are (null if the period never loaded).
+ */
 export interface PeriodState {
   period_start: string;
   period_end: string;
-  /** Status of the latest attempt (a failed re-pull of a loaded period is 'failed': its rows stay). */
   last_status: 'loaded' | 'failed' | 'superseded';
-  /** When the rows now in the table were loaded; null if the period never loaded. */
   last_loaded_at: Date | null;
-  /** How many rows the table holds for the period; null if it never loaded. */
   rows: number | null;
-  /** The latest attempt's error when it failed, else null. */
   error: string | null;
 }
 
@@ -53,6 +53,8 @@ export async function periodStates(
 ): Promise<PeriodState[]> {
   const { pool, schema } = wh;
   const loads = qualified(schema, 'report_loads');
+  // A report `adops migrate` never saw has no versions; its (failed) loads still count.
+  const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
   const { rows } = await pool.query<PeriodState>(
     `WITH s AS (
        SELECT (SELECT dimensions FROM ${qualified(schema, 'report_versions')}
@@ -61,7 +63,7 @@ export async function periodStates(
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads} l CROSS JOIN s
         WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
-          AND retention_dropped_at IS NULL AND l.dimensions = s.dimensions
+          AND retention_dropped_at IS NULL AND ${serving}
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
             last.status AS last_status, cur.recorded_at AS last_loaded_at, cur.rows,
@@ -73,7 +75,7 @@ export async function periodStates(
          SELECT l.recorded_at, l.rows FROM ${loads} l CROSS JOIN s
           WHERE l.account = $5 AND l.report = $1 AND l.period_start = last.period_start
             AND l.period_end = last.period_end AND l.status = 'loaded' AND l.retention_dropped_at IS NULL
-            AND l.dimensions = s.dimensions
+            AND ${serving}
           ORDER BY l.load_id DESC LIMIT 1) cur ON true
       ORDER BY last.period_start, last.period_end`,
     [report, from, to, LONGEST_PERIOD_DAYS, account],
@@ -83,21 +85,17 @@ export async function periodStates(
 
 /**
  * How much reloads changed the totals, by report and by the period's age (days from its last day to
- * the reload's fetch), over reloads recorded in the last `sinceDays` days (default 90).
+ * the reload's fetch), over reloads recorded in the last 90 days.
  */
-export async function restatements(
-  wh: Warehouse,
-  report?: string,
-  opts: { sinceDays?: number } = {},
-): Promise<RestatementSummary[]> {
+export async function restatements(wh: Warehouse, report?: string): Promise<RestatementSummary[]> {
   const { pool, schema } = wh;
   const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
     `SELECT report, (fetched_at::date - period_end) AS age_days, restatement
        FROM ${qualified(schema, 'report_loads')}
       WHERE status = 'loaded' AND restatement IS NOT NULL
-        AND recorded_at > now() - make_interval(days => $1)
-        AND ($2::text IS NULL OR report = $2)`,
-    [opts.sinceDays ?? 90, report ?? null],
+        AND recorded_at > now() - make_interval(days => 90)
+        AND ($1::text IS NULL OR report = $1)`,
+    [report ?? null],
   );
   return summarizeRestatements(
     rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),

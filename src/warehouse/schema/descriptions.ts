@@ -82,27 +82,18 @@ export function columnDescription(column: string, role: Role): string {
   return text === undefined ? `${column}: a dimension of the report; group or filter by it.` : `${text}.`;
 }
 
-/** What the object of `report` in `role` is, and how to read it. Pure. */
-function objectDescription(report: string, role: Role): string {
-  const counters = COUNTERS.join(', ');
-  switch (role) {
-    case 'table':
-      return (
-        `Report ${report} as pulled from the ad server API: one row per account, period and dimension ` +
-        `values; counters (${counters}) are counts to sum. Dashboards read bi_${report} instead.`
-      );
-    case 'view':
-      return (
-        `BI view of report ${report}: its rows with campaign/creative names and per-row fill_rate and ` +
-        `viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.`
-      );
-    case 'daily':
-      return (
-        `bi_${report} summed per day and per its other columns, rates computed as ratios of the day's ` +
-        `sums. Sum its counters over days; never average its rates.`
-      );
-  }
-}
+/** What the object of `report` in each role is, and how to read it. Pure. */
+const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
+  table: (report) =>
+    `Report ${report} as pulled from the ad server API: one row per account, period and dimension ` +
+    `values; counters (${COUNTERS.join(', ')}) are counts to sum. Dashboards read bi_${report} instead.`,
+  view: (report) =>
+    `BI view of report ${report}: its rows with campaign/creative names and per-row fill_rate and ` +
+    `viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.`,
+  daily: (report) =>
+    `bi_${report} summed per day and per its other columns, rates computed as ratios of the day's ` +
+    `sums. Sum its counters over days; never average its rates.`,
+};
 
 /**
  * Comments report_<name> (table or stable view), bi_<name> and bi_<name>_daily of each report, and
@@ -125,7 +116,7 @@ export async function describeReportObjects(
       if (relation === undefined) continue;
       const target = qualified(schema, name);
       // Only what differs: a migrate that changes nothing writes no catalog rows.
-      const text = objectDescription(report.name, role);
+      const text = OBJECT_TEXT[role](report.name);
       if (relation.comment !== text)
         await client.query(`COMMENT ON ${relation.kind} ${target} IS ${literal(text)}`);
       for (const column of await columnsOf(client, schema, name)) {

@@ -41,15 +41,14 @@ export function evolveLockKey(schema: string, report: string): string {
   return `adops-evolve:${schema}.${report}`;
 }
 
-/** Where a load of a definition goes (tableOf). */
+/**
+ * Where a load of a definition goes (tableOf): `evolving` when the report has a building version
+ * (its loads pay for the evolution's checks); `retired` when the dimensions are those of a retired
+ * version (a pull that read its definition before the report switched shape): no load is made.
+ */
 export interface LoadTarget {
   readonly table: string;
-  /** The report has a building version, so its loads pay for the evolution's checks. */
   readonly evolving: boolean;
-  /**
-   * Set when the definition's dimensions are those of a retired version (a pull that read its
-   * definition before the report switched to a new shape): such a load must not be made.
-   */
   readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
@@ -111,15 +110,15 @@ export async function buildingVersion(
 
 // Which table version a definition loads into, decided by `adops migrate`: the version whose
 // dimensions are the definition's, or a new one when the dimensions changed (report evolution).
-/** A report whose definition now loads into a version the stable name does not show yet. */
+/**
+ * A report whose definition now loads into a version (`to`, the new shape) that the stable name
+ * does not show yet (it shows `from`); `started` when this migrate run created the version.
+ */
 export interface Evolving {
   readonly report: string;
-  /** The version report_<name> shows (the old shape). */
   readonly from: number;
-  /** The version the definition loads into (the new shape). */
   readonly to: number;
   readonly table: string;
-  /** True when this migrate run created the version. */
   readonly started: boolean;
 }
 
