@@ -181,13 +181,6 @@ export function backfillPulls(
   return order === 'oldest-first' ? oldestFirst(reports, from, to) : newestFirst(reports, from, to);
 }
 
-/** How many pulls backfillPulls gives, counted without holding them. */
-export function countBackfill(reports: readonly ReportJob[], from: string, to: string): number {
-  let n = 0;
-  for (const _ of backfillPulls(reports, from, to, 'oldest-first')) n++;
-  return n;
-}
-
 /** Report by report, each period of from..to oldest first (periodsBetween, lazily). */
 function* oldestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
   for (const r of reports)

@@ -169,12 +169,8 @@ async function liveTables(
   return rows.map((r) => r.table_name);
 }
 
-// Partition upkeep, run by `adops migrate` and each scheduler tick: every live table of a report
-// gets its partitions for the current month and the next ones, and a report with retention_months
-// loses its partitions whose every day is older, dropped whole (never a DELETE of rows). The
-// periods they held are marked in report_totals and report_loads (their retention_dropped_at).
-// "Now" is the database's clock, never this machine's: a worker or a laptop whose clock runs ahead
-// would otherwise drop months that retention still keeps.
+// Partition upkeep, run by `adops migrate` and each scheduler tick: partitions made ahead, and
+// those of months past a report's retention_months dropped whole (never a DELETE of rows).
 /** A partition retention dropped: its first day, and the day after its last. */
 export interface DroppedPartition {
   readonly report: string;
@@ -192,11 +188,10 @@ export interface PartitionUpkeep {
 
 /**
  * Makes the partitions ahead and applies retention for each of `reports`, as of `clock`: by
- * default the database's now() (read as a UTC date); tests pass their own. Whatever `clock` says, a month is
- * dropped only once the database's clock has it past retention_months too, and never while it
- * holds a load recorded (by the database's clock) within the retention. `client` must not be
- * inside a transaction: a partition is detached CONCURRENTLY, so neither loads nor BI readers of
- * the other partitions wait for the drop.
+ * default the database's now() (read as a UTC date); tests pass their own. Whatever `clock` says,
+ * the database's clock must agree before a month goes (keptByDatabase): a worker whose clock runs
+ * ahead never drops what retention keeps. `client` must not be inside a transaction: a partition
+ * is detached CONCURRENTLY, so neither loads nor BI readers of the others wait for the drop.
  */
 export async function maintainPartitions(
   client: ClientBase,
@@ -280,12 +275,9 @@ async function applyRetention(
 }
 
 /**
- * Whether the database says month `p` of `report` must stay although the caller's boundary has
- * passed it: by the database's clock (its now(), months counted in UTC) the month is not yet past
- * retention_months (`months`), or it holds a loaded period recorded less than `months` months ago
- * (report_loads.recorded_at is the database's now() of the load). So no clock but the database's
- * can make retention drop more, and a load that young means the month is not history yet. One
- * range scan of report_loads_recorded over the loads of the last `months` months.
+ * Whether month `p` of `report` must stay although the caller's boundary has passed it: by the
+ * database's clock (UTC months) it is not yet past retention_months (`months`), or it holds a load
+ * recorded less than `months` months ago (not history yet). One range scan of report_loads_recorded.
  */
 async function keptByDatabase(
   client: ClientBase,

@@ -179,8 +179,9 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
     ...(hasCampaign ? ['c.name AS campaign_name', 'c.ad_format'] : []),
     ...(hasCreative ? ['k.name AS creative_name', 'k.ad_type'] : []),
     ...COUNTERS.map((c) => `r.${ident(c)}`),
-    'r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate',
-    'r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate',
+    ...Object.entries(RATES).map(
+      ([rate, [num, den]]) => `r.${num}::double precision / NULLIF(r.${den}, 0) AS ${rate}`,
+    ),
     'r.loaded_at',
   ];
   return [
@@ -242,10 +243,6 @@ export async function ensureDailyViews(
   return outcomes;
 }
 
-// The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and per its other
-// dimensions, and computes its rates as ratios of those sums. A dashboard that averages bi_<name>'s
-// per-row fill_rate over hours, days or campaigns weighs a row of 10 requests like a row of a
-// million; summing the counters first and dividing once is the only correct aggregate. Pure.
 /** The rates of the BI views, each a numerator counter over a denominator counter. */
 export const RATES: Readonly<Record<string, readonly [numerator: string, denominator: string]>> = {
   fill_rate: ['filled_impressions', 'ad_requests'],
@@ -274,7 +271,9 @@ export function dailyViewName(report: string): string {
 }
 
 /**
- * CREATE OR REPLACE VIEW of the companion, from the BI view's columns in order; undefined when the
+ * The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and computes its rates
+ * as ratios of those sums (averaging per-row rates weighs a row of 10 requests like one of a
+ * million). CREATE OR REPLACE VIEW of it, from the BI view's columns in order; undefined when the
  * rows have no day to group by: no `day` column, and a period other than a day (a week's row cannot
  * be split into days). Every other column is a group key: the dimensions and the entity attributes
  * that follow from them (campaign_name follows campaign_id, so it does not split a group). Rates
