@@ -72,9 +72,7 @@ const FALSE: ReadonlySet<unknown> = new Set([false, 0, '0', 'false']);
 
 /** A boolean from true/false, 1/0, "1"/"0" or "true"/"false"; undefined otherwise. */
 export function asBool(v: unknown): boolean | undefined {
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  return undefined;
+  return TRUE.has(v) ? true : FALSE.has(v) ? false : undefined;
 }
 
 /**

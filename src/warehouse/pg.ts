@@ -85,9 +85,8 @@ function useOsUserByDefault(): void {
  */
 function useLibpqSocket(): void {
   const socketDir = '/var/run/postgresql';
-  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`)) {
+  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`))
     pg.defaults.host = socketDir;
-  }
 }
 
 /**

@@ -174,26 +174,18 @@ export async function stagePages(
 
 /** Every page staged for run `runId`, in listing and offset order. */
 export async function stagedPages(client: ClientBase, schema: string, runId: string): Promise<StagedPage[]> {
-  const { rows } = await client.query<{
-    listing: string;
-    page_offset: number;
-    // A string: the items' JSON text, staged so because jsonb could not hold them (see stagePages).
-    items: unknown[] | string;
-    size: number;
-    last: boolean;
-    gone: boolean;
-  }>(
-    `SELECT listing, page_offset, items, size, last, gone FROM ${qualified(schema, 'entity_sync_pages')}
+  // listing is a bigint (text to pg); items is a string when staged as JSON text (see stagePages).
+  const { rows } = await client.query<
+    Omit<StagedPage, 'listing' | 'items'> & { listing: string; items: unknown[] | string }
+  >(
+    `SELECT listing, page_offset AS "offset", items, size, last, gone FROM ${qualified(schema, 'entity_sync_pages')}
       WHERE run_id = $1 ORDER BY listing, page_offset`,
     [runId],
   );
   return rows.map((r) => ({
+    ...r,
     listing: Number(r.listing),
-    offset: r.page_offset,
     items: typeof r.items === 'string' ? (JSON.parse(r.items) as unknown[]) : r.items,
-    size: r.size,
-    last: r.last,
-    gone: r.gone,
   }));
 }
 
