@@ -56,10 +56,7 @@ export async function setupBiRole(pool: Pool, schema: string, role: string): Pro
     await client.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${s} FROM ${name}`);
     await client.query(`REVOKE CREATE ON SCHEMA ${s} FROM ${name}`);
     await client.query(`GRANT USAGE ON SCHEMA ${s} TO ${name}`);
-    const granted = [
-      ...(await existing(client, schema, ['dim_date', ...CATALOGUE])),
-      ...(await biViews(client, schema)),
-    ];
+    const granted = await readable(client, schema, ['dim_date', ...CATALOGUE]);
     for (const relation of granted)
       await client.query(`GRANT SELECT ON ${qualified(schema, relation)} TO ${name}`);
     await client.query(
@@ -81,7 +78,7 @@ export async function regrantBiViews(client: ClientBase, schema: string): Promis
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
   );
   if (rows.length === 0) return;
-  const views = await biViews(client, schema);
+  const views = await readable(client, schema);
   for (const { role } of rows)
     for (const view of views)
       await client.query(`GRANT SELECT ON ${qualified(schema, view)} TO ${ident(role)}`);
@@ -99,19 +96,15 @@ export function describeBiRole(result: BiRoleResult, schema: string): string[] {
   ];
 }
 
-async function biViews(client: ClientBase, schema: string): Promise<string[]> {
+/** The bi_ views of `schema`, and those of `names` it holds. */
+async function readable(
+  client: ClientBase,
+  schema: string,
+  names: readonly string[] = [],
+): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind = 'v' AND c.relname LIKE 'bi\\_%' ORDER BY 1`,
-    [schema],
-  );
-  return rows.map((r) => r.name);
-}
-
-async function existing(client: ClientBase, schema: string, names: readonly string[]): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = ANY($2) ORDER BY 1`,
+      WHERE n.nspname = $1 AND (c.relname = ANY($2) OR (c.relkind = 'v' AND c.relname LIKE 'bi\\_%')) ORDER BY 1`,
     [schema, names],
   );
   return rows.map((r) => r.name);
