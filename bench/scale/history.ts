@@ -14,7 +14,7 @@ import { loadJobs, type JobSet, type ReportJob } from '../../src/config/jobs.js'
 import { packageRoot } from '../../src/config/files.js';
 import { addDays, localDate } from '../../src/dates/calendar.js';
 import { collectStatus } from '../../src/observe/status.js';
-import { backfillPulls, countBackfill, tickWindows } from '../../src/plan/pulls.js';
+import { backfillPulls, tickWindows } from '../../src/plan/pulls.js';
 import { enqueueStream, ENQUEUE_CHUNK, readHealPlan } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { loadStates } from '../../src/warehouse/load/states.js';
@@ -283,7 +283,8 @@ export async function runEnqueueScale(o: BenchOptions, say: (line: string) => vo
     let heapPeak = heapBefore;
     const memoryBefore = await usedMemory(redis);
     const t = performance.now();
-    const total = countBackfill(reports, from, to);
+    let total = 0;
+    for (const _ of backfillPulls(reports, from, to, 'oldest-first')) total++;
     let chunks = 0;
     const result = await enqueueStream(queues.pulls, backfillPulls(reports, from, to), {
       // The live heap every 10 chunks (after a collection, when the bench runs with --expose-gc):

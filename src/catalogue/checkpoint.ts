@@ -3,16 +3,16 @@
 // the sync's progress as the job reports it and `adops sync --wait` draws it.
 import type { StagedPage } from '../warehouse/catalogue/runs.js';
 
-/** Where a listing stands after what was staged: its items so far and where it goes on. */
-export interface ListingState {
+/**
+ * Where a listing stands after what was staged: its items so far, the offset of the next page to
+ * read, whether it is complete or `gone` (404: campaign deleted during the sync), and the pages
+ * taken from the checkpoint.
+ */
+interface ListingState {
   readonly items: readonly unknown[];
-  /** Offset of the next page to read. */
   readonly next: number;
-  /** The listing is complete: nothing left to read. */
   readonly last: boolean;
-  /** The creative listing answered 404 (campaign deleted during the sync). */
   readonly gone: boolean;
-  /** Pages taken from the checkpoint. */
   readonly pages: number;
 }
 
@@ -23,8 +23,6 @@ export interface FlushPolicy {
   readonly pages: number;
   readonly ms: number;
 }
-
-export const DEFAULT_FLUSH: FlushPolicy = { pages: 25, ms: 250 };
 
 /**
  * The pages of each listing staged by earlier tries, folded into where each listing stands. Only
@@ -72,7 +70,7 @@ export class Checkpoint {
   constructor(
     private readonly write: (pages: readonly StagedPage[]) => Promise<void>,
     staged: readonly StagedPage[],
-    private readonly policy: FlushPolicy = DEFAULT_FLUSH,
+    private readonly policy: FlushPolicy = { pages: 25, ms: 250 },
   ) {
     this.staged = foldStaged(staged);
   }
@@ -84,9 +82,7 @@ export class Checkpoint {
 
   /** Pages taken from earlier tries, over every listing. */
   get resumedPages(): number {
-    let n = 0;
-    for (const s of this.staged.values()) n += s.pages;
-    return n;
+    return [...this.staged.values()].reduce((n, s) => n + s.pages, 0);
   }
 
   /** Buffers `page` for staging; resolves once it is buffered (or, when the batch is full, staged). */
@@ -118,18 +114,18 @@ export class Checkpoint {
   }
 }
 
-/** Progress of one try of a sync (the BullMQ job's progress value). */
+/**
+ * Progress of one try of a sync (the BullMQ job's progress value): when it started (ms since the
+ * epoch), the requests it made (retries included), the campaigns whose creatives are listed (from
+ * the checkpoint or by this try) of those to list (once the campaign listing is complete), and
+ * those already done from the checkpoint when it started.
+ */
 export interface SyncProgress {
   readonly phase: 'campaigns' | 'creatives' | 'writing';
-  /** When this try started (ms since the epoch). */
   readonly startedAt: number;
-  /** HTTP requests this try made, retries included. */
   readonly requests: number;
-  /** Campaigns whose creatives are listed (from the checkpoint or by this try). */
   readonly campaignsDone: number;
-  /** Campaigns to list, once the campaign listing is complete. */
   readonly campaignsTotal: number | null;
-  /** Campaigns that were already done from the checkpoint when this try started. */
   readonly resumed: number;
 }
 

@@ -29,11 +29,6 @@ export function fieldProblem(
 export const REPAIRED_TEXT =
   'text without NUL characters or unpaired surrogates (stored with the NULs removed and U+FFFD for each unpaired surrogate)';
 
-/** A text field (or key) at `field` that was stored repaired: `value` is what the API sent. */
-export function repairedText(entity: EntityKind, id: number, field: string, value: unknown): FieldProblem {
-  return { ...fieldProblem(entity, id, field, REPAIRED_TEXT, value), repaired: true };
-}
-
 /** One line naming entity, id, field, value and expectation, for logs and `adops status`. */
 export function problemText(p: FieldProblem): string {
   return `${p.entity} ${p.id ?? '(unreadable id)'}: field ${p.field} is ${p.value}, expected ${p.expected}`;
@@ -77,9 +72,7 @@ const FALSE: ReadonlySet<unknown> = new Set([false, 0, '0', 'false']);
 
 /** A boolean from true/false, 1/0, "1"/"0" or "true"/"false"; undefined otherwise. */
 export function asBool(v: unknown): boolean | undefined {
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  return undefined;
+  return TRUE.has(v) ? true : FALSE.has(v) ? false : undefined;
 }
 
 /**
@@ -100,35 +93,40 @@ export class FieldReader {
     return null;
   }
 
-  /** A whole number that fits a JavaScript number exactly (ids are 9+ digits), optionally in a range. */
-  int(obj: JsonObject, key: string, path = key, range?: { min: number; max: number }): number | null {
+  /** `obj[key]` as `parse` reads it: null when missing or null, and when `parse` cannot (reported). */
+  private read<T>(
+    obj: JsonObject,
+    key: string,
+    path: string,
+    expected: string,
+    parse: (v: unknown) => T | undefined,
+  ): T | null {
     const v = obj[key];
     if (v === undefined || v === null) return null;
+    const read = parse(v);
+    return read === undefined ? this.bad(path, expected, v) : read;
+  }
+
+  /** A whole number that fits a JavaScript number exactly (ids are 9+ digits), optionally in a range. */
+  int(obj: JsonObject, key: string, path = key, range?: { min: number; max: number }): number | null {
     const expected = range === undefined ? 'an integer' : `an integer from ${range.min} to ${range.max}`;
-    const n = asInt(v);
-    if (n === undefined || (range !== undefined && (n < range.min || n > range.max)))
-      return this.bad(path, expected, v);
-    return n;
+    return this.read(obj, key, path, expected, (v) => {
+      const n = asInt(v);
+      return n === undefined || (range !== undefined && (n < range.min || n > range.max)) ? undefined : n;
+    });
   }
 
   /** A finite number (pricing value is a float). */
   num(obj: JsonObject, key: string, path = key): number | null {
-    const v = obj[key];
-    if (v === undefined || v === null) return null;
-    return asNum(v) ?? this.bad(path, 'a number', v);
+    return this.read(obj, key, path, 'a number', asNum);
   }
 
   str(obj: JsonObject, key: string, path = key): string | null {
-    const v = obj[key];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'string') return this.bad(path, 'a string', v);
-    return v;
+    return this.read(obj, key, path, 'a string', (v) => (typeof v === 'string' ? v : undefined));
   }
 
   bool(obj: JsonObject, key: string, path = key): boolean | null {
-    const v = obj[key];
-    if (v === undefined || v === null) return null;
-    return asBool(v) ?? this.bad(path, 'a boolean (or 1/0, "true"/"false")', v);
+    return this.read(obj, key, path, 'a boolean (or 1/0, "true"/"false")', asBool);
   }
 
   /** UNIX seconds as an ISO instant; 0 (start immediately, no end, never) is null. */
@@ -144,11 +142,9 @@ export class FieldReader {
    * `[]`, missing and null read as null; any other array or scalar is a problem, read as null.
    */
   objectOrUnset(obj: JsonObject, key: string, path = key): JsonObject | null {
-    const v = obj[key];
-    if (v === undefined || v === null) return null;
-    if (Array.isArray(v) && v.length === 0) return null;
-    if (!isObject(v)) return this.bad(path, 'an object, or [] when unset', v);
-    return v;
+    return this.read(obj, key, path, 'an object, or [] when unset', (v) =>
+      Array.isArray(v) && v.length === 0 ? null : isObject(v) ? v : undefined,
+    );
   }
 
   /**
@@ -156,11 +152,9 @@ export class FieldReader {
    * object"): `[]`, missing and null read as null; a non-empty array or an object is kept.
    */
   jsonOrUnset(obj: JsonObject, key: string, path = key): JsonObject | unknown[] | null {
-    const v = obj[key];
-    if (v === undefined || v === null) return null;
-    if (Array.isArray(v)) return v.length === 0 ? null : v;
-    if (!isObject(v)) return this.bad(path, 'an object or an array', v);
-    return v;
+    return this.read(obj, key, path, 'an object or an array', (v) =>
+      Array.isArray(v) ? (v.length === 0 ? null : v) : isObject(v) ? v : undefined,
+    );
   }
 
   /** A list of ids (zone_ids, creative_ids); an element that is not an integer is left out. */
@@ -197,7 +191,7 @@ export function storableEntity(
   problems: ProblemSink,
 ): JsonObject {
   return storableJson(obj, (path, original) =>
-    problems.add(repairedText(entity, id, path, original)),
+    problems.add({ ...fieldProblem(entity, id, path, REPAIRED_TEXT, original), repaired: true }),
   ) as JsonObject;
 }
 

@@ -46,7 +46,7 @@ export interface RequestCounts {
 }
 
 /** Sends one request of the sync, retried as the policy allows. */
-export type Requester = <T>(call: () => Promise<T>) => Promise<T>;
+type Requester = <T>(call: () => Promise<T>) => Promise<T>;
 
 /**
  * The client options a sync's API client needs: one HTTP attempt per call and 429s thrown, so
@@ -107,26 +107,24 @@ export interface Page {
   readonly offset: number;
 }
 
-/**
- * The part of the API client a sync uses: one list page per call. ApiClient satisfies it; the
- * narrow type keeps this module honest about its needs.
- */
+/** The part of the API client a sync uses: one list page per call. */
 export interface CatalogueApi {
   listCampaigns(page: Page): Promise<readonly unknown[]>;
   listCreatives(campaignId: number, page: Page): Promise<readonly unknown[]>;
 }
 
-export interface ReadOptions {
+/**
+ * A read: `request` sends each request with the sync's retries, `checkpoint` holds what earlier
+ * tries staged and stages new pages, `onListed` is told when the campaign listing is complete and
+ * as each campaign's creatives are listed.
+ */
+interface ReadOptions {
   readonly api: CatalogueApi;
-  /** Sends each request, with the sync's retries. */
   readonly request: Requester;
-  /** What earlier tries staged, and where new pages are staged. */
   readonly checkpoint: Checkpoint;
-  /** Campaigns whose creatives are listed at the same time. */
   readonly campaignConcurrency: number;
   readonly pageSize: number;
   readonly logger: Logger;
-  /** Told when the campaign listing is complete and as each campaign's creatives are listed. */
   readonly onListed: (done: number, total: number) => void;
 }
 

@@ -20,15 +20,15 @@ import {
 } from './read.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
-/** Counts of one entity sync; `deleted` and `revived` add up campaigns and creatives. */
+/**
+ * Counts of one entity sync (`deleted` and `revived` add up campaigns and creatives): fields that
+ * could not be read (stored NULL, unreadable ids included), entities skipped for an unreadable id,
+ * HTTP requests this try made (retries included), pages taken from an earlier try's checkpoint.
+ */
 export interface EntitySyncResult extends WriteResult {
-  /** Fields that could not be read (stored NULL), unreadable ids included. */
   readonly problems: number;
-  /** Entities skipped because their id could not be read. */
   readonly skipped: number;
-  /** HTTP requests this try made, retries included. */
   readonly requests: number;
-  /** Pages taken from an earlier try's checkpoint instead of read again. */
   readonly resumedPages: number;
 }
 
@@ -37,9 +37,8 @@ export interface EntitySyncDeps {
   /** Build it with syncClientOptions(gate): one attempt per call, 429s thrown, through the gate. */
   readonly api: CatalogueApi;
   readonly logger: Logger;
-  /** Campaigns whose creatives are listed at once (default 4). */
+  /** Campaigns whose creatives are listed at once (default 4), and the page size (default 100). */
   readonly campaignConcurrency?: number;
-  /** List page size (default: the API's default, 100). */
   readonly pageSize?: number;
   /**
    * The run's id: a queued sync passes its job id, so a retry of the job, or the job taken up
@@ -65,9 +64,6 @@ export interface EntitySyncDeps {
   readonly secrets?: readonly string[];
 }
 
-/** Default bound on the age of a checkpoint that is resumed. */
-export const STALE_AFTER_MS = 6 * 3600_000;
-
 /**
  * Exports the campaign and creative catalogue into Postgres: read everything (resuming the run's
  * checkpoint), validate and map it, then write it in one transaction with soft deletes; the same
@@ -80,7 +76,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
   const { wh } = deps;
   const { schema } = wh;
-  const start = await openRun(wh, runId, deps.staleAfterMs ?? STALE_AFTER_MS, deps.account);
+  const start = await openRun(wh, runId, deps.staleAfterMs ?? 6 * 3600_000, deps.account);
   if (start.kind === 'written') {
     logger.info('an earlier try of this sync already wrote the catalogue');
     return start.result as EntitySyncResult;

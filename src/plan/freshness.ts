@@ -3,7 +3,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { ReportJob } from '../config/jobs.js';
 import { addDays, startOfLocalDate } from '../dates/calendar.js';
-import { unreachable, type Period, type PeriodUnit } from '../dates/periods.js';
+import type { Period, PeriodUnit } from '../dates/periods.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -20,22 +20,11 @@ type FreshnessOf = Pick<ReportJob, 'period' | 'schedule' | 'freshnessMs'>;
  */
 export function freshnessLimitMs(report: FreshnessOf): number {
   if (report.freshnessMs !== undefined) return report.freshnessMs;
-  return periodLengthMs(report.period) + scheduleIntervalMs(report.schedule);
+  return PERIOD_DAYS[report.period] * DAY_MS + scheduleIntervalMs(report.schedule);
 }
 
-/** The longest length of a period of `unit`. */
-function periodLengthMs(unit: PeriodUnit): number {
-  switch (unit) {
-    case 'day':
-      return DAY_MS;
-    case 'week':
-      return 7 * DAY_MS;
-    case 'month':
-      return 31 * DAY_MS;
-    default:
-      return unreachable(unit, 'period unit');
-  }
-}
+/** The longest length of a period of each unit, in days. */
+const PERIOD_DAYS: Readonly<Record<PeriodUnit, number>> = { day: 1, week: 7, month: 31 };
 
 /**
  * Intervals by cron and time zone. Walking 32 runs of a cron costs milliseconds (cron-parser on
@@ -49,12 +38,6 @@ export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
   const key = `${schedule.cron}\u0000${schedule.timezone}`;
   const known = intervals.get(key);
   if (known !== undefined) return known;
-  const interval = cronIntervalMs(schedule);
-  intervals.set(key, interval);
-  return interval;
-}
-
-function cronIntervalMs(schedule: NonNullable<ReportJob['schedule']>): number {
   const runs = CronExpressionParser.parse(schedule.cron, {
     tz: schedule.timezone,
     currentDate: CRON_REFERENCE,
@@ -65,7 +48,9 @@ function cronIntervalMs(schedule: NonNullable<ReportJob['schedule']>): number {
     const gap = (runs[i]?.getTime() ?? 0) - (runs[i - 1]?.getTime() ?? 0);
     longest = Math.max(longest, gap);
   }
-  return Math.min(longest || DAY_MS, 31 * DAY_MS);
+  const interval = Math.min(longest || DAY_MS, 31 * DAY_MS);
+  intervals.set(key, interval);
+  return interval;
 }
 
 /** The instant a period's data is complete: the start of the day after its last day, in `timezone`. */
@@ -73,12 +58,13 @@ export function periodEndInstant(period: Pick<Period, 'end'>, timezone: string):
   return startOfLocalDate(addDays(period.end, 1), timezone);
 }
 
-/** How a report stands against its freshness limit. */
+/**
+ * How a report stands against its freshness limit: the age of its newest loaded data (now minus the
+ * end of the newest loaded period; null: none loaded), late when none is or it is past the limit.
+ */
 export interface Freshness {
   readonly limitMs: number;
-  /** Age of the newest loaded data (now minus the end of the newest loaded period); null: none loaded. */
   readonly ageMs: number | null;
-  /** True when nothing is loaded or the newest loaded data is older than the limit. */
   readonly late: boolean;
 }
 

@@ -37,11 +37,7 @@ export type PlanAccount = { readonly name: string; readonly reports: readonly st
 /** The one account of a deployment without ADOPS_ACCOUNTS_FILE. */
 export const ONLY_DEFAULT: readonly PlanAccount[] = [{ name: 'default', reports: undefined }];
 
-/**
- * One plan per account, merged so the accounts take turns (a,b,c,a,b,c...): a queue worked from
- * its head then serves every account from the start instead of one account after the other.
- * `plan` gets the reports the account runs.
- */
+/** interleaveAccounts, held whole. */
 export function planForAccounts<R extends { readonly name: string }>(
   accounts: readonly PlanAccount[],
   reports: readonly R[],
@@ -51,9 +47,9 @@ export function planForAccounts<R extends { readonly name: string }>(
 }
 
 /**
- * The pulls of every account, each account's own in the order `plan` gives them, taken in turn
- * (one of the first account, one of the second, ...), so no account waits behind another's whole
- * backfill. Lazy: a plan that is a generator is read only as far as the pulls are taken.
+ * The pulls of every account (`plan` gets the reports the account runs), taken in turn (a,b,c,a,b,c...),
+ * so a queue worked from its head serves every account from the start instead of one after the
+ * other. Lazy: a plan that is a generator is read only as far as the pulls are taken.
  */
 export function* interleaveAccounts<R extends { readonly name: string }>(
   accounts: readonly PlanAccount[],
@@ -80,9 +76,8 @@ export function* interleaveAccounts<R extends { readonly name: string }>(
 }
 
 /**
- * The periods a scheduler tick pulls: the period holding "yesterday" (in `timezone`, as of the
- * tick's scheduled instant, not whenever a worker gets to it) and the `lookback` periods before it,
- * which are pulled again for late data. Oldest first; lookback + 1 periods.
+ * The periods a scheduler tick pulls, oldest first: the period holding "yesterday" (in `timezone`,
+ * as of the tick's scheduled instant) and the `lookback` periods before it, pulled again for late data.
  */
 export function scheduledWindow(tick: Date, timezone: string, unit: PeriodUnit, lookback: number): Period[] {
   let p = periodContaining(addDays(localDate(tick, timezone), -1), unit);
@@ -94,32 +89,25 @@ export function scheduledWindow(tick: Date, timezone: string, unit: PeriodUnit, 
   return out;
 }
 
-/**
- * The periods heal and the scheduler's gap repair watch: every period overlapping the last `days`
- * days before today (in `timezone`), up to and including yesterday's. Oldest first.
- */
+/** The periods heal and gap repair watch: those overlapping the last `days` days up to yesterday. */
 export function healWindow(now: Date, timezone: string, unit: PeriodUnit, days: number): Period[] {
   const today = localDate(now, timezone);
   return periodsBetween(addDays(today, -Math.max(1, days)), addDays(today, -1), unit);
 }
 
-/** What the warehouse knows of one period of one report (its last pull attempt). */
+/** What the warehouse knows of one period of one report: its last pull attempt, its rows. */
 export interface PeriodState {
   readonly start: string;
   readonly end: string;
   readonly lastStatus: 'loaded' | 'failed' | 'superseded';
-  /** Rows of the last successful load, when known. */
   readonly rows: number | null;
   readonly lastLoadedAt: Date | null;
-  /** The reason of the last failure, when the last attempt failed. */
   readonly error: string | null;
 }
 
 /**
- * The periods of `expected` that need a pull: no attempt on record, or the last attempt failed.
- * A superseded attempt lost to a newer load of the same period, so it counts as loaded. (A load
- * refused because its table version was retired never reaches here: the states are of the serving
- * version's loads only.)
+ * The periods of `expected` that need a pull: no attempt on record, or the last attempt failed (a
+ * superseded one lost to a newer load of the period, so it counts as loaded).
  */
 export function periodsToHeal(expected: readonly Period[], states: readonly PeriodState[]): Period[] {
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
@@ -166,12 +154,7 @@ export function zeroRowOutliers(states: readonly PeriodState[]): PeriodState[] {
 /** The order a backfill's pulls are queued, and so taken by the workers. */
 export type BackfillOrder = 'newest-first' | 'oldest-first';
 
-/**
- * The pulls of a backfill, every period of from..to for each report, in the order to run them.
- * `newest-first` (the default) sorts by period end, newest first, every report of a period before
- * the period before, so dashboards get recent days first. `oldest-first` goes report by report,
- * oldest period first.
- */
+/** backfillPulls, held whole. */
 export function planBackfill(
   reports: readonly ReportJob[],
   from: string,
@@ -182,9 +165,10 @@ export function planBackfill(
 }
 
 /**
- * The pulls of planBackfill, one at a time, in the same order. It holds one period per report, so
- * a plan of any length costs the same memory. Throws at once (not at the first pull) for an empty
- * range.
+ * The pulls of a backfill, every period of from..to for each report, one at a time (a plan of any
+ * length costs the same memory). `newest-first` (the default) goes by period end, newest first, so
+ * dashboards get recent days first; `oldest-first` goes report by report. Throws at once for an
+ * empty range.
  */
 export function backfillPulls(
   reports: readonly ReportJob[],
@@ -197,13 +181,6 @@ export function backfillPulls(
   return order === 'oldest-first' ? oldestFirst(reports, from, to) : newestFirst(reports, from, to);
 }
 
-/** How many pulls backfillPulls gives, counted without holding them. */
-export function countBackfill(reports: readonly ReportJob[], from: string, to: string): number {
-  let n = 0;
-  for (const _ of backfillPulls(reports, from, to, 'oldest-first')) n++;
-  return n;
-}
-
 /** Report by report, each period of from..to oldest first (periodsBetween, lazily). */
 function* oldestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
   for (const r of reports)
@@ -211,10 +188,7 @@ function* oldestFirst(reports: readonly ReportJob[], from: string, to: string): 
       yield { report: r.name, period: p };
 }
 
-/**
- * Every report's periods newest first, merged by period end, newest first; of equal ends, the
- * report defined first goes first (what a stable sort of the oldest-first plan by end gives).
- */
+/** Every report's periods merged by period end, newest first; of equal ends, the report defined first. */
 function* newestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
   const heads: Array<Period | undefined> = reports.map((r) => periodContaining(to, r.period));
   for (;;) {
@@ -234,10 +208,7 @@ function* newestFirst(reports: readonly ReportJob[], from: string, to: string): 
   }
 }
 
-/**
- * The periods heal watches for `report`: the last `days` days up to yesterday in its schedule's
- * time zone, less those older than its retention_months (dropped on purpose, never re-pulled).
- */
+/** The periods heal watches for `report`, less those past its retention (dropped on purpose). */
 export function healWindowOf(report: ReportJob, now: Date, days: number): Period[] {
   return retained(report, healWindow(now, report.schedule?.timezone ?? 'UTC', report.period, days), now);
 }
@@ -260,10 +231,7 @@ export interface TickJob {
   readonly opts: { prevMillis?: number | undefined };
 }
 
-/**
- * The instant a tick was scheduled for: BullMQ keeps it as `prevMillis` (and in the job id,
- * `repeat:<scheduler>:<millis>`); the time a worker gets to the job may be much later.
- */
+/** The instant a tick was scheduled for (`prevMillis`, or the job id's `repeat:<scheduler>:<millis>`). */
 export function scheduledTime(job: TickJob): Date {
   if (typeof job.opts.prevMillis === 'number') return new Date(job.opts.prevMillis);
   const fromId = /:(\d{10,})$/.exec(job.id ?? '');
@@ -271,11 +239,9 @@ export function scheduledTime(job: TickJob): Date {
   return new Date(job.timestamp + (job.delay ?? 0));
 }
 
-/** The two windows of a tick: the periods it pulls again, and the periods whose gaps it repairs. */
+/** The periods a tick pulls again (`window`), and those whose gaps it repairs (`watched`). */
 export interface TickWindows {
-  /** Yesterday and its lookback, in the schedule's time zone as of the scheduled instant. */
   readonly window: Period[];
-  /** The last `healDays` days up to yesterday as of now (or the scheduled instant, if later). */
   readonly watched: Period[];
 }
 

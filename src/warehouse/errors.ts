@@ -11,9 +11,8 @@ export class SchemaDriftError extends TerminalError {
   override readonly name = 'SchemaDriftError';
   constructor(
     message: string,
-    /** The table that differs. */
     readonly table: string,
-    /** One line per difference, e.g. `column 3: expected campaign_id bigint, found zone_id bigint`. */
+    /** One line per difference, e.g. `column zone_id is missing`. */
     readonly differences: readonly string[],
   ) {
     super(message);

@@ -22,17 +22,17 @@ export function overlapsWindow(t?: 't'): string {
   return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
 }
 
-/** The latest state of one period of a report. */
+/**
+ * The latest state of one period of a report: the status of its latest attempt (a failed re-pull of
+ * a loaded period is 'failed': its rows stay) and its error; when the rows now in the table were
+ * loaded and how many they are (null if the period never loaded).
+ */
 export interface PeriodState {
   period_start: string;
   period_end: string;
-  /** Status of the latest attempt (a failed re-pull of a loaded period is 'failed': its rows stay). */
   last_status: 'loaded' | 'failed' | 'superseded';
-  /** When the rows now in the table were loaded; null if the period never loaded. */
   last_loaded_at: Date | null;
-  /** How many rows the table holds for the period; null if it never loaded. */
   rows: number | null;
-  /** The latest attempt's error when it failed, else null. */
   error: string | null;
 }
 
@@ -53,7 +53,7 @@ export async function periodStates(
 ): Promise<PeriodState[]> {
   const { pool, schema } = wh;
   const loads = qualified(schema, 'report_loads');
-  // A report whose versions are not recorded (a warehouse migrated before them) has one table.
+  // A report `adops migrate` never saw has no versions; its (failed) loads still count.
   const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
   const { rows } = await pool.query<PeriodState>(
     `WITH s AS (
@@ -85,21 +85,17 @@ export async function periodStates(
 
 /**
  * How much reloads changed the totals, by report and by the period's age (days from its last day to
- * the reload's fetch), over reloads recorded in the last `sinceDays` days (default 90).
+ * the reload's fetch), over reloads recorded in the last 90 days.
  */
-export async function restatements(
-  wh: Warehouse,
-  report?: string,
-  opts: { sinceDays?: number } = {},
-): Promise<RestatementSummary[]> {
+export async function restatements(wh: Warehouse, report?: string): Promise<RestatementSummary[]> {
   const { pool, schema } = wh;
   const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
     `SELECT report, (fetched_at::date - period_end) AS age_days, restatement
        FROM ${qualified(schema, 'report_loads')}
       WHERE status = 'loaded' AND restatement IS NOT NULL
-        AND recorded_at > now() - make_interval(days => $1)
-        AND ($2::text IS NULL OR report = $2)`,
-    [opts.sinceDays ?? 90, report ?? null],
+        AND recorded_at > now() - make_interval(days => 90)
+        AND ($1::text IS NULL OR report = $1)`,
+    [report ?? null],
   );
   return summarizeRestatements(
     rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),
@@ -122,7 +118,7 @@ export async function lastRestatements(
        CROSS JOIN LATERAL (
          SELECT restatement FROM ${qualified(schema, 'report_loads')}
           WHERE report = r.report AND status = 'loaded' AND restatement IS NOT NULL
-          -- -load_id: only report_loads_restated (migration 012) gives this order.
+          -- -load_id: only report_loads_restated gives this order.
           ORDER BY -load_id LIMIT 1) l`,
     [reports],
   );

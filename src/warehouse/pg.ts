@@ -15,7 +15,7 @@ export type CopyFormat = 'binary' | 'text';
 
 /**
  * The warehouse as every warehouse function takes it: one pool, the schema every table lives in,
- * the COPY format and where to log. Made once per process (openWarehouse) and passed down.
+ * the COPY format and where to log. Made once per process (warehouseOf) and passed down.
  */
 export interface Warehouse {
   readonly pool: Pool;
@@ -32,17 +32,6 @@ export function warehouseOf(
 ): Warehouse {
   ident(schema);
   return { pool, schema, copyFormat: o.copyFormat ?? 'binary', logger: o.logger };
-}
-
-/** A pool for `config` (see createPool) and the handle over it, for the configured schema. */
-export function openWarehouse(
-  config: Pick<Config, 'databaseUrl' | 'schema' | 'copyFormat'>,
-  opts: PoolOptions = {},
-): Warehouse {
-  return warehouseOf(createPool(config, opts), config.schema, {
-    copyFormat: config.copyFormat,
-    logger: opts.logger,
-  });
 }
 
 export interface PoolOptions {
@@ -96,9 +85,8 @@ function useOsUserByDefault(): void {
  */
 function useLibpqSocket(): void {
   const socketDir = '/var/run/postgresql';
-  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`)) {
+  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`))
     pg.defaults.host = socketDir;
-  }
 }
 
 /**
@@ -123,6 +111,13 @@ export async function withClient<T>(
     client.off('error', markBroken);
     client.release(broken);
   }
+}
+
+/** Runs `work` in a transaction on a client of `pool` (withClient and withTransaction together). */
+export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, (client, markBroken) =>
+    withTransaction(client, () => work(client), { onRollbackError: markBroken }),
+  );
 }
 
 export interface TransactionOptions {

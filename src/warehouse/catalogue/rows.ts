@@ -41,70 +41,99 @@ export interface ProblemSummary {
   readonly examples: readonly FieldProblem[];
 }
 
-/** One row of `campaigns`, keyed by column name (see CAMPAIGN_COLUMNS); times are ISO instants. */
-export interface CampaignRow {
-  readonly campaign_id: number;
-  readonly name: string | null;
-  readonly ad_format: string | null;
-  readonly advertiser_id: number | null;
-  readonly conversion_tracker_id: number | null;
-  readonly folder_id: number | null;
-  readonly account_id_created: number | null;
-  readonly account_id_modified: number | null;
-  readonly created: string | null;
-  readonly modified: string | null;
-  readonly is_active: boolean | null;
-  readonly is_archived: boolean | null;
-  readonly notes: string | null;
-  readonly tier: number | null;
-  readonly weight: number | null;
-  readonly delivery_start: string | null;
-  readonly delivery_end: string | null;
-  readonly event_ad_requests: number | null;
-  readonly event_clicks: number | null;
-  readonly event_filled_impressions: number | null;
-  readonly event_impressions: number | null;
-  readonly event_measurable_impressions: number | null;
-  readonly event_viewable_impressions: number | null;
-  readonly pricing_model: string | null;
-  readonly pricing_value: number | null;
-  readonly pacing_event: string | null;
-  readonly pacing_period: string | null;
-  readonly pacing_speed: string | null;
-  readonly pacing_value: number | null;
-  readonly targeting: JsonObject | unknown[] | null;
-  readonly raw: JsonObject;
+/** The TypeScript type of each Postgres type an entity column has (in jsonb_to_recordset). */
+interface PgTypes {
+  bigint: number;
+  integer: number;
+  smallint: number;
+  numeric: number;
+  text: string;
+  boolean: boolean;
+  timestamptz: string;
+  jsonb: JsonObject | unknown[];
 }
+
+/** A typed column of an entity table: its name and its Postgres type in jsonb_to_recordset. */
+export interface Column {
+  readonly name: string;
+  readonly type: keyof PgTypes;
+}
+
+/** A row keyed by column name: NULL where a field could not be read, except its `keys`. */
+type RowOf<T extends Record<string, keyof PgTypes>, Keys extends keyof T> = {
+  readonly [K in keyof T]: K extends Keys ? PgTypes[T[K]] : PgTypes[T[K]] | null;
+} & { readonly raw: JsonObject };
+
+/** Columns of `campaigns` the sync writes, in table order (synced_at, deleted_at are set in SQL). */
+const CAMPAIGN = {
+  campaign_id: 'bigint',
+  name: 'text',
+  ad_format: 'text',
+  advertiser_id: 'bigint',
+  conversion_tracker_id: 'bigint',
+  folder_id: 'bigint',
+  account_id_created: 'bigint',
+  account_id_modified: 'bigint',
+  created: 'timestamptz',
+  modified: 'timestamptz',
+  is_active: 'boolean',
+  is_archived: 'boolean',
+  notes: 'text',
+  tier: 'smallint',
+  weight: 'smallint',
+  delivery_start: 'timestamptz',
+  delivery_end: 'timestamptz',
+  event_ad_requests: 'bigint',
+  event_clicks: 'bigint',
+  event_filled_impressions: 'bigint',
+  event_impressions: 'bigint',
+  event_measurable_impressions: 'bigint',
+  event_viewable_impressions: 'bigint',
+  pricing_model: 'text',
+  pricing_value: 'numeric',
+  pacing_event: 'text',
+  pacing_period: 'text',
+  pacing_speed: 'text',
+  pacing_value: 'bigint',
+  targeting: 'jsonb',
+  raw: 'jsonb',
+} as const;
+
+/** Columns of `creatives` the sync writes, in table order. */
+const CREATIVE = {
+  creative_id: 'bigint',
+  campaign_id: 'bigint',
+  name: 'text',
+  ad_type: 'text',
+  is_active: 'boolean',
+  account_id_created: 'bigint',
+  account_id_modified: 'bigint',
+  created: 'timestamptz',
+  modified: 'timestamptz',
+  weight: 'integer',
+  delivery_start: 'timestamptz',
+  delivery_end: 'timestamptz',
+  thumbnail_color: 'text',
+  thumbnail_filehash: 'text',
+  data_width: 'integer',
+  data_height: 'integer',
+  data_filehash: 'text',
+  data_landing_page: 'text',
+  data: 'jsonb',
+  targeting: 'jsonb',
+  raw: 'jsonb',
+} as const;
+
+/** One row of `campaigns` (times are ISO instants). */
+export type CampaignRow = RowOf<typeof CAMPAIGN, 'campaign_id'>;
+
+/** One row of `creatives` (times are ISO instants). */
+export type CreativeRow = RowOf<typeof CREATIVE, 'creative_id' | 'campaign_id'>;
 
 /** A campaign mapped for the warehouse: its row and its zone assignments. */
 export interface MappedCampaign {
   readonly row: CampaignRow;
   readonly zoneIds: readonly number[];
-}
-
-/** One row of `creatives`, keyed by column name (see CREATIVE_COLUMNS); times are ISO instants. */
-export interface CreativeRow {
-  readonly creative_id: number;
-  readonly campaign_id: number;
-  readonly name: string | null;
-  readonly ad_type: string | null;
-  readonly is_active: boolean | null;
-  readonly account_id_created: number | null;
-  readonly account_id_modified: number | null;
-  readonly created: string | null;
-  readonly modified: string | null;
-  readonly weight: number | null;
-  readonly delivery_start: string | null;
-  readonly delivery_end: string | null;
-  readonly thumbnail_color: string | null;
-  readonly thumbnail_filehash: string | null;
-  readonly data_width: number | null;
-  readonly data_height: number | null;
-  readonly data_filehash: string | null;
-  readonly data_landing_page: string | null;
-  readonly data: JsonObject | null;
-  readonly targeting: JsonObject | unknown[] | null;
-  readonly raw: JsonObject;
 }
 
 /** Everything one sync read, validated and typed, ready for the one-transaction write. */
@@ -113,73 +142,10 @@ export interface Catalogue {
   readonly creatives: readonly CreativeRow[];
 }
 
-/** A typed column of an entity table: its name and its Postgres type in jsonb_to_recordset. */
-export interface Column {
-  readonly name: string;
-  readonly type: 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'boolean' | 'timestamptz' | 'jsonb';
-}
-
-const col = (name: string, type: Column['type']): Column => ({ name, type });
-
-/** Columns of `campaigns` the sync writes, in table order (synced_at, deleted_at are set in SQL). */
-export const CAMPAIGN_COLUMNS: readonly Column[] = [
-  col('campaign_id', 'bigint'),
-  col('name', 'text'),
-  col('ad_format', 'text'),
-  col('advertiser_id', 'bigint'),
-  col('conversion_tracker_id', 'bigint'),
-  col('folder_id', 'bigint'),
-  col('account_id_created', 'bigint'),
-  col('account_id_modified', 'bigint'),
-  col('created', 'timestamptz'),
-  col('modified', 'timestamptz'),
-  col('is_active', 'boolean'),
-  col('is_archived', 'boolean'),
-  col('notes', 'text'),
-  col('tier', 'smallint'),
-  col('weight', 'smallint'),
-  col('delivery_start', 'timestamptz'),
-  col('delivery_end', 'timestamptz'),
-  col('event_ad_requests', 'bigint'),
-  col('event_clicks', 'bigint'),
-  col('event_filled_impressions', 'bigint'),
-  col('event_impressions', 'bigint'),
-  col('event_measurable_impressions', 'bigint'),
-  col('event_viewable_impressions', 'bigint'),
-  col('pricing_model', 'text'),
-  col('pricing_value', 'numeric'),
-  col('pacing_event', 'text'),
-  col('pacing_period', 'text'),
-  col('pacing_speed', 'text'),
-  col('pacing_value', 'bigint'),
-  col('targeting', 'jsonb'),
-  col('raw', 'jsonb'),
-];
-
-/** Columns of `creatives` the sync writes, in table order. */
-export const CREATIVE_COLUMNS: readonly Column[] = [
-  col('creative_id', 'bigint'),
-  col('campaign_id', 'bigint'),
-  col('name', 'text'),
-  col('ad_type', 'text'),
-  col('is_active', 'boolean'),
-  col('account_id_created', 'bigint'),
-  col('account_id_modified', 'bigint'),
-  col('created', 'timestamptz'),
-  col('modified', 'timestamptz'),
-  col('weight', 'integer'),
-  col('delivery_start', 'timestamptz'),
-  col('delivery_end', 'timestamptz'),
-  col('thumbnail_color', 'text'),
-  col('thumbnail_filehash', 'text'),
-  col('data_width', 'integer'),
-  col('data_height', 'integer'),
-  col('data_filehash', 'text'),
-  col('data_landing_page', 'text'),
-  col('data', 'jsonb'),
-  col('targeting', 'jsonb'),
-  col('raw', 'jsonb'),
-];
+const columns = (types: Record<string, keyof PgTypes>): Column[] =>
+  Object.entries(types).map(([name, type]) => ({ name, type }));
+export const CAMPAIGN_COLUMNS: readonly Column[] = columns(CAMPAIGN);
+export const CREATIVE_COLUMNS: readonly Column[] = columns(CREATIVE);
 
 // Catalogue text as Postgres can hold it. Neither text nor jsonb can store a NUL (jsonb refuses
 // `\u0000`: "unsupported Unicode escape sequence"), and an unpaired UTF-16 surrogate has no UTF-8

@@ -2,11 +2,11 @@
 // resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
 import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
-import { type Warehouse, qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, inTransaction, qualified } from '../pg.js';
 import { type ProblemSummary, storableJson } from './rows.js';
 
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
-export const KEPT_RUNS = 100;
+const KEPT_RUNS = 100;
 
 /** How a sync run starts: afresh, from its checkpoint, or already written by an earlier try. */
 export type RunStart =
@@ -35,55 +35,44 @@ export async function openRun(
   const runs = qualified(schema, 'entity_sync_runs');
   const pages = qualified(schema, 'entity_sync_pages');
   const stale = 'now() - make_interval(secs => $2::double precision / 1000)';
-  return withClient(pool, (client, markBroken) =>
-    withTransaction(
-      client,
-      async () => {
-        await client.query(
-          `DELETE FROM ${runs} WHERE status = 'running' AND updated_at < ${stale} AND run_id <> $1`,
-          [runId, staleAfterMs],
-        );
-        await client.query(
-          `DELETE FROM ${runs} WHERE status <> 'running' AND run_id NOT IN (
+  return inTransaction(pool, async (client) => {
+    await client.query(
+      `DELETE FROM ${runs} WHERE status = 'running' AND updated_at < ${stale} AND run_id <> $1`,
+      [runId, staleAfterMs],
+    );
+    await client.query(
+      `DELETE FROM ${runs} WHERE status <> 'running' AND run_id NOT IN (
              SELECT run_id FROM ${runs} WHERE status <> 'running' ORDER BY started_at DESC LIMIT $1)`,
-          [KEPT_RUNS],
-        );
-        const { rows } = await client.query<{
-          status: string;
-          tries: number;
-          stale: boolean;
-          result: unknown;
-        }>(
-          `SELECT status, tries, started_at < ${stale} AS stale, result FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
-          [runId, staleAfterMs],
-        );
-        const run = rows[0];
-        let start: RunStart;
-        if (run === undefined) {
-          await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
-          start = { kind: 'new' };
-        } else if (run.status === 'written') {
-          start = { kind: 'written', result: run.result };
-        } else if (run.stale || run.status === 'failed') {
-          await client.query(`DELETE FROM ${pages} WHERE run_id = $1`, [runId]);
-          await client.query(
-            `UPDATE ${runs} SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
+      [KEPT_RUNS],
+    );
+    const { rows } = await client.query<{
+      status: string;
+      tries: number;
+      stale: boolean;
+      result: unknown;
+    }>(
+      `SELECT status, tries, started_at < ${stale} AS stale, result FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
+      [runId, staleAfterMs],
+    );
+    const run = rows[0];
+    if (run === undefined) {
+      await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
+      return { kind: 'new' };
+    }
+    if (run.status === 'written') return { kind: 'written', result: run.result };
+    if (run.stale || run.status === 'failed') {
+      await client.query(`DELETE FROM ${pages} WHERE run_id = $1`, [runId]);
+      await client.query(
+        `UPDATE ${runs} SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
                     tries = tries + 1, requests = 0, campaigns_done = 0, campaigns_total = NULL, error = NULL
               WHERE run_id = $1`,
-            [runId],
-          );
-          start = { kind: 'restarted', tries: run.tries + 1 };
-        } else {
-          await client.query(`UPDATE ${runs} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`, [
-            runId,
-          ]);
-          start = { kind: 'resumed', pages: await stagedPages(client, schema, runId), tries: run.tries + 1 };
-        }
-        return start;
-      },
-      { onRollbackError: markBroken },
-    ),
-  );
+        [runId],
+      );
+      return { kind: 'restarted', tries: run.tries + 1 };
+    }
+    await client.query(`UPDATE ${runs} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`, [runId]);
+    return { kind: 'resumed', pages: await stagedPages(client, schema, runId), tries: run.tries + 1 };
+  });
 }
 
 /**
@@ -122,23 +111,24 @@ export async function failRun(wh: Warehouse, runId: string, reason: string): Pro
 /** The listing number of GET /campaigns in the staging; creative listings use their campaign id. */
 export const CAMPAIGN_LISTING = 0;
 
-/** One page of a listing as a sync read it, kept so a resumed sync need not read it again. */
+/**
+ * One page of a listing (CAMPAIGN_LISTING, or the campaign id whose creatives it lists) as a sync
+ * read it, kept so a resumed sync need not read it again: its items as returned, minus those
+ * earlier pages of the listing already had; `size` items the API returned (the next page starts
+ * that much further on); whether it is the listing's last, and whether the creative listing
+ * answered 404 (`gone`: the campaign was deleted during the sync).
+ */
 export interface StagedPage {
-  /** CAMPAIGN_LISTING, or the campaign id whose creatives the page lists. */
   readonly listing: number;
   readonly offset: number;
-  /** The page's items as returned, minus those earlier pages of the listing already had. */
   readonly items: readonly unknown[];
-  /** Items the API returned on the page: the next page starts `size` further on. */
   readonly size: number;
-  /** The listing's last page. */
   readonly last: boolean;
-  /** The creative listing answered 404: the campaign was deleted during the sync. */
   readonly gone: boolean;
 }
 
 /** How far a run got, stored beside its pages for `adops status`. */
-export interface RunProgress {
+interface RunProgress {
   readonly requests: number;
   readonly campaignsDone: number;
   readonly campaignsTotal: number | null;
@@ -184,42 +174,35 @@ export async function stagePages(
 
 /** Every page staged for run `runId`, in listing and offset order. */
 export async function stagedPages(client: ClientBase, schema: string, runId: string): Promise<StagedPage[]> {
-  const { rows } = await client.query<{
-    listing: string;
-    page_offset: number;
-    // A string: the items' JSON text, staged so because jsonb could not hold them (see stagePages).
-    items: unknown[] | string;
-    size: number;
-    last: boolean;
-    gone: boolean;
-  }>(
-    `SELECT listing, page_offset, items, size, last, gone FROM ${qualified(schema, 'entity_sync_pages')}
+  // listing is a bigint (text to pg); items is a string when staged as JSON text (see stagePages).
+  const { rows } = await client.query<
+    Omit<StagedPage, 'listing' | 'items'> & { listing: string; items: unknown[] | string }
+  >(
+    `SELECT listing, page_offset AS "offset", items, size, last, gone FROM ${qualified(schema, 'entity_sync_pages')}
       WHERE run_id = $1 ORDER BY listing, page_offset`,
     [runId],
   );
   return rows.map((r) => ({
+    ...r,
     listing: Number(r.listing),
-    offset: r.page_offset,
     items: typeof r.items === 'string' ? (JSON.parse(r.items) as unknown[]) : r.items,
-    size: r.size,
-    last: r.last,
-    gone: r.gone,
   }));
 }
 
 /** A running run with no page staged for this long is shown as interrupted. */
-export const QUIET_AFTER_MS = 2 * 60_000;
+const QUIET_AFTER_MS = 2 * 60_000;
 
-/** The catalogue part of `adops status`. */
+/**
+ * The catalogue part of `adops status`: the newest sync that wrote the catalogue (null when none
+ * has), and a newer run that has not written: running now, interrupted (will resume), or failed.
+ */
 export interface EntitySyncStatus {
-  /** The newest sync that wrote the catalogue, or null when none has. */
   readonly lastWritten: {
     readonly runId: string;
     readonly finishedAt: string;
     readonly result: Readonly<Record<string, number>>;
     readonly problems: ProblemSummary | null;
   } | null;
-  /** A newer run that has not written: running now, interrupted (will resume), or failed. */
   readonly latest: {
     readonly runId: string;
     readonly state: 'running' | 'interrupted' | 'failed';
@@ -233,65 +216,58 @@ export interface EntitySyncStatus {
   } | null;
 }
 
-interface RunRow {
-  run_id: string;
-  status: string;
-  started_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
-  tries: number;
-  requests: string;
-  campaigns_done: number;
-  campaigns_total: number | null;
-  result: Record<string, number> | null;
-  problems: ProblemSummary | null;
-  error: string | null;
-  quiet: boolean;
-}
-
 /** Reads the newest written sync run and any newer one that has not written. */
 export async function entitySyncStatus(wh: Warehouse): Promise<EntitySyncStatus> {
   const { pool, schema } = wh;
   const runs = qualified(schema, 'entity_sync_runs');
-  const { rows } = await pool.query<RunRow>(
-    `(SELECT *, updated_at < now() - make_interval(secs => $1::double precision / 1000) AS quiet
-        FROM ${runs} WHERE status = 'written' ORDER BY finished_at DESC LIMIT 1)
+  const columns = `run_id AS "runId", status, started_at, updated_at, finished_at, tries, requests,
+    campaigns_done AS "campaignsDone", campaigns_total AS "campaignsTotal", result, problems, error,
+    updated_at < now() - make_interval(secs => $1::double precision / 1000) AS quiet`;
+  const { rows } = await pool.query<
+    Pick<
+      NonNullable<EntitySyncStatus['latest']>,
+      'runId' | 'tries' | 'campaignsDone' | 'campaignsTotal' | 'error'
+    > & {
+      status: string;
+      started_at: Date;
+      updated_at: Date;
+      finished_at: Date | null;
+      requests: string;
+      result: Record<string, number> | null;
+      problems: ProblemSummary | null;
+      quiet: boolean;
+    }
+  >(
+    `(SELECT ${columns} FROM ${runs} WHERE status = 'written' ORDER BY finished_at DESC LIMIT 1)
      UNION ALL
-     (SELECT *, updated_at < now() - make_interval(secs => $1::double precision / 1000) AS quiet
-        FROM ${runs} ORDER BY started_at DESC LIMIT 1)`,
+     (SELECT ${columns} FROM ${runs} ORDER BY started_at DESC LIMIT 1)`,
     [QUIET_AFTER_MS],
   );
   const written = rows.find((r) => r.status === 'written');
   const newest = rows.at(-1);
-  const latest =
-    newest !== undefined && newest.status !== 'written'
-      ? {
-          runId: newest.run_id,
-          state:
-            newest.status === 'failed'
-              ? ('failed' as const)
-              : newest.quiet
-                ? ('interrupted' as const)
-                : ('running' as const),
-          startedAt: newest.started_at.toISOString(),
-          updatedAt: newest.updated_at.toISOString(),
-          tries: newest.tries,
-          requests: Number(newest.requests),
-          campaignsDone: newest.campaigns_done,
-          campaignsTotal: newest.campaigns_total,
-          error: newest.error,
-        }
-      : null;
   return {
     lastWritten:
       written === undefined
         ? null
         : {
-            runId: written.run_id,
+            runId: written.runId,
             finishedAt: (written.finished_at ?? written.updated_at).toISOString(),
             result: written.result ?? {},
             problems: written.problems,
           },
-    latest,
+    latest:
+      newest === undefined || newest.status === 'written'
+        ? null
+        : {
+            runId: newest.runId,
+            state: newest.status === 'failed' ? 'failed' : newest.quiet ? 'interrupted' : 'running',
+            startedAt: newest.started_at.toISOString(),
+            updatedAt: newest.updated_at.toISOString(),
+            tries: newest.tries,
+            requests: Number(newest.requests),
+            campaignsDone: newest.campaignsDone,
+            campaignsTotal: newest.campaignsTotal,
+            error: newest.error,
+          },
   };
 }

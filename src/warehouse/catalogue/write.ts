@@ -3,7 +3,7 @@
 import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { CAMPAIGN_COLUMNS, CREATIVE_COLUMNS, type Catalogue, type Column } from './rows.js';
-import { type Warehouse, ident, qualified, withClient, withTransaction } from '../pg.js';
+import { type Warehouse, ident, inTransaction, qualified } from '../pg.js';
 
 /** Counts of one catalogue write. */
 export interface WriteResult {
@@ -26,13 +26,37 @@ export interface WriteOptions {
   readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<void>;
 }
 
-const CAMPAIGNS: EntityTable = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS };
-const CREATIVES: EntityTable = { table: 'creatives', key: 'creative_id', columns: CREATIVE_COLUMNS };
+/** An entity table: its key, its columns, its history table and the fields a new version tracks. */
+export interface EntityTable {
+  readonly table: 'campaigns' | 'creatives';
+  readonly key: 'campaign_id' | 'creative_id';
+  readonly columns: readonly Column[];
+  readonly history: 'campaigns_history' | 'creatives_history';
+  /** Columns whose change makes a new history version (identifiers, not user input). */
+  readonly tracked: readonly string[];
+}
+
+const CAMPAIGNS: EntityTable = {
+  table: 'campaigns',
+  key: 'campaign_id',
+  columns: CAMPAIGN_COLUMNS,
+  history: 'campaigns_history',
+  tracked: ['name', 'is_active', 'is_archived', 'delivery_start', 'delivery_end'],
+};
+
+const CREATIVES: EntityTable = {
+  table: 'creatives',
+  key: 'creative_id',
+  columns: CREATIVE_COLUMNS,
+  history: 'creatives_history',
+  tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
+};
 
 /**
  * Writes a whole catalogue in one transaction: upserts, zone assignments, soft deletes of the
- * ids not seen, and a new history version of each entity whose name, status or delivery changed. Readers see the previous catalogue until COMMIT, never a half-written one, and
- * concurrent syncs of one schema are serialised by a transaction advisory lock.
+ * ids not seen, and a new history version of each entity whose name, status or delivery changed.
+ * Readers see the previous catalogue until COMMIT, never a half-written one, and concurrent syncs
+ * of one schema are serialised by a transaction advisory lock.
  */
 export async function writeCatalogue(
   wh: Warehouse,
@@ -40,17 +64,11 @@ export async function writeCatalogue(
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const { pool, schema } = wh;
-  return withClient(pool, (client, markBroken) =>
-    withTransaction(
-      client,
-      async () => {
-        const result = await writeInTransaction(client, schema, catalogue, options);
-        await options.beforeCommit?.(client, result);
-        return result;
-      },
-      { onRollbackError: markBroken },
-    ),
-  );
+  return inTransaction(pool, async (client) => {
+    const result = await writeInTransaction(client, schema, catalogue, options);
+    await options.beforeCommit?.(client, result);
+    return result;
+  });
 }
 
 async function writeInTransaction(
@@ -75,8 +93,13 @@ async function writeInTransaction(
     [CAMPAIGNS, campaignIds],
     [CREATIVES, creativeIds],
   ] as const) {
-    const s = countRevivedStatement(schema, account, t, ids);
-    const { rows } = await client.query<{ n: number }>(s.text, [...s.values]);
+    // The rows among `ids` soft-deleted now, which the upserts are about to revive.
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${qualified(schema, t.table)} t ` +
+        `JOIN unnest($1::bigint[]) AS seen(id) ON t.${ident(t.key)} = seen.id ` +
+        'WHERE t.account = $2 AND t.deleted_at IS NOT NULL',
+      [ids, account],
+    );
     revived += rows[0]?.n ?? 0;
   }
 
@@ -84,19 +107,26 @@ async function writeInTransaction(
   for (const part of chunks(catalogue.creatives, size))
     await run(upsertStatement(schema, account, CREATIVES, part));
 
-  await run(clearZonesStatement(schema, account, campaignIds));
+  // The zones of the campaigns seen are written afresh. A join, not `= ANY($1)`: with thousands
+  // of ids the array test per row is quadratic.
+  const zones = qualified(schema, 'campaign_zones');
+  await client.query(
+    `DELETE FROM ${zones} z USING unnest($1::bigint[]) AS seen(id) WHERE z.account = $2 AND z.campaign_id = seen.id`,
+    [campaignIds, account],
+  );
   const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
-  for (const part of chunks(pairs, size * 10)) await run(insertZonesStatement(schema, account, part));
+  for (const part of chunks(pairs, size * 10))
+    await client.query(
+      `INSERT INTO ${zones} (account, campaign_id, zone_id) SELECT $3::text, p.c, p.z FROM unnest($1::bigint[], $2::bigint[]) AS p(c, z)`,
+      [part.map((p) => p[0]), part.map((p) => p[1]), account],
+    );
 
   let deleted = 0;
   deleted += (await run(softDeleteStatement(schema, account, CAMPAIGNS))).rowCount ?? 0;
   deleted += (await run(softDeleteStatement(schema, account, CREATIVES))).rowCount ?? 0;
 
   // The history sees the catalogue as this transaction leaves it, deletions included.
-  for (const h of [CAMPAIGN_HISTORY, CREATIVE_HISTORY]) {
-    await run(closeChangedVersions(schema, account, h));
-    await run(openVersions(schema, account, h));
-  }
+  for (const t of [CAMPAIGNS, CREATIVES]) for (const s of historyStatements(schema, account, t)) await run(s);
 
   return { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };
 }
@@ -107,13 +137,6 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
-/** The entity tables and their keys. */
-export interface EntityTable {
-  readonly table: 'campaigns' | 'creatives';
-  readonly key: 'campaign_id' | 'creative_id';
-  readonly columns: readonly Column[];
-}
-
 /**
  * Upserts `rows` (objects keyed by column name) from one jsonb parameter: one round trip per
  * chunk, every value a parameter. A row seen again gets its columns, synced_at and a cleared
@@ -122,7 +145,7 @@ export interface EntityTable {
 export function upsertStatement(
   schema: string,
   account: string,
-  t: EntityTable,
+  t: Pick<EntityTable, 'table' | 'key' | 'columns'>,
   rows: readonly object[],
 ): Statement {
   const names = t.columns.map((c) => ident(c.name));
@@ -140,62 +163,21 @@ export function upsertStatement(
   };
 }
 
-/** Counts the rows among `ids` that are soft-deleted now and are about to be revived. */
-export function countRevivedStatement(
-  schema: string,
-  account: string,
-  t: EntityTable,
-  ids: readonly number[],
-): Statement {
-  return {
-    text:
-      `SELECT count(*)::int AS n FROM ${qualified(schema, t.table)} t ` +
-      `JOIN unnest($1::bigint[]) AS seen(id) ON t.${ident(t.key)} = seen.id ` +
-      'WHERE t.account = $2 AND t.deleted_at IS NOT NULL',
-    values: [ids, account],
-  };
-}
-
 /**
  * Soft-deletes every live row this transaction's upserts did not touch: those carry synced_at =
  * now(), the transaction's start. Comparing timestamps keeps this linear; `NOT (id = ANY($1))`
  * over the seen ids was quadratic (5 s for 25,000 creatives).
  */
-export function softDeleteStatement(schema: string, account: string, t: EntityTable): Statement {
+export function softDeleteStatement(
+  schema: string,
+  account: string,
+  t: Pick<EntityTable, 'table'>,
+): Statement {
   return {
     text:
       `UPDATE ${qualified(schema, t.table)} SET deleted_at = now() ` +
       'WHERE account = $1 AND deleted_at IS NULL AND synced_at <> now()',
     values: [account],
-  };
-}
-
-/** Drops the zone assignments of the given campaigns, before they are written afresh. */
-export function clearZonesStatement(
-  schema: string,
-  account: string,
-  campaignIds: readonly number[],
-): Statement {
-  return {
-    // A join, not `= ANY($1)`: with thousands of ids the array test per row is quadratic.
-    text:
-      `DELETE FROM ${qualified(schema, 'campaign_zones')} z USING unnest($1::bigint[]) AS seen(id) ` +
-      'WHERE z.account = $2 AND z.campaign_id = seen.id',
-    values: [campaignIds, account],
-  };
-}
-
-/** Inserts campaign x zone pairs given as two parallel arrays. */
-export function insertZonesStatement(
-  schema: string,
-  account: string,
-  pairs: readonly (readonly [number, number])[],
-): Statement {
-  return {
-    text:
-      `INSERT INTO ${qualified(schema, 'campaign_zones')} (account, campaign_id, zone_id) ` +
-      'SELECT $3::text, p.c, p.z FROM unnest($1::bigint[], $2::bigint[]) AS p(c, z)',
-    values: [pairs.map((p) => p[0]), pairs.map((p) => p[1]), account],
   };
 }
 
@@ -206,61 +188,33 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-// The catalogue's history (SCD type 2, sql/001_baseline.sql): after a sync's upserts and soft
-// deletes, and in the same transaction, each entity whose tracked fields differ from its current
-// version gets that version closed at now() and a new one opened. Pure statement builders.
-/** An entity table, its history table and the fields whose changes make a new version. */
-export interface HistoryTable {
-  readonly table: 'campaigns' | 'creatives';
-  readonly history: 'campaigns_history' | 'creatives_history';
-  readonly key: 'campaign_id' | 'creative_id';
-  /** Columns copied from the entity row as they are (identifiers, not user input). */
-  readonly tracked: readonly string[];
-}
-
-export const CAMPAIGN_HISTORY: HistoryTable = {
-  table: 'campaigns',
-  history: 'campaigns_history',
-  key: 'campaign_id',
-  tracked: ['name', 'is_active', 'is_archived', 'delivery_start', 'delivery_end'],
-};
-
-export const CREATIVE_HISTORY: HistoryTable = {
-  table: 'creatives',
-  history: 'creatives_history',
-  key: 'creative_id',
-  tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
-};
-
-/** Ends the current version of each entity whose tracked fields or deletion changed. */
-export function closeChangedVersions(schema: string, account: string, t: HistoryTable): Statement {
-  const fields = t.tracked.map((c) => `h.${c}`).join(', ');
-  const current = t.tracked.map((c) => `e.${c}`).join(', ');
-  return {
-    text:
-      `UPDATE ${qualified(schema, t.history)} h SET valid_to = now() FROM ${qualified(schema, t.table)} e ` +
-      `WHERE e.account = $1 AND h.account = e.account AND h.${t.key} = e.${t.key} AND h.valid_to IS NULL ` +
-      `AND (${fields}, h.deleted) IS DISTINCT FROM (${current}, e.deleted_at IS NOT NULL)`,
-    values: [account],
-  };
-}
-
 /**
- * Opens a version for each entity without a current one: new entities (from their `created`
- * time, or now() if later or unknown) and those closed by closeChangedVersions (from now()).
+ * The catalogue's history (SCD type 2, sql/001_baseline.sql), run after a sync's upserts and soft
+ * deletes in the same transaction: the current version of each entity whose tracked fields or
+ * deletion changed is closed at now(), then each entity without a current version (new ones, from
+ * their `created` time or now() if later or unknown, and those just closed, from now()) gets one.
  */
-export function openVersions(schema: string, account: string, t: HistoryTable): Statement {
-  const columns = t.tracked.join(', ');
-  const values = t.tracked.map((c) => `e.${c}`).join(', ');
+function historyStatements(schema: string, account: string, t: EntityTable): Statement[] {
   const history = qualified(schema, t.history);
-  return {
-    text:
-      `INSERT INTO ${history} (account, ${t.key}, ${columns}, deleted, valid_from) ` +
-      `SELECT e.account, e.${t.key}, ${values}, e.deleted_at IS NOT NULL, ` +
-      `CASE WHEN EXISTS (SELECT 1 FROM ${history} p WHERE p.account = e.account AND p.${t.key} = e.${t.key}) THEN now() ` +
-      `ELSE least(coalesce(e.created, now()), now()) END ` +
-      `FROM ${qualified(schema, t.table)} e ` +
-      `WHERE e.account = $1 AND NOT EXISTS (SELECT 1 FROM ${history} c WHERE c.account = e.account AND c.${t.key} = e.${t.key} AND c.valid_to IS NULL)`,
-    values: [account],
-  };
+  const entities = qualified(schema, t.table);
+  const tracked = (alias: string) => t.tracked.map((c) => `${alias}.${c}`).join(', ');
+  return [
+    {
+      text:
+        `UPDATE ${history} h SET valid_to = now() FROM ${entities} e ` +
+        `WHERE e.account = $1 AND h.account = e.account AND h.${t.key} = e.${t.key} AND h.valid_to IS NULL ` +
+        `AND (${tracked('h')}, h.deleted) IS DISTINCT FROM (${tracked('e')}, e.deleted_at IS NOT NULL)`,
+      values: [account],
+    },
+    {
+      text:
+        `INSERT INTO ${history} (account, ${t.key}, ${t.tracked.join(', ')}, deleted, valid_from) ` +
+        `SELECT e.account, e.${t.key}, ${tracked('e')}, e.deleted_at IS NOT NULL, ` +
+        `CASE WHEN EXISTS (SELECT 1 FROM ${history} p WHERE p.account = e.account AND p.${t.key} = e.${t.key}) THEN now() ` +
+        `ELSE least(coalesce(e.created, now()), now()) END ` +
+        `FROM ${entities} e ` +
+        `WHERE e.account = $1 AND NOT EXISTS (SELECT 1 FROM ${history} c WHERE c.account = e.account AND c.${t.key} = e.${t.key} AND c.valid_to IS NULL)`,
+      values: [account],
+    },
+  ];
 }

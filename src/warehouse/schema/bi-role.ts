@@ -2,7 +2,7 @@
 // catalogue (nothing that writes, not report_raw), recorded so that views made again keep the grant.
 import type { ClientBase, Pool } from 'pg';
 import { TerminalError } from '../../retry/errors.js';
-import { ident, qualified, withTransaction } from '../pg.js';
+import { ident, inTransaction, qualified } from '../pg.js';
 
 /** A role `adops migrate --bi-role` must not touch: a superuser, or the owner of the warehouse's tables. */
 export class BiRoleError extends TerminalError {
@@ -31,49 +31,41 @@ export interface BiRoleResult {
  */
 export async function setupBiRole(pool: Pool, schema: string, role: string): Promise<BiRoleResult> {
   const name = ident(role);
-  const client = await pool.connect();
-  try {
-    return await withTransaction(client, async () => {
-      const { rows } = await client.query<{ super: boolean }>(
-        'SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1',
-        [role],
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ super: boolean }>(
+      'SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1',
+      [role],
+    );
+    const created = rows.length === 0;
+    if (created) await client.query(`CREATE ROLE ${name} NOLOGIN`);
+    if (rows[0]?.super === true)
+      throw new BiRoleError(
+        `--bi-role ${role}: a superuser can write anything; give dashboards a role of their own`,
       );
-      const created = rows.length === 0;
-      if (created) await client.query(`CREATE ROLE ${name} NOLOGIN`);
-      if (rows[0]?.super === true)
-        throw new BiRoleError(
-          `--bi-role ${role}: a superuser can write anything; give dashboards a role of their own`,
-        );
-      const owns = await client.query(
-        `SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    const owns = await client.query(
+      `SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE n.nspname = $1 AND pg_get_userbyid(c.relowner) = $2 LIMIT 1`,
-        [schema, role],
+      [schema, role],
+    );
+    if (owns.rows.length > 0)
+      throw new BiRoleError(
+        `--bi-role ${role}: the role owns tables of schema ${schema}, so it can always write them; use another role`,
       );
-      if (owns.rows.length > 0)
-        throw new BiRoleError(
-          `--bi-role ${role}: the role owns tables of schema ${schema}, so it can always write them; use another role`,
-        );
-      const s = ident(schema);
-      await client.query(`REVOKE ALL ON ALL TABLES IN SCHEMA ${s} FROM ${name}`);
-      await client.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${s} FROM ${name}`);
-      await client.query(`REVOKE CREATE ON SCHEMA ${s} FROM ${name}`);
-      await client.query(`GRANT USAGE ON SCHEMA ${s} TO ${name}`);
-      const granted = [
-        ...(await existing(client, schema, ['dim_date', ...CATALOGUE])),
-        ...(await biViews(client, schema)),
-      ];
-      for (const relation of granted)
-        await client.query(`GRANT SELECT ON ${qualified(schema, relation)} TO ${name}`);
-      await client.query(
-        `INSERT INTO ${qualified(schema, 'dashboard_roles')} (role) VALUES ($1)
+    const s = ident(schema);
+    await client.query(`REVOKE ALL ON ALL TABLES IN SCHEMA ${s} FROM ${name}`);
+    await client.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${s} FROM ${name}`);
+    await client.query(`REVOKE CREATE ON SCHEMA ${s} FROM ${name}`);
+    await client.query(`GRANT USAGE ON SCHEMA ${s} TO ${name}`);
+    const granted = await readable(client, schema, ['dim_date', ...CATALOGUE]);
+    for (const relation of granted)
+      await client.query(`GRANT SELECT ON ${qualified(schema, relation)} TO ${name}`);
+    await client.query(
+      `INSERT INTO ${qualified(schema, 'dashboard_roles')} (role) VALUES ($1)
            ON CONFLICT (role) DO UPDATE SET granted_at = now()`,
-        [role],
-      );
-      return { role, created, granted: granted.sort() };
-    });
-  } finally {
-    client.release();
-  }
+      [role],
+    );
+    return { role, created, granted: granted.sort() };
+  });
 }
 
 /**
@@ -86,7 +78,7 @@ export async function regrantBiViews(client: ClientBase, schema: string): Promis
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
   );
   if (rows.length === 0) return;
-  const views = await biViews(client, schema);
+  const views = await readable(client, schema);
   for (const { role } of rows)
     for (const view of views)
       await client.query(`GRANT SELECT ON ${qualified(schema, view)} TO ${ident(role)}`);
@@ -104,19 +96,15 @@ export function describeBiRole(result: BiRoleResult, schema: string): string[] {
   ];
 }
 
-async function biViews(client: ClientBase, schema: string): Promise<string[]> {
+/** The bi_ views of `schema`, and those of `names` it holds. */
+async function readable(
+  client: ClientBase,
+  schema: string,
+  names: readonly string[] = [],
+): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind = 'v' AND c.relname LIKE 'bi\\_%' ORDER BY 1`,
-    [schema],
-  );
-  return rows.map((r) => r.name);
-}
-
-async function existing(client: ClientBase, schema: string, names: readonly string[]): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = ANY($2) ORDER BY 1`,
+      WHERE n.nspname = $1 AND (c.relname = ANY($2) OR (c.relkind = 'v' AND c.relname LIKE 'bi\\_%')) ORDER BY 1`,
     [schema, names],
   );
   return rows.map((r) => r.name);

@@ -2,7 +2,7 @@
 // column is, its unit and how to aggregate it, as BI tools show it; sql/001_baseline.sql describes the fixed ones.
 import type { ClientBase } from 'pg';
 import { COUNTERS } from '../../config/dimensions.js';
-import { RATES, dailyViewName } from './views.js';
+import { RATES, columnsOf, dailyViewName } from './views.js';
 import { ident, qualified, reportTable } from '../pg.js';
 
 /** The objects of one report that carry descriptions, and what each is. */
@@ -82,27 +82,18 @@ export function columnDescription(column: string, role: Role): string {
   return text === undefined ? `${column}: a dimension of the report; group or filter by it.` : `${text}.`;
 }
 
-/** What the object of `report` in `role` is, and how to read it. Pure. */
-function objectDescription(report: string, role: Role): string {
-  const counters = COUNTERS.join(', ');
-  switch (role) {
-    case 'table':
-      return (
-        `Report ${report} as pulled from the ad server API: one row per account, period and dimension ` +
-        `values; counters (${counters}) are counts to sum. Dashboards read bi_${report} instead.`
-      );
-    case 'view':
-      return (
-        `BI view of report ${report}: its rows with campaign/creative names and per-row fill_rate and ` +
-        `viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.`
-      );
-    case 'daily':
-      return (
-        `bi_${report} summed per day and per its other columns, rates computed as ratios of the day's ` +
-        `sums. Sum its counters over days; never average its rates.`
-      );
-  }
-}
+/** What the object of `report` in each role is, and how to read it. Pure. */
+const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
+  table: (report) =>
+    `Report ${report} as pulled from the ad server API: one row per account, period and dimension ` +
+    `values; counters (${COUNTERS.join(', ')}) are counts to sum. Dashboards read bi_${report} instead.`,
+  view: (report) =>
+    `BI view of report ${report}: its rows with campaign/creative names and per-row fill_rate and ` +
+    `viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.`,
+  daily: (report) =>
+    `bi_${report} summed per day and per its other columns, rates computed as ratios of the day's ` +
+    `sums. Sum its counters over days; never average its rates.`,
+};
 
 /**
  * Comments report_<name> (table or stable view), bi_<name> and bi_<name>_daily of each report, and
@@ -125,7 +116,7 @@ export async function describeReportObjects(
       if (relation === undefined) continue;
       const target = qualified(schema, name);
       // Only what differs: a migrate that changes nothing writes no catalog rows.
-      const text = objectDescription(report.name, role);
+      const text = OBJECT_TEXT[role](report.name);
       if (relation.comment !== text)
         await client.query(`COMMENT ON ${relation.kind} ${target} IS ${literal(text)}`);
       for (const column of await columnsOf(client, schema, name)) {
@@ -157,19 +148,4 @@ async function relationOf(
   if (row === undefined) return undefined;
   if (row.kind === 'r' || row.kind === 'p') return { kind: 'TABLE', comment: row.comment };
   return row.kind === 'v' ? { kind: 'VIEW', comment: row.comment } : undefined;
-}
-
-async function columnsOf(
-  client: ClientBase,
-  schema: string,
-  name: string,
-): Promise<Array<{ name: string; comment: string | null }>> {
-  const { rows } = await client.query<{ name: string; comment: string | null }>(
-    `SELECT a.attname AS name, col_description(a.attrelid, a.attnum) AS comment FROM pg_attribute a
-       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [schema, name],
-  );
-  return rows;
 }

@@ -7,19 +7,19 @@ import { describeReportObjects } from './descriptions.js';
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../../dates/periods.js';
 import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
-import { type Warehouse, ident, qualified, reportTable, withTransaction } from '../pg.js';
+import { type Warehouse, ident, qualified, reportTable, withClient, withTransaction } from '../pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
-/** How far a building version has come. */
+/**
+ * How far a building version has come: the periods the serving version holds, how many of those
+ * are loaded (and reconciled) in the building one, and those still to load, newest first.
+ */
 export interface Coverage {
   readonly report: string;
   readonly serving: ReportVersion;
   readonly building: ReportVersion;
-  /** Periods the serving version holds. */
   readonly periods: number;
-  /** Of those, loaded (and reconciled) in the building version. */
   readonly covered: number;
-  /** The periods still to load in the building version, newest first. */
   readonly missing: readonly Period[];
 }
 
@@ -60,7 +60,7 @@ export async function coverage(
   };
 }
 
-/** What a swap did. */
+/** What a swap did: the report and the versions it switched from and to. */
 export interface Swapped {
   readonly report: string;
   readonly from: number;
@@ -96,7 +96,10 @@ export async function swapVersion(
       // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
       const renamed = `${stable}__v${serving.version}`;
       await renameTable(client, schema, stable, renamed);
-      await setTable(client, schema, serving, renamed);
+      await client.query(
+        `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
+        [report.name, serving.version, renamed],
+      );
     } else {
       // RESTRICT: a user's own view on the stable name must be moved by its owner, not dropped.
       await client.query(`DROP VIEW ${qualified(schema, stable)}`);
@@ -137,13 +140,6 @@ async function renameTable(client: ClientBase, schema: string, from: string, to:
       );
 }
 
-async function setTable(client: ClientBase, schema: string, v: ReportVersion, table: string): Promise<void> {
-  await client.query(
-    `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
-    [v.report, v.version, table],
-  );
-}
-
 /**
  * Swaps `report` when its building version is complete and set to switch by itself: called after
  * each load of a building version. Returns what it did, or undefined.
@@ -159,12 +155,7 @@ export async function swapWhenCovered(
   // in flight, which only the one call that can swap should do.
   const state = await coverage(pool, schema, report.name);
   if (state === undefined || state.missing.length > 0) return undefined;
-  const client = await pool.connect();
-  try {
-    return await swapVersion(client, schema, report);
-  } finally {
-    client.release();
-  }
+  return withClient(pool, (client) => swapVersion(client, schema, report));
 }
 
 /** Drops the tables of `report`'s retired versions; returns their names. */

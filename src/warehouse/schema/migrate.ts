@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../../log/logger.js';
 import { TerminalError } from '../../retry/errors.js';
-import { type Warehouse, ident, withTransaction } from '../pg.js';
+import { type Warehouse, ident, inTransaction, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { sqlDir } from '../../config/files.js';
 import { type DailyViewOutcome, type ViewOutcome, ensureDailyViews, ensureViews } from './views.js';
 import { type EnsureResult, ensureReportTables } from './report-tables.js';
 import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
-import { type PartitionUpkeep, databaseNow, maintainPartitions } from './partitions.js';
+import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
@@ -81,20 +81,14 @@ export function readMigrations(dir: string): Migration[] {
       };
     })
     .sort((a, b) => a.version - b.version);
-  for (let i = 1; i < migrations.length; i++) {
-    const a = migrations[i - 1] as Migration;
-    const b = migrations[i] as Migration;
-    if (a.version === b.version)
+  migrations.forEach((b, i) => {
+    const a = migrations[i - 1];
+    if (a?.version === b.version)
       throw new MigrationError(
         `${a.file} and ${b.file} share version ${a.version}; give each its own number`,
       );
-  }
+  });
   return migrations;
-}
-
-/** Stable advisory lock key of a schema's migrations. */
-function lockSql(schema: string): { text: string; values: string[] } {
-  return { text: 'SELECT pg_advisory_lock(hashtext($1))', values: [`adops-migrate:${schema}`] };
 }
 
 /**
@@ -107,8 +101,9 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
   const client = await pool.connect();
   const applied: string[] = [];
   let alreadyApplied = 0;
+  const lock = [`adops-migrate:${options.schema}`];
   try {
-    await client.query(lockSql(options.schema));
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', lock);
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await client.query(
@@ -154,7 +149,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
       }
       if (options.afterMigrations !== undefined) await options.afterMigrations(client);
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`adops-migrate:${options.schema}`]);
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', lock);
     }
   } finally {
     client.release();
@@ -166,15 +161,14 @@ export interface SetupResult extends MigrateResult {
   readonly tables: EnsureResult;
   readonly views: readonly ViewOutcome[];
   readonly dailyViews: readonly DailyViewOutcome[];
-  /** Partitions made ahead, and dropped by retention. */
   readonly partitions: PartitionUpkeep;
 }
 
 /**
  * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
- * report_<name> table per definition, then the BI views over those tables and their per-day
- * companions, then the partitions ahead and retention's drops. The demo, the test template and the benchmark call this too, so every
- * database is built the same way.
+ * report_<name> table per definition, the BI views over them and their per-day companions, then
+ * the partitions ahead and retention's drops. The demo, the test template and the benchmark call
+ * this too, so every database is built the same way.
  */
 export async function setupWarehouse(
   wh: Warehouse,
@@ -189,10 +183,7 @@ export async function setupWarehouse(
     readonly now?: Date;
   },
 ): Promise<SetupResult> {
-  let tables: EnsureResult | undefined;
-  let views: ViewOutcome[] = [];
-  let dailyViews: DailyViewOutcome[] = [];
-  let partitions: PartitionUpkeep | undefined;
+  let made: Omit<SetupResult, keyof MigrateResult> | undefined;
   const { schema } = wh;
   const { reports } = options;
   const result = await migrate(wh.pool, {
@@ -200,29 +191,30 @@ export async function setupWarehouse(
     sqlDir: sqlDir(),
     ...(wh.logger === undefined ? {} : { logger: wh.logger }),
     afterMigrations: async (client) => {
-      tables = await ensureReportTables(client, schema, reports, { autoSwap: options.autoSwap ?? true });
-      views = await ensureViews(client, schema, reports);
-      dailyViews = await ensureDailyViews(client, schema, reports);
+      const tables = await ensureReportTables(client, schema, reports, {
+        autoSwap: options.autoSwap ?? true,
+      });
+      const views = await ensureViews(client, schema, reports);
+      const dailyViews = await ensureDailyViews(client, schema, reports);
       await describeReportObjects(client, schema, reports);
       await regrantBiViews(client, schema);
-      const now = options.now ?? (await databaseNow(client));
-      partitions = await maintainPartitions(client, schema, reports, now);
+      const partitions = await maintainPartitions(client, schema, reports, options.now);
+      made = { tables, views, dailyViews, partitions };
     },
   });
-  if (tables === undefined || partitions === undefined)
-    throw new Error('setupWarehouse: the report tables step did not run');
-  return { ...result, tables, views, dailyViews, partitions };
+  if (made === undefined) throw new Error('setupWarehouse: the report tables step did not run');
+  return { ...result, ...made };
 }
 
-/** What a schema holds, as far as a claim needs to know. */
+/**
+ * What a schema holds, as far as a claim needs to know: whether it carries `marker` as its comment
+ * (now, or after this call claimed it), the comment found before, and how many relations it holds
+ * with the names of a few (for a message).
+ */
 export interface SchemaClaim {
-  /** True when the schema carries `marker` as its comment (now, or after this call claimed it). */
   readonly claimed: boolean;
-  /** The schema's comment found before this call, if any. */
   readonly comment: string | undefined;
-  /** Names of the tables, views and sequences it holds (some, not all: for a message). */
   readonly relations: readonly string[];
-  /** How many relations it holds. */
   readonly relationCount: number;
 }
 
@@ -235,31 +227,25 @@ export interface SchemaClaim {
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { pool, schema } = wh;
   const quoted = ident(schema);
-  const client = await pool.connect();
-  try {
-    return await withTransaction(client, async () => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-claim:${schema}`]);
-      const { rows } = await client.query<{ comment: string | null; n: number; names: string[] }>(
-        `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-claim:${schema}`]);
+    const { rows } = await client.query<{ comment: string | null; n: number; names: string[] }>(
+      `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
                 (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
                 ARRAY(SELECT c.relname::text FROM pg_class c
                        WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm')
                        ORDER BY c.relname LIMIT 5) AS names
            FROM pg_namespace n WHERE n.nspname = $1`,
-        [schema],
-      );
-      const found = rows[0];
-      const comment = found?.comment ?? undefined;
-      const relationCount = found?.n ?? 0;
-      const relations = found?.names ?? [];
-      if (comment !== marker && relationCount > 0)
-        return { claimed: false, comment, relations, relationCount };
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-      // COMMENT takes no parameters; the marker is our own constant, quoted as a literal.
-      await client.query(`COMMENT ON SCHEMA ${quoted} IS ${client.escapeLiteral(marker)}`);
-      return { claimed: true, comment, relations, relationCount };
-    });
-  } finally {
-    client.release();
-  }
+      [schema],
+    );
+    const found = rows[0];
+    const comment = found?.comment ?? undefined;
+    const relationCount = found?.n ?? 0;
+    const relations = found?.names ?? [];
+    if (comment !== marker && relationCount > 0) return { claimed: false, comment, relations, relationCount };
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    // COMMENT takes no parameters; the marker is our own constant, quoted as a literal.
+    await client.query(`COMMENT ON SCHEMA ${quoted} IS ${client.escapeLiteral(marker)}`);
+    return { claimed: true, comment, relations, relationCount };
+  });
 }

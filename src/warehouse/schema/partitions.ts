@@ -5,11 +5,9 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../../dates/calendar.js';
 import { addMonths, monthStart, retentionBoundary } from '../../plan/retention.js';
-import { ident, qualified, reportTable, sqlState, withClient, withTransaction } from '../pg.js';
+import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
-
-/** Months made ahead of the current one by `adops migrate` and each scheduler tick. */
-export const PARTITION_MONTHS_AHEAD = 2;
+import { columnsOf } from './views.js';
 
 /** The clause that makes a report table partitioned (createTableSql). */
 export const PARTITION_CLAUSE = 'PARTITION BY RANGE (period_start)';
@@ -35,29 +33,13 @@ export function monthsBetween(from: string, to: string): string[] {
   return out;
 }
 
-/** One partition as found. */
+/** One partition as found: its first day, the day after its last, and whether an interrupted
+ * DETACH ... CONCURRENTLY left it half-detached. */
 export interface FoundPartition {
   readonly name: string;
-  /** Its first day (YYYY-MM-DD), read from its bounds. */
   readonly from: string;
-  /** The day after its last (its bound's TO). */
   readonly to: string;
-  /** Left half-detached by an interrupted DETACH ... CONCURRENTLY. */
   readonly detachPending: boolean;
-}
-
-/** True when `table` is a partitioned table (relkind 'p'). */
-export async function isPartitioned(
-  db: Pick<ClientBase | Pool, 'query'>,
-  schema: string,
-  table: string,
-): Promise<boolean> {
-  const { rows } = await db.query<{ kind: string }>(
-    `SELECT c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2`,
-    [schema, table],
-  );
-  return rows[0]?.kind === 'p';
 }
 
 /** The range partitions of `table`, oldest first (none for a table that is missing or not partitioned). */
@@ -82,39 +64,43 @@ export async function partitionsOf(
 }
 
 /**
- * Attaches a partition for each month of `months` that `table` lacks, inside the caller's
- * transaction, serialized per table by an advisory lock: two loads of one new month make it once.
- * Returns the partitions made.
+ * Attaches a partition for each month of `months` that `table` lacks, in a transaction of its own,
+ * serialized per table by an advisory lock: two loads of one new month make it once. Returns the
+ * partitions made.
  */
-export async function attachMonths(
+export async function ensurePartitions(
   client: ClientBase,
   schema: string,
   table: string,
   months: readonly string[],
 ): Promise<string[]> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
-  const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
-  const byDay = await hasDayColumn(client, schema, table);
-  const made: string[] = [];
-  for (const month of [...new Set(months)].sort()) {
-    if (have.has(month)) continue;
-    const name = partitionName(table, month);
-    // LIKE copies the columns in order with their NOT NULLs and defaults; ATTACH adds the indexes.
-    await client.query(
-      `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
-    );
-    if (byDay)
+  if (months.length === 0) return [];
+  return withTransaction(client, async () => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
+    const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
+    const byDay = (await columnsOf(client, schema, table)).some((c) => c.name === 'day');
+    const made: string[] = [];
+    for (const month of [...new Set(months)].sort()) {
+      if (have.has(month)) continue;
+      const name = partitionName(table, month);
+      // LIKE copies the columns in order with their NOT NULLs and defaults; ATTACH adds the indexes.
       await client.query(
-        `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
-          `CHECK (day >= '${month}' AND day < '${dayBound(month)}')`,
+        `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
       );
-    await client.query(
-      `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
-        `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
-    );
-    made.push(name);
-  }
-  return made;
+      if (byDay)
+        await client.query(
+          `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
+            // A period starts in the month; a week starting on its last day ends six days later.
+            `CHECK (day >= '${month}' AND day < '${addDays(addMonths(month, 1), 6)}')`,
+        );
+      await client.query(
+        `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
+          `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
+      );
+      made.push(name);
+    }
+    return made;
+  });
 }
 
 /**
@@ -126,47 +112,18 @@ export async function attachMonths(
  */
 export const DAY_CHECK = 'day_in_partition';
 
-/**
- * The day after the last a partition starting `month` may hold: a period starts in the month, and
- * a week that starts on its last day ends six days into the next one.
- */
-export function dayBound(month: string): string {
-  return addDays(addMonths(month, 1), 6);
-}
-
-async function hasDayColumn(client: ClientBase, schema: string, table: string): Promise<boolean> {
-  const { rows } = await client.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(quote_ident($1) || '.' || quote_ident($2))
-                      AND attname = 'day' AND NOT attisdropped) AS found`,
-    [schema, table],
-  );
-  return rows[0]?.found === true;
-}
-
-/** attachMonths in a transaction of its own; a no-op for a table that is not partitioned. */
-export async function ensurePartitions(
-  client: ClientBase,
-  schema: string,
-  table: string,
-  months: readonly string[],
-): Promise<string[]> {
-  if (months.length === 0 || !(await isPartitioned(client, schema, table))) return [];
-  return withTransaction(client, () => attachMonths(client, schema, table, months));
-}
-
-/** The current month and PARTITION_MONTHS_AHEAD after it, as of `now` (UTC). */
+/** The current month and the two after it, as of `now` (UTC): what migrate and each tick make. */
 export function monthsAhead(now: Date): string[] {
   const current = monthStart(now.toISOString().slice(0, 10));
-  return Array.from({ length: PARTITION_MONTHS_AHEAD + 1 }, (_, i) => addMonths(current, i));
+  return [0, 1, 2].map((i) => addMonths(current, i));
 }
 
 /** Months this process knows to have their partitions, per schema, report and month. */
 const known = new Set<string>();
 
 /**
- * Makes sure every live table of `report` (its serving and building versions) has the partition
- * of the month of `day`, before a load of a period starting that day. Remembered per process, so
- * a load pays a query only for its report's first period of a month.
+ * Makes sure every live table of `report` has the partition of the month of `day`, before a load of
+ * a period starting that day. Remembered per process: a query only for a report's first load of a month.
  */
 export async function ensureLoadPartition(
   pool: Pool,
@@ -199,8 +156,8 @@ export function isMissingPartition(error: unknown): boolean {
   );
 }
 
-/** The tables `report`'s loads may write: its serving and building versions, or report_<name>. */
-export async function liveTables(
+/** The tables `report`'s loads may write: its serving and building versions. */
+async function liveTables(
   db: Pick<ClientBase | Pool, 'query'>,
   schema: string,
   report: string,
@@ -209,50 +166,32 @@ export async function liveTables(
     `SELECT table_name FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND state <> 'retired'`,
     [report],
   );
-  return rows.length > 0 ? rows.map((r) => r.table_name) : [reportTable(report)];
+  return rows.map((r) => r.table_name);
 }
 
-// Partition upkeep, run by `adops migrate` and each scheduler tick: every live table of a report
-// gets its partitions for the current month and the next ones, and a report with retention_months
-// loses its partitions whose every day is older, dropped whole (never a DELETE of rows). The
-// periods they held are marked in report_totals and report_loads (their retention_dropped_at).
-// "Now" is the database's clock, never this machine's: a worker or a laptop whose clock runs ahead
-// would otherwise drop months that retention still keeps.
-/** A partition retention dropped. */
+// Partition upkeep, run by `adops migrate` and each scheduler tick: partitions made ahead, and
+// those of months past a report's retention_months dropped whole (never a DELETE of rows).
+/** A partition retention dropped: its first day, and the day after its last. */
 export interface DroppedPartition {
   readonly report: string;
   readonly partition: string;
-  /** Its first day, and the day after its last. */
   readonly from: string;
   readonly to: string;
 }
 
+/** Partitions attached ahead of need, those retention dropped, and the periods it newly marked. */
 export interface PartitionUpkeep {
-  /** Partitions attached ahead of need. */
   readonly made: readonly string[];
   readonly dropped: readonly DroppedPartition[];
-  /** Periods newly marked as dropped by retention. */
   readonly marked: number;
 }
 
 /**
- * The database's clock: `now()`, an instant, which the callers read as a UTC date (the months of
- * retention and partitions are UTC months, as retentionBoundary and monthsAhead take them).
- */
-export async function databaseNow(db: Pick<ClientBase, 'query'>): Promise<Date> {
-  const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
-  const now = rows[0]?.now;
-  if (!(now instanceof Date)) throw new Error('SELECT now() returned no time');
-  return now;
-}
-
-/**
  * Makes the partitions ahead and applies retention for each of `reports`, as of `clock`: by
- * default the database's (databaseNow); tests pass their own. Whatever `clock` says, a month is
- * dropped only once the database's clock has it past retention_months too, and never while it
- * holds a load recorded (by the database's clock) within the retention. `client` must not be
- * inside a transaction: a partition is detached CONCURRENTLY, so neither loads nor BI readers of
- * the other partitions wait for the drop.
+ * default the database's now() (read as a UTC date); tests pass their own. Whatever `clock` says,
+ * the database's clock must agree before a month goes (keptByDatabase): a worker whose clock runs
+ * ahead never drops what retention keeps. `client` must not be inside a transaction: a partition
+ * is detached CONCURRENTLY, so neither loads nor BI readers of the others wait for the drop.
  */
 export async function maintainPartitions(
   client: ClientBase,
@@ -260,7 +199,7 @@ export async function maintainPartitions(
   reports: readonly Pick<ReportJob, 'name' | 'retentionMonths'>[],
   clock?: Date,
 ): Promise<PartitionUpkeep> {
-  const now = clock ?? (await databaseNow(client));
+  const now = clock ?? (await client.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
   const made: string[] = [];
   const dropped: DroppedPartition[] = [];
   let marked = 0;
@@ -287,8 +226,8 @@ export async function maintainPartitions(
 /**
  * Drops the partitions of `tables` that end on or before `boundary`, except a month the database
  * keeps (keptByDatabase: not past `months` by its clock, or holding a load younger than that), then
- * marks the report's periods starting before the boundary outside the months kept. One process at a time per report (a session advisory lock,
- * tried: a second one skips, the first does the work).
+ * marks the report's periods starting before the boundary outside the months kept. One process at
+ * a time per report (a session advisory lock, tried: a second one skips, the first does the work).
  */
 async function applyRetention(
   client: ClientBase,
@@ -336,12 +275,9 @@ async function applyRetention(
 }
 
 /**
- * Whether the database says month `p` of `report` must stay although the caller's boundary has
- * passed it: by the database's clock (its now(), months counted in UTC) the month is not yet past
- * retention_months (`months`), or it holds a loaded period recorded less than `months` months ago
- * (report_loads.recorded_at is the database's now() of the load). So no clock but the database's
- * can make retention drop more, and a load that young means the month is not history yet. One
- * range scan of report_loads_recorded over the loads of the last `months` months.
+ * Whether month `p` of `report` must stay although the caller's boundary has passed it: by the
+ * database's clock (UTC months) it is not yet past retention_months (`months`), or it holds a load
+ * recorded less than `months` months ago (not history yet). One range scan of report_loads_recorded.
  */
 async function keptByDatabase(
   client: ClientBase,
@@ -363,10 +299,9 @@ async function keptByDatabase(
 }
 
 /**
- * Marks the periods of `report` starting before `boundary` (and before the database's own boundary
- * for `months`) as dropped by retention, except those of the `kept` months (first days): their
- * report_totals row, and the report_loads rows of each newly marked period. Returns how many
- * periods were newly marked.
+ * Marks the periods of `report` starting before `boundary` (and the database's own boundary for
+ * `months`) as dropped by retention, in report_totals and report_loads, except those of the `kept`
+ * months. Returns how many periods were newly marked.
  */
 async function markDropped(
   client: ClientBase,

@@ -11,6 +11,7 @@ import type { ClientBase } from 'pg';
 import { ConfigError } from '../../config/files.js';
 import { SchemaDriftError } from '../errors.js';
 import { type Evolving, readVersions, versionFor } from './versions.js';
+import { type FoundColumn, columnsOf } from './views.js';
 
 /** One column as Postgres' format_type() names its type. */
 export interface ColumnSpec {
@@ -22,7 +23,6 @@ export interface ColumnSpec {
 
 export interface IndexSpec {
   readonly name: string;
-  /** The key's columns, in order. */
   readonly columns: readonly string[];
   /**
    * Those of `columns` keyed by the md5 of their value (as a 16-byte uuid) instead of the value:
@@ -36,9 +36,7 @@ export interface TableSpec {
   readonly table: string;
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
-  /**
-   * Range-partitioned by period_start, one partition a month (src/warehouse/partitions.ts).
-   */
+  /** Range-partitioned by period_start, one partition a month (partitions.ts). */
   readonly partitioned: boolean;
 }
 
@@ -46,14 +44,6 @@ export interface TableSpec {
 export function copyColumns(dimensions: readonly Dimension[]): string[] {
   return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id', 'account'];
 }
-
-/** The account column, last in every report table (DEFAULT_ACCOUNT for a single-account deployment). */
-export const ACCOUNT_COLUMN: ColumnSpec = {
-  name: 'account',
-  type: 'text',
-  notNull: true,
-  default: `'${DEFAULT_ACCOUNT}'::text`,
-};
 
 /**
  * The expected table of a report definition: report_<name>, or `table` (a later version of it,
@@ -70,7 +60,8 @@ export function tableSpec(
     ...COUNTERS.map((c) => ({ name: c, type: 'bigint', notNull: true })),
     { name: 'load_id', type: 'bigint', notNull: true },
     { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
-    ACCOUNT_COLUMN,
+    // Last, DEFAULT_ACCOUNT for a single-account deployment.
+    { name: 'account', type: 'text', notNull: true, default: `'${DEFAULT_ACCOUNT}'::text` },
   ];
   // The unique index leads with the period, which a partitioned table's unique keys must include
   // (Postgres checks them per partition); so it also serves BI's period range scans and the
@@ -118,18 +109,14 @@ export function indexKeys(ix: IndexSpec): string[] {
   return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
-/** A column as found in the database. */
-export interface FoundColumn {
-  readonly name: string;
-  readonly type: string;
-  readonly notNull: boolean;
-}
-
 /**
  * What differs between the expected columns and those found, one line each; empty when they match.
  * Column order matters: COPY and BI queries rely on it being the definition's order.
  */
-export function columnDifferences(expected: readonly ColumnSpec[], found: readonly FoundColumn[]): string[] {
+export function columnDifferences(
+  expected: readonly ColumnSpec[],
+  found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
+): string[] {
   const out: string[] = [];
   const foundByName = new Map(found.map((c) => [c.name, c]));
   const expectedNames = new Set(expected.map((c) => c.name));
@@ -151,12 +138,10 @@ export function columnDifferences(expected: readonly ColumnSpec[], found: readon
   return out;
 }
 
+/** Tables created, tables that already matched, and indexes someone had dropped, re-added. */
 export interface EnsureResult {
-  /** Tables created by this run. */
   readonly created: readonly string[];
-  /** Tables that already matched their definition. */
   readonly unchanged: readonly string[];
-  /** Indexes re-added to existing tables (someone had dropped them). */
   readonly indexesAdded: readonly string[];
   /** report_* tables of the schema with no definition any more: kept as they are. */
   readonly orphaned: readonly string[];
@@ -209,10 +194,8 @@ export async function ensureReportTables(
       }
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
-      const sql = createTableSql(schema, spec);
-      for (const [i, ix] of spec.indexes.entries()) {
-        if (indexes.has(ix.name)) continue;
-        await client.query(sql.indexes[i] as string);
+      for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
+        await client.query(createIndexSql(schema, spec.table, ix, ix.name));
         indexesAdded.push(ix.name);
       }
       unchanged.push(spec.table);
@@ -283,18 +266,6 @@ async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<s
     [schema],
   );
   return new Set(rows.map((r) => r.name));
-}
-
-async function columnsOf(client: ClientBase, schema: string, table: string): Promise<FoundColumn[]> {
-  const { rows } = await client.query<{ name: string; type: string; not_null: boolean }>(
-    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
-       FROM pg_attribute a
-      WHERE a.attrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass
-        AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [schema, table],
-  );
-  return rows.map((r) => ({ name: r.name, type: r.type, notNull: r.not_null }));
 }
 
 async function indexesOf(

@@ -19,66 +19,21 @@ export interface ReportVersion {
   readonly swappedAt: Date | null;
 }
 
-/** The physical table of version `version` of `report`: report_<name>, then report_<name>__v<N>. */
-export function versionTable(report: string, version: number): string {
-  return version === 1 ? reportTable(report) : `${reportTable(report)}__v${version}`;
-}
-
 /** Every version of `report` (or of every report), oldest first. */
 export async function readVersions(
   db: Pick<ClientBase | Pool, 'query'>,
   schema: string,
   report?: string,
 ): Promise<ReportVersion[]> {
-  const { rows } = await db.query<{
-    report: string;
-    version: number;
-    dimensions: string[];
-    table_name: string;
-    state: VersionState;
-    auto_swap: boolean;
-    swapped_at: Date | null;
-  }>(
-    `SELECT report, version, dimensions, table_name, state, auto_swap, swapped_at
+  const { rows } = await db.query<ReportVersion>(
+    `SELECT report, version, dimensions, table_name AS "table", state, auto_swap AS "autoSwap",
+            swapped_at AS "swappedAt"
        FROM ${qualified(schema, 'report_versions')}
       WHERE $1::text IS NULL OR report = $1
       ORDER BY report, version`,
     [report ?? null],
   );
-  return rows.map((r) => ({
-    report: r.report,
-    version: r.version,
-    dimensions: r.dimensions,
-    table: r.table_name,
-    state: r.state,
-    autoSwap: r.auto_swap,
-    swappedAt: r.swapped_at,
-  }));
-}
-
-/** Records a version (inside the caller's transaction). */
-export async function recordVersion(
-  client: ClientBase,
-  schema: string,
-  v: Pick<ReportVersion, 'report' | 'version' | 'dimensions' | 'table' | 'state' | 'autoSwap'>,
-): Promise<void> {
-  await client.query(
-    `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [v.report, v.version, v.dimensions, v.table, v.state, v.autoSwap],
-  );
-}
-
-/** tableOfSql's one row: read it with tableFrom. */
-export interface TableOfRow {
-  /** The table, state and number of the version with the definition's dimensions; null: none. */
-  readonly table_name: string | null;
-  readonly state: VersionState | null;
-  readonly version: number | null;
-  readonly versions: number;
-  readonly building: number;
-  /** The version report_<name> shows; null for a report whose versions are not recorded. */
-  readonly serving: number | null;
+  return rows;
 }
 
 /** The advisory lock (one key, hashtext) a swap takes exclusively and a load shares. */
@@ -87,77 +42,55 @@ export function evolveLockKey(schema: string, report: string): string {
 }
 
 /**
- * The query behind tableOf, as a FROM item (`... FROM (<text>) AS v`) so that the load can read it
- * in the statement that takes its lock; `first` is the number of its first parameter. One row.
+ * Where a load of a definition goes (tableOf): `evolving` when the report has a building version
+ * (its loads pay for the evolution's checks); `retired` when the dimensions are those of a retired
+ * version (a pull that read its definition before the report switched shape): no load is made.
  */
-export function tableOfSql(
-  schema: string,
-  report: string,
-  dimensions: readonly Dimension[],
-  first = 1,
-): { text: string; values: unknown[] } {
-  const versions = qualified(schema, 'report_versions');
-  const r = `$${first}`;
-  const d = `$${first + 1}`;
-  const mine = `FILTER (WHERE dimensions = ${d}::text[])`;
-  return {
-    text: `SELECT max(table_name) ${mine} AS table_name, max(state) ${mine} AS state, max(version) ${mine} AS version,
-              count(*)::int AS versions, (count(*) FILTER (WHERE state = 'building'))::int AS building,
-              max(version) FILTER (WHERE state = 'serving') AS serving
-         FROM ${versions} WHERE report = ${r}`,
-    values: [report, dimensions],
-  };
-}
-
-/** Where a load of a definition goes: see tableFrom. */
 export interface LoadTarget {
   readonly table: string;
-  /** The report has a building version, so its loads pay for the evolution's checks. */
   readonly evolving: boolean;
-  /**
-   * Set when the definition's dimensions are those of a retired version (a pull that read its
-   * definition before the report switched to a new shape): such a load must not be made.
-   */
   readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
 /**
- * The table that holds the rows of `report` with `dimensions`, from tableOfSql's row: its
- * version's table, or report_<name> for a report whose versions are not recorded (a warehouse
- * migrated before them). Throws UnmigratedDefinitionError (retryable) for dimensions no version
- * has: the definition changed and `adops migrate` has not made its version yet.
+ * The table that holds the rows of `report` with `dimensions`: its version's table, in one query.
+ * Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
+ * changed (or is new) and `adops migrate` has not made its version yet.
  */
-export function tableFrom(
-  found: TableOfRow | undefined,
-  report: string,
-  dimensions: readonly Dimension[],
-): LoadTarget {
-  const evolving = (found?.building ?? 0) > 0;
-  if (found?.table_name != null) {
-    if (found.state === 'retired' && found.version !== null)
-      return {
-        table: found.table_name,
-        evolving,
-        retired: { version: found.version, serving: found.serving },
-      };
-    return { table: found.table_name, evolving };
-  }
-  if ((found?.versions ?? 0) === 0) return { table: reportTable(report), evolving };
-  throw new UnmigratedDefinitionError(
-    `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
-      'run adops migrate to make its new version; the pull is retried meanwhile',
-  );
-}
-
-/** The table that holds the rows of `report` with `dimensions` (see tableFrom): one query. */
 export async function tableOf(
   client: Pick<ClientBase, 'query'>,
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
 ): Promise<LoadTarget> {
-  const { rows } = await client.query<TableOfRow>(named(tableOfSql(schema, report, dimensions)));
-  return tableFrom(rows[0], report, dimensions);
+  const mine = 'FILTER (WHERE dimensions = $2::text[])';
+  const { rows } = await client.query<{
+    table_name: string | null;
+    state: VersionState | null;
+    version: number | null;
+    versions: number;
+    building: number;
+    serving: number | null;
+  }>(
+    named(
+      `SELECT max(table_name) ${mine} AS table_name, max(state) ${mine} AS state, max(version) ${mine} AS version,
+              count(*)::int AS versions, (count(*) FILTER (WHERE state = 'building'))::int AS building,
+              max(version) FILTER (WHERE state = 'serving') AS serving
+         FROM ${qualified(schema, 'report_versions')} WHERE report = $1`,
+      [report, dimensions],
+    ),
+  );
+  const found = rows[0] as (typeof rows)[number];
+  // A report `adops migrate` never saw has no table either: the load then fails with its hint.
+  if (found.versions === 0) return { table: reportTable(report), evolving: false };
+  if (found.table_name === null)
+    throw new UnmigratedDefinitionError(
+      `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
+        'run adops migrate to make its new version; the pull is retried meanwhile',
+    );
+  const target = { table: found.table_name, evolving: found.building > 0 };
+  if (found.state !== 'retired' || found.version === null) return target;
+  return { ...target, retired: { version: found.version, serving: found.serving } };
 }
 
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */
@@ -177,15 +110,15 @@ export async function buildingVersion(
 
 // Which table version a definition loads into, decided by `adops migrate`: the version whose
 // dimensions are the definition's, or a new one when the dimensions changed (report evolution).
-/** A report whose definition now loads into a version the stable name does not show yet. */
+/**
+ * A report whose definition now loads into a version (`to`, the new shape) that the stable name
+ * does not show yet (it shows `from`); `started` when this migrate run created the version.
+ */
 export interface Evolving {
   readonly report: string;
-  /** The version report_<name> shows (the old shape). */
   readonly from: number;
-  /** The version the definition loads into (the new shape). */
   readonly to: number;
   readonly table: string;
-  /** True when this migrate run created the version. */
   readonly started: boolean;
 }
 
@@ -206,19 +139,19 @@ export async function versionFor(
   report: ReportJob,
   autoSwap: boolean,
 ): Promise<{ table: string; evolving?: Evolving }> {
+  // A new version's table: report_<name> for the first, then report_<name>__v<N>.
+  const record = async (version: number, state: 'serving' | 'building'): Promise<ReportVersion> => {
+    const table = reportTable(report.name) + (version === 1 ? '' : `__v${version}`);
+    const dimensions = [...report.dimensions];
+    await client.query(
+      `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [report.name, version, dimensions, table, state, autoSwap],
+    );
+    return { report: report.name, version, dimensions, table, state, autoSwap, swappedAt: null };
+  };
   const versions = await readVersions(client, schema, report.name);
-  if (versions.length === 0) {
-    const first = {
-      report: report.name,
-      version: 1,
-      dimensions: [...report.dimensions],
-      table: reportTable(report.name),
-      state: 'serving',
-      autoSwap,
-    } as const;
-    await recordVersion(client, schema, first);
-    versions.push({ ...first, swappedAt: null });
-  }
+  if (versions.length === 0) versions.push(await record(1, 'serving'));
   const serving = versions.find((v) => v.state === 'serving') as ReportVersion;
   const same = versions.find((v) => sameDimensions(v.dimensions, report.dimensions));
   const building = versions.find((v) => v.state === 'building');
@@ -235,16 +168,7 @@ export async function versionFor(
     await setState(client, schema, same, 'building');
     return { table: same.table, evolving: evolving(report, serving, same, true) };
   }
-  const version = Math.max(...versions.map((v) => v.version)) + 1;
-  const next = {
-    report: report.name,
-    version,
-    dimensions: [...report.dimensions],
-    table: versionTable(report.name, version),
-    state: 'building',
-    autoSwap,
-  } as const;
-  await recordVersion(client, schema, next);
+  const next = await record(Math.max(...versions.map((v) => v.version)) + 1, 'building');
   return { table: next.table, evolving: evolving(report, serving, next, true) };
 }
 

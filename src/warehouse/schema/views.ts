@@ -24,11 +24,6 @@ export interface ViewOutcome {
   readonly missing?: readonly string[];
 }
 
-/** The shipped folder of BI view SQL. */
-export function viewsDir(): string {
-  return join(packageRoot(), 'sql', 'views');
-}
-
 /** Parses one view file; pure, so the header convention is unit tested. */
 export function parseViewFile(file: string, sql: string): ViewFile {
   const requiresLine = /^--\s*requires:\s*(.+)$/m.exec(sql);
@@ -40,103 +35,121 @@ export function parseViewFile(file: string, sql: string): ViewFile {
   return { report: basename(file, '.sql'), file, sql, requires };
 }
 
-/** Reads every view file of `dir`, sorted by name. */
-export function readViewFiles(dir: string = viewsDir()): ViewFile[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()
-    .map((f) => parseViewFile(f, readFileSync(join(dir, f), 'utf8')));
+/** One column of a table or view as found, in order: its type as format_type() names it. */
+export interface FoundColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly notNull: boolean;
+  readonly comment: string | null;
+}
+
+/** The columns of relation `name` in order; none when it does not exist. */
+export async function columnsOf(client: ClientBase, schema: string, name: string): Promise<FoundColumn[]> {
+  const { rows } = await client.query<FoundColumn>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
+            col_description(a.attrelid, a.attnum) AS comment
+       FROM pg_attribute a
+      WHERE a.attrelid = to_regclass(quote_ident($1) || '.' || quote_ident($2))
+        AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [schema, name],
+  );
+  return rows;
+}
+
+/** The column names of `name`, or undefined when it does not exist. */
+async function columnNames(client: ClientBase, schema: string, name: string): Promise<string[] | undefined> {
+  const columns = await columnsOf(client, schema, name);
+  return columns.length === 0 ? undefined : columns.map((c) => c.name);
 }
 
 /**
- * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> table exists
- * with the columns the view reads; a report without a view file gets a generated one (see
- * generatedViewSql). Views cannot live in the numbered migrations: the report
- * tables are created from the job definitions after those run. Call it after the report tables,
- * e.g. in migrate's afterMigrations, outside a transaction; safe to run on every migrate.
+ * Runs `work` with the search path set to `schema` (the view files use unqualified names, like the
+ * migrations), then restores it.
+ */
+async function inSchema<T>(client: ClientBase, schema: string, work: () => Promise<T>): Promise<T> {
+  const { rows } = await client.query<{ path: string }>('SELECT current_setting($1) AS path', [
+    'search_path',
+  ]);
+  await client.query(`SET search_path TO ${ident(schema)}, public`);
+  try {
+    return await work();
+  } finally {
+    // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
+    // then undoes the SET anyway, and the original error is the one worth seeing.
+    await client
+      .query('SELECT set_config($1, $2, false)', ['search_path', rows[0]?.path ?? '"$user", public'])
+      .catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a CREATE OR REPLACE VIEW. That can only append columns; when a newer view renames, retypes
+ * or drops one, Postgres refuses (42P16) and the views `drop` (the view and those over it) are
+ * dropped first. A view someone built on ours then makes the DROP fail with a message naming it,
+ * which is the right moment to look.
+ */
+async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
+  try {
+    await client.query(sql);
+  } catch (error) {
+    if (sqlState(error) !== '42P16' || drop.length === 0) throw error;
+    for (const view of drop) await client.query(`DROP VIEW IF EXISTS ${ident(view)}`);
+    await client.query(sql);
+  }
+}
+
+/**
+ * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> has the
+ * columns the view reads; a report without a view file gets a generated one (generatedViewSql).
+ * Views cannot live in the numbered migrations: the report tables are created from the job
+ * definitions after those run. Safe to run on every migrate.
  */
 export async function ensureViews(
   client: ClientBase,
   schema: string,
   reports: readonly { readonly name: string }[],
-  options: { readonly dir?: string } = {},
 ): Promise<ViewOutcome[]> {
   const wanted = new Set(reports.map((r) => r.name));
   const outcomes: ViewOutcome[] = [];
-  const { rows } = await client.query<{ search_path: string }>('SELECT current_setting($1) AS search_path', [
-    'search_path',
-  ]);
-  const previous = rows[0]?.search_path ?? '"$user", public';
-  // The view files use unqualified names, like the migrations: resolve them in the schema.
-  await client.query(`SET search_path TO ${ident(schema)}, public`);
-  try {
-    const files = readViewFiles(options.dir);
+  const dir = join(packageRoot(), 'sql', 'views');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => parseViewFile(f, readFileSync(join(dir, f), 'utf8')));
+  const withFile = new Set(files.map((f) => f.report));
+  const create = async (view: ViewFile) => {
+    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
+    // The per-day companion reads this view; ensureDailyViews re-creates it right after.
+    await replaceView(client, view.sql, name === undefined ? [] : [`${name}_daily`, name]);
+  };
+  await inSchema(client, schema, async () => {
     for (const view of files) {
       if (!wanted.has(view.report)) {
         outcomes.push({ report: view.report, status: 'no-report' });
         continue;
       }
-      const columns = await tableColumns(client, schema, reportTable(view.report));
-      if (columns === undefined) {
-        outcomes.push({ report: view.report, status: 'no-table' });
-        continue;
+      const columns = await columnNames(client, schema, reportTable(view.report));
+      const missing = view.requires.filter((c) => !columns?.includes(c));
+      if (columns === undefined) outcomes.push({ report: view.report, status: 'no-table' });
+      else if (missing.length > 0) outcomes.push({ report: view.report, status: 'missing-columns', missing });
+      else {
+        await create(view);
+        outcomes.push({ report: view.report, status: 'created' });
       }
-      const missing = view.requires.filter((c) => !columns.includes(c));
-      if (missing.length > 0) {
-        outcomes.push({ report: view.report, status: 'missing-columns', missing });
-        continue;
-      }
-      await createView(client, view);
-      outcomes.push({ report: view.report, status: 'created' });
     }
-    const withFile = new Set(files.map((f) => f.report));
     for (const name of wanted) {
       if (withFile.has(name)) continue;
-      const columns = await tableColumns(client, schema, reportTable(name));
+      const columns = await columnNames(client, schema, reportTable(name));
       if (columns === undefined) {
         outcomes.push({ report: name, status: 'no-table' });
         continue;
       }
-      await createView(client, parseViewFile(`${name}.sql`, generatedViewSql(name, columns)));
+      await create(parseViewFile(`${name}.sql`, generatedViewSql(name, columns)));
       outcomes.push({ report: name, status: 'generated' });
     }
-  } finally {
-    // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
-    // then undoes the SET anyway, and the original error is the one worth seeing.
-    await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
-  }
+  });
   return outcomes;
-}
-
-/**
- * CREATE OR REPLACE VIEW can only append columns; when a newer view file renames, retypes or drops
- * one, Postgres refuses (42P16) and the old view is dropped first. A view someone built on ours
- * then makes the DROP fail with a message naming it, which is the right moment to look.
- */
-async function createView(client: ClientBase, view: ViewFile): Promise<void> {
-  try {
-    await client.query(view.sql);
-  } catch (error) {
-    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
-    if (sqlState(error) !== '42P16' || name === undefined) throw error;
-    // The per-day companion reads this view; ensureDailyViews re-creates it right after.
-    await client.query(`DROP VIEW IF EXISTS ${ident(`${name}_daily`)}`);
-    await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
-    await client.query(view.sql);
-  }
-}
-
-async function tableColumns(
-  client: ClientBase,
-  schema: string,
-  table: string,
-): Promise<string[] | undefined> {
-  const { rows } = await client.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2
-      ORDER BY ordinal_position`,
-    [schema, table],
-  );
-  return rows.length === 0 ? undefined : rows.map((r) => r.column_name);
 }
 
 /** Columns of every report table that are not dimensions. */
@@ -166,8 +179,9 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
     ...(hasCampaign ? ['c.name AS campaign_name', 'c.ad_format'] : []),
     ...(hasCreative ? ['k.name AS creative_name', 'k.ad_type'] : []),
     ...COUNTERS.map((c) => `r.${ident(c)}`),
-    'r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate',
-    'r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate',
+    ...Object.entries(RATES).map(
+      ([rate, [num, den]]) => `r.${num}::double precision / NULLIF(r.${den}, 0) AS ${rate}`,
+    ),
     'r.loaded_at',
   ];
   return [
@@ -206,60 +220,29 @@ export async function ensureDailyViews(
 ): Promise<DailyViewOutcome[]> {
   const reportNames = new Set(reports.map((r) => r.name));
   const outcomes: DailyViewOutcome[] = [];
-  const { rows } = await client.query<{ search_path: string }>('SELECT current_setting($1) AS search_path', [
-    'search_path',
-  ]);
-  const previous = rows[0]?.search_path ?? '"$user", public';
-  await client.query(`SET search_path TO ${ident(schema)}, public`);
-  try {
+  await inSchema(client, schema, async () => {
     for (const report of reports) {
       const view = dailyViewName(report.name);
+      const done = (status: DailyViewOutcome['status']) =>
+        outcomes.push({ report: report.name, view, status });
       // bi_x_daily is also the bi_ view of a report named x_daily: that report keeps its name.
       if (reportNames.has(`${report.name}_daily`)) {
-        outcomes.push({ report: report.name, view, status: 'name-taken' });
+        done('name-taken');
         continue;
       }
-      const columns = await viewColumns(client, schema, `bi_${report.name}`);
-      if (columns === undefined) {
-        outcomes.push({ report: report.name, view, status: 'no-view' });
-        continue;
-      }
-      const sql = dailyViewSql(report.name, columns, report.period);
+      const columns = await columnNames(client, schema, `bi_${report.name}`);
+      const sql = columns === undefined ? undefined : dailyViewSql(report.name, columns, report.period);
       if (sql === undefined) {
-        outcomes.push({ report: report.name, view, status: 'no-day' });
+        done(columns === undefined ? 'no-view' : 'no-day');
         continue;
       }
-      try {
-        await client.query(sql);
-      } catch (error) {
-        // 42P16: the bi_ view's columns changed in a way CREATE OR REPLACE cannot follow.
-        if (sqlState(error) !== '42P16') throw error;
-        await client.query(`DROP VIEW IF EXISTS ${ident(view)}`);
-        await client.query(sql);
-      }
-      outcomes.push({ report: report.name, view, status: 'created' });
+      await replaceView(client, sql, [view]);
+      done('created');
     }
-  } finally {
-    await client.query('SELECT set_config($1, $2, false)', ['search_path', previous]).catch(() => undefined);
-  }
+  });
   return outcomes;
 }
 
-async function viewColumns(client: ClientBase, schema: string, view: string): Promise<string[] | undefined> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT a.attname AS name FROM pg_attribute a
-       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'v' AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [schema, view],
-  );
-  return rows.length === 0 ? undefined : rows.map((r) => r.name);
-}
-
-// The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and per its other
-// dimensions, and computes its rates as ratios of those sums. A dashboard that averages bi_<name>'s
-// per-row fill_rate over hours, days or campaigns weighs a row of 10 requests like a row of a
-// million; summing the counters first and dividing once is the only correct aggregate. Pure.
 /** The rates of the BI views, each a numerator counter over a denominator counter. */
 export const RATES: Readonly<Record<string, readonly [numerator: string, denominator: string]>> = {
   fill_rate: ['filled_impressions', 'ad_requests'],
@@ -288,7 +271,9 @@ export function dailyViewName(report: string): string {
 }
 
 /**
- * CREATE OR REPLACE VIEW of the companion, from the BI view's columns in order; undefined when the
+ * The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and computes its rates
+ * as ratios of those sums (averaging per-row rates weighs a row of 10 requests like one of a
+ * million). CREATE OR REPLACE VIEW of it, from the BI view's columns in order; undefined when the
  * rows have no day to group by: no `day` column, and a period other than a day (a week's row cannot
  * be split into days). Every other column is a group key: the dimensions and the entity attributes
  * that follow from them (campaign_name follows campaign_id, so it does not split a group). Rates

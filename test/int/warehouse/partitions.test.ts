@@ -6,12 +6,7 @@ import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
 import { readHealPlan } from '../../../src/queue/enqueue.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import {
-  DAY_CHECK,
-  isPartitioned,
-  maintainPartitions,
-  partitionsOf,
-} from '../../../src/warehouse/schema/partitions.js';
+import { DAY_CHECK, maintainPartitions, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
 import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
 import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -67,7 +62,11 @@ describe('partitions', () => {
       reports: [report],
       now: new Date('2027-05-10T12:00:00Z'),
     });
-    expect(await isPartitioned(db.pool, S, 'report_pt_campaign')).toBe(true);
+    const kind = await db.pool.query<{ kind: string }>(
+      'SELECT relkind::text AS kind FROM pg_class WHERE oid = to_regclass($1)',
+      [`${S}.report_pt_campaign`],
+    );
+    expect(kind.rows[0]?.kind).toBe('p');
     expect(await months('report_pt_campaign')).toEqual(
       expect.arrayContaining(['2027-05-01', '2027-06-01', '2027-07-01']),
     );

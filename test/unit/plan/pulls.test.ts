@@ -9,13 +9,13 @@ import {
   zeroRowOutliers,
   type PeriodState,
   backfillPulls,
-  countBackfill,
   planBackfill,
   type PlannedPull,
   scheduledTime,
 } from '../../../src/plan/pulls.js';
 import { periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
 import fc from 'fast-check';
+import { countBackfill } from '../../helpers/plan.js';
 import type { ReportJob } from '../../../src/config/jobs.js';
 
 describe('scheduledWindow', () => {
