@@ -236,7 +236,6 @@ export async function readResponse(
   const fail = (problem: string, hint: string, excerpt: Buffer) =>
     new ApiResponseError({
       status: at.status,
-      apiMessage: undefined,
       method: at.method,
       path: at.path,
       attempts: at.attempt,

@@ -114,7 +114,6 @@ export function malformedAnswer(
   const post = at.method === 'POST';
   return new ApiResponseError({
     status: at.status,
-    apiMessage: undefined,
     method: at.method,
     path: at.path,
     attempts: at.attempts,

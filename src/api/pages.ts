@@ -64,7 +64,6 @@ export async function* listPages<T>(
     if (page.length > 0 && fresh.length === 0) {
       throw new ApiPaginationError({
         status: 200,
-        apiMessage: undefined,
         method: where.method,
         path: `${where.path}?limit=${pageSize}&offset=${offset}`,
         attempts: pages,
@@ -180,55 +179,6 @@ export interface CreativeData {
   use_iframe?: boolean;
   landing_page?: string;
   ad_verification_code?: string;
-  [field: string]: unknown;
-}
-
-/** POST /campaigns body. */
-export interface NewCampaign {
-  name: string;
-  folder_id: number;
-  ad_format: AdFormat;
-  [field: string]: unknown;
-}
-
-/** PUT /campaigns/{id} body (a full replacement of the writable fields). */
-export interface CampaignUpdate {
-  name: string;
-  is_active: boolean;
-  folder_id: number;
-  tier: number;
-  weight: number;
-  zone_ids: number[];
-  conversion_tracker_id?: number;
-  advertiser_id?: number;
-  delivery?: Delivery;
-  pricing?: Pricing;
-  pacing?: Pacing;
-  [field: string]: unknown;
-}
-
-/** POST /campaigns/{id}/creatives body. */
-export interface NewCreative {
-  name: string;
-  ad_type: string;
-  [field: string]: unknown;
-}
-
-export interface CreativeTargeting {
-  devices?: Array<'desktop' | 'tablet' | 'mobile'>;
-  geo?: { type: 'include' | 'exclude'; locations: { countries?: string[] } };
-  languages?: { type: 'include' | 'exclude'; items: string[] };
-  keywords?: string[][];
-  keyvalues?: Array<Array<{ key: string; operator: string; value: string }>>;
-}
-
-/** PUT /campaigns/{cid}/creatives/{id} body. */
-export interface CreativeUpdate {
-  name: string;
-  is_active: boolean;
-  data: CreativeData;
-  delivery?: Delivery;
-  targeting?: CreativeTargeting;
   [field: string]: unknown;
 }
 

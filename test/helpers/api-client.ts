@@ -12,16 +12,67 @@ import { Transport, type Method } from '../../src/api/http.js';
 import { excerptOf, parseJsonBody } from '../../src/api/malformed.js';
 import {
   entityId,
+  type AdFormat,
   type Campaign,
-  type CampaignUpdate,
   type Creative,
-  type CreativeUpdate,
-  type NewCampaign,
-  type NewCreative,
+  type CreativeData,
+  type Delivery,
+  type Pacing,
+  type Pricing,
 } from '../../src/api/pages.js';
 import { redactBuffer } from '../../src/log/redact.js';
 
 export type { ApiClientOptions };
+
+// The spec's write bodies: only the tests send them.
+/** POST /campaigns body. */
+export interface NewCampaign {
+  name: string;
+  folder_id: number;
+  ad_format: AdFormat;
+  [field: string]: unknown;
+}
+
+/** PUT /campaigns/{id} body (a full replacement of the writable fields). */
+export interface CampaignUpdate {
+  name: string;
+  is_active: boolean;
+  folder_id: number;
+  tier: number;
+  weight: number;
+  zone_ids: number[];
+  conversion_tracker_id?: number;
+  advertiser_id?: number;
+  delivery?: Delivery;
+  pricing?: Pricing;
+  pacing?: Pacing;
+  [field: string]: unknown;
+}
+
+/** POST /campaigns/{id}/creatives body. */
+export interface NewCreative {
+  name: string;
+  ad_type: string;
+  [field: string]: unknown;
+}
+
+export interface CreativeTargeting {
+  devices?: Array<'desktop' | 'tablet' | 'mobile'>;
+  geo?: { type: 'include' | 'exclude'; locations: { countries?: string[] } };
+  languages?: { type: 'include' | 'exclude'; items: string[] };
+  keywords?: string[][];
+  keyvalues?: Array<Array<{ key: string; operator: string; value: string }>>;
+}
+
+/** PUT /campaigns/{cid}/creatives/{id} body. */
+export interface CreativeUpdate {
+  name: string;
+  is_active: boolean;
+  data: CreativeData;
+  delivery?: Delivery;
+  targeting?: CreativeTargeting;
+  [field: string]: unknown;
+}
 
 /** The product's client and the entity endpoints of the management API. */
 export interface ApiClient extends ReadClient {
@@ -57,7 +108,6 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     if (object === undefined || id === undefined)
       throw new ApiResponseError({
         status: res.status,
-        apiMessage: undefined,
         method,
         path: http.fullPath(path),
         attempts: res.attempts,
