@@ -30,19 +30,16 @@ export function contentCoding(
     .map((s) => s.trim())
     .filter((s) => s !== '' && s !== 'identity');
   if (codings.length === 0) return 'identity';
-  if (codings.length > 1) return { unsupported: text };
-  switch (codings[0]) {
-    case 'gzip':
-    case 'x-gzip':
-      return 'gzip';
-    case 'deflate':
-      return 'deflate';
-    case 'br':
-      return 'br';
-    default:
-      return { unsupported: text };
-  }
+  const coding = codings.length === 1 ? CODINGS.get(codings[0] as string) : undefined;
+  return coding ?? { unsupported: text };
 }
+
+const CODINGS = new Map<string, ContentCoding>([
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['br', 'br'],
+]);
 
 /**
  * How a read ended: the decoded body, too big (its first chunk, for the excerpt), a stream that

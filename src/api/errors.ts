@@ -35,12 +35,7 @@ export class ApiError extends AdopsError {
     const tries = d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`;
     super(
       `${d.method} ${d.path}: ${summary}${said} (after ${tries}); ${d.hint}`,
-      {
-        cause: d.cause,
-        attempts: d.attempts,
-        hint: d.hint,
-        ...(d.retryAfterMs === undefined ? {} : { retryAfterMs: d.retryAfterMs }),
-      },
+      { cause: d.cause, attempts: d.attempts, hint: d.hint, retryAfterMs: d.retryAfterMs },
       d.retryable,
     );
     this.status = d.status;

@@ -87,11 +87,7 @@ export class JsonCursor {
   ws(): void {
     const b = this.b;
     let p = this.pos;
-    for (;;) {
-      const c = b[p];
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      p++;
-    }
+    while (isSpace(b[p])) p++;
     this.pos = p;
   }
 
@@ -318,7 +314,7 @@ export class JsonCursor {
     const at = this.pos;
     if (!this.final && at >= b.length - NEAR_END) throw NEED_MORE;
     const c = b[at];
-    if (this.base === 0 && (b.length === 0 || (c === undefined && isBlank(b))))
+    if (this.base === 0 && (b.length === 0 || (c === undefined && b.every(isSpace))))
       return new MalformedBodyError('not valid JSON: an empty body');
     const found =
       what ??
@@ -338,12 +334,12 @@ export function memberPath(path: string, key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-function isBlank(b: Buffer): boolean {
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
-  }
-  return true;
+/** Bytes a JSON text can start with: { [ " - 0-9 t f n. */
+export const JSON_START: ReadonlySet<number> = new Set(Buffer.from('{["-0123456789tfn', 'latin1'));
+
+/** JSON's whitespace: space, \n, \r, \t. */
+export function isSpace(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 function isDigit(c: number | undefined): boolean {

@@ -3,7 +3,7 @@
 import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath, describe, RowBuilder, type Key } from './rows.js';
-import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
+import { JSON_START, JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { type ReportRow } from './types.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
@@ -261,7 +261,7 @@ export class ReportScanner {
     if (c === undefined) return this.c.syntax();
     if (c === 0x5b)
       return new ReportFormatError('(body)', 'expected an object with items and totals, found an array');
-    return c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e
+    return JSON_START.has(c)
       ? new ReportFormatError(
           '(body)',
           `expected an object with items and totals, found ${describe(this.c.readValue(0, '(body)'))}`,
