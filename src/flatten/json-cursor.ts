@@ -106,36 +106,15 @@ export class JsonCursor {
     for (;;) {
       const c = b[p];
       if (c === 0x22) break;
-      if (c === undefined || c < 0x20) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (c === undefined || c < 0x20) throw this.syntax(undefined, p);
       if (c === 0x5c) {
         this.escaped = true;
         const e = b[p + 1];
         if (e === 0x75) {
-          for (let i = 2; i < 6; i++) {
-            if (hex(b[p + i]) < 0) {
-              this.pos = p;
-              throw this.syntax('a bad \\u escape');
-            }
-          }
+          for (let i = 2; i < 6; i++) if (hex(b[p + i]) < 0) throw this.syntax('a bad \\u escape', p);
           p += 6;
-        } else if (
-          e === 0x22 ||
-          e === 0x5c ||
-          e === 0x2f ||
-          e === 0x62 ||
-          e === 0x66 ||
-          e === 0x6e ||
-          e === 0x72 ||
-          e === 0x74
-        )
-          p += 2;
-        else {
-          this.pos = p;
-          throw this.syntax('a bad escape');
-        }
+        } else if (SHORT_ESCAPES.has(e)) p += 2;
+        else throw this.syntax('a bad escape', p);
       } else p++;
     }
     this.pos = p + 1;
@@ -170,18 +149,7 @@ export class JsonCursor {
         );
         p += 6;
       } else {
-        out +=
-          e === 0x62
-            ? '\b'
-            : e === 0x66
-              ? '\f'
-              : e === 0x6e
-                ? '\n'
-                : e === 0x72
-                  ? '\r'
-                  : e === 0x74
-                    ? '\t'
-                    : String.fromCharCode(e as number);
+        out += SHORT_ESCAPES.get(e);
         p += 2;
       }
       from = p;
@@ -224,28 +192,19 @@ export class JsonCursor {
     if (b[p] === 0x30) p++;
     else if (isDigit(b[p])) {
       while (isDigit(b[p])) n = n * 10 + ((b[p++] as number) - 0x30);
-    } else {
-      this.pos = p;
-      throw this.syntax();
-    }
+    } else throw this.syntax(undefined, p);
     let plain = b[start] !== 0x2d && p - digitsFrom <= 15;
     if (b[p] === 0x2e) {
       plain = false;
       p++;
-      if (!isDigit(b[p])) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (!isDigit(b[p])) throw this.syntax(undefined, p);
       while (isDigit(b[p])) p++;
     }
     if (b[p] === 0x65 || b[p] === 0x45) {
       plain = false;
       p++;
       if (b[p] === 0x2b || b[p] === 0x2d) p++;
-      if (!isDigit(b[p])) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (!isDigit(b[p])) throw this.syntax(undefined, p);
       while (isDigit(b[p])) p++;
     }
     // A number running to the window's end may go on in the next one.
@@ -308,10 +267,10 @@ export class JsonCursor {
     return this.readScalar();
   }
 
-  /** The error for a body that is not valid JSON at pos: malformed, retryable until it repeats. */
-  syntax(what?: string): MalformedBodyError {
+  /** The error for a body that is not valid JSON at `at` (pos moves there): malformed, retryable until it repeats. */
+  syntax(what?: string, at = this.pos): MalformedBodyError {
     const b = this.b;
-    const at = this.pos;
+    this.pos = at;
     if (!this.final && at >= b.length - NEAR_END) throw NEED_MORE;
     const c = b[at];
     if (this.base === 0 && (b.length === 0 || (c === undefined && b.every(isSpace))))
@@ -345,6 +304,18 @@ export function isSpace(c: number | undefined): boolean {
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
 }
+
+/** What each one-character escape stands for, by the byte after the backslash. */
+const SHORT_ESCAPES = new Map<number | undefined, string>([
+  [0x22, '"'],
+  [0x5c, '\\'],
+  [0x2f, '/'],
+  [0x62, '\b'],
+  [0x66, '\f'],
+  [0x6e, '\n'],
+  [0x72, '\r'],
+  [0x74, '\t'],
+]);
 
 /** The value of a hex digit byte, or -1. */
 function hex(c: number | undefined): number {

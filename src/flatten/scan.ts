@@ -7,31 +7,31 @@ import { JSON_START, JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './jso
 import { type ReportRow } from './types.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
-interface Frame {
-  isArray: boolean;
+class Frame {
+  isArray = false;
   /** How many dimension values the keys above this container have set. */
-  depth: number;
-  parent: Frame | undefined;
-  key: Key;
+  depth = 0;
+  parent: Frame | undefined = undefined;
+  key: Key = undefined;
   /** 0: just opened, 1: after a member (expects `,` or the close). */
-  state: number;
+  state = 0;
   /** Array: index of the next element. */
-  index: number;
+  index = 0;
   /** Object: holds a nested container (so it is a level of keys, not a row). */
-  sawContainer: boolean;
+  sawContainer = false;
   /** Object: holds a scalar field (so it must be a row of counters). */
-  sawScalar: boolean;
-  sawCounter: boolean;
+  sawScalar = false;
+  sawCounter = false;
   /** The first scalar field, kept as byte offsets: its key text is only needed for an error. */
-  firstScalarKeyStart: number;
-  firstScalarKeyEnd: number;
-  firstScalarEscaped: boolean;
-  firstScalarValue: unknown;
+  firstScalarKeyStart = 0;
+  firstScalarKeyEnd = 0;
+  firstScalarEscaped = false;
+  firstScalarValue: unknown = undefined;
   /** The first scalar's key as text, once its bytes have left the window (a streamed body). */
-  firstScalarKeyText: string | undefined;
+  firstScalarKeyText: string | undefined = undefined;
   /** Object: the keys of its nested containers so far, to catch a key given twice. */
-  readonly keys: string[];
-  readonly keySet: Set<string>;
+  readonly keys: string[] = [];
+  readonly keySet = new Set<string>();
 }
 
 /** Up to this many sibling keys are compared one by one; beyond, through the frame's Set. */
@@ -231,11 +231,7 @@ export class ReportScanner {
         this.phase = IN_ITEMS;
         return;
       }
-      const value = this.c.readScalar();
-      throw new ReportFormatError(
-        'items',
-        `expected an object (keyed by ${this.dims[0]}) or a row of counters, found ${describe(value)}`,
-      );
+      throw this.notRow('items', 0, this.c.readScalar());
     }
     const path = topPath(key);
     if (this.topKeys.has(key)) throw new ReportFormatError(path, DUPLICATE_KEY);
@@ -287,11 +283,7 @@ export class ReportScanner {
       const c = b[this.c.pos];
       const index = f.index++;
       if (c === 0x7b || c === 0x5b) return this.open(c === 0x5b, f.depth, f, index);
-      const value = this.c.readScalar();
-      throw new ReportFormatError(
-        childPath(f, index),
-        `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
-      );
+      throw this.notRow(childPath(f, index), f.depth, this.c.readScalar());
     }
     this.member(f);
   }
@@ -319,13 +311,8 @@ export class ReportScanner {
     const which = escaped
       ? this.knownIndexOfText(this.c.keyText(keyStart, keyEnd, true))
       : this.c.knownIndex(this.known, keyStart, keyEnd);
-    if (f.sawContainer) {
-      const key = this.c.keyText(keyStart, keyEnd, escaped);
-      throw new ReportFormatError(
-        childPath(f, key),
-        `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
-      );
-    }
+    if (f.sawContainer)
+      throw this.notRow(childPath(f, this.c.keyText(keyStart, keyEnd, escaped)), f.depth, value);
     if (!f.sawScalar) {
       f.sawScalar = true;
       f.firstScalarKeyStart = keyStart;
@@ -369,41 +356,20 @@ export class ReportScanner {
       for (let d = 0; d < this.dimRaw.length; d++) this.dimRaw[d] = undefined;
       for (let i = 0; i < 5; i++) this.counterRaw[i] = undefined;
     }
-    const f = this.frames[this.top];
-    if (f === undefined) {
-      this.frames.push({
-        isArray,
-        depth,
-        parent,
-        key,
-        state: 0,
-        index: 0,
-        sawContainer: false,
-        sawScalar: false,
-        sawCounter: false,
-        firstScalarKeyStart: 0,
-        firstScalarKeyEnd: 0,
-        firstScalarEscaped: false,
-        firstScalarValue: undefined,
-        firstScalarKeyText: undefined,
-        keys: [],
-        keySet: new Set(),
-      });
-    } else {
-      f.isArray = isArray;
-      f.depth = depth;
-      f.parent = parent;
-      f.key = key;
-      f.state = 0;
-      f.index = 0;
-      f.sawContainer = false;
-      f.sawScalar = false;
-      f.sawCounter = false;
-      f.firstScalarValue = undefined;
-      f.firstScalarKeyText = undefined;
-      f.keys.length = 0;
-      if (f.keySet.size > 0) f.keySet.clear();
-    }
+    const f = (this.frames[this.top] ??= new Frame());
+    f.isArray = isArray;
+    f.depth = depth;
+    f.parent = parent;
+    f.key = key;
+    f.state = 0;
+    f.index = 0;
+    f.sawContainer = false;
+    f.sawScalar = false;
+    f.sawCounter = false;
+    f.firstScalarValue = undefined;
+    f.firstScalarKeyText = undefined;
+    f.keys.length = 0;
+    if (f.keySet.size > 0) f.keySet.clear();
     this.top++;
   }
 
@@ -413,10 +379,7 @@ export class ReportScanner {
       if (f.sawCounter) this.out.emit(f.depth, this.dimRaw, this.counterRaw, f.parent, f.key);
       else if (f.sawScalar) {
         if (f.depth >= this.dims.length) throw this.tooDeep(f);
-        throw new ReportFormatError(
-          childPath(f, this.firstScalarKey(f)),
-          `expected an object (keyed by ${this.dims[f.depth]}) or a row of counters, found ${describe(f.firstScalarValue)}`,
-        );
+        throw this.notRow(childPath(f, this.firstScalarKey(f)), f.depth, f.firstScalarValue);
       } else if (!f.sawContainer && f.depth >= this.dims.length) throw this.tooDeep(f);
     }
     this.top--;
@@ -464,9 +427,14 @@ export class ReportScanner {
         childPath(f, key),
         'a row of counters also holds a nested object or array',
       );
+    return this.notRow(childPath(f, this.firstScalarKey(f)), f.depth, f.firstScalarValue);
+  }
+
+  /** The error for a scalar where an object keyed by the next dimension, or a row, belongs. */
+  private notRow(path: string, depth: number, value: unknown): ReportFormatError {
     return new ReportFormatError(
-      childPath(f, this.firstScalarKey(f)),
-      `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(f.firstScalarValue)}`,
+      path,
+      `expected an object (keyed by ${this.dims[depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
     );
   }
 
