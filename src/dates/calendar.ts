@@ -53,11 +53,6 @@ export function toUtcDate(date: string): Date {
   return UTC(`${date}T00:00:00Z`);
 }
 
-/** YYYY-MM-DD of a date-fns date in the UTC context. */
-export function formatUtcDate(d: Date): string {
-  return format(d, 'yyyy-MM-dd', { in: UTC });
-}
-
 /**
  * `date` moved by `days` (negative goes back). Plain UTC day arithmetic rather than date-fns'
  * time-zone context: planning a backfill steps a day per pull, 100,000 times for a big one.

@@ -1,6 +1,12 @@
 // A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
 // objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
+import { hexValue, JSON_SHORT } from '../log/secret-pattern.js';
 import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
+
+/** What each of JSON's short escapes stands for, by the byte after the backslash. */
+const SHORT_ESCAPES = new Map<number | undefined, string>(
+  Object.entries(JSON_SHORT).map(([c, e]) => [e.charCodeAt(0), c]),
+);
 
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
 export const NEST_LIMIT = 512;
@@ -111,7 +117,7 @@ export class JsonCursor {
         this.escaped = true;
         const e = b[p + 1];
         if (e === 0x75) {
-          for (let i = 2; i < 6; i++) if (hex(b[p + i]) < 0) throw this.syntax('a bad \\u escape', p);
+          if (hexValue(b, p + 2, 4) < 0) throw this.syntax('a bad \\u escape', p);
           p += 6;
         } else if (SHORT_ESCAPES.has(e)) p += 2;
         else throw this.syntax('a bad escape', p);
@@ -144,9 +150,7 @@ export class JsonCursor {
       out += b.toString('utf8', from, p);
       const e = b[p + 1];
       if (e === 0x75) {
-        out += String.fromCharCode(
-          (hex(b[p + 2]) << 12) | (hex(b[p + 3]) << 8) | (hex(b[p + 4]) << 4) | hex(b[p + 5]),
-        );
+        out += String.fromCharCode(hexValue(b, p + 2, 4));
         p += 6;
       } else {
         out += SHORT_ESCAPES.get(e);
@@ -303,25 +307,4 @@ export function isSpace(c: number | undefined): boolean {
 
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
-}
-
-/** What each one-character escape stands for, by the byte after the backslash. */
-const SHORT_ESCAPES = new Map<number | undefined, string>([
-  [0x22, '"'],
-  [0x5c, '\\'],
-  [0x2f, '/'],
-  [0x62, '\b'],
-  [0x66, '\f'],
-  [0x6e, '\n'],
-  [0x72, '\r'],
-  [0x74, '\t'],
-]);
-
-/** The value of a hex digit byte, or -1. */
-function hex(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
 }

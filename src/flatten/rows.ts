@@ -172,14 +172,6 @@ export function counterValue(raw: unknown): number {
   return Number.isSafeInteger(n) ? n : -1;
 }
 
-/** True when `node` holds at least one counter: that is what makes it a leaf, whatever its depth. */
-export function holdsCounters(node: Record<string, unknown>): boolean {
-  for (let i = 0; i < COUNTERS.length; i++) {
-    if (node[COUNTERS[i] as string] !== undefined) return true;
-  }
-  return false;
-}
-
 /** What each column type accepts, in words, for error messages. */
 export const EXPECTED: Readonly<Record<DimensionType, string>> = {
   date: 'a date YYYY-MM-DD',

@@ -101,7 +101,7 @@ function writingsOf(c: string, mode: 'text' | 'bytes', escaped: boolean): Writin
 }
 
 /** JSON's two-character escapes (RFC 8259), by the character they stand for. */
-const JSON_SHORT: Readonly<Record<string, string>> = {
+export const JSON_SHORT: Readonly<Record<string, string>> = {
   '"': '"',
   '\\': '\\',
   '/': '/',
@@ -151,7 +151,7 @@ function writesSecretChar(b: Buffer, at: number, t: EscapeTable): boolean {
 }
 
 /** The value of `digits` hex digits at `at`, or -1 when they are not all there. */
-function hexValue(b: Buffer, at: number, digits: number): number {
+export function hexValue(b: Buffer, at: number, digits: number): number {
   let v = 0;
   for (let i = at; i < at + digits; i++) {
     const c = b[i];
