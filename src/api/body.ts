@@ -195,12 +195,8 @@ export async function readBody(
             `body larger than ${maxBytes} bytes (ADOPS_MAX_BODY_MB=${maxBytes / BODY_MB}): raise it, or ask for less per request: a shorter period or fewer dimensions`,
             false,
           );
-        if (out === undefined) {
-          whole = true;
-          return;
-        }
-        yield* out;
-        if (ended) {
+        if (out !== undefined) yield* out;
+        if (out === undefined || ended) {
           whole = true;
           return;
         }

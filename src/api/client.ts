@@ -196,15 +196,10 @@ export function createApiClientFromConfig(
  * `json-body` sends {"date_from","date_until","dimensions":[...]} as a JSON body on the GET, with
  * no query string.
  */
-export type DimensionsEncoding = 'repeat' | 'brackets' | 'comma' | 'json-body';
+export type DimensionsEncoding = (typeof DIMENSIONS_ENCODINGS)[number];
 
 /** Every form, in the order `adops doctor` tries them. */
-export const DIMENSIONS_ENCODINGS: readonly DimensionsEncoding[] = [
-  'repeat',
-  'brackets',
-  'comma',
-  'json-body',
-];
+export const DIMENSIONS_ENCODINGS = ['repeat', 'brackets', 'comma', 'json-body'] as const;
 
 /** A GET /reports request: the path (relative to the base URL) and, for `json-body`, the body. */
 export interface ReportRequest {

@@ -226,8 +226,7 @@ export class Transport {
           deadline.fired ? deadline.detail : error instanceof Error ? error.message : String(error),
           error,
         );
-        if (!failed.retryable || attempt >= o.attempts) throw failed;
-        await this.pause(this.retryDelay(attempt), failed, code, signal);
+        await this.retryOrThrow(failed, code, signal);
         continue;
       }
       if (read.kind === 'stream') {
@@ -263,8 +262,7 @@ export class Transport {
           apiKey: o.apiKey,
         });
         lastMalformed = malformed.sha256;
-        if (!malformed.retryable || attempt >= o.attempts) throw malformed;
-        await this.pause(this.retryDelay(attempt), malformed, 'malformed', signal);
+        await this.retryOrThrow(malformed, 'malformed', signal);
         continue;
       }
       lastMalformed = undefined;
@@ -286,13 +284,11 @@ export class Transport {
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
         const limited = new RateLimitedError({ ...details, retryAfterMs: wait });
-        if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) throw limited;
-        await this.pause(wait, limited, '429', signal);
+        if (o.on429 === 'throw' || wait > o.maxRetryAfterMs) throw limited;
+        await this.retryOrThrow(limited, '429', signal, wait);
         continue;
       }
-      const failed = new ApiHttpError(details);
-      if (!failed.retryable || attempt >= o.attempts) throw failed;
-      await this.pause(this.retryDelay(attempt), failed, String(status), signal);
+      await this.retryOrThrow(new ApiHttpError(details), String(status), signal);
     }
   }
 
@@ -316,7 +312,15 @@ export class Transport {
     return backoffDelay(attempt, { baseMs: this.o.baseBackoffMs, maxMs: this.o.maxBackoffMs }, this.o.random);
   }
 
-  private async pause(ms: number, e: ApiError, why: string | undefined, signal?: AbortSignal): Promise<void> {
+  /** Throws `e` when it is final or the attempts are spent; otherwise waits `ms` (or the backoff). */
+  private async retryOrThrow(
+    e: ApiError,
+    why: string | undefined,
+    signal: AbortSignal | undefined,
+    ms?: number,
+  ): Promise<void> {
+    if (!e.retryable || e.attempts >= this.o.attempts) throw e;
+    ms ??= this.retryDelay(e.attempts);
     this.o.logger?.warn(
       { method: e.method, path: e.path, attempt: e.attempts, reason: why, retryInMs: ms },
       'API request failed, retrying',

@@ -99,12 +99,9 @@ export class RowBuilder<P> {
           `the row says ${dims[d]}=${showValue(value)} but sits under the key ${showValue(this.vals[d])}`,
         );
     }
-    const a = this.counter(counterRaw, 0, parent, key);
-    const b = this.counter(counterRaw, 1, parent, key);
-    const c = this.counter(counterRaw, 2, parent, key);
-    const m = this.counter(counterRaw, 3, parent, key);
-    const v = this.counter(counterRaw, 4, parent, key);
-    this.rows.push({ dims: this.vals.slice(), counters: [a, b, c, m, v] });
+    const counters: number[] = [];
+    for (let i = 0; i < COUNTERS.length; i++) counters.push(this.counter(counterRaw, i, parent, key));
+    this.rows.push({ dims: this.vals.slice(), counters });
   }
 
   private counter(counterRaw: readonly unknown[], i: number, parent: P, key: Key): number {
@@ -254,11 +251,7 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   const sums = [0, 0, 0, 0, 0];
   for (let r = 0; r < rows.length; r++) {
     const c = (rows[r] as ReportRow).counters;
-    sums[0]! += c[0]!;
-    sums[1]! += c[1]!;
-    sums[2]! += c[2]!;
-    sums[3]! += c[3]!;
-    sums[4]! += c[4]!;
+    for (let i = 0; i < 5; i++) sums[i]! += c[i]!;
   }
   const out = {} as Counters;
   COUNTERS.forEach((name, i) => {
