@@ -97,88 +97,18 @@ export async function* paginate<T>(
     if (page.items.length > 0) yield page.items;
 }
 
-/** Delivery window: UNIX seconds; start 0 = start immediately, end 0 = no end. */
-export interface Delivery {
-  start: number;
-  end?: number;
-}
-
-export interface Pricing {
-  model: 'CPM' | 'CPC' | (string & {});
-  value: number;
-}
-
-export interface Pacing {
-  event: 'impressions' | 'clicks' | 'conversions' | (string & {});
-  period: 'due_date' | 'day' | (string & {});
-  /** The spec writes `spead`; the vendor means `spread`. Both are accepted. */
-  speed: 'spread' | 'spead' | 'asap' | (string & {});
-  value: number;
-}
-
-export type AdFormat = 'display' | 'native' | 'vast' | 'redirect';
-
-/** A campaign as returned by reads. */
+/**
+ * A campaign as listed: read permissively, since the API may add fields and the spec leaves several
+ * shapes open; the catalogue sync maps each field it knows and counts those it cannot read.
+ */
 export interface Campaign {
   campaign_id: number;
-  name?: string;
-  ad_format?: AdFormat | (string & {});
-  advertiser_id?: number;
-  conversion_tracker_id?: number;
-  folder_id?: number;
-  account_id_created?: number;
-  account_id_modified?: number;
-  created?: number;
-  modified?: number;
-  is_active?: boolean;
-  is_archived?: boolean;
-  notes?: string;
-  tier?: number;
-  weight?: number;
-  zone_ids?: number[];
-  creative_ids?: number[];
-  delivery?: Delivery;
-  event_counts?: Record<string, number>;
-  /** An object, or an empty array when unset. */
-  pricing?: Pricing | unknown[];
-  pacing?: Pacing | unknown[];
-  targeting?: unknown;
-  creative_optimization?: unknown[];
-  metadata?: unknown[];
-  watchlist?: unknown[];
   [field: string]: unknown;
 }
 
-/** A creative as returned by reads. */
+/** A creative as listed (see Campaign). */
 export interface Creative {
   creative_id: number;
-  campaign_id?: number;
-  name?: string;
-  ad_type?: string;
-  is_active?: boolean;
-  account_id_created?: number;
-  account_id_modified?: number;
-  created?: number;
-  modified?: number;
-  weight?: number;
-  data?: CreativeData;
-  delivery?: Delivery;
-  targeting?: unknown;
-  event_counts?: unknown;
-  metadata?: unknown[];
-  thumbnail?: { average_color?: string; filehash?: string };
-  [field: string]: unknown;
-}
-
-export interface CreativeData {
-  filehash?: string;
-  width?: number;
-  height?: number;
-  alt_text?: string;
-  target_window?: '_blank' | '_top' | '_self' | '_parent' | (string & {});
-  use_iframe?: boolean;
-  landing_page?: string;
-  ad_verification_code?: string;
   [field: string]: unknown;
 }
 
