@@ -35,18 +35,17 @@ export interface AttemptInfo {
   status?: number;
   error?: string;
   durationMs: number;
-  /**
-   * A success that says the budget is spent: its usage headers (X-RateLimit-Remaining: 0, or the
-   * IETF draft's RateLimit-Remaining) and the ms until the window resets (X-RateLimit-Reset or
-   * RateLimit-Reset, in seconds). Absent otherwise.
-   */
+  /** A success whose usage headers say the budget is spent: the ms until it resets (exhaustedFor). */
   exhaustedForMs?: number;
 }
 
 /** Longest pause a usage header may ask for: a reset further away is taken as a clock mix-up. */
 const MAX_USAGE_PAUSE_MS = 5 * 60_000;
 
-/** ms until the budget resets when the usage headers say none is left; undefined otherwise. Pure. */
+/**
+ * ms until the budget resets when the usage headers (X-RateLimit-* or the IETF draft's RateLimit-*)
+ * say none is left: Remaining 0, Reset in seconds; undefined otherwise.
+ */
 export function exhaustedFor(headers: Record<string, string | string[] | undefined>): number | undefined {
   const value = (name: string) => headerText(headers[`x-ratelimit-${name}`] ?? headers[`ratelimit-${name}`]);
   const remaining = value('remaining');
@@ -99,10 +98,7 @@ export interface TransportOptions {
   /** Waits between attempts; may return early when `signal` aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
-  /**
-   * Ends every request when it aborts, as a call's own signal does (a worker's shutdown deadline
-   * for a catalogue sync, whose calls take no signal).
-   */
+  /** Ends every request when it aborts, as a call's own signal does (a sync's shutdown deadline). */
   signal: AbortSignal | undefined;
 }
 
@@ -148,10 +144,7 @@ export class Transport {
     return this.basePath + path;
   }
 
-  /**
-   * Sends one logical request, retrying as the policy allows; resolves only on a 2xx whose body
-   * passes `check` (a failing body is malformed: retried like a 5xx, unless it repeats).
-   */
+  /** One logical request; resolves only on a 2xx whose body passes `check` (else it is malformed). */
   async send(
     method: Method,
     path: string,
@@ -398,10 +391,7 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/**
- * The default sleep: a real timer that ends early (without error) when `signal` aborts; at most
- * MAX_TIMER_MS (a longer timer would fire at once).
- */
+/** The default sleep: ends early (without error) when `signal` aborts; at most MAX_TIMER_MS. */
 export async function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
     await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });

@@ -34,17 +34,13 @@ export interface DeliveryTarget {
   readonly timeoutMs?: number;
 }
 
-/** The exact bytes sent for `delivery`: its JSON, which the signature covers. */
-export function webhookBody(delivery: WebhookDelivery): string {
-  return JSON.stringify(delivery);
-}
-
 /** POSTs `delivery` to the target, signed for this attempt; never throws. */
 export async function postWebhook(
   target: DeliveryTarget,
   delivery: WebhookDelivery,
 ): Promise<DeliveryOutcome> {
-  const body = webhookBody(delivery);
+  // The exact bytes the signature covers.
+  const body = JSON.stringify(delivery);
   const timeoutMs = target.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   let res: Dispatcher.ResponseData;
   try {
