@@ -81,9 +81,9 @@ export async function readBody(
   options: { readonly length?: number; readonly streamFrom?: number } = {},
 ): Promise<BodyRead> {
   if (options.length !== undefined && options.length > maxBytes) {
-    const head = await firstChunk(source);
+    const first = await source[Symbol.asyncIterator]().next();
     source.destroy();
-    return { kind: 'too-large', head };
+    return { kind: 'too-large', head: first.done === true ? Buffer.alloc(0) : first.value };
   }
   const streamFrom = Math.min(options.streamFrom ?? Infinity, maxBytes);
   const it = source[Symbol.asyncIterator]();
@@ -287,12 +287,6 @@ function written(decoder: Transform, chunk: Buffer): Promise<void> {
     decoder.once('close', done);
     decoder.write(chunk, done);
   });
-}
-
-/** The first chunk of a body (or an empty buffer), for the excerpt of an error. */
-async function firstChunk(source: Source): Promise<Buffer> {
-  for await (const chunk of source) return chunk;
-  return Buffer.alloc(0);
 }
 
 /** Resolves once the decoder has ended, failed or closed (a failure is recorded by its listener). */

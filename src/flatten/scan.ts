@@ -115,14 +115,8 @@ export class ReportScanner {
   feed(chunk: Buffer, final: boolean): void {
     const c = this.c;
     if (this.phase === DONE) {
-      // Only whitespace may follow the report's closing brace.
       c.shift(chunk, final);
-      c.ws();
-      if (c.pos < c.b.length) {
-        c.final = true; // an error wherever the window ends
-        throw c.syntax('data after the end of the report');
-      }
-      return;
+      return this.nothingAfter();
     }
     // Keys of open frames still pointing into this window are spelled out before it goes.
     for (let i = 0; i < this.top; i++) {
@@ -244,12 +238,17 @@ export class ReportScanner {
 
   private endTop(): void {
     this.c.pos++;
+    this.nothingAfter();
+    this.phase = DONE;
+  }
+
+  /** Only whitespace may follow the report's closing brace. */
+  private nothingAfter(): void {
     this.c.ws();
     if (this.c.pos < this.c.b.length) {
-      this.c.final = true; // data after the end is an error wherever the window ends
+      this.c.final = true; // an error wherever the window ends
       throw this.c.syntax('data after the end of the report');
     }
-    this.phase = DONE;
   }
 
   private notObject(): ReportFormatError {
