@@ -12,13 +12,12 @@ const SHORT_ESCAPES = new Map<number | undefined, string>(
 export const NEST_LIMIT = 512;
 
 /**
- * Thrown (one shared instance, no stack) when a token runs into the end of a window that is not
- * the body's last: the scanner rewinds to the unit's start and waits for more bytes.
+ * Thrown (one shared instance) when a token runs into the end of a window that is not the body's
+ * last: the scanner rewinds to the unit's start and waits for more bytes.
  */
-export class NeedMoreBytes extends Error {
-  override readonly name = 'NeedMoreBytes';
-}
-export const NEED_MORE = new NeedMoreBytes('the window ends inside a token');
+export const NEED_MORE = Object.assign(new Error('the window ends inside a token'), {
+  name: 'NeedMoreBytes',
+});
 
 /** A failure this close to a window's end may be the window's end: wait for more bytes. */
 const NEAR_END = 8;
