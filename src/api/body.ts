@@ -16,10 +16,7 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 /** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
 export const BODY_MB = 1_000_000;
 
-/**
- * The coding a Content-Encoding header names, or `{ unsupported }` with the header's text. A list
- * of several codings (other than identity) is not supported: no server applies two.
- */
+/** The coding a Content-Encoding header names, or `{ unsupported }` (also for two: no server applies two). */
 export function contentCoding(
   header: string | string[] | undefined,
 ): ContentCoding | { unsupported: string } {

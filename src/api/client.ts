@@ -36,12 +36,8 @@ export interface FetchedReport {
 /** The endpoints of the management API the product reads. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions. The body is returned decompressed, secrets
-   * redacted, not parsed, so the caller can archive it as it parses it: a bad body is then the
-   * parser's ReportFormatError.
-   * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
-   * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
-   * ApiTransportError, code ABORTED. A body reaching `streamFromBytes` comes back as a stream.
+   * GET /reports: the body decompressed and redacted but not parsed (the caller archives it as it
+   * parses it), a stream from `streamFromBytes` on; see docs/api-client.md.
    */
   fetchReport(
     q: ReportQuery,
@@ -168,10 +164,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   return client;
 }
 
-/**
- * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
- * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB, ADOPS_MAX_RETRY_AFTER_SECONDS).
- */
+/** A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_HTTP_*, ...). */
 export function createApiClientFromConfig(
   config: Config,
   logger?: Logger,

@@ -22,10 +22,7 @@ export const NEED_MORE = Object.assign(new Error('the window ends inside a token
 /** A failure this close to a window's end may be the window's end: wait for more bytes. */
 const NEAR_END = 8;
 
-/**
- * A read position in a JSON body and the tokens found there, straight from the bytes: the lexer
- * under ReportScanner. Errors are MalformedBodyError (at `(body)`) with the byte offset.
- */
+/** The lexer under ReportScanner: a read position in JSON bytes; errors are MalformedBodyError. */
 export class JsonCursor {
   pos = 0;
   /** Whether the string skipString last passed holds a backslash escape. */
@@ -35,10 +32,7 @@ export class JsonCursor {
   /** Offset of `b` in the whole body: windows of a streamed body follow each other. */
   base = 0;
 
-  /**
-   * @param b the body, or the current window of a streamed body
-   * @param final whether `b` runs to the body's end (false: more windows follow)
-   */
+  /** `b`: the body, or the current window of a streamed body, `final` when it runs to the body's end. */
   constructor(
     public b: Buffer,
     public final = true,

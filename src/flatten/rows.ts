@@ -24,10 +24,7 @@ export function describe(value: unknown): string {
   return `${typeof value} ${showValue(value)}`;
 }
 
-/**
- * Collects typed rows from dimension values and counters, whichever walk found them: checks each
- * value against its column type, each counter, and finally that no two rows share dimension values.
- */
+/** Collects typed rows from whichever walk found them, checking values, counters and repeats. */
 export class RowBuilder<P> {
   readonly rows: ReportRow[] = [];
   readonly types: readonly DimensionType[];
@@ -118,10 +115,7 @@ export class RowBuilder<P> {
     return n;
   }
 
-  /**
-   * Checks up to `budget` rows for repeated dimension values (they would break the table's
-   * unique key); true when all are checked.
-   */
+  /** Checks up to `budget` rows for repeated dimension values (the table's unique key); true when done. */
   checkDuplicates(budget: number): boolean {
     if (!this.mayHaveDuplicates) return true;
     const rows = this.rows;
@@ -239,10 +233,7 @@ export interface Reconciliation {
   readonly ok: boolean;
   /** One entry per given counter whose sum over the rows differs from the totals; empty when ok. */
   readonly differences: Array<{ counter: CounterName; items: number; totals: number }>;
-  /**
-   * Why not ok: 'mismatch' (differences), 'no totals' (the body gave none: nothing was checked),
-   * 'partial totals' (some counters missing: only the given ones were checked). Absent when ok.
-   */
+  /** Why not ok: differences, no totals (nothing checked) or partial totals (not all checked). */
   readonly reason?: UnreconciledReason;
 }
 
@@ -265,15 +256,12 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   return out;
 }
 
-/** Compares the sums of the rows with the totals; per counter, any difference is reported. */
+/** Compares the sums of the rows with the totals. */
 export function reconcile(rows: readonly ReportRow[], totals: Totals): Reconciliation {
   return reconcileSums(sumRows(rows), totals);
 }
 
-/**
- * Compares counter sums (however they were taken) with the totals given. A report without totals,
- * or with only some counters, is never called reconciled: nothing (or not everything) was checked.
- */
+/** Compares counter sums with the totals; without (all) totals a report is never called reconciled. */
 export function reconcileSums(sums: Counters, totals: Totals): Reconciliation {
   const given = COUNTERS.filter((c) => totals[c] !== null);
   if (given.length === 0) return { ok: false, differences: [], reason: 'no totals' };

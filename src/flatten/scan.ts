@@ -83,9 +83,7 @@ export class ReportScanner {
   /** Set when step() stopped because the window is read up to its margin: feed() the next bytes. */
   hungry = false;
 
-  /**
-   * @param body the whole body, or (with `final: false`) its first window; feed() the rest
-   */
+  /** `body`: the whole body, or (with `final: false`) its first window; feed() the rest. */
   constructor(
     body: Buffer,
     private readonly dims: readonly Dimension[],
@@ -108,10 +106,7 @@ export class ReportScanner {
     return this.c.base + this.c.pos;
   }
 
-  /**
-   * The next window of a streamed body (`final`: the body ends with it). The bytes not yet read
-   * are kept in front of it; those already read are let go.
-   */
+  /** The next window of a streamed body (`final`: the last); the bytes not yet read stay in front of it. */
   feed(chunk: Buffer, final: boolean): void {
     const c = this.c;
     if (this.phase === DONE) {
@@ -159,10 +154,7 @@ export class ReportScanner {
     return this.phase === DONE && this.c.final;
   }
 
-  /**
-   * One unit of a window that is not the body's last: false, with the unit undone, when it would
-   * need bytes beyond the window.
-   */
+  /** One unit of a window that is not the last: false, the unit undone, when it needs bytes beyond it. */
   private guardedUnit(): boolean {
     const c = this.c;
     c.ws();

@@ -16,10 +16,7 @@ export interface ReportSummary {
 
 /** A report body read as a stream of rows, for loading without holding every row at once. */
 export interface ReportStream {
-  /**
-   * The rows in body order, one pass; a bad body throws part way (ReportFormatError, ...). Also
-   * readable a batch at a time (`batches`), without a microtask per row.
-   */
+  /** The rows in body order, one pass (or a batch at a time); a bad body throws part way. */
   readonly rows: BatchedRows;
   /** The totals and reconciliation; only once `rows` has been read to the end. */
   summary(): ReportSummary;
@@ -121,10 +118,7 @@ export function streamReport(
   };
 }
 
-/**
- * A source's chunks gathered into windows of at least `windowBytes`; the last window (possibly
- * empty) is marked final.
- */
+/** A source's chunks gathered into windows of at least `windowBytes`, the last (maybe empty) final. */
 async function* windowsOf(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   windowBytes: number,
