@@ -128,7 +128,7 @@ export function excerptOf(body: Buffer | string, secrets: readonly string[]): st
   return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}…` : clean;
 }
 
-/** The API's own message from an error body, where APIs usually put it (the spec does not say), else an excerpt. */
+/** The API's own message from an error body, where APIs usually put it, else an excerpt. */
 export function apiMessageOf(body: Buffer, secrets: readonly string[]): string | undefined {
   if (body.length === 0) return undefined;
   let doc: unknown;

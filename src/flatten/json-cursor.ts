@@ -264,7 +264,7 @@ export class JsonCursor {
     return this.readScalar();
   }
 
-  /** The error for a body that is not valid JSON at `at` (pos moves there): malformed, retryable until it repeats. */
+  /** The error for a body that is not valid JSON at `at` (pos moves there): retryable until it repeats. */
   syntax(what?: string, at = this.pos): MalformedBodyError {
     const b = this.b;
     this.pos = at;

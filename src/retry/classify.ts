@@ -72,7 +72,7 @@ export function isTransientPg(code: string | undefined): boolean {
   return code !== undefined && TRANSIENT_PG.test(code);
 }
 
-/** True for a serialization failure or a deadlock: the only Postgres errors retried on the same connection. */
+/** True for a serialization failure or deadlock: the Postgres errors retried on the same connection. */
 export function isSerializationFailure(error: unknown): boolean {
   const code = errorCode(error);
   return code === '40001' || code === '40P01';

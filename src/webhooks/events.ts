@@ -70,7 +70,7 @@ export type WebhookEvent =
 
 /** The body a webhook receives: the event with its delivery id and the time it happened. */
 export type WebhookDelivery = WebhookEvent & {
-  /** Unique per event, the same on every retry (also the `webhook-id` header): receivers deduplicate on it. */
+  /** Unique per event, the same on every retry (also `webhook-id`): receivers deduplicate on it. */
   readonly id: string;
   /** ISO 8601, UTC. */
   readonly occurred_at: string;
