@@ -205,9 +205,8 @@ export async function readBody(
 }
 
 /**
- * Reads a response's body for the transport (readBody, at most ADOPS_MAX_BODY_MB decoded). An
- * encoding we cannot decode, or a body over the cap, is a final ApiResponseError naming the
- * setting; a success past `streamFrom` comes back as a stream.
+ * readBody for the transport: an encoding we cannot decode, or a body over ADOPS_MAX_BODY_MB, is a
+ * final ApiResponseError naming the setting.
  */
 export async function readResponse(
   res: {
