@@ -16,10 +16,7 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 /** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
 export const BODY_MB = 1_000_000;
 
-/**
- * The coding a Content-Encoding header names, or `{ unsupported }` with the header's text. A list
- * of several codings (other than identity) is not supported: no server applies two.
- */
+/** The coding a Content-Encoding header names, or `{ unsupported }` (also for two: no server applies two). */
 export function contentCoding(
   header: string | string[] | undefined,
 ): ContentCoding | { unsupported: string } {
@@ -30,19 +27,16 @@ export function contentCoding(
     .map((s) => s.trim())
     .filter((s) => s !== '' && s !== 'identity');
   if (codings.length === 0) return 'identity';
-  if (codings.length > 1) return { unsupported: text };
-  switch (codings[0]) {
-    case 'gzip':
-    case 'x-gzip':
-      return 'gzip';
-    case 'deflate':
-      return 'deflate';
-    case 'br':
-      return 'br';
-    default:
-      return { unsupported: text };
-  }
+  const coding = codings.length === 1 ? CODINGS.get(codings[0] as string) : undefined;
+  return coding ?? { unsupported: text };
 }
+
+const CODINGS = new Map<string, ContentCoding>([
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['br', 'br'],
+]);
 
 /**
  * How a read ended: the decoded body, too big (its first chunk, for the excerpt), a stream that
@@ -84,9 +78,9 @@ export async function readBody(
   options: { readonly length?: number; readonly streamFrom?: number } = {},
 ): Promise<BodyRead> {
   if (options.length !== undefined && options.length > maxBytes) {
-    const head = await firstChunk(source);
+    const first = await source[Symbol.asyncIterator]().next();
     source.destroy();
-    return { kind: 'too-large', head };
+    return { kind: 'too-large', head: first.done === true ? Buffer.alloc(0) : first.value };
   }
   const streamFrom = Math.min(options.streamFrom ?? Infinity, maxBytes);
   const it = source[Symbol.asyncIterator]();
@@ -198,12 +192,8 @@ export async function readBody(
             `body larger than ${maxBytes} bytes (ADOPS_MAX_BODY_MB=${maxBytes / BODY_MB}): raise it, or ask for less per request: a shorter period or fewer dimensions`,
             false,
           );
-        if (out === undefined) {
-          whole = true;
-          return;
-        }
-        yield* out;
-        if (ended) {
+        if (out !== undefined) yield* out;
+        if (out === undefined || ended) {
           whole = true;
           return;
         }
@@ -215,9 +205,8 @@ export async function readBody(
 }
 
 /**
- * Reads a response's body for the transport (readBody, at most ADOPS_MAX_BODY_MB decoded). An
- * encoding we cannot decode, or a body over the cap, is a final ApiResponseError naming the
- * setting; a success past `streamFrom` comes back as a stream.
+ * readBody for the transport: an encoding we cannot decode, or a body over ADOPS_MAX_BODY_MB, is a
+ * final ApiResponseError naming the setting.
  */
 export async function readResponse(
   res: {
@@ -236,7 +225,6 @@ export async function readResponse(
   const fail = (problem: string, hint: string, excerpt: Buffer) =>
     new ApiResponseError({
       status: at.status,
-      apiMessage: undefined,
       method: at.method,
       path: at.path,
       attempts: at.attempt,
@@ -295,12 +283,6 @@ function written(decoder: Transform, chunk: Buffer): Promise<void> {
     decoder.once('close', done);
     decoder.write(chunk, done);
   });
-}
-
-/** The first chunk of a body (or an empty buffer), for the excerpt of an error. */
-async function firstChunk(source: Source): Promise<Buffer> {
-  for await (const chunk of source) return chunk;
-  return Buffer.alloc(0);
 }
 
 /** Resolves once the decoder has ended, failed or closed (a failure is recorded by its listener). */

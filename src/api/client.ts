@@ -7,66 +7,20 @@ import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/classify.js';
-import { realSleep, Transport, type AttemptInfo, type Method, type TransportOptions } from './http.js';
+import { realSleep, Transport, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
 import { paginate, type Campaign, type Creative, type PageRequest } from './pages.js';
 
-export interface ApiClientOptions {
-  /** Base URL ending in /v2. */
-  baseUrl: string;
-  apiKey: string;
-  auth: 'bearer' | 'x-api-key';
-  /** Default 10 s. */
-  connectTimeoutMs?: number;
-  /** Default 60 s: time to the response headers (a big report can take the server a while). */
-  headersTimeoutMs?: number;
-  /** Default 120 s: longest silence between body chunks. */
-  bodyTimeoutMs?: number;
-  /**
-   * Default 30 min: deadline of one request from sending it to the last byte of its body, a
-   * streamed body included (a server dripping a byte at a time never trips bodyTimeoutMs).
-   */
-  requestTimeoutMs?: number;
-  /** Requests per call, the first included; default 5. */
-  attempts?: number;
-  /** Default 30 s. */
-  maxBackoffMs?: number;
-  /** Default 250 ms. */
-  baseBackoffMs?: number;
-  /** Longest Retry-After slept through (default 5 min); a longer one raises RateLimitedError. */
-  maxRetryAfterMs?: number;
-  /**
-   * Longest pause a Retry-After can ask for (default 15 min: ADOPS_MAX_RETRY_AFTER_SECONDS): a
-   * longer one (a date in 2100) is cut to it, with a warning naming the server's value.
-   */
-  retryAfterCapMs?: number;
-  /** Keep-alive connections to the origin; default 16. */
-  connections?: number;
-  /** Largest response body read, decompressed (default 500 MB: ADOPS_MAX_BODY_MB); more fails the request. */
-  maxBodyBytes?: number;
-  /** 'gzip' (default): ask for gzip, decompress while streaming; 'none': ask for identity. */
-  compression?: 'gzip' | 'none';
-  /** 'wait' (default) sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
-  on429?: 'wait' | 'throw';
-  /** How GET /reports sends its parameters (query-string forms or a JSON body); default 'repeat'. */
-  dimensionsEncoding?: DimensionsEncoding;
-  logger?: Logger;
-  /** Called after every attempt (metrics). */
-  onAttempt?: (a: AttemptInfo) => void;
-  /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */
-  beforeRequest?: () => Promise<void>;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-  /**
-   * Ends every request of this client when it aborts, as a call's own signal does (a worker's
-   * shutdown deadline for a catalogue sync, whose calls take no signal).
-   */
-  signal?: AbortSignal;
-  /** The clock of FetchedReport.fetchedAt (default the system clock): information only, never a fence. */
-  now?: () => Date;
-  /** Strings redacted from report bodies before they leave the client (default: the API key). */
-  secrets?: readonly string[];
-}
+/** A client's settings: the transport's (defaults in transportOptions) and how it asks for reports. */
+export type ApiClientOptions = Partial<TransportOptions> &
+  Pick<TransportOptions, 'baseUrl' | 'apiKey' | 'auth'> & {
+    /** How GET /reports sends its parameters (query-string forms or a JSON body); default 'repeat'. */
+    dimensionsEncoding?: DimensionsEncoding;
+    /** The clock of FetchedReport.fetchedAt (default the system clock): information only, never a fence. */
+    now?: () => Date;
+    /** Strings redacted from report bodies before they leave the client (default: the API key). */
+    secrets?: readonly string[];
+  };
 
 /** A report as the API client hands it on: the body (secrets redacted) and the facts of its fetch. */
 export interface FetchedReport {
@@ -82,12 +36,8 @@ export interface FetchedReport {
 /** The endpoints of the management API the product reads. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
   /**
-   * GET /reports for the query's period and dimensions. The body is returned decompressed, secrets
-   * redacted, not parsed, so the caller can archive it as it parses it: a bad body is then the
-   * parser's ReportFormatError.
-   * Only plainly malformed bodies (empty, HTML, not JSON, an object cut short) are caught here and
-   * retried like a 5xx. An abort of `signal` (worker shutdown) ends the request with a retryable
-   * ApiTransportError, code ABORTED. A body reaching `streamFromBytes` comes back as a stream.
+   * GET /reports: the body decompressed and redacted but not parsed (the caller archives it as it
+   * parses it), a stream from `streamFromBytes` on; see docs/api-client.md.
    */
   fetchReport(
     q: ReportQuery,
@@ -102,10 +52,6 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-/**
- * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
- * keep-alive pool (see pools.ts); close every client, and the last close ends the pool.
- */
 /** The transport settings of a client with options `o` (the defaults filled in). */
 export function transportOptions(o: ApiClientOptions): TransportOptions {
   return {
@@ -134,56 +80,49 @@ export function transportOptions(o: ApiClientOptions): TransportOptions {
   };
 }
 
+/**
+ * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
+ * keep-alive pool (see http.ts); close every client, and the last close ends the pool.
+ */
 export function createApiClient(o: ApiClientOptions): ApiClient {
   const http = new Transport(transportOptions(o));
   const secrets = [o.apiKey];
 
   /**
-   * Sends and parses a JSON answer. A body that is not JSON is malformed (retried by the transport
-   * like a 5xx); JSON of the wrong shape, per `check` (a problem or undefined), fails at once.
+   * GETs a listing. A body that is not JSON is malformed (retried by the transport like a 5xx);
+   * JSON that is not an object with an items array fails at once. Only that shape is checked: one
+   * item whose id cannot be read must not cost the page (the sync skips and reports that item), and
+   * items are left exactly as sent, for `raw`.
    */
-  async function json<T>(
-    method: Method,
-    path: string,
-    body: unknown,
-    check: (doc: unknown) => string | undefined,
-  ): Promise<T> {
+  async function list<T>(path: string): Promise<T[]> {
     let doc: unknown;
-    const res = await http.send(method, path, body, undefined, (raw, contentType) => {
+    const res = await http.send('GET', path, undefined, undefined, (raw, contentType) => {
       // An echoed key must not reach the catalogue tables or a sync's problem examples.
       const parsed = parseJsonBody(redactBuffer(raw, secrets), contentType);
       if (!parsed.ok) return parsed.problem;
       doc = parsed.doc;
       return undefined;
     });
-    const problem = check(doc);
-    if (problem !== undefined) {
-      throw new ApiResponseError({
-        status: res.status,
-        apiMessage: undefined,
-        method,
-        path: http.fullPath(path),
-        attempts: res.attempts,
-        hint: RESPONSE_HINT,
-        retryable: false,
-        problem,
-        excerpt: excerptOf(res.body, secrets),
-      });
-    }
-    return doc as T;
+    const items = typeof doc === 'object' && doc !== null ? (doc as { items?: unknown }).items : undefined;
+    if (!Array.isArray(doc) && Array.isArray(items)) return items as T[];
+    throw new ApiResponseError({
+      status: res.status,
+      method: 'GET',
+      path: http.fullPath(path),
+      attempts: res.attempts,
+      hint: RESPONSE_HINT,
+      retryable: false,
+      problem: 'expected an object with an items array',
+      excerpt: excerptOf(res.body, secrets),
+    });
   }
-
-  // A listing is checked for its shape only: one item whose id cannot be read must not cost the
-  // page (the sync skips and reports that item). Items are left exactly as sent, for `raw`.
-  const listOf = () => (doc: unknown) =>
-    isObject(doc) && Array.isArray(doc.items) ? undefined : 'expected an object with an items array';
   const int = (n: number, what: string) => {
     if (!Number.isSafeInteger(n) || n < 0)
       throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
     return n;
   };
-  const campaignPath = (id: number) => `/campaigns/${int(id, 'campaign id')}`;
-  const creativesPath = (cid: number) => `${campaignPath(cid)}/creatives`;
+  const creativesPath = (cid: number) => `/campaigns/${int(cid, 'campaign id')}/creatives`;
+  const where = (path: string) => ({ method: 'GET', path: http.fullPath(path) });
 
   const client: ApiClient = {
     async fetchReport(q, options) {
@@ -204,78 +143,43 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         fetchMs: res.durationMs,
       };
     },
-    async listCampaigns(page) {
-      const doc = await json<{ items: Campaign[] }>(
-        'GET',
-        `/campaigns${pageQuery(page)}`,
-        undefined,
-        listOf(),
-      );
-      return doc.items;
-    },
-    campaigns(pageSize = 100) {
-      return paginate(
+    listCampaigns: (page) => list<Campaign>(`/campaigns${pageQuery(page)}`),
+    campaigns: (pageSize = 100) =>
+      paginate(
         (p) => client.listCampaigns(p),
         (c) => c.campaign_id,
         pageSize,
-        {
-          method: 'GET',
-          path: http.fullPath('/campaigns'),
-        },
-      );
-    },
-    async listCreatives(campaignId, page) {
-      const path = `${creativesPath(campaignId)}${pageQuery(page)}`;
-      const doc = await json<{ items: Creative[] }>('GET', path, undefined, listOf());
-      return doc.items;
-    },
-    creatives(campaignId, pageSize = 100) {
-      return paginate(
+        where('/campaigns'),
+      ),
+    listCreatives: (campaignId, page) => list<Creative>(`${creativesPath(campaignId)}${pageQuery(page)}`),
+    creatives: (campaignId, pageSize = 100) =>
+      paginate(
         (p) => client.listCreatives(campaignId, p),
         (c) => c.creative_id,
         pageSize,
-        {
-          method: 'GET',
-          path: http.fullPath(creativesPath(campaignId)),
-        },
-      );
-    },
+        where(creativesPath(campaignId)),
+      ),
     close: () => http.close(),
   };
   return client;
 }
 
-/**
- * A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_AUTH,
- * ADOPS_REPORT_PARAMS, ADOPS_HTTP_*, ADOPS_MAX_BODY_MB, ADOPS_MAX_RETRY_AFTER_SECONDS).
- */
+/** A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_HTTP_*, ...). */
 export function createApiClientFromConfig(
   config: Config,
   logger?: Logger,
   extra: Partial<ApiClientOptions> = {},
 ): ApiClient {
   return createApiClient({
+    ...config.http,
     baseUrl: requireBaseUrl(config),
     apiKey: requireApiKey(config),
     auth: config.auth,
-    connectTimeoutMs: config.http.connectTimeoutMs,
-    headersTimeoutMs: config.http.headersTimeoutMs,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    requestTimeoutMs: config.http.requestTimeoutMs,
-    attempts: config.http.attempts,
-    maxBackoffMs: config.http.maxBackoffMs,
-    retryAfterCapMs: config.http.retryAfterCapMs,
-    connections: config.http.connections,
-    compression: config.http.compression,
     maxBodyBytes: config.http.maxBodyMb * BODY_MB,
     dimensionsEncoding: config.reportParams,
     ...(logger === undefined ? {} : { logger }),
     ...extra,
   });
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 /**
@@ -285,15 +189,10 @@ function isObject(x: unknown): x is Record<string, unknown> {
  * `json-body` sends {"date_from","date_until","dimensions":[...]} as a JSON body on the GET, with
  * no query string.
  */
-export type DimensionsEncoding = 'repeat' | 'brackets' | 'comma' | 'json-body';
+export type DimensionsEncoding = (typeof DIMENSIONS_ENCODINGS)[number];
 
 /** Every form, in the order `adops doctor` tries them. */
-export const DIMENSIONS_ENCODINGS: readonly DimensionsEncoding[] = [
-  'repeat',
-  'brackets',
-  'comma',
-  'json-body',
-];
+export const DIMENSIONS_ENCODINGS = ['repeat', 'brackets', 'comma', 'json-body'] as const;
 
 /** A GET /reports request: the path (relative to the base URL) and, for `json-body`, the body. */
 export interface ReportRequest {

@@ -4,10 +4,10 @@ import { AdopsError } from '../retry/errors.js';
 
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
 export interface ApiErrorDetails {
-  /** HTTP status, or undefined when no response arrived. */
-  readonly status: number | undefined;
+  /** HTTP status, absent when no response arrived. */
+  readonly status?: number | undefined;
   /** The API's own error message from the body, when it gave one. */
-  readonly apiMessage: string | undefined;
+  readonly apiMessage?: string | undefined;
   readonly method: string;
   /** Request path with query (never holds the key: that travels in a header). */
   readonly path: string;
@@ -35,12 +35,7 @@ export class ApiError extends AdopsError {
     const tries = d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`;
     super(
       `${d.method} ${d.path}: ${summary}${said} (after ${tries}); ${d.hint}`,
-      {
-        cause: d.cause,
-        attempts: d.attempts,
-        hint: d.hint,
-        ...(d.retryAfterMs === undefined ? {} : { retryAfterMs: d.retryAfterMs }),
-      },
+      { cause: d.cause, attempts: d.attempts, hint: d.hint, retryAfterMs: d.retryAfterMs },
       d.retryable,
     );
     this.status = d.status;

@@ -12,7 +12,7 @@ import {
   hintFor,
   RateLimitedError,
   TRANSPORT_HINT,
-  type ApiErrorDetails,
+  type ApiError,
 } from './errors.js';
 import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
 import {
@@ -35,18 +35,17 @@ export interface AttemptInfo {
   status?: number;
   error?: string;
   durationMs: number;
-  /**
-   * A success that says the budget is spent: its usage headers (X-RateLimit-Remaining: 0, or the
-   * IETF draft's RateLimit-Remaining) and the ms until the window resets (X-RateLimit-Reset or
-   * RateLimit-Reset, in seconds). Absent otherwise.
-   */
+  /** A success whose usage headers say the budget is spent: the ms until it resets (exhaustedFor). */
   exhaustedForMs?: number;
 }
 
 /** Longest pause a usage header may ask for: a reset further away is taken as a clock mix-up. */
 const MAX_USAGE_PAUSE_MS = 5 * 60_000;
 
-/** ms until the budget resets when the usage headers say none is left; undefined otherwise. Pure. */
+/**
+ * ms until the budget resets when the usage headers (X-RateLimit-* or the IETF draft's RateLimit-*)
+ * say none is left: Remaining 0, Reset in seconds; undefined otherwise.
+ */
 export function exhaustedFor(headers: Record<string, string | string[] | undefined>): number | undefined {
   const value = (name: string) => headerText(headers[`x-ratelimit-${name}`] ?? headers[`ratelimit-${name}`]);
   const remaining = value('remaining');
@@ -56,35 +55,50 @@ export function exhaustedFor(headers: Record<string, string | string[] | undefin
   return Math.min(MAX_USAGE_PAUSE_MS, Math.ceil(reset * 1000));
 }
 
+/** A client's transport settings; the defaults (ApiClientOptions leaves them out) are in client.ts. */
 export interface TransportOptions {
+  /** Base URL ending in /v2. */
   baseUrl: string;
   apiKey: string;
   auth: 'bearer' | 'x-api-key';
   connectTimeoutMs: number;
+  /** Time to the response headers (a big report can take the server a while). */
   headersTimeoutMs: number;
+  /** Longest silence between body chunks. */
   bodyTimeoutMs: number;
-  /** Deadline of one attempt, headers and body (a streamed body to its end). */
+  /**
+   * Deadline of one attempt from sending it to the last byte of its body, a streamed body included
+   * (a server dripping a byte at a time never trips bodyTimeoutMs).
+   */
   requestTimeoutMs: number;
+  /** Requests per call, the first included. */
   attempts: number;
   baseBackoffMs: number;
   maxBackoffMs: number;
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
-  /** Longest pause a Retry-After can ask for: a longer one is cut to it, with a warning. */
+  /**
+   * Longest pause a Retry-After can ask for (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one (a date
+   * in 2100) is cut to it, with a warning naming the server's value.
+   */
   retryAfterCapMs: number;
+  /** Keep-alive connections to the origin. */
   connections: number;
-  /** Largest response body accepted, decompressed; more is a non-retryable ApiResponseError. */
+  /** Largest response body accepted, decompressed (ADOPS_MAX_BODY_MB); more fails the request. */
   maxBodyBytes: number;
-  /** 'gzip': send Accept-Encoding: gzip; 'none': ask for identity. Any served coding we know is decoded. */
+  /** 'gzip': ask for gzip, decompress while streaming; 'none': ask for identity. */
   compression: 'gzip' | 'none';
+  /** 'wait' sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
   on429: 'wait' | 'throw';
   logger: Logger | undefined;
+  /** Called after every attempt (metrics). */
   onAttempt: ((a: AttemptInfo) => void) | undefined;
+  /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */
   beforeRequest: (() => Promise<void>) | undefined;
   /** Waits between attempts; may return early when `signal` aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
-  /** Ends every request when it aborts, as a call's own signal does. */
+  /** Ends every request when it aborts, as a call's own signal does (a sync's shutdown deadline). */
   signal: AbortSignal | undefined;
 }
 
@@ -130,10 +144,7 @@ export class Transport {
     return this.basePath + path;
   }
 
-  /**
-   * Sends one logical request, retrying as the policy allows; resolves only on a 2xx whose body
-   * passes `check` (a failing body is malformed: retried like a 5xx, unless it repeats).
-   */
+  /** One logical request; resolves only on a 2xx whose body passes `check` (else it is malformed). */
   async send(
     method: Method,
     path: string,
@@ -149,26 +160,37 @@ export class Transport {
     const headers =
       body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const started = performance.now();
-    const aborted = (attempt: number, cause?: unknown) =>
-      new ApiTransportError({
-        status: undefined,
-        apiMessage: undefined,
+    const transportError = (
+      attempts: number,
+      code: string | undefined,
+      detail: string,
+      cause: unknown,
+      status?: number,
+    ) => {
+      const aborted = code === 'ABORTED';
+      return new ApiTransportError({
+        status,
         method,
         path: fullPath,
-        attempts: attempt,
-        hint: 'the caller stopped the request (shutdown); it can run again later',
-        // Not the API's fault: a later run may succeed.
-        retryable: true,
-        code: 'ABORTED',
-        detail: 'aborted by the caller',
+        attempts,
+        hint: aborted ? 'the caller stopped the request (shutdown); it can run again later' : TRANSPORT_HINT,
+        // An abort is not the API's fault: a later run may succeed.
+        retryable: aborted || isTransientNetwork(code, method),
+        code,
+        detail,
         cause,
       });
+    };
+    const aborted = (attempt: number, cause?: unknown) =>
+      transportError(attempt, 'ABORTED', 'aborted by the caller', cause);
     /** Digest of the previous answer when it was malformed: the same again fails for good. */
     let lastMalformed: string | undefined;
     for (let attempt = 1; ; attempt++) {
       if (isAborted(signal)) throw aborted(attempt - 1);
       if (o.beforeRequest !== undefined) await o.beforeRequest();
       const t0 = performance.now();
+      const finished = (facts: Omit<AttemptInfo, 'method' | 'path' | 'attempt' | 'durationMs'>) =>
+        o.onAttempt?.({ method, path: fullPath, attempt, ...facts, durationMs: performance.now() - t0 });
       let status: number;
       let responseHeaders: Record<string, string | string[] | undefined>;
       let read: Awaited<ReturnType<typeof readResponse>>;
@@ -190,51 +212,23 @@ export class Transport {
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
         const code = deadline.fired ? DEADLINE_CODE : errorCode(error);
-        const detail = deadline.fired
-          ? deadline.detail
-          : error instanceof Error
-            ? error.message
-            : String(error);
-        o.onAttempt?.({
-          method,
-          path: fullPath,
+        finished({ error: code ?? 'error' });
+        const failed = transportError(
           attempt,
-          error: code ?? 'error',
-          durationMs: performance.now() - t0,
-        });
-        const details: ApiErrorDetails = {
-          status: undefined,
-          apiMessage: undefined,
-          method,
-          path: fullPath,
-          attempts: attempt,
-          hint: TRANSPORT_HINT,
-          retryable: isTransientNetwork(code, method),
-          cause: error,
-        };
-        if (!details.retryable || attempt >= o.attempts)
-          throw new ApiTransportError({ ...details, code, detail });
-        await this.pause(this.retryDelay(attempt), details, code, signal);
+          code,
+          deadline.fired ? deadline.detail : error instanceof Error ? error.message : String(error),
+          error,
+        );
+        await this.retryOrThrow(failed, code, signal);
         continue;
       }
       if (read.kind === 'stream') {
         // Too big to check first: the loader's parser judges it as it streams, and the deadline
         // runs on until its last byte.
-        o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
+        finished({ status });
         const durationMs = performance.now() - started;
         const late = (cause: unknown) =>
-          new ApiTransportError({
-            status,
-            apiMessage: undefined,
-            method,
-            path: fullPath,
-            attempts: attempt,
-            hint: TRANSPORT_HINT,
-            retryable: isTransientNetwork(DEADLINE_CODE, method),
-            code: DEADLINE_CODE,
-            detail: deadline.detail,
-            cause,
-          });
+          transportError(attempt, DEADLINE_CODE, deadline.detail, cause, status);
         const stream = deadline.guard(read.chunks, () => isAborted(signal), late);
         return { status, body: Buffer.alloc(0), stream, attempts: attempt, durationMs };
       }
@@ -245,14 +239,10 @@ export class Transport {
             ? `a ${String(responseHeaders['content-encoding'])} body that does not decompress (${read.detail})`
             : check?.(read.body, headerText(responseHeaders['content-type']));
         const exhausted = exhaustedFor(responseHeaders);
-        o.onAttempt?.({
-          method,
-          path: fullPath,
-          attempt,
+        finished({
           status,
           ...(problem === undefined ? {} : { error: 'malformed' }),
           ...(exhausted === undefined ? {} : { exhaustedForMs: exhausted }),
-          durationMs: performance.now() - t0,
         });
         if (problem === undefined && read.kind === 'ok')
           return { status, body: read.body, attempts: attempt, durationMs: performance.now() - started };
@@ -265,17 +255,15 @@ export class Transport {
           apiKey: o.apiKey,
         });
         lastMalformed = malformed.sha256;
-        if (!malformed.retryable || attempt >= o.attempts) throw malformed;
-        await this.pause(this.retryDelay(attempt), malformed, 'malformed', signal);
+        await this.retryOrThrow(malformed, 'malformed', signal);
         continue;
       }
       lastMalformed = undefined;
-      o.onAttempt?.({ method, path: fullPath, attempt, status, durationMs: performance.now() - t0 });
+      finished({ status });
       // An error body that does not decompress still fails with its status, just without a message.
-      const buffer = read.kind === 'ok' ? read.body : Buffer.alloc(0);
-      const details: ApiErrorDetails = {
+      const details = {
         status,
-        apiMessage: apiMessageOf(buffer, [o.apiKey]),
+        apiMessage: apiMessageOf(read.kind === 'ok' ? read.body : Buffer.alloc(0), [o.apiKey]),
         method,
         path: fullPath,
         attempts: attempt,
@@ -288,14 +276,12 @@ export class Transport {
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
-        if (o.on429 === 'throw' || attempt >= o.attempts || wait > o.maxRetryAfterMs) {
-          throw new RateLimitedError({ ...details, retryAfterMs: wait });
-        }
-        await this.pause(wait, details, '429', signal);
+        const limited = new RateLimitedError({ ...details, retryAfterMs: wait });
+        if (o.on429 === 'throw' || wait > o.maxRetryAfterMs) throw limited;
+        await this.retryOrThrow(limited, '429', signal, wait);
         continue;
       }
-      if (!details.retryable || attempt >= o.attempts) throw new ApiHttpError({ ...details, status });
-      await this.pause(this.retryDelay(attempt), details, String(status), signal);
+      await this.retryOrThrow(new ApiHttpError(details), String(status), signal);
     }
   }
 
@@ -319,14 +305,17 @@ export class Transport {
     return backoffDelay(attempt, { baseMs: this.o.baseBackoffMs, maxMs: this.o.maxBackoffMs }, this.o.random);
   }
 
-  private async pause(
-    ms: number,
-    d: ApiErrorDetails,
+  /** Throws `e` when it is final or the attempts are spent; otherwise waits `ms` (or the backoff). */
+  private async retryOrThrow(
+    e: ApiError,
     why: string | undefined,
     signal: AbortSignal | undefined,
+    ms?: number,
   ): Promise<void> {
+    if (!e.retryable || e.attempts >= this.o.attempts) throw e;
+    ms ??= this.retryDelay(e.attempts);
     this.o.logger?.warn(
-      { method: d.method, path: d.path, attempt: d.attempts, reason: why, retryInMs: ms },
+      { method: e.method, path: e.path, attempt: e.attempts, reason: why, retryInMs: ms },
       'API request failed, retrying',
     );
     await this.o.sleep(ms, signal);
@@ -402,10 +391,7 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/**
- * The default sleep: a real timer that ends early (without error) when `signal` aborts; at most
- * MAX_TIMER_MS (a longer timer would fire at once).
- */
+/** The default sleep: ends early (without error) when `signal` aborts; at most MAX_TIMER_MS. */
 export async function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
     await delay(Math.min(ms, MAX_TIMER_MS), undefined, signal === undefined ? undefined : { signal });
@@ -429,12 +415,10 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 }
 
 /** Pool settings; clients asking for the same origin and settings share one pool. */
-export interface PoolSettings {
-  readonly connections: number;
-  readonly connectTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  readonly bodyTimeoutMs: number;
-}
+export type PoolSettings = Pick<
+  TransportOptions,
+  'connections' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'
+>;
 
 const shared = new Map<string, { pool: Pool; users: number }>();
 

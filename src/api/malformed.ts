@@ -2,6 +2,7 @@
 // page, a body cut short, text that is not JSON) is transient: retried like a 5xx until the same
 // body comes twice in a row (the one rule: repeatsPrevious). A wrong shape fails at once.
 import { createHash } from 'node:crypto';
+import { isSpace, JSON_START } from '../flatten/json-cursor.js';
 import { redactBuffer, redactCut } from '../log/redact.js';
 import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
@@ -11,33 +12,8 @@ export type BodyCheck = (body: Buffer, contentType: string | undefined) => strin
 /** Index of the first byte that is not whitespace or a UTF-8 byte order mark; body.length if none. */
 function firstByte(body: Buffer): number {
   let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  while (i < body.length && isSpace(body[i] as number)) i++;
+  while (i < body.length && isSpace(body[i])) i++;
   return i;
-}
-
-/** Index of the last byte that is not whitespace; -1 if none. */
-function lastByte(body: Buffer): number {
-  let i = body.length - 1;
-  while (i >= 0 && isSpace(body[i] as number)) i--;
-  return i;
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-/** Bytes a JSON text can start with: { [ " - 0-9 t f n. */
-function canStartJson(c: number): boolean {
-  return (
-    c === 0x7b ||
-    c === 0x5b ||
-    c === 0x22 ||
-    c === 0x2d ||
-    (c >= 0x30 && c <= 0x39) ||
-    c === 0x74 ||
-    c === 0x66 ||
-    c === 0x6e
-  );
 }
 
 /**
@@ -50,7 +26,7 @@ function notJson(body: Buffer, contentType: string | undefined): string | undefi
   if (at >= body.length) return 'an empty body';
   const c = body[at] as number;
   if (c === 0x3c) return 'an HTML page';
-  if (canStartJson(c)) return undefined;
+  if (JSON_START.has(c)) return undefined;
   return /^\s*text\/html\b/i.test(contentType ?? '') ? 'an HTML page' : 'not JSON';
 }
 
@@ -62,7 +38,9 @@ function notJson(body: Buffer, contentType: string | undefined): string | undefi
 export const reportBodyProblem: BodyCheck = (body, contentType) => {
   const problem = notJson(body, contentType);
   if (problem !== undefined) return problem;
-  if (body[firstByte(body)] === 0x7b && body[lastByte(body)] !== 0x7d)
+  let last = body.length - 1;
+  while (last >= 0 && isSpace(body[last])) last--;
+  if (body[firstByte(body)] === 0x7b && body[last] !== 0x7d)
     return 'a JSON object cut short (it does not end with "}")';
   return undefined;
 };
@@ -114,7 +92,6 @@ export function malformedAnswer(
   const post = at.method === 'POST';
   return new ApiResponseError({
     status: at.status,
-    apiMessage: undefined,
     method: at.method,
     path: at.path,
     attempts: at.attempts,
@@ -151,11 +128,7 @@ export function excerptOf(body: Buffer | string, secrets: readonly string[]): st
   return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}…` : clean;
 }
 
-/**
- * The API's own message from an error body. The spec does not name the fields, so look where
- * APIs usually put it (message, error, error.message, errors[0].message, detail), else a short
- * excerpt of the text.
- */
+/** The API's own message from an error body, where APIs usually put it, else an excerpt. */
 export function apiMessageOf(body: Buffer, secrets: readonly string[]): string | undefined {
   if (body.length === 0) return undefined;
   let doc: unknown;

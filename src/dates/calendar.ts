@@ -3,11 +3,7 @@
 // validates and steps dates (src/dates/periods.ts builds periods on it).
 import { tz, TZDate } from '@date-fns/tz';
 // One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
-import { differenceInCalendarDays } from 'date-fns/differenceInCalendarDays';
 import { format } from 'date-fns/format';
-
-/** Date arithmetic context: calendar days in UTC, whatever TZ the process runs in. */
-const UTC = tz('UTC');
 
 /** Thrown for a string that is not a real calendar date in YYYY-MM-DD form. */
 export class DateFormatError extends Error {
@@ -47,24 +43,12 @@ export function parseIsoDate(s: string, what = 'date'): string {
   throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
-/** The UTC midnight of a YYYY-MM-DD date, as date-fns' context date. */
-export function toUtcDate(date: string): Date {
-  parseIsoDate(date);
-  return UTC(`${date}T00:00:00Z`);
-}
-
-/** YYYY-MM-DD of a date-fns date in the UTC context. */
-export function formatUtcDate(d: Date): string {
-  return format(d, 'yyyy-MM-dd', { in: UTC });
-}
-
 /**
  * `date` moved by `days` (negative goes back). Plain UTC day arithmetic rather than date-fns'
  * time-zone context: planning a backfill steps a day per pull, 100,000 times for a big one.
  */
 export function addDays(date: string, days: number): string {
-  parseIsoDate(date);
-  return isoDay(utcDay(digits(date, 0, 4), digits(date, 5, 7), digits(date, 8, 10) + days));
+  return isoDay(utcDay(date, days));
 }
 
 /** Days of month `month` (1 to 12) of `year`. */
@@ -75,15 +59,15 @@ export function daysInMonth(year: number, month: number): number {
 
 /** Day of the week of a real YYYY-MM-DD date, Monday 0 to Sunday 6 (ISO order). */
 export function isoWeekday(date: string): number {
-  parseIsoDate(date);
-  return (utcDay(digits(date, 0, 4), digits(date, 5, 7), digits(date, 8, 10)).getUTCDay() + 6) % 7;
+  return (utcDay(date).getUTCDay() + 6) % 7;
 }
 
-/** UTC midnight of year, month (1 to 12) and day, days overflowing into the next months. */
-function utcDay(year: number, month: number, day: number): Date {
+/** UTC midnight of a real YYYY-MM-DD date moved by `days` (plain UTC: no time zone shifts a day). */
+function utcDay(date: string, days = 0): Date {
+  parseIsoDate(date);
   const t = new Date(0);
   // setUTCFullYear, not Date.UTC, which reads years 0 to 99 as 1900 to 1999.
-  t.setUTCFullYear(year, month - 1, day);
+  t.setUTCFullYear(digits(date, 0, 4), digits(date, 5, 7) - 1, digits(date, 8, 10) + days);
   return t;
 }
 
@@ -94,7 +78,7 @@ function isoDay(t: Date): string {
 
 /** Calendar days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {
-  return differenceInCalendarDays(toUtcDate(to), toUtcDate(from), { in: UTC });
+  return Math.round((utcDay(to).getTime() - utcDay(from).getTime()) / 86_400_000);
 }
 
 /** The calendar date of instant `at` in IANA time zone `timezone`. */

@@ -1,19 +1,5 @@
 // Periods: the calendar slices one pull covers (a day, an ISO week, a month).
-import { tz } from '@date-fns/tz';
-// One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
-import { getISOWeek } from 'date-fns/getISOWeek';
-import { getISOWeekYear } from 'date-fns/getISOWeekYear';
-import {
-  addDays,
-  daysInMonth,
-  DateFormatError,
-  digits,
-  isoWeekday,
-  parseIsoDate,
-  toUtcDate,
-} from './calendar.js';
-
-const UTC = tz('UTC');
+import { addDays, daysInMonth, DateFormatError, digits, isoWeekday, parseIsoDate } from './calendar.js';
 
 /** The period kinds a job definition may declare. */
 export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
@@ -92,10 +78,4 @@ export function periodsBetween(from: string, to: string, unit: PeriodUnit): Peri
 /** A stable key of a period, for maps and sets. */
 export function periodKey(period: Period): string {
   return `${period.start}/${period.end}`;
-}
-
-/** The ISO week of a date: its week-numbering year and week number (1 to 53). */
-export function isoWeek(date: string): { year: number; week: number } {
-  const d = toUtcDate(date);
-  return { year: getISOWeekYear(d, { in: UTC }), week: getISOWeek(d, { in: UTC }) };
 }

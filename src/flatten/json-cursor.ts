@@ -1,26 +1,28 @@
 // A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
 // objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
+import { hexValue, JSON_SHORT } from '../log/secret-pattern.js';
 import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
+
+/** What each of JSON's short escapes stands for, by the byte after the backslash. */
+const SHORT_ESCAPES = new Map<number | undefined, string>(
+  Object.entries(JSON_SHORT).map(([c, e]) => [e.charCodeAt(0), c]),
+);
 
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
 export const NEST_LIMIT = 512;
 
 /**
- * Thrown (one shared instance, no stack) when a token runs into the end of a window that is not
- * the body's last: the scanner rewinds to the unit's start and waits for more bytes.
+ * Thrown (one shared instance) when a token runs into the end of a window that is not the body's
+ * last: the scanner rewinds to the unit's start and waits for more bytes.
  */
-export class NeedMoreBytes extends Error {
-  override readonly name = 'NeedMoreBytes';
-}
-export const NEED_MORE = new NeedMoreBytes('the window ends inside a token');
+export const NEED_MORE = Object.assign(new Error('the window ends inside a token'), {
+  name: 'NeedMoreBytes',
+});
 
 /** A failure this close to a window's end may be the window's end: wait for more bytes. */
 const NEAR_END = 8;
 
-/**
- * A read position in a JSON body and the tokens found there, straight from the bytes: the lexer
- * under ReportScanner. Errors are MalformedBodyError (at `(body)`) with the byte offset.
- */
+/** The lexer under ReportScanner: a read position in JSON bytes; errors are MalformedBodyError. */
 export class JsonCursor {
   pos = 0;
   /** Whether the string skipString last passed holds a backslash escape. */
@@ -30,10 +32,7 @@ export class JsonCursor {
   /** Offset of `b` in the whole body: windows of a streamed body follow each other. */
   base = 0;
 
-  /**
-   * @param b the body, or the current window of a streamed body
-   * @param final whether `b` runs to the body's end (false: more windows follow)
-   */
+  /** `b`: the body, or the current window of a streamed body, `final` when it runs to the body's end. */
   constructor(
     public b: Buffer,
     public final = true,
@@ -87,11 +86,7 @@ export class JsonCursor {
   ws(): void {
     const b = this.b;
     let p = this.pos;
-    for (;;) {
-      const c = b[p];
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      p++;
-    }
+    while (isSpace(b[p])) p++;
     this.pos = p;
   }
 
@@ -110,36 +105,15 @@ export class JsonCursor {
     for (;;) {
       const c = b[p];
       if (c === 0x22) break;
-      if (c === undefined || c < 0x20) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (c === undefined || c < 0x20) throw this.syntax(undefined, p);
       if (c === 0x5c) {
         this.escaped = true;
         const e = b[p + 1];
         if (e === 0x75) {
-          for (let i = 2; i < 6; i++) {
-            if (hex(b[p + i]) < 0) {
-              this.pos = p;
-              throw this.syntax('a bad \\u escape');
-            }
-          }
+          if (hexValue(b, p + 2, 4) < 0) throw this.syntax('a bad \\u escape', p);
           p += 6;
-        } else if (
-          e === 0x22 ||
-          e === 0x5c ||
-          e === 0x2f ||
-          e === 0x62 ||
-          e === 0x66 ||
-          e === 0x6e ||
-          e === 0x72 ||
-          e === 0x74
-        )
-          p += 2;
-        else {
-          this.pos = p;
-          throw this.syntax('a bad escape');
-        }
+        } else if (SHORT_ESCAPES.has(e)) p += 2;
+        else throw this.syntax('a bad escape', p);
       } else p++;
     }
     this.pos = p + 1;
@@ -169,23 +143,10 @@ export class JsonCursor {
       out += b.toString('utf8', from, p);
       const e = b[p + 1];
       if (e === 0x75) {
-        out += String.fromCharCode(
-          (hex(b[p + 2]) << 12) | (hex(b[p + 3]) << 8) | (hex(b[p + 4]) << 4) | hex(b[p + 5]),
-        );
+        out += String.fromCharCode(hexValue(b, p + 2, 4));
         p += 6;
       } else {
-        out +=
-          e === 0x62
-            ? '\b'
-            : e === 0x66
-              ? '\f'
-              : e === 0x6e
-                ? '\n'
-                : e === 0x72
-                  ? '\r'
-                  : e === 0x74
-                    ? '\t'
-                    : String.fromCharCode(e as number);
+        out += SHORT_ESCAPES.get(e);
         p += 2;
       }
       from = p;
@@ -228,28 +189,19 @@ export class JsonCursor {
     if (b[p] === 0x30) p++;
     else if (isDigit(b[p])) {
       while (isDigit(b[p])) n = n * 10 + ((b[p++] as number) - 0x30);
-    } else {
-      this.pos = p;
-      throw this.syntax();
-    }
+    } else throw this.syntax(undefined, p);
     let plain = b[start] !== 0x2d && p - digitsFrom <= 15;
     if (b[p] === 0x2e) {
       plain = false;
       p++;
-      if (!isDigit(b[p])) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (!isDigit(b[p])) throw this.syntax(undefined, p);
       while (isDigit(b[p])) p++;
     }
     if (b[p] === 0x65 || b[p] === 0x45) {
       plain = false;
       p++;
       if (b[p] === 0x2b || b[p] === 0x2d) p++;
-      if (!isDigit(b[p])) {
-        this.pos = p;
-        throw this.syntax();
-      }
+      if (!isDigit(b[p])) throw this.syntax(undefined, p);
       while (isDigit(b[p])) p++;
     }
     // A number running to the window's end may go on in the next one.
@@ -312,13 +264,13 @@ export class JsonCursor {
     return this.readScalar();
   }
 
-  /** The error for a body that is not valid JSON at pos: malformed, retryable until it repeats. */
-  syntax(what?: string): MalformedBodyError {
+  /** The error for a body that is not valid JSON at `at` (pos moves there): retryable until it repeats. */
+  syntax(what?: string, at = this.pos): MalformedBodyError {
     const b = this.b;
-    const at = this.pos;
+    this.pos = at;
     if (!this.final && at >= b.length - NEAR_END) throw NEED_MORE;
     const c = b[at];
-    if (this.base === 0 && (b.length === 0 || (c === undefined && isBlank(b))))
+    if (this.base === 0 && (b.length === 0 || (c === undefined && b.every(isSpace))))
       return new MalformedBodyError('not valid JSON: an empty body');
     const found =
       what ??
@@ -338,23 +290,14 @@ export function memberPath(path: string, key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-function isBlank(b: Buffer): boolean {
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
-  }
-  return true;
+/** Bytes a JSON text can start with: { [ " - 0-9 t f n. */
+export const JSON_START: ReadonlySet<number> = new Set(Buffer.from('{["-0123456789tfn', 'latin1'));
+
+/** JSON's whitespace: space, \n, \r, \t. */
+export function isSpace(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
-}
-
-/** The value of a hex digit byte, or -1. */
-function hex(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
 }

@@ -17,10 +17,7 @@ export interface ParsedReport {
 }
 
 export interface ParseOptions {
-  /**
-   * Throw ReconciliationError when the rows cannot be reconciled with the totals: they differ, or
-   * the body has no (or partial) totals. Default: report it only.
-   */
+  /** Throw ReconciliationError when the rows cannot be reconciled with the totals (default: report it). */
   readonly strict?: boolean;
 }
 

@@ -24,10 +24,7 @@ export function describe(value: unknown): string {
   return `${typeof value} ${showValue(value)}`;
 }
 
-/**
- * Collects typed rows from dimension values and counters, whichever walk found them: checks each
- * value against its column type, each counter, and finally that no two rows share dimension values.
- */
+/** Collects typed rows from whichever walk found them, checking values, counters and repeats. */
 export class RowBuilder<P> {
   readonly rows: ReportRow[] = [];
   readonly types: readonly DimensionType[];
@@ -99,12 +96,9 @@ export class RowBuilder<P> {
           `the row says ${dims[d]}=${showValue(value)} but sits under the key ${showValue(this.vals[d])}`,
         );
     }
-    const a = this.counter(counterRaw, 0, parent, key);
-    const b = this.counter(counterRaw, 1, parent, key);
-    const c = this.counter(counterRaw, 2, parent, key);
-    const m = this.counter(counterRaw, 3, parent, key);
-    const v = this.counter(counterRaw, 4, parent, key);
-    this.rows.push({ dims: this.vals.slice(), counters: [a, b, c, m, v] });
+    const counters: number[] = [];
+    for (let i = 0; i < COUNTERS.length; i++) counters.push(this.counter(counterRaw, i, parent, key));
+    this.rows.push({ dims: this.vals.slice(), counters });
   }
 
   private counter(counterRaw: readonly unknown[], i: number, parent: P, key: Key): number {
@@ -121,10 +115,7 @@ export class RowBuilder<P> {
     return n;
   }
 
-  /**
-   * Checks up to `budget` rows for repeated dimension values (they would break the table's
-   * unique key); true when all are checked.
-   */
+  /** Checks up to `budget` rows for repeated dimension values (the table's unique key); true when done. */
   checkDuplicates(budget: number): boolean {
     if (!this.mayHaveDuplicates) return true;
     const rows = this.rows;
@@ -170,14 +161,6 @@ export function counterValue(raw: unknown): number {
     n = n * 10 + c;
   }
   return Number.isSafeInteger(n) ? n : -1;
-}
-
-/** True when `node` holds at least one counter: that is what makes it a leaf, whatever its depth. */
-export function holdsCounters(node: Record<string, unknown>): boolean {
-  for (let i = 0; i < COUNTERS.length; i++) {
-    if (node[COUNTERS[i] as string] !== undefined) return true;
-  }
-  return false;
 }
 
 /** What each column type accepts, in words, for error messages. */
@@ -250,10 +233,7 @@ export interface Reconciliation {
   readonly ok: boolean;
   /** One entry per given counter whose sum over the rows differs from the totals; empty when ok. */
   readonly differences: Array<{ counter: CounterName; items: number; totals: number }>;
-  /**
-   * Why not ok: 'mismatch' (differences), 'no totals' (the body gave none: nothing was checked),
-   * 'partial totals' (some counters missing: only the given ones were checked). Absent when ok.
-   */
+  /** Why not ok: differences, no totals (nothing checked) or partial totals (not all checked). */
   readonly reason?: UnreconciledReason;
 }
 
@@ -262,11 +242,7 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   const sums = [0, 0, 0, 0, 0];
   for (let r = 0; r < rows.length; r++) {
     const c = (rows[r] as ReportRow).counters;
-    sums[0]! += c[0]!;
-    sums[1]! += c[1]!;
-    sums[2]! += c[2]!;
-    sums[3]! += c[3]!;
-    sums[4]! += c[4]!;
+    for (let i = 0; i < 5; i++) sums[i]! += c[i]!;
   }
   const out = {} as Counters;
   COUNTERS.forEach((name, i) => {
@@ -280,15 +256,12 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   return out;
 }
 
-/** Compares the sums of the rows with the totals; per counter, any difference is reported. */
+/** Compares the sums of the rows with the totals. */
 export function reconcile(rows: readonly ReportRow[], totals: Totals): Reconciliation {
   return reconcileSums(sumRows(rows), totals);
 }
 
-/**
- * Compares counter sums (however they were taken) with the totals given. A report without totals,
- * or with only some counters, is never called reconciled: nothing (or not everything) was checked.
- */
+/** Compares counter sums with the totals; without (all) totals a report is never called reconciled. */
 export function reconcileSums(sums: Counters, totals: Totals): Reconciliation {
   const given = COUNTERS.filter((c) => totals[c] !== null);
   if (given.length === 0) return { ok: false, differences: [], reason: 'no totals' };

@@ -3,35 +3,35 @@
 import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath, describe, RowBuilder, type Key } from './rows.js';
-import { JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
+import { JSON_START, JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { type ReportRow } from './types.js';
 
 /** An open container of `items`; paths are spelled out from these links only for an error. */
-interface Frame {
-  isArray: boolean;
+class Frame {
+  isArray = false;
   /** How many dimension values the keys above this container have set. */
-  depth: number;
-  parent: Frame | undefined;
-  key: Key;
+  depth = 0;
+  parent: Frame | undefined = undefined;
+  key: Key = undefined;
   /** 0: just opened, 1: after a member (expects `,` or the close). */
-  state: number;
+  state = 0;
   /** Array: index of the next element. */
-  index: number;
+  index = 0;
   /** Object: holds a nested container (so it is a level of keys, not a row). */
-  sawContainer: boolean;
+  sawContainer = false;
   /** Object: holds a scalar field (so it must be a row of counters). */
-  sawScalar: boolean;
-  sawCounter: boolean;
+  sawScalar = false;
+  sawCounter = false;
   /** The first scalar field, kept as byte offsets: its key text is only needed for an error. */
-  firstScalarKeyStart: number;
-  firstScalarKeyEnd: number;
-  firstScalarEscaped: boolean;
-  firstScalarValue: unknown;
+  firstScalarKeyStart = 0;
+  firstScalarKeyEnd = 0;
+  firstScalarEscaped = false;
+  firstScalarValue: unknown = undefined;
   /** The first scalar's key as text, once its bytes have left the window (a streamed body). */
-  firstScalarKeyText: string | undefined;
+  firstScalarKeyText: string | undefined = undefined;
   /** Object: the keys of its nested containers so far, to catch a key given twice. */
-  readonly keys: string[];
-  readonly keySet: Set<string>;
+  readonly keys: string[] = [];
+  readonly keySet = new Set<string>();
 }
 
 /** Up to this many sibling keys are compared one by one; beyond, through the frame's Set. */
@@ -83,9 +83,7 @@ export class ReportScanner {
   /** Set when step() stopped because the window is read up to its margin: feed() the next bytes. */
   hungry = false;
 
-  /**
-   * @param body the whole body, or (with `final: false`) its first window; feed() the rest
-   */
+  /** `body`: the whole body, or (with `final: false`) its first window; feed() the rest. */
   constructor(
     body: Buffer,
     private readonly dims: readonly Dimension[],
@@ -108,21 +106,12 @@ export class ReportScanner {
     return this.c.base + this.c.pos;
   }
 
-  /**
-   * The next window of a streamed body (`final`: the body ends with it). The bytes not yet read
-   * are kept in front of it; those already read are let go.
-   */
+  /** The next window of a streamed body (`final`: the last); the bytes not yet read stay in front of it. */
   feed(chunk: Buffer, final: boolean): void {
     const c = this.c;
     if (this.phase === DONE) {
-      // Only whitespace may follow the report's closing brace.
       c.shift(chunk, final);
-      c.ws();
-      if (c.pos < c.b.length) {
-        c.final = true; // an error wherever the window ends
-        throw c.syntax('data after the end of the report');
-      }
-      return;
+      return this.nothingAfter();
     }
     // Keys of open frames still pointing into this window are spelled out before it goes.
     for (let i = 0; i < this.top; i++) {
@@ -165,10 +154,7 @@ export class ReportScanner {
     return this.phase === DONE && this.c.final;
   }
 
-  /**
-   * One unit of a window that is not the body's last: false, with the unit undone, when it would
-   * need bytes beyond the window.
-   */
+  /** One unit of a window that is not the last: false, the unit undone, when it needs bytes beyond it. */
   private guardedUnit(): boolean {
     const c = this.c;
     c.ws();
@@ -231,11 +217,7 @@ export class ReportScanner {
         this.phase = IN_ITEMS;
         return;
       }
-      const value = this.c.readScalar();
-      throw new ReportFormatError(
-        'items',
-        `expected an object (keyed by ${this.dims[0]}) or a row of counters, found ${describe(value)}`,
-      );
+      throw this.notRow('items', 0, this.c.readScalar());
     }
     const path = topPath(key);
     if (this.topKeys.has(key)) throw new ReportFormatError(path, DUPLICATE_KEY);
@@ -248,12 +230,17 @@ export class ReportScanner {
 
   private endTop(): void {
     this.c.pos++;
+    this.nothingAfter();
+    this.phase = DONE;
+  }
+
+  /** Only whitespace may follow the report's closing brace. */
+  private nothingAfter(): void {
     this.c.ws();
     if (this.c.pos < this.c.b.length) {
-      this.c.final = true; // data after the end is an error wherever the window ends
+      this.c.final = true; // an error wherever the window ends
       throw this.c.syntax('data after the end of the report');
     }
-    this.phase = DONE;
   }
 
   private notObject(): ReportFormatError {
@@ -261,7 +248,7 @@ export class ReportScanner {
     if (c === undefined) return this.c.syntax();
     if (c === 0x5b)
       return new ReportFormatError('(body)', 'expected an object with items and totals, found an array');
-    return c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e
+    return JSON_START.has(c)
       ? new ReportFormatError(
           '(body)',
           `expected an object with items and totals, found ${describe(this.c.readValue(0, '(body)'))}`,
@@ -287,11 +274,7 @@ export class ReportScanner {
       const c = b[this.c.pos];
       const index = f.index++;
       if (c === 0x7b || c === 0x5b) return this.open(c === 0x5b, f.depth, f, index);
-      const value = this.c.readScalar();
-      throw new ReportFormatError(
-        childPath(f, index),
-        `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
-      );
+      throw this.notRow(childPath(f, index), f.depth, this.c.readScalar());
     }
     this.member(f);
   }
@@ -319,13 +302,8 @@ export class ReportScanner {
     const which = escaped
       ? this.knownIndexOfText(this.c.keyText(keyStart, keyEnd, true))
       : this.c.knownIndex(this.known, keyStart, keyEnd);
-    if (f.sawContainer) {
-      const key = this.c.keyText(keyStart, keyEnd, escaped);
-      throw new ReportFormatError(
-        childPath(f, key),
-        `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
-      );
-    }
+    if (f.sawContainer)
+      throw this.notRow(childPath(f, this.c.keyText(keyStart, keyEnd, escaped)), f.depth, value);
     if (!f.sawScalar) {
       f.sawScalar = true;
       f.firstScalarKeyStart = keyStart;
@@ -369,41 +347,20 @@ export class ReportScanner {
       for (let d = 0; d < this.dimRaw.length; d++) this.dimRaw[d] = undefined;
       for (let i = 0; i < 5; i++) this.counterRaw[i] = undefined;
     }
-    const f = this.frames[this.top];
-    if (f === undefined) {
-      this.frames.push({
-        isArray,
-        depth,
-        parent,
-        key,
-        state: 0,
-        index: 0,
-        sawContainer: false,
-        sawScalar: false,
-        sawCounter: false,
-        firstScalarKeyStart: 0,
-        firstScalarKeyEnd: 0,
-        firstScalarEscaped: false,
-        firstScalarValue: undefined,
-        firstScalarKeyText: undefined,
-        keys: [],
-        keySet: new Set(),
-      });
-    } else {
-      f.isArray = isArray;
-      f.depth = depth;
-      f.parent = parent;
-      f.key = key;
-      f.state = 0;
-      f.index = 0;
-      f.sawContainer = false;
-      f.sawScalar = false;
-      f.sawCounter = false;
-      f.firstScalarValue = undefined;
-      f.firstScalarKeyText = undefined;
-      f.keys.length = 0;
-      if (f.keySet.size > 0) f.keySet.clear();
-    }
+    const f = (this.frames[this.top] ??= new Frame());
+    f.isArray = isArray;
+    f.depth = depth;
+    f.parent = parent;
+    f.key = key;
+    f.state = 0;
+    f.index = 0;
+    f.sawContainer = false;
+    f.sawScalar = false;
+    f.sawCounter = false;
+    f.firstScalarValue = undefined;
+    f.firstScalarKeyText = undefined;
+    f.keys.length = 0;
+    if (f.keySet.size > 0) f.keySet.clear();
     this.top++;
   }
 
@@ -413,10 +370,7 @@ export class ReportScanner {
       if (f.sawCounter) this.out.emit(f.depth, this.dimRaw, this.counterRaw, f.parent, f.key);
       else if (f.sawScalar) {
         if (f.depth >= this.dims.length) throw this.tooDeep(f);
-        throw new ReportFormatError(
-          childPath(f, this.firstScalarKey(f)),
-          `expected an object (keyed by ${this.dims[f.depth]}) or a row of counters, found ${describe(f.firstScalarValue)}`,
-        );
+        throw this.notRow(childPath(f, this.firstScalarKey(f)), f.depth, f.firstScalarValue);
       } else if (!f.sawContainer && f.depth >= this.dims.length) throw this.tooDeep(f);
     }
     this.top--;
@@ -464,9 +418,14 @@ export class ReportScanner {
         childPath(f, key),
         'a row of counters also holds a nested object or array',
       );
+    return this.notRow(childPath(f, this.firstScalarKey(f)), f.depth, f.firstScalarValue);
+  }
+
+  /** The error for a scalar where an object keyed by the next dimension, or a row, belongs. */
+  private notRow(path: string, depth: number, value: unknown): ReportFormatError {
     return new ReportFormatError(
-      childPath(f, this.firstScalarKey(f)),
-      `expected an object (keyed by ${this.dims[f.depth] ?? 'nothing more'}) or a row of counters, found ${describe(f.firstScalarValue)}`,
+      path,
+      `expected an object (keyed by ${this.dims[depth] ?? 'nothing more'}) or a row of counters, found ${describe(value)}`,
     );
   }
 

@@ -16,10 +16,7 @@ export interface ReportSummary {
 
 /** A report body read as a stream of rows, for loading without holding every row at once. */
 export interface ReportStream {
-  /**
-   * The rows in body order, one pass; a bad body throws part way (ReportFormatError, ...). Also
-   * readable a batch at a time (`batches`), without a microtask per row.
-   */
+  /** The rows in body order, one pass (or a batch at a time); a bad body throws part way. */
   readonly rows: BatchedRows;
   /** The totals and reconciliation; only once `rows` has been read to the end. */
   summary(): ReportSummary;
@@ -64,10 +61,12 @@ export function streamReport(
   let finished = false;
   let scanner: ReportScanner | undefined;
 
-  const windows: AsyncIterator<{ bytes: Buffer; final: boolean }> =
-    typeof body === 'string' || Buffer.isBuffer(body)
-      ? wholeBody(toBuffer(body))
-      : windowsOf(body, options.windowBytes ?? WINDOW_BYTES)[Symbol.asyncIterator]();
+  // A whole body is one final window.
+  const whole = typeof body === 'string' || Buffer.isBuffer(body);
+  const windows: AsyncIterator<{ bytes: Buffer; final: boolean }> = windowsOf(
+    whole ? [toBuffer(body)] : body,
+    whole ? Infinity : (options.windowBytes ?? WINDOW_BYTES),
+  )[Symbol.asyncIterator]();
 
   /** The rows a batch at a time; each array is reused: read it before asking for the next. */
   async function* batches(): AsyncGenerator<readonly ReportRow[]> {
@@ -119,24 +118,9 @@ export function streamReport(
   };
 }
 
-/** A whole body as one final window. */
-function wholeBody(bytes: Buffer): AsyncIterator<{ bytes: Buffer; final: boolean }> {
-  let given = false;
-  return {
-    next: () => {
-      if (given) return Promise.resolve({ done: true, value: undefined });
-      given = true;
-      return Promise.resolve({ done: false, value: { bytes, final: true } });
-    },
-  };
-}
-
-/**
- * A source's chunks gathered into windows of at least `windowBytes`; the last window (possibly
- * empty) is marked final.
- */
+/** A source's chunks gathered into windows of at least `windowBytes`, the last (maybe empty) final. */
 async function* windowsOf(
-  source: AsyncIterable<Buffer>,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
   windowBytes: number,
 ): AsyncGenerator<{ bytes: Buffer; final: boolean }> {
   let held: Buffer[] = [];

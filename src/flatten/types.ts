@@ -1,5 +1,6 @@
 // The shapes of a flattened report: typed rows, counters and totals, the period and the query.
 import type { CounterName, Dimension } from '../config/dimensions.js';
+import type { Period } from '../dates/periods.js';
 
 /** One value per counter, keyed by name (reconciliation sums, a full set of totals). */
 export type Counters = Record<CounterName, number>;
@@ -10,11 +11,7 @@ export type Counters = Record<CounterName, number>;
  */
 export type Totals = Record<CounterName, number | null>;
 
-/** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
-export interface Period {
-  readonly start: string;
-  readonly end: string;
-}
+export type { Period } from '../dates/periods.js';
 
 /**
  * One flattened report row.

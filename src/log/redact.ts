@@ -40,9 +40,8 @@ export function redactCut(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * `body` with every writing of each secret replaced by [REDACTED], as redactSecrets does for text;
- * the same Buffer when none occurs (the usual case costs a few native searches, no copy: see
- * regions).
+ * redactSecrets for a body: the same Buffer when no secret occurs (the usual case costs a few
+ * native searches, no copy: see regions).
  */
 export function redactBuffer(body: Buffer, secrets: readonly string[]): Buffer {
   const m = matcherOf(secrets);
@@ -179,11 +178,7 @@ function replaced(body: Buffer, hits: readonly number[], done: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/**
- * `processor` whose thrown errors (and their causes) have `secrets` redacted from message and
- * stack, in place: the error keeps its class, so BullMQ still tells an UnrecoverableError, a
- * RateLimitError or a WaitingError apart.
- */
+/** `processor` with its thrown errors passed through redactError (so BullMQ still tells them apart). */
 export function withRedactedErrors<A extends unknown[], R>(
   secrets: readonly string[],
   processor: (...args: A) => Promise<R>,

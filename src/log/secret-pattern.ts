@@ -18,28 +18,7 @@ const BACKSLASH = 0x5c;
 const PLUS = 0x2b;
 
 /** What finds a set of secrets, in text (UTF-16) and in bytes (a Buffer read as latin1). */
-export interface SecretMatcher {
-  /** Every writing of any of the secrets in a string (global). */
-  readonly text: RegExp;
-  /** The same, over bytes read as latin1 (one character per byte; characters as is in UTF-8). */
-  readonly bytes: RegExp;
-  /** Longest writing in bytes: a writing that starts at i ends by i + longestBytes. */
-  readonly longestBytes: number;
-  /** Longest writing in UTF-16 units. */
-  readonly longestText: number;
-  /** The secrets (and base64 cores) as is, in UTF-8 and as text. */
-  readonly plain: readonly Buffer[];
-  readonly plainText: readonly string[];
-  /** The bytes escapes start with: % and \, and + when a secret holds a space. */
-  readonly escapeBytes: readonly number[];
-  /**
-   * Whether the escape at `at` (one of escapeBytes) writes a character of a secret: every writing
-   * other than the plain one holds such an escape.
-   */
-  escapes(bytes: Buffer, at: number): boolean;
-  /** A start of a writing (its first character whole) that runs to the end of a string. */
-  prefix(): RegExp;
-}
+export type SecretMatcher = ReturnType<typeof build>;
 
 /** One way of writing one character: one regex atom per character written. */
 type Writing = readonly string[];
@@ -60,7 +39,7 @@ export function matcherOf(secrets: readonly string[]): SecretMatcher | undefined
   return m;
 }
 
-function build(secrets: readonly string[]): SecretMatcher {
+function build(secrets: readonly string[]) {
   // Base64 text is written as is but for its punctuation, which JSON and URL encoders escape.
   const cores = secrets.flatMap(base64Cores).filter((c) => !secrets.includes(c));
   const sequences = [
@@ -74,14 +53,21 @@ function build(secrets: readonly string[]): SecretMatcher {
   const table = escapeTable(sequences.flatMap(({ s, escaped }) => [...s].filter(escaped)));
   let prefix: RegExp | undefined;
   return {
+    /** Every writing of any of the secrets in a string (global). */
     text: new RegExp(text.map(sequencePattern).join('|'), 'g'),
+    /** The same over bytes read as latin1 (one character per byte; characters as is in UTF-8). */
     bytes: new RegExp(bytes.map(sequencePattern).join('|'), 'g'),
+    /** Longest writing in UTF-16 units, and in bytes: a writing that starts at i ends by i + longestBytes. */
     longestText: Math.max(...text.map(longest)),
     longestBytes: Math.max(...bytes.map(longest)),
+    /** The secrets (and base64 cores) as is, in UTF-8 and as text. */
     plain: sequences.map(({ s }) => Buffer.from(s, 'utf8')),
     plainText: sequences.map(({ s }) => s),
+    /** The bytes escapes start with: % and \, and + when a secret holds a space. */
     escapeBytes: table.space ? [PERCENT, BACKSLASH, PLUS] : [PERCENT, BACKSLASH],
-    escapes: (body, at) => writesSecretChar(body, at, table),
+    /** Whether the escape at `at` (one of escapeBytes) writes a character of a secret. */
+    escapes: (body: Buffer, at: number) => writesSecretChar(body, at, table),
+    /** A start of a writing (its first character whole) that runs to the end of a string. */
     prefix: () => (prefix ??= new RegExp(`(?:${text.map(prefixPattern).join('|')})$`)),
   };
 }
@@ -101,7 +87,7 @@ function writingsOf(c: string, mode: 'text' | 'bytes', escaped: boolean): Writin
 }
 
 /** JSON's two-character escapes (RFC 8259), by the character they stand for. */
-const JSON_SHORT: Readonly<Record<string, string>> = {
+export const JSON_SHORT: Readonly<Record<string, string>> = {
   '"': '"',
   '\\': '\\',
   '/': '/',
@@ -151,7 +137,7 @@ function writesSecretChar(b: Buffer, at: number, t: EscapeTable): boolean {
 }
 
 /** The value of `digits` hex digits at `at`, or -1 when they are not all there. */
-function hexValue(b: Buffer, at: number, digits: number): number {
+export function hexValue(b: Buffer, at: number, digits: number): number {
   let v = 0;
   for (let i = at; i < at + digits; i++) {
     const c = b[i];

@@ -13,7 +13,7 @@ export type Failure =
   | { readonly kind: 'transient'; readonly reason: string }
   | { readonly kind: 'fatal'; readonly reason: string };
 
-/** HTTP statuses a later attempt can fix. 429 is apart: it says when to come back. */
+/** HTTP statuses a later attempt can fix (429 is apart: it says when to come back). */
 const TRANSIENT_STATUS: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
 /** Transport failures a later attempt can fix: resets, refusals, drops, DNS hiccups, timeouts. */
@@ -46,17 +46,14 @@ const NOT_SENT: ReadonlySet<string> = new Set([
   'ENOTFOUND',
 ]);
 
-/**
- * Postgres SQLSTATEs worth another try: serialization failure, deadlock, too many connections,
- * the server shutting down or starting, and every connection exception (class 08).
- */
+/** Postgres SQLSTATEs worth another try: 40001, 40P01, 53300, 57P01-3 and class 08 (connections). */
 const TRANSIENT_PG = /^(40001|40P01|53300|57P0[1-3]|08\d\d\d)$/;
 
 /** pg's messages when the server or the connection goes away mid-query (they carry no code). */
 const PG_CONNECTION_LOST =
   /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 
-/** True for HTTP statuses in the retry allowlist (500, 502, 503, 504). */
+/** True for HTTP statuses in the retry allowlist. */
 export function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUS.has(status);
 }
@@ -75,19 +72,13 @@ export function isTransientPg(code: string | undefined): boolean {
   return code !== undefined && TRANSIENT_PG.test(code);
 }
 
-/**
- * True for a serialization failure or a deadlock: the only Postgres errors worth retrying on the
- * same connection (the others mean the connection itself is gone).
- */
+/** True for a serialization failure or deadlock: the Postgres errors retried on the same connection. */
 export function isSerializationFailure(error: unknown): boolean {
   const code = errorCode(error);
   return code === '40001' || code === '40P01';
 }
 
-/**
- * The string `code` of a library's error (Node's system errors, undici's, pg's SQLSTATE): how the
- * libraries below us say what failed. Undefined when there is none.
- */
+/** The string `code` of a library's error (Node's, undici's, pg's SQLSTATE), if it has one. */
 export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
@@ -127,10 +118,7 @@ export function classifyFailure(error: unknown): Failure {
   return { kind: transient ? 'transient' : 'fatal', reason };
 }
 
-/**
- * The reason shown for a failure (BullMQ's failedReason, report_loads.error, `adops status`): the
- * typed error's name and message, its hint when the message lacks it, and its first cause.
- */
+/** The reason shown for a failure (failedReason, report_loads.error): name, message, hint, first cause. */
 export function failureReason(error: unknown): string {
   if (!(error instanceof Error)) return `Error: ${String(error)}`;
   // Ours carry a typed hint; another library's error may carry one too (the fallback).
@@ -183,19 +171,12 @@ export function isRedisOutage(error: unknown): boolean {
   });
 }
 
-/**
- * True when the error is unmistakably Redis' (ioredis' or Redis' own words for an outage, not a
- * bare network code another server could have caused): what a command that did not word it itself
- * reports as Redis lost.
- */
+/** True when the error is unmistakably Redis' own words for an outage (not a bare network code). */
 export function isRedisConnectionLoss(error: unknown): boolean {
   return causes(error).some((e) => REDIS_OUTAGE.test(String(e.message ?? '')));
 }
 
-/**
- * Why Redis did not answer, in a user's words: ioredis' messages for a command refused while its
- * connection is down say so in its own terms (offline queue, retries per request).
- */
+/** Why Redis did not answer, in a user's words rather than ioredis' (offline queue, retries per request). */
 export function outageReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return REDIS_OFFLINE.test(message) ? 'no connection' : message;
@@ -208,16 +189,15 @@ export function outageReason(error: unknown): string {
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Default longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS). */
+/** Default of ADOPS_MAX_RETRY_AFTER_SECONDS: the longest pause a server's Retry-After can impose. */
 export const DEFAULT_RETRY_AFTER_CAP_MS = 15 * 60_000;
 
 /** Name of our backoff strategy in job options (BullMQ calls settings.backoffStrategy for it). */
 export const BACKOFF_TYPE = 'adops-jitter';
 
+/** The delay ceiling of the first retry, and the cap of any one delay. */
 export interface BackoffPolicy {
-  /** Delay ceiling of the first retry. */
   readonly baseMs: number;
-  /** Cap of any one delay. */
   readonly maxMs: number;
 }
 

@@ -34,17 +34,13 @@ export interface DeliveryTarget {
   readonly timeoutMs?: number;
 }
 
-/** The exact bytes sent for `delivery`: its JSON, which the signature covers. */
-export function webhookBody(delivery: WebhookDelivery): string {
-  return JSON.stringify(delivery);
-}
-
 /** POSTs `delivery` to the target, signed for this attempt; never throws. */
 export async function postWebhook(
   target: DeliveryTarget,
   delivery: WebhookDelivery,
 ): Promise<DeliveryOutcome> {
-  const body = webhookBody(delivery);
+  // The exact bytes the signature covers.
+  const body = JSON.stringify(delivery);
   const timeoutMs = target.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   let res: Dispatcher.ResponseData;
   try {
@@ -55,7 +51,7 @@ export async function postWebhook(
         'content-type': 'application/json',
         'user-agent': 'adops-export-webhooks',
         ...webhookHeaders(target.secret, delivery.id, body),
-        [EVENT_HEADER]: delivery.type,
+        'x-adops-event': delivery.type,
       },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -64,12 +60,8 @@ export async function postWebhook(
     });
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
-    const what = 'code' in e && typeof e.code === 'string' ? e.code : e.name;
-    return {
-      ok: false,
-      retry: true,
-      reason: `no answer from the webhook (${what}: ${e.message})`,
-    };
+    const reason = `no answer from the webhook (${'code' in e && typeof e.code === 'string' ? e.code : e.name}: ${e.message})`;
+    return { ok: false, retry: true, reason };
   }
   const text = await readShort(res.body);
   return outcomeOf(res.statusCode, res.headers['retry-after'], text, target.secret);
@@ -107,15 +99,6 @@ async function readShort(body: Dispatcher.ResponseData['body']): Promise<string>
   return Buffer.concat(chunks).toString('utf8').slice(0, 1024);
 }
 
-/** The delivery id: the body's `id`, the same on every retry (receivers deduplicate on it). */
-const ID_HEADER = 'webhook-id';
-/** Unix seconds of the attempt: each retry sends a fresh one. */
-const TIMESTAMP_HEADER = 'webhook-timestamp';
-/** `v1,<base64 HMAC-SHA256>`, possibly several separated by spaces (a receiver accepts any). */
-const SIGNATURE_HEADER = 'webhook-signature';
-/** Header carrying the event type, e.g. `period.failed`. */
-const EVENT_HEADER = 'x-adops-event';
-
 /** The key of a secret that passed config validation; throws on one that did not. */
 function keyOf(secret: string): Buffer {
   const read = webhookSecretKey(secret);
@@ -140,8 +123,10 @@ export function webhookHeaders(
 ): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
-    [ID_HEADER]: id,
-    [TIMESTAMP_HEADER]: String(timestamp),
-    [SIGNATURE_HEADER]: signWebhook(secret, id, timestamp, body),
+    // The body's `id`, the same on every retry (receivers deduplicate on it).
+    'webhook-id': id,
+    // Each attempt's own time: a captured delivery goes stale.
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secret, id, timestamp, body),
   };
 }

@@ -13,9 +13,8 @@ export interface PeriodFailedEvent {
   /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
   readonly account?: string;
   readonly report: string;
-  /** YYYY-MM-DD, inclusive. */
+  /** YYYY-MM-DD, both inclusive. */
   readonly period_start: string;
-  /** YYYY-MM-DD, inclusive. */
   readonly period_end: string;
   readonly reason: string;
   /** Attempts of the pull job made, the last included. */
@@ -26,7 +25,6 @@ export interface PeriodFailedEvent {
 
 /** How a report stands against its freshness limit when it became late or fresh again. */
 interface FreshnessFields {
-  /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
   readonly account?: string;
   readonly report: string;
   /** Start of the newest loaded period (YYYY-MM-DD), null when none is loaded. */
@@ -72,10 +70,7 @@ export type WebhookEvent =
 
 /** The body a webhook receives: the event with its delivery id and the time it happened. */
 export type WebhookDelivery = WebhookEvent & {
-  /**
-   * Unique per event, also sent as the `webhook-id` header (Standard Webhooks) and signed with the
-   * attempt's time: every retry of a delivery carries the same id, so receivers can deduplicate.
-   */
+  /** Unique per event, the same on every retry (also `webhook-id`): receivers deduplicate on it. */
   readonly id: string;
   /** ISO 8601, UTC. */
   readonly occurred_at: string;
@@ -99,7 +94,7 @@ export function webhookDelivery(event: WebhookEvent, now: Date = new Date()): We
 /**
  * Puts `event` on the webhook queue in one Redis call; resolves to its delivery id, or undefined
  * when Redis refused it. A failure is logged, never thrown: an event is never worth failing the
- * work that produced it. For the evolution swap and any other caller with a webhook queue.
+ * work that produced it.
  */
 export async function enqueueWebhook(
   queue: WebhookQueue,
@@ -120,10 +115,7 @@ export async function enqueueWebhook(
   }
 }
 
-/**
- * A Notify over `queue`: enqueues without waiting, so a slow or unreachable Redis never holds the
- * caller (a pull) back.
- */
+/** A Notify over `queue`: enqueues without waiting, so a slow Redis never holds a pull back. */
 export function webhookNotifier(queue: WebhookQueue, logger: Logger): Notify {
   return (event) => void enqueueWebhook(queue, event, logger);
 }

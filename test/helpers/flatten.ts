@@ -3,7 +3,7 @@
 // the event loop as it goes (parseReportAsync).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Dimension, COUNTERS } from '../../src/config/dimensions.js';
-import { holdsCounters, childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
+import { childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
 import { ReportFormatError, showValue } from '../../src/flatten/errors.js';
 import {
   finish,
@@ -136,7 +136,8 @@ export class Flattener {
       return;
     }
     const object = node as Record<string, unknown>;
-    if (holdsCounters(object)) {
+    // Holding a counter is what makes an object a leaf, whatever its depth.
+    if (COUNTERS.some((c) => object[c] !== undefined)) {
       for (let d = 0; d < this.dims.length; d++) this.dimRaw[d] = object[this.dims[d] as string];
       for (let i = 0; i < COUNTERS.length; i++) this.counterRaw[i] = object[COUNTERS[i] as string];
       this.out.emit(depth, this.dimRaw, this.counterRaw, parent, key);

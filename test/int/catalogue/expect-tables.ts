@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { expect } from 'vitest';
 import type { ApiClient } from '../../../src/api/client.js';
-import type { Campaign, Creative } from '../../../src/api/pages.js';
+import type { Campaign, Creative } from '../../helpers/api-client.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // The per-report freshness gauges of /metrics, checked against what the warehouse holds.
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate, toUtcDate } from '../../../src/dates/calendar.js';
+import { addDays, localDate } from '../../../src/dates/calendar.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
@@ -44,7 +44,7 @@ describe('report freshness gauges', () => {
     );
     const warehouse = rows[0]!;
     expect(warehouse.end).toBe(yesterday);
-    const endSeconds = toUtcDate(addDays(warehouse.end, 1)).getTime() / 1000;
+    const endSeconds = Date.parse(`${addDays(warehouse.end, 1)}T00:00:00Z`) / 1000;
     expect(gauge(text, 'adops_report_last_period_end_timestamp_seconds', 'daily_zone')).toBe(endSeconds);
     const age = gauge(text, 'adops_report_data_age_seconds', 'daily_zone')!;
     expect(Math.abs(age - (Date.now() / 1000 - endSeconds))).toBeLessThan(60);
