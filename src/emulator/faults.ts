@@ -4,12 +4,19 @@
  */
 import { ApiError, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
-import { FAULT_OPTIONS_SCHEMA, type EchoForm, type EchoPlace, type FaultOptions } from './options.js';
+import {
+  FAULT_BANDS,
+  FAULT_OPTIONS_SCHEMA,
+  FAULT_RATES,
+  type EchoForm,
+  type EchoPlace,
+  type FaultKind,
+  type FaultOptions,
+} from './options.js';
 
 /** What the fault plan decided for one request. */
 interface FaultDecision {
-  readonly kind:
-    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
+  readonly kind: 'none' | (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS];
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
@@ -65,19 +72,10 @@ export class FaultPlan {
       this.stormLeft -= 1;
       return { kind: 'storm', latencyMs };
     }
-    const bands: [FaultDecision['kind'], number | undefined][] = [
-      ['drop', o.dropRate],
-      ['fail', o.failRate],
-      ['rate_limit', o.rateLimitRate],
-      ['malformed', o.malformedRate],
-      ['truncate', o.truncateRate],
-      ['storm', o.rateLimitStormRate],
-      ['drop_mid_body', o.dropMidBodyRate],
-      ['drip', o.dripRate],
-    ];
     let edge = 0;
-    for (const [kind, r] of bands) {
-      const width = r ?? 0;
+    for (const rate of FAULT_RATES) {
+      const kind = FAULT_BANDS[rate];
+      const width = o[rate] ?? 0;
       edge += width;
       if (u >= edge) continue;
       if (kind === 'storm') this.stormLeft = (o.rateLimitStormLength ?? 5) - 1;
@@ -98,15 +96,11 @@ export const BAD_GATEWAY_PAGE =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n' +
   '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
-/** The faults that replace the handler's answer entirely. */
-type ReplacingFault = 'fail' | 'html_fail' | 'rate_limit' | 'storm' | 'malformed';
-
 /** The answer of a fault that replaces the handler entirely (500 or HTML 502, 429, malformed 200). */
-export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): Reply {
+export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds: number): Reply {
+  if (html) return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'fail')
     return new ApiError(500, 'server_error', 'Injected server error: retry later.').toReply();
-  if (kind === 'html_fail')
-    return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'malformed') return { status: 200, body: MALFORMED_BODY };
   const headers = { 'retry-after': String(retryAfterSeconds) };
   return new ApiError(

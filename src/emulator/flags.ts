@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
+  defined,
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
   FAITHFUL_QUIRKS,
@@ -160,10 +161,6 @@ export function resolveProfile(
   const merged = { ...preset.faults, ...defined(faults) };
   FAULT_OPTIONS_SCHEMA.parse(merged);
   return { quirks: resolveQuirks({ ...preset.quirks, ...defined(quirks) }), faults: merged };
-}
-
-function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The boolean quirks by their `--quirks` names (kebab-case). */

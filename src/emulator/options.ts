@@ -19,52 +19,49 @@ export interface EmulatorKey {
   accountId?: number;
 }
 
-const rate = z.number().min(0).max(1);
+/**
+ * Each fault rate and the fault it injects: `drop` destroys the connection without a response,
+ * `fail` answers 500 with a JSON body, `rate_limit` 429, `malformed` 200 with a body no JSON parser
+ * accepts, `truncate` 200 with the body cut off mid-stream (content-length kept), `storm` starts a
+ * storm of 429s (that request and the next ones), `drop_mid_body` destroys the connection after the
+ * headers and part of a chunked body, `drip` sends half the body at once, then one byte every
+ * `dripIntervalMs`. Each is a band of one uniform draw, in this order, so together at most 1.
+ */
+export const FAULT_BANDS = {
+  dropRate: 'drop',
+  failRate: 'fail',
+  rateLimitRate: 'rate_limit',
+  malformedRate: 'malformed',
+  truncateRate: 'truncate',
+  rateLimitStormRate: 'storm',
+  dropMidBodyRate: 'drop_mid_body',
+  dripRate: 'drip',
+} as const;
+export const FAULT_RATES = Object.keys(FAULT_BANDS) as (keyof typeof FAULT_BANDS)[];
+
+const rate = z.number().min(0).max(1).optional();
 /** Added latency: at most an hour, well inside what a Node timer holds. */
 const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
-/** The fault rates: each a band of one uniform draw, so together at most 1. */
-export const FAULT_RATES = [
-  'failRate',
-  'rateLimitRate',
-  'dropRate',
-  'malformedRate',
-  'truncateRate',
-  'rateLimitStormRate',
-  'dropMidBodyRate',
-  'dripRate',
-] as const;
 
 /** The accepted shape of FaultOptions. */
 export const FAULT_OPTIONS_SCHEMA = z
   .strictObject({
-    /** Fraction answered 500 with a JSON body. */
-    failRate: rate.optional(),
-    /** Fraction answered 429. */
-    rateLimitRate: rate.optional(),
-    /** Retry-After of those 429s (default 1). */
+    ...(Object.fromEntries(FAULT_RATES.map((k) => [k, rate])) as Record<
+      (typeof FAULT_RATES)[number],
+      typeof rate
+    >),
+    /** Retry-After of injected 429s (default 1). */
     retryAfterSeconds: z.number().int().min(0).optional(),
-    /** Fraction whose connection is destroyed without a response. */
-    dropRate: rate.optional(),
-    /** Fraction answered 200 with a malformed JSON body. */
-    malformedRate: rate.optional(),
-    /** Fraction answered 200 whose body is cut off mid-stream (content-length kept). */
-    truncateRate: rate.optional(),
     /** Added latency, fixed or uniform range [min, max]. */
     latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
     /** Restrict faults to paths starting with these (e.g. ['/v2/reports']); default all of /v2. */
     paths: z.array(z.string()).optional(),
     /** Fault PRNG seed (reproducible sequences). */
     seed: z.number().int().optional(),
-    /** Fraction of requests that start a 429 storm: that request and the next ones form a window of 429s. */
-    rateLimitStormRate: rate.optional(),
     /** Consecutive 429s in one storm, the starting request included (default 5). */
     rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
-    /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
-    dropMidBodyRate: rate.optional(),
     /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
-    htmlShare: rate.optional(),
-    /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
-    dripRate: rate.optional(),
+    htmlShare: rate,
     /** Milliseconds between the dripped bytes (default 2000). */
     dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
   })
@@ -169,9 +166,12 @@ export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
 
 /** Validates quirks (throws a ZodError naming the field) and fills in the faithful defaults. */
 export function resolveQuirks(q: EmulatorQuirks = {}): Quirks {
-  const given = QUIRKS_SCHEMA.parse(q);
-  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  return Object.freeze({ ...FAITHFUL_QUIRKS, ...defined });
+  return Object.freeze({ ...FAITHFUL_QUIRKS, ...defined(QUIRKS_SCHEMA.parse(q)) });
+}
+
+/** The fields of `o` that are not undefined. */
+export function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Named presets of quirks and faults (see docs/emulator.md). */
@@ -220,18 +220,7 @@ export interface RequestLogEntry {
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */
-export type FaultKind =
-  | 'fail'
-  | 'rate_limit'
-  | 'storm'
-  | 'drop'
-  | 'drop_mid_body'
-  | 'malformed'
-  | 'truncate'
-  | 'drip'
-  | 'override'
-  | 'latency'
-  | 'echo_key';
+export type FaultKind = (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS] | 'override' | 'latency' | 'echo_key';
 
 /**
  * Counters since start or the last reset. `requests` is keyed by endpoint ('GET /v2/reports',

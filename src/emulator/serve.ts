@@ -3,6 +3,7 @@
  * answer sent, and the request counted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   acceptsGzip,
   ApiError,
@@ -11,12 +12,10 @@ import {
   primeBody,
   readJsonBody,
   type Reply,
-  sendAnswer,
   sendCut,
   sendDrip,
   sendReply,
   sendTruncated,
-  type Wire,
 } from './api/http.js';
 import { echoKey, type FaultPlan, injectedReply, type RateWindow } from './faults.js';
 import type {
@@ -51,12 +50,6 @@ export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
     if (error instanceof ApiError) return error.toReply();
     throw error;
   }
-}
-
-/** Resolves at `deadline` (a Date.now() time), at once if it has passed. */
-async function sleepUntil(deadline: number): Promise<void> {
-  const wait = deadline - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
 /** Headers the quirks add to every /v2 answer: a skewed Date, Vary for gzip, X-RateLimit-*. */
@@ -96,22 +89,12 @@ export async function serveApi(
 ): Promise<void> {
   const started = Date.now();
   const method = req.method ?? 'GET';
-  const path = url.pathname;
   const q = state.quirks();
-  const endpoint = endpointKey(method, path);
+  const endpoint = endpointKey(method, url.pathname);
   state.stats.request(endpoint);
-  const decision = state.faults.decide(path);
+  const decision = state.faults.decide(url.pathname);
   if (decision.latencyMs > 0) state.stats.fault(endpoint, 'latency');
-  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
-  // hidden in it, as on a real server, instead of queueing after it on this one thread.
-  const latency = () => sleepUntil(started + decision.latencyMs);
-  let fault: FaultKind | undefined;
-  // Counted before the answer goes out, so a client that sees it finds it in the stats.
-  const count = (kind: FaultKind) => {
-    state.stats.fault(endpoint, kind);
-    fault = kind;
-  };
-  const wire: Wire = { gzip: q.gzip && acceptsGzip(req.headers['accept-encoding']) };
+  const gzip = q.gzip && acceptsGzip(req.headers['accept-encoding']);
   const sentKey = requestKey(req.headers);
   const dress = (reply: Reply, refused = false): Reply => {
     const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
@@ -122,59 +105,45 @@ export async function serveApi(
     if (echoed !== undefined) state.stats.fault(endpoint, 'echo_key');
     return echoed ?? dressed;
   };
-  const canned = state.overrides.take(path);
-  let kind = decision.kind;
-  let status = 0;
+  const canned = state.overrides.take(url.pathname);
+  let kind: FaultKind | 'none' = canned === undefined ? decision.kind : 'override';
+  let reply: Reply = { status: 0 };
   if (canned !== undefined) {
-    await latency();
-    count('override');
     req.resume();
-    status = canned.status;
-    await sendReply(res, {
-      status,
+    reply = {
+      status: canned.status,
       body: canned.body,
       ...(canned.headers ? { headers: canned.headers } : {}),
-    });
-  } else if (kind === 'drop') {
-    await latency();
-    count('drop');
-    req.socket.destroy();
+    };
   } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
-    await latency();
-    count(kind);
     req.resume();
     const html = kind === 'fail' && q.htmlErrors && decision.html === true;
-    const reply = injectedReply(html ? 'html_fail' : kind, state.faults.retryAfterSeconds);
-    status = reply.status;
-    await sendAnswer(res, dress(reply, kind === 'rate_limit' || kind === 'storm'), wire);
-  } else {
-    const reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
-    await latency();
-    const bodyless = reply.body === undefined || reply.status === 204;
+    const injected = injectedReply(kind, html, state.faults.retryAfterSeconds);
+    reply = dress(injected, kind === 'rate_limit' || kind === 'storm');
+  } else if (kind !== 'drop') {
+    reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
     // A body-less answer cannot be cut mid-body: the connection drops instead.
-    if ((kind === 'truncate' || kind === 'drop_mid_body') && bodyless) kind = 'drop';
-    status = kind === 'drop' ? 0 : reply.status;
-    if (kind === 'drop') {
-      count('drop');
-      req.socket.destroy();
-    } else if (kind === 'truncate') {
-      count(kind);
-      sendTruncated(res, reply, wire);
-    } else if (kind === 'drop_mid_body') {
-      count(kind);
-      sendCut(res, reply, wire);
-    } else if (kind === 'drip' && !bodyless) {
-      count(kind);
-      await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
-    } else await sendAnswer(res, reply, wire);
+    if (reply.body === undefined || reply.status === 204)
+      kind = kind === 'truncate' || kind === 'drop_mid_body' ? 'drop' : 'none';
   }
+  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
+  // hidden in it, as on a real server, instead of queueing after it on this one thread.
+  const wait = started + decision.latencyMs - Date.now();
+  if (wait > 0) await delay(wait);
+  // Counted before the answer goes out, so a client that sees it finds it in the stats.
+  if (kind !== 'none') state.stats.fault(endpoint, kind);
+  if (kind === 'drop') req.socket.destroy();
+  else if (kind === 'truncate') sendTruncated(res, reply, gzip);
+  else if (kind === 'drop_mid_body') sendCut(res, reply, gzip);
+  else if (kind === 'drip') await sendDrip(res, reply, gzip, state.faults.dripIntervalMs);
+  else await sendReply(res, reply, gzip && kind !== 'override');
   const acceptEncoding = req.headers['accept-encoding'];
   state.onRequest?.({
     method,
     endpoint,
-    status,
+    status: kind === 'drop' ? 0 : reply.status,
     ms: Date.now() - started,
-    ...(fault ? { fault } : {}),
+    ...(kind === 'none' ? {} : { fault: kind }),
     ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
   });
 }

@@ -92,39 +92,28 @@ export function primeBody(reply: Reply): Reply {
 
 /**
  * Sends a reply. A body of at most two chunks goes out whole with content-length, like most servers
- * answer small reports; a longer one is written chunk by chunk, waiting on 'drain' (backpressure).
+ * answer small reports; a longer one, or any body when `gzip` (the gzip quirk and the request's
+ * Accept-Encoding), is piped chunk by chunk (through a zlib stream), so backpressure holds end to
+ * end and a big report never sits whole in memory.
  */
-export async function sendReply(res: ServerResponse, given: Reply): Promise<void> {
-  const reply = primeBody(given);
-  const headers: Record<string, string | number> = { ...reply.headers };
-  const b = reply.body;
-  if (b !== undefined && reply.status !== 204 && headers['content-type'] === undefined)
-    headers['content-type'] = 'application/json; charset=utf-8';
-  if (b === undefined || reply.status === 204) {
-    res.writeHead(reply.status, { ...headers, 'content-length': 0 });
+export async function sendReply(res: ServerResponse, reply: Reply, gzip = false): Promise<void> {
+  const b = reply.status === 204 ? undefined : primeBody(reply).body;
+  if (b === undefined) {
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': 0 });
     res.end();
     return;
   }
-  if (typeof b === 'string' || Buffer.isBuffer(b)) {
+  const headers = wireHeaders(reply, gzip);
+  const whole = typeof b === 'string' || Buffer.isBuffer(b);
+  if (whole && !gzip) {
     res.writeHead(reply.status, { ...headers, 'content-length': Buffer.byteLength(b) });
     res.end(b);
     return;
   }
   res.writeHead(reply.status, headers);
-  for (const chunk of b) {
-    if (res.destroyed) return;
-    if (!res.write(chunk))
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-  }
-  res.end();
+  const body = Readable.from(whole ? [b] : b, { highWaterMark: 1 });
+  // A rejection means the client went away mid-body: nothing left to answer.
+  await (gzip ? pipeline(body, createGzip(GZIP), res) : pipeline(body, res)).catch(() => undefined);
 }
 
 /**
@@ -177,20 +166,13 @@ export function matchRoute(
   for (const [pattern, handler] of Object.entries(handlers)) {
     const [m, p] = pattern.split(' ') as [string, string];
     const parts = p.split('/').filter((s) => s !== '');
-    if (parts.length !== segments.length) continue;
-    const ids: string[] = [];
-    const matches = parts.every((part, i) => {
-      if (part === ':id') {
-        ids.push(segments[i] ?? '');
-        return true;
-      }
-      return part === segments[i];
-    });
-    if (!matches) continue;
+    if (parts.length !== segments.length || parts.some((part, i) => part !== ':id' && part !== segments[i]))
+      continue;
     if (m !== method) {
       allowed.push(m);
       continue;
     }
+    const ids = segments.filter((_, i) => parts[i] === ':id');
     const scope: Scope =
       segments[0] === 'reports' ? 'reports' : segments.length >= 3 ? 'creatives' : 'campaigns';
     return { handler, scope, ids };
@@ -200,11 +182,6 @@ export function matchRoute(
     throw new ApiError(405, 'method_not_allowed', `Use one of: ${allow}.`, undefined, { allow });
   }
   throw notFound(`No endpoint ${method} /v2${subPath}.`);
-}
-
-/** How an answer goes on the wire: gzip-compressed or not (the gzip quirk and the request's Accept-Encoding). */
-export interface Wire {
-  readonly gzip: boolean;
 }
 
 // Level 1, as nginx' default gzip_comp_level: a 100 MB report compresses in about a second, not five.
@@ -221,39 +198,23 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   });
 }
 
-/** Headers of a reply on the wire: JSON unless it says otherwise, and gzip when the wire is. */
-function wireHeaders(reply: Reply, wire: Wire): Record<string, string> {
+/** Headers of a reply on the wire: JSON unless it says otherwise, and gzip when asked. */
+function wireHeaders(reply: Reply, gzip: boolean): Record<string, string> {
   const headers = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
-  return wire.gzip ? { ...headers, 'content-encoding': 'gzip' } : headers;
-}
-
-/**
- * Sends a reply; gzip-compressed while streaming when `wire.gzip` (a zlib stream between the body's
- * chunks and the socket, so backpressure holds end to end and a big report never sits whole in memory).
- */
-export async function sendAnswer(res: ServerResponse, reply: Reply, wire: Wire): Promise<void> {
-  if (!wire.gzip || reply.body === undefined || reply.status === 204) return sendReply(res, reply);
-  res.writeHead(reply.status, wireHeaders(reply, wire));
-  const body = reply.body;
-  const chunks: Iterable<string | Buffer> = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
-  try {
-    await pipeline(Readable.from(chunks), createGzip(GZIP), res);
-  } catch {
-    // The client went away mid-body: nothing left to answer.
-  }
+  return gzip ? { ...headers, 'content-encoding': 'gzip' } : headers;
 }
 
 /** Writes the headers with the full content-length of the whole body as it goes on the wire; returns that body. */
-function writeWhole(res: ServerResponse, reply: Reply, wire: Wire): Buffer {
+function writeWhole(res: ServerResponse, reply: Reply, gzip: boolean): Buffer {
   const raw = bodyBuffer(reply);
-  const body = wire.gzip ? gzipSync(raw, GZIP) : raw;
-  res.writeHead(reply.status, { ...wireHeaders(reply, wire), 'content-length': body.length });
+  const body = gzip ? gzipSync(raw, GZIP) : raw;
+  res.writeHead(reply.status, { ...wireHeaders(reply, gzip), 'content-length': body.length });
   return body;
 }
 
 /** Sends the first half of a full body with the full content-length, then cuts the connection. */
-export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): void {
-  const body = writeWhole(res, reply, wire);
+export function sendTruncated(res: ServerResponse, reply: Reply, gzip: boolean): void {
+  const body = writeWhole(res, reply, gzip);
   res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
 }
 
@@ -261,17 +222,15 @@ export function sendTruncated(res: ServerResponse, reply: Reply, wire: Wire): vo
  * Drops the connection mid-body: the headers and part of a chunked body (half of a small body, the
  * first ~64 KB chunk of a streamed one) are sent, then the socket is destroyed, with no final chunk.
  */
-export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
-  const b = primeBody(reply).body;
-  let part: string | Buffer = '';
-  if (typeof b === 'string' || Buffer.isBuffer(b)) {
-    const whole = Buffer.isBuffer(b) ? b : Buffer.from(b, 'utf8');
-    part = whole.subarray(0, Math.floor(whole.length / 2));
-  } else if (b !== undefined) part = b[Symbol.iterator]().next().value ?? '';
-  const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part, 'utf8');
+export function sendCut(res: ServerResponse, reply: Reply, gzip: boolean): void {
+  const b = primeBody(reply).body ?? '';
+  const whole = typeof b === 'string' || Buffer.isBuffer(b);
+  const first = whole ? b : (b[Symbol.iterator]().next().value ?? '');
+  const bytes = typeof first === 'string' ? Buffer.from(first, 'utf8') : first;
+  const part = whole ? bytes.subarray(0, Math.floor(bytes.length / 2)) : bytes;
   // Sync flush: the compressed bytes so far, with no gzip trailer (the stream is cut, not ended).
-  const wireBytes = wire.gzip ? gzipSync(bytes, { ...GZIP, finishFlush: constants.Z_SYNC_FLUSH }) : bytes;
-  res.writeHead(reply.status, wireHeaders(reply, wire));
+  const wireBytes = gzip ? gzipSync(part, { ...GZIP, finishFlush: constants.Z_SYNC_FLUSH }) : part;
+  res.writeHead(reply.status, wireHeaders(reply, gzip));
   res.write(wireBytes, () => res.socket?.destroy());
 }
 
@@ -283,10 +242,10 @@ export function sendCut(res: ServerResponse, reply: Reply, wire: Wire): void {
 export async function sendDrip(
   res: ServerResponse,
   reply: Reply,
-  wire: Wire,
+  gzip: boolean,
   intervalMs: number,
 ): Promise<void> {
-  const body = writeWhole(res, reply, wire);
+  const body = writeWhole(res, reply, gzip);
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   let at = Math.floor(body.length / 2);
