@@ -10,6 +10,7 @@ import {
   FAULT_OPTIONS_SCHEMA,
   FAITHFUL_QUIRKS,
   FAULT_RATES,
+  KEY_SCHEMA,
   resolveQuirks,
   type EchoPlace,
   type EmulatorKey,
@@ -141,11 +142,6 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
 /** The profile names, for flags and error messages. */
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 
-/** True when `name` is a profile. */
-function isProfileName(name: string): name is ProfileName {
-  return Object.hasOwn(PROFILES, name);
-}
-
 /**
  * The quirks and faults a start gets: the profile's, each field overridden by an explicitly given
  * one. Validates both (throws naming the unknown profile or the bad field).
@@ -155,7 +151,7 @@ export function resolveProfile(
   quirks: EmulatorQuirks = {},
   faults: FaultOptions = {},
 ): { quirks: Quirks; faults: FaultOptions } {
-  if (!isProfileName(profile))
+  if (!Object.hasOwn(PROFILES, profile))
     throw new Error(`unknown profile "${String(profile)}": use one of ${PROFILE_NAMES.join(', ')}`);
   const preset = PROFILES[profile];
   const merged = { ...preset.faults, ...defined(faults) };
@@ -180,9 +176,7 @@ const BOOLEAN_QUIRKS = {
  */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
-  for (const raw of text.split(',')) {
-    const item = raw.trim();
-    if (item === '') continue;
+  for (const item of listItems(text)) {
     const on = !item.startsWith('no-');
     const name = on ? item : item.slice(3);
     const key = (BOOLEAN_QUIRKS as Record<string, string>)[name];
@@ -201,15 +195,21 @@ export function parseQuirkList(text: string): EmulatorQuirks {
  */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
-  for (const raw of text.split(',')) {
-    const item = raw.trim();
-    if (item === '') continue;
+  for (const item of listItems(text)) {
     if (item === 'all') return [...ECHO_PLACES];
     if (!(ECHO_PLACES as readonly string[]).includes(item))
       throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
     if (!places.includes(item as EchoPlace)) places.push(item as EchoPlace);
   }
   return places;
+}
+
+/** The non-empty items of a comma-separated list. */
+function listItems(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
@@ -222,15 +222,6 @@ export function parseLatency(text: string): number | [number, number] {
   if (b < a) throw new Error(`latency "${text}": B must not be below A`);
   return [a, b];
 }
-
-const KEY_SCHEMA = z.object({
-  key: z.string().min(1),
-  scopes: z.array(z.enum(['campaigns', 'creatives', 'reports'])).optional(),
-  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
-  ips: z.array(z.string().min(1)).optional(),
-  accountId: z.number().int().positive().optional(),
-});
-const KEYS_SCHEMA = z.array(KEY_SCHEMA);
 
 /** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
 export function parseKeysFile(text: string, path: string): EmulatorKey[] {
@@ -247,7 +238,7 @@ export function parseKeysFile(text: string, path: string): EmulatorKey[] {
     typeof json === 'object' && json !== null && !Array.isArray(json)
       ? (json as { keys?: unknown }).keys
       : json;
-  const parsed = KEYS_SCHEMA.safeParse(list);
+  const parsed = z.array(KEY_SCHEMA).safeParse(list);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}; ${expected}`);

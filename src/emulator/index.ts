@@ -29,29 +29,9 @@ import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState }
 import { CatalogueStore } from './store.js';
 
 export { ECHO_HEADER } from './faults.js';
-export {
-  describeQuirks,
-  loadKeysFile,
-  optionsOfFlags,
-  parseEchoPlaces,
-  parseLatency,
-  parseQuirkList,
-  PROFILE_NAMES,
-  PROFILES,
-  type FaultAndQuirkFlags,
-} from './flags.js';
+export * from './flags.js';
 export { ECHO_FORMS, ECHO_PLACES } from './options.js';
-export type {
-  EmulatorKey,
-  EmulatorOptions,
-  EmulatorQuirks,
-  FaultOptions,
-  OverrideOptions,
-  ProfileName,
-  ReportParamsForm,
-  RequestLogEntry,
-  RunningEmulator,
-} from './options.js';
+export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
 
@@ -68,19 +48,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     cellsPerDay,
     lateDataDays: options.lateDataDays ?? 3,
   });
-  const store = new CatalogueStore(catalogue, seed);
-  const handlers = { ...catalogueHandlers(store), ...reportHandlers(engine, cellsPerDay) };
-  const keys = new KeyRing(options.keys ?? [], options.demoKey ?? true);
   const initial = resolveProfile(options.profile, options.quirks, options.faults);
-  const faults = new FaultPlan(initial.faults);
   let quirks: Quirks = initial.quirks;
-  const stats = new StatsCounter();
-  const overrides = new OverrideQueue();
   let clock: () => Date = options.now ?? (() => new Date());
   const sockets = new Set<Socket>();
-
+  const state: ApiState = {
+    handlers: {
+      ...catalogueHandlers(new CatalogueStore(catalogue, seed)),
+      ...reportHandlers(engine, cellsPerDay),
+    },
+    keys: new KeyRing(options.keys ?? [], options.demoKey ?? true),
+    faults: new FaultPlan(initial.faults),
+    stats: new StatsCounter(),
+    overrides: new OverrideQueue(),
+    rateWindow: new RateWindow(),
+    onRequest: options.onRequest,
+    quirks: () => quirks,
+    clock: () => clock(),
+  };
   const control = {
-    setFaults: (f: FaultOptions) => faults.set(f),
+    setFaults: (f: FaultOptions) => state.faults.set(f),
     setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
@@ -89,23 +76,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const fixed = new Date(d.getTime());
       clock = () => fixed;
     },
-    stats: () => stats.snapshot(),
-    resetStats: () => stats.reset(),
-    override: (o: OverrideOptions) => overrides.add(o),
-  };
-
-  const { onRequest } = options;
-  const rateWindow = new RateWindow();
-  const state: ApiState = {
-    handlers,
-    keys,
-    faults,
-    stats,
-    overrides,
-    rateWindow,
-    onRequest,
-    quirks: () => quirks,
-    clock: () => clock(),
+    stats: () => state.stats.snapshot(),
+    resetStats: () => state.stats.reset(),
+    override: (o: OverrideOptions) => state.overrides.add(o),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -4,20 +4,22 @@
  */
 import { z } from 'zod';
 
+const SCOPES = ['campaigns', 'creatives', 'reports'] as const;
 /** A key's permission areas: one per endpoint group of the spec. */
-export type Scope = 'campaigns' | 'creatives' | 'reports';
+export type Scope = (typeof SCOPES)[number];
 
-/** One accepted API key and what it may do. Omitted restrictions mean "everything". */
-export interface EmulatorKey {
-  key: string;
-  scopes?: Scope[];
+/** One accepted API key and what it may do (a keys file holds a list of them). Omitted restrictions mean "everything". */
+export const KEY_SCHEMA = z.object({
+  key: z.string().min(1),
+  scopes: z.array(z.enum(SCOPES)).optional(),
   /** Allowed HTTP methods, e.g. ['GET']. */
-  methods?: string[];
+  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
   /** Allowed client IP addresses (IPv4 or IPv6, compared after stripping an IPv4-mapped ::ffff: prefix). */
-  ips?: string[];
+  ips: z.array(z.string().min(1)).optional(),
   /** Written to account_id_modified/account_id_created by this key's writes. */
-  accountId?: number;
-}
+  accountId: z.number().int().positive().optional(),
+});
+export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
 
 /**
  * Each fault rate and the fault it injects: `drop` destroys the connection without a response,

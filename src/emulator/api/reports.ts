@@ -1,7 +1,7 @@
 /** GET /reports: its parameters read in every form the spec allows (or only one, by a quirk) and checked. */
 import type { ReportParamsForm } from '../options.js';
 import { isSpecDimension, type Dimension } from '../report/dimensions.js';
-import { reportEncoding, type ReportEngine } from '../report/render.js';
+import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
 import { badRequest, type Handler } from './http.js';
 
@@ -114,7 +114,7 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
         'date_until',
       );
     const dimensions = names as Dimension[];
-    return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), reportEncoding(quirks)) };
+    return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), quirks) };
   };
   return { 'GET /reports': handler };
 }

@@ -62,10 +62,7 @@ export const SPEC_COUNTERS = [
  * One requested dimension over all cells of a request: a small integer code per cell, whose
  * order is the order of the keys in the response, and the JSON-encoded key of each code.
  */
-interface CodedDimension {
-  readonly codes: Uint32Array;
-  readonly keysJson: readonly string[];
-}
+type CodedDimension = ReturnType<typeof codeDimension>;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
@@ -148,8 +145,8 @@ function codeDimension(
   model: TrafficModel,
   days: readonly DayCells[],
   total: number,
-  order: KeyOrder = 'natural',
-): CodedDimension {
+  order: KeyOrder,
+) {
   const { source, keys } = describe(dim, model, days);
   const distinct = [...new Set(keys)].sort(order === 'natural' ? compareNatural : compareCodeUnits);
   const codeOfKey = new Map(distinct.map((k, i) => [k, i]));
@@ -175,21 +172,12 @@ export interface ReportedDay {
   readonly den: number;
 }
 
-/** The cells of a request, coded by dimension and sorted into leaf order: what every shape renders from. */
-export interface PreparedReport {
-  /** The days that report anything. */
-  readonly reported: readonly ReportedDay[];
-  /** Cells over all reported days; a global cell index runs over them in day order. */
-  readonly total: number;
-  /** Per global cell index: which reported day it belongs to. */
-  readonly dayOf: Uint16Array;
-  /** Global index of each reported day's first cell. */
-  readonly firstCell: readonly number[];
-  readonly dimensions: readonly Dimension[];
-  readonly coded: readonly CodedDimension[];
-  /** Cell indexes sorted by their codes, lexicographic over the dimensions in request order. */
-  readonly order: Uint32Array;
-}
+/**
+ * The cells of a request, coded by dimension and sorted into leaf order: what every shape renders
+ * from. A global cell index runs over the reported days' cells in day order; `dayOf` gives each
+ * one's day, `firstCell` each day's first global index, `order` the cells sorted by their codes.
+ */
+export type PreparedReport = ReturnType<typeof prepareReport>;
 
 /**
  * A stable sort of cell indexes by their codes, lexicographic over the dimensions in request
@@ -219,7 +207,7 @@ export function prepareReport(
   days: readonly ReportedDay[],
   dimensions: readonly Dimension[],
   keyOrder: KeyOrder,
-): PreparedReport {
+) {
   const reported = days.filter((d) => d.num > 0);
   const cells = reported.map((d) => d.cells);
   const total = cells.reduce((s, c) => s + c.count, 0);

@@ -2,7 +2,7 @@
  * The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by
  * the requested dimensions and written as JSON chunks in the encoding the quirks ask for.
  */
-import type { Quirks } from '../options.js';
+import { FAITHFUL_QUIRKS, type Quirks } from '../options.js';
 import {
   addCell,
   firstDifference,
@@ -24,32 +24,15 @@ import {
 
 const CHUNK = 64 * 1024;
 
-/** How a report body is written: the quirks that change its bytes, never its numbers. */
-export interface ReportEncoding {
-  /** Counters (and, in rows, numeric dimension values) as JSON strings. */
-  readonly stringValues: boolean;
-  /** Totals before items; dimension keys (and row fields) in plain code-unit order. */
-  readonly sortKeys: boolean;
-  /** An empty report's items and totals as []. */
-  readonly emptyAsArray: boolean;
-  readonly totals: Quirks['totals'];
-  readonly shape: Quirks['reportShape'];
-}
-
-/** Today's encoding: nested items, numbers as numbers, items before totals. */
-export const FAITHFUL_ENCODING: ReportEncoding = Object.freeze({
-  stringValues: false,
-  sortKeys: false,
-  emptyAsArray: false,
-  totals: 'normal',
-  shape: 'nested',
-});
-
-/** The report encoding the quirks ask for. */
-export function reportEncoding(q: Quirks): ReportEncoding {
-  const { stringValues, sortKeys, emptyAsArray, totals } = q;
-  return { stringValues, sortKeys, emptyAsArray, totals, shape: q.reportShape };
-}
+/**
+ * The quirks that change a report's bytes, never its numbers: counters (and, in rows, numeric
+ * dimension values) as strings; totals first and keys in code-unit order; an empty report's items
+ * and totals as []; totals left out or []; nested items or rows.
+ */
+export type ReportEncoding = Pick<
+  Quirks,
+  'stringValues' | 'sortKeys' | 'emptyAsArray' | 'totals' | 'reportShape'
+>;
 
 const PLAIN_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : ','}"${name}":`);
 const QUOTED_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : '",'}"${name}":"`);
@@ -94,9 +77,9 @@ function* renderReport(
     return `${last === '' ? '' : `,${last}`}}`;
   };
   if (empty) {
-    const items = encoding.emptyAsArray || encoding.shape === 'rows' ? '[]' : '{}';
+    const items = encoding.emptyAsArray || encoding.reportShape === 'rows' ? '[]' : '{}';
     yield head + items + tail(new Float64Array(COUNTER_COUNT));
-  } else if (encoding.shape === 'rows') yield* renderRows(p, encoding, head, tail);
+  } else if (encoding.reportShape === 'rows') yield* renderRows(p, encoding, head, tail);
   else yield* renderNested(p, encoding, head, tail);
 }
 
@@ -244,7 +227,7 @@ export class ReportEngine {
     until: string,
     dimensions: readonly Dimension[],
     today: string,
-    encoding: ReportEncoding = FAITHFUL_ENCODING,
+    encoding: ReportEncoding = FAITHFUL_QUIRKS,
   ): Generator<string> {
     const days = daysBetween(from, until).map((d) => {
       const { num, den } = lateFraction(d, today, this.options.lateDataDays);

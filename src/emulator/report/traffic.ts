@@ -14,32 +14,13 @@ interface Location {
 
 /**
  * Lookup tables derived once from the seeded catalogue: which (creative, zone) pairs can carry
- * traffic, and per creative the values of the dimensions that follow from it.
+ * traffic (a creative runs in every zone of its campaign), per creative the values of the
+ * dimensions that follow from it, and per country its locations, languages and traffic weight.
  */
-export interface TrafficModel {
-  readonly catalogue: Catalogue;
-  /** Creative index of each pair; a creative runs in every zone of its campaign. */
-  readonly pairCreative: Uint16Array;
-  readonly pairZone: Uint16Array;
-  /** Campaign index of each creative. */
-  readonly creativeCampaign: Uint16Array;
-  /** Traffic multiplier per creative (from its campaign's weight), around 1. */
-  readonly creativeWeight: Float64Array;
-  readonly creativeAdSize: readonly string[];
-  readonly creativeLanding: readonly string[];
-  readonly locations: readonly Location[];
-  /** Per country: first index into `locations` and how many follow. */
-  readonly countryLocStart: Uint16Array;
-  readonly countryLocCount: Uint16Array;
-  /** Per country: language indexes (into LANGUAGES), most common first. */
-  readonly countryLanguages: readonly (readonly number[])[];
-  readonly countryWeight: Float64Array;
-  /** Cumulative browser weights, normalised to end at 1. */
-  readonly browserCumulative: Float64Array;
-}
+export type TrafficModel = ReturnType<typeof buildTrafficModel>;
 
 /** Builds the traffic model of a catalogue (pure; done once per emulator). */
-export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
+export function buildTrafficModel(catalogue: Catalogue) {
   const zoneIndex = new Map(catalogue.zones.map((z, i) => [z.zone_id, i]));
   const campaignIndex = new Map(catalogue.campaigns.map((c, i) => [c.campaign_id, i]));
   const pc: number[] = [];
@@ -81,17 +62,21 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
   browserCumulative[BROWSERS.length - 1] = 1;
   return {
     catalogue,
+    // Creative and zone index of each pair.
     pairCreative: Uint16Array.from(pc),
     pairZone: Uint16Array.from(pz),
     creativeCampaign,
     creativeWeight,
     creativeAdSize: catalogue.creatives.map(adSizeOf),
     creativeLanding: catalogue.creatives.map(landingUrlOf),
-    locations,
+    locations: locations as readonly Location[],
+    // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
     countryLocCount: count,
-    countryLanguages: languages,
+    // Per country: language indexes (into LANGUAGES), most common first.
+    countryLanguages: languages as readonly (readonly number[])[],
     countryWeight: weights,
+    // Cumulative browser weights, normalised to end at 1.
     browserCumulative,
   };
 }
@@ -108,18 +93,7 @@ export const COUNTER_COUNT = 5;
  * One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group).
  * Cell i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order.
  */
-export interface DayCells {
-  readonly day: string;
-  readonly count: number;
-  readonly creative: Uint16Array;
-  readonly zone: Uint16Array;
-  readonly location: Uint16Array;
-  readonly language: Uint8Array;
-  readonly device: Uint8Array;
-  readonly browser: Uint8Array;
-  readonly hour: Uint8Array;
-  readonly counters: Uint32Array;
-}
+export type DayCells = ReturnType<typeof generateDay>;
 
 /** Days since 1970-01-01 of a YYYY-MM-DD date. */
 export function dayNumber(day: string): number {
@@ -131,12 +105,12 @@ export function dayNumber(day: string): number {
  * order gives the same cells. Up to the model's combination count, cells are distinct in
  * (creative, zone, country, device): index i walks an affine permutation of the combination space.
  */
-export function generateDay(model: TrafficModel, seed: number, day: string, count: number): DayCells {
+export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
   const space = combinationCount(model);
   const devices = DEVICES.length;
   const countries = COUNTRIES.length;
-  const cells: DayCells = {
+  const cells = {
     day,
     count: space === 0 ? 0 : count,
     creative: new Uint16Array(count),
