@@ -122,7 +122,7 @@ export interface Catalogue {
   readonly zones: readonly Zone[];
 }
 
-interface CatalogueSize {
+export interface CatalogueSize {
   campaigns?: number;
   /** Exact creatives per campaign; by default 3 to 8 each. */
   creativesPerCampaign?: number;

@@ -37,19 +37,17 @@ export class FaultPlan {
     this.set(options);
   }
 
-  /** Replaces the faults (validated; throws on bad options) and restarts the seeded sequence. */
+  /** Replaces the faults (validated) and restarts the seeded sequence. */
   set(options: FaultOptions): void {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
     this.stormLeft = 0;
   }
 
-  /** Milliseconds between the bytes of a dripping body (default 2000). */
   get dripIntervalMs(): number {
     return this.options.dripIntervalMs ?? 2_000;
   }
 
-  /** Retry-After seconds of injected 429s. */
   get retryAfterSeconds(): number {
     return this.options.retryAfterSeconds ?? 1;
   }
@@ -61,13 +59,8 @@ export class FaultPlan {
     if (!paths.some((p) => path.startsWith(p))) return { kind: 'none', latencyMs: 0 };
     const u = this.rng.next();
     const l = this.rng.next();
-    const latency =
-      o.latencyMs === undefined
-        ? 0
-        : typeof o.latencyMs === 'number'
-          ? o.latencyMs
-          : o.latencyMs[0] + l * (o.latencyMs[1] - o.latencyMs[0]);
-    const latencyMs = Math.round(latency);
+    const [min, max] = typeof o.latencyMs === 'number' ? [o.latencyMs, o.latencyMs] : (o.latencyMs ?? [0, 0]);
+    const latencyMs = Math.round(min + l * (max - min));
     if (this.stormLeft > 0) {
       this.stormLeft -= 1;
       return { kind: 'storm', latencyMs };
@@ -192,6 +185,26 @@ export function echoKey(
   return echoed ? out : undefined;
 }
 
+const json = (c: string) => JSON.stringify(c).slice(1, -1);
+const hex = (n: number, width: number, lower: boolean) => {
+  const text = n.toString(16).padStart(width, '0');
+  return lower ? text : text.toUpperCase();
+};
+const percent = (lower: boolean) => (c: string) =>
+  [...Buffer.from(c, 'utf8')].map((b) => `%${hex(b, 2, lower)}`).join('');
+const unicode = (lower: boolean) => (c: string) =>
+  Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4, lower)}`).join('');
+/** How each form writes one character; `mixed` takes the next of the first five in turn. */
+const ENCODE: Record<Exclude<EchoForm, 'mixed'>, (c: string) => string> = {
+  json,
+  percent: percent(false),
+  'percent-lower': percent(true),
+  unicode: unicode(false),
+  'unicode-lower': unicode(true),
+  'json-slash': (c) => json(c).replace(/\//g, '\\/'),
+};
+const MIXED = ['json', 'percent', 'percent-lower', 'unicode', 'unicode-lower'] as const;
+
 /**
  * `key` written in `form`, as it goes between the quotes of a JSON string: `json` as
  * JSON.stringify writes it, `json-slash` with `/` as `\/` (PHP's json_encode), `percent` and
@@ -199,36 +212,7 @@ export function echoKey(
  * as \uXXXX or \uxxxx, `mixed` each character in the next of those five ways (raw first).
  */
 export function keyIn(key: string, form: EchoForm): string {
-  const json = (c: string) => JSON.stringify(c).slice(1, -1);
-  const percent = (c: string, lower: boolean) =>
-    [...Buffer.from(c, 'utf8')].map((b) => `%${hexOf(b, 2, lower)}`).join('');
-  const unicode = (c: string, lower: boolean) =>
-    Array.from({ length: c.length }, (_, i) => `\\u${hexOf(c.charCodeAt(i), 4, lower)}`).join('');
-  const each = (f: (c: string, i: number) => string) => [...key].map(f).join('');
-  switch (form) {
-    case 'json':
-      return json(key);
-    case 'json-slash':
-      return json(key).replace(/\//g, '\\/');
-    case 'percent':
-    case 'percent-lower':
-      return each((c) => percent(c, form === 'percent-lower'));
-    case 'unicode':
-    case 'unicode-lower':
-      return each((c) => unicode(c, form === 'unicode-lower'));
-    case 'mixed':
-      return each(
-        (c, i) =>
-          [json(c), percent(c, false), percent(c, true), unicode(c, false), unicode(c, true)][
-            i % 5
-          ] as string,
-      );
-  }
-}
-
-function hexOf(n: number, width: number, lower: boolean): string {
-  const hex = n.toString(16).padStart(width, '0');
-  return lower ? hex : hex.toUpperCase();
+  return [...key].map((c, i) => ENCODE[form === 'mixed' ? MIXED[i % 5]! : form](c)).join('');
 }
 
 /** A body that starts as a JSON object, with `"request_key": "<written>"` as its first member. */

@@ -3,20 +3,20 @@
  * they come from (options, flags, setQuirks/setFaults, the control endpoints): one source for both.
  */
 import { z } from 'zod';
+import type { CatalogueSize } from './catalogue.js';
 
 const SCOPES = ['campaigns', 'creatives', 'reports'] as const;
 /** A key's permission areas: one per endpoint group of the spec. */
 export type Scope = (typeof SCOPES)[number];
 
-/** One accepted API key and what it may do (a keys file holds a list of them). Omitted restrictions mean "everything". */
+/** One accepted API key and what it may do; an omitted restriction allows everything. */
 export const KEY_SCHEMA = z.object({
   key: z.string().min(1),
   scopes: z.array(z.enum(SCOPES)).optional(),
-  /** Allowed HTTP methods, e.g. ['GET']. */
   methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
-  /** Allowed client IP addresses (IPv4 or IPv6, compared after stripping an IPv4-mapped ::ffff: prefix). */
+  /** Compared after stripping an IPv4-mapped ::ffff: prefix. */
   ips: z.array(z.string().min(1)).optional(),
-  /** Written to account_id_modified/account_id_created by this key's writes. */
+  /** Stamped into account_id_created/account_id_modified by this key's writes. */
   accountId: z.number().int().positive().optional(),
 });
 export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
@@ -94,81 +94,52 @@ export type EchoForm = (typeof ECHO_FORMS)[number];
 const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
 export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
-/** The choices the spec leaves open, each switchable, so tests can play every reading of the spec. */
+/**
+ * The choices the spec leaves open, each switchable, so tests can play every reading of the spec;
+ * docs/emulator.md describes each. The defaults are the faithful readings: every form accepted,
+ * today's encodings, no unstated rules.
+ */
 export const QUIRKS_SCHEMA = z.strictObject({
-  /** Which GET /reports parameter form the server understands (default 'any': all of them).
-   *  With one form chosen, the others are misread as a real server would: e.g. a PHP-style
-   *  ('brackets') server given repeated `dimensions=a&dimensions=b` keeps only the LAST value and
-   *  silently answers a one-dimension report; comma-joined becomes an unknown dimension (400);
-   *  a JSON body on a GET is ignored (400 "dimensions is required"). */
-  reportParams: z.enum(REPORT_PARAMS_FORMS).optional(),
-  /** Which auth header is accepted (default 'any'); the other form gets 401. */
-  auth: z.enum(['any', 'bearer', 'x-api-key']).optional(),
-  /** Numbers (counters, ids, tier, weight, times) as strings ("123") and booleans as "1"/"0" or
-   *  "true"/"false", in report bodies (counters, totals, row fields) and entity listings/reads. */
-  stringValues: z.boolean().optional(),
-  /** Empty or unset objects sent as [] (pricing, pacing, delivery, targeting...; totals of an empty report). */
-  emptyAsArray: z.boolean().optional(),
-  /** Report totals: 'normal' (default), 'missing' (no totals key), 'empty-array' (`"totals": []`). */
-  totals: z.enum(['normal', 'missing', 'empty-array']).optional(),
-  /** Object keys in alphabetical order (entity fields; report totals before items, items keys sorted). */
-  sortKeys: z.boolean().optional(),
-  /** Injected 5xx faults come as an HTML 502 Bad Gateway page (text/html) instead of JSON 500. */
-  htmlErrors: z.boolean().optional(),
-  /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip` (default false). */
-  gzip: z.boolean().optional(),
-  /** Send X-RateLimit-Limit / X-RateLimit-Remaining / X-RateLimit-Reset headers on every answer. */
-  rateLimitHeaders: z.boolean().optional(),
-  /** Rules the spec does not state, enforced only when true (default false): limit <= 1000,
-   *  at most 366 days per report, 2-letter country codes only (the spec's example uses 3), 404
-   *  checked before 400. */
-  strict: z.boolean().optional(),
-  /** Unknown fields in a PUT/POST body: 'drop' (ignored silently) or 'reject' (400 naming the field). */
-  unknownFields: z.enum(['drop', 'reject']).optional(),
-  /** Seconds added to the emulator's Date response header (a server whose clock is off). A day
-   *  either way is far beyond any real skew and keeps the Date header a valid HTTP date. */
-  clockSkewSeconds: z.number().int().min(-86_400).max(86_400).optional(),
-  /** Shape of report `items` (the spec shows one dimension only): 'nested' (default, one object level
-   *  per dimension) or 'rows' (an array of flat rows, each with every requested dimension and the counters). */
-  reportShape: z.enum(['nested', 'rows']).optional(),
-  /** Where a careless server repeats the caller's API key (default none): `body` a field of 2xx JSON
-   *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
-   *  an X-Request-Key response header. For tests that the key is never stored. */
-  echoKey: z.array(z.enum(ECHO_PLACES)).optional(),
-  /** How the echoed key is written (default 'json': as JSON.stringify writes it): `json-slash` PHP's
-   *  json_encode (`/` as `\/`), `percent` / `percent-lower` every byte as %XX / %xx, `unicode` /
-   *  `unicode-lower` every character as \uXXXX / \uxxxx, `mixed` each character in the next of raw,
-   *  %XX, %xx, \uXXXX and \uxxxx. */
-  echoKeyAs: z.enum(ECHO_FORMS).optional(),
+  /** The only GET /reports parameter form understood; the others are misread as a real server would. */
+  reportParams: z.enum(REPORT_PARAMS_FORMS).default('any'),
+  /** The only auth header accepted; the other form's key counts as missing (401). */
+  auth: z.enum(['any', 'bearer', 'x-api-key']).default('any'),
+  /** Numbers as strings and booleans as "1"/"0" or "true"/"false", in reports and entity reads. */
+  stringValues: z.boolean().default(false),
+  /** Empty or unset objects sent as [] (pricing, pacing, targeting...; totals of an empty report). */
+  emptyAsArray: z.boolean().default(false),
+  totals: z.enum(['normal', 'missing', 'empty-array']).default('normal'),
+  /** Object keys in code-unit order (entity fields; report totals before items, item keys sorted). */
+  sortKeys: z.boolean().default(false),
+  /** Injected 5xx faults come as an HTML 502 Bad Gateway page instead of JSON 500. */
+  htmlErrors: z.boolean().default(false),
+  /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip`. */
+  gzip: z.boolean().default(false),
+  /** X-RateLimit-Limit / -Remaining / -Reset headers on every answer. */
+  rateLimitHeaders: z.boolean().default(false),
+  /** Rules the spec does not state: limit <= 1000, 366 days per report, 2-letter countries, 404 before 400. */
+  strict: z.boolean().default(false),
+  /** Unknown fields in a PUT/POST body: ignored or a 400 naming the field. */
+  unknownFields: z.enum(['drop', 'reject']).default('drop'),
+  /** Seconds added to the Date header: a day either way keeps it a valid HTTP date. */
+  clockSkewSeconds: z.number().int().min(-86_400).max(86_400).default(0),
+  reportShape: z.enum(['nested', 'rows']).default('nested'),
+  /** Where a careless server repeats the caller's API key, for tests that the key is never stored. */
+  echoKey: z.array(z.enum(ECHO_PLACES)).default([]),
+  /** How the echoed key is written (see keyIn). */
+  echoKeyAs: z.enum(ECHO_FORMS).default('json'),
 });
 
 export type EmulatorQuirks = z.input<typeof QUIRKS_SCHEMA>;
 
 /** Every quirk filled in: what the server consults per request. */
-export type Quirks = Readonly<Required<EmulatorQuirks>>;
+export type Quirks = Readonly<z.output<typeof QUIRKS_SCHEMA>>;
 
-/** The faithful defaults: every reading of the spec accepted, today's encodings, no unstated rules. */
-export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
-  reportParams: 'any',
-  auth: 'any',
-  stringValues: false,
-  emptyAsArray: false,
-  totals: 'normal',
-  sortKeys: false,
-  htmlErrors: false,
-  gzip: false,
-  rateLimitHeaders: false,
-  strict: false,
-  unknownFields: 'drop',
-  clockSkewSeconds: 0,
-  reportShape: 'nested',
-  echoKey: [],
-  echoKeyAs: 'json',
-});
+export const FAITHFUL_QUIRKS: Quirks = Object.freeze(QUIRKS_SCHEMA.parse({}));
 
 /** Validates quirks (throws a ZodError naming the field) and fills in the faithful defaults. */
 export function resolveQuirks(q: EmulatorQuirks = {}): Quirks {
-  return Object.freeze({ ...FAITHFUL_QUIRKS, ...defined(QUIRKS_SCHEMA.parse(q)) });
+  return Object.freeze(QUIRKS_SCHEMA.parse(q));
 }
 
 /** The fields of `o` that are not undefined. */
@@ -179,31 +150,24 @@ export function defined<T extends object>(o: T): Partial<T> {
 /** Named presets of quirks and faults (see docs/emulator.md). */
 export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
 
+/** What startEmulator takes; docs/emulator.md describes each. */
 export interface EmulatorOptions {
-  /** Default 0 (a free port). */
+  /** Defaults: port 0 (a free port), host 127.0.0.1, seed 1, 2000 cells a day, 3 late-data days. */
   port?: number;
-  /** Default '127.0.0.1'. */
   host?: string;
-  /** Default 1. */
   seed?: number;
-  /** Traffic cells per day, default 2000. */
   cellsPerDay?: number;
-  /** Late-data window N in days, default 3 (0 = every day final). */
   lateDataDays?: number;
   /** The emulator clock, default real time; also settable at runtime. */
   now?: () => Date;
   /** Accept the full-access key 'demo-key' (default true). */
   demoKey?: boolean;
-  /** Extra keys. */
   keys?: EmulatorKey[];
-  /** Initial faults (each given field overrides the profile's). */
-  faults?: FaultOptions;
-  /** Initial quirks (each given field overrides the profile's). */
-  quirks?: EmulatorQuirks;
-  /** A named preset of quirks and faults (default 'faithful': every reading accepted, no faults). */
+  /** A preset of quirks and faults (default 'faithful'); `faults` and `quirks` override it field by field. */
   profile?: ProfileName;
-  /** Seeded catalogue size. */
-  catalogue?: { campaigns?: number; creativesPerCampaign?: number; zones?: number };
+  faults?: FaultOptions;
+  quirks?: EmulatorQuirks;
+  catalogue?: CatalogueSize;
   /** Called once per served /v2 request (for logging); must not throw. */
   onRequest?: (entry: RequestLogEntry) => void;
 }

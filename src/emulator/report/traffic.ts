@@ -5,13 +5,6 @@
 import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
-/** One place traffic can come from: a country, one of its regions and one of its cities. */
-interface Location {
-  readonly country: number;
-  readonly region: string;
-  readonly city: string;
-}
-
 /**
  * Lookup tables derived once from the seeded catalogue: which (creative, zone) pairs can carry
  * traffic (a creative runs in every zone of its campaign), per creative the values of the
@@ -39,7 +32,8 @@ export function buildTrafficModel(catalogue: Catalogue) {
       pz.push(z);
     }
   });
-  const locations: Location[] = [];
+  // Each place traffic can come from: a country, one of its regions and one of its cities.
+  const locations: { country: number; region: string; city: string }[] = [];
   const start = new Uint16Array(COUNTRIES.length);
   const count = new Uint16Array(COUNTRIES.length);
   const weights = new Float64Array(COUNTRIES.length);
@@ -53,12 +47,8 @@ export function buildTrafficModel(catalogue: Catalogue) {
     languages.push((COUNTRY_LANGUAGES[country] ?? ['en']).map((l) => LANGUAGES.indexOf(l)));
   });
   const total = BROWSERS.reduce((s, [, w]) => s + w, 0);
-  const browserCumulative = new Float64Array(BROWSERS.length);
   let acc = 0;
-  BROWSERS.forEach(([, w], i) => {
-    acc += w / total;
-    browserCumulative[i] = acc;
-  });
+  const browserCumulative = Float64Array.from(BROWSERS, ([, w]) => (acc += w / total));
   browserCumulative[BROWSERS.length - 1] = 1;
   return {
     catalogue,
@@ -69,7 +59,7 @@ export function buildTrafficModel(catalogue: Catalogue) {
     creativeWeight,
     creativeAdSize: catalogue.creatives.map(adSizeOf),
     creativeLanding: catalogue.creatives.map(landingUrlOf),
-    locations: locations as readonly Location[],
+    locations: locations as readonly Readonly<(typeof locations)[number]>[],
     // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
     countryLocCount: count,
@@ -79,11 +69,6 @@ export function buildTrafficModel(catalogue: Catalogue) {
     // Cumulative browser weights, normalised to end at 1.
     browserCumulative,
   };
-}
-
-/** Number of distinct (creative, zone, country, device) combinations a day's cells are drawn from. */
-function combinationCount(model: TrafficModel): number {
-  return model.pairCreative.length * COUNTRIES.length * DEVICES.length;
 }
 
 /** Number of counters per cell, in COUNTERS order. */
@@ -107,7 +92,8 @@ export function dayNumber(day: string): number {
  */
 export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
-  const space = combinationCount(model);
+  // The distinct (creative, zone, country, device) combinations a day's cells are drawn from.
+  const space = model.pairCreative.length * COUNTRIES.length * DEVICES.length;
   const devices = DEVICES.length;
   const countries = COUNTRIES.length;
   const cells = {
