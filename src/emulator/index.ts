@@ -4,7 +4,8 @@
  * control endpoints, and is the emulator's public surface.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { catalogueHandlers } from './api/catalogue.js';
 import { ApiError, badRequest, json, readJsonBody, sendReply, type Reply } from './api/http.js';
@@ -51,7 +52,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const initial = resolveProfile(options.profile, options.quirks, options.faults);
   let quirks: Quirks = initial.quirks;
   let clock: () => Date = options.now ?? (() => new Date());
-  const sockets = new Set<Socket>();
   const state: ApiState = {
     handlers: {
       ...catalogueHandlers(new CatalogueStore(catalogue, seed)),
@@ -98,17 +98,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       else res.destroy();
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const origin = `http://${host}:${address.port}`;
@@ -119,7 +110,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
       }),
   };
 }

@@ -13,9 +13,8 @@ import {
   readJsonBody,
   type Reply,
   sendCut,
-  sendDrip,
+  sendHalf,
   sendReply,
-  sendTruncated,
 } from './api/http.js';
 import { echoKey, type FaultPlan, injectedReply, type RateWindow } from './faults.js';
 import type {
@@ -73,7 +72,7 @@ async function serveNormally(
   const { handler, scope, ids } = matchRoute(state.handlers, method, url.pathname.slice('/v2'.length));
   const accountId = state.keys.authorize(key, scope, method, req.socket.remoteAddress ?? '');
   const body = await readJsonBody(req);
-  return handler({ method, ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
+  return handler({ ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
 }
 
 /**
@@ -133,9 +132,9 @@ export async function serveApi(
   // Counted before the answer goes out, so a client that sees it finds it in the stats.
   if (kind !== 'none') state.stats.fault(endpoint, kind);
   if (kind === 'drop') req.socket.destroy();
-  else if (kind === 'truncate') sendTruncated(res, reply, gzip);
   else if (kind === 'drop_mid_body') sendCut(res, reply, gzip);
-  else if (kind === 'drip') await sendDrip(res, reply, gzip, state.faults.dripIntervalMs);
+  else if (kind === 'truncate') await sendHalf(res, reply, gzip);
+  else if (kind === 'drip') await sendHalf(res, reply, gzip, state.faults.dripIntervalMs);
   else await sendReply(res, reply, gzip && kind !== 'override');
   const acceptEncoding = req.headers['accept-encoding'];
   state.onRequest?.({
@@ -151,11 +150,7 @@ export async function serveApi(
 /** The documented full-access key, accepted unless disabled. */
 export const DEMO_KEY = 'demo-key';
 
-/**
- * The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`.
- * With `form` set to one of them (the auth quirk), the other header is ignored, as by a server that
- * knows only one form: its key then counts as missing (401).
- */
+/** The key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`, or only the one `form` names. */
 export function requestKey(
   headers: Record<string, string | string[] | undefined>,
   form: AuthForm = 'any',
@@ -170,8 +165,7 @@ export function requestKey(
   return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
 }
 
-/** Which auth header forms a server accepts (the auth quirk). */
-export type AuthForm = 'any' | 'bearer' | 'x-api-key';
+type AuthForm = Quirks['auth'];
 
 const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
   any: 'send "Authorization: Bearer <key>" or "x-api-key: <key>"',
@@ -234,10 +228,7 @@ export class StatsCounter {
     this.requests[endpoint] = (this.requests[endpoint] ?? 0) + 1;
   }
 
-  /**
-   * Counts a fault by kind, and by endpoint unless it only added latency or an echoed key (the
-   * answer itself was normal).
-   */
+  /** Counts a fault by kind, and by endpoint unless the answer itself was normal (latency, echoed key). */
   fault(endpoint: string, kind: FaultKind): void {
     this.faults[kind] = (this.faults[kind] ?? 0) + 1;
     if (kind !== 'latency' && kind !== 'echo_key') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
@@ -261,7 +252,6 @@ export class OverrideQueue {
     this.queue.push({ ...o, left: o.times ?? 1 });
   }
 
-  /** The canned answer for this path, consuming one use, or undefined. */
   take(path: string): OverrideOptions | undefined {
     const i = this.queue.findIndex((o) => path.startsWith(o.path));
     if (i < 0) return undefined;

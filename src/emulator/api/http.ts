@@ -18,7 +18,6 @@ export interface Reply {
 
 /** What a /v2 handler gets: the path's id segments as written, query, parsed body and write stamp. */
 export interface RequestContext {
-  readonly method: string;
   readonly ids: readonly string[];
   readonly query: URLSearchParams;
   readonly body: unknown;
@@ -30,12 +29,10 @@ export interface RequestContext {
 
 export type Handler = (ctx: RequestContext) => Reply;
 
-/** A JSON reply. */
 export function json(status: number, value: unknown): Reply {
   return { status, body: JSON.stringify(value) };
 }
 
-/** 204 with an empty body. */
 export const NO_CONTENT: Reply = { status: 204 };
 
 const MAX_BODY = 1024 * 1024;
@@ -67,11 +64,8 @@ export function bodyBuffer(reply: Reply): Buffer {
   return Buffer.from([...b].join(''), 'utf8');
 }
 
-/**
- * Starts a streamed body: its first chunk is made now (for a report, that is the sort and the first
- * 64 KB), and a body of at most two chunks becomes one string. The reply then sends without more work
- * for a small body; a big one goes on streaming the rest.
- */
+/** Starts a streamed body: its first chunk is made now (for a report: the sort and the first 64 KB);
+ *  a body of at most two chunks becomes one string, sent whole. */
 export function primeBody(reply: Reply): Reply {
   const b = reply.body;
   if (b === undefined || typeof b === 'string' || Buffer.isBuffer(b)) return reply;
@@ -91,10 +85,9 @@ export function primeBody(reply: Reply): Reply {
 }
 
 /**
- * Sends a reply. A body of at most two chunks goes out whole with content-length, like most servers
- * answer small reports; a longer one, or any body when `gzip` (the gzip quirk and the request's
- * Accept-Encoding), is piped chunk by chunk (through a zlib stream), so backpressure holds end to
- * end and a big report never sits whole in memory.
+ * Sends a reply: a one-string body whole with content-length, like most servers answer small
+ * reports; a streamed or gzipped one piped (through zlib), so backpressure holds end to end and a
+ * big report never sits whole in memory.
  */
 export async function sendReply(res: ServerResponse, reply: Reply, gzip = false): Promise<void> {
   const b = reply.status === 204 ? undefined : primeBody(reply).body;
@@ -128,13 +121,11 @@ export class ApiError extends Error {
     readonly error: string,
     message: string,
     readonly field?: string,
-    /** Headers of the answer: Allow of a 405, Retry-After of a 429. */
     readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
 
-  /** The reply: this status, the JSON body, and the headers. */
   toReply(): Reply {
     const { status, error, message, field, headers } = this;
     const body = JSON.stringify({ status, error, message, ...(field === undefined ? {} : { field }) });
@@ -142,20 +133,15 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 naming the field at fault. */
 export function badRequest(message: string, field?: string): ApiError {
   return new ApiError(400, 'bad_request', message, field);
 }
 
-/** 404 for an unknown id or path. */
 export function notFound(message: string): ApiError {
   return new ApiError(404, 'not_found', message);
 }
 
-/**
- * Matches a path below /v2 ('/campaigns/12/creatives') against the handler patterns
- * ('GET /campaigns/:id/creatives'). Unknown paths are 404; known paths with another method 405.
- */
+/** Matches a path below /v2 against the handler patterns ('GET /campaigns/:id'): unknown 404, another method 405. */
 export function matchRoute(
   handlers: Record<string, Handler>,
   method: string,
@@ -204,24 +190,7 @@ function wireHeaders(reply: Reply, gzip: boolean): Record<string, string> {
   return gzip ? { ...headers, 'content-encoding': 'gzip' } : headers;
 }
 
-/** Writes the headers with the full content-length of the whole body as it goes on the wire; returns that body. */
-function writeWhole(res: ServerResponse, reply: Reply, gzip: boolean): Buffer {
-  const raw = bodyBuffer(reply);
-  const body = gzip ? gzipSync(raw, GZIP) : raw;
-  res.writeHead(reply.status, { ...wireHeaders(reply, gzip), 'content-length': body.length });
-  return body;
-}
-
-/** Sends the first half of a full body with the full content-length, then cuts the connection. */
-export function sendTruncated(res: ServerResponse, reply: Reply, gzip: boolean): void {
-  const body = writeWhole(res, reply, gzip);
-  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
-}
-
-/**
- * Drops the connection mid-body: the headers and part of a chunked body (half of a small body, the
- * first ~64 KB chunk of a streamed one) are sent, then the socket is destroyed, with no final chunk.
- */
+/** Drops the connection mid-body: after the headers and half of a small body or a streamed one's first chunk. */
 export function sendCut(res: ServerResponse, reply: Reply, gzip: boolean): void {
   const b = primeBody(reply).body ?? '';
   const whole = typeof b === 'string' || Buffer.isBuffer(b);
@@ -235,23 +204,30 @@ export function sendCut(res: ServerResponse, reply: Reply, gzip: boolean): void 
 }
 
 /**
- * Drips the answer: its headers (with the full content-length) and the first half of its body at
- * once, then the rest one byte every `intervalMs`, until it is all sent or the client goes away.
- * A server (or proxy) that trickles a body this way never trips an idle timeout between chunks.
+ * Sends the headers with the full content-length and the first half of the body, then cuts the
+ * connection (`dripMs` undefined: a truncated body) or drips the rest one byte every `dripMs` until
+ * it is all sent or the client goes away: a server (or proxy) that trickles a body this way never
+ * trips an idle timeout between chunks.
  */
-export async function sendDrip(
+export async function sendHalf(
   res: ServerResponse,
   reply: Reply,
   gzip: boolean,
-  intervalMs: number,
+  dripMs?: number,
 ): Promise<void> {
-  const body = writeWhole(res, reply, gzip);
+  const raw = bodyBuffer(reply);
+  const body = gzip ? gzipSync(raw, GZIP) : raw;
+  res.writeHead(reply.status, { ...wireHeaders(reply, gzip), 'content-length': body.length });
+  let at = Math.floor(body.length / 2);
+  if (dripMs === undefined) {
+    res.write(body.subarray(0, at), () => res.socket?.destroy());
+    return;
+  }
   const gone = new AbortController();
   res.once('close', () => gone.abort());
-  let at = Math.floor(body.length / 2);
   res.write(body.subarray(0, at));
   while (at < body.length && !gone.signal.aborted) {
-    await delay(intervalMs, undefined, { signal: gone.signal }).catch(() => undefined);
+    await delay(dripMs, undefined, { signal: gone.signal }).catch(() => undefined);
     if (!gone.signal.aborted) res.write(body.subarray(at, ++at));
   }
   if (!gone.signal.aborted) res.end();

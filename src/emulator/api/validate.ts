@@ -146,9 +146,9 @@ function arrayAt(value: unknown, path: string): unknown[] {
   return value;
 }
 
-/** Each value a string passing `ok`, else a 400 naming it as `path[i]` and saying it must be `what`. */
-function strings(values: unknown[], path: string, ok: (v: string) => boolean, what: string): string[] {
-  return values.map((v, i) => {
+/** An array of strings each passing `ok`, else a 400 naming the value as `path[i]` and saying it must be `what`. */
+function strings(value: unknown, path: string, ok: (v: string) => boolean, what: string): string[] {
+  return arrayAt(value, path).map((v, i) => {
     if (typeof v !== 'string' || !ok(v)) throw badRequest(`${path}[${i}] must be ${what}.`, `${path}[${i}]`);
     return v;
   });
@@ -172,28 +172,23 @@ export function parseTargeting(t: Json, strict: boolean): Json {
   const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
   knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);
   const out: Json = {};
-  if (t.devices !== undefined) {
-    const what = `one of: ${DEVICES.join(', ')}`;
+  if (t.devices !== undefined)
     out.devices = strings(
-      arrayAt(t.devices, 'targeting.devices'),
+      t.devices,
       'targeting.devices',
       (d) => DEVICES.includes(d),
-      what,
+      `one of: ${DEVICES.join(', ')}`,
     );
-  }
   const geo = includeExclude(r, t, 'geo');
   if (geo !== undefined) {
     const [g, o, type] = geo;
     const locations = object(g, o, 'locations');
     if (locations === null || locations === undefined)
       throw badRequest('targeting.geo.locations must be an object.', 'targeting.geo.locations');
-    const loc: Json = {};
-    if (locations.countries !== undefined) {
-      const path = 'targeting.geo.locations.countries';
-      const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
-      loc.countries = strings(arrayAt(locations.countries, path), path, (c) => pattern.test(c), what);
-    }
-    out.geo = { type, locations: loc };
+    const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
+    const path = 'targeting.geo.locations.countries';
+    const countries = () => strings(locations.countries, path, (c) => pattern.test(c), what);
+    out.geo = { type, locations: locations.countries === undefined ? {} : { countries: countries() } };
   }
   const languages = includeExclude(r, t, 'languages');
   if (languages !== undefined) {
@@ -201,20 +196,20 @@ export function parseTargeting(t: Json, strict: boolean): Json {
     const path = 'targeting.languages.items';
     if (o.items === undefined) throw badRequest(`${path} is required.`, path);
     // A spec example sends one language as a plain string: accepted as a one-element array.
-    const items = typeof o.items === 'string' ? [o.items] : arrayAt(o.items, path);
+    const items = typeof o.items === 'string' ? [o.items] : o.items;
     const what = 'a 2-letter lowercase language code (ISO 639-1)';
     out.languages = { type, items: strings(items, path, (l) => /^[a-z]{2}$/.test(l), what) };
   }
-  const groups = (name: string, each: (group: unknown[], path: string) => unknown[]) =>
-    arrayAt(t[name], `targeting.${name}`).map((g, i) =>
-      each(arrayAt(g, `targeting.${name}[${i}]`), `targeting.${name}[${i}]`),
-    );
+  const groups = (name: string, each: (group: unknown, path: string) => unknown[]) =>
+    arrayAt(t[name], `targeting.${name}`).map((g, i) => each(g, `targeting.${name}[${i}]`));
   if (t.keywords !== undefined)
     out.keywords = groups('keywords', (g, path) =>
       strings(g, path, (k) => k.trim() !== '', 'a non-empty string'),
     );
   if (t.keyvalues !== undefined)
-    out.keyvalues = groups('keyvalues', (g, path) => g.map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)));
+    out.keyvalues = groups('keyvalues', (g, path) =>
+      arrayAt(g, path).map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)),
+    );
   return out;
 }
 
