@@ -103,13 +103,13 @@ const UI_ACCOUNT_ID = 100000001;
 /** Default account id of API keys: differs from UI_ACCOUNT_ID so a write visibly changes account_id_modified. */
 export const API_ACCOUNT_ID = 100000002;
 
-/** The ad_size dimension value of a creative: 'WxH' from its data, '0x0' when it has no size. */
+/** The ad_size dimension of a creative: 'WxH', or '0x0' without a size. */
 export function adSizeOf(creative: Creative): string {
   const { width, height } = creative.data;
   return typeof width === 'number' && typeof height === 'number' ? `${width}x${height}` : '0x0';
 }
 
-/** The landing_url dimension value of a creative: data.landing_page, or '' when it has none. */
+/** The landing_url dimension of a creative. */
 export function landingUrlOf(creative: Creative): string {
   const page = creative.data.landing_page;
   return typeof page === 'string' ? page : '';
@@ -154,7 +154,6 @@ export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catal
   return { campaigns, creatives, zones };
 }
 
-/** A generator of distinct 9-digit ids. */
 export function uniqueIds(rng: Rng, taken: Set<number> = new Set()): () => number {
   return () => {
     for (;;) {

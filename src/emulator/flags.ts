@@ -62,16 +62,12 @@ export type FaultAndQuirkFlags = {
   readonly strict?: boolean;
 };
 
-/** `to[map[k]] = from[k]` for each key of `map` that `from` gives. */
 function copyGiven(from: Readonly<Record<string, unknown>>, map: Record<string, string>, to: object): void {
   for (const [flag, option] of Object.entries(map))
     if (from[flag] !== undefined) Object.assign(to, { [option]: from[flag] });
 }
 
-/**
- * The faults and quirks of the flags laid over their profile, validated. Throws an Error whose
- * message names the problem (fault rates above 1 name the profile that contributes to them).
- */
+/** The faults and quirks of the flags laid over their profile, validated (an Error names the problem). */
 export function optionsOfFlags(flags: FaultAndQuirkFlags): {
   faults: FaultOptions;
   quirks: EmulatorQuirks;
@@ -105,12 +101,6 @@ export function describeQuirks(q: Quirks): string {
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
 }
 
-/** A named preset: quirks and faults together. */
-interface Profile {
-  readonly quirks: EmulatorQuirks;
-  readonly faults: FaultOptions;
-}
-
 /** What a PHP-style server does to the spec's open choices (the php and hostile profiles). */
 const PHP_QUIRKS: EmulatorQuirks = {
   reportParams: 'brackets',
@@ -121,7 +111,7 @@ const PHP_QUIRKS: EmulatorQuirks = {
 };
 
 /** The profiles, by name; docs/emulator.md describes each. */
-export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
+export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; faults: FaultOptions }>> = {
   faithful: { quirks: {}, faults: {} },
   php: { quirks: PHP_QUIRKS, faults: {} },
   hostile: {
@@ -139,13 +129,9 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
 };
 
-/** The profile names, for flags and error messages. */
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 
-/**
- * The quirks and faults a start gets: the profile's, each field overridden by an explicitly given
- * one. Validates both (throws naming the unknown profile or the bad field).
- */
+/** The quirks and faults a start gets: the profile's, each overridden by a given field; validated. */
 export function resolveProfile(
   profile: ProfileName = 'faithful',
   quirks: EmulatorQuirks = {},
@@ -170,10 +156,7 @@ const BOOLEAN_QUIRKS = {
   strict: 'strict',
 } as const satisfies Record<string, keyof EmulatorQuirks>;
 
-/**
- * Parses a `--quirks` list such as 'string-values,sort-keys' into quirks; a `no-` prefix turns one
- * off (to take it away from a profile). Throws naming the unknown name and listing the known ones.
- */
+/** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
   for (const item of listItems(text)) {
@@ -189,10 +172,7 @@ export function parseQuirkList(text: string): EmulatorQuirks {
   return out;
 }
 
-/**
- * Parses an `--echo-key` list such as 'body,header' (or 'all') into echoKey places. Throws naming
- * the unknown place and listing the known ones.
- */
+/** Parses an `--echo-key` list such as 'body,header' (or 'all'). */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
   for (const item of listItems(text)) {
@@ -204,7 +184,6 @@ export function parseEchoPlaces(text: string): EchoPlace[] {
   return places;
 }
 
-/** The non-empty items of a comma-separated list. */
 function listItems(text: string): string[] {
   return text
     .split(',')
@@ -246,7 +225,6 @@ export function parseKeysFile(text: string, path: string): EmulatorKey[] {
   return parsed.data;
 }
 
-/** Reads and parses a keys file. */
 export function loadKeysFile(path: string): EmulatorKey[] {
   return parseKeysFile(readFileSync(path, 'utf8'), path);
 }

@@ -131,10 +131,7 @@ function adType(r: Reader, b: Json, format: AdFormat | undefined, optional: bool
   return value;
 }
 
-/**
- * Validates a POST creative body against the owning campaign's ad_format; with `format` undefined
- * (the campaign is not looked up yet) only what does not depend on it.
- */
+/** Validates a POST creative body; with `format` undefined (no campaign yet) only what does not depend on it. */
 export function parseCreativeCreate(body: unknown, format: AdFormat | undefined, rules: BodyRules) {
   const r = reader(rules);
   const b = objectBody(body);
@@ -143,9 +140,8 @@ export function parseCreativeCreate(body: unknown, format: AdFormat | undefined,
 }
 
 /**
- * Validates a PUT creative body. `currentType` is the creative's ad_type, used for the data schema
- * unless the body changes it (allowed when the new type fits the campaign's format). With `format`
- * and `currentType` undefined (nothing looked up yet) only what depends on neither is checked.
+ * Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`.
+ * With `format` and `currentType` undefined (nothing looked up yet) only what depends on neither.
  */
 export function parseCreativeUpdate(
   body: unknown,

@@ -43,10 +43,9 @@ function bodyNames(body: Record<string, unknown>): unknown[] {
 }
 
 /**
- * The raw dimension values as a server that understands only `form` reads them. 'any' takes every
- * encoding (repeated, bracketed `dimensions[]`, comma separated, JSON array); the one-form servers
- * misread the others the way real ones do: a PHP ('brackets') or 'comma' server keeps only the last
- * of repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
+ * The raw dimension values as a server that understands only `form` reads them; the one-form servers
+ * misread the others as real ones do: a PHP ('brackets') or 'comma' server keeps only the last of
+ * repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
  */
 function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<string, unknown>): unknown[] {
   switch (form) {
@@ -76,11 +75,7 @@ function splitComma(v: unknown): unknown[] {
     .filter((s) => s !== '');
 }
 
-/**
- * The GET /reports handler: the parameters read as a server that understands the reportParams quirk's
- * form does (by default: the query string, or for those absent there a JSON body, as the spec's example
- * sends one) and validated (400 naming the parameter), then a streamed body from the report engine.
- */
+/** GET /reports: the parameters read in the reportParams form and validated, then a streamed body. */
 export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Record<string, Handler> {
   const handler: Handler = ({ query, body, quirks, now }) => {
     const b =

@@ -7,14 +7,11 @@ import { badRequest } from './http.js';
 
 export type Json = Record<string, unknown>;
 
-/** How a body is read. */
+/** How a body is read: `at` is the path of the object being read, '' at the top. */
 export interface Reader {
-  /** Decode string-encoded numbers, booleans, arrays and objects first (the campaign update, whose
-   *  spec example sends every value as a string). */
+  /** Decode string-encoded values first (the campaign update, whose spec example sends only strings). */
   readonly lenient: boolean;
-  /** Fields outside a body's known list: ignored ('drop') or a 400 ('reject'). */
   readonly unknownFields: 'drop' | 'reject';
-  /** The path of the object being read, '' at the top of the body. */
   readonly at: string;
 }
 
@@ -27,7 +24,6 @@ export function within(r: Reader, name: string): Reader {
   return { ...r, at: pathOf(r, name) };
 }
 
-/** The request body as an object, or a 400. */
 export function objectBody(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw badRequest('The request body must be a JSON object.');
@@ -64,7 +60,6 @@ export function str(r: Reader, obj: Json, name: string, optional = false): strin
   return value;
 }
 
-/** A non-empty string field. */
 export function text(r: Reader, obj: Json, name: string, optional = false): string | undefined {
   const value = str(r, obj, name, optional);
   const path = pathOf(r, name);
@@ -163,10 +158,9 @@ function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string
 }
 
 /**
- * Validates a creative's targeting object (write shape of the spec) and returns it normalised:
- * a single language string becomes a one-element array. Unknown fields are rejected: the spec lists
- * the write shape in full, so a typo would otherwise silently drop targeting. Country codes are
- * 2- or 3-letter uppercase (the spec documents 2 and its example sends 3); `strict` allows only 2.
+ * Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write
+ * shape in full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters
+ * (the spec documents 2, its example sends 3) unless `strict`.
  */
 export function parseTargeting(t: Json, strict: boolean): Json {
   const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };

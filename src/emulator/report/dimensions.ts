@@ -44,7 +44,6 @@ export type Dimension = (typeof SPEC_DIMENSIONS)[number];
 
 const NAMES: ReadonlySet<string> = new Set(SPEC_DIMENSIONS);
 
-/** True when `name` is one of the spec's dimensions. */
 export function isSpecDimension(name: string): name is Dimension {
   return NAMES.has(name);
 }
@@ -58,10 +57,7 @@ export const SPEC_COUNTERS = [
   'viewable_impressions',
 ] as const;
 
-/**
- * One requested dimension over all cells of a request: a small integer code per cell, whose
- * order is the order of the keys in the response, and the JSON-encoded key of each code.
- */
+/** One dimension over a request's cells: a code per cell, ordered as the keys, and each code's JSON key. */
 type CodedDimension = ReturnType<typeof codeDimension>;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
@@ -122,11 +118,7 @@ function describe(
   }
 }
 
-/**
- * The order of a dimension's keys in the response: 'natural' sorts numbers numerically (ids, tiers,
- * hours) and everything else by code unit; 'code-unit' sorts all as text ("10" before "2"), as a
- * server that sorts its keys alphabetically does (the sortKeys quirk).
- */
+/** Key order: 'natural' sorts numbers numerically, 'code-unit' all as text ("10" before "2"; sortKeys). */
 type KeyOrder = 'natural' | 'code-unit';
 
 function compareNatural(a: string, b: string): number {
@@ -139,7 +131,6 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Codes one dimension for the concatenated cells of `days` (`total` = sum of their counts). */
 function codeDimension(
   dim: Dimension,
   model: TrafficModel,
@@ -172,17 +163,10 @@ export interface ReportedDay {
   readonly den: number;
 }
 
-/**
- * The cells of a request, coded by dimension and sorted into leaf order: what every shape renders
- * from. A global cell index runs over the reported days' cells in day order; `dayOf` gives each
- * one's day, `firstCell` each day's first global index, `order` the cells sorted by their codes.
- */
+/** A request's cells, by a global index over the reported days in order, coded and sorted into leaf order. */
 export type PreparedReport = ReturnType<typeof prepareReport>;
 
-/**
- * A stable sort of cell indexes by their codes, lexicographic over the dimensions in request
- * order: LSD radix (one counting sort per dimension, last first), O(cells x dimensions).
- */
+/** Cell indexes sorted by their codes in request order: LSD radix, O(cells x dimensions). */
 function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array {
   let order = new Uint32Array(total);
   for (let i = 0; i < total; i++) order[i] = i;
@@ -201,7 +185,6 @@ function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array
   return order;
 }
 
-/** Codes and sorts the cells of the reported days for `dimensions`. */
 export function prepareReport(
   model: TrafficModel,
   days: readonly ReportedDay[],
@@ -223,10 +206,7 @@ export function prepareReport(
   return { reported, total, dayOf, firstCell, dimensions, coded, order: sortCells(coded, total) };
 }
 
-/**
- * Adds one cell's reported counters (each floored by its day's late-data fraction, so every
- * dimension set sums to the same totals) to `leaf` and `totals`.
- */
+/** Adds a cell's counters, floored by its day's late-data fraction (so any dimension set has the same totals). */
 export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, totals: Float64Array): void {
   const k = p.dayOf[cell] ?? 0;
   const day = p.reported[k]!;
@@ -241,7 +221,7 @@ export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, tot
   }
 }
 
-/** The totals of a prepared report, summed ahead of the items (for a body that writes them first). */
+/** The totals, summed ahead of the items (for a body that writes them first). */
 export function sumTotals(p: PreparedReport): Float64Array {
   const totals = new Float64Array(COUNTER_COUNT);
   const scratch = new Float64Array(COUNTER_COUNT);

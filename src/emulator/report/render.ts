@@ -24,11 +24,7 @@ import {
 
 const CHUNK = 64 * 1024;
 
-/**
- * The quirks that change a report's bytes, never its numbers: counters (and, in rows, numeric
- * dimension values) as strings; totals first and keys in code-unit order; an empty report's items
- * and totals as []; totals left out or []; nested items or rows.
- */
+/** The quirks that change a report's bytes, never its numbers. */
 export type ReportEncoding = Pick<
   Quirks,
   'stringValues' | 'sortKeys' | 'emptyAsArray' | 'totals' | 'reportShape'
@@ -56,10 +52,8 @@ function totalsMember(e: ReportEncoding, totals: Float64Array, empty: boolean): 
 }
 
 /**
- * Renders the report body `{"items":{...},"totals":{...}}` as a sequence of string chunks of about
- * 64 KB, without building an object tree: cells are sorted by their dimension codes, equal leaves
- * are summed, and nesting braces are opened and closed as the sorted walk moves. The encoding
- * (quirks) changes only the bytes: string counters, totals first or left out, [] when empty, rows.
+ * Renders the report body as string chunks of about 64 KB without building an object tree: equal
+ * leaves of the sorted cells are summed, and braces opened and closed as the sorted walk moves.
  */
 function* renderReport(
   model: TrafficModel,
@@ -141,11 +135,7 @@ function renderNested(
 /** Dimensions whose values the spec types as int: written as JSON numbers in a row (strings under stringValues). */
 const INTEGER_DIMENSIONS: ReadonlySet<Dimension> = new Set(['campaign_id', 'creative_id', 'zone_id', 'tier']);
 
-/**
- * The rows shape: `items` is an array of flat rows, one per leaf, each with every requested
- * dimension and the five counters (`{"day":"2025-06-01","campaign_id":123,"ad_requests":5,...}`).
- * Fields follow request order then the counters, or code-unit order under sortKeys.
- */
+/** The rows shape: `items` an array of flat rows, one per leaf, with every requested dimension and the counters. */
 function renderRows(
   p: PreparedReport,
   encoding: ReportEncoding,
@@ -221,7 +211,6 @@ export class ReportEngine {
     return cells;
   }
 
-  /** The response body of GET /reports as string chunks, written in `encoding` (the quirks). */
   render(
     from: string,
     until: string,

@@ -5,14 +5,9 @@
 import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
-/**
- * Lookup tables derived once from the seeded catalogue: which (creative, zone) pairs can carry
- * traffic (a creative runs in every zone of its campaign), per creative the values of the
- * dimensions that follow from it, and per country its locations, languages and traffic weight.
- */
+/** Lookup tables derived once from the seeded catalogue (a creative runs in every zone of its campaign). */
 export type TrafficModel = ReturnType<typeof buildTrafficModel>;
 
-/** Builds the traffic model of a catalogue (pure; done once per emulator). */
 export function buildTrafficModel(catalogue: Catalogue) {
   const zoneIndex = new Map(catalogue.zones.map((z, i) => [z.zone_id, i]));
   const campaignIndex = new Map(catalogue.campaigns.map((c, i) => [c.campaign_id, i]));
@@ -80,15 +75,13 @@ export const COUNTER_COUNT = 5;
  */
 export type DayCells = ReturnType<typeof generateDay>;
 
-/** Days since 1970-01-01 of a YYYY-MM-DD date. */
 export function dayNumber(day: string): number {
   return Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
 }
 
 /**
- * Generates the final (fully reported) cells of one day from (seed, day) alone, so any request
- * order gives the same cells. Up to the model's combination count, cells are distinct in
- * (creative, zone, country, device): index i walks an affine permutation of the combination space.
+ * The final cells of one day, from (seed, day) alone so any request order gives the same cells;
+ * distinct in (creative, zone, country, device) as i walks an affine permutation of those combinations.
  */
 export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
@@ -171,12 +164,11 @@ export function lateFraction(day: string, today: string, windowDays: number): { 
   return { num: age + 1, den: windowDays + 1 };
 }
 
-/** The UTC calendar date (YYYY-MM-DD) of an instant. */
 export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** Every date from `from` to `until`, both inclusive (YYYY-MM-DD). */
+/** Every date from `from` to `until`, both inclusive. */
 export function daysBetween(from: string, until: string): string[] {
   const out: string[] = [];
   const end = dayNumber(until);
@@ -184,11 +176,8 @@ export function daysBetween(from: string, until: string): string[] {
   return out;
 }
 
-/**
- * Static vocabularies the traffic cells draw from. Large enough that the benchmark's dimension set
- * (day, campaign_id, creative_id, zone_id, country, device) has well over a million combinations, and
- * seasoned with text that tests escaping (apostrophes, commas, quotes, non-ASCII) but no control characters.
- */
+// The vocabularies the cells draw from: large enough that the benchmark's dimension set has over a
+// million combinations, seasoned with text that tests escaping (quotes, commas, non-ASCII).
 
 /** ISO 3166-1 alpha-2 codes: the country dimension's values. */
 export const COUNTRIES: readonly string[] = (
@@ -200,15 +189,13 @@ export const COUNTRIES: readonly string[] = (
   'SZ TD TG TH TJ TL TM TN TO TR TT TV TW TZ UA UG US UY UZ VA VC VE VN VU WS YE ZA ZM ZW'
 ).split(' ');
 
-/** `KEY:a,b KEY:c` (entries split on `sep`) as a record of lists. */
 function listsOf(text: string, sep = ' '): Record<string, string[]> {
   return Object.fromEntries(
     text.split(sep).map((e) => [e.split(':')[0], (e.split(':')[1] ?? '').split(',')]),
   );
 }
 
-/** Regions and cities of the best-known markets (`region:city,city` by country); other countries
- *  report region and city 'Unknown'. */
+/** Regions and cities of the best-known markets; other countries report 'Unknown'. */
 const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
   US: listsOf(
     "California:Los Angeles,San Francisco,San José|New York:New York,Buffalo|Idaho:Coeur d'Alene,Boise|Texas:Austin,Houston",
@@ -233,15 +220,12 @@ const COUNTRY_LANGUAGES = listsOf(
     'BE:nl,fr MX:es AR:es PT:pt PL:pl RU:ru CN:zh KR:ko TR:tr SE:sv NO:no DK:da FI:fi',
 );
 
-/** Every language the cells may carry (sorted, unique). */
 export const LANGUAGES: readonly string[] = [
   ...new Set(['en', ...Object.values(COUNTRY_LANGUAGES).flat()]),
 ].sort();
 
-/** The device dimension's values, as the spec's targeting names them. */
 export const DEVICES: readonly string[] = ['desktop', 'mobile', 'tablet'];
 
-/** Browser names with their relative weights. */
 export const BROWSERS = Object.entries(
   listsOf('Chrome:50|Safari:20|Edge:8|Firefox:7|Samsung Internet:6|Opera:3|Other:6', '|'),
 ).map(([name, [weight]]) => [name, Number(weight)] as const);
