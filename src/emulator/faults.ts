@@ -52,7 +52,6 @@ export class FaultPlan {
     return this.options.retryAfterSeconds ?? 1;
   }
 
-  /** The fault (if any) and latency for a request to `path`. */
   decide(path: string): FaultDecision {
     const o = this.options;
     const paths = o.paths ?? ['/v2'];
@@ -105,7 +104,7 @@ export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds:
   ).toReply();
 }
 
-/** The request budget the rateLimitHeaders quirk advertises: this many requests per window. */
+/** The requests per window that the rateLimitHeaders quirk advertises. */
 export const ADVERTISED_LIMIT = 600;
 const WINDOW_SECONDS = 60;
 
@@ -141,19 +140,11 @@ export class RateWindow {
 // body, an error body, an HTML error page or a response header. It lets tests prove that the key,
 // once echoed, is redacted before anything stores it.
 
-/** The response header that carries the key with the `header` place. */
 export const ECHO_HEADER = 'x-request-key';
 
-/** The JSON field that carries the key in a body (`body` and `error` places). */
 export const ECHO_FIELD = 'request_key';
 
-/**
- * The reply with the key echoed in each of `places` that fits it: `body` adds a field to a 2xx
- * JSON object (streamed reports too: only the first chunk changes), `error` adds the field and
- * quotes the key in the message of a JSON error body, `html` quotes the Authorization header in an
- * HTML page, `header` adds X-Request-Key. The key is written in `form` (see keyIn). Returns
- * undefined when nothing was echoed.
- */
+/** The reply with the key echoed, written in `form`, in each of `places` that fits it; undefined when none. */
 export function echoKey(
   reply: Reply,
   key: string,
@@ -205,12 +196,7 @@ const ENCODE: Record<Exclude<EchoForm, 'mixed'>, (c: string) => string> = {
 };
 const MIXED = ['json', 'percent', 'percent-lower', 'unicode', 'unicode-lower'] as const;
 
-/**
- * `key` written in `form`, as it goes between the quotes of a JSON string: `json` as
- * JSON.stringify writes it, `json-slash` with `/` as `\/` (PHP's json_encode), `percent` and
- * `percent-lower` every UTF-8 byte as %XX or %xx, `unicode` and `unicode-lower` every UTF-16 unit
- * as \uXXXX or \uxxxx, `mixed` each character in the next of those five ways (raw first).
- */
+/** `key` written in `form` (docs/emulator.md), as it goes between the quotes of a JSON string. */
 export function keyIn(key: string, form: EchoForm): string {
   return [...key].map((c, i) => ENCODE[form === 'mixed' ? MIXED[i % 5]! : form](c)).join('');
 }

@@ -36,10 +36,7 @@ export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
 
-/**
- * Starts the API emulator (see docs/emulator.md) and resolves once it listens. The same seed gives
- * the same catalogue and report bytes; `close()` ends every open connection.
- */
+/** Starts the API emulator once it listens: the same seed gives the same catalogue and report bytes. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const seed = options.seed ?? 1;
   const cellsPerDay = options.cellsPerDay ?? 2000;
@@ -137,11 +134,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   throw badRequest(`${field || 'body'}: ${message}`, field || undefined);
 }
 
-/**
- * The control endpoints outside /v2 (no auth): GET /_control/stats, POST /_control/stats/reset,
- * PUT /_control/faults, GET and PUT /_control/quirks, PUT /_control/clock, POST /_control/override.
- */
-export function handleControl(
+/** The control endpoints outside /v2 (no auth), one per RunningEmulator method. */
+function handleControl(
   emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
   method: string,
   path: string,

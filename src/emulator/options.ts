@@ -22,12 +22,8 @@ export const KEY_SCHEMA = z.object({
 export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
 
 /**
- * Each fault rate and the fault it injects: `drop` destroys the connection without a response,
- * `fail` answers 500 with a JSON body, `rate_limit` 429, `malformed` 200 with a body no JSON parser
- * accepts, `truncate` 200 with the body cut off mid-stream (content-length kept), `storm` starts a
- * storm of 429s (that request and the next ones), `drop_mid_body` destroys the connection after the
- * headers and part of a chunked body, `drip` sends half the body at once, then one byte every
- * `dripIntervalMs`. Each is a band of one uniform draw, in this order, so together at most 1.
+ * Each fault rate (docs/emulator.md) and the fault it injects. Each is a band of one uniform draw,
+ * in this order, so together at most 1.
  */
 export const FAULT_BANDS = {
   dropRate: 'drop',
@@ -45,26 +41,21 @@ const rate = z.number().min(0).max(1).optional();
 /** Added latency: at most an hour, well inside what a Node timer holds. */
 const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
 
-/** The accepted shape of FaultOptions. */
 export const FAULT_OPTIONS_SCHEMA = z
   .strictObject({
     ...(Object.fromEntries(FAULT_RATES.map((k) => [k, rate])) as Record<
       (typeof FAULT_RATES)[number],
       typeof rate
     >),
-    /** Retry-After of injected 429s (default 1). */
     retryAfterSeconds: z.number().int().min(0).optional(),
-    /** Added latency, fixed or uniform range [min, max]. */
     latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
-    /** Restrict faults to paths starting with these (e.g. ['/v2/reports']); default all of /v2. */
+    /** Path prefixes faults apply to (default all of /v2). */
     paths: z.array(z.string()).optional(),
-    /** Fault PRNG seed (reproducible sequences). */
     seed: z.number().int().optional(),
-    /** Consecutive 429s in one storm, the starting request included (default 5). */
+    /** 429s in one storm, the starting request included (default 5). */
     rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
-    /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
+    /** With the htmlErrors quirk, the share of injected 5xx sent as HTML 502 pages (default 1). */
     htmlShare: rate,
-    /** Milliseconds between the dripped bytes (default 2000). */
     dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
   })
   .refine(
@@ -74,11 +65,9 @@ export const FAULT_OPTIONS_SCHEMA = z
 
 export type FaultOptions = z.input<typeof FAULT_OPTIONS_SCHEMA>;
 
-/** Every place the echoKey quirk can put the key. */
 export const ECHO_PLACES = ['body', 'error', 'html', 'header'] as const;
 export type EchoPlace = (typeof ECHO_PLACES)[number];
 
-/** Every encoding the echoKey quirk can write the key in. */
 export const ECHO_FORMS = [
   'json',
   'json-slash',
@@ -90,15 +79,11 @@ export const ECHO_FORMS = [
 ] as const;
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
-/** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
+/** The GET /reports parameter forms: `dimensions=` repeated, PHP `dimensions[]=`, comma-joined, JSON body. */
 const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
 export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
-/**
- * The choices the spec leaves open, each switchable, so tests can play every reading of the spec;
- * docs/emulator.md describes each. The defaults are the faithful readings: every form accepted,
- * today's encodings, no unstated rules.
- */
+/** The choices the spec leaves open (docs/emulator.md), defaulting to the faithful readings. */
 export const QUIRKS_SCHEMA = z.strictObject({
   /** The only GET /reports parameter form understood; the others are misread as a real server would. */
   reportParams: z.enum(REPORT_PARAMS_FORMS).default('any'),
@@ -147,7 +132,6 @@ export function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Named presets of quirks and faults (see docs/emulator.md). */
 export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
 
 /** What startEmulator takes; docs/emulator.md describes each. */
@@ -175,23 +159,18 @@ export interface EmulatorOptions {
 /** What `onRequest` receives; never carries the API key. */
 export interface RequestLogEntry {
   method: string;
-  /** Normalised endpoint, e.g. 'GET /v2/campaigns/:id'. */
   endpoint: string;
   status: number;
-  /** The fault served instead of a normal answer, if any. */
   fault?: FaultKind;
   ms: number;
-  /** The request's Accept-Encoding header as sent, when it sent one (what the client asked for). */
+  /** The request's Accept-Encoding header as sent, if any. */
   acceptEncoding?: string;
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */
 export type FaultKind = (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS] | 'override' | 'latency' | 'echo_key';
 
-/**
- * Counters since start or the last reset. `requests` is keyed by endpoint ('GET /v2/reports',
- * ids normalised to :id); `faults` by endpoint (requests not answered normally) and by FaultKind.
- */
+/** Counters since start or the last reset, by endpoint ('GET /v2/campaigns/:id'); faults also by FaultKind. */
 export interface EmulatorStats {
   requests: Record<string, number>;
   faults: Record<string, number>;
@@ -207,20 +186,16 @@ export interface OverrideOptions {
 }
 
 export interface RunningEmulator {
-  /** Base URL ending in /v2, e.g. http://127.0.0.1:41234/v2. */
   url: string;
-  /** http://127.0.0.1:41234 (control endpoints live at origin + '/_control/...'). */
+  /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
   origin: string;
-  /** Replaces the current faults. */
   setFaults(f: FaultOptions): void;
   /** Replaces the current quirks (validated; a field left out takes its faithful default). */
   setQuirks(q: EmulatorQuirks): void;
-  /** The quirks in force, every field filled in. */
   quirks(): Required<EmulatorQuirks>;
   setNow(d: Date): void;
   stats(): EmulatorStats;
   resetStats(): void;
-  /** The next `times` requests matching `path` (prefix, e.g. '/v2/reports') get this canned answer instead. */
   override(o: OverrideOptions): void;
   close(): Promise<void>;
 }

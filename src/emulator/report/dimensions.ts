@@ -12,6 +12,7 @@ import {
   LANGUAGES,
   type TrafficModel,
 } from './traffic.js';
+import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
 
 // Names taken straight from the spec, deliberately not imported from the client's config/flatten
 // modules: if the client's copy were wrong, a shared list would make the emulator agree with the bug
@@ -71,34 +72,31 @@ function describe(
   days: readonly DayCells[],
 ): { source: Source; keys: string[] } {
   const { catalogue } = model;
-  const campaignOf = (ci: number) => catalogue.campaigns[model.creativeCampaign[ci] ?? 0];
-  const perCreative = (f: (ci: number) => string) => ({
+  const perCreative = (f: (c: Creative, ci: number) => string) => ({
     source: 'creative' as const,
-    keys: catalogue.creatives.map((_, ci) => f(ci)),
+    keys: catalogue.creatives.map(f),
   });
   switch (dim) {
     case 'campaign_id':
-      return perCreative((ci) => String(campaignOf(ci)?.campaign_id));
-    case 'creative_id':
-      return perCreative((ci) => String(catalogue.creatives[ci]?.creative_id));
     case 'ad_format':
-      return perCreative((ci) => String(campaignOf(ci)?.ad_format));
     case 'tier':
-      return perCreative((ci) => String(campaignOf(ci)?.tier));
+      return perCreative((_, ci) => String(catalogue.campaigns[model.creativeCampaign[ci] ?? 0]?.[dim]));
+    case 'creative_id':
+      return perCreative((c) => String(c.creative_id));
     case 'ad_size':
-      return perCreative((ci) => model.creativeAdSize[ci] ?? '0x0');
+      return perCreative(adSizeOf);
     case 'landing_url':
-      return perCreative((ci) => model.creativeLanding[ci] ?? '');
+      return perCreative(landingUrlOf);
     case 'zone_id':
-      return { source: 'zone', keys: catalogue.zones.map((z) => String(z.zone_id)) };
     case 'domain':
-      return { source: 'zone', keys: catalogue.zones.map((z) => z.domain) };
+      return { source: 'zone', keys: catalogue.zones.map((z) => String(z[dim])) };
     case 'country':
-      return { source: 'location', keys: model.locations.map((l) => COUNTRIES[l.country] ?? '') };
     case 'region':
-      return { source: 'location', keys: model.locations.map((l) => l.region) };
     case 'city':
-      return { source: 'location', keys: model.locations.map((l) => l.city) };
+      return {
+        source: 'location',
+        keys: model.locations.map((l) => (dim === 'country' ? (COUNTRIES[l.country] ?? '') : l[dim])),
+      };
     case 'language':
       return { source: 'language', keys: [...LANGUAGES] };
     case 'device':
@@ -110,9 +108,8 @@ function describe(
     case 'day':
       return { source: 'day', keys: days.map((d) => d.day) };
     case 'year':
-      return { source: 'day', keys: days.map((d) => d.day.slice(0, 4)) };
     case 'month':
-      return { source: 'day', keys: days.map((d) => d.day.slice(0, 7)) };
+      return { source: 'day', keys: days.map((d) => d.day.slice(0, dim === 'year' ? 4 : 7)) };
     case 'weekday':
       return { source: 'day', keys: days.map((d) => WEEKDAYS[(((dayNumber(d.day) + 4) % 7) + 7) % 7] ?? '') };
   }

@@ -2,7 +2,7 @@
  * The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from
  * (seed, day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
  */
-import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
+import type { Catalogue } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
 /** Lookup tables derived once from the seeded catalogue (a creative runs in every zone of its campaign). */
@@ -52,8 +52,6 @@ export function buildTrafficModel(catalogue: Catalogue) {
     pairZone: Uint16Array.from(pz),
     creativeCampaign,
     creativeWeight,
-    creativeAdSize: catalogue.creatives.map(adSizeOf),
-    creativeLanding: catalogue.creatives.map(landingUrlOf),
     locations: locations as readonly Readonly<(typeof locations)[number]>[],
     // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
