@@ -23,10 +23,8 @@ interface FaultDecision {
 }
 
 /**
- * Seeded fault injection: every request under the fault paths draws exactly two numbers, so the
- * same seed and the same request sequence give the same faults. Replacing the options restarts
- * the sequence. A storm answers its starting request and the next `rateLimitStormLength - 1`
- * requests under the fault paths with 429 (they still draw, so the sequence stays aligned).
+ * Seeded fault injection: every request under the fault paths draws exactly two numbers (during a
+ * storm too), so the same seed and request sequence give the same faults.
  */
 export class FaultPlan {
   private options: FaultOptions = {};
@@ -108,10 +106,7 @@ export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds:
 export const ADVERTISED_LIMIT = 600;
 const WINDOW_SECONDS = 60;
 
-/**
- * Counts /v2 requests in fixed one-minute windows (real time) for the X-RateLimit-* headers. The
- * emulator only advertises the budget: it never refuses a request for it (injected 429s are faults).
- */
+/** Counts /v2 requests in one-minute windows for the X-RateLimit-* headers: advertised, never enforced. */
 export class RateWindow {
   private windowStart = 0;
   private used = 0;
@@ -136,9 +131,8 @@ export class RateWindow {
   }
 }
 
-// The echoKey quirk: a careless server that repeats the caller's API key back to it, in a success
-// body, an error body, an HTML error page or a response header. It lets tests prove that the key,
-// once echoed, is redacted before anything stores it.
+// The echoKey quirk: a careless server that repeats the caller's API key back, so tests can prove
+// that the key, once echoed, is redacted before anything stores it.
 
 export const ECHO_HEADER = 'x-request-key';
 

@@ -76,9 +76,8 @@ async function serveNormally(
 }
 
 /**
- * Answers one /v2 request: a canned override, else the fault plan's decision (latency, drop,
- * injected 5xx/429/malformed, or the normal answer truncated, cut mid-body or dripped), else the
- * normal answer; every answer but an override carries the quirks' headers and encoding.
+ * Answers one /v2 request: a canned override, else the fault plan's decision, else the normal
+ * answer; every answer but an override carries the quirks' headers and encoding.
  */
 export async function serveApi(
   state: ApiState,

@@ -111,8 +111,7 @@ export class CatalogueStore {
     this.creatives.set(id, {
       creative_id: id,
       campaign_id: campaign.campaign_id,
-      name: input.name,
-      ad_type: input.ad_type,
+      ...input,
       is_active: false,
       account_id_created: stamp.accountId,
       account_id_modified: stamp.accountId,

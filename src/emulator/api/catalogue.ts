@@ -24,31 +24,18 @@ import {
 /** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
 const MAX_LIMIT = 1000;
 
-function integerParam(
-  query: URLSearchParams,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
-  const value = Number(raw);
-  if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
-  return value;
-}
-
 /** One page of `items` by the query's limit (default 100; at most MAX_LIMIT only under strict) and offset. */
-function page<T>(items: readonly T[], ctx: RequestContext): { items: T[] } {
-  const limit = integerParam(
-    ctx.query,
-    'limit',
-    100,
-    1,
-    ctx.quirks.strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER,
-  );
-  const offset = integerParam(ctx.query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+function page<T>(items: readonly T[], { query, quirks }: RequestContext): { items: T[] } {
+  const param = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = query.get(name);
+    if (raw === null || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
+    const value = Number(raw);
+    if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
+    return value;
+  };
+  const limit = param('limit', 100, 1, quirks.strict ? MAX_LIMIT : undefined);
+  const offset = param('offset', 0, 0);
   return { items: items.slice(offset, offset + limit) };
 }
 

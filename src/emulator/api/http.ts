@@ -109,11 +109,7 @@ export async function sendReply(res: ServerResponse, reply: Reply, gzip = false)
   await (gzip ? pipeline(body, createGzip(GZIP), res) : pipeline(body, res)).catch(() => undefined);
 }
 
-/**
- * An error answer of the emulator. Its JSON body (the spec leaves the fields open) is
- * `{"status": 400, "error": "bad_request", "message": "...", "field": "tier"}`; `field` only when one
- * request field is at fault, as a dotted path (`targeting.geo.locations.countries[1]`).
- */
+/** An error answer; its JSON body (the spec leaves the fields open) is described in docs/emulator.md. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(

@@ -97,12 +97,10 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
     const days = dayNumber(until) - dayNumber(from) + 1;
     if (quirks.strict && days > MAX_REPORT_DAYS)
       throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
-    const seen = new Set<string>();
-    for (const name of names) {
+    names.forEach((name, i) => {
       if (!isSpecDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');
-      if (seen.has(name)) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
-      seen.add(name);
-    }
+      if (names.indexOf(name) < i) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
+    });
     if (days * cellsPerDay > MAX_REPORT_CELLS)
       throw badRequest(
         `This emulator groups at most ${MAX_REPORT_CELLS} cells per report: ask for fewer days.`,

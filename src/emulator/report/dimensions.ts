@@ -43,10 +43,8 @@ export const SPEC_DIMENSIONS = [
 
 export type Dimension = (typeof SPEC_DIMENSIONS)[number];
 
-const NAMES: ReadonlySet<string> = new Set(SPEC_DIMENSIONS);
-
 export function isSpecDimension(name: string): name is Dimension {
-  return NAMES.has(name);
+  return (SPEC_DIMENSIONS as readonly string[]).includes(name);
 }
 
 /** The spec's report counters, in the order the emulator writes them in every leaf and in totals. */

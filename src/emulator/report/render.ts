@@ -77,10 +77,7 @@ function* renderReport(
   else yield* renderNested(p, encoding, head, tail);
 }
 
-/**
- * The sorted walk both shapes share: `close(prev, level)` writes the leaf that ends at cell `prev`
- * (its sums in `leaf`) and closes levels down to `level`, `open(level, cell)` opens the next one.
- */
+/** The sorted walk both shapes share: `close` writes the leaf ending at `prev` and closes levels down to `level`. */
 function* walk(
   p: PreparedReport,
   leaf: Float64Array,

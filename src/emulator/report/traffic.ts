@@ -149,11 +149,8 @@ function gcd(a: number, b: number): number {
 }
 
 /**
- * How much of a day's final traffic has been reported, as an exact fraction num/den.
- * With a late-data window of N days and age a = today - day (UTC days, by the emulator clock):
- * a < 0 (future) reports nothing, a >= N is final, otherwise (a+1)/(N+1) of each counter, so
- * a re-pull of a recent day sees restated, larger numbers. Each counter is floored separately,
- * which keeps impressions <= filled <= requests and viewable <= measurable <= impressions.
+ * How much of a day's final traffic has been reported (docs/emulator.md, Late data): nothing in the
+ * future, (age+1)/(N+1) within the window, all after it; flooring each counter keeps their order.
  */
 export function lateFraction(day: string, today: string, windowDays: number): { num: number; den: number } {
   const age = dayNumber(today) - dayNumber(day);
