@@ -57,7 +57,6 @@ export type FaultAndQuirkFlags = {
   readonly profile: ProfileName;
   /** From `--quirks LIST` (parseQuirkList); the named quirk flags go over it. */
   readonly quirks?: EmulatorQuirks;
-  /** Comma-separated path prefixes. */
   readonly faultPaths?: string;
   readonly strict?: boolean;
 };

@@ -51,15 +51,6 @@ export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
   }
 }
 
-/** Headers the quirks add to every /v2 answer: a skewed Date, Vary for gzip, X-RateLimit-*. */
-function quirkHeaders(state: ApiState, q: Quirks, refused: boolean): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (q.clockSkewSeconds !== 0) headers.date = new Date(Date.now() + q.clockSkewSeconds * 1000).toUTCString();
-  if (q.gzip) headers.vary = 'Accept-Encoding';
-  if (q.rateLimitHeaders) Object.assign(headers, state.rateWindow.take(refused));
-  return headers;
-}
-
 /** Serves one /v2 request normally: auth, route, scope, handler. */
 async function serveNormally(
   state: ApiState,
@@ -95,7 +86,13 @@ export async function serveApi(
   const gzip = q.gzip && acceptsGzip(req.headers['accept-encoding']);
   const sentKey = requestKey(req.headers);
   const dress = (reply: Reply, refused = false): Reply => {
-    const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
+    // The headers the quirks add to every answer: a skewed Date, Vary for gzip, X-RateLimit-*.
+    const headers: Record<string, string> = { ...reply.headers };
+    if (q.clockSkewSeconds !== 0)
+      headers.date = new Date(Date.now() + q.clockSkewSeconds * 1000).toUTCString();
+    if (q.gzip) headers.vary = 'Accept-Encoding';
+    if (q.rateLimitHeaders) Object.assign(headers, state.rateWindow.take(refused));
+    const dressed = { ...reply, headers };
     const echoed =
       sentKey === undefined || q.echoKey.length === 0
         ? undefined

@@ -3,9 +3,8 @@ import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } f
 import { EVENT_COUNTS, type Campaign, type Catalogue, type Creative, uniqueIds } from './catalogue.js';
 import { createRng, mixSeed } from './prng.js';
 
-/** Who and when a write happened: stamps created/modified and account_id_*. */
+/** Who and when (UNIX seconds by the emulator clock) a write happened. */
 export interface WriteStamp {
-  /** UNIX seconds by the emulator clock. */
   readonly at: number;
   readonly accountId: number;
 }

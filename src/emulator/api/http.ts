@@ -23,7 +23,6 @@ export interface RequestContext {
   readonly body: unknown;
   readonly accountId: number;
   readonly now: Date;
-  /** The quirks in force when the request arrived. */
   readonly quirks: Quirks;
 }
 
@@ -56,12 +55,12 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** Materialises a reply body (for truncation, where content-length must be the full length). */
-export function bodyBuffer(reply: Reply): Buffer {
-  const b = reply.body;
-  if (b === undefined) return Buffer.alloc(0);
-  if (typeof b === 'string') return Buffer.from(b, 'utf8');
-  if (Buffer.isBuffer(b)) return b;
-  return Buffer.from([...b].join(''), 'utf8');
+export function bodyBuffer({ body }: Reply): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  return Buffer.from(
+    typeof body === 'string' || body === undefined ? (body ?? '') : [...body].join(''),
+    'utf8',
+  );
 }
 
 /** Starts a streamed body: its first chunk is made now (for a report: the sort and the first 64 KB);
