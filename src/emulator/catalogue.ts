@@ -281,13 +281,10 @@ function seedData(rng: Rng, adType: string, filehash: string): Record<string, un
 
 function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
   const pool = [...items];
-  const out: T[] = [];
-  while (out.length < count && pool.length > 0) {
-    const i = rng.int(0, pool.length - 1);
-    out.push(pool[i] as T);
-    pool.splice(i, 1);
-  }
-  return out;
+  return Array.from(
+    { length: Math.min(count, pool.length) },
+    () => pool.splice(rng.int(0, pool.length - 1), 1)[0] as T,
+  );
 }
 
 /** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
