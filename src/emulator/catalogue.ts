@@ -103,13 +103,13 @@ const UI_ACCOUNT_ID = 100000001;
 /** Default account id of API keys: differs from UI_ACCOUNT_ID so a write visibly changes account_id_modified. */
 export const API_ACCOUNT_ID = 100000002;
 
-/** The ad_size dimension value of a creative: 'WxH' from its data, '0x0' when it has no size. */
+/** The ad_size dimension of a creative: 'WxH', or '0x0' without a size. */
 export function adSizeOf(creative: Creative): string {
   const { width, height } = creative.data;
   return typeof width === 'number' && typeof height === 'number' ? `${width}x${height}` : '0x0';
 }
 
-/** The landing_url dimension value of a creative: data.landing_page, or '' when it has none. */
+/** The landing_url dimension of a creative. */
 export function landingUrlOf(creative: Creative): string {
   const page = creative.data.landing_page;
   return typeof page === 'string' ? page : '';
@@ -122,7 +122,7 @@ export interface Catalogue {
   readonly zones: readonly Zone[];
 }
 
-interface CatalogueSize {
+export interface CatalogueSize {
   campaigns?: number;
   /** Exact creatives per campaign; by default 3 to 8 each. */
   creativesPerCampaign?: number;
@@ -154,7 +154,6 @@ export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catal
   return { campaigns, creatives, zones };
 }
 
-/** A generator of distinct 9-digit ids. */
 export function uniqueIds(rng: Rng, taken: Set<number> = new Set()): () => number {
   return () => {
     for (;;) {
@@ -282,13 +281,10 @@ function seedData(rng: Rng, adType: string, filehash: string): Record<string, un
 
 function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
   const pool = [...items];
-  const out: T[] = [];
-  while (out.length < count && pool.length > 0) {
-    const i = rng.int(0, pool.length - 1);
-    out.push(pool[i] as T);
-    pool.splice(i, 1);
-  }
-  return out;
+  return Array.from(
+    { length: Math.min(count, pool.length) },
+    () => pool.splice(rng.int(0, pool.length - 1), 1)[0] as T,
+  );
 }
 
 /** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */

@@ -4,22 +4,27 @@
  */
 import { ApiError, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
-import { FAULT_OPTIONS_SCHEMA, type EchoForm, type EchoPlace, type FaultOptions } from './options.js';
+import {
+  FAULT_BANDS,
+  FAULT_OPTIONS_SCHEMA,
+  FAULT_RATES,
+  type EchoForm,
+  type EchoPlace,
+  type FaultKind,
+  type FaultOptions,
+} from './options.js';
 
 /** What the fault plan decided for one request. */
 interface FaultDecision {
-  readonly kind:
-    'none' | 'fail' | 'rate_limit' | 'storm' | 'drop' | 'drop_mid_body' | 'malformed' | 'truncate' | 'drip';
+  readonly kind: 'none' | (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS];
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
 }
 
 /**
- * Seeded fault injection: every request under the fault paths draws exactly two numbers, so the
- * same seed and the same request sequence give the same faults. Replacing the options restarts
- * the sequence. A storm answers its starting request and the next `rateLimitStormLength - 1`
- * requests under the fault paths with 429 (they still draw, so the sequence stays aligned).
+ * Seeded fault injection: every request under the fault paths draws exactly two numbers (during a
+ * storm too), so the same seed and request sequence give the same faults.
  */
 export class FaultPlan {
   private options: FaultOptions = {};
@@ -30,54 +35,37 @@ export class FaultPlan {
     this.set(options);
   }
 
-  /** Replaces the faults (validated; throws on bad options) and restarts the seeded sequence. */
+  /** Replaces the faults (validated) and restarts the seeded sequence. */
   set(options: FaultOptions): void {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
     this.stormLeft = 0;
   }
 
-  /** Milliseconds between the bytes of a dripping body (default 2000). */
   get dripIntervalMs(): number {
     return this.options.dripIntervalMs ?? 2_000;
   }
 
-  /** Retry-After seconds of injected 429s. */
   get retryAfterSeconds(): number {
     return this.options.retryAfterSeconds ?? 1;
   }
 
-  /** The fault (if any) and latency for a request to `path`. */
   decide(path: string): FaultDecision {
     const o = this.options;
     const paths = o.paths ?? ['/v2'];
     if (!paths.some((p) => path.startsWith(p))) return { kind: 'none', latencyMs: 0 };
     const u = this.rng.next();
     const l = this.rng.next();
-    const latency =
-      o.latencyMs === undefined
-        ? 0
-        : typeof o.latencyMs === 'number'
-          ? o.latencyMs
-          : o.latencyMs[0] + l * (o.latencyMs[1] - o.latencyMs[0]);
-    const latencyMs = Math.round(latency);
+    const [min, max] = typeof o.latencyMs === 'number' ? [o.latencyMs, o.latencyMs] : (o.latencyMs ?? [0, 0]);
+    const latencyMs = Math.round(min + l * (max - min));
     if (this.stormLeft > 0) {
       this.stormLeft -= 1;
       return { kind: 'storm', latencyMs };
     }
-    const bands: [FaultDecision['kind'], number | undefined][] = [
-      ['drop', o.dropRate],
-      ['fail', o.failRate],
-      ['rate_limit', o.rateLimitRate],
-      ['malformed', o.malformedRate],
-      ['truncate', o.truncateRate],
-      ['storm', o.rateLimitStormRate],
-      ['drop_mid_body', o.dropMidBodyRate],
-      ['drip', o.dripRate],
-    ];
     let edge = 0;
-    for (const [kind, r] of bands) {
-      const width = r ?? 0;
+    for (const rate of FAULT_RATES) {
+      const kind = FAULT_BANDS[rate];
+      const width = o[rate] ?? 0;
       edge += width;
       if (u >= edge) continue;
       if (kind === 'storm') this.stormLeft = (o.rateLimitStormLength ?? 5) - 1;
@@ -98,15 +86,11 @@ export const BAD_GATEWAY_PAGE =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n' +
   '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
-/** The faults that replace the handler's answer entirely. */
-type ReplacingFault = 'fail' | 'html_fail' | 'rate_limit' | 'storm' | 'malformed';
-
 /** The answer of a fault that replaces the handler entirely (500 or HTML 502, 429, malformed 200). */
-export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): Reply {
+export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds: number): Reply {
+  if (html) return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'fail')
     return new ApiError(500, 'server_error', 'Injected server error: retry later.').toReply();
-  if (kind === 'html_fail')
-    return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'malformed') return { status: 200, body: MALFORMED_BODY };
   const headers = { 'retry-after': String(retryAfterSeconds) };
   return new ApiError(
@@ -118,14 +102,11 @@ export function injectedReply(kind: ReplacingFault, retryAfterSeconds: number): 
   ).toReply();
 }
 
-/** The request budget the rateLimitHeaders quirk advertises: this many requests per window. */
+/** The requests per window that the rateLimitHeaders quirk advertises. */
 export const ADVERTISED_LIMIT = 600;
 const WINDOW_SECONDS = 60;
 
-/**
- * Counts /v2 requests in fixed one-minute windows (real time) for the X-RateLimit-* headers. The
- * emulator only advertises the budget: it never refuses a request for it (injected 429s are faults).
- */
+/** Counts /v2 requests in one-minute windows for the X-RateLimit-* headers: advertised, never enforced. */
 export class RateWindow {
   private windowStart = 0;
   private used = 0;
@@ -150,23 +131,14 @@ export class RateWindow {
   }
 }
 
-// The echoKey quirk: a careless server that repeats the caller's API key back to it, in a success
-// body, an error body, an HTML error page or a response header. It lets tests prove that the key,
-// once echoed, is redacted before anything stores it.
+// The echoKey quirk: a careless server that repeats the caller's API key back, so tests can prove
+// that the key, once echoed, is redacted before anything stores it.
 
-/** The response header that carries the key with the `header` place. */
 export const ECHO_HEADER = 'x-request-key';
 
-/** The JSON field that carries the key in a body (`body` and `error` places). */
 export const ECHO_FIELD = 'request_key';
 
-/**
- * The reply with the key echoed in each of `places` that fits it: `body` adds a field to a 2xx
- * JSON object (streamed reports too: only the first chunk changes), `error` adds the field and
- * quotes the key in the message of a JSON error body, `html` quotes the Authorization header in an
- * HTML page, `header` adds X-Request-Key. The key is written in `form` (see keyIn). Returns
- * undefined when nothing was echoed.
- */
+/** The reply with the key echoed, written in `form`, in each of `places` that fits it; undefined when none. */
 export function echoKey(
   reply: Reply,
   key: string,
@@ -198,43 +170,29 @@ export function echoKey(
   return echoed ? out : undefined;
 }
 
-/**
- * `key` written in `form`, as it goes between the quotes of a JSON string: `json` as
- * JSON.stringify writes it, `json-slash` with `/` as `\/` (PHP's json_encode), `percent` and
- * `percent-lower` every UTF-8 byte as %XX or %xx, `unicode` and `unicode-lower` every UTF-16 unit
- * as \uXXXX or \uxxxx, `mixed` each character in the next of those five ways (raw first).
- */
-export function keyIn(key: string, form: EchoForm): string {
-  const json = (c: string) => JSON.stringify(c).slice(1, -1);
-  const percent = (c: string, lower: boolean) =>
-    [...Buffer.from(c, 'utf8')].map((b) => `%${hexOf(b, 2, lower)}`).join('');
-  const unicode = (c: string, lower: boolean) =>
-    Array.from({ length: c.length }, (_, i) => `\\u${hexOf(c.charCodeAt(i), 4, lower)}`).join('');
-  const each = (f: (c: string, i: number) => string) => [...key].map(f).join('');
-  switch (form) {
-    case 'json':
-      return json(key);
-    case 'json-slash':
-      return json(key).replace(/\//g, '\\/');
-    case 'percent':
-    case 'percent-lower':
-      return each((c) => percent(c, form === 'percent-lower'));
-    case 'unicode':
-    case 'unicode-lower':
-      return each((c) => unicode(c, form === 'unicode-lower'));
-    case 'mixed':
-      return each(
-        (c, i) =>
-          [json(c), percent(c, false), percent(c, true), unicode(c, false), unicode(c, true)][
-            i % 5
-          ] as string,
-      );
-  }
-}
+const json = (c: string) => JSON.stringify(c).slice(1, -1);
+const hex = (n: number, width: number, lower: boolean) => {
+  const text = n.toString(16).padStart(width, '0');
+  return lower ? text : text.toUpperCase();
+};
+const percent = (lower: boolean) => (c: string) =>
+  [...Buffer.from(c, 'utf8')].map((b) => `%${hex(b, 2, lower)}`).join('');
+const unicode = (lower: boolean) => (c: string) =>
+  Array.from({ length: c.length }, (_, i) => `\\u${hex(c.charCodeAt(i), 4, lower)}`).join('');
+/** How each form writes one character; `mixed` takes the next of the first five in turn. */
+const ENCODE: Record<Exclude<EchoForm, 'mixed'>, (c: string) => string> = {
+  json,
+  percent: percent(false),
+  'percent-lower': percent(true),
+  unicode: unicode(false),
+  'unicode-lower': unicode(true),
+  'json-slash': (c) => json(c).replace(/\//g, '\\/'),
+};
+const MIXED = ['json', 'percent', 'percent-lower', 'unicode', 'unicode-lower'] as const;
 
-function hexOf(n: number, width: number, lower: boolean): string {
-  const hex = n.toString(16).padStart(width, '0');
-  return lower ? hex : hex.toUpperCase();
+/** `key` written in `form` (docs/emulator.md), as it goes between the quotes of a JSON string. */
+export function keyIn(key: string, form: EchoForm): string {
+  return [...key].map((c, i) => ENCODE[form === 'mixed' ? MIXED[i % 5]! : form](c)).join('');
 }
 
 /** A body that starts as a JSON object, with `"request_key": "<written>"` as its first member. */

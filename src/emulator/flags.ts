@@ -5,10 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
+  defined,
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
   FAITHFUL_QUIRKS,
   FAULT_RATES,
+  KEY_SCHEMA,
   resolveQuirks,
   type EchoPlace,
   type EmulatorKey,
@@ -55,21 +57,16 @@ export type FaultAndQuirkFlags = {
   readonly profile: ProfileName;
   /** From `--quirks LIST` (parseQuirkList); the named quirk flags go over it. */
   readonly quirks?: EmulatorQuirks;
-  /** Comma-separated path prefixes. */
   readonly faultPaths?: string;
   readonly strict?: boolean;
 };
 
-/** `to[map[k]] = from[k]` for each key of `map` that `from` gives. */
 function copyGiven(from: Readonly<Record<string, unknown>>, map: Record<string, string>, to: object): void {
   for (const [flag, option] of Object.entries(map))
     if (from[flag] !== undefined) Object.assign(to, { [option]: from[flag] });
 }
 
-/**
- * The faults and quirks of the flags laid over their profile, validated. Throws an Error whose
- * message names the problem (fault rates above 1 name the profile that contributes to them).
- */
+/** The faults and quirks of the flags laid over their profile, validated (an Error names the problem). */
 export function optionsOfFlags(flags: FaultAndQuirkFlags): {
   faults: FaultOptions;
   quirks: EmulatorQuirks;
@@ -103,12 +100,6 @@ export function describeQuirks(q: Quirks): string {
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
 }
 
-/** A named preset: quirks and faults together. */
-interface Profile {
-  readonly quirks: EmulatorQuirks;
-  readonly faults: FaultOptions;
-}
-
 /** What a PHP-style server does to the spec's open choices (the php and hostile profiles). */
 const PHP_QUIRKS: EmulatorQuirks = {
   reportParams: 'brackets',
@@ -119,7 +110,7 @@ const PHP_QUIRKS: EmulatorQuirks = {
 };
 
 /** The profiles, by name; docs/emulator.md describes each. */
-export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
+export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; faults: FaultOptions }>> = {
   faithful: { quirks: {}, faults: {} },
   php: { quirks: PHP_QUIRKS, faults: {} },
   hostile: {
@@ -137,33 +128,20 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
 };
 
-/** The profile names, for flags and error messages. */
 export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 
-/** True when `name` is a profile. */
-function isProfileName(name: string): name is ProfileName {
-  return Object.hasOwn(PROFILES, name);
-}
-
-/**
- * The quirks and faults a start gets: the profile's, each field overridden by an explicitly given
- * one. Validates both (throws naming the unknown profile or the bad field).
- */
+/** The quirks and faults a start gets: the profile's, each overridden by a given field; validated. */
 export function resolveProfile(
   profile: ProfileName = 'faithful',
   quirks: EmulatorQuirks = {},
   faults: FaultOptions = {},
 ): { quirks: Quirks; faults: FaultOptions } {
-  if (!isProfileName(profile))
+  if (!Object.hasOwn(PROFILES, profile))
     throw new Error(`unknown profile "${String(profile)}": use one of ${PROFILE_NAMES.join(', ')}`);
   const preset = PROFILES[profile];
   const merged = { ...preset.faults, ...defined(faults) };
   FAULT_OPTIONS_SCHEMA.parse(merged);
   return { quirks: resolveQuirks({ ...preset.quirks, ...defined(quirks) }), faults: merged };
-}
-
-function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The boolean quirks by their `--quirks` names (kebab-case). */
@@ -177,15 +155,10 @@ const BOOLEAN_QUIRKS = {
   strict: 'strict',
 } as const satisfies Record<string, keyof EmulatorQuirks>;
 
-/**
- * Parses a `--quirks` list such as 'string-values,sort-keys' into quirks; a `no-` prefix turns one
- * off (to take it away from a profile). Throws naming the unknown name and listing the known ones.
- */
+/** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
-  for (const raw of text.split(',')) {
-    const item = raw.trim();
-    if (item === '') continue;
+  for (const item of listItems(text)) {
     const on = !item.startsWith('no-');
     const name = on ? item : item.slice(3);
     const key = (BOOLEAN_QUIRKS as Record<string, string>)[name];
@@ -198,21 +171,23 @@ export function parseQuirkList(text: string): EmulatorQuirks {
   return out;
 }
 
-/**
- * Parses an `--echo-key` list such as 'body,header' (or 'all') into echoKey places. Throws naming
- * the unknown place and listing the known ones.
- */
+/** Parses an `--echo-key` list such as 'body,header' (or 'all'). */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
-  for (const raw of text.split(',')) {
-    const item = raw.trim();
-    if (item === '') continue;
+  for (const item of listItems(text)) {
     if (item === 'all') return [...ECHO_PLACES];
     if (!(ECHO_PLACES as readonly string[]).includes(item))
       throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
     if (!places.includes(item as EchoPlace)) places.push(item as EchoPlace);
   }
   return places;
+}
+
+function listItems(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
@@ -225,15 +200,6 @@ export function parseLatency(text: string): number | [number, number] {
   if (b < a) throw new Error(`latency "${text}": B must not be below A`);
   return [a, b];
 }
-
-const KEY_SCHEMA = z.object({
-  key: z.string().min(1),
-  scopes: z.array(z.enum(['campaigns', 'creatives', 'reports'])).optional(),
-  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
-  ips: z.array(z.string().min(1)).optional(),
-  accountId: z.number().int().positive().optional(),
-});
-const KEYS_SCHEMA = z.array(KEY_SCHEMA);
 
 /** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
 export function parseKeysFile(text: string, path: string): EmulatorKey[] {
@@ -250,7 +216,7 @@ export function parseKeysFile(text: string, path: string): EmulatorKey[] {
     typeof json === 'object' && json !== null && !Array.isArray(json)
       ? (json as { keys?: unknown }).keys
       : json;
-  const parsed = KEYS_SCHEMA.safeParse(list);
+  const parsed = z.array(KEY_SCHEMA).safeParse(list);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}; ${expected}`);
@@ -258,7 +224,6 @@ export function parseKeysFile(text: string, path: string): EmulatorKey[] {
   return parsed.data;
 }
 
-/** Reads and parses a keys file. */
 export function loadKeysFile(path: string): EmulatorKey[] {
   return parseKeysFile(readFileSync(path, 'utf8'), path);
 }

@@ -4,7 +4,8 @@
  * control endpoints, and is the emulator's public surface.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { catalogueHandlers } from './api/catalogue.js';
 import { ApiError, badRequest, json, readJsonBody, sendReply, type Reply } from './api/http.js';
@@ -29,36 +30,13 @@ import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState }
 import { CatalogueStore } from './store.js';
 
 export { ECHO_HEADER } from './faults.js';
-export {
-  describeQuirks,
-  loadKeysFile,
-  optionsOfFlags,
-  parseEchoPlaces,
-  parseLatency,
-  parseQuirkList,
-  PROFILE_NAMES,
-  PROFILES,
-  type FaultAndQuirkFlags,
-} from './flags.js';
+export * from './flags.js';
 export { ECHO_FORMS, ECHO_PLACES } from './options.js';
-export type {
-  EmulatorKey,
-  EmulatorOptions,
-  EmulatorQuirks,
-  FaultOptions,
-  OverrideOptions,
-  ProfileName,
-  ReportParamsForm,
-  RequestLogEntry,
-  RunningEmulator,
-} from './options.js';
+export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
 
-/**
- * Starts the API emulator (see docs/emulator.md) and resolves once it listens. The same seed gives
- * the same catalogue and report bytes; `close()` ends every open connection.
- */
+/** Starts the API emulator once it listens: the same seed gives the same catalogue and report bytes. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const seed = options.seed ?? 1;
   const cellsPerDay = options.cellsPerDay ?? 2000;
@@ -68,19 +46,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     cellsPerDay,
     lateDataDays: options.lateDataDays ?? 3,
   });
-  const store = new CatalogueStore(catalogue, seed);
-  const handlers = { ...catalogueHandlers(store), ...reportHandlers(engine, cellsPerDay) };
-  const keys = new KeyRing(options.keys ?? [], options.demoKey ?? true);
   const initial = resolveProfile(options.profile, options.quirks, options.faults);
-  const faults = new FaultPlan(initial.faults);
   let quirks: Quirks = initial.quirks;
-  const stats = new StatsCounter();
-  const overrides = new OverrideQueue();
   let clock: () => Date = options.now ?? (() => new Date());
-  const sockets = new Set<Socket>();
-
+  const state: ApiState = {
+    handlers: {
+      ...catalogueHandlers(new CatalogueStore(catalogue, seed)),
+      ...reportHandlers(engine, cellsPerDay),
+    },
+    keys: new KeyRing(options.keys ?? [], options.demoKey ?? true),
+    faults: new FaultPlan(initial.faults),
+    stats: new StatsCounter(),
+    overrides: new OverrideQueue(),
+    rateWindow: new RateWindow(),
+    onRequest: options.onRequest,
+    quirks: () => quirks,
+    clock: () => clock(),
+  };
   const control = {
-    setFaults: (f: FaultOptions) => faults.set(f),
+    setFaults: (f: FaultOptions) => state.faults.set(f),
     setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
@@ -89,23 +73,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const fixed = new Date(d.getTime());
       clock = () => fixed;
     },
-    stats: () => stats.snapshot(),
-    resetStats: () => stats.reset(),
-    override: (o: OverrideOptions) => overrides.add(o),
-  };
-
-  const { onRequest } = options;
-  const rateWindow = new RateWindow();
-  const state: ApiState = {
-    handlers,
-    keys,
-    faults,
-    stats,
-    overrides,
-    rateWindow,
-    onRequest,
-    quirks: () => quirks,
-    clock: () => clock(),
+    stats: () => state.stats.snapshot(),
+    resetStats: () => state.stats.reset(),
+    override: (o: OverrideOptions) => state.overrides.add(o),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -125,17 +95,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       else res.destroy();
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const origin = `http://${host}:${address.port}`;
@@ -146,7 +107,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
       }),
   };
 }
@@ -173,11 +134,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   throw badRequest(`${field || 'body'}: ${message}`, field || undefined);
 }
 
-/**
- * The control endpoints outside /v2 (no auth): GET /_control/stats, POST /_control/stats/reset,
- * PUT /_control/faults, GET and PUT /_control/quirks, PUT /_control/clock, POST /_control/override.
- */
-export function handleControl(
+/** The control endpoints outside /v2 (no auth), one per RunningEmulator method. */
+function handleControl(
   emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
   method: string,
   path: string,

@@ -3,69 +3,59 @@
  * they come from (options, flags, setQuirks/setFaults, the control endpoints): one source for both.
  */
 import { z } from 'zod';
+import type { CatalogueSize } from './catalogue.js';
 
+const SCOPES = ['campaigns', 'creatives', 'reports'] as const;
 /** A key's permission areas: one per endpoint group of the spec. */
-export type Scope = 'campaigns' | 'creatives' | 'reports';
+export type Scope = (typeof SCOPES)[number];
 
-/** One accepted API key and what it may do. Omitted restrictions mean "everything". */
-export interface EmulatorKey {
-  key: string;
-  scopes?: Scope[];
-  /** Allowed HTTP methods, e.g. ['GET']. */
-  methods?: string[];
-  /** Allowed client IP addresses (IPv4 or IPv6, compared after stripping an IPv4-mapped ::ffff: prefix). */
-  ips?: string[];
-  /** Written to account_id_modified/account_id_created by this key's writes. */
-  accountId?: number;
-}
+/** One accepted API key and what it may do; an omitted restriction allows everything. */
+export const KEY_SCHEMA = z.object({
+  key: z.string().min(1),
+  scopes: z.array(z.enum(SCOPES)).optional(),
+  methods: z.array(z.string().regex(/^[A-Za-z]+$/)).optional(),
+  /** Compared after stripping an IPv4-mapped ::ffff: prefix. */
+  ips: z.array(z.string().min(1)).optional(),
+  /** Stamped into account_id_created/account_id_modified by this key's writes. */
+  accountId: z.number().int().positive().optional(),
+});
+export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
 
-const rate = z.number().min(0).max(1);
+/**
+ * Each fault rate (docs/emulator.md) and the fault it injects. Each is a band of one uniform draw,
+ * in this order, so together at most 1.
+ */
+export const FAULT_BANDS = {
+  dropRate: 'drop',
+  failRate: 'fail',
+  rateLimitRate: 'rate_limit',
+  malformedRate: 'malformed',
+  truncateRate: 'truncate',
+  rateLimitStormRate: 'storm',
+  dropMidBodyRate: 'drop_mid_body',
+  dripRate: 'drip',
+} as const;
+export const FAULT_RATES = Object.keys(FAULT_BANDS) as (keyof typeof FAULT_BANDS)[];
+
+const rate = z.number().min(0).max(1).optional();
 /** Added latency: at most an hour, well inside what a Node timer holds. */
 const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)');
-/** The fault rates: each a band of one uniform draw, so together at most 1. */
-export const FAULT_RATES = [
-  'failRate',
-  'rateLimitRate',
-  'dropRate',
-  'malformedRate',
-  'truncateRate',
-  'rateLimitStormRate',
-  'dropMidBodyRate',
-  'dripRate',
-] as const;
 
-/** The accepted shape of FaultOptions. */
 export const FAULT_OPTIONS_SCHEMA = z
   .strictObject({
-    /** Fraction answered 500 with a JSON body. */
-    failRate: rate.optional(),
-    /** Fraction answered 429. */
-    rateLimitRate: rate.optional(),
-    /** Retry-After of those 429s (default 1). */
+    ...(Object.fromEntries(FAULT_RATES.map((k) => [k, rate])) as Record<
+      (typeof FAULT_RATES)[number],
+      typeof rate
+    >),
     retryAfterSeconds: z.number().int().min(0).optional(),
-    /** Fraction whose connection is destroyed without a response. */
-    dropRate: rate.optional(),
-    /** Fraction answered 200 with a malformed JSON body. */
-    malformedRate: rate.optional(),
-    /** Fraction answered 200 whose body is cut off mid-stream (content-length kept). */
-    truncateRate: rate.optional(),
-    /** Added latency, fixed or uniform range [min, max]. */
     latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
-    /** Restrict faults to paths starting with these (e.g. ['/v2/reports']); default all of /v2. */
+    /** Path prefixes faults apply to (default all of /v2). */
     paths: z.array(z.string()).optional(),
-    /** Fault PRNG seed (reproducible sequences). */
     seed: z.number().int().optional(),
-    /** Fraction of requests that start a 429 storm: that request and the next ones form a window of 429s. */
-    rateLimitStormRate: rate.optional(),
-    /** Consecutive 429s in one storm, the starting request included (default 5). */
+    /** 429s in one storm, the starting request included (default 5). */
     rateLimitStormLength: z.number().int().min(1).max(10_000).optional(),
-    /** Fraction whose connection is destroyed mid-body: headers and part of a chunked body sent, then cut. */
-    dropMidBodyRate: rate.optional(),
-    /** With the htmlErrors quirk, the share of injected 5xx that are HTML 502 pages, the rest JSON 500 (default 1). */
-    htmlShare: rate.optional(),
-    /** Fraction answered with a body that drips: its first half at once, then one byte every `dripIntervalMs`. */
-    dripRate: rate.optional(),
-    /** Milliseconds between the dripped bytes (default 2000). */
+    /** With the htmlErrors quirk, the share of injected 5xx sent as HTML 502 pages (default 1). */
+    htmlShare: rate,
     dripIntervalMs: z.number().int().min(1).max(600_000).optional(),
   })
   .refine(
@@ -75,11 +65,9 @@ export const FAULT_OPTIONS_SCHEMA = z
 
 export type FaultOptions = z.input<typeof FAULT_OPTIONS_SCHEMA>;
 
-/** Every place the echoKey quirk can put the key. */
 export const ECHO_PLACES = ['body', 'error', 'html', 'header'] as const;
 export type EchoPlace = (typeof ECHO_PLACES)[number];
 
-/** Every encoding the echoKey quirk can write the key in. */
 export const ECHO_FORMS = [
   'json',
   'json-slash',
@@ -91,117 +79,79 @@ export const ECHO_FORMS = [
 ] as const;
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
-/** The GET /reports parameter forms: repeated `dimensions=`, PHP `dimensions[]=`, comma-joined, JSON body. */
+/** The GET /reports parameter forms: `dimensions=` repeated, PHP `dimensions[]=`, comma-joined, JSON body. */
 const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
 export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
-/** The choices the spec leaves open, each switchable, so tests can play every reading of the spec. */
+/** The choices the spec leaves open (docs/emulator.md), defaulting to the faithful readings. */
 export const QUIRKS_SCHEMA = z.strictObject({
-  /** Which GET /reports parameter form the server understands (default 'any': all of them).
-   *  With one form chosen, the others are misread as a real server would: e.g. a PHP-style
-   *  ('brackets') server given repeated `dimensions=a&dimensions=b` keeps only the LAST value and
-   *  silently answers a one-dimension report; comma-joined becomes an unknown dimension (400);
-   *  a JSON body on a GET is ignored (400 "dimensions is required"). */
-  reportParams: z.enum(REPORT_PARAMS_FORMS).optional(),
-  /** Which auth header is accepted (default 'any'); the other form gets 401. */
-  auth: z.enum(['any', 'bearer', 'x-api-key']).optional(),
-  /** Numbers (counters, ids, tier, weight, times) as strings ("123") and booleans as "1"/"0" or
-   *  "true"/"false", in report bodies (counters, totals, row fields) and entity listings/reads. */
-  stringValues: z.boolean().optional(),
-  /** Empty or unset objects sent as [] (pricing, pacing, delivery, targeting...; totals of an empty report). */
-  emptyAsArray: z.boolean().optional(),
-  /** Report totals: 'normal' (default), 'missing' (no totals key), 'empty-array' (`"totals": []`). */
-  totals: z.enum(['normal', 'missing', 'empty-array']).optional(),
-  /** Object keys in alphabetical order (entity fields; report totals before items, items keys sorted). */
-  sortKeys: z.boolean().optional(),
-  /** Injected 5xx faults come as an HTML 502 Bad Gateway page (text/html) instead of JSON 500. */
-  htmlErrors: z.boolean().optional(),
-  /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip` (default false). */
-  gzip: z.boolean().optional(),
-  /** Send X-RateLimit-Limit / X-RateLimit-Remaining / X-RateLimit-Reset headers on every answer. */
-  rateLimitHeaders: z.boolean().optional(),
-  /** Rules the spec does not state, enforced only when true (default false): limit <= 1000,
-   *  at most 366 days per report, 2-letter country codes only (the spec's example uses 3), 404
-   *  checked before 400. */
-  strict: z.boolean().optional(),
-  /** Unknown fields in a PUT/POST body: 'drop' (ignored silently) or 'reject' (400 naming the field). */
-  unknownFields: z.enum(['drop', 'reject']).optional(),
-  /** Seconds added to the emulator's Date response header (a server whose clock is off). A day
-   *  either way is far beyond any real skew and keeps the Date header a valid HTTP date. */
-  clockSkewSeconds: z.number().int().min(-86_400).max(86_400).optional(),
-  /** Shape of report `items` (the spec shows one dimension only): 'nested' (default, one object level
-   *  per dimension) or 'rows' (an array of flat rows, each with every requested dimension and the counters). */
-  reportShape: z.enum(['nested', 'rows']).optional(),
-  /** Where a careless server repeats the caller's API key (default none): `body` a field of 2xx JSON
-   *  bodies, `error` the message and a field of JSON error bodies, `html` HTML error pages, `header`
-   *  an X-Request-Key response header. For tests that the key is never stored. */
-  echoKey: z.array(z.enum(ECHO_PLACES)).optional(),
-  /** How the echoed key is written (default 'json': as JSON.stringify writes it): `json-slash` PHP's
-   *  json_encode (`/` as `\/`), `percent` / `percent-lower` every byte as %XX / %xx, `unicode` /
-   *  `unicode-lower` every character as \uXXXX / \uxxxx, `mixed` each character in the next of raw,
-   *  %XX, %xx, \uXXXX and \uxxxx. */
-  echoKeyAs: z.enum(ECHO_FORMS).optional(),
+  /** The only GET /reports parameter form understood; the others are misread as a real server would. */
+  reportParams: z.enum(REPORT_PARAMS_FORMS).default('any'),
+  /** The only auth header accepted; the other form's key counts as missing (401). */
+  auth: z.enum(['any', 'bearer', 'x-api-key']).default('any'),
+  /** Numbers as strings and booleans as "1"/"0" or "true"/"false", in reports and entity reads. */
+  stringValues: z.boolean().default(false),
+  /** Empty or unset objects sent as [] (pricing, pacing, targeting...; totals of an empty report). */
+  emptyAsArray: z.boolean().default(false),
+  totals: z.enum(['normal', 'missing', 'empty-array']).default('normal'),
+  /** Object keys in code-unit order (entity fields; report totals before items, item keys sorted). */
+  sortKeys: z.boolean().default(false),
+  /** Injected 5xx faults come as an HTML 502 Bad Gateway page instead of JSON 500. */
+  htmlErrors: z.boolean().default(false),
+  /** Serve `Content-Encoding: gzip` when the request sends `Accept-Encoding: gzip`. */
+  gzip: z.boolean().default(false),
+  /** X-RateLimit-Limit / -Remaining / -Reset headers on every answer. */
+  rateLimitHeaders: z.boolean().default(false),
+  /** Rules the spec does not state: limit <= 1000, 366 days per report, 2-letter countries, 404 before 400. */
+  strict: z.boolean().default(false),
+  /** Unknown fields in a PUT/POST body: ignored or a 400 naming the field. */
+  unknownFields: z.enum(['drop', 'reject']).default('drop'),
+  /** Seconds added to the Date header: a day either way keeps it a valid HTTP date. */
+  clockSkewSeconds: z.number().int().min(-86_400).max(86_400).default(0),
+  reportShape: z.enum(['nested', 'rows']).default('nested'),
+  /** Where a careless server repeats the caller's API key, for tests that the key is never stored. */
+  echoKey: z.array(z.enum(ECHO_PLACES)).default([]),
+  /** How the echoed key is written (see keyIn). */
+  echoKeyAs: z.enum(ECHO_FORMS).default('json'),
 });
 
 export type EmulatorQuirks = z.input<typeof QUIRKS_SCHEMA>;
 
 /** Every quirk filled in: what the server consults per request. */
-export type Quirks = Readonly<Required<EmulatorQuirks>>;
+export type Quirks = Readonly<z.output<typeof QUIRKS_SCHEMA>>;
 
-/** The faithful defaults: every reading of the spec accepted, today's encodings, no unstated rules. */
-export const FAITHFUL_QUIRKS: Quirks = Object.freeze({
-  reportParams: 'any',
-  auth: 'any',
-  stringValues: false,
-  emptyAsArray: false,
-  totals: 'normal',
-  sortKeys: false,
-  htmlErrors: false,
-  gzip: false,
-  rateLimitHeaders: false,
-  strict: false,
-  unknownFields: 'drop',
-  clockSkewSeconds: 0,
-  reportShape: 'nested',
-  echoKey: [],
-  echoKeyAs: 'json',
-});
+export const FAITHFUL_QUIRKS: Quirks = Object.freeze(QUIRKS_SCHEMA.parse({}));
 
 /** Validates quirks (throws a ZodError naming the field) and fills in the faithful defaults. */
 export function resolveQuirks(q: EmulatorQuirks = {}): Quirks {
-  const given = QUIRKS_SCHEMA.parse(q);
-  const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  return Object.freeze({ ...FAITHFUL_QUIRKS, ...defined });
+  return Object.freeze(QUIRKS_SCHEMA.parse(q));
 }
 
-/** Named presets of quirks and faults (see docs/emulator.md). */
+/** The fields of `o` that are not undefined. */
+export function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
 
+/** What startEmulator takes; docs/emulator.md describes each. */
 export interface EmulatorOptions {
-  /** Default 0 (a free port). */
+  /** Defaults: port 0 (a free port), host 127.0.0.1, seed 1, 2000 cells a day, 3 late-data days. */
   port?: number;
-  /** Default '127.0.0.1'. */
   host?: string;
-  /** Default 1. */
   seed?: number;
-  /** Traffic cells per day, default 2000. */
   cellsPerDay?: number;
-  /** Late-data window N in days, default 3 (0 = every day final). */
   lateDataDays?: number;
   /** The emulator clock, default real time; also settable at runtime. */
   now?: () => Date;
   /** Accept the full-access key 'demo-key' (default true). */
   demoKey?: boolean;
-  /** Extra keys. */
   keys?: EmulatorKey[];
-  /** Initial faults (each given field overrides the profile's). */
-  faults?: FaultOptions;
-  /** Initial quirks (each given field overrides the profile's). */
-  quirks?: EmulatorQuirks;
-  /** A named preset of quirks and faults (default 'faithful': every reading accepted, no faults). */
+  /** A preset of quirks and faults (default 'faithful'); `faults` and `quirks` override it field by field. */
   profile?: ProfileName;
-  /** Seeded catalogue size. */
-  catalogue?: { campaigns?: number; creativesPerCampaign?: number; zones?: number };
+  faults?: FaultOptions;
+  quirks?: EmulatorQuirks;
+  catalogue?: CatalogueSize;
   /** Called once per served /v2 request (for logging); must not throw. */
   onRequest?: (entry: RequestLogEntry) => void;
 }
@@ -209,34 +159,18 @@ export interface EmulatorOptions {
 /** What `onRequest` receives; never carries the API key. */
 export interface RequestLogEntry {
   method: string;
-  /** Normalised endpoint, e.g. 'GET /v2/campaigns/:id'. */
   endpoint: string;
   status: number;
-  /** The fault served instead of a normal answer, if any. */
   fault?: FaultKind;
   ms: number;
-  /** The request's Accept-Encoding header as sent, when it sent one (what the client asked for). */
+  /** The request's Accept-Encoding header as sent, if any. */
   acceptEncoding?: string;
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */
-export type FaultKind =
-  | 'fail'
-  | 'rate_limit'
-  | 'storm'
-  | 'drop'
-  | 'drop_mid_body'
-  | 'malformed'
-  | 'truncate'
-  | 'drip'
-  | 'override'
-  | 'latency'
-  | 'echo_key';
+export type FaultKind = (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS] | 'override' | 'latency' | 'echo_key';
 
-/**
- * Counters since start or the last reset. `requests` is keyed by endpoint ('GET /v2/reports',
- * ids normalised to :id); `faults` by endpoint (requests not answered normally) and by FaultKind.
- */
+/** Counters since start or the last reset, by endpoint ('GET /v2/campaigns/:id'); faults also by FaultKind. */
 export interface EmulatorStats {
   requests: Record<string, number>;
   faults: Record<string, number>;
@@ -252,20 +186,16 @@ export interface OverrideOptions {
 }
 
 export interface RunningEmulator {
-  /** Base URL ending in /v2, e.g. http://127.0.0.1:41234/v2. */
   url: string;
-  /** http://127.0.0.1:41234 (control endpoints live at origin + '/_control/...'). */
+  /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
   origin: string;
-  /** Replaces the current faults. */
   setFaults(f: FaultOptions): void;
   /** Replaces the current quirks (validated; a field left out takes its faithful default). */
   setQuirks(q: EmulatorQuirks): void;
-  /** The quirks in force, every field filled in. */
   quirks(): Required<EmulatorQuirks>;
   setNow(d: Date): void;
   stats(): EmulatorStats;
   resetStats(): void;
-  /** The next `times` requests matching `path` (prefix, e.g. '/v2/reports') get this canned answer instead. */
   override(o: OverrideOptions): void;
   close(): Promise<void>;
 }

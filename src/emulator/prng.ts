@@ -3,17 +3,8 @@
  * sequences) comes from here, so one seed reproduces the same bytes on every machine and Node version.
  */
 
-/** A source of uniform numbers in [0, 1). */
-export interface Rng {
-  /** A float in [0, 1). */
-  next(): number;
-  /** An integer in [min, max], both inclusive. */
-  int(min: number, max: number): number;
-  /** One element of a non-empty array. */
-  pick<T>(items: readonly T[]): T;
-  /** True with probability p. */
-  chance(p: number): boolean;
-}
+/** A source of uniform numbers: next() in [0, 1), int(min, max) both inclusive, pick(), chance(p). */
+export type Rng = ReturnType<typeof createRng>;
 
 /** Mixes any number of 32-bit integers into one well-spread 32-bit seed (murmur3 finaliser per step). */
 export function mixSeed(...parts: readonly number[]): number {
@@ -33,7 +24,7 @@ export function mixSeed(...parts: readonly number[]): number {
 }
 
 /** A mulberry32 generator: tiny, fast and good enough for test data (not for cryptography). */
-export function createRng(seed: number): Rng {
+export function createRng(seed: number) {
   let state = seed >>> 0;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -44,12 +35,12 @@ export function createRng(seed: number): Rng {
   };
   return {
     next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
     pick: <T>(items: readonly T[]): T => {
       const item = items[Math.floor(next() * items.length)];
       if (item === undefined) throw new RangeError('pick() needs a non-empty array');
       return item;
     },
-    chance: (p) => next() < p,
+    chance: (p: number) => next() < p,
   };
 }

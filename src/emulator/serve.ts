@@ -3,6 +3,7 @@
  * answer sent, and the request counted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   acceptsGzip,
   ApiError,
@@ -11,12 +12,9 @@ import {
   primeBody,
   readJsonBody,
   type Reply,
-  sendAnswer,
   sendCut,
-  sendDrip,
+  sendHalf,
   sendReply,
-  sendTruncated,
-  type Wire,
 } from './api/http.js';
 import { echoKey, type FaultPlan, injectedReply, type RateWindow } from './faults.js';
 import type {
@@ -53,21 +51,6 @@ export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
   }
 }
 
-/** Resolves at `deadline` (a Date.now() time), at once if it has passed. */
-async function sleepUntil(deadline: number): Promise<void> {
-  const wait = deadline - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-}
-
-/** Headers the quirks add to every /v2 answer: a skewed Date, Vary for gzip, X-RateLimit-*. */
-function quirkHeaders(state: ApiState, q: Quirks, refused: boolean): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (q.clockSkewSeconds !== 0) headers.date = new Date(Date.now() + q.clockSkewSeconds * 1000).toUTCString();
-  if (q.gzip) headers.vary = 'Accept-Encoding';
-  if (q.rateLimitHeaders) Object.assign(headers, state.rateWindow.take(refused));
-  return headers;
-}
-
 /** Serves one /v2 request normally: auth, route, scope, handler. */
 async function serveNormally(
   state: ApiState,
@@ -80,13 +63,12 @@ async function serveNormally(
   const { handler, scope, ids } = matchRoute(state.handlers, method, url.pathname.slice('/v2'.length));
   const accountId = state.keys.authorize(key, scope, method, req.socket.remoteAddress ?? '');
   const body = await readJsonBody(req);
-  return handler({ method, ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
+  return handler({ ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
 }
 
 /**
- * Answers one /v2 request: a canned override, else the fault plan's decision (latency, drop,
- * injected 5xx/429/malformed, or the normal answer truncated, cut mid-body or dripped), else the
- * normal answer; every answer but an override carries the quirks' headers and encoding.
+ * Answers one /v2 request: a canned override, else the fault plan's decision, else the normal
+ * answer; every answer but an override carries the quirks' headers and encoding.
  */
 export async function serveApi(
   state: ApiState,
@@ -96,25 +78,21 @@ export async function serveApi(
 ): Promise<void> {
   const started = Date.now();
   const method = req.method ?? 'GET';
-  const path = url.pathname;
   const q = state.quirks();
-  const endpoint = endpointKey(method, path);
+  const endpoint = endpointKey(method, url.pathname);
   state.stats.request(endpoint);
-  const decision = state.faults.decide(path);
+  const decision = state.faults.decide(url.pathname);
   if (decision.latencyMs > 0) state.stats.fault(endpoint, 'latency');
-  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
-  // hidden in it, as on a real server, instead of queueing after it on this one thread.
-  const latency = () => sleepUntil(started + decision.latencyMs);
-  let fault: FaultKind | undefined;
-  // Counted before the answer goes out, so a client that sees it finds it in the stats.
-  const count = (kind: FaultKind) => {
-    state.stats.fault(endpoint, kind);
-    fault = kind;
-  };
-  const wire: Wire = { gzip: q.gzip && acceptsGzip(req.headers['accept-encoding']) };
+  const gzip = q.gzip && acceptsGzip(req.headers['accept-encoding']);
   const sentKey = requestKey(req.headers);
   const dress = (reply: Reply, refused = false): Reply => {
-    const dressed = { ...reply, headers: { ...reply.headers, ...quirkHeaders(state, q, refused) } };
+    // The headers the quirks add to every answer: a skewed Date, Vary for gzip, X-RateLimit-*.
+    const headers: Record<string, string> = { ...reply.headers };
+    if (q.clockSkewSeconds !== 0)
+      headers.date = new Date(Date.now() + q.clockSkewSeconds * 1000).toUTCString();
+    if (q.gzip) headers.vary = 'Accept-Encoding';
+    if (q.rateLimitHeaders) Object.assign(headers, state.rateWindow.take(refused));
+    const dressed = { ...reply, headers };
     const echoed =
       sentKey === undefined || q.echoKey.length === 0
         ? undefined
@@ -122,59 +100,45 @@ export async function serveApi(
     if (echoed !== undefined) state.stats.fault(endpoint, 'echo_key');
     return echoed ?? dressed;
   };
-  const canned = state.overrides.take(path);
-  let kind = decision.kind;
-  let status = 0;
+  const canned = state.overrides.take(url.pathname);
+  let kind: FaultKind | 'none' = canned === undefined ? decision.kind : 'override';
+  let reply: Reply = { status: 0 };
   if (canned !== undefined) {
-    await latency();
-    count('override');
     req.resume();
-    status = canned.status;
-    await sendReply(res, {
-      status,
+    reply = {
+      status: canned.status,
       body: canned.body,
       ...(canned.headers ? { headers: canned.headers } : {}),
-    });
-  } else if (kind === 'drop') {
-    await latency();
-    count('drop');
-    req.socket.destroy();
+    };
   } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
-    await latency();
-    count(kind);
     req.resume();
     const html = kind === 'fail' && q.htmlErrors && decision.html === true;
-    const reply = injectedReply(html ? 'html_fail' : kind, state.faults.retryAfterSeconds);
-    status = reply.status;
-    await sendAnswer(res, dress(reply, kind === 'rate_limit' || kind === 'storm'), wire);
-  } else {
-    const reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
-    await latency();
-    const bodyless = reply.body === undefined || reply.status === 204;
+    const injected = injectedReply(kind, html, state.faults.retryAfterSeconds);
+    reply = dress(injected, kind === 'rate_limit' || kind === 'storm');
+  } else if (kind !== 'drop') {
+    reply = dress(primeBody(await answer(() => serveNormally(state, req, url, q))));
     // A body-less answer cannot be cut mid-body: the connection drops instead.
-    if ((kind === 'truncate' || kind === 'drop_mid_body') && bodyless) kind = 'drop';
-    status = kind === 'drop' ? 0 : reply.status;
-    if (kind === 'drop') {
-      count('drop');
-      req.socket.destroy();
-    } else if (kind === 'truncate') {
-      count(kind);
-      sendTruncated(res, reply, wire);
-    } else if (kind === 'drop_mid_body') {
-      count(kind);
-      sendCut(res, reply, wire);
-    } else if (kind === 'drip' && !bodyless) {
-      count(kind);
-      await sendDrip(res, reply, wire, state.faults.dripIntervalMs);
-    } else await sendAnswer(res, reply, wire);
+    if (reply.body === undefined || reply.status === 204)
+      kind = kind === 'truncate' || kind === 'drop_mid_body' ? 'drop' : 'none';
   }
+  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
+  // hidden in it, as on a real server, instead of queueing after it on this one thread.
+  const wait = started + decision.latencyMs - Date.now();
+  if (wait > 0) await delay(wait);
+  // Counted before the answer goes out, so a client that sees it finds it in the stats.
+  if (kind !== 'none') state.stats.fault(endpoint, kind);
+  if (kind === 'drop') req.socket.destroy();
+  else if (kind === 'drop_mid_body') sendCut(res, reply, gzip);
+  else if (kind === 'truncate') await sendHalf(res, reply, gzip);
+  else if (kind === 'drip') await sendHalf(res, reply, gzip, state.faults.dripIntervalMs);
+  else await sendReply(res, reply, gzip && kind !== 'override');
   const acceptEncoding = req.headers['accept-encoding'];
   state.onRequest?.({
     method,
     endpoint,
-    status,
+    status: kind === 'drop' ? 0 : reply.status,
     ms: Date.now() - started,
-    ...(fault ? { fault } : {}),
+    ...(kind === 'none' ? {} : { fault: kind }),
     ...(acceptEncoding === undefined ? {} : { acceptEncoding }),
   });
 }
@@ -182,11 +146,7 @@ export async function serveApi(
 /** The documented full-access key, accepted unless disabled. */
 export const DEMO_KEY = 'demo-key';
 
-/**
- * The key of a request: `Authorization: Bearer <key>` (scheme case-insensitive) or `x-api-key: <key>`.
- * With `form` set to one of them (the auth quirk), the other header is ignored, as by a server that
- * knows only one form: its key then counts as missing (401).
- */
+/** The key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`, or only the one `form` names. */
 export function requestKey(
   headers: Record<string, string | string[] | undefined>,
   form: AuthForm = 'any',
@@ -201,8 +161,7 @@ export function requestKey(
   return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
 }
 
-/** Which auth header forms a server accepts (the auth quirk). */
-export type AuthForm = 'any' | 'bearer' | 'x-api-key';
+type AuthForm = Quirks['auth'];
 
 const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
   any: 'send "Authorization: Bearer <key>" or "x-api-key: <key>"',
@@ -265,10 +224,7 @@ export class StatsCounter {
     this.requests[endpoint] = (this.requests[endpoint] ?? 0) + 1;
   }
 
-  /**
-   * Counts a fault by kind, and by endpoint unless it only added latency or an echoed key (the
-   * answer itself was normal).
-   */
+  /** Counts a fault by kind, and by endpoint unless the answer itself was normal (latency, echoed key). */
   fault(endpoint: string, kind: FaultKind): void {
     this.faults[kind] = (this.faults[kind] ?? 0) + 1;
     if (kind !== 'latency' && kind !== 'echo_key') this.faults[endpoint] = (this.faults[endpoint] ?? 0) + 1;
@@ -292,7 +248,6 @@ export class OverrideQueue {
     this.queue.push({ ...o, left: o.times ?? 1 });
   }
 
-  /** The canned answer for this path, consuming one use, or undefined. */
   take(path: string): OverrideOptions | undefined {
     const i = this.queue.findIndex((o) => path.startsWith(o.path));
     if (i < 0) return undefined;

@@ -3,17 +3,15 @@ import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } f
 import { EVENT_COUNTS, type Campaign, type Catalogue, type Creative, uniqueIds } from './catalogue.js';
 import { createRng, mixSeed } from './prng.js';
 
-/** Who and when a write happened: stamps created/modified and account_id_*. */
+/** Who and when (UNIX seconds by the emulator clock) a write happened. */
 export interface WriteStamp {
-  /** UNIX seconds by the emulator clock. */
   readonly at: number;
   readonly accountId: number;
 }
 
 /**
- * The mutable catalogue behind the campaign and creative endpoints, starting as a deep copy of the
- * seeded one. Reports keep using the seeded catalogue: writes here never change report data.
- * Lists are ordered by id ascending (the spec leaves order open).
+ * A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so
+ * writes never change report data. Lists are ordered by id (the spec leaves order open).
  */
 export class CatalogueStore {
   private readonly campaigns = new Map<number, Campaign>();
@@ -71,10 +69,7 @@ export class CatalogueStore {
     return id;
   }
 
-  /** Applies a validated update; false when the campaign does not exist. */
-  updateCampaign(id: number, u: CampaignUpdate, stamp: WriteStamp): boolean {
-    const c = this.campaigns.get(id);
-    if (c === undefined) return false;
+  updateCampaign(c: Campaign, u: CampaignUpdate, stamp: WriteStamp): void {
     Object.assign(c, {
       name: u.name,
       is_active: u.is_active,
@@ -89,22 +84,15 @@ export class CatalogueStore {
     if (u.pricing !== undefined) c.pricing = u.pricing === null ? [] : { ...u.pricing };
     if (u.pacing !== undefined) c.pacing = u.pacing === null ? [] : { ...u.pacing };
     this.touch(c, stamp);
-    return true;
   }
 
   /** Deletes a campaign and, with it, its creatives (the spec leaves this open). */
-  deleteCampaign(id: number): boolean {
-    const c = this.campaigns.get(id);
-    if (c === undefined) return false;
+  deleteCampaign(c: Campaign): void {
     for (const creativeId of c.creative_ids) this.creatives.delete(creativeId);
-    this.campaigns.delete(id);
-    return true;
+    this.campaigns.delete(c.campaign_id);
   }
 
-  /** The creatives of a campaign, or undefined when the campaign does not exist. */
-  listCreatives(campaignId: number): Creative[] | undefined {
-    const c = this.campaigns.get(campaignId);
-    if (c === undefined) return undefined;
+  listCreatives(c: Campaign): Creative[] {
     return c.creative_ids
       .map((id) => this.creatives.get(id))
       .filter((x): x is Creative => x !== undefined)
@@ -122,8 +110,7 @@ export class CatalogueStore {
     this.creatives.set(id, {
       creative_id: id,
       campaign_id: campaign.campaign_id,
-      name: input.name,
-      ad_type: input.ad_type,
+      ...input,
       is_active: false,
       account_id_created: stamp.accountId,
       account_id_modified: stamp.accountId,

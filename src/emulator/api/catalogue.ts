@@ -24,34 +24,18 @@ import {
 /** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
 const MAX_LIMIT = 1000;
 
-function integerParam(
-  query: URLSearchParams,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
-  const value = Number(raw);
-  if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
-  return value;
-}
-
-/**
- * One page of `items` by the list query's limit (default 100; at least 1, at most MAX_LIMIT only under
- * strict: without it a page is a slice of what the emulator holds anyway) and offset (default 0).
- */
-function page<T>(items: readonly T[], ctx: RequestContext): { items: T[] } {
-  const limit = integerParam(
-    ctx.query,
-    'limit',
-    100,
-    1,
-    ctx.quirks.strict ? MAX_LIMIT : Number.MAX_SAFE_INTEGER,
-  );
-  const offset = integerParam(ctx.query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+/** One page of `items` by the query's limit (default 100; at most MAX_LIMIT only under strict) and offset. */
+function page<T>(items: readonly T[], { query, quirks }: RequestContext): { items: T[] } {
+  const param = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = query.get(name);
+    if (raw === null || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) throw badRequest(`${name} must be a whole number.`, name);
+    const value = Number(raw);
+    if (value < min || value > max) throw badRequest(`${name} must be from ${min} to ${max}.`, name);
+    return value;
+  };
+  const limit = param('limit', 100, 1, quirks.strict ? MAX_LIMIT : undefined);
+  const offset = param('offset', 0, 0);
   return { items: items.slice(offset, offset + limit) };
 }
 
@@ -83,9 +67,8 @@ function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campai
 }
 
 /**
- * Looks up what the path names, checking the request first unless the strict quirk is on: the spec
- * does not say whether an unknown id (404) or a bad request (400) is answered first, so by default
- * `precheck` (the validation that needs no entity) runs before the lookup, and under strict after it.
+ * Looks up what the path names. The spec does not say whether an unknown id (404) or a bad request
+ * (400) comes first: by default `precheck` (the checks that need no entity) runs first, under strict after.
  */
 function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown): T {
   if (ctx.quirks.strict) return find();
@@ -97,12 +80,10 @@ function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown):
   }
 }
 
-/** A JSON reply of an entity read (or listing, or create answer) under the quirks. */
 function entityReply(status: number, value: unknown, q: EntityEncoding): Reply {
   return { status, body: encodeEntities(value, q) };
 }
 
-/** Handlers of the campaign and creative endpoints, keyed 'METHOD pattern'. */
 export function catalogueHandlers(store: CatalogueStore): Record<string, Handler> {
   return {
     'GET /campaigns': (ctx) => entityReply(200, page(store.listCampaigns(), ctx), ctx.quirks),
@@ -117,11 +98,11 @@ export function catalogueHandlers(store: CatalogueStore): Record<string, Handler
         () => campaignOf(store, ctx),
         () => parseCampaignUpdate(ctx.body, ctx.quirks),
       );
-      store.updateCampaign(campaign.campaign_id, parseCampaignUpdate(ctx.body, ctx.quirks), stamp(ctx));
+      store.updateCampaign(campaign, parseCampaignUpdate(ctx.body, ctx.quirks), stamp(ctx));
       return NO_CONTENT;
     },
     'DELETE /campaigns/:id': (ctx) => {
-      store.deleteCampaign(campaignOf(store, ctx).campaign_id);
+      store.deleteCampaign(campaignOf(store, ctx));
       return NO_CONTENT;
     },
     'GET /campaigns/:id/creatives': (ctx) => {
@@ -130,7 +111,7 @@ export function catalogueHandlers(store: CatalogueStore): Record<string, Handler
         () => campaignOf(store, ctx),
         () => page([], ctx),
       );
-      return entityReply(200, page(store.listCreatives(campaign.campaign_id) ?? [], ctx), ctx.quirks);
+      return entityReply(200, page(store.listCreatives(campaign), ctx), ctx.quirks);
     },
     'POST /campaigns/:id/creatives': (ctx) => {
       const campaign = lookUp(
@@ -170,10 +151,8 @@ export type EntityEncoding = Pick<Quirks, 'stringValues' | 'emptyAsArray' | 'sor
 type BoolForm = 'digit' | 'word';
 
 /**
- * JSON text of an entity read, listing or create answer as the quirks encode it: numbers as strings
- * of digits and booleans as "1"/"0" or "true"/"false" (stringValues; the form alternates by the
- * entity's id parity, so a listing carries both), empty or unset objects as [] (emptyAsArray),
- * object keys in alphabetical order (sortKeys). Without any of them, plain JSON.stringify.
+ * JSON text of an entity read, listing or create answer under the quirks. Booleans under
+ * stringValues are "1"/"0" or "true"/"false" by the entity's id parity, so a listing carries both.
  */
 export function encodeEntities(value: unknown, q: EntityEncoding): string {
   if (!q.stringValues && !q.emptyAsArray && !q.sortKeys) return JSON.stringify(value);

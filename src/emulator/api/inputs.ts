@@ -29,43 +29,13 @@ import {
 } from './validate.js';
 
 /** A validated POST /campaigns body. */
-export interface CampaignCreate {
-  name: string;
-  folder_id: number;
-  ad_format: AdFormat;
-}
-
+export type CampaignCreate = ReturnType<typeof parseCampaignCreate>;
 /** A validated PUT /campaigns/{id} body; `null` pricing/pacing means "unset" (reads show []). */
-export interface CampaignUpdate {
-  name: string;
-  is_active: boolean;
-  folder_id: number;
-  tier: number;
-  weight: number;
-  zone_ids: number[];
-  conversion_tracker_id?: number | undefined;
-  advertiser_id?: number | undefined;
-  delivery?: Delivery | undefined;
-  pricing?: Pricing | null | undefined;
-  pacing?: Pacing | null | undefined;
-}
-
+export type CampaignUpdate = ReturnType<typeof parseCampaignUpdate>;
 /** A validated POST /campaigns/{id}/creatives body. */
-export interface CreativeCreate {
-  name: string;
-  ad_type: string;
-}
-
+export type CreativeCreate = ReturnType<typeof parseCreativeCreate>;
 /** A validated PUT creative body; `targeting: null` unsets it (reads show []). */
-export interface CreativeUpdate {
-  name: string;
-  is_active: boolean;
-  data: Json;
-  ad_type?: string | undefined;
-  weight?: number | undefined;
-  delivery?: Delivery | undefined;
-  targeting?: Json | null | undefined;
-}
+export type CreativeUpdate = ReturnType<typeof parseCreativeUpdate>;
 
 /** The quirks that decide how bodies are read: unknown fields dropped or rejected, strict country codes. */
 type BodyRules = Pick<Quirks, 'unknownFields' | 'strict'>;
@@ -87,7 +57,7 @@ function nested<T>(r: Reader, b: Json, name: string, parse: (r: Reader, o: Json)
   return o === undefined || o === null ? o : parse(within(r, name), o);
 }
 
-export function parseCampaignCreate(body: unknown, rules: BodyRules): CampaignCreate {
+export function parseCampaignCreate(body: unknown, rules: BodyRules) {
   const r = reader(rules);
   const b = objectBody(body);
   knownFields(r, b, ['name', 'folder_id', 'ad_format']);
@@ -98,7 +68,7 @@ export function parseCampaignCreate(body: unknown, rules: BodyRules): CampaignCr
   };
 }
 
-export function parseCampaignUpdate(body: unknown, rules: BodyRules): CampaignUpdate {
+export function parseCampaignUpdate(body: unknown, rules: BodyRules) {
   // The campaign update decodes string-encoded values, as the spec's own example sends them.
   const r = reader(rules, true);
   const b = objectBody(body);
@@ -161,15 +131,8 @@ function adType(r: Reader, b: Json, format: AdFormat | undefined, optional: bool
   return value;
 }
 
-/**
- * Validates a POST creative body against the owning campaign's ad_format; with `format` undefined
- * (the campaign is not looked up yet) only what does not depend on it.
- */
-export function parseCreativeCreate(
-  body: unknown,
-  format: AdFormat | undefined,
-  rules: BodyRules,
-): CreativeCreate {
+/** Validates a POST creative body; with `format` undefined (no campaign yet) only what does not depend on it. */
+export function parseCreativeCreate(body: unknown, format: AdFormat | undefined, rules: BodyRules) {
   const r = reader(rules);
   const b = objectBody(body);
   knownFields(r, b, ['name', 'ad_type']);
@@ -177,16 +140,15 @@ export function parseCreativeCreate(
 }
 
 /**
- * Validates a PUT creative body. `currentType` is the creative's ad_type, used for the data schema
- * unless the body changes it (allowed when the new type fits the campaign's format). With `format`
- * and `currentType` undefined (nothing looked up yet) only what depends on neither is checked.
+ * Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`.
+ * With `format` and `currentType` undefined (nothing looked up yet) only what depends on neither.
  */
 export function parseCreativeUpdate(
   body: unknown,
   format: AdFormat | undefined,
   currentType: string | undefined,
   rules: BodyRules,
-): CreativeUpdate {
+) {
   const r = reader(rules);
   const b = objectBody(body);
   knownFields(r, b, ['name', 'is_active', 'data', 'ad_type', 'weight', 'delivery', 'targeting']);

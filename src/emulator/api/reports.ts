@@ -1,7 +1,7 @@
 /** GET /reports: its parameters read in every form the spec allows (or only one, by a quirk) and checked. */
 import type { ReportParamsForm } from '../options.js';
 import { isSpecDimension, type Dimension } from '../report/dimensions.js';
-import { reportEncoding, type ReportEngine } from '../report/render.js';
+import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
 import { badRequest, type Handler } from './http.js';
 
@@ -43,10 +43,9 @@ function bodyNames(body: Record<string, unknown>): unknown[] {
 }
 
 /**
- * The raw dimension values as a server that understands only `form` reads them. 'any' takes every
- * encoding (repeated, bracketed `dimensions[]`, comma separated, JSON array); the one-form servers
- * misread the others the way real ones do: a PHP ('brackets') or 'comma' server keeps only the last
- * of repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
+ * The raw dimension values as a server that understands only `form` reads them; the one-form servers
+ * misread the others as real ones do: a PHP ('brackets') or 'comma' server keeps only the last of
+ * repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
  */
 function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<string, unknown>): unknown[] {
   switch (form) {
@@ -76,11 +75,7 @@ function splitComma(v: unknown): unknown[] {
     .filter((s) => s !== '');
 }
 
-/**
- * The GET /reports handler: the parameters read as a server that understands the reportParams quirk's
- * form does (by default: the query string, or for those absent there a JSON body, as the spec's example
- * sends one) and validated (400 naming the parameter), then a streamed body from the report engine.
- */
+/** GET /reports: the parameters read in the reportParams form and validated, then a streamed body. */
 export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Record<string, Handler> {
   const handler: Handler = ({ query, body, quirks, now }) => {
     const b =
@@ -102,19 +97,17 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
     const days = dayNumber(until) - dayNumber(from) + 1;
     if (quirks.strict && days > MAX_REPORT_DAYS)
       throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
-    const seen = new Set<string>();
-    for (const name of names) {
+    names.forEach((name, i) => {
       if (!isSpecDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');
-      if (seen.has(name)) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
-      seen.add(name);
-    }
+      if (names.indexOf(name) < i) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
+    });
     if (days * cellsPerDay > MAX_REPORT_CELLS)
       throw badRequest(
         `This emulator groups at most ${MAX_REPORT_CELLS} cells per report: ask for fewer days.`,
         'date_until',
       );
     const dimensions = names as Dimension[];
-    return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), reportEncoding(quirks)) };
+    return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), quirks) };
   };
   return { 'GET /reports': handler };
 }

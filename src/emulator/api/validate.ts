@@ -7,14 +7,11 @@ import { badRequest } from './http.js';
 
 export type Json = Record<string, unknown>;
 
-/** How a body is read. */
+/** How a body is read: `at` is the path of the object being read, '' at the top. */
 export interface Reader {
-  /** Decode string-encoded numbers, booleans, arrays and objects first (the campaign update, whose
-   *  spec example sends every value as a string). */
+  /** Decode string-encoded values first (the campaign update, whose spec example sends only strings). */
   readonly lenient: boolean;
-  /** Fields outside a body's known list: ignored ('drop') or a 400 ('reject'). */
   readonly unknownFields: 'drop' | 'reject';
-  /** The path of the object being read, '' at the top of the body. */
   readonly at: string;
 }
 
@@ -27,7 +24,6 @@ export function within(r: Reader, name: string): Reader {
   return { ...r, at: pathOf(r, name) };
 }
 
-/** The request body as an object, or a 400. */
 export function objectBody(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw badRequest('The request body must be a JSON object.');
@@ -64,7 +60,6 @@ export function str(r: Reader, obj: Json, name: string, optional = false): strin
   return value;
 }
 
-/** A non-empty string field. */
 export function text(r: Reader, obj: Json, name: string, optional = false): string | undefined {
   const value = str(r, obj, name, optional);
   const path = pathOf(r, name);
@@ -146,9 +141,9 @@ function arrayAt(value: unknown, path: string): unknown[] {
   return value;
 }
 
-/** Each value a string passing `ok`, else a 400 naming it as `path[i]` and saying it must be `what`. */
-function strings(values: unknown[], path: string, ok: (v: string) => boolean, what: string): string[] {
-  return values.map((v, i) => {
+/** An array of strings each passing `ok`, else a 400 naming the value as `path[i]` and saying it must be `what`. */
+function strings(value: unknown, path: string, ok: (v: string) => boolean, what: string): string[] {
+  return arrayAt(value, path).map((v, i) => {
     if (typeof v !== 'string' || !ok(v)) throw badRequest(`${path}[${i}] must be ${what}.`, `${path}[${i}]`);
     return v;
   });
@@ -163,37 +158,31 @@ function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string
 }
 
 /**
- * Validates a creative's targeting object (write shape of the spec) and returns it normalised:
- * a single language string becomes a one-element array. Unknown fields are rejected: the spec lists
- * the write shape in full, so a typo would otherwise silently drop targeting. Country codes are
- * 2- or 3-letter uppercase (the spec documents 2 and its example sends 3); `strict` allows only 2.
+ * Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write
+ * shape in full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters
+ * (the spec documents 2, its example sends 3) unless `strict`.
  */
 export function parseTargeting(t: Json, strict: boolean): Json {
   const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
   knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);
   const out: Json = {};
-  if (t.devices !== undefined) {
-    const what = `one of: ${DEVICES.join(', ')}`;
+  if (t.devices !== undefined)
     out.devices = strings(
-      arrayAt(t.devices, 'targeting.devices'),
+      t.devices,
       'targeting.devices',
       (d) => DEVICES.includes(d),
-      what,
+      `one of: ${DEVICES.join(', ')}`,
     );
-  }
   const geo = includeExclude(r, t, 'geo');
   if (geo !== undefined) {
     const [g, o, type] = geo;
     const locations = object(g, o, 'locations');
     if (locations === null || locations === undefined)
       throw badRequest('targeting.geo.locations must be an object.', 'targeting.geo.locations');
-    const loc: Json = {};
-    if (locations.countries !== undefined) {
-      const path = 'targeting.geo.locations.countries';
-      const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
-      loc.countries = strings(arrayAt(locations.countries, path), path, (c) => pattern.test(c), what);
-    }
-    out.geo = { type, locations: loc };
+    const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
+    const path = 'targeting.geo.locations.countries';
+    const countries = () => strings(locations.countries, path, (c) => pattern.test(c), what);
+    out.geo = { type, locations: locations.countries === undefined ? {} : { countries: countries() } };
   }
   const languages = includeExclude(r, t, 'languages');
   if (languages !== undefined) {
@@ -201,20 +190,20 @@ export function parseTargeting(t: Json, strict: boolean): Json {
     const path = 'targeting.languages.items';
     if (o.items === undefined) throw badRequest(`${path} is required.`, path);
     // A spec example sends one language as a plain string: accepted as a one-element array.
-    const items = typeof o.items === 'string' ? [o.items] : arrayAt(o.items, path);
+    const items = typeof o.items === 'string' ? [o.items] : o.items;
     const what = 'a 2-letter lowercase language code (ISO 639-1)';
     out.languages = { type, items: strings(items, path, (l) => /^[a-z]{2}$/.test(l), what) };
   }
-  const groups = (name: string, each: (group: unknown[], path: string) => unknown[]) =>
-    arrayAt(t[name], `targeting.${name}`).map((g, i) =>
-      each(arrayAt(g, `targeting.${name}[${i}]`), `targeting.${name}[${i}]`),
-    );
+  const groups = (name: string, each: (group: unknown, path: string) => unknown[]) =>
+    arrayAt(t[name], `targeting.${name}`).map((g, i) => each(g, `targeting.${name}[${i}]`));
   if (t.keywords !== undefined)
     out.keywords = groups('keywords', (g, path) =>
       strings(g, path, (k) => k.trim() !== '', 'a non-empty string'),
     );
   if (t.keyvalues !== undefined)
-    out.keyvalues = groups('keyvalues', (g, path) => g.map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)));
+    out.keyvalues = groups('keyvalues', (g, path) =>
+      arrayAt(g, path).map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)),
+    );
   return out;
 }
 

@@ -12,6 +12,7 @@ import {
   LANGUAGES,
   type TrafficModel,
 } from './traffic.js';
+import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
 
 // Names taken straight from the spec, deliberately not imported from the client's config/flatten
 // modules: if the client's copy were wrong, a shared list would make the emulator agree with the bug
@@ -42,11 +43,8 @@ export const SPEC_DIMENSIONS = [
 
 export type Dimension = (typeof SPEC_DIMENSIONS)[number];
 
-const NAMES: ReadonlySet<string> = new Set(SPEC_DIMENSIONS);
-
-/** True when `name` is one of the spec's dimensions. */
 export function isSpecDimension(name: string): name is Dimension {
-  return NAMES.has(name);
+  return (SPEC_DIMENSIONS as readonly string[]).includes(name);
 }
 
 /** The spec's report counters, in the order the emulator writes them in every leaf and in totals. */
@@ -58,14 +56,8 @@ export const SPEC_COUNTERS = [
   'viewable_impressions',
 ] as const;
 
-/**
- * One requested dimension over all cells of a request: a small integer code per cell, whose
- * order is the order of the keys in the response, and the JSON-encoded key of each code.
- */
-interface CodedDimension {
-  readonly codes: Uint32Array;
-  readonly keysJson: readonly string[];
-}
+/** One dimension over a request's cells: a code per cell, ordered as the keys, and each code's JSON key. */
+type CodedDimension = ReturnType<typeof codeDimension>;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
@@ -78,34 +70,31 @@ function describe(
   days: readonly DayCells[],
 ): { source: Source; keys: string[] } {
   const { catalogue } = model;
-  const campaignOf = (ci: number) => catalogue.campaigns[model.creativeCampaign[ci] ?? 0];
-  const perCreative = (f: (ci: number) => string) => ({
+  const perCreative = (f: (c: Creative, ci: number) => string) => ({
     source: 'creative' as const,
-    keys: catalogue.creatives.map((_, ci) => f(ci)),
+    keys: catalogue.creatives.map(f),
   });
   switch (dim) {
     case 'campaign_id':
-      return perCreative((ci) => String(campaignOf(ci)?.campaign_id));
-    case 'creative_id':
-      return perCreative((ci) => String(catalogue.creatives[ci]?.creative_id));
     case 'ad_format':
-      return perCreative((ci) => String(campaignOf(ci)?.ad_format));
     case 'tier':
-      return perCreative((ci) => String(campaignOf(ci)?.tier));
+      return perCreative((_, ci) => String(catalogue.campaigns[model.creativeCampaign[ci] ?? 0]?.[dim]));
+    case 'creative_id':
+      return perCreative((c) => String(c.creative_id));
     case 'ad_size':
-      return perCreative((ci) => model.creativeAdSize[ci] ?? '0x0');
+      return perCreative(adSizeOf);
     case 'landing_url':
-      return perCreative((ci) => model.creativeLanding[ci] ?? '');
+      return perCreative(landingUrlOf);
     case 'zone_id':
-      return { source: 'zone', keys: catalogue.zones.map((z) => String(z.zone_id)) };
     case 'domain':
-      return { source: 'zone', keys: catalogue.zones.map((z) => z.domain) };
+      return { source: 'zone', keys: catalogue.zones.map((z) => String(z[dim])) };
     case 'country':
-      return { source: 'location', keys: model.locations.map((l) => COUNTRIES[l.country] ?? '') };
     case 'region':
-      return { source: 'location', keys: model.locations.map((l) => l.region) };
     case 'city':
-      return { source: 'location', keys: model.locations.map((l) => l.city) };
+      return {
+        source: 'location',
+        keys: model.locations.map((l) => (dim === 'country' ? (COUNTRIES[l.country] ?? '') : l[dim])),
+      };
     case 'language':
       return { source: 'language', keys: [...LANGUAGES] };
     case 'device':
@@ -117,19 +106,14 @@ function describe(
     case 'day':
       return { source: 'day', keys: days.map((d) => d.day) };
     case 'year':
-      return { source: 'day', keys: days.map((d) => d.day.slice(0, 4)) };
     case 'month':
-      return { source: 'day', keys: days.map((d) => d.day.slice(0, 7)) };
+      return { source: 'day', keys: days.map((d) => d.day.slice(0, dim === 'year' ? 4 : 7)) };
     case 'weekday':
       return { source: 'day', keys: days.map((d) => WEEKDAYS[(((dayNumber(d.day) + 4) % 7) + 7) % 7] ?? '') };
   }
 }
 
-/**
- * The order of a dimension's keys in the response: 'natural' sorts numbers numerically (ids, tiers,
- * hours) and everything else by code unit; 'code-unit' sorts all as text ("10" before "2"), as a
- * server that sorts its keys alphabetically does (the sortKeys quirk).
- */
+/** Key order: 'natural' sorts numbers numerically, 'code-unit' all as text ("10" before "2"; sortKeys). */
 type KeyOrder = 'natural' | 'code-unit';
 
 function compareNatural(a: string, b: string): number {
@@ -142,14 +126,13 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Codes one dimension for the concatenated cells of `days` (`total` = sum of their counts). */
 function codeDimension(
   dim: Dimension,
   model: TrafficModel,
   days: readonly DayCells[],
   total: number,
-  order: KeyOrder = 'natural',
-): CodedDimension {
+  order: KeyOrder,
+) {
   const { source, keys } = describe(dim, model, days);
   const distinct = [...new Set(keys)].sort(order === 'natural' ? compareNatural : compareCodeUnits);
   const codeOfKey = new Map(distinct.map((k, i) => [k, i]));
@@ -175,26 +158,10 @@ export interface ReportedDay {
   readonly den: number;
 }
 
-/** The cells of a request, coded by dimension and sorted into leaf order: what every shape renders from. */
-export interface PreparedReport {
-  /** The days that report anything. */
-  readonly reported: readonly ReportedDay[];
-  /** Cells over all reported days; a global cell index runs over them in day order. */
-  readonly total: number;
-  /** Per global cell index: which reported day it belongs to. */
-  readonly dayOf: Uint16Array;
-  /** Global index of each reported day's first cell. */
-  readonly firstCell: readonly number[];
-  readonly dimensions: readonly Dimension[];
-  readonly coded: readonly CodedDimension[];
-  /** Cell indexes sorted by their codes, lexicographic over the dimensions in request order. */
-  readonly order: Uint32Array;
-}
+/** A request's cells, by a global index over the reported days in order, coded and sorted into leaf order. */
+export type PreparedReport = ReturnType<typeof prepareReport>;
 
-/**
- * A stable sort of cell indexes by their codes, lexicographic over the dimensions in request
- * order: LSD radix (one counting sort per dimension, last first), O(cells x dimensions).
- */
+/** Cell indexes sorted by their codes in request order: LSD radix, O(cells x dimensions). */
 function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array {
   let order = new Uint32Array(total);
   for (let i = 0; i < total; i++) order[i] = i;
@@ -213,13 +180,12 @@ function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array
   return order;
 }
 
-/** Codes and sorts the cells of the reported days for `dimensions`. */
 export function prepareReport(
   model: TrafficModel,
   days: readonly ReportedDay[],
   dimensions: readonly Dimension[],
   keyOrder: KeyOrder,
-): PreparedReport {
+) {
   const reported = days.filter((d) => d.num > 0);
   const cells = reported.map((d) => d.cells);
   const total = cells.reduce((s, c) => s + c.count, 0);
@@ -235,10 +201,7 @@ export function prepareReport(
   return { reported, total, dayOf, firstCell, dimensions, coded, order: sortCells(coded, total) };
 }
 
-/**
- * Adds one cell's reported counters (each floored by its day's late-data fraction, so every
- * dimension set sums to the same totals) to `leaf` and `totals`.
- */
+/** Adds a cell's counters, floored by its day's late-data fraction (so any dimension set has the same totals). */
 export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, totals: Float64Array): void {
   const k = p.dayOf[cell] ?? 0;
   const day = p.reported[k]!;
@@ -253,7 +216,7 @@ export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, tot
   }
 }
 
-/** The totals of a prepared report, summed ahead of the items (for a body that writes them first). */
+/** The totals, summed ahead of the items (for a body that writes them first). */
 export function sumTotals(p: PreparedReport): Float64Array {
   const totals = new Float64Array(COUNTER_COUNT);
   const scratch = new Float64Array(COUNTER_COUNT);

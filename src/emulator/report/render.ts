@@ -2,7 +2,7 @@
  * The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by
  * the requested dimensions and written as JSON chunks in the encoding the quirks ask for.
  */
-import type { Quirks } from '../options.js';
+import { FAITHFUL_QUIRKS, type Quirks } from '../options.js';
 import {
   addCell,
   firstDifference,
@@ -24,32 +24,11 @@ import {
 
 const CHUNK = 64 * 1024;
 
-/** How a report body is written: the quirks that change its bytes, never its numbers. */
-export interface ReportEncoding {
-  /** Counters (and, in rows, numeric dimension values) as JSON strings. */
-  readonly stringValues: boolean;
-  /** Totals before items; dimension keys (and row fields) in plain code-unit order. */
-  readonly sortKeys: boolean;
-  /** An empty report's items and totals as []. */
-  readonly emptyAsArray: boolean;
-  readonly totals: Quirks['totals'];
-  readonly shape: Quirks['reportShape'];
-}
-
-/** Today's encoding: nested items, numbers as numbers, items before totals. */
-export const FAITHFUL_ENCODING: ReportEncoding = Object.freeze({
-  stringValues: false,
-  sortKeys: false,
-  emptyAsArray: false,
-  totals: 'normal',
-  shape: 'nested',
-});
-
-/** The report encoding the quirks ask for. */
-export function reportEncoding(q: Quirks): ReportEncoding {
-  const { stringValues, sortKeys, emptyAsArray, totals } = q;
-  return { stringValues, sortKeys, emptyAsArray, totals, shape: q.reportShape };
-}
+/** The quirks that change a report's bytes, never its numbers. */
+export type ReportEncoding = Pick<
+  Quirks,
+  'stringValues' | 'sortKeys' | 'emptyAsArray' | 'totals' | 'reportShape'
+>;
 
 const PLAIN_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : ','}"${name}":`);
 const QUOTED_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : '",'}"${name}":"`);
@@ -73,10 +52,8 @@ function totalsMember(e: ReportEncoding, totals: Float64Array, empty: boolean): 
 }
 
 /**
- * Renders the report body `{"items":{...},"totals":{...}}` as a sequence of string chunks of about
- * 64 KB, without building an object tree: cells are sorted by their dimension codes, equal leaves
- * are summed, and nesting braces are opened and closed as the sorted walk moves. The encoding
- * (quirks) changes only the bytes: string counters, totals first or left out, [] when empty, rows.
+ * Renders the report body as string chunks of about 64 KB without building an object tree: equal
+ * leaves of the sorted cells are summed, and braces opened and closed as the sorted walk moves.
  */
 function* renderReport(
   model: TrafficModel,
@@ -94,16 +71,13 @@ function* renderReport(
     return `${last === '' ? '' : `,${last}`}}`;
   };
   if (empty) {
-    const items = encoding.emptyAsArray || encoding.shape === 'rows' ? '[]' : '{}';
+    const items = encoding.emptyAsArray || encoding.reportShape === 'rows' ? '[]' : '{}';
     yield head + items + tail(new Float64Array(COUNTER_COUNT));
-  } else if (encoding.shape === 'rows') yield* renderRows(p, encoding, head, tail);
+  } else if (encoding.reportShape === 'rows') yield* renderRows(p, encoding, head, tail);
   else yield* renderNested(p, encoding, head, tail);
 }
 
-/**
- * The sorted walk both shapes share: `close(prev, level)` writes the leaf that ends at cell `prev`
- * (its sums in `leaf`) and closes levels down to `level`, `open(level, cell)` opens the next one.
- */
+/** The sorted walk both shapes share: `close` writes the leaf ending at `prev` and closes levels down to `level`. */
 function* walk(
   p: PreparedReport,
   leaf: Float64Array,
@@ -158,11 +132,7 @@ function renderNested(
 /** Dimensions whose values the spec types as int: written as JSON numbers in a row (strings under stringValues). */
 const INTEGER_DIMENSIONS: ReadonlySet<Dimension> = new Set(['campaign_id', 'creative_id', 'zone_id', 'tier']);
 
-/**
- * The rows shape: `items` is an array of flat rows, one per leaf, each with every requested
- * dimension and the five counters (`{"day":"2025-06-01","campaign_id":123,"ad_requests":5,...}`).
- * Fields follow request order then the counters, or code-unit order under sortKeys.
- */
+/** The rows shape: `items` an array of flat rows, one per leaf, with every requested dimension and the counters. */
 function renderRows(
   p: PreparedReport,
   encoding: ReportEncoding,
@@ -238,13 +208,12 @@ export class ReportEngine {
     return cells;
   }
 
-  /** The response body of GET /reports as string chunks, written in `encoding` (the quirks). */
   render(
     from: string,
     until: string,
     dimensions: readonly Dimension[],
     today: string,
-    encoding: ReportEncoding = FAITHFUL_ENCODING,
+    encoding: ReportEncoding = FAITHFUL_QUIRKS,
   ): Generator<string> {
     const days = daysBetween(from, until).map((d) => {
       const { num, den } = lateFraction(d, today, this.options.lateDataDays);

@@ -2,44 +2,13 @@
  * The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from
  * (seed, day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
  */
-import { adSizeOf, type Catalogue, landingUrlOf } from '../catalogue.js';
+import type { Catalogue } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
-/** One place traffic can come from: a country, one of its regions and one of its cities. */
-interface Location {
-  readonly country: number;
-  readonly region: string;
-  readonly city: string;
-}
+/** Lookup tables derived once from the seeded catalogue (a creative runs in every zone of its campaign). */
+export type TrafficModel = ReturnType<typeof buildTrafficModel>;
 
-/**
- * Lookup tables derived once from the seeded catalogue: which (creative, zone) pairs can carry
- * traffic, and per creative the values of the dimensions that follow from it.
- */
-export interface TrafficModel {
-  readonly catalogue: Catalogue;
-  /** Creative index of each pair; a creative runs in every zone of its campaign. */
-  readonly pairCreative: Uint16Array;
-  readonly pairZone: Uint16Array;
-  /** Campaign index of each creative. */
-  readonly creativeCampaign: Uint16Array;
-  /** Traffic multiplier per creative (from its campaign's weight), around 1. */
-  readonly creativeWeight: Float64Array;
-  readonly creativeAdSize: readonly string[];
-  readonly creativeLanding: readonly string[];
-  readonly locations: readonly Location[];
-  /** Per country: first index into `locations` and how many follow. */
-  readonly countryLocStart: Uint16Array;
-  readonly countryLocCount: Uint16Array;
-  /** Per country: language indexes (into LANGUAGES), most common first. */
-  readonly countryLanguages: readonly (readonly number[])[];
-  readonly countryWeight: Float64Array;
-  /** Cumulative browser weights, normalised to end at 1. */
-  readonly browserCumulative: Float64Array;
-}
-
-/** Builds the traffic model of a catalogue (pure; done once per emulator). */
-export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
+export function buildTrafficModel(catalogue: Catalogue) {
   const zoneIndex = new Map(catalogue.zones.map((z, i) => [z.zone_id, i]));
   const campaignIndex = new Map(catalogue.campaigns.map((c, i) => [c.campaign_id, i]));
   const pc: number[] = [];
@@ -58,7 +27,8 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
       pz.push(z);
     }
   });
-  const locations: Location[] = [];
+  // Each place traffic can come from: a country, one of its regions and one of its cities.
+  const locations: { country: number; region: string; city: string }[] = [];
   const start = new Uint16Array(COUNTRIES.length);
   const count = new Uint16Array(COUNTRIES.length);
   const weights = new Float64Array(COUNTRIES.length);
@@ -72,33 +42,26 @@ export function buildTrafficModel(catalogue: Catalogue): TrafficModel {
     languages.push((COUNTRY_LANGUAGES[country] ?? ['en']).map((l) => LANGUAGES.indexOf(l)));
   });
   const total = BROWSERS.reduce((s, [, w]) => s + w, 0);
-  const browserCumulative = new Float64Array(BROWSERS.length);
   let acc = 0;
-  BROWSERS.forEach(([, w], i) => {
-    acc += w / total;
-    browserCumulative[i] = acc;
-  });
+  const browserCumulative = Float64Array.from(BROWSERS, ([, w]) => (acc += w / total));
   browserCumulative[BROWSERS.length - 1] = 1;
   return {
     catalogue,
+    // Creative and zone index of each pair.
     pairCreative: Uint16Array.from(pc),
     pairZone: Uint16Array.from(pz),
     creativeCampaign,
     creativeWeight,
-    creativeAdSize: catalogue.creatives.map(adSizeOf),
-    creativeLanding: catalogue.creatives.map(landingUrlOf),
-    locations,
+    locations: locations as readonly Readonly<(typeof locations)[number]>[],
+    // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
     countryLocCount: count,
-    countryLanguages: languages,
+    // Per country: language indexes (into LANGUAGES), most common first.
+    countryLanguages: languages as readonly (readonly number[])[],
     countryWeight: weights,
+    // Cumulative browser weights, normalised to end at 1.
     browserCumulative,
   };
-}
-
-/** Number of distinct (creative, zone, country, device) combinations a day's cells are drawn from. */
-function combinationCount(model: TrafficModel): number {
-  return model.pairCreative.length * COUNTRIES.length * DEVICES.length;
 }
 
 /** Number of counters per cell, in COUNTERS order. */
@@ -108,35 +71,23 @@ export const COUNTER_COUNT = 5;
  * One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group).
  * Cell i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order.
  */
-export interface DayCells {
-  readonly day: string;
-  readonly count: number;
-  readonly creative: Uint16Array;
-  readonly zone: Uint16Array;
-  readonly location: Uint16Array;
-  readonly language: Uint8Array;
-  readonly device: Uint8Array;
-  readonly browser: Uint8Array;
-  readonly hour: Uint8Array;
-  readonly counters: Uint32Array;
-}
+export type DayCells = ReturnType<typeof generateDay>;
 
-/** Days since 1970-01-01 of a YYYY-MM-DD date. */
 export function dayNumber(day: string): number {
   return Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
 }
 
 /**
- * Generates the final (fully reported) cells of one day from (seed, day) alone, so any request
- * order gives the same cells. Up to the model's combination count, cells are distinct in
- * (creative, zone, country, device): index i walks an affine permutation of the combination space.
+ * The final cells of one day, from (seed, day) alone so any request order gives the same cells;
+ * distinct in (creative, zone, country, device) as i walks an affine permutation of those combinations.
  */
-export function generateDay(model: TrafficModel, seed: number, day: string, count: number): DayCells {
+export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
-  const space = combinationCount(model);
+  // The distinct (creative, zone, country, device) combinations a day's cells are drawn from.
+  const space = model.pairCreative.length * COUNTRIES.length * DEVICES.length;
   const devices = DEVICES.length;
   const countries = COUNTRIES.length;
-  const cells: DayCells = {
+  const cells = {
     day,
     count: space === 0 ? 0 : count,
     creative: new Uint16Array(count),
@@ -198,11 +149,8 @@ function gcd(a: number, b: number): number {
 }
 
 /**
- * How much of a day's final traffic has been reported, as an exact fraction num/den.
- * With a late-data window of N days and age a = today - day (UTC days, by the emulator clock):
- * a < 0 (future) reports nothing, a >= N is final, otherwise (a+1)/(N+1) of each counter, so
- * a re-pull of a recent day sees restated, larger numbers. Each counter is floored separately,
- * which keeps impressions <= filled <= requests and viewable <= measurable <= impressions.
+ * How much of a day's final traffic has been reported (docs/emulator.md, Late data): nothing in the
+ * future, (age+1)/(N+1) within the window, all after it; flooring each counter keeps their order.
  */
 export function lateFraction(day: string, today: string, windowDays: number): { num: number; den: number } {
   const age = dayNumber(today) - dayNumber(day);
@@ -211,12 +159,11 @@ export function lateFraction(day: string, today: string, windowDays: number): { 
   return { num: age + 1, den: windowDays + 1 };
 }
 
-/** The UTC calendar date (YYYY-MM-DD) of an instant. */
 export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** Every date from `from` to `until`, both inclusive (YYYY-MM-DD). */
+/** Every date from `from` to `until`, both inclusive. */
 export function daysBetween(from: string, until: string): string[] {
   const out: string[] = [];
   const end = dayNumber(until);
@@ -224,11 +171,8 @@ export function daysBetween(from: string, until: string): string[] {
   return out;
 }
 
-/**
- * Static vocabularies the traffic cells draw from. Large enough that the benchmark's dimension set
- * (day, campaign_id, creative_id, zone_id, country, device) has well over a million combinations, and
- * seasoned with text that tests escaping (apostrophes, commas, quotes, non-ASCII) but no control characters.
- */
+// The vocabularies the cells draw from: large enough that the benchmark's dimension set has over a
+// million combinations, seasoned with text that tests escaping (quotes, commas, non-ASCII).
 
 /** ISO 3166-1 alpha-2 codes: the country dimension's values. */
 export const COUNTRIES: readonly string[] = (
@@ -240,15 +184,13 @@ export const COUNTRIES: readonly string[] = (
   'SZ TD TG TH TJ TL TM TN TO TR TT TV TW TZ UA UG US UY UZ VA VC VE VN VU WS YE ZA ZM ZW'
 ).split(' ');
 
-/** `KEY:a,b KEY:c` (entries split on `sep`) as a record of lists. */
 function listsOf(text: string, sep = ' '): Record<string, string[]> {
   return Object.fromEntries(
     text.split(sep).map((e) => [e.split(':')[0], (e.split(':')[1] ?? '').split(',')]),
   );
 }
 
-/** Regions and cities of the best-known markets (`region:city,city` by country); other countries
- *  report region and city 'Unknown'. */
+/** Regions and cities of the best-known markets; other countries report 'Unknown'. */
 const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
   US: listsOf(
     "California:Los Angeles,San Francisco,San José|New York:New York,Buffalo|Idaho:Coeur d'Alene,Boise|Texas:Austin,Houston",
@@ -273,15 +215,12 @@ const COUNTRY_LANGUAGES = listsOf(
     'BE:nl,fr MX:es AR:es PT:pt PL:pl RU:ru CN:zh KR:ko TR:tr SE:sv NO:no DK:da FI:fi',
 );
 
-/** Every language the cells may carry (sorted, unique). */
 export const LANGUAGES: readonly string[] = [
   ...new Set(['en', ...Object.values(COUNTRY_LANGUAGES).flat()]),
 ].sort();
 
-/** The device dimension's values, as the spec's targeting names them. */
 export const DEVICES: readonly string[] = ['desktop', 'mobile', 'tablet'];
 
-/** Browser names with their relative weights. */
 export const BROWSERS = Object.entries(
   listsOf('Chrome:50|Safari:20|Edge:8|Firefox:7|Samsung Internet:6|Opera:3|Other:6', '|'),
 ).map(([name, [weight]]) => [name, Number(weight)] as const);

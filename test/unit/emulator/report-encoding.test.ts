@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
-import { FAITHFUL_ENCODING, ReportEngine, type ReportEncoding } from '../../../src/emulator/report/render.js';
+import { FAITHFUL_QUIRKS } from '../../../src/emulator/options.js';
+import { ReportEngine, type ReportEncoding } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
 import { decodeReport } from './decode.js';
 
@@ -12,14 +13,14 @@ const engine = new ReportEngine(buildTrafficModel(generateCatalogue(9)), {
 });
 const TODAY = '2025-06-03';
 const body = (dims: readonly Dimension[], e: Partial<ReportEncoding> = {}, until = '2025-06-02') =>
-  [...engine.render('2025-05-30', until, dims, TODAY, { ...FAITHFUL_ENCODING, ...e })].join('');
+  [...engine.render('2025-05-30', until, dims, TODAY, { ...FAITHFUL_QUIRKS, ...e })].join('');
 const DIMS: Dimension[] = ['day', 'tier', 'campaign_id', 'device'];
 
 const ENCODINGS: [string, Partial<ReportEncoding>][] = [
   ['string values', { stringValues: true }],
   ['sorted keys', { sortKeys: true }],
-  ['rows', { shape: 'rows' }],
-  ['rows with string values and sorted keys', { shape: 'rows', stringValues: true, sortKeys: true }],
+  ['rows', { reportShape: 'rows' }],
+  ['rows with string values and sorted keys', { reportShape: 'rows', stringValues: true, sortKeys: true }],
   ['everything php does', { stringValues: true, sortKeys: true, emptyAsArray: true }],
 ];
 
@@ -56,15 +57,19 @@ describe('emulator report encodings', () => {
 
   it('sends an empty report as {"items":[],"totals":[]} under emptyAsArray, as {} and zeros otherwise', () => {
     const future = (e: Partial<ReportEncoding>) =>
-      [...engine.render('2025-07-01', '2025-07-01', ['day'], TODAY, { ...FAITHFUL_ENCODING, ...e })].join('');
+      [...engine.render('2025-07-01', '2025-07-01', ['day'], TODAY, { ...FAITHFUL_QUIRKS, ...e })].join('');
     expect(future({ emptyAsArray: true })).toBe('{"items":[],"totals":[]}');
     expect(future({ emptyAsArray: true, sortKeys: true })).toBe('{"totals":[],"items":[]}');
     expect(JSON.parse(future({}))).toMatchObject({ items: {}, totals: { ad_requests: 0 } });
-    expect(JSON.parse(future({ shape: 'rows' }))).toMatchObject({ items: [], totals: { ad_requests: 0 } });
+    expect(JSON.parse(future({ reportShape: 'rows' }))).toMatchObject({
+      items: [],
+      totals: { ad_requests: 0 },
+    });
   });
 
   it('writes rows with every dimension, integer ones as numbers (strings under stringValues)', () => {
-    const rows = (JSON.parse(body(DIMS, { shape: 'rows' })) as { items: Record<string, unknown>[] }).items;
+    const rows = (JSON.parse(body(DIMS, { reportShape: 'rows' })) as { items: Record<string, unknown>[] })
+      .items;
     const [first] = rows;
     expect(Object.keys(first ?? {})).toEqual([
       ...DIMS,
@@ -81,7 +86,7 @@ describe('emulator report encodings', () => {
       'string',
     ]);
     const quoted = (
-      JSON.parse(body(DIMS, { shape: 'rows', stringValues: true, sortKeys: true })) as {
+      JSON.parse(body(DIMS, { reportShape: 'rows', stringValues: true, sortKeys: true })) as {
         items: Record<string, unknown>[];
       }
     ).items[0];
