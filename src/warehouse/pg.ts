@@ -34,6 +34,17 @@ export function warehouseOf(
   return { pool, schema, copyFormat: o.copyFormat ?? 'binary', logger: o.logger };
 }
 
+/** A pool for `config` (see createPool) and the handle over it, for the configured schema. */
+export function openWarehouse(
+  config: Pick<Config, 'databaseUrl' | 'schema' | 'copyFormat'>,
+  opts: PoolOptions = {},
+): Warehouse {
+  return warehouseOf(createPool(config, opts), config.schema, {
+    copyFormat: config.copyFormat,
+    logger: opts.logger,
+  });
+}
+
 export interface PoolOptions {
   /** Connections at most (default 10). */
   readonly max?: number;
