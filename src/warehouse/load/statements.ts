@@ -1,10 +1,17 @@
 // The statements that record a load: its report_loads row, the period's report_totals, the claim
 // of the period, a small period's rows as one INSERT. Built as pure {text, values}, so their
 // parameters are checked without a database.
-import { dimensionType, type DimensionType, COUNTERS, type CounterName } from '../../config/dimensions.js';
+import {
+  dimensionType,
+  type Dimension,
+  type DimensionType,
+  COUNTERS,
+  type CounterName,
+} from '../../config/dimensions.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { Counters, Period, ReportRow, Totals } from '../../flatten/types.js';
-import { ident, qualified } from '../pg.js';
+import { ident, qualified, reportTable } from '../pg.js';
+import { tableOfSql, type TableOfRow } from '../schema/versions.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';
 import { createRowCheck } from './encode.js';
@@ -43,63 +50,43 @@ export interface LoadRecord {
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
 const MAX_ERROR = 4000;
 
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const ms = (v: number | null) => (v === null ? null : Math.round(v));
+
+/** Each report_loads column and its value in a record. */
+const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]> = [
+  ['account', (r) => r.account],
+  ['report', (r) => r.report],
+  ['period_start', (r) => r.period.start],
+  ['period_end', (r) => r.period.end],
+  ['dimensions', (r) => [...r.dimensions]],
+  ['status', (r) => r.status],
+  ['rows', (r) => r.rows],
+  ['reconciled', (r) => r.reconciled],
+  ['unreconciled_reason', (r) => r.unreconciledReason],
+  ['mismatch', (r) => json(r.mismatch)],
+  ['restatement', (r) => json(r.restatement)],
+  ['previous_load_id', (r) => r.previousLoadId],
+  ['replay_of', (r) => r.replayOf],
+  ['http_attempts', (r) => r.httpAttempts],
+  ['response_bytes', (r) => r.responseBytes],
+  ['fetch_ms', (r) => ms(r.fetchMs)],
+  ['load_ms', (r) => ms(r.loadMs)],
+  ['fetched_at', (r) => r.fetchedAt],
+  ['fetch_token', (r) => r.fetchToken],
+  ['error', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
+  ['job_id', (r) => r.jobId],
+];
+
 /** INSERT of a report_loads row, returning its load_id. */
 export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
-  const values: unknown[] = [
-    r.account,
-    r.report,
-    r.period.start,
-    r.period.end,
-    [...r.dimensions],
-    r.status,
-    r.rows,
-    r.reconciled,
-    r.unreconciledReason,
-    r.mismatch === null || r.mismatch === undefined ? null : JSON.stringify(r.mismatch),
-    r.restatement === null || r.restatement === undefined ? null : JSON.stringify(r.restatement),
-    r.previousLoadId,
-    r.replayOf,
-    r.httpAttempts,
-    r.responseBytes,
-    r.fetchMs === null ? null : Math.round(r.fetchMs),
-    r.loadMs === null ? null : Math.round(r.loadMs),
-    r.fetchedAt,
-    r.fetchToken,
-    r.error === null ? null : r.error.slice(0, MAX_ERROR),
-    r.jobId,
-  ];
-  const columns = [
-    'account',
-    'report',
-    'period_start',
-    'period_end',
-    'dimensions',
-    'status',
-    'rows',
-    'reconciled',
-    'unreconciled_reason',
-    'mismatch',
-    'restatement',
-    'previous_load_id',
-    'replay_of',
-    'http_attempts',
-    'response_bytes',
-    'fetch_ms',
-    'load_ms',
-    'fetched_at',
-    'fetch_token',
-    'error',
-    'job_id',
-  ];
-  if (r.loadId !== undefined) {
-    columns.unshift('load_id');
-    values.unshift(r.loadId);
-  }
+  const all: typeof LOAD_COLUMNS =
+    r.loadId === undefined ? LOAD_COLUMNS : [['load_id', () => r.loadId], ...LOAD_COLUMNS];
   return {
     text:
-      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
-      `VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
-    values,
+      `INSERT INTO ${qualified(schema, 'report_loads')} (${all.map(([c]) => ident(c)).join(', ')}) ` +
+      `VALUES (${all.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
+    values: all.map(([, value]) => value(r)),
   };
 }
 
@@ -126,30 +113,58 @@ export function upsertTotalsSql(
 }
 
 /**
+ * The claim's answer: a new load id; whether the loaded response's fetch started after ours; the
+ * period's report_totals row joined to its load (bigints as text: pg's default; null columns for a
+ * period never loaded, or for a counter that load was not given); and tableOfSql's row.
+ */
+export type Claimed = {
+  next_id: string;
+  stale: boolean;
+  load_id: string | null;
+  fetch_token: string | null;
+} & Record<CounterName, string | null> &
+  TableOfRow;
+
+/**
  * Claims a period for a load in one round trip, run right after the period's lock is taken (so
- * its snapshot sees every load committed before): a new load_id; the period's current totals and
- * the load that wrote them (null columns for a period never loaded); `stale`, true when that
- * load's fetch started after ours, by the fetch tokens Postgres issued (never a worker's clock);
- * and, unless stale, the period's old rows deleted from `table`, ready for the new ones.
+ * its snapshot sees every load committed before): see Claimed. `stale` compares the fetch tokens
+ * Postgres issued (never a worker's clock). Unless stale, the period's old rows are deleted from
+ * `table`, ready for the new ones, when `table` is the one tableOfSql's row names and not retired.
  */
 export function claimPeriodSql(
   schema: string,
   table: string,
   account: string,
-  report: string,
+  report: { readonly name: string; readonly dimensions: readonly string[] },
   period: Period,
   fetchToken: number,
 ): { text: string; values: unknown[] } {
+  // $1 report, $2 dimensions (tableOfSql's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
+  // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
+  const version = tableOfSql(schema, report.name, report.dimensions as Dimension[]);
+  const counters = COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ');
   return {
     text:
-      `WITH c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `WITH v AS (${version.text}), ` +
+      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${counters} ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
-      `WHERE t.account = $6 AND t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
-      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $5) AS stale), ` +
-      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $6 AND period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
-      `SELECT n.next_id, s.stale, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s LEFT JOIN c ON true`,
-    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken, account],
+      `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
+      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
+      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
+      `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
+      `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
+      `SELECT n.next_id, s.stale, c.*, v.* FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
+      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true`,
+    values: [
+      ...version.values,
+      period.start,
+      period.end,
+      qualified(schema, 'report_loads'),
+      fetchToken,
+      account,
+      reportTable(report.name),
+      table,
+    ],
   };
 }
 
