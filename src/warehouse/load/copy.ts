@@ -18,7 +18,7 @@ import {
   copyChunks,
   createRowEncoder,
   fullChunks,
-  rowChecks,
+  rowFields,
   type CopyLayout,
 } from './encode.js';
 
@@ -81,8 +81,7 @@ function writeUint64(buf: Buffer, offset: number, n: number): void {
 
 /**
  * Streams rows as COPY binary data in chunks of about `chunkBytes`: the header first, the trailer
- * last. Each row is checked as the text encoder checks it (createRowEncoder), in the same pass.
- * `counter.rows` counts rows encoded.
+ * last, each row checked by rowFields in the same pass. `counter.rows` counts rows encoded.
  */
 export async function* copyBinaryChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
@@ -90,7 +89,7 @@ export async function* copyBinaryChunks(
   counter: { rows: number },
   chunkBytes = 256 * 1024,
 ): AsyncGenerator<Buffer> {
-  const checks = rowChecks(layout);
+  const fieldsOf = rowFields(layout, binaryField);
   const fields = 2 + layout.dimensions.length + COUNTERS.length + 2;
   // Every row starts with its field count and the period, and ends with the load id and account.
   const prefix = Buffer.concat([
@@ -102,25 +101,12 @@ export async function* copyBinaryChunks(
     binaryField(String(layout.loadId), 'bigint'),
     binaryField(checkedAccount(layout.account), 'text'),
   ]);
-  const counterBytes = COUNTERS.length * 12;
-  // Rows repeat the outer dimensions' values (day, campaign): reuse the last field encoded.
-  const lastValue: Array<string | undefined> = checks.types.map(() => undefined);
-  const lastField: Buffer[] = checks.types.map(() => Buffer.alloc(0));
-
   let chunk = Buffer.allocUnsafe(chunkBytes);
   let at = BINARY_HEADER.copy(chunk, 0);
   const add = (row: ReportRow): Buffer | undefined => {
-    checks.shape(row);
-    let size = prefix.length + counterBytes + suffix.length;
-    for (let i = 0; i < lastField.length; i++) {
-      const value = row.dims[i] as string;
-      if (value !== lastValue[i]) {
-        checks.dimension(i, value);
-        lastField[i] = binaryField(value, checks.types[i] as DimensionType);
-        lastValue[i] = value;
-      }
-      size += (lastField[i] as Buffer).length;
-    }
+    const dims = fieldsOf(row);
+    let size = prefix.length + COUNTERS.length * 12 + suffix.length;
+    for (const field of dims) size += field.length;
     let full: Buffer | undefined;
     if (at + size > chunk.length) {
       full = chunk.subarray(0, at);
@@ -128,10 +114,8 @@ export async function* copyBinaryChunks(
       at = 0;
     }
     at += prefix.copy(chunk, at);
-    for (const field of lastField) at += field.copy(chunk, at);
-    for (let i = 0; i < COUNTERS.length; i++) {
-      const n = row.counters[i] as number;
-      checks.counter(i, n);
+    for (const field of dims) at += field.copy(chunk, at);
+    for (const n of row.counters) {
       chunk.writeInt32BE(8, at);
       writeUint64(chunk, at + 4, n);
       at += 12;

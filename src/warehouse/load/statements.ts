@@ -14,7 +14,7 @@ import { ident, qualified, reportTable } from '../pg.js';
 import { tableOfSql, type TableOfRow } from '../schema/versions.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';
-import { createRowCheck } from './encode.js';
+import { rowFields } from './encode.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
 
@@ -195,7 +195,7 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
 };
 
 /**
- * INSERT of `rows` into the target table, checked exactly as COPY checks them (createRowCheck:
+ * INSERT of `rows` into the target table, checked exactly as COPY checks them (rowFields:
  * a bad value throws RowValueError before anything is sent). Values go as parameters, one array
  * per column, unnested together, so the statement's text depends only on the table. Each array
  * goes as its Postgres literal, written here in one join: pg's own conversion of JavaScript
@@ -205,16 +205,12 @@ export function insertRowsSql(
   target: CopyTarget,
   rows: readonly ReportRow[],
 ): { text: string; values: unknown[] } {
-  const check = createRowCheck(target);
-  const text = target.dimensions.map((d) => dimensionType(d) === 'text');
+  const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));
   const dims: string[][] = target.dimensions.map(() => []);
   const counters: number[][] = COUNTERS.map(() => []);
   for (const row of rows) {
-    check(row);
-    for (let i = 0; i < dims.length; i++) {
-      const value = row.dims[i] as string;
-      (dims[i] as string[]).push(text[i] === true ? quoted(value) : value);
-    }
+    const fields = fieldsOf(row);
+    for (let i = 0; i < dims.length; i++) (dims[i] as string[]).push(fields[i] as string);
     for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
   }
   // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
