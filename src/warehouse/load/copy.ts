@@ -1,6 +1,6 @@
-// COPY of report rows into their table (copyRows), and the binary-format encoding it uses by default. Binary COPY spares Postgres the parsing of every
-// number and date from text (psql's own binary \copy is about 1.25x its text \copy), and spares us
-// the escaping of text values. The rows are checked exactly as the text encoder checks them.
+// COPY of report rows into their table (copyRows), and the binary format it uses by default: it
+// spares Postgres the parsing of every number and date from text (psql's own binary \copy is about
+// 1.25x its text \copy), and us the escaping of text values.
 // Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
 // per row an int16 field count, then per field an int32 byte length and the value in network
 // order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type Dimension, type DimensionType, COUNTERS } from '../../config/dimensions.js';
+import { type DimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportRow } from '../../flatten/types.js';
 import { ident, qualified, type CopyFormat } from '../pg.js';
 import { copyColumns } from '../schema/report-tables.js';
@@ -134,15 +134,10 @@ export async function* copyBinaryChunks(
   yield chunk.subarray(0, at);
 }
 
-export interface CopyTarget {
+/** Where COPY writes: the table, and what every row of it shares. */
+export interface CopyTarget extends CopyLayout {
   readonly schema: string;
   readonly table: string;
-  readonly dimensions: readonly Dimension[];
-  readonly periodStart: string;
-  readonly periodEnd: string;
-  readonly loadId: number;
-  /** The account of every row (a validated name). */
-  readonly account: string;
 }
 
 /**

@@ -75,7 +75,7 @@ export function encodeDimension(value: string, dimension: string, type: Dimensio
   return value;
 }
 
-/** What every COPY line of one load shares. */
+/** What every row of one load shares. */
 export interface CopyLayout {
   readonly periodStart: string;
   readonly periodEnd: string;
@@ -124,7 +124,8 @@ export function rowFields<F>(
       const value = row.dims[i] as string;
       if (value === lastValue[i]) continue;
       const type = types[i] as DimensionType;
-      encodeDimension(value, dimensions[i] as Dimension, type);
+      if (type === 'text') checkText(value, dimensions[i] as Dimension);
+      else encodeDimension(value, dimensions[i] as Dimension, type);
       // A row of another day would be stored under this period and double-count in BI.
       if (i === dayIndex && (value < periodStart || value > periodEnd))
         throw new RowValueError(

@@ -5,7 +5,6 @@ import { performance } from 'node:perf_hooks';
 import { escapeLiteral, type PoolClient } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
-import type { Reconciliation } from '../../flatten/rows.js';
 import type { ReportSummary } from '../../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../../flatten/types.js';
 import { COUNTERS } from '../../config/dimensions.js';
@@ -34,10 +33,7 @@ import {
   type LoadRecord,
 } from './statements.js';
 
-/**
- * What is known of one fetch, carried from the pull to its report_loads row: the period asked for
- * and the facts of the request (the body's size and digest are the archive's, known once it is read).
- */
+/** What is known of one fetch, carried from the pull to its report_loads row (size and digest are the archive's). */
 export interface FetchInfo {
   readonly account: string;
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
@@ -58,7 +54,7 @@ export interface FetchInfo {
 export interface RowSource {
   /** An array is retried on a deadlock; an async iterable is streamed once. */
   readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
-  /** The API's totals and the reconciliation, asked for only once `rows` has been read. */
+  /** The API's totals and the reconciliation, once `rows` has been read. */
   summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
   /**
    * The rows come from a body held whole: read them before the transaction, so a small period
@@ -96,10 +92,7 @@ export interface LoadOptions {
 /** Per-statement limit inside a load: one COPY is one statement. */
 const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
 
-/**
- * A new fetch token: take it before the request is sent. A response fetched under a lower token
- * than the period's loaded one is stale and is recorded as superseded (see claimPeriodSql).
- */
+/** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
   const { rows } = await wh.pool.query<{ token: string }>(
     named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]),
@@ -159,12 +152,10 @@ export async function loadPeriod(
   }
 }
 
-/** A load's input once the way its rows travel is chosen. */
-interface Input extends Pick<RowSource, 'summary'> {
+/** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
+interface Input extends RowSource {
   readonly info: FetchInfo;
-  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
   readonly packed: () => Promise<PackedBody | undefined>;
-  /** The rows go inside the last statement (an array of at most inlineMaxRows). */
   readonly inline: boolean;
   readonly startedAt: number;
 }
@@ -247,17 +238,14 @@ async function loadInTransaction(client: PoolClient, wh: Warehouse, input: Input
   return { ...outcome, evolving };
 }
 
-/** How record ends a load: with rows written (`rows` set), or superseded (`error` set or null). */
-type Ending =
-  | {
-      readonly previousLoadId: number | null;
-      readonly rows: number;
-      /** The totals of the period's previous load, for the restatement. */
-      readonly previous: Totals | undefined;
-      /** A small period's rows, as one INSERT. */
-      readonly inline: { text: string; values: unknown[] } | undefined;
-    }
-  | { readonly previousLoadId: number | null; readonly error: string | null; readonly rows?: undefined };
+/**
+ * How record ends a load: with `rows` written (`previous`: the period's previous totals, `inline`:
+ * a small period's rows as one INSERT), or superseded (`error`, or null).
+ */
+type Ending = { readonly previousLoadId: number | null } & (
+  | { rows: number; previous: Totals | undefined; inline: { text: string; values: unknown[] } | undefined }
+  | { error: string | null; rows?: undefined }
+);
 
 /**
  * Writes the load's report_loads row and archives its body; a load with rows also writes the
@@ -274,8 +262,11 @@ async function record(
   end: Ending,
 ): Promise<Omit<LoadOutcome, 'evolving'>> {
   if (end.rows === undefined) for await (const _row of input.rows);
-  const { totals, reconciliation } = input.summary();
-  const checked = reconciliationOf(reconciliation);
+  const { totals, reconciliation: r } = input.summary();
+  const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
+  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
+  const mismatch = r.ok || reason === 'no totals' ? null : r.differences;
+  const checked = { reconciled: r.ok, unreconciledReason: reason, mismatch };
   const packed = await input.packed();
   const loadMs = performance.now() - input.startedAt;
   const { account, report, period } = input.info;
@@ -343,18 +334,6 @@ async function refuseRetired(
   return { ...outcome, evolving: false };
 }
 
-/** The reconciled, unreconciled_reason and mismatch columns (and outcome fields) of a reconciliation. */
-function reconciliationOf(r: Reconciliation) {
-  if (r.ok) return { reconciled: true, unreconciledReason: null, mismatch: null };
-  const reason: UnreconciledReason = r.reason ?? 'mismatch';
-  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
-  return {
-    reconciled: false,
-    unreconciledReason: reason,
-    mismatch: reason === 'no totals' ? null : r.differences,
-  };
-}
-
 /**
  * The rows as an array when there are at most `max` (read now, before any lock), else a stream of
  * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
@@ -408,10 +387,7 @@ export interface FailedPull {
   readonly packed?: PackedBody | undefined;
 }
 
-/**
- * Records a failed pull in report_loads (status failed, the error) without touching the period's
- * rows or totals; archives the body if given. Returns the load_id.
- */
+/** Records a failed pull in report_loads, and its body if given; the period's rows and totals stay. Returns the load_id. */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
   const insert = insertLoadSql(wh.schema, {

@@ -248,18 +248,14 @@ function quoted(value: string): string {
   return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
-/**
- * Per counter: the previous load's total and how much the new load changed it. A load without
- * that total (the API gave none) makes them null: no change can be measured.
- */
+/** Per counter: the previous load's total and the new load's change of it (null: not measurable). */
 export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
 
 /** The change of each total from `previous` to `current` (null where either lacks the total). */
 export function restatementOf(previous: Totals, current: Totals): Restatement {
   const out = {} as Restatement;
   for (const c of COUNTERS) {
-    const before = previous[c];
-    const now = current[c];
+    const [before, now] = [previous[c], current[c]];
     out[c] = { previous: before, delta: before === null || now === null ? null : now - before };
   }
   return out;
@@ -278,32 +274,30 @@ export function maxRelativeChange(r: Restatement): number {
   let max = 0;
   for (const c of COUNTERS) {
     const { previous, delta } = r[c];
-    if (previous === null || delta === null || delta === 0) continue;
-    const rel = previous === 0 ? 1 : Math.abs(delta) / previous;
-    if (rel > max) max = rel;
+    if (previous !== null && delta !== null && delta !== 0)
+      max = Math.max(max, previous === 0 ? 1 : Math.abs(delta) / previous);
   }
   return max;
 }
 
-/** One reload of a period: its age when re-fetched and what changed. */
+/** One reload of a period: its age (whole days from the period's last day to the fetch) and what changed. */
 export interface RestatementSample {
   readonly report: string;
-  /** Whole days from the period's last day to the fetch of the reload. */
   readonly ageDays: number;
   readonly restatement: Restatement;
 }
 
-/** Reloads of one report's periods at one age, summarized. */
+/**
+ * Reloads of one report's periods at one age: how many, how many changed any total, the mean
+ * |delta| per counter over the reloads that could measure it (0 when none could), and the
+ * largest maxRelativeChange.
+ */
 export interface RestatementSummary {
   readonly report: string;
   readonly age_days: number;
-  /** Reloads of periods at this age. */
   readonly loads: number;
-  /** Of those, how many changed any total. */
   readonly restated: number;
-  /** Mean of |delta| per counter, over the reloads that could measure it (0 when none could). */
   readonly avg_abs_change: Counters;
-  /** Largest |delta| / previous over all counters and loads (0 when previous was 0 and delta 0, 1 when only previous was 0). */
   readonly max_rel_change: number;
 }
 
@@ -312,8 +306,8 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
   const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
   for (const s of samples) {
     const key = `${s.report}\u0000${s.ageDays}`;
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = { report: s.report, age: s.ageDays, items: [] }));
+    const g = groups.get(key) ?? { report: s.report, age: s.ageDays, items: [] };
+    groups.set(key, g);
     g.items.push(s.restatement);
   }
   return [...groups.values()]
@@ -321,24 +315,18 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
     .map((g) => {
       const avg = {} as Counters;
       for (const c of COUNTERS) {
-        let sum = 0;
-        let measured = 0;
-        for (const r of g.items) {
-          const { previous, delta } = r[c];
-          if (previous === null || delta === null) continue;
-          measured++;
-          sum += Math.abs(delta);
-        }
-        avg[c] = measured === 0 ? 0 : sum / measured;
+        const deltas = g.items.flatMap(({ [c]: { previous, delta } }) =>
+          previous === null || delta === null ? [] : [Math.abs(delta)],
+        );
+        avg[c] = deltas.length === 0 ? 0 : deltas.reduce((a, b) => a + b, 0) / deltas.length;
       }
-      const maxRel = Math.max(0, ...g.items.map(maxRelativeChange));
       return {
         report: g.report,
         age_days: g.age,
         loads: g.items.length,
         restated: g.items.filter(isRestated).length,
         avg_abs_change: avg,
-        max_rel_change: maxRel,
+        max_rel_change: Math.max(0, ...g.items.map(maxRelativeChange)),
       };
     });
 }
