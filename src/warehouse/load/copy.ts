@@ -42,35 +42,16 @@ function pgDays(date: string): number {
 
 /** One field (length and value) of a dimension value already checked for its type. */
 export function binaryField(value: string, type: DimensionType): Buffer {
-  switch (type) {
-    case 'text': {
-      const bytes = Buffer.byteLength(value, 'utf8');
-      const out = Buffer.allocUnsafe(4 + bytes);
-      out.writeInt32BE(bytes, 0);
-      out.write(value, 4, 'utf8');
-      return out;
-    }
-    case 'date': {
-      const out = Buffer.allocUnsafe(8);
-      out.writeInt32BE(4, 0);
-      out.writeInt32BE(pgDays(value), 4);
-      return out;
-    }
-    case 'smallint': {
-      const out = Buffer.allocUnsafe(6);
-      out.writeInt32BE(2, 0);
-      out.writeInt16BE(Number(value), 4);
-      return out;
-    }
-    case 'bigint': {
-      const out = Buffer.allocUnsafe(12);
-      out.writeInt32BE(8, 0);
-      const digits = value.startsWith('-') ? value.length - 1 : value.length;
-      if (digits <= SAFE_DIGITS && !value.startsWith('-')) writeUint64(out, 4, Number(value));
-      else out.writeBigInt64BE(BigInt(value), 4);
-      return out;
-    }
-  }
+  const size =
+    type === 'text' ? Buffer.byteLength(value, 'utf8') : type === 'date' ? 4 : type === 'smallint' ? 2 : 8;
+  const out = Buffer.allocUnsafe(4 + size);
+  out.writeInt32BE(size, 0);
+  if (type === 'text') out.write(value, 4, 'utf8');
+  else if (type === 'date') out.writeInt32BE(pgDays(value), 4);
+  else if (type === 'smallint') out.writeInt16BE(Number(value), 4);
+  else if (value.length <= SAFE_DIGITS && !value.startsWith('-')) writeUint64(out, 4, Number(value));
+  else out.writeBigInt64BE(BigInt(value), 4);
+  return out;
 }
 
 /** Writes a non-negative safe integer as an int64 at `offset`. */

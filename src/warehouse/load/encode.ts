@@ -34,20 +34,13 @@ function escapeSpecials(value: string): string {
 
 /** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
 export function checkText(value: string, dimension = 'value'): void {
-  if (value.includes('\u0000')) {
-    throw new RowValueError(
-      `${dimension} value ${preview(value)} holds a NUL character, which Postgres text cannot store; fix the parser or the source data`,
-      dimension,
-      value,
-    );
-  }
-  if (LONE_SURROGATE.test(value)) {
-    throw new RowValueError(
-      `${dimension} value ${preview(value)} holds an unpaired UTF-16 surrogate, which has no UTF-8 form`,
-      dimension,
-      value,
-    );
-  }
+  const why = value.includes('\u0000')
+    ? 'holds a NUL character, which Postgres text cannot store; fix the parser or the source data'
+    : LONE_SURROGATE.test(value)
+      ? 'holds an unpaired UTF-16 surrogate, which has no UTF-8 form'
+      : undefined;
+  if (why !== undefined)
+    throw new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
 }
 
 /** Checks a dimension value against its column type and returns its COPY text; throws RowValueError. */
@@ -55,17 +48,13 @@ export function encodeDimension(value: string, dimension: string, type: Dimensio
   if (typeof value !== 'string')
     throw new RowValueError(`${dimension} value ${String(value)} is not a string`, dimension, String(value));
   if (type === 'text') return escapeCopyText(value, dimension);
+  const bad = (why: string) =>
+    new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
   if (type === 'date') {
-    if (!isIsoDate(value))
-      throw new RowValueError(
-        `${dimension} value ${preview(value)} is not a YYYY-MM-DD date`,
-        dimension,
-        value,
-      );
+    if (!isIsoDate(value)) throw bad('is not a YYYY-MM-DD date');
     return value;
   }
-  if (!INTEGER.test(value))
-    throw new RowValueError(`${dimension} value ${preview(value)} is not a whole number`, dimension, value);
+  if (!INTEGER.test(value)) throw bad('is not a whole number');
   // Up to 18 digits always fits a bigint: skip the BigInt allocation on the hot path of ids.
   if (type === 'bigint' && value.length <= (value.startsWith('-') ? 19 : 18)) return value;
   const n = BigInt(value);
@@ -229,6 +218,5 @@ export function checkedAccount(account: string): string {
 }
 
 function preview(value: string): string {
-  const text = JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return text;
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { escapeLiteral, type PoolClient } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
-import type { ReportSummary } from '../../flatten/stream.js';
+import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../../flatten/types.js';
 import { COUNTERS } from '../../config/dimensions.js';
 import { MissingPartitionError } from '../errors.js';
@@ -57,8 +57,8 @@ export interface RowSource {
   /** The API's totals and the reconciliation, once `rows` has been read. */
   summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
   /**
-   * The rows come from a body held whole: read them before the transaction, so a small period
-   * goes inline. Rows of a body still arriving stream into a COPY as they come.
+   * The rows (then streamReport's BatchedRows) come from a body held whole: read them before the
+   * transaction, so a small period goes inline. Rows of a body still arriving stream into a COPY.
    */
   readonly held?: boolean;
 }
@@ -338,13 +338,9 @@ async function refuseRetired(
  * The rows as an array when there are at most `max` (read now, before any lock), else a stream of
  * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
  */
-async function byRowCount(
-  rows: RowSource['rows'],
-  max: number,
-): Promise<readonly ReportRow[] | AsyncIterable<ReportRow>> {
+async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSource['rows']> {
   if (Array.isArray(rows) || max <= 0) return rows;
-  const stream = rows as AsyncIterable<ReportRow> & { batches?: () => AsyncIterable<readonly ReportRow[]> };
-  const batches = (stream.batches?.() ?? single(stream))[Symbol.asyncIterator]();
+  const batches = (rows as BatchedRows).batches()[Symbol.asyncIterator]();
   const first: ReportRow[] = [];
   for (;;) {
     const step = await batches.next();
@@ -357,17 +353,13 @@ async function byRowCount(
     yield first;
     for (let step = await batches.next(); step.done !== true; step = await batches.next()) yield step.value;
   }
-  return {
+  const stream: BatchedRows = {
     batches: rest,
     async *[Symbol.asyncIterator]() {
       for await (const batch of rest()) yield* batch;
     },
-  } as AsyncIterable<ReportRow>;
-}
-
-/** Rows one at a time, as batches of one. */
-async function* single(rows: AsyncIterable<ReportRow>): AsyncGenerator<readonly ReportRow[]> {
-  for await (const row of rows) yield [row];
+  };
+  return stream;
 }
 
 /** The totals of the claim's row (bigints as text). */
