@@ -85,7 +85,7 @@ export interface PullDeps {
   readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
 }
 
-/** PullDeps over one fetcher (every account's) or each account's own, and `wh`. */
+/** PullDeps over one fetcher (every account's) or each account's own. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -321,11 +321,7 @@ function isReportError(error: Error): boolean {
   );
 }
 
-/**
- * A streamed body's repeated row surfaces as the report table's unique violation (23505), raised
- * by the partition of the period's month: name it as the body's fault, since the earlier copy of
- * the row was streamed away before the repeat.
- */
+/** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
   // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
@@ -405,10 +401,9 @@ export interface FetcherHooks {
 }
 
 /**
- * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
- * queue for Retry-After instead of one request sleeping), every request, retries included,
- * first takes a slot of the shared rate limit, report bodies have every secret of the config
- * redacted, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses for
+ * Retry-After instead of one request sleeping), every attempt first takes a slot of the shared
+ * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
  */
 export function createWorkerApi(
   config: Config,
