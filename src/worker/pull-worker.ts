@@ -80,11 +80,7 @@ export function startPullWorker(
   });
 }
 
-/**
- * The pull queue's cap on pulls per second: the sum of every account's rate limit (at least
- * ADOPS_RATE_LIMIT). ADOPS_RATE_LIMIT alone held 3 accounts of 50 requests/s each to 10 pulls/s
- * together.
- */
+/** The pull queue's cap on pulls per second: every account's rate limit together (at least ADOPS_RATE_LIMIT). */
 export function pullsPerSecondCap(config: Pick<WorkerRuntime['config'], 'queue' | 'accounts'>): number {
   const sum = config.accounts.reduce((n, a) => n + a.rateLimitPerSecond, 0);
   return Math.max(config.queue.rateLimitPerSecond, sum);
@@ -200,7 +196,8 @@ export function pullProcessor(
     }
     observer.pull(report, { outcome: 'retry' });
     log.warn({ reason: failure.reason, attempt }, 'pull failed; it will be retried');
-    throw new PullRetry(failure.reason, retryAfterOf(outcome.error));
+    const error = outcome.error;
+    throw new PullRetry(failure.reason, error instanceof AdopsError ? error.retryAfterMs : undefined);
   };
 }
 
@@ -221,10 +218,6 @@ class PullRetry extends Error {
   ) {
     super(message);
   }
-}
-
-function retryAfterOf(error: unknown): number | undefined {
-  return error instanceof AdopsError ? error.retryAfterMs : undefined;
 }
 
 /** How a pull ended, as counted: its outcome and, when it loaded, its figures. */

@@ -18,11 +18,9 @@ import { rowFields } from './encode.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
 
-/** One report_loads row. */
+/** One report_loads row; `loadId` when taken up front, else assigned by the insert. */
 export interface LoadRecord {
-  /** Taken from the sequence up front when the rows need it; otherwise assigned by the insert. */
   readonly loadId?: number;
-  /** The account the period belongs to (DEFAULT_ACCOUNT for a single-account deployment). */
   readonly account: string;
   readonly report: string;
   readonly period: Period;
