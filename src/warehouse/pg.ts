@@ -132,7 +132,7 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
 }
 
 export interface TransactionOptions {
-  /** The opening statement, e.g. 'BEGIN READ ONLY' (default 'BEGIN'). */
+  /** The opening statement(s), e.g. 'BEGIN READ ONLY' (default 'BEGIN'). */
   readonly begin?: string;
   /**
    * Told when the ROLLBACK itself failed: the connection is then unusable, and a pooled client
@@ -151,8 +151,9 @@ export async function withTransaction<T>(
   work: () => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
-  await client.query(options.begin ?? 'BEGIN');
   try {
+    // Inside the try: an opening of several statements (BEGIN; SELECT ...) may fail after BEGIN.
+    await client.query(options.begin ?? 'BEGIN');
     const result = await work();
     await client.query('COMMIT');
     return result;

@@ -8,7 +8,14 @@ import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classif
 import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
-import { pullDeps, type FetcherFor, type ReportFetcher, runPull, type PullDeps } from './pull.js';
+import {
+  pullDeps,
+  runPull,
+  type AttemptEvent,
+  type FetcherFor,
+  type PullDeps,
+  type ReportFetcher,
+} from './pull.js';
 import { evolutionHook } from '../queue/enqueue.js';
 import { withRedactedErrors } from '../log/redact.js';
 import { AdopsError } from '../retry/errors.js';
@@ -73,11 +80,7 @@ export function startPullWorker(
   });
 }
 
-/**
- * The pull queue's cap on pulls per second: the sum of every account's rate limit (at least
- * ADOPS_RATE_LIMIT). ADOPS_RATE_LIMIT alone held 3 accounts of 50 requests/s each to 10 pulls/s
- * together.
- */
+/** The pull queue's cap on pulls per second: every account's rate limit together (at least ADOPS_RATE_LIMIT). */
 export function pullsPerSecondCap(config: Pick<WorkerRuntime['config'], 'queue' | 'accounts'>): number {
   const sum = config.accounts.reduce((n, a) => n + a.rateLimitPerSecond, 0);
   return Math.max(config.queue.rateLimitPerSecond, sum);
@@ -128,9 +131,9 @@ export function pullProcessor(
       guard?.leave(account);
     }
     const report = data.report;
-    if (outcome.ok) guard?.succeeded(account);
-    else if (isAccountTrouble(outcome.error)) guard?.failed(account);
+    if (!outcome.ok && isAccountTrouble(outcome.error)) guard?.failed(account);
     if (outcome.ok) {
+      guard?.succeeded(account);
       const { loaded } = outcome;
       observer.pull(report, {
         outcome: loaded.status,
@@ -139,21 +142,19 @@ export function pullProcessor(
         loadMs: loaded.loadMs,
         totalMs: performance.now() - started,
       });
-      log.info(
-        { loadId: loaded.loadId, status: loaded.status, rows: loaded.rows, reconciled: loaded.reconciled },
-        'pull loaded',
-      );
-      rt.touch();
-      return {
+      const result = {
         loadId: loaded.loadId,
         status: loaded.status,
         rows: loaded.rows,
         reconciled: loaded.reconciled,
       };
+      log.info(result, 'pull loaded');
+      rt.touch();
+      return result;
     }
     const { failure } = outcome;
+    if (failure.kind === 'rate-limited') observer.pull(report, { outcome: 'rate_limited' });
     if (failure.kind === 'rate-limited' && isolation !== undefined) {
-      observer.pull(report, { outcome: 'rate_limited' });
       const ms = Math.max(1, failure.retryAfterMs);
       log.warn({ retryAfterMs: ms }, 'API rate limit: pausing this account');
       // Only this account's requests and pulls wait; the job goes back without spending an attempt.
@@ -163,7 +164,6 @@ export function pullProcessor(
       throw new DelayedError();
     }
     if (failure.kind === 'rate-limited') {
-      observer.pull(report, { outcome: 'rate_limited' });
       log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
       // Holds every request of every worker (a sync's too), then pauses the queue; the job goes
       // back to wait without spending an attempt.
@@ -196,7 +196,8 @@ export function pullProcessor(
     }
     observer.pull(report, { outcome: 'retry' });
     log.warn({ reason: failure.reason, attempt }, 'pull failed; it will be retried');
-    throw new PullRetry(failure.reason, retryAfterOf(outcome.error));
+    const error = outcome.error;
+    throw new PullRetry(failure.reason, error instanceof AdopsError ? error.retryAfterMs : undefined);
   };
 }
 
@@ -219,10 +220,6 @@ class PullRetry extends Error {
   }
 }
 
-function retryAfterOf(error: unknown): number | undefined {
-  return error instanceof AdopsError ? error.retryAfterMs : undefined;
-}
-
 /** How a pull ended, as counted: its outcome and, when it loaded, its figures. */
 export type PullEvent =
   | {
@@ -233,13 +230,6 @@ export type PullEvent =
       readonly totalMs: number;
     }
   | { readonly outcome: 'retry' | 'failed' | 'rate_limited' };
-
-/** One HTTP attempt to the API (its status, undefined when no response came). */
-export interface AttemptEvent {
-  readonly status: number | undefined;
-  readonly attempt: number;
-  readonly path: string;
-}
 
 /** The listener of a worker's events. */
 export interface WorkerObserver {

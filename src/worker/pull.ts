@@ -28,7 +28,13 @@ import { streamReport } from '../flatten/stream.js';
 import { redactBuffer, redactSecrets } from '../log/redact.js';
 import { AdopsError, TerminalError } from '../retry/errors.js';
 import { LoadError, ReplayError } from '../warehouse/errors.js';
-import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from '../warehouse/load/archive.js';
+import {
+  archivedLoad,
+  BodyArchive,
+  latestBodyDigest,
+  packBody,
+  type PackedBody,
+} from '../warehouse/load/archive.js';
 import {
   loadPeriod,
   recordFailedPull,
@@ -53,16 +59,11 @@ export interface ReportFetcher {
 /** The fetcher of each account (undefined for an account this worker does not know). */
 export type FetcherFor = (account: string) => ReportFetcher | undefined;
 
-/** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
-export type ParseFn = (
-  body: Buffer,
-  dimensions: readonly Dimension[],
-) => ParsedReport | Promise<ParsedReport>;
-
 export interface PullOptions extends LoadOptions {
   /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
   readonly strictReconcile?: boolean;
-  readonly parse?: ParseFn;
+  /** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
+  readonly parse?: (body: Buffer, dimensions: readonly Dimension[]) => ParsedReport | Promise<ParsedReport>;
   /** Strings never to store (the API key): redacted from a recorded error. */
   readonly secrets?: readonly string[];
 }
@@ -84,7 +85,7 @@ export interface PullDeps {
   readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
 }
 
-/** PullDeps over one fetcher (every account's) or each account's own, and `wh`. */
+/** PullDeps over one fetcher (every account's) or each account's own. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -128,9 +129,9 @@ export async function runPull(
   jobId: string | undefined,
   logger: Logger,
 ): Promise<PullOutcome> {
-  const fail = (error: unknown, loadId?: number): PullOutcome => ({
+  const fail = (error: unknown, loadId?: number, failure = classifyFailure(error)): PullOutcome => ({
     ok: false,
-    failure: classifyFailure(error),
+    failure,
     error,
     ...(loadId === undefined ? {} : { loadId }),
   });
@@ -156,7 +157,7 @@ export async function runPull(
     fetched = await fetcher.fetchReport({ dimensions: report.dimensions, period }, deps.signal);
   } catch (error) {
     const failure = classifyFailure(error);
-    if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return { ok: false, failure, error };
+    if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return fail(error, undefined, failure);
     const attempts =
       error instanceof AdopsError && (error.attempts ?? 0) > 0 ? (error.attempts as number) : 1;
     const info = { account, report, period, fetchToken, attempts, ...(jobId === undefined ? {} : { jobId }) };
@@ -166,23 +167,22 @@ export async function runPull(
       body === undefined
         ? undefined
         : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
-    const loadId = await recordFailure(deps.wh, info, error, packed, opts.secrets).catch(
-      (recordError: unknown) => {
-        // Postgres itself may be down; the job's failedReason still carries the reason.
-        logger.warn({ err: recordError }, 'could not record the failed pull in report_loads');
-        return undefined;
-      },
-    );
-    return { ok: false, failure, error, ...(loadId === undefined ? {} : { loadId }) };
+    const loadId = await recordFailure(deps.wh, info, error, packed, opts.secrets).catch((err: unknown) => {
+      // Postgres itself may be down; the job's failedReason still carries the reason.
+      logger.warn({ err }, 'could not record the failed pull in report_loads');
+      return undefined;
+    });
+    return fail(error, loadId, failure);
   }
+  const { fetchedAt, attempts, fetchMs } = fetched;
   const info: FetchInfo = {
     account,
     report,
     period,
     fetchToken,
-    fetchedAt: fetched.fetchedAt,
-    attempts: fetched.attempts,
-    fetchMs: fetched.fetchMs,
+    fetchedAt,
+    attempts,
+    fetchMs,
     ...(jobId === undefined ? {} : { jobId }),
   };
   try {
@@ -297,7 +297,7 @@ function recordFailure(
   wh: Warehouse,
   info: FetchInfo,
   error: unknown,
-  packed: Awaited<ReturnType<typeof packBody>> | undefined,
+  packed: PackedBody | undefined,
   secrets: readonly string[] = [],
 ): Promise<number> {
   return recordFailedPull(wh, { info, error: describeError(error, secrets), packed });
@@ -321,11 +321,7 @@ function isReportError(error: Error): boolean {
   );
 }
 
-/**
- * A streamed body's repeated row surfaces as the report table's unique violation (23505), raised
- * by the partition of the period's month: name it as the body's fault, since the earlier copy of
- * the row was streamed away before the repeat.
- */
+/** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
   // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
@@ -388,21 +384,26 @@ export async function replayLoad(
   return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
 }
 
+/** One HTTP attempt to the API (its status, undefined when no response came). */
+export interface AttemptEvent {
+  readonly status: number | undefined;
+  readonly attempt: number;
+  readonly path: string;
+}
+
 /** Hooks the worker passes to the API client it creates. */
 export interface FetcherHooks {
-  /** Awaited before every HTTP request (the shared rate limit). */
+  /** Awaited before every HTTP request, retries included (the shared rate limit). */
   beforeRequest(): Promise<void>;
-  /** Called after every HTTP request: its status (undefined: no response) and its attempt number. */
-  onAttempt(info: { status: number | undefined; attempt: number; path: string }): void;
+  onAttempt(info: AttemptEvent): void;
   /** The API said, in a success's usage headers, that no request is left for this many ms. */
   onExhausted?(ms: number): void;
 }
 
 /**
- * The API client of `config`, for a worker: a 429 throws at once (the worker pauses the whole
- * queue for Retry-After instead of one request sleeping), every request, retries included,
- * first takes a slot of the shared rate limit, report bodies have every secret of the config
- * redacted, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses for
+ * Retry-After instead of one request sleeping), every attempt first takes a slot of the shared
+ * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
  */
 export function createWorkerApi(
   config: Config,
@@ -412,7 +413,6 @@ export function createWorkerApi(
 ): { client: ApiClient; fetcher: ReportFetcher } {
   const client = createApiClientFromConfig(config, logger, {
     on429: 'throw',
-    // Awaited by the client before every attempt, retries included.
     beforeRequest: hooks.beforeRequest,
     onAttempt: (a: AttemptInfo) => {
       hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });

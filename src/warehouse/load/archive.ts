@@ -14,11 +14,7 @@ import { qualified, type Warehouse } from '../pg.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-/**
- * A body ready to archive: compressed off the transaction, so no lock waits on zlib. A body held
- * whole is stored in its report_raw row (`gzip`); a streamed one is already in report_raw_parts
- * (`spoolId`).
- */
+/** A body ready to archive, compressed off the transaction: whole in `gzip`, or streamed to report_raw_parts (`spoolId`). */
 export type PackedBody = {
   /** Size of the stored (redacted) body. */
   readonly bytes: number;
@@ -48,10 +44,7 @@ const GZIP_INLINE_BYTES = 256 * 1024;
 /** Compressed bytes per row of report_raw_parts. */
 const PART_BYTES = 1024 * 1024;
 
-/**
- * Compresses a whole body to store and fingerprints it; `receivedSha256` is the digest of the body
- * as the API sent it, when a secret was redacted from it.
- */
+/** Compresses a whole body and fingerprints it; `receivedSha256`: the body's as the API sent it. */
 export async function packBody(body: Buffer, receivedSha256?: string): Promise<PackedBody> {
   const options = { level: GZIP_LEVEL };
   const sha256 = digest(body);
@@ -98,7 +91,7 @@ export class BodyArchive {
     return new BodyArchive(body, new PartWriter(wh.pool, wh.schema, account, Number(rows[0]?.id)));
   }
 
-  /** True for a body the API client read whole: it is archived in one row. */
+  /** The API client read the body whole: it is archived in one row. */
   get whole(): boolean {
     return this.parts === undefined;
   }
@@ -217,23 +210,18 @@ class PartWriter {
 }
 
 /** INSERT of the archived body of `loadId`. */
-export function archiveBodySql(
-  schema: string,
-  account: string,
-  loadId: number,
-  packed: PackedBody,
-): { text: string; values: unknown[] } {
+export function archiveBodySql(schema: string, account: string, loadId: number, p: PackedBody) {
   return {
     text: `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     values: [
       account,
       loadId,
-      packed.gzip ?? null,
-      packed.spoolId ?? null,
-      packed.bytes,
-      packed.sha256,
-      packed.receivedSha256,
-    ],
+      p.gzip ?? null,
+      p.spoolId ?? null,
+      p.bytes,
+      p.sha256,
+      p.receivedSha256,
+    ] as unknown[],
   };
 }
 
@@ -315,22 +303,8 @@ export async function pruneRaw(pool: Pool, schema: string, keepDays: number): Pr
   return result.rowCount ?? 0;
 }
 
-/** A load as replay takes it up again: its fetch, and its archived body (undefined when not kept). */
-export interface ArchivedLoad {
-  readonly info: {
-    readonly account: string;
-    readonly report: { readonly name: string; readonly dimensions: readonly Dimension[] };
-    readonly period: Period;
-    readonly fetchToken: number;
-    readonly fetchedAt: Date;
-    readonly attempts: number;
-    readonly fetchMs: number;
-  };
-  readonly body: Buffer | undefined;
-}
-
-/** The fetch of load `loadId` and its archived body; undefined when there is no such load. */
-export async function archivedLoad(wh: Warehouse, loadId: number): Promise<ArchivedLoad | undefined> {
+/** The fetch of load `loadId` as replay takes it up again, and its archived body (undefined when not kept); undefined when there is no such load. */
+export async function archivedLoad(wh: Warehouse, loadId: number) {
   const { rows } = await wh.pool.query<{
     account: string;
     report: string;

@@ -1,6 +1,6 @@
-// COPY of report rows into their table (copyRows), and the binary-format encoding it uses by default. Binary COPY spares Postgres the parsing of every
-// number and date from text (psql's own binary \copy is about 1.25x its text \copy), and spares us
-// the escaping of text values. The rows are checked exactly as the text encoder checks them.
+// COPY of report rows into their table (copyRows), and the binary format it uses by default: it
+// spares Postgres the parsing of every number and date from text (psql's own binary \copy is about
+// 1.25x its text \copy), and us the escaping of text values.
 // Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
 // per row an int16 field count, then per field an int32 byte length and the value in network
 // order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type Dimension, type DimensionType, COUNTERS } from '../../config/dimensions.js';
+import { type DimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportRow } from '../../flatten/types.js';
 import { ident, qualified, type CopyFormat } from '../pg.js';
 import { copyColumns } from '../schema/report-tables.js';
@@ -18,7 +18,7 @@ import {
   copyChunks,
   createRowEncoder,
   fullChunks,
-  rowChecks,
+  rowFields,
   type CopyLayout,
 } from './encode.js';
 
@@ -42,35 +42,16 @@ function pgDays(date: string): number {
 
 /** One field (length and value) of a dimension value already checked for its type. */
 export function binaryField(value: string, type: DimensionType): Buffer {
-  switch (type) {
-    case 'text': {
-      const bytes = Buffer.byteLength(value, 'utf8');
-      const out = Buffer.allocUnsafe(4 + bytes);
-      out.writeInt32BE(bytes, 0);
-      out.write(value, 4, 'utf8');
-      return out;
-    }
-    case 'date': {
-      const out = Buffer.allocUnsafe(8);
-      out.writeInt32BE(4, 0);
-      out.writeInt32BE(pgDays(value), 4);
-      return out;
-    }
-    case 'smallint': {
-      const out = Buffer.allocUnsafe(6);
-      out.writeInt32BE(2, 0);
-      out.writeInt16BE(Number(value), 4);
-      return out;
-    }
-    case 'bigint': {
-      const out = Buffer.allocUnsafe(12);
-      out.writeInt32BE(8, 0);
-      const digits = value.startsWith('-') ? value.length - 1 : value.length;
-      if (digits <= SAFE_DIGITS && !value.startsWith('-')) writeUint64(out, 4, Number(value));
-      else out.writeBigInt64BE(BigInt(value), 4);
-      return out;
-    }
-  }
+  const size =
+    type === 'text' ? Buffer.byteLength(value, 'utf8') : type === 'date' ? 4 : type === 'smallint' ? 2 : 8;
+  const out = Buffer.allocUnsafe(4 + size);
+  out.writeInt32BE(size, 0);
+  if (type === 'text') out.write(value, 4, 'utf8');
+  else if (type === 'date') out.writeInt32BE(pgDays(value), 4);
+  else if (type === 'smallint') out.writeInt16BE(Number(value), 4);
+  else if (value.length <= SAFE_DIGITS && !value.startsWith('-')) writeUint64(out, 4, Number(value));
+  else out.writeBigInt64BE(BigInt(value), 4);
+  return out;
 }
 
 /** Writes a non-negative safe integer as an int64 at `offset`. */
@@ -81,8 +62,7 @@ function writeUint64(buf: Buffer, offset: number, n: number): void {
 
 /**
  * Streams rows as COPY binary data in chunks of about `chunkBytes`: the header first, the trailer
- * last. Each row is checked as the text encoder checks it (createRowEncoder), in the same pass.
- * `counter.rows` counts rows encoded.
+ * last, each row checked by rowFields in the same pass. `counter.rows` counts rows encoded.
  */
 export async function* copyBinaryChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
@@ -90,7 +70,7 @@ export async function* copyBinaryChunks(
   counter: { rows: number },
   chunkBytes = 256 * 1024,
 ): AsyncGenerator<Buffer> {
-  const checks = rowChecks(layout);
+  const fieldsOf = rowFields(layout, binaryField);
   const fields = 2 + layout.dimensions.length + COUNTERS.length + 2;
   // Every row starts with its field count and the period, and ends with the load id and account.
   const prefix = Buffer.concat([
@@ -102,25 +82,12 @@ export async function* copyBinaryChunks(
     binaryField(String(layout.loadId), 'bigint'),
     binaryField(checkedAccount(layout.account), 'text'),
   ]);
-  const counterBytes = COUNTERS.length * 12;
-  // Rows repeat the outer dimensions' values (day, campaign): reuse the last field encoded.
-  const lastValue: Array<string | undefined> = checks.types.map(() => undefined);
-  const lastField: Buffer[] = checks.types.map(() => Buffer.alloc(0));
-
   let chunk = Buffer.allocUnsafe(chunkBytes);
   let at = BINARY_HEADER.copy(chunk, 0);
   const add = (row: ReportRow): Buffer | undefined => {
-    checks.shape(row);
-    let size = prefix.length + counterBytes + suffix.length;
-    for (let i = 0; i < lastField.length; i++) {
-      const value = row.dims[i] as string;
-      if (value !== lastValue[i]) {
-        checks.dimension(i, value);
-        lastField[i] = binaryField(value, checks.types[i] as DimensionType);
-        lastValue[i] = value;
-      }
-      size += (lastField[i] as Buffer).length;
-    }
+    const dims = fieldsOf(row);
+    let size = prefix.length + COUNTERS.length * 12 + suffix.length;
+    for (const field of dims) size += field.length;
     let full: Buffer | undefined;
     if (at + size > chunk.length) {
       full = chunk.subarray(0, at);
@@ -128,10 +95,8 @@ export async function* copyBinaryChunks(
       at = 0;
     }
     at += prefix.copy(chunk, at);
-    for (const field of lastField) at += field.copy(chunk, at);
-    for (let i = 0; i < COUNTERS.length; i++) {
-      const n = row.counters[i] as number;
-      checks.counter(i, n);
+    for (const field of dims) at += field.copy(chunk, at);
+    for (const n of row.counters) {
       chunk.writeInt32BE(8, at);
       writeUint64(chunk, at + 4, n);
       at += 12;
@@ -150,15 +115,10 @@ export async function* copyBinaryChunks(
   yield chunk.subarray(0, at);
 }
 
-export interface CopyTarget {
+/** Where COPY writes: the table, and what every row of it shares. */
+export interface CopyTarget extends CopyLayout {
   readonly schema: string;
   readonly table: string;
-  readonly dimensions: readonly Dimension[];
-  readonly periodStart: string;
-  readonly periodEnd: string;
-  readonly loadId: number;
-  /** The account of every row (a validated name). */
-  readonly account: string;
 }
 
 /**

@@ -34,20 +34,13 @@ function escapeSpecials(value: string): string {
 
 /** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
 export function checkText(value: string, dimension = 'value'): void {
-  if (value.includes('\u0000')) {
-    throw new RowValueError(
-      `${dimension} value ${preview(value)} holds a NUL character, which Postgres text cannot store; fix the parser or the source data`,
-      dimension,
-      value,
-    );
-  }
-  if (LONE_SURROGATE.test(value)) {
-    throw new RowValueError(
-      `${dimension} value ${preview(value)} holds an unpaired UTF-16 surrogate, which has no UTF-8 form`,
-      dimension,
-      value,
-    );
-  }
+  const why = value.includes('\u0000')
+    ? 'holds a NUL character, which Postgres text cannot store; fix the parser or the source data'
+    : LONE_SURROGATE.test(value)
+      ? 'holds an unpaired UTF-16 surrogate, which has no UTF-8 form'
+      : undefined;
+  if (why !== undefined)
+    throw new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
 }
 
 /** Checks a dimension value against its column type and returns its COPY text; throws RowValueError. */
@@ -55,17 +48,13 @@ export function encodeDimension(value: string, dimension: string, type: Dimensio
   if (typeof value !== 'string')
     throw new RowValueError(`${dimension} value ${String(value)} is not a string`, dimension, String(value));
   if (type === 'text') return escapeCopyText(value, dimension);
+  const bad = (why: string) =>
+    new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
   if (type === 'date') {
-    if (!isIsoDate(value))
-      throw new RowValueError(
-        `${dimension} value ${preview(value)} is not a YYYY-MM-DD date`,
-        dimension,
-        value,
-      );
+    if (!isIsoDate(value)) throw bad('is not a YYYY-MM-DD date');
     return value;
   }
-  if (!INTEGER.test(value))
-    throw new RowValueError(`${dimension} value ${preview(value)} is not a whole number`, dimension, value);
+  if (!INTEGER.test(value)) throw bad('is not a whole number');
   // Up to 18 digits always fits a bigint: skip the BigInt allocation on the hot path of ids.
   if (type === 'bigint' && value.length <= (value.startsWith('-') ? 19 : 18)) return value;
   const n = BigInt(value);
@@ -75,7 +64,7 @@ export function encodeDimension(value: string, dimension: string, type: Dimensio
   return value;
 }
 
-/** What every COPY line of one load shares. */
+/** What every row of one load shares. */
 export interface CopyLayout {
   readonly periodStart: string;
   readonly periodEnd: string;
@@ -85,18 +74,16 @@ export interface CopyLayout {
   readonly account: string;
 }
 
-/** The checks of one row, piece by piece, so a caller can check and encode in one pass. */
-export interface RowChecks {
-  readonly types: readonly DimensionType[];
-  /** Dimension and counter counts. */
-  shape(row: ReportRow): void;
-  /** Dimension `i`'s value: valid for its column type, and a day inside the period. */
-  dimension(i: number, value: string): void;
-  /** Counter `i`: a non-negative safe integer. */
-  counter(i: number, n: number): void;
-}
-
-export function rowChecks(layout: CopyLayout): RowChecks {
+/**
+ * Per row: checks it and returns its dimensions' fields, each made by `field` from a value valid
+ * for its column type (see encodeDimension) and, for the day, inside the period; every counter is
+ * a non-negative safe integer. Throws RowValueError. Rows repeat the outer dimensions' values (day,
+ * campaign): a value met last row is neither checked nor encoded again. The array is reused.
+ */
+export function rowFields<F>(
+  layout: CopyLayout,
+  field: (value: string, type: DimensionType) => F,
+): (row: ReportRow) => readonly F[] {
   for (const [name, value] of [
     ['period_start', layout.periodStart],
     ['period_end', layout.periodEnd],
@@ -104,38 +91,42 @@ export function rowChecks(layout: CopyLayout): RowChecks {
     if (!isIsoDate(value))
       throw new RowValueError(`${name} ${preview(value)} is not a YYYY-MM-DD date`, name, value);
   }
-  const types = layout.dimensions.map(dimensionType);
-  const dayIndex = layout.dimensions.indexOf('day');
-  return {
-    types,
-    shape(row) {
-      if (row.dims.length !== types.length)
-        throw new RowValueError(
-          `row has ${row.dims.length} dimension values, expected ${types.length} (${layout.dimensions.join(', ')})`,
-          'dims',
-          row.dims.join(','),
-        );
-      if (row.counters.length !== COUNTERS.length)
-        throw new RowValueError(
-          `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
-          'counters',
-          row.counters.join(','),
-        );
-    },
-    dimension(i, value) {
+  const { dimensions, periodStart, periodEnd } = layout;
+  const types = dimensions.map(dimensionType);
+  const dayIndex = dimensions.indexOf('day');
+  const lastValue: Array<string | undefined> = types.map(() => undefined);
+  const fields: F[] = [];
+  return (row) => {
+    if (row.dims.length !== types.length)
+      throw new RowValueError(
+        `row has ${row.dims.length} dimension values, expected ${types.length} (${dimensions.join(', ')})`,
+        'dims',
+        row.dims.join(','),
+      );
+    if (row.counters.length !== COUNTERS.length)
+      throw new RowValueError(
+        `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
+        'counters',
+        row.counters.join(','),
+      );
+    for (let i = 0; i < types.length; i++) {
+      const value = row.dims[i] as string;
+      if (value === lastValue[i]) continue;
       const type = types[i] as DimensionType;
-      const dimension = layout.dimensions[i] as Dimension;
-      if (type === 'text') checkText(value, dimension);
-      else encodeDimension(value, dimension, type);
+      if (type === 'text') checkText(value, dimensions[i] as Dimension);
+      else encodeDimension(value, dimensions[i] as Dimension, type);
       // A row of another day would be stored under this period and double-count in BI.
-      if (i === dayIndex && (value < layout.periodStart || value > layout.periodEnd))
+      if (i === dayIndex && (value < periodStart || value > periodEnd))
         throw new RowValueError(
-          `day value ${preview(value)} is outside the period ${layout.periodStart}..${layout.periodEnd} that was requested`,
+          `day value ${preview(value)} is outside the period ${periodStart}..${periodEnd} that was requested`,
           'day',
           value,
         );
-    },
-    counter(i, n) {
+      fields[i] = field(value, type);
+      lastValue[i] = value;
+    }
+    for (let i = 0; i < COUNTERS.length; i++) {
+      const n = row.counters[i] as number;
       if (!Number.isSafeInteger(n) || n < 0) {
         const counter = COUNTERS[i] as string;
         throw new RowValueError(
@@ -144,63 +135,20 @@ export function rowChecks(layout: CopyLayout): RowChecks {
           String(n),
         );
       }
-    },
-  };
-}
-
-/**
- * Returns a function that checks a row against the layout, throwing RowValueError: as many
- * dimension values as dimensions, each valid for its column type (see encodeDimension), the day
- * inside the period, and as many counters as COUNTERS, each a non-negative safe integer.
- */
-export function createRowCheck(layout: CopyLayout): (row: ReportRow) => void {
-  const checks = rowChecks(layout);
-  const lastValue: Array<string | undefined> = checks.types.map(() => undefined);
-  return (row) => {
-    checks.shape(row);
-    for (let i = 0; i < lastValue.length; i++) {
-      const value = row.dims[i] as string;
-      // Rows repeat the outer dimensions' values (day, campaign): a value checked last time is fine.
-      if (value === lastValue[i]) continue;
-      checks.dimension(i, value);
-      lastValue[i] = value;
     }
-    for (let i = 0; i < COUNTERS.length; i++) checks.counter(i, row.counters[i] as number);
+    return fields;
   };
 }
 
 /**
  * Returns a function turning a row into one COPY line with the columns of copyColumns():
- * period_start, period_end, the dimensions, the counters, load_id; checked as createRowCheck does,
- * in the same pass.
+ * period_start, period_end, the dimensions, the counters, load_id, account; checked by rowFields.
  */
 export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
-  const checks = rowChecks(layout);
-  const text = checks.types.map((t) => t === 'text');
-  const prefix = `${layout.periodStart}\t${layout.periodEnd}`;
+  const fields = rowFields(layout, (value, type) => (type === 'text' ? escapeSpecials(value) : value));
+  const prefix = `${layout.periodStart}\t${layout.periodEnd}\t`;
   const suffix = `\t${layout.loadId}\t${checkedAccount(layout.account)}\n`;
-  const lastValue: Array<string | undefined> = text.map(() => undefined);
-  const lastText: string[] = text.map(() => '');
-  return (row) => {
-    checks.shape(row);
-    let line = prefix;
-    for (let i = 0; i < text.length; i++) {
-      const value = row.dims[i] as string;
-      // Rows repeat the outer dimensions' values (day, campaign): reuse the last check's result.
-      if (value !== lastValue[i]) {
-        checks.dimension(i, value);
-        lastText[i] = text[i] === true ? escapeSpecials(value) : value;
-        lastValue[i] = value;
-      }
-      line += `\t${lastText[i] as string}`;
-    }
-    for (let i = 0; i < COUNTERS.length; i++) {
-      const n = row.counters[i] as number;
-      checks.counter(i, n);
-      line += `\t${n}`;
-    }
-    return line + suffix;
-  };
+  return (row) => `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
 }
 
 /**
@@ -270,6 +218,5 @@ export function checkedAccount(account: string): string {
 }
 
 function preview(value: string): string {
-  const text = JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  return text;
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 }

@@ -2,13 +2,12 @@
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
-import type { PoolClient } from 'pg';
+import { escapeLiteral, type PoolClient } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
-import type { Reconciliation } from '../../flatten/rows.js';
-import type { ReportSummary } from '../../flatten/stream.js';
+import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../../flatten/types.js';
-import { COUNTERS, type CounterName } from '../../config/dimensions.js';
+import { COUNTERS } from '../../config/dimensions.js';
 import { MissingPartitionError } from '../errors.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
 import {
@@ -20,7 +19,7 @@ import {
   withTransaction,
   type Warehouse,
 } from '../pg.js';
-import { evolveLockKey, tableOf, type LoadTarget } from '../schema/versions.js';
+import { evolveLockKey, tableFrom, type LoadTarget } from '../schema/versions.js';
 import { archiveBodySql, type PackedBody } from './archive.js';
 import { copyRows } from './copy.js';
 import {
@@ -28,15 +27,13 @@ import {
   inOneStatement,
   insertLoadSql,
   insertRowsSql,
-  upsertTotalsSql,
-  type LoadRecord,
   restatementOf,
+  upsertTotalsSql,
+  type Claimed,
+  type LoadRecord,
 } from './statements.js';
 
-/**
- * What is known of one fetch, carried from the pull to its report_loads row: the period asked for
- * and the facts of the request (the body's size and digest are the archive's, known once it is read).
- */
+/** What is known of one fetch, carried from the pull to its report_loads row (size and digest are the archive's). */
 export interface FetchInfo {
   readonly account: string;
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
@@ -57,11 +54,11 @@ export interface FetchInfo {
 export interface RowSource {
   /** An array is retried on a deadlock; an async iterable is streamed once. */
   readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
-  /** The API's totals and the reconciliation, asked for only once `rows` has been read. */
+  /** The API's totals and the reconciliation, once `rows` has been read. */
   summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
   /**
-   * The rows come from a body held whole: read them before the transaction, so a small period
-   * goes inline. Rows of a body still arriving stream into a COPY as they come.
+   * The rows (then streamReport's BatchedRows) come from a body held whole: read them before the
+   * transaction, so a small period goes inline. Rows of a body still arriving stream into a COPY.
    */
   readonly held?: boolean;
 }
@@ -82,30 +79,24 @@ export interface LoadOutcome {
 }
 
 export interface LoadOptions {
-  /** Per-statement limit inside the load (default 10 minutes: one COPY is one statement). */
-  readonly statementTimeoutMs?: number;
   /** Start of the load's clock (to include parsing in load_ms); default now. */
   readonly startedAt?: number;
   /**
-   * A period of up to this many rows goes inside the load's last statement instead of a COPY of
-   * its own: two round trips fewer for the small periods most pulls are. Default INLINE_MAX_ROWS;
+   * A period of up to this many rows (default 10,000) goes inside the load's last statement
+   * instead of a COPY of its own: two round trips fewer for the small periods most pulls are.
    * 0 sends every load through COPY.
    */
   readonly inlineMaxRows?: number;
 }
 
-/** Default of LoadOptions.inlineMaxRows. */
-export const INLINE_MAX_ROWS = 10_000;
+/** Per-statement limit inside a load: one COPY is one statement. */
+const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
 
-/**
- * A new fetch token: take it before the request is sent. A response fetched under a lower token
- * than the period's loaded one is stale and is recorded as superseded (see claimPeriodSql).
- */
+/** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
-  const { rows } = await wh.pool.query<{ token: string }>({
-    text: 'SELECT nextval($1::regclass)::text AS token',
-    values: [qualified(wh.schema, 'fetch_tokens')],
-  });
+  const { rows } = await wh.pool.query<{ token: string }>(
+    named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]),
+  );
   const token = Number(rows[0]?.token);
   if (!Number.isSafeInteger(token)) throw new Error(`${wh.schema}.fetch_tokens issued no usable token`);
   return token;
@@ -128,22 +119,18 @@ export async function loadPeriod(
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
   const { report, period } = info;
-  const inlineMax = opts.inlineMaxRows ?? INLINE_MAX_ROWS;
+  const inlineMax = opts.inlineMaxRows ?? 10_000;
   const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
-  const input = {
-    info,
-    rows,
-    summary: () => source.summary(),
-    packed,
-    inline: Array.isArray(rows) && rows.length <= inlineMax,
-  };
+  const inline = Array.isArray(rows) && rows.length <= inlineMax;
+  const input: Input = { info, rows, summary: () => source.summary(), packed, inline, startedAt };
   // Made in a short transaction of its own: a load never holds a partition's creation open.
   await ensureLoadPartition(wh.pool, wh.schema, report.name, period.start);
   const load = () =>
     withClient(wh.pool, (client, markBroken) =>
       withPgRetry(
         () =>
-          withTransaction(client, () => loadInTransaction(client, wh, input, opts, startedAt), {
+          withTransaction(client, () => loadInTransaction(client, wh, input), {
+            begin: beginLoadSql(wh.schema, info),
             // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
             onRollbackError: markBroken,
           }),
@@ -165,119 +152,145 @@ export async function loadPeriod(
   }
 }
 
-/** A load's input once the way its rows travel is chosen. */
-interface Input {
+/** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
+interface Input extends RowSource {
   readonly info: FetchInfo;
-  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
-  readonly summary: RowSource['summary'];
   readonly packed: () => Promise<PackedBody | undefined>;
-  /** The rows go inside the last statement (an array of at most inlineMaxRows). */
   readonly inline: boolean;
+  readonly startedAt: number;
 }
 
-async function loadInTransaction(
-  client: PoolClient,
-  wh: Warehouse,
-  input: Input,
-  opts: LoadOptions,
-  startedAt: number,
-): Promise<LoadOutcome> {
+/**
+ * BEGIN and the load's locks as one simple query: one round trip fewer on every pull. Its values
+ * cannot be parameters there, so each is a literal quoted by escapeLiteral (and all come from
+ * validated names and dates). Two-int lock keyed by (schema.report, account/period): loads of other
+ * periods or accounts never wait on each other. Custom plans: a generic plan of the claim's DELETE
+ * would lock every partition of the table, where a plan for the period's own dates prunes to (and
+ * locks) its month's partition alone. The evolution lock, shared, keeps a swap from retiring the
+ * version this load writes until the load commits: a swap waits for the loads in flight, and a load
+ * that comes after a swap finds its version retired.
+ */
+function beginLoadSql(schema: string, { report, account, period }: FetchInfo): string {
+  const [timeout, table, key, evolve] = [
+    String(LOAD_STATEMENT_TIMEOUT_MS),
+    `${schema}.${report.name}`,
+    // The default account's key names no account: a single-account deployment's (and its tests').
+    account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+    evolveLockKey(schema, report.name),
+  ].map((value) => escapeLiteral(value));
+  return (
+    `BEGIN; SELECT set_config('statement_timeout', ${timeout}, true), ` +
+    `set_config('plan_cache_mode', 'force_custom_plan', true), ` +
+    `pg_advisory_xact_lock(hashtext(${table}), hashtext(${key})), pg_advisory_xact_lock_shared(hashtext(${evolve}))`
+  );
+}
+
+/** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
+const lastTables = new Map<string, string>();
+
+async function loadInTransaction(client: PoolClient, wh: Warehouse, input: Input): Promise<LoadOutcome> {
   const { schema } = wh;
   const { report, period, account } = input.info;
-  const timeout = String(opts.statementTimeoutMs ?? 600_000);
-  // Two-int lock keyed by (schema.report, account/period): loads of other periods or accounts
-  // never wait on each other.
-  // The claim below must be a statement of its own, so that its snapshot is taken after the lock.
-  // Custom plans: a generic plan of the claim's DELETE would lock every partition of the table,
-  // where a plan for the period's own dates prunes to (and locks) its month's partition alone.
-  // The evolution lock, shared too (and taken last), keeps a swap from retiring the version this
-  // load reads below until the load commits: a swap waits for the loads in flight, and a load
-  // that comes after a swap finds its version retired.
-  await client.query(
-    named(
-      "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
-        'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
-      [
-        timeout,
-        `${schema}.${report.name}`,
-        periodLockKey(account, period),
-        evolveLockKey(schema, report.name),
-      ],
-    ),
-  );
-  // The version of the table that holds this definition's dimensions (report evolution), read
-  // after the locks: a swap switches it under the evolution lock.
-  const version = await tableOf(client, schema, report.name, report.dimensions);
-  const { table, evolving } = version;
-  if (version.retired !== undefined) return refuseRetired(client, wh, input, version.retired, startedAt);
-  const found = (
-    await client.query<Claimed>(
-      named(claimPeriodSql(schema, table, account, report.name, period, input.info.fetchToken)),
-    )
-  ).rows[0];
-  if (found === undefined)
-    throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
+  // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
+  // the table version that holds this definition's dimensions (report evolution: a swap switches
+  // it under the evolution lock) and deletes the old rows only from the table it guessed when that
+  // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
+  const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
+  let table = lastTables.get(key) ?? reportTable(report.name);
+  const claim = async () => {
+    const sql = claimPeriodSql(schema, table, account, report, period, input.info.fetchToken);
+    const row = (await client.query<Claimed>(named(sql))).rows[0];
+    if (row === undefined)
+      throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
+    return { row, target: tableFrom(row, report.name, report.dimensions) };
+  };
+  let { row: found, target } = await claim();
+  if (target.retired === undefined && target.table !== table) {
+    lastTables.set(key, (table = target.table));
+    ({ row: found, target } = await claim());
+  }
   const loadId = Number(found.next_id);
-  const current = found.load_id === null ? undefined : found;
+  const { evolving } = target;
+  if (target.retired !== undefined) return refuseRetired(client, wh, input, loadId, target.retired);
+  const previousLoadId = found.load_id === null ? null : Number(found.load_id);
 
   // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
   // claim then deleted nothing).
-  if (current !== undefined && found.stale) {
-    const outcome = await recordSuperseded(client, schema, input, loadId, startedAt, {
-      previousLoadId: Number(current.load_id),
-      error: null,
-    });
-    wh.logger?.info({ loadId, supersededBy: Number(current.load_id) }, 'stale response: load superseded');
+  if (previousLoadId !== null && found.stale) {
+    const outcome = await record(client, schema, input, loadId, { previousLoadId, error: null });
+    wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
     return { ...outcome, evolving };
   }
-
-  const target = {
-    schema,
-    table,
-    account,
-    dimensions: report.dimensions,
-    periodStart: period.start,
-    periodEnd: period.end,
-    loadId,
-  };
+  const rowsTarget = { schema, table, account, dimensions: report.dimensions, loadId };
+  const copyTarget = { ...rowsTarget, periodStart: period.start, periodEnd: period.end };
   const inline = input.inline ? (input.rows as readonly ReportRow[]) : undefined;
-  const rows =
-    inline === undefined
-      ? await copyRows(client, target, input.rows, { format: wh.copyFormat })
-      : inline.length;
-  // A body's totals follow its items: with streamed rows they are known only now (a strict
-  // reconciliation throws here, rolling the load back).
-  const { totals, reconciliation } = input.summary();
-  const checked = reconciliationOf(reconciliation);
-  const packed = await input.packed();
-  const loadMs = performance.now() - startedAt;
-  const record = insertLoadSql(schema, {
-    ...baseRecord(input.info),
-    ...checked,
-    responseBytes: packed?.bytes ?? null,
-    loadId,
-    status: 'loaded',
+  const rows = inline?.length ?? (await copyRows(client, copyTarget, input.rows, { format: wh.copyFormat }));
+  const outcome = await record(client, schema, input, loadId, {
+    previousLoadId,
     rows,
-    restatement: current === undefined ? null : restatementOf(countersOf(current), totals),
-    previousLoadId: current === undefined ? null : Number(current.load_id),
-    loadMs,
+    previous: previousLoadId === null ? undefined : countersOf(found),
+    inline: inline === undefined ? undefined : insertRowsSql(copyTarget, inline),
   });
-  // The audit row, the totals, the archived body and, for a small period, its rows: one round trip.
-  await client.query(
-    named(
-      inOneStatement([
-        record,
-        upsertTotalsSql(schema, account, report.name, period, totals, loadId),
-        ...(inline === undefined ? [] : [insertRowsSql(target, inline)]),
-        ...(packed === undefined ? [] : [archiveBodySql(schema, account, loadId, packed)]),
-      ]),
-    ),
-  );
   wh.logger?.info(
-    { loadId, rows, reconciled: checked.reconciled, loadMs: Math.round(loadMs) },
+    { loadId, rows, reconciled: outcome.reconciled, loadMs: Math.round(outcome.loadMs) },
     'period loaded',
   );
-  return { loadId, status: 'loaded', rows, ...checked, loadMs, evolving };
+  return { ...outcome, evolving };
+}
+
+/**
+ * How record ends a load: with `rows` written (`previous`: the period's previous totals, `inline`:
+ * a small period's rows as one INSERT), or superseded (`error`, or null).
+ */
+type Ending = { readonly previousLoadId: number | null } & (
+  | { rows: number; previous: Totals | undefined; inline: { text: string; values: unknown[] } | undefined }
+  | { error: string | null; rows?: undefined }
+);
+
+/**
+ * Writes the load's report_loads row and archives its body; a load with rows also writes the
+ * period's totals (and a small period's rows): one round trip. A superseded load writes no rows nor
+ * totals, but its rows are still read: a body that does not parse is a failed pull, superseded or not.
+ * A body's totals follow its items: with streamed rows they are known only once the rows are read
+ * (a strict reconciliation throws here, rolling the load back).
+ */
+async function record(
+  client: PoolClient,
+  schema: string,
+  input: Input,
+  loadId: number,
+  end: Ending,
+): Promise<Omit<LoadOutcome, 'evolving'>> {
+  if (end.rows === undefined) for await (const _row of input.rows);
+  const { totals, reconciliation: r } = input.summary();
+  const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
+  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
+  const mismatch = r.ok || reason === 'no totals' ? null : r.differences;
+  const checked = { reconciled: r.ok, unreconciledReason: reason, mismatch };
+  const packed = await input.packed();
+  const loadMs = performance.now() - input.startedAt;
+  const { account, report, period } = input.info;
+  const loaded = end.rows !== undefined;
+  const statements = [
+    insertLoadSql(schema, {
+      ...baseRecord(input.info),
+      ...checked,
+      responseBytes: packed?.bytes ?? null,
+      loadId,
+      status: loaded ? 'loaded' : 'superseded',
+      rows: end.rows ?? null,
+      restatement:
+        end.rows === undefined || end.previous === undefined ? null : restatementOf(end.previous, totals),
+      previousLoadId: end.previousLoadId,
+      error: end.rows === undefined ? end.error : null,
+      loadMs,
+    }),
+  ];
+  if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
+  if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
+  if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
+  await client.query(named(inOneStatement(statements)));
+  return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
 }
 
 /** The columns of a load's record that come from the fetch itself. */
@@ -298,46 +311,6 @@ function baseRecord(info: FailedPull['info']) {
 }
 
 /**
- * Records the attempt as superseded (no rows, no totals written) with its body archived. The rows
- * are still read: a body that does not parse is a failed pull, superseded or not.
- */
-async function recordSuperseded(
-  client: PoolClient,
-  schema: string,
-  input: Input,
-  loadId: number,
-  startedAt: number,
-  why: { previousLoadId: number | null; error: string | null },
-): Promise<Omit<LoadOutcome, 'evolving'>> {
-  for await (const _row of input.rows);
-  const checked = reconciliationOf(input.summary().reconciliation);
-  const packed = await input.packed();
-  const loadMs = performance.now() - startedAt;
-  const record = insertLoadSql(schema, {
-    ...baseRecord(input.info),
-    ...checked,
-    responseBytes: packed?.bytes ?? null,
-    loadId,
-    status: 'superseded',
-    rows: null,
-    restatement: null,
-    previousLoadId: why.previousLoadId,
-    error: why.error,
-    loadMs,
-  });
-  const account = input.info.account;
-  await client.query(
-    named(
-      inOneStatement([
-        record,
-        ...(packed === undefined ? [] : [archiveBodySql(schema, account, loadId, packed)]),
-      ]),
-    ),
-  );
-  return { loadId, status: 'superseded', rows: 0, ...checked, loadMs };
-}
-
-/**
  * A load whose definition's dimensions are a retired version's (its pull read the definition
  * before the report switched to a new shape) is refused: recorded as superseded, nothing written
  * to the retired table, which no reader sees. Status and heal count only loads of the serving
@@ -347,56 +320,27 @@ async function refuseRetired(
   client: PoolClient,
   wh: Warehouse,
   input: Input,
+  loadId: number,
   retired: NonNullable<LoadTarget['retired']>,
-  startedAt: number,
 ): Promise<LoadOutcome> {
-  const { rows } = await client.query<{ id: string }>(
-    named(`SELECT nextval(pg_get_serial_sequence($1, 'load_id'))::text AS id`, [
-      qualified(wh.schema, 'report_loads'),
-    ]),
-  );
-  const loadId = Number(rows[0]?.id);
   const { report } = input.info;
   const stable = reportTable(report.name);
   const error =
     `its dimensions (${report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
     `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
     'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
-  const outcome = await recordSuperseded(client, wh.schema, input, loadId, startedAt, {
-    previousLoadId: null,
-    error,
-  });
+  const outcome = await record(client, wh.schema, input, loadId, { previousLoadId: null, error });
   wh.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
   return { ...outcome, evolving: false };
-}
-
-/** The reconciled, unreconciled_reason and mismatch columns (and outcome fields) of a reconciliation. */
-function reconciliationOf(r: Reconciliation): {
-  reconciled: boolean;
-  unreconciledReason: UnreconciledReason | null;
-  mismatch: unknown | null;
-} {
-  if (r.ok) return { reconciled: true, unreconciledReason: null, mismatch: null };
-  const reason = r.reason ?? 'mismatch';
-  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
-  return {
-    reconciled: false,
-    unreconciledReason: reason,
-    mismatch: reason === 'no totals' ? null : r.differences,
-  };
 }
 
 /**
  * The rows as an array when there are at most `max` (read now, before any lock), else a stream of
  * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
  */
-async function byRowCount(
-  rows: RowSource['rows'],
-  max: number,
-): Promise<readonly ReportRow[] | AsyncIterable<ReportRow>> {
+async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSource['rows']> {
   if (Array.isArray(rows) || max <= 0) return rows;
-  const stream = rows as AsyncIterable<ReportRow> & { batches?: () => AsyncIterable<readonly ReportRow[]> };
-  const batches = (stream.batches?.() ?? single(stream))[Symbol.asyncIterator]();
+  const batches = (rows as BatchedRows).batches()[Symbol.asyncIterator]();
   const first: ReportRow[] = [];
   for (;;) {
     const step = await batches.next();
@@ -409,53 +353,25 @@ async function byRowCount(
     yield first;
     for (let step = await batches.next(); step.done !== true; step = await batches.next()) yield step.value;
   }
-  return {
+  const stream: BatchedRows = {
     batches: rest,
     async *[Symbol.asyncIterator]() {
       for await (const batch of rest()) yield* batch;
     },
-  } as AsyncIterable<ReportRow>;
+  };
+  return stream;
 }
 
-/** Rows one at a time, as batches of one. */
-async function* single(rows: AsyncIterable<ReportRow>): AsyncGenerator<readonly ReportRow[]> {
-  for await (const row of rows) yield [row];
-}
-
-/**
- * The second key of a period's load lock: the account is part of it, so one account's load never
- * waits on another's of the same period. The default account keeps the key of earlier releases,
- * so a worker of the previous release and one of this one still exclude each other during an upgrade.
- */
-export function periodLockKey(account: string, period: Period): string {
-  const key = `${period.start}/${period.end}`;
-  return account === 'default' ? key : `${account}/${key}`;
-}
-
-/**
- * The claim's answer: a new load id, whether the loaded response's fetch started after ours, and the
- * period's report_totals row joined to its load (bigints as text: pg's default); the totals
- * columns are null for a period never loaded, or for a counter that load was not given.
- */
-type Claimed = {
-  next_id: string;
-  stale: boolean;
-  load_id: string | null;
-  fetch_token: string | null;
-} & Record<CounterName, string | null>;
-
+/** The totals of the claim's row (bigints as text). */
 function countersOf(row: Claimed): Totals {
   const out = {} as Totals;
-  for (const c of COUNTERS) {
-    const v = row[c];
-    out[c] = v === null ? null : Number(v);
-  }
+  for (const c of COUNTERS) out[c] = row[c] === null ? null : Number(row[c]);
   return out;
 }
 
 /** A pull that failed before or during loading, as recordFailedPull records it. */
 export interface FailedPull {
-  /** A failure before any fetch token was taken has none (a test's, an old record's). */
+  /** A failure before any fetch token was taken has none (a test's). */
   readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
   /** report_loads.error: the error's text, secrets already redacted. */
   readonly error: string;
@@ -463,32 +379,27 @@ export interface FailedPull {
   readonly packed?: PackedBody | undefined;
 }
 
-/**
- * Records a failed pull in report_loads (status failed, the error) without touching the period's
- * rows or totals; archives the body if given. Returns the load_id.
- */
+/** Records a failed pull in report_loads, and its body if given; the period's rows and totals stay. Returns the load_id. */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
+  const insert = insertLoadSql(wh.schema, {
+    ...baseRecord(info),
+    status: 'failed',
+    rows: null,
+    reconciled: null,
+    unreconciledReason: null,
+    mismatch: null,
+    restatement: null,
+    previousLoadId: null,
+    responseBytes: packed?.bytes ?? null,
+    loadMs: null,
+    error: f.error,
+  });
   return withClient(wh.pool, (client, markBroken) =>
     withTransaction(
       client,
       async () => {
-        const { rows } = await client.query<{ load_id: string }>(
-          insertLoadSql(wh.schema, {
-            ...baseRecord(info),
-            status: 'failed',
-            rows: null,
-            reconciled: null,
-            unreconciledReason: null,
-            mismatch: null,
-            restatement: null,
-            previousLoadId: null,
-            responseBytes: packed?.bytes ?? null,
-            loadMs: null,
-            error: f.error,
-          }),
-        );
-        const loadId = Number(rows[0]?.load_id);
+        const loadId = Number((await client.query<{ load_id: string }>(insert)).rows[0]?.load_id);
         if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
         return loadId;
       },

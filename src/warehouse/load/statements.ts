@@ -1,21 +1,26 @@
 // The statements that record a load: its report_loads row, the period's report_totals, the claim
 // of the period, a small period's rows as one INSERT. Built as pure {text, values}, so their
 // parameters are checked without a database.
-import { dimensionType, type DimensionType, COUNTERS, type CounterName } from '../../config/dimensions.js';
+import {
+  dimensionType,
+  type Dimension,
+  type DimensionType,
+  COUNTERS,
+  type CounterName,
+} from '../../config/dimensions.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { Counters, Period, ReportRow, Totals } from '../../flatten/types.js';
-import { ident, qualified } from '../pg.js';
+import { ident, qualified, reportTable } from '../pg.js';
+import { tableOfSql, type TableOfRow } from '../schema/versions.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';
-import { createRowCheck } from './encode.js';
+import { rowFields } from './encode.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
 
-/** One report_loads row. */
+/** One report_loads row; `loadId` when taken up front, else assigned by the insert. */
 export interface LoadRecord {
-  /** Taken from the sequence up front when the rows need it; otherwise assigned by the insert. */
   readonly loadId?: number;
-  /** The account the period belongs to (DEFAULT_ACCOUNT for a single-account deployment). */
   readonly account: string;
   readonly report: string;
   readonly period: Period;
@@ -43,63 +48,43 @@ export interface LoadRecord {
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
 const MAX_ERROR = 4000;
 
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const ms = (v: number | null) => (v === null ? null : Math.round(v));
+
+/** Each report_loads column and its value in a record. */
+const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]> = [
+  ['account', (r) => r.account],
+  ['report', (r) => r.report],
+  ['period_start', (r) => r.period.start],
+  ['period_end', (r) => r.period.end],
+  ['dimensions', (r) => [...r.dimensions]],
+  ['status', (r) => r.status],
+  ['rows', (r) => r.rows],
+  ['reconciled', (r) => r.reconciled],
+  ['unreconciled_reason', (r) => r.unreconciledReason],
+  ['mismatch', (r) => json(r.mismatch)],
+  ['restatement', (r) => json(r.restatement)],
+  ['previous_load_id', (r) => r.previousLoadId],
+  ['replay_of', (r) => r.replayOf],
+  ['http_attempts', (r) => r.httpAttempts],
+  ['response_bytes', (r) => r.responseBytes],
+  ['fetch_ms', (r) => ms(r.fetchMs)],
+  ['load_ms', (r) => ms(r.loadMs)],
+  ['fetched_at', (r) => r.fetchedAt],
+  ['fetch_token', (r) => r.fetchToken],
+  ['error', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
+  ['job_id', (r) => r.jobId],
+];
+
 /** INSERT of a report_loads row, returning its load_id. */
 export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
-  const values: unknown[] = [
-    r.account,
-    r.report,
-    r.period.start,
-    r.period.end,
-    [...r.dimensions],
-    r.status,
-    r.rows,
-    r.reconciled,
-    r.unreconciledReason,
-    r.mismatch === null || r.mismatch === undefined ? null : JSON.stringify(r.mismatch),
-    r.restatement === null || r.restatement === undefined ? null : JSON.stringify(r.restatement),
-    r.previousLoadId,
-    r.replayOf,
-    r.httpAttempts,
-    r.responseBytes,
-    r.fetchMs === null ? null : Math.round(r.fetchMs),
-    r.loadMs === null ? null : Math.round(r.loadMs),
-    r.fetchedAt,
-    r.fetchToken,
-    r.error === null ? null : r.error.slice(0, MAX_ERROR),
-    r.jobId,
-  ];
-  const columns = [
-    'account',
-    'report',
-    'period_start',
-    'period_end',
-    'dimensions',
-    'status',
-    'rows',
-    'reconciled',
-    'unreconciled_reason',
-    'mismatch',
-    'restatement',
-    'previous_load_id',
-    'replay_of',
-    'http_attempts',
-    'response_bytes',
-    'fetch_ms',
-    'load_ms',
-    'fetched_at',
-    'fetch_token',
-    'error',
-    'job_id',
-  ];
-  if (r.loadId !== undefined) {
-    columns.unshift('load_id');
-    values.unshift(r.loadId);
-  }
+  const all: typeof LOAD_COLUMNS =
+    r.loadId === undefined ? LOAD_COLUMNS : [['load_id', () => r.loadId], ...LOAD_COLUMNS];
   return {
     text:
-      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
-      `VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
-    values,
+      `INSERT INTO ${qualified(schema, 'report_loads')} (${all.map(([c]) => ident(c)).join(', ')}) ` +
+      `VALUES (${all.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
+    values: all.map(([, value]) => value(r)),
   };
 }
 
@@ -126,30 +111,58 @@ export function upsertTotalsSql(
 }
 
 /**
+ * The claim's answer: a new load id; whether the loaded response's fetch started after ours; the
+ * period's report_totals row joined to its load (bigints as text: pg's default; null columns for a
+ * period never loaded, or for a counter that load was not given); and tableOfSql's row.
+ */
+export type Claimed = {
+  next_id: string;
+  stale: boolean;
+  load_id: string | null;
+  fetch_token: string | null;
+} & Record<CounterName, string | null> &
+  TableOfRow;
+
+/**
  * Claims a period for a load in one round trip, run right after the period's lock is taken (so
- * its snapshot sees every load committed before): a new load_id; the period's current totals and
- * the load that wrote them (null columns for a period never loaded); `stale`, true when that
- * load's fetch started after ours, by the fetch tokens Postgres issued (never a worker's clock);
- * and, unless stale, the period's old rows deleted from `table`, ready for the new ones.
+ * its snapshot sees every load committed before): see Claimed. `stale` compares the fetch tokens
+ * Postgres issued (never a worker's clock). Unless stale, the period's old rows are deleted from
+ * `table`, ready for the new ones, when `table` is the one tableOfSql's row names and not retired.
  */
 export function claimPeriodSql(
   schema: string,
   table: string,
   account: string,
-  report: string,
+  report: { readonly name: string; readonly dimensions: readonly string[] },
   period: Period,
   fetchToken: number,
 ): { text: string; values: unknown[] } {
+  // $1 report, $2 dimensions (tableOfSql's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
+  // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
+  const version = tableOfSql(schema, report.name, report.dimensions as Dimension[]);
+  const counters = COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ');
   return {
     text:
-      `WITH c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ')} ` +
+      `WITH v AS (${version.text}), ` +
+      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${counters} ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
-      `WHERE t.account = $6 AND t.report = $1 AND t.period_start = $2 AND t.period_end = $3), ` +
-      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $5) AS stale), ` +
-      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $6 AND period_start = $2 AND period_end = $3 AND NOT (SELECT stale FROM s)) ` +
-      `SELECT n.next_id, s.stale, c.* FROM (SELECT nextval(pg_get_serial_sequence($4, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s LEFT JOIN c ON true`,
-    values: [report, period.start, period.end, qualified(schema, 'report_loads'), fetchToken, account],
+      `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
+      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
+      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
+      `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
+      `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
+      `SELECT n.next_id, s.stale, c.*, v.* FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
+      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true`,
+    values: [
+      ...version.values,
+      period.start,
+      period.end,
+      qualified(schema, 'report_loads'),
+      fetchToken,
+      account,
+      reportTable(report.name),
+      table,
+    ],
   };
 }
 
@@ -180,7 +193,7 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
 };
 
 /**
- * INSERT of `rows` into the target table, checked exactly as COPY checks them (createRowCheck:
+ * INSERT of `rows` into the target table, checked exactly as COPY checks them (rowFields:
  * a bad value throws RowValueError before anything is sent). Values go as parameters, one array
  * per column, unnested together, so the statement's text depends only on the table. Each array
  * goes as its Postgres literal, written here in one join: pg's own conversion of JavaScript
@@ -190,16 +203,12 @@ export function insertRowsSql(
   target: CopyTarget,
   rows: readonly ReportRow[],
 ): { text: string; values: unknown[] } {
-  const check = createRowCheck(target);
-  const text = target.dimensions.map((d) => dimensionType(d) === 'text');
+  const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));
   const dims: string[][] = target.dimensions.map(() => []);
   const counters: number[][] = COUNTERS.map(() => []);
   for (const row of rows) {
-    check(row);
-    for (let i = 0; i < dims.length; i++) {
-      const value = row.dims[i] as string;
-      (dims[i] as string[]).push(text[i] === true ? quoted(value) : value);
-    }
+    const fields = fieldsOf(row);
+    for (let i = 0; i < dims.length; i++) (dims[i] as string[]).push(fields[i] as string);
     for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
   }
   // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
@@ -237,18 +246,14 @@ function quoted(value: string): string {
   return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
-/**
- * Per counter: the previous load's total and how much the new load changed it. A load without
- * that total (the API gave none) makes them null: no change can be measured.
- */
+/** Per counter: the previous load's total and the new load's change of it (null: not measurable). */
 export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
 
 /** The change of each total from `previous` to `current` (null where either lacks the total). */
 export function restatementOf(previous: Totals, current: Totals): Restatement {
   const out = {} as Restatement;
   for (const c of COUNTERS) {
-    const before = previous[c];
-    const now = current[c];
+    const [before, now] = [previous[c], current[c]];
     out[c] = { previous: before, delta: before === null || now === null ? null : now - before };
   }
   return out;
@@ -267,32 +272,30 @@ export function maxRelativeChange(r: Restatement): number {
   let max = 0;
   for (const c of COUNTERS) {
     const { previous, delta } = r[c];
-    if (previous === null || delta === null || delta === 0) continue;
-    const rel = previous === 0 ? 1 : Math.abs(delta) / previous;
-    if (rel > max) max = rel;
+    if (previous !== null && delta !== null && delta !== 0)
+      max = Math.max(max, previous === 0 ? 1 : Math.abs(delta) / previous);
   }
   return max;
 }
 
-/** One reload of a period: its age when re-fetched and what changed. */
+/** One reload of a period: its age (whole days from the period's last day to the fetch) and what changed. */
 export interface RestatementSample {
   readonly report: string;
-  /** Whole days from the period's last day to the fetch of the reload. */
   readonly ageDays: number;
   readonly restatement: Restatement;
 }
 
-/** Reloads of one report's periods at one age, summarized. */
+/**
+ * Reloads of one report's periods at one age: how many, how many changed any total, the mean
+ * |delta| per counter over the reloads that could measure it (0 when none could), and the
+ * largest maxRelativeChange.
+ */
 export interface RestatementSummary {
   readonly report: string;
   readonly age_days: number;
-  /** Reloads of periods at this age. */
   readonly loads: number;
-  /** Of those, how many changed any total. */
   readonly restated: number;
-  /** Mean of |delta| per counter, over the reloads that could measure it (0 when none could). */
   readonly avg_abs_change: Counters;
-  /** Largest |delta| / previous over all counters and loads (0 when previous was 0 and delta 0, 1 when only previous was 0). */
   readonly max_rel_change: number;
 }
 
@@ -301,8 +304,8 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
   const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
   for (const s of samples) {
     const key = `${s.report}\u0000${s.ageDays}`;
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = { report: s.report, age: s.ageDays, items: [] }));
+    const g = groups.get(key) ?? { report: s.report, age: s.ageDays, items: [] };
+    groups.set(key, g);
     g.items.push(s.restatement);
   }
   return [...groups.values()]
@@ -310,24 +313,18 @@ export function summarizeRestatements(samples: Iterable<RestatementSample>): Res
     .map((g) => {
       const avg = {} as Counters;
       for (const c of COUNTERS) {
-        let sum = 0;
-        let measured = 0;
-        for (const r of g.items) {
-          const { previous, delta } = r[c];
-          if (previous === null || delta === null) continue;
-          measured++;
-          sum += Math.abs(delta);
-        }
-        avg[c] = measured === 0 ? 0 : sum / measured;
+        const deltas = g.items.flatMap(({ [c]: { previous, delta } }) =>
+          previous === null || delta === null ? [] : [Math.abs(delta)],
+        );
+        avg[c] = deltas.length === 0 ? 0 : deltas.reduce((a, b) => a + b, 0) / deltas.length;
       }
-      const maxRel = Math.max(0, ...g.items.map(maxRelativeChange));
       return {
         report: g.report,
         age_days: g.age,
         loads: g.items.length,
         restated: g.items.filter(isRestated).length,
         avg_abs_change: avg,
-        max_rel_change: maxRel,
+        max_rel_change: Math.max(0, ...g.items.map(maxRelativeChange)),
       };
     });
 }
