@@ -2,7 +2,7 @@
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
-import { escapeLiteral, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
@@ -130,7 +130,6 @@ export async function loadPeriod(
       withPgRetry(
         () =>
           withTransaction(client, () => loadInTransaction(client, wh, input), {
-            begin: beginLoadSql(wh.schema, info),
             // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
             onRollbackError: markBroken,
           }),
@@ -161,28 +160,29 @@ interface Input extends RowSource {
 }
 
 /**
- * BEGIN and the load's locks as one simple query: one round trip fewer on every pull. Its values
- * cannot be parameters there, so each is a literal quoted by escapeLiteral (and all come from
- * validated names and dates). Two-int lock keyed by (schema.report, account/period): loads of other
- * periods or accounts never wait on each other. Custom plans: a generic plan of the claim's DELETE
- * would lock every partition of the table, where a plan for the period's own dates prunes to (and
- * locks) its month's partition alone. The evolution lock, shared, keeps a swap from retiring the
- * version this load writes until the load commits: a swap waits for the loads in flight, and a load
- * that comes after a swap finds its version retired.
+ * The load's locks, the first statement of its transaction. Two-int lock keyed by (schema.report,
+ * account/period): loads of other periods or accounts never wait on each other. Custom plans: a
+ * generic plan of the claim's DELETE would lock every partition of the table, where a plan for the
+ * period's own dates prunes to (and locks) its month's partition alone. The evolution lock, shared,
+ * keeps a swap from retiring the version this load writes until the load commits: a swap waits for
+ * the loads in flight, and a load that comes after a swap finds its version retired.
  */
-function beginLoadSql(schema: string, { report, account, period }: FetchInfo): string {
-  const [timeout, table, key, evolve] = [
-    String(LOAD_STATEMENT_TIMEOUT_MS),
-    `${schema}.${report.name}`,
-    // The default account's key names no account: a single-account deployment's (and its tests').
-    account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
-    evolveLockKey(schema, report.name),
-  ].map((value) => escapeLiteral(value));
-  return (
-    `BEGIN; SELECT set_config('statement_timeout', ${timeout}, true), ` +
-    `set_config('plan_cache_mode', 'force_custom_plan', true), ` +
-    `pg_advisory_xact_lock(hashtext(${table}), hashtext(${key})), pg_advisory_xact_lock_shared(hashtext(${evolve}))`
-  );
+function lockLoadSql(
+  schema: string,
+  { report, account, period }: FetchInfo,
+): { text: string; values: unknown[] } {
+  return {
+    text:
+      "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
+      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
+    values: [
+      String(LOAD_STATEMENT_TIMEOUT_MS),
+      `${schema}.${report.name}`,
+      // The default account's key names no account: a single-account deployment's (and its tests').
+      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+      evolveLockKey(schema, report.name),
+    ],
+  };
 }
 
 /** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
@@ -191,6 +191,7 @@ const lastTables = new Map<string, string>();
 async function loadInTransaction(client: PoolClient, wh: Warehouse, input: Input): Promise<LoadOutcome> {
   const { schema } = wh;
   const { report, period, account } = input.info;
+  await client.query(named(lockLoadSql(schema, input.info)));
   // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
   // the table version that holds this definition's dimensions (report evolution: a swap switches
   // it under the evolution lock) and deletes the old rows only from the table it guessed when that

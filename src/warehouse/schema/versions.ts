@@ -52,37 +52,49 @@ export interface LoadTarget {
   readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
+/** tableOfSql's one row: read it with tableFrom. */
+export interface TableOfRow {
+  /** The table, state and number of the version with the definition's dimensions; null: none. */
+  readonly table_name: string | null;
+  readonly state: VersionState | null;
+  readonly version: number | null;
+  readonly versions: number;
+  readonly building: number;
+  readonly serving: number | null;
+}
+
 /**
- * The table that holds the rows of `report` with `dimensions`: its version's table, in one query.
- * Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
- * changed (or is new) and `adops migrate` has not made its version yet.
+ * The query behind tableOf, as a FROM item (`... FROM (<text>) AS v`), so that the load's claim can
+ * read it in the same statement; `first` is the number of its first parameter. One row.
  */
-export async function tableOf(
-  client: Pick<ClientBase, 'query'>,
+export function tableOfSql(
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
-): Promise<LoadTarget> {
-  const mine = 'FILTER (WHERE dimensions = $2::text[])';
-  const { rows } = await client.query<{
-    table_name: string | null;
-    state: VersionState | null;
-    version: number | null;
-    versions: number;
-    building: number;
-    serving: number | null;
-  }>(
-    named(
-      `SELECT max(table_name) ${mine} AS table_name, max(state) ${mine} AS state, max(version) ${mine} AS version,
+  first = 1,
+): { text: string; values: unknown[] } {
+  const mine = `FILTER (WHERE dimensions = $${first + 1}::text[])`;
+  return {
+    text: `SELECT max(table_name) ${mine} AS table_name, max(state) ${mine} AS state, max(version) ${mine} AS version,
               count(*)::int AS versions, (count(*) FILTER (WHERE state = 'building'))::int AS building,
               max(version) FILTER (WHERE state = 'serving') AS serving
-         FROM ${qualified(schema, 'report_versions')} WHERE report = $1`,
-      [report, dimensions],
-    ),
-  );
-  const found = rows[0] as (typeof rows)[number];
+         FROM ${qualified(schema, 'report_versions')} WHERE report = $${first}`,
+    values: [report, dimensions],
+  };
+}
+
+/**
+ * The table that holds the rows of `report` with `dimensions`, from tableOfSql's row: its version's
+ * table. Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
+ * changed (or is new) and `adops migrate` has not made its version yet.
+ */
+export function tableFrom(
+  found: TableOfRow | undefined,
+  report: string,
+  dimensions: readonly Dimension[],
+): LoadTarget {
   // A report `adops migrate` never saw has no table either: the load then fails with its hint.
-  if (found.versions === 0) return { table: reportTable(report), evolving: false };
+  if (found === undefined || found.versions === 0) return { table: reportTable(report), evolving: false };
   if (found.table_name === null)
     throw new UnmigratedDefinitionError(
       `the definition of ${report} has dimensions (${dimensions.join(', ')}) no table of it has yet: ` +
@@ -91,6 +103,17 @@ export async function tableOf(
   const target = { table: found.table_name, evolving: found.building > 0 };
   if (found.state !== 'retired' || found.version === null) return target;
   return { ...target, retired: { version: found.version, serving: found.serving } };
+}
+
+/** The table that holds the rows of `report` with `dimensions` (see tableFrom): one query. */
+export async function tableOf(
+  client: Pick<ClientBase, 'query'>,
+  schema: string,
+  report: string,
+  dimensions: readonly Dimension[],
+): Promise<LoadTarget> {
+  const { rows } = await client.query<TableOfRow>(named(tableOfSql(schema, report, dimensions)));
+  return tableFrom(rows[0], report, dimensions);
 }
 
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */
