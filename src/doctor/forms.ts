@@ -28,50 +28,41 @@ interface FormJudgement {
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
 function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
-  if (f === undefined) return { outcome: 'skipped', detail: 'not probed' };
-  if (!isSuccess(f.pair)) return { outcome: 'error', detail: describeAnswer(f.pair) };
+  const judged = (outcome: FormOutcome, detail: string): FormJudgement => ({ outcome, detail });
+  if (f === undefined) return judged('skipped', 'not probed');
+  if (!isSuccess(f.pair)) return judged('error', describeAnswer(f.pair));
   let pair: ParsedReport;
   try {
     pair = parseReport(f.pair.body, PAIR);
   } catch (error) {
-    return { outcome: 'wrong', detail: `wrong report: ${misreading(f.pair.body) ?? shortReason(error)}` };
+    return judged('wrong', `wrong report: ${misreading(f.pair.body) ?? shortReason(error)}`);
   }
   // Differences, not `ok`: a server that sends no totals is not misreading the parameters.
   if (pair.reconciliation.differences.length > 0)
-    return { outcome: 'wrong', detail: 'wrong report: its rows do not add up to its totals' };
+    return judged('wrong', 'wrong report: its rows do not add up to its totals');
   const outside = pair.rows.find((r) => (r.dims[0] ?? '') < period.start || (r.dims[0] ?? '') > period.end);
   if (outside !== undefined)
-    return {
-      outcome: 'wrong',
-      detail: `wrong report: a row for ${outside.dims[0]}, outside ${period.start}..${period.end}`,
-    };
+    return judged(
+      'wrong',
+      `wrong report: a row for ${outside.dims[0]}, outside ${period.start}..${period.end}`,
+    );
+  const unverified = 'nested correctly, but the [day] report';
   if (!isSuccess(f.day))
-    return {
-      outcome: 'unverified',
-      detail:
-        'nested correctly, but the [day] report to check it against answered ' +
-        (f.day === undefined ? 'nothing' : describeAnswer(f.day)),
-    };
+    return judged(
+      'unverified',
+      `${unverified} to check it against answered ${f.day === undefined ? 'nothing' : describeAnswer(f.day)}`,
+    );
   let day: ParsedReport;
   try {
     day = parseReport(f.day.body, DAY);
   } catch (error) {
-    return {
-      outcome: 'unverified',
-      detail: `nested correctly, but the [day] report is unusable: ${shortReason(error)}`,
-    };
+    return judged('unverified', `${unverified} is unusable: ${shortReason(error)}`);
   }
   const difference = compareSums(pair, day);
-  if (difference !== undefined) return { outcome: 'wrong', detail: `wrong report: ${difference}` };
+  if (difference !== undefined) return judged('wrong', `wrong report: ${difference}`);
   if (pair.rows.length === 0)
-    return {
-      outcome: 'empty',
-      detail: `an empty report (no traffic ${period.start}..${period.end}): cannot tell`,
-    };
-  return {
-    outcome: 'ok',
-    detail: `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`,
-  };
+    return judged('empty', `an empty report (no traffic ${period.start}..${period.end}): cannot tell`);
+  return judged('ok', `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`);
 }
 
 /** Every form's judgement; a form not probed is 'skipped'. */

@@ -26,26 +26,19 @@ interface DoctorTarget {
   readonly apiKey: string;
   readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };
   readonly connectTimeoutMs: number;
-  /** Per request, for the headers and for the body each (default 15 s). */
-  readonly timeoutMs?: number;
 }
 
 /** Probes the server and returns what it saw; never throws for what the server does. */
-export async function runProbes(
-  t: DoctorTarget,
-  options: { now?: () => Date; sleep?: (ms: number) => Promise<void> } = {},
-): Promise<Observations> {
-  const now = options.now ?? (() => new Date());
+export async function runProbes(t: DoctorTarget): Promise<Observations> {
+  const now = new Date();
   const tls = t.baseUrl.startsWith('https:') ? await probeTls(t.baseUrl, t.connectTimeoutMs) : undefined;
   const prober = new Prober({
     baseUrl: t.baseUrl,
     secrets: [t.apiKey],
     connectTimeoutMs: t.connectTimeoutMs,
-    headersTimeoutMs: t.timeoutMs ?? 15_000,
-    bodyTimeoutMs: t.timeoutMs ?? 15_000,
-    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    timeoutMs: 15_000,
   });
-  const period = formPeriod(now());
+  const period = formPeriod(now);
   try {
     const auth = await probeAuth(prober, t.apiKey);
     const chosen = chooseAuth(auth, t.configured.auth);
@@ -54,9 +47,16 @@ export async function runProbes(
     let gzip: Observations['gzip'];
     if (chosen !== undefined) {
       const headers = authHeaders(chosen, t.apiKey);
-      scopes = await probeScopes(prober, headers, auth[chosen], t.configured.reportParams, yesterday(now()));
+      scopes = await probeScopes(prober, headers, auth[chosen], t.configured.reportParams, yesterday(now));
       if (!hasStatus(scopes.reports, 403)) forms = await probeForms(prober, headers, period);
-      gzip = await probeGzip(prober, gzipRequest(forms, period, headers, t.configured.reportParams));
+      // Probe "gzip": a report in the form that works (a body worth compressing), else the
+      // catalogue's first page, asked for gzip-compressed; the body is kept as received.
+      const choice = chooseForm(judgeForms(forms, period), t.configured.reportParams);
+      const request =
+        choice === undefined
+          ? { path: '/campaigns?limit=1', headers }
+          : reportProbe(choice.form, DAY, period, headers);
+      gzip = await prober.send({ ...request, headers: { ...headers, 'accept-encoding': 'gzip' } });
     }
     return {
       baseUrl: t.baseUrl,
@@ -67,26 +67,13 @@ export async function runProbes(
       formPeriod: period,
       forms,
       gzip,
-      clock: prober.clock(),
-      rateLimitHeaders: prober.rateLimitHeaders(),
-      throttled: prober.throttled(),
+      clock: prober.clock,
+      rateLimitHeaders: { ...prober.rateLimitHeaders },
+      throttled: prober.throttled,
     };
   } finally {
     await prober.close();
   }
-}
-
-/** A report in the form that works (a body worth compressing), else the catalogue's first page. */
-function gzipRequest(
-  forms: Partial<Record<ReportForm, FormObservation>>,
-  period: Observations['formPeriod'],
-  headers: Readonly<Record<string, string>>,
-  configured: ReportForm,
-): ProbeRequest {
-  const choice = chooseForm(judgeForms(forms, period), configured);
-  return choice === undefined
-    ? { path: '/campaigns?limit=1', headers }
-    : reportProbe(choice.form, DAY, period, headers);
 }
 
 // The probe requests, built without I/O: auth headers per form, GET /reports per parameter form,
@@ -181,10 +168,4 @@ async function probeForms(
     out[form] = { pair, day };
   }
   return out;
-}
-
-// Probe "gzip": one request that asks for a gzip-compressed answer.
-/** The request sent again with Accept-Encoding: gzip; the body is kept as received. */
-function probeGzip(prober: Prober, request: ProbeRequest): Promise<Answer> {
-  return prober.send({ ...request, headers: { ...request.headers, 'accept-encoding': 'gzip' } });
 }

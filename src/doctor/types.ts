@@ -85,6 +85,11 @@ export interface Row {
   readonly detail: string;
 }
 
+/** The rows of one check: `row('gzip')('ok', detail)`. */
+export const row =
+  (check: string) =>
+  (status: RowStatus, detail: string): Row => ({ check, status, detail });
+
 /** The env lines to set, once a pull can work. */
 export interface Settings {
   readonly ADOPS_AUTH: AuthForm;
