@@ -128,11 +128,6 @@ const ACCOUNT_KEYS = new Set([
   'reports',
 ]);
 
-/** The single-account settings of the environment (its server settings among them), as account `default`. */
-export function envAccount(settings: Omit<Account, 'name' | 'reports' | 'timezone'>): Account {
-  return Object.freeze({ ...settings, name: DEFAULT_ACCOUNT, timezone: 'UTC', reports: undefined });
-}
-
 /**
  * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or a mapping with `accounts:`), each checked;
  * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, a

@@ -21,7 +21,7 @@ import {
 } from './connections.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import {
-  envAccount,
+  DEFAULT_ACCOUNT,
   readAccountsFile,
   type Account,
   AUTH_FORMS,
@@ -63,7 +63,6 @@ export interface Config {
   readonly redisUrl: string;
   /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
   readonly redis: RedisTarget;
-  /** Postgres schema for all tables (validated identifier). */
   readonly schema: string;
   readonly jobsDir: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -72,23 +71,17 @@ export interface Config {
     readonly headersTimeoutMs: number;
     readonly bodyTimeoutMs: number;
     /**
-     * Deadline of one request, from sending it to the last byte of its body, streamed bodies
-     * included (ADOPS_HTTP_REQUEST_TIMEOUT_MS): a server dripping a body never trips the body
-     * timeout, which is the silence between chunks.
+     * Deadline of one request to the last byte of its body: a server dripping a body never trips
+     * the body timeout, which is the silence between chunks.
      */
     readonly requestTimeoutMs: number;
     /** Attempts per request, the first included. */
     readonly attempts: number;
-    /** Cap of the exponential backoff between attempts. */
     readonly maxBackoffMs: number;
-    /**
-     * Longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one
-     * is cut to it, with a warning naming what the server asked.
-     */
+    /** Longest pause a server's Retry-After can impose: a longer one is cut to it, with a warning. */
     readonly retryAfterCapMs: number;
     /** Keep-alive connections per API origin. */
     readonly connections: number;
-    /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
     readonly compression: ServerSettings['compression'];
     /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
     readonly maxBodyMb: number;
@@ -109,10 +102,7 @@ export interface Config {
     readonly rateLimitPerSecond: number;
     /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
     readonly shutdownTimeoutSeconds: number;
-    /**
-     * Seconds a waiting command (`backfill`, `heal` and `sync --wait`) rides out a Redis that
-     * cannot be reached before it gives up, telling to finish with `adops heal`.
-     */
+    /** Seconds a waiting command rides out an unreachable Redis before it gives up (finish with `adops heal`). */
     readonly redisOutageSeconds: number;
   };
   /** Days the scheduler and heal look back for missing or failed periods. */
@@ -127,10 +117,7 @@ export interface Config {
   readonly copyFormat: 'binary' | 'text';
   /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
   readonly webhook: WebhookConfig | undefined;
-  /**
-   * The ad server accounts pulled (src/config/accounts.ts): those of ADOPS_ACCOUNTS_FILE, or the
-   * env settings above as the one account `default`. Never empty.
-   */
+  /** Those of ADOPS_ACCOUNTS_FILE, or the env settings above as the one account `default`. Never empty. */
   readonly accounts: readonly Account[];
   /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
   readonly accountsFile: string | undefined;
@@ -265,16 +252,7 @@ export function loadConfig(env: Env): Config {
   const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const apiKey = readApiKey(clean);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
-  const server: ServerSettings = {
-    auth: v.ADOPS_AUTH,
-    reportParams: v.ADOPS_REPORT_PARAMS,
-    compression: v.ADOPS_HTTP_COMPRESSION,
-    rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
-    connections: v.ADOPS_HTTP_CONNECTIONS,
-    headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
-  };
-  return Object.freeze({
+  const config = {
     baseUrl: v.ADOPS_BASE_URL,
     apiKey,
     auth: v.ADOPS_AUTH,
@@ -312,13 +290,24 @@ export function loadConfig(env: Env): Config {
     metricsHost: v.ADOPS_METRICS_HOST,
     copyFormat: v.ADOPS_COPY_FORMAT,
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
-    accounts: Object.freeze(
-      accountsFile === undefined
-        ? [envAccount({ baseUrl: v.ADOPS_BASE_URL, apiKey, ...server })]
-        : readAccountsFile(accountsFile, clean, server),
-    ),
     accountsFile,
-  });
+  };
+  // Without an accounts file, the env settings are the one account `default`.
+  const server = serverDefaults(config);
+  const accounts: Account[] =
+    accountsFile === undefined
+      ? [
+          Object.freeze({
+            ...server,
+            name: DEFAULT_ACCOUNT,
+            baseUrl: config.baseUrl,
+            apiKey,
+            timezone: 'UTC',
+            reports: undefined,
+          }),
+        ]
+      : readAccountsFile(accountsFile, clean, server);
+  return Object.freeze({ ...config, accounts: Object.freeze(accounts) });
 }
 
 /**
@@ -345,7 +334,9 @@ export function accountConfig(config: Config, account: Account): Config {
 }
 
 /** The environment's server settings: what an account of the accounts file defaults to. */
-export function serverDefaults(config: Config): ServerSettings {
+export function serverDefaults(
+  config: Pick<Config, 'auth' | 'reportParams' | 'http' | 'queue'>,
+): ServerSettings {
   return {
     auth: config.auth,
     reportParams: config.reportParams,

@@ -16,7 +16,7 @@ export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
  * Names a report may not take: its table report_<name> would land on the system's own report_loads,
  * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
  */
-const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
+const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'];
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
 const MAX_JOB_FILE_BYTES = 64 * 1024;
@@ -202,17 +202,12 @@ export function parseJob(text: string, file: string): JobDefinition {
     );
   }
   const name = o.name as string;
-  if (isReserved(name)) {
+  if (RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`)))
     fail(
       'name',
       `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals, report_raw or report_versions; ` +
-        `not allowed: ${RESERVED_NAMES.join(', ')}, or a name starting with ${RESERVED_NAMES.map(
-          (r) => `${r}_`,
-        )
-          .join(', ')
-          .replace(/, ([^,]*)$/, ' or $1')}`,
+        'not allowed: loads, totals, raw, versions, or a name starting with loads_, totals_, raw_ or versions_',
     );
-  }
   if (name.includes('__'))
     fail(
       'name',
@@ -240,9 +235,8 @@ export function parseJob(text: string, file: string): JobDefinition {
     fail('period', `${show(period)} is not allowed; allowed: ${PERIOD_UNITS.join(', ')}`);
   }
   const lookback = o.lookback_days ?? 0;
-  if (typeof lookback !== 'number' || !Number.isInteger(lookback) || lookback < 0 || lookback > 366) {
+  if (!isWhole(lookback, 0, 366))
     fail('lookback_days', `${show(lookback)} is not allowed; expected a whole number from 0 to 366`);
-  }
   let freshnessMs: number | undefined;
   if (o.freshness !== undefined && o.freshness !== null) {
     freshnessMs = typeof o.freshness === 'string' ? parseDuration(o.freshness) : undefined;
@@ -252,15 +246,8 @@ export function parseJob(text: string, file: string): JobDefinition {
         `${show(o.freshness)} is not a duration; expected a whole number and a unit m, h or d, like 90m, 30h or 2d (at most 366d)`,
       );
   }
-  const retention = o.retention_months;
-  if (
-    retention !== undefined &&
-    retention !== null &&
-    (typeof retention !== 'number' ||
-      !Number.isInteger(retention) ||
-      retention < 1 ||
-      retention > MAX_RETENTION_MONTHS)
-  )
+  const retention = o.retention_months ?? undefined;
+  if (retention !== undefined && !isWhole(retention, 1, MAX_RETENTION_MONTHS))
     fail(
       'retention_months',
       `${show(retention)} is not allowed; expected a whole number of months from 1 to ${MAX_RETENTION_MONTHS}, or leave it out to keep everything`,
@@ -273,7 +260,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     lookbackDays: lookback as number,
     schedule,
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
-    ...(typeof retention === 'number' ? { retentionMonths: retention } : {}),
+    ...(retention === undefined ? {} : { retentionMonths: retention as number }),
     file,
   });
 }
@@ -323,9 +310,8 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
   return Object.freeze({ cron, timezone: timezone as string });
 }
 
-/** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
-function isReserved(name: string): boolean {
-  return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
+function isWhole(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
 function show(value: unknown): string {
@@ -344,14 +330,6 @@ export function parseDuration(text: string): number | undefined {
   if (m === null) return undefined;
   const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
   return ms <= MAX_MS ? ms : undefined;
-}
-
-/** A duration for messages, in hours up to three days and in days beyond (`30h`, `8d`, `1.5h`). */
-export function formatDuration(ms: number): string {
-  if (ms >= 3 * UNIT_MS.d && ms % UNIT_MS.d === 0) return `${ms / UNIT_MS.d}d`;
-  if (ms >= 3 * UNIT_MS.d) return `${(ms / UNIT_MS.d).toFixed(1)}d`;
-  const hours = ms / UNIT_MS.h;
-  return Number.isInteger(hours) ? `${hours}h` : `${hours.toFixed(1)}h`;
 }
 
 /** The definitions of a folder as they are now. */
