@@ -5,14 +5,10 @@
 // turns a target into an ioredis client. Passwords live only in the target, never in a message.
 import { ConfigError } from './files.js';
 
-/** The form REDIS_URL must have, as the error message states it. */
+// The forms of the URL variables, as error messages state them.
 export const REDIS_URL_FORM = 'redis:// or rediss://[[user]:password@]host[:port][/database number]';
-
-/** The form DATABASE_URL must have, as the error message states it. */
 export const DATABASE_URL_FORM =
   'postgres:// or postgresql://[user[:password]@][host][:port][/database][?sslmode=...]';
-
-/** The form ADOPS_BASE_URL must have, as the error message states it. */
 export const BASE_URL_FORM = 'an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2';
 
 /** What is wrong with an ADOPS_BASE_URL, or undefined when it reads as written. */
@@ -34,8 +30,12 @@ export function baseUrlProblem(value: string): string | undefined {
 /** The sslmode values node-postgres understands (libpq's `allow` it would read as `require`). */
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
-/** What is wrong with a REDIS_URL, or undefined when ioredis will read it as written. */
+/** What is wrong with a REDIS_URL (either form), or undefined when it reads as written. */
 export function redisUrlProblem(value: string): string | undefined {
+  if (isSentinelUrl(value)) {
+    const parsed = parseSentinelUrl(value);
+    return typeof parsed === 'string' ? parsed : undefined;
+  }
   const url = parse(value);
   if (typeof url === 'string') return url;
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
@@ -164,7 +164,7 @@ function isDatabaseNumber(text: string): boolean {
 }
 
 /** A host and port of a sentinel or cluster node. */
-export interface HostPort {
+interface HostPort {
   readonly host: string;
   readonly port: number;
 }
@@ -197,17 +197,6 @@ const NODES_FORM = 'a comma-separated list of host:port, e.g. 10.0.0.1:26379,10.
 const MASTER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 const HOST = /^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
 
-/** The environment variables a target is read from (already cleared of empty strings). */
-export interface RedisEnv {
-  readonly REDIS_URL?: string | undefined;
-  readonly REDIS_SENTINELS?: string | undefined;
-  readonly REDIS_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_SENTINEL_PASSWORD?: string | undefined;
-  readonly REDIS_CLUSTER_NODES?: string | undefined;
-  readonly REDIS_PASSWORD?: string | undefined;
-  readonly REDIS_USERNAME?: string | undefined;
-}
-
 /** Every variable readRedisTarget reads besides REDIS_URL, for docs and tests. */
 export const REDIS_HA_VARS = [
   'REDIS_SENTINELS',
@@ -223,7 +212,11 @@ export const REDIS_HA_VARS = [
  * `urlSet` tells whether the user set it, since a set REDIS_URL next to REDIS_SENTINELS or
  * REDIS_CLUSTER_NODES is ambiguous. Throws ConfigError naming the variable and what was wrong.
  */
-export function readRedisTarget(env: RedisEnv, url: string, urlSet: boolean): RedisTarget {
+export function readRedisTarget(
+  env: Readonly<Partial<Record<(typeof REDIS_HA_VARS)[number], string>>>,
+  url: string,
+  urlSet: boolean,
+): RedisTarget {
   const modes = (['REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((n) => env[n] !== undefined);
   if (modes.length === 2)
     throw new ConfigError(
@@ -293,9 +286,8 @@ export function readRedisTarget(env: RedisEnv, url: string, urlSet: boolean): Re
       ...credentials(none),
     });
   if (sentinelUrl) {
-    const parsed = parseSentinelUrl(url);
-    if (typeof parsed === 'string')
-      throw new ConfigError(`REDIS_URL is invalid: expected ${SENTINEL_URL_FORM}: ${parsed}`, 'REDIS_URL');
+    // Already checked: REDIS_URL's schema refuses a Sentinel URL that does not parse.
+    const parsed = parseSentinelUrl(url) as ParsedSentinelUrl;
     return Object.freeze({
       kind: 'sentinel',
       sentinels: parsed.sentinels,
@@ -314,18 +306,13 @@ export function isSentinelUrl(url: string): boolean {
   return /^redis\+sentinel:\/\//i.test(url);
 }
 
-/** What is wrong with a redis+sentinel:// URL, or undefined when it reads as written. */
-export function sentinelUrlProblem(url: string): string | undefined {
-  const parsed = parseSentinelUrl(url);
-  return typeof parsed === 'string' ? parsed : undefined;
-}
-
 interface ParsedSentinelUrl extends Credentials {
   readonly sentinels: readonly HostPort[];
   readonly master: string;
   readonly db: number;
 }
 
+/** A redis+sentinel:// URL read, or what is wrong with it. */
 function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
   const rest = url.replace(/^redis\+sentinel:\/\//i, '');
   if (/[?#]/.test(rest)) return 'it has a query or a fragment; percent-encode ? as %3F and # as %23';
@@ -354,7 +341,7 @@ function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
   if (master === undefined || master === '') return 'it names no master after the hosts (/mymaster)';
   if (!MASTER_NAME.test(master)) return `the master name "${master}" is not letters, digits and _ . -`;
   if (extra.length > 0) return `the path has more than a master name and a database number`;
-  if (db !== undefined && db !== '' && !/^\d{1,9}$/.test(db))
+  if (db !== undefined && db !== '' && !isDatabaseNumber(db))
     return `the database "${db}" is not a whole number such as 0`;
   return { sentinels, master, db: db === undefined || db === '' ? 0 : Number(db), username, password };
 }
@@ -382,8 +369,7 @@ function nodesProblemOrList(value: string, defaultPort: number): readonly HostPo
     const host = m?.[1] ?? '';
     const port = m?.[2];
     if (!HOST.test(host)) return `"${item}" is not host:port (a host name, an IPv4 address or [IPv6])`;
-    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535))
-      return `the port of "${item}" is not from 1 to 65535`;
+    if (port !== undefined && !isPort(port)) return `the port of "${item}" is not from 1 to 65535`;
     const node = {
       host: host.replace(/^\[|\]$/g, ''),
       port: port === undefined ? defaultPort : Number(port),

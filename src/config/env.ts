@@ -16,7 +16,6 @@ import {
   readRedisTarget,
   REDIS_HA_VARS,
   SENTINEL_URL_FORM,
-  sentinelUrlProblem,
   type RedisTarget,
 } from './connections.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
@@ -162,13 +161,9 @@ const ENV_SCHEMA = {
   REDIS_URL: z
     .string()
     .superRefine((value, ctx) => {
-      const sentinel = isSentinelUrl(value);
-      const found = sentinel ? sentinelUrlProblem(value) : redisUrlProblem(value);
-      if (found !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          message: `${sentinel ? SENTINEL_URL_FORM : REDIS_URL_FORM}: ${found}`,
-        });
+      const found = redisUrlProblem(value);
+      const form = isSentinelUrl(value) ? SENTINEL_URL_FORM : REDIS_URL_FORM;
+      if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
     })
     .default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
