@@ -185,48 +185,44 @@ function readAccount(
     throw new ConfigError(`${path}: account "${name}": ${field}: ${message}`, `${path}: ${name}.${field}`);
   };
   for (const key of Object.keys(o))
-    if (!ACCOUNT_KEYS.has(key)) {
-      if (/^(api_?)?key$|^api_key$|token|secret/i.test(key))
-        fail(key, 'an API key is never written into the accounts file; use api_key_file or api_key_env');
-      fail(key, `unknown field; allowed: ${[...ACCOUNT_KEYS].join(', ')}`);
-    }
+    if (!ACCOUNT_KEYS.has(key))
+      fail(
+        key,
+        /^(api_?)?key$|^api_key$|token|secret/i.test(key)
+          ? 'an API key is never written into the accounts file; use api_key_file or api_key_env'
+          : `unknown field; allowed: ${[...ACCOUNT_KEYS].join(', ')}`,
+      );
 
-  const baseUrl = o.base_url;
-  if (typeof baseUrl !== 'string') fail('base_url', `missing; expected ${BASE_URL_FORM}`);
-  const urlProblem = baseUrlProblem(baseUrl as string);
+  const baseUrl =
+    typeof o.base_url === 'string' ? o.base_url : fail('base_url', `missing; expected ${BASE_URL_FORM}`);
+  const urlProblem = baseUrlProblem(baseUrl);
   if (urlProblem !== undefined) fail('base_url', `${BASE_URL_FORM}: ${urlProblem}`);
 
-  const keyFile = o.api_key_file;
-  const keyEnv = o.api_key_env;
+  const { api_key_file: keyFile, api_key_env: keyEnv } = o;
   if (keyFile !== undefined && keyEnv !== undefined)
     fail('api_key_file', 'api_key_env is set too: set only one');
   let apiKey: string | undefined;
   if (keyFile !== undefined) {
     if (typeof keyFile !== 'string' || keyFile === '')
-      fail('api_key_file', 'expected the path of a file holding the key');
+      return fail('api_key_file', 'expected the path of a file holding the key');
     try {
-      apiKey = readBoundedFile(
-        resolve(dirname(path), keyFile as string),
-        MAX_FILE_BYTES,
-        'a file holding the key',
-      ).replace(/\r?\n$/, '');
+      apiKey = readKeyFile(resolve(dirname(path), keyFile), MAX_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
-      fail('api_key_file', `${keyFile as string}: ${error.message}`);
+      fail('api_key_file', `${keyFile}: ${error.message}`);
     }
   } else if (keyEnv !== undefined) {
     if (typeof keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      fail('api_key_env', 'expected the name of an environment variable, e.g. ADOPS_KEY_NORTH');
-    apiKey = env[keyEnv as string];
-    if (apiKey === undefined || apiKey === '') fail('api_key_env', `${keyEnv as string} is not set`);
+      return fail('api_key_env', 'expected the name of an environment variable, e.g. ADOPS_KEY_NORTH');
+    apiKey = env[keyEnv];
+    if (apiKey === undefined || apiKey === '') fail('api_key_env', `${keyEnv} is not set`);
   } else
     fail(
       'api_key_file',
       'missing: set api_key_file (a file holding the key) or api_key_env (a variable holding it)',
     );
   // Never echo the key: the message names the field and the rule only.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
-  if (apiKey === '' || /[\s\u0000-\u001f\u007f]/.test(apiKey as string))
+  if (keyProblem(apiKey as string) !== undefined)
     fail(
       keyFile !== undefined ? 'api_key_file' : 'api_key_env',
       'the key is empty or holds whitespace or control characters',
@@ -237,24 +233,33 @@ function readAccount(
     server[spec.setting] = checkServerValue(o[field] ?? defaults[spec.setting], spec, (m) => fail(field, m));
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
-    fail(
+    return fail(
       'timezone',
       `${JSON.stringify(timezone)} is not an IANA time zone; expected e.g. UTC, Europe/Berlin`,
     );
-  let reports: string[] | undefined;
-  if (o.reports !== undefined) {
-    if (!Array.isArray(o.reports) || o.reports.some((r) => typeof r !== 'string'))
-      fail('reports', 'expected a list of report names, e.g. [daily_campaign, hourly]');
-    reports = [...(o.reports as string[])];
-  }
+  const reports = o.reports;
+  if (reports !== undefined && (!Array.isArray(reports) || reports.some((r) => typeof r !== 'string')))
+    fail('reports', 'expected a list of report names, e.g. [daily_campaign, hourly]');
   return Object.freeze({
     name,
-    baseUrl: (baseUrl as string).replace(/\/+$/, ''),
+    baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: apiKey as string,
     ...(server as unknown as ServerSettings),
-    timezone: timezone as string,
-    reports: reports === undefined ? undefined : Object.freeze(reports),
+    timezone,
+    reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),
   });
+}
+
+/** Why `key` cannot be an API key (`empty`, `whitespace`), or undefined. Never echoes the key. */
+export function keyProblem(key: string): 'empty' | 'whitespace' | undefined {
+  if (key.length === 0) return 'empty';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
+  return /[\s\u0000-\u001f\u007f]/.test(key) ? 'whitespace' : undefined;
+}
+
+/** The key a key file holds (one trailing line break dropped); FileRefused when it cannot be read. */
+export function readKeyFile(path: string, maxBytes: number): string {
+  return readBoundedFile(path, maxBytes, 'a file holding the key').replace(/\r?\n$/, '');
 }
 
 /** Refuses an account's `reports` entry that names no report definition. */

@@ -18,9 +18,11 @@ import {
   SENTINEL_URL_FORM,
   type RedisTarget,
 } from './connections.js';
-import { FileRefused, readBoundedFile, ConfigError } from './files.js';
+import { FileRefused, ConfigError } from './files.js';
 import {
   DEFAULT_ACCOUNT,
+  keyProblem,
+  readKeyFile,
   readAccountsFile,
   type Account,
   AUTH_FORMS,
@@ -415,36 +417,33 @@ export function secretsOf(
 }
 
 function readApiKey(env: Env): string | undefined {
-  const direct = env.ADOPS_API_KEY;
   const file = env.ADOPS_API_KEY_FILE;
-  if (direct !== undefined && file !== undefined) {
+  if (env.ADOPS_API_KEY !== undefined && file !== undefined)
     throw new ConfigError('ADOPS_API_KEY and ADOPS_API_KEY_FILE are both set: set only one', 'ADOPS_API_KEY');
-  }
-  if (file === undefined) return validKey(direct, 'ADOPS_API_KEY');
-  let text: string;
-  try {
-    text = readBoundedFile(file, MAX_KEY_FILE_BYTES, 'a file holding the key');
-  } catch (error) {
-    if (!(error instanceof FileRefused)) throw error;
-    throw new ConfigError(
-      error.code === undefined
-        ? `ADOPS_API_KEY_FILE=${file}: ${error.message}`
-        : `ADOPS_API_KEY_FILE=${file} cannot be read (${error.code}): expected a readable file holding the key`,
-      'ADOPS_API_KEY_FILE',
-      { cause: error },
-    );
-  }
-  return validKey(text.replace(/\r?\n$/, ''), 'ADOPS_API_KEY_FILE');
-}
-
-function validKey(key: string | undefined, name: string): string | undefined {
-  if (key === undefined) return undefined;
+  const name = file === undefined ? 'ADOPS_API_KEY' : 'ADOPS_API_KEY_FILE';
+  let key = env.ADOPS_API_KEY;
+  if (file !== undefined)
+    try {
+      key = readKeyFile(file, MAX_KEY_FILE_BYTES);
+    } catch (error) {
+      if (!(error instanceof FileRefused)) throw error;
+      throw new ConfigError(
+        error.code === undefined
+          ? `${name}=${file}: ${error.message}`
+          : `${name}=${file} cannot be read (${error.code}): expected a readable file holding the key`,
+        name,
+        { cause: error },
+      );
+    }
   // Never echo the key itself: the message names the variable and the rule only.
-  if (key.length === 0) throw new ConfigError(`${name} holds an empty key: expected the API key`, name);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
-  if (/[\s\u0000-\u001f\u007f]/.test(key)) {
-    throw new ConfigError(`${name} holds whitespace or control characters: expected the API key alone`, name);
-  }
+  const problem = key === undefined ? undefined : keyProblem(key);
+  if (problem !== undefined)
+    throw new ConfigError(
+      problem === 'empty'
+        ? `${name} holds an empty key: expected the API key`
+        : `${name} holds whitespace or control characters: expected the API key alone`,
+      name,
+    );
   return key;
 }
 
