@@ -37,37 +37,24 @@ export interface ServerSettings {
   readonly bodyTimeoutMs: number;
 }
 
-/** One accounts-file field of ServerSettings: the variable it defaults to, and what it accepts. */
-export interface ServerField {
+/** One accounts-file field of ServerSettings: the values it allows. */
+interface ServerField {
   readonly setting: keyof ServerSettings;
-  readonly env: string;
   /** The values allowed, for a choice. */
   readonly oneOf?: readonly string[];
   /** The whole numbers allowed, for a number: from, to, and what they count. */
   readonly range?: readonly [number, number, string];
 }
 
-/** Every accounts-file field of ServerSettings, in the order the docs and doctor list them. */
+/** Every accounts-file field of ServerSettings (each defaults to its ADOPS_* variable), in the docs' order. */
 export const SERVER_FIELDS = {
-  auth: { setting: 'auth', env: 'ADOPS_AUTH', oneOf: AUTH_FORMS },
-  report_params: { setting: 'reportParams', env: 'ADOPS_REPORT_PARAMS', oneOf: REPORT_PARAMS },
-  compression: { setting: 'compression', env: 'ADOPS_HTTP_COMPRESSION', oneOf: COMPRESSIONS },
-  rate_limit: {
-    setting: 'rateLimitPerSecond',
-    env: 'ADOPS_RATE_LIMIT',
-    range: [1, 100_000, 'requests per second'],
-  },
-  connections: { setting: 'connections', env: 'ADOPS_HTTP_CONNECTIONS', range: [1, 1024, 'connections'] },
-  headers_timeout_ms: {
-    setting: 'headersTimeoutMs',
-    env: 'ADOPS_HTTP_HEADERS_TIMEOUT_MS',
-    range: [1, 3_600_000, 'milliseconds'],
-  },
-  body_timeout_ms: {
-    setting: 'bodyTimeoutMs',
-    env: 'ADOPS_HTTP_BODY_TIMEOUT_MS',
-    range: [1, 3_600_000, 'milliseconds'],
-  },
+  auth: { setting: 'auth', oneOf: AUTH_FORMS },
+  report_params: { setting: 'reportParams', oneOf: REPORT_PARAMS },
+  compression: { setting: 'compression', oneOf: COMPRESSIONS },
+  rate_limit: { setting: 'rateLimitPerSecond', range: [1, 100_000, 'requests per second'] },
+  connections: { setting: 'connections', range: [1, 1024, 'connections'] },
+  headers_timeout_ms: { setting: 'headersTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
+  body_timeout_ms: { setting: 'bodyTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
 } as const satisfies Readonly<Record<string, ServerField>>;
 
 /** `value` if `spec` allows it; else `fail` with what it allows. */

@@ -33,11 +33,10 @@ import {
 } from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Bytes a key file may hold: a key is tens of bytes; anything near this is the wrong file. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
-export const SCHEMA_NAME = IDENTIFIER;
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /**
  * Schemas that are Postgres' own: `pg_*` names are reserved to the system (pg_catalog, pg_toast,
  * each session's pg_temp) and information_schema is the standard's catalogue.
@@ -141,10 +140,10 @@ const int = (min: number, max: number) =>
     .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 
 /** A connection URL checked in full: the issue reads `<form>: <what is wrong>`. */
-const checkedUrl = (form: string, problem: (value: string) => string | undefined) =>
+const checkedUrl = (form: (value: string) => string, problem: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
     const found = problem(value);
-    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
+    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form(value)}: ${found}` });
   });
 
 /** The bounds of a numeric server setting: the variable and the accounts-file field share them. */
@@ -154,23 +153,19 @@ const rangeOf = (field: { readonly range: readonly [number, number, string] }): 
 ];
 
 const ENV_SCHEMA = {
-  ADOPS_BASE_URL: checkedUrl(BASE_URL_FORM, baseUrlProblem)
+  ADOPS_BASE_URL: checkedUrl(() => BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   ADOPS_AUTH: z.enum(AUTH_FORMS, `one of: ${AUTH_FORMS.join(', ')}`).default('bearer'),
   ADOPS_REPORT_PARAMS: z.enum(REPORT_PARAMS, `one of: ${REPORT_PARAMS.join(', ')}`).default('repeat'),
-  DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
-  REDIS_URL: z
-    .string()
-    .superRefine((value, ctx) => {
-      const found = redisUrlProblem(value);
-      const form = isSentinelUrl(value) ? SENTINEL_URL_FORM : REDIS_URL_FORM;
-      if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
-    })
-    .default('redis://127.0.0.1:6379'),
+  DATABASE_URL: checkedUrl(() => DATABASE_URL_FORM, postgresUrlProblem).optional(),
+  REDIS_URL: checkedUrl(
+    (url) => (isSentinelUrl(url) ? SENTINEL_URL_FORM : REDIS_URL_FORM),
+    redisUrlProblem,
+  ).default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
     .string()
-    .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
+    .regex(SCHEMA_NAME, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
     .refine((name) => !SYSTEM_SCHEMA.test(name), SYSTEM_SCHEMA_PROBLEM)
     .default('adops'),
   ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),

@@ -2,7 +2,6 @@
 // lines), or one JSON object for scripts. Every text passes through the key's redaction last,
 // whatever a server echoed into a message.
 import Table from 'cli-table3';
-import { SERVER_FIELDS } from '../config/accounts.js';
 import { redactSecrets } from '../log/redact.js';
 import type { Observations, Settings, Verdict } from './types.js';
 
@@ -13,14 +12,8 @@ interface AccountTarget {
 }
 
 /** The settings as accounts-file fields (auth, report_params, compression), in the file's order. */
-export function accountSettings(settings: Settings): Record<string, string> {
-  const byEnv: Readonly<Record<string, string>> = { ...settings };
-  const out: Record<string, string> = {};
-  for (const [field, spec] of Object.entries(SERVER_FIELDS)) {
-    const value = byEnv[spec.env];
-    if (value !== undefined) out[field] = value;
-  }
-  return out;
+export function accountSettings(s: Settings): Record<string, string> {
+  return { auth: s.ADOPS_AUTH, report_params: s.ADOPS_REPORT_PARAMS, compression: s.ADOPS_HTTP_COMPRESSION };
 }
 
 /**
