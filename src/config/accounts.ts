@@ -145,15 +145,12 @@ export function readAccountsFile(
       'ADOPS_ACCOUNTS_FILE',
     );
   const accounts = list.map((item, i) => readAccount(path, item, i, env, defaults));
-  const seen = new Set<string>();
-  for (const a of accounts) {
-    if (seen.has(a.name))
-      throw new ConfigError(
-        `${path}: account "${a.name}" is listed twice; names must be unique`,
-        `${path}: name`,
-      );
-    seen.add(a.name);
-  }
+  const twice = accounts.find((a, i) => accounts.findIndex((b) => b.name === a.name) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `${path}: account "${twice.name}" is listed twice; names must be unique`,
+      `${path}: name`,
+    );
   return accounts;
 }
 

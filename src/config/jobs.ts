@@ -90,9 +90,7 @@ const SCHEDULE_KEYS = ['cron', 'timezone', 'allow_sub_minute'];
 export function loadJobs(dir: string): JobSet {
   let files: string[];
   try {
-    files = readdirSync(dir)
-      .filter((f) => /\.ya?ml$/.test(f))
-      .sort();
+    files = yamlFiles(dir);
   } catch (error) {
     const code = errnoCode(error) ?? 'error';
     throw new ConfigError(
@@ -101,26 +99,19 @@ export function loadJobs(dir: string): JobSet {
       { cause: error },
     );
   }
-  if (files.length > MAX_JOB_FILES) {
+  if (files.length > MAX_JOB_FILES)
     throw new ConfigError(
       `ADOPS_JOBS_DIR=${dir} holds ${files.length} job definitions (*.yaml, *.yml): at most ${MAX_JOB_FILES} are allowed`,
       'ADOPS_JOBS_DIR',
     );
-  }
-  const jobs = files.map((f) => {
-    const path = join(dir, f);
-    return parseJob(readJobFile(path, dir), path);
-  });
-  const seen = new Map<string, string>();
+  const jobs = files.map((f) => parseJob(readJobFile(join(dir, f), dir), join(dir, f)));
   for (const job of jobs) {
-    const other = seen.get(job.name);
-    if (other !== undefined) {
+    const other = jobs.find((j) => j.name === job.name);
+    if (other !== job)
       throw new ConfigError(
-        `${job.file}: name: "${job.name}" is already defined in ${other}; names must be unique`,
+        `${job.file}: name: "${job.name}" is already defined in ${other?.file}; names must be unique`,
         `${job.file}: name`,
       );
-    }
-    seen.set(job.name, job.file);
   }
   return {
     reports: jobs.filter((j): j is ReportJob => j.kind === 'report'),
@@ -138,9 +129,8 @@ function readJobFile(path: string, dir: string): string {
   try {
     return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
   } catch (error) {
-    if (error instanceof FileRefused)
-      throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
-    throw error;
+    if (!(error instanceof FileRefused)) throw error;
+    throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
   }
 }
 
@@ -195,13 +185,13 @@ export function parseJob(text: string, file: string): JobDefinition {
       fail(keyName(key, i), `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
   });
 
-  if (typeof o.name !== 'string' || !REPORT_NAME.test(o.name)) {
-    fail(
-      'name',
-      `${show(o.name)} is not allowed; expected ${REPORT_NAME.source} (lower case letter, then up to 40 lower case letters, digits or _)`,
-    );
-  }
-  const name = o.name as string;
+  const name =
+    typeof o.name === 'string' && REPORT_NAME.test(o.name)
+      ? o.name
+      : fail(
+          'name',
+          `${show(o.name)} is not allowed; expected ${REPORT_NAME.source} (lower case letter, then up to 40 lower case letters, digits or _)`,
+        );
   if (RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`)))
     fail(
       'name',
@@ -217,10 +207,10 @@ export function parseJob(text: string, file: string): JobDefinition {
     o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
   if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });
 
-  if (!Array.isArray(o.dimensions) || o.dimensions.length === 0) {
-    fail('dimensions', `expected a non-empty list of dimensions from: ${DIMENSIONS.join(', ')}`);
-  }
-  const dims = o.dimensions as unknown[];
+  const dims: unknown[] =
+    Array.isArray(o.dimensions) && o.dimensions.length > 0
+      ? o.dimensions
+      : fail('dimensions', `expected a non-empty list of dimensions from: ${DIMENSIONS.join(', ')}`);
   const seen = new Set<string>();
   dims.forEach((d, i) => {
     if (typeof d !== 'string' || !isDimension(d))
@@ -231,9 +221,8 @@ export function parseJob(text: string, file: string): JobDefinition {
   });
 
   const period = o.period ?? 'day';
-  if (!isPeriodUnit(period)) {
+  if (!isPeriodUnit(period))
     fail('period', `${show(period)} is not allowed; allowed: ${PERIOD_UNITS.join(', ')}`);
-  }
   const lookback = o.lookback_days ?? 0;
   if (!isWhole(lookback, 0, 366))
     fail('lookback_days', `${show(lookback)} is not allowed; expected a whole number from 0 to 366`);
@@ -348,12 +337,17 @@ export interface LiveJobsOptions {
   readonly now?: () => number;
 }
 
+/** The *.yaml and *.yml files of `dir`, by name. */
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
+}
+
 /** What changes when a definition file is added, removed or edited. */
 function folderSignature(dir: string): string {
   try {
-    return readdirSync(dir)
-      .filter((f) => /\.ya?ml$/.test(f))
-      .sort()
+    return yamlFiles(dir)
       .map((f) => {
         const s = statSync(join(dir, f));
         return `${f}:${s.size}:${s.mtimeMs}`;
