@@ -48,81 +48,6 @@ export const SYSTEM_SCHEMA_PROBLEM =
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
 export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 
-/** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
-export interface Config {
-  /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
-  readonly baseUrl: string | undefined;
-  /** The API key; never log it, never put it in Redis or Postgres. */
-  readonly apiKey: string | undefined;
-  readonly auth: ServerSettings['auth'];
-  /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
-  readonly reportParams: ServerSettings['reportParams'];
-  /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
-  readonly databaseUrl: string | undefined;
-  /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
-  readonly redisUrl: string;
-  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
-  readonly redis: RedisTarget;
-  readonly schema: string;
-  readonly jobsDir: string;
-  readonly logLevel: (typeof LOG_LEVELS)[number];
-  readonly http: {
-    readonly connectTimeoutMs: number;
-    readonly headersTimeoutMs: number;
-    readonly bodyTimeoutMs: number;
-    /**
-     * Deadline of one request to the last byte of its body: a server dripping a body never trips
-     * the body timeout, which is the silence between chunks.
-     */
-    readonly requestTimeoutMs: number;
-    /** Attempts per request, the first included. */
-    readonly attempts: number;
-    readonly maxBackoffMs: number;
-    /** Longest pause a server's Retry-After can impose: a longer one is cut to it, with a warning. */
-    readonly retryAfterCapMs: number;
-    /** Keep-alive connections per API origin. */
-    readonly connections: number;
-    readonly compression: ServerSettings['compression'];
-    /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
-    readonly maxBodyMb: number;
-    /** Report bodies from this size on are loaded as they stream in, never held whole. */
-    readonly streamBodyMb: number;
-  };
-  readonly queue: {
-    /**
-     * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
-     * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
-     */
-    readonly prefix: string;
-    /** Attempts of a pull job, the first included. */
-    readonly pullAttempts: number;
-    /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
-    readonly syncAttempts: number;
-    /** API requests per second across all workers. */
-    readonly rateLimitPerSecond: number;
-    /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
-    readonly shutdownTimeoutSeconds: number;
-    /** Seconds a waiting command rides out an unreachable Redis before it gives up (finish with `adops heal`). */
-    readonly redisOutageSeconds: number;
-  };
-  /** Days the scheduler and heal look back for missing or failed periods. */
-  readonly healDays: number;
-  /** Days a raw response body is kept in report_raw. */
-  readonly rawRetentionDays: number;
-  /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
-  readonly metricsPort: number;
-  /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
-  readonly metricsHost: string;
-  /** COPY's data format for report rows: binary, or text as the fallback. */
-  readonly copyFormat: 'binary' | 'text';
-  /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
-  readonly webhook: WebhookConfig | undefined;
-  /** Those of ADOPS_ACCOUNTS_FILE, or the env settings above as the one account `default`. Never empty. */
-  readonly accounts: readonly Account[];
-  /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
-  readonly accountsFile: string | undefined;
-}
-
 /** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
 export interface WebhookConfig {
   readonly url: string;
@@ -220,11 +145,14 @@ export const ENV_VARS = [
   'ADOPS_ACCOUNTS_FILE',
 ] as const;
 
+/** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
+export type Config = ReturnType<typeof loadConfig>;
+
 /**
  * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
  * what is allowed. Empty strings count as unset, as a shell `FOO= cmd` intends.
  */
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Env) {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(ENV_SCHEMA)) {
@@ -241,15 +169,20 @@ export function loadConfig(env: Env): Config {
     values[name] = result.data;
   }
   const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
-  const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
-  const apiKey = readApiKey(clean);
+  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
+  const redis: RedisTarget = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
   const config = {
+    /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
     baseUrl: v.ADOPS_BASE_URL,
-    apiKey,
+    /** The API key; never log it, never put it in Redis or Postgres. */
+    apiKey: readApiKey(clean),
     auth: v.ADOPS_AUTH,
+    /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
     reportParams: v.ADOPS_REPORT_PARAMS,
+    /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
     databaseUrl: v.DATABASE_URL,
+    /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
     redisUrl: v.REDIS_URL,
     redis,
     schema: v.ADOPS_SCHEMA,
@@ -259,47 +192,70 @@ export function loadConfig(env: Env): Config {
       connectTimeoutMs: v.ADOPS_HTTP_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+      /** Deadline of one request to its body's last byte: a dripping body never trips bodyTimeoutMs. */
       requestTimeoutMs: v.ADOPS_HTTP_REQUEST_TIMEOUT_MS,
+      /** Attempts per request, the first included. */
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
+      /** Longest pause a server's Retry-After can impose: a longer one is cut to it, with a warning. */
       retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,
+      /** Keep-alive connections per API origin. */
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
+      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
+      /** Report bodies from this size on are loaded as they stream in, never held whole. */
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({
+      /**
+       * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
+       * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
+       */
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
+      /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
+      /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
+      /** API requests per second across all workers. */
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
+      /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
+      /** Seconds a waiting command rides out an unreachable Redis before it gives up (finish with `adops heal`). */
       redisOutageSeconds: v.ADOPS_REDIS_OUTAGE_SECONDS,
     }),
+    /** Days the scheduler and heal look back for missing or failed periods. */
     healDays: v.ADOPS_HEAL_DAYS,
+    /** Days a raw response body is kept in report_raw. */
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
+    /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
     metricsPort: v.ADOPS_METRICS_PORT,
+    /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
     metricsHost: v.ADOPS_METRICS_HOST,
+    /** COPY's data format for report rows: binary, or text as the fallback. */
     copyFormat: v.ADOPS_COPY_FORMAT,
+    /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
+    /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
     accountsFile,
   };
-  // Without an accounts file, the env settings are the one account `default`.
   const server = serverDefaults(config);
-  const accounts: Account[] =
+  /** Those of ADOPS_ACCOUNTS_FILE, or the env settings above as the one account `default`. Never empty. */
+  const accounts: readonly Account[] = Object.freeze(
     accountsFile === undefined
       ? [
           Object.freeze({
             ...server,
             name: DEFAULT_ACCOUNT,
             baseUrl: config.baseUrl,
-            apiKey,
+            apiKey: config.apiKey,
             timezone: 'UTC',
             reports: undefined,
           }),
         ]
-      : readAccountsFile(accountsFile, clean, server);
-  return Object.freeze({ ...config, accounts: Object.freeze(accounts) });
+      : readAccountsFile(accountsFile, clean, server),
+  );
+  return Object.freeze({ ...config, accounts });
 }
 
 /**
