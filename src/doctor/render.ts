@@ -3,7 +3,8 @@
 // whatever a server echoed into a message.
 import Table from 'cli-table3';
 import { redactSecrets } from '../log/redact.js';
-import type { Observations, Settings, Verdict } from './types.js';
+import type { Observations } from './types.js';
+import type { Settings, Verdict } from './verdict.js';
 
 /** An account of ADOPS_ACCOUNTS_FILE: its settings go in its entry there, not in the variables. */
 interface AccountTarget {

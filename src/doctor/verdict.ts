@@ -14,7 +14,6 @@ import {
   type AuthForm,
   type Observations,
   type Row,
-  type Verdict,
 } from './types.js';
 
 /** A row and, when it stops a pull, the sentence saying what to do. */
@@ -28,7 +27,7 @@ interface Finding {
  * header form was accepted, reports are not forbidden and some request form returned a correct
  * report. `nowMs` is our clock, for the certificate's expiry.
  */
-export function decide(o: Observations, nowMs: number): Verdict {
+export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
   const auth = authVerdict(o);
   const scopes = scopesVerdict(o);
@@ -40,6 +39,7 @@ export function decide(o: Observations, nowMs: number): Verdict {
   );
   const ok = problems.length === 0 && auth.chosen !== undefined && forms.chosen !== undefined;
   return {
+    /** True when a pull can work: reachable, a header form accepted, reports allowed, a form correct. */
     ok,
     rows: [
       reach.row,
@@ -49,16 +49,19 @@ export function decide(o: Observations, nowMs: number): Verdict {
       gzip.row,
       clock.row,
       rateLimitVerdict(o.rateLimitHeaders, o.throttled),
-    ],
+    ] as readonly Row[],
+    /** The env lines to set; undefined when a pull cannot work. */
     settings:
       ok && auth.chosen !== undefined && forms.chosen !== undefined
         ? {
             ADOPS_AUTH: auth.chosen,
             ADOPS_REPORT_PARAMS: forms.chosen,
-            ADOPS_HTTP_COMPRESSION: gzip.served === true ? 'gzip' : 'none',
+            ADOPS_HTTP_COMPRESSION: gzip.served === true ? ('gzip' as const) : ('none' as const),
           }
         : undefined,
-    problems,
+    /** One sentence per reason a pull cannot work, each saying what to do. */
+    problems: problems as readonly string[],
+    /** Machine-readable facts for --json. */
     facts: {
       auth: { bearer: answerCode(o.auth.bearer), 'x-api-key': answerCode(o.auth['x-api-key']) },
       forms: forms.judged,
@@ -69,6 +72,11 @@ export function decide(o: Observations, nowMs: number): Verdict {
     },
   };
 }
+
+/** The whole conclusion: rows for the table, the settings, and why a pull cannot work. */
+export type Verdict = ReturnType<typeof decide>;
+/** The env lines to set, once a pull can work. */
+export type Settings = NonNullable<Verdict['settings']>;
 
 // Row "reachability": did the server answer at all, and over what (plain http, or TLS with a
 // certificate this machine trusts).
