@@ -13,7 +13,7 @@ import {
   type FormOutcome,
   type Observations,
   type ReportForm,
-  type Row,
+  row,
   type RowStatus,
 } from './types.js';
 
@@ -21,10 +21,7 @@ import {
 export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
 export const DAY: readonly Dimension[] = ['day'];
 
-interface FormJudgement {
-  readonly outcome: FormOutcome;
-  readonly detail: string;
-}
+type FormJudgement = { readonly outcome: FormOutcome; readonly detail: string };
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
 function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
@@ -97,15 +94,7 @@ const FORM_STATUS: Record<FormOutcome, RowStatus> = {
 };
 
 /** One row per form, each form's judgement, the chosen form, and the problem when none works. */
-export function formsVerdict(
-  o: Observations,
-  reportsForbidden: boolean,
-): {
-  rows: Row[];
-  judged: Record<ReportForm, FormJudgement>;
-  chosen: ReportForm | undefined;
-  problem: string | undefined;
-} {
+export function formsVerdict(o: Observations, reportsForbidden: boolean) {
   const judged = judgeForms(o.forms, o.formPeriod);
   if (
     o.scopes === undefined ||
@@ -113,24 +102,18 @@ export function formsVerdict(
     REPORT_FORMS.every((f) => judged[f].outcome === 'skipped')
   ) {
     const why = reportsForbidden ? 'reports are forbidden to this key' : 'no header form accepted';
-    return {
-      rows: [{ check: 'report params', status: 'skip', detail: `not probed: ${why}` }],
-      judged,
-      chosen: undefined,
-      problem: undefined,
-    };
+    return { rows: [row('report params')('skip', `not probed: ${why}`)], judged };
   }
   const choice = chooseForm(judged, o.configured.reportParams);
-  const rows: Row[] = REPORT_FORMS.map((f) => ({
-    check: `report params ${f}`,
-    status: choice === undefined && judged[f].outcome !== 'skipped' ? 'fail' : FORM_STATUS[judged[f].outcome],
-    detail:
-      choice?.form === f
-        ? `${judged[f].detail}; use this${choice.proven ? '' : ' (not proven)'}`
-        : judged[f].detail,
-  }));
   return {
-    rows,
+    rows: REPORT_FORMS.map((f) =>
+      row(`report params ${f}`)(
+        choice === undefined && judged[f].outcome !== 'skipped' ? 'fail' : FORM_STATUS[judged[f].outcome],
+        choice?.form === f
+          ? `${judged[f].detail}; use this${choice.proven ? '' : ' (not proven)'}`
+          : judged[f].detail,
+      ),
+    ),
     judged,
     chosen: choice?.form,
     problem:
