@@ -17,10 +17,7 @@ export const COMPRESSIONS = ['gzip', 'none'] as const;
 /** The auth header forms (ADOPS_AUTH, an account's `auth`). */
 export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;
 
-/**
- * The settings whose right value depends on the server an account talks to: each is per account
- * in the accounts file and defaults to its environment variable (SERVER_FIELDS).
- */
+/** The settings whose right value depends on an account's server: per account, defaulting to the env. */
 export interface ServerSettings {
   readonly auth: (typeof AUTH_FORMS)[number];
   /** How GET /reports sends its parameters (src/api/query.ts). */
@@ -83,10 +80,7 @@ export interface Account extends ServerSettings {
   readonly baseUrl: string | undefined;
   /** The account's API key; never logged, never in Redis or Postgres. */
   readonly apiKey: string | undefined;
-  /**
-   * The account's IANA time zone (UTC by default), as the accounts file records it. Planning still
-   * follows each report's schedule time zone.
-   */
+  /** The account's IANA time zone (UTC by default); planning follows each report's schedule time zone. */
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */
   readonly reports: readonly string[] | undefined;
@@ -266,10 +260,7 @@ export function runsReport(account: Pick<Account, 'reports'>, report: string): b
   return account.reports === undefined || account.reports.includes(report);
 }
 
-/**
- * The accounts a command works on: the one `--account` names (ConfigError when none has that
- * name), else every account.
- */
+/** The accounts a command works on: the one `--account` names (ConfigError if none), else all. */
 export function selectAccounts(accounts: readonly Account[], flag: string | undefined): Account[] {
   if (flag === undefined) return [...accounts];
   const name = checkAccountName(flag, '--account');

@@ -102,10 +102,7 @@ export function postgresUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * `value` with the password of a URL's user info replaced by `***`, for messages: also for text that
- * is not a valid URL, since that is when the message shows it.
- */
+/** `value` with a URL's password replaced by `***`, for messages: also when it is not a valid URL. */
 export function withoutPassword(value: string): string {
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(value);
   if (scheme === null) return value;
@@ -380,10 +377,7 @@ function nodesProblemOrList(value: string, defaultPort: number): readonly HostPo
   return out;
 }
 
-/**
- * The target for messages and logs, without any password: the URL with `***` for its password,
- * `sentinel master "m" via h1:26379,h2:26379`, or `cluster h1:6379,h2:6379`.
- */
+/** The target for messages and logs, without any password (`Sentinel master "m" via h1:26379,h2:26379`). */
 export function describeRedisTarget(target: RedisTarget): string {
   const list = (nodes: readonly HostPort[]) =>
     nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');

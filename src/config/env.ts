@@ -37,10 +37,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-/**
- * Schemas that are Postgres' own: `pg_*` names are reserved to the system (pg_catalog, pg_toast,
- * each session's pg_temp) and information_schema is the standard's catalogue.
- */
+/** Postgres' own schemas: `pg_*` (pg_catalog, pg_toast, each session's pg_temp) and information_schema. */
 export const SYSTEM_SCHEMA = /^(pg_.*|information_schema)$/;
 /** Why a schema name cannot be ours, for messages of ADOPS_SCHEMA and of flags naming a schema. */
 export const SYSTEM_SCHEMA_PROBLEM =
@@ -148,14 +145,12 @@ export const ENV_VARS = [
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
 
-/**
- * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
- * what is allowed. Empty strings count as unset, as a shell `FOO= cmd` intends.
- */
+/** The environment validated once into a frozen Config, or a ConfigError naming the variable. */
 export function loadConfig(env: Env) {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(ENV_SCHEMA)) {
+    // Empty strings count as unset (dropped from `clean`), as a shell `FOO= cmd` intends.
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
@@ -208,10 +203,7 @@ export function loadConfig(env: Env) {
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({
-      /**
-       * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
-       * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
-       */
+      /** BullMQ key prefix; on a Cluster in braces, a hash tag, so all our keys share one slot. */
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
       /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
@@ -260,23 +252,17 @@ export function loadConfig(env: Env) {
 
 /**
  * The configuration as one account's API client and limiter see it: its base URL, key and server
- * settings (auth, report parameters, compression, rate limit, connections, timeouts) in place of
- * the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
+ * settings in place of the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
  */
 export function accountConfig(config: Config, account: Account): Config {
+  const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({
     ...config,
     baseUrl: account.baseUrl,
     apiKey: account.apiKey,
-    auth: account.auth,
-    reportParams: account.reportParams,
-    http: Object.freeze({
-      ...config.http,
-      compression: account.compression,
-      connections: account.connections,
-      headersTimeoutMs: account.headersTimeoutMs,
-      bodyTimeoutMs: account.bodyTimeoutMs,
-    }),
+    auth,
+    reportParams,
+    http: Object.freeze({ ...config.http, compression, connections, headersTimeoutMs, bodyTimeoutMs }),
     queue: Object.freeze({ ...config.queue, rateLimitPerSecond: account.rateLimitPerSecond }),
   });
 }
@@ -303,10 +289,7 @@ const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/**
- * The HMAC key of a `whsec_<base64>` secret, or why it is not one (never quoting the secret):
- * `form` when it lacks the prefix or is not base64, `size` when its key is outside WEBHOOK_KEY_BYTES.
- */
+/** The HMAC key of a `whsec_<base64>` secret, or why it is not one (never quoting the secret). */
 export function webhookSecretKey(
   secret: string,
 ):
@@ -325,10 +308,7 @@ export function webhookSecretKey(
 /** How to make a good ADOPS_WEBHOOK_SECRET, for every message about a bad one. */
 const MAKE_SECRET = 'generate one with: echo "whsec_$(openssl rand -base64 32)"';
 
-/**
- * The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret
- * (`whsec_` and the base64 of a 24 to 64 byte key) is required. Messages never echo the secret.
- */
+/** The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret is required. */
 function readWebhook(url: string | undefined, secret: string | undefined): WebhookConfig | undefined {
   if (url === undefined) return undefined;
   const name = 'ADOPS_WEBHOOK_SECRET';
@@ -349,10 +329,7 @@ function readWebhook(url: string | undefined, secret: string | undefined): Webho
   return Object.freeze({ url, secret });
 }
 
-/**
- * The strings that must never be logged or stored, whichever variable supplied them (the API key
- * from ADOPS_API_KEY or ADOPS_API_KEY_FILE, the webhook secret): what every redaction is given.
- */
+/** The strings that must never be logged or stored (API keys, the webhook secret): what every redaction is given. */
 export function secretsOf(
   config: Pick<Config, 'apiKey' | 'webhook'> & { readonly accounts?: readonly Account[] },
 ): string[] {

@@ -12,10 +12,7 @@ import { FileRefused, readBoundedFile, ConfigError, errnoCode } from './files.js
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
-/**
- * Names a report may not take: its table report_<name> would land on the system's own report_loads,
- * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
- */
+/** Names whose report_<name> would land on a system table (report_loads, ...) or its indexes (report_loads_pkey). */
 const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'];
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
@@ -43,15 +40,9 @@ export interface ReportJob {
   readonly period: PeriodUnit;
   readonly lookbackDays: number;
   readonly schedule: Schedule | undefined;
-  /**
-   * How old its newest data may get before the report counts as late (`freshness: 30h`), in ms;
-   * undefined: the default of src/plan/freshness.ts (its period plus its schedule's interval).
-   */
+  /** How old its newest data may get before the report is late (`freshness: 30h`), in ms; see plan/freshness.ts. */
   readonly freshnessMs?: number;
-  /**
-   * Months of history kept (`retention_months: 24`): monthly partitions whose every day is older
-   * are dropped whole by migrate and the scheduler tick; undefined keeps everything.
-   */
+  /** Months of history kept (`retention_months: 24`), older monthly partitions dropped; undefined: all. */
   readonly retentionMonths?: number;
   /** The file it came from, for messages. */
   readonly file: string;
@@ -120,10 +111,9 @@ export function loadJobs(dir: string): JobSet {
 }
 
 /**
- * The text of one job file of `dir`, refused by its size before it is read (see readBoundedFile).
- * A symbolic link is followed only to a file inside the folder (a Kubernetes ConfigMap mounts each
- * file as a link into a hidden subfolder): one leading elsewhere, say to the key file, is refused
- * unread, so no error can show a line of a file that is not a job definition.
+ * The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap
+ * mounts files as links into a hidden subfolder): one leading elsewhere, say to the key file, is
+ * refused unread, so no error can show a line of a file that is not a job definition.
  */
 function readJobFile(path: string, dir: string): string {
   try {
@@ -163,10 +153,8 @@ function keyName(key: string, index: number): string {
 }
 
 /**
- * Parses and validates one job definition; `file` is only used in error messages. Until every key
- * is a job field, no text of the file is shown (a YAML error gives its line, column and code), so
- * a file that is not a job definition never has a line of it printed; the values of job fields
- * are quoted, as they are the definition's own.
+ * Parses and validates one job definition; `file` names it in messages. Until every key is a job
+ * field no text of the file is shown, so a file that is not a job definition never has a line printed.
  */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
@@ -359,9 +347,8 @@ function folderSignature(dir: string): string {
 }
 
 /**
- * Follows the definitions of `dir`, starting from `initial` (already read from it). A folder that
- * no longer parses (a file half-written, a typo) never stops a running worker: it keeps the last
- * valid definitions and reports the error once.
+ * Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
+ * never stops a running worker: it keeps the last valid definitions and reports the error once.
  */
 export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
   const every = options.checkEveryMs ?? 2_000;

@@ -162,11 +162,9 @@ async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): 
   return Buffer.concat(chunks);
 }
 
-// The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the
-// HTTP pool verifies it too, but does not show it).
 /**
- * Connects, verifies the certificate against this machine's trust store, and hangs up. Undefined
- * when not even TCP connected: that is reachability's finding, not the certificate's.
+ * The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool
+ * does not show them). Undefined when not even TCP connected: that is reachability's finding.
  */
 export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
   const url = new URL(baseUrl);
