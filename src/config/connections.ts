@@ -254,48 +254,38 @@ export function readRedisTarget(
     };
   };
   const none = { username: undefined, password: undefined };
-
-  if (mode === 'REDIS_SENTINELS') {
-    const master = env.REDIS_SENTINEL_MASTER;
-    if (master === undefined)
-      throw new ConfigError(
-        'REDIS_SENTINEL_MASTER is missing: REDIS_SENTINELS is set, so name the master the sentinels monitor',
-        'REDIS_SENTINEL_MASTER',
-      );
-    if (!MASTER_NAME.test(master))
-      throw new ConfigError(
-        `REDIS_SENTINEL_MASTER=${JSON.stringify(master)} is invalid: expected a master name of letters, digits and _ . -`,
-        'REDIS_SENTINEL_MASTER',
-      );
-    return Object.freeze({
-      kind: 'sentinel',
-      sentinels: nodesOf('REDIS_SENTINELS', env.REDIS_SENTINELS ?? '', 26_379),
-      master,
-      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
-      db: 0,
-      ...credentials(none),
-    });
-  }
   if (mode === 'REDIS_CLUSTER_NODES')
     return Object.freeze({
       kind: 'cluster',
       nodes: nodesOf('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES ?? '', 6379),
       ...credentials(none),
     });
-  if (sentinelUrl) {
-    // Already checked: REDIS_URL's schema refuses a Sentinel URL that does not parse.
-    const parsed = parseSentinelUrl(url) as ParsedSentinelUrl;
-    return Object.freeze({
-      kind: 'sentinel',
-      sentinels: parsed.sentinels,
-      master: parsed.master,
-      db: parsed.db,
-      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
-      ...credentials(parsed),
-    });
+  if (mode === undefined && !sentinelUrl) {
+    credentials(none);
+    return Object.freeze({ kind: 'single', url });
   }
-  credentials(none);
-  return Object.freeze({ kind: 'single', url });
+  const master = env.REDIS_SENTINEL_MASTER;
+  if (mode !== undefined && master === undefined)
+    throw new ConfigError(
+      'REDIS_SENTINEL_MASTER is missing: REDIS_SENTINELS is set, so name the master the sentinels monitor',
+      'REDIS_SENTINEL_MASTER',
+    );
+  if (master !== undefined && !MASTER_NAME.test(master))
+    throw new ConfigError(
+      `REDIS_SENTINEL_MASTER=${JSON.stringify(master)} is invalid: expected a master name of letters, digits and _ . -`,
+      'REDIS_SENTINEL_MASTER',
+    );
+  const sentinel: ParsedSentinelUrl =
+    master !== undefined
+      ? { sentinels: nodesOf('REDIS_SENTINELS', env.REDIS_SENTINELS ?? '', 26_379), master, db: 0, ...none }
+      : // Already checked: REDIS_URL's schema refuses a Sentinel URL that does not parse.
+        (parseSentinelUrl(url) as ParsedSentinelUrl);
+  return Object.freeze({
+    kind: 'sentinel',
+    ...sentinel,
+    sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+    ...credentials(sentinel),
+  });
 }
 
 /** Whether a REDIS_URL is the Sentinel form. */
