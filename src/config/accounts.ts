@@ -6,7 +6,7 @@
 // compression, rate, connections, timeouts), defaulting to their environment variables.
 import { dirname, resolve } from 'node:path';
 import { isTimeZone } from '../dates/calendar.js';
-import { parseConfigYaml } from './yaml.js';
+import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
 
@@ -53,19 +53,6 @@ export const SERVER_FIELDS = {
   headers_timeout_ms: { setting: 'headersTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
   body_timeout_ms: { setting: 'bodyTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
 } as const satisfies Readonly<Record<string, ServerField>>;
-
-/** `value` if `spec` allows it; else `fail` with what it allows. */
-function checkServerValue(value: unknown, spec: ServerField, fail: (message: string) => never): unknown {
-  if (spec.oneOf !== undefined) {
-    if (typeof value !== 'string' || !spec.oneOf.includes(value))
-      fail(`expected one of: ${spec.oneOf.join(', ')}`);
-  } else if (spec.range !== undefined) {
-    const [min, max, unit] = spec.range;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-      fail(`expected a whole number of ${unit} from ${min} to ${max}`);
-  }
-  return value;
-}
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -207,8 +194,13 @@ function readAccount(
     );
 
   const server: Record<string, unknown> = {};
-  for (const [field, spec] of Object.entries(SERVER_FIELDS) as [string, ServerField][])
-    server[spec.setting] = checkServerValue(o[field] ?? defaults[spec.setting], spec, (m) => fail(field, m));
+  for (const [field, { setting, oneOf, range }] of Object.entries(SERVER_FIELDS) as [string, ServerField][]) {
+    const value = (server[setting] = o[field] ?? defaults[setting]);
+    if (oneOf !== undefined && (typeof value !== 'string' || !oneOf.includes(value)))
+      fail(field, `expected one of: ${oneOf.join(', ')}`);
+    if (range !== undefined && !isWhole(value, range[0], range[1]))
+      fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
+  }
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
     return fail(

@@ -296,9 +296,9 @@ export function webhookSecretKey(
   | { readonly key: Buffer }
   | { readonly problem: 'form' }
   | { readonly problem: 'size'; readonly bytes: number } {
-  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return { problem: 'form' };
   const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
-  if (encoded === '' || !BASE64.test(encoded)) return { problem: 'form' };
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX) || encoded === '' || !BASE64.test(encoded))
+    return { problem: 'form' };
   const key = Buffer.from(encoded, 'base64');
   if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max)
     return { problem: 'size', bytes: key.length };
@@ -377,22 +377,15 @@ function readApiKey(env: Env): string | undefined {
 
 /** The API key, or a ConfigError saying how to provide it. For commands that call the API. */
 export function requireApiKey(config: Config): string {
-  if (config.apiKey === undefined) {
-    throw new ConfigError(
-      'ADOPS_API_KEY is missing: set ADOPS_API_KEY or ADOPS_API_KEY_FILE',
-      'ADOPS_API_KEY',
-    );
-  }
-  return config.apiKey;
+  if (config.apiKey !== undefined) return config.apiKey;
+  throw new ConfigError('ADOPS_API_KEY is missing: set ADOPS_API_KEY or ADOPS_API_KEY_FILE', 'ADOPS_API_KEY');
 }
 
 /** The API base URL, or a ConfigError saying how to provide it. */
 export function requireBaseUrl(config: Config): string {
-  if (config.baseUrl === undefined) {
-    throw new ConfigError(
-      'ADOPS_BASE_URL is missing: expected the API base URL ending in /v2',
-      'ADOPS_BASE_URL',
-    );
-  }
-  return config.baseUrl;
+  if (config.baseUrl !== undefined) return config.baseUrl;
+  throw new ConfigError(
+    'ADOPS_BASE_URL is missing: expected the API base URL ending in /v2',
+    'ADOPS_BASE_URL',
+  );
 }

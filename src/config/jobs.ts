@@ -7,7 +7,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
-import { parseConfigYaml } from './yaml.js';
+import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError, errnoCode } from './files.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
@@ -285,10 +285,6 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
       `"${cron}" runs ${perMinute} times a minute; a schedule may run at most once a minute unless the file sets schedule.allow_sub_minute: true`,
     );
   return Object.freeze({ cron, timezone: timezone as string });
-}
-
-function isWhole(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
 function show(value: unknown): string {

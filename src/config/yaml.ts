@@ -63,3 +63,8 @@ export function parseConfigYaml(text: string, where: string, subject: string): u
     throw new ConfigError(`${where}: not valid YAML${yamlProblem(error)}`, subject);
   }
 }
+
+/** True for a YAML value that is a whole number from `min` to `max`. */
+export function isWhole(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
