@@ -25,6 +25,8 @@ const MAX_RETENTION_MONTHS = 1200;
 const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
 
+type Fail = (field: string, message: string) => never;
+
 export interface Schedule {
   /** Five- or six-field cron expression. */
   readonly cron: string;
@@ -63,7 +65,7 @@ export interface JobSet {
   readonly entities: readonly EntitiesJob[];
 }
 
-const REPORT_KEYS = new Set([
+const REPORT_KEYS = [
   'name',
   'kind',
   'dimensions',
@@ -73,8 +75,8 @@ const REPORT_KEYS = new Set([
   'freshness',
   'retention_months',
   'description',
-]);
-const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
+];
+const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'allow_sub_minute'];
 
 /** Reads and validates every *.yaml / *.yml file of `dir`, sorted by file name. */
@@ -147,9 +149,12 @@ function linkedInside(path: string, dir: string): string {
 /** What an unknown key may look like to be named in a message: else it is file content, not a field. */
 const FIELD_LIKE = /^[a-z][a-z0-9_]{0,40}$/;
 
-/** The key `key` (the `index`th of its mapping) as a message names it. */
-function keyName(key: string, index: number): string {
-  return FIELD_LIKE.test(key) ? key : `key ${index + 1} (not shown: not a field name)`;
+/** Fails on the first key of `o` not `allowed`, naming it only when it looks like a field (FIELD_LIKE). */
+function checkKeys(o: object, allowed: readonly string[], fail: Fail, prefix = ''): void {
+  Object.keys(o).forEach((key, i) => {
+    const name = FIELD_LIKE.test(key) ? key : `key ${i + 1} (not shown: not a field name)`;
+    if (!allowed.includes(key)) fail(prefix + name, `unknown field; allowed: ${allowed.join(', ')}`);
+  });
 }
 
 /**
@@ -158,7 +163,7 @@ function keyName(key: string, index: number): string {
  */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
-  const fail = (field: string, message: string): never => {
+  const fail: Fail = (field, message) => {
     throw new ConfigError(`${file}: ${field}: ${message}`, `${file}: ${field}`);
   };
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
@@ -167,11 +172,7 @@ export function parseJob(text: string, file: string): JobDefinition {
 
   const kind = o.kind ?? 'report';
   if (kind !== 'report' && kind !== 'entities') fail('kind', 'not allowed; allowed: report, entities');
-  const allowedKeys = kind === 'report' ? REPORT_KEYS : ENTITY_KEYS;
-  Object.keys(o).forEach((key, i) => {
-    if (!allowedKeys.has(key))
-      fail(keyName(key, i), `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
-  });
+  checkKeys(o, kind === 'report' ? REPORT_KEYS : ENTITY_KEYS, fail);
 
   const name =
     typeof o.name === 'string' && REPORT_NAME.test(o.name)
@@ -242,26 +243,23 @@ export function parseJob(text: string, file: string): JobDefinition {
   });
 }
 
-function parseSchedule(value: unknown, fail: (field: string, message: string) => never): Schedule {
+function parseSchedule(value: unknown, fail: Fail): Schedule {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail('schedule', 'expected a mapping { cron: "0 3 * * *", timezone: "UTC" }');
   const s = value as Record<string, unknown>;
-  Object.keys(s).forEach((key, i) => {
-    if (!SCHEDULE_KEYS.includes(key))
-      fail(`schedule.${keyName(key, i)}`, `unknown field; allowed: ${SCHEDULE_KEYS.join(', ')}`);
-  });
+  checkKeys(s, SCHEDULE_KEYS, fail, 'schedule.');
   const allowSubMinute = s.allow_sub_minute ?? false;
   if (typeof allowSubMinute !== 'boolean') fail('schedule.allow_sub_minute', 'expected true or false');
   const timezone = s.timezone ?? 'UTC';
-  if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
+  if (typeof timezone !== 'string' || !isTimeZone(timezone))
     fail(
       'schedule.timezone',
       `${show(timezone)} is not an IANA time zone; expected e.g. UTC, Europe/Berlin, America/New_York`,
     );
-  }
-  if (typeof s.cron !== 'string' || s.cron.trim() === '')
-    fail('schedule.cron', 'missing; expected a cron expression such as "0 3 * * *"');
-  const cron = (s.cron as string).trim();
+  const cron =
+    typeof s.cron === 'string' && s.cron.trim() !== ''
+      ? s.cron.trim()
+      : fail('schedule.cron', 'missing; expected a cron expression such as "0 3 * * *"');
   const fields = cron.split(/\s+/).length;
   if (fields < 5 || fields > 6)
     fail(
