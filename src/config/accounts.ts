@@ -97,10 +97,8 @@ const ACCOUNT_KEYS = new Set([
 ]);
 
 /**
- * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or a mapping with `accounts:`), each checked;
- * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, a
- * relative `api_key_file` is taken from the accounts file's folder, and each server setting an
- * account leaves out is taken from `defaults` (the environment's).
+ * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
+ * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's).
  */
 export function readAccountsFile(
   path: string,

@@ -52,9 +52,8 @@ export function redisUrlProblem(value: string): string | undefined {
 const REDIS_QUERY = ['db', 'family'];
 
 /**
- * What is wrong with a REDIS_URL's query. ioredis turns every query parameter into a client
- * option, as a string (`?tls=true` switches TLS on with an option named "profile",
- * `?maxRetriesPerRequest=0` would override ours): only `db` and `family` (IP version) are read.
+ * What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
+ * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read.
  */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
   for (const name of new Set(query.keys())) {
@@ -205,9 +204,8 @@ export const REDIS_HA_VARS = [
 ] as const;
 
 /**
- * The target the variables describe. `url` is REDIS_URL already checked (or its default);
- * `urlSet` tells whether the user set it, since a set REDIS_URL next to REDIS_SENTINELS or
- * REDIS_CLUSTER_NODES is ambiguous. Throws ConfigError naming the variable and what was wrong.
+ * The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether
+ * the user set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous.
  */
 export function readRedisTarget(
   env: Readonly<Partial<Record<(typeof REDIS_HA_VARS)[number], string>>>,

@@ -23,9 +23,8 @@ interface Finding {
 }
 
 /**
- * Decides from the observations alone (no I/O): a pull can work when the server answered, a
- * header form was accepted, reports are not forbidden and some request form returned a correct
- * report. `nowMs` is our clock, for the certificate's expiry.
+ * Decides from the observations alone (no I/O): a pull can work when the server answered, a header
+ * form was accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock.
  */
 export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
