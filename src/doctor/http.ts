@@ -6,6 +6,7 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { apiMessageOf } from '../api/malformed.js';
+import { readBody } from '../api/body.js';
 import { parseRetryAfter } from '../api/http.js';
 import { errnoCode } from '../config/files.js';
 import { redactSecrets } from '../log/redact.js';
@@ -86,7 +87,11 @@ export class Prober {
           body: req.body,
         });
         this.note(res.headers);
-        const body = await readBody(res.body);
+        // As received (not decoded); past MAX_BODY_BYTES the socket is destroyed.
+        const read = await readBody(res.body, 'identity', MAX_BODY_BYTES);
+        if (read.kind !== 'ok')
+          throw Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), { code: 'TOO_LARGE' });
+        const body = read.body;
         const status = res.statusCode;
         if (status === 429 && throttles < THROTTLE_RETRIES) {
           const wait = parseRetryAfter(res.headers['retry-after'], Date.now()) ?? 1_000;
@@ -142,24 +147,6 @@ export class Prober {
 /** True for a header that tells about rate limits: X-RateLimit-*, RateLimit-*, Retry-After. */
 export function isRateLimitHeader(name: string): boolean {
   return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
-}
-
-/** Reads a body in full, up to MAX_BODY_BYTES; beyond that the socket is destroyed. */
-async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      const error = Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), {
-        code: 'TOO_LARGE',
-      });
-      body.destroy(error);
-      throw error;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**
