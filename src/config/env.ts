@@ -14,7 +14,6 @@ import {
   isSentinelUrl,
   queuePrefixOn,
   readRedisTarget,
-  REDIS_HA_VARS,
   SENTINEL_URL_FORM,
   type RedisTarget,
 } from './connections.js';
@@ -74,7 +73,8 @@ const rangeOf = (field: { readonly range: readonly [number, number, string] }): 
   field.range[1],
 ];
 
-const ENV_SCHEMA = {
+/** Each variable's schema; the key, webhook secret, accounts file and Redis HA variables are read apart. */
+export const ENV_SCHEMA = {
   ADOPS_BASE_URL: checkedUrl(() => BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
@@ -131,16 +131,6 @@ const ENV_SCHEMA = {
     .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL, e.g. https://hooks.example.com/adops')
     .optional(),
 } as const;
-
-/** Every env var the configuration reads, for docs and tests. */
-export const ENV_VARS = [
-  ...Object.keys(ENV_SCHEMA),
-  ...REDIS_HA_VARS,
-  'ADOPS_API_KEY',
-  'ADOPS_API_KEY_FILE',
-  'ADOPS_WEBHOOK_SECRET',
-  'ADOPS_ACCOUNTS_FILE',
-] as const;
 
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
