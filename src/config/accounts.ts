@@ -34,12 +34,10 @@ export interface ServerSettings {
   readonly bodyTimeoutMs: number;
 }
 
-/** One accounts-file field of ServerSettings: the values it allows. */
+/** One accounts-file field of ServerSettings: a choice `oneOf`, or whole numbers in `range` (from, to, unit). */
 interface ServerField {
   readonly setting: keyof ServerSettings;
-  /** The values allowed, for a choice. */
   readonly oneOf?: readonly string[];
-  /** The whole numbers allowed, for a number: from, to, and what they count. */
   readonly range?: readonly [number, number, string];
 }
 

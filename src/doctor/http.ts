@@ -51,11 +51,9 @@ const FINAL_CODES: ReadonlySet<string> = new Set([
 export class Prober {
   private readonly pool: Pool;
   private readonly basePath: string;
-  /** Rate-limit headers as last seen, names lower-case. */
+  // What every answer said about limits and clock: the Observations of the same names.
   readonly rateLimitHeaders: Record<string, string> = {};
-  /** 429 answers waited out so far. */
   throttled = 0;
-  /** The first Date header seen, with our clock when it arrived. */
   clock: Observations['clock'];
 
   constructor(private readonly o: ProberOptions) {
