@@ -301,24 +301,18 @@ interface ParsedSentinelUrl extends Credentials {
 function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
   const rest = url.replace(/^redis\+sentinel:\/\//i, '');
   if (/[?#]/.test(rest)) return 'it has a query or a fragment; percent-encode ? as %3F and # as %23';
-  const slash = rest.indexOf('/');
-  const authority = slash === -1 ? rest : rest.slice(0, slash);
-  const path = slash === -1 ? '' : rest.slice(slash + 1);
+  const [, authority = '', path = ''] = /^([^/]*)(?:\/([\s\S]*))?$/.exec(rest) ?? [];
   const at = authority.lastIndexOf('@');
-  const hosts = at === -1 ? authority : authority.slice(at + 1);
+  const hosts = authority.slice(at + 1);
+  const info = at === -1 ? '' : authority.slice(0, at);
+  const colon = info.indexOf(':');
   let username: string | undefined;
   let password: string | undefined;
-  if (at !== -1) {
-    const info = authority.slice(0, at);
-    const colon = info.indexOf(':');
-    try {
-      const user = decodeURIComponent(colon === -1 ? info : info.slice(0, colon));
-      username = user === '' ? undefined : user;
-      const pass = colon === -1 ? '' : decodeURIComponent(info.slice(colon + 1));
-      password = pass === '' ? undefined : pass;
-    } catch {
-      return 'bad percent-encoding in the user name or password (write % as %25)';
-    }
+  try {
+    username = decodeURIComponent(colon === -1 ? info : info.slice(0, colon)) || undefined;
+    password = (colon === -1 ? undefined : decodeURIComponent(info.slice(colon + 1))) || undefined;
+  } catch {
+    return 'bad percent-encoding in the user name or password (write % as %25)';
   }
   const sentinels = nodesProblemOrList(hosts, 26_379);
   if (typeof sentinels === 'string') return sentinels;
