@@ -101,30 +101,19 @@ export function postgresUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** `value` with a URL's password replaced by `***`, for messages: also when it is not a valid URL. */
-export function withoutPassword(value: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(value);
-  if (scheme === null) return value;
-  const start = scheme[0].length;
-  const end = value.slice(start).search(/[/?#]/);
-  const authority = end === -1 ? value.slice(start) : value.slice(start, start + end);
-  const at = authority.lastIndexOf('@');
-  const colon = authority.indexOf(':');
-  const shown =
-    at === -1 || colon === -1 || colon > at
-      ? value
-      : value.slice(0, start + colon + 1) + '***' + value.slice(start + at);
-  return withoutSecretParameters(shown);
-}
-
 /** Query parameters whose values are credentials (libpq's password, a key or token). */
 const SECRET_PARAMETER = /pass|secret|token|key|auth|cred/i;
 
-/** `value` with the values of its credential query parameters replaced by `***`. */
-function withoutSecretParameters(value: string): string {
-  return value.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
-    SECRET_PARAMETER.test(name) ? `${sep}${name}=***` : whole,
-  );
+/**
+ * `value` with a URL's password (between the authority's first `:` and its last `@`) and the values
+ * of its credential query parameters replaced by `***`, for messages: also when it is not a valid URL.
+ */
+export function withoutPassword(value: string): string {
+  return value
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/, '$1***@')
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
+      SECRET_PARAMETER.test(name) ? `${sep}${name}=***` : whole,
+    );
 }
 
 function parse(value: string): URL | string {
