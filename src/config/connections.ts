@@ -333,9 +333,7 @@ function nodesProblemOrList(value: string, defaultPort: number): readonly HostPo
     if (item === '') return 'it has an empty entry (two commas in a row, or one at an end)';
     if (item.includes('/') || item.includes('@'))
       return `"${item}" is not host:port: give each node's host and port only, no scheme, user or path`;
-    const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item);
-    const host = m?.[1] ?? '';
-    const port = m?.[2];
+    const [, host = '', port] = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item) ?? [];
     if (!HOST.test(host)) return `"${item}" is not host:port (a host name, an IPv4 address or [IPv6])`;
     if (port !== undefined && !isPort(port)) return `the port of "${item}" is not from 1 to 65535`;
     const node = {
