@@ -56,22 +56,19 @@ const REDIS_QUERY = ['db', 'family'];
  * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read.
  */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
-  for (const name of new Set(query.keys())) {
-    if (!REDIS_QUERY.includes(name))
-      return (
-        `the query parameter "${name}" is not read: only db and family are ` +
-        '(TLS is rediss://, the user and password go before the host)'
-      );
-  }
-  const dbs = query.getAll('db');
-  if (dbs.length > 1 || (dbs.length === 1 && pathDb))
+  const unread = [...query.keys()].find((name) => !REDIS_QUERY.includes(name));
+  if (unread !== undefined)
+    return (
+      `the query parameter "${unread}" is not read: only db and family are ` +
+      '(TLS is rediss://, the user and password go before the host)'
+    );
+  const [queryDb, ...moreDbs] = query.getAll('db');
+  if (moreDbs.length > 0 || (queryDb !== undefined && pathDb))
     return 'the database is given twice (in the path and as db=, or db= twice): give it once';
-  const queryDb = dbs[0];
   if (queryDb !== undefined && !isDatabaseNumber(queryDb))
     return `the database "db=${queryDb}" is not a whole number such as 0`;
-  const families = query.getAll('family');
-  if (families.length > 1) return 'family is given twice: give it once';
-  const family = families[0];
+  const [family, ...moreFamilies] = query.getAll('family');
+  if (moreFamilies.length > 0) return 'family is given twice: give it once';
   if (family !== undefined && !['0', '4', '6'].includes(family))
     return `family "${family}" is not 0, 4 or 6 (any, IPv4 or IPv6)`;
   return undefined;
