@@ -22,6 +22,7 @@ export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
 export const DAY: readonly Dimension[] = ['day'];
 
 type FormJudgement = { readonly outcome: FormOutcome; readonly detail: string };
+type Judged = Readonly<Record<ReportForm, FormJudgement>>;
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
 function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
@@ -63,16 +64,13 @@ function judgeForm(f: FormObservation | undefined, period: Period): FormJudgemen
 }
 
 /** Every form's judgement; a form not probed is 'skipped'. */
-export function judgeForms(forms: Observations['forms'], period: Period): Record<ReportForm, FormJudgement> {
-  return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Record<
-    ReportForm,
-    FormJudgement
-  >;
+export function judgeForms(forms: Observations['forms'], period: Period): Judged {
+  return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Judged;
 }
 
 /** The form to set: the configured one when correct, else the first correct one in REPORT_FORMS order. */
 export function chooseForm(
-  judged: Readonly<Record<ReportForm, FormJudgement>>,
+  judged: Judged,
   configured: ReportForm,
 ): { form: ReportForm; proven: boolean } | undefined {
   for (const accept of [['ok'], ['empty', 'unverified']] as const) {
