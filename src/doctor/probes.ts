@@ -21,12 +21,11 @@ import {
 } from './types.js';
 import { chooseAuth } from './verdict.js';
 
-interface DoctorTarget {
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };
-  readonly connectTimeoutMs: number;
-}
+/** The server probed, the settings configured today, and the key. */
+type DoctorTarget = Pick<Observations, 'baseUrl' | 'configured'> & {
+  apiKey: string;
+  connectTimeoutMs: number;
+};
 
 /** Probes the server and returns what it saw; never throws for what the server does. */
 export async function runProbes(t: DoctorTarget): Promise<Observations> {
