@@ -6,7 +6,7 @@
 // compression, rate, connections, timeouts), defaulting to their environment variables.
 import { dirname, resolve } from 'node:path';
 import { isTimeZone } from '../dates/calendar.js';
-import { parseConfigYaml } from './yaml.js';
+import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
 
@@ -17,10 +17,7 @@ export const COMPRESSIONS = ['gzip', 'none'] as const;
 /** The auth header forms (ADOPS_AUTH, an account's `auth`). */
 export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;
 
-/**
- * The settings whose right value depends on the server an account talks to: each is per account
- * in the accounts file and defaults to its environment variable (SERVER_FIELDS).
- */
+/** The settings whose right value depends on an account's server: per account, defaulting to the env. */
 export interface ServerSettings {
   readonly auth: (typeof AUTH_FORMS)[number];
   /** How GET /reports sends its parameters (src/api/query.ts). */
@@ -37,51 +34,23 @@ export interface ServerSettings {
   readonly bodyTimeoutMs: number;
 }
 
-/** One accounts-file field of ServerSettings: the variable it defaults to, and what it accepts. */
-export interface ServerField {
+/** One accounts-file field of ServerSettings: a choice `oneOf`, or whole numbers in `range` (from, to, unit). */
+interface ServerField {
   readonly setting: keyof ServerSettings;
-  readonly env: string;
-  /** The values allowed, for a choice. */
   readonly oneOf?: readonly string[];
-  /** The whole numbers allowed, for a number: from, to, and what they count. */
   readonly range?: readonly [number, number, string];
 }
 
-/** Every accounts-file field of ServerSettings, in the order the docs and doctor list them. */
+/** Every accounts-file field of ServerSettings (each defaults to its ADOPS_* variable), in the docs' order. */
 export const SERVER_FIELDS = {
-  auth: { setting: 'auth', env: 'ADOPS_AUTH', oneOf: AUTH_FORMS },
-  report_params: { setting: 'reportParams', env: 'ADOPS_REPORT_PARAMS', oneOf: REPORT_PARAMS },
-  compression: { setting: 'compression', env: 'ADOPS_HTTP_COMPRESSION', oneOf: COMPRESSIONS },
-  rate_limit: {
-    setting: 'rateLimitPerSecond',
-    env: 'ADOPS_RATE_LIMIT',
-    range: [1, 100_000, 'requests per second'],
-  },
-  connections: { setting: 'connections', env: 'ADOPS_HTTP_CONNECTIONS', range: [1, 1024, 'connections'] },
-  headers_timeout_ms: {
-    setting: 'headersTimeoutMs',
-    env: 'ADOPS_HTTP_HEADERS_TIMEOUT_MS',
-    range: [1, 3_600_000, 'milliseconds'],
-  },
-  body_timeout_ms: {
-    setting: 'bodyTimeoutMs',
-    env: 'ADOPS_HTTP_BODY_TIMEOUT_MS',
-    range: [1, 3_600_000, 'milliseconds'],
-  },
+  auth: { setting: 'auth', oneOf: AUTH_FORMS },
+  report_params: { setting: 'reportParams', oneOf: REPORT_PARAMS },
+  compression: { setting: 'compression', oneOf: COMPRESSIONS },
+  rate_limit: { setting: 'rateLimitPerSecond', range: [1, 100_000, 'requests per second'] },
+  connections: { setting: 'connections', range: [1, 1024, 'connections'] },
+  headers_timeout_ms: { setting: 'headersTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
+  body_timeout_ms: { setting: 'bodyTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
 } as const satisfies Readonly<Record<string, ServerField>>;
-
-/** `value` if `spec` allows it; else `fail` with what it allows. */
-function checkServerValue(value: unknown, spec: ServerField, fail: (message: string) => never): unknown {
-  if (spec.oneOf !== undefined) {
-    if (typeof value !== 'string' || !spec.oneOf.includes(value))
-      fail(`expected one of: ${spec.oneOf.join(', ')}`);
-  } else if (spec.range !== undefined) {
-    const [min, max, unit] = spec.range;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-      fail(`expected a whole number of ${unit} from ${min} to ${max}`);
-  }
-  return value;
-}
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -96,10 +65,7 @@ export interface Account extends ServerSettings {
   readonly baseUrl: string | undefined;
   /** The account's API key; never logged, never in Redis or Postgres. */
   readonly apiKey: string | undefined;
-  /**
-   * The account's IANA time zone (UTC by default), as the accounts file records it. Planning still
-   * follows each report's schedule time zone.
-   */
+  /** The account's IANA time zone (UTC by default); planning follows each report's schedule time zone. */
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */
   readonly reports: readonly string[] | undefined;
@@ -128,16 +94,9 @@ const ACCOUNT_KEYS = new Set([
   'reports',
 ]);
 
-/** The single-account settings of the environment (its server settings among them), as account `default`. */
-export function envAccount(settings: Omit<Account, 'name' | 'reports' | 'timezone'>): Account {
-  return Object.freeze({ ...settings, name: DEFAULT_ACCOUNT, timezone: 'UTC', reports: undefined });
-}
-
 /**
- * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or a mapping with `accounts:`), each checked;
- * ConfigError names the file, the account and the field. `env` resolves `api_key_env`, a
- * relative `api_key_file` is taken from the accounts file's folder, and each server setting an
- * account leaves out is taken from `defaults` (the environment's).
+ * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
+ * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's).
  */
 export function readAccountsFile(
   path: string,
@@ -163,15 +122,12 @@ export function readAccountsFile(
       'ADOPS_ACCOUNTS_FILE',
     );
   const accounts = list.map((item, i) => readAccount(path, item, i, env, defaults));
-  const seen = new Set<string>();
-  for (const a of accounts) {
-    if (seen.has(a.name))
-      throw new ConfigError(
-        `${path}: account "${a.name}" is listed twice; names must be unique`,
-        `${path}: name`,
-      );
-    seen.add(a.name);
-  }
+  const twice = accounts.find((a, i) => accounts.findIndex((b) => b.name === a.name) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `${path}: account "${twice.name}" is listed twice; names must be unique`,
+      `${path}: name`,
+    );
   return accounts;
 }
 
@@ -190,76 +146,86 @@ function readAccount(
     throw new ConfigError(`${path}: account "${name}": ${field}: ${message}`, `${path}: ${name}.${field}`);
   };
   for (const key of Object.keys(o))
-    if (!ACCOUNT_KEYS.has(key)) {
-      if (/^(api_?)?key$|^api_key$|token|secret/i.test(key))
-        fail(key, 'an API key is never written into the accounts file; use api_key_file or api_key_env');
-      fail(key, `unknown field; allowed: ${[...ACCOUNT_KEYS].join(', ')}`);
-    }
+    if (!ACCOUNT_KEYS.has(key))
+      fail(
+        key,
+        /^(api_?)?key$|^api_key$|token|secret/i.test(key)
+          ? 'an API key is never written into the accounts file; use api_key_file or api_key_env'
+          : `unknown field; allowed: ${[...ACCOUNT_KEYS].join(', ')}`,
+      );
 
-  const baseUrl = o.base_url;
-  if (typeof baseUrl !== 'string') fail('base_url', `missing; expected ${BASE_URL_FORM}`);
-  const urlProblem = baseUrlProblem(baseUrl as string);
+  const baseUrl =
+    typeof o.base_url === 'string' ? o.base_url : fail('base_url', `missing; expected ${BASE_URL_FORM}`);
+  const urlProblem = baseUrlProblem(baseUrl);
   if (urlProblem !== undefined) fail('base_url', `${BASE_URL_FORM}: ${urlProblem}`);
 
-  const keyFile = o.api_key_file;
-  const keyEnv = o.api_key_env;
+  const { api_key_file: keyFile, api_key_env: keyEnv } = o;
   if (keyFile !== undefined && keyEnv !== undefined)
     fail('api_key_file', 'api_key_env is set too: set only one');
   let apiKey: string | undefined;
   if (keyFile !== undefined) {
     if (typeof keyFile !== 'string' || keyFile === '')
-      fail('api_key_file', 'expected the path of a file holding the key');
+      return fail('api_key_file', 'expected the path of a file holding the key');
     try {
-      apiKey = readBoundedFile(
-        resolve(dirname(path), keyFile as string),
-        MAX_FILE_BYTES,
-        'a file holding the key',
-      ).replace(/\r?\n$/, '');
+      apiKey = readKeyFile(resolve(dirname(path), keyFile), MAX_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
-      fail('api_key_file', `${keyFile as string}: ${error.message}`);
+      fail('api_key_file', `${keyFile}: ${error.message}`);
     }
   } else if (keyEnv !== undefined) {
     if (typeof keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      fail('api_key_env', 'expected the name of an environment variable, e.g. ADOPS_KEY_NORTH');
-    apiKey = env[keyEnv as string];
-    if (apiKey === undefined || apiKey === '') fail('api_key_env', `${keyEnv as string} is not set`);
+      return fail('api_key_env', 'expected the name of an environment variable, e.g. ADOPS_KEY_NORTH');
+    apiKey = env[keyEnv];
+    if (apiKey === undefined || apiKey === '') fail('api_key_env', `${keyEnv} is not set`);
   } else
     fail(
       'api_key_file',
       'missing: set api_key_file (a file holding the key) or api_key_env (a variable holding it)',
     );
   // Never echo the key: the message names the field and the rule only.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
-  if (apiKey === '' || /[\s\u0000-\u001f\u007f]/.test(apiKey as string))
+  if (keyProblem(apiKey as string) !== undefined)
     fail(
       keyFile !== undefined ? 'api_key_file' : 'api_key_env',
       'the key is empty or holds whitespace or control characters',
     );
 
   const server: Record<string, unknown> = {};
-  for (const [field, spec] of Object.entries(SERVER_FIELDS) as [string, ServerField][])
-    server[spec.setting] = checkServerValue(o[field] ?? defaults[spec.setting], spec, (m) => fail(field, m));
+  for (const [field, { setting, oneOf, range }] of Object.entries(SERVER_FIELDS) as [string, ServerField][]) {
+    const value = (server[setting] = o[field] ?? defaults[setting]);
+    if (oneOf !== undefined && (typeof value !== 'string' || !oneOf.includes(value)))
+      fail(field, `expected one of: ${oneOf.join(', ')}`);
+    if (range !== undefined && !isWhole(value, range[0], range[1]))
+      fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
+  }
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
-    fail(
+    return fail(
       'timezone',
       `${JSON.stringify(timezone)} is not an IANA time zone; expected e.g. UTC, Europe/Berlin`,
     );
-  let reports: string[] | undefined;
-  if (o.reports !== undefined) {
-    if (!Array.isArray(o.reports) || o.reports.some((r) => typeof r !== 'string'))
-      fail('reports', 'expected a list of report names, e.g. [daily_campaign, hourly]');
-    reports = [...(o.reports as string[])];
-  }
+  const reports = o.reports;
+  if (reports !== undefined && (!Array.isArray(reports) || reports.some((r) => typeof r !== 'string')))
+    fail('reports', 'expected a list of report names, e.g. [daily_campaign, hourly]');
   return Object.freeze({
     name,
-    baseUrl: (baseUrl as string).replace(/\/+$/, ''),
+    baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: apiKey as string,
     ...(server as unknown as ServerSettings),
-    timezone: timezone as string,
-    reports: reports === undefined ? undefined : Object.freeze(reports),
+    timezone,
+    reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),
   });
+}
+
+/** Why `key` cannot be an API key (`empty`, `whitespace`), or undefined. Never echoes the key. */
+export function keyProblem(key: string): 'empty' | 'whitespace' | undefined {
+  if (key.length === 0) return 'empty';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
+  return /[\s\u0000-\u001f\u007f]/.test(key) ? 'whitespace' : undefined;
+}
+
+/** The key a key file holds (one trailing line break dropped); FileRefused when it cannot be read. */
+export function readKeyFile(path: string, maxBytes: number): string {
+  return readBoundedFile(path, maxBytes, 'a file holding the key').replace(/\r?\n$/, '');
 }
 
 /** Refuses an account's `reports` entry that names no report definition. */
@@ -282,10 +248,7 @@ export function runsReport(account: Pick<Account, 'reports'>, report: string): b
   return account.reports === undefined || account.reports.includes(report);
 }
 
-/**
- * The accounts a command works on: the one `--account` names (ConfigError when none has that
- * name), else every account.
- */
+/** The accounts a command works on: the one `--account` names (ConfigError if none), else all. */
 export function selectAccounts(accounts: readonly Account[], flag: string | undefined): Account[] {
   if (flag === undefined) return [...accounts];
   const name = checkAccountName(flag, '--account');

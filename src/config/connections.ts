@@ -5,14 +5,10 @@
 // turns a target into an ioredis client. Passwords live only in the target, never in a message.
 import { ConfigError } from './files.js';
 
-/** The form REDIS_URL must have, as the error message states it. */
+// The forms of the URL variables, as error messages state them.
 export const REDIS_URL_FORM = 'redis:// or rediss://[[user]:password@]host[:port][/database number]';
-
-/** The form DATABASE_URL must have, as the error message states it. */
 export const DATABASE_URL_FORM =
   'postgres:// or postgresql://[user[:password]@][host][:port][/database][?sslmode=...]';
-
-/** The form ADOPS_BASE_URL must have, as the error message states it. */
 export const BASE_URL_FORM = 'an http(s) URL ending in /v2, e.g. https://acme.api.example.com/v2';
 
 /** What is wrong with an ADOPS_BASE_URL, or undefined when it reads as written. */
@@ -34,8 +30,12 @@ export function baseUrlProblem(value: string): string | undefined {
 /** The sslmode values node-postgres understands (libpq's `allow` it would read as `require`). */
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
-/** What is wrong with a REDIS_URL, or undefined when ioredis will read it as written. */
+/** What is wrong with a REDIS_URL (either form), or undefined when it reads as written. */
 export function redisUrlProblem(value: string): string | undefined {
+  if (isSentinelUrl(value)) {
+    const parsed = parseSentinelUrl(value);
+    return typeof parsed === 'string' ? parsed : undefined;
+  }
   const url = parse(value);
   if (typeof url === 'string') return url;
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
@@ -52,27 +52,23 @@ export function redisUrlProblem(value: string): string | undefined {
 const REDIS_QUERY = ['db', 'family'];
 
 /**
- * What is wrong with a REDIS_URL's query. ioredis turns every query parameter into a client
- * option, as a string (`?tls=true` switches TLS on with an option named "profile",
- * `?maxRetriesPerRequest=0` would override ours): only `db` and `family` (IP version) are read.
+ * What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
+ * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read.
  */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
-  for (const name of new Set(query.keys())) {
-    if (!REDIS_QUERY.includes(name))
-      return (
-        `the query parameter "${name}" is not read: only db and family are ` +
-        '(TLS is rediss://, the user and password go before the host)'
-      );
-  }
-  const dbs = query.getAll('db');
-  if (dbs.length > 1 || (dbs.length === 1 && pathDb))
+  const unread = [...query.keys()].find((name) => !REDIS_QUERY.includes(name));
+  if (unread !== undefined)
+    return (
+      `the query parameter "${unread}" is not read: only db and family are ` +
+      '(TLS is rediss://, the user and password go before the host)'
+    );
+  const [queryDb, ...moreDbs] = query.getAll('db');
+  if (moreDbs.length > 0 || (queryDb !== undefined && pathDb))
     return 'the database is given twice (in the path and as db=, or db= twice): give it once';
-  const queryDb = dbs[0];
   if (queryDb !== undefined && !isDatabaseNumber(queryDb))
     return `the database "db=${queryDb}" is not a whole number such as 0`;
-  const families = query.getAll('family');
-  if (families.length > 1) return 'family is given twice: give it once';
-  const family = families[0];
+  const [family, ...moreFamilies] = query.getAll('family');
+  if (moreFamilies.length > 0) return 'family is given twice: give it once';
   if (family !== undefined && !['0', '4', '6'].includes(family))
     return `family "${family}" is not 0, 4 or 6 (any, IPv4 or IPv6)`;
   return undefined;
@@ -102,33 +98,19 @@ export function postgresUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * `value` with the password of a URL's user info replaced by `***`, for messages: also for text that
- * is not a valid URL, since that is when the message shows it.
- */
-export function withoutPassword(value: string): string {
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(value);
-  if (scheme === null) return value;
-  const start = scheme[0].length;
-  const end = value.slice(start).search(/[/?#]/);
-  const authority = end === -1 ? value.slice(start) : value.slice(start, start + end);
-  const at = authority.lastIndexOf('@');
-  const colon = authority.indexOf(':');
-  const shown =
-    at === -1 || colon === -1 || colon > at
-      ? value
-      : value.slice(0, start + colon + 1) + '***' + value.slice(start + at);
-  return withoutSecretParameters(shown);
-}
-
 /** Query parameters whose values are credentials (libpq's password, a key or token). */
 const SECRET_PARAMETER = /pass|secret|token|key|auth|cred/i;
 
-/** `value` with the values of its credential query parameters replaced by `***`. */
-function withoutSecretParameters(value: string): string {
-  return value.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
-    SECRET_PARAMETER.test(name) ? `${sep}${name}=***` : whole,
-  );
+/**
+ * `value` with a URL's password (between the authority's first `:` and its last `@`) and the values
+ * of its credential query parameters replaced by `***`, for messages: also when it is not a valid URL.
+ */
+export function withoutPassword(value: string): string {
+  return value
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/, '$1***@')
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
+      SECRET_PARAMETER.test(name) ? `${sep}${name}=***` : whole,
+    );
 }
 
 function parse(value: string): URL | string {
@@ -164,7 +146,7 @@ function isDatabaseNumber(text: string): boolean {
 }
 
 /** A host and port of a sentinel or cluster node. */
-export interface HostPort {
+interface HostPort {
   readonly host: string;
   readonly port: number;
 }
@@ -197,17 +179,6 @@ const NODES_FORM = 'a comma-separated list of host:port, e.g. 10.0.0.1:26379,10.
 const MASTER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 const HOST = /^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
 
-/** The environment variables a target is read from (already cleared of empty strings). */
-export interface RedisEnv {
-  readonly REDIS_URL?: string | undefined;
-  readonly REDIS_SENTINELS?: string | undefined;
-  readonly REDIS_SENTINEL_MASTER?: string | undefined;
-  readonly REDIS_SENTINEL_PASSWORD?: string | undefined;
-  readonly REDIS_CLUSTER_NODES?: string | undefined;
-  readonly REDIS_PASSWORD?: string | undefined;
-  readonly REDIS_USERNAME?: string | undefined;
-}
-
 /** Every variable readRedisTarget reads besides REDIS_URL, for docs and tests. */
 export const REDIS_HA_VARS = [
   'REDIS_SENTINELS',
@@ -219,11 +190,14 @@ export const REDIS_HA_VARS = [
 ] as const;
 
 /**
- * The target the variables describe. `url` is REDIS_URL already checked (or its default);
- * `urlSet` tells whether the user set it, since a set REDIS_URL next to REDIS_SENTINELS or
- * REDIS_CLUSTER_NODES is ambiguous. Throws ConfigError naming the variable and what was wrong.
+ * The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether
+ * the user set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous.
  */
-export function readRedisTarget(env: RedisEnv, url: string, urlSet: boolean): RedisTarget {
+export function readRedisTarget(
+  env: Readonly<Partial<Record<(typeof REDIS_HA_VARS)[number], string>>>,
+  url: string,
+  urlSet: boolean,
+): RedisTarget {
   const modes = (['REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((n) => env[n] !== undefined);
   if (modes.length === 2)
     throw new ConfigError(
@@ -264,60 +238,43 @@ export function readRedisTarget(env: RedisEnv, url: string, urlSet: boolean): Re
     };
   };
   const none = { username: undefined, password: undefined };
-
-  if (mode === 'REDIS_SENTINELS') {
-    const master = env.REDIS_SENTINEL_MASTER;
-    if (master === undefined)
-      throw new ConfigError(
-        'REDIS_SENTINEL_MASTER is missing: REDIS_SENTINELS is set, so name the master the sentinels monitor',
-        'REDIS_SENTINEL_MASTER',
-      );
-    if (!MASTER_NAME.test(master))
-      throw new ConfigError(
-        `REDIS_SENTINEL_MASTER=${JSON.stringify(master)} is invalid: expected a master name of letters, digits and _ . -`,
-        'REDIS_SENTINEL_MASTER',
-      );
-    return Object.freeze({
-      kind: 'sentinel',
-      sentinels: nodesOf('REDIS_SENTINELS', env.REDIS_SENTINELS ?? '', 26_379),
-      master,
-      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
-      db: 0,
-      ...credentials(none),
-    });
-  }
   if (mode === 'REDIS_CLUSTER_NODES')
     return Object.freeze({
       kind: 'cluster',
       nodes: nodesOf('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES ?? '', 6379),
       ...credentials(none),
     });
-  if (sentinelUrl) {
-    const parsed = parseSentinelUrl(url);
-    if (typeof parsed === 'string')
-      throw new ConfigError(`REDIS_URL is invalid: expected ${SENTINEL_URL_FORM}: ${parsed}`, 'REDIS_URL');
-    return Object.freeze({
-      kind: 'sentinel',
-      sentinels: parsed.sentinels,
-      master: parsed.master,
-      db: parsed.db,
-      sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
-      ...credentials(parsed),
-    });
+  if (mode === undefined && !sentinelUrl) {
+    credentials(none);
+    return Object.freeze({ kind: 'single', url });
   }
-  credentials(none);
-  return Object.freeze({ kind: 'single', url });
+  const master = env.REDIS_SENTINEL_MASTER;
+  if (mode !== undefined && master === undefined)
+    throw new ConfigError(
+      'REDIS_SENTINEL_MASTER is missing: REDIS_SENTINELS is set, so name the master the sentinels monitor',
+      'REDIS_SENTINEL_MASTER',
+    );
+  if (master !== undefined && !MASTER_NAME.test(master))
+    throw new ConfigError(
+      `REDIS_SENTINEL_MASTER=${JSON.stringify(master)} is invalid: expected a master name of letters, digits and _ . -`,
+      'REDIS_SENTINEL_MASTER',
+    );
+  const sentinel: ParsedSentinelUrl =
+    master !== undefined
+      ? { sentinels: nodesOf('REDIS_SENTINELS', env.REDIS_SENTINELS ?? '', 26_379), master, db: 0, ...none }
+      : // Already checked: REDIS_URL's schema refuses a Sentinel URL that does not parse.
+        (parseSentinelUrl(url) as ParsedSentinelUrl);
+  return Object.freeze({
+    kind: 'sentinel',
+    ...sentinel,
+    sentinelPassword: env.REDIS_SENTINEL_PASSWORD,
+    ...credentials(sentinel),
+  });
 }
 
 /** Whether a REDIS_URL is the Sentinel form. */
 export function isSentinelUrl(url: string): boolean {
   return /^redis\+sentinel:\/\//i.test(url);
-}
-
-/** What is wrong with a redis+sentinel:// URL, or undefined when it reads as written. */
-export function sentinelUrlProblem(url: string): string | undefined {
-  const parsed = parseSentinelUrl(url);
-  return typeof parsed === 'string' ? parsed : undefined;
 }
 
 interface ParsedSentinelUrl extends Credentials {
@@ -326,27 +283,22 @@ interface ParsedSentinelUrl extends Credentials {
   readonly db: number;
 }
 
+/** A redis+sentinel:// URL read, or what is wrong with it. */
 function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
   const rest = url.replace(/^redis\+sentinel:\/\//i, '');
   if (/[?#]/.test(rest)) return 'it has a query or a fragment; percent-encode ? as %3F and # as %23';
-  const slash = rest.indexOf('/');
-  const authority = slash === -1 ? rest : rest.slice(0, slash);
-  const path = slash === -1 ? '' : rest.slice(slash + 1);
+  const [, authority = '', path = ''] = /^([^/]*)(?:\/([\s\S]*))?$/.exec(rest) ?? [];
   const at = authority.lastIndexOf('@');
-  const hosts = at === -1 ? authority : authority.slice(at + 1);
+  const hosts = authority.slice(at + 1);
+  const info = at === -1 ? '' : authority.slice(0, at);
+  const colon = info.indexOf(':');
   let username: string | undefined;
   let password: string | undefined;
-  if (at !== -1) {
-    const info = authority.slice(0, at);
-    const colon = info.indexOf(':');
-    try {
-      const user = decodeURIComponent(colon === -1 ? info : info.slice(0, colon));
-      username = user === '' ? undefined : user;
-      const pass = colon === -1 ? '' : decodeURIComponent(info.slice(colon + 1));
-      password = pass === '' ? undefined : pass;
-    } catch {
-      return 'bad percent-encoding in the user name or password (write % as %25)';
-    }
+  try {
+    username = decodeURIComponent(colon === -1 ? info : info.slice(0, colon)) || undefined;
+    password = (colon === -1 ? undefined : decodeURIComponent(info.slice(colon + 1))) || undefined;
+  } catch {
+    return 'bad percent-encoding in the user name or password (write % as %25)';
   }
   const sentinels = nodesProblemOrList(hosts, 26_379);
   if (typeof sentinels === 'string') return sentinels;
@@ -354,7 +306,7 @@ function parseSentinelUrl(url: string): ParsedSentinelUrl | string {
   if (master === undefined || master === '') return 'it names no master after the hosts (/mymaster)';
   if (!MASTER_NAME.test(master)) return `the master name "${master}" is not letters, digits and _ . -`;
   if (extra.length > 0) return `the path has more than a master name and a database number`;
-  if (db !== undefined && db !== '' && !/^\d{1,9}$/.test(db))
+  if (db !== undefined && db !== '' && !isDatabaseNumber(db))
     return `the database "${db}" is not a whole number such as 0`;
   return { sentinels, master, db: db === undefined || db === '' ? 0 : Number(db), username, password };
 }
@@ -378,12 +330,9 @@ function nodesProblemOrList(value: string, defaultPort: number): readonly HostPo
     if (item === '') return 'it has an empty entry (two commas in a row, or one at an end)';
     if (item.includes('/') || item.includes('@'))
       return `"${item}" is not host:port: give each node's host and port only, no scheme, user or path`;
-    const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item);
-    const host = m?.[1] ?? '';
-    const port = m?.[2];
+    const [, host = '', port] = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item) ?? [];
     if (!HOST.test(host)) return `"${item}" is not host:port (a host name, an IPv4 address or [IPv6])`;
-    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535))
-      return `the port of "${item}" is not from 1 to 65535`;
+    if (port !== undefined && !isPort(port)) return `the port of "${item}" is not from 1 to 65535`;
     const node = {
       host: host.replace(/^\[|\]$/g, ''),
       port: port === undefined ? defaultPort : Number(port),
@@ -394,10 +343,7 @@ function nodesProblemOrList(value: string, defaultPort: number): readonly HostPo
   return out;
 }
 
-/**
- * The target for messages and logs, without any password: the URL with `***` for its password,
- * `sentinel master "m" via h1:26379,h2:26379`, or `cluster h1:6379,h2:6379`.
- */
+/** The target for messages and logs, without any password (`Sentinel master "m" via h1:26379,h2:26379`). */
 export function describeRedisTarget(target: RedisTarget): string {
   const list = (nodes: readonly HostPort[]) =>
     nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');

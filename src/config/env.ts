@@ -14,14 +14,14 @@ import {
   isSentinelUrl,
   queuePrefixOn,
   readRedisTarget,
-  REDIS_HA_VARS,
   SENTINEL_URL_FORM,
-  sentinelUrlProblem,
   type RedisTarget,
 } from './connections.js';
-import { FileRefused, readBoundedFile, ConfigError } from './files.js';
+import { FileRefused, ConfigError } from './files.js';
 import {
-  envAccount,
+  DEFAULT_ACCOUNT,
+  keyProblem,
+  readKeyFile,
   readAccountsFile,
   type Account,
   AUTH_FORMS,
@@ -32,109 +32,17 @@ import {
 } from './accounts.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Bytes a key file may hold: a key is tens of bytes; anything near this is the wrong file. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 /** A schema name ADOPS_SCHEMA (or a flag naming a schema) may take: a lower-case SQL identifier. */
-export const SCHEMA_NAME = IDENTIFIER;
-/**
- * Schemas that are Postgres' own: `pg_*` names are reserved to the system (pg_catalog, pg_toast,
- * each session's pg_temp) and information_schema is the standard's catalogue.
- */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Postgres' own schemas: `pg_*` (pg_catalog, pg_toast, each session's pg_temp) and information_schema. */
 export const SYSTEM_SCHEMA = /^(pg_.*|information_schema)$/;
 /** Why a schema name cannot be ours, for messages of ADOPS_SCHEMA and of flags naming a schema. */
 export const SYSTEM_SCHEMA_PROBLEM =
   "a schema of our own: pg_* and information_schema are Postgres' own schemas";
 /** A BullMQ key prefix ADOPS_QUEUE_PREFIX (or a flag naming a prefix) may take. */
 export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
-
-/** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
-export interface Config {
-  /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
-  readonly baseUrl: string | undefined;
-  /** The API key; never log it, never put it in Redis or Postgres. */
-  readonly apiKey: string | undefined;
-  readonly auth: ServerSettings['auth'];
-  /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
-  readonly reportParams: ServerSettings['reportParams'];
-  /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
-  readonly databaseUrl: string | undefined;
-  /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
-  readonly redisUrl: string;
-  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
-  readonly redis: RedisTarget;
-  /** Postgres schema for all tables (validated identifier). */
-  readonly schema: string;
-  readonly jobsDir: string;
-  readonly logLevel: (typeof LOG_LEVELS)[number];
-  readonly http: {
-    readonly connectTimeoutMs: number;
-    readonly headersTimeoutMs: number;
-    readonly bodyTimeoutMs: number;
-    /**
-     * Deadline of one request, from sending it to the last byte of its body, streamed bodies
-     * included (ADOPS_HTTP_REQUEST_TIMEOUT_MS): a server dripping a body never trips the body
-     * timeout, which is the silence between chunks.
-     */
-    readonly requestTimeoutMs: number;
-    /** Attempts per request, the first included. */
-    readonly attempts: number;
-    /** Cap of the exponential backoff between attempts. */
-    readonly maxBackoffMs: number;
-    /**
-     * Longest pause a server's Retry-After can impose (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one
-     * is cut to it, with a warning naming what the server asked.
-     */
-    readonly retryAfterCapMs: number;
-    /** Keep-alive connections per API origin. */
-    readonly connections: number;
-    /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
-    readonly compression: ServerSettings['compression'];
-    /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
-    readonly maxBodyMb: number;
-    /** Report bodies from this size on are loaded as they stream in, never held whole. */
-    readonly streamBodyMb: number;
-  };
-  readonly queue: {
-    /**
-     * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
-     * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
-     */
-    readonly prefix: string;
-    /** Attempts of a pull job, the first included. */
-    readonly pullAttempts: number;
-    /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
-    readonly syncAttempts: number;
-    /** API requests per second across all workers. */
-    readonly rateLimitPerSecond: number;
-    /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
-    readonly shutdownTimeoutSeconds: number;
-    /**
-     * Seconds a waiting command (`backfill`, `heal` and `sync --wait`) rides out a Redis that
-     * cannot be reached before it gives up, telling to finish with `adops heal`.
-     */
-    readonly redisOutageSeconds: number;
-  };
-  /** Days the scheduler and heal look back for missing or failed periods. */
-  readonly healDays: number;
-  /** Days a raw response body is kept in report_raw. */
-  readonly rawRetentionDays: number;
-  /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
-  readonly metricsPort: number;
-  /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
-  readonly metricsHost: string;
-  /** COPY's data format for report rows: binary, or text as the fallback. */
-  readonly copyFormat: 'binary' | 'text';
-  /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
-  readonly webhook: WebhookConfig | undefined;
-  /**
-   * The ad server accounts pulled (src/config/accounts.ts): those of ADOPS_ACCOUNTS_FILE, or the
-   * env settings above as the one account `default`. Never empty.
-   */
-  readonly accounts: readonly Account[];
-  /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
-  readonly accountsFile: string | undefined;
-}
 
 /** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
 export interface WebhookConfig {
@@ -153,10 +61,10 @@ const int = (min: number, max: number) =>
     .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 
 /** A connection URL checked in full: the issue reads `<form>: <what is wrong>`. */
-const checkedUrl = (form: string, problem: (value: string) => string | undefined) =>
+const checkedUrl = (form: (value: string) => string, problem: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
     const found = problem(value);
-    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form}: ${found}` });
+    if (found !== undefined) ctx.addIssue({ code: 'custom', message: `${form(value)}: ${found}` });
   });
 
 /** The bounds of a numeric server setting: the variable and the accounts-file field share them. */
@@ -165,28 +73,21 @@ const rangeOf = (field: { readonly range: readonly [number, number, string] }): 
   field.range[1],
 ];
 
-const ENV_SCHEMA = {
-  ADOPS_BASE_URL: checkedUrl(BASE_URL_FORM, baseUrlProblem)
+/** Each variable's schema; the key, webhook secret, accounts file and Redis HA variables are read apart. */
+export const ENV_SCHEMA = {
+  ADOPS_BASE_URL: checkedUrl(() => BASE_URL_FORM, baseUrlProblem)
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   ADOPS_AUTH: z.enum(AUTH_FORMS, `one of: ${AUTH_FORMS.join(', ')}`).default('bearer'),
   ADOPS_REPORT_PARAMS: z.enum(REPORT_PARAMS, `one of: ${REPORT_PARAMS.join(', ')}`).default('repeat'),
-  DATABASE_URL: checkedUrl(DATABASE_URL_FORM, postgresUrlProblem).optional(),
-  REDIS_URL: z
-    .string()
-    .superRefine((value, ctx) => {
-      const sentinel = isSentinelUrl(value);
-      const found = sentinel ? sentinelUrlProblem(value) : redisUrlProblem(value);
-      if (found !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          message: `${sentinel ? SENTINEL_URL_FORM : REDIS_URL_FORM}: ${found}`,
-        });
-    })
-    .default('redis://127.0.0.1:6379'),
+  DATABASE_URL: checkedUrl(() => DATABASE_URL_FORM, postgresUrlProblem).optional(),
+  REDIS_URL: checkedUrl(
+    (url) => (isSentinelUrl(url) ? SENTINEL_URL_FORM : REDIS_URL_FORM),
+    redisUrlProblem,
+  ).default('redis://127.0.0.1:6379'),
   ADOPS_SCHEMA: z
     .string()
-    .regex(IDENTIFIER, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
+    .regex(SCHEMA_NAME, 'a lower-case SQL identifier: letters, digits, underscore, not starting with a digit')
     .refine((name) => !SYSTEM_SCHEMA.test(name), SYSTEM_SCHEMA_PROBLEM)
     .default('adops'),
   ADOPS_JOBS_DIR: z.string().min(1).default('./jobs'),
@@ -231,24 +132,15 @@ const ENV_SCHEMA = {
     .optional(),
 } as const;
 
-/** Every env var the configuration reads, for docs and tests. */
-export const ENV_VARS = [
-  ...Object.keys(ENV_SCHEMA),
-  ...REDIS_HA_VARS,
-  'ADOPS_API_KEY',
-  'ADOPS_API_KEY_FILE',
-  'ADOPS_WEBHOOK_SECRET',
-  'ADOPS_ACCOUNTS_FILE',
-] as const;
+/** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
+export type Config = ReturnType<typeof loadConfig>;
 
-/**
- * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
- * what is allowed. Empty strings count as unset, as a shell `FOO= cmd` intends.
- */
-export function loadConfig(env: Env): Config {
+/** The environment validated once into a frozen Config, or a ConfigError naming the variable. */
+export function loadConfig(env: Env) {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(ENV_SCHEMA)) {
+    // Empty strings count as unset (dropped from `clean`), as a shell `FOO= cmd` intends.
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
@@ -262,24 +154,20 @@ export function loadConfig(env: Env): Config {
     values[name] = result.data;
   }
   const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
-  const redis = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
-  const apiKey = readApiKey(clean);
+  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
+  const redis: RedisTarget = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
-  const server: ServerSettings = {
-    auth: v.ADOPS_AUTH,
-    reportParams: v.ADOPS_REPORT_PARAMS,
-    compression: v.ADOPS_HTTP_COMPRESSION,
-    rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
-    connections: v.ADOPS_HTTP_CONNECTIONS,
-    headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
-  };
-  return Object.freeze({
+  const config = {
+    /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
     baseUrl: v.ADOPS_BASE_URL,
-    apiKey,
+    /** The API key; never log it, never put it in Redis or Postgres. */
+    apiKey: readApiKey(clean),
     auth: v.ADOPS_AUTH,
+    /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
     reportParams: v.ADOPS_REPORT_PARAMS,
+    /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
     databaseUrl: v.DATABASE_URL,
+    /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
     redisUrl: v.REDIS_URL,
     redis,
     schema: v.ADOPS_SCHEMA,
@@ -289,63 +177,90 @@ export function loadConfig(env: Env): Config {
       connectTimeoutMs: v.ADOPS_HTTP_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: v.ADOPS_HTTP_HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
+      /** Deadline of one request to its body's last byte: a dripping body never trips bodyTimeoutMs. */
       requestTimeoutMs: v.ADOPS_HTTP_REQUEST_TIMEOUT_MS,
+      /** Attempts per request, the first included. */
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
+      /** Longest pause a server's Retry-After can impose: a longer one is cut to it, with a warning. */
       retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,
+      /** Keep-alive connections per API origin. */
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
+      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
+      /** Report bodies from this size on are loaded as they stream in, never held whole. */
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
     }),
     queue: Object.freeze({
+      /** BullMQ key prefix; on a Cluster in braces, a hash tag, so all our keys share one slot. */
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
+      /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
+      /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
+      /** API requests per second across all workers. */
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
+      /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
+      /** Seconds a waiting command rides out an unreachable Redis before it gives up (finish with `adops heal`). */
       redisOutageSeconds: v.ADOPS_REDIS_OUTAGE_SECONDS,
     }),
+    /** Days the scheduler and heal look back for missing or failed periods. */
     healDays: v.ADOPS_HEAL_DAYS,
+    /** Days a raw response body is kept in report_raw. */
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
+    /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
     metricsPort: v.ADOPS_METRICS_PORT,
+    /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
     metricsHost: v.ADOPS_METRICS_HOST,
+    /** COPY's data format for report rows: binary, or text as the fallback. */
     copyFormat: v.ADOPS_COPY_FORMAT,
+    /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
-    accounts: Object.freeze(
-      accountsFile === undefined
-        ? [envAccount({ baseUrl: v.ADOPS_BASE_URL, apiKey, ...server })]
-        : readAccountsFile(accountsFile, clean, server),
-    ),
+    /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
     accountsFile,
-  });
+  };
+  const server = serverDefaults(config);
+  /** Those of ADOPS_ACCOUNTS_FILE, or the env settings above as the one account `default`. Never empty. */
+  const accounts: readonly Account[] = Object.freeze(
+    accountsFile === undefined
+      ? [
+          Object.freeze({
+            ...server,
+            name: DEFAULT_ACCOUNT,
+            baseUrl: config.baseUrl,
+            apiKey: config.apiKey,
+            timezone: 'UTC',
+            reports: undefined,
+          }),
+        ]
+      : readAccountsFile(accountsFile, clean, server),
+  );
+  return Object.freeze({ ...config, accounts });
 }
 
 /**
  * The configuration as one account's API client and limiter see it: its base URL, key and server
- * settings (auth, report parameters, compression, rate limit, connections, timeouts) in place of
- * the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
+ * settings in place of the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
  */
 export function accountConfig(config: Config, account: Account): Config {
+  const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({
     ...config,
     baseUrl: account.baseUrl,
     apiKey: account.apiKey,
-    auth: account.auth,
-    reportParams: account.reportParams,
-    http: Object.freeze({
-      ...config.http,
-      compression: account.compression,
-      connections: account.connections,
-      headersTimeoutMs: account.headersTimeoutMs,
-      bodyTimeoutMs: account.bodyTimeoutMs,
-    }),
+    auth,
+    reportParams,
+    http: Object.freeze({ ...config.http, compression, connections, headersTimeoutMs, bodyTimeoutMs }),
     queue: Object.freeze({ ...config.queue, rateLimitPerSecond: account.rateLimitPerSecond }),
   });
 }
 
 /** The environment's server settings: what an account of the accounts file defaults to. */
-export function serverDefaults(config: Config): ServerSettings {
+export function serverDefaults(
+  config: Pick<Config, 'auth' | 'reportParams' | 'http' | 'queue'>,
+): ServerSettings {
   return {
     auth: config.auth,
     reportParams: config.reportParams,
@@ -364,19 +279,16 @@ const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/**
- * The HMAC key of a `whsec_<base64>` secret, or why it is not one (never quoting the secret):
- * `form` when it lacks the prefix or is not base64, `size` when its key is outside WEBHOOK_KEY_BYTES.
- */
+/** The HMAC key of a `whsec_<base64>` secret, or why it is not one (never quoting the secret). */
 export function webhookSecretKey(
   secret: string,
 ):
   | { readonly key: Buffer }
   | { readonly problem: 'form' }
   | { readonly problem: 'size'; readonly bytes: number } {
-  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return { problem: 'form' };
   const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
-  if (encoded === '' || !BASE64.test(encoded)) return { problem: 'form' };
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX) || encoded === '' || !BASE64.test(encoded))
+    return { problem: 'form' };
   const key = Buffer.from(encoded, 'base64');
   if (key.length < WEBHOOK_KEY_BYTES.min || key.length > WEBHOOK_KEY_BYTES.max)
     return { problem: 'size', bytes: key.length };
@@ -386,10 +298,7 @@ export function webhookSecretKey(
 /** How to make a good ADOPS_WEBHOOK_SECRET, for every message about a bad one. */
 const MAKE_SECRET = 'generate one with: echo "whsec_$(openssl rand -base64 32)"';
 
-/**
- * The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret
- * (`whsec_` and the base64 of a 24 to 64 byte key) is required. Messages never echo the secret.
- */
+/** The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret is required. */
 function readWebhook(url: string | undefined, secret: string | undefined): WebhookConfig | undefined {
   if (url === undefined) return undefined;
   const name = 'ADOPS_WEBHOOK_SECRET';
@@ -410,10 +319,7 @@ function readWebhook(url: string | undefined, secret: string | undefined): Webho
   return Object.freeze({ url, secret });
 }
 
-/**
- * The strings that must never be logged or stored, whichever variable supplied them (the API key
- * from ADOPS_API_KEY or ADOPS_API_KEY_FILE, the webhook secret): what every redaction is given.
- */
+/** The strings that must never be logged or stored (API keys, the webhook secret): what every redaction is given. */
 export function secretsOf(
   config: Pick<Config, 'apiKey' | 'webhook'> & { readonly accounts?: readonly Account[] },
 ): string[] {
@@ -429,57 +335,47 @@ export function secretsOf(
 }
 
 function readApiKey(env: Env): string | undefined {
-  const direct = env.ADOPS_API_KEY;
   const file = env.ADOPS_API_KEY_FILE;
-  if (direct !== undefined && file !== undefined) {
+  if (env.ADOPS_API_KEY !== undefined && file !== undefined)
     throw new ConfigError('ADOPS_API_KEY and ADOPS_API_KEY_FILE are both set: set only one', 'ADOPS_API_KEY');
-  }
-  if (file === undefined) return validKey(direct, 'ADOPS_API_KEY');
-  let text: string;
-  try {
-    text = readBoundedFile(file, MAX_KEY_FILE_BYTES, 'a file holding the key');
-  } catch (error) {
-    if (!(error instanceof FileRefused)) throw error;
-    throw new ConfigError(
-      error.code === undefined
-        ? `ADOPS_API_KEY_FILE=${file}: ${error.message}`
-        : `ADOPS_API_KEY_FILE=${file} cannot be read (${error.code}): expected a readable file holding the key`,
-      'ADOPS_API_KEY_FILE',
-      { cause: error },
-    );
-  }
-  return validKey(text.replace(/\r?\n$/, ''), 'ADOPS_API_KEY_FILE');
-}
-
-function validKey(key: string | undefined, name: string): string | undefined {
-  if (key === undefined) return undefined;
+  const name = file === undefined ? 'ADOPS_API_KEY' : 'ADOPS_API_KEY_FILE';
+  let key = env.ADOPS_API_KEY;
+  if (file !== undefined)
+    try {
+      key = readKeyFile(file, MAX_KEY_FILE_BYTES);
+    } catch (error) {
+      if (!(error instanceof FileRefused)) throw error;
+      throw new ConfigError(
+        error.code === undefined
+          ? `${name}=${file}: ${error.message}`
+          : `${name}=${file} cannot be read (${error.code}): expected a readable file holding the key`,
+        name,
+        { cause: error },
+      );
+    }
   // Never echo the key itself: the message names the variable and the rule only.
-  if (key.length === 0) throw new ConfigError(`${name} holds an empty key: expected the API key`, name);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we reject
-  if (/[\s\u0000-\u001f\u007f]/.test(key)) {
-    throw new ConfigError(`${name} holds whitespace or control characters: expected the API key alone`, name);
-  }
+  const problem = key === undefined ? undefined : keyProblem(key);
+  if (problem !== undefined)
+    throw new ConfigError(
+      problem === 'empty'
+        ? `${name} holds an empty key: expected the API key`
+        : `${name} holds whitespace or control characters: expected the API key alone`,
+      name,
+    );
   return key;
 }
 
 /** The API key, or a ConfigError saying how to provide it. For commands that call the API. */
 export function requireApiKey(config: Config): string {
-  if (config.apiKey === undefined) {
-    throw new ConfigError(
-      'ADOPS_API_KEY is missing: set ADOPS_API_KEY or ADOPS_API_KEY_FILE',
-      'ADOPS_API_KEY',
-    );
-  }
-  return config.apiKey;
+  if (config.apiKey !== undefined) return config.apiKey;
+  throw new ConfigError('ADOPS_API_KEY is missing: set ADOPS_API_KEY or ADOPS_API_KEY_FILE', 'ADOPS_API_KEY');
 }
 
 /** The API base URL, or a ConfigError saying how to provide it. */
 export function requireBaseUrl(config: Config): string {
-  if (config.baseUrl === undefined) {
-    throw new ConfigError(
-      'ADOPS_BASE_URL is missing: expected the API base URL ending in /v2',
-      'ADOPS_BASE_URL',
-    );
-  }
-  return config.baseUrl;
+  if (config.baseUrl !== undefined) return config.baseUrl;
+  throw new ConfigError(
+    'ADOPS_BASE_URL is missing: expected the API base URL ending in /v2',
+    'ADOPS_BASE_URL',
+  );
 }

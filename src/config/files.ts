@@ -6,10 +6,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync, type Stats, existsS
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/**
- * A configuration problem: a bad env var, flag or job file. The CLI prints `message` as one line
- * and exits with code 2.
- */
+/** A bad env var, flag or config file: the CLI prints `message` as one line and exits with code 2. */
 export class ConfigError extends TerminalError {
   override readonly name = 'ConfigError';
   constructor(
@@ -35,9 +32,8 @@ export class FileRefused extends TerminalError {
 }
 
 /**
- * The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes`.
- * `what` names the content for the message ("a job definition"). Reads through one descriptor up
- * to the limit, so a file that grows after the check is still cut there.
+ * The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what`
+ * names the content). Reads one descriptor up to the limit, so a file growing after the check is cut.
  */
 export function readBoundedFile(path: string, maxBytes: number, what: string): string {
   const tooBig = (bytes: number) =>

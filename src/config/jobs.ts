@@ -7,16 +7,13 @@ import { CronExpressionParser } from 'cron-parser';
 import { isTimeZone } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
-import { parseConfigYaml } from './yaml.js';
+import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError, errnoCode } from './files.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
-/**
- * Names a report may not take: its table report_<name> would land on the system's own report_loads,
- * report_totals, report_raw or report_versions, or on one of their indexes and sequences (report_loads_pkey, ...).
- */
-const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'] as const;
+/** Names whose report_<name> would land on a system table (report_loads, ...) or its indexes (report_loads_pkey). */
+const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'];
 
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
 const MAX_JOB_FILE_BYTES = 64 * 1024;
@@ -27,6 +24,8 @@ const MAX_RETENTION_MONTHS = 1200;
 /** Job definitions a folder may hold. */
 const MAX_JOB_FILES = 500;
 export type { PeriodUnit } from '../dates/periods.js';
+
+type Fail = (field: string, message: string) => never;
 
 export interface Schedule {
   /** Five- or six-field cron expression. */
@@ -43,15 +42,9 @@ export interface ReportJob {
   readonly period: PeriodUnit;
   readonly lookbackDays: number;
   readonly schedule: Schedule | undefined;
-  /**
-   * How old its newest data may get before the report counts as late (`freshness: 30h`), in ms;
-   * undefined: the default of src/plan/freshness.ts (its period plus its schedule's interval).
-   */
+  /** How old its newest data may get before the report is late (`freshness: 30h`), in ms; see plan/freshness.ts. */
   readonly freshnessMs?: number;
-  /**
-   * Months of history kept (`retention_months: 24`): monthly partitions whose every day is older
-   * are dropped whole by migrate and the scheduler tick; undefined keeps everything.
-   */
+  /** Months of history kept (`retention_months: 24`), older monthly partitions dropped; undefined: all. */
   readonly retentionMonths?: number;
   /** The file it came from, for messages. */
   readonly file: string;
@@ -72,7 +65,7 @@ export interface JobSet {
   readonly entities: readonly EntitiesJob[];
 }
 
-const REPORT_KEYS = new Set([
+const REPORT_KEYS = [
   'name',
   'kind',
   'dimensions',
@@ -82,17 +75,15 @@ const REPORT_KEYS = new Set([
   'freshness',
   'retention_months',
   'description',
-]);
-const ENTITY_KEYS = new Set(['name', 'kind', 'schedule', 'description']);
+];
+const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
 const SCHEDULE_KEYS = ['cron', 'timezone', 'allow_sub_minute'];
 
 /** Reads and validates every *.yaml / *.yml file of `dir`, sorted by file name. */
 export function loadJobs(dir: string): JobSet {
   let files: string[];
   try {
-    files = readdirSync(dir)
-      .filter((f) => /\.ya?ml$/.test(f))
-      .sort();
+    files = yamlFiles(dir);
   } catch (error) {
     const code = errnoCode(error) ?? 'error';
     throw new ConfigError(
@@ -101,26 +92,19 @@ export function loadJobs(dir: string): JobSet {
       { cause: error },
     );
   }
-  if (files.length > MAX_JOB_FILES) {
+  if (files.length > MAX_JOB_FILES)
     throw new ConfigError(
       `ADOPS_JOBS_DIR=${dir} holds ${files.length} job definitions (*.yaml, *.yml): at most ${MAX_JOB_FILES} are allowed`,
       'ADOPS_JOBS_DIR',
     );
-  }
-  const jobs = files.map((f) => {
-    const path = join(dir, f);
-    return parseJob(readJobFile(path, dir), path);
-  });
-  const seen = new Map<string, string>();
+  const jobs = files.map((f) => parseJob(readJobFile(join(dir, f), dir), join(dir, f)));
   for (const job of jobs) {
-    const other = seen.get(job.name);
-    if (other !== undefined) {
+    const other = jobs.find((j) => j.name === job.name);
+    if (other !== job)
       throw new ConfigError(
-        `${job.file}: name: "${job.name}" is already defined in ${other}; names must be unique`,
+        `${job.file}: name: "${job.name}" is already defined in ${other?.file}; names must be unique`,
         `${job.file}: name`,
       );
-    }
-    seen.set(job.name, job.file);
   }
   return {
     reports: jobs.filter((j): j is ReportJob => j.kind === 'report'),
@@ -129,18 +113,16 @@ export function loadJobs(dir: string): JobSet {
 }
 
 /**
- * The text of one job file of `dir`, refused by its size before it is read (see readBoundedFile).
- * A symbolic link is followed only to a file inside the folder (a Kubernetes ConfigMap mounts each
- * file as a link into a hidden subfolder): one leading elsewhere, say to the key file, is refused
- * unread, so no error can show a line of a file that is not a job definition.
+ * The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap
+ * mounts files as links into a hidden subfolder): one leading elsewhere, say to the key file, is
+ * refused unread, so no error can show a line of a file that is not a job definition.
  */
 function readJobFile(path: string, dir: string): string {
   try {
     return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
   } catch (error) {
-    if (error instanceof FileRefused)
-      throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
-    throw error;
+    if (!(error instanceof FileRefused)) throw error;
+    throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
   }
 }
 
@@ -167,20 +149,21 @@ function linkedInside(path: string, dir: string): string {
 /** What an unknown key may look like to be named in a message: else it is file content, not a field. */
 const FIELD_LIKE = /^[a-z][a-z0-9_]{0,40}$/;
 
-/** The key `key` (the `index`th of its mapping) as a message names it. */
-function keyName(key: string, index: number): string {
-  return FIELD_LIKE.test(key) ? key : `key ${index + 1} (not shown: not a field name)`;
+/** Fails on the first key of `o` not `allowed`, naming it only when it looks like a field (FIELD_LIKE). */
+function checkKeys(o: object, allowed: readonly string[], fail: Fail, prefix = ''): void {
+  Object.keys(o).forEach((key, i) => {
+    const name = FIELD_LIKE.test(key) ? key : `key ${i + 1} (not shown: not a field name)`;
+    if (!allowed.includes(key)) fail(prefix + name, `unknown field; allowed: ${allowed.join(', ')}`);
+  });
 }
 
 /**
- * Parses and validates one job definition; `file` is only used in error messages. Until every key
- * is a job field, no text of the file is shown (a YAML error gives its line, column and code), so
- * a file that is not a job definition never has a line of it printed; the values of job fields
- * are quoted, as they are the definition's own.
+ * Parses and validates one job definition; `file` names it in messages. Until every key is a job
+ * field no text of the file is shown, so a file that is not a job definition never has a line printed.
  */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
-  const fail = (field: string, message: string): never => {
+  const fail: Fail = (field, message) => {
     throw new ConfigError(`${file}: ${field}: ${message}`, `${file}: ${field}`);
   };
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
@@ -189,30 +172,21 @@ export function parseJob(text: string, file: string): JobDefinition {
 
   const kind = o.kind ?? 'report';
   if (kind !== 'report' && kind !== 'entities') fail('kind', 'not allowed; allowed: report, entities');
-  const allowedKeys = kind === 'report' ? REPORT_KEYS : ENTITY_KEYS;
-  Object.keys(o).forEach((key, i) => {
-    if (!allowedKeys.has(key))
-      fail(keyName(key, i), `unknown field; allowed: ${[...allowedKeys].join(', ')}`);
-  });
+  checkKeys(o, kind === 'report' ? REPORT_KEYS : ENTITY_KEYS, fail);
 
-  if (typeof o.name !== 'string' || !REPORT_NAME.test(o.name)) {
-    fail(
-      'name',
-      `${show(o.name)} is not allowed; expected ${REPORT_NAME.source} (lower case letter, then up to 40 lower case letters, digits or _)`,
-    );
-  }
-  const name = o.name as string;
-  if (isReserved(name)) {
+  const name =
+    typeof o.name === 'string' && REPORT_NAME.test(o.name)
+      ? o.name
+      : fail(
+          'name',
+          `${show(o.name)} is not allowed; expected ${REPORT_NAME.source} (lower case letter, then up to 40 lower case letters, digits or _)`,
+        );
+  if (RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`)))
     fail(
       'name',
       `"${name}" is reserved: report_${name} would collide with the system's own report_loads, report_totals, report_raw or report_versions; ` +
-        `not allowed: ${RESERVED_NAMES.join(', ')}, or a name starting with ${RESERVED_NAMES.map(
-          (r) => `${r}_`,
-        )
-          .join(', ')
-          .replace(/, ([^,]*)$/, ' or $1')}`,
+        'not allowed: loads, totals, raw, versions, or a name starting with loads_, totals_, raw_ or versions_',
     );
-  }
   if (name.includes('__'))
     fail(
       'name',
@@ -222,10 +196,10 @@ export function parseJob(text: string, file: string): JobDefinition {
     o.schedule === undefined || o.schedule === null ? undefined : parseSchedule(o.schedule, fail);
   if (kind === 'entities') return Object.freeze({ kind, name, schedule, file });
 
-  if (!Array.isArray(o.dimensions) || o.dimensions.length === 0) {
-    fail('dimensions', `expected a non-empty list of dimensions from: ${DIMENSIONS.join(', ')}`);
-  }
-  const dims = o.dimensions as unknown[];
+  const dims: unknown[] =
+    Array.isArray(o.dimensions) && o.dimensions.length > 0
+      ? o.dimensions
+      : fail('dimensions', `expected a non-empty list of dimensions from: ${DIMENSIONS.join(', ')}`);
   const seen = new Set<string>();
   dims.forEach((d, i) => {
     if (typeof d !== 'string' || !isDimension(d))
@@ -236,13 +210,11 @@ export function parseJob(text: string, file: string): JobDefinition {
   });
 
   const period = o.period ?? 'day';
-  if (!isPeriodUnit(period)) {
+  if (!isPeriodUnit(period))
     fail('period', `${show(period)} is not allowed; allowed: ${PERIOD_UNITS.join(', ')}`);
-  }
   const lookback = o.lookback_days ?? 0;
-  if (typeof lookback !== 'number' || !Number.isInteger(lookback) || lookback < 0 || lookback > 366) {
+  if (!isWhole(lookback, 0, 366))
     fail('lookback_days', `${show(lookback)} is not allowed; expected a whole number from 0 to 366`);
-  }
   let freshnessMs: number | undefined;
   if (o.freshness !== undefined && o.freshness !== null) {
     freshnessMs = typeof o.freshness === 'string' ? parseDuration(o.freshness) : undefined;
@@ -252,15 +224,8 @@ export function parseJob(text: string, file: string): JobDefinition {
         `${show(o.freshness)} is not a duration; expected a whole number and a unit m, h or d, like 90m, 30h or 2d (at most 366d)`,
       );
   }
-  const retention = o.retention_months;
-  if (
-    retention !== undefined &&
-    retention !== null &&
-    (typeof retention !== 'number' ||
-      !Number.isInteger(retention) ||
-      retention < 1 ||
-      retention > MAX_RETENTION_MONTHS)
-  )
+  const retention = o.retention_months ?? undefined;
+  if (retention !== undefined && !isWhole(retention, 1, MAX_RETENTION_MONTHS))
     fail(
       'retention_months',
       `${show(retention)} is not allowed; expected a whole number of months from 1 to ${MAX_RETENTION_MONTHS}, or leave it out to keep everything`,
@@ -273,31 +238,28 @@ export function parseJob(text: string, file: string): JobDefinition {
     lookbackDays: lookback as number,
     schedule,
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
-    ...(typeof retention === 'number' ? { retentionMonths: retention } : {}),
+    ...(retention === undefined ? {} : { retentionMonths: retention as number }),
     file,
   });
 }
 
-function parseSchedule(value: unknown, fail: (field: string, message: string) => never): Schedule {
+function parseSchedule(value: unknown, fail: Fail): Schedule {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail('schedule', 'expected a mapping { cron: "0 3 * * *", timezone: "UTC" }');
   const s = value as Record<string, unknown>;
-  Object.keys(s).forEach((key, i) => {
-    if (!SCHEDULE_KEYS.includes(key))
-      fail(`schedule.${keyName(key, i)}`, `unknown field; allowed: ${SCHEDULE_KEYS.join(', ')}`);
-  });
+  checkKeys(s, SCHEDULE_KEYS, fail, 'schedule.');
   const allowSubMinute = s.allow_sub_minute ?? false;
   if (typeof allowSubMinute !== 'boolean') fail('schedule.allow_sub_minute', 'expected true or false');
   const timezone = s.timezone ?? 'UTC';
-  if (typeof timezone !== 'string' || !isTimeZone(timezone)) {
+  if (typeof timezone !== 'string' || !isTimeZone(timezone))
     fail(
       'schedule.timezone',
       `${show(timezone)} is not an IANA time zone; expected e.g. UTC, Europe/Berlin, America/New_York`,
     );
-  }
-  if (typeof s.cron !== 'string' || s.cron.trim() === '')
-    fail('schedule.cron', 'missing; expected a cron expression such as "0 3 * * *"');
-  const cron = (s.cron as string).trim();
+  const cron =
+    typeof s.cron === 'string' && s.cron.trim() !== ''
+      ? s.cron.trim()
+      : fail('schedule.cron', 'missing; expected a cron expression such as "0 3 * * *"');
   const fields = cron.split(/\s+/).length;
   if (fields < 5 || fields > 6)
     fail(
@@ -323,11 +285,6 @@ function parseSchedule(value: unknown, fail: (field: string, message: string) =>
   return Object.freeze({ cron, timezone: timezone as string });
 }
 
-/** True for a reserved name or one extending it (`loads_pkey`): see RESERVED_NAMES. */
-function isReserved(name: string): boolean {
-  return RESERVED_NAMES.some((r) => name === r || name.startsWith(`${r}_`));
-}
-
 function show(value: unknown): string {
   if (value === undefined) return 'missing';
   const text = JSON.stringify(value) ?? String(value);
@@ -346,14 +303,6 @@ export function parseDuration(text: string): number | undefined {
   return ms <= MAX_MS ? ms : undefined;
 }
 
-/** A duration for messages, in hours up to three days and in days beyond (`30h`, `8d`, `1.5h`). */
-export function formatDuration(ms: number): string {
-  if (ms >= 3 * UNIT_MS.d && ms % UNIT_MS.d === 0) return `${ms / UNIT_MS.d}d`;
-  if (ms >= 3 * UNIT_MS.d) return `${(ms / UNIT_MS.d).toFixed(1)}d`;
-  const hours = ms / UNIT_MS.h;
-  return Number.isInteger(hours) ? `${hours}h` : `${hours.toFixed(1)}h`;
-}
-
 /** The definitions of a folder as they are now. */
 export interface LiveJobs {
   /** The current definitions: the last valid set read from the folder. */
@@ -370,12 +319,17 @@ export interface LiveJobsOptions {
   readonly now?: () => number;
 }
 
+/** The *.yaml and *.yml files of `dir`, by name. */
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
+}
+
 /** What changes when a definition file is added, removed or edited. */
 function folderSignature(dir: string): string {
   try {
-    return readdirSync(dir)
-      .filter((f) => /\.ya?ml$/.test(f))
-      .sort()
+    return yamlFiles(dir)
       .map((f) => {
         const s = statSync(join(dir, f));
         return `${f}:${s.size}:${s.mtimeMs}`;
@@ -387,9 +341,8 @@ function folderSignature(dir: string): string {
 }
 
 /**
- * Follows the definitions of `dir`, starting from `initial` (already read from it). A folder that
- * no longer parses (a file half-written, a typo) never stops a running worker: it keeps the last
- * valid definitions and reports the error once.
+ * Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
+ * never stops a running worker: it keeps the last valid definitions and reports the error once.
  */
 export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
   const every = options.checkEveryMs ?? 2_000;

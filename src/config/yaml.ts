@@ -33,10 +33,7 @@ const YAML_PROBLEMS: Readonly<Record<ErrorCode, string>> = {
 /** A block scalar header with text after it reads as UNEXPECTED_TOKEN; it has its own advice. */
 const BLOCK_HEADER = /^Block scalar header/;
 
-/**
- * What is wrong with YAML the parser refused, as ` at line L, column C: <what>`, never quoting
- * it. Pure; `error` is what `yaml`'s parse threw.
- */
+/** What is wrong with YAML the parser refused, as ` at line L, column C: <what>`, never quoting it. */
 function yamlProblem(error: unknown): string {
   if (error instanceof YAMLParseError) {
     const at = error.linePos?.[0];
@@ -55,9 +52,8 @@ function yamlProblem(error: unknown): string {
 }
 
 /**
- * The YAML `text` of the config file `where` names, parsed. A syntax error is a ConfigError
- * `<where>: not valid YAML at line L, column C: <what>` naming `subject`, with no cause attached
- * (a logged cause would print the library's excerpt); warnings (an unknown tag) are not printed.
+ * The YAML `text` of the config file `where` names, parsed; a syntax error is a ConfigError naming
+ * `subject`, with no cause attached (a logged cause would print the library's excerpt).
  */
 export function parseConfigYaml(text: string, where: string, subject: string): unknown {
   try {
@@ -66,4 +62,9 @@ export function parseConfigYaml(text: string, where: string, subject: string): u
   } catch (error) {
     throw new ConfigError(`${where}: not valid YAML${yamlProblem(error)}`, subject);
   }
+}
+
+/** True for a YAML value that is a whole number from `min` to `max`. */
+export function isWhole(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }

@@ -13,7 +13,7 @@ import {
   type FormOutcome,
   type Observations,
   type ReportForm,
-  type Row,
+  row,
   type RowStatus,
 } from './types.js';
 
@@ -21,70 +21,56 @@ import {
 export const PAIR: readonly Dimension[] = ['day', 'campaign_id'];
 export const DAY: readonly Dimension[] = ['day'];
 
-interface FormJudgement {
-  readonly outcome: FormOutcome;
-  readonly detail: string;
-}
+type FormJudgement = { readonly outcome: FormOutcome; readonly detail: string };
+type Judged = Readonly<Record<ReportForm, FormJudgement>>;
 
 /** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
 function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
-  if (f === undefined) return { outcome: 'skipped', detail: 'not probed' };
-  if (!isSuccess(f.pair)) return { outcome: 'error', detail: describeAnswer(f.pair) };
+  const judged = (outcome: FormOutcome, detail: string): FormJudgement => ({ outcome, detail });
+  if (f === undefined) return judged('skipped', 'not probed');
+  if (!isSuccess(f.pair)) return judged('error', describeAnswer(f.pair));
   let pair: ParsedReport;
   try {
     pair = parseReport(f.pair.body, PAIR);
   } catch (error) {
-    return { outcome: 'wrong', detail: `wrong report: ${misreading(f.pair.body) ?? shortReason(error)}` };
+    return judged('wrong', `wrong report: ${misreading(f.pair.body) ?? shortReason(error)}`);
   }
   // Differences, not `ok`: a server that sends no totals is not misreading the parameters.
   if (pair.reconciliation.differences.length > 0)
-    return { outcome: 'wrong', detail: 'wrong report: its rows do not add up to its totals' };
+    return judged('wrong', 'wrong report: its rows do not add up to its totals');
   const outside = pair.rows.find((r) => (r.dims[0] ?? '') < period.start || (r.dims[0] ?? '') > period.end);
   if (outside !== undefined)
-    return {
-      outcome: 'wrong',
-      detail: `wrong report: a row for ${outside.dims[0]}, outside ${period.start}..${period.end}`,
-    };
+    return judged(
+      'wrong',
+      `wrong report: a row for ${outside.dims[0]}, outside ${period.start}..${period.end}`,
+    );
+  const unverified = 'nested correctly, but the [day] report';
   if (!isSuccess(f.day))
-    return {
-      outcome: 'unverified',
-      detail:
-        'nested correctly, but the [day] report to check it against answered ' +
-        (f.day === undefined ? 'nothing' : describeAnswer(f.day)),
-    };
+    return judged(
+      'unverified',
+      `${unverified} to check it against answered ${f.day === undefined ? 'nothing' : describeAnswer(f.day)}`,
+    );
   let day: ParsedReport;
   try {
     day = parseReport(f.day.body, DAY);
   } catch (error) {
-    return {
-      outcome: 'unverified',
-      detail: `nested correctly, but the [day] report is unusable: ${shortReason(error)}`,
-    };
+    return judged('unverified', `${unverified} is unusable: ${shortReason(error)}`);
   }
   const difference = compareSums(pair, day);
-  if (difference !== undefined) return { outcome: 'wrong', detail: `wrong report: ${difference}` };
+  if (difference !== undefined) return judged('wrong', `wrong report: ${difference}`);
   if (pair.rows.length === 0)
-    return {
-      outcome: 'empty',
-      detail: `an empty report (no traffic ${period.start}..${period.end}): cannot tell`,
-    };
-  return {
-    outcome: 'ok',
-    detail: `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`,
-  };
+    return judged('empty', `an empty report (no traffic ${period.start}..${period.end}): cannot tell`);
+  return judged('ok', `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`);
 }
 
 /** Every form's judgement; a form not probed is 'skipped'. */
-export function judgeForms(forms: Observations['forms'], period: Period): Record<ReportForm, FormJudgement> {
-  return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Record<
-    ReportForm,
-    FormJudgement
-  >;
+export function judgeForms(forms: Observations['forms'], period: Period): Judged {
+  return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Judged;
 }
 
 /** The form to set: the configured one when correct, else the first correct one in REPORT_FORMS order. */
 export function chooseForm(
-  judged: Readonly<Record<ReportForm, FormJudgement>>,
+  judged: Judged,
   configured: ReportForm,
 ): { form: ReportForm; proven: boolean } | undefined {
   for (const accept of [['ok'], ['empty', 'unverified']] as const) {
@@ -106,15 +92,7 @@ const FORM_STATUS: Record<FormOutcome, RowStatus> = {
 };
 
 /** One row per form, each form's judgement, the chosen form, and the problem when none works. */
-export function formsVerdict(
-  o: Observations,
-  reportsForbidden: boolean,
-): {
-  rows: Row[];
-  judged: Record<ReportForm, FormJudgement>;
-  chosen: ReportForm | undefined;
-  problem: string | undefined;
-} {
+export function formsVerdict(o: Observations, reportsForbidden: boolean) {
   const judged = judgeForms(o.forms, o.formPeriod);
   if (
     o.scopes === undefined ||
@@ -122,24 +100,18 @@ export function formsVerdict(
     REPORT_FORMS.every((f) => judged[f].outcome === 'skipped')
   ) {
     const why = reportsForbidden ? 'reports are forbidden to this key' : 'no header form accepted';
-    return {
-      rows: [{ check: 'report params', status: 'skip', detail: `not probed: ${why}` }],
-      judged,
-      chosen: undefined,
-      problem: undefined,
-    };
+    return { rows: [row('report params')('skip', `not probed: ${why}`)], judged };
   }
   const choice = chooseForm(judged, o.configured.reportParams);
-  const rows: Row[] = REPORT_FORMS.map((f) => ({
-    check: `report params ${f}`,
-    status: choice === undefined && judged[f].outcome !== 'skipped' ? 'fail' : FORM_STATUS[judged[f].outcome],
-    detail:
-      choice?.form === f
-        ? `${judged[f].detail}; use this${choice.proven ? '' : ' (not proven)'}`
-        : judged[f].detail,
-  }));
   return {
-    rows,
+    rows: REPORT_FORMS.map((f) =>
+      row(`report params ${f}`)(
+        choice === undefined && judged[f].outcome !== 'skipped' ? 'fail' : FORM_STATUS[judged[f].outcome],
+        choice?.form === f
+          ? `${judged[f].detail}; use this${choice.proven ? '' : ' (not proven)'}`
+          : judged[f].detail,
+      ),
+    ),
     judged,
     chosen: choice?.form,
     problem:

@@ -6,29 +6,29 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { apiMessageOf } from '../api/malformed.js';
+import { readBody } from '../api/body.js';
 import { parseRetryAfter } from '../api/http.js';
+import { errnoCode } from '../config/files.js';
 import { redactSecrets } from '../log/redact.js';
 import { backoffDelay, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import type { Answer, Observations, TlsObservation } from './types.js';
 
 /** A probe's retries: short, since a doctor should answer in seconds. */
 const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
+/** Tries per request against 5xx, resets and dropped bodies: a flaky server still gets probed. */
+const ATTEMPTS = 8;
+/** 429s waited out per request: enough for a storm of them. */
+const THROTTLE_RETRIES = 8;
+/** A longer Retry-After is not waited for: the 429 becomes the answer. */
+const MAX_RETRY_AFTER_MS = 10_000;
 
 interface ProberOptions {
   readonly baseUrl: string;
   /** Redacted from every message kept (the API key). */
   readonly secrets: readonly string[];
   readonly connectTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  readonly bodyTimeoutMs: number;
-  /** Tries per request against 5xx, resets and dropped bodies (default 8: a flaky server still gets probed). */
-  readonly attempts?: number;
-  /** 429s waited out per request (default 8, enough for a storm of them). */
-  readonly throttleRetries?: number;
-  /** A longer Retry-After is not waited for: the 429 becomes the answer (default 10 s). */
-  readonly maxRetryAfterMs?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly now?: () => number;
+  /** For the headers, and for the body, of each request. */
+  readonly timeoutMs: number;
 }
 
 /** One GET: the path relative to the base URL (query included), headers, and an optional JSON body. */
@@ -51,11 +51,10 @@ const FINAL_CODES: ReadonlySet<string> = new Set([
 export class Prober {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly now: () => number;
-  private readonly headersSeen: Record<string, string> = {};
-  private throttledCount = 0;
-  private firstDate: Observations['clock'];
+  // What every answer said about limits and clock: the Observations of the same names.
+  readonly rateLimitHeaders: Record<string, string> = {};
+  throttled = 0;
+  clock: Observations['clock'];
 
   constructor(private readonly o: ProberOptions) {
     const url = new URL(o.baseUrl);
@@ -63,17 +62,13 @@ export class Prober {
     this.pool = new Pool(url.origin, {
       connections: 2,
       connectTimeout: o.connectTimeoutMs,
-      headersTimeout: o.headersTimeoutMs,
-      bodyTimeout: o.bodyTimeoutMs,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
     });
-    this.sleep = o.sleep ?? ((ms) => delay(ms));
-    this.now = o.now ?? Date.now;
   }
 
   /** The answer to one GET, after waiting out 429s and retrying transient failures. Never throws. */
   async send(req: ProbeRequest): Promise<Answer> {
-    const attempts = this.o.attempts ?? 8;
-    const throttleRetries = this.o.throttleRetries ?? 8;
     let failures = 0;
     let throttles = 0;
     for (;;) {
@@ -90,19 +85,23 @@ export class Prober {
           body: req.body,
         });
         this.note(res.headers);
-        const body = await readBody(res.body);
+        // As received (not decoded); past MAX_BODY_BYTES the socket is destroyed.
+        const read = await readBody(res.body, 'identity', MAX_BODY_BYTES);
+        if (read.kind !== 'ok')
+          throw Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), { code: 'TOO_LARGE' });
+        const body = read.body;
         const status = res.statusCode;
-        if (status === 429 && throttles < throttleRetries) {
-          const wait = parseRetryAfter(res.headers['retry-after'], this.now()) ?? 1_000;
-          if (wait <= (this.o.maxRetryAfterMs ?? 10_000)) {
+        if (status === 429 && throttles < THROTTLE_RETRIES) {
+          const wait = parseRetryAfter(res.headers['retry-after'], Date.now()) ?? 1_000;
+          if (wait <= MAX_RETRY_AFTER_MS) {
             throttles++;
-            this.throttledCount++;
-            await this.sleep(wait + 25);
+            this.throttled++;
+            await delay(wait + 25);
             continue;
           }
         }
-        if (isTransientStatus(status) && ++failures < attempts) {
-          await this.sleep(backoffDelay(failures, PROBE_BACKOFF));
+        if (isTransientStatus(status) && ++failures < ATTEMPTS) {
+          await delay(backoffDelay(failures, PROBE_BACKOFF));
           continue;
         }
         const encoding = res.headers['content-encoding'];
@@ -114,10 +113,9 @@ export class Prober {
           apiMessage: status >= 300 ? apiMessageOf(body, this.o.secrets) : undefined,
         };
       } catch (error) {
-        const code =
-          error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
-        if (isTransientNetwork(code, 'GET') && !FINAL_CODES.has(code) && ++failures < attempts) {
-          await this.sleep(backoffDelay(failures, PROBE_BACKOFF));
+        const code = errnoCode(error) ?? 'error';
+        if (isTransientNetwork(code, 'GET') && !FINAL_CODES.has(code) && ++failures < ATTEMPTS) {
+          await delay(backoffDelay(failures, PROBE_BACKOFF));
           continue;
         }
         return {
@@ -129,32 +127,17 @@ export class Prober {
     }
   }
 
-  /** The first Date header seen, with our clock when it arrived. */
-  clock(): Observations['clock'] {
-    return this.firstDate;
-  }
-
-  /** Rate-limit headers as last seen, names lower-case. */
-  rateLimitHeaders(): Record<string, string> {
-    return { ...this.headersSeen };
-  }
-
-  /** 429 answers waited out so far. */
-  throttled(): number {
-    return this.throttledCount;
-  }
-
   async close(): Promise<void> {
     await this.pool.close();
   }
 
   private note(headers: Record<string, string | string[] | undefined>): void {
     const date = headers.date;
-    if (this.firstDate === undefined && typeof date === 'string')
-      this.firstDate = { serverDate: date, localMs: this.now() };
+    if (this.clock === undefined && typeof date === 'string')
+      this.clock = { serverDate: date, localMs: Date.now() };
     for (const [name, value] of Object.entries(headers)) {
       if (value !== undefined && isRateLimitHeader(name))
-        this.headersSeen[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+        this.rateLimitHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
     }
   }
 }
@@ -164,29 +147,9 @@ export function isRateLimitHeader(name: string): boolean {
   return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
 }
 
-/** Reads a body in full, up to MAX_BODY_BYTES; beyond that the socket is destroyed. */
-async function readBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      const error = Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), {
-        code: 'TOO_LARGE',
-      });
-      body.destroy(error);
-      throw error;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-// The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the
-// HTTP pool verifies it too, but does not show it).
 /**
- * Connects, verifies the certificate against this machine's trust store, and hangs up. Undefined
- * when not even TCP connected: that is reachability's finding, not the certificate's.
+ * The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool
+ * does not show them). Undefined when not even TCP connected: that is reachability's finding.
  */
 export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
   const url = new URL(baseUrl);

@@ -21,42 +21,64 @@ import {
 } from './types.js';
 import { chooseAuth } from './verdict.js';
 
-interface DoctorTarget {
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };
-  readonly connectTimeoutMs: number;
-  /** Per request, for the headers and for the body each (default 15 s). */
-  readonly timeoutMs?: number;
-}
+/** The server probed, the settings configured today, and the key. */
+type DoctorTarget = Pick<Observations, 'baseUrl' | 'configured'> & {
+  apiKey: string;
+  connectTimeoutMs: number;
+};
 
 /** Probes the server and returns what it saw; never throws for what the server does. */
-export async function runProbes(
-  t: DoctorTarget,
-  options: { now?: () => Date; sleep?: (ms: number) => Promise<void> } = {},
-): Promise<Observations> {
-  const now = options.now ?? (() => new Date());
+export async function runProbes(t: DoctorTarget): Promise<Observations> {
+  const now = new Date();
   const tls = t.baseUrl.startsWith('https:') ? await probeTls(t.baseUrl, t.connectTimeoutMs) : undefined;
   const prober = new Prober({
     baseUrl: t.baseUrl,
     secrets: [t.apiKey],
     connectTimeoutMs: t.connectTimeoutMs,
-    headersTimeoutMs: t.timeoutMs ?? 15_000,
-    bodyTimeoutMs: t.timeoutMs ?? 15_000,
-    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    timeoutMs: 15_000,
   });
-  const period = formPeriod(now());
+  const period = formPeriod(now);
   try {
-    const auth = await probeAuth(prober, t.apiKey);
+    // Probe "auth": GET /campaigns?limit=1 with the key in each header form. The first answer also
+    // tells whether the server is reachable at all.
+    const auth = {} as Record<AuthForm, Answer>;
+    for (const form of AUTH_FORMS)
+      auth[form] = await prober.send({ path: '/campaigns?limit=1', headers: authHeaders(form, t.apiKey) });
     const chosen = chooseAuth(auth, t.configured.auth);
     let scopes: Observations['scopes'];
-    let forms: Partial<Record<ReportForm, FormObservation>> = {};
+    const forms: Partial<Record<ReportForm, FormObservation>> = {};
     let gzip: Observations['gzip'];
     if (chosen !== undefined) {
       const headers = authHeaders(chosen, t.apiKey);
-      scopes = await probeScopes(prober, headers, auth[chosen], t.configured.reportParams, yesterday(now()));
-      if (!hasStatus(scopes.reports, 403)) forms = await probeForms(prober, headers, period);
-      gzip = await probeGzip(prober, gzipRequest(forms, period, headers, t.configured.reportParams));
+      // Probe "scopes": one request per endpoint group with the accepted header form, campaigns being
+      // the auth probe's answer; 403 means the key lacks that scope (or the method, or this machine's IP).
+      const id = firstCampaignId(auth[chosen]);
+      scopes = {
+        campaigns: auth[chosen],
+        creatives:
+          id === undefined
+            ? 'no-campaign'
+            : await prober.send({ path: `/campaigns/${id}/creatives?limit=1`, headers }),
+        reports: await prober.send(reportProbe(t.configured.reportParams, DAY, yesterday(now), headers)),
+      };
+      // Probe "report params": [day, campaign_id] in each parameter form, one after the other, and
+      // for each form that answered 2xx the [day] report of the same period, to check the sums against.
+      if (!hasStatus(scopes.reports, 403))
+        for (const form of REPORT_FORMS) {
+          const pair = await prober.send(reportProbe(form, PAIR, period, headers));
+          const day = isSuccess(pair)
+            ? await prober.send(reportProbe(form, DAY, period, headers))
+            : undefined;
+          forms[form] = { pair, day };
+        }
+      // Probe "gzip": a report in the form that works (a body worth compressing), else the
+      // catalogue's first page, asked for gzip-compressed; the body is kept as received.
+      const choice = chooseForm(judgeForms(forms, period), t.configured.reportParams);
+      const request =
+        choice === undefined
+          ? { path: '/campaigns?limit=1', headers }
+          : reportProbe(choice.form, DAY, period, headers);
+      gzip = await prober.send({ ...request, headers: { ...headers, 'accept-encoding': 'gzip' } });
     }
     return {
       baseUrl: t.baseUrl,
@@ -67,26 +89,13 @@ export async function runProbes(
       formPeriod: period,
       forms,
       gzip,
-      clock: prober.clock(),
-      rateLimitHeaders: prober.rateLimitHeaders(),
-      throttled: prober.throttled(),
+      clock: prober.clock,
+      rateLimitHeaders: { ...prober.rateLimitHeaders },
+      throttled: prober.throttled,
     };
   } finally {
     await prober.close();
   }
-}
-
-/** A report in the form that works (a body worth compressing), else the catalogue's first page. */
-function gzipRequest(
-  forms: Partial<Record<ReportForm, FormObservation>>,
-  period: Observations['formPeriod'],
-  headers: Readonly<Record<string, string>>,
-  configured: ReportForm,
-): ProbeRequest {
-  const choice = chooseForm(judgeForms(forms, period), configured);
-  return choice === undefined
-    ? { path: '/campaigns?limit=1', headers }
-    : reportProbe(choice.form, DAY, period, headers);
 }
 
 // The probe requests, built without I/O: auth headers per form, GET /reports per parameter form,
@@ -122,38 +131,6 @@ export function formPeriod(now: Date): Period {
   return { start: addDays(today, -7), end: addDays(today, -1) };
 }
 
-// Probe "auth": GET /campaigns?limit=1 with the key in each header form. The first answer also
-// tells whether the server is reachable at all.
-/** The first catalogue page, asked once with each header form. */
-async function probeAuth(prober: Prober, key: string): Promise<Record<AuthForm, Answer>> {
-  const out = {} as Record<AuthForm, Answer>;
-  for (const form of AUTH_FORMS)
-    out[form] = await prober.send({ path: '/campaigns?limit=1', headers: authHeaders(form, key) });
-  return out;
-}
-
-// Probe "scopes": one request per endpoint group with the accepted header form; 403 means the key
-// lacks that scope (or the method, or this machine's IP).
-/**
- * Campaigns (the auth probe's answer, reused), creatives of the first campaign listed, and
- * yesterday's [day] report in the configured form.
- */
-async function probeScopes(
-  prober: Prober,
-  headers: Readonly<Record<string, string>>,
-  campaigns: Answer,
-  form: ReportForm,
-  day: Period,
-): Promise<NonNullable<Observations['scopes']>> {
-  const id = firstCampaignId(campaigns);
-  const creatives =
-    id === undefined
-      ? ('no-campaign' as const)
-      : await prober.send({ path: `/campaigns/${id}/creatives?limit=1`, headers });
-  const reports = await prober.send(reportProbe(form, ['day'], day, headers));
-  return { campaigns, creatives, reports };
-}
-
 /** The campaign_id of the first item of a campaigns page (a number, or digits in a string). */
 export function firstCampaignId(a: Answer): number | undefined {
   if (!isSuccess(a)) return undefined;
@@ -164,27 +141,4 @@ export function firstCampaignId(a: Answer): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-// Probe "report params": GET /reports with [day, campaign_id] in each parameter form, and for
-// each form that answered 2xx the [day] report of the same period, to check the sums against.
-/** Both reports of every form, one form after the other (a few small requests). */
-async function probeForms(
-  prober: Prober,
-  headers: Readonly<Record<string, string>>,
-  period: Period,
-): Promise<Record<ReportForm, FormObservation>> {
-  const out = {} as Record<ReportForm, FormObservation>;
-  for (const form of REPORT_FORMS) {
-    const pair = await prober.send(reportProbe(form, PAIR, period, headers));
-    const day = isSuccess(pair) ? await prober.send(reportProbe(form, DAY, period, headers)) : undefined;
-    out[form] = { pair, day };
-  }
-  return out;
-}
-
-// Probe "gzip": one request that asks for a gzip-compressed answer.
-/** The request sent again with Accept-Encoding: gzip; the body is kept as received. */
-function probeGzip(prober: Prober, request: ProbeRequest): Promise<Answer> {
-  return prober.send({ ...request, headers: { ...request.headers, 'accept-encoding': 'gzip' } });
 }

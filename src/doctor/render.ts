@@ -2,9 +2,9 @@
 // lines), or one JSON object for scripts. Every text passes through the key's redaction last,
 // whatever a server echoed into a message.
 import Table from 'cli-table3';
-import { SERVER_FIELDS } from '../config/accounts.js';
 import { redactSecrets } from '../log/redact.js';
-import type { Observations, Settings, Verdict } from './types.js';
+import type { Observations } from './types.js';
+import type { Settings, Verdict } from './verdict.js';
 
 /** An account of ADOPS_ACCOUNTS_FILE: its settings go in its entry there, not in the variables. */
 interface AccountTarget {
@@ -13,20 +13,11 @@ interface AccountTarget {
 }
 
 /** The settings as accounts-file fields (auth, report_params, compression), in the file's order. */
-export function accountSettings(settings: Settings): Record<string, string> {
-  const byEnv: Readonly<Record<string, string>> = { ...settings };
-  const out: Record<string, string> = {};
-  for (const [field, spec] of Object.entries(SERVER_FIELDS)) {
-    const value = byEnv[spec.env];
-    if (value !== undefined) out[field] = value;
-  }
-  return out;
+export function accountSettings(s: Settings): Record<string, string> {
+  return { auth: s.ADOPS_AUTH, report_params: s.ADOPS_REPORT_PARAMS, compression: s.ADOPS_HTTP_COMPRESSION };
 }
 
-/**
- * `Set these:` and NAME=value lines; for an account of the accounts file, its fields instead,
- * indented to paste under its `- name:` line as docs/operations.md lays the file out.
- */
+/** `Set these:` and NAME=value lines, or an account's fields indented to paste under its `- name:` line. */
 function settingLines(settings: Settings, target: AccountTarget | undefined): string[] {
   if (target === undefined)
     return ['Set these:', ...Object.entries(settings).map(([name, value]) => `${name}=${String(value)}`)];
@@ -39,10 +30,7 @@ function settingLines(settings: Settings, target: AccountTarget | undefined): st
 /** Width of the detail column: long findings wrap instead of widening the table past a terminal. */
 const DETAIL_WIDTH = 66;
 
-/**
- * The table, then `Set these:` with one NAME=value line each (with `target`, the account's
- * accounts-file lines), or why a pull cannot work.
- */
+/** The table, then the settings to set (settingLines), or why a pull cannot work. */
 export function renderText(
   o: Observations,
   v: Verdict,
@@ -66,10 +54,7 @@ export function renderText(
   return redactSecrets(`${lines.join('\n')}\n`, secrets);
 }
 
-/**
- * The verdict as one JSON object: ok, problems, rows, settings (null when a pull cannot work),
- * facts; with `target`, also the account and its accountSettings (the accounts-file fields).
- */
+/** The verdict as one JSON object; with `target`, also the account and its accountSettings. */
 export function renderJson(
   o: Observations,
   v: Verdict,

@@ -85,12 +85,10 @@ export interface Row {
   readonly detail: string;
 }
 
-/** The env lines to set, once a pull can work. */
-export interface Settings {
-  readonly ADOPS_AUTH: AuthForm;
-  readonly ADOPS_REPORT_PARAMS: ReportForm;
-  readonly ADOPS_HTTP_COMPRESSION: 'gzip' | 'none';
-}
+/** The rows of one check: `row('gzip')('ok', detail)`. */
+export const row =
+  (check: string) =>
+  (status: RowStatus, detail: string): Row => ({ check, status, detail });
 
 /** How one report parameter form fared. */
 export type FormOutcome =
@@ -104,26 +102,6 @@ export type FormOutcome =
   /** An error status, or no answer. */
   | 'error'
   | 'skipped';
-
-/** The whole conclusion: rows for the table, the settings, and why a pull cannot work. */
-export interface Verdict {
-  /** True when a pull can work: reachable, a header form accepted, reports allowed, a form correct. */
-  readonly ok: boolean;
-  readonly rows: readonly Row[];
-  /** Undefined when a pull cannot work. */
-  readonly settings: Settings | undefined;
-  /** One sentence per reason a pull cannot work, each saying what to do. */
-  readonly problems: readonly string[];
-  /** Machine-readable facts for --json. */
-  readonly facts: {
-    readonly auth: Readonly<Record<AuthForm, string>>;
-    readonly forms: Readonly<Record<ReportForm, { outcome: FormOutcome; detail: string }>>;
-    readonly gzip: boolean | undefined;
-    readonly clockSkewSeconds: number | undefined;
-    readonly rateLimitHeaders: Readonly<Record<string, string>>;
-    readonly throttled: number;
-  };
-}
 
 /** True for an HTTP answer with a 2xx status. */
 export function isSuccess(a: Answer | undefined): a is HttpAnswer {

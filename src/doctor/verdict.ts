@@ -9,20 +9,24 @@ import {
   describeAnswer,
   hasStatus,
   isSuccess,
+  row,
   type Answer,
   type AuthForm,
   type Observations,
   type Row,
-  type Settings,
-  type Verdict,
 } from './types.js';
 
+/** A row and, when it stops a pull, the sentence saying what to do. */
+interface Finding {
+  readonly row: Row;
+  readonly problem?: string;
+}
+
 /**
- * Decides from the observations alone (no I/O): a pull can work when the server answered, a
- * header form was accepted, reports are not forbidden and some request form returned a correct
- * report. `nowMs` is our clock, for the certificate's expiry.
+ * Decides from the observations alone (no I/O): a pull can work when the server answered, a header
+ * form was accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock.
  */
-export function decide(o: Observations, nowMs: number): Verdict {
+export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
   const auth = authVerdict(o);
   const scopes = scopesVerdict(o);
@@ -33,15 +37,8 @@ export function decide(o: Observations, nowMs: number): Verdict {
     (p): p is string => p !== undefined,
   );
   const ok = problems.length === 0 && auth.chosen !== undefined && forms.chosen !== undefined;
-  const settings: Settings | undefined =
-    ok && auth.chosen !== undefined && forms.chosen !== undefined
-      ? {
-          ADOPS_AUTH: auth.chosen,
-          ADOPS_REPORT_PARAMS: forms.chosen,
-          ADOPS_HTTP_COMPRESSION: gzip.served === true ? 'gzip' : 'none',
-        }
-      : undefined;
   return {
+    /** True when a pull can work: reachable, a header form accepted, reports allowed, a form correct. */
     ok,
     rows: [
       reach.row,
@@ -51,11 +48,21 @@ export function decide(o: Observations, nowMs: number): Verdict {
       gzip.row,
       clock.row,
       rateLimitVerdict(o.rateLimitHeaders, o.throttled),
-    ],
-    settings,
-    problems,
+    ] as readonly Row[],
+    /** The env lines to set; undefined when a pull cannot work. */
+    settings:
+      ok && auth.chosen !== undefined && forms.chosen !== undefined
+        ? {
+            ADOPS_AUTH: auth.chosen,
+            ADOPS_REPORT_PARAMS: forms.chosen,
+            ADOPS_HTTP_COMPRESSION: gzip.served === true ? ('gzip' as const) : ('none' as const),
+          }
+        : undefined,
+    /** One sentence per reason a pull cannot work, each saying what to do. */
+    problems: problems as readonly string[],
+    /** Machine-readable facts for --json. */
     facts: {
-      auth: auth.facts,
+      auth: { bearer: answerCode(o.auth.bearer), 'x-api-key': answerCode(o.auth['x-api-key']) },
       forms: forms.judged,
       gzip: gzip.served,
       clockSkewSeconds: clock.skewSeconds,
@@ -65,65 +72,55 @@ export function decide(o: Observations, nowMs: number): Verdict {
   };
 }
 
+/** The whole conclusion: rows for the table, the settings, and why a pull cannot work. */
+export type Verdict = ReturnType<typeof decide>;
+/** The env lines to set, once a pull can work. */
+export type Settings = NonNullable<Verdict['settings']>;
+
 // Row "reachability": did the server answer at all, and over what (plain http, or TLS with a
 // certificate this machine trusts).
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 /** Warn this many days before the certificate expires. */
 const EXPIRY_WARN_DAYS = 14;
 
-/** The reachability row, and the problem when nothing answered. */
-function reachVerdict(o: Observations, nowMs: number): { row: Row; problem: string | undefined } {
+function reachVerdict(o: Observations, nowMs: number): Finding {
   const url = new URL(o.baseUrl);
+  const reachRow = row('reachability');
   const answers = AUTH_FORMS.map((f) => o.auth[f]);
-  const answered = answers.some((a) => a.kind === 'http');
-  if (o.tls !== undefined && !o.tls.ok) {
-    const detail = `${url.host}: TLS failed (${o.tls.code}: ${o.tls.detail})`;
+  if (o.tls !== undefined && !o.tls.ok)
     return {
-      row: { check: 'reachability', status: 'fail', detail },
+      row: reachRow('fail', `${url.host}: TLS failed (${o.tls.code}: ${o.tls.detail})`),
       problem:
         `the TLS handshake with ${url.host} failed (${o.tls.code}): the server's certificate is not ` +
         'trusted by this machine; fix the certificate, or point NODE_EXTRA_CA_CERTS at your CA',
     };
-  }
-  if (!answered) {
+  if (!answers.some((a) => a.kind === 'http')) {
     const first = answers[0];
     const why = first?.kind === 'none' ? `${first.code}: ${first.detail}` : 'no answer';
     return {
-      row: { check: 'reachability', status: 'fail', detail: `${url.host}: no answer (${why})` },
+      row: reachRow('fail', `${url.host}: no answer (${why})`),
       problem: `${url.host} did not answer (${why}): check ADOPS_BASE_URL, DNS and the network`,
     };
   }
-  if (url.protocol === 'http:') {
-    const local = LOOPBACK.test(url.hostname);
-    return {
-      row: {
-        check: 'reachability',
-        status: local ? 'ok' : 'warn',
-        detail: local
-          ? `${url.host}: answers, plain http on a loopback address`
-          : `${url.host}: answers over plain http: the key travels unencrypted; use https`,
-      },
-      problem: undefined,
-    };
-  }
+  if (url.protocol === 'http:')
+    return LOOPBACK.test(url.hostname)
+      ? { row: reachRow('ok', `${url.host}: answers, plain http on a loopback address`) }
+      : {
+          row: reachRow(
+            'warn',
+            `${url.host}: answers over plain http: the key travels unencrypted; use https`,
+          ),
+        };
   const tls = o.tls;
-  if (tls === undefined) {
-    return {
-      row: { check: 'reachability', status: 'ok', detail: `${url.host}: answers over https` },
-      problem: undefined,
-    };
-  }
+  if (tls === undefined) return { row: reachRow('ok', `${url.host}: answers over https`) };
   const daysLeft = Math.floor((Date.parse(tls.validTo) - nowMs) / 86_400_000);
   const soon = Number.isFinite(daysLeft) && daysLeft < EXPIRY_WARN_DAYS;
   return {
-    row: {
-      check: 'reachability',
-      status: soon ? 'warn' : 'ok',
-      detail:
-        `${url.host}: answers over https; certificate ok (${tls.subject}, issued by ${tls.issuer}, ` +
+    row: reachRow(
+      soon ? 'warn' : 'ok',
+      `${url.host}: answers over https; certificate ok (${tls.subject}, issued by ${tls.issuer}, ` +
         `valid until ${tls.validTo}${soon ? `: expires in ${daysLeft} days` : ''})`,
-    },
-    problem: undefined,
+    ),
   };
 }
 
@@ -131,108 +128,70 @@ function reachVerdict(o: Observations, nowMs: number): { row: Row; problem: stri
 // scope (403): that is the scopes row's business, so 403 counts as accepted here.
 const LABEL: Record<AuthForm, string> = { bearer: 'Bearer', 'x-api-key': 'x-api-key' };
 
-/** True when the server took the key in this form: a 2xx, or a 403 (known key, missing rights). */
-function accepted(a: Answer): boolean {
-  return isSuccess(a) || hasStatus(a, 403);
-}
-
 /** The header form to use: the configured one when accepted, else the other accepted one. */
 export function chooseAuth(
   auth: Readonly<Record<AuthForm, Answer>>,
   configured: AuthForm,
 ): AuthForm | undefined {
-  if (accepted(auth[configured])) return configured;
-  return AUTH_FORMS.find((f) => accepted(auth[f]));
+  // A 2xx, or a 403: a known key missing rights.
+  const accepted = (a: Answer) => isSuccess(a) || hasStatus(a, 403);
+  return accepted(auth[configured]) ? configured : AUTH_FORMS.find((f) => accepted(auth[f]));
 }
 
-/** The auth row, the chosen form, and the problem when no form was accepted. */
-function authVerdict(o: Observations): {
-  row: Row;
-  chosen: AuthForm | undefined;
-  problem: string | undefined;
-  facts: Record<AuthForm, string>;
-} {
-  const facts = { bearer: answerCode(o.auth.bearer), 'x-api-key': answerCode(o.auth['x-api-key']) };
+function authVerdict(o: Observations): Finding & { chosen: AuthForm | undefined } {
   const detail = AUTH_FORMS.map((f) => `${LABEL[f]} ${describeAnswer(o.auth[f])}`).join('; ');
   const chosen = chooseAuth(o.auth, o.configured.auth);
-  if (chosen !== undefined) {
+  if (chosen !== undefined) return { row: row('auth')('ok', `${detail}; use ${chosen}`), chosen };
+  const failed = { row: row('auth')('fail', detail), chosen };
+  if (AUTH_FORMS.every((f) => o.auth[f].kind === 'none')) return failed;
+  if (AUTH_FORMS.every((f) => hasStatus(o.auth[f], 401)))
     return {
-      row: { check: 'auth', status: 'ok', detail: `${detail}; use ${chosen}` },
-      chosen,
-      problem: undefined,
-      facts,
-    };
-  }
-  const row: Row = { check: 'auth', status: 'fail', detail };
-  if (AUTH_FORMS.every((f) => o.auth[f].kind === 'none')) return { row, chosen, problem: undefined, facts };
-  if (AUTH_FORMS.every((f) => hasStatus(o.auth[f], 401))) {
-    return {
-      row,
-      chosen,
+      ...failed,
       problem:
         'the API refused the key (401) with both header forms: check ADOPS_API_KEY (or the file in ' +
         'ADOPS_API_KEY_FILE): a wrong, revoked or expired key',
-      facts,
     };
-  }
   const path = `${new URL(o.baseUrl).pathname}/campaigns?limit=1`;
   const statuses = AUTH_FORMS.map((f) => `${f}: ${answerCode(o.auth[f])}`).join(', ');
   return {
-    row,
-    chosen,
+    ...failed,
     problem:
       `GET ${path} was not accepted with either header form (${statuses}): ` +
       'check ADOPS_BASE_URL (the account API URL, ending in /v2) and ADOPS_API_KEY',
-    facts,
   };
 }
 
 // Row "scopes": which endpoints answer 403 to this key. Reports are what a pull needs; the
 // catalogue (campaigns, creatives) is what `adops sync` needs.
-/** The scopes row, whether reports are forbidden, and the problem when they are. */
-function scopesVerdict(o: Observations): {
-  row: Row;
-  reportsForbidden: boolean;
-  problem: string | undefined;
-} {
+function scopesVerdict(o: Observations): Finding & { reportsForbidden: boolean } {
   const s = o.scopes;
+  const scopesRow = row('scopes');
   if (s === undefined)
-    return {
-      row: { check: 'scopes', status: 'skip', detail: 'not probed: no header form accepted' },
-      reportsForbidden: false,
-      problem: undefined,
-    };
+    return { row: scopesRow('skip', 'not probed: no header form accepted'), reportsForbidden: false };
   const creatives: Answer | undefined = s.creatives === 'no-campaign' ? undefined : s.creatives;
-  const parts = [
+  const detail = [
     `campaigns ${describeAnswer(s.campaigns)}`,
     creatives === undefined
       ? 'creatives not probed (no campaign listed)'
       : `creatives ${describeAnswer(creatives)}`,
     `reports ${describeAnswer(s.reports)}`,
-  ];
-  const reportsForbidden = hasStatus(s.reports, 403);
-  const catalogueForbidden = hasStatus(s.campaigns, 403) || hasStatus(creatives, 403);
-  if (reportsForbidden) {
-    const said =
-      s.reports.kind === 'http' && s.reports.apiMessage !== undefined ? ` ("${s.reports.apiMessage}")` : '';
+  ].join('; ');
+  if (hasStatus(s.reports, 403)) {
+    const said = s.reports.apiMessage !== undefined ? ` ("${s.reports.apiMessage}")` : '';
     return {
-      row: { check: 'scopes', status: 'fail', detail: parts.join('; ') },
-      reportsForbidden,
+      row: scopesRow('fail', detail),
+      reportsForbidden: true,
       problem:
         `GET /reports answered 403${said}: the key lacks the reports scope (or the GET method, or ` +
         "this machine's IP): allow them in the API key settings",
     };
   }
+  const catalogueForbidden = hasStatus(s.campaigns, 403) || hasStatus(creatives, 403);
   return {
-    row: {
-      check: 'scopes',
-      status: catalogueForbidden ? 'warn' : 'ok',
-      detail: catalogueForbidden
-        ? `${parts.join('; ')}; adops sync needs the campaigns and creatives scopes`
-        : parts.join('; '),
-    },
-    reportsForbidden,
-    problem: undefined,
+    row: catalogueForbidden
+      ? scopesRow('warn', `${detail}; adops sync needs the campaigns and creatives scopes`)
+      : scopesRow('ok', detail),
+    reportsForbidden: false,
   };
 }
 
@@ -241,47 +200,29 @@ function scopesVerdict(o: Observations): {
 // would fail every pull, so the body must really decompress.
 /** The gzip row and whether to set ADOPS_HTTP_COMPRESSION=gzip (undefined when unknown). */
 function gzipVerdict(a: Answer | undefined): { row: Row; served: boolean | undefined } {
-  if (a === undefined)
-    return { row: { check: 'gzip', status: 'skip', detail: 'not probed' }, served: undefined };
+  const gzipRow = row('gzip');
+  if (a === undefined) return { row: gzipRow('skip', 'not probed'), served: undefined };
   if (!isSuccess(a))
-    return {
-      row: { check: 'gzip', status: 'warn', detail: `cannot tell: answered ${describeAnswer(a)}` },
-      served: undefined,
-    };
+    return { row: gzipRow('warn', `cannot tell: answered ${describeAnswer(a)}`), served: undefined };
   const encoding = (a.contentEncoding ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'identity')
-    return {
-      row: { check: 'gzip', status: 'info', detail: 'not served: the server ignores Accept-Encoding: gzip' },
-      served: false,
-    };
+    return { row: gzipRow('info', 'not served: the server ignores Accept-Encoding: gzip'), served: false };
   if (encoding !== 'gzip' && encoding !== 'x-gzip')
     return {
-      row: {
-        check: 'gzip',
-        status: 'warn',
-        detail: `answered Content-Encoding: ${encoding}, not gzip: use none`,
-      },
+      row: gzipRow('warn', `answered Content-Encoding: ${encoding}, not gzip: use none`),
       served: false,
     };
   try {
-    const plain = gunzipSync(a.body);
-    JSON.parse(plain.toString('utf8'));
+    JSON.parse(gunzipSync(a.body).toString('utf8'));
   } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
     return {
-      row: {
-        check: 'gzip',
-        status: 'warn',
-        detail: `labelled gzip, but the body does not decompress to JSON (${error instanceof Error ? error.message : String(error)}): use none`,
-      },
+      row: gzipRow('warn', `labelled gzip, but the body does not decompress to JSON (${why}): use none`),
       served: false,
     };
   }
   return {
-    row: {
-      check: 'gzip',
-      status: 'ok',
-      detail: `served (Content-Encoding: gzip, ${a.body.length} bytes compressed)`,
-    },
+    row: gzipRow('ok', `served (Content-Encoding: gzip, ${a.body.length} bytes compressed)`),
     served: true,
   };
 }
@@ -293,29 +234,25 @@ const CLOCK_WARN_SECONDS = 60;
 
 /** The clock row and the skew in whole seconds (server minus ours; positive: the server is ahead). */
 function clockVerdict(clock: Observations['clock']): { row: Row; skewSeconds: number | undefined } {
-  if (clock === undefined)
-    return { row: { check: 'clock', status: 'info', detail: 'no Date header seen' }, skewSeconds: undefined };
+  const clockRow = row('clock');
+  if (clock === undefined) return { row: clockRow('info', 'no Date header seen'), skewSeconds: undefined };
   const server = Date.parse(clock.serverDate);
   if (Number.isNaN(server))
-    return {
-      row: { check: 'clock', status: 'warn', detail: `unreadable Date header "${clock.serverDate}"` },
-      skewSeconds: undefined,
-    };
+    return { row: clockRow('warn', `unreadable Date header "${clock.serverDate}"`), skewSeconds: undefined };
   // The header is truncated to the second: half a second back evens out the rounding.
   const skew = Math.round((server + 500 - clock.localMs) / 1000);
   const way = skew > 0 ? 'ahead of' : 'behind';
   const said = `server Date ${clock.serverDate}: ${skew === 0 ? 'in step with ours' : `${Math.abs(skew)} s ${way} ours`}`;
-  if (Math.abs(skew) > CLOCK_WARN_SECONDS) {
-    return {
-      row: {
-        check: 'clock',
-        status: 'warn',
-        detail: `${said}: more than ${CLOCK_WARN_SECONDS} s; check NTP on this machine (or tell the API's operator)`,
-      },
-      skewSeconds: skew,
-    };
-  }
-  return { row: { check: 'clock', status: 'ok', detail: said }, skewSeconds: skew };
+  return {
+    row:
+      Math.abs(skew) > CLOCK_WARN_SECONDS
+        ? clockRow(
+            'warn',
+            `${said}: more than ${CLOCK_WARN_SECONDS} s; check NTP on this machine (or tell the API's operator)`,
+          )
+        : clockRow('ok', said),
+    skewSeconds: skew,
+  };
 }
 
 /** Row "rate limits": the headers the server sends about its limits, and 429s met while probing. */
@@ -323,12 +260,10 @@ function rateLimitVerdict(headers: Readonly<Record<string, string>>, throttled: 
   const names = Object.keys(headers).sort();
   const seen =
     names.length === 0 ? 'no rate-limit headers seen' : names.map((n) => `${n}: ${headers[n]}`).join(', ');
-  if (throttled === 0) return { check: 'rate limits', status: 'info', detail: seen };
-  return {
-    check: 'rate limits',
-    status: 'warn',
-    detail:
-      `${seen}; ${throttled} answer(s) were 429 and waited out: the key is near its limit, ` +
+  if (throttled === 0) return row('rate limits')('info', seen);
+  return row('rate limits')(
+    'warn',
+    `${seen}; ${throttled} answer(s) were 429 and waited out: the key is near its limit, ` +
       'keep ADOPS_RATE_LIMIT (requests per second, all workers) below it',
-  };
+  );
 }

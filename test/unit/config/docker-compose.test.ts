@@ -4,8 +4,19 @@ import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ENV_VARS, loadConfig } from '../../../src/config/env.js';
+import { REDIS_HA_VARS } from '../../../src/config/connections.js';
+import { ENV_SCHEMA, loadConfig } from '../../../src/config/env.js';
 import { startMetricsServer } from '../../../src/observe/health-server.js';
+
+/** Every env var the configuration reads. */
+const ENV_VARS: readonly string[] = [
+  ...Object.keys(ENV_SCHEMA),
+  ...REDIS_HA_VARS,
+  'ADOPS_API_KEY',
+  'ADOPS_API_KEY_FILE',
+  'ADOPS_WEBHOOK_SECRET',
+  'ADOPS_ACCOUNTS_FILE',
+];
 
 interface Service {
   image?: string;
