@@ -1,4 +1,76 @@
 CREATE SCHEMA adops;
+CREATE FUNCTION adops.api_limit_pause(p_key text, p_ms bigint) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'adops', 'public'
+    AS $$
+DECLARE
+  t_now timestamptz;
+  t_until timestamptz;
+BEGIN
+  INSERT INTO api_limits (key) VALUES (p_key) ON CONFLICT DO NOTHING;
+  SELECT l.paused_until INTO t_until FROM api_limits l WHERE l.key = p_key FOR UPDATE;
+  t_now := clock_timestamp();
+  IF t_now + p_ms * interval '1 millisecond' <= t_until THEN
+    RETURN ceil(extract(epoch FROM t_until - t_now) * 1000);
+  END IF;
+  UPDATE api_limits l SET paused_until = t_now + p_ms * interval '1 millisecond' WHERE l.key = p_key;
+  PERFORM pg_notify('adops_api_pause', json_build_object('schema', current_schema(), 'key', p_key, 'ms', p_ms)::text);
+  RETURN p_ms;
+END
+$$;
+CREATE FUNCTION adops.api_limit_take(p_key text, p_max integer, p_window integer, p_want integer, p_longest bigint, OUT taken integer, OUT window_no bigint, OUT left_ms bigint, OUT paused boolean) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'adops', 'public'
+    AS $$
+DECLARE
+  r api_limits;
+  now_ms bigint;
+  until_ms bigint;
+BEGIN
+  INSERT INTO api_limits (key) VALUES (p_key) ON CONFLICT DO NOTHING;
+  SELECT * INTO r FROM api_limits l WHERE l.key = p_key FOR UPDATE;
+  -- Read after the lock: a wait for it never makes this call's clock stale.
+  now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000);
+  until_ms := CASE WHEN r.paused_until = '-infinity' THEN 0 ELSE floor(extract(epoch FROM r.paused_until) * 1000) END;
+  IF until_ms > now_ms + p_longest THEN
+    until_ms := now_ms + p_longest;
+    UPDATE api_limits l SET paused_until = to_timestamp(until_ms / 1000.0) WHERE l.key = p_key;
+  END IF;
+  IF until_ms > now_ms THEN
+    taken := 0; window_no := -1; left_ms := until_ms - now_ms; paused := true;
+    RETURN;
+  END IF;
+  window_no := now_ms / p_window;
+  left_ms := (window_no + 1) * p_window - now_ms;
+  paused := false;
+  taken := least(p_want, p_max - CASE WHEN r.window_no = window_no THEN r.taken ELSE 0 END);
+  IF taken <= 0 THEN
+    taken := 0;
+    RETURN;
+  END IF;
+  UPDATE api_limits l
+     SET taken = CASE WHEN l.window_no = api_limit_take.window_no THEN l.taken ELSE 0 END + api_limit_take.taken,
+         window_no = api_limit_take.window_no
+   WHERE l.key = p_key;
+END
+$$;
+CREATE TABLE adops.announced_disagreements (
+    account text NOT NULL,
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    report text NOT NULL,
+    other_report text NOT NULL,
+    sums text NOT NULL,
+    announced_at timestamp with time zone DEFAULT now() NOT NULL
+);
+COMMENT ON TABLE adops.announced_disagreements IS 'Report disagreements already announced by the report.disagrees webhook.';
+CREATE TABLE adops.api_limits (
+    key text NOT NULL,
+    window_no bigint DEFAULT 0 NOT NULL,
+    taken integer DEFAULT 0 NOT NULL,
+    paused_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL
+);
+COMMENT ON TABLE adops.api_limits IS 'The API request limit shared by every worker (adops worker), and its 429 pause.';
 CREATE TABLE adops.campaigns (
     campaign_id bigint NOT NULL,
     name text,
@@ -699,6 +771,15 @@ CREATE SEQUENCE adops.fetch_tokens
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
+CREATE TABLE adops.freshness_states (
+    account text NOT NULL,
+    report text NOT NULL,
+    state text NOT NULL,
+    previous text,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT freshness_states_state_check CHECK ((state = ANY (ARRAY['late'::text, 'fresh'::text])))
+);
+COMMENT ON TABLE adops.freshness_states IS 'Last freshness state of each report seen by the webhook worker (report.late, report.fresh).';
 CREATE TABLE adops.report_daily_campaign__p202601 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -1066,6 +1147,10 @@ ALTER TABLE ONLY adops.report_daily_zone ATTACH PARTITION adops.report_daily_zon
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202601 FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202602 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
+ALTER TABLE ONLY adops.announced_disagreements
+    ADD CONSTRAINT announced_disagreements_pkey PRIMARY KEY (account, period_start, period_end, report, other_report, sums);
+ALTER TABLE ONLY adops.api_limits
+    ADD CONSTRAINT api_limits_pkey PRIMARY KEY (key);
 ALTER TABLE ONLY adops.campaign_zones
     ADD CONSTRAINT campaign_zones_pkey PRIMARY KEY (account, campaign_id, zone_id);
 ALTER TABLE ONLY adops.campaigns_history
@@ -1084,6 +1169,8 @@ ALTER TABLE ONLY adops.entity_sync_pages
     ADD CONSTRAINT entity_sync_pages_pkey PRIMARY KEY (run_id, listing, page_offset);
 ALTER TABLE ONLY adops.entity_sync_runs
     ADD CONSTRAINT entity_sync_runs_pkey PRIMARY KEY (run_id);
+ALTER TABLE ONLY adops.freshness_states
+    ADD CONSTRAINT freshness_states_pkey PRIMARY KEY (account, report);
 ALTER TABLE ONLY adops.report_loads
     ADD CONSTRAINT report_loads_pkey PRIMARY KEY (account, load_id);
 ALTER TABLE ONLY adops.report_raw_parts

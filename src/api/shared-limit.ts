@@ -1,6 +1,7 @@
-// A rate limit on API requests shared by every worker process: a per-second counter in Redis, and
-// a pause every process honours after a 429. BullMQ's own limiter counts jobs, but one pull can
-// make several requests (retries), a sync hundreds, and the API's limit is on requests.
+// A rate limit on API requests shared by every worker process: a per-second counter in Redis (or
+// Postgres: warehouse/request-limit.ts), and a pause every process honours after a 429. BullMQ's
+// own limiter counts jobs, but one pull can make several requests (retries), a sync hundreds, and
+// the API's limit is on requests.
 import type { Cluster, Redis } from 'ioredis';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS } from '../retry/classify.js';
@@ -88,6 +89,29 @@ export interface LimiterOptions {
 }
 
 /**
+ * Where the limit's slots and pause live, shared by every process: Redis (below) or Postgres
+ * (warehouse/request-limit.ts). Its clock decides the windows and the pause.
+ */
+export interface LimitStore {
+  /**
+   * Takes up to `want` of the window's `max` slots: [slots taken (0 when none are left), window
+   * number, ms until the window ends, 0]; while a pause runs [0, -1, ms until it ends, 1]. A pause
+   * running longer than `longestMs` is cut to it.
+   */
+  take(max: number, windowMs: number, want: number, longestMs: number): Promise<number[]>;
+  /** Extends the pause to `ms` from now unless a longer one runs, tells listeners; the ms left. */
+  pause(ms: number): Promise<number>;
+  /** Listens for other processes' pauses (ms); resolves once listening. `close` stops it. */
+  listen(onPause: (ms: number) => void, onError: (error: unknown) => void): Listener;
+}
+
+/** A subscription to pauses: `ready` resolves once it is in force (also when it failed). */
+export interface Listener {
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
  * A limiter allowing `perSecond` requests per second across every process that shares `redis`
  * and `key`. A process takes its slots from Redis a few at a time (a twentieth of the limit, and
  * one at a time under 40 a second) and hands them out locally until its window ends, so a high
@@ -102,9 +126,45 @@ export function createRequestLimiter(
   perSecond: number,
   options: LimiterOptions | ((error: unknown) => void) = {},
 ): RequestLimiter {
+  return limiterOver(redisStore(redis, key), perSecond, options);
+}
+
+/** The Redis store: the scripts above, and pauses heard on the pause key's channel. */
+function redisStore(redis: Redis | Cluster, key: string): LimitStore {
+  const pauseKey = `${key}:pause`;
+  return {
+    take: async (max, windowMs, want, longestMs) =>
+      ((await redis.eval(TAKE, 2, key, pauseKey, max, windowMs, want, longestMs)) as unknown[]).map(Number),
+    pause: async (ms) => Number(await redis.eval(PAUSE, 1, pauseKey, String(ms))),
+    listen(onPause, onError) {
+      const subscriber = redis.duplicate();
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (_channel: string, message: string) => onPause(Number(message)));
+      // Closed before the subscription was made (a worker that stops while starting): nothing to say.
+      let closed = false;
+      const ready = subscriber.subscribe(pauseKey).then(
+        () => undefined,
+        (error: unknown) => (closed ? undefined : onError(error)),
+      );
+      return {
+        ready,
+        async close() {
+          closed = true;
+          if (subscriber.status !== 'end') subscriber.disconnect();
+        },
+      };
+    },
+  };
+}
+
+/** The limiter over any store: slots handed out locally a batch at a time, pauses held locally. */
+export function limiterOver(
+  store: LimitStore,
+  perSecond: number,
+  options: LimiterOptions | ((error: unknown) => void) = {},
+): RequestLimiter {
   const o: LimiterOptions = typeof options === 'function' ? { onError: options } : options;
   const onError = o.onError ?? (() => undefined);
-  const pauseKey = `${key}:pause`;
   const batch = Math.max(1, Math.floor(perSecond * BATCH_SHARE));
   const maxPause = Math.min(o.maxPauseMs ?? DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS);
   const stopped = () => o.stop?.aborted === true;
@@ -116,6 +176,7 @@ export function createRequestLimiter(
   let refilling: Promise<number> | undefined;
 
   const pausedFor = (asked: number) => {
+    if (!Number.isFinite(asked) || asked <= 0) return;
     const ms = Math.min(asked, maxPause);
     if (Date.now() + ms > pausedUntil) o.onPause?.(ms);
     pausedUntil = Math.max(pausedUntil, Date.now() + ms);
@@ -123,37 +184,12 @@ export function createRequestLimiter(
     held = { slot: -1, count: 0, until: 0 };
   };
 
-  const subscriber = o.subscribe === true ? redis.duplicate() : undefined;
-  if (subscriber !== undefined) {
-    subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, message: string) => {
-      const ms = Number(message);
-      if (Number.isFinite(ms) && ms > 0) pausedFor(ms);
-    });
-  }
-  // Closed before the subscription was made (a worker that stops while starting): nothing to say.
-  let closed = false;
-  const subscribed =
-    subscriber === undefined
-      ? Promise.resolve()
-      : subscriber.subscribe(pauseKey).then(
-          () => undefined,
-          (error: unknown) => (closed ? undefined : onError(error)),
-        );
+  const listener = o.subscribe === true ? store.listen(pausedFor, onError) : undefined;
 
-  /** Takes slots from Redis: resolves to 0 when some are held now, else to the ms to wait. */
+  /** Takes slots from the store: resolves to 0 when some are held now, else to the ms to wait. */
   async function refill(): Promise<number> {
-    const answer = (await redis.eval(
-      TAKE,
-      2,
-      key,
-      pauseKey,
-      String(perSecond),
-      '1000',
-      String(batch),
-      String(maxPause),
-    )) as number[];
-    const [taken, slot, left, paused] = answer.map(Number) as [number, number, number, number];
+    const answer = await store.take(perSecond, 1000, batch, maxPause);
+    const [taken, slot, left, paused] = answer as [number, number, number, number];
     if (paused === 1) {
       pausedFor(left);
       return left;
@@ -191,19 +227,14 @@ export function createRequestLimiter(
       const wanted = Math.min(maxPause, Math.max(1, Math.ceil(ms)));
       pausedFor(wanted);
       try {
-        const left = Number(await redis.eval(PAUSE, 1, pauseKey, String(wanted)));
-        if (Number.isFinite(left)) pausedFor(left);
+        pausedFor(await store.pause(wanted));
       } catch (error) {
         // The local pause still holds this process; the others meet their own 429s.
         onError(error);
       }
     },
-    ready: () => subscribed,
-    async close() {
-      closed = true;
-      if (subscriber === undefined || subscriber.status === 'end') return;
-      subscriber.disconnect();
-    },
+    ready: () => listener?.ready ?? Promise.resolve(),
+    close: async () => listener?.close(),
   };
 }
 

@@ -117,6 +117,26 @@ describe('upgrades from the baseline', () => {
     expect(await appliedVersions(db.pool)).toEqual([1, 2]);
   });
 
+  it('upgrades a 1.0 warehouse with sql/002_shared_state.sql: its rows kept, the shared limit working', async () => {
+    copyFileSync(join(sqlDir(), '001_baseline.sql'), join(dir, '001_baseline.sql'));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+       VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'failed', 1)`,
+    );
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() });
+    expect(upgraded).toEqual({ applied: ['002_shared_state.sql'], alreadyApplied: 1 });
+    const { rows } = await db.pool.query('SELECT report, status FROM wh.report_loads');
+    expect(rows).toEqual([{ report: 'daily', status: 'failed' }]);
+    // The functions find their tables through the schema they were made in, whatever the caller's path.
+    const { rows: taken } = await db.pool.query(
+      'SELECT taken, paused FROM wh.api_limit_take($1, 5, 1000, 3, 1000)',
+      ['k'],
+    );
+    expect(taken).toEqual([{ taken: 3, paused: false }]);
+    expect(await appliedVersions(db.pool)).toEqual([1, 2]);
+  });
+
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {
     await db.pool.query('CREATE SCHEMA wh');
     await db.pool.query(

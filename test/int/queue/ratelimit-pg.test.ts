@@ -1,0 +1,192 @@
+// The shared request limit on real Postgres (ADOPS_QUEUE=postgres): several processes' limiters
+// share one budget by the database's clock, and a 429 pause reaches every process at once.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/api/shared-limit.js';
+import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
+import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { testPrefix } from '../../helpers/redis.js';
+
+const CHILD = fileURLToPath(new URL('../../helpers/pg-limiter-process.ts', import.meta.url));
+const SHIFTED_CLOCK = fileURLToPath(new URL('../../helpers/shifted-clock.ts', import.meta.url));
+
+let db: TestDatabase;
+const pools: pg.Pool[] = [];
+const limiters: RequestLimiter[] = [];
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterEach(async () => {
+  for (const l of limiters.splice(0)) await l.close();
+  for (const p of pools.splice(0)) await p.end();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+/** A limiter on a pool of its own (a worker process' view), closed after the test. */
+function limiterOn(key: string, perSecond: number, options: LimiterOptions = {}): RequestLimiter {
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pools.push(pool);
+  const limiter = createPgRequestLimiter({ pool, schema: TEST_SCHEMA }, key, perSecond, options);
+  limiters.push(limiter);
+  return limiter;
+}
+
+/** Milliseconds `acquire()` of `limiter` takes. */
+async function timed(limiter: RequestLimiter): Promise<number> {
+  const t = performance.now();
+  await limiter.acquire();
+  return performance.now() - t;
+}
+
+/** Requests per window of the slots granted. */
+function perWindow(slots: readonly number[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const s of slots) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return counts;
+}
+
+/** Runs pg-limiter-process.ts with `env` (and a clock `days` ahead); yields its JSON lines. */
+function child(env: Record<string, string>, days = 0) {
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(days === 0 ? [] : ['--import', SHIFTED_CLOCK]), CHILD],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        LIMIT_URL: db.url,
+        LIMIT_SCHEMA: TEST_SCHEMA,
+        SHIFTED_CLOCK_DAYS: String(days),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  return {
+    next: async <T>(): Promise<T> => JSON.parse(((await lines.next()).value as string) ?? 'null') as T,
+    exited,
+  };
+}
+
+describe('the shared request limit on Postgres', () => {
+  it('never grants more than the limit per second across limiters on separate pools', async () => {
+    const key = limiterKey(testPrefix());
+    const [a, b] = [limiterOn(key, 4), limiterOn(key, 4)];
+    const slots = await Promise.all([a, b].flatMap((l) => Array.from({ length: 7 }, () => l.acquire())));
+    expect(slots.every((s) => s >= 0)).toBe(true);
+    expect([...perWindow(slots).values()].every((n) => n <= 4)).toBe(true);
+    // 14 requests at 4 a second need at least 4 windows.
+    expect(perWindow(slots).size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('holds the limit when slots are taken several at a time', async () => {
+    const key = limiterKey(testPrefix());
+    const [a, b] = [limiterOn(key, 40), limiterOn(key, 40)]; // two slots per call
+    const slots = await Promise.all([a, b].flatMap((l) => Array.from({ length: 50 }, () => l.acquire())));
+    expect(slots.every((s) => s >= 0)).toBe(true);
+    expect([...perWindow(slots).values()].every((n) => n <= 40)).toBe(true);
+    expect(perWindow(slots).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('lets the database clock decide: a process whose clock runs 3 days ahead shares the same windows', async () => {
+    const key = limiterKey(testPrefix());
+    const skewed = child({ LIMIT_KEY: key, LIMIT_PER_SECOND: '4', LIMIT_COUNT: '8' }, 3);
+    expect(await skewed.next()).toEqual({ ready: true });
+    const mine = limiterOn(key, 4);
+    const [theirs, ours] = await Promise.all([
+      skewed.next<{ slots: number[] }>(),
+      Promise.all(Array.from({ length: 8 }, () => mine.acquire())),
+    ]);
+    expect(await skewed.exited).toBe(0);
+    const slots = [...theirs.slots, ...ours];
+    expect(slots.every((s) => s >= 0)).toBe(true);
+    // One numbering of windows (a local clock would put theirs 259,200 windows on) and one budget.
+    expect(Math.abs(Math.max(...theirs.slots) - Math.max(...ours))).toBeLessThanOrEqual(4);
+    expect([...perWindow(slots).values()].every((n) => n <= 4)).toBe(true);
+    expect(perWindow(slots).size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('tells a 429 pause to another process at once: it stops spending the slots it holds', async () => {
+    const key = limiterKey(testPrefix());
+    // 400 a second: the other process holds 20 slots per refill, so without NOTIFY it would not ask again.
+    const other = child({
+      LIMIT_KEY: key,
+      LIMIT_PER_SECOND: '400',
+      LIMIT_COUNT: '1',
+      LIMIT_AWAIT_PAUSE: '1',
+    });
+    expect(await other.next()).toEqual({ ready: true });
+    expect(await other.next()).toEqual({ slots: [expect.any(Number)] });
+    await limiterOn(key, 400).pause(600);
+    const heard = await other.next<{ pause: number; waited: number }>();
+    expect(heard.pause).toBe(600);
+    expect(heard.waited).toBeGreaterThanOrEqual(450);
+    expect(await other.exited).toBe(0);
+  });
+
+  it('holds every process sharing the limit through a pause, and a shorter pause never shortens it', async () => {
+    const key = limiterKey(testPrefix());
+    const [a, b] = [limiterOn(key, 100), limiterOn(key, 100)];
+    await a.pause(400);
+    await a.pause(50);
+    // b is not subscribed: the table tells it at its first refill.
+    const [waitedA, waitedB] = await Promise.all([timed(a), timed(b)]);
+    expect(waitedA).toBeGreaterThanOrEqual(350);
+    expect(waitedB).toBeGreaterThanOrEqual(350);
+    expect(waitedB).toBeLessThan(1_500);
+    expect(await timed(b)).toBeLessThan(100);
+  });
+
+  it('cuts a pause the table holds beyond the cap (an older worker obeyed a huge Retry-After) down to it', async () => {
+    const key = limiterKey(testPrefix());
+    await db.pool.query(
+      `INSERT INTO ${TEST_SCHEMA}.api_limits (key, paused_until) VALUES ($1, now() + interval '30 years')`,
+      [key],
+    );
+    const waited = await timed(limiterOn(key, 100, { maxPauseMs: 300 }));
+    expect(waited).toBeGreaterThan(100);
+    expect(waited).toBeLessThan(5_000);
+    const { rows } = await db.pool.query<{ over: boolean }>(
+      `SELECT paused_until > clock_timestamp() + interval '300 milliseconds' AS over FROM ${TEST_SCHEMA}.api_limits WHERE key = $1`,
+      [key],
+    );
+    expect(rows).toEqual([{ over: false }]);
+  });
+
+  it('listens again after its LISTEN connection is lost (a Postgres restart) and hears the next pause', async () => {
+    const key = limiterKey(testPrefix());
+    let told!: (ms: number) => void;
+    const heard = new Promise<number>((r) => (told = r));
+    const listening = limiterOn(key, 100, { subscribe: true, onPause: (ms) => told(ms) });
+    await listening.ready();
+    await db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN adops_api_pause'`,
+    );
+    const pauser = limiterOn(key, 100);
+    // Paused again until the new LISTEN hears one: each pause only longer than the last is told.
+    for (let ms = 1_000; ; ms += 100) {
+      await pauser.pause(ms);
+      const got = await Promise.race([heard, new Promise((r) => setTimeout(r, 200))]);
+      if (got !== undefined) break;
+      expect(ms).toBeLessThan(4_000);
+    }
+    expect(await heard).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('lets requests through, unlimited, when Postgres fails, and says so', async () => {
+    const pool = new pg.Pool({ connectionString: db.url });
+    await pool.end();
+    const errors: unknown[] = [];
+    const limiter = createPgRequestLimiter({ pool, schema: TEST_SCHEMA }, limiterKey(testPrefix()), 1, {
+      onError: (e) => errors.push(e),
+    });
+    expect(await limiter.acquire()).toBe(-1);
+    expect(errors).toHaveLength(1);
+  });
+});
