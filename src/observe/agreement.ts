@@ -1,10 +1,10 @@
 // Reports must agree: per account and period, the report_totals of every report of one grain are equal
 // unless late data explains the gap; status, --check, /metrics and the report.disagrees webhook read it.
-import type { Cluster, Redis } from 'ioredis';
 import type { Totals } from '../flatten/types.js';
 import { COUNTERS, type CounterName } from '../config/dimensions.js';
 import { addDays } from '../dates/calendar.js';
 import { qualified, type Warehouse } from '../warehouse/pg.js';
+import { claimAnnouncement } from '../warehouse/webhook-state.js';
 import type { ReportDisagreesEvent } from '../webhooks/events.js';
 
 /** One report's totals over a period: its own period's row, or the sum of its rows inside it. */
@@ -212,25 +212,21 @@ export function renderDisagreements(list: readonly Disagreement[]): string[] {
   ];
 }
 
-/** How long a disagreement, once announced, is not announced again (the status window at most). */
-const ANNOUNCED_TTL_S = 400 * 86_400;
-
 /**
  * The report.disagrees events of the unexplained disagreements no evaluation announced yet: each is
- * recorded in Redis with SET NX (keyed by its sums too), so of several workers only one announces
- * it, and a changed gap after a re-pull is news again.
+ * recorded in the warehouse (keyed by its sums too), so of several workers only one announces it,
+ * and a changed gap after a re-pull is news again.
  */
 export async function disagreementEvents(
-  redis: Redis | Cluster,
-  prefix: string,
+  wh: Warehouse,
   list: readonly Disagreement[],
 ): Promise<ReportDisagreesEvent[]> {
   const events: ReportDisagreesEvent[] = [];
   for (const d of list) {
     if (d.explained) continue;
     const sums = `${COUNTERS.map((c) => d.side.totals[c]).join(',')}/${COUNTERS.map((c) => d.other.totals[c]).join(',')}`;
-    const key = `${prefix}:webhooks:disagrees:${d.account}:${d.periodStart}:${d.periodEnd}:${d.side.report}:${d.other.report}:${sums}`;
-    if ((await redis.set(key, '1', 'EX', ANNOUNCED_TTL_S, 'NX')) !== 'OK') continue;
+    const key = [d.account, d.periodStart, d.periodEnd, d.side.report, d.other.report, sums] as const;
+    if (!(await claimAnnouncement(wh, key))) continue;
     events.push({
       type: 'report.disagrees',
       ...(d.account === 'default' ? {} : { account: d.account }),

@@ -4,8 +4,8 @@
 // unreachable or answers 5xx or 429, failed for good on any other answer; and, every few minutes,
 // evaluates report freshness for report.late and report.fresh. It runs beside the pulls and never
 // holds one back.
-// Freshness is compared with the last state seen, kept in Redis under the queue prefix, and only
-// the transitions are told; the state is swapped with one atomic SET ... GET, so of several
+// Freshness is compared with the last state seen, kept in the warehouse (on either queue backend),
+// and only the transitions are told; the state is swapped in one atomic statement, so of several
 // workers evaluating at once only the first to see a transition tells it.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Agent } from 'undici';
@@ -27,10 +27,10 @@ import {
 } from '../webhooks/events.js';
 import { pullBackoff } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
-import type { Cluster, Redis } from 'ioredis';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../observe/status.js';
 import type { Warehouse } from '../warehouse/pg.js';
+import { swapFreshnessState } from '../warehouse/webhook-state.js';
 
 /** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;
@@ -73,7 +73,7 @@ export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOpti
 
 /** The processor of WEBHOOK_QUEUE: a delivery or a freshness evaluation. */
 function webhookProcessor(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'queues'>,
   o: WebhookWorkerOptions,
   dispatcher?: Agent,
 ) {
@@ -116,17 +116,11 @@ function webhookProcessor(
 
 /** Records each report's freshness and queues the transitions this evaluation saw first. */
 async function evaluateFreshness(
-  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'redis' | 'queues'>,
+  rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'queues'>,
   o: WebhookWorkerOptions,
 ): Promise<{ events: number }> {
   const events = await freshnessTransitions(
-    {
-      wh: rt.wh,
-      redis: rt.redis,
-      prefix: rt.config.queue.prefix,
-      days: rt.config.healDays,
-      accounts: rt.config.accounts,
-    },
+    { wh: rt.wh, days: rt.config.healDays, accounts: rt.config.accounts },
     o.definitions(),
   );
   for (const event of events) {
@@ -150,25 +144,15 @@ class DeliveryRetry extends TransientError {
   }
 }
 
-/** The freshness state of a report as Redis keeps it. */
+/** The freshness state of a report as the warehouse keeps it. */
 export type FreshnessState = 'late' | 'fresh';
 
 export interface FreshnessWatch {
   readonly wh: Warehouse;
-  readonly redis: Redis | Cluster;
-  /** The BullMQ prefix: the states live beside the deployment's queues. */
-  readonly prefix: string;
   /** Days of status read; the newest loaded period is looked for in them. */
   readonly days: number;
   /** The accounts watched (default: the one account `default`). */
   readonly accounts?: readonly PlanAccount[];
-}
-
-/** The Redis key of a report's last seen freshness state (of an account other than `default`: with it). */
-function freshnessStateKey(prefix: string, report: string, account = 'default'): string {
-  return account === 'default'
-    ? `${prefix}:webhooks:freshness:${report}`
-    : `${prefix}:webhooks:freshness:${account}:${report}`;
 }
 
 /**
@@ -191,15 +175,11 @@ export async function freshnessTransitions(
   const events: Array<ReportLateEvent | ReportFreshEvent | ReportDisagreesEvent> = [];
   for (const r of status.reports) {
     const state: FreshnessState = r.freshness.late ? 'late' : 'fresh';
-    const previous = await watch.redis.set(
-      freshnessStateKey(watch.prefix, r.report, r.account),
-      state,
-      'GET',
-    );
+    const previous = await swapFreshnessState(watch.wh, r.account, r.report, state);
     const moved = transition(previous, state);
     if (moved !== undefined) events.push(freshnessEvent(r, moved));
   }
-  events.push(...(await disagreementEvents(watch.redis, watch.prefix, status.disagreements ?? [])));
+  events.push(...(await disagreementEvents(watch.wh, status.disagreements ?? [])));
   return events;
 }
 

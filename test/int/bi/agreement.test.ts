@@ -3,11 +3,9 @@
 // re-pull clears it; reports loaded at different emulator clocks inside the window are not flagged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkProblems } from '../../../src/observe/status-render.js';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { disagreementEvents, readDisagreements } from '../../../src/observe/agreement.js';
 import { readFreshness, registerReportGauges } from '../../../src/observe/metrics.js';
-import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
@@ -69,23 +67,18 @@ describe('a broken total of one report', () => {
     const registry = new Registry();
     registerReportGauges(registry, () => readFreshness(warehouseOf(db.pool, S), loadJobs('jobs'), DAYS));
     expect(await registry.metrics()).toMatch(/adops_report_disagreeing_periods\{report="daily_zone"\} 1\n/);
-    const redis = new Redis(REDIS_URL);
-    try {
-      const prefix = testPrefix();
-      const all = await readDisagreements(warehouseOf(db.pool, S), REPORTS, day, day);
-      const events = await disagreementEvents(redis, prefix, all);
-      expect(events).toEqual([
-        expect.objectContaining({
-          type: 'report.disagrees',
-          report: 'daily_zone',
-          period_start: day,
-          counters: ['impressions'],
-        }),
-      ]);
-      expect(await disagreementEvents(redis, prefix, all)).toEqual([]);
-    } finally {
-      redis.disconnect();
-    }
+    const wh = warehouseOf(db.pool, S);
+    const all = await readDisagreements(wh, REPORTS, day, day);
+    const events = await disagreementEvents(wh, all);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'report.disagrees',
+        report: 'daily_zone',
+        period_start: day,
+        counters: ['impressions'],
+      }),
+    ]);
+    expect(await disagreementEvents(wh, all)).toEqual([]);
 
     await pullDays(db, emulator, [day], byName('daily_zone'));
     const healed = await check();

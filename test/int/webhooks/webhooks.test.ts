@@ -440,14 +440,9 @@ describe('report.late and report.fresh', () => {
 
   it('is seen by one evaluator only when several evaluate at once', async () => {
     h = await createHarness({ jobs: zoneOnly() });
-    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    try {
-      const watch = { wh: warehouseOf(h.db.pool, TEST_SCHEMA), redis, prefix: h.prefix, days: 7 };
-      const seen = await Promise.all([1, 2, 3, 4].map(() => freshnessTransitions(watch, h!.jobs)));
-      expect(seen.flat().map((e) => `${e.type} ${e.report}`)).toEqual(['report.late daily_zone']);
-      expect(await freshnessTransitions(watch, h.jobs)).toEqual([]);
-    } finally {
-      redis.disconnect();
-    }
+    const watch = { wh: warehouseOf(h.db.pool, TEST_SCHEMA), days: 7 };
+    const seen = await Promise.all([1, 2, 3, 4].map(() => freshnessTransitions(watch, h!.jobs)));
+    expect(seen.flat().map((e) => `${e.type} ${e.report}`)).toEqual(['report.late daily_zone']);
+    expect(await freshnessTransitions(watch, h.jobs)).toEqual([]);
   });
 });
