@@ -84,9 +84,20 @@ export function registerStatus(program: Command, ctx: CliContext): void {
  * (with a warning) when Redis cannot be reached. `close` ends the connection, if one was opened.
  */
 function queueCounts(
-  config: Pick<Config, 'redis' | 'queue'>,
+  config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
+  if (config.queue.backend === 'postgres') {
+    // BullMQ's own counts, as no plain command reads its tables.
+    const queues = import('../queue/queues.js').then(({ openQueues }) => openQueues(config));
+    return {
+      counts: queues.catch((error: unknown) => {
+        logger.warn({ err: error }, 'the Postgres queue cannot be read: no queue counts');
+        return undefined;
+      }),
+      close: async () => await (await queues.catch(() => undefined))?.close(),
+    };
+  }
   const opened = Promise.all([import('../queue/connection.js'), import('../queue/jobs.js')]).then(
     ([connection, { readJobCounts }]) => ({
       connection,

@@ -1,6 +1,6 @@
-// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views),
-// `adops evolve` (a report's table versions while its dimensions change) and `adops replay` (an
-// archived response loaded again, without the API).
+// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views, the
+// Postgres queue's schema), `adops evolve` (a report's table versions while its dimensions change)
+// and `adops replay` (an archived response loaded again, without the API).
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Pool } from 'pg';
 import { secretsOf, type Config } from '../config/env.js';
@@ -8,7 +8,8 @@ import { enqueueEvolution } from '../queue/enqueue.js';
 import { SchemaDriftError, ReplayError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
 import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
-import { createPool, warehouseOf } from '../warehouse/pg.js';
+import { createPool, warehouseOf, withClient } from '../warehouse/pg.js';
+import { migrateQueueSchema } from '../queue/backend.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
@@ -48,6 +49,10 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
           autoSwap: flags.swapWhenCovered,
         });
         for (const line of describe(result, config.schema)) ctx.stdout.write(`${line}\n`);
+        if (config.queue.backend === 'postgres') {
+          await withClient(pool, (client) => migrateQueueSchema(client, config));
+          ctx.stdout.write(`queue schema ${config.queue.schema}: up to date (BullMQ's migrations)\n`);
+        }
         if (flags.biRole !== undefined)
           for (const line of describeBiRole(
             await setupBiRole(pool, config.schema, flags.biRole),

@@ -1,6 +1,7 @@
 // The environment, validated once into the frozen Config every part receives: each variable of the
 // design checked with what it allows, the API key (direct or from a file), the webhook secret and
 // the accounts; messages name the variable and never echo a secret or a password.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
@@ -96,6 +97,14 @@ export interface Config {
     readonly streamBodyMb: number;
   };
   readonly queue: {
+    /** Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend. */
+    readonly backend: 'redis' | 'postgres';
+    /**
+     * The schema of the Postgres queues, in DATABASE_URL's database: `<ADOPS_SCHEMA>_queue`, and
+     * with an ADOPS_QUEUE_PREFIX other than the default a hash of it appended (the prefix isolates
+     * deployments and test runs there as it does on Redis).
+     */
+    readonly schema: string;
     /**
      * BullMQ key prefix in Redis; isolates deployments (and test runs) sharing one Redis. On a
      * Cluster it is ADOPS_QUEUE_PREFIX in braces, a hash tag, so every key of ours shares one slot.
@@ -208,6 +217,7 @@ const ENV_SCHEMA = {
     .string()
     .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
     .default('adops'),
+  ADOPS_QUEUE: z.enum(['redis', 'postgres'], 'one of: redis, postgres').default('redis'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(...rangeOf(SERVER_FIELDS.rate_limit)).default(10),
@@ -240,6 +250,15 @@ export const ENV_VARS = [
   'ADOPS_WEBHOOK_SECRET',
   'ADOPS_ACCOUNTS_FILE',
 ] as const;
+
+/**
+ * The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
+ * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart.
+ */
+export function queueSchemaOf(schema: string, prefix: string, standard = 'adops'): string {
+  if (prefix === standard) return `${schema}_queue`;
+  return `${schema}_queue_${createHash('sha256').update(prefix).digest('hex').slice(0, 12)}`;
+}
 
 /**
  * Validates the environment once into a frozen Config. Throws ConfigError naming the variable and
@@ -300,6 +319,8 @@ export function loadConfig(env: Env): Config {
     }),
     queue: Object.freeze({
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
+      backend: v.ADOPS_QUEUE,
+      schema: queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX),
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,

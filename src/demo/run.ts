@@ -7,7 +7,7 @@ import Table from 'cli-table3';
 import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
-import { accountConfig, serverDefaults, type Config } from '../config/env.js';
+import { accountConfig, queueSchemaOf, serverDefaults, type Config } from '../config/env.js';
 import { type RunningEmulator, DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs, type JobSet } from '../config/jobs.js';
@@ -41,6 +41,8 @@ interface DemoOptions {
   readonly schema?: string;
   /** The demo's queue prefix (default adops-demo); refused when it is ADOPS_QUEUE_PREFIX. */
   readonly queuePrefix?: string;
+  /** Where its queues live (default postgres: the demo needs no Redis), in a schema of its own. */
+  readonly queue?: Config['queue']['backend'];
   /** Job definitions; default: the shipped jobs/ folder. */
   readonly jobs?: JobSet;
   readonly logger: Logger;
@@ -109,6 +111,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     queue: Object.freeze({
       ...options.config.queue,
       prefix: target.queuePrefix,
+      backend: options.queue ?? 'postgres',
+      schema: queueSchemaOf(target.schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
       rateLimitPerSecond: rate,
     }),
     accounts: Object.freeze(accounts),
