@@ -2,12 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 /** The integration tests that meet the queues, run on both backends (issue 26). */
 const POSTGRES_QUEUE_FILES = [
+  'test/int/acceptance/hostile-server.test.ts',
   'test/int/queue/acceptance.test.ts',
   'test/int/queue/backfill.test.ts',
   'test/int/queue/failures.test.ts',
   'test/int/queue/schedule.test.ts',
   'test/int/queue/worker.test.ts',
   'test/int/queue/status-check.test.ts',
+  'test/int/queue/metrics-port.test.ts',
   'test/int/queue/accounts-isolation.test.ts',
   'test/int/reliability/crashes.test.ts',
   'test/int/catalogue/resilience.test.ts',

@@ -126,14 +126,9 @@ async function openPostgres(config: QueueStoreConfig): Promise<QueueBackend> {
     throw error;
   }
   // Every backend shares the connection (and is never the one to close it): one pool per process.
-  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
-    new PostgresQueueBackend(
-      connection,
-      name,
-      { ...opts, connection: options },
-      false,
-      o?.withBlockingConnection === true ? name : undefined,
-    );
+  // Workers leave the shared LISTEN connection unnamed: one name could not stand for all queues.
+  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts) =>
+    new PostgresQueueBackend(connection, name, { ...opts, connection: options }, false);
   return {
     ...build(factory, config.queue.prefix),
     kind: 'postgres',
