@@ -9,6 +9,7 @@ const POSTGRES_QUEUE_FILES = [
   'test/int/queue/schedule.test.ts',
   'test/int/queue/worker.test.ts',
   'test/int/queue/status-check.test.ts',
+  'test/int/queue/counts.test.ts',
   'test/int/queue/metrics-port.test.ts',
   'test/int/queue/accounts-isolation.test.ts',
   'test/int/reliability/crashes.test.ts',
