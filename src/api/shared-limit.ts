@@ -101,14 +101,11 @@ export interface LimitStore {
   take(max: number, windowMs: number, want: number, longestMs: number): Promise<number[]>;
   /** Extends the pause to `ms` from now unless a longer one runs, tells listeners; the ms left. */
   pause(ms: number): Promise<number>;
-  /** Listens for other processes' pauses (ms); resolves once listening. `close` stops it. */
-  listen(onPause: (ms: number) => void, onError: (error: unknown) => void): Listener;
-}
-
-/** A subscription to pauses: `ready` resolves once it is in force (also when it failed). */
-export interface Listener {
-  readonly ready: Promise<void>;
-  close(): Promise<void>;
+  /** Listens for other processes' pauses (ms): `ready` once listening (or failed), `close` stops. */
+  listen(
+    onPause: (ms: number) => void,
+    onError: (error: unknown) => void,
+  ): { readonly ready: Promise<void>; close(): Promise<void> };
 }
 
 /**

@@ -6,7 +6,6 @@ import {
   limiterOver,
   type LimiterOptions,
   type LimitStore,
-  type Listener,
   type RequestLimiter,
 } from '../api/shared-limit.js';
 import { ident, type Warehouse } from './pg.js';
@@ -29,25 +28,18 @@ export function createPgRequestLimiter(
   options: LimiterOptions = {},
 ): RequestLimiter {
   const schema = ident(wh.schema);
+  // float8: pg hands bigint over as text; every value here is far below 2^53.
+  const value = async <T>(sql: string, values: unknown[]) =>
+    (await wh.pool.query<{ v: T }>(sql, values)).rows[0]?.v;
   const store: LimitStore = {
-    async take(max, windowMs, want, longestMs) {
-      const { rows } = await wh.pool.query<{
-        taken: number;
-        window_no: string;
-        left_ms: string;
-        paused: boolean;
-      }>(`SELECT * FROM ${schema}.api_limit_take($1, $2, $3, $4, $5)`, [key, max, windowMs, want, longestMs]);
-      const r = rows[0];
-      if (r === undefined) throw new Error('api_limit_take returned no row');
-      return [r.taken, Number(r.window_no), Number(r.left_ms), r.paused ? 1 : 0];
-    },
-    async pause(ms) {
-      const { rows } = await wh.pool.query<{ left: string }>(
-        `SELECT ${schema}.api_limit_pause($1, $2) AS left`,
-        [key, ms],
-      );
-      return Number(rows[0]?.left);
-    },
+    take: async (...args) =>
+      (await value<number[]>(
+        `SELECT ARRAY[taken, window_no, left_ms, paused::int]::float8[] AS v
+           FROM ${schema}.api_limit_take($1, $2, $3, $4, $5)`,
+        [key, ...args],
+      )) ?? [0, -1, 1000, 0],
+    pause: async (ms) =>
+      (await value<number>(`SELECT ${schema}.api_limit_pause($1, $2)::float8 AS v`, [key, ms])) ?? ms,
     listen: (onPause, onError) => listenForPauses(wh, key, onPause, onError),
   };
   return limiterOver(store, perSecond, options);
@@ -59,7 +51,7 @@ function listenForPauses(
   key: string,
   onPause: (ms: number) => void,
   onError: (error: unknown) => void,
-): Listener {
+): ReturnType<LimitStore['listen']> {
   let closed = false;
   let client: pg.Client | undefined;
   const again = () => {
