@@ -7,6 +7,8 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/api/shared-limit.js';
 import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
+import { sqlDir } from '../../../src/config/files.js';
+import { migrate } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { testPrefix } from '../../helpers/redis.js';
 
@@ -177,6 +179,28 @@ describe('the shared request limit on Postgres', () => {
       expect(ms).toBeLessThan(4_000);
     }
     expect(await heard).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('keeps two deployments apart: a pause in another ADOPS_SCHEMA of the database holds nothing here', async () => {
+    await migrate(db.pool, { schema: 'other_deployment', sqlDir: sqlDir() });
+    const key = limiterKey(testPrefix());
+    const heard: number[] = [];
+    const here = limiterOn(key, 100, { subscribe: true, onPause: (ms) => heard.push(ms) });
+    await here.ready();
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    pools.push(pool);
+    const there = createPgRequestLimiter({ pool, schema: 'other_deployment' }, key, 100);
+    limiters.push(there);
+    await there.pause(5_000);
+    const { rows } = await db.pool.query(
+      'SELECT paused_until > clock_timestamp() AS paused FROM other_deployment.api_limits WHERE key = $1',
+      [key],
+    );
+    expect(rows).toEqual([{ paused: true }]);
+    expect(await timed(here)).toBeLessThan(200);
+    // A NOTIFY is delivered at its commit, before pause() returned: any would have arrived by now.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard).toEqual([]);
   });
 
   it('lets requests through, unlimited, when Postgres fails, and says so', async () => {
