@@ -61,9 +61,14 @@ function listenForPauses(
     if (closed) return;
     const c = (client = new pg.Client(wh.pool.options));
     c.on('error', () => undefined);
-    c.on('notification', ({ channel, payload }) => {
-      const told = JSON.parse(payload ?? '{}') as { schema?: string; key?: string; ms?: number };
-      if (channel === CHANNEL && told.schema === wh.schema && told.key === key) onPause(Number(told.ms));
+    c.on('notification', ({ payload }) => {
+      let told: { schema?: string; key?: string; ms?: number } = {};
+      try {
+        told = JSON.parse(payload ?? '{}') as typeof told;
+      } catch {
+        // Not ours (anyone may NOTIFY on the channel): ignored.
+      }
+      if (told.schema === wh.schema && told.key === key) onPause(Number(told.ms));
     });
     try {
       await c.connect();

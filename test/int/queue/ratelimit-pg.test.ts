@@ -181,7 +181,7 @@ describe('the shared request limit on Postgres', () => {
     expect(await heard).toBeGreaterThanOrEqual(1_000);
   });
 
-  it('keeps two deployments apart: a pause in another ADOPS_SCHEMA of the database holds nothing here', async () => {
+  it("keeps two deployments apart: a pause in another ADOPS_SCHEMA of the database (or a stranger's NOTIFY) holds nothing here", async () => {
     await migrate(db.pool, { schema: 'other_deployment', sqlDir: sqlDir() });
     const key = limiterKey(testPrefix());
     const heard: number[] = [];
@@ -192,6 +192,8 @@ describe('the shared request limit on Postgres', () => {
     const there = createPgRequestLimiter({ pool, schema: 'other_deployment' }, key, 100);
     limiters.push(there);
     await there.pause(5_000);
+    // Anyone may NOTIFY on the channel: a payload that is not ours is ignored, never thrown.
+    await db.pool.query("SELECT pg_notify('adops_api_pause', 'not json')");
     const { rows } = await db.pool.query(
       'SELECT paused_until > clock_timestamp() AS paused FROM other_deployment.api_limits WHERE key = $1',
       [key],
