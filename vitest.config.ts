@@ -1,5 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/** The integration tests that meet the queues, run on both backends (issue 26). */
+const POSTGRES_QUEUE_FILES = [
+  'test/int/acceptance/hostile-server.test.ts',
+  'test/int/queue/acceptance.test.ts',
+  'test/int/queue/backfill.test.ts',
+  'test/int/queue/failures.test.ts',
+  'test/int/queue/schedule.test.ts',
+  'test/int/queue/worker.test.ts',
+  'test/int/queue/status-check.test.ts',
+  'test/int/queue/counts.test.ts',
+  'test/int/queue/metrics-port.test.ts',
+  'test/int/queue/accounts-isolation.test.ts',
+  'test/int/reliability/crashes.test.ts',
+  'test/int/catalogue/resilience.test.ts',
+  'test/int/evolution/evolution.test.ts',
+  'test/int/webhooks/webhooks.test.ts',
+];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -21,6 +39,18 @@ export default defineConfig({
           name: 'integration',
           include: ['test/int/**/*.test.ts'],
           exclude: ['test/int/redis-ha/**'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The queue-facing files again, on BullMQ's PostgreSQL backend (ADOPS_QUEUE=postgres).
+          name: 'integration-postgres',
+          include: POSTGRES_QUEUE_FILES,
+          env: { ADOPS_TEST_QUEUE: 'postgres' },
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

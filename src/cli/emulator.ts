@@ -202,9 +202,14 @@ export function registerDemo(program: Command, ctx: CliContext): void {
     .option('--concurrency <n>', 'pulls processed at once', intOption(1, 64), 8)
     .option('--schema <name>', "the demo's own schema (never ADOPS_SCHEMA's data)", schemaName, DEMO_SCHEMA)
     .option('--queue-prefix <prefix>', "the demo's own queue prefix", queuePrefix, DEMO_PREFIX)
+    .addOption(
+      new Option('--queue <where>', 'where its queues live: postgres (no Redis needed) or redis')
+        .choices(['postgres', 'redis'])
+        .default('postgres'),
+    )
     .addHelpText(
       'after',
-      '\nNeeds Postgres (DATABASE_URL or PG* variables) and Redis (REDIS_URL); ADOPS_BASE_URL and the API key are ' +
+      '\nNeeds Postgres only (DATABASE_URL or PG* variables), and Redis (REDIS_URL) with --queue redis; ADOPS_BASE_URL and the API key are ' +
         `not used.\nTables go to the schema ${DEMO_SCHEMA} and jobs to the queue prefix ${DEMO_PREFIX}, whatever ` +
         'ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say. A schema holding tables the demo did not create is refused ' +
         '(exit 2), and so is the production queue prefix. Running it again reloads the same days in place.',
@@ -240,6 +245,7 @@ interface DemoFlags {
   readonly concurrency: number;
   readonly schema: string;
   readonly queuePrefix: string;
+  readonly queue: 'postgres' | 'redis';
 }
 
 function schemaName(value: string): string {

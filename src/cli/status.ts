@@ -53,12 +53,12 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const jobs = ctx.jobs();
       const accounts = selectAccounts(config.accounts, flags.account);
-      // Postgres is queried while ioredis loads and Redis connects; without Redis the warehouse
+      // Postgres is queried while BullMQ loads and the queues connect; without Redis the warehouse
       // half of the status is still worth showing.
-      const redis = queueCounts(config, ctx.logger());
+      const queues = queueCounts(config, ctx.logger());
       const status = await withWarehouse(ctx, 4, (wh) =>
-        collectStatus(wh, jobs, redis.counts, flags.days ?? config.healDays, new Date(), accounts).finally(
-          redis.close,
+        collectStatus(wh, jobs, queues.counts, flags.days ?? config.healDays, new Date(), accounts).finally(
+          queues.close,
         ),
       );
       if (flags.check) return check(ctx, status);
@@ -67,40 +67,25 @@ export function registerStatus(program: Command, ctx: CliContext): void {
 }
 
 /**
- * The queue counts, read with plain Redis commands (no BullMQ to load), from modules imported
- * now, in the background: `counts` resolves to their reader once Redis is ready, or to undefined
- * (with a warning) when Redis cannot be reached. `close` ends the connection, if one was opened.
+ * The queues, opened in the background while Postgres is queried (BullMQ loads meanwhile), on
+ * either backend: `counts` resolves to them, or to undefined (with a warning) when their store
+ * cannot be reached. `close` closes them, if they opened.
  */
 function queueCounts(
-  config: Pick<Config, 'redis' | 'queue'>,
+  config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   logger: Logger,
 ): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
-  const opened = Promise.all([import('../queue/connection.js'), import('../queue/jobs.js')]).then(
-    ([connection, { readJobCounts }]) => ({
-      connection,
-      readJobCounts,
-      redis: connection.producerConnection(config),
-    }),
-  );
-  // Closed before Redis answered (the warehouse half failed first): say nothing about Redis, which
-  // may well be up.
+  // Closed before the queues answered (the warehouse half failed first): say nothing about them.
   let closed = false;
-  const counts = opened.then(async ({ connection, readJobCounts, redis }) => {
-    try {
-      await connection.ensureReady(redis, config.redis, 5_000, { failFast: true });
-    } catch (error) {
-      if (!(error instanceof connection.RedisUnavailableError)) throw error;
-      if (!closed) logger.warn(error.message);
-      return undefined;
-    }
-    return () => readJobCounts(redis, config.queue.prefix);
-  });
+  const queues = import('../queue/queues.js').then(({ openQueues }) => openQueues(config));
   return {
-    counts,
+    counts: queues.catch((error: unknown) => {
+      if (!closed) logger.warn(error instanceof Error ? error.message : String(error));
+      return undefined;
+    }),
     close: async () => {
       closed = true;
-      const o = await opened.catch(() => undefined);
-      if (o !== undefined) await o.connection.closeConnection(o.redis);
+      await (await queues.catch(() => undefined))?.close();
     },
   };
 }

@@ -1,6 +1,6 @@
-// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views),
-// `adops evolve` (a report's table versions while its dimensions change) and `adops replay` (an
-// archived response loaded again, without the API).
+// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views, the
+// Postgres queue's schema), `adops evolve` (a report's table versions while its dimensions change)
+// and `adops replay` (an archived response loaded again, without the API).
 import { InvalidArgumentError, type Command } from 'commander';
 import { secretsOf } from '../config/env.js';
 import { enqueueEvolution } from '../queue/enqueue.js';
@@ -8,6 +8,7 @@ import { SchemaDriftError } from '../warehouse/errors.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
 import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { openWarehouse, withClient, type Warehouse } from '../warehouse/pg.js';
+import { migrateQueueSchema } from '../queue/backend.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
@@ -44,6 +45,10 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
       try {
         const result = await setupWarehouse(wh, { reports, autoSwap: flags.swapWhenCovered });
         say(describe(result, wh.schema));
+        if (config.queue.backend === 'postgres') {
+          await withClient(wh.pool, (client) => migrateQueueSchema(client, config));
+          say([`queue schema ${config.queue.schema}: up to date (BullMQ's migrations)`]);
+        }
         if (flags.biRole !== undefined)
           say(describeBiRole(await setupBiRole(wh.pool, wh.schema, flags.biRole), wh.schema));
         await planEvolving(ctx, wh, result);

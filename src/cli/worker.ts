@@ -143,6 +143,9 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
   const dashboard = await startDashboard({
     redis: config.redis,
     prefix: config.queue.prefix,
+    ...(config.queue.backend === 'postgres'
+      ? { postgres: { schema: config.queue.schema, databaseUrl: config.databaseUrl } }
+      : {}),
     port: flags.port,
     host: flags.host,
     allowedHosts: flags.allowedHost ?? [],

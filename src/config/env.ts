@@ -1,6 +1,7 @@
 // The environment, validated once into the frozen Config every part receives: each variable of the
 // design checked with what it allows, the API key (direct or from a file), the webhook secret and
 // the accounts; messages name the variable and never echo a secret or a password.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
@@ -109,6 +110,7 @@ export const ENV_SCHEMA = {
     .string()
     .regex(QUEUE_PREFIX, 'letters, digits and _ . : - (up to 100)')
     .default('adops'),
+  ADOPS_QUEUE: z.enum(['redis', 'postgres'], 'one of: redis, postgres').default('redis'),
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(...rangeOf(SERVER_FIELDS.rate_limit)).default(10),
@@ -134,6 +136,15 @@ export const ENV_SCHEMA = {
 
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
+
+/**
+ * The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
+ * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart.
+ */
+export function queueSchemaOf(schema: string, prefix: string, standard = 'adops'): string {
+  if (prefix === standard) return `${schema}_queue`;
+  return `${schema}_queue_${createHash('sha256').update(prefix).digest('hex').slice(0, 12)}`;
+}
 
 /** The environment validated once into a frozen Config, or a ConfigError naming the variable. */
 export function loadConfig(env: Env) {
@@ -195,6 +206,10 @@ export function loadConfig(env: Env) {
     queue: Object.freeze({
       /** BullMQ key prefix; on a Cluster in braces, a hash tag, so all our keys share one slot. */
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
+      /** Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend. */
+      backend: v.ADOPS_QUEUE,
+      /** The Postgres queues' schema in DATABASE_URL's database: see queueSchemaOf. */
+      schema: queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX),
       /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
       /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */

@@ -7,8 +7,8 @@ import Table from 'cli-table3';
 import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
-import { accountConfig, serverDefaults, type Config } from '../config/env.js';
-import { DEMO_KEY, startEmulator } from '../emulator/index.js';
+import { accountConfig, queueSchemaOf, serverDefaults, type Config } from '../config/env.js';
+import { type RunningEmulator, DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/connections.js';
@@ -38,6 +38,8 @@ interface DemoOptions {
   readonly schema?: string;
   /** The demo's queue prefix (default adops-demo); refused when it is ADOPS_QUEUE_PREFIX. */
   readonly queuePrefix?: string;
+  /** Where its queues live (default postgres: the demo needs no Redis), in a schema of its own. */
+  readonly queue?: Config['queue']['backend'];
   readonly logger: Logger;
   readonly out: (text: string) => void;
   /** Where the progress bar draws, if anywhere. */
@@ -98,6 +100,8 @@ export async function runDemo(options: DemoOptions) {
     queue: Object.freeze({
       ...options.config.queue,
       prefix: target.queuePrefix,
+      backend: options.queue ?? 'postgres',
+      schema: queueSchemaOf(target.schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
       rateLimitPerSecond: rate,
     }),
     accounts: Object.freeze(accounts),

@@ -1,4 +1,4 @@
-// `adops dashboard`: the Bull Board web page over our BullMQ queues, one Redis connection and one
+// `adops dashboard`: the Bull Board web page over our BullMQ queues, one queue-store connection and one
 // HTTP server (Express), every request first checked against DNS rebinding and cross-site writes.
 // The page has no login, so a browser that can reach it is trusted; two attacks borrow such a browser:
 // - DNS rebinding: a page on rebind.evil.example re-resolves its own name to 127.0.0.1, and is then
@@ -14,12 +14,12 @@ import { type AddressInfo, isIP } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import express from 'express';
 import { describeRedisTarget, type RedisTarget } from '../config/connections.js';
 import { errnoCode } from '../config/files.js';
 import type { Logger } from '../log/logger.js';
-import { closeConnection, ensureReady, producerConnection } from '../queue/connection.js';
+import { openQueueBackend } from '../queue/backend.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../queue/jobs.js';
 import { TerminalError } from '../retry/errors.js';
 
@@ -31,6 +31,8 @@ export interface DashboardOptions {
   readonly redis: RedisTarget;
   /** BullMQ key prefix (config.queue.prefix). */
   readonly prefix: string;
+  /** The queues on Postgres (config.queue's backend and schema, config.databaseUrl); default Redis. */
+  readonly postgres?: { readonly schema: string; readonly databaseUrl: string | undefined };
   /** 0 picks a free port; the returned url names the real one. */
   readonly port: number;
   readonly host: string;
@@ -62,22 +64,28 @@ export interface Dashboard {
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
   // instead of requests queueing up behind a dead socket.
-  const redis = producerConnection({ redis: options.redis });
-  try {
-    await ensureReady(redis, options.redis);
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  }
-  redis.on('error', (error: Error) =>
+  const pg = options.postgres;
+  const backend = await openQueueBackend(
+    {
+      redis: options.redis,
+      databaseUrl: pg?.databaseUrl,
+      queue: {
+        backend: pg === undefined ? 'redis' : 'postgres',
+        schema: pg?.schema ?? '',
+        prefix: options.prefix,
+      },
+    },
+    'producer',
+  );
+  backend.redis?.on('error', (error: Error) =>
     options.logger?.warn(
       { err: error, redis: describeRedisTarget(options.redis) },
       'Redis error; reconnecting',
     ),
   );
   const queues = (options.queues ?? DASHBOARD_QUEUES).map((name) => {
-    // Shared connection: BullMQ leaves it open on queue.close(), we quit it last.
-    const queue = new Queue(name, { connection: redis, prefix: options.prefix });
+    // Shared connection: BullMQ leaves it open on queue.close(), we close it last.
+    const queue = backend.queue(name, {});
     // Each queue repeats its connection's errors, which the listener above already reports once;
     // without a listener BullMQ's EventEmitter would throw them.
     queue.on('error', (error) => options.logger?.debug({ err: error, queue: name }, 'queue error'));
@@ -85,13 +93,15 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   const closeQueues = async () => {
     await Promise.allSettled(queues.map((q) => q.close()));
-    await closeConnection(redis);
+    await backend.close();
   };
 
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/');
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: options.readOnly })),
+    // Bull Board's types name the Redis Queue, yet it reads through the Queue API both backends
+    // share (its server panel shows Postgres' figures there, docs/dashboard.md).
+    queues: queues.map((q) => new BullMQAdapter(q as unknown as Queue, { readOnlyMode: options.readOnly })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
   });

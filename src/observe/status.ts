@@ -19,7 +19,7 @@ import {
 } from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
-import { COUNTED_STATES, jobCounts, type JobCountsByQueue } from '../queue/jobs.js';
+import { COUNTED_STATES, jobCounts } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import type { Warehouse } from '../warehouse/pg.js';
@@ -178,11 +178,8 @@ export async function collectStatus(
   };
 }
 
-/**
- * Where status reads the queue counts: open BullMQ queues, or a reader of the counts (the CLI's
- * readJobCounts over a plain Redis connection, which spares it loading BullMQ).
- */
-export type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'> | (() => Promise<JobCountsByQueue>);
+/** Where status reads the queue counts: open BullMQ queues, on either backend. */
+export type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
 
 /** The queue counts, or why there are none. */
 async function readQueueCounts(
@@ -191,7 +188,7 @@ async function readQueueCounts(
   const queues = await source;
   if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
   try {
-    const read = typeof queues === 'function' ? await queues() : await jobCounts(queues, ...COUNTED_STATES);
+    const read = await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
   } catch (error) {
     return { counts: null, error: error instanceof Error ? error.message : String(error) };

@@ -1,10 +1,9 @@
 // The jobs on our queues, without loading BullMQ: the queue, job and scheduler names, each job's
-// payload and how a worker reads it back (anything from Redis is checked), and the job counts
-// `adops status` reads straight from Redis (loading BullMQ's ~200 modules cost more than the rest).
+// payload and how a worker reads it back (anything from the queue's store is checked), and the job
+// counts status, /metrics and /health show.
 import { ACCOUNT_NAME, DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { isIsoDate } from '../dates/calendar.js';
 import type { Period } from '../dates/periods.js';
-import type { Cluster, Redis } from 'ioredis';
 
 /** Queue of report pulls: one job per report definition x period. */
 export const REPORT_QUEUE = 'report-pulls';
@@ -159,9 +158,6 @@ export type CountedState = (typeof COUNTED_STATES)[number];
 /** Counts by queue name, then by state. */
 export type JobCountsByQueue = Record<string, Record<string, number>>;
 
-/** The queues whose counts status shows, in its order. */
-const COUNTED_QUEUES = [REPORT_QUEUE, TICK_QUEUE, ENTITY_QUEUE] as const;
-
 /** Anything with BullMQ's Queue.getJobCounts (a Queue, or a test's stand-in). */
 interface CountingQueue {
   getJobCounts(...states: CountedState[]): Promise<Record<string, number>>;
@@ -178,35 +174,4 @@ export async function jobCounts(
     queues.syncs.getJobCounts(...states),
   ]);
   return { [REPORT_QUEUE]: pulls, [TICK_QUEUE]: ticks, [ENTITY_QUEUE]: syncs };
-}
-
-/**
- * The same counts as `jobCounts(queues, ...COUNTED_STATES)`, in one pipelined round trip of plain
- * read commands on BullMQ's keys (`<prefix>:<queue>:<state>`): LLEN of the wait and active lists,
- * ZCARD of the delayed, failed, completed and prioritized sets. BullMQ's own getCounts script does
- * the same (it also drops the wait-list markers of BullMQ 4, which these queues never had).
- */
-export async function readJobCounts(redis: Redis | Cluster, prefix: string): Promise<JobCountsByQueue> {
-  const pipeline = redis.pipeline();
-  for (const queue of COUNTED_QUEUES) {
-    const key = (state: string) => `${prefix}:${queue}:${state}`;
-    for (const state of COUNTED_STATES) {
-      if (state === 'waiting') pipeline.llen(key('wait'));
-      else if (state === 'active') pipeline.llen(key('active'));
-      else pipeline.zcard(key(state));
-    }
-  }
-  const replies = (await pipeline.exec()) ?? [];
-  const out: JobCountsByQueue = {};
-  let i = 0;
-  for (const queue of COUNTED_QUEUES) {
-    const counts: Record<string, number> = {};
-    for (const state of COUNTED_STATES) {
-      const [error, value] = replies[i++] ?? [new Error('no reply'), null];
-      if (error !== null) throw error;
-      counts[state] = Number(value);
-    }
-    out[queue] = counts;
-  }
-  return out;
 }

@@ -1,8 +1,8 @@
 // The queues, opened with the options every producer must agree on.
-import { Queue, type JobsOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/classify.js';
-import { closeConnection, ensureReady, producerConnection, type RedisClient } from './connection.js';
+import { openQueueBackend, type QueueBackend, type QueueOf } from './backend.js';
 import {
   ENTITY_QUEUE,
   REPORT_QUEUE,
@@ -43,9 +43,9 @@ const WEBHOOK_JOB_OPTIONS: JobsOptions = {
   removeOnFail: KEEP_FAILED,
 };
 
-export type PullQueue = Queue<PullJobData, unknown, string>;
-export type TickQueue = Queue<TickJobData, unknown, string>;
-export type SyncQueue = Queue<SyncJobData, unknown, string>;
+export type PullQueue = QueueOf<PullJobData>;
+export type TickQueue = QueueOf<TickJobData>;
+export type SyncQueue = QueueOf<SyncJobData>;
 
 /** The queues over one connection, closed together. */
 export interface Queues {
@@ -54,30 +54,21 @@ export interface Queues {
   readonly syncs: SyncQueue;
   /** Webhook deliveries and freshness evaluations; consumed only by workers with ADOPS_WEBHOOK_URL. */
   readonly webhooks: WebhookQueue;
-  readonly connection: RedisClient;
+  /** Where they live: Redis or Postgres. */
+  readonly backend: QueueBackend;
   close(): Promise<void>;
 }
 
 /**
- * Opens the queues under BullMQ prefix config.queue.prefix over a fail-fast producer connection
- * (or `connection` when given, which the caller then owns). Throws RedisUnavailableError when Redis
- * cannot be reached.
+ * Opens the queues on config's backend over a fail-fast producer connection (or on `backend` when
+ * given, which the caller then owns). Throws RedisUnavailableError when Redis cannot be reached.
  */
 export async function openQueues(
-  config: Pick<Config, 'redis' | 'queue'>,
-  connection?: RedisClient,
+  config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
+  backend?: QueueBackend,
 ): Promise<Queues> {
-  const redis = connection ?? producerConnection(config);
-  try {
-    // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
-    if (connection === undefined) await ensureReady(redis, config.redis, 5_000, { failFast: true });
-    else await ensureReady(redis, config.redis, 30_000);
-  } catch (error) {
-    if (connection === undefined) redis.disconnect();
-    throw error;
-  }
-  const opts = { connection: redis, prefix: config.queue.prefix };
-  const pulls: PullQueue = new Queue(REPORT_QUEUE, { ...opts, defaultJobOptions: pullJobOptions(config) });
+  const store = backend ?? (await openQueueBackend(config, 'producer'));
+  const pulls: PullQueue = store.queue(REPORT_QUEUE, { defaultJobOptions: pullJobOptions(config) });
   // A tick or a sync that failed is retried after 5 s, then 10 s: a sync resumes from its
   // checkpoint, so a pause lets a failing server recover instead of meeting the retry at once.
   const retried = {
@@ -86,22 +77,19 @@ export async function openQueues(
     attempts: 3,
     backoff: { type: 'exponential', delay: 5_000 },
   };
-  const ticks: TickQueue = new Queue(TICK_QUEUE, { ...opts, defaultJobOptions: retried });
-  const syncs: SyncQueue = new Queue(ENTITY_QUEUE, { ...opts, defaultJobOptions: retried });
-  const webhooks: WebhookQueue = new Queue(WEBHOOK_QUEUE, {
-    ...opts,
-    defaultJobOptions: WEBHOOK_JOB_OPTIONS,
-  });
+  const ticks: TickQueue = store.queue(TICK_QUEUE, { defaultJobOptions: retried });
+  const syncs: SyncQueue = store.queue(ENTITY_QUEUE, { defaultJobOptions: retried });
+  const webhooks: WebhookQueue = store.queue(WEBHOOK_QUEUE, { defaultJobOptions: WEBHOOK_JOB_OPTIONS });
   for (const q of [pulls, ticks, syncs, webhooks]) q.on('error', () => undefined);
   return {
     pulls,
     ticks,
     syncs,
     webhooks,
-    connection: redis,
+    backend: store,
     close: async () => {
       await Promise.allSettled([pulls.close(), ticks.close(), syncs.close(), webhooks.close()]);
-      if (connection === undefined) await closeConnection(redis);
+      if (backend === undefined) await store.close();
     },
   };
 }

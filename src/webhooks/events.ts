@@ -1,7 +1,7 @@
 // Webhook events and their queue: what the product tells ADOPS_WEBHOOK_URL, put on WEBHOOK_QUEUE
 // in one Redis call. Delivery (signing, POST, retries) is the webhook worker's job, never a pull's.
 import { randomUUID } from 'node:crypto';
-import type { Queue } from 'bullmq';
+import type { IQueueBackend, Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
 
 /** Job name of one event's delivery in the webhooks queue. */
@@ -76,7 +76,16 @@ export type WebhookDelivery = WebhookEvent & {
   readonly occurred_at: string;
 };
 
-export type WebhookQueue = Queue<WebhookDelivery, unknown, string>;
+export type WebhookQueue = Queue<
+  WebhookDelivery,
+  unknown,
+  string,
+  WebhookDelivery,
+  unknown,
+  string,
+  IQueueBackend,
+  unknown
+>;
 
 /** Hands an event to the webhooks; returns at once, never throws (see enqueueWebhook). */
 export type Notify = (event: WebhookEvent) => void;

@@ -6,6 +6,7 @@ import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classify.js';
 import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
+import type { WorkerOf } from '../queue/backend.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
 import {
@@ -58,10 +59,7 @@ export interface PullIsolation {
 }
 
 /** Starts the BullMQ worker of REPORT_QUEUE. */
-export function startPullWorker(
-  rt: WorkerRuntime,
-  o: PullWorkerOptions,
-): Worker<PullJobData, unknown, string> {
+export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): WorkerOf<PullJobData> {
   const secrets = secretsOf(rt.config);
   const io: PullDeps = {
     ...pullDeps(o.reports, o.fetcher, rt.wh, { secrets }, rt.shutdown.signal),
@@ -69,7 +67,7 @@ export function startPullWorker(
     afterLoad: evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls),
   };
   const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify, o.isolation));
-  return new Worker<PullJobData, unknown, string>(REPORT_QUEUE, processor, {
+  return rt.backend.worker(REPORT_QUEUE, processor, {
     ...rt.bull,
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap

@@ -1,16 +1,22 @@
-// What every BullMQ worker of one process shares: the Redis connection, the queues, the shared
+// What every BullMQ worker of one process shares: the queue store (Redis or Postgres), the queues, the shared
 // request limiter, the clock of activity the health check reads and the shutdown signal; the order
 // of a stop (stop taking jobs, let running ones finish until the deadline, cut their API requests
 // short, only then abandon what still runs to the stall check); and the account guard, which keeps
 // one account's trouble from slowing the others' pulls.
 import type { Pool } from 'pg';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
+import {
+  createRequestLimiter,
+  limiterKey,
+  type LimiterOptions,
+  type RequestLimiter,
+} from '../api/shared-limit.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { warehouseOf, type Warehouse } from '../warehouse/pg.js';
-import { closeConnection, workerConnection, type RedisClient } from '../queue/connection.js';
+import type { RedisClient } from '../queue/connection.js';
+import { createPgRequestLimiter } from '../warehouse/request-limit.js';
+import { openQueueBackend, type AnyWorker, type QueueBackend } from '../queue/backend.js';
 import { openQueues, type Queues } from '../queue/queues.js';
-import type { Worker } from 'bullmq';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */
 export interface StallOptions {
@@ -25,9 +31,12 @@ export interface WorkerRuntime {
   readonly pool: Pool;
   /** The warehouse over `pool`, for config.schema. */
   readonly wh: Warehouse;
-  readonly redis: RedisClient;
+  /** Where the queues live; its Redis connection, on Redis. */
+  readonly backend: QueueBackend;
   readonly queues: Queues;
   readonly limiter: RequestLimiter;
+  /** A request limiter shared by every process, on the queue's store: Redis, or the warehouse. */
+  openLimiter(key: string, perSecond: number, options: LimiterOptions): RequestLimiter;
   /**
    * Aborted when a shutdown's deadline passes: running requests end at once and their pulls go
    * back to the queue for another worker, instead of holding the process until their timeouts.
@@ -39,13 +48,11 @@ export interface WorkerRuntime {
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
   readonly bull: {
-    readonly connection: RedisClient;
-    readonly prefix: string;
     readonly lockDuration: number;
     readonly stalledInterval: number;
     readonly maxStalledCount: number;
   };
-  /** Closes the queues, the limiter and (when this runtime opened it) the Redis connection. */
+  /** Closes the queues, the limiter and (when this runtime opened it) the queue store's connection. */
   close(): Promise<void>;
 }
 
@@ -58,46 +65,45 @@ export async function openRuntime(o: {
   stall?: StallOptions | undefined;
 }): Promise<WorkerRuntime> {
   const { config, logger } = o;
-  const redis = o.connection ?? workerConnection(config);
+  const backend = await openQueueBackend(config, 'worker', o.connection);
   let queues: Queues;
   try {
-    queues = await openQueues(config, redis);
+    queues = await openQueues(config, backend);
   } catch (error) {
     // A connection left open would keep reconnecting, and the process alive, after the failure.
-    if (o.connection === undefined) redis.disconnect();
+    await backend.close();
     throw error;
   }
   const shutdown = new AbortController();
-  const limiter = createRequestLimiter(
-    redis,
-    limiterKey(config.queue.prefix),
-    config.queue.rateLimitPerSecond,
-    {
-      onError: (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
-      // A 429 met by any process pauses this one at once, not at its next refill.
-      subscribe: true,
-      onPause: (ms) => logger.debug({ ms }, 'API requests paused after a 429'),
-      maxPauseMs: config.http.retryAfterCapMs,
-      stop: shutdown.signal,
-    },
-  );
+  const wh = warehouseOf(o.pool, config.schema, { copyFormat: config.copyFormat, logger });
+  const openLimiter = (key: string, perSecond: number, options: LimiterOptions) =>
+    backend.redis === undefined
+      ? createPgRequestLimiter(wh, key, perSecond, options)
+      : createRequestLimiter(backend.redis, key, perSecond, options);
+  const limiter = openLimiter(limiterKey(config.queue.prefix), config.queue.rateLimitPerSecond, {
+    onError: (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
+    // A 429 met by any process pauses this one at once, not at its next refill.
+    subscribe: true,
+    onPause: (ms) => logger.debug({ ms }, 'API requests paused after a 429'),
+    maxPauseMs: config.http.retryAfterCapMs,
+    stop: shutdown.signal,
+  });
   let lastActivity = Date.now();
   return {
     config,
     logger,
     pool: o.pool,
-    wh: warehouseOf(o.pool, config.schema, { copyFormat: config.copyFormat, logger }),
-    redis,
+    wh,
+    backend,
     queues,
     limiter,
+    openLimiter,
     shutdown,
     touch: () => {
       lastActivity = Date.now();
     },
     idleMs: () => Date.now() - lastActivity,
     bull: {
-      connection: redis,
-      prefix: config.queue.prefix,
       lockDuration: o.stall?.lockDurationMs ?? 30_000,
       stalledInterval: o.stall?.stalledIntervalMs ?? 30_000,
       // A job killed with its worker is retried this many times before it is failed for good.
@@ -106,7 +112,7 @@ export async function openRuntime(o: {
     close: async () => {
       await within(queues.close(), 5_000);
       await limiter.close();
-      if (o.connection === undefined) await closeConnection(redis);
+      await backend.close();
     },
   };
 }
@@ -143,7 +149,7 @@ export function within(
  * forced close. Resolves whether the stop was graceful.
  */
 export async function stopWorkers(
-  workers: readonly Worker[],
+  workers: readonly AnyWorker[],
   timeoutMs: number,
   abort: () => void,
   logger: Logger,

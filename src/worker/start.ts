@@ -1,7 +1,6 @@
 // `adops worker` in-process, the composition root: the shared runtime, each account's own API
 // client and request limiter, then one BullMQ worker per job kind (pulls, scheduler ticks,
 // catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
-import type { Worker } from 'bullmq';
 import type { Pool } from 'pg';
 import { type Config, accountConfig, secretsOf } from '../config/env.js';
 import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
@@ -16,6 +15,7 @@ import {
 } from '../observe/metrics.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/classify.js';
 import type { RedisClient } from '../queue/connection.js';
+import type { AnyWorker } from '../queue/backend.js';
 import { jobCounts } from '../queue/jobs.js';
 import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
@@ -33,7 +33,7 @@ import {
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../api/shared-limit.js';
+import { limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
 
 export type { SyncRun } from './sync-worker.js';
@@ -50,7 +50,7 @@ export interface WorkerDeps {
   readonly logger: Logger;
   /** Pulls processed at once by this process (default 2). */
   readonly concurrency?: number;
-  /** A Redis connection to share (worker-style, maxRetriesPerRequest null); the caller closes it. */
+  /** On Redis, a connection to share (worker-style, maxRetriesPerRequest null); the caller closes it. */
   readonly connection?: RedisClient;
   /** The API client to use instead of one built from config (tests, the demo's emulator). */
   readonly fetcher?: ReportFetcher;
@@ -141,7 +141,7 @@ async function startOn(
       () => webhooks.worker.close(true),
       () => webhooks.closeAgent(),
     );
-  const workers: Worker[] = [
+  const workers: AnyWorker[] = [
     startPullWorker(rt, {
       reports,
       fetcher,
@@ -189,7 +189,7 @@ async function startWebhooks(
 }
 
 /** Logs the workers' trouble, feeds the health check's activity clock, and waits until they consume. */
-async function watch(rt: WorkerRuntime, workers: readonly Worker[]): Promise<void> {
+async function watch(rt: WorkerRuntime, workers: readonly AnyWorker[]): Promise<void> {
   for (const w of workers) {
     w.on('error', (error) =>
       rt.logger.warn({ err: error, queue: w.name }, 'worker error (BullMQ reconnects)'),
@@ -207,7 +207,7 @@ async function watch(rt: WorkerRuntime, workers: readonly Worker[]): Promise<voi
  */
 async function serveHealth(
   rt: WorkerRuntime,
-  workers: readonly Worker[],
+  workers: readonly AnyWorker[],
   metrics: WorkerMetrics,
   deps: WorkerDeps,
 ): Promise<MetricsServer | undefined> {
@@ -216,12 +216,13 @@ async function serveHealth(
   if (where === false) return undefined;
   const stuckAfterMs = deps.stuckAfterMs ?? 5 * 60_000;
   const health = async () => {
+    const store = rt.backend.status();
     const counts =
-      rt.redis.status === 'ready'
+      store === 'ready'
         ? await rt.queues.pulls.getJobCounts('waiting', 'active').catch(() => undefined)
         : undefined;
     return assessHealth({
-      redis: rt.redis.status,
+      redis: store,
       running: workers.every((w) => w.isRunning()),
       waiting: counts?.waiting,
       active: counts?.active,
@@ -241,7 +242,7 @@ async function serveHealth(
 /** The worker's close: a drain with a deadline, then every part closed, each step bounded. */
 function closer(
   rt: WorkerRuntime,
-  workers: readonly Worker[],
+  workers: readonly AnyWorker[],
   parts: ReadonlyArray<() => Promise<unknown>>,
 ): (timeoutMs?: number) => Promise<void> {
   let closing: Promise<void> | undefined;
@@ -282,23 +283,18 @@ export interface WorkerAccounts {
 function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
   if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
     return rt.limiter;
-  return createRequestLimiter(
-    rt.redis,
-    limiterKey(rt.config.queue.prefix, account.name),
-    account.rateLimitPerSecond,
-    {
-      onError: (error) =>
-        rt.logger.warn(
-          { err: error, account: account.name },
-          'shared rate limit unavailable; request sent anyway',
-        ),
-      subscribe: true,
-      // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
-      onPause: (ms) => guard.paused(account.name, ms),
-      maxPauseMs: rt.config.http.retryAfterCapMs,
-      stop: rt.shutdown.signal,
-    },
-  );
+  return rt.openLimiter(limiterKey(rt.config.queue.prefix, account.name), account.rateLimitPerSecond, {
+    onError: (error) =>
+      rt.logger.warn(
+        { err: error, account: account.name },
+        'shared rate limit unavailable; request sent anyway',
+      ),
+    subscribe: true,
+    // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
+    onPause: (ms) => guard.paused(account.name, ms),
+    maxPauseMs: rt.config.http.retryAfterCapMs,
+    stop: rt.shutdown.signal,
+  });
 }
 
 /** Opens an API client and a limiter per configured account. */

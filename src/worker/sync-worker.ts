@@ -2,7 +2,8 @@
 // from its checkpoint when the job is tried again.
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { ApiClient } from '../api/client.js';
-import { type RequestGate, createRequestLimiter, limiterKey } from '../api/shared-limit.js';
+import { type RequestGate, limiterKey } from '../api/shared-limit.js';
+import type { AnyWorker } from '../queue/backend.js';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
 import { syncAccount, type SyncJobData, ENTITY_QUEUE } from '../queue/jobs.js';
@@ -51,7 +52,7 @@ export function defaultEntitySync(
     const own = name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond;
     const limiter = own
       ? rt.limiter
-      : createRequestLimiter(rt.redis, limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond, {
+      : rt.openLimiter(limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond, {
           maxPauseMs: rt.config.http.retryAfterCapMs,
           stop: rt.shutdown.signal,
         });
@@ -94,8 +95,8 @@ export function defaultEntitySync(
 }
 
 /** Starts the BullMQ worker of ENTITY_QUEUE. */
-export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): Worker {
-  return new Worker(ENTITY_QUEUE, withRedactedErrors(secretsOf(rt.config), syncProcessor(rt, sync)), {
+export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): AnyWorker {
+  return rt.backend.worker(ENTITY_QUEUE, withRedactedErrors(secretsOf(rt.config), syncProcessor(rt, sync)), {
     ...rt.bull,
     concurrency: 1,
     // A limiter that never binds: it only makes BullMQ honour a 429 pause.

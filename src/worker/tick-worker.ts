@@ -1,9 +1,10 @@
 // The worker of scheduler ticks: each tick enqueues its report's window and gap repairs, then runs
 // the nightly housekeeping (pruning archived bodies past their retention).
-import { Worker, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { secretsOf } from '../config/env.js';
 import type { ReportLookup } from '../config/jobs.js';
 import { TICK_QUEUE, type TickJobData } from '../queue/jobs.js';
+import type { WorkerOf } from '../queue/backend.js';
 import { runTick, type TickDeps } from '../queue/scheduler.js';
 import { loadStates } from '../warehouse/load/states.js';
 import { withClient } from '../warehouse/pg.js';
@@ -16,7 +17,7 @@ import type { WorkerRuntime } from './runtime.js';
 export function startTickWorker(
   rt: WorkerRuntime,
   o: { reports: ReportLookup; gapCap: number },
-): Worker<TickJobData, unknown, string> {
+): WorkerOf<TickJobData> {
   const { config, pool } = rt;
   const deps: TickDeps = {
     reports: o.reports,
@@ -33,7 +34,7 @@ export function startTickWorker(
     return withClient(pool, (client) => maintainPartitions(client, config.schema, [report]));
   };
   const processor = withRedactedErrors(secretsOf(config), tickProcessor(rt, deps, housekeeping, partitions));
-  return new Worker<TickJobData, unknown, string>(TICK_QUEUE, processor, {
+  return rt.backend.worker(TICK_QUEUE, processor, {
     ...rt.bull,
     concurrency: 1,
   });

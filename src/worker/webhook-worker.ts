@@ -7,7 +7,7 @@
 // Freshness is compared with the last state seen, kept in the warehouse (on either queue backend),
 // and only the transitions are told; the state is swapped in one atomic statement, so of several
 // workers evaluating at once only the first to see a transition tells it.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import { Agent } from 'undici';
 import type { WebhookConfig } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
@@ -17,6 +17,7 @@ import type { BackoffPolicy } from '../retry/classify.js';
 import { TransientError } from '../retry/errors.js';
 import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/jobs.js';
 import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
+import type { AnyWorker } from '../queue/backend.js';
 import {
   DELIVER_JOB,
   enqueueWebhook,
@@ -47,7 +48,7 @@ export interface WebhookWorkerOptions {
 
 /** The running webhook worker; `close` also ends its HTTP connections. */
 export interface WebhookWorker {
-  readonly worker: Worker;
+  readonly worker: AnyWorker;
   closeAgent(): Promise<void>;
 }
 
@@ -63,7 +64,7 @@ export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOpti
     { name: FRESHNESS_JOB, data: {} as never, opts: { attempts: 1 } },
   );
   const agent = new Agent({ connections: 4 });
-  const worker = new Worker(WEBHOOK_QUEUE, webhookProcessor(rt, o, agent), {
+  const worker = rt.backend.worker(WEBHOOK_QUEUE, webhookProcessor(rt, o, agent), {
     ...rt.bull,
     concurrency: 4,
     settings: { backoffStrategy: pullBackoff(o.backoff) },

@@ -8,3 +8,9 @@ export function databaseUrl(name: string): string {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** The queue backend of this run: ADOPS_TEST_QUEUE (postgres in the `integration-postgres` project). */
+export const TEST_QUEUE: 'redis' | 'postgres' =
+  process.env.ADOPS_TEST_QUEUE === 'postgres' ? 'postgres' : 'redis';
+/** What a test's environment says to run on that backend. */
+export const QUEUE_ENV: Readonly<Record<string, string>> = { ADOPS_QUEUE: TEST_QUEUE };

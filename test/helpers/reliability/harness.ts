@@ -13,6 +13,7 @@ import type { ReportFetcher } from '../../../src/worker/pull.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { TEST_SCHEMA } from '../schema.js';
+import { QUEUE_ENV } from '../services.js';
 
 /** The repository's jobs/ folder. */
 export const jobsDir = (): string => join(packageRoot(), 'jobs');
@@ -60,6 +61,7 @@ export function suiteEnv(o: {
     ADOPS_RATE_LIMIT: '1000',
     ADOPS_SHUTDOWN_TIMEOUT_SECONDS: '5',
     ADOPS_METRICS_PORT: '0',
+    ...QUEUE_ENV,
     ...o.extra,
   };
 }

@@ -14,6 +14,7 @@ import { PROFILES, startEmulator, type RunningEmulator } from '../../../src/emul
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { QUEUE_ENV } from '../../helpers/services.js';
 import { days, fetchTruth, verify } from '../../helpers/reliability/truth.js';
 import { expectTablesMatchApi, typedTables } from '../catalogue/expect-tables.js';
 
@@ -70,6 +71,7 @@ beforeAll(async () => {
     ADOPS_RATE_LIMIT: '200',
     ADOPS_HTTP_MAX_BACKOFF_MS: '200',
     LOG_LEVEL: 'info',
+    ...QUEUE_ENV,
   };
 }, 60_000);
 

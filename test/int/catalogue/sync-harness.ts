@@ -1,6 +1,6 @@
 // Set-up of the catalogue sync's queue tests: a database, a BullMQ prefix, an emulator whose
 // requests are logged with their arrival time, and in-process workers. close() ends everything.
-import { QueueEvents, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import {
@@ -12,12 +12,12 @@ import {
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import type { EntitySyncResult } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
 import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { QUEUE_ENV } from '../../helpers/services.js';
 
 /** A request the emulator served, with the local time it was logged. */
 export interface LoggedRequest extends RequestLogEntry {
@@ -68,14 +68,14 @@ export async function createSyncHarness(
     ADOPS_RATE_LIMIT: '500',
     ADOPS_HTTP_MAX_BACKOFF_MS: '50',
     LOG_LEVEL: 'silent',
+    ...QUEUE_ENV,
     ...o.env,
   };
   const config = loadConfig(env);
   const jobs = loadJobs('jobs');
   const queues = await openQueues(config);
   const workers: RunningWorker[] = [];
-  const eventsRedis = workerConnection(config);
-  const events = new QueueEvents(ENTITY_QUEUE, { connection: eventsRedis, prefix: config.queue.prefix });
+  const events = queues.backend.events(ENTITY_QUEUE);
   events.on('error', () => undefined);
   await events.waitUntilReady();
   const harness: SyncHarness = {
@@ -113,7 +113,6 @@ export async function createSyncHarness(
     async close() {
       await Promise.allSettled(workers.map((w) => w.close(2_000)));
       await events.close().catch(() => undefined);
-      await closeConnection(eventsRedis);
       await queues.close();
       await emulator.close();
       await db.drop();

@@ -8,14 +8,7 @@ import type { FaultOptions } from '../../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import {
-  createHarness,
-  flushPrefix,
-  lastDays,
-  snapshot,
-  unreconciledCount,
-  type Harness,
-} from './harness.js';
+import { createHarness, loseQueue, lastDays, snapshot, unreconciledCount, type Harness } from './harness.js';
 
 const DAYS = 30;
 const range = lastDays(DAYS);
@@ -141,7 +134,34 @@ describe('acceptance', () => {
     expect(completed.filter((j) => j.stalledCounter > 0).length).toBeGreaterThan(0);
   });
 
-  it('Redis flushed mid-backfill: adops heal brings the warehouse back to complete and exact', async () => {
+  it('every Postgres session cut mid-backfill, as in a restart: the backfill completes with the same exact result', async () => {
+    h = await createHarness({ faults: { latencyMs: [10, 40], paths: ['/v2/reports'] } });
+    await workerProcess(h);
+    const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
+    const loaded = async () =>
+      Number(
+        (
+          await h!.db.pool.query<{ n: string }>(
+            `SELECT count(*) AS n FROM "${TEST_SCHEMA}".report_loads WHERE status = 'loaded'`,
+          )
+        ).rows[0]?.n,
+      );
+    while ((await loaded()) < 10) await new Promise((r) => setTimeout(r, 50));
+    // The worker's warehouse pool, and on the Postgres queue its queue pool and LISTEN connection.
+    const { rows } = await h.db.pool.query<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    expect(rows[0]?.n).toBeGreaterThan(0);
+    expect(await loaded()).toBeLessThan(pulls.length);
+    const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 100 });
+    expect(result.failed).toEqual([]);
+    expect(await snapshot(h.db.pool, h.jobs)).toEqual(reference);
+    expect(await unreconciledCount(h.db.pool)).toBe(0);
+    expect((await loadedPerPeriod(h)).every((n) => n === 1)).toBe(true);
+  });
+
+  it('the queue lost mid-backfill (Redis flushed, the queue tables emptied): adops heal brings the warehouse back to complete and exact', async () => {
     h = await createHarness({ faults: { latencyMs: [10, 30], paths: ['/v2/reports'] } });
     await h.worker({ concurrency: 4 });
     const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
@@ -156,7 +176,7 @@ describe('acceptance', () => {
       };
       void check();
     });
-    expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+    expect(await loseQueue(h)).toBeGreaterThan(0);
     expect(await h.queues.pulls.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(0);
     const { rows } = await h.db.pool.query<{ n: string }>(
       `SELECT count(DISTINCT (report, period_start)) AS n FROM "${TEST_SCHEMA}".report_loads WHERE status = 'loaded'`,

@@ -1,18 +1,18 @@
 // Shared set-up of the queue's integration tests: a test database, a BullMQ prefix, the emulator,
 // and the Config/env the CLI and in-process workers get. Everything is closed by `close()`.
-import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
+import { openQueueBackend } from '../../../src/queue/backend.js';
 import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { QUEUE_ENV } from '../../helpers/services.js';
 import { addDays, localDate } from '../../../src/dates/calendar.js';
 
 export interface Harness {
@@ -57,6 +57,7 @@ export async function createHarness(
     ADOPS_RATE_LIMIT: '500',
     ADOPS_HTTP_MAX_BACKOFF_MS: '50',
     LOG_LEVEL: 'warn',
+    ...QUEUE_ENV,
     ...options.env,
   };
   const config = loadConfig(env);
@@ -150,16 +151,33 @@ export async function flushPrefix(prefix: string): Promise<number> {
   return deleted;
 }
 
+/**
+ * Loses every job of the harness' queues, as a Redis flush would: its keys on Redis, the rows of
+ * BullMQ's tables (all but the schema's version) on Postgres. Resolves how many keys or jobs went.
+ */
+export async function loseQueue(h: Harness): Promise<number> {
+  if (h.config.queue.backend === 'redis') return flushPrefix(h.prefix);
+  const schema = `"${h.config.queue.schema}"`;
+  const { rows } = await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.job`);
+  const { rows: tables } = await h.db.pool.query<{ name: string }>(
+    `SELECT quote_ident(table_name) AS name FROM information_schema.tables
+      WHERE table_schema = $1 AND table_name NOT IN ('migration', 'meta')`,
+    [h.config.queue.schema],
+  );
+  await h.db.pool.query(`TRUNCATE ${tables.map((t) => `${schema}.${t.name}`).join(', ')} CASCADE`);
+  return rows[0]?.n ?? 0;
+}
+
 /** Resolves once a pull is active: on QueueEvents' `active` event, or at once if one already is. */
 export async function pullActive(harness: Harness): Promise<void> {
-  const redis = workerConnection(harness.config);
-  const events = new QueueEvents(REPORT_QUEUE, { connection: redis, prefix: harness.prefix });
+  const backend = await openQueueBackend(harness.config, 'worker');
+  const events = backend.events(REPORT_QUEUE);
   try {
     await events.waitUntilReady();
     const seen = new Promise<void>((resolve) => events.once('active', () => resolve()));
     if ((await harness.queues.pulls.getActiveCount()) === 0) await seen;
   } finally {
     await events.close();
-    await closeConnection(redis);
+    await backend.close();
   }
 }

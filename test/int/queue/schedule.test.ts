@@ -1,11 +1,9 @@
 // Job schedulers on real Redis: idempotent upserts, removal of deleted definitions, and a cron
 // firing every two seconds that loads its window and re-pulls the lookback.
 import { Writable } from 'node:stream';
-import { QueueEvents } from 'bullmq';
 import { main } from '../../../src/cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
-import { workerConnection, closeConnection } from '../../../src/queue/connection.js';
 import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/queue/jobs.js';
 import { addMonths } from '../../../src/plan/retention.js';
 import { partitionName, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
@@ -125,8 +123,7 @@ describe('a scheduler tick', () => {
     const report = zoneJob('*/2 * * * * *', 1);
     h = await createHarness({ jobs: { reports: [report], entities: [] }, env: { ADOPS_HEAL_DAYS: '3' } });
     const harness = h;
-    const eventsRedis = workerConnection(harness.config);
-    const events = new QueueEvents(REPORT_QUEUE, { connection: eventsRedis, prefix: harness.prefix });
+    const events = harness.queues.backend.events(REPORT_QUEUE);
     try {
       await events.waitUntilReady();
       await harness.worker();
@@ -180,7 +177,6 @@ describe('a scheduler tick', () => {
     } finally {
       await harness.queues.ticks.removeJobScheduler('adops-report-daily_zone');
       await events.close();
-      await closeConnection(eventsRedis);
     }
   });
 });
@@ -200,8 +196,7 @@ describe('a tick run by a worker', () => {
       (await partitionsOf(harness.db.pool, TEST_SCHEMA, 'report_daily_zone')).map((p) => p.from);
     expect(await months()).toContain(old);
     expect(await months()).not.toContain(ahead);
-    const eventsRedis = workerConnection(harness.config);
-    const events = new QueueEvents(TICK_QUEUE, { connection: eventsRedis, prefix: harness.prefix });
+    const events = harness.queues.backend.events(TICK_QUEUE);
     try {
       await events.waitUntilReady();
       await harness.worker();
@@ -209,7 +204,6 @@ describe('a tick run by a worker', () => {
       await job.waitUntilFinished(events, 20_000);
     } finally {
       await events.close();
-      await closeConnection(eventsRedis);
     }
     expect(await months()).toContain(ahead);
     expect(await months()).not.toContain(old);

@@ -90,7 +90,9 @@ async function loseRedisMidBackfill(o: {
     const loadedBefore = rows[0]?.n ?? 0;
     const what = await o.lose(p, prefix);
     suite.emulator.setFaults({});
-    await ensureReady(p.queues.connection, p.config.redisUrl, 20_000);
+    const redis = p.queues.backend.redis;
+    if (redis === undefined) throw new Error('a Redis outage needs the Redis queue');
+    await ensureReady(redis, p.config.redisUrl, 20_000);
     const heal = await enqueueHeal(
       p.queues.pulls,
       warehouseOf(db.pool, TEST_SCHEMA),

@@ -145,3 +145,27 @@ describe('docker-compose.yml', () => {
     expect(workerRest).toEqual(migrate?.environment);
   });
 });
+
+describe('docker-compose.postgres.yml', () => {
+  const alone = parse(readFileSync('docker-compose.postgres.yml', 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+  };
+
+  it('is docker-compose.yml without redis: the same services, each adops one on the Postgres queue', () => {
+    const { redis: _redis, ...rest } = compose.services;
+    expect(Object.keys(alone.services).sort()).toEqual(Object.keys(rest).sort());
+    for (const name of ['migrate', 'schedule', 'worker']) {
+      const service = alone.services[name];
+      const withRedis = compose.services[name];
+      const { REDIS_URL: _url, ...env } = withRedis?.environment ?? {};
+      expect(service?.environment, name).toEqual({ ...env, ADOPS_QUEUE: 'postgres' });
+      expect(Object.keys(service?.depends_on ?? {}), name).not.toContain('redis');
+      expect(service?.command, name).toEqual(withRedis?.command);
+      expect(service?.healthcheck, name).toEqual(withRedis?.healthcheck);
+      expect(loadConfig({ ADOPS_QUEUE: service?.environment?.ADOPS_QUEUE ?? '' }).queue.backend).toBe(
+        'postgres',
+      );
+    }
+    expect(alone.services.postgres).toEqual(compose.services.postgres);
+  });
+});

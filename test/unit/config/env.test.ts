@@ -16,6 +16,20 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
+  it('puts the queues on Redis unless ADOPS_QUEUE=postgres, in <ADOPS_SCHEMA>_queue, a prefix of its own apart', () => {
+    expect(loadConfig({}).queue).toMatchObject({ backend: 'redis', schema: 'adops_queue' });
+    const pg = loadConfig({ ADOPS_QUEUE: 'postgres', ADOPS_SCHEMA: 'acme' }).queue;
+    expect(pg).toMatchObject({ backend: 'postgres', schema: 'acme_queue' });
+    const other = loadConfig({ ADOPS_QUEUE: 'postgres', ADOPS_SCHEMA: 'acme', ADOPS_QUEUE_PREFIX: 'eu' });
+    expect(other.queue.schema).toMatch(/^acme_queue_[0-9a-f]{12}$/);
+  });
+
+  it('refuses an ADOPS_QUEUE other than redis or postgres, naming the variable', () => {
+    const error = configError({ ADOPS_QUEUE: 'kafka' });
+    expect(error.subject).toBe('ADOPS_QUEUE');
+    expect(error.message).toBe('ADOPS_QUEUE="kafka" is invalid: expected one of: redis, postgres');
+  });
+
   it('reads how long a wait rides out a Redis outage from ADOPS_REDIS_OUTAGE_SECONDS', () => {
     expect(loadConfig({ ADOPS_REDIS_OUTAGE_SECONDS: '30' }).queue.redisOutageSeconds).toBe(30);
   });

@@ -1,0 +1,166 @@
+// Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend in the
+// warehouse's database, in a schema of its own (config.queue.schema). Every Queue, Worker and
+// QueueEvents is built through one QueueBackend, so nothing else asks which; on Postgres no Redis
+// connection is ever made. Each process shares one connection: a Redis client, or one pg pool
+// and one LISTEN client (BullMQ's PostgresConnection), as each Queue would otherwise open its own.
+import {
+  Queue,
+  QueueEvents,
+  Worker,
+  PostgresConnection,
+  PostgresQueueBackend,
+  createRedisBackend,
+  runMigrations,
+  type BackendFactory,
+  type IQueueBackend,
+  type JobProgress,
+  type Processor,
+  type QueueOptions,
+  type WorkerOptions,
+} from 'bullmq';
+import type { ClientBase } from 'pg';
+import type { Config } from '../config/env.js';
+import {
+  closeConnection,
+  ensureReady,
+  producerConnection,
+  workerConnection,
+  type RedisClient,
+} from './connection.js';
+
+/** A queue on either backend. */
+export type QueueOf<D> = Queue<D, unknown, string, D, unknown, string, IQueueBackend, unknown>;
+/** A worker on either backend. */
+export type WorkerOf<D> = Worker<D, unknown, string, IQueueBackend, JobProgress, unknown>;
+/** Any of our workers, whatever its job data. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- BullMQ's own default: workers of any data
+export type AnyWorker = Worker<any, unknown, string, IQueueBackend, JobProgress, unknown>;
+
+export interface QueueBackend {
+  readonly kind: Config['queue']['backend'];
+  /** The Redis connection, on Redis only: the shared request limit still uses it there. */
+  readonly redis: RedisClient | undefined;
+  /** `ready` while the store can be used (ioredis' status on Redis; Postgres: a pool reconnects per query). */
+  status(): string;
+  /** Closes the connection when this backend opened it. */
+  close(): Promise<void>;
+  queue<D>(name: string, opts: Omit<QueueOptions<unknown>, 'connection'>): QueueOf<D>;
+  worker<D>(
+    name: string,
+    processor: Processor<D, unknown, string>,
+    opts: Omit<WorkerOptions<unknown>, 'connection'>,
+  ): WorkerOf<D>;
+  events(name: string): QueueEvents<unknown, IQueueBackend, unknown>;
+}
+
+/** What opening the queue store reads of the config. */
+export interface QueueStoreConfig {
+  readonly redis: Config['redis'];
+  readonly databaseUrl?: string | undefined;
+  readonly queue: Pick<Config['queue'], 'backend' | 'schema' | 'prefix'>;
+}
+
+/**
+ * Opens the queue store of `config`. `role` `worker` rides out outages (a Redis connection with
+ * maxRetriesPerRequest null); `producer` fails fast. `redis`, when given, is used instead of a new
+ * connection and stays the caller's to close. Throws RedisUnavailableError when Redis is not
+ * reachable; on Postgres, the error of the first query (and migrates the queue schema first).
+ */
+export async function openQueueBackend(
+  config: QueueStoreConfig,
+  role: 'worker' | 'producer',
+  redis?: RedisClient,
+): Promise<QueueBackend> {
+  if (config.queue.backend === 'postgres') return openPostgres(config);
+  const client = redis ?? (role === 'worker' ? workerConnection(config) : producerConnection(config));
+  try {
+    // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
+    if (role === 'producer') await ensureReady(client, config.redis, 5_000, { failFast: true });
+    else await ensureReady(client, config.redis, 30_000);
+  } catch (error) {
+    // A connection left open would keep reconnecting, and the process alive, after the failure.
+    if (redis === undefined) client.disconnect();
+    throw error;
+  }
+  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
+    createRedisBackend(name, { ...opts, connection: client }, o);
+  return {
+    ...build(factory, config.queue.prefix),
+    // QueueEvents blocks on its connection, which BullMQ wants without a retry limit: its own.
+    events: (name) => {
+      const own = workerConnection(config);
+      const events = build(
+        (n, opts, o) => createRedisBackend(n, { ...opts, connection: own }, o),
+        config.queue.prefix,
+      ).events(name);
+      const close = events.close.bind(events);
+      events.close = async () => {
+        await close();
+        await closeConnection(own);
+      };
+      return events;
+    },
+    kind: 'redis',
+    redis: client,
+    status: () => client.status,
+    close: async () => {
+      if (redis === undefined) await closeConnection(client);
+    },
+  };
+}
+
+async function openPostgres(config: QueueStoreConfig): Promise<QueueBackend> {
+  const options = {
+    ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
+    schema: config.queue.schema,
+    // BullMQ's own migrations, under its advisory lock: a no-op once `adops migrate` ran them.
+    migrate: true,
+    max: 10,
+  };
+  const connection = new PostgresConnection(options);
+  connection.on('error', () => undefined);
+  try {
+    await connection.waitUntilReady();
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  // Every backend shares the connection (and is never the one to close it): one pool per process.
+  // Workers leave the shared LISTEN connection unnamed: one name could not stand for all queues.
+  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts) =>
+    new PostgresQueueBackend(connection, name, { ...opts, connection: options }, false);
+  return {
+    ...build(factory, config.queue.prefix),
+    kind: 'postgres',
+    redis: undefined,
+    status: () => (connection.isClosing === undefined ? 'ready' : 'end'),
+    close: () => connection.close(),
+  };
+}
+
+function build(
+  factory: BackendFactory<IQueueBackend, unknown>,
+  prefix: string,
+): Pick<QueueBackend, 'queue' | 'worker' | 'events'> {
+  // `connection` is the factory's own: this placeholder only satisfies BullMQ's check that one is set.
+  const common = { connection: 'factory', prefix };
+  return {
+    queue: <D>(name: string, opts: Omit<QueueOptions<unknown>, 'connection'>) =>
+      new Queue<D, unknown, string, D, unknown, string, IQueueBackend, unknown>(
+        name,
+        { ...common, ...opts },
+        factory,
+      ),
+    worker: <D>(
+      name: string,
+      processor: Processor<D, unknown, string>,
+      opts: Omit<WorkerOptions<unknown>, 'connection'>,
+    ) => new Worker(name, processor, { ...common, ...opts }, factory),
+    events: (name: string) => new QueueEvents(name, common, factory),
+  };
+}
+
+/** Brings the queue schema of `config` up to BullMQ's latest (`adops migrate`), on `client`. */
+export async function migrateQueueSchema(client: ClientBase, config: Pick<Config, 'queue'>): Promise<void> {
+  if (config.queue.backend === 'postgres') await runMigrations(client, config.queue.schema);
+}
