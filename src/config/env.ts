@@ -69,10 +69,8 @@ const checkedUrl = (form: (value: string) => string, problem: (value: string) =>
   });
 
 /** The bounds of a numeric server setting: the variable and the accounts-file field share them. */
-const rangeOf = (field: { readonly range: readonly [number, number, string] }): [number, number] => [
-  field.range[0],
-  field.range[1],
-];
+const rangeOf = (f: { readonly range: readonly [number, number, string] }) =>
+  [f.range[0], f.range[1]] as const;
 
 /** Each variable's schema; the key, webhook secret, accounts file and Redis HA variables are read apart. */
 export const ENV_SCHEMA = {
