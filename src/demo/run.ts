@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
 import { accountConfig, queueSchemaOf, serverDefaults, type Config } from '../config/env.js';
-import { type RunningEmulator, DEMO_KEY, startEmulator } from '../emulator/index.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs } from '../config/jobs.js';
 import { queuePrefixOn } from '../config/connections.js';
