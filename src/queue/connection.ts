@@ -6,7 +6,7 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/connections.js';
-import { isRedisOutage, outageReason } from '../retry/classify.js';
+import { isRedisOutage, isTransientPg, outageReason } from '../retry/classify.js';
 import { TransientError } from '../retry/errors.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
@@ -252,7 +252,7 @@ export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions)
       if (since !== undefined) o.onOutage?.({ away: false, awayMs: Date.now() - since });
       return value;
     } catch (error) {
-      if (!(error instanceof NoAnswerError) && !isRedisOutage(error)) throw error;
+      if (!(error instanceof NoAnswerError) && !isRedisOutage(error) && !isPgLoss(error)) throw error;
       since ??= Date.now();
       const awayMs = Date.now() - since;
       if (awayMs >= o.outageMs) throw new RedisOutageError(awayMs, error);
@@ -261,6 +261,13 @@ export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions)
       if (o.signal?.aborted === true) return undefined;
     }
   }
+}
+
+/** A Postgres queue's connection lost (a restart, a terminated session): waited out as an outage. */
+function isPgLoss(error: unknown): boolean {
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+  return isTransientPg(code) || (error instanceof Error && /Connection terminated/i.test(error.message));
 }
 
 /** `p`, or a NoAnswerError after `ms` (p's own outcome is then ignored). */
