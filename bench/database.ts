@@ -2,8 +2,10 @@
 // and dropped at the end so a run never leaves data behind.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Config } from '../src/config/env.js';
 import type { ReportJob } from '../src/config/jobs.js';
 import { sqlDir } from '../src/config/files.js';
+import { migrateQueueSchema } from '../src/queue/backend.js';
 import { migrate } from '../src/warehouse/schema/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
 import { ensurePartitions } from '../src/warehouse/schema/partitions.js';
@@ -83,6 +85,20 @@ export async function createBenchDatabase(
   }
   await pool.end();
   return db;
+}
+
+/**
+ * Brings `config`'s queue schema up to BullMQ's latest in the bench database at `url`, as `adops
+ * migrate` does: a no-op unless the queues are on Postgres. The schema goes with the database.
+ */
+export async function migrateBenchQueues(url: string, config: Pick<Config, 'queue'>): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await migrateQueueSchema(c, config);
+  } finally {
+    await c.end();
+  }
 }
 
 /** A report definition for the bench (the same shape jobs/*.yaml gives). */

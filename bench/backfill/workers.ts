@@ -17,14 +17,16 @@ export interface WorkerProcesses {
 const BIN = fileURLToPath(new URL('../../../bin/adops.js', import.meta.url));
 
 /**
- * Starts `count` workers with `env` (nothing else inherited) and resolves once `connected()` (BullMQ's
- * own count of connected workers, at any log level) says all of them consume.
+ * Starts `count` workers with `env` (nothing else inherited) and resolves once `connected()` says
+ * all of them consume: on Redis BullMQ's own count of connected workers (at any log level); on
+ * Postgres, whose workers' LISTEN connections go unnamed (src/queue/backend.ts) and so uncounted,
+ * the workers' `worker started` lines, which `connected` is handed counted by message.
  */
 export async function startWorkers(
   count: number,
   concurrency: number,
   env: Readonly<Record<string, string>>,
-  connected: () => Promise<number>,
+  connected: (logged: ReadonlyMap<string, number>) => Promise<number>,
   nodeArgs: readonly string[] = [],
   timeoutMs = 30_000,
 ): Promise<WorkerProcesses> {
@@ -78,7 +80,15 @@ export async function startWorkers(
     setTimeout(() => reject(new Error(`workers did not start within ${timeoutMs} ms`)), timeoutMs).unref(),
   );
   try {
-    await Promise.race([allConnected(connected, count, () => gaveUp), ...exits, timeout]);
+    await Promise.race([
+      allConnected(
+        () => connected(messages),
+        count,
+        () => gaveUp,
+      ),
+      ...exits,
+      timeout,
+    ]);
   } catch (error) {
     gaveUp = true;
     await stop(2_000);

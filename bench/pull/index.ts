@@ -1,37 +1,35 @@
-// The pull section: what one small pull costs a worker, and how close a backfill comes to the
-// shared rate limit's bound. Real `adops worker` processes, the real queue, the emulator in this
-// process (so its CPU is not the workers').
-import { randomBytes } from 'node:crypto';
+// The pull section: what one small pull costs a worker, how close a backfill comes to the shared
+// rate limit's bound, and how many pulls a second the queue carries with no limit at all, on both
+// queue backends (Redis and Postgres) side by side in one run.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { loadConfig } from '../../src/config/env.js';
-import { loadJobs } from '../../src/config/jobs.js';
-import { addDays } from '../../src/dates/calendar.js';
-import { startEmulator } from '../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
-import { openQueues } from '../../src/queue/queues.js';
-import { processCpuSeconds } from '../backfill/cpu.js';
-import { startWorkers } from '../backfill/workers.js';
-import { deleteKeys, onInterrupt } from '../cleanup.js';
-import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 import { summarizeProfiles } from '../profile.js';
+import {
+  backendFigures,
+  boundFigures,
+  capacityFigures,
+  type BackendPullFigures,
+  type BoundFigures,
+  type QueueBackendKind,
+  type Round,
+} from './figures.js';
+import { PULL_ROWS, scenario } from './scenario.js';
 
-/** Rows of every pull's report: the issue's "100-row report". */
-export const PULL_ROWS = 100;
-/** Timed pulls of each round of the CPU measure (after WARMUP_PULLS untimed ones). */
+export { PULL_ROWS } from './scenario.js';
+/** Timed pulls of each round of the CPU measure (after the scenario's untimed warm-up). */
 export const CPU_PULLS = 400;
 /** Rounds of the CPU measure, one after another on the same worker: the least CPU counts. */
 export const CPU_ROUNDS = 3;
-const WARMUP_PULLS = 100;
 /** The rate-bound backfill: pulls, and the shared limit (ADOPS_RATE_LIMIT). */
 export const BOUND_PULLS = 1_000;
 export const BOUND_RATE = 50;
-/** API requests per second of the CPU measure: high enough never to bind. */
+/** Pulls of the capacity run: no rate limit, no latency, `--workers` x `--concurrency`. */
+export const CAPACITY_PULLS = 1_000;
+/** API requests per second of the CPU and capacity runs: ADOPS_RATE_LIMIT's most, never binding. */
 const UNBOUND_RATE = 100_000;
-const FIRST_DAY = '2020-01-01';
+/** Log levels at which a worker still logs `worker started`, the Postgres scenarios' readiness. */
+const READY_LEVELS = ['trace', 'debug', 'info'];
 /** The one report of the section: six dimensions, so `cellsPerDay` cells are exactly its rows. */
 export const JOB_YAML = `name: pull_bench
 dimensions: [day, campaign_id, creative_id, zone_id, country, device]
@@ -40,202 +38,101 @@ lookback_days: 0
 schedule: { cron: '0 3 * * *', timezone: 'UTC' }
 `;
 
+const NAMES: Record<QueueBackendKind, string> = { redis: 'Redis', postgres: 'Postgres' };
+
 export interface PullFigures {
   readonly rowsPerPull: number;
-  /** Worker CPU ms per pull: user + system of the one worker process over CPU_PULLS pulls, best round. */
+  /** Worker CPU ms per pull: user + system of the one worker process over CPU_PULLS pulls, best round (Redis queue). */
   readonly cpuMsPerPull: number;
   /** Every round's figure (a busy machine only ever adds CPU: context switches, cache misses). */
   readonly cpuMsPerPullRuns: readonly number[];
   readonly cpuPulls: number;
   readonly cpuWallMs: number;
-  /** Wall time of BOUND_PULLS pulls at BOUND_RATE requests/s over the bound pulls / rate. */
+  /** The Redis queue's wall time of BOUND_PULLS pulls at BOUND_RATE requests/s over the bound (= backends.redis). */
   readonly backfillOverRateBound: number;
-  readonly bound: {
-    readonly pulls: number;
-    readonly ratePerSecond: number;
-    readonly workers: number;
-    readonly concurrency: number;
-    readonly latencyMs: number;
-    readonly requests: number;
-    readonly wallMs: number;
-    readonly boundMs: number;
-    readonly failed: number;
-  };
+  /** The Redis queue's rate-bound backfill (= backends.redis.bound). */
+  readonly bound: BoundFigures;
+  /** The rate-bound backfill and the capacity run on each queue backend (ADOPS_QUEUE). */
+  readonly backends: Readonly<Record<QueueBackendKind, BackendPullFigures>>;
 }
 
-/** Runs the two measures, each on its own emulator, database and BullMQ prefix, all removed after. */
+/** `run` on Redis, then on Postgres (one after the other: they share the machine's two CPUs). */
+async function perBackend<T>(
+  run: (backend: QueueBackendKind) => Promise<T>,
+): Promise<Record<QueueBackendKind, T>> {
+  const redis = await run('redis');
+  return { redis, postgres: await run('postgres') };
+}
+
+/** Runs the measures, each on its own emulator, database and queue, all removed after. */
 export async function runPullSection(o: BenchOptions, say: (line: string) => void): Promise<PullFigures> {
+  if (!READY_LEVELS.includes(o.logLevel))
+    throw new Error(
+      `bench pull: --log-level ${o.logLevel} hides the 'worker started' line the Postgres scenarios wait on; use info or lower`,
+    );
   const jobsDir = resolve(join(o.cacheDir, `pull-jobs-${process.pid}`));
   await mkdir(jobsDir, { recursive: true });
   await writeFile(join(jobsDir, 'pull_bench.yaml'), JOB_YAML);
   try {
-    say(`pull: worker CPU per ${PULL_ROWS}-row pull (1 worker x ${o.concurrency}, no latency)...`);
+    say(
+      `pull: worker CPU per ${PULL_ROWS}-row pull (Redis queue, 1 worker x ${o.concurrency}, no latency)...`,
+    );
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-pull')) : undefined;
     const cpu = await scenario(
       o,
       jobsDir,
-      { workers: 1, rate: UNBOUND_RATE, latencyMs: 0, pulls: CPU_PULLS, rounds: CPU_ROUNDS },
+      {
+        backend: 'redis',
+        workers: 1,
+        rate: UNBOUND_RATE,
+        latencyMs: 0,
+        pulls: CPU_PULLS,
+        rounds: CPU_ROUNDS,
+      },
       profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir],
     );
     if (profileDir !== undefined) say(await summarizeProfiles(profileDir, 30));
     const cpuMsPerPullRuns = cpu.map((r) => (r.workerCpuSeconds * 1000) / CPU_PULLS);
-    const cpuMsPerPull = Math.min(...cpuMsPerPullRuns);
     say(`  ${cpuMsPerPullRuns.map((ms) => ms.toFixed(2)).join(', ')} ms CPU per pull`);
-    say(
-      `pull: ${BOUND_PULLS} pulls at ${BOUND_RATE} requests/s, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms...`,
-    );
-    const [bound] = (await scenario(o, jobsDir, {
-      workers: o.workers,
-      rate: BOUND_RATE,
-      latencyMs: o.latencyMs,
-      pulls: BOUND_PULLS,
-      rounds: 1,
-    })) as [Round];
-    const boundMs = (BOUND_PULLS / BOUND_RATE) * 1000;
-    say(`  wall ${(bound.wallMs / 1000).toFixed(2)} s against the bound ${(boundMs / 1000).toFixed(0)} s`);
+    const one = async (backend: QueueBackendKind, rate: number, latencyMs: number, pulls: number) => {
+      const s = { backend, workers: o.workers, rate, latencyMs, pulls, rounds: 1 };
+      const [round] = (await scenario(o, jobsDir, s)) as [Round];
+      return { round, shape: { pulls, workers: o.workers, concurrency: o.concurrency, latencyMs } };
+    };
+    // Each scenario on one backend, then the other, so both meet the machine in the same minutes.
+    const bound = await perBackend(async (backend) => {
+      say(
+        `pull (${NAMES[backend]} queue): ${BOUND_PULLS} pulls at ${BOUND_RATE} requests/s, ${o.workers} workers x ${o.concurrency}, latency ${o.latencyMs} ms...`,
+      );
+      const { round, shape } = await one(backend, BOUND_RATE, o.latencyMs, BOUND_PULLS);
+      const b = boundFigures(shape, BOUND_RATE, round);
+      say(`  wall ${(b.wallMs / 1000).toFixed(2)} s against the bound ${(b.boundMs / 1000).toFixed(0)} s`);
+      return b;
+    });
+    const capacity = await perBackend(async (backend) => {
+      say(
+        `pull (${NAMES[backend]} queue): capacity, ${CAPACITY_PULLS} pulls with no rate limit or latency, ${o.workers} workers x ${o.concurrency}...`,
+      );
+      const { round, shape } = await one(backend, UNBOUND_RATE, 0, CAPACITY_PULLS);
+      const c = capacityFigures(shape, round);
+      say(`  ${c.pullsPerSecond.toFixed(0)} pulls/s (${(c.wallMs / 1000).toFixed(2)} s)`);
+      return c;
+    });
+    const backends = {
+      redis: backendFigures(bound.redis, capacity.redis),
+      postgres: backendFigures(bound.postgres, capacity.postgres),
+    };
     return {
       rowsPerPull: PULL_ROWS,
-      cpuMsPerPull,
+      cpuMsPerPull: Math.min(...cpuMsPerPullRuns),
       cpuMsPerPullRuns,
       cpuPulls: CPU_PULLS,
       cpuWallMs: Math.min(...cpu.map((r) => r.wallMs)),
-      backfillOverRateBound: bound.wallMs / boundMs,
-      bound: {
-        pulls: BOUND_PULLS,
-        ratePerSecond: BOUND_RATE,
-        workers: o.workers,
-        concurrency: o.concurrency,
-        latencyMs: o.latencyMs,
-        requests: bound.requests,
-        wallMs: bound.wallMs,
-        boundMs,
-        failed: bound.failed,
-      },
+      backfillOverRateBound: backends.redis.backfillOverRateBound,
+      bound: backends.redis.bound,
+      backends,
     };
   } finally {
     await rm(jobsDir, { recursive: true, force: true });
-  }
-}
-
-export interface Scenario {
-  readonly workers: number;
-  readonly rate: number;
-  readonly latencyMs: number;
-  readonly pulls: number;
-  readonly rounds: number;
-}
-
-export interface Round {
-  readonly wallMs: number;
-  readonly workerCpuSeconds: number;
-  readonly requests: number;
-  readonly failed: number;
-}
-
-/**
- * WARMUP_PULLS untimed pulls, then `s.rounds` rounds of `s.pulls` timed ones (one report, one day
- * each): per round the wall time from the enqueue to the last finishedOn, and the CPU seconds the
- * worker processes spent meanwhile.
- */
-export async function scenario(
-  o: BenchOptions,
-  jobsDir: string,
-  s: Scenario,
-  nodeArgs: readonly string[] = [],
-): Promise<Round[]> {
-  const reports = loadJobs(jobsDir).reports;
-  const emulator = await startEmulator({
-    seed: o.seed,
-    cellsPerDay: PULL_ROWS,
-    lateDataDays: 0,
-    faults: { latencyMs: s.latencyMs, paths: ['/v2/reports'], seed: o.seed },
-  });
-  const prefix = `adops-bench-${randomBytes(6).toString('hex')}`;
-  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: 1 });
-  const forgetKeys = onInterrupt(() => deleteKeys(redis, `${prefix}*`));
-  let db: Awaited<ReturnType<typeof createBenchDatabase>> | undefined;
-  let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
-  try {
-    db = await createBenchDatabase(o.adminUrl, 'pull', reports);
-    const env: Record<string, string> = {
-      PATH: o.path,
-      ADOPS_BASE_URL: emulator.url,
-      ADOPS_API_KEY: 'demo-key',
-      DATABASE_URL: db.url,
-      REDIS_URL: o.redisUrl,
-      ADOPS_SCHEMA: BENCH_SCHEMA,
-      ADOPS_JOBS_DIR: jobsDir,
-      ADOPS_QUEUE_PREFIX: prefix,
-      ADOPS_RATE_LIMIT: String(s.rate),
-      ADOPS_METRICS_PORT: '0',
-      LOG_LEVEL: o.logLevel,
-    };
-    const queues = await openQueues(loadConfig(env));
-    try {
-      workers = await startWorkers(
-        s.workers,
-        o.concurrency,
-        env,
-        () => queues.pulls.getWorkersCount(),
-        nodeArgs,
-      );
-      const warmFrom = addDays(FIRST_DAY, s.pulls * s.rounds);
-      const warmup = await enqueueBackfill(
-        queues.pulls,
-        reports,
-        warmFrom,
-        addDays(warmFrom, WARMUP_PULLS - 1),
-      );
-      await waitForPulls(queues.pulls, warmup.pulls);
-      const rounds: Round[] = [];
-      for (let round = 0; round < s.rounds; round++) {
-        // Let the last second end, so the timed run starts with the whole of a window.
-        await new Promise((r) => setTimeout(r, 1_000));
-        emulator.resetStats();
-        const cpuBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
-        const started = Date.now();
-        const from = addDays(FIRST_DAY, round * s.pulls);
-        const timed = await enqueueBackfill(queues.pulls, reports, from, addDays(from, s.pulls - 1));
-        const result = await waitForPulls(queues.pulls, timed.pulls, { pollMs: 100 });
-        const workerCpuSeconds = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - cpuBefore;
-        let lastFinish = 0;
-        for (const pull of timed.pulls)
-          lastFinish = Math.max(lastFinish, (await queues.pulls.getJob(pull.jobId))?.finishedOn ?? 0);
-        rounds.push({
-          wallMs: (lastFinish > 0 ? lastFinish : Date.now()) - started,
-          workerCpuSeconds,
-          requests: emulator.stats().requests['GET /v2/reports'] ?? 0,
-          failed: result.failed.length,
-        });
-      }
-      const expected = (s.pulls * s.rounds + WARMUP_PULLS) * PULL_ROWS;
-      const rows = await loadedRows(db.url);
-      if (rows !== expected)
-        throw new Error(
-          `bench pull: ${rows} rows loaded, expected ${expected} (${rounds.reduce((a, r) => a + r.failed, 0)} pulls failed)`,
-        );
-      return rounds;
-    } finally {
-      await queues.close();
-    }
-  } finally {
-    await workers?.stop();
-    await emulator.close();
-    await deleteKeys(redis, `${prefix}*`).finally(() => redis.disconnect());
-    forgetKeys();
-    await db?.drop();
-  }
-}
-
-async function loadedRows(url: string): Promise<number> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ n: string | null }>(
-      `SELECT sum(rows)::text AS n FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
-    );
-    return Number(rows[0]?.n ?? 0);
-  } finally {
-    await c.end();
   }
 }

@@ -3,10 +3,13 @@ import { addDays } from '../../../src/dates/calendar.js';
 import { idealMs, percentile, type BackfillFigures } from '../../../bench/backfill/index.js';
 import { csvField, csvLine } from '../../../bench/load/limit.js';
 import { selfTimes } from '../../../bench/profile.js';
+import type { PullFigures } from '../../../bench/pull/index.js';
+import { backendFigures, boundFigures, capacityFigures } from '../../../bench/pull/figures.js';
 import {
   bestBackfill,
   checkTargets,
   CPU_MS_PER_PULL_BEFORE,
+  renderPull,
   summarizeBackfill,
   summarizeCapacity,
   summarizeCli,
@@ -164,30 +167,76 @@ describe('the CLI figures', () => {
 });
 
 describe('the pull figures', () => {
-  const pull = (cpuMsPerPull: number, wallMs: number) => ({
-    rowsPerPull: 100,
-    cpuMsPerPull,
-    cpuMsPerPullRuns: [cpuMsPerPull],
-    cpuPulls: 600,
-    cpuWallMs: 3000,
-    backfillOverRateBound: wallMs / 20_000,
-    bound: {
-      pulls: 1000,
-      ratePerSecond: 50,
-      workers: 2,
-      concurrency: 8,
-      latencyMs: 50,
-      requests: 1000,
-      wallMs,
-      boundMs: 20_000,
-      failed: 0,
-    },
+  const shape = { pulls: 1000, workers: 2, concurrency: 8, latencyMs: 50 };
+  const round = (wallMs: number, workerCpuSeconds = 4) => ({
+    wallMs,
+    workerCpuSeconds,
+    requests: 1000,
+    failed: 0,
+  });
+  /** A pull section whose Redis and Postgres bound runs took these walls, and capacity runs 4 s and 8 s. */
+  const pull = (cpuMsPerPull: number, redisWallMs: number, postgresWallMs = redisWallMs): PullFigures => {
+    const on = (wallMs: number, capacityMs: number) =>
+      backendFigures(
+        boundFigures(shape, 50, round(wallMs)),
+        capacityFigures({ ...shape, latencyMs: 0 }, round(capacityMs, capacityMs / 1000)),
+      );
+    const backends = { redis: on(redisWallMs, 4000), postgres: on(postgresWallMs, 8000) };
+    return {
+      rowsPerPull: 100,
+      cpuMsPerPull,
+      cpuMsPerPullRuns: [cpuMsPerPull],
+      cpuPulls: 600,
+      cpuWallMs: 3000,
+      backfillOverRateBound: backends.redis.backfillOverRateBound,
+      bound: backends.redis.bound,
+      backends,
+    };
+  };
+  const verdicts = (p: PullFigures) =>
+    checkTargets(undefined, undefined, undefined, undefined, undefined, p).map((c) => [c.name, c.met]);
+
+  it('are held to half of the CPU per pull before issue 20 and to 1.1x the rate bound on both backends', () => {
+    expect(verdicts(pull(CPU_MS_PER_PULL_BEFORE / 2, 22_000))).toEqual([
+      ['worker CPU per 100-row pull', true],
+      ["backfill of 1,000 pulls / the rate limit's bound, Redis queue", true],
+      ["backfill of 1,000 pulls / the rate limit's bound, Postgres queue", true],
+    ]);
+    expect(verdicts(pull(CPU_MS_PER_PULL_BEFORE / 2 + 0.01, 22_100)).map(([, met]) => met)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 
-  it('are held to half of the CPU per pull before issue 20 and to 1.1x the rate bound', () => {
-    const met = (p: ReturnType<typeof pull>) =>
-      checkTargets(undefined, undefined, undefined, undefined, undefined, p).map((c) => c.met);
-    expect(met(pull(CPU_MS_PER_PULL_BEFORE / 2, 22_000))).toEqual([true, true]);
-    expect(met(pull(CPU_MS_PER_PULL_BEFORE / 2 + 0.01, 22_100))).toEqual([false, false]);
+  it('judge each backend on its own run', () => {
+    expect(verdicts(pull(1, 21_000, 22_100)).map(([, met]) => met)).toEqual([true, true, false]);
+    expect(verdicts(pull(1, 22_100, 21_000)).map(([, met]) => met)).toEqual([true, false, true]);
+  });
+
+  it('set the bound at pulls over the rate, and capacity at pulls over the wall', () => {
+    const p = pull(1, 21_000, 23_000);
+    expect(p.backends.redis.bound.boundMs).toBe(20_000);
+    expect(p.backends.redis.backfillOverRateBound).toBeCloseTo(1.05);
+    expect(p.backends.postgres.backfillOverRateBound).toBeCloseTo(1.15);
+    expect(p.backends.redis.capacity.pullsPerSecond).toBe(250);
+    expect(p.backends.postgres.capacity.pullsPerSecond).toBe(125);
+    // 8 CPU seconds over 1,000 pulls.
+    expect(p.backends.postgres.capacity.workerCpuMsPerPull).toBe(8);
+    expect(capacityFigures(shape, round(0)).pullsPerSecond).toBe(Infinity);
+  });
+
+  it('print each backend in a column of its own, the capacities in one row', () => {
+    const text = renderPull(pull(3.2, 21_000, 23_000));
+    const lines = text.split('\n');
+    const cells = (start: string) =>
+      lines
+        .map((l) => l.split('│').map((c) => c.trim()))
+        .find((c) => c[1]?.startsWith(start) === true)
+        ?.slice(2, 4);
+    expect(cells('pull')).toEqual(['Redis queue', 'Postgres queue']);
+    expect(cells('1,000 pulls at 50/s')).toEqual(['21.00 s = 1.05x', '23.00 s = 1.15x']);
+    expect(cells('capacity: 1,000 pulls')).toEqual(['250 pulls/s (4.00 s)', '125 pulls/s (8.00 s)']);
+    expect(cells('worker CPU per 100-row pull')).toEqual(['3.20 ms', 'not measured']);
   });
 });

@@ -1,0 +1,78 @@
+// The pull section's figures, per queue backend: pure, so the ratios and rates are unit tested.
+
+/** The queue backends the section runs side by side (ADOPS_QUEUE). */
+export const QUEUE_BACKENDS = ['redis', 'postgres'] as const;
+export type QueueBackendKind = (typeof QUEUE_BACKENDS)[number];
+
+/** What one timed round of a scenario measured. */
+export interface Round {
+  readonly wallMs: number;
+  readonly workerCpuSeconds: number;
+  readonly requests: number;
+  readonly failed: number;
+}
+
+/** How a scenario's workers ran. */
+export interface Shape {
+  readonly pulls: number;
+  readonly workers: number;
+  readonly concurrency: number;
+  readonly latencyMs: number;
+}
+
+/** The rate-bound backfill: `pulls` pulls at `ratePerSecond` shared API requests a second. */
+export interface BoundFigures extends Shape {
+  readonly ratePerSecond: number;
+  readonly requests: number;
+  readonly wallMs: number;
+  /** pulls / ratePerSecond: no backfill can be shorter while every pull needs a request. */
+  readonly boundMs: number;
+  readonly failed: number;
+}
+
+/** The capacity run: no rate limit and no latency, so the queue, workers and loads are the limit. */
+export interface CapacityFigures extends Shape {
+  readonly wallMs: number;
+  readonly pullsPerSecond: number;
+  readonly requests: number;
+  readonly failed: number;
+  /** Worker CPU (all workers) per pull: informational, the CPU target is the 1-worker Redis measure. */
+  readonly workerCpuMsPerPull: number;
+}
+
+/** One backend's figures. */
+export interface BackendPullFigures {
+  /** Wall time of the bound scenario over its bound (issue 20 and 26: at most 1.1x). */
+  readonly backfillOverRateBound: number;
+  readonly bound: BoundFigures;
+  readonly capacity: CapacityFigures;
+}
+
+/** The bound scenario's round, set against the bound its rate sets. */
+export function boundFigures(shape: Shape, ratePerSecond: number, round: Round): BoundFigures {
+  return {
+    ...shape,
+    ratePerSecond,
+    requests: round.requests,
+    wallMs: round.wallMs,
+    boundMs: (shape.pulls / ratePerSecond) * 1000,
+    failed: round.failed,
+  };
+}
+
+/** The capacity scenario's round as pulls a second and CPU per pull. */
+export function capacityFigures(shape: Shape, round: Round): CapacityFigures {
+  return {
+    ...shape,
+    wallMs: round.wallMs,
+    pullsPerSecond: round.wallMs > 0 ? shape.pulls / (round.wallMs / 1000) : Infinity,
+    requests: round.requests,
+    failed: round.failed,
+    workerCpuMsPerPull: (round.workerCpuSeconds * 1000) / shape.pulls,
+  };
+}
+
+/** One backend's bound and capacity figures together. */
+export function backendFigures(bound: BoundFigures, capacity: CapacityFigures): BackendPullFigures {
+  return { backfillOverRateBound: bound.wallMs / bound.boundMs, bound, capacity };
+}

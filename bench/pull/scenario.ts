@@ -1,0 +1,152 @@
+// One pull-bench scenario: real `adops worker` processes on one queue backend, an emulator in
+// this process (so its CPU is not the workers'), a fresh database and queue of its own, all removed
+// after; every row of every pull is checked to have loaded.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { loadConfig } from '../../src/config/env.js';
+import { loadJobs } from '../../src/config/jobs.js';
+import { addDays } from '../../src/dates/calendar.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
+import { openQueues } from '../../src/queue/queues.js';
+import { processCpuSeconds } from '../backfill/cpu.js';
+import { startWorkers } from '../backfill/workers.js';
+import { deleteKeys, onInterrupt } from '../cleanup.js';
+import { BENCH_SCHEMA, createBenchDatabase, migrateBenchQueues } from '../database.js';
+import type { BenchOptions } from '../options.js';
+import type { QueueBackendKind, Round } from './figures.js';
+
+/** Rows of every pull's report: the issue's "100-row report". */
+export const PULL_ROWS = 100;
+const WARMUP_PULLS = 100;
+const FIRST_DAY = '2020-01-01';
+/**
+ * REDIS_URL of the Postgres scenarios: a port nothing listens on, so a Redis connection the
+ * Postgres queue should never need would fail the run instead of quietly using the shared Redis.
+ */
+export const NO_REDIS_URL = 'redis://127.0.0.1:1';
+
+export interface Scenario {
+  readonly backend: QueueBackendKind;
+  readonly workers: number;
+  readonly rate: number;
+  readonly latencyMs: number;
+  readonly pulls: number;
+  readonly rounds: number;
+}
+
+/**
+ * WARMUP_PULLS untimed pulls, then `s.rounds` rounds of `s.pulls` timed ones (one report, one day
+ * each): per round the wall time from the enqueue to the last finishedOn, and the CPU seconds the
+ * worker processes spent meanwhile.
+ */
+export async function scenario(
+  o: BenchOptions,
+  jobsDir: string,
+  s: Scenario,
+  nodeArgs: readonly string[] = [],
+): Promise<Round[]> {
+  const reports = loadJobs(jobsDir).reports;
+  const emulator = await startEmulator({
+    seed: o.seed,
+    cellsPerDay: PULL_ROWS,
+    lateDataDays: 0,
+    faults: { latencyMs: s.latencyMs, paths: ['/v2/reports'], seed: o.seed },
+  });
+  const prefix = `adops-bench-${randomBytes(6).toString('hex')}`;
+  // On Postgres the queue lives in the bench database and goes with it: no Redis keys to remove.
+  const redis = s.backend === 'redis' ? new Redis(o.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  const forgetKeys =
+    redis === undefined ? () => undefined : onInterrupt(() => deleteKeys(redis, `${prefix}*`));
+  let db: Awaited<ReturnType<typeof createBenchDatabase>> | undefined;
+  let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
+  try {
+    db = await createBenchDatabase(o.adminUrl, 'pull', reports);
+    const env: Record<string, string> = {
+      PATH: o.path,
+      ADOPS_BASE_URL: emulator.url,
+      ADOPS_API_KEY: 'demo-key',
+      DATABASE_URL: db.url,
+      ADOPS_QUEUE: s.backend,
+      REDIS_URL: s.backend === 'redis' ? o.redisUrl : NO_REDIS_URL,
+      ADOPS_SCHEMA: BENCH_SCHEMA,
+      ADOPS_JOBS_DIR: jobsDir,
+      ADOPS_QUEUE_PREFIX: prefix,
+      ADOPS_RATE_LIMIT: String(s.rate),
+      ADOPS_METRICS_PORT: '0',
+      LOG_LEVEL: o.logLevel,
+    };
+    const config = loadConfig(env);
+    await migrateBenchQueues(db.url, config);
+    const queues = await openQueues(config);
+    try {
+      workers = await startWorkers(
+        s.workers,
+        o.concurrency,
+        env,
+        s.backend === 'redis'
+          ? () => queues.pulls.getWorkersCount()
+          : (logged) => Promise.resolve(logged.get('worker started') ?? 0),
+        nodeArgs,
+      );
+      const warmFrom = addDays(FIRST_DAY, s.pulls * s.rounds);
+      const warmup = await enqueueBackfill(
+        queues.pulls,
+        reports,
+        warmFrom,
+        addDays(warmFrom, WARMUP_PULLS - 1),
+      );
+      await waitForPulls(queues.pulls, warmup.pulls);
+      const rounds: Round[] = [];
+      for (let round = 0; round < s.rounds; round++) {
+        // Let the last second end, so the timed run starts with the whole of a window.
+        await new Promise((r) => setTimeout(r, 1_000));
+        emulator.resetStats();
+        const cpuBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
+        const started = Date.now();
+        const from = addDays(FIRST_DAY, round * s.pulls);
+        const timed = await enqueueBackfill(queues.pulls, reports, from, addDays(from, s.pulls - 1));
+        const result = await waitForPulls(queues.pulls, timed.pulls, { pollMs: 100 });
+        const workerCpuSeconds = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - cpuBefore;
+        let lastFinish = 0;
+        for (const pull of timed.pulls)
+          lastFinish = Math.max(lastFinish, (await queues.pulls.getJob(pull.jobId))?.finishedOn ?? 0);
+        rounds.push({
+          wallMs: (lastFinish > 0 ? lastFinish : Date.now()) - started,
+          workerCpuSeconds,
+          requests: emulator.stats().requests['GET /v2/reports'] ?? 0,
+          failed: result.failed.length,
+        });
+      }
+      const expected = (s.pulls * s.rounds + WARMUP_PULLS) * PULL_ROWS;
+      const rows = await loadedRows(db.url);
+      if (rows !== expected)
+        throw new Error(
+          `bench pull (${s.backend}): ${rows} rows loaded, expected ${expected} (${rounds.reduce((a, r) => a + r.failed, 0)} pulls failed)`,
+        );
+      return rounds;
+    } finally {
+      await queues.close();
+    }
+  } finally {
+    await workers?.stop();
+    await emulator.close();
+    if (redis !== undefined) await deleteKeys(redis, `${prefix}*`).finally(() => redis.disconnect());
+    forgetKeys();
+    await db?.drop();
+  }
+}
+
+async function loadedRows(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ n: string | null }>(
+      `SELECT sum(rows)::text AS n FROM ${BENCH_SCHEMA}.report_loads WHERE status = 'loaded'`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await c.end();
+  }
+}
