@@ -354,6 +354,7 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const x = (n: number) => `${n.toFixed(2)}x`;
+const pct = (share: number) => `${Math.round(share * 100)}%`;
 
 /** The human-readable report printed at the end of a run. */
 export function renderResults(r: Results): string {
@@ -573,11 +574,12 @@ export function renderPull(p: PullFigures): string {
   ]);
   row(
     `${int(bound.pulls)} pulls at ${bound.ratePerSecond}/s, ${bound.workers} workers x ${bound.concurrency}, latency ${bound.latencyMs} ms: wall / rate bound (${secs(bound.boundMs)})`,
-    (b) => `${secs(b.bound.wallMs)} = ${x(b.backfillOverRateBound)}`,
+    (b) => `${secs(b.bound.wallMs)} = ${x(b.backfillOverRateBound)} (CPUs ${pct(b.bound.machineBusy)} busy)`,
   );
   row(
     `capacity: ${int(capacity.pulls)} pulls, no rate limit or latency, ${capacity.workers} workers x ${capacity.concurrency}`,
-    (b) => `${int(b.capacity.pullsPerSecond)} pulls/s (${secs(b.capacity.wallMs)})`,
+    (b) =>
+      `${int(b.capacity.pullsPerSecond)} pulls/s (${secs(b.capacity.wallMs)}; CPUs ${pct(b.capacity.machineBusy)} busy)`,
   );
   row(
     'worker CPU per pull in the capacity run (informational)',

@@ -10,6 +10,8 @@ export interface Round {
   readonly workerCpuSeconds: number;
   readonly requests: number;
   readonly failed: number;
+  /** Share of all the machine's CPUs busy during the round (0..1), whoever used them. */
+  readonly machineBusy: number;
 }
 
 /** How a scenario's workers ran. */
@@ -28,6 +30,8 @@ export interface BoundFigures extends Shape {
   /** pulls / ratePerSecond: no backfill can be shorter while every pull needs a request. */
   readonly boundMs: number;
   readonly failed: number;
+  /** Share of the machine's CPUs busy meanwhile: near 1, other work starved the run. */
+  readonly machineBusy: number;
 }
 
 /** The capacity run: no rate limit and no latency, so the queue, workers and loads are the limit. */
@@ -36,6 +40,7 @@ export interface CapacityFigures extends Shape {
   readonly pullsPerSecond: number;
   readonly requests: number;
   readonly failed: number;
+  readonly machineBusy: number;
   /** Worker CPU (all workers) per pull: informational, the CPU target is the 1-worker Redis measure. */
   readonly workerCpuMsPerPull: number;
 }
@@ -57,6 +62,7 @@ export function boundFigures(shape: Shape, ratePerSecond: number, round: Round):
     wallMs: round.wallMs,
     boundMs: (shape.pulls / ratePerSecond) * 1000,
     failed: round.failed,
+    machineBusy: round.machineBusy,
   };
 }
 
@@ -68,6 +74,7 @@ export function capacityFigures(shape: Shape, round: Round): CapacityFigures {
     pullsPerSecond: round.wallMs > 0 ? shape.pulls / (round.wallMs / 1000) : Infinity,
     requests: round.requests,
     failed: round.failed,
+    machineBusy: round.machineBusy,
     workerCpuMsPerPull: (round.workerCpuSeconds * 1000) / shape.pulls,
   };
 }

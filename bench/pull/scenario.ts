@@ -10,7 +10,7 @@ import { addDays } from '../../src/dates/calendar.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
 import { openQueues } from '../../src/queue/queues.js';
-import { processCpuSeconds } from '../backfill/cpu.js';
+import { busyShare, machineTicks, processCpuSeconds } from '../backfill/cpu.js';
 import { startWorkers } from '../backfill/workers.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, createBenchDatabase, migrateBenchQueues } from '../database.js';
@@ -104,11 +104,13 @@ export async function scenario(
         await new Promise((r) => setTimeout(r, 1_000));
         emulator.resetStats();
         const cpuBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
+        const machineBefore = machineTicks();
         const started = Date.now();
         const from = addDays(FIRST_DAY, round * s.pulls);
         const timed = await enqueueBackfill(queues.pulls, reports, from, addDays(from, s.pulls - 1));
         const result = await waitForPulls(queues.pulls, timed.pulls, { pollMs: 100 });
         const workerCpuSeconds = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - cpuBefore;
+        const machineBusy = busyShare(machineBefore, machineTicks());
         let lastFinish = 0;
         for (const pull of timed.pulls)
           lastFinish = Math.max(lastFinish, (await queues.pulls.getJob(pull.jobId))?.finishedOn ?? 0);
@@ -117,6 +119,7 @@ export async function scenario(
           workerCpuSeconds,
           requests: emulator.stats().requests['GET /v2/reports'] ?? 0,
           failed: result.failed.length,
+          machineBusy,
         });
       }
       const expected = (s.pulls * s.rounds + WARMUP_PULLS) * PULL_ROWS;

@@ -173,6 +173,7 @@ describe('the pull figures', () => {
     workerCpuSeconds,
     requests: 1000,
     failed: 0,
+    machineBusy: 0.5,
   });
   /** A pull section whose Redis and Postgres bound runs took these walls, and capacity runs 4 s and 8 s. */
   const pull = (cpuMsPerPull: number, redisWallMs: number, postgresWallMs = redisWallMs): PullFigures => {
@@ -235,8 +236,14 @@ describe('the pull figures', () => {
         .find((c) => c[1]?.startsWith(start) === true)
         ?.slice(2, 4);
     expect(cells('pull')).toEqual(['Redis queue', 'Postgres queue']);
-    expect(cells('1,000 pulls at 50/s')).toEqual(['21.00 s = 1.05x', '23.00 s = 1.15x']);
-    expect(cells('capacity: 1,000 pulls')).toEqual(['250 pulls/s (4.00 s)', '125 pulls/s (8.00 s)']);
+    expect(cells('1,000 pulls at 50/s')).toEqual([
+      '21.00 s = 1.05x (CPUs 50% busy)',
+      '23.00 s = 1.15x (CPUs 50% busy)',
+    ]);
+    expect(cells('capacity: 1,000 pulls')).toEqual([
+      '250 pulls/s (4.00 s; CPUs 50% busy)',
+      '125 pulls/s (8.00 s; CPUs 50% busy)',
+    ]);
     expect(cells('worker CPU per 100-row pull')).toEqual(['3.20 ms', 'not measured']);
   });
 });
