@@ -354,6 +354,7 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const x = (n: number) => `${n.toFixed(2)}x`;
+const ms2 = (n: number) => n.toFixed(2);
 const pct = (share: number) => `${Math.round(share * 100)}%`;
 
 /** The human-readable report printed at the end of a run. */
@@ -582,8 +583,9 @@ export function renderPull(p: PullFigures): string {
       `${int(b.capacity.pullsPerSecond)} pulls/s (${secs(b.capacity.wallMs)}; CPUs ${pct(b.capacity.machineBusy)} busy)`,
   );
   row(
-    'worker CPU per pull in the capacity run (informational)',
-    (b) => `${b.capacity.workerCpuMsPerPull.toFixed(2)} ms`,
+    'CPU per pull in the capacity run: workers + Postgres + Redis = total (informational)',
+    (b) =>
+      `${ms2(b.capacity.workerCpuMsPerPull)} + ${ms2(b.capacity.postgresCpuMsPerPull)} + ${ms2(b.capacity.redisCpuMsPerPull)} = ${ms2(b.capacity.totalCpuMsPerPull)} ms`,
   );
   return `pull:\n${t.toString()}`;
 }

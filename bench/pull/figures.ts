@@ -12,6 +12,10 @@ export interface Round {
   readonly failed: number;
   /** Share of all the machine's CPUs busy during the round (0..1), whoever used them. */
   readonly machineBusy: number;
+  /** CPU seconds of the Postgres sessions on the scenario's database (warehouse, and queue on Postgres). */
+  readonly postgresCpuSeconds: number;
+  /** CPU seconds of the Redis server (0 on the Postgres queue; other clients of a shared Redis count too). */
+  readonly redisCpuSeconds: number;
 }
 
 /** How a scenario's workers ran. */
@@ -43,6 +47,15 @@ export interface CapacityFigures extends Shape {
   readonly machineBusy: number;
   /** Worker CPU (all workers) per pull: informational, the CPU target is the 1-worker Redis measure. */
   readonly workerCpuMsPerPull: number;
+  /** CPU per pull of the database's Postgres sessions: the loads, and on Postgres the queue too. */
+  readonly postgresCpuMsPerPull: number;
+  /** CPU per pull of the Redis server (0 on the Postgres queue). */
+  readonly redisCpuMsPerPull: number;
+  /**
+   * Workers, Postgres and Redis together per pull: what a pull costs the machine, however busy
+   * others keep it (the bench's own process, the emulator and the wait, is left out).
+   */
+  readonly totalCpuMsPerPull: number;
 }
 
 /** One backend's figures. */
@@ -68,6 +81,7 @@ export function boundFigures(shape: Shape, ratePerSecond: number, round: Round):
 
 /** The capacity scenario's round as pulls a second and CPU per pull. */
 export function capacityFigures(shape: Shape, round: Round): CapacityFigures {
+  const perPull = (seconds: number) => (seconds * 1000) / shape.pulls;
   return {
     ...shape,
     wallMs: round.wallMs,
@@ -75,7 +89,10 @@ export function capacityFigures(shape: Shape, round: Round): CapacityFigures {
     requests: round.requests,
     failed: round.failed,
     machineBusy: round.machineBusy,
-    workerCpuMsPerPull: (round.workerCpuSeconds * 1000) / shape.pulls,
+    workerCpuMsPerPull: perPull(round.workerCpuSeconds),
+    postgresCpuMsPerPull: perPull(round.postgresCpuSeconds),
+    redisCpuMsPerPull: perPull(round.redisCpuSeconds),
+    totalCpuMsPerPull: perPull(round.workerCpuSeconds + round.postgresCpuSeconds + round.redisCpuSeconds),
   };
 }
 

@@ -80,6 +80,9 @@ export async function scenario(
     const config = loadConfig(env);
     await migrateBenchQueues(db.url, config);
     const queues = await openQueues(config);
+    // The Redis server's process, on this machine (the bench's Redis is local), for its CPU.
+    const redisPid =
+      redis === undefined ? 0 : Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? 0);
     try {
       workers = await startWorkers(
         s.workers,
@@ -105,12 +108,19 @@ export async function scenario(
         emulator.resetStats();
         const cpuBefore = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
         const machineBefore = machineTicks();
+        const postgresBefore = await sessionsCpu(db);
+        const redisBefore = processCpuSeconds(redisPid);
         const started = Date.now();
         const from = addDays(FIRST_DAY, round * s.pulls);
         const timed = await enqueueBackfill(queues.pulls, reports, from, addDays(from, s.pulls - 1));
         const result = await waitForPulls(queues.pulls, timed.pulls, { pollMs: 100 });
         const workerCpuSeconds = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - cpuBefore;
         const machineBusy = busyShare(machineBefore, machineTicks());
+        const redisCpuSeconds = redis === undefined ? 0 : processCpuSeconds(redisPid) - redisBefore;
+        let postgresCpuSeconds = 0;
+        // A session that began during the round counts from 0; one that ended is lost (pools keep theirs).
+        for (const [pid, seconds] of await sessionsCpu(db))
+          postgresCpuSeconds += seconds - (postgresBefore.get(pid) ?? 0);
         let lastFinish = 0;
         for (const pull of timed.pulls)
           lastFinish = Math.max(lastFinish, (await queues.pulls.getJob(pull.jobId))?.finishedOn ?? 0);
@@ -120,6 +130,8 @@ export async function scenario(
           requests: emulator.stats().requests['GET /v2/reports'] ?? 0,
           failed: result.failed.length,
           machineBusy,
+          postgresCpuSeconds,
+          redisCpuSeconds,
         });
       }
       const expected = (s.pulls * s.rounds + WARMUP_PULLS) * PULL_ROWS;
@@ -138,6 +150,24 @@ export async function scenario(
     if (redis !== undefined) await deleteKeys(redis, `${prefix}*`).finally(() => redis.disconnect());
     forgetKeys();
     await db?.drop();
+  }
+}
+
+/** CPU seconds so far of each Postgres session on the bench database, by pid (the caller's excluded). */
+async function sessionsCpu(db: {
+  readonly url: string;
+  readonly name: string;
+}): Promise<Map<number, number>> {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [db.name],
+    );
+    return new Map(rows.map((r) => [r.pid, processCpuSeconds(r.pid)]));
+  } finally {
+    await c.end();
   }
 }
 

@@ -174,6 +174,8 @@ describe('the pull figures', () => {
     requests: 1000,
     failed: 0,
     machineBusy: 0.5,
+    postgresCpuSeconds: 1,
+    redisCpuSeconds: 0.5,
   });
   /** A pull section whose Redis and Postgres bound runs took these walls, and capacity runs 4 s and 8 s. */
   const pull = (cpuMsPerPull: number, redisWallMs: number, postgresWallMs = redisWallMs): PullFigures => {
@@ -222,8 +224,13 @@ describe('the pull figures', () => {
     expect(p.backends.postgres.backfillOverRateBound).toBeCloseTo(1.15);
     expect(p.backends.redis.capacity.pullsPerSecond).toBe(250);
     expect(p.backends.postgres.capacity.pullsPerSecond).toBe(125);
-    // 8 CPU seconds over 1,000 pulls.
-    expect(p.backends.postgres.capacity.workerCpuMsPerPull).toBe(8);
+    // 8 worker, 1 Postgres and 0.5 Redis CPU seconds over 1,000 pulls.
+    expect(p.backends.postgres.capacity).toMatchObject({
+      workerCpuMsPerPull: 8,
+      postgresCpuMsPerPull: 1,
+      redisCpuMsPerPull: 0.5,
+      totalCpuMsPerPull: 9.5,
+    });
     expect(capacityFigures(shape, round(0)).pullsPerSecond).toBe(Infinity);
   });
 
@@ -245,5 +252,9 @@ describe('the pull figures', () => {
       '125 pulls/s (8.00 s; CPUs 50% busy)',
     ]);
     expect(cells('worker CPU per 100-row pull')).toEqual(['3.20 ms', 'not measured']);
+    expect(cells('CPU per pull in the capacity run')).toEqual([
+      '4.00 + 1.00 + 0.50 = 5.50 ms',
+      '8.00 + 1.00 + 0.50 = 9.50 ms',
+    ]);
   });
 });
