@@ -95,11 +95,8 @@ const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
     `sums. Sum its counters over days; never average its rates.`,
 };
 
-/**
- * Comments report_<name> (table or stable view), bi_<name> and bi_<name>_daily of each report, and
- * every column of each, for the objects that exist. Comments survive CREATE OR REPLACE VIEW but not
- * a DROP, so it runs after every (re)creation of the views (ensureDailyViews calls it).
- */
+/** Comments each report's objects and their columns; comments do not survive a DROP, so this runs
+ * after every (re)creation of the views. */
 export async function describeReportObjects(
   client: ClientBase,
   schema: string,
