@@ -147,13 +147,9 @@ const columns = (types: Record<string, keyof PgTypes>): Column[] =>
 export const CAMPAIGN_COLUMNS: readonly Column[] = columns(CAMPAIGN);
 export const CREATIVE_COLUMNS: readonly Column[] = columns(CREATIVE);
 
-// Catalogue text as Postgres can hold it. Neither text nor jsonb can store a NUL (jsonb refuses
-// `\u0000`: "unsupported Unicode escape sequence"), and an unpaired UTF-16 surrogate has no UTF-8
-// form (jsonb refuses its escape; a text parameter silently becomes U+FFFD). An entity's name or
-// notes holding one must not fail the whole sync, so such text is stored repaired: NULs removed,
-// each unpaired surrogate replaced by U+FFFD, the same in the typed columns and in the jsonb.
-// Report rows are refused instead (copy-encode.ts): there a value is a key. Pure.
-// In a `u` regex, \p{Cs} matches only unpaired surrogates.
+// Postgres stores no NUL (jsonb refuses `\u0000`) and no unpaired surrogate (no UTF-8 form), and
+// one bad name must not fail a sync: catalogue text is stored repaired, alike in columns and jsonb.
+// Report rows are refused instead: there a value is a key. \p{Cs} in a `u` regex: unpaired only.
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
@@ -164,11 +160,8 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd')) : text;
 }
 
-/**
- * `value` (parsed JSON) with every string and object key storable. `repaired(path, original)` is
- * told each string or key that changed, by its path as stored (`name`, `data.landing_page`,
- * `zone_ids[2]`) and its value as sent. Returns `value` itself when nothing changed.
- */
+/** `value` with every string and key storable (itself when nothing changed); `repaired` is told each
+ * change by its path as stored (`data.landing_page`, `zone_ids[2]`) and its value as sent. */
 export function storableJson(
   value: unknown,
   repaired: (path: string, original: unknown) => void = () => undefined,
