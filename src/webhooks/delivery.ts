@@ -1,9 +1,6 @@
-// One POST of a signed webhook body with undici, and what its answer means: delivered, worth
-// another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status). Each
-// attempt is signed afresh the Standard Webhooks way (standardwebhooks.com): HMAC-SHA256 over
-// `${id}.${timestamp}.${body}`, keyed by the base64 key of a `whsec_` secret, sent as
-// `webhook-signature: v1,<base64>` beside `webhook-id` and the attempt's own `webhook-timestamp`,
-// so a captured delivery is worthless once a receiver's tolerance (5 minutes) has passed.
+// One POST of a webhook body and what its answer means (delivered, retry, refused for good), each
+// attempt signed afresh the Standard Webhooks way with its own timestamp, so a captured delivery
+// is worthless once a receiver's tolerance (5 minutes) has passed.
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
