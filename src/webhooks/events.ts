@@ -100,11 +100,7 @@ export function webhookDelivery(event: WebhookEvent, now: Date = new Date()): We
   return Object.assign(head, event) as WebhookDelivery;
 }
 
-/**
- * Puts `event` on the webhook queue in one Redis call; resolves to its delivery id, or undefined
- * when Redis refused it. A failure is logged, never thrown: an event is never worth failing the
- * work that produced it.
- */
+/** Queues `event`, resolving to its delivery id; a failure is logged, never thrown (undefined). */
 export async function enqueueWebhook(
   queue: WebhookQueue,
   event: WebhookEvent,
