@@ -220,10 +220,6 @@ export class ProblemLog implements ProblemSink {
     if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
   }
 
-  get count(): number {
-    return this.total;
-  }
-
   summary(): ProblemSummary {
     const byField = Object.fromEntries(
       [...this.fields].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),

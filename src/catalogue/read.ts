@@ -50,9 +50,7 @@ export function syncClientOptions(gate: RequestGate): Partial<ApiClientOptions> 
   return {
     attempts: 1,
     on429: 'throw',
-    beforeRequest: async () => {
-      await gate.acquire();
-    },
+    beforeRequest: async () => void (await gate.acquire()),
   };
 }
 
@@ -119,6 +117,7 @@ interface ReadOptions {
 /** Field of an item that holds its id, by listing. */
 const idOf = (field: string) => (item: unknown) =>
   typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[field] : undefined;
+const campaignId = (item: unknown) => entityId(idOf('campaign_id')(item));
 
 /**
  * Reads every page of campaigns, then each campaign's creatives, a few campaigns at a time; staged
@@ -142,9 +141,7 @@ export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
 async function readAll(o: ReadOptions): Promise<RawCatalogue> {
   const campaigns = await readListing(o, CAMPAIGN_LISTING, (p) => o.api.listCampaigns(p), 'campaign_id');
   if (campaigns === 'gone') throw new Error('the campaign listing cannot be gone');
-  const ids = [
-    ...new Set(campaigns.map((c) => entityId(idOf('campaign_id')(c))).filter((id) => id !== undefined)),
-  ];
+  const ids = [...new Set(campaigns.map(campaignId).filter((id) => id !== undefined))];
   o.logger.debug({ campaigns: ids.length }, 'campaigns listed');
   let done = ids.filter((id) => o.checkpoint.listing(id).last).length;
   o.onListed(done, ids.length);
@@ -162,7 +159,7 @@ async function readAll(o: ReadOptions): Promise<RawCatalogue> {
     return [id, []];
   });
   return {
-    campaigns: campaigns.filter((c) => !gone.has(entityId(idOf('campaign_id')(c)) ?? -1)),
+    campaigns: campaigns.filter((c) => !gone.has(campaignId(c) ?? -1)),
     creativesByCampaign: new Map(listings.filter(([id]) => !gone.has(id))),
   };
 }

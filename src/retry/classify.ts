@@ -77,13 +77,8 @@ export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
-/** What the fallback reads off errors not of our vocabulary (pg's, ioredis', undici's): codes. */
-interface ErrorFacts {
-  readonly name: string;
-  readonly message?: unknown;
-  readonly status?: unknown;
-  readonly code?: unknown;
-}
+/** What the fallback reads off errors not of our vocabulary (pg's, ioredis', undici's). */
+type ErrorFacts = { readonly status?: unknown; readonly code?: unknown };
 
 /** Classifies any error: the first of ours in the cause chain says what it is (retryAfterMs: a pause);
  * library errors are judged by their codes against the allowlists; anything else is fatal. */
@@ -102,7 +97,7 @@ export function classifyFailure(error: unknown): Failure {
       isTransientPg(code) ||
       isTransientNetwork(code) ||
       (typeof e.status === 'number' && isTransientStatus(e.status)) ||
-      PG_CONNECTION_LOST.test(String(e.message ?? ''))
+      PG_CONNECTION_LOST.test(e.message)
     );
   });
   return { kind: transient ? 'transient' : 'fatal', reason };
@@ -146,13 +141,13 @@ const REDIS_OFFLINE =
 export function isRedisOutage(error: unknown): boolean {
   return causes(error).some((e) => {
     const code = typeof e.code === 'string' ? e.code : undefined;
-    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(String(e.message ?? ''));
+    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(e.message);
   });
 }
 
 /** True when the error is unmistakably Redis' own words for an outage (not a bare network code). */
 export function isRedisConnectionLoss(error: unknown): boolean {
-  return causes(error).some((e) => REDIS_OUTAGE.test(String(e.message ?? '')));
+  return causes(error).some((e) => REDIS_OUTAGE.test(e.message));
 }
 
 /** Why Redis did not answer, in a user's words rather than ioredis' (offline queue, retries per request). */

@@ -111,7 +111,8 @@ async function startOn(
   // Each account's own API client and limiter (one account: the runtime's limiter, as before).
   const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
   if (accounts !== undefined) opened.push(() => accounts.close());
-  const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? (accounts as WorkerAccounts).fetcherFor;
+  const fetcher: ReportFetcher | FetcherFor =
+    accounts === undefined ? (deps.fetcher as ReportFetcher) : accounts.fetcherFor;
   const isolation =
     accounts !== undefined && config.accounts.length > 1
       ? { guard: accounts.guard, accounts: accounts.accounts }
@@ -247,14 +248,6 @@ function closer(
   };
 }
 
-export interface WorkerAccounts {
-  readonly fetcherFor: FetcherFor;
-  readonly accounts: ReadonlyMap<string, PullAccount>;
-  /** Holds an account's pulls while it is paused, down or busy (only with more than one account). */
-  readonly guard: AccountGuard;
-  close(): Promise<void>;
-}
-
 /** The request limiter of `account`: the runtime's for the default account, else its own key and rate. */
 function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
   if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
@@ -273,12 +266,9 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
   });
 }
 
-/** Opens an API client and a limiter per configured account. */
-function openWorkerAccounts(
-  rt: WorkerRuntime,
-  observer: WorkerObserver,
-  concurrency: number,
-): WorkerAccounts {
+/** Opens an API client and a limiter per configured account, and the guard that holds an account's
+ * pulls while it is paused, down or busy. */
+function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurrency: number) {
   const guard = createAccountGuard(rt.config.accounts.length, concurrency);
   const fetchers = new Map<string, ReportFetcher>();
   const accounts = new Map<string, PullAccount>();
@@ -305,7 +295,7 @@ function openWorkerAccounts(
     accounts.set(account.name, { limiter, reports: account.reports });
   }
   return {
-    fetcherFor: (name) => fetchers.get(name),
+    fetcherFor: (name: string) => fetchers.get(name),
     accounts,
     guard,
     close: async () => {

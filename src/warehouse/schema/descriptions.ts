@@ -112,22 +112,20 @@ export async function describeReportObjects(
       const relation = await relationOf(client, schema, name);
       if (relation === undefined) continue;
       const target = qualified(schema, name);
-      // Only what differs: a migrate that changes nothing writes no catalog rows.
+      // Only what differs: a migrate that changes nothing writes no catalog rows. COMMENT takes no
+      // parameters, so the text goes in as a quoted literal.
       const text = OBJECT_TEXT[role](report.name);
       if (relation.comment !== text)
-        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${literal(text)}`);
+        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${client.escapeLiteral(text)}`);
       for (const column of await columnsOf(client, schema, name)) {
         const wanted = columnDescription(column.name, role);
         if (column.comment !== wanted)
-          await client.query(`COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${literal(wanted)}`);
+          await client.query(
+            `COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${client.escapeLiteral(wanted)}`,
+          );
       }
     }
   }
-}
-
-/** COMMENT takes no parameters: the text goes in as a quoted literal. */
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 async function relationOf(
