@@ -15,10 +15,7 @@ interface ListingState {
 const EMPTY: ListingState = { items: [], next: 0, last: false, gone: false, pages: 0 };
 
 /** When buffered pages are staged: after this many pages, or this long after the first. */
-export interface FlushPolicy {
-  readonly pages: number;
-  readonly ms: number;
-}
+export type FlushPolicy = { readonly pages: number; readonly ms: number };
 
 /** Each listing's staged pages folded into where it stands: only an unbroken run from offset 0 counts. */
 export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingState> {

@@ -103,16 +103,10 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       pageSize: deps.pageSize ?? 100,
       logger,
       onListed: (done, total) => {
+        // The first call says how many campaigns the checkpoint had done: this try's `resumed`.
         const first = progress.campaignsTotal === null;
-        update(
-          {
-            phase: 'creatives',
-            campaignsDone: done,
-            campaignsTotal: total,
-            ...(first ? { resumed: done } : {}),
-          },
-          first,
-        );
+        const patch = { phase: 'creatives', campaignsDone: done, campaignsTotal: total } as const;
+        update(first ? { ...patch, resumed: done } : patch, first);
       },
     });
     const fetchMs = Date.now() - started;

@@ -1,5 +1,6 @@
 // What every BullMQ worker of one process shares (queue store, queues, request limiter, activity
 // clock, shutdown signal), the order of a stop, and the account guard.
+import type { WorkerOptions } from 'bullmq';
 import type { Pool } from 'pg';
 import {
   createRequestLimiter,
@@ -41,11 +42,7 @@ export interface WorkerRuntime {
   /** Milliseconds since the last sign of life. */
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
-  readonly bull: {
-    readonly lockDuration: number;
-    readonly stalledInterval: number;
-    readonly maxStalledCount: number;
-  };
+  readonly bull: Required<Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
   /** Closes the queues, the limiter and (when this runtime opened it) the queue store's connection. */
   close(): Promise<void>;
 }

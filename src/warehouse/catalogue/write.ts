@@ -25,12 +25,11 @@ export interface WriteOptions {
 /** Rows per upsert statement. */
 const CHUNK_ROWS = 500;
 
-/** An entity table: its key, its columns, its history table and the fields a new version tracks. */
+/** An entity table (its history is <table>_history): its key, its columns and the fields a new version tracks. */
 export interface EntityTable {
   readonly table: 'campaigns' | 'creatives';
   readonly key: 'campaign_id' | 'creative_id';
   readonly columns: readonly Column[];
-  readonly history: 'campaigns_history' | 'creatives_history';
   /** Columns whose change makes a new history version (identifiers, not user input). */
   readonly tracked: readonly string[];
 }
@@ -39,7 +38,6 @@ const CAMPAIGNS: EntityTable = {
   table: 'campaigns',
   key: 'campaign_id',
   columns: CAMPAIGN_COLUMNS,
-  history: 'campaigns_history',
   tracked: ['name', 'is_active', 'is_archived', 'delivery_start', 'delivery_end'],
 };
 
@@ -47,7 +45,6 @@ const CREATIVES: EntityTable = {
   table: 'creatives',
   key: 'creative_id',
   columns: CREATIVE_COLUMNS,
-  history: 'creatives_history',
   tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
 };
 
@@ -182,7 +179,7 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  * is closed at now(), then each entity without one gets one (a new one from its `created` time).
  */
 function historyStatements(schema: string, account: string, t: EntityTable): Statement[] {
-  const history = qualified(schema, t.history);
+  const history = qualified(schema, `${t.table}_history`);
   const entities = qualified(schema, t.table);
   const tracked = (alias: string) => t.tracked.map((c) => `${alias}.${c}`).join(', ');
   return [

@@ -128,19 +128,18 @@ export async function describeReportObjects(
   }
 }
 
+/** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
 async function relationOf(
   client: ClientBase,
   schema: string,
   name: string,
 ): Promise<{ kind: 'TABLE' | 'VIEW'; comment: string | null } | undefined> {
-  const { rows } = await client.query<{ kind: string; comment: string | null }>(
-    `SELECT c.relkind AS kind, obj_description(c.oid, 'pg_class') AS comment
+  const { rows } = await client.query<{ kind: 'TABLE' | 'VIEW'; comment: string | null }>(
+    `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
+            obj_description(c.oid, 'pg_class') AS comment
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2`,
+      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v')`,
     [schema, name],
   );
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  if (row.kind === 'r' || row.kind === 'p') return { kind: 'TABLE', comment: row.comment };
-  return row.kind === 'v' ? { kind: 'VIEW', comment: row.comment } : undefined;
+  return rows[0];
 }

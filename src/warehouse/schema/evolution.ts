@@ -58,11 +58,7 @@ export async function coverage(
 }
 
 /** What a swap did: the report and the versions it switched from and to. */
-export interface Swapped {
-  readonly report: string;
-  readonly from: number;
-  readonly to: number;
-}
+export type Swapped = { readonly report: string; readonly from: number; readonly to: number };
 
 /**
  * Switches `report`'s stable name and bi_ views to its building version in one transaction, when

@@ -17,14 +17,6 @@ import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly file: string;
-  readonly sql: string;
-  readonly checksum: string;
-}
-
 /** Thrown when the migrations on disk and those applied disagree; says how to proceed. */
 export class MigrationError extends TerminalError {
   override readonly name = 'MigrationError';
@@ -57,7 +49,7 @@ export interface MigrateResult {
 }
 
 /** Reads sql/NNN_name.sql files in version order; refuses duplicate versions and stray names. */
-export function readMigrations(dir: string): Migration[] {
+export function readMigrations(dir: string) {
   const migrations = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .map((file) => {

@@ -9,9 +9,6 @@ import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.j
 import type { ReportJob } from '../../config/jobs.js';
 import { columnsOf } from './views.js';
 
-/** The clause that makes a report table partitioned (createTableSql). */
-export const PARTITION_CLAUSE = 'PARTITION BY RANGE (period_start)';
-
 const MONTH = /^\d{4}-\d{2}-01$/;
 
 /** The partition of `table` holding the month starting `month` (YYYY-MM-01): <table>__p<YYYYMM>. */

@@ -3,7 +3,6 @@
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../../config/files.js';
@@ -81,7 +80,7 @@ export function createTableSql(schema: string, spec: TableSpec): { table: string
   return {
     table:
       `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
-      (spec.partitioned ? ` ${PARTITION_CLAUSE}` : ''),
+      (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
     indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
   };
 }
