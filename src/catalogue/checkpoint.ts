@@ -1,6 +1,5 @@
-// A sync's checkpoint as the reader sees it (what earlier tries staged, per listing, and a buffer
-// that stages new pages in batches: a statement per page would cost a round trip per request), and
-// the sync's progress as the job reports it and `adops sync --wait` draws it.
+// A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
+// batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
 import type { StagedPage } from '../warehouse/catalogue/runs.js';
 
 /** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */

@@ -1,6 +1,5 @@
-// Reading the catalogue from the API: each request survives 429s (waited out through the shared
-// pause) and transient faults (retried with capped jittered backoff), and every page of campaigns and
-// of each campaign's creatives is read, a bounded number of campaigns at a time, and staged.
+// Reading the catalogue from the API, every page staged: each request waits out 429s through the
+// shared pause and retries transient faults with backoff.
 import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../config/env.js';
 import { realSleep } from '../api/http.js';

@@ -1,5 +1,4 @@
-// One catalogue sync (adops sync): read every campaign and creative, resuming the run's checkpoint,
-// map them to rows, and write the whole catalogue of the account in one transaction.
+// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, write it in one transaction.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';

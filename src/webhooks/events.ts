@@ -1,5 +1,5 @@
-// Webhook events and their queue: what the product tells ADOPS_WEBHOOK_URL, put on WEBHOOK_QUEUE
-// in one Redis call. Delivery (signing, POST, retries) is the webhook worker's job, never a pull's.
+// Webhook events and their queue: what ADOPS_WEBHOOK_URL is told, queued in one call; the webhook
+// worker delivers them, never a pull.
 import { randomUUID } from 'node:crypto';
 import type { IQueueBackend, Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';

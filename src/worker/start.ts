@@ -36,8 +36,6 @@ import { FRESHNESS_EVERY_MS, startWebhookWorker } from './webhook-worker.js';
 import { limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
 
-export type { SyncRun } from './sync-worker.js';
-
 export interface WorkerDeps {
   readonly config: Config;
   readonly jobs: JobSet;

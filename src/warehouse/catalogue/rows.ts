@@ -1,6 +1,5 @@
-// The catalogue as the warehouse stores it: the typed rows of campaigns and creatives, the field
-// problems a sync records, the columns each entity table is written by, and text made storable.
-// The warehouse owns these shapes; src/catalogue maps the API's objects onto them.
+// The catalogue as the warehouse stores it (typed rows, field problems, entity columns, storable
+// text): the warehouse owns these shapes; src/catalogue maps the API's objects onto them.
 
 /** A JSON object as parsed from an API response. */
 export type JsonObject = Record<string, unknown>;
@@ -8,28 +7,24 @@ export type JsonObject = Record<string, unknown>;
 /** Which catalogue entity a value belongs to. */
 export type EntityKind = 'campaign' | 'creative';
 
-/**
- * A field of a campaign or creative that could not be read as its column's type. The entity is
- * still stored (that column NULL, `raw` intact), unless the field is its id: then it is skipped.
- * Or (`repaired`) text Postgres cannot hold, stored repaired in its column and in `raw` alike.
- */
+/** A field that could not be read as its column's type (stored NULL; an unreadable id skips the
+ * entity), or (`repaired`) text Postgres cannot hold, stored repaired. */
 export interface FieldProblem {
   readonly entity: EntityKind;
   /** The entity's id, or null when the id itself is what could not be read. */
   readonly id: number | null;
   /** Dotted path of the field, e.g. `pricing.value`, `zone_ids[2]`, `(object)` for a non-object. */
   readonly field: string;
-  /** What was expected, e.g. `an integer`. */
   readonly expected: string;
   /** A short excerpt of the value found and its JSON type, e.g. `"high" (string)`. */
   readonly value: string;
-  /** The value was text with a NUL or an unpaired surrogate, stored repaired (storable.ts). */
+  /** The value was text with a NUL or an unpaired surrogate, stored repaired. */
   readonly repaired?: true;
 }
 
 /** Problems of one sync, aggregated by entity and field, as logged and stored. */
 export interface ProblemSummary {
-  /** Every problem met, the entities skipped for an unreadable id included. */
+  /** Every problem met, skipped entities included. */
   readonly count: number;
   /** Entities skipped because their id could not be read. */
   readonly skipped: number;

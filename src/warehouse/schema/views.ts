@@ -10,7 +10,6 @@ import { COUNTERS } from '../../config/dimensions.js';
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
 export interface ViewFile {
   readonly report: string;
-  readonly file: string;
   readonly sql: string;
   /** Dimension columns the view reads, from its `-- requires: a, b` header line. */
   readonly requires: readonly string[];
@@ -32,7 +31,7 @@ export function parseViewFile(file: string, sql: string): ViewFile {
       ?.split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '') ?? [];
-  return { report: basename(file, '.sql'), file, sql, requires };
+  return { report: basename(file, '.sql'), sql, requires };
 }
 
 /** One column of a table or view as found, in order: its type as format_type() names it. */
