@@ -1,13 +1,8 @@
-// A sync's checkpoint as the reader sees it (what earlier tries staged, per listing, and a buffer
-// that stages new pages in batches: a statement per page would cost a round trip per request), and
-// the sync's progress as the job reports it and `adops sync --wait` draws it.
+// A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
+// batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
 import type { StagedPage } from '../warehouse/catalogue/runs.js';
 
-/**
- * Where a listing stands after what was staged: its items so far, the offset of the next page to
- * read, whether it is complete or `gone` (404: campaign deleted during the sync), and the pages
- * taken from the checkpoint.
- */
+/** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */
 interface ListingState {
   readonly items: readonly unknown[];
   readonly next: number;
@@ -19,16 +14,9 @@ interface ListingState {
 const EMPTY: ListingState = { items: [], next: 0, last: false, gone: false, pages: 0 };
 
 /** When buffered pages are staged: after this many pages, or this long after the first. */
-export interface FlushPolicy {
-  readonly pages: number;
-  readonly ms: number;
-}
+export type FlushPolicy = { readonly pages: number; readonly ms: number };
 
-/**
- * The pages of each listing staged by earlier tries, folded into where each listing stands. Only
- * an unbroken run of pages from offset 0 counts (each page starts where the one before ended);
- * anything after a gap is read again. Pure.
- */
+/** Each listing's staged pages folded into where it stands: only an unbroken run from offset 0 counts. */
 export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingState> {
   const byListing = new Map<number, StagedPage[]>();
   for (const p of pages) byListing.set(p.listing, [...(byListing.get(p.listing) ?? []), p]);
@@ -55,10 +43,9 @@ export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingSta
 }
 
 /**
- * The checkpoint of one run: `listing(id)` says what need not be read again; `add(page)` stages a
- * new page, batched by `policy`. A failed staging fails the next add or flush (the sync then
- * fails as a whole: without its checkpoint it could not resume). Call `flush()` before relying
- * on the pages being staged, and in any case at the end (it stops the timer).
+ * One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in
+ * batches. A failed staging fails the next add or flush (without it the sync could not resume).
+ * Call `flush()` at the end (it stops the timer).
  */
 export class Checkpoint {
   private readonly staged: Map<number, ListingState>;
@@ -114,12 +101,7 @@ export class Checkpoint {
   }
 }
 
-/**
- * Progress of one try of a sync (the BullMQ job's progress value): when it started (ms since the
- * epoch), the requests it made (retries included), the campaigns whose creatives are listed (from
- * the checkpoint or by this try) of those to list (once the campaign listing is complete), and
- * those already done from the checkpoint when it started.
- */
+/** Progress of one try of a sync (the job's progress value); `resumed`: campaigns from the checkpoint. */
 export interface SyncProgress {
   readonly phase: 'campaigns' | 'creatives' | 'writing';
   readonly startedAt: number;
@@ -129,10 +111,7 @@ export interface SyncProgress {
   readonly resumed: number;
 }
 
-/**
- * Seconds left, from this try's own pace: campaigns taken from the checkpoint cost nothing, so
- * they are left out of the rate. Undefined until the total is known and one campaign is listed.
- */
+/** Seconds left at this try's own pace (resumed campaigns cost nothing); undefined until known. */
 export function etaSeconds(p: SyncProgress, now: number): number | undefined {
   if (p.campaignsTotal === null) return undefined;
   const left = Math.max(0, p.campaignsTotal - p.campaignsDone);
@@ -159,18 +138,14 @@ export function asSyncProgress(value: unknown): SyncProgress | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   const num = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-  const phases: readonly unknown[] = ['campaigns', 'creatives', 'writing'];
-  if (!phases.includes(v.phase) || !num(v.startedAt) || !num(v.requests) || !num(v.campaignsDone))
-    return undefined;
-  if (v.campaignsTotal !== null && !num(v.campaignsTotal)) return undefined;
-  if (!num(v.resumed)) return undefined;
-  return v as unknown as SyncProgress;
+  const ok =
+    ['campaigns', 'creatives', 'writing'].includes(v.phase as string) &&
+    [v.startedAt, v.requests, v.campaignsDone, v.resumed].every(num) &&
+    (v.campaignsTotal === null || num(v.campaignsTotal));
+  return ok ? (v as unknown as SyncProgress) : undefined;
 }
 
-/**
- * Calls `emit` with the progress at most every `everyMs` (and always when forced), so a fast
- * sync does not send BullMQ an update per request.
- */
+/** Calls `emit` at most every `everyMs` (always when forced): not an update per request. */
 export function throttled(
   emit: (p: SyncProgress) => void,
   everyMs = 250,

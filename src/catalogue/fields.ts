@@ -35,7 +35,7 @@ export function problemText(p: FieldProblem): string {
 }
 
 /** A value as a short excerpt with its JSON type: `"2.5x" (string)`, `missing`. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return 'missing';
   const text = JSON.stringify(value) ?? String(value);
   // Storable too: the problems are kept in jsonb, and a cut can split a surrogate pair.
@@ -45,17 +45,14 @@ export function describeValue(value: unknown): string {
 }
 
 /** True for a plain JSON object (not an array, not null). */
-export function isObject(value: unknown): value is JsonObject {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const INT_TEXT = /^-?\d{1,16}$/;
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
-/**
- * A whole number from a number or a string of digits ("123", as PHP-style APIs send counters and
- * ids); undefined for anything else, fractions and numbers past 2^53 included.
- */
+/** A whole number from a number or a string of digits ("123", as PHP-style APIs send ids); else undefined. */
 export function asInt(v: unknown): number | undefined {
   const n = typeof v === 'string' && INT_TEXT.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
@@ -76,10 +73,9 @@ export function asBool(v: unknown): boolean | undefined {
 }
 
 /**
- * Typed reads of one entity's fields. Missing and null read as null (the spec marks no read field
- * as always present, and a later API version may drop some). Numbers and booleans sent as strings
- * are read as their values. A value that still does not fit reads as null and is reported to the
- * sink, naming entity, id and field: one bad field never costs the entity or the catalogue.
+ * Typed reads of one entity's fields: missing and null read as null (no field is promised), numbers
+ * and booleans sent as strings as their values; anything else reads as null and is reported, so one
+ * bad field never costs the entity or the catalogue.
  */
 export class FieldReader {
   constructor(
@@ -137,20 +133,14 @@ export class FieldReader {
     return new Date(v * 1000).toISOString();
   }
 
-  /**
-   * An object that the API sends as `[]` when unset (pricing, pacing, targeting, delivery):
-   * `[]`, missing and null read as null; any other array or scalar is a problem, read as null.
-   */
+  /** An object the API sends as `[]` when unset (pricing, pacing, delivery); `[]` reads as null. */
   objectOrUnset(obj: JsonObject, key: string, path = key): JsonObject | null {
     return this.read(obj, key, path, 'an object, or [] when unset', (v) =>
       Array.isArray(v) && v.length === 0 ? null : isObject(v) ? v : undefined,
     );
   }
 
-  /**
-   * A JSON value stored as jsonb that the API sends as `[]` when unset (targeting: "array or
-   * object"): `[]`, missing and null read as null; a non-empty array or an object is kept.
-   */
+  /** A jsonb value the API sends as `[]` when unset (targeting: "array or object"); `[]` reads as null. */
   jsonOrUnset(obj: JsonObject, key: string, path = key): JsonObject | unknown[] | null {
     return this.read(obj, key, path, 'an object or an array', (v) =>
       Array.isArray(v) ? (v.length === 0 ? null : v) : isObject(v) ? v : undefined,
@@ -179,11 +169,8 @@ export class FieldReader {
 export const SMALLINT = { min: -32_768, max: 32_767 } as const;
 export const INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 
-/**
- * The entity `obj` (keyed `id`) with its text as Postgres can hold it (NULs removed, U+FFFD for
- * unpaired surrogates, keys too), each repaired field reported to `problems`: the typed columns
- * read from it and `raw` stores it, so both hold the same text, and one bad name never fails a sync.
- */
+/** The entity with its text storable (storableJson), each repair reported: the typed columns and
+ * `raw` then hold the same text. */
 export function storableEntity(
   entity: EntityKind,
   id: number,
@@ -195,10 +182,7 @@ export function storableEntity(
   ) as JsonObject;
 }
 
-/**
- * The positive integer id of an entity (a number or a string of digits), or undefined, reported to
- * `problems`, when it cannot be read: the entity is then skipped, since it cannot be keyed.
- */
+/** The positive integer id of an entity, or undefined (reported): the entity cannot be keyed. */
 export function readId(
   entity: EntityKind,
   obj: unknown,
@@ -218,11 +202,8 @@ export function readId(
 /** Problems kept in full per sync; the rest are only counted (a broken field can hit every row). */
 export const KEPT_PROBLEMS = 100;
 
-/**
- * Collects the field problems of one sync. Bounded: every problem is counted, only the first
- * KEPT_PROBLEMS are kept, so a field the API changed for every entity cannot flood memory, the
- * log or Postgres. Pure; the sync logs and stores its summary once.
- */
+/** The field problems of one sync: all counted, only the first KEPT_PROBLEMS kept, so a field broken
+ * for every entity cannot flood memory, the log or Postgres. */
 export class ProblemLog implements ProblemSink {
   private readonly kept: FieldProblem[] = [];
   private readonly fields = new Map<string, number>();
@@ -237,10 +218,6 @@ export class ProblemLog implements ProblemSink {
     const key = `${problem.entity} ${problem.field.replace(/\[\d+\]/g, '[]')}`;
     this.fields.set(key, (this.fields.get(key) ?? 0) + 1);
     if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
-  }
-
-  get count(): number {
-    return this.total;
   }
 
   summary(): ProblemSummary {

@@ -1,6 +1,5 @@
-// Reading the catalogue from the API: each request survives 429s (waited out through the shared
-// pause) and transient faults (retried with capped jittered backoff), and every page of campaigns and
-// of each campaign's creatives is read, a bounded number of campaigns at a time, and staged.
+// Reading the catalogue from the API, every page staged: each request waits out 429s through the
+// shared pause and retries transient faults with backoff.
 import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../config/env.js';
 import { realSleep } from '../api/http.js';
@@ -16,12 +15,9 @@ import type { Checkpoint } from './checkpoint.js';
 /** How hard a sync's request tries. */
 export interface SyncRetryPolicy {
   /**
-   * Attempts per request against transient faults (5xx, dropped connections, timeouts), the first
-   * included. 12: a server failing 28% of requests transiently (25% 5xx and 3% drops, the
-   * `hostile` profile) fails 12 in a row with p = 0.28^12 = 2.3e-7, so a 250-campaign sync
-   * (about 255 requests) exhausts one with p = 6e-5 and a 20,000-campaign one with p = 5e-3;
-   * even then the sync's next try resumes from its checkpoint. With the default 250 ms base and
-   * 30 s cap, the backoff of a request that needs all 12 is at most 152 s (76 s on average).
+   * Attempts per request against transient faults, the first included. 12: the `hostile` profile
+   * (28% transient failures) fails 12 in a row with p = 2.3e-7, so a 250-campaign sync exhausts one
+   * with p = 6e-5 (then its next try resumes); all 12 back off 152 s at most.
    */
   readonly attempts: number;
   /** 429s one request waits out before the sync gives up and goes back to the queue. */
@@ -48,25 +44,18 @@ export interface RequestCounts {
 /** Sends one request of the sync, retried as the policy allows. */
 type Requester = <T>(call: () => Promise<T>) => Promise<T>;
 
-/**
- * The client options a sync's API client needs: one HTTP attempt per call and 429s thrown, so
- * the requester alone decides retries (and counts them), and every attempt through `gate`.
- */
+/** A sync's client options: one attempt per call and 429s thrown (the requester retries), through `gate`. */
 export function syncClientOptions(gate: RequestGate): Partial<ApiClientOptions> {
   return {
     attempts: 1,
     on429: 'throw',
-    beforeRequest: async () => {
-      await gate.acquire();
-    },
+    beforeRequest: async () => void (await gate.acquire()),
   };
 }
 
 /**
- * A requester over `gate`. A 429 pauses the gate for its Retry-After (every process sharing the
- * gate waits with it) and the same request is sent again, without spending an attempt; a
- * transient failure (src/retry/classify.ts) is retried after a jittered backoff up to `policy.attempts` attempts; any
- * other error is thrown at once. `counts` is updated as requests go.
+ * A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again
+ * without spending an attempt; a transient failure is retried after backoff; anything else throws.
  */
 export function createRequester(
   gate: RequestGate,
@@ -113,11 +102,7 @@ export interface CatalogueApi {
   listCreatives(campaignId: number, page: Page): Promise<readonly unknown[]>;
 }
 
-/**
- * A read: `request` sends each request with the sync's retries, `checkpoint` holds what earlier
- * tries staged and stages new pages, `onListed` is told when the campaign listing is complete and
- * as each campaign's creatives are listed.
- */
+/** A read; `onListed` is told when the campaigns are listed and as each one's creatives are. */
 interface ReadOptions {
   readonly api: CatalogueApi;
   readonly request: Requester;
@@ -131,14 +116,12 @@ interface ReadOptions {
 /** Field of an item that holds its id, by listing. */
 const idOf = (field: string) => (item: unknown) =>
   typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[field] : undefined;
+const campaignId = (item: unknown) => entityId(idOf('campaign_id')(item));
 
 /**
- * Reads the whole catalogue: every page of campaigns, then the creatives of each campaign, a
- * bounded number of campaigns at a time. Pages an earlier try staged are taken from the
- * checkpoint, not read again; every page read is staged. A campaign whose id cannot be read is
- * passed on (the mapping skips and reports it) but its creatives cannot be listed. An error that
- * survives the requester's retries rejects the read once the requests in flight settle, after the
- * pages read so far are staged, so the next try resumes from there.
+ * Reads every page of campaigns, then each campaign's creatives, a few campaigns at a time; staged
+ * pages are not read again and every page read is staged, also when the read fails, so the next
+ * try resumes from there.
  */
 export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
   let read: RawCatalogue;
@@ -157,9 +140,7 @@ export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
 async function readAll(o: ReadOptions): Promise<RawCatalogue> {
   const campaigns = await readListing(o, CAMPAIGN_LISTING, (p) => o.api.listCampaigns(p), 'campaign_id');
   if (campaigns === 'gone') throw new Error('the campaign listing cannot be gone');
-  const ids = [
-    ...new Set(campaigns.map((c) => entityId(idOf('campaign_id')(c))).filter((id) => id !== undefined)),
-  ];
+  const ids = [...new Set(campaigns.map(campaignId).filter((id) => id !== undefined))];
   o.logger.debug({ campaigns: ids.length }, 'campaigns listed');
   let done = ids.filter((id) => o.checkpoint.listing(id).last).length;
   o.onListed(done, ids.length);
@@ -177,7 +158,7 @@ async function readAll(o: ReadOptions): Promise<RawCatalogue> {
     return [id, []];
   });
   return {
-    campaigns: campaigns.filter((c) => !gone.has(entityId(idOf('campaign_id')(c)) ?? -1)),
+    campaigns: campaigns.filter((c) => !gone.has(campaignId(c) ?? -1)),
     creativesByCampaign: new Map(listings.filter(([id]) => !gone.has(id))),
   };
 }
@@ -221,11 +202,8 @@ async function readListing(
   return items;
 }
 
-/**
- * Maps `items` through `fn` with at most `limit` calls in flight, keeping order. On the first
- * failure no new call starts; the returned promise rejects with that error once the calls in
- * flight have settled, so no request outlives the sync that made it.
- */
+/** Maps `items` through `fn`, at most `limit` at once, in order; after a failure none starts, and it
+ * rejects once those in flight settle, so no request outlives its sync. */
 export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,

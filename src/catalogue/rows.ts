@@ -17,12 +17,8 @@ import type {
   MappedCampaign,
 } from '../warehouse/catalogue/rows.js';
 
-/**
- * Maps a campaign as returned by the API to its typed row. Unknown fields stay in `raw`; a known
- * field that cannot be read is NULL in its column and reported to `problems`. Returns undefined
- * (reported too) when the campaign id cannot be read: such a campaign cannot be stored. Text that
- * Postgres cannot hold is stored repaired, and reported (storableEntity).
- */
+/** A campaign as the API returns it, as its typed row (unreadable fields NULL and reported);
+ * undefined when its id cannot be read. */
 export function mapCampaign(campaign: unknown, problems: ProblemSink): MappedCampaign | undefined {
   const id = readId('campaign', campaign, 'campaign_id', problems);
   if (id === undefined) return undefined;
@@ -79,13 +75,8 @@ export function normalizeSpeed(speed: string | null): string | null {
 
 const EMPTY: JsonObject = {};
 
-/**
- * Maps a creative listed under campaign `listedUnder` to its typed row. It is stored under that
- * campaign: the listing is where the API said it belongs. A campaign_id of its own that disagrees
- * is reported as a problem (the data is not what the spec promises; `raw` keeps it). Fields that
- * cannot be read are NULL and reported; an unreadable creative id returns undefined (reported).
- * Text that Postgres cannot hold is stored repaired, and reported (storableEntity).
- */
+/** A creative as its typed row, stored under the campaign it was listed under (a campaign_id of its
+ * own that disagrees is reported); undefined when its id cannot be read. */
 export function mapCreative(
   creative: unknown,
   listedUnder: number,
@@ -141,12 +132,8 @@ export interface RawCatalogue {
   readonly creativesByCampaign: ReadonlyMap<number, readonly unknown[]>;
 }
 
-/**
- * Validates and maps a whole read. Offset paging over a list that changes between pages can show
- * an entity twice; the last copy wins, so each id becomes exactly one row (Postgres refuses an
- * upsert that touches a row twice). Fields that cannot be read go to `problems` and read as NULL;
- * an entity whose id cannot be read is skipped (and reported), never the whole catalogue.
- */
+/** Maps a whole read. Offset paging can show an entity twice: the last copy wins, as Postgres
+ * refuses an upsert touching a row twice. */
 export function buildCatalogue(raw: RawCatalogue, problems: ProblemSink): Catalogue {
   const campaigns = new Map<number, MappedCampaign>();
   for (const c of raw.campaigns) {

@@ -1,5 +1,4 @@
-// One catalogue sync (adops sync): read every campaign and creative, resuming the run's checkpoint,
-// map them to rows, and write the whole catalogue of the account in one transaction.
+// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, write it in one transaction.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
@@ -20,11 +19,7 @@ import {
 } from './read.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
-/**
- * Counts of one entity sync (`deleted` and `revived` add up campaigns and creatives): fields that
- * could not be read (stored NULL, unreadable ids included), entities skipped for an unreadable id,
- * HTTP requests this try made (retries included), pages taken from an earlier try's checkpoint.
- */
+/** Counts of one sync: field problems, entities skipped, this try's requests, pages resumed. */
 export interface EntitySyncResult extends WriteResult {
   readonly problems: number;
   readonly skipped: number;
@@ -40,17 +35,11 @@ export interface EntitySyncDeps {
   /** Campaigns whose creatives are listed at once (default 4), and the page size (default 100). */
   readonly campaignConcurrency?: number;
   readonly pageSize?: number;
-  /**
-   * The run's id: a queued sync passes its job id, so a retry of the job, or the job taken up
-   * again after its worker died, resumes the run's checkpoint. Default: a fresh id (no resume).
-   */
+  /** The run's id: a queued sync passes its job id, so its retries resume the checkpoint. Default: fresh. */
   readonly runId?: string;
   /** The account whose catalogue this is (DEFAULT_ACCOUNT when not given): only its rows are written. */
   readonly account?: string;
-  /**
-   * Whether a failure of this try is followed by another that resumes the checkpoint (default:
-   * when a runId is given). When not, a failure drops the checkpoint and marks the run failed.
-   */
+  /** Whether another try follows a failure (default: with a runId); if not, the run is marked failed. */
   readonly resumable?: boolean;
   /** Where requests wait for the rate limit and a 429's pause (default: a local gate). */
   readonly gate?: RequestGate;
@@ -64,13 +53,8 @@ export interface EntitySyncDeps {
   readonly secrets?: readonly string[];
 }
 
-/**
- * Exports the campaign and creative catalogue into Postgres: read everything (resuming the run's
- * checkpoint), validate and map it, then write it in one transaction with soft deletes; the same
- * transaction marks the run written and drops its checkpoint. Nothing reaches the catalogue
- * tables when any step fails. Fields that cannot be read are stored NULL, counted, logged once
- * and kept with the run (`adops status`).
- */
+/** Exports the catalogue: read it all (resuming the checkpoint), map it, write it and end the run in
+ * one transaction; nothing reaches the catalogue when any step fails. */
 export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncResult> {
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
@@ -118,16 +102,10 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       pageSize: deps.pageSize ?? 100,
       logger,
       onListed: (done, total) => {
+        // The first call says how many campaigns the checkpoint had done: this try's `resumed`.
         const first = progress.campaignsTotal === null;
-        update(
-          {
-            phase: 'creatives',
-            campaignsDone: done,
-            campaignsTotal: total,
-            ...(first ? { resumed: done } : {}),
-          },
-          first,
-        );
+        const patch = { phase: 'creatives', campaignsDone: done, campaignsTotal: total } as const;
+        update(first ? { ...patch, resumed: done } : patch, first);
       },
     });
     const fetchMs = Date.now() - started;

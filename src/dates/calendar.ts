@@ -1,6 +1,5 @@
-// Calendar dates as the API and the warehouse write them: YYYY-MM-DD strings, stepped with
-// date-fns in UTC so the host's time zone never shifts a day. The one place that parses,
-// validates and steps dates (src/dates/periods.ts builds periods on it).
+// Calendar dates as YYYY-MM-DD strings, stepped in UTC so the host's time zone never shifts a day:
+// the one place that parses, validates and steps dates.
 import { tz, TZDate } from '@date-fns/tz';
 // One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
 import { format } from 'date-fns/format';
@@ -12,10 +11,7 @@ export class DateFormatError extends Error {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/**
- * True for a real calendar date in YYYY-MM-DD form (year 0001 to 9999). Checked character by
- * character rather than through a Date: it runs once per report row, so it must not allocate.
- */
+/** True for a real YYYY-MM-DD date; no Date allocated, as it runs once per report row. */
 export function isIsoDate(s: string): boolean {
   if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
   const year = digits(s, 0, 4);
@@ -43,10 +39,7 @@ export function parseIsoDate(s: string, what = 'date'): string {
   throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
-/**
- * `date` moved by `days` (negative goes back). Plain UTC day arithmetic rather than date-fns'
- * time-zone context: planning a backfill steps a day per pull, 100,000 times for a big one.
- */
+/** `date` moved by `days`: plain UTC arithmetic, as a big backfill's plan steps 100,000 days. */
 export function addDays(date: string, days: number): string {
   return isoDay(utcDay(date, days));
 }

@@ -5,10 +5,7 @@ import { addDays, daysInMonth, DateFormatError, digits, isoWeekday, parseIsoDate
 export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
 export type PeriodUnit = (typeof PERIOD_UNITS)[number];
 
-/**
- * Days of the longest period (a 31-day month): a period overlapping a day starts at most this many
- * days minus one before it, which bounds a window query from below.
- */
+/** Days of the longest period: a period overlapping a day starts less than this before it. */
 export const LONGEST_PERIOD_DAYS = 31;
 
 /** A date range, both ends inclusive, as YYYY-MM-DD strings (the API's date_from and date_until). */
@@ -29,10 +26,7 @@ export function unreachable(value: never, what: string): never {
   );
 }
 
-/**
- * The period of `unit` that contains `date`: the day itself, its ISO week (Monday to Sunday) or its
- * month. Plain day arithmetic (calendar.ts), so that planning 100,000 periods takes milliseconds.
- */
+/** The period of `unit` containing `date`: the day, its ISO week (Monday to Sunday) or its month. */
 export function periodContaining(date: string, unit: PeriodUnit): Period {
   switch (unit) {
     case 'day':
@@ -63,10 +57,7 @@ export function previousPeriod(period: Period, unit: PeriodUnit): Period {
   return periodContaining(addDays(period.start, -1), unit);
 }
 
-/**
- * Every period of `unit` that overlaps from..to (both inclusive), oldest first. Periods are whole:
- * a week range starting on a Wednesday begins with that week's Monday.
- */
+/** Every whole period of `unit` overlapping from..to (both inclusive), oldest first. */
 export function periodsBetween(from: string, to: string, unit: PeriodUnit): Period[] {
   if (parseIsoDate(from) > parseIsoDate(to))
     throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);

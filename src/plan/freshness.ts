@@ -12,12 +12,8 @@ const CRON_REFERENCE = new Date('2026-01-05T00:00:00Z');
 
 type FreshnessOf = Pick<ReportJob, 'period' | 'schedule' | 'freshnessMs'>;
 
-/**
- * The report's freshness limit in ms: its declared `freshness`, else its period's length (a day,
- * 7 days, 31 days) plus its schedule's interval (the longest gap between two of its cron runs; a
- * day when it has no schedule). So a daily report ticking nightly is late at 48 h: once a whole
- * nightly run has been missed, not in the hours before the night's tick.
- */
+/** A report's freshness limit: its `freshness`, else its period's length plus its schedule's longest
+ * interval, so a daily report ticking nightly is late at 48 h, once a whole run was missed. */
 export function freshnessLimitMs(report: FreshnessOf): number {
   if (report.freshnessMs !== undefined) return report.freshnessMs;
   return PERIOD_DAYS[report.period] * DAY_MS + scheduleIntervalMs(report.schedule);
@@ -26,10 +22,7 @@ export function freshnessLimitMs(report: FreshnessOf): number {
 /** The longest length of a period of each unit, in days. */
 const PERIOD_DAYS: Readonly<Record<PeriodUnit, number>> = { day: 1, week: 7, month: 31 };
 
-/**
- * Intervals by cron and time zone. Walking 32 runs of a cron costs milliseconds (cron-parser on
- * luxon); status asks once per report, and reports (and accounts) mostly share a schedule.
- */
+/** Intervals by cron and time zone: walking 32 runs costs milliseconds, and reports mostly share one. */
 const intervals = new Map<string, number>();
 
 /** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days. */
@@ -58,10 +51,7 @@ export function periodEndInstant(period: Pick<Period, 'end'>, timezone: string):
   return startOfLocalDate(addDays(period.end, 1), timezone);
 }
 
-/**
- * How a report stands against its freshness limit: the age of its newest loaded data (now minus the
- * end of the newest loaded period; null: none loaded), late when none is or it is past the limit.
- */
+/** A report against its freshness limit: the age of its newest loaded data (null: none), and late. */
 export interface Freshness {
   readonly limitMs: number;
   readonly ageMs: number | null;
@@ -80,10 +70,7 @@ export function freshnessOf(
   return { limitMs, ageMs, late: ageMs > limitMs };
 }
 
-/**
- * True when a period should be loaded by now: its data ended longer ago than the freshness limit.
- * A missing period that is not yet due (yesterday, before the night's tick) is no problem.
- */
+/** True when a period's data ended longer ago than the freshness limit: it should be loaded by now. */
 export function isDue(report: FreshnessOf, period: Pick<Period, 'end'>, now: Date): boolean {
   const end = periodEndInstant(period, report.schedule?.timezone ?? 'UTC');
   return now.getTime() - end.getTime() > freshnessLimitMs(report);

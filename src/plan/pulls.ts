@@ -46,11 +46,8 @@ export function planForAccounts<R extends { readonly name: string }>(
   return [...interleaveAccounts(accounts, reports, plan)];
 }
 
-/**
- * The pulls of every account (`plan` gets the reports the account runs), taken in turn (a,b,c,a,b,c...),
- * so a queue worked from its head serves every account from the start instead of one after the
- * other. Lazy: a plan that is a generator is read only as far as the pulls are taken.
- */
+/** The pulls of every account taken in turn (a,b,c,a,b,c...), so a queue serves every account from
+ * the start; lazy, so a generator plan is read only as far as pulls are taken. */
 export function* interleaveAccounts<R extends { readonly name: string }>(
   accounts: readonly PlanAccount[],
   reports: readonly R[],
@@ -75,10 +72,7 @@ export function* interleaveAccounts<R extends { readonly name: string }>(
   }
 }
 
-/**
- * The periods a scheduler tick pulls, oldest first: the period holding "yesterday" (in `timezone`,
- * as of the tick's scheduled instant) and the `lookback` periods before it, pulled again for late data.
- */
+/** A tick's periods, oldest first: the one holding yesterday (in `timezone`) and `lookback` before it. */
 export function scheduledWindow(tick: Date, timezone: string, unit: PeriodUnit, lookback: number): Period[] {
   let p = periodContaining(addDays(localDate(tick, timezone), -1), unit);
   const out: Period[] = [p];
@@ -105,10 +99,7 @@ export interface PeriodState {
   readonly error: string | null;
 }
 
-/**
- * The periods of `expected` that need a pull: no attempt on record, or the last attempt failed (a
- * superseded one lost to a newer load of the period, so it counts as loaded).
- */
+/** The periods of `expected` with no attempt on record or a failed last one (superseded counts as loaded). */
 export function periodsToHeal(expected: readonly Period[], states: readonly PeriodState[]): Period[] {
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   return expected.filter((p) => {
@@ -117,28 +108,7 @@ export function periodsToHeal(expected: readonly Period[], states: readonly Peri
   });
 }
 
-/**
- * The pulls of one scheduler tick: every window period (pulled again even when loaded, for late
- * data), then gap repairs not already in the window, newest first, at most `gapCap` of them so a
- * long outage heals over several nights instead of flooding one.
- */
-export function tickPlan(
-  window: readonly Period[],
-  gaps: readonly Period[],
-  gapCap: number,
-): { window: Period[]; gaps: Period[] } {
-  const inWindow = new Set(window.map(periodKey));
-  const extra = gaps
-    .filter((p) => !inWindow.has(periodKey(p)))
-    .sort((a, b) => (a.start < b.start ? 1 : a.start > b.start ? -1 : 0))
-    .slice(0, Math.max(0, gapCap));
-  return { window: [...window], gaps: extra };
-}
-
-/**
- * Loaded periods that came back with zero rows while a loaded neighbour (the nearest loaded period
- * before or after) did not: a sign of an outage on the API's side rather than a quiet day.
- */
+/** Loaded zero-row periods whose nearest loaded neighbour had rows: an API outage, not a quiet day. */
 export function zeroRowOutliers(states: readonly PeriodState[]): PeriodState[] {
   const loaded = states
     .filter((s) => s.lastStatus !== 'failed' && s.rows !== null)
@@ -165,10 +135,8 @@ export function planBackfill(
 }
 
 /**
- * The pulls of a backfill, every period of from..to for each report, one at a time (a plan of any
- * length costs the same memory). `newest-first` (the default) goes by period end, newest first, so
- * dashboards get recent days first; `oldest-first` goes report by report. Throws at once for an
- * empty range.
+ * A backfill's pulls, lazily (any length costs the same memory): `newest-first` by period end, so
+ * dashboards get recent days first, or `oldest-first` report by report. Throws for an empty range.
  */
 export function backfillPulls(
   reports: readonly ReportJob[],
@@ -245,11 +213,8 @@ export interface TickWindows {
   readonly watched: Period[];
 }
 
-/**
- * The windows of a tick of `report` scheduled at `at` and run `now`. Gaps are judged up to now: a
- * tick that waited days for a worker (all were down) still heals everything up to yesterday, while
- * its window stays that of its own night.
- */
+/** The windows of a tick scheduled at `at`, run `now`: a tick that waited days for a worker heals up
+ * to yesterday, while its window stays that of its own night. */
 export function tickWindows(report: ReportJob, at: Date, now: Date, healDays: number): TickWindows {
   const tz = report.schedule?.timezone ?? 'UTC';
   // Periods past the report's retention_months are dropped on purpose: neither pulled nor healed.
@@ -259,12 +224,20 @@ export function tickWindows(report: ReportJob, at: Date, now: Date, healDays: nu
   };
 }
 
-/** The periods a tick enqueues: its whole window, then at most `gapCap` gaps of the watched days. */
+/**
+ * The periods a tick enqueues: its whole window (pulled again for late data), then the watched
+ * gaps outside it, newest first, at most `gapCap`, so a long outage heals over several nights.
+ */
 export function planTick(
   windows: TickWindows,
   states: readonly PeriodState[],
   gapCap: number,
 ): { window: Period[]; gaps: Period[] } {
+  const inWindow = new Set(windows.window.map(periodKey));
   const gaps = gapCap <= 0 ? [] : periodsToHeal(windows.watched, states);
-  return tickPlan(windows.window, gaps, gapCap);
+  const extra = gaps
+    .filter((p) => !inWindow.has(periodKey(p)))
+    .sort((a, b) => (a.start < b.start ? 1 : a.start > b.start ? -1 : 0))
+    .slice(0, gapCap);
+  return { window: [...windows.window], gaps: extra };
 }

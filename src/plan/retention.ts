@@ -18,13 +18,11 @@ export function addMonths(date: string, months: number): string {
 }
 
 /**
- * The first day of the oldest month `report` keeps, as of `now` (UTC), or undefined when it keeps
- * everything. A month goes once every day of it is more than `retention_months` months old: with
- * 12 on 2026-11-23, 2025-10 (whose last day is before 2025-11-23) goes and 2025-11 stays.
+ * The first day of the oldest month `report` keeps as of `now` (UTC; undefined: all): a month goes
+ * once all of it is older than `retention_months` (12 on 2026-11-23: 2025-10 goes, 2025-11 stays).
  */
 export function retentionBoundary(report: Pick<ReportJob, 'retentionMonths'>, now: Date): string | undefined {
   if (report.retentionMonths === undefined) return undefined;
-  // The month holding the day `retention_months` months ago is the oldest one still (partly) kept.
   return addMonths(localDate(now, 'UTC'), -report.retentionMonths);
 }
 

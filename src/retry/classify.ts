@@ -1,8 +1,5 @@
-// The one classifier of failures: what is worth another try (transient), what says when to come
-// back (rate-limited), what cannot succeed (fatal). Used by the HTTP client, pulls, syncs and the
-// loader; and the one backoff that times every retry. Retries are an allowlist (style.md): only
-// what can succeed on a second try is retried.
-
+// The one classifier of failures (transient, rate-limited, aborted, fatal: retries are an allowlist)
+// and the one backoff that times every retry.
 import { AdopsError } from './errors.js';
 
 /** How a failure is treated. */
@@ -58,10 +55,7 @@ export function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUS.has(status);
 }
 
-/**
- * True when a transport failure with this code may be retried for this method. POST is not
- * idempotent: once the request may have reached the server, a retry could create a duplicate.
- */
+/** True when a transport failure may be retried: for POST (not idempotent) only if never sent. */
 export function isTransientNetwork(code: string | undefined, method = 'GET'): boolean {
   if (code === undefined) return false;
   return method === 'POST' ? NOT_SENT.has(code) : TRANSIENT_NETWORK.has(code);
@@ -83,20 +77,11 @@ export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
-/** What the fallback reads off errors not of our vocabulary (pg's, ioredis', undici's): codes. */
-interface ErrorFacts {
-  readonly name: string;
-  readonly message?: unknown;
-  readonly status?: unknown;
-  readonly code?: unknown;
-}
+/** What the fallback reads off errors not of our vocabulary (pg's, ioredis', undici's). */
+type ErrorFacts = { readonly status?: unknown; readonly code?: unknown };
 
-/**
- * Classifies any error thrown by fetching, parsing or loading. Our own errors (retry/errors.ts)
- * say what they are: the first of them in the cause chain decides (its retryAfterMs makes it a
- * pause). Errors of the libraries below us (pg, ioredis, undici) are judged by their codes against
- * the allowlists above; anything else is fatal.
- */
+/** Classifies any error: the first of ours in the cause chain says what it is (retryAfterMs: a pause);
+ * library errors are judged by their codes against the allowlists; anything else is fatal. */
 export function classifyFailure(error: unknown): Failure {
   const reason = failureReason(error);
   const chain = causes(error);
@@ -112,7 +97,7 @@ export function classifyFailure(error: unknown): Failure {
       isTransientPg(code) ||
       isTransientNetwork(code) ||
       (typeof e.status === 'number' && isTransientStatus(e.status)) ||
-      PG_CONNECTION_LOST.test(String(e.message ?? ''))
+      PG_CONNECTION_LOST.test(e.message)
     );
   });
   return { kind: transient ? 'transient' : 'fatal', reason };
@@ -131,11 +116,8 @@ export function failureReason(error: unknown): string {
   return text;
 }
 
-/**
- * The error and its causes, outermost first, at most 5 deep (cause chains can be cyclic). An
- * ioredis Cluster that reached none of its nodes keeps the last node's error as `lastNodeError`
- * ("Failed to refresh slots cache."): that counts as its cause.
- */
+/** The error and its causes, at most 5 deep (chains can be cyclic); an ioredis Cluster's
+ * `lastNodeError` counts as a cause. */
 function causes(error: unknown): Array<Error & ErrorFacts> {
   const out: Array<Error & ErrorFacts> = [];
   let e: unknown = error;
@@ -146,12 +128,8 @@ function causes(error: unknown): Array<Error & ErrorFacts> {
   return out;
 }
 
-/**
- * ioredis' and Redis' words for a Redis that cannot answer now: the connection down or not yet
- * back (the offline queue off, retries spent, a Cluster or the sentinels unreachable), or the
- * server loading its data, without a master, read-only after a failover, or a Cluster mid-change
- * (a node coming back is redirected to before it is connected to: ioredis gives up redirecting).
- */
+/** ioredis' and Redis' words for a Redis that cannot answer now: a connection down, or a server
+ * loading, without a master, read-only after a failover, or a Cluster mid-change. */
 const REDIS_OUTAGE =
   /^(Too many Cluster redirections|Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|LOADING |MASTERDOWN |READONLY |CLUSTERDOWN |TRYAGAIN )/;
 
@@ -159,21 +137,17 @@ const REDIS_OUTAGE =
 const REDIS_OFFLINE =
   /^(Stream isn't writeable|Connection is closed|Command aborted due to connection close|Reached the max retries per request limit)/;
 
-/**
- * True when a Redis command failed because Redis cannot be reached or is switching (an outage a
- * later attempt gets past), not because Redis refused it (a wrong password, a bug): the allowlist
- * the waits (`--wait`) retry until their bound.
- */
+/** True when Redis could not be reached or was switching (not a refusal): what `--wait` rides out. */
 export function isRedisOutage(error: unknown): boolean {
   return causes(error).some((e) => {
     const code = typeof e.code === 'string' ? e.code : undefined;
-    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(String(e.message ?? ''));
+    return (code !== undefined && TRANSIENT_NETWORK.has(code)) || REDIS_OUTAGE.test(e.message);
   });
 }
 
 /** True when the error is unmistakably Redis' own words for an outage (not a bare network code). */
 export function isRedisConnectionLoss(error: unknown): boolean {
-  return causes(error).some((e) => REDIS_OUTAGE.test(String(e.message ?? '')));
+  return causes(error).some((e) => REDIS_OUTAGE.test(e.message));
 }
 
 /** Why Redis did not answer, in a user's words rather than ioredis' (offline queue, retries per request). */
@@ -182,11 +156,7 @@ export function outageReason(error: unknown): string {
   return REDIS_OFFLINE.test(message) ? 'no connection' : message;
 }
 
-/**
- * The longest delay a Node timer holds (2^31-1 ms, 24.8 days): a longer one fires at once, with a
- * TimeoutOverflowWarning, and a wait on it spins. Every wait whose length comes from outside is
- * cut to it (and waited out again if need be).
- */
+/** The longest delay a Node timer holds (24.8 days; a longer one fires at once): outside waits are cut to it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Default of ADOPS_MAX_RETRY_AFTER_SECONDS: the longest pause a server's Retry-After can impose. */
@@ -208,12 +178,8 @@ export const WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 15 * 60_00
 /** A Postgres transaction that lost a deadlock or a serialization race: 100 ms, at most 1 s. */
 export const PG_BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 1_000 };
 
-/**
- * Delay before retry number `retry` (1 = the wait before the second attempt): exponential from
- * `baseMs`, capped at `maxMs`, with "equal jitter": half of it fixed, half random, so callers that
- * failed together do not come back together, and no delay collapses to zero. A server's
- * Retry-After, when known, is a floor. `random` returns [0, 1).
- */
+/** Delay before retry `retry` (1: before the second attempt): exponential, capped, "equal jitter" (half
+ * fixed, half random, so callers that failed together do not return together); `floorMs` a floor. */
 export function backoffDelay(
   retry: number,
   policy: BackoffPolicy,

@@ -16,12 +16,8 @@ export interface FailureOptions {
   readonly retryAfterMs?: number;
 }
 
-/**
- * The common base: `cause`, typed `attempts`, `loadId`, `hint`, `retryAfterMs`, and `retryable`,
- * which TransientError and TerminalError fix by class. Only errors whose retryability is a fact of
- * each answer rather than of their kind (an API error: a 503 is retried, a 404 is not; a failed
- * load: as its cause) extend it directly and say it per instance.
- */
+/** The common base. TransientError and TerminalError fix `retryable` by class; only errors retryable
+ * per instance (an API error by status, a failed load by its cause) extend this directly. */
 export abstract class AdopsError extends Error {
   readonly attempts: number | undefined;
   readonly loadId: number | undefined;

@@ -3,10 +3,7 @@
 import { classifyFailure } from '../retry/classify.js';
 import { AdopsError, TerminalError, TransientError } from '../retry/errors.js';
 
-/**
- * A report_<name> table no longer matches its job definition. Nothing was changed; the message
- * says what differs and how to proceed (the data is never dropped for you).
- */
+/** A report table no longer matches its definition; nothing was changed, the message says how to proceed. */
 export class SchemaDriftError extends TerminalError {
   override readonly name = 'SchemaDriftError';
   constructor(
@@ -32,10 +29,7 @@ export class RowValueError extends TerminalError {
   }
 }
 
-/**
- * Loading a pulled period into Postgres failed; the period's previous rows are untouched and the
- * attempt is recorded in report_loads (status failed) when Postgres was reachable.
- */
+/** A load failed; the period's previous rows are untouched, the attempt recorded when Postgres could. */
 export class LoadError extends AdopsError {
   override readonly name = 'LoadError';
   constructor(
@@ -58,18 +52,12 @@ export class ReplayError extends TerminalError {
   override readonly name = 'ReplayError';
 }
 
-/**
- * A definition whose dimensions no table version has yet: it changed in the jobs folder and
- * `adops migrate` has not run since. Retryable: the pull succeeds once migrate made the version.
- */
+/** A definition whose dimensions no table version has yet: retried until `adops migrate` makes it. */
 export class UnmigratedDefinitionError extends TransientError {
   override readonly name = 'UnmigratedDefinitionError';
 }
 
-/**
- * A load reached a month whose partition was made after this process last looked (a new table
- * version). Retryable: the partition now exists, and the retry loads into it.
- */
+/** A load met a month whose partition came after this process looked (a new version): retried. */
 export class MissingPartitionError extends TransientError {
   override readonly name = 'MissingPartitionError';
 }

@@ -10,23 +10,16 @@ import { LONGEST_PERIOD_DAYS } from '../dates/periods.js';
 import { type Warehouse, qualified } from './pg.js';
 
 /**
- * The condition "the period of the row (of table alias `t`, when given) overlaps $2..$3", for a
- * query whose $4 is LONGEST_PERIOD_DAYS. `period_start <= $3 AND period_end >= $2` alone bounds an
- * index on (report, period_start, ...) only from above, so it would read every earlier period of
- * the report: years of history for a month of status. A period overlapping $2 starts less than
- * LONGEST_PERIOD_DAYS before it, so the lower bound on period_start drops no row and narrows the
- * index range to the window.
+ * "The row's period overlaps $2..$3", $4 being LONGEST_PERIOD_DAYS. The overlap alone bounds the
+ * period_start index only from above (years of history for a month of status); the lower bound
+ * from LONGEST_PERIOD_DAYS drops no row and narrows the scan to the window.
  */
 export function overlapsWindow(t?: 't'): string {
   const c = t === undefined ? '' : `${t}.`;
   return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
 }
 
-/**
- * The latest state of one period of a report: the status of its latest attempt (a failed re-pull of
- * a loaded period is 'failed': its rows stay) and its error; when the rows now in the table were
- * loaded and how many they are (null if the period never loaded).
- */
+/** One period's latest attempt (a failed re-pull is 'failed', its rows stay) and its current rows. */
 export interface PeriodState {
   period_start: string;
   period_end: string;
@@ -37,12 +30,8 @@ export interface PeriodState {
 }
 
 /**
- * Every period of `report` that overlaps [from, to] (YYYY-MM-DD, inclusive) and reached the
- * loader, sorted by period; periods whose rows retention dropped count as never loaded. Only loads
- * of the serving version count (its dimensions, report_versions): a load of a retired shape, or of
- * a version still building, put nothing in what report_<name> shows. Periods never attempted are
- * absent: the caller knows the expected set. The cost follows the window, not the history: see
- * {@link overlapsWindow}.
+ * Every period of `report` overlapping from..to that reached the loader, by period. Only loads of the
+ * serving version count; periods retention dropped count as never loaded. Cost follows the window.
  */
 export async function periodStates(
   wh: Warehouse,
@@ -83,10 +72,7 @@ export async function periodStates(
   return rows;
 }
 
-/**
- * How much reloads changed the totals, by report and by the period's age (days from its last day to
- * the reload's fetch), over reloads recorded in the last 90 days.
- */
+/** How much reloads of the last 90 days changed the totals, by report and the period's age in days. */
 export async function restatements(wh: Warehouse, report?: string): Promise<RestatementSummary[]> {
   const { pool, schema } = wh;
   const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
@@ -102,11 +88,7 @@ export async function restatements(wh: Warehouse, report?: string): Promise<Rest
   );
 }
 
-/**
- * The restatement of each report's latest loaded re-pull (a load that replaced earlier rows), as
- * the largest relative change of any total; reports never re-pulled are absent. One step down
- * the index report_loads_restated per report.
- */
+/** Each re-pulled report's latest restatement, as the largest relative change of a total. */
 export async function lastRestatements(
   wh: Warehouse,
   reports: readonly string[],

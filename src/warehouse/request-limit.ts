@@ -15,12 +15,8 @@ const CHANNEL = 'adops_api_pause';
 /** Wait before a lost LISTEN connection (a Postgres restart) is opened again. */
 const RELISTEN_MS = 1_000;
 
-/**
- * A limiter allowing `perSecond` requests per second across every process sharing `wh`'s
- * database and schema and `key` (limiterKey), with the guarantees of createRequestLimiter. With
- * `subscribe`, it LISTENs on a connection of its own (opened again when lost; meanwhile a pause
- * is seen at the next refill), never one of the pool's.
- */
+/** createRequestLimiter's limiter across every process sharing `wh`'s schema and `key`; `subscribe`
+ * LISTENs on a connection of its own, opened again when lost. */
 export function createPgRequestLimiter(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,

@@ -3,10 +3,7 @@
 // of several workers evaluating at once only the first to see a change tells it.
 import { qualified, type Warehouse } from './pg.js';
 
-/**
- * Records `state` as the report's freshness and returns the state it replaced, as Redis' SET ... GET
- * did: null when the report was never seen, `state` itself when nothing changed.
- */
+/** Records the report's freshness `state`; returns the one replaced (null: never seen; `state`: same). */
 export async function swapFreshnessState(
   wh: Warehouse,
   account: string,

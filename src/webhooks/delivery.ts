@@ -1,9 +1,6 @@
-// One POST of a signed webhook body with undici, and what its answer means: delivered, worth
-// another attempt (no answer, a timeout, 5xx, 429), or refused for good (any other status). Each
-// attempt is signed afresh the Standard Webhooks way (standardwebhooks.com): HMAC-SHA256 over
-// `${id}.${timestamp}.${body}`, keyed by the base64 key of a `whsec_` secret, sent as
-// `webhook-signature: v1,<base64>` beside `webhook-id` and the attempt's own `webhook-timestamp`,
-// so a captured delivery is worthless once a receiver's tolerance (5 minutes) has passed.
+// One POST of a webhook body and what its answer means (delivered, retry, refused for good), each
+// attempt signed afresh the Standard Webhooks way with its own timestamp, so a captured delivery
+// is worthless once a receiver's tolerance (5 minutes) has passed.
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
@@ -99,16 +96,12 @@ async function readShort(body: Dispatcher.ResponseData['body']): Promise<string>
   return Buffer.concat(chunks).toString('utf8').slice(0, 1024);
 }
 
-/** The key of a secret that passed config validation; throws on one that did not. */
-function keyOf(secret: string): Buffer {
-  const read = webhookSecretKey(secret);
-  if ('key' in read) return read.key;
-  throw new Error('the webhook secret is not a whsec_ secret (config validation was skipped)');
-}
-
 /** `v1,<base64>` of the HMAC-SHA256 of `${id}.${timestamp}.${body}` under the secret's key. */
 export function signWebhook(secret: string, id: string, timestamp: number, body: string | Buffer): string {
-  const mac = createHmac('sha256', keyOf(secret));
+  const read = webhookSecretKey(secret);
+  if (!('key' in read))
+    throw new Error('the webhook secret is not a whsec_ secret (config validation was skipped)');
+  const mac = createHmac('sha256', read.key);
   mac.update(`${id}.${timestamp}.`);
   mac.update(body);
   return `v1,${mac.digest('base64')}`;

@@ -1,5 +1,5 @@
-// Webhook events and their queue: what the product tells ADOPS_WEBHOOK_URL, put on WEBHOOK_QUEUE
-// in one Redis call. Delivery (signing, POST, retries) is the webhook worker's job, never a pull's.
+// Webhook events and their queue: what ADOPS_WEBHOOK_URL is told, queued in one call; the webhook
+// worker delivers them, never a pull.
 import { randomUUID } from 'node:crypto';
 import type { IQueueBackend, Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
@@ -100,11 +100,7 @@ export function webhookDelivery(event: WebhookEvent, now: Date = new Date()): We
   return Object.assign(head, event) as WebhookDelivery;
 }
 
-/**
- * Puts `event` on the webhook queue in one Redis call; resolves to its delivery id, or undefined
- * when Redis refused it. A failure is logged, never thrown: an event is never worth failing the
- * work that produced it.
- */
+/** Queues `event`, resolving to its delivery id; a failure is logged, never thrown (undefined). */
 export async function enqueueWebhook(
   queue: WebhookQueue,
   event: WebhookEvent,

@@ -1,8 +1,6 @@
-// What every BullMQ worker of one process shares: the queue store (Redis or Postgres), the queues, the shared
-// request limiter, the clock of activity the health check reads and the shutdown signal; the order
-// of a stop (stop taking jobs, let running ones finish until the deadline, cut their API requests
-// short, only then abandon what still runs to the stall check); and the account guard, which keeps
-// one account's trouble from slowing the others' pulls.
+// What every BullMQ worker of one process shares (queue store, queues, request limiter, activity
+// clock, shutdown signal), the order of a stop, and the account guard.
+import type { WorkerOptions } from 'bullmq';
 import type { Pool } from 'pg';
 import {
   createRequestLimiter,
@@ -37,21 +35,14 @@ export interface WorkerRuntime {
   readonly limiter: RequestLimiter;
   /** A request limiter shared by every process, on the queue's store: Redis, or the warehouse. */
   openLimiter(key: string, perSecond: number, options: LimiterOptions): RequestLimiter;
-  /**
-   * Aborted when a shutdown's deadline passes: running requests end at once and their pulls go
-   * back to the queue for another worker, instead of holding the process until their timeouts.
-   */
+  /** Aborted when a shutdown's deadline passes: running requests end and their pulls go back to the queue. */
   readonly shutdown: AbortController;
   /** Marks a sign of life (a job started or ended, a queue drained) for the health check. */
   touch(): void;
   /** Milliseconds since the last sign of life. */
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
-  readonly bull: {
-    readonly lockDuration: number;
-    readonly stalledInterval: number;
-    readonly maxStalledCount: number;
-  };
+  readonly bull: Required<Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
   /** Closes the queues, the limiter and (when this runtime opened it) the queue store's connection. */
   close(): Promise<void>;
 }
@@ -124,21 +115,16 @@ export function within(
   early?: (giveUp: () => void) => void,
 ): Promise<boolean> {
   return new Promise((resolve) => {
+    const done = (settled: boolean) => {
+      clearTimeout(timer);
+      resolve(settled);
+    };
     const timer = setTimeout(() => resolve(false), ms);
     timer.unref();
-    early?.(() => {
-      clearTimeout(timer);
-      resolve(false);
-    });
+    early?.(() => done(false));
     p.then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
+      () => done(true),
+      () => done(true),
     );
   });
 }
@@ -166,12 +152,9 @@ export async function stopWorkers(
   return false;
 }
 
-// Keeps one account's trouble from slowing the others' pulls in a worker process. A pull of an
-// account that is paused (its 429), down (no answer, 5xx, 401/403) or already holding its share of
-// the worker's concurrency does not start: the processor puts it back as delayed, freeing the slot
-// at once, instead of sleeping in the slot until the account recovers. Local to the process: each
-// worker learns an account's state from its own pulls; the 429 pause is shared through the
-// account's request limiter (src/api/shared-limit.ts) as well.
+// The account guard: a pull of an account that is paused (429), down (no answer, 5xx, 401/403) or
+// holding its share of the slots is put back as delayed, freeing the slot instead of sleeping in it.
+// Local to the process; the 429 pause is also shared through the account's request limiter.
 
 /** Longest an account is held as down after repeated failures. */
 const MAX_DOWN_MS = 60_000;
@@ -183,7 +166,7 @@ const BUSY_DELAY_MS = 250;
 export interface AccountGuard {
   /** Milliseconds a pull of `account` should wait before it starts; 0: start now (and count it). */
   enter(account: string): number;
-  /** The pull of `account` that entered has ended; `ok` false when the account failed it (see failed). */
+  /** The pull of `account` that entered has ended. */
   leave(account: string): void;
   /** The account answered: its failure streak ends. */
   succeeded(account: string): void;
@@ -199,11 +182,8 @@ interface State {
   failures: number;
 }
 
-/**
- * A guard for `accounts` accounts sharing `concurrency` slots. With one account nothing is ever
- * held (its pulls behave as before accounts); with more, an account takes at most
- * concurrency - 1 slots at once, so another account always has a slot.
- */
+/** A guard for `accounts` accounts sharing `concurrency` slots: with more than one, an account takes
+ * at most concurrency - 1, so another always has a slot; with one, nothing is held. */
 export function createAccountGuard(
   accounts: number,
   concurrency: number,
@@ -248,10 +228,7 @@ export function createAccountGuard(
   };
 }
 
-/**
- * True for a failure that says the account itself is in trouble, so its other pulls would fail
- * the same way now: no answer at all, a 5xx, or a refused key (401/403).
- */
+/** True when the account itself is in trouble (no answer, 5xx, 401/403): its other pulls would fail too. */
 export function isAccountTrouble(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   if ('status' in error && typeof error.status === 'number')

@@ -32,19 +32,14 @@ import {
 } from './runtime.js';
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
-import { FRESHNESS_EVERY_MS, startWebhookWorker, type WebhookWorker } from './webhook-worker.js';
+import { FRESHNESS_EVERY_MS, startWebhookWorker } from './webhook-worker.js';
 import { limiterKey, type RequestLimiter } from '../api/shared-limit.js';
 import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
-
-export type { SyncRun } from './sync-worker.js';
 
 export interface WorkerDeps {
   readonly config: Config;
   readonly jobs: JobSet;
-  /**
-   * The definitions as they change while the worker runs (`adops worker` follows its jobs
-   * folder); default: `jobs`, fixed.
-   */
+  /** The definitions as they change while the worker runs (`adops worker` follows its folder); default `jobs`. */
   readonly liveJobs?: LiveJobs;
   readonly pool: Pool;
   readonly logger: Logger;
@@ -62,11 +57,7 @@ export interface WorkerDeps {
   readonly backoff?: BackoffPolicy;
   /** Health turns 503 when jobs wait but none started or finished for this long (default 5 min). */
   readonly stuckAfterMs?: number;
-  /**
-   * Runs a catalogue sync for ENTITY_QUEUE jobs; by default runEntitySync over a sync API client
-   * and the shared limiter. With an injected `fetcher` and no entitySync, this worker does not
-   * consume syncs.
-   */
+  /** Runs ENTITY_QUEUE syncs (default runEntitySync); with an injected `fetcher` and none, syncs are not consumed. */
   readonly entitySync?: EntitySync;
   /** Webhook delivery and freshness evaluation, when config.webhook is set (tests shorten them). */
   readonly webhooks?: {
@@ -80,12 +71,8 @@ export interface RunningWorker {
   readonly metrics: WorkerMetrics;
   /** The metrics server's port, when it runs. */
   readonly metricsPort: number | undefined;
-  /**
-   * Stops taking jobs and waits up to `timeoutMs` (default config.queue.shutdownTimeoutSeconds)
-   * for running ones; then aborts their API requests (the pulls go back to the queue), and as a
-   * last resort abandons them to the stall check of other workers. Then closes everything this
-   * worker opened. A second call with 0 cuts the wait short.
-   */
+  /** Drains for up to `timeoutMs` (default config.queue.shutdownTimeoutSeconds), then aborts the API
+   * requests, then abandons jobs to the stall check, and closes all; a second call with 0 cuts it short. */
   close(timeoutMs?: number): Promise<void>;
 }
 
@@ -122,7 +109,8 @@ async function startOn(
   // Each account's own API client and limiter (one account: the runtime's limiter, as before).
   const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
   if (accounts !== undefined) opened.push(() => accounts.close());
-  const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? (accounts as WorkerAccounts).fetcherFor;
+  const fetcher: ReportFetcher | FetcherFor =
+    accounts === undefined ? (deps.fetcher as ReportFetcher) : accounts.fetcherFor;
   const isolation =
     accounts !== undefined && config.accounts.length > 1
       ? { guard: accounts.guard, accounts: accounts.accounts }
@@ -135,7 +123,17 @@ async function startOn(
         : undefined;
 
   if (catalogue !== undefined) opened.push(() => catalogue.close());
-  const webhooks = await startWebhooks(rt, deps, () => definitions.current());
+  const webhook = rt.config.webhook;
+  const webhooks =
+    webhook === undefined
+      ? undefined
+      : await startWebhookWorker(rt, {
+          webhook,
+          definitions: () => definitions.current(),
+          backoff: deps.webhooks?.backoff ?? WEBHOOK_BACKOFF,
+          freshnessEveryMs: deps.webhooks?.freshnessEveryMs ?? FRESHNESS_EVERY_MS,
+          ...(deps.webhooks?.timeoutMs === undefined ? {} : { timeoutMs: deps.webhooks.timeoutMs }),
+        });
   if (webhooks !== undefined)
     opened.push(
       () => webhooks.worker.close(true),
@@ -158,10 +156,7 @@ async function startOn(
   opened.push(() => Promise.all(workers.map((w) => w.close(true))));
   await watch(rt, workers);
   const server = await serveHealth(rt, workers, metrics, deps);
-  logger.info(
-    { concurrency: deps.concurrency ?? 2, prefix: config.queue.prefix, metricsPort: server?.port },
-    'worker started',
-  );
+  logger.info({ concurrency, prefix: config.queue.prefix, metricsPort: server?.port }, 'worker started');
   const closeAll = closer(rt, workers, [
     () => server?.close() ?? Promise.resolve(),
     () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
@@ -169,23 +164,6 @@ async function startOn(
     () => webhooks?.closeAgent() ?? Promise.resolve(),
   ]);
   return { metrics, metricsPort: server?.port, close: closeAll };
-}
-
-/** The webhook worker, only when ADOPS_WEBHOOK_URL is set. */
-async function startWebhooks(
-  rt: WorkerRuntime,
-  deps: WorkerDeps,
-  definitions: () => JobSet,
-): Promise<WebhookWorker | undefined> {
-  const webhook = rt.config.webhook;
-  if (webhook === undefined) return undefined;
-  return startWebhookWorker(rt, {
-    webhook,
-    definitions,
-    backoff: deps.webhooks?.backoff ?? WEBHOOK_BACKOFF,
-    freshnessEveryMs: deps.webhooks?.freshnessEveryMs ?? FRESHNESS_EVERY_MS,
-    ...(deps.webhooks?.timeoutMs === undefined ? {} : { timeoutMs: deps.webhooks.timeoutMs }),
-  });
 }
 
 /** Logs the workers' trouble, feeds the health check's activity clock, and waits until they consume. */
@@ -201,10 +179,7 @@ async function watch(rt: WorkerRuntime, workers: readonly AnyWorker[]): Promise<
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 }
 
-/**
- * Serves /metrics and /health on the configured port, unless turned off. A port the worker cannot
- * bind never stops it: several workers on one host share one metrics port.
- */
+/** Serves /metrics and /health unless turned off; a busy port never stops the worker (workers share one). */
 async function serveHealth(
   rt: WorkerRuntime,
   workers: readonly AnyWorker[],
@@ -271,14 +246,6 @@ function closer(
   };
 }
 
-export interface WorkerAccounts {
-  readonly fetcherFor: FetcherFor;
-  readonly accounts: ReadonlyMap<string, PullAccount>;
-  /** Holds an account's pulls while it is paused, down or busy (only with more than one account). */
-  readonly guard: AccountGuard;
-  close(): Promise<void>;
-}
-
 /** The request limiter of `account`: the runtime's for the default account, else its own key and rate. */
 function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
   if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
@@ -297,12 +264,9 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
   });
 }
 
-/** Opens an API client and a limiter per configured account. */
-function openWorkerAccounts(
-  rt: WorkerRuntime,
-  observer: WorkerObserver,
-  concurrency: number,
-): WorkerAccounts {
+/** Opens an API client and a limiter per configured account, and the guard that holds an account's
+ * pulls while it is paused, down or busy. */
+function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurrency: number) {
   const guard = createAccountGuard(rt.config.accounts.length, concurrency);
   const fetchers = new Map<string, ReportFetcher>();
   const accounts = new Map<string, PullAccount>();
@@ -329,7 +293,7 @@ function openWorkerAccounts(
     accounts.set(account.name, { limiter, reports: account.reports });
   }
   return {
-    fetcherFor: (name) => fetchers.get(name),
+    fetcherFor: (name: string) => fetchers.get(name),
     accounts,
     guard,
     close: async () => {

@@ -1,12 +1,7 @@
-// The worker of WEBHOOK_QUEUE, started only with ADOPS_WEBHOOK_URL: POSTs each event, every attempt
-// signed afresh (the same webhook-id, a new webhook-timestamp and signature, so a receiver's replay
-// window judges the attempt, not the event), retried with backoff while the receiver is
-// unreachable or answers 5xx or 429, failed for good on any other answer; and, every few minutes,
-// evaluates report freshness for report.late and report.fresh. It runs beside the pulls and never
-// holds one back.
-// Freshness is compared with the last state seen, kept in the warehouse (on either queue backend),
-// and only the transitions are told; the state is swapped in one atomic statement, so of several
-// workers evaluating at once only the first to see a transition tells it.
+// The worker of WEBHOOK_QUEUE (only with ADOPS_WEBHOOK_URL): delivers each event, retried with backoff
+// while the receiver is unreachable or answers 5xx or 429; and every few minutes evaluates report
+// freshness, telling only the transitions from the state kept in the warehouse (swapped atomically,
+// so of several workers only the first to see one tells it).
 import { UnrecoverableError, type Job } from 'bullmq';
 import { Agent } from 'undici';
 import type { WebhookConfig } from '../config/env.js';
@@ -52,10 +47,7 @@ export interface WebhookWorker {
   closeAgent(): Promise<void>;
 }
 
-/**
- * Registers the freshness evaluation's job scheduler (idempotent: every worker start upserts the
- * same one, so setting ADOPS_WEBHOOK_URL needs no `adops schedule`) and starts the worker.
- */
+/** Upserts the freshness evaluation's scheduler (so ADOPS_WEBHOOK_URL needs no `adops schedule`) and starts the worker. */
 export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOptions): Promise<WebhookWorker> {
   await rt.queues.webhooks.upsertJobScheduler(
     FRESHNESS_SCHEDULER,
@@ -76,7 +68,7 @@ export async function startWebhookWorker(rt: WorkerRuntime, o: WebhookWorkerOpti
 function webhookProcessor(
   rt: Pick<WorkerRuntime, 'config' | 'logger' | 'wh' | 'queues'>,
   o: WebhookWorkerOptions,
-  dispatcher?: Agent,
+  dispatcher: Agent,
 ) {
   return async (job: Job<WebhookDelivery, unknown, string>) => {
     if (job.name === FRESHNESS_JOB) return evaluateFreshness(rt, o);
@@ -88,7 +80,7 @@ function webhookProcessor(
       {
         url: o.webhook.url,
         secret: o.webhook.secret,
-        ...(dispatcher === undefined ? {} : { dispatcher }),
+        dispatcher,
         ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
       },
       delivery,
@@ -156,10 +148,7 @@ export interface FreshnessWatch {
   readonly accounts?: readonly PlanAccount[];
 }
 
-/**
- * The event a report's move from `previous` (undefined: never seen) to `now` calls for, if any. A
- * report first seen late is announced; one first seen fresh is not (nothing changed for anyone).
- */
+/** The event a move from `previous` (null: never seen) to `now` calls for; first seen fresh is none. */
 export function transition(previous: string | null, now: FreshnessState): FreshnessState | undefined {
   if (previous === now) return undefined;
   if (previous === null && now === 'fresh') return undefined;

@@ -1,6 +1,5 @@
-// The catalogue as the warehouse stores it: the typed rows of campaigns and creatives, the field
-// problems a sync records, the columns each entity table is written by, and text made storable.
-// The warehouse owns these shapes; src/catalogue maps the API's objects onto them.
+// The catalogue as the warehouse stores it (typed rows, field problems, entity columns, storable
+// text): the warehouse owns these shapes; src/catalogue maps the API's objects onto them.
 
 /** A JSON object as parsed from an API response. */
 export type JsonObject = Record<string, unknown>;
@@ -8,28 +7,24 @@ export type JsonObject = Record<string, unknown>;
 /** Which catalogue entity a value belongs to. */
 export type EntityKind = 'campaign' | 'creative';
 
-/**
- * A field of a campaign or creative that could not be read as its column's type. The entity is
- * still stored (that column NULL, `raw` intact), unless the field is its id: then it is skipped.
- * Or (`repaired`) text Postgres cannot hold, stored repaired in its column and in `raw` alike.
- */
+/** A field that could not be read as its column's type (stored NULL; an unreadable id skips the
+ * entity), or (`repaired`) text Postgres cannot hold, stored repaired. */
 export interface FieldProblem {
   readonly entity: EntityKind;
   /** The entity's id, or null when the id itself is what could not be read. */
   readonly id: number | null;
   /** Dotted path of the field, e.g. `pricing.value`, `zone_ids[2]`, `(object)` for a non-object. */
   readonly field: string;
-  /** What was expected, e.g. `an integer`. */
   readonly expected: string;
   /** A short excerpt of the value found and its JSON type, e.g. `"high" (string)`. */
   readonly value: string;
-  /** The value was text with a NUL or an unpaired surrogate, stored repaired (storable.ts). */
+  /** The value was text with a NUL or an unpaired surrogate, stored repaired. */
   readonly repaired?: true;
 }
 
 /** Problems of one sync, aggregated by entity and field, as logged and stored. */
 export interface ProblemSummary {
-  /** Every problem met, the entities skipped for an unreadable id included. */
+  /** Every problem met, skipped entities included. */
   readonly count: number;
   /** Entities skipped because their id could not be read. */
   readonly skipped: number;
@@ -147,13 +142,9 @@ const columns = (types: Record<string, keyof PgTypes>): Column[] =>
 export const CAMPAIGN_COLUMNS: readonly Column[] = columns(CAMPAIGN);
 export const CREATIVE_COLUMNS: readonly Column[] = columns(CREATIVE);
 
-// Catalogue text as Postgres can hold it. Neither text nor jsonb can store a NUL (jsonb refuses
-// `\u0000`: "unsupported Unicode escape sequence"), and an unpaired UTF-16 surrogate has no UTF-8
-// form (jsonb refuses its escape; a text parameter silently becomes U+FFFD). An entity's name or
-// notes holding one must not fail the whole sync, so such text is stored repaired: NULs removed,
-// each unpaired surrogate replaced by U+FFFD, the same in the typed columns and in the jsonb.
-// Report rows are refused instead (copy-encode.ts): there a value is a key. Pure.
-// In a `u` regex, \p{Cs} matches only unpaired surrogates.
+// Postgres stores no NUL (jsonb refuses `\u0000`) and no unpaired surrogate (no UTF-8 form), and
+// one bad name must not fail a sync: catalogue text is stored repaired, alike in columns and jsonb.
+// Report rows are refused instead: there a value is a key. \p{Cs} in a `u` regex: unpaired only.
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
@@ -164,11 +155,8 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd')) : text;
 }
 
-/**
- * `value` (parsed JSON) with every string and object key storable. `repaired(path, original)` is
- * told each string or key that changed, by its path as stored (`name`, `data.landing_page`,
- * `zone_ids[2]`) and its value as sent. Returns `value` itself when nothing changed.
- */
+/** `value` with every string and key storable (itself when nothing changed); `repaired` is told each
+ * change by its path as stored (`data.landing_page`, `zone_ids[2]`) and its value as sent. */
 export function storableJson(
   value: unknown,
   repaired: (path: string, original: unknown) => void = () => undefined,

@@ -19,11 +19,9 @@ export type RunStart =
   | { readonly kind: 'written'; readonly result: unknown };
 
 /**
- * Opens run `runId`: creates it, or takes up the checkpoint of an earlier try of the same run (a
- * BullMQ retry, or the same job taken up after its worker died) when that run started less than
- * `staleAfterMs` ago; an older checkpoint is discarded, so old pages are never mixed into a
- * catalogue. Also drops runs nobody has staged a page for in `staleAfterMs` (abandoned) and
- * finished runs beyond the newest KEPT_RUNS.
+ * Opens run `runId`, taking up an earlier try's checkpoint if that try started within `staleAfterMs`
+ * (older pages are never mixed into a catalogue). Also drops abandoned runs and finished runs
+ * beyond the newest KEPT_RUNS.
  */
 export async function openRun(
   wh: Warehouse,
@@ -75,10 +73,7 @@ export async function openRun(
   });
 }
 
-/**
- * Marks run `runId` written with its result and problems, and drops its checkpoint. Called inside
- * the catalogue's write transaction: the catalogue and the end of its checkpoint commit together.
- */
+/** Marks run `runId` written and drops its checkpoint, inside the catalogue's write transaction. */
 export async function finishRun(
   client: ClientBase,
   schema: string,
@@ -112,11 +107,8 @@ export async function failRun(wh: Warehouse, runId: string, reason: string): Pro
 export const CAMPAIGN_LISTING = 0;
 
 /**
- * One page of a listing (CAMPAIGN_LISTING, or the campaign id whose creatives it lists) as a sync
- * read it, kept so a resumed sync need not read it again: its items as returned, minus those
- * earlier pages of the listing already had; `size` items the API returned (the next page starts
- * that much further on); whether it is the listing's last, and whether the creative listing
- * answered 404 (`gone`: the campaign was deleted during the sync).
+ * One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items
+ * the API returned (where the next page starts), whether it is the last, and `gone` for a 404.
  */
 export interface StagedPage {
   readonly listing: number;
@@ -135,11 +127,8 @@ interface RunProgress {
 }
 
 /**
- * Stages `pages` of run `runId` (a page read again replaces the staged one) and records the run's
- * progress, in one statement. A page whose items hold text jsonb cannot (a NUL, an unpaired
- * surrogate: storable.ts) is staged as a jsonb string of their JSON text, which escapes both, so
- * the checkpoint stays exact: a later try reads the items as sent, and repairs and reports them
- * as the first would have.
+ * Stages `pages` and the run's progress in one statement. Items with text jsonb cannot hold (a NUL,
+ * an unpaired surrogate) are staged as a JSON string, so a later try reads them exactly as sent.
  */
 export async function stagePages(
   wh: Warehouse,
@@ -192,10 +181,7 @@ export async function stagedPages(client: ClientBase, schema: string, runId: str
 /** A running run with no page staged for this long is shown as interrupted. */
 const QUIET_AFTER_MS = 2 * 60_000;
 
-/**
- * The catalogue part of `adops status`: the newest sync that wrote the catalogue (null when none
- * has), and a newer run that has not written: running now, interrupted (will resume), or failed.
- */
+/** The catalogue part of `adops status`: the newest written sync, and a newer run that has not written. */
 export interface EntitySyncStatus {
   readonly lastWritten: {
     readonly runId: string;

@@ -18,20 +18,18 @@ export interface WriteResult {
 export interface WriteOptions {
   /** The account the catalogue belongs to (DEFAULT_ACCOUNT when not given): only its rows are touched. */
   readonly account?: string;
-  /** Rows per upsert statement. */
-  readonly chunkSize?: number;
-  /** statement_timeout of the transaction, in milliseconds. */
-  readonly statementTimeoutMs?: number;
   /** Runs in the transaction after the writes, before COMMIT (e.g. ending the sync's checkpoint). */
   readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<void>;
 }
 
-/** An entity table: its key, its columns, its history table and the fields a new version tracks. */
+/** Rows per upsert statement. */
+const CHUNK_ROWS = 500;
+
+/** An entity table (its history is <table>_history): its key, its columns and the fields a new version tracks. */
 export interface EntityTable {
   readonly table: 'campaigns' | 'creatives';
   readonly key: 'campaign_id' | 'creative_id';
   readonly columns: readonly Column[];
-  readonly history: 'campaigns_history' | 'creatives_history';
   /** Columns whose change makes a new history version (identifiers, not user input). */
   readonly tracked: readonly string[];
 }
@@ -40,7 +38,6 @@ const CAMPAIGNS: EntityTable = {
   table: 'campaigns',
   key: 'campaign_id',
   columns: CAMPAIGN_COLUMNS,
-  history: 'campaigns_history',
   tracked: ['name', 'is_active', 'is_archived', 'delivery_start', 'delivery_end'],
 };
 
@@ -48,15 +45,12 @@ const CREATIVES: EntityTable = {
   table: 'creatives',
   key: 'creative_id',
   columns: CREATIVE_COLUMNS,
-  history: 'creatives_history',
   tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
 };
 
 /**
- * Writes a whole catalogue in one transaction: upserts, zone assignments, soft deletes of the
- * ids not seen, and a new history version of each entity whose name, status or delivery changed.
- * Readers see the previous catalogue until COMMIT, never a half-written one, and concurrent syncs
- * of one schema are serialised by a transaction advisory lock.
+ * Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen,
+ * history), so readers never see a half-written one; syncs of one account are serialised by a lock.
  */
 export async function writeCatalogue(
   wh: Warehouse,
@@ -65,7 +59,7 @@ export async function writeCatalogue(
 ): Promise<WriteResult> {
   const { pool, schema } = wh;
   return inTransaction(pool, async (client) => {
-    const result = await writeInTransaction(client, schema, catalogue, options);
+    const result = await writeInTransaction(client, schema, catalogue, options.account ?? DEFAULT_ACCOUNT);
     await options.beforeCommit?.(client, result);
     return result;
   });
@@ -75,13 +69,10 @@ async function writeInTransaction(
   client: ClientBase,
   schema: string,
   catalogue: Catalogue,
-  options: WriteOptions,
+  account: string,
 ): Promise<WriteResult> {
-  const size = options.chunkSize ?? 500;
-  const account = options.account ?? DEFAULT_ACCOUNT;
   const run = (s: Statement) => client.query(s.text, [...s.values]);
-  // SET LOCAL takes no parameters; the value is a validated integer.
-  await client.query(`SET LOCAL statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 300_000)}`);
+  await client.query('SET LOCAL statement_timeout = 300000');
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-entities:${schema}:${account}`]);
 
   const campaignRows = catalogue.campaigns.map((c) => c.row);
@@ -103,8 +94,9 @@ async function writeInTransaction(
     revived += rows[0]?.n ?? 0;
   }
 
-  for (const part of chunks(campaignRows, size)) await run(upsertStatement(schema, account, CAMPAIGNS, part));
-  for (const part of chunks(catalogue.creatives, size))
+  for (const part of chunks(campaignRows, CHUNK_ROWS))
+    await run(upsertStatement(schema, account, CAMPAIGNS, part));
+  for (const part of chunks(catalogue.creatives, CHUNK_ROWS))
     await run(upsertStatement(schema, account, CREATIVES, part));
 
   // The zones of the campaigns seen are written afresh. A join, not `= ANY($1)`: with thousands
@@ -115,7 +107,7 @@ async function writeInTransaction(
     [campaignIds, account],
   );
   const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
-  for (const part of chunks(pairs, size * 10))
+  for (const part of chunks(pairs, CHUNK_ROWS * 10))
     await client.query(
       `INSERT INTO ${zones} (account, campaign_id, zone_id) SELECT $3::text, p.c, p.z FROM unnest($1::bigint[], $2::bigint[]) AS p(c, z)`,
       [part.map((p) => p[0]), part.map((p) => p[1]), account],
@@ -137,11 +129,8 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
-/**
- * Upserts `rows` (objects keyed by column name) from one jsonb parameter: one round trip per
- * chunk, every value a parameter. A row seen again gets its columns, synced_at and a cleared
- * deleted_at (revival); now() is the transaction's start, so one sync stamps one synced_at.
- */
+/** Upserts `rows` from one jsonb parameter, reviving soft-deleted ones; now() is the transaction's
+ * start, so one sync stamps one synced_at. */
 export function upsertStatement(
   schema: string,
   account: string,
@@ -163,11 +152,8 @@ export function upsertStatement(
   };
 }
 
-/**
- * Soft-deletes every live row this transaction's upserts did not touch: those carry synced_at =
- * now(), the transaction's start. Comparing timestamps keeps this linear; `NOT (id = ANY($1))`
- * over the seen ids was quadratic (5 s for 25,000 creatives).
- */
+/** Soft-deletes the live rows this transaction's upserts did not stamp with now(): linear, where
+ * `NOT (id = ANY($1))` was quadratic (5 s for 25,000 creatives). */
 export function softDeleteStatement(
   schema: string,
   account: string,
@@ -189,13 +175,11 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * The catalogue's history (SCD type 2, sql/001_baseline.sql), run after a sync's upserts and soft
- * deletes in the same transaction: the current version of each entity whose tracked fields or
- * deletion changed is closed at now(), then each entity without a current version (new ones, from
- * their `created` time or now() if later or unknown, and those just closed, from now()) gets one.
+ * The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version
+ * is closed at now(), then each entity without one gets one (a new one from its `created` time).
  */
 function historyStatements(schema: string, account: string, t: EntityTable): Statement[] {
-  const history = qualified(schema, t.history);
+  const history = qualified(schema, `${t.table}_history`);
   const entities = qualified(schema, t.table);
   const tracked = (alias: string) => t.tracked.map((c) => `${alias}.${c}`).join(', ');
   return [

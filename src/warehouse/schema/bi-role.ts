@@ -24,11 +24,8 @@ export interface BiRoleResult {
   readonly granted: readonly string[];
 }
 
-/**
- * Makes `role` (created NOLOGIN if absent) read exactly the bi_ views, dim_date and the catalogue
- * of `schema`: every other privilege it had on the schema's tables and sequences is revoked first.
- * Refuses a superuser or an owner of the schema's tables, whom no REVOKE can make read-only.
- */
+/** Makes `role` (created NOLOGIN if absent) read exactly the bi_ views, dim_date and the catalogue,
+ * revoking the rest; refuses a superuser or a table owner, whom no REVOKE makes read-only. */
 export async function setupBiRole(pool: Pool, schema: string, role: string): Promise<BiRoleResult> {
   const name = ident(role);
   return inTransaction(pool, async (client) => {
@@ -68,11 +65,7 @@ export async function setupBiRole(pool: Pool, schema: string, role: string): Pro
   });
 }
 
-/**
- * Grants SELECT on every bi_ view to each role set up by setupBiRole that still exists: a view
- * dropped and made again (a changed view file, an evolution swap) has lost its grants. Runs where
- * the views are made (ensureDailyViews).
- */
+/** Grants the bi_ views to each setupBiRole role again: a view dropped and made again lost its grants. */
 export async function regrantBiViews(client: ClientBase, schema: string): Promise<void> {
   const { rows } = await client.query<{ role: string }>(
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,

@@ -95,11 +95,8 @@ const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
     `sums. Sum its counters over days; never average its rates.`,
 };
 
-/**
- * Comments report_<name> (table or stable view), bi_<name> and bi_<name>_daily of each report, and
- * every column of each, for the objects that exist. Comments survive CREATE OR REPLACE VIEW but not
- * a DROP, so it runs after every (re)creation of the views (ensureDailyViews calls it).
- */
+/** Comments each report's objects and their columns; comments do not survive a DROP, so this runs
+ * after every (re)creation of the views. */
 export async function describeReportObjects(
   client: ClientBase,
   schema: string,
@@ -115,37 +112,34 @@ export async function describeReportObjects(
       const relation = await relationOf(client, schema, name);
       if (relation === undefined) continue;
       const target = qualified(schema, name);
-      // Only what differs: a migrate that changes nothing writes no catalog rows.
+      // Only what differs: a migrate that changes nothing writes no catalog rows. COMMENT takes no
+      // parameters, so the text goes in as a quoted literal.
       const text = OBJECT_TEXT[role](report.name);
       if (relation.comment !== text)
-        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${literal(text)}`);
+        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${client.escapeLiteral(text)}`);
       for (const column of await columnsOf(client, schema, name)) {
         const wanted = columnDescription(column.name, role);
         if (column.comment !== wanted)
-          await client.query(`COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${literal(wanted)}`);
+          await client.query(
+            `COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${client.escapeLiteral(wanted)}`,
+          );
       }
     }
   }
 }
 
-/** COMMENT takes no parameters: the text goes in as a quoted literal. */
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
+/** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
 async function relationOf(
   client: ClientBase,
   schema: string,
   name: string,
 ): Promise<{ kind: 'TABLE' | 'VIEW'; comment: string | null } | undefined> {
-  const { rows } = await client.query<{ kind: string; comment: string | null }>(
-    `SELECT c.relkind AS kind, obj_description(c.oid, 'pg_class') AS comment
+  const { rows } = await client.query<{ kind: 'TABLE' | 'VIEW'; comment: string | null }>(
+    `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
+            obj_description(c.oid, 'pg_class') AS comment
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2`,
+      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v')`,
     [schema, name],
   );
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  if (row.kind === 'r' || row.kind === 'p') return { kind: 'TABLE', comment: row.comment };
-  return row.kind === 'v' ? { kind: 'VIEW', comment: row.comment } : undefined;
+  return rows[0];
 }

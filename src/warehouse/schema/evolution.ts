@@ -10,10 +10,7 @@ import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
 import { type Warehouse, ident, qualified, reportTable, withClient, withTransaction } from '../pg.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
-/**
- * How far a building version has come: the periods the serving version holds, how many of those
- * are loaded (and reconciled) in the building one, and those still to load, newest first.
- */
+/** The serving version's periods, how many the building one has loaded, and those missing, newest first. */
 export interface Coverage {
   readonly report: string;
   readonly serving: ReportVersion;
@@ -61,18 +58,12 @@ export async function coverage(
 }
 
 /** What a swap did: the report and the versions it switched from and to. */
-export interface Swapped {
-  readonly report: string;
-  readonly from: number;
-  readonly to: number;
-}
+export type Swapped = { readonly report: string; readonly from: number; readonly to: number };
 
 /**
- * Switches `report`'s stable name and bi_ views to its building version, in one transaction:
- * when it covers every period (or `force`), else returns undefined and changes nothing. The first
- * swap renames the physical report_<name> (version 1) to report_<name>__v1 and makes report_<name>
- * a view; later swaps replace that view. Readers block for the moment of the switch and then see
- * the new version: never an error, never an empty view.
+ * Switches `report`'s stable name and bi_ views to its building version in one transaction, when
+ * it covers every period (or `force`). The first swap renames version 1 to report_<name>__v1 and
+ * makes report_<name> a view; readers block for the moment and never see an error or an empty view.
  */
 export async function swapVersion(
   client: ClientBase,
@@ -140,10 +131,7 @@ async function renameTable(client: ClientBase, schema: string, from: string, to:
       );
 }
 
-/**
- * Swaps `report` when its building version is complete and set to switch by itself: called after
- * each load of a building version. Returns what it did, or undefined.
- */
+/** Swaps `report` when its building version is complete and auto-swaps: called after each of its loads. */
 export async function swapWhenCovered(
   wh: Warehouse,
   report: { readonly name: string; readonly period?: 'day' | 'week' | 'month' },

@@ -1,7 +1,5 @@
-// Building a warehouse: the numbered sql/ files applied once each under an advisory lock, then
-// everything else `adops migrate` makes (report tables, BI views, partitions, retention), and the
-// claim of a schema by its comment, so a tool that writes freely into its own schema (the demo)
-// can tell it from a schema that holds someone else's data.
+// Building a warehouse: the numbered sql/ files applied once each under an advisory lock, then the
+// rest of `adops migrate` (report tables, BI views, partitions), and claiming a schema by its comment.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,24 +17,13 @@ import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly file: string;
-  readonly sql: string;
-  readonly checksum: string;
-}
-
 /** Thrown when the migrations on disk and those applied disagree; says how to proceed. */
 export class MigrationError extends TerminalError {
   override readonly name = 'MigrationError';
 }
 
-/**
- * Builds before release 1.0 recorded sql/001_schema.sql .. 013_raw_parts.sql, which 1.0 squashed
- * into 001_baseline.sql. Such a schema is refused, never guessed at: nothing was released, so no
- * upgrade path from those builds exists.
- */
+/** Refuses a schema of a pre-1.0 build (it recorded sql/001_schema.sql): 1.0 squashed those files
+ * into 001_baseline.sql, and nothing was released, so there is no upgrade path. */
 function refusePreRelease(schema: string, applied: readonly { version: number; name: string }[]): void {
   const first = applied.find((r) => r.version === 1);
   if (first === undefined || first.name !== 'schema') return;
@@ -62,7 +49,7 @@ export interface MigrateResult {
 }
 
 /** Reads sql/NNN_name.sql files in version order; refuses duplicate versions and stray names. */
-export function readMigrations(dir: string): Migration[] {
+export function readMigrations(dir: string) {
   const migrations = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .map((file) => {
@@ -91,10 +78,7 @@ export function readMigrations(dir: string): Migration[] {
   return migrations;
 }
 
-/**
- * Applies pending migrations in order, each once and in its own transaction, under a session
- * advisory lock so concurrent runs wait and then find nothing left to do.
- */
+/** Applies pending migrations in order, each once in its own transaction, under a session advisory lock. */
 export async function migrate(pool: Pool, options: MigrateOptions): Promise<MigrateResult> {
   const migrations = readMigrations(options.sqlDir);
   const schema = ident(options.schema);
@@ -164,22 +148,14 @@ export interface SetupResult extends MigrateResult {
   readonly partitions: PartitionUpkeep;
 }
 
-/**
- * Everything `adops migrate` does, under one advisory lock: the numbered sql/ files, then a
- * report_<name> table per definition, the BI views over them and their per-day companions, then
- * the partitions ahead and retention's drops. The demo, the test template and the benchmark call
- * this too, so every database is built the same way.
- */
+/** Everything `adops migrate` does, under one advisory lock; the demo, tests and bench build with it too. */
 export async function setupWarehouse(
   wh: Warehouse,
   options: {
     readonly reports: readonly ReportJob[];
     /** Whether a new table version switches by itself once it covers the old one (default true). */
     readonly autoSwap?: boolean;
-    /**
-     * The clock partitions and retention are judged by (tests fix it); default the database's
-     * now(), never this machine's clock.
-     */
+    /** The clock of partitions and retention (tests fix it); default the database's now(). */
     readonly now?: Date;
   },
 ): Promise<SetupResult> {
@@ -206,11 +182,7 @@ export async function setupWarehouse(
   return { ...result, ...made };
 }
 
-/**
- * What a schema holds, as far as a claim needs to know: whether it carries `marker` as its comment
- * (now, or after this call claimed it), the comment found before, and how many relations it holds
- * with the names of a few (for a message).
- */
+/** Whether the schema carries the marker (now), its comment before, and its relations (a few named). */
 export interface SchemaClaim {
   readonly claimed: boolean;
   readonly comment: string | undefined;
@@ -218,12 +190,8 @@ export interface SchemaClaim {
   readonly relationCount: number;
 }
 
-/**
- * Claims `schema` with `marker` as its comment when it is missing, empty or already carries that
- * comment; otherwise leaves it untouched and answers `claimed: false`. Creating, checking and
- * commenting happen in one transaction under an advisory lock of the schema's name, so two
- * claims cannot both find it empty.
- */
+/** Claims the schema with `marker` as its comment when it is missing, empty or already marked, in
+ * one locked transaction so two claims cannot both find it empty; else `claimed: false`. */
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { pool, schema } = wh;
   const quoted = ident(schema);

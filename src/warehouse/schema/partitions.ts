@@ -9,9 +9,6 @@ import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.j
 import type { ReportJob } from '../../config/jobs.js';
 import { columnsOf } from './views.js';
 
-/** The clause that makes a report table partitioned (createTableSql). */
-export const PARTITION_CLAUSE = 'PARTITION BY RANGE (period_start)';
-
 const MONTH = /^\d{4}-\d{2}-01$/;
 
 /** The partition of `table` holding the month starting `month` (YYYY-MM-01): <table>__p<YYYYMM>. */
@@ -63,11 +60,8 @@ export async function partitionsOf(
   return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
 }
 
-/**
- * Attaches a partition for each month of `months` that `table` lacks, in a transaction of its own,
- * serialized per table by an advisory lock: two loads of one new month make it once. Returns the
- * partitions made.
- */
+/** Attaches the partitions of `months` that `table` lacks (a transaction of its own, locked per
+ * table so two loads of one new month make it once); returns those made. */
 export async function ensurePartitions(
   client: ClientBase,
   schema: string,
@@ -103,13 +97,9 @@ export async function ensurePartitions(
   });
 }
 
-/**
- * The CHECK each partition of a table with a `day` column carries: its rows' days. The BI views
- * filter on `day`, not on the partition key, and Postgres skips a partition whose CHECK rules the
- * filter out (constraint_exclusion = partition, its default), so a month's BI query reads its
- * month's partition and, at most, the one before. The loader already refuses a row dated outside
- * its period, so no load ever meets this CHECK.
- */
+/** The CHECK on a partition's `day`: BI views filter on `day`, not the partition key, and this lets
+ * constraint exclusion skip other months' partitions. The loader refuses rows outside their period,
+ * so no load ever meets it. */
 export const DAY_CHECK = 'day_in_partition';
 
 /** The current month and the two after it, as of `now` (UTC): what migrate and each tick make. */
@@ -121,10 +111,7 @@ export function monthsAhead(now: Date): string[] {
 /** Months this process knows to have their partitions, per schema, report and month. */
 const known = new Set<string>();
 
-/**
- * Makes sure every live table of `report` has the partition of the month of `day`, before a load of
- * a period starting that day. Remembered per process: a query only for a report's first load of a month.
- */
+/** Makes the month of `day`'s partition of each live table of `report`, remembered per process. */
 export async function ensureLoadPartition(
   pool: Pool,
   schema: string,
@@ -169,9 +156,7 @@ async function liveTables(
   return rows.map((r) => r.table_name);
 }
 
-// Partition upkeep, run by `adops migrate` and each scheduler tick: partitions made ahead, and
-// those of months past a report's retention_months dropped whole (never a DELETE of rows).
-/** A partition retention dropped: its first day, and the day after its last. */
+/** A partition retention dropped whole (never a DELETE of rows): its first day, and the day after its last. */
 export interface DroppedPartition {
   readonly report: string;
   readonly partition: string;
@@ -187,11 +172,9 @@ export interface PartitionUpkeep {
 }
 
 /**
- * Makes the partitions ahead and applies retention for each of `reports`, as of `clock`: by
- * default the database's now() (read as a UTC date); tests pass their own. Whatever `clock` says,
- * the database's clock must agree before a month goes (keptByDatabase): a worker whose clock runs
- * ahead never drops what retention keeps. `client` must not be inside a transaction: a partition
- * is detached CONCURRENTLY, so neither loads nor BI readers of the others wait for the drop.
+ * Partition upkeep (migrate and each tick): makes partitions ahead and applies retention, as of
+ * `clock` (default the database's now()); the database's clock must agree before a month goes
+ * (keptByDatabase). `client` must not be in a transaction: DETACH CONCURRENTLY blocks nobody.
  */
 export async function maintainPartitions(
   client: ClientBase,
@@ -209,26 +192,16 @@ export async function maintainPartitions(
       made.push(...(await ensurePartitions(client, schema, table, monthsAhead(now))));
     const boundary = retentionBoundary(report, now);
     if (boundary === undefined) continue;
-    const result = await applyRetention(
-      client,
-      schema,
-      report.name,
-      tables,
-      boundary,
-      report.retentionMonths as number,
-    );
+    const months = report.retentionMonths as number;
+    const result = await applyRetention(client, schema, report.name, tables, boundary, months);
     dropped.push(...result.dropped);
     marked += result.marked;
   }
   return { made, dropped, marked };
 }
 
-/**
- * Drops the partitions of `tables` that end on or before `boundary`, except a month the database
- * keeps (keptByDatabase: not past `months` by its clock, or holding a load younger than that), then
- * marks the report's periods starting before the boundary outside the months kept. One process at
- * a time per report (a session advisory lock, tried: a second one skips, the first does the work).
- */
+/** Drops the partitions of `tables` ending by `boundary` unless keptByDatabase, then marks the
+ * dropped periods; one process per report at a time (a second one skips). */
 async function applyRetention(
   client: ClientBase,
   schema: string,
@@ -274,11 +247,8 @@ async function applyRetention(
   }
 }
 
-/**
- * Whether month `p` of `report` must stay although the caller's boundary has passed it: by the
- * database's clock (UTC months) it is not yet past retention_months (`months`), or it holds a load
- * recorded less than `months` months ago (not history yet). One range scan of report_loads_recorded.
- */
+/** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
+ * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
 async function keptByDatabase(
   client: ClientBase,
   schema: string,
@@ -298,11 +268,8 @@ async function keptByDatabase(
   return rows[0]?.keep === true;
 }
 
-/**
- * Marks the periods of `report` starting before `boundary` (and the database's own boundary for
- * `months`) as dropped by retention, in report_totals and report_loads, except those of the `kept`
- * months. Returns how many periods were newly marked.
- */
+/** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
+ * retention in report_totals and report_loads; returns how many were newly marked. */
 async function markDropped(
   client: ClientBase,
   schema: string,

@@ -1,11 +1,8 @@
-// The report_<name> tables: their shape derived purely from the job definitions (so drift
-// detection and the DDL are unit tested without a database), created by `adops migrate`, and a
-// table that no longer matches its definition refused: its data is someone's history, never ours
-// to drop.
+// The report_<name> tables: their shape derived purely from the job definitions, created by
+// `adops migrate`, and a table that no longer matches refused: its data is history, never ours to drop.
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { PARTITION_CLAUSE } from './partitions.js';
 import { ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../../config/files.js';
@@ -24,10 +21,7 @@ export interface ColumnSpec {
 export interface IndexSpec {
   readonly name: string;
   readonly columns: readonly string[];
-  /**
-   * Those of `columns` keyed by the md5 of their value (as a 16-byte uuid) instead of the value:
-   * a btree entry holds about 2.7 KB, and a text value's length is the API's to choose.
-   */
+  /** Columns keyed by md5 (a 16-byte uuid): a btree entry holds about 2.7 KB, a text value any length. */
   readonly hashed: readonly string[];
   readonly unique: boolean;
 }
@@ -45,10 +39,7 @@ export function copyColumns(dimensions: readonly Dimension[]): string[] {
   return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id', 'account'];
 }
 
-/**
- * The expected table of a report definition: report_<name>, or `table` (a later version of it,
- * whose indexes are then named after it, so versions never collide).
- */
+/** The expected table of a definition: report_<name>, or `table` (a later version; indexes named after it). */
 export function tableSpec(
   report: Pick<ReportJob, 'name' | 'dimensions'>,
   table: string = reportTable(report.name),
@@ -63,13 +54,9 @@ export function tableSpec(
     // Last, DEFAULT_ACCOUNT for a single-account deployment.
     { name: 'account', type: 'text', notNull: true, default: `'${DEFAULT_ACCOUNT}'::text` },
   ];
-  // The unique index leads with the period, which a partitioned table's unique keys must include
-  // (Postgres checks them per partition); so it also serves BI's period range scans and the
-  // loader's DELETE of a period: a separate period index would only slow every load down. Text
-  // values go in by their md5, so a 10 KB landing URL fits; two distinct values with one md5
-  // exist only by construction, and would fail the load as a repeated row, never merge rows.
-  // The account leads: every unique key holds it (Citus' distribution column), and a load's
-  // DELETE and BI's queries are of one account.
+  // The account leads (Citus' distribution column; a load and BI query one account), then the
+  // period, which a partitioned table's unique keys must include: so the key also serves BI's range
+  // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
   const indexes: IndexSpec[] = [
     {
       name: `${table}_key`,
@@ -93,7 +80,7 @@ export function createTableSql(schema: string, spec: TableSpec): { table: string
   return {
     table:
       `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
-      (spec.partitioned ? ` ${PARTITION_CLAUSE}` : ''),
+      (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
     indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
   };
 }
@@ -109,10 +96,7 @@ export function indexKeys(ix: IndexSpec): string[] {
   return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
-/**
- * What differs between the expected columns and those found, one line each; empty when they match.
- * Column order matters: COPY and BI queries rely on it being the definition's order.
- */
+/** What differs between expected and found columns, one line each; order counts (COPY relies on it). */
 export function columnDifferences(
   expected: readonly ColumnSpec[],
   found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
@@ -212,11 +196,8 @@ export async function ensureReportTables(
   return { created, unchanged, indexesAdded, orphaned, evolving };
 }
 
-/**
- * Throws ConfigError when one report's table would take the name of another report's index
- * (report `daily` indexes report_daily_campaign_id, the table of a report `daily_campaign_id`):
- * Postgres keeps tables and indexes in one namespace, so the second CREATE would fail half-way.
- */
+/** Throws ConfigError when a report's table takes another report's index name (report `daily`
+ * indexes report_daily_campaign_id): tables and indexes share one namespace. */
 function refuseNameClashes(reports: readonly ReportJob[]): void {
   const indexOwner = new Map<string, ReportJob>();
   for (const report of reports) for (const ix of tableSpec(report).indexes) indexOwner.set(ix.name, report);

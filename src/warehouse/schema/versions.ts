@@ -41,11 +41,8 @@ export function evolveLockKey(schema: string, report: string): string {
   return `adops-evolve:${schema}.${report}`;
 }
 
-/**
- * Where a load of a definition goes (tableOf): `evolving` when the report has a building version
- * (its loads pay for the evolution's checks); `retired` when the dimensions are those of a retired
- * version (a pull that read its definition before the report switched shape): no load is made.
- */
+/** Where a load goes: `evolving` when a version is building (its loads run the evolution's checks);
+ * `retired` for a retired version's dimensions (a pull from before the switch): no load is made. */
 export interface LoadTarget {
   readonly table: string;
   readonly evolving: boolean;
@@ -63,10 +60,7 @@ export interface TableOfRow {
   readonly serving: number | null;
 }
 
-/**
- * The query behind tableOf, as a FROM item (`... FROM (<text>) AS v`), so that the load's claim can
- * read it in the same statement; `first` is the number of its first parameter. One row.
- */
+/** The version lookup as a FROM item, read by the load's claim in its own statement; one row. */
 export function tableOfSql(
   schema: string,
   report: string,
@@ -83,11 +77,8 @@ export function tableOfSql(
   };
 }
 
-/**
- * The table that holds the rows of `report` with `dimensions`, from tableOfSql's row: its version's
- * table. Throws UnmigratedDefinitionError (retryable) for dimensions no version has: the definition
- * changed (or is new) and `adops migrate` has not made its version yet.
- */
+/** The table of `report`'s version with `dimensions`, from tableOfSql's row; UnmigratedDefinitionError
+ * (retryable) when `adops migrate` has not made that version yet. */
 export function tableFrom(
   found: TableOfRow | undefined,
   report: string,
@@ -105,17 +96,6 @@ export function tableFrom(
   return { ...target, retired: { version: found.version, serving: found.serving } };
 }
 
-/** The table that holds the rows of `report` with `dimensions` (see tableFrom): one query. */
-export async function tableOf(
-  client: Pick<ClientBase, 'query'>,
-  schema: string,
-  report: string,
-  dimensions: readonly Dimension[],
-): Promise<LoadTarget> {
-  const { rows } = await client.query<TableOfRow>(named(tableOfSql(schema, report, dimensions)));
-  return tableFrom(rows[0], report, dimensions);
-}
-
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */
 export async function buildingVersion(
   wh: Warehouse,
@@ -131,12 +111,7 @@ export async function buildingVersion(
   return rows[0];
 }
 
-// Which table version a definition loads into, decided by `adops migrate`: the version whose
-// dimensions are the definition's, or a new one when the dimensions changed (report evolution).
-/**
- * A report whose definition now loads into a version (`to`, the new shape) that the stable name
- * does not show yet (it shows `from`); `started` when this migrate run created the version.
- */
+/** A report loading into version `to` while its stable name shows `from`; `started`: this run made it. */
 export interface Evolving {
   readonly report: string;
   readonly from: number;
@@ -151,10 +126,9 @@ export function sameDimensions(a: readonly string[], b: readonly string[]): bool
 }
 
 /**
- * The table `report`'s definition loads into, recording versions as needed (inside the caller's
- * transaction): version 1 for a report seen for the first time (report_<name>, about to be
- * created); the version with the definition's dimensions; or a new building version when
- * no version has them. A building version of an earlier change that never swapped is retired.
+ * The table `report` loads into, decided by `adops migrate` in the caller's transaction: version 1
+ * for a new report, the version with its dimensions, or a new building one (retiring a building
+ * version of an earlier change that never swapped).
  */
 export async function versionFor(
   client: ClientBase,

@@ -10,7 +10,6 @@ import { COUNTERS } from '../../config/dimensions.js';
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
 export interface ViewFile {
   readonly report: string;
-  readonly file: string;
   readonly sql: string;
   /** Dimension columns the view reads, from its `-- requires: a, b` header line. */
   readonly requires: readonly string[];
@@ -32,7 +31,7 @@ export function parseViewFile(file: string, sql: string): ViewFile {
       ?.split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '') ?? [];
-  return { report: basename(file, '.sql'), file, sql, requires };
+  return { report: basename(file, '.sql'), sql, requires };
 }
 
 /** One column of a table or view as found, in order: its type as format_type() names it. */
@@ -63,10 +62,7 @@ async function columnNames(client: ClientBase, schema: string, name: string): Pr
   return columns.length === 0 ? undefined : columns.map((c) => c.name);
 }
 
-/**
- * Runs `work` with the search path set to `schema` (the view files use unqualified names, like the
- * migrations), then restores it.
- */
+/** Runs `work` with the search path set to `schema` (view files use unqualified names), then restores it. */
 async function inSchema<T>(client: ClientBase, schema: string, work: () => Promise<T>): Promise<T> {
   const { rows } = await client.query<{ path: string }>('SELECT current_setting($1) AS path', [
     'search_path',
@@ -84,10 +80,8 @@ async function inSchema<T>(client: ClientBase, schema: string, work: () => Promi
 }
 
 /**
- * Runs a CREATE OR REPLACE VIEW. That can only append columns; when a newer view renames, retypes
- * or drops one, Postgres refuses (42P16) and the views `drop` (the view and those over it) are
- * dropped first. A view someone built on ours then makes the DROP fail with a message naming it,
- * which is the right moment to look.
+ * Runs a CREATE OR REPLACE VIEW; when it renames, retypes or drops a column Postgres refuses (42P16)
+ * and the views `drop` go first. A user's view built on ours then fails the DROP, naming itself.
  */
 async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
   try {
@@ -100,10 +94,8 @@ async function replaceView(client: ClientBase, sql: string, drop: readonly strin
 }
 
 /**
- * Creates (CREATE OR REPLACE) the BI views of the given reports whose report_<name> has the
- * columns the view reads; a report without a view file gets a generated one (generatedViewSql).
- * Views cannot live in the numbered migrations: the report tables are created from the job
- * definitions after those run. Safe to run on every migrate.
+ * Creates the BI views of `reports` whose table has the columns the view reads, generating one for
+ * a report without a view file. Not a numbered migration: report tables come from the job definitions.
  */
 export async function ensureViews(
   client: ClientBase,
@@ -118,35 +110,27 @@ export async function ensureViews(
     .sort()
     .map((f) => parseViewFile(f, readFileSync(join(dir, f), 'utf8')));
   const withFile = new Set(files.map((f) => f.report));
-  const create = async (view: ViewFile) => {
-    const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(view.sql)?.[1];
-    // The per-day companion reads this view; ensureDailyViews re-creates it right after.
-    await replaceView(client, view.sql, name === undefined ? [] : [`${name}_daily`, name]);
-  };
+  // Reports without a file come after the files, their view generated from the table's columns.
+  const views: Array<ViewFile | string> = [...files, ...[...wanted].filter((name) => !withFile.has(name))];
   await inSchema(client, schema, async () => {
-    for (const view of files) {
-      if (!wanted.has(view.report)) {
-        outcomes.push({ report: view.report, status: 'no-report' });
+    for (const entry of views) {
+      const report = typeof entry === 'string' ? entry : entry.report;
+      if (!wanted.has(report)) {
+        outcomes.push({ report, status: 'no-report' });
         continue;
       }
-      const columns = await columnNames(client, schema, reportTable(view.report));
-      const missing = view.requires.filter((c) => !columns?.includes(c));
-      if (columns === undefined) outcomes.push({ report: view.report, status: 'no-table' });
-      else if (missing.length > 0) outcomes.push({ report: view.report, status: 'missing-columns', missing });
+      const columns = await columnNames(client, schema, reportTable(report));
+      const view = typeof entry === 'string' ? undefined : entry;
+      const missing = view?.requires.filter((c) => !columns?.includes(c)) ?? [];
+      if (columns === undefined) outcomes.push({ report, status: 'no-table' });
+      else if (missing.length > 0) outcomes.push({ report, status: 'missing-columns', missing });
       else {
-        await create(view);
-        outcomes.push({ report: view.report, status: 'created' });
+        const sql = view?.sql ?? generatedViewSql(report, columns);
+        const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(sql)?.[1];
+        // The per-day companion reads this view; ensureDailyViews re-creates it right after.
+        await replaceView(client, sql, name === undefined ? [] : [`${name}_daily`, name]);
+        outcomes.push({ report, status: view === undefined ? 'generated' : 'created' });
       }
-    }
-    for (const name of wanted) {
-      if (withFile.has(name)) continue;
-      const columns = await columnNames(client, schema, reportTable(name));
-      if (columns === undefined) {
-        outcomes.push({ report: name, status: 'no-table' });
-        continue;
-      }
-      await create(parseViewFile(`${name}.sql`, generatedViewSql(name, columns)));
-      outcomes.push({ report: name, status: 'generated' });
     }
   });
   return outcomes;
@@ -162,11 +146,8 @@ const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
   'account',
 ]);
 
-/**
- * The BI view of a report that has no file in sql/views/: its table's columns in order, campaign
- * and creative names joined when the report has those dimensions, and the two derived rates.
- * Built from the table as it exists, so it fits whatever definition created it. Pure.
- */
+/** The BI view of a report with no file in sql/views/, from its table's columns as they exist:
+ * campaign and creative names joined when it has those dimensions, and the two rates. Pure. */
 export function generatedViewSql(report: string, tableColumns: readonly string[]): string {
   const dims = tableColumns.filter((c) => !NOT_DIMENSIONS.has(c));
   const hasCampaign = dims.includes('campaign_id');
@@ -202,17 +183,11 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
 export interface DailyViewOutcome {
   readonly report: string;
   readonly view: string;
-  /**
-   * `no-view`: the report has no bi_ view (see ensureViews); `no-day`: its rows have no day (a week
-   * or month period without the day dimension); `name-taken`: another report's bi_ view has the name.
-   */
+  /** `no-day`: a week or month period without the day dimension; `name-taken`: another report's bi_ view has the name. */
   readonly status: 'created' | 'no-view' | 'no-day' | 'name-taken';
 }
 
-/**
- * Creates (CREATE OR REPLACE) bi_<name>_daily over each report's bi_<name> view (see dailyViewSql).
- * Call it after ensureViews, outside a transaction or inside the caller's; safe on every migrate.
- */
+/** Creates bi_<name>_daily over each report's bi_<name> view (dailyViewSql); call it after ensureViews. */
 export async function ensureDailyViews(
   client: ClientBase,
   schema: string,
@@ -271,13 +246,9 @@ export function dailyViewName(report: string): string {
 }
 
 /**
- * The per-day companion of a BI view: bi_<name>_daily sums bi_<name> per day and computes its rates
- * as ratios of those sums (averaging per-row rates weighs a row of 10 requests like one of a
- * million). CREATE OR REPLACE VIEW of it, from the BI view's columns in order; undefined when the
- * rows have no day to group by: no `day` column, and a period other than a day (a week's row cannot
- * be split into days). Every other column is a group key: the dimensions and the entity attributes
- * that follow from them (campaign_name follows campaign_id, so it does not split a group). Rates
- * the companion cannot recompute (`*_rate` not in RATES) are left out rather than averaged.
+ * bi_<name>_daily: bi_<name> summed per day, rates as ratios of the sums (averaging per-row rates
+ * weighs a row of 10 requests like one of a million); undefined when rows have no day (no `day`
+ * column and a longer period). Other columns are group keys; rates not in RATES are left out.
  */
 export function dailyViewSql(
   report: string,

@@ -43,7 +43,7 @@ describe('FieldReader', () => {
     expect(r.time(obj, 't')).toBe('2025-09-12T08:00:27.000Z');
     expect(r.time(obj, 'z')).toBeNull();
     expect(r.intList(obj, 'list')).toEqual([1, 2]);
-    expect(problems.count).toBe(0);
+    expect(problems.summary().count).toBe(0);
   });
 
   it('reads a value that does not fit as null and reports it once, with a short excerpt', () => {
@@ -62,7 +62,7 @@ describe('FieldReader', () => {
       value: '-5 (number)',
     });
     expect(third).toMatchObject({ field: 's', expected: 'a string', value: '7 (number)' });
-    expect(problems.count).toBe(3);
+    expect(problems.summary().count).toBe(3);
   });
 });
 
@@ -106,7 +106,7 @@ describe('storableEntity', () => {
     // Nothing to repair: the very same object, nothing reported.
     const clean = { campaign_id: 6, name: 'Plain', data: { list: [1, 'two'] } };
     expect(storableEntity('campaign', 6, clean, problems)).toBe(clean);
-    expect(problems.count).toBe(5);
+    expect(problems.summary().count).toBe(5);
   });
 });
 

@@ -84,7 +84,7 @@ describe('mapCampaign', () => {
   it('reads numbers, ids and booleans sent as strings as their values', () => {
     const plain = map(fullCampaign());
     const encoded = map(stringEncoded(fullCampaign()));
-    expect(encoded.problems.count).toBe(0);
+    expect(encoded.problems.summary().count).toBe(0);
     expect({ ...encoded.row, raw: null }).toEqual({ ...plain.row, raw: null });
     expect(encoded.zoneIds).toEqual([11, 12]);
     expect(encoded.row.raw.tier).toBe('3');
@@ -227,7 +227,7 @@ describe('mapCreative', () => {
     const problems = new ProblemLog();
     const plain = mapCreativeRow(creative(), 862599431);
     const encoded = mapCreativeRow(stringEncoded(creative()), 862599431, problems);
-    expect(problems.count).toBe(0);
+    expect(problems.summary().count).toBe(0);
     expect({ ...encoded, raw: null, data: null }).toEqual({ ...plain, raw: null, data: null });
     expect(encoded.data).toMatchObject({ width: '1920', use_iframe: '1' });
   });

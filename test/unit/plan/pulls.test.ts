@@ -5,7 +5,7 @@ import {
   healWindow,
   scheduledWindow,
   periodsToHeal,
-  tickPlan,
+  planTick,
   zeroRowOutliers,
   type PeriodState,
   backfillPulls,
@@ -90,17 +90,18 @@ describe('periodsToHeal', () => {
   });
 });
 
-describe('tickPlan', () => {
+describe('planTick', () => {
   it('keeps the whole window and adds the newest gaps outside it, capped', () => {
     const window = periodsBetween('2026-01-08', '2026-01-09', 'day');
-    const gaps = periodsBetween('2026-01-01', '2026-01-09', 'day');
-    const plan = tickPlan(window, gaps, 3);
+    const watched = periodsBetween('2026-01-01', '2026-01-09', 'day');
+    const plan = planTick({ window, watched }, [], 3);
     expect(plan.window.map((p) => p.start)).toEqual(['2026-01-08', '2026-01-09']);
     expect(plan.gaps.map((p) => p.start)).toEqual(['2026-01-07', '2026-01-06', '2026-01-05']);
   });
 
   it('adds no gaps when the cap is zero', () => {
-    expect(tickPlan([], periodsBetween('2026-01-01', '2026-01-02', 'day'), 0).gaps).toEqual([]);
+    const watched = periodsBetween('2026-01-01', '2026-01-02', 'day');
+    expect(planTick({ window: [], watched }, [], 0).gaps).toEqual([]);
   });
 });
 
