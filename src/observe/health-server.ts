@@ -13,11 +13,13 @@ export interface Health {
 
 /** What the worker knows when asked for its health. */
 export interface HealthFacts {
-  /** ioredis connection status ('ready' when connected). */
-  readonly redis: string;
+  /** Where the queues live (ADOPS_QUEUE). */
+  readonly backend: 'redis' | 'postgres';
+  /** The queue store's status, 'ready' when usable (on Redis, ioredis' connection status). */
+  readonly store: string;
   /** Whether every BullMQ worker of the process is running. */
   readonly running: boolean;
-  /** Pull queue counts; undefined when Redis could not be read. */
+  /** Pull queue counts; undefined when the queue's store could not be read. */
   readonly waiting: number | undefined;
   readonly active: number | undefined;
   /** Time since this process last started, finished or found no job. */
@@ -26,15 +28,19 @@ export interface HealthFacts {
 }
 
 /**
- * Health from the facts. A Redis ping is not enough: a worker can stay connected yet stop
- * consuming (bullmq #4585), so jobs waiting while nothing ran for stuckAfterMs is unhealthy too.
+ * Health from the facts. `queue` says whether the queue's store (Redis or the queue's Postgres)
+ * answered; `redis`, on Redis only, is its connection status. A store that answers is not enough:
+ * a worker can stay connected yet stop consuming (bullmq #4585), so jobs waiting while nothing ran
+ * for stuckAfterMs is unhealthy too.
  */
 export function assessHealth(f: HealthFacts): Health {
   const readable = f.waiting !== undefined && f.active !== undefined;
   const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;
+  const queueOk = f.store === 'ready' && readable;
   return {
-    ok: f.redis === 'ready' && f.running && readable && !stuck,
-    redis: f.redis,
+    ok: queueOk && f.running && !stuck,
+    queue: { backend: f.backend, ok: queueOk },
+    ...(f.backend === 'redis' ? { redis: f.store } : {}),
     running: f.running,
     stuck,
     idleSeconds: Math.round(f.idleMs / 1000),

@@ -90,7 +90,7 @@ export interface Status {
   readonly reports: readonly ReportStatus[];
   /** How much re-pulls changed periods' totals, by report and age in days. */
   readonly restatements: readonly RestatementSummary[];
-  /** Counts per queue; null when Redis could not be read (the warehouse part still shows). */
+  /** Counts per queue; null when the queue store could not be read (the warehouse part still shows). */
   readonly queues: Readonly<Record<string, QueueCounts>> | null;
   readonly queueError?: string;
   /** The catalogue syncs: the last written and a newer one running, interrupted or failed. */
@@ -131,8 +131,8 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
 
 /**
  * Collects the status of every report definition over the last `days` days (up to yesterday in
- * each report's schedule time zone). `queues` may be undefined (or resolve to undefined) when Redis
- * is unreachable; a promise lets the caller connect to Redis while Postgres is already queried.
+ * each report's schedule time zone). `queues` may be undefined (or resolve to undefined) when the
+ * queue store is unreachable; a promise lets the caller connect to it while the warehouse is queried.
  * Every report, the restatements, the catalogue and the queue counts are read concurrently.
  */
 export async function collectStatus(
@@ -186,7 +186,7 @@ async function readQueueCounts(
   source: QueueSource | Promise<QueueSource | undefined> | undefined,
 ): Promise<{ counts: Record<string, QueueCounts> | null; error?: string }> {
   const queues = await source;
-  if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
+  if (queues === undefined) return { counts: null, error: 'the queue store (ADOPS_QUEUE) is not reachable' };
   try {
     const read = await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };

@@ -201,48 +201,53 @@ export async function ensureReady(
   });
 }
 
-/** The default bound of a wait's Redis outage: ADOPS_REDIS_OUTAGE_SECONDS' default. */
+/** The default bound of a wait's outage of the queue store: ADOPS_REDIS_OUTAGE_SECONDS' default. */
 export const WAIT_OUTAGE_MS = 120_000;
 
-/** Thrown by a wait when Redis stayed unreachable past its bound; `cause` is the last failure. */
-export class RedisOutageError extends TransientError {
-  override readonly name = 'RedisOutageError';
+/** Thrown by a wait when the queue's store stayed unreachable past its bound; `cause` is the last failure. */
+export class QueueOutageError extends TransientError {
+  override readonly name = 'QueueOutageError';
   constructor(
-    /** How long Redis had not answered, from the first failed read. */
+    /** How long the store had not answered, from the first failed read. */
     readonly awayMs: number,
     cause: unknown,
+    /** The store, as messages name it (`Redis at ...`, `the queue's Postgres ...`). */
+    store: string,
   ) {
-    super(`Redis did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
+    super(`${store} did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
   }
 }
 
-/** A read that had no answer in time: a Redis frozen or cut off with its connection still open. */
+/** A read that had no answer in time: a store frozen or cut off with its connection still open. */
 class NoAnswerError extends TransientError {
   override readonly name = 'NoAnswerError';
 }
 
-/** Where a wait stands with Redis: away (since `awayMs` ago, the last failure) or back. */
+/** Where a wait stands with the queue's store: away (since `awayMs` ago, the last failure) or back. */
 export type OutageState =
   | { readonly away: true; readonly awayMs: number; readonly error: Error }
   | { readonly away: false; readonly awayMs: number };
 
 export interface OutageOptions {
-  /** How long Redis may stay unreachable before the wait gives up (RedisOutageError). */
+  /** How long the store may stay unreachable before the wait gives up (QueueOutageError). */
   readonly outageMs: number;
-  /** Pause between attempts while Redis is away (default 1 s). */
+  /** The store as QueueOutageError's message names it (default `the queue's store`). */
+  readonly store?: string;
+  /** Pause between attempts while the store is away (default 1 s). */
   readonly retryMs?: number;
   /** A read with no answer for this long counts as an outage too (default 15 s). */
   readonly answerMs?: number;
-  /** Told at each failed attempt while Redis is away, and once when it answers again. */
+  /** Told at each failed attempt while the store is away, and once when it answers again. */
   readonly onOutage?: (state: OutageState) => void;
   /** Stops retrying (resolving undefined) when aborted. */
   readonly signal?: AbortSignal;
 }
 
 /**
- * Runs `read` (reads only: a retry must be harmless), retrying it while Redis is unreachable or
- * switching (isRedisOutage) until it answers, or throws RedisOutageError once Redis has been away
- * for `outageMs`. Other errors are thrown at once. Resolves undefined when `signal` aborts.
+ * Runs `read` (reads only: a retry must be harmless), retrying it while the queue's store (Redis,
+ * or the queue's Postgres) is unreachable or switching until it answers, or throws
+ * QueueOutageError once it has been away for `outageMs`. Other errors are thrown at once. Resolves
+ * undefined when `signal` aborts.
  */
 export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
   let since: number | undefined;
@@ -255,7 +260,7 @@ export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions)
       if (!(error instanceof NoAnswerError) && !isRedisOutage(error) && !isPgLoss(error)) throw error;
       since ??= Date.now();
       const awayMs = Date.now() - since;
-      if (awayMs >= o.outageMs) throw new RedisOutageError(awayMs, error);
+      if (awayMs >= o.outageMs) throw new QueueOutageError(awayMs, error, o.store ?? "the queue's store");
       o.onOutage?.({ away: true, awayMs, error: error instanceof Error ? error : new Error(String(error)) });
       await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
       if (o.signal?.aborted === true) return undefined;

@@ -17,7 +17,7 @@ import {
 } from '../plan/pulls.js';
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
-import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
 import { loadStates } from '../warehouse/load/states.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
@@ -202,29 +202,21 @@ export interface WaitResult {
   readonly failed: readonly FailedPull[];
 }
 
-export interface WaitOptions {
+/** A wait's options; the outage ones (how long, and what to call the store) go to throughOutage. */
+export interface WaitOptions extends Partial<OutageOptions> {
   readonly onProgress?: (p: PullProgress) => void;
   /** How often job states are read (default 300 ms). */
   readonly pollMs?: number;
   /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
   readonly batch?: number;
-  /** Stops waiting (resolving with what finished so far) when aborted. */
-  readonly signal?: AbortSignal;
-  /**
-   * How long Redis may be unreachable or switching before the wait gives up with a
-   * RedisOutageError (default 2 minutes); meanwhile the wait retries and keeps its progress.
-   */
-  readonly outageMs?: number;
-  /** Told while Redis is away and when it answers again (see throughOutage). */
-  readonly onOutage?: (state: OutageState) => void;
 }
 
 /**
- * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable).
- * A job that vanished from Redis (flushed, or removed) counts as failed with a reason saying to
- * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded. Redis going
- * away for a while (a restart, a failover) is waited out up to `outageMs`; past it, a
- * RedisOutageError (the pulls themselves go on in the workers).
+ * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable),
+ * or `signal` aborts. A job that vanished from the queue (flushed, or removed) counts as failed
+ * with a reason saying to run `adops heal`: the warehouse, not the queue, is the record of what was
+ * loaded. The queue's store going away (a restart, a failover) is waited out up to `outageMs`
+ * (default 2 minutes); past it, a QueueOutageError (the pulls themselves go on in the workers).
  */
 export async function waitForPulls(
   queue: PullQueue,
@@ -251,20 +243,16 @@ export async function waitForPulls(
   report();
   let offset = 0;
   const batch = options.batch ?? 500;
-  const outage = {
-    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
-    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
+  const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
   while (pending.size > 0 && options.signal?.aborted !== true) {
-    // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
-    // state lookup per job every few hundred milliseconds.
+    // A bounded, rotating slice per round: waiting on a huge backfill must not load the queue with
+    // a state lookup per job every few hundred milliseconds.
     const all = [...pending.keys()];
     offset = offset % all.length;
     const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
     offset += batch;
-    // The whole round is read before anything is counted, so a round cut short by Redis going
-    // away is simply read again.
+    // The whole round is read before anything is counted, so a round cut short by an outage is
+    // simply read again.
     const round = await throughOutage(() => readRound(queue, ids), outage);
     if (round === undefined) break;
     for (const [id, outcome] of round) {
@@ -295,7 +283,7 @@ async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<
         out.set(id, {
           state: 'failed',
           reason:
-            'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing',
+            'the job disappeared from the queue (flushed or removed): run `adops heal` to pull what is missing',
         });
     }),
   );
