@@ -1,12 +1,11 @@
-// Redis connections for BullMQ. Workers wait out Redis outages (they must not crash on a blip);
-// producers, the CLI commands, fail fast so a user is told at once that Redis is unreachable; a
-// command that waits (`--wait`) retries its reads through an outage, up to a bound (throughOutage).
-// The target is one server, a master found through Sentinel (reconnects follow a failover), or a
-// Cluster (ioredis routes each command to the node holding its slot).
+// Redis connections for BullMQ (one server, a Sentinel master, or a Cluster): workers wait out
+// outages, CLI commands fail fast; and the ride of a `--wait` through an outage of the queue's
+// store, Redis or Postgres, up to a bound (throughOutage).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
 import { describeRedisTarget, redisVariablesOf, type RedisTarget } from '../config/connections.js';
-import { isRedisOutage, isTransientPg, outageReason } from '../retry/classify.js';
+import { errorCode, isRedisOutage, isTransientPg, outageReason } from '../retry/classify.js';
 import { TransientError } from '../retry/errors.js';
 
 /** A connection to any of the targets: BullMQ and our commands take either. */
@@ -18,12 +17,9 @@ export class RedisUnavailableError extends TransientError {
 }
 
 /**
- * A connection for a BullMQ Worker: `maxRetriesPerRequest: null` as BullMQ requires for blocking
- * commands, so a command waits for the reconnect instead of failing the job. On a Cluster the same
- * wait is its redirections: ioredis gives a command up after 16 (1.6 s while a node is down, at
- * once while a returning node is redirected to before it is connected), which lost the completion
- * of a pull that finished as the node went, so the pull ran again. 1,200 of them, 100 ms apart,
- * ride out about two minutes.
+ * A connection for a BullMQ Worker: commands wait for the reconnect instead of failing the job. On a
+ * Cluster ioredis gives up after 16 redirections (1.6 s), which lost completions as a node went:
+ * 1,200, 100 ms apart, ride out about two minutes.
  */
 export function workerConnection(config: Pick<Config, 'redis'>): RedisClient {
   return quiet(
@@ -31,10 +27,7 @@ export function workerConnection(config: Pick<Config, 'redis'>): RedisClient {
   );
 }
 
-/**
- * A connection for producers and readers (Queue in CLI commands): no offline queue and one retry,
- * so an unreachable Redis fails the command within seconds instead of hanging.
- */
+/** A connection for CLI commands: no offline queue and one retry, so an unreachable Redis fails fast. */
 export function producerConnection(config: Pick<Config, 'redis'>): RedisClient {
   return quiet(
     connect(
@@ -59,8 +52,7 @@ function connect(target: RedisTarget, node: RedisOptions, cluster: ClusterOption
         db: target.db,
         ...credentials(target),
         ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
-        // Ask the sentinels again as soon as one announces a new master, instead of waiting for
-        // the old one's connection to time out.
+        // Follow a new master as soon as a sentinel announces it, not when the old socket times out.
         failoverDetector: true,
       });
     case 'cluster':
@@ -78,8 +70,7 @@ function credentials(target: { username: string | undefined; password: string | 
   };
 }
 
-// Without a listener ioredis prints every reconnect error to the console; failures reach us through
-// the commands that fail (and ensureReady), so the event itself needs no handling.
+// Without a listener ioredis prints every reconnect error; failures reach us through the commands.
 function quiet<T extends RedisClient>(redis: T): T {
   redis.on('error', () => undefined);
   return endWhenDisconnected(redis);
@@ -93,15 +84,10 @@ interface ClientInternals {
 }
 
 /**
- * ioredis leaves a connection that is disconnected while it waits to reconnect in `reconnecting`
- * for ever: no `end` event, its queued commands never settled (redis/ioredis#1247). BullMQ's
- * Worker.close() waits for that event on its blocking connection, so a worker whose Redis was gone
- * never finished closing, and its lock-renewal timer kept the process alive after SIGTERM. This
- * ends such a connection the way ioredis ends one disconnected before it ever connected, in
- * `redis` and in every duplicate of it (BullMQ's blocking connections and our subscribers are
- * duplicates). A Cluster is left as it is: its node connections are its own, so a worker on a
- * Cluster whose node is gone may still not finish closing, and `adops worker`'s last-resort exit
- * ends it (10 s past the shutdown deadline).
+ * ioredis leaves a connection disconnected while reconnecting in `reconnecting` for ever, with no
+ * `end` event (redis/ioredis#1247), so BullMQ's Worker.close() never finished after Redis went.
+ * This ends it as ioredis ends a never-connected one, in `redis` and its duplicates (BullMQ's
+ * blocking connections). A Cluster is left alone: `adops worker`'s last-resort exit ends it.
  */
 function endWhenDisconnected<T extends RedisClient>(redis: T): T {
   if (!(redis instanceof Redis)) return redis;
@@ -127,28 +113,25 @@ const REFUSED_SETTINGS =
   /^(ERR DB index|ERR invalid DB index|NOAUTH|WRONGPASS|NOPERM|ERR invalid password|ERR AUTH)/;
 
 /**
- * Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs` (with `failFast`,
- * at the first connection error: a command a user runs should say so at once). `target` is the
- * config's (or a REDIS_URL); the message names it without its password.
+ * Waits until `redis` is ready, or throws RedisUnavailableError, naming `target` without its
+ * password, after `timeoutMs` (with `failFast`, at the first connection error).
  */
 export async function ensureReady(
   redis: RedisClient,
-  target: RedisTarget | string,
+  target: RedisTarget,
   timeoutMs = 5_000,
   options: { failFast?: boolean } = {},
 ): Promise<void> {
   if (redis.status === 'ready') return;
-  const where = typeof target === 'string' ? safeUrl(target) : describeRedisTarget(target);
-  const variables = typeof target === 'string' ? 'REDIS_URL' : redisVariablesOf(target);
+  const where = describeRedisTarget(target);
+  const variables = redisVariablesOf(target);
   await new Promise<void>((resolve, reject) => {
     let lastError: Error | undefined;
     const fail = () => {
       cleanup();
       // The sentinels answer but monitor no master of that name: a setting to fix, not an outage.
       const hint =
-        typeof target !== 'string' &&
-        target.kind === 'sentinel' &&
-        /No such master with that name/.test(lastError?.message ?? '')
+        target.kind === 'sentinel' && /No such master with that name/.test(lastError?.message ?? '')
           ? `the sentinels monitor no master named "${target.master}": check REDIS_SENTINEL_MASTER (or the master name in REDIS_URL)`
           : `check ${variables} and that Redis is running`;
       reject(
@@ -160,9 +143,8 @@ export async function ensureReady(
     };
     const onError = (error: Error) => {
       lastError = error;
-      // Redis refusing our settings while connecting (SELECT of a database it does not have, a
-      // wrong password): waiting cannot help, and ioredis would go on without them. Other replies
-      // (LOADING, MASTERDOWN) pass with time.
+      // A refused database or password cannot pass with time (ioredis would go on without them);
+      // LOADING or MASTERDOWN can.
       if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) refuse(error);
       else if (options.failFast === true) fail();
     };
@@ -183,8 +165,7 @@ export async function ensureReady(
       cleanup();
       resolve();
     };
-    // Closed by its owner while we wait: it will never be ready, and the timer must not hold the
-    // process open for the rest of the timeout.
+    // Closed by its owner while we wait: it will never be ready; fail now rather than at the timeout.
     const onEnd = () => {
       lastError ??= new Error('the connection was closed');
       fail();
@@ -244,10 +225,8 @@ export interface OutageOptions {
 }
 
 /**
- * Runs `read` (reads only: a retry must be harmless), retrying it while the queue's store (Redis,
- * or the queue's Postgres) is unreachable or switching until it answers, or throws
- * QueueOutageError once it has been away for `outageMs`. Other errors are thrown at once. Resolves
- * undefined when `signal` aborts.
+ * Runs `read` (reads only: a retry must be harmless), retrying it while the queue's store is away,
+ * until it answers; QueueOutageError once away for `outageMs`; other errors at once; undefined on abort.
  */
 export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
   let since: number | undefined;
@@ -270,9 +249,10 @@ export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions)
 
 /** A Postgres queue's connection lost (a restart, a terminated session): waited out as an outage. */
 function isPgLoss(error: unknown): boolean {
-  const code =
-    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-  return isTransientPg(code) || (error instanceof Error && /Connection terminated/i.test(error.message));
+  return (
+    isTransientPg(errorCode(error)) ||
+    (error instanceof Error && /Connection terminated/i.test(error.message))
+  );
 }
 
 /** `p`, or a NoAnswerError after `ms` (p's own outcome is then ignored). */
@@ -288,28 +268,8 @@ function answered<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    if (signal?.aborted === true) done();
-    else signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** `redisUrl` without its password, for messages. */
-function safeUrl(redisUrl: string): string {
-  try {
-    const u = new URL(redisUrl);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'REDIS_URL';
-  }
+export async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  await sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
 /** Closes a connection we created: QUIT when possible, a hard disconnect otherwise. */

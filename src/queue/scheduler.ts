@@ -13,7 +13,7 @@ import {
   tickWindows,
   type TickJob,
 } from '../plan/pulls.js';
-import { parseSchedulerId, schedulerId, SYNC_JOB, TICK_JOB } from './jobs.js';
+import { isOurScheduler, schedulerId, SYNC_JOB, TICK_JOB } from './jobs.js';
 import type { Queues, PullQueue } from './queues.js';
 import type { Period } from '../dates/periods.js';
 import { enqueuePulls } from './enqueue.js';
@@ -79,21 +79,14 @@ export async function syncSchedulers(
   };
   for (const kind of ['ticks', 'syncs'] as const) {
     const queue = queues[kind];
-    const existing = new Map<
-      string,
-      { pattern?: string | undefined; tz?: string | undefined; data?: unknown }
-    >();
-    for (const s of await queue.getJobSchedulers(0, -1)) {
-      const id = s.id ?? s.key;
-      existing.set(id, { pattern: s.pattern, tz: s.tz, data: s.template?.data });
-    }
+    const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.id ?? s.key, s]));
     for (const w of wanted.filter((x) => x.queue === kind)) {
       const have = existing.get(w.id);
       if (
         have !== undefined &&
         have.pattern === w.schedule.cron &&
         have.tz === w.schedule.timezone &&
-        JSON.stringify(have.data ?? {}) === JSON.stringify(w.data)
+        JSON.stringify(have.template?.data ?? {}) === JSON.stringify(w.data)
       ) {
         result.unchanged.push(w.id);
         continue;
@@ -108,7 +101,7 @@ export async function syncSchedulers(
     }
     const keep = new Set(wanted.map((w) => w.id));
     for (const id of existing.keys()) {
-      if (parseSchedulerId(id) === undefined || keep.has(id)) continue;
+      if (!isOurScheduler(id) || keep.has(id)) continue;
       await queue.removeJobScheduler(id);
       result.removed.push(id);
     }
@@ -116,7 +109,7 @@ export async function syncSchedulers(
   return result;
 }
 
-/** One of our schedulers as Redis holds it. */
+/** One of our schedulers as the queue holds it. */
 export interface SchedulerInfo {
   readonly id: string;
   readonly cron: string | undefined;
@@ -138,7 +131,7 @@ export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>): P
       timezone: s.tz,
       next: s.next === undefined ? undefined : new Date(s.next).toISOString(),
     }))
-    .filter((s) => parseSchedulerId(s.id) !== undefined)
+    .filter((s) => isOurScheduler(s.id))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -171,9 +164,8 @@ export interface TickResult {
 }
 
 /**
- * Runs one tick: enqueues every period of the report's window (yesterday and its lookback, in the
- * schedule's time zone as of the scheduled instant), then up to gapCap periods of the last
- * healDays (up to yesterday as of now) that have no successful load or whose last attempt failed.
+ * Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled
+ * instant), then up to gapCap periods of the last healDays never loaded or whose last attempt failed.
  */
 export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult> {
   const name = String(job.data.report);

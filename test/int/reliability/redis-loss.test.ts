@@ -92,7 +92,7 @@ async function loseRedisMidBackfill(o: {
     suite.emulator.setFaults({});
     const redis = p.queues.backend.redis;
     if (redis === undefined) throw new Error('a Redis outage needs the Redis queue');
-    await ensureReady(redis, p.config.redisUrl, 20_000);
+    await ensureReady(redis, p.config.redis, 20_000);
     const heal = await enqueueHeal(
       p.queues.pulls,
       warehouseOf(db.pool, TEST_SCHEMA),
