@@ -99,21 +99,28 @@ export async function startMetricsServer(
     }
     reply(404, 'text/plain', 'not found: try /metrics or /health\n');
   });
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, port, host);
+  return { port: (server.address() as AddressInfo).port, close: () => closeServer(server) };
+}
+
+/** Resolves once `server` listens on `host:port`; rejects with listen()'s error. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+}
+
+/** Stops listening and ends every open connection (a keep-alive would hold close() open). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /**

@@ -269,5 +269,3 @@ function toCounts(c: Record<string, number>): QueueCounts {
     completed: c.completed ?? 0,
   };
 }
-
-// The terminal rendering lives in its own file; re-exported so `status.js` offers both halves.

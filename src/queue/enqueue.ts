@@ -275,18 +275,6 @@ export async function readHealPlan(
   return out;
 }
 
-/** Plans a heal and enqueues it (pulls already waiting or running are not added twice). */
-export async function enqueueHeal(
-  queue: PullQueue,
-  wh: Warehouse,
-  reports: readonly ReportJob[],
-  days: number,
-  now: Date = new Date(),
-  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
-): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, await readHealPlan(wh, reports, days, now, accounts)));
-}
-
 /** Enqueues every missing period of each coverage, newest first. */
 export async function enqueueEvolution(
   queue: PullQueue,
