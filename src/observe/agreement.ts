@@ -54,9 +54,8 @@ interface SideRow {
 }
 
 /**
- * The disagreements of `reports` over the periods inside `from`..`to`, for `accounts` (all when
- * undefined). Each period of any report is compared with every report whose periods tile it exactly
- * (a week with a daily report's 7 days); a counter a side lacks (no totals from the API) is skipped.
+ * The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against
+ * every report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped.
  */
 export async function readDisagreements(
   { pool, schema }: Warehouse,
@@ -213,9 +212,8 @@ export function renderDisagreements(list: readonly Disagreement[]): string[] {
 }
 
 /**
- * The report.disagrees events of the unexplained disagreements no evaluation announced yet: each is
- * recorded in the warehouse (keyed by its sums too), so of several workers only one announces it,
- * and a changed gap after a re-pull is news again.
+ * The report.disagrees events of unexplained disagreements not yet announced: each is claimed in the
+ * warehouse (keyed by its sums too), so one worker announces it, and a changed gap is news again.
  */
 export async function disagreementEvents(
   wh: Warehouse,

@@ -36,10 +36,7 @@ export interface DashboardOptions {
   readonly host: string;
   /** true hides and refuses every action (retry, clean, pause, add, remove...). */
   readonly readOnly: boolean;
-  /**
-   * Host names it is reached by besides its listening address and localhost (a DNS name, a
-   * reverse proxy's name): any other Host is refused, so a DNS-rebound page cannot use it.
-   */
+  /** Host names besides its address and localhost (a DNS name, a proxy's): any other Host is refused. */
   readonly allowedHosts?: readonly string[];
   /** Queue names to show; DASHBOARD_QUEUES by default. */
   readonly queues?: readonly string[];
@@ -54,11 +51,7 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/**
- * Starts Bull Board on `host:port` over the queues under `prefix`. Rejects with
- * RedisUnavailableError when Redis does not answer, DashboardError when the address cannot be bound;
- * both say what to do.
- */
+/** Starts Bull Board; rejects with RedisUnavailableError or DashboardError, each saying what to do. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
   // instead of requests queueing up behind a dead socket.
@@ -140,10 +133,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   };
 }
 
-/**
- * The URL a browser opens for a server listening on `host:port`. A wildcard bind address is not
- * openable, so it becomes the loopback of the same family; IPv6 literals get brackets.
- */
+/** The URL a browser opens: a wildcard bind address becomes its family's loopback, IPv6 gets brackets. */
 export function dashboardUrl(host: string, port: number): string {
   let shown = host;
   if (host === '0.0.0.0' || host === '') shown = '127.0.0.1';
@@ -209,10 +199,7 @@ function hostKey(name: string): string {
     .replace(/^\[(.*)\]$/, '$1');
 }
 
-/**
- * The `host[:port]` of a Host header as a URL would write it (lower case, no default port), or
- * undefined when it is not one.
- */
+/** A Host header's `host[:port]` as a URL would write it, or undefined when it is not one. */
 function normalHost(header: string): URL | undefined {
   if (!HOST_HEADER.test(header)) return undefined;
   try {

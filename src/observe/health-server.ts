@@ -28,10 +28,9 @@ export interface HealthFacts {
 }
 
 /**
- * Health from the facts. `queue` says whether the queue's store (Redis or the queue's Postgres)
- * answered; `redis`, on Redis only, is its connection status. A store that answers is not enough:
- * a worker can stay connected yet stop consuming (bullmq #4585), so jobs waiting while nothing ran
- * for stuckAfterMs is unhealthy too.
+ * Health from the facts: `queue` says whether the queue's store answered (`redis` is its status, on
+ * Redis only). A worker can stay connected yet stop consuming (bullmq #4585): jobs waiting while
+ * nothing ran for stuckAfterMs is unhealthy too.
  */
 export function assessHealth(f: HealthFacts): Health {
   const readable = f.waiting !== undefined && f.active !== undefined;
@@ -54,11 +53,7 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/**
- * Serves GET /metrics (the registry, text format) and GET /health (JSON, 200 or 503) on
- * `port` (0 picks a free port) of `host` (loopback unless told otherwise: the endpoints have no
- * login). Resolves once listening.
- */
+/** Serves GET /metrics and GET /health (200 or 503) on `host:port` (0: a free port), once listening. */
 export async function startMetricsServer(
   registry: Registry,
   health: () => Promise<Health>,
@@ -124,9 +119,8 @@ export function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * startMetricsServer for a worker, which must never die of it: a port it cannot bind (typically a
- * second worker on the same host) logs one warning and resolves undefined, and the worker goes on
- * processing without /metrics and /health.
+ * startMetricsServer for a worker, which must never die of it: a port it cannot bind (a second
+ * worker on the host) logs one warning and resolves undefined; the worker goes on without them.
  */
 export async function tryStartMetricsServer(
   registry: Registry,

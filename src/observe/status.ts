@@ -40,17 +40,11 @@ export interface ReportStatus {
   readonly loaded: number;
   /** Period starts with no load on record. */
   readonly missing: readonly string[];
-  /**
-   * Period starts of the window older than the report's retention_months: their partitions are
-   * dropped (or about to be), so they are neither expected nor missing.
-   */
+  /** Period starts older than the report's retention_months: dropped, so neither expected nor missing. */
   readonly droppedByRetention?: readonly string[];
   /** Periods whose last attempt failed, with its reason (the rows of an earlier load, if any, stay). */
   readonly failed: ReadonlyArray<{ readonly period: string; readonly error: string | null }>;
-  /**
-   * Periods whose current rows could not be reconciled with the API's totals, and why: 'mismatch'
-   * (they do not add up), 'no totals' (the API gave none), 'partial totals' (some counters missing).
-   */
+  /** Periods whose rows could not be reconciled with the totals: mismatch, no totals or partial totals. */
   readonly unreconciled: ReadonlyArray<{
     readonly period: string;
     readonly reason: string;
@@ -67,10 +61,7 @@ export interface ReportStatus {
     readonly ageHours: number | null;
     readonly late: boolean;
   };
-  /**
-   * Missing periods that should be loaded by now: older than the freshness limit, or older than
-   * a loaded period (a hole). Yesterday before the night's tick is missing but not overdue.
-   */
+  /** Missing periods older than the freshness limit or than a loaded period: should be loaded by now. */
   readonly overdue: readonly string[];
 }
 
@@ -130,10 +121,8 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
 }
 
 /**
- * Collects the status of every report definition over the last `days` days (up to yesterday in
- * each report's schedule time zone). `queues` may be undefined (or resolve to undefined) when the
- * queue store is unreachable; a promise lets the caller connect to it while the warehouse is queried.
- * Every report, the restatements, the catalogue and the queue counts are read concurrently.
+ * Collects the status of every report over the last `days` days, all parts read concurrently.
+ * `queues` may be (or resolve to) undefined when the queue store is unreachable.
  */
 export async function collectStatus(
   wh: Warehouse,

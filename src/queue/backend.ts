@@ -61,10 +61,8 @@ export interface QueueStoreConfig {
 }
 
 /**
- * Opens the queue store of `config`. `role` `worker` rides out outages (a Redis connection with
- * maxRetriesPerRequest null); `producer` fails fast. `redis`, when given, is used instead of a new
- * connection and stays the caller's to close. Throws RedisUnavailableError when Redis is not
- * reachable; on Postgres, the error of the first query (and migrates the queue schema first).
+ * Opens the queue store: `worker` rides out outages, `producer` fails fast (RedisUnavailableError);
+ * on Postgres it migrates the queue schema first. A given `redis` stays the caller's to close.
  */
 export async function openQueueBackend(
   config: QueueStoreConfig,

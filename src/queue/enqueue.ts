@@ -125,9 +125,8 @@ async function addChunk(
 }
 
 /**
- * Enqueues one pull per report and period of from..to, newest first unless told otherwise: the
- * queue is first in, first out, so that is the order they start in, however many workers run.
- * Holds every pull: for a backfill of any size, see enqueueStream.
+ * Enqueues one pull per report and period of from..to, holding them all (see enqueueStream); the queue
+ * is first in, first out, so `order` is the order they start in, however many workers run.
  */
 export async function enqueueBackfill(
   queue: PullQueue,

@@ -9,10 +9,7 @@ import type { Period } from '../dates/periods.js';
 export const REPORT_QUEUE = 'report-pulls';
 /** Queue of catalogue (campaigns, creatives) syncs. */
 export const ENTITY_QUEUE = 'entity-sync';
-/**
- * Queue of scheduler ticks. A BullMQ job scheduler cannot deduplicate the jobs it creates, so each
- * tick is only a trigger: its processor plans the window and enqueues the real, deduplicated pulls.
- */
+/** Queue of scheduler ticks: triggers only, as a job scheduler cannot deduplicate the jobs it makes. */
 export const TICK_QUEUE = 'report-ticks';
 
 /** Job name of a report pull in REPORT_QUEUE. */
@@ -22,10 +19,7 @@ export const TICK_JOB = 'tick';
 /** Job name of a catalogue sync in ENTITY_QUEUE. */
 export const SYNC_JOB = 'sync';
 
-/**
- * Id of the job scheduler of a job definition (of one account other than `default`, for a
- * catalogue sync: `...@account`); the prefix tells ours from anyone else's.
- */
+/** Id of a definition's job scheduler (`...@account` for a catalogue sync of an account not `default`). */
 export function schedulerId(kind: 'report' | 'entities', name: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `adops-${kind}-${name}`

@@ -39,10 +39,7 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/**
- * Opens the queues on config's backend over a fail-fast producer connection (or on `backend` when
- * given, which the caller then owns). Throws RedisUnavailableError when Redis cannot be reached.
- */
+/** Opens the queues on a fail-fast producer store (or on `backend`, which the caller then owns). */
 export async function openQueues(
   config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   backend?: QueueBackend,

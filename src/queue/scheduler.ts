@@ -61,9 +61,8 @@ export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] 
 }
 
 /**
- * Upserts a scheduler (cron in the definition's time zone) per scheduled definition and removes
- * ours whose definition is gone or lost its schedule. A scheduler already matching its definition
- * is left alone, so a second run changes nothing, not even the next run's job.
+ * Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
+ * matching is left alone, so a second run changes nothing.
  */
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,

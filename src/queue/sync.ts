@@ -19,11 +19,7 @@ export interface EnqueuedSync {
   readonly added: boolean;
 }
 
-/**
- * Requests an entity sync. A sync already waiting or running absorbs the request (a second one
- * would read the same catalogue), and its id is returned so the caller can wait for it. The job id
- * is fresh per request: a retained finished job must never swallow a new sync.
- */
+/** Requests an entity sync; one already waiting or running absorbs it, and its id is returned. */
 export async function enqueueEntitySync(
   queue: SyncQueue,
   account: string = DEFAULT_ACCOUNT,
@@ -55,10 +51,8 @@ export interface SyncWaitOptions extends Partial<OutageOptions> {
 }
 
 /**
- * Waits for sync job `jobId` to finish and returns its result, reading the job (its state and the
- * progress its worker reports) every `pollMs`. Reads, not events: a read after a restart or a
- * failover sees where the job stands, however many events went by meanwhile. The queue's store
- * going away is waited out up to `outageMs` (then QueueOutageError: the sync goes on in its worker).
+ * Waits for sync job `jobId` and returns its result, reading the job every `pollMs`: reads, not events,
+ * see where it stands after a restart or failover. An outage is waited out up to `outageMs`.
  */
 export async function waitForEntitySync(
   queue: SyncQueue,
