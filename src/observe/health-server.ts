@@ -68,31 +68,19 @@ export async function startMetricsServer(
     };
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return reply(405, 'text/plain', 'method not allowed\n');
-    if (path === '/metrics') {
-      registry.metrics().then(
+    const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    if (path === '/metrics')
+      void registry.metrics().then(
         (text) => reply(200, registry.contentType, text),
-        (error: unknown) =>
-          reply(
-            500,
-            'text/plain',
-            `metrics failed: ${error instanceof Error ? error.message : String(error)}\n`,
-          ),
+        (error: unknown) => reply(500, 'text/plain', `metrics failed: ${message(error)}\n`),
       );
-      return;
-    }
-    if (path === '/health' || path === '/healthz') {
-      health().then(
+    else if (path === '/health' || path === '/healthz')
+      void health().then(
         (h) => reply(h.ok ? 200 : 503, 'application/json', `${JSON.stringify(h)}\n`),
         (error: unknown) =>
-          reply(
-            503,
-            'application/json',
-            `${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`,
-          ),
+          reply(503, 'application/json', `${JSON.stringify({ ok: false, error: message(error) })}\n`),
       );
-      return;
-    }
-    reply(404, 'text/plain', 'not found: try /metrics or /health\n');
+    else reply(404, 'text/plain', 'not found: try /metrics or /health\n');
   });
   await listen(server, port, host);
   return { port: (server.address() as AddressInfo).port, close: () => closeServer(server) };

@@ -127,55 +127,43 @@ export async function ensureReady(
   const variables = redisVariablesOf(target);
   await new Promise<void>((resolve, reject) => {
     let lastError: Error | undefined;
+    const settle = (error?: RedisUnavailableError) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      redis.off('end', onEnd);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
     const fail = () => {
-      cleanup();
       // The sentinels answer but monitor no master of that name: a setting to fix, not an outage.
       const hint =
         target.kind === 'sentinel' && /No such master with that name/.test(lastError?.message ?? '')
           ? `the sentinels monitor no master named "${target.master}": check REDIS_SENTINEL_MASTER (or the master name in REDIS_URL)`
           : `check ${variables} and that Redis is running`;
-      reject(
-        new RedisUnavailableError(
-          `Redis at ${where} is not reachable (${lastError?.message ?? 'no answer'}): ${hint}`,
-          { cause: lastError },
-        ),
-      );
+      const message = `Redis at ${where} is not reachable (${lastError?.message ?? 'no answer'}): ${hint}`;
+      settle(new RedisUnavailableError(message, { cause: lastError }));
     };
     const onError = (error: Error) => {
       lastError = error;
       // A refused database or password cannot pass with time (ioredis would go on without them);
       // LOADING or MASTERDOWN can.
-      if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) refuse(error);
-      else if (options.failFast === true) fail();
-    };
-    const refuse = (error: Error) => {
-      cleanup();
-      reject(
-        new RedisUnavailableError(
-          `Redis at ${where} refused the connection (${error.message}): ` +
-            (variables === 'REDIS_URL'
-              ? "check REDIS_URL's database number, user and password"
-              : `check the database number, user and password in ${variables}`),
-          { cause: error },
-        ),
-      );
+      if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) {
+        const check =
+          variables === 'REDIS_URL'
+            ? "check REDIS_URL's database number, user and password"
+            : `check the database number, user and password in ${variables}`;
+        const message = `Redis at ${where} refused the connection (${error.message}): ${check}`;
+        settle(new RedisUnavailableError(message, { cause: error }));
+      } else if (options.failFast === true) fail();
     };
     const timer = setTimeout(fail, timeoutMs);
-    const onReady = () => {
-      cleanup();
-      resolve();
-    };
     // Closed by its owner while we wait: it will never be ready; fail now rather than at the timeout.
     const onEnd = () => {
       lastError ??= new Error('the connection was closed');
       fail();
     };
-    const cleanup = () => {
-      clearTimeout(timer);
-      redis.off('ready', onReady);
-      redis.off('error', onError);
-      redis.off('end', onEnd);
-    };
+    const onReady = () => settle();
     redis.on('ready', onReady);
     redis.on('error', onError);
     redis.on('end', onEnd);

@@ -18,14 +18,6 @@ import type { Queues, PullQueue } from './queues.js';
 import type { Period } from '../dates/periods.js';
 import { enqueuePulls } from './enqueue.js';
 
-/** What one `adops schedule` run did, per scheduler id. */
-export interface ScheduleResult {
-  readonly created: readonly string[];
-  readonly updated: readonly string[];
-  readonly unchanged: readonly string[];
-  readonly removed: readonly string[];
-}
-
 interface Wanted {
   readonly id: string;
   readonly queue: 'ticks' | 'syncs';
@@ -68,7 +60,7 @@ export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
   accounts: readonly PlanAccount[] = ONLY_DEFAULT,
-): Promise<ScheduleResult> {
+): Promise<Record<'created' | 'updated' | 'unchanged' | 'removed', string[]>> {
   const wanted = wantedSchedulers(jobs, accounts);
   const result = {
     created: [] as string[],
@@ -108,17 +100,8 @@ export async function syncSchedulers(
   return result;
 }
 
-/** One of our schedulers as the queue holds it. */
-export interface SchedulerInfo {
-  readonly id: string;
-  readonly cron: string | undefined;
-  readonly timezone: string | undefined;
-  /** The next firing, ISO 8601, when known. */
-  readonly next: string | undefined;
-}
-
-/** Our schedulers on the tick and sync queues, sorted by id. */
-export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>): Promise<SchedulerInfo[]> {
+/** Our schedulers on the tick and sync queues, sorted by id, with their next firing (ISO 8601) when known. */
+export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>) {
   const all = [
     ...(await queues.ticks.getJobSchedulers(0, -1)),
     ...(await queues.syncs.getJobSchedulers(0, -1)),
