@@ -38,7 +38,8 @@ export interface AgreeingReport {
   readonly lookbackDays: number;
 }
 
-interface SideRow {
+/** A side as the query returns it: each counter's sum as text, null when a row lacks it. */
+type SideRow = Record<CounterName, string | null> & {
   account: string;
   period_start: string;
   period_end: string;
@@ -46,12 +47,7 @@ interface SideRow {
   first_loaded: Date;
   last_loaded: Date;
   exact: boolean;
-  ad_requests: string | null;
-  filled_impressions: string | null;
-  impressions: string | null;
-  measurable_impressions: string | null;
-  viewable_impressions: string | null;
-}
+};
 
 /**
  * The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against

@@ -170,12 +170,10 @@ export async function readFreshness(
   now: Date = new Date(),
   accounts?: readonly PlanAccount[],
 ): Promise<ReportFreshness[]> {
+  const names = jobs.reports.map((r) => r.name);
   const [status, restated] = await Promise.all([
     collectStatus(wh, jobs, undefined, days, now, accounts),
-    lastRestatements(
-      wh,
-      jobs.reports.map((r) => r.name),
-    ),
+    lastRestatements(wh, names),
   ]);
   const byName = new Map(jobs.reports.map((r) => [r.name, r]));
   return status.reports.flatMap((r) => {

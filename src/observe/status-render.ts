@@ -239,7 +239,7 @@ export function checkProblems(status: Status): CheckProblem[] {
         report,
         kind: 'failed',
         period: f.period,
-        line: `${report} ${f.period}: failed: ${firstLine(f.error ?? 'no reason recorded')}`,
+        line: `${report} ${f.period}: failed: ${(f.error ?? 'no reason recorded').split('\n')[0]}`,
       });
     for (const u of r.unreconciled)
       out.push({
@@ -258,8 +258,4 @@ export function checkProblems(status: Status): CheckProblem[] {
         line: disagreementLine(d),
       });
   return out;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? '';
 }

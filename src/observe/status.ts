@@ -65,13 +65,8 @@ export interface ReportStatus {
   readonly overdue: readonly string[];
 }
 
-export interface QueueCounts {
-  readonly waiting: number;
-  readonly active: number;
-  readonly delayed: number;
-  readonly failed: number;
-  readonly completed: number;
-}
+/** Jobs of one queue by state (`waiting` counts the prioritized ones too). */
+export type QueueCounts = Readonly<Record<'waiting' | 'active' | 'delayed' | 'failed' | 'completed', number>>;
 
 export interface Status {
   readonly generatedAt: string;

@@ -80,17 +80,16 @@ export async function openQueueBackend(
     if (redis === undefined) client.disconnect();
     throw error;
   }
-  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
-    createRedisBackend(name, { ...opts, connection: client }, o);
+  const on =
+    (connection: RedisClient): BackendFactory<IQueueBackend, unknown> =>
+    (name, opts, o) =>
+      createRedisBackend(name, { ...opts, connection }, o);
   return {
-    ...build(factory, config.queue.prefix),
+    ...build(on(client), config.queue.prefix),
     // QueueEvents blocks on its connection, which BullMQ wants without a retry limit: its own.
     events: (name) => {
       const own = workerConnection(config);
-      const events = build(
-        (n, opts, o) => createRedisBackend(n, { ...opts, connection: own }, o),
-        config.queue.prefix,
-      ).events(name);
+      const events = build(on(own), config.queue.prefix).events(name);
       const close = events.close.bind(events);
       events.close = async () => {
         await close();

@@ -62,12 +62,7 @@ export async function syncSchedulers(
   accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<Record<'created' | 'updated' | 'unchanged' | 'removed', string[]>> {
   const wanted = wantedSchedulers(jobs, accounts);
-  const result = {
-    created: [] as string[],
-    updated: [] as string[],
-    unchanged: [] as string[],
-    removed: [] as string[],
-  };
+  const [created, updated, unchanged, removed]: [string[], string[], string[], string[]] = [[], [], [], []];
   for (const kind of ['ticks', 'syncs'] as const) {
     const queue = queues[kind];
     const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.id ?? s.key, s]));
@@ -79,7 +74,7 @@ export async function syncSchedulers(
         have.tz === w.schedule.timezone &&
         JSON.stringify(have.template?.data ?? {}) === JSON.stringify(w.data)
       ) {
-        result.unchanged.push(w.id);
+        unchanged.push(w.id);
         continue;
       }
       await queue.upsertJobScheduler(
@@ -88,16 +83,16 @@ export async function syncSchedulers(
         // The template carries only the report name: no key, no URL.
         { name: w.name, data: w.data as never },
       );
-      (have === undefined ? result.created : result.updated).push(w.id);
+      (have === undefined ? created : updated).push(w.id);
     }
     const keep = new Set(wanted.map((w) => w.id));
     for (const id of existing.keys()) {
       if (!isOurScheduler(id) || keep.has(id)) continue;
       await queue.removeJobScheduler(id);
-      result.removed.push(id);
+      removed.push(id);
     }
   }
-  return result;
+  return { created, updated, unchanged, removed };
 }
 
 /** Our schedulers on the tick and sync queues, sorted by id, with their next firing (ISO 8601) when known. */
