@@ -18,6 +18,9 @@ const POSTGRES_QUEUE_FILES = [
   'test/int/webhooks/webhooks.test.ts',
 ];
 
+/** Files outside test/int/redis-ha that restart servers of their own: run one at a time (integration-serial). */
+const SERIAL_FILES = ['test/int/queue/pg-restart.test.ts'];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -38,7 +41,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/int/**/*.test.ts'],
-          exclude: ['test/int/redis-ha/**'],
+          exclude: ['test/int/redis-ha/**', ...SERIAL_FILES],
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -59,10 +62,11 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Failovers and outages of private Redis servers, timed in seconds: one file at a time,
-          // after the rest, so that no other file's load stretches a promotion past its bounds.
+          // Failovers and outages of private Redis servers (and a private Postgres restarted), timed
+          // in seconds: one file at a time, after the rest, so that no other file's load stretches a
+          // promotion past its bounds.
           name: 'integration-serial',
-          include: ['test/int/redis-ha/**/*.test.ts'],
+          include: ['test/int/redis-ha/**/*.test.ts', ...SERIAL_FILES],
           globalSetup: ['test/helpers/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -1,6 +1,6 @@
 // What the commands that enqueue show while they wait, on stderr so stdout keeps their result
-// lines: progress bars on a terminal (a line every few seconds elsewhere), and Redis outages ridden
-// out and reported, with the command that finishes the job when the wait gives up.
+// lines: progress bars on a terminal (a line every few seconds elsewhere), and outages of the
+// queue's store ridden out and reported, with the command that finishes the job when the wait gives up.
 import cliProgress from 'cli-progress';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
 import { describeRedisTarget } from '../config/connections.js';
@@ -12,7 +12,7 @@ import {
   type EnqueueCounts,
   type PullProgress,
 } from '../queue/enqueue.js';
-import { RedisOutageError, type OutageState } from '../queue/connection.js';
+import { QueueOutageError, type OutageState } from '../queue/connection.js';
 import { pullAccount, pullPeriod } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { outageReason } from '../retry/classify.js';
@@ -107,16 +107,16 @@ export function enqueuedLine(r: EnqueueCounts): string {
 /** The `--redis-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
 export const redisOutageOption = [
   '--redis-outage-seconds <s>',
-  'with --wait: how long to ride out a Redis that cannot be reached before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)',
+  "with --wait: how long to ride out the queue's store (Redis, or Postgres with ADOPS_QUEUE=postgres) not answering before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)",
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
 /**
- * How a wait rides out Redis going away: for `--redis-outage-seconds` (else
- * ADOPS_REDIS_OUTAGE_SECONDS), telling the person waiting that Redis is away and when it is back,
- * on a terminal in the progress bar's own line (`note`), else a line on stderr at each end.
- * `gaveUp` makes the wait's RedisOutageError one line: where Redis is (no password), how long it
- * was away, what was awaited, and what finishes the job.
+ * How a wait rides out the queue's store (Redis, or the queue's Postgres) going away: for
+ * `--redis-outage-seconds` (else ADOPS_REDIS_OUTAGE_SECONDS), telling the person waiting that the
+ * store is away and when it is back, on a terminal in the progress bar's own line (`note`), else a
+ * line on stderr at each end. `gaveUp` makes the wait's QueueOutageError one line: where the store
+ * is (no password), how long it was away, what was awaited, and what finishes the job.
  */
 export function outageWatch(
   ctx: CliContext,
@@ -124,41 +124,48 @@ export function outageWatch(
   note?: (text: string) => void,
 ): {
   outageMs: number;
+  store: string;
   onOutage(state: OutageState): void;
-  gaveUp(awaited: string, next: string): (error: unknown) => never;
+  gaveUp(awaited: string, next: (store: string) => string): (error: unknown) => never;
 } {
-  const boundS = flagSeconds ?? ctx.config().queue.redisOutageSeconds;
-  const where = describeRedisTarget(ctx.config().redis);
+  const { queue, redis } = ctx.config();
+  const boundS = flagSeconds ?? queue.redisOutageSeconds;
+  // Named by what it is: on ADOPS_QUEUE=postgres there is no Redis to blame.
+  const [name, where] =
+    queue.backend === 'postgres'
+      ? ["the queue's Postgres", `the queue's Postgres (schema ${queue.schema})`]
+      : ['Redis', `Redis at ${describeRedisTarget(redis)}`];
   let away = false;
   return {
     outageMs: boundS * 1000,
+    store: where,
     onOutage: (state) => {
       const seconds = Math.round(state.awayMs / 1000);
       if (note !== undefined) {
-        note(state.away ? ` | Redis not answering for ${seconds} s, retrying up to ${boundS} s` : '');
+        note(state.away ? ` | ${name} not answering for ${seconds} s, retrying up to ${boundS} s` : '');
         return;
       }
       if (state.away && !away)
         ctx.stderr.write(
-          `Redis at ${where} is not answering (${outageReason(state.error)}): still waiting, for up to ${boundS} s\n`,
+          `${where} is not answering (${outageReason(state.error)}): still waiting, for up to ${boundS} s\n`,
         );
-      else if (!state.away) ctx.stderr.write(`Redis answers again after ${seconds} s: still waiting\n`);
+      else if (!state.away) ctx.stderr.write(`${name} answers again after ${seconds} s: still waiting\n`);
       away = state.away;
     },
     gaveUp: (awaited, next) => (error) => {
-      if (!(error instanceof RedisOutageError)) throw error;
-      throw new CommandFailed(
-        `Redis at ${where} ${error.message.replace(/^Redis /, '')} while waiting for ${awaited}: ${next}`,
-        { cause: error },
-      );
+      if (!(error instanceof QueueOutageError)) throw error;
+      throw new CommandFailed(`${error.message} while waiting for ${awaited}: ${next(name)}`, {
+        cause: error,
+      });
     },
   };
 }
 
 /**
  * Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not
- * a terminal); throws CommandFailed listing the failed periods and their reasons. Redis going away
- * is ridden out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS), the bar kept.
+ * a terminal); throws CommandFailed listing the failed periods and their reasons. The queue's
+ * store going away is ridden out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS),
+ * the bar kept.
  */
 export async function waitWithProgress(
   ctx: CliContext,
@@ -207,7 +214,8 @@ export async function waitWithProgress(
       const finished = latest.done + latest.failed;
       return watch.gaveUp(
         `${total - finished} of ${total} pulls to finish`,
-        `they go on in the workers once Redis is back; run \`${healCommand(ctx, result)}\` to finish the job`,
+        (store) =>
+          `they go on in the workers once ${store} is back; run \`${healCommand(ctx, result)}\` to finish the job`,
       )(error);
     })
     .finally(() => {

@@ -126,7 +126,8 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
           .catch(
             watch.gaveUp(
               `entity sync job ${jobId}${who} to finish`,
-              'it goes on in a worker once Redis is back; see `adops status`, or run `adops sync` again',
+              (store) =>
+                `it goes on in a worker once ${store} is back; see \`adops status\`, or run \`adops sync\` again`,
             ),
           )
           .finally(view.stop);

@@ -166,6 +166,15 @@ export function loadConfig(env: Env) {
   /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
   const redis: RedisTarget = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
+  const queueSchema = queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX);
+  // Postgres silently cuts a longer name to 63 bytes, so two deployments could share one queue schema.
+  if (v.ADOPS_QUEUE === 'postgres' && Buffer.byteLength(queueSchema) > 63)
+    throw new ConfigError(
+      `ADOPS_SCHEMA=${JSON.stringify(v.ADOPS_SCHEMA)} is too long for ADOPS_QUEUE=postgres: its queue schema ` +
+        `"${queueSchema}" would be ${Buffer.byteLength(queueSchema)} bytes, over Postgres' 63-byte limit for a name; ` +
+        `use an ADOPS_SCHEMA of at most ${63 - (queueSchema.length - v.ADOPS_SCHEMA.length)} characters`,
+      'ADOPS_SCHEMA',
+    );
   const config = {
     /** API base URL ending in /v2; undefined means "only `adops demo` may run" (it embeds the emulator). */
     baseUrl: v.ADOPS_BASE_URL,
@@ -207,7 +216,7 @@ export function loadConfig(env: Env) {
       /** Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend. */
       backend: v.ADOPS_QUEUE,
       /** The Postgres queues' schema in DATABASE_URL's database: see queueSchemaOf. */
-      schema: queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX),
+      schema: queueSchema,
       /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
       /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */

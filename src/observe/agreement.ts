@@ -38,7 +38,8 @@ export interface AgreeingReport {
   readonly lookbackDays: number;
 }
 
-interface SideRow {
+/** A side as the query returns it: each counter's sum as text, null when a row lacks it. */
+type SideRow = Record<CounterName, string | null> & {
   account: string;
   period_start: string;
   period_end: string;
@@ -46,17 +47,11 @@ interface SideRow {
   first_loaded: Date;
   last_loaded: Date;
   exact: boolean;
-  ad_requests: string | null;
-  filled_impressions: string | null;
-  impressions: string | null;
-  measurable_impressions: string | null;
-  viewable_impressions: string | null;
-}
+};
 
 /**
- * The disagreements of `reports` over the periods inside `from`..`to`, for `accounts` (all when
- * undefined). Each period of any report is compared with every report whose periods tile it exactly
- * (a week with a daily report's 7 days); a counter a side lacks (no totals from the API) is skipped.
+ * The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against
+ * every report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped.
  */
 export async function readDisagreements(
   { pool, schema }: Warehouse,
@@ -213,9 +208,8 @@ export function renderDisagreements(list: readonly Disagreement[]): string[] {
 }
 
 /**
- * The report.disagrees events of the unexplained disagreements no evaluation announced yet: each is
- * recorded in the warehouse (keyed by its sums too), so of several workers only one announces it,
- * and a changed gap after a re-pull is news again.
+ * The report.disagrees events of unexplained disagreements not yet announced: each is claimed in the
+ * warehouse (keyed by its sums too), so one worker announces it, and a changed gap is news again.
  */
 export async function disagreementEvents(
   wh: Warehouse,

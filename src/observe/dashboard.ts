@@ -1,15 +1,12 @@
-// `adops dashboard`: the Bull Board web page over our BullMQ queues, one queue-store connection and one
-// HTTP server (Express), every request first checked against DNS rebinding and cross-site writes.
-// The page has no login, so a browser that can reach it is trusted; two attacks borrow such a browser:
-// - DNS rebinding: a page on rebind.evil.example re-resolves its own name to 127.0.0.1, and is then
-//   same-origin with the dashboard. Only the Host header gives it away, so every request (reads
-//   too: job data) must name an address the dashboard serves.
-// - Cross-site requests: any page can make the browser POST a form or text/plain. Browsers mark
-//   them (Sec-Fetch-Site, Origin, Referer), so a write must carry no sign of another origin, and
-//   a body that is JSON (which no form can send, and a script of another origin only after a CORS
-//   preflight this server never answers). A request with none of those headers is not from a
-//   browser page (curl, a script) and is let through, as Go's http.CrossOriginProtection does.
-import { createServer, type Server } from 'node:http';
+// `adops dashboard`: the Bull Board web page over our queues (Express), every request first checked
+// against the two attacks that borrow a browser able to reach a page with no login:
+// - DNS rebinding: a page re-resolves its own name to 127.0.0.1 and is then same-origin; only the
+//   Host header gives it away, so every request (reads too: job data) must name our address.
+// - Cross-site writes: a write must carry no sign of another origin (Sec-Fetch-Site, Origin,
+//   Referer) and a JSON body (no form sends one; another origin's script needs a preflight we never
+//   answer). A request with none of those headers is not from a browser page and passes, as Go's
+//   http.CrossOriginProtection does.
+import { createServer } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -18,6 +15,7 @@ import type { Queue } from 'bullmq';
 import express from 'express';
 import { describeRedisTarget, type RedisTarget } from '../config/connections.js';
 import { errnoCode } from '../config/files.js';
+import { closeServer, listen } from './health-server.js';
 import type { Logger } from '../log/logger.js';
 import { openQueueBackend } from '../queue/backend.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../queue/jobs.js';
@@ -38,10 +36,7 @@ export interface DashboardOptions {
   readonly host: string;
   /** true hides and refuses every action (retry, clean, pause, add, remove...). */
   readonly readOnly: boolean;
-  /**
-   * Host names it is reached by besides its listening address and localhost (a DNS name, a
-   * reverse proxy's name): any other Host is refused, so a DNS-rebound page cannot use it.
-   */
+  /** Host names besides its address and localhost (a DNS name, a proxy's): any other Host is refused. */
   readonly allowedHosts?: readonly string[];
   /** Queue names to show; DASHBOARD_QUEUES by default. */
   readonly queues?: readonly string[];
@@ -56,11 +51,7 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/**
- * Starts Bull Board on `host:port` over the queues under `prefix`. Rejects with
- * RedisUnavailableError when Redis does not answer, DashboardError when the address cannot be bound;
- * both say what to do.
- */
+/** Starts Bull Board; rejects with RedisUnavailableError or DashboardError, each saying what to do. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
   // instead of requests queueing up behind a dead socket.
@@ -142,29 +133,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
-/** Stops listening and ends every open connection (a browser's keep-alive would hold close()). */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
-
-/**
- * The URL a browser opens for a server listening on `host:port`. A wildcard bind address is not
- * openable, so it becomes the loopback of the same family; IPv6 literals get brackets.
- */
+/** The URL a browser opens: a wildcard bind address becomes its family's loopback, IPv6 gets brackets. */
 export function dashboardUrl(host: string, port: number): string {
   let shown = host;
   if (host === '0.0.0.0' || host === '') shown = '127.0.0.1';
@@ -178,20 +147,9 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
-/**
- * The dashboard cannot listen where it was asked to. Fixed by another --port or --host, so the CLI
- * treats it as bad usage (exit 2); the message says which.
- */
+/** The dashboard cannot listen where asked: bad usage (exit 2), fixed by the --port or --host named. */
 export class DashboardError extends TerminalError {
   override readonly name = 'DashboardError';
-  constructor(
-    message: string,
-    /** The errno code of the failed listen(), e.g. EADDRINUSE. */
-    readonly code: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, { cause: options?.cause });
-  }
 }
 
 /** The message for a listen() failure, with the fix for the usual codes. */
@@ -206,7 +164,7 @@ function listenFailure(host: string, port: number, error: unknown): DashboardErr
         : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
           ? `${host} is not an address of this machine: use --host 127.0.0.1 (or 0.0.0.0 for all)`
           : `check --host and --port`;
-  return new DashboardError(`cannot listen on ${where} (${code}): ${hint}`, code, { cause: error });
+  return new DashboardError(`cannot listen on ${where} (${code}): ${hint}`, { cause: error });
 }
 
 /** The names a Host header may give for this dashboard. */
@@ -241,10 +199,7 @@ function hostKey(name: string): string {
     .replace(/^\[(.*)\]$/, '$1');
 }
 
-/**
- * The `host[:port]` of a Host header as a URL would write it (lower case, no default port), or
- * undefined when it is not one.
- */
+/** A Host header's `host[:port]` as a URL would write it, or undefined when it is not one. */
 function normalHost(header: string): URL | undefined {
   if (!HOST_HEADER.test(header)) return undefined;
   try {

@@ -20,10 +20,7 @@ export function csvField(value: string): string {
 /** First characters a spreadsheet reads as a formula (OWASP's CSV injection list). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/**
- * A CSV cell a spreadsheet will not run as a formula: a value starting with = + - @, tab or CR gets
- * a single quote in front (OWASP), which spreadsheets show as text. Other values are unchanged.
- */
+/** A CSV cell a spreadsheet will not run as a formula: a quote in front of = + - @, tab or CR (OWASP). */
 export function formulaSafe(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
@@ -35,9 +32,8 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
- * `value` safe to print on a terminal: control characters (ESC included) become visible escapes,
- * `\n`, `\r`, `\t`, `\x1b` or `\u202e`, so an API value cannot move the cursor, set the title
- * or reorder the line around it. Printable text is unchanged.
+ * `value` safe to print on a terminal: control characters become visible escapes (`\n`, `\x1b`,
+ * `\u202e`), so an API value cannot move the cursor, set the title or reorder the line.
  */
 export function terminalSafe(value: string): string {
   return value.replace(UNPRINTABLE, (c) => {
@@ -54,9 +50,8 @@ export function columns(dimensions: readonly Dimension[]): string[] {
 }
 
 /**
- * CSV text of the rows, header first, in chunks of whole lines (CRLF-free: `\n` line ends). With
- * `formulas: 'safe'` dimension values pass through formulaSafe (counters are numbers of our own);
- * with `terminal`, then through terminalSafe, so CSV shown on a terminal cannot drive it either.
+ * CSV text of the rows, header first, in chunks of whole `\n` lines; dimension values through
+ * formulaSafe with `formulas: 'safe'`, then through terminalSafe with `terminal`.
  */
 export function* csvChunks(
   dimensions: readonly Dimension[],
@@ -80,10 +75,7 @@ export function* csvChunks(
   if (out !== '') yield out;
 }
 
-/**
- * JSON text of the rows: one array, one object per line (valid JSON that also streams through
- * line tools). Dimension values stay strings (ids can pass 2^53); counters are numbers.
- */
+/** JSON text: one array, one object per line; dimension values stay strings (ids can pass 2^53). */
 export function* jsonChunks(dimensions: readonly Dimension[], rows: readonly ReportRow[]): Generator<string> {
   const keys = columns(dimensions).map((c) => `${JSON.stringify(c)}:`);
   const n = dimensions.length;

@@ -13,11 +13,13 @@ export interface Health {
 
 /** What the worker knows when asked for its health. */
 export interface HealthFacts {
-  /** ioredis connection status ('ready' when connected). */
-  readonly redis: string;
+  /** Where the queues live (ADOPS_QUEUE). */
+  readonly backend: 'redis' | 'postgres';
+  /** The queue store's status, 'ready' when usable (on Redis, ioredis' connection status). */
+  readonly store: string;
   /** Whether every BullMQ worker of the process is running. */
   readonly running: boolean;
-  /** Pull queue counts; undefined when Redis could not be read. */
+  /** Pull queue counts; undefined when the queue's store could not be read. */
   readonly waiting: number | undefined;
   readonly active: number | undefined;
   /** Time since this process last started, finished or found no job. */
@@ -26,15 +28,18 @@ export interface HealthFacts {
 }
 
 /**
- * Health from the facts. A Redis ping is not enough: a worker can stay connected yet stop
- * consuming (bullmq #4585), so jobs waiting while nothing ran for stuckAfterMs is unhealthy too.
+ * Health from the facts: `queue` says whether the queue's store answered (`redis` is its status, on
+ * Redis only). A worker can stay connected yet stop consuming (bullmq #4585): jobs waiting while
+ * nothing ran for stuckAfterMs is unhealthy too.
  */
 export function assessHealth(f: HealthFacts): Health {
   const readable = f.waiting !== undefined && f.active !== undefined;
   const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;
+  const queueOk = f.store === 'ready' && readable;
   return {
-    ok: f.redis === 'ready' && f.running && readable && !stuck,
-    redis: f.redis,
+    ok: queueOk && f.running && !stuck,
+    queue: { backend: f.backend, ok: queueOk },
+    ...(f.backend === 'redis' ? { redis: f.store } : {}),
     running: f.running,
     stuck,
     idleSeconds: Math.round(f.idleMs / 1000),
@@ -48,11 +53,7 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/**
- * Serves GET /metrics (the registry, text format) and GET /health (JSON, 200 or 503) on
- * `port` (0 picks a free port) of `host` (loopback unless told otherwise: the endpoints have no
- * login). Resolves once listening.
- */
+/** Serves GET /metrics and GET /health (200 or 503) on `host:port` (0: a free port), once listening. */
 export async function startMetricsServer(
   registry: Registry,
   health: () => Promise<Health>,
@@ -67,53 +68,47 @@ export async function startMetricsServer(
     };
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return reply(405, 'text/plain', 'method not allowed\n');
-    if (path === '/metrics') {
-      registry.metrics().then(
+    const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    if (path === '/metrics')
+      void registry.metrics().then(
         (text) => reply(200, registry.contentType, text),
-        (error: unknown) =>
-          reply(
-            500,
-            'text/plain',
-            `metrics failed: ${error instanceof Error ? error.message : String(error)}\n`,
-          ),
+        (error: unknown) => reply(500, 'text/plain', `metrics failed: ${message(error)}\n`),
       );
-      return;
-    }
-    if (path === '/health' || path === '/healthz') {
-      health().then(
+    else if (path === '/health' || path === '/healthz')
+      void health().then(
         (h) => reply(h.ok ? 200 : 503, 'application/json', `${JSON.stringify(h)}\n`),
         (error: unknown) =>
-          reply(
-            503,
-            'application/json',
-            `${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`,
-          ),
+          reply(503, 'application/json', `${JSON.stringify({ ok: false, error: message(error) })}\n`),
       );
-      return;
-    }
-    reply(404, 'text/plain', 'not found: try /metrics or /health\n');
+    else reply(404, 'text/plain', 'not found: try /metrics or /health\n');
   });
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, port, host);
+  return { port: (server.address() as AddressInfo).port, close: () => closeServer(server) };
+}
+
+/** Resolves once `server` listens on `host:port`; rejects with listen()'s error. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+}
+
+/** Stops listening and ends every open connection (a keep-alive would hold close() open). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /**
- * startMetricsServer for a worker, which must never die of it: a port it cannot bind (typically a
- * second worker on the same host) logs one warning and resolves undefined, and the worker goes on
- * processing without /metrics and /health.
+ * startMetricsServer for a worker, which must never die of it: a port it cannot bind (a second
+ * worker on the host) logs one warning and resolves undefined; the worker goes on without them.
  */
 export async function tryStartMetricsServer(
   registry: Registry,

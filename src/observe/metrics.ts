@@ -1,7 +1,6 @@
-// Prometheus metrics of one worker process, in a registry of its own so tests and the in-process
-// demo can run several workers without their counters colliding; and the per-report freshness
-// gauges, read from the warehouse (not from this worker's own pulls), so every worker of a
-// deployment reports the same values and an alert needs no aggregation across workers.
+// Prometheus metrics of one worker process, in a registry of its own (several workers in one process
+// must not collide); and the per-report freshness gauges, read from the warehouse, not from this
+// worker's pulls, so every worker reports the same values and alerts need no aggregation.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobSet, ReportJob } from '../config/jobs.js';
 import { periodContaining } from '../dates/periods.js';
@@ -29,17 +28,23 @@ export interface WorkerMetrics {
   readonly queueDepth: Gauge<'queue' | 'state'>;
 }
 
-/**
- * Creates the worker's metrics. `depth` is asked for the queue counts at scrape time, so the gauge
- * is never stale and costs nothing between scrapes.
- */
+/** Creates the worker's metrics; `depth` is asked for the queue counts at scrape time. */
 export function createWorkerMetrics(
   depth: () => Promise<Record<string, Partial<Record<string, number>>>>,
   options: { defaultMetrics?: boolean } = {},
 ): WorkerMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'adops_' });
-  const buckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+  const counter = <L extends string>(name: string, help: string, label: L) =>
+    new Counter<L>({ name, help, labelNames: [label], registers: [registry] });
+  const histogram = (name: string, help: string) =>
+    new Histogram<'report'>({
+      name,
+      help,
+      labelNames: ['report'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: [registry],
+    });
   return {
     registry,
     pulls: new Counter({
@@ -48,45 +53,20 @@ export function createWorkerMetrics(
       labelNames: ['report', 'outcome'],
       registers: [registry],
     }),
-    rowsLoaded: new Counter({
-      name: 'adops_rows_loaded_total',
-      help: 'Rows written to report tables',
-      labelNames: ['report'],
-      registers: [registry],
-    }),
-    apiRequests: new Counter({
-      name: 'adops_api_requests_total',
-      help: 'HTTP requests to the management API by status (error: no response)',
-      labelNames: ['status'],
-      registers: [registry],
-    }),
-    apiRetries: new Counter({
-      name: 'adops_api_retries_total',
-      help: 'API requests retried, by the status that caused the retry',
-      labelNames: ['status'],
-      registers: [registry],
-    }),
-    pullSeconds: new Histogram({
-      name: 'adops_pull_duration_seconds',
-      help: 'Whole pull (fetch and load) duration',
-      labelNames: ['report'],
-      buckets,
-      registers: [registry],
-    }),
-    fetchSeconds: new Histogram({
-      name: 'adops_fetch_duration_seconds',
-      help: 'API fetch duration of a pull, retries included',
-      labelNames: ['report'],
-      buckets,
-      registers: [registry],
-    }),
-    loadSeconds: new Histogram({
-      name: 'adops_load_duration_seconds',
-      help: 'Postgres load duration of a pull',
-      labelNames: ['report'],
-      buckets,
-      registers: [registry],
-    }),
+    rowsLoaded: counter('adops_rows_loaded_total', 'Rows written to report tables', 'report'),
+    apiRequests: counter(
+      'adops_api_requests_total',
+      'HTTP requests to the management API by status (error: no response)',
+      'status',
+    ),
+    apiRetries: counter(
+      'adops_api_retries_total',
+      'API requests retried, by the status that caused the retry',
+      'status',
+    ),
+    pullSeconds: histogram('adops_pull_duration_seconds', 'Whole pull (fetch and load) duration'),
+    fetchSeconds: histogram('adops_fetch_duration_seconds', 'API fetch duration of a pull, retries included'),
+    loadSeconds: histogram('adops_load_duration_seconds', 'Postgres load duration of a pull'),
     queueDepth: new Gauge({
       name: 'adops_queue_depth',
       help: 'Jobs per queue and state',
@@ -94,7 +74,7 @@ export function createWorkerMetrics(
       registers: [registry],
       async collect() {
         const counts = await depth().catch(() => undefined);
-        if (counts === undefined) return; // Redis down: keep the last values rather than fail the scrape
+        if (counts === undefined) return; // the store is down: keep the last values rather than fail the scrape
         for (const [queue, states] of Object.entries(counts))
           for (const state of DEPTH_STATES) this.set({ queue, state }, states[state] ?? 0);
       },
@@ -103,9 +83,8 @@ export function createWorkerMetrics(
 }
 
 /**
- * Counts API requests by status and retries by the status that caused them, from the API
- * client's per-attempt callback. Keeps the previous status per request path (a pull's path is
- * unique while it runs, deduplication sees to that).
+ * Counts API requests by status and retries by the status that caused them, from the API client's
+ * per-attempt callback, keyed by path (a pull's path is unique while it runs: deduplication).
  */
 export function attemptRecorder(
   metrics: Pick<WorkerMetrics, 'apiRequests' | 'apiRetries'>,
@@ -120,10 +99,7 @@ export function attemptRecorder(
   };
 }
 
-/**
- * The worker's events (src/worker/observer.ts) as metrics: pulls by outcome, rows, durations and
- * API attempts. Structurally a WorkerObserver; observe imports nothing of the worker.
- */
+/** The worker's events as metrics; structurally a WorkerObserver (observe imports nothing of the worker). */
 export function metricsObserver(metrics: WorkerMetrics): {
   pull(
     report: string,
@@ -194,12 +170,10 @@ export async function readFreshness(
   now: Date = new Date(),
   accounts?: readonly PlanAccount[],
 ): Promise<ReportFreshness[]> {
+  const names = jobs.reports.map((r) => r.name);
   const [status, restated] = await Promise.all([
     collectStatus(wh, jobs, undefined, days, now, accounts),
-    lastRestatements(
-      wh,
-      jobs.reports.map((r) => r.name),
-    ),
+    lastRestatements(wh, names),
   ]);
   const byName = new Map(jobs.reports.map((r) => [r.name, r]));
   return status.reports.flatMap((r) => {
@@ -212,9 +186,8 @@ export async function readFreshness(
 }
 
 /**
- * Registers the per-report gauges on `registry`. `read` is asked at scrape time, at most once per
- * `cacheMs` (the status queries are not free); when it fails (Postgres down) the gauges keep the
- * last values read rather than fail the scrape, and the data's age goes on growing.
+ * Registers the per-report gauges. `read` is asked at scrape time, at most once per `cacheMs`; when it
+ * fails (Postgres down) the gauges keep the last values, and the data's age goes on growing.
  */
 export function registerReportGauges(
   registry: Registry,

@@ -222,9 +222,8 @@ export interface CheckProblem {
 }
 
 /**
- * The problems of a status: each late report, each overdue missing period (one not yet due, like
- * yesterday before the night's tick, is not one), each period whose last attempt failed and each
- * whose rows do not reconcile with the API's totals. None means all is fresh and complete.
+ * The problems of a status: each late report, overdue missing period (yesterday before the night's
+ * tick is not one), failed or unreconciled period, and disagreement. None: fresh and complete.
  */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
@@ -240,7 +239,7 @@ export function checkProblems(status: Status): CheckProblem[] {
         report,
         kind: 'failed',
         period: f.period,
-        line: `${report} ${f.period}: failed: ${firstLine(f.error ?? 'no reason recorded')}`,
+        line: `${report} ${f.period}: failed: ${(f.error ?? 'no reason recorded').split('\n')[0]}`,
       });
     for (const u of r.unreconciled)
       out.push({
@@ -259,8 +258,4 @@ export function checkProblems(status: Status): CheckProblem[] {
         line: disagreementLine(d),
       });
   return out;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? '';
 }

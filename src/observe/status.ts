@@ -40,17 +40,11 @@ export interface ReportStatus {
   readonly loaded: number;
   /** Period starts with no load on record. */
   readonly missing: readonly string[];
-  /**
-   * Period starts of the window older than the report's retention_months: their partitions are
-   * dropped (or about to be), so they are neither expected nor missing.
-   */
+  /** Period starts older than the report's retention_months: dropped, so neither expected nor missing. */
   readonly droppedByRetention?: readonly string[];
   /** Periods whose last attempt failed, with its reason (the rows of an earlier load, if any, stay). */
   readonly failed: ReadonlyArray<{ readonly period: string; readonly error: string | null }>;
-  /**
-   * Periods whose current rows could not be reconciled with the API's totals, and why: 'mismatch'
-   * (they do not add up), 'no totals' (the API gave none), 'partial totals' (some counters missing).
-   */
+  /** Periods whose rows could not be reconciled with the totals: mismatch, no totals or partial totals. */
   readonly unreconciled: ReadonlyArray<{
     readonly period: string;
     readonly reason: string;
@@ -67,20 +61,12 @@ export interface ReportStatus {
     readonly ageHours: number | null;
     readonly late: boolean;
   };
-  /**
-   * Missing periods that should be loaded by now: older than the freshness limit, or older than
-   * a loaded period (a hole). Yesterday before the night's tick is missing but not overdue.
-   */
+  /** Missing periods older than the freshness limit or than a loaded period: should be loaded by now. */
   readonly overdue: readonly string[];
 }
 
-export interface QueueCounts {
-  readonly waiting: number;
-  readonly active: number;
-  readonly delayed: number;
-  readonly failed: number;
-  readonly completed: number;
-}
+/** Jobs of one queue by state (`waiting` counts the prioritized ones too). */
+export type QueueCounts = Readonly<Record<'waiting' | 'active' | 'delayed' | 'failed' | 'completed', number>>;
 
 export interface Status {
   readonly generatedAt: string;
@@ -90,7 +76,7 @@ export interface Status {
   readonly reports: readonly ReportStatus[];
   /** How much re-pulls changed periods' totals, by report and age in days. */
   readonly restatements: readonly RestatementSummary[];
-  /** Counts per queue; null when Redis could not be read (the warehouse part still shows). */
+  /** Counts per queue; null when the queue store could not be read (the warehouse part still shows). */
   readonly queues: Readonly<Record<string, QueueCounts>> | null;
   readonly queueError?: string;
   /** The catalogue syncs: the last written and a newer one running, interrupted or failed. */
@@ -130,10 +116,8 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
 }
 
 /**
- * Collects the status of every report definition over the last `days` days (up to yesterday in
- * each report's schedule time zone). `queues` may be undefined (or resolve to undefined) when Redis
- * is unreachable; a promise lets the caller connect to Redis while Postgres is already queried.
- * Every report, the restatements, the catalogue and the queue counts are read concurrently.
+ * Collects the status of every report over the last `days` days, all parts read concurrently.
+ * `queues` may be (or resolve to) undefined when the queue store is unreachable.
  */
 export async function collectStatus(
   wh: Warehouse,
@@ -186,7 +170,7 @@ async function readQueueCounts(
   source: QueueSource | Promise<QueueSource | undefined> | undefined,
 ): Promise<{ counts: Record<string, QueueCounts> | null; error?: string }> {
   const queues = await source;
-  if (queues === undefined) return { counts: null, error: 'Redis not reachable' };
+  if (queues === undefined) return { counts: null, error: 'the queue store (ADOPS_QUEUE) is not reachable' };
   try {
     const read = await jobCounts(queues, ...COUNTED_STATES);
     return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
@@ -269,5 +253,3 @@ function toCounts(c: Record<string, number>): QueueCounts {
     completed: c.completed ?? 0,
   };
 }
-
-// The terminal rendering lives in its own file; re-exported so `status.js` offers both halves.

@@ -61,10 +61,8 @@ export interface QueueStoreConfig {
 }
 
 /**
- * Opens the queue store of `config`. `role` `worker` rides out outages (a Redis connection with
- * maxRetriesPerRequest null); `producer` fails fast. `redis`, when given, is used instead of a new
- * connection and stays the caller's to close. Throws RedisUnavailableError when Redis is not
- * reachable; on Postgres, the error of the first query (and migrates the queue schema first).
+ * Opens the queue store: `worker` rides out outages, `producer` fails fast (RedisUnavailableError);
+ * on Postgres it migrates the queue schema first. A given `redis` stays the caller's to close.
  */
 export async function openQueueBackend(
   config: QueueStoreConfig,
@@ -82,17 +80,16 @@ export async function openQueueBackend(
     if (redis === undefined) client.disconnect();
     throw error;
   }
-  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
-    createRedisBackend(name, { ...opts, connection: client }, o);
+  const on =
+    (connection: RedisClient): BackendFactory<IQueueBackend, unknown> =>
+    (name, opts, o) =>
+      createRedisBackend(name, { ...opts, connection }, o);
   return {
-    ...build(factory, config.queue.prefix),
+    ...build(on(client), config.queue.prefix),
     // QueueEvents blocks on its connection, which BullMQ wants without a retry limit: its own.
     events: (name) => {
       const own = workerConnection(config);
-      const events = build(
-        (n, opts, o) => createRedisBackend(n, { ...opts, connection: own }, o),
-        config.queue.prefix,
-      ).events(name);
+      const events = build(on(own), config.queue.prefix).events(name);
       const close = events.close.bind(events);
       events.close = async () => {
         await close();

@@ -1,7 +1,6 @@
 // Adding pulls to the queue, deduplicated per report and period while one is unfinished, in chunks
-// drawn from the plan as they go, so an enqueue of any size holds one chunk at a time; and the
-// three producers of pulls over it: a backfill (and the wait for its pulls), heal (the warehouse,
-// not Redis, is the record of what is loaded) and report evolution (what a building version lacks).
+// drawn from the plan as they go; and the producers of pulls over it: a backfill (and the wait for
+// its pulls), heal (the warehouse is the record of what is loaded) and report evolution.
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT, runsReport } from '../config/accounts.js';
 import { PULL_JOB, pullData, pullDedupId, type PullJobData } from './jobs.js';
@@ -17,7 +16,7 @@ import {
 } from '../plan/pulls.js';
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
-import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
 import { loadStates } from '../warehouse/load/states.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
@@ -34,85 +33,8 @@ export interface EnqueuedPull {
   readonly added: boolean;
 }
 
-/** Pulls per addBulk call: one Redis round trip (a MULTI of this many scripts) each. */
+/** Pulls per addBulk call: one round trip (on Redis, a MULTI of this many scripts) each. */
 export const ENQUEUE_CHUNK = 1_000;
-
-export interface EnqueueOptions {
-  readonly priority?: number;
-  /** Pulls per addBulk call (default ENQUEUE_CHUNK). */
-  readonly chunk?: number;
-}
-
-/**
- * Enqueues one job per pull, drawing `pulls` (an array or a generator) one chunk at a time and
- * yielding each chunk's outcome once it is in Redis. A pull whose report and period already has a
- * job waiting, delayed or running is not added again; its existing job id is given instead, so
- * callers can still wait for it. Each call gets fresh job ids, so a period loaded earlier is pulled
- * again (a retained completed job with a reused jobId would silently swallow it).
- */
-async function* enqueueChunks(
-  queue: PullQueue,
-  pulls: Iterable<PlannedPull>,
-  options: EnqueueOptions = {},
-): AsyncGenerator<EnqueuedPull[], void, undefined> {
-  const size = options.chunk ?? ENQUEUE_CHUNK;
-  if (!Number.isInteger(size) || size < 1)
-    throw new RangeError(`chunk ${size}: expected a whole number >= 1`);
-  const nonce = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
-  let next = 0;
-  let chunk: PlannedPull[] = [];
-  for (const pull of pulls) {
-    chunk.push(pull);
-    if (chunk.length < size) continue;
-    yield await addChunk(queue, chunk, nonce, next, options.priority);
-    next += chunk.length;
-    chunk = [];
-  }
-  if (chunk.length > 0) yield await addChunk(queue, chunk, nonce, next, options.priority);
-}
-
-/** enqueueChunks, collected: for plans small enough to hold (a tick, a heal, tests). */
-export async function enqueuePulls(
-  queue: PullQueue,
-  pulls: Iterable<PlannedPull>,
-  options: EnqueueOptions = {},
-): Promise<EnqueuedPull[]> {
-  const out: EnqueuedPull[] = [];
-  for await (const chunk of enqueueChunks(queue, pulls, options)) out.push(...chunk);
-  return out;
-}
-
-async function addChunk(
-  queue: PullQueue,
-  chunk: readonly PlannedPull[],
-  nonce: string,
-  first: number,
-  priority: number | undefined,
-): Promise<EnqueuedPull[]> {
-  const requested = chunk.map((pull, j) => ({
-    data: pullData(pull.report, pull.period, pull.version, pull.account),
-    // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
-    jobId:
-      pull.account === undefined || pull.account === DEFAULT_ACCOUNT
-        ? `p-${nonce}-${first + j}`
-        : `p-${pull.account}-${nonce}-${first + j}`,
-  }));
-  const jobs = await queue.addBulk(
-    requested.map(({ data, jobId }) => ({
-      name: PULL_JOB,
-      data,
-      opts: {
-        jobId,
-        deduplication: { id: pullDedupId(data) },
-        ...(priority === undefined ? {} : { priority }),
-      },
-    })),
-  );
-  return requested.map((r, j) => {
-    const id = jobs[j]?.id ?? r.jobId;
-    return { data: r.data, jobId: id, added: id === r.jobId };
-  });
-}
 
 /** Counts of an enqueue. */
 export interface EnqueueCounts {
@@ -126,12 +48,85 @@ export interface BackfillResult extends EnqueueCounts {
   readonly pulls: readonly EnqueuedPull[];
 }
 
+export interface StreamOptions {
+  /** Pulls per addBulk call (default ENQUEUE_CHUNK). */
+  readonly chunk?: number;
+  /** Keep each enqueued pull (its job id and data) for a wait; default false: only counts. */
+  readonly keep?: boolean;
+  /** Called after each chunk is in the queue, with the counts so far. */
+  readonly onChunk?: (done: EnqueueCounts) => void;
+}
+
 /**
- * Enqueues one pull per report and period of from..to, newest period first unless told otherwise.
- * The pull queue is first in, first out and every worker takes from its head, so the order of
- * adding is the order the pulls start in, however many workers run. Periods loaded before are
- * pulled again; a pull already waiting or running for the same report and period is not added
- * twice (it keeps its place). Holds every pull: for a backfill of any size, see enqueueStream.
+ * Enqueues one job per pull, drawing `pulls` (an array or a generator, typically backfillPulls) one
+ * chunk at a time, so an enqueue of any size holds one chunk. A pull whose report and period already
+ * has a job waiting, delayed or running is not added again: its job id is given, to wait for. Job
+ * ids are fresh per call: a retained completed job with a reused id would swallow a re-pull.
+ */
+export async function enqueueStream(
+  queue: PullQueue,
+  pulls: Iterable<PlannedPull>,
+  options: StreamOptions = {},
+): Promise<EnqueueCounts & { readonly pulls?: readonly EnqueuedPull[] }> {
+  const size = options.chunk ?? ENQUEUE_CHUNK;
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`chunk ${size}: expected a whole number >= 1`);
+  const nonce = `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  let [added, alreadyQueued] = [0, 0];
+  let chunk: PlannedPull[] = [];
+  const kept: EnqueuedPull[] = [];
+  const flush = async () => {
+    const done = await addChunk(queue, chunk, nonce, added + alreadyQueued);
+    chunk = [];
+    const fresh = done.filter((p) => p.added).length;
+    added += fresh;
+    alreadyQueued += done.length - fresh;
+    if (options.keep === true) kept.push(...done);
+    options.onChunk?.({ added, alreadyQueued });
+  };
+  for (const pull of pulls) {
+    chunk.push(pull);
+    if (chunk.length >= size) await flush();
+  }
+  if (chunk.length > 0) await flush();
+  return options.keep === true ? { added, alreadyQueued, pulls: kept } : { added, alreadyQueued };
+}
+
+/** enqueueStream, every pull kept: for plans small enough to hold (a tick, a heal, tests). */
+export async function enqueuePulls(queue: PullQueue, pulls: Iterable<PlannedPull>): Promise<EnqueuedPull[]> {
+  return [...((await enqueueStream(queue, pulls, { keep: true })).pulls ?? [])];
+}
+
+async function addChunk(
+  queue: PullQueue,
+  chunk: readonly PlannedPull[],
+  nonce: string,
+  first: number,
+): Promise<EnqueuedPull[]> {
+  const requested = chunk.map((pull, j) => ({
+    data: pullData(pull.report, pull.period, pull.version, pull.account),
+    // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
+    jobId:
+      pull.account === undefined || pull.account === DEFAULT_ACCOUNT
+        ? `p-${nonce}-${first + j}`
+        : `p-${pull.account}-${nonce}-${first + j}`,
+  }));
+  const jobs = await queue.addBulk(
+    requested.map(({ data, jobId }) => ({
+      name: PULL_JOB,
+      data,
+      opts: { jobId, deduplication: { id: pullDedupId(data) } },
+    })),
+  );
+  return requested.map((r, j) => {
+    const id = jobs[j]?.id ?? r.jobId;
+    return { data: r.data, jobId: id, added: id === r.jobId };
+  });
+}
+
+/**
+ * Enqueues one pull per report and period of from..to, holding them all (see enqueueStream); the queue
+ * is first in, first out, so `order` is the order they start in, however many workers run.
  */
 export async function enqueueBackfill(
   queue: PullQueue,
@@ -143,36 +138,6 @@ export async function enqueueBackfill(
 ): Promise<BackfillResult> {
   const plan = planForAccounts(accounts, reports, (own) => planBackfill(own, from, to, order));
   return summarize(await enqueuePulls(queue, plan));
-}
-
-export interface StreamOptions extends EnqueueOptions {
-  /** Keep each enqueued pull (its job id and data) for a wait; default false: only counts. */
-  readonly keep?: boolean;
-  /** Called after each chunk is in Redis, with the counts so far. */
-  readonly onChunk?: (done: EnqueueCounts) => void;
-}
-
-/**
- * Enqueues `pulls` (a generator, typically backfillPulls) chunk by chunk, holding one chunk at a
- * time, and reports progress after each. The pulls themselves are kept only with `keep` (to wait
- * for them: a job id and a few dates each, not the jobs).
- */
-export async function enqueueStream(
-  queue: PullQueue,
-  pulls: Iterable<PlannedPull>,
-  options: StreamOptions = {},
-): Promise<EnqueueCounts & { readonly pulls?: readonly EnqueuedPull[] }> {
-  let added = 0;
-  let alreadyQueued = 0;
-  const kept: EnqueuedPull[] = [];
-  for await (const chunk of enqueueChunks(queue, pulls, options)) {
-    const fresh = chunk.filter((p) => p.added).length;
-    added += fresh;
-    alreadyQueued += chunk.length - fresh;
-    if (options.keep === true) kept.push(...chunk);
-    options.onChunk?.({ added, alreadyQueued });
-  }
-  return options.keep === true ? { added, alreadyQueued, pulls: kept } : { added, alreadyQueued };
 }
 
 /** The counts of enqueued pulls, with the pulls. */
@@ -202,29 +167,19 @@ export interface WaitResult {
   readonly failed: readonly FailedPull[];
 }
 
-export interface WaitOptions {
+/** A wait's options; the outage ones (how long, and what to call the store) go to throughOutage. */
+export interface WaitOptions extends Partial<OutageOptions> {
   readonly onProgress?: (p: PullProgress) => void;
   /** How often job states are read (default 300 ms). */
   readonly pollMs?: number;
   /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
   readonly batch?: number;
-  /** Stops waiting (resolving with what finished so far) when aborted. */
-  readonly signal?: AbortSignal;
-  /**
-   * How long Redis may be unreachable or switching before the wait gives up with a
-   * RedisOutageError (default 2 minutes); meanwhile the wait retries and keeps its progress.
-   */
-  readonly outageMs?: number;
-  /** Told while Redis is away and when it answers again (see throughOutage). */
-  readonly onOutage?: (state: OutageState) => void;
 }
 
 /**
- * Waits until every pull has completed or failed for good (retries exhausted or unrecoverable).
- * A job that vanished from Redis (flushed, or removed) counts as failed with a reason saying to
- * run `adops heal`, since the warehouse, not Redis, is the record of what was loaded. Redis going
- * away for a while (a restart, a failover) is waited out up to `outageMs`; past it, a
- * RedisOutageError (the pulls themselves go on in the workers).
+ * Waits until every pull has completed or failed for good, or `signal` aborts; a job gone from the
+ * queue counts as failed, saying to run `adops heal`. The store going away is waited out up to
+ * `outageMs` (default 2 minutes), then QueueOutageError (the pulls go on in the workers).
  */
 export async function waitForPulls(
   queue: PullQueue,
@@ -251,20 +206,15 @@ export async function waitForPulls(
   report();
   let offset = 0;
   const batch = options.batch ?? 500;
-  const outage = {
-    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
-    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
+  const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
   while (pending.size > 0 && options.signal?.aborted !== true) {
-    // A bounded, rotating slice per round: waiting on a huge backfill must not load Redis with a
-    // state lookup per job every few hundred milliseconds.
+    // A bounded, rotating slice per round: waiting on a huge backfill must not load the queue with
+    // a state lookup per job every few hundred milliseconds.
     const all = [...pending.keys()];
     offset = offset % all.length;
     const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);
     offset += batch;
-    // The whole round is read before anything is counted, so a round cut short by Redis going
-    // away is simply read again.
+    // Read whole before anything is counted: a round cut short by an outage is simply read again.
     const round = await throughOutage(() => readRound(queue, ids), outage);
     if (round === undefined) break;
     for (const [id, outcome] of round) {
@@ -295,17 +245,14 @@ async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<
         out.set(id, {
           state: 'failed',
           reason:
-            'the job disappeared from Redis (flushed or removed): run `adops heal` to pull what is missing',
+            'the job disappeared from the queue (flushed or removed): run `adops heal` to pull what is missing',
         });
     }),
   );
   return out;
 }
 
-/**
- * The pulls that heal the last `days` days (up to yesterday, in each report's schedule time zone)
- * of each account: every period with no load on record, or whose last attempt failed.
- */
+/** The pulls that heal each account's last `days` days: every period never loaded, or whose last attempt failed. */
 export async function readHealPlan(
   wh: Warehouse,
   reports: readonly ReportJob[],
@@ -327,18 +274,6 @@ export async function readHealPlan(
   return out;
 }
 
-/** Plans a heal and enqueues it (pulls already waiting or running are not added twice). */
-export async function enqueueHeal(
-  queue: PullQueue,
-  wh: Warehouse,
-  reports: readonly ReportJob[],
-  days: number,
-  now: Date = new Date(),
-  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
-): Promise<BackfillResult> {
-  return summarize(await enqueuePulls(queue, await readHealPlan(wh, reports, days, now, accounts)));
-}
-
 /** Enqueues every missing period of each coverage, newest first. */
 export async function enqueueEvolution(
   queue: PullQueue,
@@ -351,14 +286,10 @@ export async function enqueueEvolution(
   return enqueuePulls(queue, pulls);
 }
 
-// After each load, a report whose definition loads into a building version (report evolution) is
-// checked for completeness, and its stable views switch to the new version once it covers every
-// period the old one had. A failed check is logged, never fails the pull that triggered it.
-
 /**
- * A function to call after each load of `report` and `period`; resolves when any swap is done. A
- * load of the old shape (a pull that read its definition just before the change) is pulled again
- * in the new shape, so the new version still comes to cover it.
+ * A function to call after each load: an evolving report's stable views switch to its building
+ * version once it covers every period the old one had; a load in the old shape (its definition read
+ * just before the change) is pulled again in the new. A failure is logged, never fails the pull.
  */
 export function evolutionHook(
   wh: Warehouse,

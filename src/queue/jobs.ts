@@ -9,10 +9,7 @@ import type { Period } from '../dates/periods.js';
 export const REPORT_QUEUE = 'report-pulls';
 /** Queue of catalogue (campaigns, creatives) syncs. */
 export const ENTITY_QUEUE = 'entity-sync';
-/**
- * Queue of scheduler ticks. A BullMQ job scheduler cannot deduplicate the jobs it creates, so each
- * tick is only a trigger: its processor plans the window and enqueues the real, deduplicated pulls.
- */
+/** Queue of scheduler ticks: triggers only, as a job scheduler cannot deduplicate the jobs it makes. */
 export const TICK_QUEUE = 'report-ticks';
 
 /** Job name of a report pull in REPORT_QUEUE. */
@@ -22,27 +19,16 @@ export const TICK_JOB = 'tick';
 /** Job name of a catalogue sync in ENTITY_QUEUE. */
 export const SYNC_JOB = 'sync';
 
-/**
- * Id of the job scheduler of a job definition (of one account other than `default`, for a
- * catalogue sync: `...@account`); the prefix tells ours from anyone else's.
- */
+/** Id of a definition's job scheduler (`...@account` for a catalogue sync of an account not `default`). */
 export function schedulerId(kind: 'report' | 'entities', name: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `adops-${kind}-${name}`
     : `adops-${kind}-${name}@${account}`;
 }
 
-/** The definition a scheduler id belongs to, or undefined when the id is not one of ours. */
-export function parseSchedulerId(
-  id: string,
-): { kind: 'report' | 'entities'; name: string; account?: string } | undefined {
-  const m = /^adops-(report|entities)-([a-z][a-z0-9_]*)(?:@([a-z][a-z0-9_]*))?$/.exec(id);
-  if (m === null) return undefined;
-  return {
-    kind: m[1] as 'report' | 'entities',
-    name: m[2] as string,
-    ...(m[3] === undefined ? {} : { account: m[3] }),
-  };
+/** Whether a scheduler id is one schedulerId makes: `adops schedule` leaves anyone else's alone. */
+export function isOurScheduler(id: string): boolean {
+  return /^adops-(report|entities)-[a-z][a-z0-9_]*(@[a-z][a-z0-9_]*)?$/.test(id);
 }
 
 /** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */
@@ -52,25 +38,16 @@ export const FRESHNESS_JOB = 'freshness';
 /** Id of the job scheduler of freshness evaluations (outside the report/entities ids of `adops schedule`). */
 export const FRESHNESS_SCHEDULER = 'adops-webhooks-freshness';
 
-/**
- * Data of a report pull job: which report and which period, nothing else. No key, no URL: Redis
- * is not a place for secrets, and the worker resolves everything else from its own config.
- */
+/** Data of a report pull job: which report and period, never a key or URL (the worker has its config). */
 export interface PullJobData {
-  /**
-   * The ad server account (ADOPS_ACCOUNTS_FILE). Absent in pulls queued by a release before
-   * accounts: those are DEFAULT_ACCOUNT's (see pullAccount).
-   */
+  /** The ad server account (ADOPS_ACCOUNTS_FILE); absent means DEFAULT_ACCOUNT (see pullAccount). */
   readonly account?: string;
   readonly report: string;
   /** YYYY-MM-DD, inclusive. */
   readonly periodStart: string;
   /** YYYY-MM-DD, inclusive. */
   readonly periodEnd: string;
-  /**
-   * The table version an evolution planned the pull for: it only keeps the pull apart from a pull
-   * of the same period in the old shape (deduplication), the worker loads by the current definition.
-   */
+  /** The table version an evolution planned it for: only keeps it apart from an old-shape pull (dedup). */
   readonly version?: number;
 }
 
@@ -118,10 +95,8 @@ export function pullPeriod(data: PullJobData): Period {
 }
 
 /**
- * The deduplication id of a pull: while a pull of the same account, report and period waits, is
- * delayed for a retry or runs, a second one is not enqueued. BullMQ drops the key when the job
- * finishes, so a later request for the same period pulls it again. The default account keeps the
- * ids of the release before accounts, so its queued pulls still deduplicate against new ones.
+ * The deduplication id of a pull: while one of the same account, report and period is unfinished, a
+ * second is not enqueued (BullMQ drops the key when it finishes). The default account's ids name no account.
  */
 export function pullDedupId(data: PullJobData): string {
   const account = pullAccount(data);
@@ -132,7 +107,7 @@ export function pullDedupId(data: PullJobData): string {
   return data.version === undefined ? base : `${base}/v${data.version}`;
 }
 
-/** Narrows untrusted job data (it comes from Redis) to a PullJobData, or undefined. */
+/** Narrows untrusted job data (it comes from the queue's store) to a PullJobData, or undefined. */
 export function asPullData(value: unknown): PullJobData | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
@@ -155,19 +130,16 @@ export function asPullData(value: unknown): PullJobData | undefined {
 export const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 export type CountedState = (typeof COUNTED_STATES)[number];
 
-/** Counts by queue name, then by state. */
-export type JobCountsByQueue = Record<string, Record<string, number>>;
-
-/** Anything with BullMQ's Queue.getJobCounts (a Queue, or a test's stand-in). */
+/** Anything with BullMQ's Queue.getJobCounts. */
 interface CountingQueue {
   getJobCounts(...states: CountedState[]): Promise<Record<string, number>>;
 }
 
-/** Job counts of the three queues by queue name, through BullMQ Queue objects already open. */
+/** Job counts of the three queues by queue name, then by state. */
 export async function jobCounts(
   queues: { readonly pulls: CountingQueue; readonly ticks: CountingQueue; readonly syncs: CountingQueue },
   ...states: CountedState[]
-): Promise<JobCountsByQueue> {
+): Promise<Record<string, Record<string, number>>> {
   const [pulls, ticks, syncs] = await Promise.all([
     queues.pulls.getJobCounts(...states),
     queues.ticks.getJobCounts(...states),

@@ -1,5 +1,4 @@
 // The queues, opened with the options every producer must agree on.
-import type { JobsOptions } from 'bullmq';
 import type { Config } from '../config/env.js';
 import { BACKOFF_TYPE } from '../retry/classify.js';
 import { openQueueBackend, type QueueBackend, type QueueOf } from './backend.js';
@@ -15,33 +14,14 @@ import {
 import type { WebhookQueue } from '../webhooks/events.js';
 
 /**
- * Finished jobs are kept a while (for `--wait`, status and debugging) and then dropped by age and
- * count. A retained job never blocks a re-pull: pulls deduplicate by BullMQ's deduplication key,
- * which lives only while a job is unfinished, never by jobId.
+ * Finished jobs are kept a while (for `--wait`, status and debugging), then dropped by age and count.
+ * A retained job never blocks a re-pull: pulls deduplicate by BullMQ's deduplication key, not jobId.
  */
 export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
-const KEEP_FAILED = { age: 14 * 24 * 3600, count: 20_000 } as const;
-
-/** Options of every pull job: retries with our jittered exponential backoff. */
-function pullJobOptions(config: Pick<Config, 'queue'>): JobsOptions {
-  return {
-    attempts: config.queue.pullAttempts,
-    backoff: { type: BACKOFF_TYPE },
-    removeOnComplete: KEEP_COMPLETED,
-    removeOnFail: KEEP_FAILED,
-  };
-}
+const KEPT = { removeOnComplete: KEEP_COMPLETED, removeOnFail: { age: 14 * 24 * 3600, count: 20_000 } };
 
 /** Attempts of a webhook delivery, the first included: about half an hour of backoff (WEBHOOK_BACKOFF). */
 export const WEBHOOK_ATTEMPTS = 10;
-
-/** Options of every webhook job: retries with our jittered exponential backoff. */
-const WEBHOOK_JOB_OPTIONS: JobsOptions = {
-  attempts: WEBHOOK_ATTEMPTS,
-  backoff: { type: BACKOFF_TYPE },
-  removeOnComplete: KEEP_COMPLETED,
-  removeOnFail: KEEP_FAILED,
-};
 
 export type PullQueue = QueueOf<PullJobData>;
 export type TickQueue = QueueOf<TickJobData>;
@@ -59,27 +39,24 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/**
- * Opens the queues on config's backend over a fail-fast producer connection (or on `backend` when
- * given, which the caller then owns). Throws RedisUnavailableError when Redis cannot be reached.
- */
+/** Opens the queues on a fail-fast producer store (or on `backend`, which the caller then owns). */
 export async function openQueues(
   config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   backend?: QueueBackend,
 ): Promise<Queues> {
   const store = backend ?? (await openQueueBackend(config, 'producer'));
-  const pulls: PullQueue = store.queue(REPORT_QUEUE, { defaultJobOptions: pullJobOptions(config) });
-  // A tick or a sync that failed is retried after 5 s, then 10 s: a sync resumes from its
-  // checkpoint, so a pause lets a failing server recover instead of meeting the retry at once.
-  const retried = {
-    removeOnComplete: KEEP_COMPLETED,
-    removeOnFail: KEEP_FAILED,
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 5_000 },
-  };
+  // Pulls and webhooks retry with our jittered exponential backoff. A tick or a sync is retried
+  // after 5 s, then 10 s: a sync resumes from its checkpoint, so a pause lets a failing server recover.
+  const backoff = { type: BACKOFF_TYPE };
+  const pulls: PullQueue = store.queue(REPORT_QUEUE, {
+    defaultJobOptions: { ...KEPT, attempts: config.queue.pullAttempts, backoff },
+  });
+  const retried = { ...KEPT, attempts: 3, backoff: { type: 'exponential', delay: 5_000 } };
   const ticks: TickQueue = store.queue(TICK_QUEUE, { defaultJobOptions: retried });
   const syncs: SyncQueue = store.queue(ENTITY_QUEUE, { defaultJobOptions: retried });
-  const webhooks: WebhookQueue = store.queue(WEBHOOK_QUEUE, { defaultJobOptions: WEBHOOK_JOB_OPTIONS });
+  const webhooks: WebhookQueue = store.queue(WEBHOOK_QUEUE, {
+    defaultJobOptions: { ...KEPT, attempts: WEBHOOK_ATTEMPTS, backoff },
+  });
   for (const q of [pulls, ticks, syncs, webhooks]) q.on('error', () => undefined);
   return {
     pulls,

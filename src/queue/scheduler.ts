@@ -13,18 +13,10 @@ import {
   tickWindows,
   type TickJob,
 } from '../plan/pulls.js';
-import { parseSchedulerId, schedulerId, SYNC_JOB, TICK_JOB } from './jobs.js';
+import { isOurScheduler, schedulerId, SYNC_JOB, TICK_JOB } from './jobs.js';
 import type { Queues, PullQueue } from './queues.js';
 import type { Period } from '../dates/periods.js';
 import { enqueuePulls } from './enqueue.js';
-
-/** What one `adops schedule` run did, per scheduler id. */
-export interface ScheduleResult {
-  readonly created: readonly string[];
-  readonly updated: readonly string[];
-  readonly unchanged: readonly string[];
-  readonly removed: readonly string[];
-}
 
 interface Wanted {
   readonly id: string;
@@ -61,41 +53,28 @@ export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] 
 }
 
 /**
- * Upserts a scheduler (cron in the definition's time zone) per scheduled definition and removes
- * ours whose definition is gone or lost its schedule. A scheduler already matching its definition
- * is left alone, so a second run changes nothing, not even the next run's job.
+ * Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
+ * matching is left alone, so a second run changes nothing.
  */
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
   accounts: readonly PlanAccount[] = ONLY_DEFAULT,
-): Promise<ScheduleResult> {
+): Promise<Record<'created' | 'updated' | 'unchanged' | 'removed', string[]>> {
   const wanted = wantedSchedulers(jobs, accounts);
-  const result = {
-    created: [] as string[],
-    updated: [] as string[],
-    unchanged: [] as string[],
-    removed: [] as string[],
-  };
+  const [created, updated, unchanged, removed]: [string[], string[], string[], string[]] = [[], [], [], []];
   for (const kind of ['ticks', 'syncs'] as const) {
     const queue = queues[kind];
-    const existing = new Map<
-      string,
-      { pattern?: string | undefined; tz?: string | undefined; data?: unknown }
-    >();
-    for (const s of await queue.getJobSchedulers(0, -1)) {
-      const id = s.id ?? s.key;
-      existing.set(id, { pattern: s.pattern, tz: s.tz, data: s.template?.data });
-    }
+    const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.id ?? s.key, s]));
     for (const w of wanted.filter((x) => x.queue === kind)) {
       const have = existing.get(w.id);
       if (
         have !== undefined &&
         have.pattern === w.schedule.cron &&
         have.tz === w.schedule.timezone &&
-        JSON.stringify(have.data ?? {}) === JSON.stringify(w.data)
+        JSON.stringify(have.template?.data ?? {}) === JSON.stringify(w.data)
       ) {
-        result.unchanged.push(w.id);
+        unchanged.push(w.id);
         continue;
       }
       await queue.upsertJobScheduler(
@@ -104,29 +83,20 @@ export async function syncSchedulers(
         // The template carries only the report name: no key, no URL.
         { name: w.name, data: w.data as never },
       );
-      (have === undefined ? result.created : result.updated).push(w.id);
+      (have === undefined ? created : updated).push(w.id);
     }
     const keep = new Set(wanted.map((w) => w.id));
     for (const id of existing.keys()) {
-      if (parseSchedulerId(id) === undefined || keep.has(id)) continue;
+      if (!isOurScheduler(id) || keep.has(id)) continue;
       await queue.removeJobScheduler(id);
-      result.removed.push(id);
+      removed.push(id);
     }
   }
-  return result;
+  return { created, updated, unchanged, removed };
 }
 
-/** One of our schedulers as Redis holds it. */
-export interface SchedulerInfo {
-  readonly id: string;
-  readonly cron: string | undefined;
-  readonly timezone: string | undefined;
-  /** The next firing, ISO 8601, when known. */
-  readonly next: string | undefined;
-}
-
-/** Our schedulers on the tick and sync queues, sorted by id. */
-export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>): Promise<SchedulerInfo[]> {
+/** Our schedulers on the tick and sync queues, sorted by id, with their next firing (ISO 8601) when known. */
+export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>) {
   const all = [
     ...(await queues.ticks.getJobSchedulers(0, -1)),
     ...(await queues.syncs.getJobSchedulers(0, -1)),
@@ -138,7 +108,7 @@ export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>): P
       timezone: s.tz,
       next: s.next === undefined ? undefined : new Date(s.next).toISOString(),
     }))
-    .filter((s) => parseSchedulerId(s.id) !== undefined)
+    .filter((s) => isOurScheduler(s.id))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -171,9 +141,8 @@ export interface TickResult {
 }
 
 /**
- * Runs one tick: enqueues every period of the report's window (yesterday and its lookback, in the
- * schedule's time zone as of the scheduled instant), then up to gapCap periods of the last
- * healDays (up to yesterday as of now) that have no successful load or whose last attempt failed.
+ * Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled
+ * instant), then up to gapCap periods of the last healDays never loaded or whose last attempt failed.
  */
 export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult> {
   const name = String(job.data.report);

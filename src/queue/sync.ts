@@ -1,5 +1,5 @@
 // A catalogue sync on ENTITY_QUEUE: enqueued once per account while one is unfinished, and the wait
-// of `adops sync --wait` for it, through a Redis outage up to a bound.
+// of `adops sync --wait` for it, through an outage of the queue's store up to a bound.
 import { TerminalError } from '../retry/errors.js';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
@@ -7,7 +7,7 @@ import { SYNC_JOB } from './jobs.js';
 import type { SyncQueue } from './queues.js';
 import type { EntitySyncResult } from '../catalogue/sync.js';
 import { asSyncProgress, type SyncProgress } from '../catalogue/checkpoint.js';
-import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageState } from './connection.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
 
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
 const SYNC_DEDUP_ID = 'entity-sync';
@@ -19,11 +19,7 @@ export interface EnqueuedSync {
   readonly added: boolean;
 }
 
-/**
- * Requests an entity sync. A sync already waiting or running absorbs the request (a second one
- * would read the same catalogue), and its id is returned so the caller can wait for it. The job id
- * is fresh per request: a retained finished job must never swallow a new sync.
- */
+/** Requests an entity sync; one already waiting or running absorbs it, and its id is returned. */
 export async function enqueueEntitySync(
   queue: SyncQueue,
   account: string = DEFAULT_ACCOUNT,
@@ -44,13 +40,10 @@ export class SyncWaitError extends TerminalError {
   override readonly name = 'SyncWaitError';
 }
 
-export interface SyncWaitOptions {
+/** The outage options (how long, what to call the store) go to throughOutage. */
+export interface SyncWaitOptions extends Partial<OutageOptions> {
   /** Give up (SyncWaitError) when the sync has not finished after this long. */
   readonly timeoutMs: number;
-  /** How long Redis may be away before the wait gives up (RedisOutageError); default 2 minutes. */
-  readonly outageMs?: number;
-  /** Told while Redis is away and when it answers again. */
-  readonly onOutage?: (state: OutageState) => void;
   /** Told the sync's progress as the worker last reported it. */
   readonly onProgress?: (progress: SyncProgress) => void;
   /** How often the job is read (default 500 ms). */
@@ -58,10 +51,8 @@ export interface SyncWaitOptions {
 }
 
 /**
- * Waits for sync job `jobId` to finish and returns its result, reading the job (its state and the
- * progress its worker reports) every `pollMs`. Reads, not events: a read after a Redis restart or
- * a failover sees where the job stands, however many events went by meanwhile. Redis going away
- * is waited out up to `outageMs` (then RedisOutageError: the sync goes on in its worker).
+ * Waits for sync job `jobId` and returns its result, reading the job every `pollMs`: reads, not events,
+ * see where it stands after a restart or failover. An outage is waited out up to `outageMs`.
  */
 export async function waitForEntitySync(
   queue: SyncQueue,
@@ -69,10 +60,7 @@ export async function waitForEntitySync(
   options: SyncWaitOptions,
 ): Promise<EntitySyncResult> {
   const deadline = Date.now() + options.timeoutMs;
-  const outage = {
-    outageMs: options.outageMs ?? WAIT_OUTAGE_MS,
-    ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
-  };
+  const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
   const read = async () => {
     const job = await queue.getJob(jobId);
     return { job, state: job === undefined ? 'unknown' : await job.getState() };

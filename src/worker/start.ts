@@ -197,7 +197,8 @@ async function serveHealth(
         ? await rt.queues.pulls.getJobCounts('waiting', 'active').catch(() => undefined)
         : undefined;
     return assessHealth({
-      redis: store,
+      backend: rt.backend.kind,
+      store,
       running: workers.every((w) => w.isRunning()),
       waiting: counts?.waiting,
       active: counts?.active,

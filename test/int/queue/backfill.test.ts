@@ -1,6 +1,6 @@
 // Backfill and heal through the real queue: Redis, Postgres and the emulator over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, waitForPulls, enqueueHeal } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
@@ -94,11 +94,11 @@ describe('heal', () => {
       `DELETE FROM "${TEST_SCHEMA}".report_loads WHERE report = 'daily_zone' AND period_start = $1`,
       [from],
     );
-    const healed = await enqueueHeal(h.queues.pulls, warehouseOf(h.db.pool, TEST_SCHEMA), zone, 4);
-    expect(healed.pulls.map((p) => p.data.periodStart).sort()).toEqual([from, to]);
-    await waitForPulls(h.queues.pulls, healed.pulls);
-    expect((await enqueueHeal(h.queues.pulls, warehouseOf(h.db.pool, TEST_SCHEMA), zone, 4)).pulls).toEqual(
-      [],
-    );
+    const heal = async () =>
+      enqueuePulls(h!.queues.pulls, await readHealPlan(warehouseOf(h!.db.pool, TEST_SCHEMA), zone, 4));
+    const healed = await heal();
+    expect(healed.map((p) => p.data.periodStart).sort()).toEqual([from, to]);
+    await waitForPulls(h.queues.pulls, healed);
+    expect(await heal()).toEqual([]);
   });
 });

@@ -2,7 +2,13 @@
 // transient faults must end loaded exactly, permanent ones as failed pulls with their reason.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { FaultOptions, OverrideOptions } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls, type FailedPull, enqueueHeal } from '../../../src/queue/enqueue.js';
+import {
+  enqueueBackfill,
+  enqueuePulls,
+  readHealPlan,
+  waitForPulls,
+  type FailedPull,
+} from '../../../src/queue/enqueue.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
 import {
@@ -81,14 +87,9 @@ async function backfillUnder(
     );
     let healed: Verdict | undefined;
     if (o.healAfter === true) {
-      const heal = await enqueueHeal(
-        p.queues.pulls,
-        warehouseOf(db.pool, TEST_SCHEMA),
-        suite.reports,
-        HEAL_DAYS,
-        HEAL_NOW,
-      );
-      const again = await waitForPulls(p.queues.pulls, heal.pulls, { pollMs: 50 });
+      const plan = await readHealPlan(warehouseOf(db.pool, TEST_SCHEMA), suite.reports, HEAL_DAYS, HEAL_NOW);
+      const heal = await enqueuePulls(p.queues.pulls, plan);
+      const again = await waitForPulls(p.queues.pulls, heal, { pollMs: 50 });
       expect(again.failed).toEqual([]);
       healed = await verify(db.pool, TEST_SCHEMA, suite.reports, suite.truth);
     }

@@ -2,7 +2,7 @@
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, waitForPulls, enqueueHeal } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/queue/enqueue.js';
 import { ensureReady } from '../../../src/queue/connection.js';
 import { warehouseOf, qualified } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
@@ -92,15 +92,10 @@ async function loseRedisMidBackfill(o: {
     suite.emulator.setFaults({});
     const redis = p.queues.backend.redis;
     if (redis === undefined) throw new Error('a Redis outage needs the Redis queue');
-    await ensureReady(redis, p.config.redisUrl, 20_000);
-    const heal = await enqueueHeal(
-      p.queues.pulls,
-      warehouseOf(db.pool, TEST_SCHEMA),
-      suite.reports,
-      HEAL_DAYS,
-      HEAL_NOW,
-    );
-    const healed = await waitForPulls(p.queues.pulls, heal.pulls, {
+    await ensureReady(redis, p.config.redis, 20_000);
+    const plan = await readHealPlan(warehouseOf(db.pool, TEST_SCHEMA), suite.reports, HEAL_DAYS, HEAL_NOW);
+    const heal = await enqueuePulls(p.queues.pulls, plan);
+    const healed = await waitForPulls(p.queues.pulls, heal, {
       pollMs: 50,
       signal: AbortSignal.timeout(40_000),
     });
@@ -114,13 +109,13 @@ async function loseRedisMidBackfill(o: {
       duplicates: verdict.duplicates,
       retries: reportRequests(suite.emulator) - TOTAL,
       failedAsExpected: 0,
-      notes: `${loadedBefore} periods loaded before the loss (${what}); heal enqueued ${heal.pulls.length}, ${healed.completed.length} completed`,
+      notes: `${loadedBefore} periods loaded before the loss (${what}); heal enqueued ${heal.length}, ${healed.completed.length} completed`,
       ms: Date.now() - started,
     });
     expect(loadedBefore).toBeLessThan(TOTAL); // the loss really was mid-backfill
-    expect(heal.pulls.length).toBeGreaterThan(0);
+    expect(heal.length).toBeGreaterThan(0);
     expect(healed.failed).toEqual([]);
-    expect(healed.completed).toHaveLength(heal.pulls.length);
+    expect(healed.completed).toHaveLength(heal.length);
     expect(verdict.problems).toEqual([]);
     expect(verdict).toMatchObject({ exact: TOTAL, total: TOTAL, duplicates: 0 });
   } finally {

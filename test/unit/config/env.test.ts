@@ -24,6 +24,25 @@ describe('loadConfig', () => {
     expect(other.queue.schema).toMatch(/^acme_queue_[0-9a-f]{12}$/);
   });
 
+  it("refuses on the Postgres queue an ADOPS_SCHEMA whose queue schema would pass Postgres' 63-byte name limit", () => {
+    const longest = 'a'.repeat(57);
+    expect(loadConfig({ ADOPS_QUEUE: 'postgres', ADOPS_SCHEMA: longest }).queue.schema).toHaveLength(63);
+    const error = configError({ ADOPS_QUEUE: 'postgres', ADOPS_SCHEMA: `${longest}b` });
+    expect(error.subject).toBe('ADOPS_SCHEMA');
+    expect(error.message).toBe(
+      `ADOPS_SCHEMA="${longest}b" is too long for ADOPS_QUEUE=postgres: its queue schema "${longest}b_queue" ` +
+        "would be 64 bytes, over Postgres' 63-byte limit for a name; use an ADOPS_SCHEMA of at most 57 characters",
+    );
+    // Another prefix adds a 12-hex suffix: the bound is shorter.
+    const eu = { ADOPS_QUEUE: 'postgres', ADOPS_QUEUE_PREFIX: 'eu' };
+    expect(loadConfig({ ...eu, ADOPS_SCHEMA: 'a'.repeat(44) }).queue.schema).toHaveLength(63);
+    expect(configError({ ...eu, ADOPS_SCHEMA: 'a'.repeat(45) }).message).toMatch(
+      /would be 64 bytes, .*at most 44 characters$/,
+    );
+    // On Redis the queue schema is never created: the name may be as long as SQL allows.
+    expect(loadConfig({ ADOPS_SCHEMA: 'a'.repeat(63) }).schema).toHaveLength(63);
+  });
+
   it('refuses an ADOPS_QUEUE other than redis or postgres, naming the variable', () => {
     const error = configError({ ADOPS_QUEUE: 'kafka' });
     expect(error.subject).toBe('ADOPS_QUEUE');

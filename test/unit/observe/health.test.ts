@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { assessHealth, type HealthFacts } from '../../../src/observe/health-server.js';
 
 const fine: HealthFacts = {
-  redis: 'ready',
+  backend: 'redis',
+  store: 'ready',
   running: true,
   waiting: 0,
   active: 0,
@@ -17,7 +18,7 @@ describe('assessHealth', () => {
     expect(assessHealth({ ...fine, waiting: 0, idleMs: 3_600_000 }).ok).toBe(true);
   });
 
-  it('is unhealthy when jobs wait and nothing ran for longer than the limit, though Redis answers', () => {
+  it('is unhealthy when jobs wait and nothing ran for longer than the limit, though the store answers', () => {
     expect(assessHealth({ ...fine, waiting: 5, active: 0, idleMs: 61_000 })).toMatchObject({
       ok: false,
       stuck: true,
@@ -25,8 +26,21 @@ describe('assessHealth', () => {
     expect(assessHealth({ ...fine, waiting: 5, active: 1, idleMs: 61_000 }).ok).toBe(true);
   });
 
-  it('is unhealthy when Redis is not ready, a worker stopped, or the counts cannot be read', () => {
-    expect(assessHealth({ ...fine, redis: 'reconnecting' }).ok).toBe(false);
+  it('names the queue store on each backend, and says `redis` only where the queue is on Redis', () => {
+    expect(assessHealth(fine)).toMatchObject({ queue: { backend: 'redis', ok: true }, redis: 'ready' });
+    const pg = assessHealth({ ...fine, backend: 'postgres' });
+    expect(pg).toMatchObject({ ok: true, queue: { backend: 'postgres', ok: true } });
+    expect(pg).not.toHaveProperty('redis');
+    const down = assessHealth({ ...fine, backend: 'postgres', waiting: undefined, active: undefined });
+    expect(down).toMatchObject({ ok: false, queue: { backend: 'postgres', ok: false } });
+  });
+
+  it('is unhealthy when the store is not ready, a worker stopped, or the counts cannot be read', () => {
+    expect(assessHealth({ ...fine, store: 'reconnecting' })).toMatchObject({
+      ok: false,
+      queue: { ok: false },
+      redis: 'reconnecting',
+    });
     expect(assessHealth({ ...fine, running: false }).ok).toBe(false);
     expect(assessHealth({ ...fine, waiting: undefined, active: undefined }).ok).toBe(false);
   });

@@ -1,8 +1,8 @@
-// The wait's ride through a Redis outage (throughOutage): retry reads while Redis is away, give up
-// at the bound with the last failure, never retry what waiting cannot fix.
+// The wait's ride through an outage of the queue's store (throughOutage): retry reads while it is
+// away, give up at the bound naming the store with the last failure, never retry what waiting cannot fix.
 import { describe, expect, it } from 'vitest';
 import { outageReason } from '../../../src/retry/classify.js';
-import { RedisOutageError, throughOutage, type OutageState } from '../../../src/queue/connection.js';
+import { QueueOutageError, throughOutage, type OutageState } from '../../../src/queue/connection.js';
 
 const offline = () => new Error("Stream isn't writeable and enableOfflineQueue options is false");
 
@@ -32,17 +32,43 @@ describe('throughOutage', () => {
     expect(states.map((s) => s.away)).toEqual([true, true, true, false]);
   });
 
-  it('gives up once Redis has been away for the bound, with the last failure as the cause', async () => {
+  it('gives up once the store has been away for the bound, naming it, with the last failure as the cause', async () => {
     const started = Date.now();
-    const error = await throughOutage(() => Promise.reject(offline()), { outageMs: 200, retryMs: 20 }).then(
+    const error = await throughOutage(() => Promise.reject(offline()), {
+      outageMs: 200,
+      retryMs: 20,
+      store: 'Redis at redis://127.0.0.1:6379',
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(RedisOutageError);
-    expect((error as RedisOutageError).awayMs).toBeGreaterThanOrEqual(200);
-    expect((error as RedisOutageError).message).toBe('Redis did not answer for 0 s (no connection)');
+    expect(error).toBeInstanceOf(QueueOutageError);
+    expect((error as QueueOutageError).awayMs).toBeGreaterThanOrEqual(200);
+    expect((error as QueueOutageError).message).toBe(
+      'Redis at redis://127.0.0.1:6379 did not answer for 0 s (no connection)',
+    );
     expect(((error as Error).cause as Error).message).toMatch(/Stream isn't writeable/);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("rides out the queue's Postgres restarting, and names it when it gives up", async () => {
+    const shutdown = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    const starting = Object.assign(new Error('the database system is starting up'), { code: '57P03' });
+    const r = flaky([shutdown, new Error('Connection terminated unexpectedly'), starting], 'completed');
+    expect(await throughOutage(r.read, { outageMs: 5_000, retryMs: 10 })).toBe('completed');
+    expect(r.calls()).toBe(4);
+    const error = await throughOutage(() => Promise.reject(shutdown), {
+      outageMs: 50,
+      retryMs: 10,
+      store: "the queue's Postgres (schema adops_queue)",
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueueOutageError);
+    expect((error as Error).message).toMatch(
+      /^the queue's Postgres \(schema adops_queue\) did not answer for 0 s \(terminating connection/,
+    );
+    expect((error as Error).message).not.toMatch(/Redis/);
   });
 
   it('throws what waiting cannot fix at once, unretried', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  parseSchedulerId,
+  isOurScheduler,
   schedulerId,
   asPullData,
   pullData,
@@ -49,17 +49,13 @@ describe('pull payload', () => {
 });
 
 describe('scheduler ids', () => {
-  it('round-trip and ignore ids that are not ours', () => {
-    expect(parseSchedulerId(schedulerId('report', 'daily_zone'))).toEqual({
-      kind: 'report',
-      name: 'daily_zone',
-    });
-    expect(parseSchedulerId(schedulerId('entities', 'catalogue', 'north'))).toEqual({
-      kind: 'entities',
-      name: 'catalogue',
-      account: 'north',
-    });
+  it('are recognised as ours, and ids that are not ours are not', () => {
+    expect(schedulerId('report', 'daily_zone')).toBe('adops-report-daily_zone');
+    expect(schedulerId('entities', 'catalogue', 'north')).toBe('adops-entities-catalogue@north');
     expect(schedulerId('entities', 'catalogue', 'default')).toBe('adops-entities-catalogue');
-    expect(parseSchedulerId('someone-else')).toBeUndefined();
+    for (const id of ['adops-report-daily_zone', 'adops-entities-catalogue@north'])
+      expect(isOurScheduler(id)).toBe(true);
+    for (const id of ['someone-else', 'adops-report-', 'adops-other-x', 'adops-report-x@', 'adops-report-X'])
+      expect(isOurScheduler(id)).toBe(false);
   });
 });
