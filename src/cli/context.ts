@@ -11,11 +11,9 @@ import { errorCode } from '../retry/classify.js';
 import { TerminalError } from '../retry/errors.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
-/**
- * What every command receives: the environment (read here only), output streams, and the config,
- * job definitions and logger (stderr, secrets redacted), each loaded on first use; a bad setting
- * throws ConfigError (exit 2).
- */
+/** What every command receives: the environment (read here only), output streams, and the config, job
+ * definitions and logger (stderr, secrets redacted), each loaded on first use; a bad setting throws
+ * ConfigError (exit 2). */
 export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -35,11 +33,9 @@ export class UsageError extends TerminalError {
   override name = 'UsageError';
 }
 
-/**
- * The context of a command that runs, loading the config, job and logging modules only now so
- * `adops --help` never pays for them. `onConfig` hears the config once loaded, with the strings to
- * redact (the API key, from whichever variable), for main()'s messages.
- */
+/** The context of a command that runs, loading the config, job and logging modules only now so `adops --help`
+ * never pays for them. `onConfig` hears the config once loaded, with the strings to redact (the API key, from
+ * whichever variable), for main()'s messages. */
 export async function createContext(
   env: CliContext['env'],
   stdout: CliContext['stdout'],
@@ -153,10 +149,8 @@ export const SUMMARIES = {
 
 export type CommandName = keyof typeof SUMMARIES;
 
-/**
- * Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not
- * exist), the name, the server starting or stopping, the login, the database.
- */
+/** Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not exist),
+ * the name, the server starting or stopping, the login, the database. */
 const UNREACHABLE =
   /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
 
@@ -187,10 +181,8 @@ export function postgresFailure(error: unknown): unknown {
   return error;
 }
 
-/**
- * Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an
- * unreachable or unmigrated Postgres becomes a CommandFailed (postgresFailure).
- */
+/** Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an unreachable
+ * or unmigrated Postgres becomes a CommandFailed (postgresFailure). */
 export async function withWarehouse<T>(
   ctx: CliContext,
   max: number,

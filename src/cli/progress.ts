@@ -21,10 +21,8 @@ import { CommandFailed, intOption, type CliContext } from './context.js';
 /** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
 interface View {
   readonly tty: boolean;
-  /**
-   * Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless
-   * `force`d (so a short task writes nothing); the bar is started by the first update.
-   */
+  /** Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless `force`d
+   * (so a short task writes nothing); the bar is started by the first update. */
   update(value: number, total: number, fields: object, line?: () => string, force?: boolean): void;
   stop(): void;
 }
@@ -111,13 +109,10 @@ export const redisOutageOption = [
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/**
- * How a wait rides out Redis going away: for `--redis-outage-seconds` (else
- * ADOPS_REDIS_OUTAGE_SECONDS), telling the person waiting that Redis is away and when it is back,
- * on a terminal in the progress bar's own line (`note`), else a line on stderr at each end.
- * `gaveUp` makes the wait's RedisOutageError one line: where Redis is (no password), how long it
- * was away, what was awaited, and what finishes the job.
- */
+/** How a wait rides out Redis going away: for `--redis-outage-seconds` (else ADOPS_REDIS_OUTAGE_SECONDS),
+ * telling the person waiting that Redis is away and when it is back, on a terminal in the progress bar's own
+ * line (`note`), else a line on stderr at each end. `gaveUp` makes the wait's RedisOutageError one line:
+ * where Redis is (no password), how long it was away, what was awaited, and what finishes the job. */
 export function outageWatch(
   ctx: CliContext,
   flagSeconds: number | undefined,
@@ -155,11 +150,9 @@ export function outageWatch(
   };
 }
 
-/**
- * Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not
- * a terminal); throws CommandFailed listing the failed periods and their reasons. Redis going away
- * is ridden out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS), the bar kept.
- */
+/** Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not a
+ * terminal); throws CommandFailed listing the failed periods and their reasons. Redis going away is ridden
+ * out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS), the bar kept. */
 export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
@@ -229,10 +222,8 @@ export async function waitWithProgress(
   }
 }
 
-/**
- * `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default
- * window (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC.
- */
+/** `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default window
+ * (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC. */
 function healCommand(ctx: CliContext, result: BackfillResult): string {
   const oldest = result.pulls.map((p) => p.data.periodStart).sort()[0];
   if (oldest === undefined) return 'adops heal';
@@ -240,10 +231,8 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
   return days > ctx.config().healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
-/**
- * A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of
- * campaigns listed, with requests and an ETA, on a terminal, else a line every 5 s.
- */
+/** A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of campaigns
+ * listed, with requests and an ETA, on a terminal, else a line every 5 s. */
 export function syncProgressView(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
 ): Pick<View, 'stop'> & { update(progress: SyncProgress): void } {

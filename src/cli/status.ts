@@ -66,11 +66,9 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     });
 }
 
-/**
- * The queues, opened in the background while Postgres is queried (BullMQ loads meanwhile), on
- * either backend: `counts` resolves to them, or to undefined (with a warning) when their store
- * cannot be reached. `close` closes them, if they opened.
- */
+/** The queues, opened in the background while Postgres is queried (BullMQ loads meanwhile), on either
+ * backend: `counts` resolves to them, or to undefined (with a warning) when their store cannot be reached.
+ * `close` closes them, if they opened. */
 function queueCounts(
   config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   logger: Logger,

@@ -66,10 +66,8 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     });
 }
 
-/**
- * For each report whose dimensions changed: its progress, and its missing history enqueued newest
- * first (or how to enqueue it when Redis does not answer).
- */
+/** For each report whose dimensions changed: its progress, and its missing history enqueued newest first (or
+ * how to enqueue it when Redis does not answer). */
 async function planEvolving(
   ctx: CliContext,
   { pool, schema }: Warehouse,

@@ -94,10 +94,8 @@ const ACCOUNT_KEYS = new Set([
   'reports',
 ]);
 
-/**
- * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
- * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's).
- */
+/** The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
+ * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's). */
 export function readAccountsFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,

@@ -51,10 +51,8 @@ export function redisUrlProblem(value: string): string | undefined {
 /** The query parameters of a REDIS_URL that are honoured: where to connect, nothing else. */
 const REDIS_QUERY = ['db', 'family'];
 
-/**
- * What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
- * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read.
- */
+/** What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
+ * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read. */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
   const unread = [...query.keys()].find((name) => !REDIS_QUERY.includes(name));
   if (unread !== undefined)
@@ -101,10 +99,8 @@ export function postgresUrlProblem(value: string): string | undefined {
 /** Query parameters whose values are credentials (libpq's password, a key or token). */
 const SECRET_PARAMETER = /pass|secret|token|key|auth|cred/i;
 
-/**
- * `value` with a URL's password (between the authority's first `:` and its last `@`) and the values
- * of its credential query parameters replaced by `***`, for messages: also when it is not a valid URL.
- */
+/** `value` with a URL's password (between the authority's first `:` and its last `@`) and the values of its
+ * credential query parameters replaced by `***`, for messages: also when it is not a valid URL. */
 export function withoutPassword(value: string): string {
   return value
     .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/, '$1***@')
@@ -189,10 +185,8 @@ export const REDIS_HA_VARS = [
   'REDIS_USERNAME',
 ] as const;
 
-/**
- * The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether
- * the user set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous.
- */
+/** The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether the user
+ * set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous. */
 export function readRedisTarget(
   env: Readonly<Partial<Record<(typeof REDIS_HA_VARS)[number], string>>>,
   url: string,

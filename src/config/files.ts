@@ -31,10 +31,8 @@ export class FileRefused extends TerminalError {
   }
 }
 
-/**
- * The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what`
- * names the content). Reads one descriptor up to the limit, so a file growing after the check is cut.
- */
+/** The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what` names
+ * the content). Reads one descriptor up to the limit, so a file growing after the check is cut. */
 export function readBoundedFile(path: string, maxBytes: number, what: string): string {
   const tooBig = (bytes: number) =>
     new FileRefused(

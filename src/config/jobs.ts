@@ -112,11 +112,9 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/**
- * The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap
- * mounts files as links into a hidden subfolder): one leading elsewhere, say to the key file, is
- * refused unread, so no error can show a line of a file that is not a job definition.
- */
+/** The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap mounts
+ * files as links into a hidden subfolder): one leading elsewhere, say to the key file, is refused unread, so
+ * no error can show a line of a file that is not a job definition. */
 function readJobFile(path: string, dir: string): string {
   try {
     return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
@@ -157,10 +155,8 @@ function checkKeys(o: object, allowed: readonly string[], fail: Fail, prefix = '
   });
 }
 
-/**
- * Parses and validates one job definition; `file` names it in messages. Until every key is a job
- * field no text of the file is shown, so a file that is not a job definition never has a line printed.
- */
+/** Parses and validates one job definition; `file` names it in messages. Until every key is a job field no
+ * text of the file is shown, so a file that is not a job definition never has a line printed. */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
   const fail: Fail = (field, message) => {
@@ -340,10 +336,8 @@ function folderSignature(dir: string): string {
   }
 }
 
-/**
- * Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
- * never stops a running worker: it keeps the last valid definitions and reports the error once.
- */
+/** Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
+ * never stops a running worker: it keeps the last valid definitions and reports the error once. */
 export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
   const every = options.checkEveryMs ?? 2_000;
   const now = options.now ?? Date.now;

@@ -51,12 +51,9 @@ interface DemoOptions {
   readonly concurrency?: number;
 }
 
-/**
- * Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every
- * report with an in-process worker, prints the status and three BI queries, and closes all it
- * started. The tables it filled stay, so they can be queried afterwards; running it again reloads
- * the same periods in place.
- */
+/** Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every report with an
+ * in-process worker, prints the status and three BI queries, and closes all it started. The tables it filled
+ * stay, so they can be queried afterwards; running it again reloads the same periods in place. */
 export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
   const jobs = loadJobs(join(packageRoot(), 'jobs'));
@@ -227,11 +224,9 @@ const EXAMPLE_QUERIES = [
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
 ];
 
-/**
- * One example run in `schema` (a transaction-local search_path, so the pool is left as it was), as
- * a boxed terminal table, numbers right-aligned. Values are read as Postgres prints them (a date as
- * YYYY-MM-DD, not a JavaScript Date).
- */
+/** One example run in `schema` (a transaction-local search_path, so the pool is left as it was), as a boxed
+ * terminal table, numbers right-aligned. Values are read as Postgres prints them (a date as YYYY-MM-DD, not a
+ * JavaScript Date). */
 async function exampleTable(pool: Pool, schema: string, file: string): Promise<string> {
   const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
   const result = await withClient(pool, (client) =>

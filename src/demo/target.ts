@@ -18,11 +18,9 @@ export class DemoRefused extends TerminalError {
   override name = 'DemoRefused';
 }
 
-/**
- * Refuses a queue prefix that production uses (the demo clears its queue when done), then claims
- * the schema: a missing or empty one is marked as the demo's; one holding tables without the
- * demo's mark is refused, so no real campaign or report row is ever overwritten or soft-deleted.
- */
+/** Refuses a queue prefix that production uses (the demo clears its queue when done), then claims the schema:
+ * a missing or empty one is marked as the demo's; one holding tables without the demo's mark is refused, so
+ * no real campaign or report row is ever overwritten or soft-deleted. */
 export async function claimDemoTarget(
   pool: Pool,
   config: Config,

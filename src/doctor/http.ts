@@ -147,10 +147,8 @@ export function isRateLimitHeader(name: string): boolean {
   return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
 }
 
-/**
- * The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool
- * does not show them). Undefined when not even TCP connected: that is reachability's finding.
- */
+/** The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool does
+ * not show them). Undefined when not even TCP connected: that is reachability's finding. */
 export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
   const url = new URL(baseUrl);
   const port = url.port === '' ? 443 : Number(url.port);

@@ -22,10 +22,8 @@ interface Finding {
   readonly problem?: string;
 }
 
-/**
- * Decides from the observations alone (no I/O): a pull can work when the server answered, a header
- * form was accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock.
- */
+/** Decides from the observations alone (no I/O): a pull can work when the server answered, a header form was
+ * accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock. */
 export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
   const auth = authVerdict(o);

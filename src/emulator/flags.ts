@@ -1,7 +1,5 @@
-/**
- * How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them,
- * and the lists, latencies and keys files those flags name.
- */
+// How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them, and the
+// lists, latencies and keys files those flags name.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {

@@ -1,8 +1,6 @@
-/**
- * The API emulator: a local, spec-faithful stand-in for the ad server's management API with
- * deterministic report data and fault injection (docs/emulator.md). This file starts it, serves the
- * control endpoints, and is the emulator's public surface.
- */
+// The API emulator: a local, spec-faithful stand-in for the ad server's management API with deterministic
+// report data and fault injection (docs/emulator.md). This file starts it, serves the control endpoints, and
+// is the emulator's public surface.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';

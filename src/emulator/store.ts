@@ -9,10 +9,8 @@ export interface WriteStamp {
   readonly accountId: number;
 }
 
-/**
- * A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so
- * writes never change report data. Lists are ordered by id (the spec leaves order open).
- */
+/** A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so writes never
+ * change report data. Lists are ordered by id (the spec leaves order open). */
 export class CatalogueStore {
   private readonly campaigns = new Map<number, Campaign>();
   private readonly creatives = new Map<number, Creative>();

@@ -1,7 +1,5 @@
-/**
- * The campaign and creative endpoints: paging, lookups, and entity reads encoded as the quirks ask
- * (strings for numbers and booleans, [] for unset objects, sorted keys).
- */
+// The campaign and creative endpoints: paging, lookups, and entity reads encoded as the quirks ask (strings
+// for numbers and booleans, [] for unset objects, sorted keys).
 import type { Campaign, Creative } from '../catalogue.js';
 import type { Quirks } from '../options.js';
 import type { CatalogueStore, WriteStamp } from '../store.js';
@@ -66,10 +64,8 @@ function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campai
   return creative;
 }
 
-/**
- * Looks up what the path names. The spec does not say whether an unknown id (404) or a bad request
- * (400) comes first: by default `precheck` (the checks that need no entity) runs first, under strict after.
- */
+/** Looks up what the path names. The spec does not say whether an unknown id (404) or a bad request (400)
+ * comes first: by default `precheck` (the checks that need no entity) runs first, under strict after. */
 function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown): T {
   if (ctx.quirks.strict) return find();
   try {
@@ -150,10 +146,8 @@ export type EntityEncoding = Pick<Quirks, 'stringValues' | 'emptyAsArray' | 'sor
 /** How an entity's booleans are written under stringValues. */
 type BoolForm = 'digit' | 'word';
 
-/**
- * JSON text of an entity read, listing or create answer under the quirks. Booleans under
- * stringValues are "1"/"0" or "true"/"false" by the entity's id parity, so a listing carries both.
- */
+/** JSON text of an entity read, listing or create answer under the quirks. Booleans under stringValues are
+ * "1"/"0" or "true"/"false" by the entity's id parity, so a listing carries both. */
 export function encodeEntities(value: unknown, q: EntityEncoding): string {
   if (!q.stringValues && !q.emptyAsArray && !q.sortKeys) return JSON.stringify(value);
   return JSON.stringify(transform(value, q, 'word', undefined));
