@@ -33,6 +33,19 @@ export class UsageError extends TerminalError {
   override name = 'UsageError';
 }
 
+/** Rethrows an error of one of `kinds` as a CommandFailed (or `As`) saying `prefix` and its message; others as they are. */
+export function rethrowAs(
+  kinds: ReadonlyArray<abstract new (...args: never[]) => Error>,
+  prefix = '',
+  As: typeof CommandFailed = CommandFailed,
+): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof Error && kinds.some((kind) => error instanceof kind))
+      throw new As(prefix + error.message, { cause: error });
+    throw error;
+  };
+}
+
 /** The context of a command that runs, loading the config, job and logging modules only now so `adops --help`
  * never pays for them. `onConfig` hears the config once loaded, with the strings to redact (the API key, from
  * whichever variable), for main()'s messages. */

@@ -2,8 +2,8 @@
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
-import { runDemo } from '../demo/run.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../demo/target.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo } from '../demo/run.js';
+
 import {
   describeQuirks,
   ECHO_FORMS,
@@ -13,6 +13,7 @@ import {
   parseLatency,
   parseQuirkList,
   PROFILE_NAMES,
+  REPORT_PARAMS_FORMS,
   startEmulator,
   type EmulatorKey,
   type FaultAndQuirkFlags,
@@ -117,13 +118,11 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
       quirkList,
     )
     .addOption(
-      choice('--report-params <form>', 'the only GET /reports parameter form understood', [
-        'any',
-        'repeat',
-        'brackets',
-        'comma',
-        'json-body',
-      ]),
+      choice(
+        '--report-params <form>',
+        'the only GET /reports parameter form understood',
+        REPORT_PARAMS_FORMS,
+      ),
     )
     .addOption(choice('--auth-form <form>', 'the only auth header accepted', ['any', 'bearer', 'x-api-key']))
     .addOption(choice('--totals <mode>', 'report totals', ['normal', 'missing', 'empty-array']))

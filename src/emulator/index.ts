@@ -29,7 +29,7 @@ import { CatalogueStore } from './store.js';
 
 export { ECHO_HEADER } from './faults.js';
 export * from './flags.js';
-export { ECHO_FORMS, ECHO_PLACES } from './options.js';
+export { ECHO_FORMS, ECHO_PLACES, REPORT_PARAMS_FORMS } from './options.js';
 export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';

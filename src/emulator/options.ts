@@ -76,7 +76,7 @@ export const ECHO_FORMS = [
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
 /** The GET /reports parameter forms: `dimensions=` repeated, PHP `dimensions[]=`, comma-joined, JSON body. */
-const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
+export const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
 export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
 /** The choices the spec leaves open (docs/emulator.md), defaulting to the faithful readings. */
