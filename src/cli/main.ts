@@ -78,9 +78,8 @@ export async function main(
 /** Adds one command (its flags, help and action) to the program. */
 type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Every command of `adops`, in the order `--help` lists them (the design's order): each loads the module
- * that registers it only when it runs (or its own --help is asked), so a command pays for the packages it
- * uses and `adops --help` for none of them. */
+/** Every command, in `--help`'s order, each module loaded only when its command runs (or its --help is
+ * asked), so a command pays for the packages it uses and `adops --help` for none of them. */
 export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterCommand>>> = {
   migrate: async () => (await import('./warehouse.js')).registerMigrate,
   worker: async () => (await import('./worker.js')).registerWorker,
@@ -98,9 +97,8 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 
-/** The command that `args` (the arguments after the script) run or ask help for: the first word that is not
- * an option, or the word after `help`. Undefined for `adops`, `adops --help` and unknown words (commander
- * reports those). */
+/** The command `args` (after the script) run or ask help for: the first word not an option, or the one after
+ * `help`; undefined for none and unknown words (commander reports those). */
 export function commandOf(args: readonly string[]): CommandName | undefined {
   const words = args.filter((a) => !a.startsWith('-'));
   const word = words[0] === 'help' ? words[1] : words[0];

@@ -1,6 +1,5 @@
-// What the commands that enqueue show while they wait, on stderr so stdout keeps their result
-// lines: progress bars on a terminal (a line every few seconds elsewhere), and Redis outages ridden
-// out and reported, with the command that finishes the job when the wait gives up.
+// What the commands that enqueue show on stderr while they wait: progress (a bar on a terminal, a line every
+// few seconds elsewhere), and Redis outages ridden out, with the command that finishes the job.
 import cliProgress from 'cli-progress';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
 import { describeRedisTarget } from '../config/connections.js';
@@ -109,10 +108,8 @@ export const redisOutageOption = [
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/** How a wait rides out Redis going away: for `--redis-outage-seconds` (else ADOPS_REDIS_OUTAGE_SECONDS),
- * telling the person waiting that Redis is away and when it is back, on a terminal in the progress bar's own
- * line (`note`), else a line on stderr at each end. `gaveUp` makes the wait's RedisOutageError one line:
- * where Redis is (no password), how long it was away, what was awaited, and what finishes the job. */
+/** How a wait rides out Redis going away (`--redis-outage-seconds`, else ADOPS_REDIS_OUTAGE_SECONDS), said in
+ * the bar's line (`note`) or on stderr; `gaveUp` makes its RedisOutageError one line naming the next step. */
 export function outageWatch(
   ctx: CliContext,
   flagSeconds: number | undefined,
@@ -150,9 +147,8 @@ export function outageWatch(
   };
 }
 
-/** Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not a
- * terminal); throws CommandFailed listing the failed periods and their reasons. Redis going away is ridden
- * out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS), the bar kept. */
+/** Waits for the pulls with progress on stderr, riding out a Redis outage; throws CommandFailed listing the
+ * failed periods and their reasons. */
 export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,

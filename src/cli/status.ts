@@ -1,6 +1,5 @@
-// The commands that look before anything is pulled or after: `adops status` (per report what is
-// loaded, missing and failed, the queue counts, a coverage grid; --check for monitoring) and
-// `adops doctor` (the configured server probed, and the settings a pull needs).
+// The commands that look before or after a pull: `adops status` (what is loaded, missing and failed; --check
+// for monitoring) and `adops doctor` (the configured server probed, and the settings a pull needs).
 import type { Command } from 'commander';
 import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
 import { accountConfig, requireApiKey, requireBaseUrl, secretsOf, type Config } from '../config/env.js';
@@ -66,9 +65,8 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     });
 }
 
-/** The queues, opened in the background while Postgres is queried (BullMQ loads meanwhile), on either
- * backend: `counts` resolves to them, or to undefined (with a warning) when their store cannot be reached.
- * `close` closes them, if they opened. */
+/** The queues, opened in the background while Postgres is queried: `counts` resolves to them, or to undefined
+ * (with a warning) when their store cannot be reached; `close` closes them if they opened. */
 function queueCounts(
   config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
   logger: Logger,

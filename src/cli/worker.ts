@@ -81,9 +81,8 @@ export function registerWorker(program: Command, ctx: CliContext): void {
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;
           logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
-          // The last resort of a stop: a process still alive this long after the signal exits, so
-          // `docker stop` and deploys never wait for SIGKILL whatever a library left behind (the
-          // closes end every connection and timer; this timer, unreferenced, keeps nothing alive).
+          // The last resort: a process still alive this long after the signal exits, so `docker stop` never
+          // waits for SIGKILL whatever a library left behind (this timer, unreferenced, keeps nothing alive).
           const ms = config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS;
           if (signals === 1)
             setTimeout(() => {

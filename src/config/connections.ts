@@ -1,8 +1,6 @@
-// Connection settings, checked in full at start: the DATABASE_URL, REDIS_URL and ADOPS_BASE_URL
-// forms (a malformed one is refused in one line, instead of pg or ioredis throwing later or reading
-// it otherwise: ioredis takes `redis://host/abc` as database 0), and which Redis the queues live
-// on: one server, a master found through Sentinel, or a Cluster. Pure parsing: src/queue/connection.ts
-// turns a target into an ioredis client. Passwords live only in the target, never in a message.
+// The DATABASE_URL, REDIS_URL and ADOPS_BASE_URL forms checked in full at start (a malformed one refused in
+// one line, not misread later: ioredis takes `redis://host/abc` as database 0), and which Redis the queues
+// live on: one server, Sentinel or a Cluster. Pure parsing; passwords live only in the target.
 import { ConfigError } from './files.js';
 
 // The forms of the URL variables, as error messages state them.

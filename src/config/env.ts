@@ -1,6 +1,5 @@
-// The environment, validated once into the frozen Config every part receives: each variable of the
-// design checked with what it allows, the API key (direct or from a file), the webhook secret and
-// the accounts; messages name the variable and never echo a secret or a password.
+// The environment validated once into the frozen Config every part receives; messages name the variable and
+// never echo a secret or a password.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';

@@ -1,6 +1,5 @@
-// Configuration files and their failures: ConfigError (a bad env var, flag or file: the CLI prints
-// it as one line and exits 2), the one guarded way a small config file is read, and where the
-// package's own files are. No YAML here: the CLI's entry point imports ConfigError and stays light.
+// ConfigError (printed as one line, exit 2), the guarded read of a small config file, and where the package's
+// own files are; no YAML here, so the CLI's entry point stays light.
 import { TerminalError } from '../retry/errors.js';
 import { closeSync, fstatSync, openSync, readSync, statSync, type Stats, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,5 @@
-// Job definitions: the YAML files of the jobs folder (ADOPS_JOBS_DIR) read and checked into report
-// and entity definitions, their durations (90m, 30h, 2d), and the live view a running worker
-// follows, so a new, changed or deleted definition is seen without a restart.
+// Job definitions: the YAML files of ADOPS_JOBS_DIR checked into report and entity definitions, and the live
+// view a running worker follows, so a new, changed or deleted definition is seen without a restart.
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
@@ -112,9 +111,8 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/** The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap mounts
- * files as links into a hidden subfolder): one leading elsewhere, say to the key file, is refused unread, so
- * no error can show a line of a file that is not a job definition. */
+/** The text of one job file of `dir`, following a link only into the folder (a ConfigMap's): one leading
+ * elsewhere, say to the key file, is refused unread, so no error can show a line of it. */
 function readJobFile(path: string, dir: string): string {
   try {
     return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');

@@ -1,6 +1,5 @@
-// `adops demo`: the whole pipeline end to end on the embedded emulator, in one process, ending with the
-// example BI queries of sql/examples/ run against what it loaded; always in a schema and queue prefix of its
-// own, never production's, whatever ADOPS_SCHEMA and ADOPS_QUEUE_PREFIX say.
+// `adops demo`: the whole pipeline on embedded emulators, in one process and in a schema and queue prefix of
+// its own (never production's), ending with the example BI queries of sql/examples/.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -45,9 +44,8 @@ export class DemoRefused extends TerminalError {
   override name = 'DemoRefused';
 }
 
-/** Refuses a queue prefix that production uses (the demo clears its queue when done), then claims the schema:
- * a missing or empty one is marked as the demo's; one holding tables without the demo's mark is refused, so
- * no real campaign or report row is ever overwritten or soft-deleted. */
+/** Refuses production's queue prefix (the demo clears its queue), then claims the schema: one holding tables
+ * without the demo's mark is refused, so no real row is ever overwritten or soft-deleted. */
 async function claimTarget(wh: Warehouse, config: Config, queuePrefix: string): Promise<void> {
   if (queuePrefix === config.queue.prefix)
     throw new DemoRefused(
@@ -90,9 +88,9 @@ interface DemoOptions {
   readonly concurrency?: number;
 }
 
-/** Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every report with an
- * in-process worker, prints the status and three BI queries, and closes all it started. The tables it filled
- * stay, so they can be queried afterwards; running it again reloads the same periods in place. */
+/** Migrates, syncs, backfills `days` days of every report with an in-process worker, prints the status and
+ * the BI queries, and closes all it started; the tables stay, and a second run reloads the same periods in
+ * place. */
 export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
   const jobs = loadJobs(join(packageRoot(), 'jobs'));
@@ -224,9 +222,8 @@ const EXAMPLE_QUERIES = [
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
 ];
 
-/** One example run in `schema` (a transaction-local search_path, so the pool is left as it was), as a boxed
- * terminal table, numbers right-aligned. Values are read as Postgres prints them (a date as YYYY-MM-DD, not a
- * JavaScript Date). */
+/** One example run in `schema` (a transaction-local search_path) as a terminal table, values as Postgres
+ * prints them. */
 async function exampleTable(pool: Pool, schema: string, file: string): Promise<string> {
   const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
   const result = await withClient(pool, (client) =>

@@ -1,8 +1,6 @@
-// `adops doctor`'s probing, in order: each step runs only when the ones before it leave something to learn
-// (no scopes without an accepted key, no report forms when reports are 403), with the client's own request
-// builder. Its network shell is one small undici Pool with short timeouts that waits out 429s and retries
-// transient failures, so a busy or flaky server is not mistaken for a wrong setting, and notes the Date and
-// rate-limit headers of every answer; and the TLS handshake on its own, for the certificate.
+// `adops doctor`'s probes, each step run only when the ones before leave something to learn, over one small
+// undici Pool that waits out 429s and retries transient failures (a flaky server is no wrong setting) and
+// notes the Date and rate-limit headers; and the TLS handshake on its own, for the certificate.
 import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -104,8 +102,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
   }
 }
 
-// The probe requests, built without I/O: auth headers per form, GET /reports per parameter form,
-// and the dates asked for.
+// The probe requests, built without I/O.
 /** The header carrying the key in one form. */
 export function authHeaders(form: AuthForm, key: string): Record<string, string> {
   return form === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };

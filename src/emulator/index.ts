@@ -1,6 +1,5 @@
-// The API emulator: a local, spec-faithful stand-in for the ad server's management API with deterministic
-// report data and fault injection (docs/emulator.md). This file starts it, serves the control endpoints, and
-// is the emulator's public surface.
+// The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
+// control endpoints, and its public surface.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +24,6 @@ import {
 import { ReportEngine } from './report/render.js';
 import { buildTrafficModel } from './report/traffic.js';
 import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState } from './serve.js';
-import { CatalogueStore } from './store.js';
 
 export { ECHO_HEADER } from './faults.js';
 export * from './flags.js';
@@ -49,7 +47,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let clock: () => Date = options.now ?? (() => new Date());
   const state: ApiState = {
     handlers: {
-      ...catalogueHandlers(new CatalogueStore(catalogue, seed)),
+      ...catalogueHandlers(catalogue, seed),
       ...reportHandlers(engine, cellsPerDay),
     },
     keys: new KeyRing(options.keys ?? [], options.demoKey ?? true),

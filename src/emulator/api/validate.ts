@@ -1,6 +1,5 @@
-// Request body checks: each reader returns the typed value or throws a 400 naming the field by its dotted
-// path (`targeting.geo.locations.countries[1]`); and the creative targeting object, the one deeply nested
-// write shape of the spec.
+// Request body checks, each a typed value or a 400 naming the field by its dotted path; and creative
+// targeting.
 import { badRequest } from './http.js';
 
 export type Json = Record<string, unknown>;
