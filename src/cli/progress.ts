@@ -64,12 +64,7 @@ function etaText(seconds: number | undefined): string {
 }
 
 /** The progress of an enqueue on stderr (see View). */
-export function enqueueProgress(
-  ctx: CliContext,
-  total: number,
-): Pick<View, 'stop'> & {
-  update(done: EnqueueCounts): void;
-} {
+export function enqueueProgress(ctx: CliContext, total: number) {
   const started = Date.now();
   const view = progressView(
     ctx.stderr,
@@ -78,7 +73,7 @@ export function enqueueProgress(
   );
   view.update(0, total, { already: 0, rate: '0' });
   return {
-    update: (d) => {
+    update: (d: EnqueueCounts) => {
       const n = d.added + d.alreadyQueued;
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? (n / seconds).toFixed(0) : '0';
@@ -110,21 +105,13 @@ export const redisOutageOption = [
 
 /** How a wait rides out Redis going away (`--redis-outage-seconds`, else ADOPS_REDIS_OUTAGE_SECONDS), said in
  * the bar's line (`note`) or on stderr; `gaveUp` makes its RedisOutageError one line naming the next step. */
-export function outageWatch(
-  ctx: CliContext,
-  flagSeconds: number | undefined,
-  note?: (text: string) => void,
-): {
-  outageMs: number;
-  onOutage(state: OutageState): void;
-  gaveUp(awaited: string, next: string): (error: unknown) => never;
-} {
+export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
   const boundS = flagSeconds ?? ctx.config().queue.redisOutageSeconds;
   const where = describeRedisTarget(ctx.config().redis);
   let away = false;
   return {
     outageMs: boundS * 1000,
-    onOutage: (state) => {
+    onOutage: (state: OutageState) => {
       const seconds = Math.round(state.awayMs / 1000);
       if (note !== undefined) {
         note(state.away ? ` | Redis not answering for ${seconds} s, retrying up to ${boundS} s` : '');
@@ -137,7 +124,7 @@ export function outageWatch(
       else if (!state.away) ctx.stderr.write(`Redis answers again after ${seconds} s: still waiting\n`);
       away = state.away;
     },
-    gaveUp: (awaited, next) => (error) => {
+    gaveUp: (awaited: string, next: string) => (error: unknown) => {
       if (!(error instanceof RedisOutageError)) throw error;
       throw new CommandFailed(
         `Redis at ${where} ${error.message.replace(/^Redis /, '')} while waiting for ${awaited}: ${next}`,
@@ -229,15 +216,13 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
 
 /** A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of campaigns
  * listed, with requests and an ETA, on a terminal, else a line every 5 s. */
-export function syncProgressView(
-  stream: NodeJS.WritableStream & { isTTY?: boolean },
-): Pick<View, 'stop'> & { update(progress: SyncProgress): void } {
+export function syncProgressView(stream: CliContext['stderr']) {
   const view = progressView(
     stream,
     'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
   );
   return {
-    update(p) {
+    update(p: SyncProgress) {
       // The bar needs its total: nothing is drawn while the campaigns are still being listed.
       if (view.tty && p.campaignsTotal === null) return;
       const now = Date.now();

@@ -9,7 +9,7 @@ import { decide } from '../doctor/verdict.js';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { checkProblems, renderStatus } from '../observe/status-render.js';
-import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
+import { collectStatus, type Status } from '../observe/status.js';
 import {
   CommandFailed,
   intOption,
@@ -67,10 +67,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
 
 /** The queues, opened in the background while Postgres is queried: `counts` resolves to them, or to undefined
  * (with a warning) when their store cannot be reached; `close` closes them if they opened. */
-function queueCounts(
-  config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
-  logger: Logger,
-): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
+function queueCounts(config: Config, logger: Logger) {
   // Closed before the queues answered (the warehouse half failed first): say nothing about them.
   let closed = false;
   const queues = import('../queue/queues.js').then(({ openQueues }) => openQueues(config));

@@ -105,9 +105,7 @@ export function oneOf<T extends string>(r: Reader, obj: Json, name: string, allo
 }
 
 export function array(r: Reader, obj: Json, name: string): unknown[] {
-  const [value, path] = field(r, obj, name, false);
-  if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
-  return value;
+  return arrayAt(...field(r, obj, name, false));
 }
 
 /** An object field. `null` and `[]` (how reads show an unset object) return null, meaning "unset". */
