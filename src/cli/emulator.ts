@@ -2,7 +2,7 @@
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo } from '../demo/run.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from '../demo/run.js';
 
 import {
   describeQuirks,
@@ -15,7 +15,7 @@ import {
   PROFILE_NAMES,
   REPORT_PARAMS_FORMS,
   startEmulator,
-  type EmulatorKey,
+  type EmulatorOptions,
   type FaultAndQuirkFlags,
   type RequestLogEntry,
 } from '../emulator/index.js';
@@ -31,17 +31,13 @@ import {
   type CliContext,
 } from './context.js';
 
-interface EmulatorFlags extends FaultAndQuirkFlags {
-  readonly port: number;
-  readonly host: string;
-  readonly seed: number;
-  readonly cellsPerDay: number;
-  readonly lateDays: number;
-  readonly campaigns?: number;
-  readonly keys?: EmulatorKey[];
-  readonly demoKey: boolean;
-  readonly now?: Date;
-}
+type EmulatorFlags = FaultAndQuirkFlags &
+  Required<Pick<EmulatorOptions, 'port' | 'host' | 'seed' | 'cellsPerDay' | 'demoKey'>> &
+  Pick<EmulatorOptions, 'keys'> & {
+    readonly lateDays: number;
+    readonly campaigns?: number;
+    readonly now?: Date;
+  };
 
 const fraction = (text: string) => {
   const n = Number(text);
@@ -238,14 +234,9 @@ export function registerDemo(program: Command, ctx: CliContext): void {
     });
 }
 
-interface DemoFlags {
-  readonly days: number;
-  readonly cellsPerDay: number;
-  readonly concurrency: number;
-  readonly schema: string;
-  readonly queuePrefix: string;
-  readonly queue: 'postgres' | 'redis';
-}
+type DemoFlags = Required<
+  Pick<DemoOptions, 'days' | 'cellsPerDay' | 'concurrency' | 'schema' | 'queuePrefix' | 'queue'>
+>;
 
 function schemaName(value: string): string {
   if (!SCHEMA_NAME.test(value))

@@ -100,10 +100,7 @@ function check(ctx: CliContext, status: Status): void {
   );
 }
 
-interface DoctorFlags {
-  readonly json: boolean;
-  readonly account?: string;
-}
+type DoctorFlags = Pick<StatusFlags, 'json' | 'account'>;
 
 /** `adops doctor`: probe the configured server and print the settings a pull needs. */
 export function registerDoctor(program: Command, ctx: CliContext): void {

@@ -68,7 +68,7 @@ const DEMO_ACCOUNTS = [
   { name: 'south', seed: 2 },
 ] as const;
 
-interface DemoOptions {
+export interface DemoOptions {
   /** Validated config; the demo swaps in the emulators' API settings and its own schema and prefix. */
   readonly config: Config;
   /** The demo's schema (default adops_demo); refused when it holds tables the demo did not create. */
