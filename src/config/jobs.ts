@@ -22,7 +22,6 @@ const MAX_RETENTION_MONTHS = 1200;
 
 /** Job definitions a folder may hold. */
 const MAX_JOB_FILES = 500;
-export type { PeriodUnit } from '../dates/periods.js';
 
 type Fail = (field: string, message: string) => never;
 
