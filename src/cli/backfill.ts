@@ -89,13 +89,9 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     });
 }
 
-interface HealFlags {
+type HealFlags = Pick<BackfillFlags, 'wait' | 'dryRun' | 'account' | 'redisOutageSeconds'> & {
   readonly days?: number;
-  readonly wait: boolean;
-  readonly dryRun: boolean;
-  readonly account?: string;
-  readonly redisOutageSeconds?: number;
-}
+};
 
 /** `adops heal`: re-plan from the warehouse what is missing or failed, and enqueue it. */
 export function registerHeal(program: Command, ctx: CliContext): void {

@@ -1,7 +1,6 @@
-// What every command of `adops` shares: its context (environment, streams, lazy config), the two
-// failures main() turns into exit codes, the one-line summaries `--help` lists without loading any
-// command, option parsers, and the warehouse and queues a command opens, with the one-line message
-// for a Postgres or Redis that cannot be reached. Packages are imported only when a command runs.
+// What every command of `adops` shares: its lazy context, the failures main() turns into exit codes, the
+// `--help` summaries, option parsers, and the warehouse and queues a command opens.
+import { once } from 'node:events';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../config/env.js';
 import type { JobSet } from '../config/jobs.js';
@@ -11,11 +10,8 @@ import { errorCode } from '../retry/classify.js';
 import { TerminalError } from '../retry/errors.js';
 import type { Warehouse } from '../warehouse/pg.js';
 
-/**
- * What every command receives: the environment (read here only), output streams, and the config,
- * job definitions and logger (stderr, secrets redacted), each loaded on first use; a bad setting
- * throws ConfigError (exit 2).
- */
+/** What every command receives: the environment (read here only), streams, and config, jobs and logger, each
+ * loaded on first use (a bad setting throws ConfigError, exit 2). */
 export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -35,11 +31,21 @@ export class UsageError extends TerminalError {
   override name = 'UsageError';
 }
 
-/**
- * The context of a command that runs, loading the config, job and logging modules only now so
- * `adops --help` never pays for them. `onConfig` hears the config once loaded, with the strings to
- * redact (the API key, from whichever variable), for main()'s messages.
- */
+/** Rethrows an error of one of `kinds` as a CommandFailed (or `As`) with `prefix`; others as they are. */
+export function rethrowAs(
+  kinds: ReadonlyArray<abstract new (...args: never[]) => Error>,
+  prefix = '',
+  As: typeof CommandFailed = CommandFailed,
+): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof Error && kinds.some((kind) => error instanceof kind))
+      throw new As(prefix + error.message, { cause: error });
+    throw error;
+  };
+}
+
+/** The context of a command that runs, loading config, jobs and logging only now (`adops --help` never pays
+ * for them); `onConfig` hears the config once loaded, with the secrets main()'s messages redact. */
 export async function createContext(
   env: CliContext['env'],
   stdout: CliContext['stdout'],
@@ -109,16 +115,10 @@ export function parsedBy<T>(parse: (text: string) => T): (text: string) => T {
 }
 
 /** Resolves with the first SIGINT or SIGTERM, and stops listening for the other. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
+export async function untilSignal(): Promise<NodeJS.Signals> {
+  const heard = new AbortController();
+  const signal = (name: NodeJS.Signals) => once(process, name, { signal: heard.signal }).then(() => name);
+  return Promise.race([signal('SIGINT'), signal('SIGTERM')]).finally(() => heard.abort());
 }
 
 /** What each command does, as `--help` lists it without loading any command. */
@@ -153,10 +153,8 @@ export const SUMMARIES = {
 
 export type CommandName = keyof typeof SUMMARIES;
 
-/**
- * Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not
- * exist), the name, the server starting or stopping, the login, the database.
- */
+/** Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not exist),
+ * the name, the server starting or stopping, the login, the database. */
 const UNREACHABLE =
   /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
 
@@ -187,10 +185,8 @@ export function postgresFailure(error: unknown): unknown {
   return error;
 }
 
-/**
- * Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an
- * unreachable or unmigrated Postgres becomes a CommandFailed (postgresFailure).
- */
+/** Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an unreachable
+ * or unmigrated Postgres becomes a CommandFailed (postgresFailure). */
 export async function withWarehouse<T>(
   ctx: CliContext,
   max: number,

@@ -2,8 +2,8 @@
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
-import { runDemo } from '../demo/run.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused } from '../demo/target.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from '../demo/run.js';
+
 import {
   describeQuirks,
   ECHO_FORMS,
@@ -13,8 +13,9 @@ import {
   parseLatency,
   parseQuirkList,
   PROFILE_NAMES,
+  REPORT_PARAMS_FORMS,
   startEmulator,
-  type EmulatorKey,
+  type EmulatorOptions,
   type FaultAndQuirkFlags,
   type RequestLogEntry,
 } from '../emulator/index.js';
@@ -30,17 +31,13 @@ import {
   type CliContext,
 } from './context.js';
 
-interface EmulatorFlags extends FaultAndQuirkFlags {
-  readonly port: number;
-  readonly host: string;
-  readonly seed: number;
-  readonly cellsPerDay: number;
-  readonly lateDays: number;
-  readonly campaigns?: number;
-  readonly keys?: EmulatorKey[];
-  readonly demoKey: boolean;
-  readonly now?: Date;
-}
+type EmulatorFlags = FaultAndQuirkFlags &
+  Required<Pick<EmulatorOptions, 'port' | 'host' | 'seed' | 'cellsPerDay' | 'demoKey'>> &
+  Pick<EmulatorOptions, 'keys'> & {
+    readonly lateDays: number;
+    readonly campaigns?: number;
+    readonly now?: Date;
+  };
 
 const fraction = (text: string) => {
   const n = Number(text);
@@ -117,13 +114,11 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
       quirkList,
     )
     .addOption(
-      choice('--report-params <form>', 'the only GET /reports parameter form understood', [
-        'any',
-        'repeat',
-        'brackets',
-        'comma',
-        'json-body',
-      ]),
+      choice(
+        '--report-params <form>',
+        'the only GET /reports parameter form understood',
+        REPORT_PARAMS_FORMS,
+      ),
     )
     .addOption(choice('--auth-form <form>', 'the only auth header accepted', ['any', 'bearer', 'x-api-key']))
     .addOption(choice('--totals <mode>', 'report totals', ['normal', 'missing', 'empty-array']))
@@ -239,14 +234,9 @@ export function registerDemo(program: Command, ctx: CliContext): void {
     });
 }
 
-interface DemoFlags {
-  readonly days: number;
-  readonly cellsPerDay: number;
-  readonly concurrency: number;
-  readonly schema: string;
-  readonly queuePrefix: string;
-  readonly queue: 'postgres' | 'redis';
-}
+type DemoFlags = Required<
+  Pick<DemoOptions, 'days' | 'cellsPerDay' | 'concurrency' | 'schema' | 'queuePrefix' | 'queue'>
+>;
 
 function schemaName(value: string): string {
   if (!SCHEMA_NAME.test(value))

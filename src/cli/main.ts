@@ -16,10 +16,8 @@ import {
   type CommandName,
 } from './context.js';
 
-/**
- * Runs the CLI and resolves to its exit code: 0 success, 1 the work failed, 2 bad usage or
- * configuration. `env` is the only place the process environment enters the program.
- */
+/** Runs the CLI and resolves to its exit code: 0 success, 1 the work failed, 2 bad usage or configuration.
+ * `env` is the only place the process environment enters the program. */
 export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -80,11 +78,8 @@ export async function main(
 /** Adds one command (its flags, help and action) to the program. */
 type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/**
- * Every command of `adops`, in the order `--help` lists them (the design's order): each loads the
- * module that registers it only when it runs (or its own --help is asked), so a command pays for
- * the packages it uses and `adops --help` for none of them.
- */
+/** Every command, in `--help`'s order, each module loaded only when its command runs (or its --help is
+ * asked), so a command pays for the packages it uses and `adops --help` for none of them. */
 export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterCommand>>> = {
   migrate: async () => (await import('./warehouse.js')).registerMigrate,
   worker: async () => (await import('./worker.js')).registerWorker,
@@ -102,21 +97,16 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 
-/**
- * The command that `args` (the arguments after the script) run or ask help for: the first word
- * that is not an option, or the word after `help`. Undefined for `adops`, `adops --help` and
- * unknown words (commander reports those).
- */
+/** The command `args` (after the script) run or ask help for: the first word not an option, or the one after
+ * `help`; undefined for none and unknown words (commander reports those). */
 export function commandOf(args: readonly string[]): CommandName | undefined {
   const words = args.filter((a) => !a.startsWith('-'));
   const word = words[0] === 'help' ? words[1] : words[0];
   return word !== undefined && Object.hasOwn(SUMMARIES, word) ? (word as CommandName) : undefined;
 }
 
-/**
- * Registers every command on `program`: the one `args` names in full (its module and context loaded
- * now), the others by name and summary, enough for the help and for commander to reject typos.
- */
+/** Registers every command on `program`: the one `args` names in full (its module and context loaded now),
+ * the others by name and summary, enough for the help and for commander to reject typos. */
 export async function registerCommands(
   program: Command,
   args: readonly string[],

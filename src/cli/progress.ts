@@ -1,6 +1,5 @@
-// What the commands that enqueue show while they wait, on stderr so stdout keeps their result
-// lines: progress bars on a terminal (a line every few seconds elsewhere), and outages of the
-// queue's store ridden out and reported, with the command that finishes the job when the wait gives up.
+// What the commands that enqueue show on stderr while they wait: progress (a bar on a terminal, a line every
+// few seconds elsewhere), and outages of the queue's store ridden out, with the command that finishes the job.
 import cliProgress from 'cli-progress';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
 import { describeRedisTarget } from '../config/connections.js';
@@ -21,10 +20,8 @@ import { CommandFailed, intOption, type CliContext } from './context.js';
 /** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
 interface View {
   readonly tty: boolean;
-  /**
-   * Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless
-   * `force`d (so a short task writes nothing); the bar is started by the first update.
-   */
+  /** Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless `force`d
+   * (so a short task writes nothing); the bar is started by the first update. */
   update(value: number, total: number, fields: object, line?: () => string, force?: boolean): void;
   stop(): void;
 }
@@ -67,12 +64,7 @@ function etaText(seconds: number | undefined): string {
 }
 
 /** The progress of an enqueue on stderr (see View). */
-export function enqueueProgress(
-  ctx: CliContext,
-  total: number,
-): Pick<View, 'stop'> & {
-  update(done: EnqueueCounts): void;
-} {
+export function enqueueProgress(ctx: CliContext, total: number) {
   const started = Date.now();
   const view = progressView(
     ctx.stderr,
@@ -81,7 +73,7 @@ export function enqueueProgress(
   );
   view.update(0, total, { already: 0, rate: '0' });
   return {
-    update: (d) => {
+    update: (d: EnqueueCounts) => {
       const n = d.added + d.alreadyQueued;
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? (n / seconds).toFixed(0) : '0';
@@ -111,13 +103,9 @@ export const redisOutageOption = [
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/**
- * How a wait rides out the queue's store (Redis, or the queue's Postgres) going away: for
- * `--redis-outage-seconds` (else ADOPS_REDIS_OUTAGE_SECONDS), telling the person waiting that the
- * store is away and when it is back, on a terminal in the progress bar's own line (`note`), else a
- * line on stderr at each end. `gaveUp` makes the wait's QueueOutageError one line: where the store
- * is (no password), how long it was away, what was awaited, and what finishes the job.
- */
+/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--redis-outage-seconds`,
+ * else ADOPS_REDIS_OUTAGE_SECONDS), said in the bar's line (`note`) or on stderr; `gaveUp` makes its
+ * QueueOutageError one line naming the store (no password) and the next step. */
 export function outageWatch(
   ctx: CliContext,
   flagSeconds: number | undefined,
@@ -161,12 +149,8 @@ export function outageWatch(
   };
 }
 
-/**
- * Waits for the pulls with a progress bar on stderr (a line every few seconds when stderr is not
- * a terminal); throws CommandFailed listing the failed periods and their reasons. The queue's
- * store going away is ridden out for `redisOutageSeconds` (default ADOPS_REDIS_OUTAGE_SECONDS),
- * the bar kept.
- */
+/** Waits for the pulls with progress on stderr, riding out an outage of the queue's store; throws CommandFailed
+ * listing the failed periods and their reasons. */
 export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
@@ -237,10 +221,8 @@ export async function waitWithProgress(
   }
 }
 
-/**
- * `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default
- * window (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC.
- */
+/** `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default window
+ * (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC. */
 function healCommand(ctx: CliContext, result: BackfillResult): string {
   const oldest = result.pulls.map((p) => p.data.periodStart).sort()[0];
   if (oldest === undefined) return 'adops heal';
@@ -248,19 +230,15 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
   return days > ctx.config().healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
-/**
- * A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of
- * campaigns listed, with requests and an ETA, on a terminal, else a line every 5 s.
- */
-export function syncProgressView(
-  stream: NodeJS.WritableStream & { isTTY?: boolean },
-): Pick<View, 'stop'> & { update(progress: SyncProgress): void } {
+/** A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of campaigns
+ * listed, with requests and an ETA, on a terminal, else a line every 5 s. */
+export function syncProgressView(stream: CliContext['stderr']) {
   const view = progressView(
     stream,
     'sync {phase} |{bar}| {value}/{total} campaigns | {requests} requests | ETA {eta_s}',
   );
   return {
-    update(p) {
+    update(p: SyncProgress) {
       // The bar needs its total: nothing is drawn while the campaigns are still being listed.
       if (view.tty && p.campaignsTotal === null) return;
       const now = Date.now();

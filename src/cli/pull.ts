@@ -26,7 +26,7 @@ import {
 } from '../observe/format.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { CommandFailed, SUMMARIES, UsageError, type CliContext } from './context.js';
+import { CommandFailed, rethrowAs, SUMMARIES, UsageError, type CliContext } from './context.js';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -105,14 +105,8 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
       `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
       `${raw.body.receivedBytes} bytes, ${raw.attempts} request(s), ${Math.round(raw.fetchMs)} ms`;
   } catch (error) {
-    if (
-      error instanceof ApiError ||
-      error instanceof ReportFormatError ||
-      error instanceof DimensionValueError ||
-      error instanceof ReconciliationError
-    )
-      throw new CommandFailed(`pull failed: ${error.message}`, { cause: error });
-    throw error;
+    const kinds = [ApiError, ReportFormatError, DimensionValueError, ReconciliationError];
+    return rethrowAs(kinds, 'pull failed: ')(error);
   } finally {
     await api.close();
   }

@@ -1,6 +1,5 @@
-// The commands that look before anything is pulled or after: `adops status` (per report what is
-// loaded, missing and failed, the queue counts, a coverage grid; --check for monitoring) and
-// `adops doctor` (the configured server probed, and the settings a pull needs).
+// The commands that look before or after a pull: `adops status` (what is loaded, missing and failed; --check
+// for monitoring) and `adops doctor` (the configured server probed, and the settings a pull needs).
 import type { Command } from 'commander';
 import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
 import { accountConfig, requireApiKey, requireBaseUrl, secretsOf, type Config } from '../config/env.js';
@@ -10,7 +9,7 @@ import { decide } from '../doctor/verdict.js';
 import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { checkProblems, renderStatus } from '../observe/status-render.js';
-import { collectStatus, type QueueSource, type Status } from '../observe/status.js';
+import { collectStatus, type Status } from '../observe/status.js';
 import {
   CommandFailed,
   intOption,
@@ -66,15 +65,9 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     });
 }
 
-/**
- * The queues, opened in the background while Postgres is queried (BullMQ loads meanwhile), on
- * either backend: `counts` resolves to them, or to undefined (with a warning) when their store
- * cannot be reached. `close` closes them, if they opened.
- */
-function queueCounts(
-  config: Pick<Config, 'redis' | 'queue' | 'databaseUrl'>,
-  logger: Logger,
-): { counts: Promise<QueueSource | undefined>; close(): Promise<void> } {
+/** The queues, opened in the background while Postgres is queried: `counts` resolves to them, or to undefined
+ * (with a warning) when their store cannot be reached; `close` closes them if they opened. */
+function queueCounts(config: Config, logger: Logger) {
   // Closed before the queues answered (the warehouse half failed first): say nothing about them.
   let closed = false;
   const queues = import('../queue/queues.js').then(({ openQueues }) => openQueues(config));
@@ -107,10 +100,7 @@ function check(ctx: CliContext, status: Status): void {
   );
 }
 
-interface DoctorFlags {
-  readonly json: boolean;
-  readonly account?: string;
-}
+type DoctorFlags = Pick<StatusFlags, 'json' | 'account'>;
 
 /** `adops doctor`: probe the configured server and print the settings a pull needs. */
 export function registerDoctor(program: Command, ctx: CliContext): void {

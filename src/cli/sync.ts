@@ -9,14 +9,7 @@ import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
 import { accountConfig, secretsOf } from '../config/env.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
-import {
-  CommandFailed,
-  intOption,
-  SUMMARIES,
-  withQueues,
-  withWarehouse,
-  type CliContext,
-} from './context.js';
+import { intOption, rethrowAs, SUMMARIES, withQueues, withWarehouse, type CliContext } from './context.js';
 import { outageWatch, redisOutageOption, syncProgressView } from './progress.js';
 
 interface SyncFlags {
@@ -86,10 +79,7 @@ async function runDirect(ctx: CliContext, flags: SyncFlags): Promise<void> {
       campaignConcurrency: flags.concurrency,
       onProgress: (p) => view.update(p),
       secrets: secretsOf(config),
-    }).catch((error: unknown) => {
-      if (!(error instanceof ApiError)) throw error;
-      throw new CommandFailed(`entity sync failed, nothing was written: ${error.message}`, { cause: error });
-    }),
+    }).catch(rethrowAs([ApiError], 'entity sync failed, nothing was written: ')),
   ).finally(async () => {
     view.stop();
     await api.close();
@@ -135,10 +125,7 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       }
     },
     ' (or run adops sync --direct)',
-  ).catch((error: unknown) => {
-    if (error instanceof SyncWaitError) throw new CommandFailed(error.message, { cause: error });
-    throw error;
-  });
+  ).catch(rethrowAs([SyncWaitError]));
 }
 
 /** The one stdout line of a finished sync; unreadable fields are pointed at `adops status`. */

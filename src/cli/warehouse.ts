@@ -1,6 +1,5 @@
-// The commands that shape the warehouse: `adops migrate` (migrations, report tables, BI views, the
-// Postgres queue's schema), `adops evolve` (a report's table versions while its dimensions change)
-// and `adops replay` (an archived response loaded again, without the API).
+// The commands that shape the warehouse: `adops migrate`, `adops evolve` (a report's table versions while its
+// dimensions change) and `adops replay` (an archived response loaded again, without the API).
 import { InvalidArgumentError, type Command } from 'commander';
 import { secretsOf } from '../config/env.js';
 import { enqueueEvolution } from '../queue/enqueue.js';
@@ -66,10 +65,8 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     });
 }
 
-/**
- * For each report whose dimensions changed: its progress, and its missing history enqueued newest
- * first (or how to enqueue it when Redis does not answer).
- */
+/** For each report whose dimensions changed: its progress, and its missing history enqueued newest first (or
+ * how to enqueue it when Redis does not answer). */
 async function planEvolving(
   ctx: CliContext,
   { pool, schema }: Warehouse,

@@ -6,7 +6,15 @@ import { isLoopback, DashboardError, startDashboard } from '../observe/dashboard
 import { RedisUnavailableError } from '../queue/connection.js';
 import { createPool } from '../warehouse/pg.js';
 import { startWorker } from '../worker/start.js';
-import { CommandFailed, intOption, SUMMARIES, untilSignal, UsageError, type CliContext } from './context.js';
+import {
+  CommandFailed,
+  intOption,
+  rethrowAs,
+  SUMMARIES,
+  untilSignal,
+  UsageError,
+  type CliContext,
+} from './context.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -64,8 +72,7 @@ export function registerWorker(program: Command, ctx: CliContext): void {
             }),
       }).catch(async (error: unknown) => {
         await pool.end();
-        if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
-        throw error;
+        return rethrowAs([RedisUnavailableError])(error);
       });
       let stopped = false;
       // Stop on the first signal gracefully, on a second one at once.
@@ -74,9 +81,8 @@ export function registerWorker(program: Command, ctx: CliContext): void {
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;
           logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
-          // The last resort of a stop: a process still alive this long after the signal exits, so
-          // `docker stop` and deploys never wait for SIGKILL whatever a library left behind (the
-          // closes end every connection and timer; this timer, unreferenced, keeps nothing alive).
+          // The last resort: a process still alive this long after the signal exits, so `docker stop` never
+          // waits for SIGKILL whatever a library left behind (this timer, unreferenced, keeps nothing alive).
           const ms = config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS;
           if (signals === 1)
             setTimeout(() => {
@@ -151,11 +157,9 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
     allowedHosts: flags.allowedHost ?? [],
     readOnly: flags.allowWrites !== true,
     logger,
-  }).catch((error: unknown) => {
-    if (error instanceof DashboardError) throw new UsageError(error.message, { cause: error });
-    if (error instanceof RedisUnavailableError) throw new CommandFailed(error.message, { cause: error });
-    throw error;
-  });
+  })
+    .catch(rethrowAs([DashboardError], '', UsageError))
+    .catch(rethrowAs([RedisUnavailableError]));
   ctx.stdout.write(`${dashboard.url}\n`);
   if (flags.allowWrites === true && !isLoopback(flags.host))
     logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');

@@ -1,9 +1,6 @@
-// Accounts: one deployment pulls several ad server accounts into one warehouse. An account's name
-// is stored in every row it owns (the `account` column) and named in every job id, lock and
-// rate-limit key, so it is validated like a report name. ADOPS_ACCOUNTS_FILE lists them; without
-// it the single-account env settings (ADOPS_BASE_URL, ADOPS_API_KEY, ...) are account `default`.
-// Each account carries the settings whose right value depends on its server (auth, parameter form,
-// compression, rate, connections, timeouts), defaulting to their environment variables.
+// Accounts: the ad server accounts one deployment pulls, from ADOPS_ACCOUNTS_FILE or else the env settings as
+// account `default`; names are validated like report names (they go into rows, job ids and keys), and each
+// carries the settings that depend on its server, defaulting to their environment variables.
 import { dirname, resolve } from 'node:path';
 import { isTimeZone } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
@@ -94,10 +91,8 @@ const ACCOUNT_KEYS = new Set([
   'reports',
 ]);
 
-/**
- * The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
- * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's).
- */
+/** The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
+ * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's). */
 export function readAccountsFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,

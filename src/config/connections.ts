@@ -1,8 +1,6 @@
-// Connection settings, checked in full at start: the DATABASE_URL, REDIS_URL and ADOPS_BASE_URL
-// forms (a malformed one is refused in one line, instead of pg or ioredis throwing later or reading
-// it otherwise: ioredis takes `redis://host/abc` as database 0), and which Redis the queues live
-// on: one server, a master found through Sentinel, or a Cluster. Pure parsing: src/queue/connection.ts
-// turns a target into an ioredis client. Passwords live only in the target, never in a message.
+// The DATABASE_URL, REDIS_URL and ADOPS_BASE_URL forms checked in full at start (a malformed one refused in
+// one line, not misread later: ioredis takes `redis://host/abc` as database 0), and which Redis the queues
+// live on: one server, Sentinel or a Cluster. Pure parsing; passwords live only in the target.
 import { ConfigError } from './files.js';
 
 // The forms of the URL variables, as error messages state them.
@@ -51,10 +49,8 @@ export function redisUrlProblem(value: string): string | undefined {
 /** The query parameters of a REDIS_URL that are honoured: where to connect, nothing else. */
 const REDIS_QUERY = ['db', 'family'];
 
-/**
- * What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
- * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read.
- */
+/** What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
+ * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read. */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
   const unread = [...query.keys()].find((name) => !REDIS_QUERY.includes(name));
   if (unread !== undefined)
@@ -101,10 +97,8 @@ export function postgresUrlProblem(value: string): string | undefined {
 /** Query parameters whose values are credentials (libpq's password, a key or token). */
 const SECRET_PARAMETER = /pass|secret|token|key|auth|cred/i;
 
-/**
- * `value` with a URL's password (between the authority's first `:` and its last `@`) and the values
- * of its credential query parameters replaced by `***`, for messages: also when it is not a valid URL.
- */
+/** `value` with a URL's password (between the authority's first `:` and its last `@`) and the values of its
+ * credential query parameters replaced by `***`, for messages: also when it is not a valid URL. */
 export function withoutPassword(value: string): string {
   return value
     .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/, '$1***@')
@@ -189,10 +183,8 @@ export const REDIS_HA_VARS = [
   'REDIS_USERNAME',
 ] as const;
 
-/**
- * The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether
- * the user set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous.
- */
+/** The target the variables describe; `url` is REDIS_URL checked (or its default), `urlSet` whether the user
+ * set it: a set REDIS_URL next to REDIS_SENTINELS or REDIS_CLUSTER_NODES is ambiguous. */
 export function readRedisTarget(
   env: Readonly<Partial<Record<(typeof REDIS_HA_VARS)[number], string>>>,
   url: string,

@@ -1,5 +1,4 @@
-// The report dimensions and counters of the API spec, and the Postgres column type each dimension
-// is stored as: the vocabulary of a report that the parser, the loader and the views share.
+// The report dimensions and counters of the API spec, and the Postgres column type of each dimension.
 /** The report dimensions the API supports (spec: "Supported dimensions"), in the spec's order. */
 export const DIMENSIONS = [
   'year',

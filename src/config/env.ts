@@ -1,6 +1,5 @@
-// The environment, validated once into the frozen Config every part receives: each variable of the
-// design checked with what it allows, the API key (direct or from a file), the webhook secret and
-// the accounts; messages name the variable and never echo a secret or a password.
+// The environment validated once into the frozen Config every part receives; messages name the variable and
+// never echo a secret or a password.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -135,10 +134,8 @@ export const ENV_SCHEMA = {
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
 
-/**
- * The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
- * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart.
- */
+/** The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
+ * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart. */
 export function queueSchemaOf(schema: string, prefix: string, standard = 'adops'): string {
   if (prefix === standard) return `${schema}_queue`;
   return `${schema}_queue_${createHash('sha256').update(prefix).digest('hex').slice(0, 12)}`;
@@ -262,10 +259,8 @@ export function loadConfig(env: Env) {
   return Object.freeze({ ...config, accounts });
 }
 
-/**
- * The configuration as one account's API client and limiter see it: its base URL, key and server
- * settings in place of the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared.
- */
+/** The configuration as one account's API client and limiter see it: its base URL, key and server settings in
+ * place of the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared. */
 export function accountConfig(config: Config, account: Account): Config {
   const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({

@@ -1,6 +1,5 @@
-// Configuration files and their failures: ConfigError (a bad env var, flag or file: the CLI prints
-// it as one line and exits 2), the one guarded way a small config file is read, and where the
-// package's own files are. No YAML here: the CLI's entry point imports ConfigError and stays light.
+// ConfigError (printed as one line, exit 2), the guarded read of a small config file, and where the package's
+// own files are; no YAML here, so the CLI's entry point stays light.
 import { TerminalError } from '../retry/errors.js';
 import { closeSync, fstatSync, openSync, readSync, statSync, type Stats, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -31,10 +30,8 @@ export class FileRefused extends TerminalError {
   }
 }
 
-/**
- * The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what`
- * names the content). Reads one descriptor up to the limit, so a file growing after the check is cut.
- */
+/** The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what` names
+ * the content). Reads one descriptor up to the limit, so a file growing after the check is cut. */
 export function readBoundedFile(path: string, maxBytes: number, what: string): string {
   const tooBig = (bytes: number) =>
     new FileRefused(

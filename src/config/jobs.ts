@@ -1,6 +1,5 @@
-// Job definitions: the YAML files of the jobs folder (ADOPS_JOBS_DIR) read and checked into report
-// and entity definitions, their durations (90m, 30h, 2d), and the live view a running worker
-// follows, so a new, changed or deleted definition is seen without a restart.
+// Job definitions: the YAML files of ADOPS_JOBS_DIR checked into report and entity definitions, and the live
+// view a running worker follows, so a new, changed or deleted definition is seen without a restart.
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
@@ -23,7 +22,6 @@ const MAX_RETENTION_MONTHS = 1200;
 
 /** Job definitions a folder may hold. */
 const MAX_JOB_FILES = 500;
-export type { PeriodUnit } from '../dates/periods.js';
 
 type Fail = (field: string, message: string) => never;
 
@@ -112,11 +110,8 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/**
- * The text of one job file of `dir`. A link is followed only to a file inside the folder (a ConfigMap
- * mounts files as links into a hidden subfolder): one leading elsewhere, say to the key file, is
- * refused unread, so no error can show a line of a file that is not a job definition.
- */
+/** The text of one job file of `dir`, following a link only into the folder (a ConfigMap's): one leading
+ * elsewhere, say to the key file, is refused unread, so no error can show a line of it. */
 function readJobFile(path: string, dir: string): string {
   try {
     return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
@@ -157,10 +152,8 @@ function checkKeys(o: object, allowed: readonly string[], fail: Fail, prefix = '
   });
 }
 
-/**
- * Parses and validates one job definition; `file` names it in messages. Until every key is a job
- * field no text of the file is shown, so a file that is not a job definition never has a line printed.
- */
+/** Parses and validates one job definition; `file` names it in messages. Until every key is a job field no
+ * text of the file is shown, so a file that is not a job definition never has a line printed. */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
   const fail: Fail = (field, message) => {
@@ -340,10 +333,8 @@ function folderSignature(dir: string): string {
   }
 }
 
-/**
- * Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
- * never stops a running worker: it keeps the last valid definitions and reports the error once.
- */
+/** Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
+ * never stops a running worker: it keeps the last valid definitions and reports the error once. */
 export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
   const every = options.checkEveryMs ?? 2_000;
   const now = options.now ?? Date.now;

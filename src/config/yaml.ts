@@ -51,10 +51,8 @@ function yamlProblem(error: unknown): string {
   return ': the YAML parser could not read it';
 }
 
-/**
- * The YAML `text` of the config file `where` names, parsed; a syntax error is a ConfigError naming
- * `subject`, with no cause attached (a logged cause would print the library's excerpt).
- */
+/** The YAML `text` of the config file `where` names, parsed; a syntax error is a ConfigError naming
+ * `subject`, with no cause attached (a logged cause would print the library's excerpt). */
 export function parseConfigYaml(text: string, where: string, subject: string): unknown {
   try {
     // logLevel 'error': the default 'warn' prints warnings, excerpt and all, through process.emitWarning.

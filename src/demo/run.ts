@@ -1,5 +1,5 @@
-// `adops demo`: the whole pipeline end to end on the embedded emulator, in one process, ending
-// with the example BI queries of sql/examples/ run against what it loaded.
+// `adops demo`: the whole pipeline on embedded emulators, in one process and in a schema and queue prefix of
+// its own (never production's), ending with the example BI queries of sql/examples/.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -21,9 +21,46 @@ import { openQueues } from '../queue/queues.js';
 import { collectStatus } from '../observe/status.js';
 import { renderStatus } from '../observe/status-render.js';
 import { startWorker } from '../worker/start.js';
-import { createPool, ident, withClient, withTransaction, warehouseOf } from '../warehouse/pg.js';
-import { setupWarehouse } from '../warehouse/schema/migrate.js';
-import { claimDemoTarget, DEMO_PREFIX, DEMO_SCHEMA } from './target.js';
+import {
+  createPool,
+  ident,
+  withClient,
+  withTransaction,
+  warehouseOf,
+  type Warehouse,
+} from '../warehouse/pg.js';
+import { TerminalError } from '../retry/errors.js';
+import { claimSchema, setupWarehouse } from '../warehouse/schema/migrate.js';
+
+/** The demo's schema unless `--schema` names another. */
+export const DEMO_SCHEMA = 'adops_demo';
+/** The demo's queue prefix unless `--queue-prefix` names another. */
+export const DEMO_PREFIX = 'adops-demo';
+/** The comment the demo puts on its schema: what tells it apart from a schema holding real data. */
+const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
+
+/** The demo would write where it must not: names the place and says what to do instead. */
+export class DemoRefused extends TerminalError {
+  override name = 'DemoRefused';
+}
+
+/** Refuses production's queue prefix (the demo clears its queue), then claims the schema: one holding tables
+ * without the demo's mark is refused, so no real row is ever overwritten or soft-deleted. */
+async function claimTarget(wh: Warehouse, config: Config, queuePrefix: string): Promise<void> {
+  if (queuePrefix === config.queue.prefix)
+    throw new DemoRefused(
+      `the demo's queue prefix ${JSON.stringify(queuePrefix)} is ADOPS_QUEUE_PREFIX, where production ` +
+        'queues live: give the demo another with --queue-prefix',
+    );
+  const claim = await claimSchema(wh, DEMO_SCHEMA_MARKER);
+  if (claim.claimed) return;
+  const shown = claim.relations.join(', ') + (claim.relationCount > claim.relations.length ? ', ...' : '');
+  throw new DemoRefused(
+    `schema ${wh.schema} holds ${claim.relationCount} tables or other relations (${shown}) that adops demo ` +
+      'did not create: the demo writes only to a schema of its own; give it another with --schema ' +
+      `(default ${DEMO_SCHEMA})`,
+  );
+}
 
 /** The demo's two accounts, each served by its own embedded emulator. */
 const DEMO_ACCOUNTS = [
@@ -31,7 +68,7 @@ const DEMO_ACCOUNTS = [
   { name: 'south', seed: 2 },
 ] as const;
 
-interface DemoOptions {
+export interface DemoOptions {
   /** Validated config; the demo swaps in the emulators' API settings and its own schema and prefix. */
   readonly config: Config;
   /** The demo's schema (default adops_demo); refused when it holds tables the demo did not create. */
@@ -51,99 +88,72 @@ interface DemoOptions {
   readonly concurrency?: number;
 }
 
-/**
- * Migrates, starts the emulator, syncs the catalogue, backfills the last `days` days of every
- * report with an in-process worker, prints the status and three BI queries, and closes all it
- * started. The tables it filled stay, so they can be queried afterwards; running it again reloads
- * the same periods in place.
- */
+/** Migrates, syncs, backfills `days` days of every report with an in-process worker, prints the status and
+ * the BI queries, and closes all it started; the tables stay, and a second run reloads the same periods in
+ * place. */
 export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
   const jobs = loadJobs(join(packageRoot(), 'jobs'));
+  const schema = options.schema ?? DEMO_SCHEMA;
   // On a Redis Cluster the demo's prefix is hash-tagged like production's (config.queue.prefix).
-  const target = {
-    schema: options.schema ?? DEMO_SCHEMA,
-    queuePrefix: queuePrefixOn(options.config.redis, options.queuePrefix ?? DEMO_PREFIX),
-  };
+  const prefix = queuePrefixOn(options.config.redis, options.queuePrefix ?? DEMO_PREFIX);
   const pool = createPool(options.config, { max: 10, logger });
+  const cleanups: Array<() => Promise<unknown>> = [() => pool.end()];
   try {
-    await claimDemoTarget(pool, options.config, target);
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
-  const servers = await Promise.all(
-    DEMO_ACCOUNTS.map(async (a) => ({
-      ...a,
-      emulator: await startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
-    })),
-  );
-  const rate = Math.max(options.config.queue.rateLimitPerSecond, 200);
-  const accounts: Account[] = servers.map((a) => ({
-    name: a.name,
-    baseUrl: a.emulator.url,
-    apiKey: DEMO_KEY,
-    ...serverDefaults(options.config),
-    auth: 'bearer' as const,
-    rateLimitPerSecond: rate,
-    timezone: 'UTC',
-    reports: undefined,
-  }));
-  const config: Config = Object.freeze({
-    ...options.config,
-    baseUrl: accounts[0]?.baseUrl,
-    apiKey: DEMO_KEY,
-    auth: 'bearer' as const,
-    metricsPort: 0,
-    schema: target.schema,
-    queue: Object.freeze({
-      ...options.config.queue,
-      prefix: target.queuePrefix,
-      backend: options.queue ?? 'postgres',
-      schema: queueSchemaOf(target.schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
+    const wh = warehouseOf(pool, schema, { logger });
+    await claimTarget(wh, options.config, prefix);
+    // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
+    const servers = await Promise.all(
+      DEMO_ACCOUNTS.map(async (a) => ({
+        ...a,
+        emulator: await startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
+      })),
+    );
+    cleanups.unshift(...servers.map((a) => () => a.emulator.close()));
+    const rate = Math.max(options.config.queue.rateLimitPerSecond, 200);
+    const accounts: Account[] = servers.map((a) => ({
+      name: a.name,
+      baseUrl: a.emulator.url,
+      apiKey: DEMO_KEY,
+      ...serverDefaults(options.config),
+      auth: 'bearer' as const,
       rateLimitPerSecond: rate,
-    }),
-    accounts: Object.freeze(accounts),
-    accountsFile: undefined,
-  });
-  const cleanups: Array<() => Promise<unknown>> = [
-    ...servers.map((a) => () => a.emulator.close()),
-    () => pool.end(),
-  ];
-  try {
+      timezone: 'UTC',
+      reports: undefined,
+    }));
+    const config: Config = Object.freeze({
+      ...options.config,
+      baseUrl: accounts[0]?.baseUrl,
+      apiKey: DEMO_KEY,
+      auth: 'bearer' as const,
+      metricsPort: 0,
+      schema,
+      queue: Object.freeze({
+        ...options.config.queue,
+        prefix,
+        backend: options.queue ?? 'postgres',
+        schema: queueSchemaOf(schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
+        rateLimitPerSecond: rate,
+      }),
+      accounts: Object.freeze(accounts),
+      accountsFile: undefined,
+    });
     for (const a of servers)
       out(`emulator of account ${a.name}: ${a.emulator.url} (key ${DEMO_KEY}, seed ${a.seed})\n`);
-    const setup = await setupWarehouse(warehouseOf(pool, config.schema, { logger }), {
-      reports: jobs.reports,
-    });
-    out(
-      `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${config.schema}\n`,
-    );
+    const setup = await setupWarehouse(wh, { reports: jobs.reports });
+    out(`migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${schema}\n`);
 
-    const catalogue = { campaigns: 0, creatives: 0 };
+    let campaigns = 0;
     for (const account of accounts) {
       const api = createApiClientFromConfig(accountConfig(config, account), logger);
       cleanups.unshift(() => api.close());
-      const synced = await runEntitySync({
-        wh: warehouseOf(pool, config.schema),
-        account: account.name,
-        api,
-        logger,
-      });
-      catalogue.campaigns += synced.campaigns;
-      catalogue.creatives += synced.creatives;
+      const synced = await runEntitySync({ wh, account: account.name, api, logger });
+      campaigns += synced.campaigns;
       out(`sync of account ${account.name}: ${synced.campaigns} campaigns, ${synced.creatives} creatives\n`);
     }
 
-    const worker = await startWorker({
-      config,
-      jobs,
-      pool,
-      logger,
-      concurrency: options.concurrency ?? 8,
-      metrics: false,
-    });
+    const concurrency = options.concurrency ?? 8;
+    const worker = await startWorker({ config, jobs, pool, logger, concurrency, metrics: false });
     cleanups.unshift(() => worker.close(10_000));
     const queues = await openQueues(config);
     cleanups.unshift(() => queues.close());
@@ -151,7 +161,7 @@ export async function runDemo(options: DemoOptions) {
     const days = options.days ?? 7;
     const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
     const from = addDays(yesterday, 1 - days);
-    const backfill = await enqueueBackfill(
+    const { pulls } = await enqueueBackfill(
       queues.pulls,
       jobs.reports,
       from,
@@ -160,7 +170,7 @@ export async function runDemo(options: DemoOptions) {
       accounts,
     );
     out(
-      `backfill: ${backfill.pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
+      `backfill: ${pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
     );
     const bar =
       options.progress === undefined
@@ -175,8 +185,8 @@ export async function runDemo(options: DemoOptions) {
             },
             cliProgress.Presets.shades_classic,
           );
-    bar?.start(backfill.pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
-    const result = await waitForPulls(queues.pulls, backfill.pulls, {
+    bar?.start(pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
+    const result = await waitForPulls(queues.pulls, pulls, {
       pollMs: 100,
       onProgress: (p) =>
         bar?.update(p.done + p.failed, {
@@ -187,33 +197,18 @@ export async function runDemo(options: DemoOptions) {
     });
     bar?.stop();
     out(`backfill: ${result.completed.length} loaded, ${result.failed.length} failed\n`);
-    for (const f of result.failed)
-      out(
-        `  failed ${pullAccount(f.pull.data)}/${f.pull.data.report} ${f.pull.data.periodStart}: ${f.reason}\n`,
-      );
+    for (const { pull, reason } of result.failed)
+      out(`  failed ${pullAccount(pull.data)}/${pull.data.report} ${pull.data.periodStart}: ${reason}\n`);
 
-    const status = await collectStatus(
-      warehouseOf(pool, config.schema),
-      jobs,
-      queues,
-      days,
-      new Date(),
-      accounts,
-    );
-    out('\n' + renderStatus(status) + '\n');
+    out(`\n${renderStatus(await collectStatus(wh, jobs, queues, days, new Date(), accounts))}\n`);
     for (const example of EXAMPLE_QUERIES) {
-      const table = await exampleTable(pool, config.schema, example.file);
+      const table = await exampleTable(pool, schema, example.file);
       out(`\n${example.title} (sql/examples/${example.file})\n${table}\n`);
     }
     await queues.pulls
       .obliterate({ force: true })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not clear the demo queue'));
-    return {
-      pulls: backfill.pulls.length,
-      failed: result.failed.length,
-      campaigns: catalogue.campaigns,
-      creatives: catalogue.creatives,
-    };
+    return { pulls: pulls.length, failed: result.failed.length, campaigns };
   } finally {
     for (const cleanup of cleanups)
       await cleanup().catch((error: unknown) => logger.warn({ err: error }, 'demo cleanup failed'));
@@ -227,11 +222,8 @@ const EXAMPLE_QUERIES = [
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
 ];
 
-/**
- * One example run in `schema` (a transaction-local search_path, so the pool is left as it was), as
- * a boxed terminal table, numbers right-aligned. Values are read as Postgres prints them (a date as
- * YYYY-MM-DD, not a JavaScript Date).
- */
+/** One example run in `schema` (a transaction-local search_path) as a terminal table, values as Postgres
+ * prints them. */
 async function exampleTable(pool: Pool, schema: string, file: string): Promise<string> {
   const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
   const result = await withClient(pool, (client) =>

@@ -1,7 +1,5 @@
-// Rows "report params <form>": in which form GET /reports reads several dimensions. A server
-// that misreads a form may still answer 200, e.g. with only the last `dimensions` value kept, so a
-// 200 proves nothing: the report must parse as the nested [day, campaign_id] report asked for, and
-// its sums must equal those of a [day] report of the same period.
+// Rows "report params <form>": a server that misreads a form may still answer 200 (keeping one `dimensions`
+// value), so the report must parse as the nested [day, campaign_id] asked for and sum to the [day] report's.
 import { type Dimension, COUNTERS } from '../config/dimensions.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import { type Period } from '../flatten/types.js';

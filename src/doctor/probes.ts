@@ -1,13 +1,21 @@
-// `adops doctor`'s probing, in order: each step runs only when the ones before it leave something to
-// learn (no scopes without an accepted key, no report forms when reports are 403). The requests are
-// built without I/O, with the client's own request builder.
+// `adops doctor`'s probes, each step run only when the ones before leave something to learn, over one small
+// undici Pool that waits out 429s and retries transient failures (a flaky server is no wrong setting) and
+// notes the Date and rate-limit headers; and the TLS handshake on its own, for the certificate.
+import { connect, type PeerCertificate } from 'node:tls';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { readBody } from '../api/body.js';
 import { reportRequest } from '../api/client.js';
+import { parseRetryAfter } from '../api/http.js';
+import { apiMessageOf } from '../api/malformed.js';
 import type { Dimension } from '../config/dimensions.js';
+import { errnoCode } from '../config/files.js';
 import { addDays } from '../dates/calendar.js';
 import { counterValue } from '../flatten/rows.js';
 import type { Period } from '../flatten/types.js';
+import { redactSecrets } from '../log/redact.js';
+import { backoffDelay, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
 import { chooseForm, DAY, judgeForms, PAIR } from './forms.js';
-import { probeTls, Prober, type ProbeRequest } from './http.js';
 import {
   AUTH_FORMS,
   hasStatus,
@@ -18,6 +26,7 @@ import {
   type FormObservation,
   type Observations,
   type ReportForm,
+  type TlsObservation,
 } from './types.js';
 import { chooseAuth } from './verdict.js';
 
@@ -31,12 +40,7 @@ type DoctorTarget = Pick<Observations, 'baseUrl' | 'configured'> & {
 export async function runProbes(t: DoctorTarget): Promise<Observations> {
   const now = new Date();
   const tls = t.baseUrl.startsWith('https:') ? await probeTls(t.baseUrl, t.connectTimeoutMs) : undefined;
-  const prober = new Prober({
-    baseUrl: t.baseUrl,
-    secrets: [t.apiKey],
-    connectTimeoutMs: t.connectTimeoutMs,
-    timeoutMs: 15_000,
-  });
+  const prober = new Prober(t);
   const period = formPeriod(now);
   try {
     // Probe "auth": GET /campaigns?limit=1 with the key in each header form. The first answer also
@@ -98,8 +102,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
   }
 }
 
-// The probe requests, built without I/O: auth headers per form, GET /reports per parameter form,
-// and the dates asked for.
+// The probe requests, built without I/O.
 /** The header carrying the key in one form. */
 export function authHeaders(form: AuthForm, key: string): Record<string, string> {
   return form === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
@@ -141,4 +144,169 @@ export function firstCampaignId(a: Answer): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A probe's retries: short, since a doctor should answer in seconds. */
+const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
+/** Tries per request against 5xx, resets and dropped bodies: a flaky server still gets probed. */
+const ATTEMPTS = 8;
+/** 429s waited out per request: enough for a storm of them. */
+const THROTTLE_RETRIES = 8;
+/** A longer Retry-After is not waited for: the 429 becomes the answer. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/** How long the server may take to the headers, and between body chunks, of each probe. */
+const PROBE_TIMEOUT_MS = 15_000;
+
+/** One GET: the path relative to the base URL (query included), headers, and an optional JSON body. */
+interface ProbeRequest {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** A body this large is no probe's answer: stop reading rather than fill memory. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Not worth retrying for a probe: nothing listens, or the server is too slow to wait for twice. */
+const FINAL_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
+
+/** Sends the probes to one API and remembers what every answer said about clock and limits. */
+class Prober {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  /** Redacted from every message kept. */
+  private readonly secrets: readonly string[];
+  // What every answer said about limits and clock: the Observations of the same names.
+  readonly rateLimitHeaders: Record<string, string> = {};
+  throttled = 0;
+  clock: Observations['clock'];
+
+  constructor(t: DoctorTarget) {
+    const url = new URL(t.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.secrets = [t.apiKey];
+    this.pool = new Pool(url.origin, {
+      connections: 2,
+      connectTimeout: t.connectTimeoutMs,
+      headersTimeout: PROBE_TIMEOUT_MS,
+      bodyTimeout: PROBE_TIMEOUT_MS,
+    });
+  }
+
+  /** The answer to one GET, after waiting out 429s and retrying transient failures. Never throws. */
+  async send(req: ProbeRequest): Promise<Answer> {
+    let failures = 0;
+    let throttles = 0;
+    for (;;) {
+      try {
+        const res = await this.pool.request({
+          method: 'GET',
+          path: this.basePath + req.path,
+          headers: {
+            accept: 'application/json',
+            'user-agent': 'adops-export doctor',
+            ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...req.headers,
+          },
+          body: req.body,
+        });
+        this.note(res.headers);
+        // As received (not decoded); past MAX_BODY_BYTES the socket is destroyed.
+        const read = await readBody(res.body, 'identity', MAX_BODY_BYTES);
+        if (read.kind !== 'ok')
+          throw Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), { code: 'TOO_LARGE' });
+        const body = read.body;
+        const status = res.statusCode;
+        if (status === 429 && throttles < THROTTLE_RETRIES) {
+          const wait = parseRetryAfter(res.headers['retry-after'], Date.now()) ?? 1_000;
+          if (wait <= MAX_RETRY_AFTER_MS) {
+            throttles++;
+            this.throttled++;
+            await delay(wait + 25);
+            continue;
+          }
+        }
+        if (isTransientStatus(status) && ++failures < ATTEMPTS) {
+          await delay(backoffDelay(failures, PROBE_BACKOFF));
+          continue;
+        }
+        const encoding = res.headers['content-encoding'];
+        return {
+          kind: 'http',
+          status,
+          body,
+          contentEncoding: Array.isArray(encoding) ? encoding.join(', ') : encoding,
+          apiMessage: status >= 300 ? apiMessageOf(body, this.secrets) : undefined,
+        };
+      } catch (error) {
+        const code = errnoCode(error) ?? 'error';
+        if (isTransientNetwork(code, 'GET') && !FINAL_CODES.has(code) && ++failures < ATTEMPTS) {
+          await delay(backoffDelay(failures, PROBE_BACKOFF));
+          continue;
+        }
+        return {
+          kind: 'none',
+          code,
+          detail: redactSecrets(error instanceof Error ? error.message : String(error), this.secrets),
+        };
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private note(headers: Record<string, string | string[] | undefined>): void {
+    const date = headers.date;
+    if (this.clock === undefined && typeof date === 'string')
+      this.clock = { serverDate: date, localMs: Date.now() };
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined && isRateLimitHeader(name))
+        this.rateLimitHeaders[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+}
+
+/** True for a header that tells about rate limits: X-RateLimit-*, RateLimit-*, Retry-After. */
+export function isRateLimitHeader(name: string): boolean {
+  return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
+}
+
+/** The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool does
+ * not show them). Undefined when not even TCP connected: that is reachability's finding. */
+export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? 443 : Number(url.port);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port, servername: url.hostname, timeout: timeoutMs });
+    let connected = false;
+    socket.once('connect', () => (connected = true));
+    const done = (o: TlsObservation | undefined) => {
+      socket.destroy();
+      resolve(o);
+    };
+    socket.once('secureConnect', () => {
+      const cert: PeerCertificate = socket.getPeerCertificate();
+      done({
+        ok: true,
+        subject: nameOf(cert.subject) ?? url.hostname,
+        issuer: nameOf(cert.issuer) ?? 'unknown issuer',
+        validTo: cert.valid_to,
+      });
+    });
+    const fail = (code: string, detail: string) => done(connected ? { ok: false, code, detail } : undefined);
+    socket.once('timeout', () => fail('ETIMEDOUT', `no handshake within ${timeoutMs} ms`));
+    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'error', error.message));
+  });
+}
+
+function nameOf(name: PeerCertificate['subject'] | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return pick(name.CN) ?? pick(name.O);
 }

@@ -1,6 +1,4 @@
-// The doctor's output: a table and the lines to set (env lines, or an account's accounts-file
-// lines), or one JSON object for scripts. Every text passes through the key's redaction last,
-// whatever a server echoed into a message.
+// The doctor's output: a table and the settings to set, or one JSON object; every text is redacted last.
 import Table from 'cli-table3';
 import { redactSecrets } from '../log/redact.js';
 import type { Observations } from './types.js';

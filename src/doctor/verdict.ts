@@ -1,6 +1,5 @@
-// The whole verdict of `adops doctor`, decided from the observations alone (no I/O): the rows
-// reachability, auth, scopes, gzip, clock and rate limits (the report-params rows are forms.ts's),
-// the settings, and whether a pull can work.
+// The verdict of `adops doctor` from the observations alone (no I/O): its rows (report params are
+// forms.ts's), the settings, and whether a pull can work.
 import { gunzipSync } from 'node:zlib';
 import { formsVerdict } from './forms.js';
 import {
@@ -22,10 +21,8 @@ interface Finding {
   readonly problem?: string;
 }
 
-/**
- * Decides from the observations alone (no I/O): a pull can work when the server answered, a header
- * form was accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock.
- */
+/** Decides from the observations alone (no I/O): a pull can work when the server answered, a header form was
+ * accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock. */
 export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
   const auth = authVerdict(o);
@@ -195,9 +192,8 @@ function scopesVerdict(o: Observations): Finding & { reportsForbidden: boolean }
   };
 }
 
-// Row "gzip": whether the server compresses when asked. Report bodies are large and repetitive, so
-// gzip saves most of the bytes; but a server that labels a body gzip and sends something else
-// would fail every pull, so the body must really decompress.
+// Row "gzip": whether the server compresses when asked; a body labelled gzip must really decompress, or every
+// pull would fail.
 /** The gzip row and whether to set ADOPS_HTTP_COMPRESSION=gzip (undefined when unknown). */
 function gzipVerdict(a: Answer | undefined): { row: Row; served: boolean | undefined } {
   const gzipRow = row('gzip');

@@ -1,7 +1,5 @@
-/**
- * The resources the emulator serves, shaped exactly as the spec's reads return them, and the seeded
- * starting catalogue that every report cell refers to.
- */
+// The resources the emulator serves, shaped exactly as the spec's reads return them, and the seeded starting
+// catalogue that every report cell refers to.
 import { createRng, mixSeed, type Rng } from './prng.js';
 
 export const AD_FORMATS = ['display', 'native', 'vast', 'redirect'] as const;

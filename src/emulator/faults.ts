@@ -1,7 +1,5 @@
-/**
- * How the emulator misbehaves on purpose: the seeded fault plan, the answers that replace a
- * handler's (500, HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
- */
+// How the emulator misbehaves on purpose: the seeded fault plan, the answers that replace a handler's (500,
+// HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
 import { ApiError, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
 import {
@@ -22,10 +20,8 @@ interface FaultDecision {
   readonly html?: boolean;
 }
 
-/**
- * Seeded fault injection: every request under the fault paths draws exactly two numbers (during a
- * storm too), so the same seed and request sequence give the same faults.
- */
+/** Seeded fault injection: every request under the fault paths draws exactly two numbers (during a storm
+ * too), so the same seed and request sequence give the same faults. */
 export class FaultPlan {
   private options: FaultOptions = {};
   private rng: Rng = createRng(1);

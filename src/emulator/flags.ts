@@ -1,7 +1,5 @@
-/**
- * How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them,
- * and the lists, latencies and keys files those flags name.
- */
+// How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them, and the
+// lists, latencies and keys files those flags name.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
@@ -67,11 +65,7 @@ function copyGiven(from: Readonly<Record<string, unknown>>, map: Record<string, 
 }
 
 /** The faults and quirks of the flags laid over their profile, validated (an Error names the problem). */
-export function optionsOfFlags(flags: FaultAndQuirkFlags): {
-  faults: FaultOptions;
-  quirks: EmulatorQuirks;
-  resolved: Quirks;
-} {
+export function optionsOfFlags(flags: FaultAndQuirkFlags) {
   const faults: FaultOptions = {};
   copyGiven(flags, FAULT_FLAGS, faults);
   const paths = flags.faultPaths?.split(',').filter((p) => p !== '');

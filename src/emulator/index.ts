@@ -1,8 +1,5 @@
-/**
- * The API emulator: a local, spec-faithful stand-in for the ad server's management API with
- * deterministic report data and fault injection (docs/emulator.md). This file starts it, serves the
- * control endpoints, and is the emulator's public surface.
- */
+// The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
+// control endpoints, and its public surface.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -27,11 +24,10 @@ import {
 import { ReportEngine } from './report/render.js';
 import { buildTrafficModel } from './report/traffic.js';
 import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState } from './serve.js';
-import { CatalogueStore } from './store.js';
 
 export { ECHO_HEADER } from './faults.js';
 export * from './flags.js';
-export { ECHO_FORMS, ECHO_PLACES } from './options.js';
+export { ECHO_FORMS, ECHO_PLACES, REPORT_PARAMS_FORMS } from './options.js';
 export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
@@ -51,7 +47,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let clock: () => Date = options.now ?? (() => new Date());
   const state: ApiState = {
     handlers: {
-      ...catalogueHandlers(new CatalogueStore(catalogue, seed)),
+      ...catalogueHandlers(catalogue, seed),
       ...reportHandlers(engine, cellsPerDay),
     },
     keys: new KeyRing(options.keys ?? [], options.demoKey ?? true),
@@ -134,7 +130,22 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   throw badRequest(`${field || 'body'}: ${message}`, field || undefined);
 }
 
-/** The control endpoints outside /v2 (no auth), one per RunningEmulator method. */
+/** The control endpoints outside /v2 (no auth), one per RunningEmulator method: a JSON answer, else 204. */
+const CONTROL: Readonly<
+  Record<string, (emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>, body: unknown) => unknown>
+> = {
+  'GET /_control/stats': (e) => e.stats(),
+  'POST /_control/stats/reset': (e) => e.resetStats(),
+  'PUT /_control/faults': (e, body) => e.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {})),
+  'GET /_control/quirks': (e) => e.quirks(),
+  'PUT /_control/quirks': (e, body) => e.setQuirks(parse(QUIRKS_SCHEMA, body ?? {})),
+  'PUT /_control/clock': (e, body) => e.setNow(new Date(parse(CLOCK_SCHEMA, body).now)),
+  'POST /_control/override': (e, body) => {
+    const o = parse(OVERRIDE_SCHEMA, body);
+    e.override({ ...o, body: typeof o.body === 'string' ? o.body : JSON.stringify(o.body) });
+  },
+};
+
 function handleControl(
   emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
   method: string,
@@ -142,29 +153,8 @@ function handleControl(
   body: unknown,
 ): Reply {
   const route = `${method} ${path.replace(/\/+$/, '')}`;
-  switch (route) {
-    case 'GET /_control/stats':
-      return json(200, emulator.stats());
-    case 'POST /_control/stats/reset':
-      emulator.resetStats();
-      return { status: 204 };
-    case 'PUT /_control/faults':
-      emulator.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {}));
-      return { status: 204 };
-    case 'GET /_control/quirks':
-      return json(200, emulator.quirks());
-    case 'PUT /_control/quirks':
-      emulator.setQuirks(parse(QUIRKS_SCHEMA, body ?? {}));
-      return { status: 204 };
-    case 'PUT /_control/clock':
-      emulator.setNow(new Date(parse(CLOCK_SCHEMA, body).now));
-      return { status: 204 };
-    case 'POST /_control/override': {
-      const o = parse(OVERRIDE_SCHEMA, body);
-      emulator.override({ ...o, body: typeof o.body === 'string' ? o.body : JSON.stringify(o.body) });
-      return { status: 204 };
-    }
-    default:
-      throw new ApiError(404, 'not_found', `No control endpoint ${route}.`);
-  }
+  const endpoint = Object.hasOwn(CONTROL, route) ? CONTROL[route] : undefined;
+  if (endpoint === undefined) throw new ApiError(404, 'not_found', `No control endpoint ${route}.`);
+  const answered = endpoint(emulator, body);
+  return answered === undefined ? { status: 204 } : json(200, answered);
 }

@@ -1,7 +1,5 @@
-/**
- * The emulator's options and handle, and the schemas that validate its quirks and faults wherever
- * they come from (options, flags, setQuirks/setFaults, the control endpoints): one source for both.
- */
+// The emulator's options and handle, and the schemas that validate its quirks and faults wherever they come
+// from (options, flags, setQuirks/setFaults, the control endpoints): one source for both.
 import { z } from 'zod';
 import type { CatalogueSize } from './catalogue.js';
 
@@ -21,10 +19,8 @@ export const KEY_SCHEMA = z.object({
 });
 export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
 
-/**
- * Each fault rate (docs/emulator.md) and the fault it injects. Each is a band of one uniform draw,
- * in this order, so together at most 1.
- */
+/** Each fault rate (docs/emulator.md) and the fault it injects. Each is a band of one uniform draw, in this
+ * order, so together at most 1. */
 export const FAULT_BANDS = {
   dropRate: 'drop',
   failRate: 'fail',
@@ -80,7 +76,7 @@ export const ECHO_FORMS = [
 export type EchoForm = (typeof ECHO_FORMS)[number];
 
 /** The GET /reports parameter forms: `dimensions=` repeated, PHP `dimensions[]=`, comma-joined, JSON body. */
-const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
+export const REPORT_PARAMS_FORMS = ['any', 'repeat', 'brackets', 'comma', 'json-body'] as const;
 export type ReportParamsForm = (typeof REPORT_PARAMS_FORMS)[number];
 
 /** The choices the spec leaves open (docs/emulator.md), defaulting to the faithful readings. */

@@ -1,7 +1,5 @@
-/**
- * One /v2 request: its key checked, its route found, the fault plan and the quirks applied, the
- * answer sent, and the request counted.
- */
+// One /v2 request: its key checked, its route found, the fault plan and the quirks applied, the answer sent,
+// and the request counted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
@@ -66,10 +64,8 @@ async function serveNormally(
   return handler({ ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
 }
 
-/**
- * Answers one /v2 request: a canned override, else the fault plan's decision, else the normal
- * answer; every answer but an override carries the quirks' headers and encoding.
- */
+/** Answers one /v2 request: a canned override, else the fault plan's decision, else the normal answer; every
+ * answer but an override carries the quirks' headers and encoding. */
 export async function serveApi(
   state: ApiState,
   req: IncomingMessage,

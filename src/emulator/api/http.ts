@@ -1,7 +1,5 @@
-/**
- * The HTTP layer of the /v2 API: replies and handlers, error answers, routing, request bodies, and
- * sending, whole, streamed, gzip-compressed, or cut short and dripped as the faults ask.
- */
+// The HTTP layer of the /v2 API: replies and handlers, error answers, routing, request bodies, and sending,
+// whole, streamed, gzip-compressed, or cut short and dripped as the faults ask.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -83,11 +81,8 @@ export function primeBody(reply: Reply): Reply {
   };
 }
 
-/**
- * Sends a reply: a one-string body whole with content-length, like most servers answer small
- * reports; a streamed or gzipped one piped (through zlib), so backpressure holds end to end and a
- * big report never sits whole in memory.
- */
+/** Sends a reply: a one-string body whole with content-length, a streamed or gzipped one piped so
+ * backpressure holds and a big report never sits whole in memory. */
 export async function sendReply(res: ServerResponse, reply: Reply, gzip = false): Promise<void> {
   const b = reply.status === 204 ? undefined : primeBody(reply).body;
   if (b === undefined) {
@@ -198,12 +193,8 @@ export function sendCut(res: ServerResponse, reply: Reply, gzip: boolean): void 
   res.write(wireBytes, () => res.socket?.destroy());
 }
 
-/**
- * Sends the headers with the full content-length and the first half of the body, then cuts the
- * connection (`dripMs` undefined: a truncated body) or drips the rest one byte every `dripMs` until
- * it is all sent or the client goes away: a server (or proxy) that trickles a body this way never
- * trips an idle timeout between chunks.
- */
+/** Sends the full content-length and half the body, then cuts the connection, or with `dripMs` drips the rest
+ * a byte at a time (never tripping an idle timeout) until sent or the client goes away. */
 export async function sendHalf(
   res: ServerResponse,
   reply: Reply,

@@ -139,10 +139,8 @@ export function parseCreativeCreate(body: unknown, format: AdFormat | undefined,
   return { name: text(r, b, 'name') as string, ad_type: adType(r, b, format, false) as string };
 }
 
-/**
- * Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`.
- * With `format` and `currentType` undefined (nothing looked up yet) only what depends on neither.
- */
+/** Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`. With
+ * `format` and `currentType` undefined (nothing looked up yet) only what depends on neither. */
 export function parseCreativeUpdate(
   body: unknown,
   format: AdFormat | undefined,

@@ -5,10 +5,8 @@ import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
 import { badRequest, type Handler } from './http.js';
 
-/**
- * Cells one report may group (days x cells per day): a resource guard, not a rule of the spec, that
- * keeps one request from exhausting the emulator's memory (about 12 bytes a cell while it sorts).
- */
+/** Cells one report may group (days x cells per day): a resource guard, not a rule of the spec, that keeps
+ * one request from exhausting the emulator's memory (about 12 bytes a cell while it sorts). */
 const MAX_REPORT_CELLS = 40_000_000;
 
 /** The longest date range one request may span under the strict quirk (the spec leaves it open). */
@@ -42,11 +40,9 @@ function bodyNames(body: Record<string, unknown>): unknown[] {
   throw badRequest('dimensions must be an array of dimension names.', 'dimensions');
 }
 
-/**
- * The raw dimension values as a server that understands only `form` reads them; the one-form servers
- * misread the others as real ones do: a PHP ('brackets') or 'comma' server keeps only the last of
- * repeated `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query.
- */
+/** The raw dimension values as a server that understands only `form` reads them; the one-form servers misread
+ * the others as real ones do: a PHP ('brackets') or 'comma' server keeps only the last of repeated
+ * `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query. */
 function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<string, unknown>): unknown[] {
   switch (form) {
     case 'any': {

@@ -1,8 +1,5 @@
-/**
- * Request body checks: each reader returns the typed value or throws a 400 naming the field by its
- * dotted path (`targeting.geo.locations.countries[1]`); and the creative targeting object, the one
- * deeply nested write shape of the spec.
- */
+// Request body checks, each a typed value or a 400 naming the field by its dotted path; and creative
+// targeting.
 import { badRequest } from './http.js';
 
 export type Json = Record<string, unknown>;
@@ -108,9 +105,7 @@ export function oneOf<T extends string>(r: Reader, obj: Json, name: string, allo
 }
 
 export function array(r: Reader, obj: Json, name: string): unknown[] {
-  const [value, path] = field(r, obj, name, false);
-  if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
-  return value;
+  return arrayAt(...field(r, obj, name, false));
 }
 
 /** An object field. `null` and `[]` (how reads show an unset object) return null, meaning "unset". */
@@ -157,11 +152,9 @@ function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string
   return [inner, o, oneOf(inner, o, 'type', ['include', 'exclude'])];
 }
 
-/**
- * Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write
- * shape in full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters
- * (the spec documents 2, its example sends 3) unless `strict`.
- */
+/** Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write shape in
+ * full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters (the spec
+ * documents 2, its example sends 3) unless `strict`. */
 export function parseTargeting(t: Json, strict: boolean): Json {
   const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
   knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);

@@ -1,7 +1,5 @@
-/**
- * The spec's dimensions and counters, and a request's cells coded by its dimensions and sorted into
- * leaf order: what every report shape renders from.
- */
+// The spec's dimensions and counters, and a request's cells coded by its dimensions and sorted into leaf
+// order: what every report shape renders from.
 import {
   BROWSERS,
   COUNTER_COUNT,

@@ -1,7 +1,5 @@
-/**
- * The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by
- * the requested dimensions and written as JSON chunks in the encoding the quirks ask for.
- */
+// The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by the
+// requested dimensions and written as JSON chunks in the encoding the quirks ask for.
 import { FAITHFUL_QUIRKS, type Quirks } from '../options.js';
 import {
   addCell,
@@ -51,10 +49,8 @@ function totalsMember(e: ReportEncoding, totals: Float64Array, empty: boolean): 
   return `"totals":${counterWriter(e)(totals)}`;
 }
 
-/**
- * Renders the report body as string chunks of about 64 KB without building an object tree: equal
- * leaves of the sorted cells are summed, and braces opened and closed as the sorted walk moves.
- */
+/** Renders the report body as string chunks of about 64 KB without building an object tree: equal leaves of
+ * the sorted cells are summed, and braces opened and closed as the sorted walk moves. */
 function* renderReport(
   model: TrafficModel,
   days: readonly ReportedDay[],

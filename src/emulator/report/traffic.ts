@@ -1,7 +1,5 @@
-/**
- * The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from
- * (seed, day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
- */
+// The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from (seed,
+// day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
 import type { Catalogue } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
@@ -67,20 +65,16 @@ export function buildTrafficModel(catalogue: Catalogue) {
 /** Number of counters per cell, in COUNTERS order. */
 export const COUNTER_COUNT = 5;
 
-/**
- * One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group).
- * Cell i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order.
- */
+/** One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group). Cell
+ * i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order. */
 export type DayCells = ReturnType<typeof generateDay>;
 
 export function dayNumber(day: string): number {
   return Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
 }
 
-/**
- * The final cells of one day, from (seed, day) alone so any request order gives the same cells;
- * distinct in (creative, zone, country, device) as i walks an affine permutation of those combinations.
- */
+/** The final cells of one day, from (seed, day) alone so any request order gives the same cells; distinct in
+ * (creative, zone, country, device) as i walks an affine permutation of those combinations. */
 export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
   // The distinct (creative, zone, country, device) combinations a day's cells are drawn from.
@@ -148,10 +142,8 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/**
- * How much of a day's final traffic has been reported (docs/emulator.md, Late data): nothing in the
- * future, (age+1)/(N+1) within the window, all after it; flooring each counter keeps their order.
- */
+/** How much of a day's final traffic has been reported (docs/emulator.md, Late data): nothing in the future,
+ * (age+1)/(N+1) within the window, all after it; flooring each counter keeps their order. */
 export function lateFraction(day: string, today: string, windowDays: number): { num: number; den: number } {
   const age = dayNumber(today) - dayNumber(day);
   if (age < 0) return { num: 0, den: 1 };

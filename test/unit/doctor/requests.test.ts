@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isRateLimitHeader } from '../../../src/doctor/http.js';
 import {
   authHeaders,
+  isRateLimitHeader,
   firstCampaignId,
   formPeriod,
   reportProbe,
