@@ -106,16 +106,7 @@ export const redisOutageOption = [
 /** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--redis-outage-seconds`,
  * else ADOPS_REDIS_OUTAGE_SECONDS), said in the bar's line (`note`) or on stderr; `gaveUp` makes its
  * QueueOutageError one line naming the store (no password) and the next step. */
-export function outageWatch(
-  ctx: CliContext,
-  flagSeconds: number | undefined,
-  note?: (text: string) => void,
-): {
-  outageMs: number;
-  store: string;
-  onOutage(state: OutageState): void;
-  gaveUp(awaited: string, next: (store: string) => string): (error: unknown) => never;
-} {
+export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
   const { queue, redis } = ctx.config();
   const boundS = flagSeconds ?? queue.redisOutageSeconds;
   // Named by what it is: on ADOPS_QUEUE=postgres there is no Redis to blame.
@@ -127,7 +118,7 @@ export function outageWatch(
   return {
     outageMs: boundS * 1000,
     store: where,
-    onOutage: (state) => {
+    onOutage: (state: OutageState) => {
       const seconds = Math.round(state.awayMs / 1000);
       if (note !== undefined) {
         note(state.away ? ` | ${name} not answering for ${seconds} s, retrying up to ${boundS} s` : '');
@@ -140,12 +131,14 @@ export function outageWatch(
       else if (!state.away) ctx.stderr.write(`${name} answers again after ${seconds} s: still waiting\n`);
       away = state.away;
     },
-    gaveUp: (awaited, next) => (error) => {
-      if (!(error instanceof QueueOutageError)) throw error;
-      throw new CommandFailed(`${error.message} while waiting for ${awaited}: ${next(name)}`, {
-        cause: error,
-      });
-    },
+    gaveUp:
+      (awaited: string, next: (store: string) => string) =>
+      (error: unknown): never => {
+        if (!(error instanceof QueueOutageError)) throw error;
+        throw new CommandFailed(`${error.message} while waiting for ${awaited}: ${next(name)}`, {
+          cause: error,
+        });
+      },
   };
 }
 
