@@ -47,6 +47,12 @@ export class DemoRefused extends TerminalError {
 /** Refuses production's queue prefix (the demo clears its queue), then claims the schema: one holding tables
  * without the demo's mark is refused, so no real row is ever overwritten or soft-deleted. */
 async function claimTarget(wh: Warehouse, config: Config, queuePrefix: string): Promise<void> {
+  // Postgres silently cuts a longer name to 63 bytes (as ADOPS_SCHEMA's check in loadConfig says).
+  if (config.queue.backend === 'postgres' && Buffer.byteLength(config.queue.schema) > 63)
+    throw new DemoRefused(
+      `the demo's --schema ${wh.schema} is too long for its Postgres queue: the queue schema ` +
+        `"${config.queue.schema}" would pass Postgres' 63-byte limit for a name; give a shorter --schema`,
+    );
   if (queuePrefix === config.queue.prefix)
     throw new DemoRefused(
       `the demo's queue prefix ${JSON.stringify(queuePrefix)} is ADOPS_QUEUE_PREFIX, where production ` +
@@ -101,7 +107,11 @@ export async function runDemo(options: DemoOptions) {
   const cleanups: Array<() => Promise<unknown>> = [() => pool.end()];
   try {
     const wh = warehouseOf(pool, schema, { logger });
-    await claimTarget(wh, options.config, prefix);
+    const queue = {
+      backend: options.queue ?? 'postgres',
+      schema: queueSchemaOf(schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
+    } as const;
+    await claimTarget(wh, { ...options.config, queue: { ...options.config.queue, ...queue } }, prefix);
     // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
     const servers = await Promise.all(
       DEMO_ACCOUNTS.map(async (a) => ({
@@ -130,9 +140,8 @@ export async function runDemo(options: DemoOptions) {
       schema,
       queue: Object.freeze({
         ...options.config.queue,
+        ...queue,
         prefix,
-        backend: options.queue ?? 'postgres',
-        schema: queueSchemaOf(schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
         rateLimitPerSecond: rate,
       }),
       accounts: Object.freeze(accounts),

@@ -120,6 +120,14 @@ describe('adops demo beside production', () => {
     expect(prefix.code).toBe(2);
     expect(prefix.stderr).toMatch(/queue prefix .* is ADOPS_QUEUE_PREFIX/);
 
+    // 55 characters: a valid schema name, but its queue schema (+ "_queue_" and 12 hex) is 74 bytes.
+    const long = await runCli(
+      [...quick, '--schema', `d${'x'.repeat(54)}`, '--queue-prefix', 'demo-long'],
+      h.env,
+    );
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/--schema dx+ is too long for its Postgres queue: .* 63-byte limit/);
+
     expect(await dumpProductionSchema()).toBe(dumpBefore);
     const { rows } = await h.db.pool.query(`SELECT 1 FROM pg_namespace WHERE nspname = 'adops_demo'`);
     expect(rows).toEqual([]);
