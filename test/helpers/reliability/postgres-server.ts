@@ -3,10 +3,9 @@
 // run as root: as root (our CI image), every command runs as the `postgres` system user.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './redis-server.js';
 
 export interface PrivatePostgres {
   /** The `postgres` database of the cluster, as its superuser (trust auth). */
@@ -32,15 +31,6 @@ function binDir(): string {
     .sort((a, b) => Number(b) - Number(a));
   if (versions[0] === undefined) throw new Error(`no Postgres server under ${root}: install postgresql`);
   return join(root, versions[0], 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** initdb (trust auth) into a fresh folder under the OS temp dir, then starts it on a free port. */

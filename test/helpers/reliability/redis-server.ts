@@ -36,7 +36,8 @@ export interface PrivateRedisOptions {
   readonly password?: string;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on right now, for a private server of a test's own. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
