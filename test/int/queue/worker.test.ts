@@ -23,20 +23,22 @@ afterEach(async () => {
 
 describe('adops worker', () => {
   it('on SIGTERM stops taking jobs, finishes the running pull, and exits 0', async () => {
-    h = await createHarness({ faults: { latencyMs: 800, paths: ['/v2/reports'] } });
+    h = await createHarness({ faults: { latencyMs: 2_000, paths: ['/v2/reports'] } });
     proc = spawnCli(['worker', '--concurrency', '1'], { ...h.env, LOG_LEVEL: 'info' });
     await proc.waitFor(/"msg":"worker started"/);
     const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
     const { to } = lastDays(2);
     const { pulls } = await enqueueBackfill(h.queues.pulls, zone, to, to);
+    // The only pull is running (its request sleeps in the emulator) before the second is queued, so
+    // the active one is the first even when watching for it is slow (a busy machine, the Postgres queue).
+    await pullActive(h);
     const second = await enqueueBackfill(
       h.queues.pulls,
       h.jobs.reports.filter((r) => r.name === 'hourly'),
       to,
       to,
     );
-    // The first pull is running (its request sleeps in the emulator): now ask the worker to stop.
-    await pullActive(h);
+    expect(await h.queues.pulls.getJobState(pulls[0]!.jobId)).toBe('active');
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
     expect(proc.stderr()).toContain('"graceful":true');
