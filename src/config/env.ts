@@ -134,6 +134,9 @@ export const ENV_SCHEMA = {
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
 
+/** The longest name Postgres keeps: a longer one is silently cut to it. */
+export const PG_NAME_BYTES = 63;
+
 /** The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
  * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart. */
 export function queueSchemaOf(schema: string, prefix: string, standard = 'adops'): string {
@@ -165,11 +168,11 @@ export function loadConfig(env: Env) {
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
   const queueSchema = queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX);
   // Postgres silently cuts a longer name to 63 bytes, so two deployments could share one queue schema.
-  if (v.ADOPS_QUEUE === 'postgres' && Buffer.byteLength(queueSchema) > 63)
+  if (v.ADOPS_QUEUE === 'postgres' && Buffer.byteLength(queueSchema) > PG_NAME_BYTES)
     throw new ConfigError(
       `ADOPS_SCHEMA=${JSON.stringify(v.ADOPS_SCHEMA)} is too long for ADOPS_QUEUE=postgres: its queue schema ` +
-        `"${queueSchema}" would be ${Buffer.byteLength(queueSchema)} bytes, over Postgres' 63-byte limit for a name; ` +
-        `use an ADOPS_SCHEMA of at most ${63 - (queueSchema.length - v.ADOPS_SCHEMA.length)} characters`,
+        `"${queueSchema}" would be ${Buffer.byteLength(queueSchema)} bytes, over Postgres' ${PG_NAME_BYTES}-byte limit for a name; ` +
+        `use an ADOPS_SCHEMA of at most ${PG_NAME_BYTES - (queueSchema.length - v.ADOPS_SCHEMA.length)} characters`,
       'ADOPS_SCHEMA',
     );
   const config = {

@@ -7,7 +7,7 @@ import Table from 'cli-table3';
 import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
 import type { Account } from '../config/accounts.js';
-import { accountConfig, queueSchemaOf, serverDefaults, type Config } from '../config/env.js';
+import { accountConfig, PG_NAME_BYTES, queueSchemaOf, serverDefaults, type Config } from '../config/env.js';
 import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import { pullAccount } from '../queue/jobs.js';
 import { loadJobs } from '../config/jobs.js';
@@ -48,10 +48,10 @@ export class DemoRefused extends TerminalError {
  * without the demo's mark is refused, so no real row is ever overwritten or soft-deleted. */
 async function claimTarget(wh: Warehouse, config: Config, queuePrefix: string): Promise<void> {
   // Postgres silently cuts a longer name to 63 bytes (as ADOPS_SCHEMA's check in loadConfig says).
-  if (config.queue.backend === 'postgres' && Buffer.byteLength(config.queue.schema) > 63)
+  if (config.queue.backend === 'postgres' && Buffer.byteLength(config.queue.schema) > PG_NAME_BYTES)
     throw new DemoRefused(
       `the demo's --schema ${wh.schema} is too long for its Postgres queue: the queue schema ` +
-        `"${config.queue.schema}" would pass Postgres' 63-byte limit for a name; give a shorter --schema`,
+        `"${config.queue.schema}" would pass Postgres' ${PG_NAME_BYTES}-byte limit for a name; give a shorter --schema`,
     );
   if (queuePrefix === config.queue.prefix)
     throw new DemoRefused(
