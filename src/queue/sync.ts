@@ -61,9 +61,11 @@ export async function waitForEntitySync(
 ): Promise<EntitySyncResult> {
   const deadline = Date.now() + options.timeoutMs;
   const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
+  // The state before the job: a job read first and then found completed may be the copy from before
+  // it finished, without its return value.
   const read = async () => {
-    const job = await queue.getJob(jobId);
-    return { job, state: job === undefined ? 'unknown' : await job.getState() };
+    const state = await queue.getJobState(jobId);
+    return { job: await queue.getJob(jobId), state };
   };
   for (;;) {
     const seen = await throughOutage(read, outage);
