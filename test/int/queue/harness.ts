@@ -6,8 +6,6 @@ import { loadConfig, type Config } from '../../../src/config/env.js';
 import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { openQueueBackend } from '../../../src/queue/backend.js';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
 import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -168,16 +166,15 @@ export async function loseQueue(h: Harness): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Resolves once a pull is active: on QueueEvents' `active` event, or at once if one already is. */
-export async function pullActive(harness: Harness): Promise<void> {
-  const backend = await openQueueBackend(harness.config, 'worker');
-  const events = backend.events(REPORT_QUEUE);
-  try {
-    await events.waitUntilReady();
-    const seen = new Promise<void>((resolve) => events.once('active', () => resolve()));
-    if ((await harness.queues.pulls.getActiveCount()) === 0) await seen;
-  } finally {
-    await events.close();
-    await backend.close();
+/**
+ * Resolves once a pull is active. It counts active jobs rather than waiting for QueueEvents'
+ * `active`: a QueueEvents starts reading at "now" only on its first read, which on the Postgres
+ * queue can come after the job went active, and its `active` would then never arrive.
+ */
+export async function pullActive(harness: Harness, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await harness.queues.pulls.getActiveCount()) === 0) {
+    if (Date.now() > deadline) throw new Error(`no pull became active within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
