@@ -4,7 +4,16 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import {
+  brotliDecompressSync,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+} from 'node:zlib';
 import { ChunkRedactor, redactBuffer } from '../log/redact.js';
 import { AdopsError } from '../retry/errors.js';
 import { ApiResponseError } from './errors.js';
@@ -15,6 +24,13 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 
 /** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
 export const BODY_MB = 1_000_000;
+
+/**
+ * A compressed body that ends within this many bytes on the wire is decoded in one call, on this
+ * thread: most reports are a few KB, and a streaming decoder's trips through the thread pool cost
+ * them several times the inflating. Larger ones stream through a decoder as they arrive.
+ */
+const ONE_SHOT_RAW_BYTES = 16 * 1024;
 
 /** The coding a Content-Encoding header names, or `{ unsupported }` (also for two: no server applies two). */
 export function contentCoding(
@@ -64,7 +80,8 @@ export class StreamedBodyError extends AdopsError {
 }
 
 /**
- * Reads `source`, decoding `coding` as it arrives, up to `maxBytes` decoded (and as many on the
+ * Reads `source`, decoding `coding` as it arrives (a compressed body that ends within
+ * ONE_SHOT_RAW_BYTES at once), up to `maxBytes` decoded (and as many on the
  * wire). A body that ends before `streamFrom` decoded bytes comes back whole; one that reaches it
  * comes back as a stream of its decoded chunks (those read first included) that reads the source
  * only as fast as it is consumed and throws StreamedBodyError past `maxBytes`. Failures of the
@@ -94,6 +111,8 @@ export async function readBody(
   let ended = false;
   /** The raw bytes, kept while the body may still turn out corrupt before it streams. */
   let raw: Buffer[] | undefined = [];
+  /** Compressed chunks not decoded yet: the body may end small enough to decode at once. */
+  let pending: Buffer[] | undefined = coding === 'identity' ? undefined : [];
   const stop = () => {
     source.destroy();
     decoder?.destroy();
@@ -105,6 +124,7 @@ export async function readBody(
     const step = await it.next();
     if (step.done === true) {
       ended = true;
+      if (pending !== undefined) return decodeAtOnce(pending);
       if (decoder !== undefined && failed === undefined) {
         decoder.end();
         await settle(decoder);
@@ -121,8 +141,12 @@ export async function readBody(
       return [step.value];
     }
     if (failed !== undefined) return [];
+    if (pending !== undefined) {
+      pending.push(step.value);
+      if (rawSize <= ONE_SHOT_RAW_BYTES) return [];
+    }
     if (decoder === undefined) {
-      decoder = decoderFor(coding, step.value);
+      decoder = decoderFor(coding, (pending ?? [step.value])[0] as Buffer);
       decoder.on('data', (out: Buffer) => {
         if (tooLarge) return;
         size += out.length;
@@ -136,8 +160,26 @@ export async function readBody(
     }
     // Wait until the decoder has inflated this chunk (counted above) before reading the next:
     // with Node 22's larger stream buffers a bomb would otherwise be read to its end first.
-    await written(decoder, step.value);
+    for (const chunk of pending?.splice(0) ?? [step.value]) await written(decoder, chunk);
+    pending = undefined;
     return decoded.splice(0);
+  }
+
+  /** Decodes the whole of a small body at once; capped as the decoder is, a failure as its failure. */
+  function decodeAtOnce(chunks: Buffer[]): Buffer[] {
+    if (chunks.length === 0) return [];
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    let out: Buffer;
+    try {
+      out = decodeSync(coding as Exclude<ContentCoding, 'identity'>, body, maxBytes + 1);
+    } catch (error) {
+      if (error instanceof RangeError) tooLarge = true;
+      else failed = error instanceof Error ? error : new Error(String(error));
+      return [];
+    }
+    size = out.length;
+    tooLarge = size > maxBytes;
+    return [out];
   }
 
   const head: Buffer[] = [];
@@ -171,11 +213,11 @@ export async function readBody(
     if (out === undefined || (ended && out.length === 0)) break;
     for (const chunk of out) head.push(chunk);
     headSize = size;
-    if (ended) break;
     if (headSize >= streamFrom) {
       raw = undefined;
       return { kind: 'stream', chunks: rest() };
     }
+    if (ended) break;
   }
   return { kind: 'ok', body: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head, headSize) };
 
@@ -267,10 +309,27 @@ export async function readResponse(
 function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
   if (coding === 'gzip') return createGunzip();
   if (coding === 'br') return createBrotliDecompress();
+  return isZlibHeader(first) ? createInflate() : createInflateRaw();
+}
+
+/** A zlib stream's first bytes: CM 8, with a check that makes them a multiple of 31. */
+function isZlibHeader(first: Buffer): boolean {
   const b0 = first[0] ?? 0;
   const b1 = first[1] ?? 0;
-  const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
-  return zlibHeader ? createInflate() : createInflateRaw();
+  return (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
+}
+
+/** Decodes a whole body of `coding` (see decoderFor), throwing RangeError past `maxOutputLength`. */
+function decodeSync(
+  coding: Exclude<ContentCoding, 'identity'>,
+  body: Buffer,
+  maxOutputLength: number,
+): Buffer {
+  if (coding === 'gzip') return gunzipSync(body, { maxOutputLength });
+  if (coding === 'br') return brotliDecompressSync(body, { maxOutputLength });
+  return isZlibHeader(body)
+    ? inflateSync(body, { maxOutputLength })
+    : inflateRawSync(body, { maxOutputLength });
 }
 
 /** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */

@@ -64,6 +64,24 @@ describe('readBody', () => {
     }
   });
 
+  it('decodes a compressed body too big to take at once (over 16 KB on the wire) as it streams in', async () => {
+    // Numbers of a fixed LCG: text that compresses too little to fit 16 KB.
+    let x = 1;
+    const rows = Array.from({ length: 20_000 }, () => (x = (x * 48_271) % 2_147_483_647));
+    const big = Buffer.from(JSON.stringify({ items: rows }));
+    for (const [coding, wire] of [
+      ['gzip', gzipSync(big)],
+      ['deflate', deflateRawSync(big)],
+      ['br', brotliCompressSync(big)],
+    ] as const) {
+      expect(wire.length).toBeGreaterThan(16 * 1024);
+      expect(await readBody(source(pieces(wire, 1000)), coding, 1_000_000)).toEqual({
+        kind: 'ok',
+        body: big,
+      });
+    }
+  });
+
   it('passes an identity body through, and caps it', async () => {
     expect(await readBody(source(pieces(REPORT, 100)), 'identity', 1_000_000)).toEqual({
       kind: 'ok',
