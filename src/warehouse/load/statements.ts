@@ -45,6 +45,20 @@ export interface LoadRecord {
   readonly jobId: string | null;
 }
 
+/** Statement texts by what they depend on (schema, table, dimensions): built once, not per load. */
+const texts = new Map<string, string>();
+
+/** The text of `key`, built by `build` the first time. */
+function textOf(key: string, build: () => string): string {
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = build();
+    // A handful of schemas and reports: the cap only guards against a caller's mistake.
+    if (texts.size < 10_000) texts.set(key, text);
+  }
+  return text;
+}
+
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
 const MAX_ERROR = 4000;
 
@@ -78,14 +92,17 @@ const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]>
 
 /** INSERT of a report_loads row, returning its load_id. */
 export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
-  const all: typeof LOAD_COLUMNS =
-    r.loadId === undefined ? LOAD_COLUMNS : [['load_id', () => r.loadId], ...LOAD_COLUMNS];
-  return {
-    text:
-      `INSERT INTO ${qualified(schema, 'report_loads')} (${all.map(([c]) => ident(c)).join(', ')}) ` +
-      `VALUES (${all.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
-    values: all.map(([, value]) => value(r)),
-  };
+  const values = LOAD_COLUMNS.map(([, value]) => value(r));
+  const withId = r.loadId !== undefined;
+  if (withId) values.unshift(r.loadId);
+  const text = textOf(`loads\u0000${schema}\u0000${withId}`, () => {
+    const columns = (withId ? ['load_id'] : []).concat(LOAD_COLUMNS.map(([c]) => c));
+    return (
+      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
+      `VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`
+    );
+  });
+  return { text, values };
 }
 
 /** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
@@ -97,15 +114,19 @@ export function upsertTotalsSql(
   totals: Totals,
   loadId: number,
 ): { text: string; values: unknown[] } {
-  const counters = COUNTERS.map(ident);
-  return {
-    text:
+  const text = textOf(`totals\u0000${schema}`, () => {
+    const counters = COUNTERS.map(ident);
+    return (
       `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
       `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${COUNTERS.length + 5}, now()) ` +
       `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
       [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
-      ', retention_dropped_at = NULL',
+      ', retention_dropped_at = NULL'
+    );
+  });
+  return {
+    text,
     values: [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
   };
 }
@@ -140,9 +161,9 @@ export function claimPeriodSql(
   // $1 report, $2 dimensions (tableOfSql's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
   // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
   const version = tableOfSql(schema, report.name, report.dimensions as Dimension[]);
-  const counters = COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ');
-  return {
-    text:
+  const text = textOf(`claim\u0000${schema}\u0000${table}\u0000${report.name}`, () => {
+    const counters = COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ');
+    return (
       `WITH v AS (${version.text}), ` +
       `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${counters} ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
@@ -152,7 +173,11 @@ export function claimPeriodSql(
       `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
       `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
       `SELECT n.next_id, s.stale, c.*, v.* FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true`,
+      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true`
+    );
+  });
+  return {
+    text,
     values: [
       ...version.values,
       period.start,
@@ -175,14 +200,21 @@ export function inOneStatement(statements: ReadonlyArray<{ text: string; values:
   values: unknown[];
 } {
   const values: unknown[] = [];
-  const parts = statements.map((s, i) => {
+  const offsets = statements.map((s) => {
     const offset = values.length;
-    values.push(...s.values);
-    // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
-    // in their text only as a placeholder.
-    return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+    for (const v of s.values) values.push(v);
+    return offset;
   });
-  return { text: `WITH ${parts.join(', ')} SELECT 1`, values };
+  const text = textOf(`together\u0000${statements.map((s) => s.text).join('\u0000')}`, () => {
+    const parts = statements.map((s, i) => {
+      // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
+      // in their text only as a placeholder.
+      const text = s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + (offsets[i] as number)}`);
+      return `s${i} AS (${text})`;
+    });
+    return `WITH ${parts.join(', ')} SELECT 1`;
+  });
+  return { text, values };
 }
 
 const ARRAY_TYPE: Record<DimensionType, string> = {
@@ -212,16 +244,21 @@ export function insertRowsSql(
     for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
   }
   // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
-  const arrays = [
-    ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
-    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
-  ];
-  const names = arrays.map((_, i) => `c${i}`);
-  return {
-    text:
+  const key = `rows\u0000${target.schema}\u0000${target.table}\u0000${target.dimensions.join(',')}`;
+  const text = textOf(key, () => {
+    const arrays = [
+      ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
+      ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
+    ];
+    const names = arrays.map((_, i) => `c${i}`);
+    return (
       `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
       `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint, $4::text ` +
-      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
+      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`
+    );
+  });
+  return {
+    text,
     values: [
       target.periodStart,
       target.periodEnd,
