@@ -4,7 +4,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import pg, { DatabaseError, escapeIdentifier, type ClientBase, type Pool, type PoolClient } from 'pg';
+import pg, {
+  DatabaseError,
+  escapeIdentifier,
+  type ClientBase,
+  type Pool,
+  type PoolClient,
+  type QueryConfig,
+  type QueryResult,
+  type QueryResultRow,
+} from 'pg';
 import type { Config } from '../config/env.js';
 import { REPORT_NAME } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
@@ -57,6 +66,8 @@ export interface PoolOptions {
 /**
  * A pg Pool for config.databaseUrl (or libpq PG* defaults), tagged application_name 'adops', with
  * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
+ * Its connections pipeline: statements sent together (inOrder) go out in one write and come back
+ * in one read, and the server still runs them one after another.
  */
 export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): Pool {
   useOsUserByDefault();
@@ -70,6 +81,7 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
     // pg omits a 0 from the startup packet, which leaves the server default: no limit.
     statement_timeout: opts.statementTimeoutMs ?? 120_000,
     idle_in_transaction_session_timeout: 60_000,
+    pipeline: true,
   });
   // An idle client's error is re-emitted on the pool; unhandled it would crash the process.
   pool.on('error', (error) => opts.logger?.warn({ err: error }, 'idle Postgres connection failed'));
@@ -124,6 +136,27 @@ export async function withClient<T>(
   }
 }
 
+/**
+ * Runs `fn` on a connection that can COPY: pg refuses COPY on a pipelined one, so when `pool`
+ * pipelines, a connection of its own with the pool's settings, closed after (a COPY moves more
+ * than 10,000 rows: its connection's start is lost in its time).
+ */
+export async function withCopyClient<T>(
+  pool: Pool,
+  fn: (client: pg.Client, markBroken: (error: Error) => void) => Promise<T>,
+): Promise<T> {
+  if (pool.options.pipeline !== true) return withClient(pool, fn);
+  const client = new pg.Client({ ...pool.options, pipeline: false });
+  // A connection lost while idle between statements: the next statement rejects instead.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await fn(client, () => undefined);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Runs `work` in a transaction on a client of `pool` (withClient and withTransaction together). */
 export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   return withClient(pool, (client, markBroken) =>
@@ -151,12 +184,31 @@ export async function withTransaction<T>(
   work: () => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
+  return inOwnTransaction(
+    client,
+    async () => {
+      // Inside the try: an opening of several statements (BEGIN; SELECT ...) may fail after BEGIN.
+      await client.query(options.begin ?? 'BEGIN');
+      const result = await work();
+      await client.query('COMMIT');
+      return result;
+    },
+    options,
+  );
+}
+
+/**
+ * Runs `work`, a transaction that sends its own BEGIN (beside its first statements, inOrder: one
+ * round trip on a pipelined connection) and its own COMMIT. When it throws, rolls back as
+ * withTransaction does and rethrows.
+ */
+export async function inOwnTransaction<T>(
+  client: ClientBase,
+  work: () => Promise<T>,
+  options: Pick<TransactionOptions, 'onRollbackError'> = {},
+): Promise<T> {
   try {
-    // Inside the try: an opening of several statements (BEGIN; SELECT ...) may fail after BEGIN.
-    await client.query(options.begin ?? 'BEGIN');
-    const result = await work();
-    await client.query('COMMIT');
-    return result;
+    return await work();
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {
       options.onRollbackError?.(
@@ -165,6 +217,40 @@ export async function withTransaction<T>(
     });
     throw error;
   }
+}
+
+/**
+ * Runs `queries` one after another on `client` and resolves with their results, or rejects with
+ * the first error. A pipelined connection gets them all in one write (pg writes each protocol
+ * message on its own: corked, the socket sends them in one system call); any other, one at a time.
+ */
+export async function inOrder(
+  client: pg.Client,
+  queries: readonly (QueryConfig | string)[],
+): Promise<QueryResult[]> {
+  if (client.pipeline) {
+    const socket = client.connection.stream;
+    socket.cork();
+    let sent: Promise<QueryResult>[];
+    try {
+      sent = queries.map((q) => client.query(q));
+    } finally {
+      socket.uncork();
+    }
+    return Promise.all(sent);
+  }
+  const results: QueryResult[] = [];
+  for (const q of queries) results.push(await client.query(q));
+  return results;
+}
+
+/** One query on `client` in one write when it pipelines (see inOrder). */
+export async function queryOnce<R extends QueryResultRow>(
+  client: pg.Client,
+  query: QueryConfig | string,
+): Promise<QueryResult<R>> {
+  const [result] = await inOrder(client, [query]);
+  return result as QueryResult<R>;
 }
 
 /**

@@ -146,7 +146,10 @@ export function pullProcessor(
         rows: loaded.rows,
         reconciled: loaded.reconciled,
       };
-      log.info(result, 'pull loaded');
+      log.info(
+        { ...result, fetchMs: Math.round(outcome.fetchMs), loadMs: Math.round(loaded.loadMs) },
+        'pull loaded',
+      );
       rt.touch();
       return result;
     }

@@ -2,7 +2,7 @@
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
-import type { PoolClient } from 'pg';
+import type pg from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
@@ -11,12 +11,16 @@ import { COUNTERS } from '../../config/dimensions.js';
 import { MissingPartitionError } from '../errors.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
 import {
+  inOrder,
+  inOwnTransaction,
+  inTransaction,
   named,
+  queryOnce,
   qualified,
   reportTable,
   withClient,
+  withCopyClient,
   withPgRetry,
-  withTransaction,
   type Warehouse,
 } from '../pg.js';
 import { evolveLockKey, tableFrom, type LoadTarget } from '../schema/versions.js';
@@ -94,9 +98,8 @@ const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
 
 /** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
-  const { rows } = await wh.pool.query<{ token: string }>(
-    named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]),
-  );
+  const query = named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]);
+  const { rows } = await withClient(wh.pool, (client) => queryOnce<{ token: string }>(client, query));
   const token = Number(rows[0]?.token);
   if (!Number.isSafeInteger(token)) throw new Error(`${wh.schema}.fetch_tokens issued no usable token`);
   return token;
@@ -126,10 +129,10 @@ export async function loadPeriod(
   // Made in a short transaction of its own: a load never holds a partition's creation open.
   await ensureLoadPartition(wh.pool, wh.schema, report.name, period.start);
   const load = () =>
-    withClient(wh.pool, (client, markBroken) =>
+    (inline ? withClient : withCopyClient)(wh.pool, (client, markBroken) =>
       withPgRetry(
         () =>
-          withTransaction(client, () => loadInTransaction(client, wh, input), {
+          inOwnTransaction(client, () => loadInTransaction(client, wh, input), {
             // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
             onRollbackError: markBroken,
           }),
@@ -188,27 +191,27 @@ function lockLoadSql(
 /** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
 const lastTables = new Map<string, string>();
 
-async function loadInTransaction(client: PoolClient, wh: Warehouse, input: Input): Promise<LoadOutcome> {
+async function loadInTransaction(client: pg.Client, wh: Warehouse, input: Input): Promise<LoadOutcome> {
   const { schema } = wh;
   const { report, period, account } = input.info;
-  await client.query(named(lockLoadSql(schema, input.info)));
   // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
   // the table version that holds this definition's dimensions (report evolution: a swap switches
   // it under the evolution lock) and deletes the old rows only from the table it guessed when that
   // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
   let table = lastTables.get(key) ?? reportTable(report.name);
-  const claim = async () => {
-    const sql = claimPeriodSql(schema, table, account, report, period, input.info.fetchToken);
-    const row = (await client.query<Claimed>(named(sql))).rows[0];
+  const claimSql = () => named(claimPeriodSql(schema, table, account, report, period, input.info.fetchToken));
+  const claimed = (row: Claimed | undefined) => {
     if (row === undefined)
       throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
     return { row, target: tableFrom(row, report.name, report.dimensions) };
   };
-  let { row: found, target } = await claim();
+  // BEGIN, the locks and the claim travel together; the server runs them in this order.
+  const [, , first] = await inOrder(client, ['BEGIN', named(lockLoadSql(schema, input.info)), claimSql()]);
+  let { row: found, target } = claimed(first?.rows[0] as Claimed | undefined);
   if (target.retired === undefined && target.table !== table) {
     lastTables.set(key, (table = target.table));
-    ({ row: found, target } = await claim());
+    ({ row: found, target } = claimed((await queryOnce<Claimed>(client, claimSql())).rows[0]));
   }
   const loadId = Number(found.next_id);
   const { evolving } = target;
@@ -232,7 +235,8 @@ async function loadInTransaction(client: PoolClient, wh: Warehouse, input: Input
     previous: previousLoadId === null ? undefined : countersOf(found),
     inline: inline === undefined ? undefined : insertRowsSql(copyTarget, inline),
   });
-  wh.logger?.info(
+  // Debug: the worker's one line per pull ('pull loaded') says the same at info.
+  wh.logger?.debug(
     { loadId, rows, reconciled: outcome.reconciled, loadMs: Math.round(outcome.loadMs) },
     'period loaded',
   );
@@ -250,13 +254,13 @@ type Ending = { readonly previousLoadId: number | null } & (
 
 /**
  * Writes the load's report_loads row and archives its body; a load with rows also writes the
- * period's totals (and a small period's rows): one round trip. A superseded load writes no rows nor
+ * period's totals (and a small period's rows) in one statement; then commits. A superseded load writes no rows nor
  * totals, but its rows are still read: a body that does not parse is a failed pull, superseded or not.
  * A body's totals follow its items: with streamed rows they are known only once the rows are read
  * (a strict reconciliation throws here, rolling the load back).
  */
 async function record(
-  client: PoolClient,
+  client: pg.Client,
   schema: string,
   input: Input,
   loadId: number,
@@ -290,7 +294,10 @@ async function record(
   if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
   if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
   if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
-  await client.query(named(inOneStatement(statements)));
+  await queryOnce(client, named(inOneStatement(statements)));
+  // Not sent with the statement: a worker that dies while its rows are written must leave an open
+  // transaction behind, which Postgres rolls back, not a COMMIT already on its way.
+  await queryOnce(client, 'COMMIT');
   return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
 }
 
@@ -318,7 +325,7 @@ function baseRecord(info: FailedPull['info']) {
  * version, so the period shows missing until a pull of the current definition loads it.
  */
 async function refuseRetired(
-  client: PoolClient,
+  client: pg.Client,
   wh: Warehouse,
   input: Input,
   loadId: number,
@@ -396,15 +403,9 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     loadMs: null,
     error: f.error,
   });
-  return withClient(wh.pool, (client, markBroken) =>
-    withTransaction(
-      client,
-      async () => {
-        const loadId = Number((await client.query<{ load_id: string }>(insert)).rows[0]?.load_id);
-        if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
-        return loadId;
-      },
-      { onRollbackError: markBroken },
-    ),
-  );
+  return inTransaction(wh.pool, async (client) => {
+    const loadId = Number((await client.query<{ load_id: string }>(insert)).rows[0]?.load_id);
+    if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
+    return loadId;
+  });
 }
