@@ -7,6 +7,7 @@ import { LoadError } from '../../../src/warehouse/errors.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
+import { createPool } from '../../../src/warehouse/pg.js';
 import {
   createTables,
   loadsOf,
@@ -140,5 +141,27 @@ describe('a streamed load', () => {
       [outcome.loadId],
     );
     expect(raw[0]?.body_sha256).not.toBe(raw[0]?.received_sha256);
+  });
+});
+
+describe('on a pipelined pool, as every command opens it', () => {
+  it('loads a small period inline, and streams a big one through COPY on a connection of its own', async () => {
+    const pool = createPool({ databaseUrl: db.url }, { max: 2 });
+    try {
+      expect(pool.options.pipeline).toBe(true);
+      const small = await loadPulledPeriod(pool, S, {
+        ...pulled(report, period, rowsOf(50, 13), new Date()),
+        fetchToken: ++fetchToken,
+      });
+      expect(small).toMatchObject({ status: 'loaded', rows: 50, reconciled: true });
+      expect(await periodRows(db.pool, report, period)).toHaveLength(50);
+      const big = await loadPulledPeriod(pool, S, streamedPull(reportBody(rowsOf(30_000, 17))));
+      expect(big).toMatchObject({ status: 'loaded', rows: 30_000, reconciled: true });
+      expect(await periodRows(db.pool, report, period)).toHaveLength(30_000);
+      // pg refuses COPY on a pipelined connection: the pool's one connection never ran it.
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
   });
 });
