@@ -208,10 +208,12 @@ async function loadInTransaction(client: pg.Client, wh: Warehouse, input: Input)
   };
   // BEGIN, the locks and the claim travel together; the server runs them in this order.
   const [, , first] = await inOrder(client, ['BEGIN', named(lockLoadSql(schema, input.info)), claimSql()]);
-  let { row: found, target } = claimed(first?.rows[0] as Claimed | undefined);
+  let { row: found, target } = claimed((first?.rows[0] as { claim: Claimed } | undefined)?.claim);
   if (target.retired === undefined && target.table !== table) {
     lastTables.set(key, (table = target.table));
-    ({ row: found, target } = claimed((await queryOnce<Claimed>(client, claimSql())).rows[0]));
+    ({ row: found, target } = claimed(
+      (await queryOnce<{ claim: Claimed }>(client, claimSql())).rows[0]?.claim,
+    ));
   }
   const loadId = Number(found.next_id);
   const { evolving } = target;

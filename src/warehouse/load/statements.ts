@@ -132,15 +132,16 @@ export function upsertTotalsSql(
 }
 
 /**
- * The claim's answer: a new load id; whether the loaded response's fetch started after ours; the
- * period's report_totals row joined to its load (bigints as text: pg's default; null columns for a
- * period never loaded, or for a counter that load was not given); and tableOfSql's row.
+ * The claim's answer, one JSON column (`claim`; one field to describe, not fifteen): a new load id;
+ * whether the loaded response's fetch started after ours; the period's report_totals row joined to
+ * its load (bigints as text; null for a period never loaded, or for a counter that load was not
+ * given); and tableOfSql's row.
  */
 export type Claimed = {
   next_id: string;
   stale: boolean;
   load_id: string | null;
-  fetch_token: string | null;
+  fetch_token: number | null;
 } & Record<CounterName, string | null> &
   TableOfRow;
 
@@ -172,8 +173,9 @@ export function claimPeriodSql(
       `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
       `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
       `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
-      `SELECT n.next_id, s.stale, c.*, v.* FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true`
+      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.*, v.* ` +
+      `FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
+      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`
     );
   });
   return {
