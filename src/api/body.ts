@@ -4,16 +4,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
-import {
-  brotliDecompressSync,
-  createBrotliDecompress,
-  createGunzip,
-  createInflate,
-  createInflateRaw,
-  gunzipSync,
-  inflateRawSync,
-  inflateSync,
-} from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, gunzipSync } from 'node:zlib';
 import { ChunkRedactor, redactBuffer } from '../log/redact.js';
 import { AdopsError } from '../retry/errors.js';
 import { ApiResponseError } from './errors.js';
@@ -26,9 +17,9 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 export const BODY_MB = 1_000_000;
 
 /**
- * A compressed body that ends within this many bytes on the wire is decoded in one call, on this
- * thread: most reports are a few KB, and a streaming decoder's trips through the thread pool cost
- * them several times the inflating. Larger ones stream through a decoder as they arrive.
+ * A gzip body that ends within this many bytes on the wire is decoded in one call, on this thread:
+ * most reports are a few KB, and a streaming decoder's trips through the thread pool cost them
+ * several times the inflating. Larger ones (and deflate, br) stream through a decoder.
  */
 const ONE_SHOT_RAW_BYTES = 16 * 1024;
 
@@ -80,9 +71,8 @@ export class StreamedBodyError extends AdopsError {
 }
 
 /**
- * Reads `source`, decoding `coding` as it arrives (a compressed body that ends within
- * ONE_SHOT_RAW_BYTES at once), up to `maxBytes` decoded (and as many on the
- * wire). A body that ends before `streamFrom` decoded bytes comes back whole; one that reaches it
+ * Reads `source`, decoding `coding` as it arrives (a gzip body that ends within
+ * ONE_SHOT_RAW_BYTES at once), up to `maxBytes` decoded (and as many on the wire). A body that ends before `streamFrom` decoded bytes comes back whole; one that reaches it
  * comes back as a stream of its decoded chunks (those read first included) that reads the source
  * only as fast as it is consumed and throws StreamedBodyError past `maxBytes`. Failures of the
  * source itself (reset, timeout) are thrown as they are: the transport's. `length` (an identity
@@ -111,8 +101,6 @@ export async function readBody(
   let ended = false;
   /** The raw bytes, kept while the body may still turn out corrupt before it streams. */
   let raw: Buffer[] | undefined = [];
-  /** Compressed chunks not decoded yet: the body may end small enough to decode at once. */
-  let pending: Buffer[] | undefined = coding === 'identity' ? undefined : [];
   const stop = () => {
     source.destroy();
     decoder?.destroy();
@@ -124,7 +112,7 @@ export async function readBody(
     const step = await it.next();
     if (step.done === true) {
       ended = true;
-      if (pending !== undefined) return decodeAtOnce(pending);
+      if (coding === 'gzip' && decoder === undefined) return decodeAtOnce(raw ?? []);
       if (decoder !== undefined && failed === undefined) {
         decoder.end();
         await settle(decoder);
@@ -141,12 +129,11 @@ export async function readBody(
       return [step.value];
     }
     if (failed !== undefined) return [];
-    if (pending !== undefined) {
-      pending.push(step.value);
-      if (rawSize <= ONE_SHOT_RAW_BYTES) return [];
-    }
+    // A gzip body may end small enough to decode in one call: its first chunks wait in `raw`.
+    if (coding === 'gzip' && decoder === undefined && rawSize <= ONE_SHOT_RAW_BYTES) return [];
+    const chunks = decoder === undefined ? (raw ?? [step.value]) : [step.value];
     if (decoder === undefined) {
-      decoder = decoderFor(coding, (pending ?? [step.value])[0] as Buffer);
+      decoder = decoderFor(coding, chunks[0] as Buffer);
       decoder.on('data', (out: Buffer) => {
         if (tooLarge) return;
         size += out.length;
@@ -160,26 +147,23 @@ export async function readBody(
     }
     // Wait until the decoder has inflated this chunk (counted above) before reading the next:
     // with Node 22's larger stream buffers a bomb would otherwise be read to its end first.
-    for (const chunk of pending?.splice(0) ?? [step.value]) await written(decoder, chunk);
-    pending = undefined;
+    for (const chunk of chunks) await written(decoder, chunk);
     return decoded.splice(0);
   }
 
   /** Decodes the whole of a small body at once; capped as the decoder is, a failure as its failure. */
   function decodeAtOnce(chunks: Buffer[]): Buffer[] {
     if (chunks.length === 0) return [];
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    let out: Buffer;
     try {
-      out = decodeSync(coding as Exclude<ContentCoding, 'identity'>, body, maxBytes + 1);
+      const out = gunzipSync(Buffer.concat(chunks), { maxOutputLength: maxBytes + 1 });
+      size = out.length;
+      tooLarge = size > maxBytes;
+      return [out];
     } catch (error) {
       if (error instanceof RangeError) tooLarge = true;
       else failed = error instanceof Error ? error : new Error(String(error));
       return [];
     }
-    size = out.length;
-    tooLarge = size > maxBytes;
-    return [out];
   }
 
   const head: Buffer[] = [];
@@ -309,27 +293,10 @@ export async function readResponse(
 function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
   if (coding === 'gzip') return createGunzip();
   if (coding === 'br') return createBrotliDecompress();
-  return isZlibHeader(first) ? createInflate() : createInflateRaw();
-}
-
-/** A zlib stream's first bytes: CM 8, with a check that makes them a multiple of 31. */
-function isZlibHeader(first: Buffer): boolean {
   const b0 = first[0] ?? 0;
   const b1 = first[1] ?? 0;
-  return (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
-}
-
-/** Decodes a whole body of `coding` (see decoderFor), throwing RangeError past `maxOutputLength`. */
-function decodeSync(
-  coding: Exclude<ContentCoding, 'identity'>,
-  body: Buffer,
-  maxOutputLength: number,
-): Buffer {
-  if (coding === 'gzip') return gunzipSync(body, { maxOutputLength });
-  if (coding === 'br') return brotliDecompressSync(body, { maxOutputLength });
-  return isZlibHeader(body)
-    ? inflateSync(body, { maxOutputLength })
-    : inflateRawSync(body, { maxOutputLength });
+  const zlibHeader = (b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0;
+  return zlibHeader ? createInflate() : createInflateRaw();
 }
 
 /** Resolves once `decoder` has processed `chunk` (or failed, or was destroyed). */
