@@ -215,7 +215,7 @@ export async function runHistoryScale(o: BenchOptions, say: (line: string) => vo
           collectStatus(warehouseOf(pool, BENCH_SCHEMA), jobs, undefined, WINDOW_DAYS, now),
         ),
         healMs: await bestOf(() => readHealPlan(warehouseOf(pool, BENCH_SCHEMA), reports, WINDOW_DAYS, now)),
-        tickGapMs: await bestOf(() => loadStates(pool, BENCH_SCHEMA, first, from, to)),
+        tickGapMs: await bestOf(() => loadStates(warehouseOf(pool, BENCH_SCHEMA), first, from, to)),
         statusCliMs: bestProcess([bin, 'status'], env),
         healCliMs: bestProcess([bin, 'heal', '--dry-run'], env),
       };

@@ -195,8 +195,8 @@ async function reportStatus(
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
-    loadStates(wh.pool, wh.schema, r, from, to, account),
-    unreconciledPeriods(wh.pool, wh.schema, r, from, to, account),
+    loadStates(wh, r, from, to, account),
+    unreconciledPeriods(wh, r, from, to, account),
   ]);
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   const heal = new Set(periodsToHeal(window, states).map(periodKey));

@@ -268,7 +268,7 @@ export async function readHealPlan(
       const first = window[0];
       const last = window.at(-1);
       if (first === undefined || last === undefined) continue;
-      const states = await loadStates(wh.pool, wh.schema, report, first.start, last.end, account.name);
+      const states = await loadStates(wh, report, first.start, last.end, account.name);
       out.push(...planHeal(report, window, states).map((p) => ({ ...p, account: account.name })));
     }
   return out;

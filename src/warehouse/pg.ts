@@ -4,16 +4,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import pg, {
-  DatabaseError,
-  escapeIdentifier,
-  type ClientBase,
-  type Pool,
-  type PoolClient,
-  type QueryConfig,
-  type QueryResult,
-  type QueryResultRow,
-} from 'pg';
+import pg, { DatabaseError, escapeIdentifier, type ClientBase, type Pool, type PoolClient } from 'pg';
+import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import type { Config } from '../config/env.js';
 import { REPORT_NAME } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
@@ -165,8 +157,11 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
 }
 
 export interface TransactionOptions {
-  /** The opening statement(s), e.g. 'BEGIN READ ONLY' (default 'BEGIN'). */
-  readonly begin?: string;
+  /**
+   * The opening statement(s), e.g. 'BEGIN READ ONLY' (default 'BEGIN'); null: `work` sends BEGIN
+   * itself, beside its first statements (inOrder: one round trip on a pipelined connection).
+   */
+  readonly begin?: string | null;
   /**
    * Told when the ROLLBACK itself failed: the connection is then unusable, and a pooled client
    * must be destroyed rather than reused (pass withClient's markBroken).
@@ -184,31 +179,12 @@ export async function withTransaction<T>(
   work: () => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
-  return inOwnTransaction(
-    client,
-    async () => {
-      // Inside the try: an opening of several statements (BEGIN; SELECT ...) may fail after BEGIN.
-      await client.query(options.begin ?? 'BEGIN');
-      const result = await work();
-      await client.query('COMMIT');
-      return result;
-    },
-    options,
-  );
-}
-
-/**
- * Runs `work`, a transaction that sends its own BEGIN (beside its first statements, inOrder: one
- * round trip on a pipelined connection) and its own COMMIT. When it throws, rolls back as
- * withTransaction does and rethrows.
- */
-export async function inOwnTransaction<T>(
-  client: ClientBase,
-  work: () => Promise<T>,
-  options: Pick<TransactionOptions, 'onRollbackError'> = {},
-): Promise<T> {
   try {
-    return await work();
+    // Inside the try: an opening of several statements (BEGIN; SELECT ...) may fail after BEGIN.
+    if (options.begin !== null) await client.query(options.begin ?? 'BEGIN');
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {
       options.onRollbackError?.(

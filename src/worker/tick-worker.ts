@@ -22,12 +22,12 @@ export function startTickWorker(
   const deps: TickDeps = {
     reports: o.reports,
     pulls: rt.queues.pulls,
-    states: (report, from, to, account) => loadStates(pool, config.schema, report, from, to, account),
+    states: (report, from, to, account) => loadStates(rt.wh, report, from, to, account),
     accounts: config.accounts,
     healDays: config.healDays,
     gapCap: o.gapCap,
   };
-  const housekeeping = () => pruneRaw(pool, config.schema, config.rawRetentionDays);
+  const housekeeping = () => pruneRaw(rt.wh, config.rawRetentionDays);
   const partitions = async (name: string) => {
     const report = o.reports.get(name);
     if (report === undefined) return undefined;

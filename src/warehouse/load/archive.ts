@@ -286,7 +286,7 @@ export async function latestBodyDigest(
  * deleted body, or of a worker killed mid-body) once as old, and at least a day old, so a body
  * still streaming in keeps its parts. Returns how many bodies were deleted.
  */
-export async function pruneRaw(pool: Pool, schema: string, keepDays: number): Promise<number> {
+export async function pruneRaw({ pool, schema }: Warehouse, keepDays: number): Promise<number> {
   if (!Number.isInteger(keepDays) || keepDays < 0)
     throw new Error(`keepDays must be a whole number >= 0, got ${keepDays}`);
   const raw = qualified(schema, 'report_raw');

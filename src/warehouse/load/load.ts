@@ -3,6 +3,7 @@
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import type { QueryResult } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
@@ -12,7 +13,6 @@ import { MissingPartitionError } from '../errors.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
 import {
   inOrder,
-  inOwnTransaction,
   inTransaction,
   named,
   queryOnce,
@@ -21,6 +21,7 @@ import {
   withClient,
   withCopyClient,
   withPgRetry,
+  withTransaction,
   type Warehouse,
 } from '../pg.js';
 import { evolveLockKey, tableFrom, type LoadTarget } from '../schema/versions.js';
@@ -127,12 +128,13 @@ export async function loadPeriod(
   const inline = Array.isArray(rows) && rows.length <= inlineMax;
   const input: Input = { info, rows, summary: () => source.summary(), packed, inline, startedAt };
   // Made in a short transaction of its own: a load never holds a partition's creation open.
-  await ensureLoadPartition(wh.pool, wh.schema, report.name, period.start);
+  await ensureLoadPartition(wh, report.name, period.start);
   const load = () =>
     (inline ? withClient : withCopyClient)(wh.pool, (client, markBroken) =>
       withPgRetry(
         () =>
-          inOwnTransaction(client, () => loadInTransaction(client, wh, input), {
+          withTransaction(client, () => loadInTransaction(client, wh, input), {
+            begin: null,
             // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
             onRollbackError: markBroken,
           }),
@@ -145,7 +147,7 @@ export async function loadPeriod(
     if (!isMissingPartition(error)) throw error;
     // A table version made since this process remembered the month: make its partition, then retry.
     forgetLoadPartitions(wh.schema, report.name);
-    await ensureLoadPartition(wh.pool, wh.schema, report.name, period.start);
+    await ensureLoadPartition(wh, report.name, period.start);
     if (Array.isArray(rows)) return load();
     throw new MissingPartitionError(
       `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
@@ -201,19 +203,18 @@ async function loadInTransaction(client: pg.Client, wh: Warehouse, input: Input)
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
   let table = lastTables.get(key) ?? reportTable(report.name);
   const claimSql = () => named(claimPeriodSql(schema, table, account, report, period, input.info.fetchToken));
-  const claimed = (row: Claimed | undefined) => {
+  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) => {
+    const row = result?.rows[0]?.claim;
     if (row === undefined)
       throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
     return { row, target: tableFrom(row, report.name, report.dimensions) };
   };
   // BEGIN, the locks and the claim travel together; the server runs them in this order.
   const [, , first] = await inOrder(client, ['BEGIN', named(lockLoadSql(schema, input.info)), claimSql()]);
-  let { row: found, target } = claimed((first?.rows[0] as { claim: Claimed } | undefined)?.claim);
+  let { row: found, target } = claimed(first);
   if (target.retired === undefined && target.table !== table) {
     lastTables.set(key, (table = target.table));
-    ({ row: found, target } = claimed(
-      (await queryOnce<{ claim: Claimed }>(client, claimSql())).rows[0]?.claim,
-    ));
+    ({ row: found, target } = claimed(await queryOnce(client, claimSql())));
   }
   const loadId = Number(found.next_id);
   const { evolving } = target;
@@ -237,11 +238,6 @@ async function loadInTransaction(client: pg.Client, wh: Warehouse, input: Input)
     previous: previousLoadId === null ? undefined : countersOf(found),
     inline: inline === undefined ? undefined : insertRowsSql(copyTarget, inline),
   });
-  // Debug: the worker's one line per pull ('pull loaded') says the same at info.
-  wh.logger?.debug(
-    { loadId, rows, reconciled: outcome.reconciled, loadMs: Math.round(outcome.loadMs) },
-    'period loaded',
-  );
   return { ...outcome, evolving };
 }
 
@@ -256,7 +252,7 @@ type Ending = { readonly previousLoadId: number | null } & (
 
 /**
  * Writes the load's report_loads row and archives its body; a load with rows also writes the
- * period's totals (and a small period's rows) in one statement; then commits. A superseded load writes no rows nor
+ * period's totals (and a small period's rows) in one statement. A superseded load writes no rows nor
  * totals, but its rows are still read: a body that does not parse is a failed pull, superseded or not.
  * A body's totals follow its items: with streamed rows they are known only once the rows are read
  * (a strict reconciliation throws here, rolling the load back).
@@ -296,10 +292,9 @@ async function record(
   if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
   if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
   if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
+  // The COMMIT (withTransaction's) waits for its answer: a worker that dies while its rows are
+  // written leaves an open transaction, which Postgres rolls back, not a COMMIT on its way.
   await queryOnce(client, named(inOneStatement(statements)));
-  // Not sent with the statement: a worker that dies while its rows are written must leave an open
-  // transaction behind, which Postgres rolls back, not a COMMIT already on its way.
-  await queryOnce(client, 'COMMIT');
   return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
 }
 

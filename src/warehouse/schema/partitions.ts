@@ -5,7 +5,7 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../../dates/calendar.js';
 import { addMonths, monthStart, retentionBoundary } from '../../plan/retention.js';
-import { ident, qualified, sqlState, withClient, withTransaction } from '../pg.js';
+import { ident, qualified, sqlState, withClient, withTransaction, type Warehouse } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { columnsOf } from './views.js';
 
@@ -112,12 +112,8 @@ export function monthsAhead(now: Date): string[] {
 const known = new Set<string>();
 
 /** Makes the month of `day`'s partition of each live table of `report`, remembered per process. */
-export async function ensureLoadPartition(
-  pool: Pool,
-  schema: string,
-  report: string,
-  day: string,
-): Promise<void> {
+export async function ensureLoadPartition(wh: Warehouse, report: string, day: string): Promise<void> {
+  const { pool, schema } = wh;
   const month = monthStart(day);
   const key = `${schema}\u0000${report}\u0000${month}`;
   if (known.has(key)) return;

@@ -11,6 +11,7 @@ import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/pulls.js';
 import { syncSchedulers, runTick } from '../../../src/queue/scheduler.js';
 import { loadStates } from '../../../src/warehouse/load/states.js';
+import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 
@@ -93,7 +94,7 @@ describe('a scheduler tick', () => {
       {
         reports: new Map([[report.name, report]]),
         pulls: h.queues.pulls,
-        states: (r, from, to) => loadStates(h!.db.pool, TEST_SCHEMA, r, from, to),
+        states: (r, from, to) => loadStates(warehouseOf(h!.db.pool, TEST_SCHEMA), r, from, to),
         healDays: 4,
         gapCap: 10,
         // The worker got to the 2026-01-10 tick two days late.

@@ -149,7 +149,7 @@ describe('window-bounded reads of a long history', () => {
   it('unreconciledPeriods gives the reference answer for every report and window', async () => {
     for (const r of REPORTS)
       for (const [from, to] of WINDOWS) {
-        const ours = await unreconciledPeriods(db.pool, S, { name: r.name }, from, to);
+        const ours = await unreconciledPeriods(warehouseOf(db.pool, S), { name: r.name }, from, to);
         expect(ours, `${r.name} ${from}..${to}`).toEqual(await referenceUnreconciled(r.name, from, to));
       }
   });

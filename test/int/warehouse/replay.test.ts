@@ -149,7 +149,7 @@ describe('replay', () => {
       `UPDATE ${S}.report_raw SET archived_at = now() - interval '31 days' WHERE load_id = $1`,
       [originalLoad],
     );
-    expect(await pruneRaw(db.pool, S, 30)).toBe(1);
+    expect(await pruneRaw(warehouseOf(db.pool, S), 30)).toBe(1);
     const gone = replayLoad(db.pool, S, [report], originalLoad);
     await expect(gone).rejects.toBeInstanceOf(ReplayError);
     await expect(gone).rejects.toThrow(/adops backfill --report wh_replay --from 2026-01-05 --to 2026-01-05/);
