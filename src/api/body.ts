@@ -71,12 +71,13 @@ export class StreamedBodyError extends AdopsError {
 }
 
 /**
- * Reads `source`, decoding `coding` as it arrives (a gzip body that ends within
- * ONE_SHOT_RAW_BYTES at once), up to `maxBytes` decoded (and as many on the wire). A body that ends before `streamFrom` decoded bytes comes back whole; one that reaches it
- * comes back as a stream of its decoded chunks (those read first included) that reads the source
- * only as fast as it is consumed and throws StreamedBodyError past `maxBytes`. Failures of the
- * source itself (reset, timeout) are thrown as they are: the transport's. `length` (an identity
- * body's Content-Length) over the cap is refused before anything is read.
+ * Reads `source`, decoding `coding` as it arrives (a gzip body that ends within ONE_SHOT_RAW_BYTES
+ * at once), up to `maxBytes` decoded (and as many on the wire). A body that ends before `streamFrom`
+ * decoded bytes comes back whole; one that reaches it comes back as a stream of its decoded chunks
+ * (those read first included) that reads the source only as fast as it is consumed and throws
+ * StreamedBodyError past `maxBytes`. Failures of the source itself (reset, timeout) are thrown as
+ * they are: the transport's. `length` (an identity body's Content-Length) over the cap is refused
+ * before anything is read.
  */
 export async function readBody(
   source: Source,

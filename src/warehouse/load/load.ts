@@ -2,8 +2,7 @@
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
-import type pg from 'pg';
-import type { QueryResult } from 'pg';
+import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../../config/jobs.js';
 import type { UnreconciledReason } from '../../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../../flatten/stream.js';
@@ -193,7 +192,7 @@ function lockLoadSql(
 /** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
 const lastTables = new Map<string, string>();
 
-async function loadInTransaction(client: pg.Client, wh: Warehouse, input: Input): Promise<LoadOutcome> {
+async function loadInTransaction(client: Client, wh: Warehouse, input: Input): Promise<LoadOutcome> {
   const { schema } = wh;
   const { report, period, account } = input.info;
   // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
@@ -258,7 +257,7 @@ type Ending = { readonly previousLoadId: number | null } & (
  * (a strict reconciliation throws here, rolling the load back).
  */
 async function record(
-  client: pg.Client,
+  client: Client,
   schema: string,
   input: Input,
   loadId: number,
@@ -322,7 +321,7 @@ function baseRecord(info: FailedPull['info']) {
  * version, so the period shows missing until a pull of the current definition loads it.
  */
 async function refuseRetired(
-  client: pg.Client,
+  client: Client,
   wh: Warehouse,
   input: Input,
   loadId: number,
