@@ -90,7 +90,7 @@ describe('a queued catalogue sync', () => {
     harness.emulator.override({
       path: '/v2/campaigns',
       status: 429,
-      headers: { 'retry-after': '1', 'content-type': 'application/json' },
+      headers: { 'retry-after': '2', 'content-type': 'application/json' },
       body: JSON.stringify({ error: 'rate_limited', message: 'slow down' }),
     });
     const { job } = await harness.sync();
@@ -98,14 +98,15 @@ describe('a queued catalogue sync', () => {
     const limited = harness.requests.find((r) => r.status === 429);
     if (limited === undefined) throw new Error('the 429 was not served');
     const arrived = (r: { at: number; ms: number }) => r.at - r.ms;
-    // Requests already sent when the 429 left the server may still arrive (400 ms of slack for a
-    // busy machine: workers and emulator share one event loop); after that, nothing from either
-    // worker until Retry-After has passed.
+    // Requests already sent when the 429 left the server may still arrive, and so may those sent
+    // before its worker has recorded the pause (800 ms of slack for a busy machine: workers and
+    // emulator share one event loop); after that, nothing from either worker until Retry-After
+    // (2 s) has passed.
     const during = harness.requests.filter(
-      (r) => arrived(r) > limited.at + 400 && arrived(r) < limited.at + 1_000,
+      (r) => arrived(r) > limited.at + 800 && arrived(r) < limited.at + 2_000,
     );
     expect(during).toEqual([]);
-    const after = harness.requests.filter((r) => arrived(r) >= limited.at + 1_000);
+    const after = harness.requests.filter((r) => arrived(r) >= limited.at + 2_000);
     expect(after.some((r) => r.endpoint === 'GET /v2/reports')).toBe(true);
     expect(after.some((r) => r.endpoint.startsWith('GET /v2/campaigns'))).toBe(true);
     const outcome = await waitForPulls(harness.queues.pulls, backfill.pulls, { pollMs: 100 });
@@ -125,7 +126,7 @@ describe('a queued catalogue sync', () => {
     harness.emulator.override({
       path: '/v2/reports',
       status: 429,
-      headers: { 'retry-after': '1', 'content-type': 'application/json' },
+      headers: { 'retry-after': '2', 'content-type': 'application/json' },
       body: JSON.stringify({ error: 'rate_limited', message: 'slow down' }),
     });
     const { jobId } = await enqueueEntitySync(harness.queues.syncs);
@@ -137,12 +138,13 @@ describe('a queued catalogue sync', () => {
     const limited = harness.requests.find((r) => r.status === 429);
     if (limited === undefined) throw new Error('the 429 was not served');
     const arrived = (r: { at: number; ms: number }) => r.at - r.ms;
+    // As above: 800 ms for the pause to be recorded on a busy machine, then silence until 2 s.
     const during = harness.requests.filter(
-      (r) => arrived(r) > limited.at + 400 && arrived(r) < limited.at + 1_000,
+      (r) => arrived(r) > limited.at + 800 && arrived(r) < limited.at + 2_000,
     );
     expect(during).toEqual([]);
     expect(
-      harness.requests.some((r) => arrived(r) >= limited.at + 1_000 && r.endpoint.endsWith('/creatives')),
+      harness.requests.some((r) => arrived(r) >= limited.at + 2_000 && r.endpoint.endsWith('/creatives')),
     ).toBe(true);
     expect((await waitForPulls(harness.queues.pulls, backfill.pulls, { pollMs: 100 })).failed).toEqual([]);
   });

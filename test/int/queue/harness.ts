@@ -132,21 +132,25 @@ export async function unreconciledCount(pool: pg.Pool): Promise<number> {
   return Number(rows[0]?.n);
 }
 
-/** Deletes every Redis key under `prefix`: this deployment's "Redis flushed", without touching other tests. */
+/**
+ * Deletes every key under `prefix` in one script, as a flush would: atomic, so no worker command
+ * lands between a scan and its deletes (a SCAN could pass the active list before a worker made it
+ * again, leaving one job behind). Resolves how many keys went.
+ */
 export async function flushPrefix(prefix: string): Promise<number> {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  let deleted = 0;
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.del(...keys);
-    } while (cursor !== '0');
+    const deleted = await redis.eval(
+      "local keys = redis.call('KEYS', ARGV[1]) " +
+        "for i = 1, #keys, 1000 do redis.call('DEL', unpack(keys, i, math.min(i + 999, #keys))) end " +
+        'return #keys',
+      0,
+      `${prefix}:*`,
+    );
+    return Number(deleted);
   } finally {
     redis.disconnect();
   }
-  return deleted;
 }
 
 /**
