@@ -69,7 +69,7 @@ export async function openQueueBackend(
   role: 'worker' | 'producer',
   redis?: RedisClient,
 ): Promise<QueueBackend> {
-  if (config.queue.backend === 'postgres') return openPostgres(config);
+  if (config.queue.backend === 'postgres') return openPostgres(config, role);
   const client = redis ?? (role === 'worker' ? workerConnection(config) : producerConnection(config));
   try {
     // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
@@ -106,13 +106,15 @@ export async function openQueueBackend(
   };
 }
 
-async function openPostgres(config: QueueStoreConfig): Promise<QueueBackend> {
+async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer'): Promise<QueueBackend> {
   const options = {
     ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
     schema: config.queue.schema,
     // BullMQ's own migrations, under its advisory lock: a no-op once `adops migrate` ran them.
     migrate: true,
-    max: 10,
+    // A worker's job slots complete jobs at once (blocked ones LISTEN, outside the pool); a command's calls are few.
+    max: role === 'worker' ? 4 : 2,
+    application_name: 'adops-queue',
   };
   const connection = new PostgresConnection(options);
   connection.on('error', () => undefined);
