@@ -73,6 +73,8 @@ export class BodyArchive {
   private storedBytes = 0;
   private ended = false;
   private finishing: Promise<PackedBody> | undefined;
+  /** The write of the chunk last handed on, compressing while the parser reads it. */
+  private writing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly body: ReportBody,
@@ -113,6 +115,7 @@ export class BodyArchive {
         const whole = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held);
         return packBody(whole, receivedSha256);
       }
+      await this.writing;
       await this.parts.end();
       return {
         spoolId: this.parts.spoolId,
@@ -125,6 +128,10 @@ export class BodyArchive {
   }
 
   private async next(): Promise<Buffer | undefined> {
+    // One chunk in the archive at a time; a failed write throws once (and again at finish()).
+    const writing = this.writing;
+    this.writing = Promise.resolve();
+    await writing;
     let step: IteratorResult<Buffer>;
     try {
       step = await this.source.next();
@@ -141,7 +148,9 @@ export class BodyArchive {
     else if (out.length > 0) {
       this.stored.update(out);
       this.storedBytes += out.length;
-      await this.parts.write(out);
+      // Not awaited: gzip (thread pool) and the part's INSERT run beside the parser; catch marks it handled.
+      this.writing = this.parts.write(out);
+      this.writing.catch(() => undefined);
     }
     return out;
   }

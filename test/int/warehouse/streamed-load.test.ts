@@ -126,6 +126,29 @@ describe('a streamed load', () => {
     );
   });
 
+  it('whose archive cannot be written part way fails, and leaves the previous rows', async () => {
+    const before = await periodRows(db.pool, report, period);
+    // Big enough that parts are written while the body streams (a part is 1 MB of gzip).
+    const body = reportBody(rowsOf(200_000, 19));
+    await db.pool.query(
+      `CREATE FUNCTION "${S}".refuse_part() RETURNS trigger LANGUAGE plpgsql AS
+         $$ BEGIN RAISE EXCEPTION 'archive refused this part'; END $$;
+       CREATE TRIGGER refuse_part BEFORE INSERT ON "${S}".report_raw_parts
+         FOR EACH ROW EXECUTE FUNCTION "${S}".refuse_part();`,
+    );
+    try {
+      const error = await loadPulledPeriod(db.pool, S, streamedPull(body)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LoadError);
+      expect((error as Error).message).toMatch(/archive refused this part/);
+    } finally {
+      await db.pool.query(`DROP FUNCTION "${S}".refuse_part() CASCADE`);
+    }
+    expect(await periodRows(db.pool, report, period)).toEqual(before);
+    const failed = (await loadsOf(db.pool, report.name)).at(-1)!;
+    expect(failed).toMatchObject({ status: 'failed' });
+    expect(String(failed.error)).toMatch(/archive refused this part/);
+  });
+
   it('redacts an echoed API key even when a chunk boundary splits it', async () => {
     const rows = rowsOf(5_000, 2);
     const text = reportBody(rows).toString('utf8');
