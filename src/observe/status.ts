@@ -6,7 +6,7 @@ import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/
 import { coverage } from '../warehouse/schema/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { readVersions } from '../warehouse/schema/versions.js';
-import { loadStates, unreconciledPeriods } from '../warehouse/load/states.js';
+import { loadStates, unreconciledPeriods } from '../warehouse/loads-query.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import {

@@ -17,7 +17,7 @@ import {
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
-import { loadStates } from '../warehouse/load/states.js';
+import { loadStates } from '../warehouse/loads-query.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
 import type { Warehouse } from '../warehouse/pg.js';
 import { sameDimensions, buildingVersion } from '../warehouse/schema/versions.js';

@@ -1,5 +1,8 @@
-// Read side of report_loads for `adops status` and `adops heal`.
+// Read side of report_loads for `adops status` and `adops heal`: the last attempt of every period
+// (in the shape the queue's planning uses), the periods that do not reconcile, the restatements.
 import { DEFAULT_ACCOUNT } from '../config/accounts.js';
+import type { ReportJob } from '../config/jobs.js';
+import type { PeriodState } from '../plan/pulls.js';
 import {
   maxRelativeChange,
   summarizeRestatements,
@@ -20,7 +23,7 @@ export function overlapsWindow(t?: 't'): string {
 }
 
 /** One period's latest attempt (a failed re-pull is 'failed', its rows stay) and its current rows. */
-export interface PeriodState {
+export interface PeriodRow {
   period_start: string;
   period_end: string;
   last_status: 'loaded' | 'failed' | 'superseded';
@@ -33,18 +36,18 @@ export interface PeriodState {
  * Every period of `report` overlapping from..to that reached the loader, by period. Only loads of the
  * serving version count; periods retention dropped count as never loaded. Cost follows the window.
  */
-export async function periodStates(
+export async function periodRows(
   wh: Warehouse,
   report: string,
   from: string,
   to: string,
   account: string = DEFAULT_ACCOUNT,
-): Promise<PeriodState[]> {
+): Promise<PeriodRow[]> {
   const { pool, schema } = wh;
   const loads = qualified(schema, 'report_loads');
   // A report `adops migrate` never saw has no versions; its (failed) loads still count.
   const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
-  const { rows } = await pool.query<PeriodState>(
+  const { rows } = await pool.query<PeriodRow>(
     `WITH s AS (
        SELECT (SELECT dimensions FROM ${qualified(schema, 'report_versions')}
                 WHERE report = $1 AND state = 'serving') AS dimensions),
@@ -68,6 +71,51 @@ export async function periodStates(
           ORDER BY l.load_id DESC LIMIT 1) cur ON true
       ORDER BY last.period_start, last.period_end`,
     [report, from, to, LONGEST_PERIOD_DAYS, account],
+  );
+  return rows;
+}
+
+/** The last attempt of every period of `report` overlapping from..to, oldest first. */
+export async function loadStates(
+  wh: Warehouse,
+  report: Pick<ReportJob, 'name'>,
+  from: string,
+  to: string,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<PeriodState[]> {
+  const rows = await periodRows(wh, report.name, from, to, account);
+  return rows.map((r) => ({
+    start: r.period_start,
+    end: r.period_end,
+    lastStatus: r.last_status,
+    rows: r.rows === null ? null : Number(r.rows),
+    lastLoadedAt: r.last_loaded_at,
+    error: r.error,
+  }));
+}
+
+type Unreconciled = { start: string; end: string; reason: string | null; mismatch: unknown };
+
+/**
+ * Periods of `report` overlapping from..to whose current rows (the load owning report_totals)
+ * could not be reconciled with the API's totals: the start date, why ('mismatch', 'no totals',
+ * 'partial totals'; null for a load recorded before the reason was) and the per-counter differences.
+ */
+export async function unreconciledPeriods(
+  wh: Warehouse,
+  report: Pick<ReportJob, 'name'>,
+  from: string,
+  to: string,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<Unreconciled[]> {
+  const { rows } = await wh.pool.query<Unreconciled>(
+    `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
+       FROM ${qualified(wh.schema, 'report_totals')} t
+       JOIN ${qualified(wh.schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id
+      WHERE t.account = $5 AND t.report = $1 AND ${overlapsWindow('t')}
+        AND l.reconciled = false
+      ORDER BY t.period_start`,
+    [report.name, from, to, LONGEST_PERIOD_DAYS, account],
   );
   return rows;
 }

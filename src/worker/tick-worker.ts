@@ -6,7 +6,7 @@ import type { ReportLookup } from '../config/jobs.js';
 import { TICK_QUEUE, type TickJobData } from '../queue/jobs.js';
 import type { WorkerOf } from '../queue/backend.js';
 import { runTick, type TickDeps } from '../queue/scheduler.js';
-import { loadStates } from '../warehouse/load/states.js';
+import { loadStates } from '../warehouse/loads-query.js';
 import { withClient } from '../warehouse/pg.js';
 import { pruneRaw } from '../warehouse/load/archive.js';
 import { maintainPartitions, type PartitionUpkeep } from '../warehouse/schema/partitions.js';

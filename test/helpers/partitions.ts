@@ -1,7 +1,7 @@
 // Report tables are partitioned by month: a test that writes rows itself, rather than through the
 // loader (which makes its month's partition), makes the partition first.
 import type pg from 'pg';
-import { monthStart } from '../../src/plan/retention.js';
+import { addMonths, monthStart } from '../../src/plan/retention.js';
 import { ensurePartitions } from '../../src/warehouse/schema/partitions.js';
 
 /** Makes the partition of `table` holding `day` (YYYY-MM-DD), if the table is partitioned. */
@@ -12,4 +12,11 @@ export async function partitionFor(pool: pg.Pool, schema: string, table: string,
   } finally {
     client.release();
   }
+}
+
+/** The months (first days) from the month of `from` to that of `to`, both included. */
+export function monthsBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let m = monthStart(from); m <= monthStart(to); m = addMonths(m, 1)) out.push(m);
+  return out;
 }

@@ -23,13 +23,6 @@ export function partitionName(table: string, month: string): string {
   return name;
 }
 
-/** The months (first days) from the month of `from` to that of `to`, both included. */
-export function monthsBetween(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let m = monthStart(from); m <= monthStart(to); m = addMonths(m, 1)) out.push(m);
-  return out;
-}
-
 /** One partition as found: its first day, the day after its last, and whether an interrupted
  * DETACH ... CONCURRENTLY left it half-detached. */
 export interface FoundPartition {

@@ -10,7 +10,7 @@ import { partitionName, partitionsOf } from '../../../src/warehouse/schema/parti
 import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/pulls.js';
 import { syncSchedulers, runTick } from '../../../src/queue/scheduler.js';
-import { loadStates } from '../../../src/warehouse/load/states.js';
+import { loadStates } from '../../../src/warehouse/loads-query.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';

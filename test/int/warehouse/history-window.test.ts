@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../../src/dates/calendar.js';
 import { COUNTERS } from '../../../src/config/dimensions.js';
 import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
-import { unreconciledPeriods } from '../../../src/warehouse/load/states.js';
-import { lastRestatements, periodStates } from '../../../src/warehouse/loads-query.js';
+import { unreconciledPeriods } from '../../../src/warehouse/loads-query.js';
+import { lastRestatements, periodRows } from '../../../src/warehouse/loads-query.js';
 import { maxRelativeChange, type Restatement } from '../../../src/warehouse/load/statements.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
@@ -74,7 +74,7 @@ async function seed(): Promise<void> {
   await db.pool.query(`ANALYZE ${S}.report_loads`);
 }
 
-/** periodStates as it was written before the window's lower bound: the reference answer. */
+/** periodRows as it was written before the window's lower bound: the reference answer. */
 async function referenceStates(report: string, from: string, to: string): Promise<unknown[]> {
   const { rows } = await db.pool.query(
     `WITH last AS (
@@ -133,15 +133,15 @@ describe('window-bounded reads of a long history', () => {
       `SELECT status, count(*) AS n FROM ${S}.report_loads GROUP BY status ORDER BY status`,
     );
     expect(rows.map((r) => r.status)).toEqual(['failed', 'loaded', 'superseded']);
-    const months = await periodStates(warehouseOf(db.pool, S), 'hist_month', '2024-01-31', '2024-01-31');
+    const months = await periodRows(warehouseOf(db.pool, S), 'hist_month', '2024-01-31', '2024-01-31');
     expect(months.map((m) => m.period_start)).toEqual(['2024-01-01']);
     expect(LONGEST_PERIOD_DAYS).toBe(31);
   });
 
-  it('periodStates gives the reference answer for every report and window', async () => {
+  it('periodRows gives the reference answer for every report and window', async () => {
     for (const r of REPORTS)
       for (const [from, to] of WINDOWS) {
-        const ours = await periodStates(warehouseOf(db.pool, S), r.name, from, to);
+        const ours = await periodRows(warehouseOf(db.pool, S), r.name, from, to);
         expect(ours, `${r.name} ${from}..${to}`).toEqual(await referenceStates(r.name, from, to));
       }
   });
@@ -156,7 +156,7 @@ describe('window-bounded reads of a long history', () => {
 
   it('a window starting on each day of a month finds the month that overlaps it', async () => {
     for (let d = '2025-03-01'; d <= '2025-03-31'; d = addDays(d, 1)) {
-      const ours = await periodStates(warehouseOf(db.pool, S), 'hist_month', d, d);
+      const ours = await periodRows(warehouseOf(db.pool, S), 'hist_month', d, d);
       expect(ours, d).toEqual(await referenceStates('hist_month', d, d));
       expect(ours.map((s) => s.period_start)).toEqual(['2025-03-01']);
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
-import { periodStates, restatements } from '../../../src/warehouse/loads-query.js';
+import { periodRows, restatements } from '../../../src/warehouse/loads-query.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
@@ -61,9 +61,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('periodStates', () => {
+describe('periodRows', () => {
   it("gives each attempted period's latest status, when its rows were loaded, how many, and the error", async () => {
-    const states = await periodStates(warehouseOf(db.pool, S), report.name, '2026-06-01', '2026-06-30');
+    const states = await periodRows(warehouseOf(db.pool, S), report.name, '2026-06-01', '2026-06-30');
     expect(states.map((s) => [s.period_start, s.period_end, s.last_status, s.rows, s.error])).toEqual([
       ['2026-06-01', '2026-06-01', 'loaded', 1, null],
       ['2026-06-02', '2026-06-02', 'failed', 1, 'Error: HTTP 503'],
@@ -76,11 +76,11 @@ describe('periodStates', () => {
 
   it('limits to periods overlapping the range and to the report', async () => {
     expect(
-      (await periodStates(warehouseOf(db.pool, S), report.name, '2026-06-02', '2026-06-03')).map(
+      (await periodRows(warehouseOf(db.pool, S), report.name, '2026-06-02', '2026-06-03')).map(
         (s) => s.period_start,
       ),
     ).toEqual(['2026-06-02', '2026-06-03']);
-    expect(await periodStates(warehouseOf(db.pool, S), 'other', '2026-06-01', '2026-06-30')).toEqual([]);
+    expect(await periodRows(warehouseOf(db.pool, S), 'other', '2026-06-01', '2026-06-30')).toEqual([]);
   });
 });
 
