@@ -112,7 +112,7 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     schema: config.queue.schema,
     // BullMQ's own migrations, under its advisory lock: a no-op once `adops migrate` ran them.
     migrate: true,
-    // A worker's job slots complete jobs at once (blocked ones LISTEN, outside the pool); a command's calls are few.
+    // A worker's job slots query at once (waiting ones LISTEN, outside the pool); a command, rarely.
     max: role === 'worker' ? 4 : 2,
     application_name: 'adops-queue',
   };
