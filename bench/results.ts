@@ -25,6 +25,8 @@ export const CPU_MS_PER_PULL_BEFORE = 4.7;
 export const TARGETS = {
   oursOverTextCopy: 1.1,
   oursOverBinaryCopy: 0.9,
+  /** Issue 25: the load path against the faster of psql's text and binary \copy. */
+  oursOverBetterCopy: 0.95,
   oursOverNaive: 20,
   peakRssOverBody: 4,
   backfillWallOverIdeal: 1.3,
@@ -270,6 +272,12 @@ export function checkTargets(
         `>= ${TARGETS.oursOverBinaryCopy}x`,
         load.oursOverBinaryCopy,
         (v) => v >= TARGETS.oursOverBinaryCopy,
+      ),
+      at(
+        'load path / the faster psql \\copy, text or binary (issue 25)',
+        `>= ${TARGETS.oursOverBetterCopy}x`,
+        Math.min(load.oursOverTextCopy, load.oursOverBinaryCopy),
+        (v) => v >= TARGETS.oursOverBetterCopy,
       ),
       at(
         'load path / naive INSERT',
