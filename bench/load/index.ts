@@ -107,8 +107,8 @@ export async function runLoadSection(
     await dropTable(db.url, 'report_bench_export');
     // Each round runs the three loaders in a rotated order, and each timed table is counted and
     // dropped once loaded, so that every run starts from the same database: a run that came after
-    // another's table was ~8% slower (evicting its pages from shared_buffers), which favoured
-    // whichever loader ran first.
+    // another's table was 6-10% slower (most likely evicting that table's pages from shared_buffers),
+    // which favoured whichever loader ran first.
     const loaders = ['text', 'binary', 'ours'] as const;
     for (let r = 0; r < ROUNDS; r++) {
       for (let k = 0; k < loaders.length; k++) {
