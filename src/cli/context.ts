@@ -153,6 +153,11 @@ export const SUMMARIES = {
 
 export type CommandName = keyof typeof SUMMARIES;
 
+/** Where the queues live, for the help of every command that reaches them: on either backend. */
+export const QUEUE_HELP =
+  "ADOPS_QUEUE says where the queues live: on REDIS_URL (redis, the default) or in DATABASE_URL's database " +
+  '(postgres, no Redis at all); ADOPS_QUEUE_PREFIX keeps deployments apart.';
+
 /** Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not exist),
  * the name, the server starting or stopping, the login, the database. */
 const UNREACHABLE =

@@ -1,6 +1,7 @@
 // What the commands that enqueue show on stderr while they wait: progress (a bar on a terminal, a line every
 // few seconds elsewhere), and outages of the queue's store ridden out, with the command that finishes the job.
 import cliProgress from 'cli-progress';
+import { Option } from 'commander';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
 import { describeRedisTarget } from '../config/connections.js';
 import { daysBetween } from '../dates/calendar.js';
@@ -96,14 +97,32 @@ export function enqueuedLine(r: EnqueueCounts): string {
   );
 }
 
-/** The `--redis-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
-export const redisOutageOption = [
-  '--redis-outage-seconds <s>',
+/** The `--queue-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
+export const queueOutageOption = [
+  '--queue-outage-seconds <s>',
   "with --wait: how long to ride out the queue's store (Redis, or Postgres with ADOPS_QUEUE=postgres) not answering before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)",
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--redis-outage-seconds`,
+/** `--redis-outage-seconds`, the old name of `--queue-outage-seconds` (it bounds a Postgres queue's outage too):
+ * still accepted, not listed in the help. */
+export function redisOutageAlias(): Option {
+  return new Option('--redis-outage-seconds <s>').argParser(intOption(1, 86_400, 'seconds')).hideHelp();
+}
+
+/** The outage bound a command's flags give, if any; the old flag's name earns a one-line note on stderr. */
+export function outageSecondsOf(
+  ctx: CliContext,
+  flags: { readonly queueOutageSeconds?: number; readonly redisOutageSeconds?: number },
+): number | undefined {
+  if (flags.redisOutageSeconds !== undefined)
+    ctx.stderr.write(
+      'adops: --redis-outage-seconds is now --queue-outage-seconds; the old name still works\n',
+    );
+  return flags.queueOutageSeconds ?? flags.redisOutageSeconds;
+}
+
+/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--queue-outage-seconds`,
  * else ADOPS_REDIS_OUTAGE_SECONDS), said in the bar's line (`note`) or on stderr; `gaveUp` makes its
  * QueueOutageError one line naming the store (no password) and the next step. */
 export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
@@ -148,7 +167,7 @@ export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
   result: BackfillResult,
-  redisOutageSeconds?: number,
+  outageSeconds?: number,
 ): Promise<void> {
   const total = result.pulls.length;
   if (total === 0) return;
@@ -174,7 +193,7 @@ export async function waitWithProgress(
   process.once('SIGINT', stop);
   const watch = outageWatch(
     ctx,
-    redisOutageSeconds,
+    outageSeconds,
     view.tty
       ? (text) => {
           redis = text;
