@@ -17,6 +17,7 @@ import { pullAccount, pullPeriod } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { outageReason } from '../retry/classify.js';
 import { CommandFailed, intOption, type CliContext } from './context.js';
+import { watchWorkers } from './no-worker.js';
 
 /** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
 interface View {
@@ -173,20 +174,33 @@ export async function waitWithProgress(
   if (total === 0) return;
   const view = progressView(
     ctx.stderr,
-    'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
+    'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}{worker}',
     0,
   );
   let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
   let redis = '';
+  let worker = '';
   // Off a terminal, progress is a line every few seconds and one at the end.
   const draw = (p: PullProgress, withLine = false) => {
+    if (p.done + p.failed > latest.done + latest.failed) workers.progressed();
     latest = p;
     const [finished, rate, eta] = [p.done + p.failed, p.ratePerSecond.toFixed(1), etaText(p.etaSeconds)];
-    const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis };
+    const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis, worker };
     const line = () =>
       `pulls ${finished}/${total}: done ${p.done}, failed ${p.failed}, ${rate}/s, ETA ${eta}`;
     view.update(finished, total, fields, withLine ? line : undefined, finished === total);
   };
+  // Nobody taking the pulls is said on the bar, or off a terminal in a line when it starts and one when it ends.
+  let saidNoWorker = false;
+  const workers = watchWorkers(ctx, queues, (n) => {
+    if (view.tty) {
+      worker = n.state === 'away' ? n.short : '';
+      draw(latest);
+      return;
+    }
+    if (n.state === 'back' || !saidNoWorker) ctx.stderr.write(`${n.line}\n`);
+    saidNoWorker = n.state === 'away';
+  });
   draw(latest);
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -215,6 +229,7 @@ export async function waitWithProgress(
       )(error);
     })
     .finally(() => {
+      workers.stop();
       process.off('SIGINT', stop);
       view.stop();
     });
