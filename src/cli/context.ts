@@ -52,13 +52,19 @@ export async function createContext(
   stderr: CliContext['stderr'],
   onConfig: (config: Config, secrets: readonly string[]) => void,
 ): Promise<CliContext> {
-  const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }, { checkAccountReports }] =
-    await Promise.all([
-      import('../config/env.js'),
-      import('../config/jobs.js'),
-      import('../log/logger.js'),
-      import('../config/accounts.js'),
-    ]);
+  const [
+    { loadConfig, secretsOf },
+    { loadJobs },
+    { createLogger },
+    { checkAccountReports },
+    { unknownVariableWarnings },
+  ] = await Promise.all([
+    import('../config/env.js'),
+    import('../config/jobs.js'),
+    import('../log/logger.js'),
+    import('../config/accounts.js'),
+    import('../config/unknown-vars.js'),
+  ]);
   let config: Config | undefined;
   let jobs: JobSet | undefined;
   let logger: Logger | undefined;
@@ -71,6 +77,9 @@ export async function createContext(
         config = loadConfig(env);
         // The key is known only now (ADOPS_API_KEY_FILE is read here): tell whoever prints errors.
         onConfig(config, secretsOf(config));
+        // A misspelt variable is ignored, its default used: say so, once each, without stopping.
+        const named = config.accounts.flatMap((a) => (a.apiKeyEnv === undefined ? [] : [a.apiKeyEnv]));
+        for (const line of unknownVariableWarnings(env, named)) stderr.write(`adops: warning: ${line}\n`);
       }
       return config;
     },

@@ -112,6 +112,19 @@ describe('adops command line', () => {
     }
   });
 
+  it('an unknown ADOPS_* variable is one warning line on stderr naming the closest known one; the command runs', async () => {
+    const run = await runCli(['migrate'], {
+      DATABASE_URL: db.url,
+      ADOPS_SCHEMA: 'unknown_vars',
+      ADOPS_SHEMA: 'typo',
+      LOG_LEVEL: 'warn',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(
+      'adops: warning: ADOPS_SHEMA is not a variable adops reads (ignored); did you mean ADOPS_SCHEMA?\n',
+    );
+  });
+
   it('--version prints the package version, exit 0', async () => {
     const { version } = JSON.parse(
       readFileSync(join(import.meta.dirname, '../../../package.json'), 'utf8'),
