@@ -151,6 +151,8 @@ export const SUMMARIES = {
   evolve:
     'show each report table version and the progress of a change of dimensions; --plan, --swap, --drop-old',
   replay: 're-flatten and reload the archived response of a load (report_raw), without calling the API',
+  loads:
+    'recent loads, newest first: id, report, account, period, status, rows and error (the id for replay)',
   emulator: 'run the local API emulator (spec-faithful, deterministic reports, fault injection)',
   dashboard:
     'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +

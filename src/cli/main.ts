@@ -103,6 +103,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   doctor: async () => (await import('./status.js')).registerDoctor,
   evolve: async () => (await import('./warehouse.js')).registerEvolve,
   replay: async () => (await import('./warehouse.js')).registerReplay,
+  loads: async () => (await import('./loads.js')).registerLoads,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   dashboard: async () => (await import('./worker.js')).registerDashboard,
   demo: async () => (await import('./emulator.js')).registerDemo,

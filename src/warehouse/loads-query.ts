@@ -155,4 +155,40 @@ export async function lastRestatements(
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
+/** One attempt of report_loads as `adops loads` lists it. */
+export interface LoadListing {
+  readonly load_id: string;
+  readonly report: string;
+  readonly account: string;
+  readonly period_start: string;
+  readonly period_end: string;
+  readonly status: 'loaded' | 'failed' | 'superseded';
+  readonly rows: number | null;
+  readonly error: string | null;
+  readonly recorded_at: Date;
+}
+
+/** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
+export async function recentLoads(
+  wh: Warehouse,
+  filter: {
+    readonly report?: string;
+    readonly account?: string;
+    readonly failed: boolean;
+    readonly limit: number;
+  },
+): Promise<LoadListing[]> {
+  const { rows } = await wh.pool.query<LoadListing>(
+    `SELECT load_id::text AS load_id, report, account, period_start::text AS period_start,
+            period_end::text AS period_end, status, rows, error, recorded_at
+       FROM ${qualified(wh.schema, 'report_loads')}
+      WHERE ($1::text IS NULL OR report = $1) AND ($2::text IS NULL OR account = $2)
+        AND (NOT $3::boolean OR status = 'failed')
+      ORDER BY load_id DESC
+      LIMIT $4`,
+    [filter.report ?? null, filter.account ?? null, filter.failed, filter.limit],
+  );
+  return rows;
+}
+
 export type { RestatementSummary } from './load/statements.js';
