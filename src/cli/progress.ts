@@ -182,8 +182,10 @@ export async function waitWithProgress(
   let worker = '';
   // Off a terminal, progress is a line every few seconds and one at the end.
   const draw = (p: PullProgress, withLine = false) => {
-    if (p.done + p.failed > latest.done + latest.failed) workers.progressed();
+    const progressed = p.done + p.failed > latest.done + latest.failed;
     latest = p;
+    // A pull finished: someone works the queue (and the bar's no-worker note goes).
+    if (progressed) workers.progressed();
     const [finished, rate, eta] = [p.done + p.failed, p.ratePerSecond.toFixed(1), etaText(p.etaSeconds)];
     const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis, worker };
     const line = () =>
