@@ -17,7 +17,7 @@ export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;
 /** The settings whose right value depends on an account's server: per account, defaulting to the env. */
 export interface ServerSettings {
   readonly auth: (typeof AUTH_FORMS)[number];
-  /** How GET /reports sends its parameters (src/api/query.ts). */
+  /** How GET /reports sends its parameters (reportRequest in src/api/client.ts). */
   readonly reportParams: (typeof REPORT_PARAMS)[number];
   /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
   readonly compression: (typeof COMPRESSIONS)[number];

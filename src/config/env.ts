@@ -181,7 +181,7 @@ export function loadConfig(env: Env) {
     /** The API key; never log it, never put it in Redis or Postgres. */
     apiKey: readApiKey(clean),
     auth: v.ADOPS_AUTH,
-    /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
+    /** How GET /reports sends its parameters (the spec leaves it open): see reportRequest in src/api/client.ts. */
     reportParams: v.ADOPS_REPORT_PARAMS,
     /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
     databaseUrl: v.DATABASE_URL,
@@ -205,7 +205,7 @@ export function loadConfig(env: Env) {
       /** Keep-alive connections per API origin. */
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
-      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
+      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a larger one fails its pull for good. */
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
       /** Report bodies from this size on are loaded as they stream in, never held whole. */
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,

@@ -48,7 +48,7 @@ export interface MigrateResult {
   readonly alreadyApplied: number;
 }
 
-/** Reads sql/NNN_name.sql files in version order; refuses duplicate versions and stray names. */
+/** Reads sql/<NNN>_<name>.sql files in version order; refuses duplicate versions and stray names. */
 export function readMigrations(dir: string) {
   const migrations = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
