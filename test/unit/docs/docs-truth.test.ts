@@ -45,11 +45,6 @@ const ALLOWED: readonly Allowed[] = [
     why: 'the file an attack of the generated table writes into a temporary jobs folder',
   },
   {
-    file: 'RELIABILITY.md',
-    text: 'test/unit/api/decode.test.ts',
-    why: 'FALSE, left for the lead (who alone edits RELIABILITY.md): the test is now test/unit/api/body-read.test.ts; drop this entry with that fix',
-  },
-  {
     file: 'BENCHMARKS.md',
     text: 'bench/.cache/',
     why: "the bench's cache folder, made on its first run and ignored by git",
