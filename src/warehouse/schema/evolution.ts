@@ -6,7 +6,7 @@ import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../../dates/periods.js';
-import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
+import { type ViewOutcome, dailyViewName, ensureDailyViews, ensureViews } from './views.js';
 import {
   type Warehouse,
   derivedName,
@@ -67,8 +67,14 @@ export async function coverage(
   };
 }
 
-/** What a swap did: the report and the versions it switched from and to. */
-export type Swapped = { readonly report: string; readonly from: number; readonly to: number };
+/** What a swap did: the report, the versions it switched from and to, and the report's view file if
+ * it was refused (it lacks a dimension of the new version: the generated view serves instead). */
+export type Swapped = {
+  readonly report: string;
+  readonly from: number;
+  readonly to: number;
+  readonly refused: readonly ViewOutcome[];
+};
 
 /**
  * Switches `report`'s stable name and bi_ views to its building version in one transaction, when
@@ -119,11 +125,12 @@ export async function swapVersion(
       `UPDATE ${versions} SET state = 'serving', swapped_at = now() WHERE report = $1 AND version = $2`,
       [report.name, building.version],
     );
-    await ensureViews(client, schema, [report]);
+    const views = await ensureViews(client, schema, [report]);
     await ensureDailyViews(client, schema, [report]);
     await describeReportObjects(client, schema, [report]);
     await regrantBiViews(client, schema);
-    return { report: report.name, from: serving.version, to: building.version };
+    const refused = views.filter((v) => v.status === 'refused');
+    return { report: report.name, from: serving.version, to: building.version, refused };
   });
 }
 

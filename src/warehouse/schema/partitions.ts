@@ -26,6 +26,11 @@ export function partitionName(table: string, month: string): string {
   return derivedName(`${table}__p${month.slice(0, 4)}${month.slice(5, 7)}`);
 }
 
+/** What a monthly partition of a report table is, as its comment says. Pure. */
+export function partitionDescription(table: string, month: string): string {
+  return `The rows of ${table} whose period_start falls in the month of ${month} (a partition): read ${table}, not this.`;
+}
+
 /** One partition as found: its first day, the day after its last, and whether an interrupted
  * DETACH ... CONCURRENTLY left it half-detached. */
 export interface FoundPartition {
@@ -86,6 +91,9 @@ export async function ensurePartitions(
       await client.query(
         `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
           `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
+      );
+      await client.query(
+        `COMMENT ON TABLE ${qualified(schema, name)} IS ${client.escapeLiteral(partitionDescription(table, month))}`,
       );
       made.push(name);
     }
