@@ -169,9 +169,11 @@ export async function ensureViews(
       let missing: string[] = [];
       if (reads.length === 0) {
         await createView(client, view.sql);
-        // Named like a dimension is enough: a view that renames one hides it as surely as one that drops it.
+        // A column of the dimension's name, and the view reads the dimension from the report: a
+        // catalogue attribute of the same name (a campaign's ad_format) does not tell rows apart.
         const made = (await columnNames(client, schema, name)) ?? [];
-        missing = dimensionsOf(columns).filter((d) => !made.includes(d));
+        const read = await columnsRead(client, schema, name, reportTable(report));
+        missing = dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
         if (missing.length === 0) {
           outcomes.push({ report, status: 'created' });
           continue;
@@ -191,6 +193,25 @@ export async function ensureViews(
     }
   });
   return outcomes;
+}
+
+/** The columns of `table` that the view `view` reads (its rule's dependencies, as DROP COLUMN checks them). */
+async function columnsRead(
+  client: ClientBase,
+  schema: string,
+  view: string,
+  table: string,
+): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT DISTINCT a.attname AS name
+       FROM pg_rewrite w
+       JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
+       JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+      WHERE w.ev_class = to_regclass(quote_ident($1) || '.' || quote_ident($2))
+        AND d.refobjid = to_regclass(quote_ident($1) || '.' || quote_ident($3))`,
+    [schema, view, table],
+  );
+  return rows.map((r) => r.name);
 }
 
 /** The view a CREATE OR REPLACE VIEW statement makes. */

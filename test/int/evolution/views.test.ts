@@ -163,6 +163,29 @@ describe('a report whose dimensions change', () => {
     );
   });
 
+  it("refuses a view file whose column of a new dimension's name is a catalogue attribute, not the report's dimension", async () => {
+    // bi_daily_campaign shows the campaign's ad_format: a report split by ad_format needs its own.
+    const job = reportJob('daily_campaign', ['day', 'campaign_id', 'ad_format']);
+    await setupWarehouse(warehouseOf(db.pool, S), { reports: [job], autoSwap: false });
+    const swapped = await withClient((c) => swapVersion(c, S, job, { force: true }));
+    expect(swapped?.refused).toEqual([
+      {
+        report: 'daily_campaign',
+        status: 'refused',
+        view: 'bi_daily_campaign',
+        missing: ['ad_format'],
+        version: 2,
+      },
+    ]);
+    const read = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_rewrite w JOIN pg_depend d ON d.objid = w.oid
+         JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+        WHERE w.ev_class = $1::regclass AND d.refobjid = $2::regclass AND a.attname = 'ad_format'`,
+      [`${S}.bi_daily_campaign`, `${S}.report_daily_campaign`],
+    );
+    expect(read.rows).toEqual([{ n: 1 }]);
+  });
+
   it('a report with a 41-character name evolves: migrate, the loads and the swap work, and every name derived from it fits 63 bytes', async () => {
     const name = `l${'o'.repeat(31)}ng_report`;
     expect(name).toHaveLength(41);
