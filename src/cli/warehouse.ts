@@ -11,6 +11,7 @@ import { migrateQueueSchema } from '../queue/backend.js';
 import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
+import { refusedViewLine } from '../warehouse/schema/views.js';
 import {
   cannotConnect,
   CommandFailed,
@@ -106,9 +107,7 @@ function describe(result: SetupResult, schema: string): string[] {
     );
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
-  for (const v of result.views)
-    if (v.status === 'missing-columns')
-      lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
+  for (const v of result.views) if (v.status === 'refused') lines.push(refusedViewLine(v));
   for (const d of result.dailyViews) {
     if (d.status === 'no-day')
       lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);
@@ -152,8 +151,10 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
             const swapped = await withClient(pool, (client) =>
               swapVersion(client, schema, report, { force: true }),
             );
-            if (swapped !== undefined)
+            if (swapped !== undefined) {
               ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
+              for (const v of swapped.refused) ctx.stdout.write(`${refusedViewLine(v)}\n`);
+            }
           }
           if (flags.dropOld)
             for (const table of await withClient(pool, (client) => dropRetired(client, schema, report.name)))

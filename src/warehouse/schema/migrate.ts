@@ -170,10 +170,14 @@ export async function setupWarehouse(
       const tables = await ensureReportTables(client, schema, reports, {
         autoSwap: options.autoSwap ?? true,
       });
-      const views = await ensureViews(client, schema, reports);
-      const dailyViews = await ensureDailyViews(client, schema, reports);
-      await describeReportObjects(client, schema, reports);
-      await regrantBiViews(client, schema);
+      // One transaction: a view made again (or a refused view file's, replaced) is never seen half-done.
+      const { views, dailyViews } = await withTransaction(client, async () => {
+        const made = await ensureViews(client, schema, reports);
+        const daily = await ensureDailyViews(client, schema, reports);
+        await describeReportObjects(client, schema, reports);
+        await regrantBiViews(client, schema);
+        return { views: made, dailyViews: daily };
+      });
       const partitions = await maintainPartitions(client, schema, reports, options.now);
       made = { tables, views, dailyViews, partitions };
     },

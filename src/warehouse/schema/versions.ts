@@ -4,7 +4,7 @@
 import type { ClientBase, Pool } from 'pg';
 import type { Dimension } from '../../config/dimensions.js';
 import { UnmigratedDefinitionError } from '../errors.js';
-import { type Warehouse, named, qualified, reportTable } from '../pg.js';
+import { type Warehouse, derivedName, named, qualified, reportTable } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 
 export type VersionState = 'serving' | 'building' | 'retired';
@@ -138,7 +138,8 @@ export async function versionFor(
 ): Promise<{ table: string; evolving?: Evolving }> {
   // A new version's table: report_<name> for the first, then report_<name>__v<N>.
   const record = async (version: number, state: 'serving' | 'building'): Promise<ReportVersion> => {
-    const table = reportTable(report.name) + (version === 1 ? '' : `__v${version}`);
+    const table =
+      version === 1 ? reportTable(report.name) : derivedName(`${reportTable(report.name)}__v${version}`);
     const dimensions = [...report.dimensions];
     await client.query(
       `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
