@@ -19,7 +19,9 @@ import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { pulled } from '../warehouse/fixtures/reports.js';
+import { createHarness, type Harness } from './harness.js';
 
 const S = TEST_SCHEMA;
 const dir = mkdtempSync(join(tmpdir(), 'adops-accounts-rename-'));
@@ -236,4 +238,30 @@ describe('adops accounts rename', () => {
     expect(bad.stderr).toContain('"North East" is not an account name');
     expect(await holdings()).toEqual(before);
   });
+});
+
+describe('a running worker and its accounts file', () => {
+  let h: Harness | undefined;
+  let worker: CliProcess | undefined;
+  afterAll(async () => {
+    await worker?.kill('SIGKILL');
+    await h?.close();
+  });
+
+  it('warns, naming the file, that an edited accounts file takes a restart', async () => {
+    const file = join(dir, 'worker-accounts.yaml');
+    writeFileSync(file, '- { name: north, base_url: "http://127.0.0.1:1/v2", api_key_env: NORTH_KEY }\n');
+    h = await createHarness({ env: { ADOPS_ACCOUNTS_FILE: file, NORTH_KEY: 'north-secret-key' } });
+    worker = spawnCli(['worker', '--concurrency', '1'], { ...h.env, LOG_LEVEL: 'info' });
+    await worker.waitFor(/"msg":"worker started"/);
+    writeFileSync(
+      file,
+      '- { name: north, base_url: "http://127.0.0.1:1/v2", api_key_env: NORTH_KEY }\n' +
+        '- { name: south, base_url: "http://127.0.0.1:1/v2", api_key_env: NORTH_KEY }\n',
+    );
+    const line = await worker.waitFor(/ADOPS_ACCOUNTS_FILE changed[^\n]*/, 20_000);
+    expect(line).toContain(file);
+    expect(line).toContain('restart');
+    expect(worker.stderr() + worker.stdout()).not.toContain('north-secret-key');
+  }, 60_000);
 });
