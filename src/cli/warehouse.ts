@@ -8,7 +8,13 @@ import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/
 import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { openWarehouse, withClient, type Warehouse } from '../warehouse/pg.js';
 import { migrateQueueSchema } from '../queue/backend.js';
-import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
+import {
+  BI_ROLE_NAME,
+  BiRoleError,
+  describeBiRole,
+  reservedBiRole,
+  setupBiRole,
+} from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
 import { refusedViewLine } from '../warehouse/schema/views.js';
@@ -33,10 +39,13 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--bi-role <name>',
-      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue',
+      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue; ' +
+        'refuses a role that can write or read more (superuser, owner, pg_write_all_data, ...)',
       (v: string) => (BI_ROLE_NAME.test(v) ? v : invalid('a role name: lower case letters, digits, _')),
     )
     .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
+      const reserved = flags.biRole === undefined ? undefined : reservedBiRole(flags.biRole);
+      if (reserved !== undefined) throw new UsageError(`--bi-role ${flags.biRole}: ${reserved}`);
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.

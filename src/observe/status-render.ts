@@ -5,6 +5,7 @@ import { addDays } from '../dates/calendar.js';
 import { disagreementLine, renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
 import type { CellState, ReportStatus, Status } from './status.js';
+import type { UnconfiguredAccount } from './account-holdings.js';
 import { problemText } from '../catalogue/fields.js';
 import type { EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 
@@ -116,6 +117,7 @@ export function renderStatus(status: Status): string {
       );
   }
   lines.push(...renderEntityStatus(status.entities));
+  lines.push(...renderUnconfiguredAccounts(status.unconfiguredAccounts ?? []));
   lines.push('', 'Queues:');
   if (status.queues === null)
     lines.push(`  unavailable: ${terminalSafe(status.queueError ?? 'unknown error')}`);
@@ -258,4 +260,16 @@ export function checkProblems(status: Status): CheckProblem[] {
         line: disagreementLine(d),
       });
   return out;
+}
+
+/** The status lines naming each unconfigured account holding rows, and what to do about it. */
+function renderUnconfiguredAccounts(accounts: readonly UnconfiguredAccount[]): string[] {
+  return accounts.flatMap((a) => [
+    '',
+    `account ${a.account} holds rows but is not configured (ADOPS_ACCOUNTS_FILE): ${a.loads} loads ` +
+      `(${a.loadedPeriods} periods loaded${a.first === null ? '' : `, ${a.first} to ${a.last ?? a.first}`}), ` +
+      `${a.campaigns} campaigns; the bi_ views count them beside the configured accounts.`,
+    `  If it is a configured account's server under its old name: stop the workers, then ` +
+      `adops accounts rename ${a.account} NAME (--merge when NAME holds rows too).`,
+  ]);
 }

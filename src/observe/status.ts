@@ -23,6 +23,7 @@ import { COUNTED_STATES, jobCounts } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import type { Warehouse } from '../warehouse/pg.js';
+import type { UnconfiguredAccount } from './account-holdings.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -85,6 +86,8 @@ export interface Status {
   readonly disagreements?: readonly Disagreement[];
   /** Reports whose dimensions changed: how far the new table version has come. */
   readonly evolutions?: readonly EvolutionProgress[];
+  /** Accounts holding rows that are not configured (observe/account-holdings.ts); read without --account. */
+  readonly unconfiguredAccounts?: readonly UnconfiguredAccount[];
 }
 
 /** A report loading a new version of its table beside the one report_<name> serves. */
