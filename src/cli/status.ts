@@ -104,9 +104,13 @@ function check(ctx: CliContext, status: Status): void {
     return;
   }
   for (const p of problems) ctx.stdout.write(`${p.line}\n`);
-  const reports = new Set(problems.map((p) => p.report));
+  const reports = new Set(problems.filter((p) => p.kind !== 'queues').map((p) => p.report));
+  const where = [
+    ...(problems.some((p) => p.kind === 'queues') ? ['the queues'] : []),
+    ...(reports.size > 0 ? [`${reports.size} report(s): ${[...reports].join(', ')}`] : []),
+  ];
   throw new CommandFailed(
-    `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
+    `${problems.length} problem(s) in ${where.join(' and ')}; ` +
       '`adops heal` re-pulls missing and failed periods',
   );
 }

@@ -218,17 +218,31 @@ function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
 /** One reason the warehouse is not fresh and complete: names the report and, when one, the period. */
 export interface CheckProblem {
   readonly report: string;
-  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees';
+  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees' | 'unmigrated' | 'queues';
   readonly period?: string;
   readonly line: string;
 }
 
 /**
- * The problems of a status: each late report, overdue missing period (yesterday before the night's
- * tick is not one), failed or unreconciled period, and disagreement. None: fresh and complete.
+ * The problems of a status: queues that cannot be read, each definition no table has, late report,
+ * overdue missing period (yesterday before the night's tick is not one), failed or unreconciled
+ * period, and disagreement. None: fresh and complete, and able to stay so.
  */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
+  // Fresh tables say nothing of tomorrow: without the queues nothing is scheduled, pulled or loaded.
+  if (status.queues === null)
+    out.push({
+      report: 'queues',
+      kind: 'queues',
+      line: `queues: cannot be read (${status.queueError ?? 'unknown error'}): nothing can be queued or loaded`,
+    });
+  for (const u of status.unmigrated ?? [])
+    out.push({
+      report: u.report,
+      kind: 'unmigrated',
+      line: `${u.report}: no table has its dimensions (${u.dimensions.join(', ')}): run \`adops migrate\``,
+    });
   // Named with its account when the status covers accounts other than `default`.
   const named = status.reports.some((r) => r.account !== 'default');
   for (const r of status.reports) {

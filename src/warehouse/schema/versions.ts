@@ -120,6 +120,31 @@ export interface Evolving {
   readonly started: boolean;
 }
 
+/**
+ * The definitions among `reports` no table can load: no version of theirs has their dimensions (their
+ * dimensions changed and `adops migrate` has not run), or, with no version on record, no report_<name>
+ * table exists (the report is new). Every pull of theirs fails until `adops migrate` runs.
+ */
+export async function definitionsWithoutTable(
+  wh: Warehouse,
+  reports: readonly Pick<ReportJob, 'name' | 'dimensions'>[],
+): Promise<Array<{ readonly report: string; readonly dimensions: readonly string[] }>> {
+  if (reports.length === 0) return [];
+  const versions = await readVersions(wh.pool, wh.schema);
+  const { rows } = await wh.pool.query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
+    [reports.map((r) => r.name), wh.schema],
+  );
+  const noTable = new Set(rows.map((r) => r.name));
+  return reports
+    .filter((r) => {
+      const mine = versions.filter((v) => v.report === r.name);
+      if (mine.length === 0) return noTable.has(r.name);
+      return !mine.some((v) => sameDimensions(v.dimensions, r.dimensions));
+    })
+    .map((r) => ({ report: r.name, dimensions: r.dimensions }));
+}
+
 /** True when two dimension lists are the same, in the same order. */
 export function sameDimensions(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
