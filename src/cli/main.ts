@@ -106,6 +106,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   loads: async () => (await import('./loads.js')).registerLoads,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   dashboard: async () => (await import('./worker.js')).registerDashboard,
+  accounts: async () => (await import('./accounts.js')).registerAccounts,
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 
