@@ -10,13 +10,21 @@ import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
 import {
   intOption,
   parsedBy,
+  QUEUE_HELP,
   SUMMARIES,
   UsageError,
   withQueues,
   withWarehouse,
   type CliContext,
 } from './context.js';
-import { enqueuedLine, enqueueProgress, redisOutageOption, waitWithProgress } from './progress.js';
+import {
+  enqueuedLine,
+  enqueueProgress,
+  queueOutageOption,
+  redisOutageAlias,
+  outageSecondsOf,
+  waitWithProgress,
+} from './progress.js';
 
 interface BackfillFlags {
   readonly report?: string[];
@@ -27,6 +35,8 @@ interface BackfillFlags {
   readonly dryRun: boolean;
   readonly oldestFirst: boolean;
   readonly account?: string;
+  readonly queueOutageSeconds?: number;
+  /** The old name of --queue-outage-seconds. */
   readonly redisOutageSeconds?: number;
 }
 
@@ -41,7 +51,8 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .requiredOption('--from <date>', 'first day, YYYY-MM-DD', parsedBy(parseIsoDate))
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', parsedBy(parseIsoDate))
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
-    .option(...redisOutageOption)
+    .option(...queueOutageOption)
+    .addOption(redisOutageAlias())
     .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
     .option(
       '--oldest-first',
@@ -52,7 +63,7 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
       'after',
       '\nNewest periods are pulled first, so dashboards get recent days first. ' +
         'A pull already waiting or running for the same report and period is not enqueued twice. ' +
-        'Reads REDIS_URL and ADOPS_QUEUE_PREFIX; the workers (`adops worker`) do the pulls.',
+        `The workers (\`adops worker\`) do the pulls. ${QUEUE_HELP}`,
     )
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
@@ -84,12 +95,15 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
         }).finally(progress.stop);
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
         if (flags.wait)
-          await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), flags.redisOutageSeconds);
+          await waitWithProgress(ctx, queues, summarize(result.pulls ?? []), outageSecondsOf(ctx, flags));
       });
     });
 }
 
-type HealFlags = Pick<BackfillFlags, 'wait' | 'dryRun' | 'account' | 'redisOutageSeconds'> & {
+type HealFlags = Pick<
+  BackfillFlags,
+  'wait' | 'dryRun' | 'account' | 'queueOutageSeconds' | 'redisOutageSeconds'
+> & {
   readonly days?: number;
 };
 
@@ -100,13 +114,14 @@ export function registerHeal(program: Command, ctx: CliContext): void {
     .description(SUMMARIES.heal)
     .option('--days <n>', 'days to look back (default ADOPS_HEAL_DAYS, 30)', intOption(1, 3660, 'days'))
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
-    .option(...redisOutageOption)
+    .option(...queueOutageOption)
+    .addOption(redisOutageAlias())
     .option('--dry-run', 'print the periods it would pull; enqueue nothing', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
     .addHelpText(
       'after',
-      '\nPostgres (report_loads) is the record of what is loaded, so heal works after Redis lost its ' +
-        'queue. Reads DATABASE_URL, ADOPS_SCHEMA, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+      '\nPostgres (report_loads) is the record of what is loaded, so heal works after the queue was lost. ' +
+        `Reads DATABASE_URL and ADOPS_SCHEMA. ${QUEUE_HELP}`,
     )
     .action(async (flags: HealFlags) => {
       const config = ctx.config();
@@ -122,7 +137,7 @@ export function registerHeal(program: Command, ctx: CliContext): void {
       await withQueues(ctx, async (queues) => {
         const result = summarize(await enqueuePulls(queues.pulls, plan));
         ctx.stdout.write(`${enqueuedLine(result)}\n`);
-        if (flags.wait) await waitWithProgress(ctx, queues, result, flags.redisOutageSeconds);
+        if (flags.wait) await waitWithProgress(ctx, queues, result, outageSecondsOf(ctx, flags));
       });
     });
 }
@@ -136,7 +151,7 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
       'after',
       '\nRunning it again changes nothing. Each report tick pulls yesterday and its lookback_days ' +
         'periods, plus missing or failed periods of the last ADOPS_HEAL_DAYS days. Reads ' +
-        'ADOPS_JOBS_DIR, REDIS_URL and ADOPS_QUEUE_PREFIX.',
+        `ADOPS_JOBS_DIR. ${QUEUE_HELP}`,
     )
     .action(async () => {
       const jobs = ctx.jobs();

@@ -52,13 +52,19 @@ export async function createContext(
   stderr: CliContext['stderr'],
   onConfig: (config: Config, secrets: readonly string[]) => void,
 ): Promise<CliContext> {
-  const [{ loadConfig, secretsOf }, { loadJobs }, { createLogger }, { checkAccountReports }] =
-    await Promise.all([
-      import('../config/env.js'),
-      import('../config/jobs.js'),
-      import('../log/logger.js'),
-      import('../config/accounts.js'),
-    ]);
+  const [
+    { loadConfig, secretsOf },
+    { loadJobs },
+    { createLogger },
+    { checkAccountReports },
+    { unknownVariableWarnings },
+  ] = await Promise.all([
+    import('../config/env.js'),
+    import('../config/jobs.js'),
+    import('../log/logger.js'),
+    import('../config/accounts.js'),
+    import('../config/unknown-vars.js'),
+  ]);
   let config: Config | undefined;
   let jobs: JobSet | undefined;
   let logger: Logger | undefined;
@@ -71,6 +77,9 @@ export async function createContext(
         config = loadConfig(env);
         // The key is known only now (ADOPS_API_KEY_FILE is read here): tell whoever prints errors.
         onConfig(config, secretsOf(config));
+        // A misspelt variable is ignored, its default used: say so, once each, without stopping.
+        const named = config.accounts.flatMap((a) => (a.apiKeyEnv === undefined ? [] : [a.apiKeyEnv]));
+        for (const line of unknownVariableWarnings(env, named)) stderr.write(`adops: warning: ${line}\n`);
       }
       return config;
     },
@@ -142,6 +151,8 @@ export const SUMMARIES = {
   evolve:
     'show each report table version and the progress of a change of dimensions; --plan, --swap, --drop-old',
   replay: 're-flatten and reload the archived response of a load (report_raw), without calling the API',
+  loads:
+    'recent loads, newest first: id, report, account, period, status, rows and error (the id for replay)',
   emulator: 'run the local API emulator (spec-faithful, deterministic reports, fault injection)',
   dashboard:
     'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
@@ -154,6 +165,11 @@ export const SUMMARIES = {
 } as const;
 
 export type CommandName = keyof typeof SUMMARIES;
+
+/** Where the queues live, for the help of every command that reaches them: on either backend. */
+export const QUEUE_HELP =
+  "ADOPS_QUEUE says where the queues live: on REDIS_URL (redis, the default) or in DATABASE_URL's database " +
+  '(postgres, no Redis at all); ADOPS_QUEUE_PREFIX keeps deployments apart.';
 
 /** Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not exist),
  * the name, the server starting or stopping, the login, the database. */

@@ -2,7 +2,9 @@
 // turns what a command throws into one line on stderr and an exit code (0, 1 or 2).
 import { Command, CommanderError } from 'commander';
 import type { Config } from '../config/env.js';
-import { ConfigError } from '../config/files.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, packageRoot } from '../config/files.js';
 import { describeRedisTarget } from '../config/connections.js';
 import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
 import { redactSecrets } from '../log/redact.js';
@@ -41,6 +43,7 @@ export async function main(
   try {
     const program = new Command('adops')
       .description('Pull ad server reports and catalogue into Postgres, on schedule, idempotently.')
+      .version(packageVersion(), '-V, --version', 'print the version')
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride()
       .configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
@@ -75,6 +78,14 @@ export async function main(
   }
 }
 
+/** The version of the installed package (its package.json, wherever it was installed). */
+function packageVersion(): string {
+  const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof version === 'string' ? version : 'unknown';
+}
+
 /** Adds one command (its flags, help and action) to the program. */
 type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
@@ -92,6 +103,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   doctor: async () => (await import('./status.js')).registerDoctor,
   evolve: async () => (await import('./warehouse.js')).registerEvolve,
   replay: async () => (await import('./warehouse.js')).registerReplay,
+  loads: async () => (await import('./loads.js')).registerLoads,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   dashboard: async () => (await import('./worker.js')).registerDashboard,
   accounts: async () => (await import('./accounts.js')).registerAccounts,

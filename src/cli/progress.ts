@@ -1,6 +1,7 @@
 // What the commands that enqueue show on stderr while they wait: progress (a bar on a terminal, a line every
 // few seconds elsewhere), and outages of the queue's store ridden out, with the command that finishes the job.
 import cliProgress from 'cli-progress';
+import { Option } from 'commander';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
 import { describeRedisTarget } from '../config/connections.js';
 import { daysBetween } from '../dates/calendar.js';
@@ -16,6 +17,7 @@ import { pullAccount, pullPeriod } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { outageReason } from '../retry/classify.js';
 import { CommandFailed, intOption, type CliContext } from './context.js';
+import { watchWorkers } from './no-worker.js';
 
 /** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
 interface View {
@@ -96,14 +98,32 @@ export function enqueuedLine(r: EnqueueCounts): string {
   );
 }
 
-/** The `--redis-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
-export const redisOutageOption = [
-  '--redis-outage-seconds <s>',
+/** The `--queue-outage-seconds` option of the commands that wait (`backfill`, `heal`, `sync`). */
+export const queueOutageOption = [
+  '--queue-outage-seconds <s>',
   "with --wait: how long to ride out the queue's store (Redis, or Postgres with ADOPS_QUEUE=postgres) not answering before giving up (default ADOPS_REDIS_OUTAGE_SECONDS, 120)",
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--redis-outage-seconds`,
+/** `--redis-outage-seconds`, the old name of `--queue-outage-seconds` (it bounds a Postgres queue's outage too):
+ * still accepted, not listed in the help. */
+export function redisOutageAlias(): Option {
+  return new Option('--redis-outage-seconds <s>').argParser(intOption(1, 86_400, 'seconds')).hideHelp();
+}
+
+/** The outage bound a command's flags give, if any; the old flag's name earns a one-line note on stderr. */
+export function outageSecondsOf(
+  ctx: CliContext,
+  flags: { readonly queueOutageSeconds?: number; readonly redisOutageSeconds?: number },
+): number | undefined {
+  if (flags.redisOutageSeconds !== undefined)
+    ctx.stderr.write(
+      'adops: --redis-outage-seconds is now --queue-outage-seconds; the old name still works\n',
+    );
+  return flags.queueOutageSeconds ?? flags.redisOutageSeconds;
+}
+
+/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--queue-outage-seconds`,
  * else ADOPS_REDIS_OUTAGE_SECONDS), said in the bar's line (`note`) or on stderr; `gaveUp` makes its
  * QueueOutageError one line naming the store (no password) and the next step. */
 export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
@@ -148,33 +168,48 @@ export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
   result: BackfillResult,
-  redisOutageSeconds?: number,
+  outageSeconds?: number,
 ): Promise<void> {
   const total = result.pulls.length;
   if (total === 0) return;
   const view = progressView(
     ctx.stderr,
-    'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}',
+    'pulls |{bar}| {finished}/{total} done {done} failed {failed} | {rate}/s | ETA {eta_s}{redis}{worker}',
     0,
   );
   let latest: PullProgress = { total, done: 0, failed: 0, ratePerSecond: 0, etaSeconds: undefined };
   let redis = '';
+  let worker = '';
   // Off a terminal, progress is a line every few seconds and one at the end.
   const draw = (p: PullProgress, withLine = false) => {
+    const progressed = p.done + p.failed > latest.done + latest.failed;
     latest = p;
+    // A pull finished: someone works the queue (and the bar's no-worker note goes).
+    if (progressed) workers.progressed();
     const [finished, rate, eta] = [p.done + p.failed, p.ratePerSecond.toFixed(1), etaText(p.etaSeconds)];
-    const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis };
+    const fields = { done: p.done, failed: p.failed, finished, rate, eta_s: eta, redis, worker };
     const line = () =>
       `pulls ${finished}/${total}: done ${p.done}, failed ${p.failed}, ${rate}/s, ETA ${eta}`;
     view.update(finished, total, fields, withLine ? line : undefined, finished === total);
   };
+  // Nobody taking the pulls is said on the bar, or off a terminal in a line when it starts and one when it ends.
+  let saidNoWorker = false;
+  const workers = watchWorkers(ctx, queues, (n) => {
+    if (view.tty) {
+      worker = n.state === 'away' ? n.short : '';
+      draw(latest);
+      return;
+    }
+    if (n.state === 'back' || !saidNoWorker) ctx.stderr.write(`${n.line}\n`);
+    saidNoWorker = n.state === 'away';
+  });
   draw(latest);
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   const watch = outageWatch(
     ctx,
-    redisOutageSeconds,
+    outageSeconds,
     view.tty
       ? (text) => {
           redis = text;
@@ -196,6 +231,7 @@ export async function waitWithProgress(
       )(error);
     })
     .finally(() => {
+      workers.stop();
       process.off('SIGINT', stop);
       view.stop();
     });

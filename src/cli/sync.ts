@@ -10,7 +10,13 @@ import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.
 import { accountConfig, secretsOf } from '../config/env.js';
 import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
 import { intOption, rethrowAs, SUMMARIES, withQueues, withWarehouse, type CliContext } from './context.js';
-import { outageWatch, redisOutageOption, syncProgressView } from './progress.js';
+import {
+  outageWatch,
+  queueOutageOption,
+  redisOutageAlias,
+  outageSecondsOf,
+  syncProgressView,
+} from './progress.js';
 
 interface SyncFlags {
   readonly wait: boolean;
@@ -18,6 +24,8 @@ interface SyncFlags {
   readonly timeout: number;
   readonly concurrency: number;
   readonly account?: string;
+  readonly queueOutageSeconds?: number;
+  /** The old name of --queue-outage-seconds. */
   readonly redisOutageSeconds?: number;
 }
 
@@ -37,7 +45,8 @@ export function registerSync(program: Command, ctx: CliContext): void {
       intOption(1, 86_400),
       3_600,
     )
-    .option(...redisOutageOption)
+    .option(...queueOutageOption)
+    .addOption(redisOutageAlias())
     .option('--direct', 'run the sync in this process instead of a worker (no Redis needed)', false)
     .option(
       '--account <name>',
@@ -107,7 +116,7 @@ async function runQueued(ctx: CliContext, flags: SyncFlags): Promise<void> {
       }
       if (!flags.wait) return;
       for (const { jobId, who } of enqueued) {
-        const [view, watch] = [syncProgressView(ctx.stderr), outageWatch(ctx, flags.redisOutageSeconds)];
+        const [view, watch] = [syncProgressView(ctx.stderr), outageWatch(ctx, outageSecondsOf(ctx, flags))];
         const result = await waitForEntitySync(queues.syncs, jobId, {
           timeoutMs: flags.timeout * 1000,
           ...watch,

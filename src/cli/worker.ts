@@ -149,8 +149,9 @@ export function registerDashboard(program: Command, ctx: CliContext): void {
       'after',
       [
         '',
-        'Shows the queues report-pulls, entity-sync and report-ticks of REDIS_URL (or REDIS_SENTINELS,',
-        "REDIS_CLUSTER_NODES) under the BullMQ prefix ADOPS_QUEUE_PREFIX (use the workers' values).",
+        'Shows the queues report-pulls, entity-sync and report-ticks: on REDIS_URL (or REDIS_SENTINELS,',
+        'REDIS_CLUSTER_NODES) under the BullMQ prefix ADOPS_QUEUE_PREFIX, or with ADOPS_QUEUE=postgres in',
+        "DATABASE_URL's database (use the workers' values).",
         'The page has no login: keep it on 127.0.0.1 (reach it with ssh -L) or behind an',
         'authenticating proxy, above all with --allow-writes. Requests naming another Host (a',
         'DNS-rebinding page) are refused, and so are writes from another site: see docs/dashboard.md.',

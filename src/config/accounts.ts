@@ -63,6 +63,8 @@ export interface Account extends ServerSettings {
   readonly baseUrl: string | undefined;
   /** The account's API key; never logged, never in Redis or Postgres. */
   readonly apiKey: string | undefined;
+  /** The variable its api_key_env names, if that is where its key comes from. */
+  readonly apiKeyEnv?: string;
   /** The account's IANA time zone (UTC by default); planning follows each report's schedule time zone. */
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */
@@ -211,6 +213,7 @@ function readAccount(
     name,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: apiKey as string,
+    ...(typeof keyEnv === 'string' ? { apiKeyEnv: keyEnv } : {}),
     ...(server as unknown as ServerSettings),
     timezone,
     reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),

@@ -187,21 +187,22 @@ export async function runDemo(options: DemoOptions) {
         : new cliProgress.SingleBar(
             {
               stream: options.progress,
-              format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta}s',
+              // Our own ETA, `eta_s`: cli-progress fills `{eta}` with its own, INF before any pull ends.
+              format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_s}',
               noTTYOutput: options.progress.isTTY !== true,
               notTTYSchedule: 2000,
               hideCursor: true,
             },
             cliProgress.Presets.shades_classic,
           );
-    bar?.start(pulls.length, 0, { failed: 0, rate: '0.0', eta: '?' });
+    bar?.start(pulls.length, 0, { failed: 0, rate: '0.0', eta_s: '?' });
     const result = await waitForPulls(queues.pulls, pulls, {
       pollMs: 100,
       onProgress: (p) =>
         bar?.update(p.done + p.failed, {
           failed: p.failed,
           rate: p.ratePerSecond.toFixed(1),
-          eta: p.etaSeconds === undefined ? '?' : Math.ceil(p.etaSeconds),
+          eta_s: p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`,
         }),
     });
     bar?.stop();

@@ -124,7 +124,8 @@ export function renderStatus(status: Status): string {
   else
     for (const [name, c] of Object.entries(status.queues))
       lines.push(
-        `  ${name.padEnd(13)} waiting ${c.waiting}, active ${c.active}, delayed ${c.delayed}, failed ${c.failed}`,
+        `  ${name.padEnd(13)} waiting ${c.waiting}, active ${c.active}, delayed ${c.delayed}, failed ${c.failed}` +
+          ((c.failedHealed ?? 0) > 0 ? ` (${c.failedHealed} more healed since)` : ''),
       );
   lines.push(
     '',

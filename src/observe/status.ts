@@ -6,7 +6,7 @@ import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/
 import { coverage } from '../warehouse/schema/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
 import { definitionsWithoutTable, readVersions } from '../warehouse/schema/versions.js';
-import { loadStates, unreconciledPeriods } from '../warehouse/loads-query.js';
+import { countHealedSince, loadStates, unreconciledPeriods } from '../warehouse/loads-query.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
 import {
@@ -19,7 +19,7 @@ import {
 } from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
-import { COUNTED_STATES, jobCounts } from '../queue/jobs.js';
+import { COUNTED_STATES, failedPulls, jobCounts, REPORT_QUEUE } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import type { Warehouse } from '../warehouse/pg.js';
@@ -66,8 +66,13 @@ export interface ReportStatus {
   readonly overdue: readonly string[];
 }
 
-/** Jobs of one queue by state (`waiting` counts the prioritized ones too). */
-export type QueueCounts = Readonly<Record<'waiting' | 'active' | 'delayed' | 'failed' | 'completed', number>>;
+/** Jobs of one queue by state (`waiting` counts the prioritized ones too). For the pull queue, `failed` leaves
+ * out the failed pulls whose period loaded since, which `failedHealed` counts. */
+export type QueueCounts = Readonly<
+  Record<'waiting' | 'active' | 'delayed' | 'failed' | 'completed', number>
+> & {
+  readonly failedHealed?: number;
+};
 
 export interface Status {
   readonly generatedAt: string;
@@ -144,7 +149,7 @@ export async function collectStatus(
     entitySyncStatus(wh),
     evolutions(wh, jobs),
     // Awaited inside, so that no promise above waits without a handler meanwhile.
-    readQueueCounts(queues),
+    readQueueCounts(queues, wh),
     readDisagreements(
       wh,
       jobs.reports,
@@ -175,12 +180,22 @@ export type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
 /** The queue counts, or why there are none. */
 async function readQueueCounts(
   source: QueueSource | Promise<QueueSource | undefined> | undefined,
+  wh: Warehouse,
 ): Promise<{ counts: Record<string, QueueCounts> | null; error?: string }> {
   const queues = await source;
   if (queues === undefined) return { counts: null, error: 'the queue store (ADOPS_QUEUE) is not reachable' };
   try {
     const read = await jobCounts(queues, ...COUNTED_STATES);
-    return { counts: Object.fromEntries(Object.entries(read).map(([name, c]) => [name, toCounts(c)])) };
+    const counts: Record<string, QueueCounts> = Object.fromEntries(
+      Object.entries(read).map(([name, c]) => [name, toCounts(c)]),
+    );
+    // BullMQ keeps a failed pull for 14 days: one whose period loaded since is no failure any more.
+    const pulls = counts[REPORT_QUEUE];
+    if (pulls !== undefined) {
+      const healed = pulls.failed === 0 ? 0 : await countHealedSince(wh, await failedPulls(queues.pulls));
+      counts[REPORT_QUEUE] = { ...pulls, failed: pulls.failed - healed, failedHealed: healed };
+    }
+    return { counts };
   } catch (error) {
     return { counts: null, error: error instanceof Error ? error.message : String(error) };
   }

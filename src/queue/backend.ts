@@ -19,7 +19,8 @@ import {
   type WorkerOptions,
 } from 'bullmq';
 import type { ClientBase } from 'pg';
-import type { Config } from '../config/env.js';
+import { PG_NAME_BYTES, type Config } from '../config/env.js';
+import { REPORT_QUEUE } from './jobs.js';
 import {
   closeConnection,
   ensureReady,
@@ -51,6 +52,8 @@ export interface QueueBackend {
     opts: Omit<WorkerOptions<unknown>, 'connection'>,
   ): WorkerOf<D>;
   events(name: string): QueueEvents<unknown, IQueueBackend, unknown>;
+  /** How many workers (processes running one) consume `queue` now, as BullMQ lists their connections. */
+  workersOn(queue: Pick<QueueOf<unknown>, 'name' | 'getWorkers'>): Promise<number>;
 }
 
 /** What opening the queue store reads of the config. */
@@ -99,6 +102,8 @@ export async function openQueueBackend(
     },
     kind: 'redis',
     redis: client,
+    // BullMQ names each worker's blocking connection after its queue and prefix (CLIENT SETNAME).
+    workersOn: async (queue) => (await queue.getWorkers()).length,
     status: () => client.status,
     close: async () => {
       if (redis === undefined) await closeConnection(client);
@@ -126,15 +131,38 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
   }
   // Every backend shares the connection (and is never the one to close it): one pool per process.
   // Workers leave the shared LISTEN connection unnamed: one name could not stand for all queues.
-  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts) =>
-    new PostgresQueueBackend(connection, name, { ...opts, connection: options }, false);
+  // The one queue whose workers are named on it is the pull queue's, after its schema too (BullMQ's
+  // Postgres client names carry no prefix, so two deployments' workers would look alike).
+  const listenName = workerListenName(config.queue.schema);
+  const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
+    new PostgresQueueBackend(
+      connection,
+      name,
+      { ...opts, connection: options },
+      false,
+      name === REPORT_QUEUE && o?.withBlockingConnection === true ? listenName : undefined,
+    );
   return {
     ...build(factory, config.queue.prefix),
     kind: 'postgres',
     redis: undefined,
+    workersOn: async (queue) => {
+      if (queue.name !== REPORT_QUEUE) throw new Error(`workers of ${queue.name} are not named on Postgres`);
+      // BullMQ cuts `:w:<name>` off `name`; `rawname` is the whole application_name.
+      return (await queue.getWorkers()).filter((w) => (w.rawname ?? w.name) === listenName).length;
+    },
     status: () => (connection.isClosing === undefined ? 'ready' : 'end'),
     close: () => connection.close(),
   };
+}
+
+/**
+ * The `application_name` of a Postgres worker's LISTEN connection, which it shares by all its queues: named
+ * as BullMQ's getWorkers finds a worker of the pull queue (`report-pulls:w:<name>`), with the queue
+ * schema as the name. Cut, as Postgres cuts it, to 63 bytes (the schema is ASCII).
+ */
+function workerListenName(schema: string): string {
+  return `${REPORT_QUEUE}:w:${schema}`.slice(0, PG_NAME_BYTES);
 }
 
 function build(

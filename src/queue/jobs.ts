@@ -147,3 +147,44 @@ export async function jobCounts(
   ]);
   return { [REPORT_QUEUE]: pulls, [TICK_QUEUE]: ticks, [ENTITY_QUEUE]: syncs };
 }
+
+/** A pull that failed for good, as status weighs it against the warehouse. */
+export interface FailedPullRecord {
+  readonly account: string;
+  readonly report: string;
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  /** When it failed (ms since the epoch, the worker's clock). */
+  readonly failedAt: number;
+}
+
+/** Anything with BullMQ's Queue.getFailed. */
+interface FailedListing {
+  getFailed(
+    start: number,
+    end: number,
+  ): Promise<ReadonlyArray<{ data: unknown; finishedOn?: number } | undefined>>;
+}
+
+/** The failed pulls kept in `queue`, newest first, up to `max` (BullMQ keeps at most 20,000, for 14 days), read
+ * in pages; a job whose data is not a pull's, or with no finish time, is left out. */
+export async function failedPulls(queue: FailedListing, max = 20_000): Promise<FailedPullRecord[]> {
+  const out: FailedPullRecord[] = [];
+  const page = 1_000;
+  for (let start = 0; start < max; start += page) {
+    const jobs = await queue.getFailed(start, Math.min(start + page, max) - 1);
+    for (const job of jobs) {
+      const data = asPullData(job?.data);
+      if (data === undefined || job?.finishedOn === undefined) continue;
+      out.push({
+        account: pullAccount(data),
+        report: data.report,
+        periodStart: data.periodStart,
+        periodEnd: data.periodEnd,
+        failedAt: job.finishedOn,
+      });
+    }
+    if (jobs.length < page) break;
+  }
+  return out;
+}

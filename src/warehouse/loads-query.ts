@@ -155,4 +155,71 @@ export async function lastRestatements(
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
+/** How many of `failures` (each a period and when its pull failed) had their period loaded after they failed:
+ * healed since, by `adops heal`, a later backfill or the schedule. */
+export async function countHealedSince(
+  wh: Warehouse,
+  failures: ReadonlyArray<{
+    readonly account: string;
+    readonly report: string;
+    readonly periodStart: string;
+    readonly periodEnd: string;
+    readonly failedAt: number;
+  }>,
+): Promise<number> {
+  if (failures.length === 0) return 0;
+  const { rows } = await wh.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n
+       FROM unnest($1::text[], $2::text[], $3::date[], $4::date[], $5::float8[]) AS f(account, report, s, e, at)
+      WHERE EXISTS (
+        SELECT 1 FROM ${qualified(wh.schema, 'report_loads')} l
+         WHERE l.account = f.account AND l.report = f.report AND l.period_start = f.s AND l.period_end = f.e
+           AND l.status = 'loaded' AND l.recorded_at > to_timestamp(f.at / 1000))`,
+    [
+      failures.map((f) => f.account),
+      failures.map((f) => f.report),
+      failures.map((f) => f.periodStart),
+      failures.map((f) => f.periodEnd),
+      failures.map((f) => f.failedAt),
+    ],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** One attempt of report_loads as `adops loads` lists it. */
+export interface LoadListing {
+  readonly load_id: string;
+  readonly report: string;
+  readonly account: string;
+  readonly period_start: string;
+  readonly period_end: string;
+  readonly status: 'loaded' | 'failed' | 'superseded';
+  readonly rows: number | null;
+  readonly error: string | null;
+  readonly recorded_at: Date;
+}
+
+/** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
+export async function recentLoads(
+  wh: Warehouse,
+  filter: {
+    readonly report?: string;
+    readonly account?: string;
+    readonly failed: boolean;
+    readonly limit: number;
+  },
+): Promise<LoadListing[]> {
+  const { rows } = await wh.pool.query<LoadListing>(
+    `SELECT load_id::text AS load_id, report, account, period_start::text AS period_start,
+            period_end::text AS period_end, status, rows, error, recorded_at
+       FROM ${qualified(wh.schema, 'report_loads')}
+      WHERE ($1::text IS NULL OR report = $1) AND ($2::text IS NULL OR account = $2)
+        AND (NOT $3::boolean OR status = 'failed')
+      ORDER BY load_id DESC
+      LIMIT $4`,
+    [filter.report ?? null, filter.account ?? null, filter.failed, filter.limit],
+  );
+  return rows;
+}
+
 export type { RestatementSummary } from './load/statements.js';

@@ -16,6 +16,7 @@ afterAll(async () => {
 
 async function demoOnce(
   prefix: string,
+  progress?: PassThrough,
 ): Promise<{ output: string; result: Awaited<ReturnType<typeof runDemo>> }> {
   const config = loadConfig({
     DATABASE_URL: db.url,
@@ -32,6 +33,7 @@ async function demoOnce(
     },
     days: 2,
     cellsPerDay: 300,
+    ...(progress === undefined ? {} : { progress }),
   });
   return { output, result };
 }
@@ -49,7 +51,13 @@ async function rowCounts(): Promise<Record<string, number>> {
 describe('adops demo', () => {
   it('migrates, syncs, backfills every default report and answers the example queries; a second run changes no counts', async () => {
     const prefix = testPrefix();
-    const first = await demoOnce(prefix);
+    const bar = new PassThrough();
+    let drawn = '';
+    bar.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+    const first = await demoOnce(prefix, bar);
+    // The bar's ETA is the demo's own: `?` before the first pull ends, never cli-progress' `INF` or `0s`.
+    expect(drawn).toMatch(/^pulls \[.*\] 0\/20 \| failed 0 \| 0\.0\/s \| ETA \?$/m);
+    expect(drawn).not.toMatch(/INF|NaN/);
     // Two accounts x 5 reports x 2 days.
     expect(first.result).toMatchObject({ pulls: 20, failed: 0 });
     expect(first.result.campaigns).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,42 @@ describe('adops command line', () => {
       expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });
+
+  it('an unknown ADOPS_* variable is one warning line on stderr naming the closest known one; the command runs', async () => {
+    const run = await runCli(['migrate'], {
+      DATABASE_URL: db.url,
+      ADOPS_SCHEMA: 'unknown_vars',
+      ADOPS_SHEMA: 'typo',
+      LOG_LEVEL: 'warn',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(
+      'adops: warning: ADOPS_SHEMA is not a variable adops reads (ignored); did you mean ADOPS_SCHEMA?\n',
+    );
+  });
+
+  it('--version prints the package version, exit 0', async () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../../package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-V']) {
+      const run = await runCli([flag], {});
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, `${version}\n`, '']);
+    }
+  });
+
+  it.each([['schedule'], ['backfill'], ['heal'], ['dashboard']])(
+    '`adops %s --help` names ADOPS_QUEUE and DATABASE_URL, where the queues may live, not only REDIS_URL',
+    async (command) => {
+      const run = await runCli([command, '--help'], {});
+      expect(run.code).toBe(0);
+      const help = run.stdout.replace(/\s+/g, ' ');
+      expect(help).toMatch(/ADOPS_QUEUE\b/);
+      expect(help).toContain('DATABASE_URL');
+    },
+  );
 
   it('two `adops migrate` at once both exit 0 and apply each migration once', async () => {
     const env = { DATABASE_URL: db.url, ADOPS_SCHEMA: 'twice', LOG_LEVEL: 'warn' };

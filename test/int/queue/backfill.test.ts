@@ -2,6 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
+import { spawnCli } from '../../helpers/cli.js';
+import { runCliProcess } from '../../helpers/run-cli.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
 
@@ -70,6 +72,37 @@ describe('backfill', () => {
     expect(seen[0]).toBe(0);
     expect(seen.at(-1)).toBe(7);
     expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+  });
+
+  it('--wait with no worker says so after a short while, how to start one, and goes on waiting until one comes', async () => {
+    const { to } = lastDays(1);
+    const cli = spawnCli(['backfill', '--report', 'daily_zone', '--from', to, '--to', to, '--wait'], h.env);
+    try {
+      const line = await cli.waitFor(/no worker/);
+      expect(line).toMatch(
+        /no worker seen on the pull queue .* for \d+ s: start one with `adops worker`.*; still waiting/,
+      );
+      expect(line).toContain(h.config.queue.backend === 'postgres' ? 'ADOPS_QUEUE=postgres' : 'REDIS_URL');
+      await h.worker();
+      // Seen by its connection's name (on Postgres, application_name), not only by the pull it finishes.
+      expect(await h.queues.backend.workersOn(h.queues.pulls)).toBe(1);
+      await cli.waitFor(/worker is taking pulls/);
+      expect(await cli.exited, cli.stderr()).toBe(0);
+      expect(cli.stdout()).toContain('1 pulls done, 0 failed');
+    } finally {
+      await cli.kill();
+    }
+  });
+
+  it('--wait with a worker running never says there is none', async () => {
+    await h.worker();
+    const { from, to } = lastDays(3);
+    const run = await runCliProcess(
+      ['backfill', '--report', 'daily_zone', '--from', from, '--to', to, '--wait'],
+      h.env,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/no worker/);
   });
 });
 

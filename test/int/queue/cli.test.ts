@@ -67,6 +67,21 @@ describe('adops backfill', () => {
     expect([reversed.code, reversed.err]).toEqual([2, expect.stringContaining('is after --to')]);
   });
 
+  it('names its outage bound --queue-outage-seconds; the old --redis-outage-seconds still works, unlisted', async () => {
+    for (const command of ['backfill', 'heal', 'sync']) {
+      const help = await adops([command, '--help']);
+      expect(help.out).toContain('--queue-outage-seconds <s>');
+      expect(help.out).not.toContain('--redis-outage-seconds');
+    }
+    const range = ['--all', '--from', '2026-01-01', '--to', '2026-01-02', '--dry-run'];
+    const bad = await adops(['backfill', ...range, '--queue-outage-seconds', '0']);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining("'--queue-outage-seconds <s>'")]);
+    for (const flag of ['--queue-outage-seconds', '--redis-outage-seconds']) {
+      const r = await adops(['backfill', ...range, flag, '30'], NO_REDIS);
+      expect([r.code, r.err]).toEqual([0, '']);
+    }
+  });
+
   it('exits 1 at once, naming REDIS_URL, when Redis is unreachable', async () => {
     const started = Date.now();
     const r = await adops(['backfill', '--all', '--from', '2026-01-01', '--to', '2026-01-02'], NO_REDIS);

@@ -60,6 +60,8 @@ describe('adops status --json', () => {
       delayed: 1,
       failed: bull.failed,
       completed: bull.completed,
+      // Its failed pull's period never loaded: still a failure.
+      failedHealed: 0,
     });
     expect((bull.failed ?? 0) + (bull.completed ?? 0)).toBeGreaterThanOrEqual(2);
     expect(status.queues[TICK_QUEUE]).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 });

@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { loadConfig } from '../../../src/config/env.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { collectStatus } from '../../../src/observe/status.js';
 import { renderStatus } from '../../../src/observe/status-render.js';
@@ -73,6 +74,29 @@ describe('a pull answered 401', () => {
     const json = await adops(['status', '--days', '3', '--json'], h.env);
     const parsed = JSON.parse(json.out) as { reports: Array<{ report: string; failed: unknown[] }> };
     expect(parsed.reports.find((r) => r.report === 'daily_zone')?.failed).toHaveLength(1);
+  });
+});
+
+describe('a failed pull healed since', () => {
+  it('no longer counts as failed in the queue counts of status: it is counted as healed', async () => {
+    h = await createHarness({ apiKey: 'not-a-valid-key' });
+    const bad = await h.worker();
+    const { to } = lastDays(1);
+    const args = ['--report', 'daily_zone', '--from', to, '--to', to, '--wait'];
+    expect((await adops(['backfill', ...args], h.env)).code).toBe(1);
+    await bad.close();
+    // The key fixed: heal pulls the period again and it loads.
+    await h.worker({ config: loadConfig({ ...h.env, ADOPS_API_KEY: 'demo-key' }) });
+    const heal = await adops(['heal', '--days', '3', '--wait'], h.env);
+    expect(heal.code, heal.err).toBe(0);
+    // BullMQ keeps the failed job (14 days): it is still in the queue's failed set.
+    expect(await h.queues.pulls.getFailedCount()).toBe(1);
+
+    const status = await collectStatus(warehouseOf(h.db.pool, TEST_SCHEMA), h.jobs, h.queues, 3);
+    expect(status.reports.find((r) => r.report === 'daily_zone')?.failed).toEqual([]);
+    expect(status.queues?.['report-pulls']).toMatchObject({ failed: 0, failedHealed: 1 });
+    const cli = await adops(['status', '--days', '3'], h.env);
+    expect(cli.out).toMatch(/report-pulls +waiting 0, active 0, delayed 0, failed 0 \(1 more healed since\)/);
   });
 });
 

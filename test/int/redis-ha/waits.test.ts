@@ -176,7 +176,7 @@ describe('a wait on Redis that goes away', () => {
     const waits = [
       cli(oneDay, { ...h.env, ADOPS_REDIS_OUTAGE_SECONDS: '2' }),
       // The flag wins over the variable.
-      cli([...oneDay, '--redis-outage-seconds', '2'], { ...h.env, ADOPS_REDIS_OUTAGE_SECONDS: '600' }),
+      cli([...oneDay, '--queue-outage-seconds', '2'], { ...h.env, ADOPS_REDIS_OUTAGE_SECONDS: '600' }),
       cli(['heal', '--wait'], { ...h.env, ADOPS_REDIS_OUTAGE_SECONDS: '2' }),
       cli(['sync', '--wait'], { ...h.env, ADOPS_REDIS_OUTAGE_SECONDS: '2' }),
     ];

@@ -4,6 +4,7 @@ import { periodRows, restatements } from '../../../src/warehouse/loads-query.js'
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 const S = TEST_SCHEMA;
 const report = reportJob('wh_status', ['day', 'campaign_id']);
@@ -104,5 +105,57 @@ describe('restatements', () => {
       },
     ]);
     expect(await restatements(warehouseOf(db.pool, S), 'other')).toEqual([]);
+  });
+});
+
+describe('adops loads', () => {
+  const env = () => ({ DATABASE_URL: db.url, ADOPS_SCHEMA: S, LOG_LEVEL: 'warn' });
+  const ids = async (where: string) =>
+    (
+      await db.pool.query<{ id: string }>(
+        `SELECT load_id::text AS id FROM "${S}".report_loads WHERE report = $1 AND ${where} ORDER BY load_id DESC`,
+        [report.name],
+      )
+    ).rows.map((r) => r.id);
+
+  it('lists recent loads newest first with id, report, account, period, status, rows and error: no SQL to find a load id', async () => {
+    const run = await runCli(['loads', '--report', report.name], env());
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^id +report +account +period +status +rows +error/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(await ids('true'));
+    const failed = lines.find((l) => l.includes('2026-06-03'));
+    expect(failed).toMatch(/^\d+ +wh_status +default +2026-06-03 +failed +- +Error: HTTP 500$/);
+    expect(lines.find((l) => l.includes('2026-06-01'))).toMatch(/ loaded +1 *$/);
+  });
+
+  it('--failed shows only failed attempts; --account and --report narrow; --json gives every field for scripts', async () => {
+    const failed = await runCli(['loads', '--failed'], env());
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.stdout.trim().split('\n').slice(1)).toHaveLength(2);
+    expect(failed.stdout).not.toMatch(/ loaded /);
+    const json = await runCli(['loads', '--json', '--limit', '2', '--report', report.name], env());
+    const rows = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => String(r.load_id))).toEqual((await ids('true')).slice(0, 2));
+    expect(Object.keys(rows[0] ?? {})).toEqual(
+      expect.arrayContaining([
+        'load_id',
+        'report',
+        'account',
+        'period_start',
+        'period_end',
+        'status',
+        'rows',
+        'error',
+      ]),
+    );
+    const none = await runCli(['loads', '--account', 'north'], env());
+    expect([none.code, none.stdout]).toEqual([0, 'no loads recorded (account north)\n']);
+  });
+
+  it('refuses a bad --limit or --account as bad usage, exit 2', async () => {
+    expect((await runCli(['loads', '--limit', '0'], env())).code).toBe(2);
+    const bad = await runCli(['loads', '--account', 'North!'], env());
+    expect(bad.code).toBe(2);
   });
 });
