@@ -116,7 +116,7 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     max: role === 'worker' ? 4 : 2,
     application_name: 'adops-queue',
   };
-  const connection = new PostgresConnection(options);
+  const connection = new SerialListenConnection(options);
   connection.on('error', () => undefined);
   try {
     await connection.waitUntilReady();
@@ -134,6 +134,43 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     redis: undefined,
     status: () => (connection.isClosing === undefined ? 'ready' : 'end'),
     close: () => connection.close(),
+  };
+}
+
+/** The client BullMQ LISTENs on. */
+type ListenClient = Awaited<ReturnType<PostgresConnection['getListenClient']>>;
+
+/**
+ * BullMQ's PostgresConnection with its one LISTEN client running its queries one after another.
+ * Each queue's backend (a pull, tick, sync and webhook worker, a QueueEvents) sends its own LISTEN
+ * on that shared client the first time it waits (bullmq 6.7, dist/cjs/postgres/
+ * postgres-queue-backend.js ensureListening and ensureListeningEvents), so workers starting together
+ * send several at once; pg queues them but prints "DeprecationWarning: Calling client.query() when
+ * the client is already executing a query" on stderr, outside the JSON log (and pg 9 will refuse it).
+ * Serialised here, a LISTEN is sent only after the one before it was answered.
+ */
+class SerialListenConnection extends PostgresConnection {
+  private readonly serialised = new WeakSet<ListenClient>();
+
+  override async getListenClient(): Promise<ListenClient> {
+    const client = await super.getListenClient();
+    // A lost LISTEN connection is replaced by a new client: each one is wrapped once.
+    if (!this.serialised.has(client)) {
+      this.serialised.add(client);
+      serialiseQueries(client);
+    }
+    return client;
+  }
+}
+
+/** Makes `client.query` wait for the query before it to settle before sending its own. */
+function serialiseQueries(client: ListenClient): void {
+  const send = client.query.bind(client);
+  let last: Promise<unknown> = Promise.resolve();
+  client.query = (text, params) => {
+    const next = last.then(() => send(text, params));
+    last = next.catch(() => undefined);
+    return next;
   };
 }
 
