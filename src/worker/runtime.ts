@@ -75,7 +75,7 @@ export async function openRuntime(o: {
     onError: (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
     // A 429 met by any process pauses this one at once, not at its next refill.
     subscribe: true,
-    onPause: (ms) => logger.debug({ ms }, 'API requests paused after a 429'),
+    onPause: pauseLogger(logger),
     maxPauseMs: config.http.retryAfterCapMs,
     stop: shutdown.signal,
   });
@@ -105,6 +105,25 @@ export async function openRuntime(o: {
       await limiter.close();
       await backend.close();
     },
+  };
+}
+
+/**
+ * Logs each pause of API requests this process obeys, once: its own 429 or spent budget, or one
+ * another worker of this deployment set (told through the queue's store, never taken from a
+ * message). The same pause heard again (its own notice coming back, the table read a moment later)
+ * ends within a second of the one logged and is not news.
+ */
+export function pauseLogger(logger: Logger, account?: string): (ms: number) => void {
+  let loggedUntil = 0;
+  return (ms) => {
+    const until = Date.now() + ms;
+    if (until <= loggedUntil + 1_000) return;
+    loggedUntil = until;
+    logger.warn(
+      { ...(account === undefined ? {} : { account }), pauseMs: Math.round(ms), until: new Date(until) },
+      'API requests paused after a 429 (Retry-After) or a spent rate-limit budget, shared by every worker of this deployment: holding them until it ends',
+    );
   };
 }
 

@@ -29,6 +29,7 @@ import {
   within,
   createAccountGuard,
   type AccountGuard,
+  pauseLogger,
 } from './runtime.js';
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
@@ -251,6 +252,7 @@ function closer(
 function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
   if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
     return rt.limiter;
+  const logPause = pauseLogger(rt.logger, account.name);
   return rt.openLimiter(limiterKey(rt.config.queue.prefix, account.name), account.rateLimitPerSecond, {
     onError: (error) =>
       rt.logger.warn(
@@ -259,7 +261,10 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
       ),
     subscribe: true,
     // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
-    onPause: (ms) => guard.paused(account.name, ms),
+    onPause: (ms) => {
+      logPause(ms);
+      guard.paused(account.name, ms);
+    },
     maxPauseMs: rt.config.http.retryAfterCapMs,
     stop: rt.shutdown.signal,
   });

@@ -1,10 +1,15 @@
 // The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
+import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
+import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';
+import { capturedLogger } from '../../helpers/reliability/harness.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import { createHarness, lastDays, pullActive, type Harness } from './harness.js';
@@ -140,6 +145,47 @@ describe('metrics and health', () => {
     // `redis` only where the queue is on Redis: on Postgres there is no Redis to report on.
     if (TEST_QUEUE === 'redis') expect(body.redis).toBe('ready');
     else expect(body).not.toHaveProperty('redis');
+  });
+});
+
+/** Resolves with the first line of `lines` matching `pattern`, looking every 25 ms for up to 10 s. */
+async function logged(lines: readonly string[], pattern: RegExp): Promise<string> {
+  for (const deadline = Date.now() + 10_000; ;) {
+    const line = lines.find((l) => pattern.test(l));
+    if (line !== undefined) return line;
+    if (Date.now() > deadline)
+      throw new Error(`no log line matched ${String(pattern)}:\n${lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('a pause set by another worker of the deployment', () => {
+  it('is logged by the worker that obeys it, once, with its length', async () => {
+    h = await createHarness();
+    const { logger, lines } = capturedLogger(h.config);
+    await h.worker({ logger });
+    const key = limiterKey(h.config.queue.prefix);
+    // Another worker's limiter on the queue's store, as its runtime opens it, meeting a 429.
+    const redis = TEST_QUEUE === 'redis' ? new Redis(REDIS_URL) : undefined;
+    const other: RequestLimiter =
+      redis === undefined
+        ? createPgRequestLimiter({ pool: h.db.pool, schema: TEST_SCHEMA }, key, 100)
+        : createRequestLimiter(redis, key, 100);
+    try {
+      await other.pause(3_000);
+      const line = JSON.parse(await logged(lines, /API requests paused/)) as {
+        pauseMs: number;
+        level: number;
+      };
+      expect(line.pauseMs).toBeGreaterThan(2_000);
+      expect(line.pauseMs).toBeLessThanOrEqual(3_000);
+      // pino's warn.
+      expect(line.level).toBe(40);
+      expect(lines.filter((l) => l.includes('API requests paused'))).toHaveLength(1);
+    } finally {
+      await other.close();
+      redis?.disconnect();
+    }
   });
 });
 
