@@ -189,8 +189,12 @@ export interface AccountGuard {
   leave(account: string): void;
   /** The account answered: its failure streak ends. */
   succeeded(account: string): void;
-  /** The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403). */
-  failed(account: string): void;
+  /**
+   * The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403): holds
+   * its pulls, 1 s doubling to 60 s while the failures go on. Returns the new hold's ms, or 0 when
+   * it ends no later than the one in force (nothing new to tell).
+   */
+  failed(account: string): number;
   /** The account answered 429: hold its pulls for `ms`. */
   paused(account: string, ms: number): void;
 }
@@ -238,7 +242,9 @@ export function createAccountGuard(
       const s = state(account);
       s.failures++;
       const ms = Math.min(MAX_DOWN_MS, FIRST_DOWN_MS * 2 ** (s.failures - 1));
-      s.heldUntil = Math.max(s.heldUntil, now() + ms);
+      if (now() + ms <= s.heldUntil) return 0;
+      s.heldUntil = now() + ms;
+      return ms;
     },
     paused(account, ms) {
       const s = state(account);

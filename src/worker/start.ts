@@ -114,7 +114,7 @@ async function startOn(
     accounts === undefined ? (deps.fetcher as ReportFetcher) : accounts.fetcherFor;
   const isolation =
     accounts !== undefined && config.accounts.length > 1
-      ? { guard: accounts.guard, accounts: accounts.accounts }
+      ? { guard: accounts.guard, accounts: accounts.accounts, accountsFile: config.accountsFile }
       : undefined;
   const catalogue =
     deps.entitySync !== undefined
