@@ -60,21 +60,32 @@ export interface QueueStoreConfig {
   readonly queue: Pick<Config['queue'], 'backend' | 'schema' | 'prefix'>;
 }
 
+/** How long a worker waits for its Redis to come up before it gives up (RedisUnavailableError). */
+export const WORKER_REDIS_WAIT_MS = 30_000;
+
 /**
  * Opens the queue store: `worker` rides out outages, `producer` fails fast (RedisUnavailableError);
  * on Postgres it migrates the queue schema first. A given `redis` stays the caller's to close.
+ * `onAttempt` is told each failed connection attempt to Redis while a worker waits.
  */
 export async function openQueueBackend(
   config: QueueStoreConfig,
   role: 'worker' | 'producer',
   redis?: RedisClient,
+  onAttempt?: (error: Error) => void,
 ): Promise<QueueBackend> {
   if (config.queue.backend === 'postgres') return openPostgres(config, role);
   const client = redis ?? (role === 'worker' ? workerConnection(config) : producerConnection(config));
   try {
     // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
     if (role === 'producer') await ensureReady(client, config.redis, 5_000, { failFast: true });
-    else await ensureReady(client, config.redis, 30_000);
+    else
+      await ensureReady(
+        client,
+        config.redis,
+        WORKER_REDIS_WAIT_MS,
+        onAttempt === undefined ? {} : { onAttempt },
+      );
   } catch (error) {
     // A connection left open would keep reconnecting, and the process alive, after the failure.
     if (redis === undefined) client.disconnect();

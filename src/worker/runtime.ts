@@ -13,7 +13,13 @@ import type { Logger } from '../log/logger.js';
 import { warehouseOf, type Warehouse } from '../warehouse/pg.js';
 import type { RedisClient } from '../queue/connection.js';
 import { createPgRequestLimiter } from '../warehouse/request-limit.js';
-import { openQueueBackend, type AnyWorker, type QueueBackend } from '../queue/backend.js';
+import {
+  openQueueBackend,
+  WORKER_REDIS_WAIT_MS,
+  type AnyWorker,
+  type QueueBackend,
+} from '../queue/backend.js';
+import { describeRedisTarget, redisVariablesOf } from '../config/connections.js';
 import { openQueues, type Queues } from '../queue/queues.js';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */
@@ -54,9 +60,15 @@ export async function openRuntime(o: {
   pool: Pool;
   connection?: RedisClient | undefined;
   stall?: StallOptions | undefined;
+  /** Told each failed attempt to connect to Redis while the runtime waits for it (it is logged too). */
+  onConnectError?: ((error: Error) => void) | undefined;
 }): Promise<WorkerRuntime> {
   const { config, logger } = o;
-  const backend = await openQueueBackend(config, 'worker', o.connection);
+  const logAttempt = connectionLogger(logger, config.redis);
+  const backend = await openQueueBackend(config, 'worker', o.connection, (error) => {
+    logAttempt(error);
+    o.onConnectError?.(error);
+  });
   let queues: Queues;
   try {
     queues = await openQueues(config, backend);
@@ -105,6 +117,29 @@ export async function openRuntime(o: {
       await limiter.close();
       await backend.close();
     },
+  };
+}
+
+/** Connection attempts to Redis logged while a worker waits: the first at once, then one line per 5 s. */
+const CONNECT_LOG_EVERY_MS = 5_000;
+
+/** Logs the failed connection attempts to the queue's Redis at `where` while a worker waits for it. */
+function connectionLogger(logger: Logger, target: Config['redis']): (error: Error) => void {
+  const where = describeRedisTarget(target);
+  const started = Date.now();
+  let attempts = 0;
+  let logged = -Infinity;
+  return (error) => {
+    attempts++;
+    if (Date.now() - logged < CONNECT_LOG_EVERY_MS) return;
+    logged = Date.now();
+    const waited = Math.round((logged - started) / 1000);
+    logger.warn(
+      { attempts, waitedSeconds: waited },
+      `Redis at ${where} is not reachable (${error.message}): connecting again, for up to ` +
+        `${WORKER_REDIS_WAIT_MS / 1000} s in all before the worker gives up; check ` +
+        `${redisVariablesOf(target)} and that Redis is running`,
+    );
   };
 }
 

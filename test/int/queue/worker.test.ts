@@ -1,5 +1,6 @@
 // The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
 import { Redis } from 'ioredis';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
 import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
@@ -96,6 +97,65 @@ describe('a worker that cannot start', () => {
     ]);
     expect(code, proc.stderr()).toBe(2);
     expect(proc.stderr()).toBe('adops: ADOPS_BASE_URL is missing: expected the API base URL ending in /v2\n');
+  });
+});
+
+/** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a worker whose Redis is down', () => {
+  it('reports a missing setting at once, before any wait for Redis', async () => {
+    h = await createHarness();
+    const env: Record<string, string> = {
+      ...h.env,
+      ADOPS_QUEUE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+    };
+    delete env.ADOPS_BASE_URL;
+    proc = spawnCli(['worker'], env);
+    const code = await Promise.race([
+      proc.exited,
+      // Under the worker's 30 s wait for Redis (the message came only after it), with room for a slow start.
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 27_000)),
+    ]);
+    expect(code, proc.stderr()).toBe(2);
+    expect(proc.stderr()).toBe('adops: ADOPS_BASE_URL is missing: expected the API base URL ending in /v2\n');
+  });
+
+  it('logs its connection attempts and answers /health (503, starting) while it waits', async () => {
+    h = await createHarness();
+    const metricsPort = await closedPort();
+    const redisPort = await closedPort();
+    proc = spawnCli(['worker'], {
+      ...h.env,
+      ADOPS_QUEUE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ADOPS_METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+    });
+    const line = await proc.waitFor(/not reachable/, 15_000);
+    expect(JSON.parse(line)).toMatchObject({ level: 40, attempts: expect.any(Number) });
+    expect(line).toContain(`Redis at redis://127.0.0.1:${redisPort} is not reachable (connect ECONNREFUSED`);
+    const health = await fetch(`http://127.0.0.1:${metricsPort}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      ok: false,
+      starting: true,
+      queue: { backend: 'redis', ok: false },
+    });
+    // Only JSON lines on stderr, and nothing on stdout.
+    for (const l of proc
+      .stderr()
+      .split('\n')
+      .filter((x) => x !== ''))
+      expect(() => JSON.parse(l), l).not.toThrow();
+    expect(proc.stdout()).toBe('');
   });
 });
 
