@@ -1,6 +1,6 @@
 // The management API's client: GET /reports (its body handed on as it arrives, secrets redacted)
 // and the catalogue listings, over the transport of http.ts; and how /reports sends its parameters.
-import { type Config, requireApiKey, requireBaseUrl } from '../config/env.js';
+import { type AccountConfig, requireApiKey, requireBaseUrl } from '../config/env.js';
 import type { Logger } from '../log/logger.js';
 import { redactBuffer } from '../log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
@@ -77,6 +77,7 @@ export function transportOptions(o: ApiClientOptions): TransportOptions {
     sleep: o.sleep ?? realSleep,
     random: o.random ?? Math.random,
     signal: o.signal,
+    settings: o.settings,
   };
 }
 
@@ -166,12 +167,17 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
 
 /** A client configured from the validated environment (ADOPS_BASE_URL, ADOPS_API_KEY, ADOPS_HTTP_*, ...). */
 export function createApiClientFromConfig(
-  config: Config,
+  config: AccountConfig,
   logger?: Logger,
   extra: Partial<ApiClientOptions> = {},
 ): ApiClient {
   return createApiClient({
     ...config.http,
+    // One account's of the accounts file: its hints name its own entry, not the environment's variables.
+    settings:
+      config.account === undefined || config.accountsFile === undefined
+        ? undefined
+        : { account: config.account, file: config.accountsFile },
     baseUrl: requireBaseUrl(config),
     apiKey: requireApiKey(config),
     auth: config.auth,

@@ -97,22 +97,38 @@ export class RateLimitedError extends ApiError {
   }
 }
 
-/** The action a user can take for a status, naming the setting involved. */
-export function hintFor(status: number, method: string, path: string): string {
+/**
+ * Where a client's server settings are written: one account's entry of the accounts file
+ * (ADOPS_ACCOUNTS_FILE). Without one, the environment's variables (ADOPS_API_KEY, ...).
+ */
+export interface AccountSettings {
+  readonly account: string;
+  readonly file: string;
+}
+
+/** How a hint names setting `key` (an accounts-file field) or, without an account, `variable`. */
+function setting(where: AccountSettings | undefined, key: string, variable: string): string {
+  return where === undefined ? variable : `${key} of account ${where.account} in ${where.file}`;
+}
+
+/** The action a user can take for a status, naming the setting involved (the account's own, with one). */
+export function hintFor(status: number, method: string, path: string, where?: AccountSettings): string {
   switch (status) {
     case 400:
       return 'the API rejected the request: check its parameters (dates as YYYY-MM-DD, dimension names, required body fields) against the spec';
     case 401:
+      if (where !== undefined)
+        return `check api_key_file (or api_key_env) and auth (bearer or x-api-key) of account ${where.account} in ${where.file}; \`adops doctor --account ${where.account}\` shows the header form the API expects`;
       return 'check ADOPS_API_KEY (or ADOPS_API_KEY_FILE) and that ADOPS_AUTH (bearer or x-api-key) is the header form the API expects';
     case 403:
       return `the key lacks the scope, method or IP for this endpoint: use a key allowed ${method} on ${path.split('?')[0]} from this machine's IP address`;
     case 404:
-      return 'the resource does not exist: check the id, and that ADOPS_BASE_URL is the account URL ending in /v2';
+      return `the resource does not exist: check the id, and that ${setting(where, 'base_url', 'ADOPS_BASE_URL')} is the account URL ending in /v2`;
     case 429:
-      return 'the API is rate limiting: lower ADOPS_RATE_LIMIT or run fewer workers';
+      return `the API is rate limiting: lower ${setting(where, 'rate_limit', 'ADOPS_RATE_LIMIT')} or run fewer workers`;
     default:
       if (status >= 300 && status < 400)
-        return 'the API redirected the request: set ADOPS_BASE_URL to the final address (https, ending in /v2)';
+        return `the API redirected the request: set ${setting(where, 'base_url', 'ADOPS_BASE_URL')} to the final address (https, ending in /v2)`;
       return status >= 500
         ? 'the API is failing: retry later; ADOPS_HTTP_ATTEMPTS sets how many tries a request gets'
         : 'the API refused the request: check it against the spec';
@@ -120,8 +136,12 @@ export function hintFor(status: number, method: string, path: string): string {
 }
 
 /** The hint for a request that got no response. */
-export const TRANSPORT_HINT =
-  'check ADOPS_BASE_URL and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS, ADOPS_HTTP_BODY_TIMEOUT_MS and ADOPS_HTTP_REQUEST_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries';
+export const TRANSPORT_HINT = transportHint(undefined);
+
+/** The hint for a request that got no response, naming the account's base_url when it has one. */
+export function transportHint(where: AccountSettings | undefined): string {
+  return `check ${setting(where, 'base_url', 'ADOPS_BASE_URL')} and the network; ADOPS_HTTP_CONNECT_TIMEOUT_MS, ADOPS_HTTP_HEADERS_TIMEOUT_MS, ADOPS_HTTP_BODY_TIMEOUT_MS and ADOPS_HTTP_REQUEST_TIMEOUT_MS set the timeouts, ADOPS_HTTP_ATTEMPTS the tries`;
+}
 
 /** The hint for a malformed success body that may come right next time. */
 export const MALFORMED_HINT =

@@ -11,7 +11,8 @@ import {
   ApiTransportError,
   hintFor,
   RateLimitedError,
-  TRANSPORT_HINT,
+  transportHint,
+  type AccountSettings,
   type ApiError,
 } from './errors.js';
 import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
@@ -100,6 +101,8 @@ export interface TransportOptions {
   random: () => number;
   /** Ends every request when it aborts, as a call's own signal does (a sync's shutdown deadline). */
   signal: AbortSignal | undefined;
+  /** The accounts-file entry these settings come from, named by hints; undefined: the environment's. */
+  settings: AccountSettings | undefined;
 }
 
 /** A successful (2xx) response, body read in full, or (past streamFromBytes) streaming in. */
@@ -173,7 +176,9 @@ export class Transport {
         method,
         path: fullPath,
         attempts,
-        hint: aborted ? 'the caller stopped the request (shutdown); it can run again later' : TRANSPORT_HINT,
+        hint: aborted
+          ? 'the caller stopped the request (shutdown); it can run again later'
+          : transportHint(o.settings),
         // An abort is not the API's fault: a later run may succeed.
         retryable: aborted || isTransientNetwork(code, method),
         code,
@@ -267,7 +272,7 @@ export class Transport {
         method,
         path: fullPath,
         attempts: attempt,
-        hint: hintFor(status, method, fullPath),
+        hint: hintFor(status, method, fullPath, o.settings),
         // POST is not idempotent: a 5xx may have come after the campaign was created.
         retryable: status === 429 || (isTransientStatus(status) && method !== 'POST'),
       };

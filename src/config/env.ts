@@ -274,8 +274,9 @@ export function loadConfig(env: Env) {
 }
 
 /** The configuration as one account's API client and limiter see it: its base URL, key and server settings in
- * place of the env settings. Everything else (attempts, body sizes, queue, warehouse) is shared. */
-export function accountConfig(config: Config, account: Account): Config {
+ * place of the env settings, and its name (hints then name its entry of the accounts file). Everything
+ * else (attempts, body sizes, queue, warehouse) is shared. */
+export function accountConfig(config: Config, account: Account): AccountConfig {
   const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({
     ...config,
@@ -285,8 +286,12 @@ export function accountConfig(config: Config, account: Account): Config {
     reportParams,
     http: Object.freeze({ ...config.http, compression, connections, headersTimeoutMs, bodyTimeoutMs }),
     queue: Object.freeze({ ...config.queue, rateLimitPerSecond: account.rateLimitPerSecond }),
+    account: account.name,
   });
 }
+
+/** A configuration, perhaps one account's (accountConfig): `account` names it then. */
+export type AccountConfig = Config & { readonly account?: string };
 
 /** The environment's server settings: what an account of the accounts file defaults to. */
 export function serverDefaults(

@@ -48,6 +48,19 @@ export function assessHealth(f: HealthFacts): Health {
   };
 }
 
+/**
+ * Health while the worker starts, before its queue's store answered: 503, saying so, with the last
+ * connection error when there was one (an orchestrator's probe gets an answer, not a refusal).
+ */
+export function startingHealth(backend: 'redis' | 'postgres', lastError: string | undefined): Health {
+  return {
+    ok: false,
+    starting: true,
+    queue: { backend, ok: false },
+    ...(lastError === undefined ? {} : { error: lastError }),
+  };
+}
+
 export interface MetricsServer {
   readonly port: number;
   close(): Promise<void>;

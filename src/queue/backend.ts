@@ -63,21 +63,32 @@ export interface QueueStoreConfig {
   readonly queue: Pick<Config['queue'], 'backend' | 'schema' | 'prefix'>;
 }
 
+/** How long a worker waits for its Redis to come up before it gives up (RedisUnavailableError). */
+export const WORKER_REDIS_WAIT_MS = 30_000;
+
 /**
  * Opens the queue store: `worker` rides out outages, `producer` fails fast (RedisUnavailableError);
  * on Postgres it migrates the queue schema first. A given `redis` stays the caller's to close.
+ * `onAttempt` is told each failed connection attempt to Redis while a worker waits.
  */
 export async function openQueueBackend(
   config: QueueStoreConfig,
   role: 'worker' | 'producer',
   redis?: RedisClient,
+  onAttempt?: (error: Error) => void,
 ): Promise<QueueBackend> {
   if (config.queue.backend === 'postgres') return openPostgres(config, role);
   const client = redis ?? (role === 'worker' ? workerConnection(config) : producerConnection(config));
   try {
     // A CLI command fails at the first refusal; a worker gives Redis half a minute to come up.
     if (role === 'producer') await ensureReady(client, config.redis, 5_000, { failFast: true });
-    else await ensureReady(client, config.redis, 30_000);
+    else
+      await ensureReady(
+        client,
+        config.redis,
+        WORKER_REDIS_WAIT_MS,
+        onAttempt === undefined ? {} : { onAttempt },
+      );
   } catch (error) {
     // A connection left open would keep reconnecting, and the process alive, after the failure.
     if (redis === undefined) client.disconnect();
@@ -121,7 +132,7 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     max: role === 'worker' ? 4 : 2,
     application_name: 'adops-queue',
   };
-  const connection = new PostgresConnection(options);
+  const connection = new SerialListenConnection(options);
   connection.on('error', () => undefined);
   try {
     await connection.waitUntilReady();
@@ -163,6 +174,43 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
  */
 function workerListenName(schema: string): string {
   return `${REPORT_QUEUE}:w:${schema}`.slice(0, PG_NAME_BYTES);
+}
+
+/** The client BullMQ LISTENs on. */
+type ListenClient = Awaited<ReturnType<PostgresConnection['getListenClient']>>;
+
+/**
+ * BullMQ's PostgresConnection with its one LISTEN client running its queries one after another.
+ * Each queue's backend (a pull, tick, sync and webhook worker, a QueueEvents) sends its own LISTEN
+ * on that shared client the first time it waits (bullmq 6.7, dist/cjs/postgres/
+ * postgres-queue-backend.js ensureListening and ensureListeningEvents), so workers starting together
+ * send several at once; pg queues them but prints "DeprecationWarning: Calling client.query() when
+ * the client is already executing a query" on stderr, outside the JSON log (and pg 9 will refuse it).
+ * Serialised here, a LISTEN is sent only after the one before it was answered.
+ */
+class SerialListenConnection extends PostgresConnection {
+  private readonly serialised = new WeakSet<ListenClient>();
+
+  override async getListenClient(): Promise<ListenClient> {
+    const client = await super.getListenClient();
+    // A lost LISTEN connection is replaced by a new client: each one is wrapped once.
+    if (!this.serialised.has(client)) {
+      this.serialised.add(client);
+      serialiseQueries(client);
+    }
+    return client;
+  }
+}
+
+/** Makes `client.query` wait for the query before it to settle before sending its own. */
+function serialiseQueries(client: ListenClient): void {
+  const send = client.query.bind(client);
+  let last: Promise<unknown> = Promise.resolve();
+  client.query = (text, params) => {
+    const next = last.then(() => send(text, params));
+    last = next.catch(() => undefined);
+    return next;
+  };
 }
 
 function build(

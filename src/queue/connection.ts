@@ -120,7 +120,7 @@ export async function ensureReady(
   redis: RedisClient,
   target: RedisTarget,
   timeoutMs = 5_000,
-  options: { failFast?: boolean } = {},
+  options: { failFast?: boolean; onAttempt?: (error: Error) => void } = {},
 ): Promise<void> {
   if (redis.status === 'ready') return;
   const where = describeRedisTarget(target);
@@ -146,6 +146,7 @@ export async function ensureReady(
     };
     const onError = (error: Error) => {
       lastError = error;
+      options.onAttempt?.(error);
       // A refused database or password cannot pass with time (ioredis would go on without them);
       // LOADING or MASTERDOWN can.
       if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) {

@@ -1,6 +1,6 @@
 // The shared API request limit and its 429 pause on Postgres, for a deployment without Redis: the
 // same limiter as api/shared-limit.ts over the functions of sql/002_shared_state.sql (the
-// database's clock decides), the pause told to every process at once by NOTIFY.
+// database's clock decides), every process woken at once by NOTIFY to read the pause from the table.
 import pg from 'pg';
 import {
   limiterOver,
@@ -50,6 +50,7 @@ function listenForPauses(
 ): ReturnType<LimitStore['listen']> {
   let closed = false;
   let client: pg.Client | undefined;
+  const readPause = pauseReader(wh, key, onPause, onError);
   const again = () => {
     if (!closed) setTimeout(() => void open().catch(() => undefined), RELISTEN_MS).unref();
   };
@@ -58,13 +59,11 @@ function listenForPauses(
     const c = (client = new pg.Client(wh.pool.options));
     c.on('error', () => undefined);
     c.on('notification', ({ payload }) => {
-      let told: { schema?: string; key?: string; ms?: number } = {};
-      try {
-        told = JSON.parse(payload ?? '{}') as typeof told;
-      } catch {
-        // Not ours (anyone may NOTIFY on the channel): ignored.
-      }
-      if (told.schema === wh.schema && told.key === key) onPause(Number(told.ms));
+      // Only a wake-up: any role that can connect may NOTIFY on the channel (a BI role too), so
+      // its payload's ms is never obeyed. The pause is read from api_limits, which only the
+      // warehouse's owner (a worker of this deployment) can write; one naming another schema or
+      // key (another deployment's) is not even read.
+      if (names(payload, wh.schema, key)) readPause();
     });
     try {
       await c.connect();
@@ -84,5 +83,57 @@ function listenForPauses(
       closed = true;
       await client?.end().catch(() => undefined);
     },
+  };
+}
+
+/** Whether a NOTIFY payload of api_limit_pause() names `schema` and `key` (anything else: false). */
+function names(payload: string | undefined, schema: string, key: string): boolean {
+  try {
+    const told: unknown = JSON.parse(payload ?? '');
+    return (
+      typeof told === 'object' &&
+      told !== null &&
+      'schema' in told &&
+      told.schema === schema &&
+      'key' in told &&
+      told.key === key
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads the pause of `key` from api_limits (ms left by the database's clock) and tells `onPause`
+ * when one runs; the limiter cuts it to its cap. One read at a time: wake-ups arriving during a
+ * read (a flood of NOTIFYs) cost one more read, not one each.
+ */
+function pauseReader(
+  wh: Pick<Warehouse, 'pool' | 'schema'>,
+  key: string,
+  onPause: (ms: number) => void,
+  onError: (error: unknown) => void,
+): () => void {
+  const sql = `SELECT ceil(extract(epoch FROM paused_until - clock_timestamp()) * 1000)::float8 AS ms
+                 FROM ${ident(wh.schema)}.api_limits WHERE key = $1 AND paused_until > clock_timestamp()`;
+  let reading = false;
+  let pending = false;
+  const read = async (): Promise<void> => {
+    reading = true;
+    try {
+      do {
+        pending = false;
+        const ms = (await wh.pool.query<{ ms: number }>(sql, [key])).rows[0]?.ms;
+        if (ms !== undefined && ms > 0) onPause(ms);
+      } while (pending);
+    } catch (error) {
+      onError(error);
+    } finally {
+      reading = false;
+    }
+  };
+  return () => {
+    if (reading) pending = true;
+    else void read();
   };
 }

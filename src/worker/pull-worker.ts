@@ -56,6 +56,8 @@ export interface PullAccount {
 export interface PullIsolation {
   readonly guard: AccountGuard;
   readonly accounts: ReadonlyMap<string, PullAccount>;
+  /** ADOPS_ACCOUNTS_FILE, where a held account's settings are, for its log line. */
+  readonly accountsFile?: string | undefined;
 }
 
 /** Starts the BullMQ worker of REPORT_QUEUE. */
@@ -129,7 +131,10 @@ export function pullProcessor(
       guard?.leave(account);
     }
     const report = data.report;
-    if (!outcome.ok && isAccountTrouble(outcome.error)) guard?.failed(account);
+    if (!outcome.ok && isAccountTrouble(outcome.error)) {
+      const heldMs = guard?.failed(account) ?? 0;
+      if (heldMs > 0) log.warn({ heldMs }, heldMessage(account, heldMs, isolation?.accountsFile));
+    }
     if (outcome.ok) {
       guard?.succeeded(account);
       const { loaded } = outcome;
@@ -236,4 +241,15 @@ export type PullEvent =
 export interface WorkerObserver {
   pull(report: string, event: PullEvent): void;
   attempt(event: AttemptEvent): void;
+}
+
+/** What a hold of `account` after a failure says: how long, why, and which of its own settings to check. */
+export function heldMessage(account: string, heldMs: number, accountsFile: string | undefined): string {
+  const where = accountsFile === undefined ? 'ADOPS_ACCOUNTS_FILE' : accountsFile;
+  return (
+    `account ${account} held back ${heldMs / 1000} s: its server did not answer, failed (5xx) or refused ` +
+    `its key (401/403); its pulls wait (the hold doubles to 60 s while this goes on) and the other ` +
+    `accounts' go on. Check base_url, api_key_file (or api_key_env) and auth of account ${account} in ` +
+    `${where}; \`adops doctor --account ${account}\` probes that server with them`
+  );
 }

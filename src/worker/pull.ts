@@ -10,7 +10,7 @@ import type { RequestGate } from '../api/shared-limit.js';
 import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
 import { syncClientOptions } from '../catalogue/read.js';
-import type { Config } from '../config/env.js';
+import type { AccountConfig } from '../config/env.js';
 import type { ReportJob, ReportLookup } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
 import type { Period } from '../flatten/types.js';
@@ -406,7 +406,7 @@ export interface FetcherHooks {
  * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
  */
 export function createWorkerApi(
-  config: Config,
+  config: AccountConfig,
   logger: Logger,
   hooks: FetcherHooks,
   secrets?: readonly string[],
@@ -439,7 +439,7 @@ export function createWorkerApi(
  * faults with backoff), and every attempt takes a slot of the shared rate limit.
  */
 export function createSyncApi(
-  config: Config,
+  config: AccountConfig,
   logger: Logger,
   gate: RequestGate,
   onAttempt: FetcherHooks['onAttempt'],

@@ -13,7 +13,13 @@ import type { Logger } from '../log/logger.js';
 import { warehouseOf, type Warehouse } from '../warehouse/pg.js';
 import type { RedisClient } from '../queue/connection.js';
 import { createPgRequestLimiter } from '../warehouse/request-limit.js';
-import { openQueueBackend, type AnyWorker, type QueueBackend } from '../queue/backend.js';
+import {
+  openQueueBackend,
+  WORKER_REDIS_WAIT_MS,
+  type AnyWorker,
+  type QueueBackend,
+} from '../queue/backend.js';
+import { describeRedisTarget, redisVariablesOf } from '../config/connections.js';
 import { openQueues, type Queues } from '../queue/queues.js';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */
@@ -54,9 +60,15 @@ export async function openRuntime(o: {
   pool: Pool;
   connection?: RedisClient | undefined;
   stall?: StallOptions | undefined;
+  /** Told each failed attempt to connect to Redis while the runtime waits for it (it is logged too). */
+  onConnectError?: ((error: Error) => void) | undefined;
 }): Promise<WorkerRuntime> {
   const { config, logger } = o;
-  const backend = await openQueueBackend(config, 'worker', o.connection);
+  const logAttempt = connectionLogger(logger, config.redis);
+  const backend = await openQueueBackend(config, 'worker', o.connection, (error) => {
+    logAttempt(error);
+    o.onConnectError?.(error);
+  });
   let queues: Queues;
   try {
     queues = await openQueues(config, backend);
@@ -75,7 +87,7 @@ export async function openRuntime(o: {
     onError: (error) => logger.warn({ err: error }, 'shared rate limit unavailable; request sent anyway'),
     // A 429 met by any process pauses this one at once, not at its next refill.
     subscribe: true,
-    onPause: (ms) => logger.debug({ ms }, 'API requests paused after a 429'),
+    onPause: pauseLogger(logger),
     maxPauseMs: config.http.retryAfterCapMs,
     stop: shutdown.signal,
   });
@@ -105,6 +117,48 @@ export async function openRuntime(o: {
       await limiter.close();
       await backend.close();
     },
+  };
+}
+
+/** Connection attempts to Redis logged while a worker waits: the first at once, then one line per 5 s. */
+const CONNECT_LOG_EVERY_MS = 5_000;
+
+/** Logs the failed connection attempts to the queue's Redis at `where` while a worker waits for it. */
+function connectionLogger(logger: Logger, target: Config['redis']): (error: Error) => void {
+  const where = describeRedisTarget(target);
+  const started = Date.now();
+  let attempts = 0;
+  let logged = -Infinity;
+  return (error) => {
+    attempts++;
+    if (Date.now() - logged < CONNECT_LOG_EVERY_MS) return;
+    logged = Date.now();
+    const waited = Math.round((logged - started) / 1000);
+    logger.warn(
+      { attempts, waitedSeconds: waited },
+      `Redis at ${where} is not reachable (${error.message}): connecting again, for up to ` +
+        `${WORKER_REDIS_WAIT_MS / 1000} s in all before the worker gives up; check ` +
+        `${redisVariablesOf(target)} and that Redis is running`,
+    );
+  };
+}
+
+/**
+ * Logs each pause of API requests this process obeys, once: its own 429 or spent budget, or one
+ * another worker of this deployment set (told through the queue's store, never taken from a
+ * message). The same pause heard again (its own notice coming back, the table read a moment later)
+ * ends within a second of the one logged and is not news.
+ */
+export function pauseLogger(logger: Logger, account?: string): (ms: number) => void {
+  let loggedUntil = 0;
+  return (ms) => {
+    const until = Date.now() + ms;
+    if (until <= loggedUntil + 1_000) return;
+    loggedUntil = until;
+    logger.warn(
+      { ...(account === undefined ? {} : { account }), pauseMs: Math.round(ms), until: new Date(until) },
+      'API requests paused after a 429 (Retry-After) or a spent rate-limit budget, shared by every worker of this deployment: holding them until it ends',
+    );
   };
 }
 
@@ -170,8 +224,12 @@ export interface AccountGuard {
   leave(account: string): void;
   /** The account answered: its failure streak ends. */
   succeeded(account: string): void;
-  /** The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403). */
-  failed(account: string): void;
+  /**
+   * The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403): holds
+   * its pulls, 1 s doubling to 60 s while the failures go on. Returns the new hold's ms, or 0 when
+   * it ends no later than the one in force (nothing new to tell).
+   */
+  failed(account: string): number;
   /** The account answered 429: hold its pulls for `ms`. */
   paused(account: string, ms: number): void;
 }
@@ -219,7 +277,9 @@ export function createAccountGuard(
       const s = state(account);
       s.failures++;
       const ms = Math.min(MAX_DOWN_MS, FIRST_DOWN_MS * 2 ** (s.failures - 1));
-      s.heldUntil = Math.max(s.heldUntil, now() + ms);
+      if (now() + ms <= s.heldUntil) return 0;
+      s.heldUntil = now() + ms;
+      return ms;
     },
     paused(account, ms) {
       const s = state(account);

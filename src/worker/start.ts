@@ -2,10 +2,16 @@
 // client and request limiter, then one BullMQ worker per job kind (pulls, scheduler ticks,
 // catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
 import type { Pool } from 'pg';
-import { type Config, accountConfig, secretsOf } from '../config/env.js';
+import { type Config, accountConfig, requireApiKey, requireBaseUrl, secretsOf } from '../config/env.js';
 import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
 import type { Logger } from '../log/logger.js';
-import { assessHealth, tryStartMetricsServer, type MetricsServer } from '../observe/health-server.js';
+import {
+  assessHealth,
+  startingHealth,
+  tryStartMetricsServer,
+  type Health,
+  type MetricsServer,
+} from '../observe/health-server.js';
 import {
   createWorkerMetrics,
   metricsObserver,
@@ -17,6 +23,7 @@ import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/class
 import type { RedisClient } from '../queue/connection.js';
 import type { AnyWorker } from '../queue/backend.js';
 import { jobCounts } from '../queue/jobs.js';
+import type { Queues } from '../queue/queues.js';
 import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import { type FetcherFor, type ReportFetcher, createWorkerApi } from './pull.js';
@@ -29,6 +36,7 @@ import {
   within,
   createAccountGuard,
   type AccountGuard,
+  pauseLogger,
 } from './runtime.js';
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
@@ -78,10 +86,24 @@ export interface RunningWorker {
 
 /** Starts the workers of one process. Resolves once they are connected and consuming. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
-  const rt = await openRuntime(deps);
-  const opened: Array<() => Promise<unknown>> = [];
+  // The settings first: a missing one is told at once, not after a wait for the queue's store.
+  if (deps.fetcher === undefined)
+    for (const account of deps.config.accounts) {
+      requireBaseUrl(accountConfig(deps.config, account));
+      requireApiKey(accountConfig(deps.config, account));
+    }
+  // /metrics and /health answer from the start: 503 "starting" while the queue's store is awaited.
+  const early = await serveEarly(deps);
+  let rt: WorkerRuntime;
   try {
-    return await startOn(rt, deps, opened);
+    rt = await openRuntime({ ...deps, onConnectError: (error) => early.connecting(error) });
+  } catch (error) {
+    await within(early.server?.close() ?? Promise.resolve(), 5_000);
+    throw error;
+  }
+  const opened: Array<() => Promise<unknown>> = [() => early.server?.close() ?? Promise.resolve()];
+  try {
+    return await startOn(rt, deps, opened, early);
   } catch (error) {
     // A setting found missing, or a part that failed, after the connections opened: close them, or
     // they would keep reconnecting, and the process alive, after the error is printed.
@@ -96,9 +118,11 @@ async function startOn(
   rt: WorkerRuntime,
   deps: WorkerDeps,
   opened: Array<() => Promise<unknown>>,
+  early: EarlyServer,
 ): Promise<RunningWorker> {
   const { config, logger } = deps;
-  const metrics = createWorkerMetrics(() => jobCounts(rt.queues));
+  const { metrics, server } = early;
+  early.queues = rt.queues;
   const definitions = deps.liveJobs ?? fixedJobs(deps.jobs);
   const reports = reportLookup(definitions);
   registerReportGauges(metrics.registry, () =>
@@ -113,7 +137,7 @@ async function startOn(
     accounts === undefined ? (deps.fetcher as ReportFetcher) : accounts.fetcherFor;
   const isolation =
     accounts !== undefined && config.accounts.length > 1
-      ? { guard: accounts.guard, accounts: accounts.accounts }
+      ? { guard: accounts.guard, accounts: accounts.accounts, accountsFile: config.accountsFile }
       : undefined;
   const catalogue =
     deps.entitySync !== undefined
@@ -155,7 +179,7 @@ async function startOn(
   ];
   opened.push(() => Promise.all(workers.map((w) => w.close(true))));
   await watch(rt, workers);
-  const server = await serveHealth(rt, workers, metrics, deps);
+  early.health = workerHealth(rt, workers, deps);
   logger.info({ concurrency, prefix: config.queue.prefix, metricsPort: server?.port }, 'worker started');
   const closeAll = closer(rt, workers, [
     () => server?.close() ?? Promise.resolve(),
@@ -179,18 +203,52 @@ async function watch(rt: WorkerRuntime, workers: readonly AnyWorker[]): Promise<
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 }
 
-/** Serves /metrics and /health unless turned off; a busy port never stops the worker (workers share one). */
-async function serveHealth(
+/** The metrics of a starting worker and its server, whose health and queue counts are set once they exist. */
+interface EarlyServer {
+  readonly metrics: WorkerMetrics;
+  server: MetricsServer | undefined;
+  /** The queues counted by /metrics, once open. */
+  queues: Queues | undefined;
+  /** What /health answers: "starting" until the workers consume. */
+  health: () => Promise<Health>;
+  /** A failed connection attempt to the queue's store while starting (/health shows it). */
+  connecting(error: Error): void;
+}
+
+/** Serves /metrics and /health unless turned off, before anything connects; a busy port never stops
+ * the worker (workers share one). Until the workers consume, /health answers 503 "starting". */
+async function serveEarly(deps: WorkerDeps): Promise<EarlyServer> {
+  const { config } = deps;
+  let lastError: string | undefined;
+  const early: EarlyServer = {
+    metrics: createWorkerMetrics(async () => (early.queues === undefined ? {} : jobCounts(early.queues))),
+    server: undefined,
+    queues: undefined,
+    health: async () => startingHealth(config.queue.backend, lastError),
+    connecting: (error) => {
+      lastError = error.message;
+    },
+  };
+  const where = deps.metrics ?? (config.metricsPort > 0 ? { port: config.metricsPort } : false);
+  if (where === false) return early;
+  early.server = await tryStartMetricsServer(
+    early.metrics.registry,
+    () => early.health(),
+    where.port,
+    where.host ?? config.metricsHost,
+    deps.logger,
+  );
+  return early;
+}
+
+/** /health of a running worker: the queue's store, the workers, and whether jobs wait while none run. */
+function workerHealth(
   rt: WorkerRuntime,
   workers: readonly AnyWorker[],
-  metrics: WorkerMetrics,
   deps: WorkerDeps,
-): Promise<MetricsServer | undefined> {
-  const { config } = rt;
-  const where = deps.metrics ?? (config.metricsPort > 0 ? { port: config.metricsPort } : false);
-  if (where === false) return undefined;
+): () => Promise<Health> {
   const stuckAfterMs = deps.stuckAfterMs ?? 5 * 60_000;
-  const health = async () => {
+  return async () => {
     const store = rt.backend.status();
     const counts =
       store === 'ready'
@@ -206,13 +264,6 @@ async function serveHealth(
       stuckAfterMs,
     });
   };
-  return tryStartMetricsServer(
-    metrics.registry,
-    health,
-    where.port,
-    where.host ?? config.metricsHost,
-    rt.logger,
-  );
 }
 
 /** The worker's close: a drain with a deadline, then every part closed, each step bounded. */
@@ -251,6 +302,7 @@ function closer(
 function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): RequestLimiter {
   if (account.name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond)
     return rt.limiter;
+  const logPause = pauseLogger(rt.logger, account.name);
   return rt.openLimiter(limiterKey(rt.config.queue.prefix, account.name), account.rateLimitPerSecond, {
     onError: (error) =>
       rt.logger.warn(
@@ -259,7 +311,10 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
       ),
     subscribe: true,
     // A 429 met by any process holds this account's pulls here too, outside the worker's slots.
-    onPause: (ms) => guard.paused(account.name, ms),
+    onPause: (ms) => {
+      logPause(ms);
+      guard.paused(account.name, ms);
+    },
     maxPauseMs: rt.config.http.retryAfterCapMs,
     stop: rt.shutdown.signal,
   });

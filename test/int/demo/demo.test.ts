@@ -5,6 +5,7 @@ import { runDemo } from '../../../src/demo/run.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { runCliProcess } from '../../helpers/run-cli.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -81,5 +82,22 @@ describe('adops demo', () => {
     const second = await demoOnce(prefix);
     expect(second.result.failed).toBe(0);
     expect(await rowCounts()).toEqual(counts);
+  });
+
+  it('prints no warning on stderr on a fresh database (the Postgres queue): no DeprecationWarning of pg', async () => {
+    // A database of its own, empty: the first run, as a newcomer's, migrates BullMQ's queue schema too.
+    const fresh = await createTestDatabase({ empty: true });
+    try {
+      const run = await runCliProcess(
+        ['demo', '--days', '2', '--cells-per-day', '50', '--queue-prefix', testPrefix()],
+        {
+          DATABASE_URL: fresh.url,
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/Warning|\(node:\d+\)/);
+    } finally {
+      await fresh.drop();
+    }
   });
 });

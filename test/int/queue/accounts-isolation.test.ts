@@ -16,6 +16,7 @@ import { openQueues, type Queues } from '../../../src/queue/queues.js';
 import { startWorker, type RunningWorker } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { capturedLogger } from '../../helpers/reliability/harness.js';
 import { lastDays, quietLogger } from './harness.js';
 
 let db: TestDatabase;
@@ -28,6 +29,8 @@ let queues: Queues;
 let worker: RunningWorker | undefined;
 let stormConfig: Config;
 let stormWorker: RunningWorker | undefined;
+let keyConfig: Config;
+let keyWorker: RunningWorker | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -61,6 +64,26 @@ beforeAll(async () => {
       `- { name: gone, base_url: "http://127.0.0.1:${port}/v2", api_key_env: DEMO_KEY }`,
     ].join('\n'),
   );
+  const keyFile = join(dir, 'keys.yaml');
+  writeFileSync(
+    keyFile,
+    [
+      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY }`,
+      `- { name: badkey, base_url: "${emulators[1]!.url}", api_key_env: BAD_KEY }`,
+    ].join('\n'),
+  );
+  keyConfig = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    ADOPS_QUEUE_PREFIX: testPrefix(),
+    ADOPS_ACCOUNTS_FILE: keyFile,
+    DEMO_KEY: 'demo-key',
+    BAD_KEY: 'a-key-the-server-refuses',
+    ADOPS_SCHEMA: TEST_SCHEMA,
+    ADOPS_METRICS_PORT: '0',
+    ADOPS_RATE_LIMIT: '200',
+    LOG_LEVEL: 'warn',
+  });
   const stormFile = join(dir, 'storm.yaml');
   writeFileSync(
     stormFile,
@@ -106,6 +129,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close(1_000);
   await stormWorker?.close(1_000);
+  await keyWorker?.close(1_000);
   await queues?.close();
   for (const s of sockets) s.destroy();
   await new Promise<void>((resolve) => dead?.close(() => resolve()));
@@ -195,5 +219,49 @@ it("finishes one account's backfill on time while another meets a 429 storm for 
     expect(await stormQueues.pulls.getDelayedCount()).toBeGreaterThan(0);
   } finally {
     await stormQueues.close();
+  }
+}, 60_000);
+
+it("logs each hold of an account whose key fails once, naming that account's own settings, as its 401 hint does", async () => {
+  const { logger, lines } = capturedLogger(keyConfig);
+  keyWorker = await startWorker({
+    config: keyConfig,
+    jobs,
+    pool: db.pool,
+    logger,
+    concurrency: 2,
+    metrics: false,
+    backoff: { baseMs: 50, maxMs: 400 },
+    stall: { lockDurationMs: 10_000, stalledIntervalMs: 5_000 },
+  });
+  const keyQueues = await openQueues(keyConfig);
+  try {
+    const { from, to } = lastDays(2);
+    const badkey = keyConfig.accounts.filter((a) => a.name === 'badkey');
+    const result = await enqueueBackfill(keyQueues.pulls, jobs.reports, from, to, 'newest-first', badkey);
+    expect(result.added).toBe(2);
+    // The second pull waits out the hold of the first one's 401 (1 s), then fails too (a hold of 2 s).
+    const outcome = await waitForPulls(keyQueues.pulls, result.pulls, { pollMs: 100 });
+    expect(outcome.failed).toHaveLength(2);
+    const held = lines.filter((l) => l.includes('held back'));
+    // One line per hold, none per pull put back while it lasts.
+    expect(held).toHaveLength(2);
+    for (const line of held) {
+      expect(JSON.parse(line)).toMatchObject({ account: 'badkey', level: 40 });
+      expect(line).toContain('api_key_file (or api_key_env)');
+      expect(line).toContain('adops doctor --account badkey');
+      expect(line).not.toContain('ADOPS_API_KEY');
+    }
+    expect(held.map((l) => (JSON.parse(l) as { heldMs: number }).heldMs)).toEqual([1_000, 2_000]);
+    const failed = lines.filter((l) => l.includes('"msg":"pull failed"'));
+    expect(failed).toHaveLength(2);
+    for (const line of failed) {
+      expect(line).toContain('HTTP 401');
+      expect(line).toContain('of account badkey in');
+      expect(line).toContain('adops doctor --account badkey');
+      expect(line).not.toContain('ADOPS_API_KEY');
+    }
+  } finally {
+    await keyQueues.close();
   }
 }, 60_000);

@@ -1,6 +1,7 @@
 // The shared request limit on real Postgres (ADOPS_QUEUE=postgres): several processes' limiters
 // share one budget by the database's clock, and a 429 pause reaches every process at once.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -9,12 +10,15 @@ import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../s
 import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
 import { sqlDir } from '../../../src/config/files.js';
 import { migrate } from '../../../src/warehouse/schema/migrate.js';
+import { setupBiRole } from '../../../src/warehouse/schema/bi-role.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { testPrefix } from '../../helpers/redis.js';
 
 const CHILD = fileURLToPath(new URL('../../helpers/pg-limiter-process.ts', import.meta.url));
 const SHIFTED_CLOCK = fileURLToPath(new URL('../../helpers/shifted-clock.ts', import.meta.url));
 
+// Roles are cluster-wide: a name of this run's own, dropped after the database.
+const BI_ROLE = `adops_bi_${randomBytes(4).toString('hex')}`;
 let db: TestDatabase;
 const pools: pg.Pool[] = [];
 const limiters: RequestLimiter[] = [];
@@ -27,6 +31,10 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await db.drop();
+  const admin = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  await admin.query(`DROP ROLE IF EXISTS ${BI_ROLE}`);
+  await admin.end();
 });
 
 /** A limiter on a pool of its own (a worker process' view), closed after the test. */
@@ -130,7 +138,9 @@ describe('the shared request limit on Postgres', () => {
     expect(await other.next()).toEqual({ slots: [expect.any(Number)] });
     await limiterOn(key, 400).pause(600);
     const heard = await other.next<{ pause: number; waited: number }>();
-    expect(heard.pause).toBe(600);
+    // What the table says is left of it (read when woken), not what the NOTIFY's payload says.
+    expect(heard.pause).toBeGreaterThan(400);
+    expect(heard.pause).toBeLessThanOrEqual(600);
     expect(heard.waited).toBeGreaterThanOrEqual(450);
     expect(await other.exited).toBe(0);
   });
@@ -207,6 +217,46 @@ describe('the shared request limit on Postgres', () => {
     // A NOTIFY is delivered at its commit, before pause() returned: any would have arrived by now.
     await new Promise((r) => setTimeout(r, 100));
     expect(heard).toEqual([]);
+  });
+
+  it("obeys no pause a NOTIFY's payload asks for: the BI role's NOTIFY of 15 minutes holds nothing, and it cannot set one", async () => {
+    const key = limiterKey(testPrefix());
+    const heard: number[] = [];
+    let told!: () => void;
+    const toldOnce = new Promise<void>((r) => (told = r));
+    const here = limiterOn(key, 100, {
+      subscribe: true,
+      onPause: (ms) => {
+        heard.push(ms);
+        told();
+      },
+    });
+    await here.ready();
+    await setupBiRole(db.pool, TEST_SCHEMA, BI_ROLE);
+    const client = await db.pool.connect();
+    let denied: string;
+    try {
+      await client.query(`SET ROLE ${BI_ROLE}`);
+      // Exactly what api_limit_pause() would send: anyone who can connect may NOTIFY it.
+      const payload = JSON.stringify({ schema: TEST_SCHEMA, key, ms: 900_000 });
+      await client.query('SELECT pg_notify($1, $2)', ['adops_api_pause', payload]);
+      denied = await client.query(`SELECT ${TEST_SCHEMA}.api_limit_pause($1, 900000)`, [key]).then(
+        () => 'ok',
+        (e: unknown) => (e instanceof pg.DatabaseError ? (e.code ?? 'unknown') : String(e)),
+      );
+    } finally {
+      await client.query('RESET ROLE');
+      client.release();
+    }
+    // 42501: insufficient privilege (api_limits is the owner's).
+    expect(denied).toBe('42501');
+    // A pause of this deployment's own, after the stranger's NOTIFY: the one heard, as the table holds it.
+    await limiterOn(key, 100).pause(300);
+    await toldOnce;
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeLessThanOrEqual(300);
+    const waited = await timed(here);
+    expect(waited).toBeLessThan(1_000);
   });
 
   it('lets requests through, unlimited, when Postgres fails, and says so', async () => {

@@ -1,10 +1,16 @@
 // The worker process' own behaviour: graceful stop on SIGTERM, metrics and health over HTTP.
+import { Redis } from 'ioredis';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
+import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
 import { enqueueEntitySync } from '../../../src/queue/sync.js';
 import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
+import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';
+import { capturedLogger } from '../../helpers/reliability/harness.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import { createHarness, lastDays, pullActive, type Harness } from './harness.js';
@@ -94,6 +100,65 @@ describe('a worker that cannot start', () => {
   });
 });
 
+/** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a worker whose Redis is down', () => {
+  it('reports a missing setting at once, before any wait for Redis', async () => {
+    h = await createHarness();
+    const env: Record<string, string> = {
+      ...h.env,
+      ADOPS_QUEUE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+    };
+    delete env.ADOPS_BASE_URL;
+    proc = spawnCli(['worker'], env);
+    const code = await Promise.race([
+      proc.exited,
+      // Under the worker's 30 s wait for Redis (the message came only after it), with room for a slow start.
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 27_000)),
+    ]);
+    expect(code, proc.stderr()).toBe(2);
+    expect(proc.stderr()).toBe('adops: ADOPS_BASE_URL is missing: expected the API base URL ending in /v2\n');
+  });
+
+  it('logs its connection attempts and answers /health (503, starting) while it waits', async () => {
+    h = await createHarness();
+    const metricsPort = await closedPort();
+    const redisPort = await closedPort();
+    proc = spawnCli(['worker'], {
+      ...h.env,
+      ADOPS_QUEUE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ADOPS_METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+    });
+    const line = await proc.waitFor(/not reachable/, 15_000);
+    expect(JSON.parse(line)).toMatchObject({ level: 40, attempts: expect.any(Number) });
+    expect(line).toContain(`Redis at redis://127.0.0.1:${redisPort} is not reachable (connect ECONNREFUSED`);
+    const health = await fetch(`http://127.0.0.1:${metricsPort}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      ok: false,
+      starting: true,
+      queue: { backend: 'redis', ok: false },
+    });
+    // Only JSON lines on stderr, and nothing on stdout.
+    for (const l of proc
+      .stderr()
+      .split('\n')
+      .filter((x) => x !== ''))
+      expect(() => JSON.parse(l), l).not.toThrow();
+    expect(proc.stdout()).toBe('');
+  });
+});
+
 describe('a shutdown deadline', () => {
   it('aborts the running request and puts its pull back in the queue, with no attempt spent', async () => {
     h = await createHarness({ faults: { latencyMs: 20_000, paths: ['/v2/reports'] } });
@@ -140,6 +205,47 @@ describe('metrics and health', () => {
     // `redis` only where the queue is on Redis: on Postgres there is no Redis to report on.
     if (TEST_QUEUE === 'redis') expect(body.redis).toBe('ready');
     else expect(body).not.toHaveProperty('redis');
+  });
+});
+
+/** Resolves with the first line of `lines` matching `pattern`, looking every 25 ms for up to 10 s. */
+async function logged(lines: readonly string[], pattern: RegExp): Promise<string> {
+  for (const deadline = Date.now() + 10_000; ;) {
+    const line = lines.find((l) => pattern.test(l));
+    if (line !== undefined) return line;
+    if (Date.now() > deadline)
+      throw new Error(`no log line matched ${String(pattern)}:\n${lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('a pause set by another worker of the deployment', () => {
+  it('is logged by the worker that obeys it, once, with its length', async () => {
+    h = await createHarness();
+    const { logger, lines } = capturedLogger(h.config);
+    await h.worker({ logger });
+    const key = limiterKey(h.config.queue.prefix);
+    // Another worker's limiter on the queue's store, as its runtime opens it, meeting a 429.
+    const redis = TEST_QUEUE === 'redis' ? new Redis(REDIS_URL) : undefined;
+    const other: RequestLimiter =
+      redis === undefined
+        ? createPgRequestLimiter({ pool: h.db.pool, schema: TEST_SCHEMA }, key, 100)
+        : createRequestLimiter(redis, key, 100);
+    try {
+      await other.pause(3_000);
+      const line = JSON.parse(await logged(lines, /API requests paused/)) as {
+        pauseMs: number;
+        level: number;
+      };
+      expect(line.pauseMs).toBeGreaterThan(2_000);
+      expect(line.pauseMs).toBeLessThanOrEqual(3_000);
+      // pino's warn.
+      expect(line.level).toBe(40);
+      expect(lines.filter((l) => l.includes('API requests paused'))).toHaveLength(1);
+    } finally {
+      await other.close();
+      redis?.disconnect();
+    }
   });
 });
 
