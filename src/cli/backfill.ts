@@ -1,10 +1,11 @@
 // The commands that plan pulls and put them on the queue: `adops backfill` (a date range), `adops
 // heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
 import type { Command } from 'commander';
-import { selectAccounts } from '../config/accounts.js';
+import { reportRequest } from '../api/client.js';
+import { DEFAULT_ACCOUNT, selectAccounts, type Account } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { parseIsoDate } from '../dates/calendar.js';
-import { backfillPulls, interleaveAccounts, pullLabel } from '../plan/pulls.js';
+import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
 import {
@@ -42,7 +43,7 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', parsedBy(parseIsoDate))
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option(...redisOutageOption)
-    .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
+    .option('--dry-run', 'print the periods and the API request each would make; enqueue nothing', false)
     .option(
       '--oldest-first',
       'queue report by report, oldest period first (default: newest period first, all reports of a period together)',
@@ -64,8 +65,9 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
         interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
       if (flags.dryRun) {
         let n = 0;
+        const request = dryRunRequest(accounts, reports);
         for (const p of plan()) {
-          ctx.stdout.write(`${pullLabel(p)}\n`);
+          ctx.stdout.write(`${pullLabel(p)}: ${request(p)}\n`);
           n++;
         }
         ctx.stdout.write(
@@ -159,7 +161,12 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
 
 function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
   const names = flags.report ?? [];
-  if (flags.all === names.length > 0) throw new UsageError('give either --report NAME or --all (not both)');
+  if (!flags.all && names.length === 0)
+    throw new UsageError(
+      'backfill needs the reports to pull: give --report NAME or --all (neither was given)',
+    );
+  if (flags.all && names.length > 0)
+    throw new UsageError('--report and --all were both given: give --report NAME or --all, not both');
   const all = ctx.jobs().reports;
   if (flags.all) return [...all];
   const known = new Map(all.map((r) => [r.name, r]));
@@ -171,6 +178,22 @@ function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
       );
     return r;
   });
+}
+
+/** The API request a pull would make, as --dry-run prints it: the account's base URL (when set) and
+ * its ADOPS_REPORT_PARAMS form, with the JSON body of `json-body`. */
+function dryRunRequest(
+  accounts: readonly Account[],
+  reports: readonly ReportJob[],
+): (pull: PlannedPull) => string {
+  return (pull) => {
+    const account = accounts.find((a) => a.name === (pull.account ?? DEFAULT_ACCOUNT));
+    const report = reports.find((r) => r.name === pull.report);
+    const dimensions = report?.dimensions ?? [];
+    const { path, body } = reportRequest({ dimensions, period: pull.period }, account?.reportParams);
+    const line = `GET ${account?.baseUrl ?? ''}${path}`;
+    return body === undefined ? line : `${line} ${JSON.stringify(body)}`;
+  };
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
