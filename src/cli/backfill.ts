@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { reportRequest } from '../api/client.js';
 import { DEFAULT_ACCOUNT, selectAccounts, type Account } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
-import { parseIsoDate } from '../dates/calendar.js';
+import { parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
 import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
@@ -39,8 +39,16 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', parsedBy(parseIsoDate))
-    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', parsedBy(parseIsoDate))
+    .requiredOption(
+      '--from <date>',
+      `first day, YYYY-MM-DD (${PLAN_DATES.first} or later)`,
+      parsedBy((s) => parsePlanDate(s, '--from')),
+    )
+    .requiredOption(
+      '--to <date>',
+      'last day, YYYY-MM-DD (inclusive)',
+      parsedBy((s) => parsePlanDate(s, '--to')),
+    )
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option(...redisOutageOption)
     .option('--dry-run', 'print the periods and the API request each would make; enqueue nothing', false)

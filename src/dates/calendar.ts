@@ -39,6 +39,23 @@ export function parseIsoDate(s: string, what = 'date'): string {
   throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
+/**
+ * The dates a plan may name (backfill's --from and --to, a `start_date`): the UNIX epoch, before any
+ * ad server, to 2999-12-31. Within them every period and its neighbours are real dates; outside them
+ * a plan stepped off the calendar (0001-01-01's previous day is year 0) or asked for nobody's data.
+ */
+export const PLAN_DATES = Object.freeze({ first: '1970-01-01', last: '2999-12-31' });
+
+/** parseIsoDate, and within PLAN_DATES; DateFormatError naming `what`, the date and the range otherwise. */
+export function parsePlanDate(s: string, what = 'date'): string {
+  const date = parseIsoDate(s, what);
+  if (date < PLAN_DATES.first || date > PLAN_DATES.last)
+    throw new DateFormatError(
+      `${what}: ${date} is outside the dates adops plans, ${PLAN_DATES.first} to ${PLAN_DATES.last}`,
+    );
+  return date;
+}
+
 /** `date` moved by `days`: plain UTC arithmetic, as a big backfill's plan steps 100,000 days. */
 export function addDays(date: string, days: number): string {
   return isoDay(utcDay(date, days));

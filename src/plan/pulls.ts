@@ -171,8 +171,8 @@ function* newestFirst(reports: readonly ReportJob[], from: string, to: string): 
     const period = heads[pick];
     if (report === undefined || period === undefined) return;
     yield { report: report.name, period };
-    const before = previousPeriod(period, report.period);
-    heads[pick] = before.end >= from ? before : undefined;
+    // Compared before stepping back: the period before the calendar's first is not a date.
+    heads[pick] = period.start > from ? previousPeriod(period, report.period) : undefined;
   }
 }
 

@@ -98,6 +98,22 @@ describe('adops backfill', () => {
     expect([reversed.code, reversed.err]).toEqual([2, expect.stringContaining('is after --to')]);
   });
 
+  it('refuses dates outside 1970-01-01..2999-12-31 in one line, no stack trace (0001-01-01 crashed)', async () => {
+    for (const [from, to] of [
+      ['0001-01-01', '0001-01-03'],
+      ['2026-01-01', '9999-12-31'],
+    ]) {
+      const r = await adops(['backfill', '--all', '--from', from, '--to', to, '--dry-run']);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      const far = from < '1970' ? `--from: ${from}` : `--to: ${to}`;
+      expect(r.err.split('\n')[0]).toMatch(
+        `${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`,
+      );
+      expect(r.err).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('exits 1 at once, naming REDIS_URL, when Redis is unreachable', async () => {
     const started = Date.now();
     const r = await adops(['backfill', '--all', '--from', '2026-01-01', '--to', '2026-01-02'], NO_REDIS);

@@ -7,6 +7,8 @@ import {
   isIsoDate,
   localDate,
   parseIsoDate,
+  parsePlanDate,
+  PLAN_DATES,
 } from '../../../src/dates/calendar.js';
 import { periodContaining, type PeriodUnit } from '../../../src/dates/periods.js';
 
@@ -41,6 +43,17 @@ describe('calendar dates', () => {
       '--from: "2026-02-30" is not a calendar date: expected YYYY-MM-DD',
     );
     expect(() => parseIsoDate('yesterday', '--to')).toThrow(DateFormatError);
+  });
+
+  it('plans only dates from 1970-01-01 to 2999-12-31, refusing others in one line naming the range', () => {
+    expect(PLAN_DATES).toEqual({ first: '1970-01-01', last: '2999-12-31' });
+    expect(parsePlanDate('1970-01-01', '--from')).toBe('1970-01-01');
+    expect(parsePlanDate('2999-12-31', '--to')).toBe('2999-12-31');
+    for (const far of ['0001-01-01', '1969-12-31', '3000-01-01', '9999-12-31'])
+      expect(() => parsePlanDate(far, '--from'), far).toThrow(
+        new DateFormatError(`--from: ${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`),
+      );
+    expect(() => parsePlanDate('2026-02-30', '--to')).toThrow('is not a calendar date');
   });
 
   it('steps days across months, years and daylight-saving changes', () => {
