@@ -99,9 +99,9 @@ describe('adops backfill', () => {
   });
 
   it('refuses dates outside 1970-01-01..2999-12-31 in one line, no stack trace (0001-01-01 crashed)', async () => {
-    for (const [from, to] of [
-      ['0001-01-01', '0001-01-03'],
-      ['2026-01-01', '9999-12-31'],
+    for (const { from, to } of [
+      { from: '0001-01-01', to: '0001-01-03' },
+      { from: '2026-01-01', to: '9999-12-31' },
     ]) {
       const r = await adops(['backfill', '--all', '--from', from, '--to', to, '--dry-run']);
       expect(r.code).toBe(2);
