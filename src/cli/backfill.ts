@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { reportRequest } from '../api/client.js';
 import { DEFAULT_ACCOUNT, selectAccounts, type Account } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
-import { parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
+import { addDays, parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
+import { periodContaining } from '../dates/periods.js';
+import { earliestToday, endedFrom, endedOnly, hasEnded, reportTimezone } from '../plan/bounds.js';
 import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
@@ -66,11 +68,24 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      const now = new Date();
+      refuseUnended(reports, flags.to, now);
+      // Week and month periods overlapping an ended --to may not have ended yet: left for later.
+      for (const r of reports) {
+        const last = periodContaining(flags.to, r.period);
+        if (!hasEnded(last, reportTimezone(r), now))
+          ctx.stderr.write(
+            `note: ${r.name} ${last.start}..${last.end} has not ended (${reportTimezone(r)}): left out; ` +
+              `backfill it from ${endedFrom(last)}\n`,
+          );
+      }
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
       const accounts = selectAccounts(ctx.config().accounts, flags.account);
       // The plan, read lazily: every account's periods, interleaved, never all held at once.
       const plan = () =>
-        interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
+        interleaveAccounts(accounts, reports, (own) =>
+          endedOnly(backfillPulls(own, flags.from, flags.to, order), own, now),
+        );
       if (flags.dryRun) {
         let n = 0;
         const request = dryRunRequest(accounts, reports);
@@ -165,6 +180,16 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
         );
       });
     });
+}
+
+/** UsageError when --to is a day not yet over for one of `reports`: only ended periods are final. */
+function refuseUnended(reports: readonly ReportJob[], to: string, now: Date): void {
+  const first = earliestToday(reports, now);
+  if (first === undefined || to < first.today) return;
+  throw new UsageError(
+    `--to ${to} has not ended for ${first.report} (${first.timezone}, where it is ${first.today}): ` +
+      `backfill pulls only periods that have ended; use --to ${addDays(first.today, -1)} or earlier`,
+  );
 }
 
 function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
