@@ -2,11 +2,19 @@
 // heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
 import type { Command } from 'commander';
 import { reportRequest } from '../api/client.js';
-import { DEFAULT_ACCOUNT, selectAccounts, type Account } from '../config/accounts.js';
+import { DEFAULT_ACCOUNT, runsReport, selectAccounts, type Account } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
 import { addDays, parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
 import { periodContaining } from '../dates/periods.js';
-import { earliestToday, endedFrom, endedOnly, hasEnded, reportTimezone } from '../plan/bounds.js';
+import {
+  earliestToday,
+  endedFrom,
+  endedOnly,
+  hasEnded,
+  reportTimezone,
+  startedOnly,
+  startOf,
+} from '../plan/bounds.js';
 import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
@@ -81,10 +89,26 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
       }
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
       const accounts = selectAccounts(ctx.config().accounts, flags.account);
+      // Nothing before a start_date: --from is clamped to it, once per report and account, saying so.
+      for (const a of accounts)
+        for (const r of reports) {
+          const start = runsReport(a, r.name) ? startOf(r, a) : undefined;
+          if (start === undefined || flags.from >= start) continue;
+          const who = `${a.name === DEFAULT_ACCOUNT ? '' : `${a.name}/`}${r.name}`;
+          ctx.stderr.write(
+            start > flags.to
+              ? `note: ${who} starts at ${start} (start_date), after --to ${flags.to}: nothing to pull\n`
+              : `note: ${who} starts at ${start} (start_date): --from ${flags.from} clamped to it\n`,
+          );
+        }
       // The plan, read lazily: every account's periods, interleaved, never all held at once.
       const plan = () =>
-        interleaveAccounts(accounts, reports, (own) =>
-          endedOnly(backfillPulls(own, flags.from, flags.to, order), own, now),
+        interleaveAccounts(accounts, reports, (own, name) =>
+          startedOnly(
+            endedOnly(backfillPulls(own, flags.from, flags.to, order), own, now),
+            own,
+            accounts.find((a) => a.name === name),
+          ),
         );
       if (flags.dryRun) {
         let n = 0;

@@ -50,10 +50,27 @@ export const PLAN_DATES = Object.freeze({ first: '1970-01-01', last: '2999-12-31
 export function parsePlanDate(s: string, what = 'date'): string {
   const date = parseIsoDate(s, what);
   if (date < PLAN_DATES.first || date > PLAN_DATES.last)
-    throw new DateFormatError(
-      `${what}: ${date} is outside the dates adops plans, ${PLAN_DATES.first} to ${PLAN_DATES.last}`,
-    );
+    throw new DateFormatError(`${what}: ${outsidePlan(date)}`);
   return date;
+}
+
+/** What is wrong with a config file's date field (a `start_date`), or undefined when it is a date
+ * parsePlanDate takes; never longer than a short value, so a message can quote it. */
+export function planDateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') {
+    const shown = JSON.stringify(value) ?? String(value);
+    return `${shown.length > 24 ? `${shown.slice(0, 21)}...` : shown} is not a date: expected YYYY-MM-DD, e.g. 2025-01-01`;
+  }
+  if (!isIsoDate(value)) {
+    const shape = /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'is not a calendar date' : 'is not a date';
+    const shown = JSON.stringify(value.length > 24 ? `${value.slice(0, 21)}...` : value);
+    return `${shown} ${shape}: expected YYYY-MM-DD, e.g. 2025-01-01`;
+  }
+  return value < PLAN_DATES.first || value > PLAN_DATES.last ? outsidePlan(value) : undefined;
+}
+
+function outsidePlan(date: string): string {
+  return `${date} is outside the dates adops plans, ${PLAN_DATES.first} to ${PLAN_DATES.last}`;
 }
 
 /** `date` moved by `days`: plain UTC arithmetic, as a big backfill's plan steps 100,000 days. */

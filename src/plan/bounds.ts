@@ -44,3 +44,39 @@ export function* endedOnly<P extends { readonly report: string; readonly period:
   const zones = new Map(reports.map((r) => [r.name, reportTimezone(r)]));
   for (const p of pulls) if (hasEnded(p.period, zones.get(p.report) ?? 'UTC', now)) yield p;
 }
+
+/** What carries a `start_date`: a report definition, an account. */
+export interface StartDated {
+  readonly startDate?: string | undefined;
+}
+
+/** Where `report`'s plans for `account` begin: the later of their start dates (undefined: none). */
+export function startOf(report: StartDated, account: StartDated | undefined): string | undefined {
+  const a = report.startDate;
+  const b = account?.startDate;
+  if (a === undefined) return b;
+  return b === undefined || a > b ? a : b;
+}
+
+/** True when `period` ends before `start`: nothing of it is pulled, healed or called missing. */
+export function beforeStart(period: Pick<Period, 'end'>, start: string | undefined): boolean {
+  return start !== undefined && period.end < start;
+}
+
+/** The periods of `periods` ending on or after `start` (the one holding it stays whole); all without one. */
+export function fromStart<P extends Pick<Period, 'end'>>(
+  periods: readonly P[],
+  start: string | undefined,
+): P[] {
+  return periods.filter((p) => !beforeStart(p, start));
+}
+
+/** The pulls of `pulls` that do not end before their report's start for `account`, lazily. */
+export function* startedOnly<P extends { readonly report: string; readonly period: Period }>(
+  pulls: Iterable<P>,
+  reports: readonly (Pick<ReportJob, 'name'> & StartDated)[],
+  account: StartDated | undefined,
+): Generator<P> {
+  const starts = new Map(reports.map((r) => [r.name, startOf(r, account)]));
+  for (const p of pulls) if (!beforeStart(p.period, starts.get(p.report))) yield p;
+}

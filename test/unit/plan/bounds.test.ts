@@ -1,7 +1,14 @@
 // The bounds of every plan (src/plan/bounds.ts): a period is pulled once it has ended in its report's
 // time zone.
 import { describe, expect, it } from 'vitest';
-import { earliestToday, endedFrom, endedOnly, hasEnded } from '../../../src/plan/bounds.js';
+import {
+  earliestToday,
+  endedFrom,
+  endedOnly,
+  fromStart,
+  hasEnded,
+  startOf,
+} from '../../../src/plan/bounds.js';
 import type { ReportJob } from '../../../src/config/jobs.js';
 
 const at = new Date('2026-03-10T03:00:00Z'); // 2026-03-10 in UTC and Berlin, 2026-03-09 in Los Angeles
@@ -52,5 +59,26 @@ describe('endedOnly', () => {
       'daily 2026-03-09',
       'weekly 2026-03-02',
     ]);
+  });
+});
+
+describe('start dates', () => {
+  it('are the later of the report and the account start_date, or none', () => {
+    expect(startOf({ startDate: '2025-01-01' }, { startDate: '2025-03-01' })).toBe('2025-03-01');
+    expect(startOf({ startDate: '2025-05-01' }, { startDate: '2025-03-01' })).toBe('2025-05-01');
+    expect(startOf({ startDate: '2025-05-01' }, {})).toBe('2025-05-01');
+    expect(startOf({}, { startDate: '2025-03-01' })).toBe('2025-03-01');
+    expect(startOf({}, {})).toBeUndefined();
+  });
+
+  it('keep the periods ending on or after the start: the week or month holding it stays whole', () => {
+    const weeks = [
+      { start: '2025-02-24', end: '2025-03-02' },
+      { start: '2025-03-03', end: '2025-03-09' },
+      { start: '2025-03-10', end: '2025-03-16' },
+    ];
+    expect(fromStart(weeks, '2025-03-05')).toEqual(weeks.slice(1));
+    expect(fromStart(weeks, undefined)).toEqual(weeks);
+    expect(fromStart(weeks, '2025-04-01')).toEqual([]);
   });
 });
