@@ -108,8 +108,14 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((utcDay(to).getTime() - utcDay(from).getTime()) / 86_400_000);
 }
 
+/** 10000-01-01T00:00:00Z: before it, toISOString's date is YYYY-MM-DD. */
+const UTC_YEAR_10000_MS = 253_402_300_800_000;
+
 /** The calendar date of instant `at` in IANA time zone `timezone`. */
 export function localDate(at: Date, timezone: string): string {
+  // UTC, most reports' zone, without the formatter: a pull asks once whether its period has ended.
+  const t = at.getTime();
+  if (timezone === 'UTC' && t >= 0 && t < UTC_YEAR_10000_MS) return at.toISOString().slice(0, 10);
   return format(at, 'yyyy-MM-dd', { in: tz(timezone) });
 }
 

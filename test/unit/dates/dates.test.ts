@@ -69,6 +69,10 @@ describe('calendar dates', () => {
     expect(localDate(at, 'UTC')).toBe('2026-03-10');
     expect(localDate(at, 'America/New_York')).toBe('2026-03-09');
     expect(localDate(at, 'Asia/Tokyo')).toBe('2026-03-10');
+    // UTC takes a shorter road: the same day at every instant, up to the last millisecond of one.
+    for (const iso of ['1970-01-01T00:00:00.000Z', '2026-03-09T23:59:59.999Z', '9999-12-31T23:59:59.999Z'])
+      expect(localDate(new Date(iso), 'UTC')).toBe(iso.slice(0, 10));
+    expect(localDate(new Date('1969-12-31T23:59:59.999Z'), 'UTC')).toBe('1969-12-31');
   });
 });
 
