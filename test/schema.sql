@@ -113,14 +113,31 @@ COMMENT ON COLUMN adops.campaigns.campaign_id IS 'Campaign id (bigint), unique w
 COMMENT ON COLUMN adops.campaigns.name IS 'Campaign name as last synced.';
 COMMENT ON COLUMN adops.campaigns.ad_format IS 'Ad format of the campaign (text).';
 COMMENT ON COLUMN adops.campaigns.advertiser_id IS 'Advertiser of the campaign (bigint).';
+COMMENT ON COLUMN adops.campaigns.conversion_tracker_id IS 'Conversion tracker of the campaign (bigint, the API''s conversion_tracker_id); null when it has none.';
 COMMENT ON COLUMN adops.campaigns.folder_id IS 'Folder of the campaign (bigint).';
+COMMENT ON COLUMN adops.campaigns.account_id_created IS 'Ad server user account that created the campaign (bigint, the API''s account_id_created); not the account column.';
+COMMENT ON COLUMN adops.campaigns.account_id_modified IS 'Ad server user account that last modified the campaign (bigint, the API''s account_id_modified); not the account column.';
+COMMENT ON COLUMN adops.campaigns.created IS 'When the campaign was created on the ad server (timestamptz, from UNIX seconds); null when the API gave 0.';
+COMMENT ON COLUMN adops.campaigns.modified IS 'When the campaign was last modified on the ad server (timestamptz, from UNIX seconds); null when the API gave 0.';
 COMMENT ON COLUMN adops.campaigns.is_active IS 'True when the campaign is active on the ad server.';
+COMMENT ON COLUMN adops.campaigns.is_archived IS 'True when the campaign is archived on the ad server (read-only there).';
+COMMENT ON COLUMN adops.campaigns.notes IS 'Free-text notes on the campaign (text), as entered on the ad server.';
 COMMENT ON COLUMN adops.campaigns.tier IS 'Delivery priority tier (smallint).';
+COMMENT ON COLUMN adops.campaigns.weight IS 'Delivery weight of the campaign, 1 to 100 (smallint); not additive.';
 COMMENT ON COLUMN adops.campaigns.delivery_start IS 'Start of delivery (timestamptz); null when unset.';
 COMMENT ON COLUMN adops.campaigns.delivery_end IS 'End of delivery (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.campaigns.event_ad_requests IS 'Lifetime ad requests of the campaign as the API counted them at the last sync (event_counts.ad_requests, bigint): a running total since the campaign began, not a period''s traffic. Never sum it with report rows or across syncs; traffic by day is in the bi_ views.';
+COMMENT ON COLUMN adops.campaigns.event_clicks IS 'Lifetime clicks of the campaign as the API counted them at the last sync (event_counts.clicks, bigint): a running total since the campaign began, not a period''s traffic; reports have no clicks. Never sum it across syncs.';
+COMMENT ON COLUMN adops.campaigns.event_filled_impressions IS 'Lifetime filled impressions of the campaign as the API counted them at the last sync (event_counts.filled_impressions, bigint): a running total since the campaign began, not a period''s traffic. Never sum it with report rows or across syncs; traffic by day is in the bi_ views.';
+COMMENT ON COLUMN adops.campaigns.event_impressions IS 'Lifetime impressions of the campaign as the API counted them at the last sync (event_counts.impressions, bigint): a running total since the campaign began, not a period''s traffic. Never sum it with report rows or across syncs; traffic by day is in the bi_ views.';
+COMMENT ON COLUMN adops.campaigns.event_measurable_impressions IS 'Lifetime measurable impressions of the campaign as the API counted them at the last sync (event_counts.measurable_impressions, bigint): a running total since the campaign began, not a period''s traffic. Never sum it with report rows or across syncs; traffic by day is in the bi_ views.';
+COMMENT ON COLUMN adops.campaigns.event_viewable_impressions IS 'Lifetime viewable impressions of the campaign as the API counted them at the last sync (event_counts.viewable_impressions, bigint): a running total since the campaign began, not a period''s traffic. Never sum it with report rows or across syncs; traffic by day is in the bi_ views.';
 COMMENT ON COLUMN adops.campaigns.pricing_model IS 'Pricing model, e.g. cpm (text).';
 COMMENT ON COLUMN adops.campaigns.pricing_value IS 'Price in the pricing model (numeric); not additive.';
+COMMENT ON COLUMN adops.campaigns.pacing_event IS 'The event pacing spreads: impressions, clicks or conversions (text); null without pacing.';
+COMMENT ON COLUMN adops.campaigns.pacing_period IS 'The period pacing spreads pacing_value over: due_date (the flight) or day (text); null without pacing.';
 COMMENT ON COLUMN adops.campaigns.pacing_speed IS 'spread or asap; the spec''s spelling "spead" is stored as spread.';
+COMMENT ON COLUMN adops.campaigns.pacing_value IS 'Number of pacing_event events to deliver over pacing_period (bigint, the pacing goal); null without pacing.';
 COMMENT ON COLUMN adops.campaigns.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.campaigns.raw IS 'The whole campaign object as returned by the API.';
 COMMENT ON COLUMN adops.campaigns.synced_at IS 'When adops sync last saw the campaign (timestamptz).';
@@ -270,8 +287,20 @@ COMMENT ON COLUMN adops.creatives.campaign_id IS 'The campaign the creative belo
 COMMENT ON COLUMN adops.creatives.name IS 'Creative name as last synced.';
 COMMENT ON COLUMN adops.creatives.ad_type IS 'Ad type of the creative (text).';
 COMMENT ON COLUMN adops.creatives.is_active IS 'True when the creative is active on the ad server.';
+COMMENT ON COLUMN adops.creatives.account_id_created IS 'Ad server user account that created the creative (bigint, the API''s account_id_created); not the account column.';
+COMMENT ON COLUMN adops.creatives.account_id_modified IS 'Ad server user account that last modified the creative (bigint, the API''s account_id_modified); not the account column.';
+COMMENT ON COLUMN adops.creatives.created IS 'When the creative was created on the ad server (timestamptz, from UNIX seconds); null when the API gave 0.';
+COMMENT ON COLUMN adops.creatives.modified IS 'When the creative was last modified on the ad server (timestamptz, from UNIX seconds); null when the API gave 0.';
+COMMENT ON COLUMN adops.creatives.weight IS 'Delivery weight of the creative (integer); not additive.';
+COMMENT ON COLUMN adops.creatives.delivery_start IS 'Start of delivery (timestamptz); null when unset (starts immediately).';
+COMMENT ON COLUMN adops.creatives.delivery_end IS 'End of delivery (timestamptz); null when unset (runs without end).';
+COMMENT ON COLUMN adops.creatives.thumbnail_color IS 'Average colour of the creative''s thumbnail, #rrggbb (text, thumbnail.average_color).';
+COMMENT ON COLUMN adops.creatives.thumbnail_filehash IS 'File name of the creative''s thumbnail on the ad server (text, thumbnail.filehash).';
 COMMENT ON COLUMN adops.creatives.data_width IS 'Width in pixels.';
 COMMENT ON COLUMN adops.creatives.data_height IS 'Height in pixels.';
+COMMENT ON COLUMN adops.creatives.data_filehash IS 'File name of the creative''s media on the ad server (text, data.filehash).';
+COMMENT ON COLUMN adops.creatives.data_landing_page IS 'Landing page URL of the creative (text, data.landing_page); null or empty when it has none.';
+COMMENT ON COLUMN adops.creatives.data IS 'The creative''s data object as returned (jsonb): filehash, width, height, landing_page and, per ad type, more.';
 COMMENT ON COLUMN adops.creatives.targeting IS 'NULL when the API returns [] (unset).';
 COMMENT ON COLUMN adops.creatives.raw IS 'The whole creative object as returned by the API.';
 COMMENT ON COLUMN adops.creatives.synced_at IS 'When adops sync last saw the creative (timestamptz).';
@@ -538,7 +567,7 @@ COMMENT ON VIEW adops.bi_daily_zone IS 'BI view of report daily_zone: its rows w
 COMMENT ON COLUMN adops.bi_daily_zone.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 COMMENT ON COLUMN adops.bi_daily_zone.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
 COMMENT ON COLUMN adops.bi_daily_zone.zone_id IS 'Zone (ad placement) id (bigint).';
-COMMENT ON COLUMN adops.bi_daily_zone.campaigns_assigned IS 'Campaigns the creative is assigned to (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_zone.campaigns_assigned IS 'Campaigns assigned to the zone and not deleted, from campaign_zones as last synced (count, bigint); an attribute of the zone, the same on each of its rows: never sum it across rows or days.';
 COMMENT ON COLUMN adops.bi_daily_zone.ad_requests IS 'Ad requests received (count, bigint). A counter: sum it across rows, days and dimensions.';
 COMMENT ON COLUMN adops.bi_daily_zone.filled_impressions IS 'Ad requests answered with an ad (count, bigint). A counter: sum it across rows, days and dimensions.';
 COMMENT ON COLUMN adops.bi_daily_zone.impressions IS 'Ads rendered (count, bigint). A counter: sum it across rows, days and dimensions.';
@@ -566,7 +595,7 @@ COMMENT ON VIEW adops.bi_daily_zone_daily IS 'bi_daily_zone summed per day and p
 COMMENT ON COLUMN adops.bi_daily_zone_daily.day IS 'Day of the traffic (date). Join dim_date ON dim_date.date = day for week, month, quarter, weekday.';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.zone_id IS 'Zone (ad placement) id (bigint).';
-COMMENT ON COLUMN adops.bi_daily_zone_daily.campaigns_assigned IS 'Campaigns the creative is assigned to (from the catalogue).';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.campaigns_assigned IS 'Campaigns assigned to the zone and not deleted, from campaign_zones as last synced (count, bigint); an attribute of the zone, the same on each of its rows: never sum it across rows or days.';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.ad_requests IS 'Ad requests received, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.filled_impressions IS 'Ad requests answered with an ad, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.impressions IS 'Ads rendered, summed over the day (count, bigint). Sum it across rows, days and dimensions.';
@@ -666,9 +695,16 @@ CREATE TABLE adops.campaigns_history (
     CONSTRAINT campaigns_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.campaigns_history IS 'One row per version of a campaign''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.campaigns_history.campaign_id IS 'Campaign id (bigint); joins campaigns and report_<name>.campaign_id within the account.';
 COMMENT ON COLUMN adops.campaigns_history.name IS 'Campaign name in this version.';
+COMMENT ON COLUMN adops.campaigns_history.is_active IS 'Whether the campaign was active on the ad server in this version.';
+COMMENT ON COLUMN adops.campaigns_history.is_archived IS 'Whether the campaign was archived in this version.';
+COMMENT ON COLUMN adops.campaigns_history.delivery_start IS 'Start of delivery in this version (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.campaigns_history.delivery_end IS 'End of delivery in this version (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.campaigns_history.deleted IS 'True for the version that began when the campaign disappeared from the ad server (soft delete).';
 COMMENT ON COLUMN adops.campaigns_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN adops.campaigns_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+COMMENT ON COLUMN adops.campaigns_history.account IS 'The ad server account of the campaign; join campaigns ON (account, campaign_id).';
 CREATE TABLE adops.creatives_history (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -683,9 +719,16 @@ CREATE TABLE adops.creatives_history (
     CONSTRAINT creatives_history_check CHECK (((valid_to IS NULL) OR (valid_to > valid_from)))
 );
 COMMENT ON TABLE adops.creatives_history IS 'One row per version of a creative''s name, status and delivery; current version: valid_to IS NULL.';
+COMMENT ON COLUMN adops.creatives_history.creative_id IS 'Creative id (bigint); joins creatives and report_<name>.creative_id within the account.';
+COMMENT ON COLUMN adops.creatives_history.campaign_id IS 'The campaign the creative belonged to in this version (bigint).';
 COMMENT ON COLUMN adops.creatives_history.name IS 'Creative name in this version.';
+COMMENT ON COLUMN adops.creatives_history.is_active IS 'Whether the creative was active on the ad server in this version.';
+COMMENT ON COLUMN adops.creatives_history.delivery_start IS 'Start of delivery in this version (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.creatives_history.delivery_end IS 'End of delivery in this version (timestamptz); null when unset.';
+COMMENT ON COLUMN adops.creatives_history.deleted IS 'True for the version that began when the creative disappeared from the ad server (soft delete).';
 COMMENT ON COLUMN adops.creatives_history.valid_from IS 'Inclusive start: when this version was first synced (timestamptz).';
 COMMENT ON COLUMN adops.creatives_history.valid_to IS 'Exclusive end: the version holds for valid_from <= t < valid_to.';
+COMMENT ON COLUMN adops.creatives_history.account IS 'The ad server account of the creative; join creatives ON (account, creative_id).';
 CREATE TABLE adops.dashboard_roles (
     role text NOT NULL,
     granted_at timestamp with time zone DEFAULT now() NOT NULL,
@@ -795,6 +838,7 @@ CREATE TABLE adops.report_daily_campaign__p202601 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_campaign__p202601 IS 'The rows of report_daily_campaign whose period_start falls in the month of 2026-01-01 (a partition): read report_daily_campaign, not this.';
 CREATE TABLE adops.report_daily_campaign__p202602 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -810,6 +854,7 @@ CREATE TABLE adops.report_daily_campaign__p202602 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_campaign__p202602 IS 'The rows of report_daily_campaign whose period_start falls in the month of 2026-02-01 (a partition): read report_daily_campaign, not this.';
 CREATE TABLE adops.report_daily_campaign__p202603 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -825,6 +870,7 @@ CREATE TABLE adops.report_daily_campaign__p202603 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_campaign__p202603 IS 'The rows of report_daily_campaign whose period_start falls in the month of 2026-03-01 (a partition): read report_daily_campaign, not this.';
 CREATE TABLE adops.report_daily_creative__p202601 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -841,6 +887,7 @@ CREATE TABLE adops.report_daily_creative__p202601 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_creative__p202601 IS 'The rows of report_daily_creative whose period_start falls in the month of 2026-01-01 (a partition): read report_daily_creative, not this.';
 CREATE TABLE adops.report_daily_creative__p202602 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -857,6 +904,7 @@ CREATE TABLE adops.report_daily_creative__p202602 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_creative__p202602 IS 'The rows of report_daily_creative whose period_start falls in the month of 2026-02-01 (a partition): read report_daily_creative, not this.';
 CREATE TABLE adops.report_daily_creative__p202603 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -873,6 +921,7 @@ CREATE TABLE adops.report_daily_creative__p202603 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_creative__p202603 IS 'The rows of report_daily_creative whose period_start falls in the month of 2026-03-01 (a partition): read report_daily_creative, not this.';
 CREATE TABLE adops.report_daily_geo_device__p202601 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -889,6 +938,7 @@ CREATE TABLE adops.report_daily_geo_device__p202601 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_geo_device__p202601 IS 'The rows of report_daily_geo_device whose period_start falls in the month of 2026-01-01 (a partition): read report_daily_geo_device, not this.';
 CREATE TABLE adops.report_daily_geo_device__p202602 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -905,6 +955,7 @@ CREATE TABLE adops.report_daily_geo_device__p202602 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_geo_device__p202602 IS 'The rows of report_daily_geo_device whose period_start falls in the month of 2026-02-01 (a partition): read report_daily_geo_device, not this.';
 CREATE TABLE adops.report_daily_geo_device__p202603 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -921,6 +972,7 @@ CREATE TABLE adops.report_daily_geo_device__p202603 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_geo_device__p202603 IS 'The rows of report_daily_geo_device whose period_start falls in the month of 2026-03-01 (a partition): read report_daily_geo_device, not this.';
 CREATE TABLE adops.report_daily_zone__p202601 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -936,6 +988,7 @@ CREATE TABLE adops.report_daily_zone__p202601 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_zone__p202601 IS 'The rows of report_daily_zone whose period_start falls in the month of 2026-01-01 (a partition): read report_daily_zone, not this.';
 CREATE TABLE adops.report_daily_zone__p202602 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -951,6 +1004,7 @@ CREATE TABLE adops.report_daily_zone__p202602 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_zone__p202602 IS 'The rows of report_daily_zone whose period_start falls in the month of 2026-02-01 (a partition): read report_daily_zone, not this.';
 CREATE TABLE adops.report_daily_zone__p202603 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -966,6 +1020,7 @@ CREATE TABLE adops.report_daily_zone__p202603 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
+COMMENT ON TABLE adops.report_daily_zone__p202603 IS 'The rows of report_daily_zone whose period_start falls in the month of 2026-03-01 (a partition): read report_daily_zone, not this.';
 CREATE TABLE adops.report_hourly__p202601 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -981,6 +1036,7 @@ CREATE TABLE adops.report_hourly__p202601 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-01-01'::date) AND (day < '2026-02-07'::date)))
 );
+COMMENT ON TABLE adops.report_hourly__p202601 IS 'The rows of report_hourly whose period_start falls in the month of 2026-01-01 (a partition): read report_hourly, not this.';
 CREATE TABLE adops.report_hourly__p202602 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -996,6 +1052,7 @@ CREATE TABLE adops.report_hourly__p202602 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-02-01'::date) AND (day < '2026-03-07'::date)))
 );
+COMMENT ON TABLE adops.report_hourly__p202602 IS 'The rows of report_hourly whose period_start falls in the month of 2026-02-01 (a partition): read report_hourly, not this.';
 CREATE TABLE adops.report_hourly__p202603 (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -1011,6 +1068,7 @@ CREATE TABLE adops.report_hourly__p202603 (
     account text DEFAULT 'default'::text NOT NULL,
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
+COMMENT ON TABLE adops.report_hourly__p202603 IS 'The rows of report_hourly whose period_start falls in the month of 2026-03-01 (a partition): read report_hourly, not this.';
 CREATE TABLE adops.report_loads (
     load_id bigint NOT NULL,
     report text NOT NULL,

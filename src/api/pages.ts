@@ -11,6 +11,21 @@ export class ApiPaginationError extends ApiError {
 }
 
 /**
+ * Items one listing may hold before the sync gives up on it: the API gives no count (the spec shows
+ * none), so a server whose pages never run out would be read for ever, memory growing. 200,000 is
+ * far past any account's catalogue (2,000 pages of 100) and holds a few hundred MB at most.
+ */
+export const MAX_LISTING_ITEMS = 200_000;
+
+/** A listing ran past MAX_LISTING_ITEMS without a short page: its pages never run out. */
+export class ApiListingTooLongError extends ApiError {
+  override name = 'ApiListingTooLongError';
+  constructor(d: ApiErrorDetails & { items: number }) {
+    super(`the listing has no last page after ${d.items.toLocaleString('en-US')} items`, d);
+  }
+}
+
+/**
  * An entity id as a number: a positive whole number, or a string of digits (APIs that encode
  * numbers as strings send "862599431"); undefined when it cannot be read.
  */
@@ -35,6 +50,8 @@ export interface ListedPage<T> {
 export interface ListingStart {
   readonly offset?: number;
   readonly seen?: Iterable<number>;
+  /** Items the listing may hold, from offset 0 (default MAX_LISTING_ITEMS). */
+  readonly maxItems?: number;
 }
 
 /**
@@ -77,6 +94,19 @@ export async function* listPages<T>(
       if (id !== undefined) seen.add(id);
     }
     const last = page.length < pageSize;
+    const maxItems = start.maxItems ?? MAX_LISTING_ITEMS;
+    if (!last && offset + page.length >= maxItems)
+      throw new ApiListingTooLongError({
+        status: 200,
+        method: where.method,
+        path: `${where.path}?limit=${pageSize}&offset=${offset}`,
+        attempts: pages,
+        items: maxItems,
+        hint:
+          'its pages never run out (every page full of new items), so the sync stops rather than read for ever; ' +
+          'check what ADOPS_BASE_URL answers; if the account really lists more, report it',
+        retryable: false,
+      });
     yield { offset, items: fresh, size: page.length, last };
     if (last) return;
     offset += page.length;

@@ -22,7 +22,7 @@ export interface SyncRetryPolicy {
   readonly attempts: number;
   /** 429s one request waits out before the sync gives up and goes back to the queue. */
   readonly rateLimitWaits: number;
-  /** Base and cap of the backoff between attempts (the one backoff, src/retry/backoff.ts). */
+  /** Base and cap of the backoff between attempts (the one backoff, backoffDelay in src/retry/classify.ts). */
   readonly baseMs: number;
   readonly maxMs: number;
 }

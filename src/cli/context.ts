@@ -146,6 +146,8 @@ export const SUMMARIES = {
   dashboard:
     'serve a web page (Bull Board) showing the BullMQ queues and their jobs; prints its URL as ' +
     'the first line of stdout and runs until Ctrl-C (SIGINT) or SIGTERM',
+  accounts:
+    "accounts rename FROM TO: move one account's rows, loads and catalogue to a new name in one transaction",
   demo:
     'run the whole pipeline on the embedded emulator: migrate, sync the catalogue, backfill the last days of ' +
     'every default report with an in-process worker, print status and three example BI queries',

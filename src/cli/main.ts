@@ -94,6 +94,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   replay: async () => (await import('./warehouse.js')).registerReplay,
   emulator: async () => (await import('./emulator.js')).registerEmulator,
   dashboard: async () => (await import('./worker.js')).registerDashboard,
+  accounts: async () => (await import('./accounts.js')).registerAccounts,
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 

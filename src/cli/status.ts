@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { redactSecrets } from '../log/redact.js';
 import { checkProblems, renderStatus } from '../observe/status-render.js';
 import { collectStatus, type Status } from '../observe/status.js';
+import { readUnconfiguredAccounts } from '../observe/account-holdings.js';
 import {
   CommandFailed,
   intOption,
@@ -55,11 +56,21 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       // Postgres is queried while BullMQ loads and the queues connect; without Redis the warehouse
       // half of the status is still worth showing.
       const queues = queueCounts(config, ctx.logger());
-      const status = await withWarehouse(ctx, 4, (wh) =>
-        collectStatus(wh, jobs, queues.counts, flags.days ?? config.healDays, new Date(), accounts).finally(
-          queues.close,
-        ),
-      );
+      const status = await withWarehouse(ctx, 4, async (wh) => {
+        const [collected, unconfigured] = await Promise.all([
+          collectStatus(wh, jobs, queues.counts, flags.days ?? config.healDays, new Date(), accounts).finally(
+            queues.close,
+          ),
+          // Every account holding rows is named, configured or not; --account asks about one only.
+          flags.account === undefined
+            ? readUnconfiguredAccounts(
+                wh,
+                config.accounts.map((a) => a.name),
+              )
+            : [],
+        ]);
+        return unconfigured.length === 0 ? collected : { ...collected, unconfiguredAccounts: unconfigured };
+      });
       if (flags.check) return check(ctx, status);
       ctx.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : renderStatus(status));
     });
@@ -93,9 +104,13 @@ function check(ctx: CliContext, status: Status): void {
     return;
   }
   for (const p of problems) ctx.stdout.write(`${p.line}\n`);
-  const reports = new Set(problems.map((p) => p.report));
+  const reports = new Set(problems.filter((p) => p.kind !== 'queues').map((p) => p.report));
+  const where = [
+    ...(problems.some((p) => p.kind === 'queues') ? ['the queues'] : []),
+    ...(reports.size > 0 ? [`${reports.size} report(s): ${[...reports].join(', ')}`] : []),
+  ];
   throw new CommandFailed(
-    `${problems.length} problem(s) in ${reports.size} report(s): ${[...reports].join(', ')}; ` +
+    `${problems.length} problem(s) in ${where.join(' and ')}; ` +
       '`adops heal` re-pulls missing and failed periods',
   );
 }

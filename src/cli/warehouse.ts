@@ -8,9 +8,16 @@ import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/
 import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
 import { openWarehouse, withClient, type Warehouse } from '../warehouse/pg.js';
 import { migrateQueueSchema } from '../queue/backend.js';
-import { BI_ROLE_NAME, BiRoleError, describeBiRole, setupBiRole } from '../warehouse/schema/bi-role.js';
+import {
+  BI_ROLE_NAME,
+  BiRoleError,
+  describeBiRole,
+  reservedBiRole,
+  setupBiRole,
+} from '../warehouse/schema/bi-role.js';
 import { replayLoad } from '../worker/pull.js';
 import { readVersions } from '../warehouse/schema/versions.js';
+import { refusedViewLine } from '../warehouse/schema/views.js';
 import {
   cannotConnect,
   CommandFailed,
@@ -32,10 +39,13 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--bi-role <name>',
-      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue',
+      'grant this role (created if absent) read-only access to the bi_ views, dim_date and the catalogue; ' +
+        'refuses a role that can write or read more (superuser, owner, pg_write_all_data, ...)',
       (v: string) => (BI_ROLE_NAME.test(v) ? v : invalid('a role name: lower case letters, digits, _')),
     )
     .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
+      const reserved = flags.biRole === undefined ? undefined : reservedBiRole(flags.biRole);
+      if (reserved !== undefined) throw new UsageError(`--bi-role ${flags.biRole}: ${reserved}`);
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
@@ -106,9 +116,7 @@ function describe(result: SetupResult, schema: string): string[] {
     );
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
-  for (const v of result.views)
-    if (v.status === 'missing-columns')
-      lines.push(`skipped the view of ${v.report}: its table lacks ${(v.missing ?? []).join(', ')}`);
+  for (const v of result.views) if (v.status === 'refused') lines.push(refusedViewLine(v));
   for (const d of result.dailyViews) {
     if (d.status === 'no-day')
       lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);
@@ -152,8 +160,10 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
             const swapped = await withClient(pool, (client) =>
               swapVersion(client, schema, report, { force: true }),
             );
-            if (swapped !== undefined)
+            if (swapped !== undefined) {
               ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
+              for (const v of swapped.refused) ctx.stdout.write(`${refusedViewLine(v)}\n`);
+            }
           }
           if (flags.dropOld)
             for (const table of await withClient(pool, (client) => dropRetired(client, schema, report.name)))

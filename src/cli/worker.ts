@@ -1,6 +1,7 @@
 // The long-running commands: `adops worker` (pulls, scheduler ticks and entity syncs until a
 // signal) and `adops dashboard` (Bull Board over the queues until a signal).
 import { InvalidArgumentError, type Command } from 'commander';
+import { watchAccountsFile } from '../config/accounts-watch.js';
 import { liveJobs } from '../config/jobs.js';
 import { isLoopback, DashboardError, startDashboard } from '../observe/dashboard.js';
 import { RedisUnavailableError } from '../queue/connection.js';
@@ -51,6 +52,19 @@ export function registerWorker(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: flags.concurrency + 3, logger });
       const stallMs = flags.stallSeconds === undefined ? undefined : flags.stallSeconds * 1000;
       const port = flags.metricsPort ?? config.metricsPort;
+      // Accounts are read once (each has its clients and limiter): an edit takes a restart, said in the log.
+      // Watched from here, so an edit while the worker starts is seen too.
+      const unwatch =
+        config.accountsFile === undefined
+          ? undefined
+          : watchAccountsFile(config.accountsFile, () =>
+              logger.warn(
+                { file: config.accountsFile },
+                `ADOPS_ACCOUNTS_FILE changed (${config.accountsFile}): this worker keeps pulling the accounts it ` +
+                  'started with; restart every worker to use the new file (an account renamed in it: stop them, ' +
+                  'run adops accounts rename OLD NEW, then start them)',
+              ),
+            );
       const running = await startWorker({
         config,
         jobs,
@@ -71,6 +85,7 @@ export function registerWorker(program: Command, ctx: CliContext): void {
               stall: { lockDurationMs: stallMs, stalledIntervalMs: Math.max(500, Math.round(stallMs / 2)) },
             }),
       }).catch(async (error: unknown) => {
+        unwatch?.();
         await pool.end();
         return rethrowAs([RedisUnavailableError])(error);
       });
@@ -98,6 +113,7 @@ export function registerWorker(program: Command, ctx: CliContext): void {
         process.on('SIGINT', onSignal);
       });
       stopped = true;
+      unwatch?.();
       await pool.end();
     });
 }

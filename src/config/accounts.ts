@@ -6,6 +6,7 @@ import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
+import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 
 /** The GET /reports parameter forms (ADOPS_REPORT_PARAMS, an account's `report_params`). */
 export const REPORT_PARAMS = ['repeat', 'brackets', 'comma', 'json-body'] as const;
@@ -17,7 +18,7 @@ export const AUTH_FORMS = ['bearer', 'x-api-key'] as const;
 /** The settings whose right value depends on an account's server: per account, defaulting to the env. */
 export interface ServerSettings {
   readonly auth: (typeof AUTH_FORMS)[number];
-  /** How GET /reports sends its parameters (src/api/query.ts). */
+  /** How GET /reports sends its parameters (reportRequest in src/api/client.ts). */
   readonly reportParams: (typeof REPORT_PARAMS)[number];
   /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
   readonly compression: (typeof COMPRESSIONS)[number];
@@ -74,7 +75,7 @@ export interface Account extends ServerSettings {
 function checkAccountName(name: unknown, subject: string): string {
   if (typeof name !== 'string' || !ACCOUNT_NAME.test(name))
     throw new ConfigError(
-      `${subject}: ${JSON.stringify(name) ?? String(name)} is not an account name; expected ${ACCOUNT_NAME.source} ` +
+      `${subject}: ${typeof name === 'string' && mayHoldKey(name) ? `(${KEY_LIKE_HIDDEN})` : (JSON.stringify(name) ?? String(name))} is not an account name; expected ${ACCOUNT_NAME.source} ` +
         '(lower case letter, then up to 40 lower case letters, digits or _)',
       subject,
     );
@@ -101,7 +102,7 @@ export function readAccountsFile(
   env: Readonly<Record<string, string | undefined>>,
   defaults: ServerSettings,
 ): Account[] {
-  const where = `ADOPS_ACCOUNTS_FILE=${path}`;
+  const where = mayHoldKey(path) ? `ADOPS_ACCOUNTS_FILE (${KEY_LIKE_HIDDEN})` : `ADOPS_ACCOUNTS_FILE=${path}`;
   let text: string;
   try {
     text = readBoundedFile(path, MAX_FILE_BYTES, 'an accounts file');
@@ -146,7 +147,8 @@ function readAccount(
   for (const key of Object.keys(o))
     if (!ACCOUNT_KEYS.has(key))
       fail(
-        key,
+        // A key written as a field name (`sk_live_...:`) is no name to quote.
+        mayHoldKey(key) ? `a field (its name is not shown: it may hold an API key)` : key,
         /^(api_?)?key$|^api_key$|token|secret/i.test(key)
           ? 'an API key is never written into the accounts file; use api_key_file or api_key_env'
           : `unknown field; allowed: ${[...ACCOUNT_KEYS].join(', ')}`,
@@ -168,13 +170,17 @@ function readAccount(
       apiKey = readKeyFile(resolve(dirname(path), keyFile), MAX_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
-      fail('api_key_file', `${keyFile}: ${error.message}`);
+      fail('api_key_file', `${mayHoldKey(keyFile) ? `(${KEY_LIKE_HIDDEN})` : keyFile}: ${error.message}`);
     }
   } else if (keyEnv !== undefined) {
     if (typeof keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
       return fail('api_key_env', 'expected the name of an environment variable, e.g. ADOPS_KEY_NORTH');
     apiKey = env[keyEnv];
-    if (apiKey === undefined || apiKey === '') fail('api_key_env', `${keyEnv} is not set`);
+    if (apiKey === undefined || apiKey === '')
+      fail(
+        'api_key_env',
+        `${mayHoldKey(keyEnv) ? `the variable it names (${KEY_LIKE_HIDDEN})` : keyEnv} is not set`,
+      );
   } else
     fail(
       'api_key_file',

@@ -2,6 +2,7 @@
 // one line, not misread later: ioredis takes `redis://host/abc` as database 0), and which Redis the queues
 // live on: one server, Sentinel or a Cluster. Pure parsing; passwords live only in the target.
 import { ConfigError } from './files.js';
+import { mayHoldKey } from '../log/secret-pattern.js';
 
 // The forms of the URL variables, as error messages state them.
 export const REDIS_URL_FORM = 'redis:// or rediss://[[user]:password@]host[:port][/database number]';
@@ -14,12 +15,19 @@ export function baseUrlProblem(value: string): string | undefined {
   const url = parse(value);
   if (typeof url === 'string') return url;
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return `the scheme "${url.protocol}" is not http: or https:`;
+    return mayHoldKey(url.protocol)
+      ? 'the scheme is not http: or https:'
+      : `the scheme "${url.protocol}" is not http: or https:`;
   const shared = authorityProblem(url, value);
   if (shared !== undefined) return shared;
+  // A key is often passed in a query string: its parameters are never quoted, names or values.
+  if (url.search !== '')
+    return 'it has a query string (?...): the URL ends in /v2, and the key goes in ADOPS_API_KEY or ADOPS_API_KEY_FILE';
   // The parser's reading, not the text: `https:///v2` is host "v2" with path "/".
-  if (!/\/v2\/?$/.test(url.pathname) || url.search !== '')
-    return `the URL is read as ${url.origin}${url.pathname}${url.search}, which does not end in /v2`;
+  if (!/\/v2\/?$/.test(url.pathname)) {
+    const read = `${url.origin}${url.pathname}`;
+    return `the URL is read as ${mayHoldKey(read) ? `a path (not shown: it may hold an API key)` : read}, which does not end in /v2`;
+  }
   if (url.username !== '' || url.password !== '')
     return 'no user or password in the URL: the key goes in ADOPS_API_KEY or ADOPS_API_KEY_FILE';
   return undefined;

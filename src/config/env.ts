@@ -18,6 +18,7 @@ import {
   type RedisTarget,
 } from './connections.js';
 import { FileRefused, ConfigError } from './files.js';
+import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 import {
   DEFAULT_ACCOUNT,
   keyProblem,
@@ -131,6 +132,9 @@ export const ENV_SCHEMA = {
     .optional(),
 } as const;
 
+/** Variables whose value is shown with its password masked (withoutPassword): their other parts are no key. */
+const PASSWORD_MASKED = new Set(['DATABASE_URL', 'REDIS_URL']);
+
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -153,10 +157,17 @@ export function loadConfig(env: Env) {
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
-      // A connection URL may carry a password: the message shows the value without it.
-      const shown = clean[name] === undefined ? 'missing' : JSON.stringify(withoutPassword(clean[name]));
+      // A connection URL may carry a password: the message shows the value without it, and no value
+      // that may hold a key (pasted in the wrong variable) at all.
+      const value = clean[name] === undefined ? undefined : withoutPassword(clean[name]);
+      const shown =
+        value === undefined
+          ? '=missing'
+          : mayHoldKey(value) && !PASSWORD_MASKED.has(name)
+            ? ` (${KEY_LIKE_HIDDEN})`
+            : `=${JSON.stringify(value)}`;
       throw new ConfigError(
-        `${name}=${shown} is invalid: expected ${issue?.message ?? 'a valid value'}`,
+        `${name}${shown} is invalid: expected ${issue?.message ?? 'a valid value'}`,
         name,
       );
     }
@@ -181,7 +192,7 @@ export function loadConfig(env: Env) {
     /** The API key; never log it, never put it in Redis or Postgres. */
     apiKey: readApiKey(clean),
     auth: v.ADOPS_AUTH,
-    /** How GET /reports sends its parameters (the spec leaves it open): see src/api/query.ts. */
+    /** How GET /reports sends its parameters (the spec leaves it open): see reportRequest in src/api/client.ts. */
     reportParams: v.ADOPS_REPORT_PARAMS,
     /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
     databaseUrl: v.DATABASE_URL,
@@ -205,7 +216,7 @@ export function loadConfig(env: Env) {
       /** Keep-alive connections per API origin. */
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
-      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a worker holds a body whole. */
+      /** Largest report body read, in MB (1,000,000 bytes) decompressed: a larger one fails its pull for good. */
       maxBodyMb: v.ADOPS_MAX_BODY_MB,
       /** Report bodies from this size on are loaded as they stream in, never held whole. */
       streamBodyMb: v.ADOPS_STREAM_BODY_MB,
@@ -365,10 +376,12 @@ function readApiKey(env: Env): string | undefined {
       key = readKeyFile(file, MAX_KEY_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
+      // The key itself is sometimes pasted here: a value that may be one is not quoted.
+      const set = mayHoldKey(file) ? `${name} (${KEY_LIKE_HIDDEN})` : `${name}=${file}`;
       throw new ConfigError(
         error.code === undefined
-          ? `${name}=${file}: ${error.message}`
-          : `${name}=${file} cannot be read (${error.code}): expected a readable file holding the key`,
+          ? `${set}: ${error.message}`
+          : `${set} cannot be read (${error.code}): expected a readable file holding the key`,
         name,
         { cause: error },
       );

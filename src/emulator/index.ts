@@ -1,6 +1,12 @@
 // The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
 // control endpoints, and its public surface.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -115,9 +121,33 @@ const OVERRIDE_SCHEMA = z.object({
   path: z.string().startsWith('/'),
   status: z.number().int().min(100).max(599),
   body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.record(z.string(), z.string()).superRefine(headerProblems).optional(),
   times: z.number().int().min(1).optional(),
 });
+
+/** Refuses, when the override is queued, a header Node would refuse when the answer is sent (a CR, LF or NUL
+ * in a value, a name that is not an HTTP token): otherwise the matching request gets a 500 instead. */
+function headerProblems(headers: Record<string, string>, ctx: z.RefinementCtx): void {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)} is not a valid header name` });
+      return;
+    }
+    try {
+      validateHeaderValue(name, value);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message:
+          'the value holds a character a header cannot carry (CR, LF, NUL or another control character)',
+      });
+      return;
+    }
+  }
+}
 
 /** The body checked against `schema`, or a 400 naming the first field at fault. */
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {

@@ -98,6 +98,23 @@ export class DimensionValueError extends TerminalError {
   }
 }
 
+/**
+ * The body is nested by other dimensions than those asked: a value sits where one dimension belongs
+ * but reads as another asked one, or a row of counters sits at another depth. The usual cause is a
+ * server that reads another request form, so it saw other dimensions (or none) than were sent.
+ */
+export class DimensionShapeError extends ReportFormatError {
+  override readonly name = 'DimensionShapeError';
+  constructor(path: string, problem: string, dimensions: readonly Dimension[]) {
+    super(path, problem);
+    this.message =
+      `report body is not usable at ${path}: ${problem}; the body's shape does not match the dimensions asked ` +
+      `(${dimensions.join(', ')}): most likely the server reads another request form than the one sent ` +
+      "(ADOPS_REPORT_PARAMS, or the account's report_params), so it answered other dimensions; " +
+      '`adops doctor` finds the form it reads';
+  }
+}
+
 /** Why a report's rows could not be reconciled with its totals. */
 export type UnreconciledReason = 'mismatch' | 'no totals' | 'partial totals';
 

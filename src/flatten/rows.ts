@@ -8,7 +8,13 @@ import {
   type CounterName,
 } from '../config/dimensions.js';
 import { digits, isIsoDate } from '../dates/calendar.js';
-import { DimensionValueError, ReportFormatError, showValue, type UnreconciledReason } from './errors.js';
+import {
+  DimensionShapeError,
+  DimensionValueError,
+  ReportFormatError,
+  showValue,
+  type UnreconciledReason,
+} from './errors.js';
 import { type Counters, type ReportRow, type Totals } from './types.js';
 
 /** A key inside a container: an object key, an array index, or none (the root). */
@@ -53,8 +59,24 @@ export class RowBuilder<P> {
   setKey(d: number, key: string, parent: P): void {
     const type = this.types[d] as DimensionType;
     const value = canonicalDimensionValue(type, key);
-    if (value === undefined)
-      throw new DimensionValueError(this.dims[d] as Dimension, key, EXPECTED[type], this.pathOf(parent, key));
+    if (value === undefined) {
+      // A key that reads as another asked dimension (of a type that tells, not text) says the nesting
+      // is not the one asked for: the request, not the data, is the likely fault.
+      const other = this.dims.find(
+        (o, i) =>
+          i !== d &&
+          this.types[i] !== 'text' &&
+          canonicalDimensionValue(this.types[i] as DimensionType, key) !== undefined,
+      );
+      const path = this.pathOf(parent, key);
+      if (other !== undefined)
+        throw new DimensionShapeError(
+          path,
+          `the key ${showValue(key)} sits where ${this.dims[d]} belongs but reads as ${other}, not as ${EXPECTED[type]}`,
+          this.dims,
+        );
+      throw new DimensionValueError(this.dims[d] as Dimension, key, EXPECTED[type], path);
+    }
     if (value !== key) this.mayHaveDuplicates = true;
     this.vals[d] = value;
   }
@@ -69,9 +91,12 @@ export class RowBuilder<P> {
       const raw = dimRaw[d];
       if (raw === undefined) {
         if (d < depth) continue;
-        throw new ReportFormatError(
+        // Counters fewer levels deep than the dimensions asked, naming none of the rest: nested by
+        // fewer dimensions than were sent, as a server that read another request form answers.
+        throw new DimensionShapeError(
           this.pathOf(parent, key),
           `a row of counters ${depth} level(s) deep has no ${dims[d]}: expected items nested in request order (${dims.join(' > ')}) or rows naming every dimension`,
+          dims,
         );
       }
       let value: string | undefined;

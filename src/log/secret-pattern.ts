@@ -212,3 +212,15 @@ function base64Cores(secret: string): string[] {
   }
   return cores;
 }
+
+/**
+ * Whether `text` (a setting's value, a field name) may hold an API key, so a message must not quote
+ * it: some run of letters and digits in it is 8 or more long with a digit in it (random tokens,
+ * hex, UUID parts, base64), or 20 or more long. Words, variable names and ordinary paths do not.
+ */
+export function mayHoldKey(text: string): boolean {
+  return text.split(/[^A-Za-z0-9]+/).some((run) => (run.length >= 8 && /\d/.test(run)) || run.length >= 20);
+}
+
+/** What messages show in place of a value that may hold a key. */
+export const KEY_LIKE_HIDDEN = 'its value is not shown: it may hold an API key';

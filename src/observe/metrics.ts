@@ -3,6 +3,7 @@
 // worker's pulls, so every worker reports the same values and alerts need no aggregation.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobSet, ReportJob } from '../config/jobs.js';
+import { startOfLocalDate } from '../dates/calendar.js';
 import { periodContaining } from '../dates/periods.js';
 import { freshnessLimitMs, periodEndInstant } from '../plan/freshness.js';
 import { lastRestatements } from '../warehouse/loads-query.js';
@@ -131,7 +132,12 @@ export interface ReportFreshness {
   readonly lastPeriodEndMs: number | null;
   /** How old its newest data may get (`freshness:` or its default), in ms. */
   readonly freshnessMs: number;
+  /** When no period of the window is loaded: the start of its oldest missing period (midnight in the report's time
+   * zone), in ms, which its data age counts from, so a report that never loaded can be late; else null. */
+  readonly neverLoadedSinceMs?: number | null;
   readonly missing: number;
+  /** Missing periods past the freshness limit, or older than the newest loaded one (status' `overdue`). */
+  readonly overdue?: number;
   readonly failed: number;
   readonly unreconciled: number;
   /** Periods where it disagrees with another report of its grain beyond restatement (agreement.ts). */
@@ -146,16 +152,23 @@ export function gaugeValues(
   status: ReportStatus,
   lastRestatement: number | null,
 ): ReportFreshness {
+  const timezone = job.schedule?.timezone ?? 'UTC';
   const end =
     status.lastLoaded === null
       ? null
-      : periodEndInstant(periodContaining(status.lastLoaded, job.period), job.schedule?.timezone ?? 'UTC');
+      : periodEndInstant(periodContaining(status.lastLoaded, job.period), timezone);
+  const oldestMissing = [...status.missing].sort()[0];
   return {
     ...(status.account === 'default' ? {} : { account: status.account }),
     report: status.report,
     lastPeriodEndMs: end === null ? null : end.getTime(),
+    neverLoadedSinceMs:
+      end === null && oldestMissing !== undefined
+        ? startOfLocalDate(oldestMissing, timezone).getTime()
+        : null,
     freshnessMs: freshnessLimitMs(job),
     missing: status.missing.length,
+    overdue: status.overdue.length,
     failed: status.failed.length,
     unreconciled: status.unreconciled.length,
     lastRestatement,
@@ -238,8 +251,22 @@ export function registerReportGauges(
   );
   gauge(
     'adops_report_data_age_seconds',
-    'Age of the newest data of each report: now minus the end of its newest loaded period',
-    (f) => (f.lastPeriodEndMs === null ? null : (now() - f.lastPeriodEndMs) / 1000),
+    'Age of the newest data of each report: now minus the end of its newest loaded period; with none loaded in ' +
+      'the window, now minus the start of its oldest missing period (adops_report_never_loaded is then 1)',
+    (f) => {
+      const from = f.lastPeriodEndMs ?? f.neverLoadedSinceMs ?? null;
+      return from === null ? null : (now() - from) / 1000;
+    },
+  );
+  gauge(
+    'adops_report_never_loaded',
+    '1 when no period of the status window is loaded (a report that never loaded, or nothing lately), else 0',
+    (f) => (f.lastPeriodEndMs === null ? 1 : 0),
+  );
+  gauge(
+    'adops_report_overdue_periods',
+    'Missing periods of the status window past the freshness limit, or older than the newest loaded one',
+    (f) => f.overdue ?? 0,
   );
   gauge(
     'adops_report_freshness_seconds',

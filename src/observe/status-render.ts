@@ -5,6 +5,7 @@ import { addDays } from '../dates/calendar.js';
 import { disagreementLine, renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
 import type { CellState, ReportStatus, Status } from './status.js';
+import type { UnconfiguredAccount } from './account-holdings.js';
 import { problemText } from '../catalogue/fields.js';
 import type { EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 
@@ -117,6 +118,7 @@ export function renderStatus(status: Status): string {
       );
   }
   lines.push(...renderEntityStatus(status.entities));
+  lines.push(...renderUnconfiguredAccounts(status.unconfiguredAccounts ?? []));
   lines.push('', 'Queues:');
   if (status.queues === null)
     lines.push(`  unavailable: ${terminalSafe(status.queueError ?? 'unknown error')}`);
@@ -218,17 +220,31 @@ function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
 /** One reason the warehouse is not fresh and complete: names the report and, when one, the period. */
 export interface CheckProblem {
   readonly report: string;
-  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees';
+  readonly kind: 'late' | 'missing' | 'failed' | 'unreconciled' | 'disagrees' | 'unmigrated' | 'queues';
   readonly period?: string;
   readonly line: string;
 }
 
 /**
- * The problems of a status: each late report, overdue missing period (yesterday before the night's
- * tick is not one), failed or unreconciled period, and disagreement. None: fresh and complete.
+ * The problems of a status: queues that cannot be read, each definition no table has, late report,
+ * overdue missing period (yesterday before the night's tick is not one), failed or unreconciled
+ * period, and disagreement. None: fresh and complete, and able to stay so.
  */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
+  // Fresh tables say nothing of tomorrow: without the queues nothing is scheduled, pulled or loaded.
+  if (status.queues === null)
+    out.push({
+      report: 'queues',
+      kind: 'queues',
+      line: `queues: cannot be read (${status.queueError ?? 'unknown error'}): nothing can be queued or loaded`,
+    });
+  for (const u of status.unmigrated ?? [])
+    out.push({
+      report: u.report,
+      kind: 'unmigrated',
+      line: `${u.report}: no table has its dimensions (${u.dimensions.join(', ')}): run \`adops migrate\``,
+    });
   // Named with its account when the status covers accounts other than `default`.
   const named = status.reports.some((r) => r.account !== 'default');
   for (const r of status.reports) {
@@ -260,4 +276,16 @@ export function checkProblems(status: Status): CheckProblem[] {
         line: disagreementLine(d),
       });
   return out;
+}
+
+/** The status lines naming each unconfigured account holding rows, and what to do about it. */
+function renderUnconfiguredAccounts(accounts: readonly UnconfiguredAccount[]): string[] {
+  return accounts.flatMap((a) => [
+    '',
+    `account ${a.account} holds rows but is not configured (ADOPS_ACCOUNTS_FILE): ${a.loads} loads ` +
+      `(${a.loadedPeriods} periods loaded${a.first === null ? '' : `, ${a.first} to ${a.last ?? a.first}`}), ` +
+      `${a.campaigns} campaigns; the bi_ views count them beside the configured accounts.`,
+    `  If it is a configured account's server under its old name: stop the workers, then ` +
+      `adops accounts rename ${a.account} NAME (--merge when NAME holds rows too).`,
+  ]);
 }

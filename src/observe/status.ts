@@ -5,7 +5,7 @@ import { readDisagreements, type Disagreement } from './agreement.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../warehouse/catalogue/runs.js';
 import { coverage } from '../warehouse/schema/evolution.js';
 import { restatements, type RestatementSummary } from '../warehouse/loads-query.js';
-import { readVersions } from '../warehouse/schema/versions.js';
+import { definitionsWithoutTable, readVersions } from '../warehouse/schema/versions.js';
 import { loadStates, unreconciledPeriods } from '../warehouse/loads-query.js';
 import { addDays, localDate } from '../dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../dates/periods.js';
@@ -24,6 +24,7 @@ import { COUNTED_STATES, jobCounts } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
 import { runsReport } from '../config/accounts.js';
 import type { Warehouse } from '../warehouse/pg.js';
+import type { UnconfiguredAccount } from './account-holdings.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -88,6 +89,10 @@ export interface Status {
   readonly disagreements?: readonly Disagreement[];
   /** Reports whose dimensions changed: how far the new table version has come. */
   readonly evolutions?: readonly EvolutionProgress[];
+  /** Accounts holding rows that are not configured (observe/account-holdings.ts); read without --account. */
+  readonly unconfiguredAccounts?: readonly UnconfiguredAccount[];
+  /** Definitions whose dimensions no table has (`adops migrate` not run since they changed): none can load. */
+  readonly unmigrated?: ReadonlyArray<{ readonly report: string; readonly dimensions: readonly string[] }>;
 }
 
 /** A report loading a new version of its table beside the one report_<name> serves. */
@@ -136,7 +141,7 @@ export async function collectStatus(
   const pairs = accounts.flatMap((a) =>
     jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a, r] as const),
   );
-  const [reports, restated, entities, evolving, queueCounts, disagreements] = await Promise.all([
+  const [reports, restated, entities, evolving, queueCounts, disagreements, unmigrated] = await Promise.all([
     Promise.all(pairs.map(([a, r]) => reportStatus(wh, r, days, gridDays, now, a.name, startOf(r, a)))),
     restatements(wh),
     entitySyncStatus(wh),
@@ -150,6 +155,7 @@ export async function collectStatus(
       yesterday,
       accounts.map((a) => a.name),
     ),
+    definitionsWithoutTable(wh, [...new Map(pairs.map(([, r]) => [r.name, r])).values()]),
   ]);
   return {
     generatedAt: now.toISOString(),
@@ -161,6 +167,7 @@ export async function collectStatus(
     entities,
     evolutions: evolving,
     disagreements,
+    unmigrated,
     ...(queueCounts.error === undefined ? {} : { queueError: queueCounts.error }),
   };
 }

@@ -1,5 +1,5 @@
 // Which history a report keeps: pure month arithmetic over its `retention_months`, shared by the
-// partition drop (src/warehouse/retention.ts), heal, the scheduler tick and `adops status`.
+// partition drop (src/warehouse/schema/partitions.ts), heal, the scheduler tick and `adops status`.
 import type { ReportJob } from '../config/jobs.js';
 import { localDate } from '../dates/calendar.js';
 import type { Period } from '../dates/periods.js';

@@ -20,6 +20,7 @@ import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
 import { loadStates } from '../warehouse/loads-query.js';
 import { swapWhenCovered, type Coverage } from '../warehouse/schema/evolution.js';
+import { refusedViewLine } from '../warehouse/schema/views.js';
 import type { Warehouse } from '../warehouse/pg.js';
 import { sameDimensions, buildingVersion } from '../warehouse/schema/versions.js';
 import type { Period } from '../dates/periods.js';
@@ -316,7 +317,9 @@ export function evolutionHook(
       }
       const swapped = await swapWhenCovered(wh, report);
       if (swapped === undefined) return;
-      logger.info(swapped, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
+      const { refused, ...switched } = swapped;
+      logger.info(switched, `report ${report.name} now serves version ${swapped.to} (was ${swapped.from})`);
+      for (const v of refused) logger.warn({ report: report.name }, refusedViewLine(v));
       notify({
         type: 'evolution.swapped',
         report: swapped.report,

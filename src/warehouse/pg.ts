@@ -269,6 +269,20 @@ export function reportTable(reportName: string): string {
   return `report_${reportName}`;
 }
 
+/** Postgres' longest identifier, in bytes: a longer one is cut short, and two names may then meet. */
+export const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * A name derived from a report's (a version's table, an index, a partition) that fits 63 bytes: itself
+ * when it fits (so existing names never change), else its first 54 bytes, `_` and 8 hex digits of its
+ * sha256, so two long names that share a start stay apart. The start keeps `report_<name>__`. Pure.
+ */
+export function derivedName(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, MAX_IDENTIFIER_BYTES - hash.length - 1)}_${hash}`;
+}
+
 /** A query as pg takes it, with the name that makes it a prepared statement. */
 export interface NamedQuery {
   readonly name: string;

@@ -4,6 +4,8 @@ import type { ClientBase } from 'pg';
 import { COUNTERS } from '../../config/dimensions.js';
 import { RATES, columnsOf, dailyViewName } from './views.js';
 import { ident, qualified, reportTable } from '../pg.js';
+import { partitionDescription, partitionsOf } from './partitions.js';
+import { readVersions } from './versions.js';
 
 /** The objects of one report that carry descriptions, and what each is. */
 type Role = 'table' | 'view' | 'daily';
@@ -53,7 +55,9 @@ const COLUMN_TEXT: Readonly<Record<string, string>> = {
   creative_deleted: 'True when the creative is gone from the ad server (soft-deleted in creatives)',
   data_width: 'Width of the creative in pixels (from the catalogue)',
   data_height: 'Height of the creative in pixels (from the catalogue)',
-  campaigns_assigned: 'Campaigns the creative is assigned to (from the catalogue)',
+  campaigns_assigned:
+    'Campaigns assigned to the zone and not deleted, from campaign_zones as last synced (count, bigint); ' +
+    'an attribute of the zone, the same on each of its rows: never sum it across rows or days',
   load_id: 'The report_loads row of the pull that loaded this period (bigint); not additive',
 };
 
@@ -82,6 +86,15 @@ export function columnDescription(column: string, role: Role): string {
   return text === undefined ? `${column}: a dimension of the report; group or filter by it.` : `${text}.`;
 }
 
+/** What a version's table of `report` is: `table` text of the version, as report_versions records it. Pure. */
+export function versionDescription(report: string, version: number, dimensions: readonly string[]): string {
+  return (
+    `Version ${version} of report ${report} (dimensions: ${dimensions.join(', ')}), as pulled from the ad ` +
+    `server API: one row per account, period and dimension values. report_${report} shows the serving ` +
+    `version (report_versions says which); dashboards read bi_${report}.`
+  );
+}
+
 /** What the object of `report` in each role is, and how to read it. Pure. */
 const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
   table: (report) =>
@@ -95,37 +108,64 @@ const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
     `sums. Sum its counters over days; never average its rates.`,
 };
 
-/** Comments each report's objects and their columns; comments do not survive a DROP, so this runs
- * after every (re)creation of the views. */
+/** Comments each report's objects and their columns: report_<name>, each version's table and its
+ * partitions, bi_<name> and bi_<name>_daily. Comments do not survive a DROP, so this runs after every
+ * (re)creation of the views. */
 export async function describeReportObjects(
   client: ClientBase,
   schema: string,
   reports: readonly { readonly name: string }[],
 ): Promise<void> {
   for (const report of reports) {
-    const objects: Array<[string, Role]> = [
-      [reportTable(report.name), 'table'],
-      [`bi_${report.name}`, 'view'],
-      [dailyViewName(report.name), 'daily'],
+    const stable = reportTable(report.name);
+    const versions = await readVersions(client, schema, report.name);
+    const objects: Array<[name: string, role: Role, text: string]> = [
+      [stable, 'table', OBJECT_TEXT.table(report.name)],
+      ...versions
+        .filter((v) => v.table !== stable)
+        .map((v): [string, Role, string] => [
+          v.table,
+          'table',
+          versionDescription(report.name, v.version, v.dimensions),
+        ]),
+      [`bi_${report.name}`, 'view', OBJECT_TEXT.view(report.name)],
+      [dailyViewName(report.name), 'daily', OBJECT_TEXT.daily(report.name)],
     ];
-    for (const [name, role] of objects) {
+    for (const [name, role, text] of objects) {
       const relation = await relationOf(client, schema, name);
       if (relation === undefined) continue;
-      const target = qualified(schema, name);
-      // Only what differs: a migrate that changes nothing writes no catalog rows. COMMENT takes no
-      // parameters, so the text goes in as a quoted literal.
-      const text = OBJECT_TEXT[role](report.name);
-      if (relation.comment !== text)
-        await client.query(`COMMENT ON ${relation.kind} ${target} IS ${client.escapeLiteral(text)}`);
+      await describe(client, schema, name, relation, text);
       for (const column of await columnsOf(client, schema, name)) {
         const wanted = columnDescription(column.name, role);
         if (column.comment !== wanted)
           await client.query(
-            `COMMENT ON COLUMN ${target}.${ident(column.name)} IS ${client.escapeLiteral(wanted)}`,
+            `COMMENT ON COLUMN ${qualified(schema, name)}.${ident(column.name)} IS ${client.escapeLiteral(wanted)}`,
           );
+      }
+      if (relation.kind === 'VIEW') continue;
+      // Partitions made before their comment was (ensurePartitions comments those it makes).
+      for (const p of await partitionsOf(client, schema, name)) {
+        const comment = await relationOf(client, schema, p.name);
+        if (comment !== undefined)
+          await describe(client, schema, p.name, comment, partitionDescription(name, p.from));
       }
     }
   }
+}
+
+/** COMMENT ON the relation `name` when its comment is not `text`: a migrate that changes nothing writes
+ * no catalog rows. COMMENT takes no parameters, so the text goes in as a quoted literal. */
+async function describe(
+  client: ClientBase,
+  schema: string,
+  name: string,
+  relation: { readonly kind: 'TABLE' | 'VIEW'; readonly comment: string | null },
+  text: string,
+): Promise<void> {
+  if (relation.comment !== text)
+    await client.query(
+      `COMMENT ON ${relation.kind} ${qualified(schema, name)} IS ${client.escapeLiteral(text)}`,
+    );
 }
 
 /** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */

@@ -6,8 +6,18 @@ import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
 import type { ClientBase, Pool } from 'pg';
 import type { Period } from '../../dates/periods.js';
-import { dailyViewName, ensureDailyViews, ensureViews } from './views.js';
-import { type Warehouse, ident, qualified, reportTable, withClient, withTransaction } from '../pg.js';
+import { type ViewOutcome, dailyViewName, ensureDailyViews, ensureViews } from './views.js';
+import {
+  type Warehouse,
+  derivedName,
+  ident,
+  qualified,
+  reportTable,
+  withClient,
+  withTransaction,
+} from '../pg.js';
+import { isDimension, type Dimension } from '../../config/dimensions.js';
+import { tableSpec } from './report-tables.js';
 import { evolveLockKey, readVersions, type ReportVersion } from './versions.js';
 
 /** The serving version's periods, how many the building one has loaded, and those missing, newest first. */
@@ -57,8 +67,14 @@ export async function coverage(
   };
 }
 
-/** What a swap did: the report and the versions it switched from and to. */
-export type Swapped = { readonly report: string; readonly from: number; readonly to: number };
+/** What a swap did: the report, the versions it switched from and to, and the report's view file if
+ * it was refused (it lacks a dimension of the new version: the generated view serves instead). */
+export type Swapped = {
+  readonly report: string;
+  readonly from: number;
+  readonly to: number;
+  readonly refused: readonly ViewOutcome[];
+};
 
 /**
  * Switches `report`'s stable name and bi_ views to its building version in one transaction, when
@@ -85,8 +101,9 @@ export async function swapVersion(
     await client.query(`DROP VIEW IF EXISTS ${qualified(schema, `bi_${report.name}`)}`);
     if (serving.table === stable) {
       // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
-      const renamed = `${stable}__v${serving.version}`;
-      await renameTable(client, schema, stable, renamed);
+      const renamed = derivedName(`${stable}__v${serving.version}`);
+      const dimensions = serving.dimensions.filter(isDimension);
+      await renameTable(client, schema, { name: report.name, dimensions }, stable, renamed);
       await client.query(
         `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
         [report.name, serving.version, renamed],
@@ -108,27 +125,44 @@ export async function swapVersion(
       `UPDATE ${versions} SET state = 'serving', swapped_at = now() WHERE report = $1 AND version = $2`,
       [report.name, building.version],
     );
-    await ensureViews(client, schema, [report]);
+    const views = await ensureViews(client, schema, [report]);
     await ensureDailyViews(client, schema, [report]);
     await describeReportObjects(client, schema, [report]);
     await regrantBiViews(client, schema);
-    return { report: report.name, from: serving.version, to: building.version };
+    const refused = views.filter((v) => v.status === 'refused');
+    return { report: report.name, from: serving.version, to: building.version, refused };
   });
 }
 
-/** Renames a table and the indexes named after it, so a later version can never collide. */
-async function renameTable(client: ClientBase, schema: string, from: string, to: string): Promise<void> {
+/** Renames version `dimensions`' table and the indexes named after it (as tableSpec names them, within
+ * 63 bytes), so a later version can never collide. */
+async function renameTable(
+  client: ClientBase,
+  schema: string,
+  report: { readonly name: string; readonly dimensions: readonly Dimension[] },
+  from: string,
+  to: string,
+): Promise<void> {
   await client.query(`ALTER TABLE ${qualified(schema, from)} RENAME TO ${ident(to)}`);
+  const renamed = new Map(
+    zip(tableSpec(report, from).indexes, tableSpec(report, to).indexes).map(([a, b]) => [a.name, b.name]),
+  );
   const { rows } = await client.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = $1::regclass`,
     [qualified(schema, to)],
   );
-  for (const { name } of rows)
-    if (name.startsWith(`${from}_`))
-      await client.query(
-        `ALTER INDEX ${qualified(schema, name)} RENAME TO ${ident(`${to}_${name.slice(from.length + 1)}`)}`,
-      );
+  for (const { name } of rows) {
+    const next =
+      renamed.get(name) ??
+      (name.startsWith(`${from}_`) ? derivedName(`${to}_${name.slice(from.length + 1)}`) : name);
+    if (next !== name) await client.query(`ALTER INDEX ${qualified(schema, name)} RENAME TO ${ident(next)}`);
+  }
+}
+
+/** Pairs of the items at the same place in `a` and `b` (as many as the shorter has). */
+function zip<A, B>(a: readonly A[], b: readonly B[]): Array<[A, B]> {
+  return a.slice(0, b.length).map((x, i) => [x, b[i] as B]);
 }
 
 /** Swaps `report` when its building version is complete and auto-swaps: called after each of its loads. */

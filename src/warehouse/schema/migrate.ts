@@ -48,7 +48,7 @@ export interface MigrateResult {
   readonly alreadyApplied: number;
 }
 
-/** Reads sql/NNN_name.sql files in version order; refuses duplicate versions and stray names. */
+/** Reads sql/<NNN>_<name>.sql files in version order; refuses duplicate versions and stray names. */
 export function readMigrations(dir: string) {
   const migrations = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
@@ -170,10 +170,14 @@ export async function setupWarehouse(
       const tables = await ensureReportTables(client, schema, reports, {
         autoSwap: options.autoSwap ?? true,
       });
-      const views = await ensureViews(client, schema, reports);
-      const dailyViews = await ensureDailyViews(client, schema, reports);
-      await describeReportObjects(client, schema, reports);
-      await regrantBiViews(client, schema);
+      // One transaction: a view made again (or a refused view file's, replaced) is never seen half-done.
+      const { views, dailyViews } = await withTransaction(client, async () => {
+        const made = await ensureViews(client, schema, reports);
+        const daily = await ensureDailyViews(client, schema, reports);
+        await describeReportObjects(client, schema, reports);
+        await regrantBiViews(client, schema);
+        return { views: made, dailyViews: daily };
+      });
       const partitions = await maintainPartitions(client, schema, reports, options.now);
       made = { tables, views, dailyViews, partitions };
     },

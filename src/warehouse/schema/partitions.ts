@@ -5,22 +5,30 @@
 import type { ClientBase, Pool } from 'pg';
 import { addDays } from '../../dates/calendar.js';
 import { addMonths, monthStart, retentionBoundary } from '../../plan/retention.js';
-import { ident, qualified, sqlState, withClient, withTransaction, type Warehouse } from '../pg.js';
+import {
+  derivedName,
+  ident,
+  qualified,
+  sqlState,
+  withClient,
+  withTransaction,
+  type Warehouse,
+} from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 import { columnsOf } from './views.js';
 
 const MONTH = /^\d{4}-\d{2}-01$/;
 
-/** The partition of `table` holding the month starting `month` (YYYY-MM-01): <table>__p<YYYYMM>. */
+/** The partition of `table` holding the month starting `month` (YYYY-MM-01): <table>__p<YYYYMM>,
+ * shortened by derivedName past 63 bytes (Postgres would cut it, and two months could then share one). */
 export function partitionName(table: string, month: string): string {
   if (!MONTH.test(month)) throw new Error(`not the first day of a month: ${JSON.stringify(month)}`);
-  const name = `${table}__p${month.slice(0, 4)}${month.slice(5, 7)}`;
-  // Postgres would cut a longer name to 63 bytes, and two months could then share one.
-  if (name.length > 63)
-    throw new Error(
-      `the partition name ${name} is longer than Postgres' 63 bytes: shorten the report's name`,
-    );
-  return name;
+  return derivedName(`${table}__p${month.slice(0, 4)}${month.slice(5, 7)}`);
+}
+
+/** What a monthly partition of a report table is, as its comment says. Pure. */
+export function partitionDescription(table: string, month: string): string {
+  return `The rows of ${table} whose period_start falls in the month of ${month} (a partition): read ${table}, not this.`;
 }
 
 /** One partition as found: its first day, the day after its last, and whether an interrupted
@@ -83,6 +91,9 @@ export async function ensurePartitions(
       await client.query(
         `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
           `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
+      );
+      await client.query(
+        `COMMENT ON TABLE ${qualified(schema, name)} IS ${client.escapeLiteral(partitionDescription(table, month))}`,
       );
       made.push(name);
     }

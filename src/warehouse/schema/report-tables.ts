@@ -3,7 +3,7 @@
 import { DEFAULT_ACCOUNT } from '../../config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../../config/dimensions.js';
 import type { ReportJob } from '../../config/jobs.js';
-import { ident, qualified, reportTable, withTransaction } from '../pg.js';
+import { derivedName, ident, qualified, reportTable, withTransaction } from '../pg.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../../config/files.js';
 import { SchemaDriftError } from '../errors.js';
@@ -59,14 +59,14 @@ export function tableSpec(
   // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
   const indexes: IndexSpec[] = [
     {
-      name: `${table}_key`,
+      name: derivedName(`${table}_key`),
       columns: ['account', 'period_start', 'period_end', ...report.dimensions],
       hashed: report.dimensions.filter((d) => dimensionType(d) === 'text'),
       unique: true,
     },
     ...report.dimensions
       .filter((d) => d.endsWith('_id'))
-      .map((d) => ({ name: `${table}_${d}`, columns: [d], hashed: [], unique: false })),
+      .map((d) => ({ name: derivedName(`${table}_${d}`), columns: [d], hashed: [], unique: false })),
   ];
   return { table, columns, indexes, partitioned: true };
 }

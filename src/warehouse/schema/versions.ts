@@ -4,7 +4,7 @@
 import type { ClientBase, Pool } from 'pg';
 import type { Dimension } from '../../config/dimensions.js';
 import { UnmigratedDefinitionError } from '../errors.js';
-import { type Warehouse, named, qualified, reportTable } from '../pg.js';
+import { type Warehouse, derivedName, named, qualified, reportTable } from '../pg.js';
 import type { ReportJob } from '../../config/jobs.js';
 
 export type VersionState = 'serving' | 'building' | 'retired';
@@ -120,6 +120,31 @@ export interface Evolving {
   readonly started: boolean;
 }
 
+/**
+ * The definitions among `reports` no table can load: no version of theirs has their dimensions (their
+ * dimensions changed and `adops migrate` has not run), or, with no version on record, no report_<name>
+ * table exists (the report is new). Every pull of theirs fails until `adops migrate` runs.
+ */
+export async function definitionsWithoutTable(
+  wh: Warehouse,
+  reports: readonly Pick<ReportJob, 'name' | 'dimensions'>[],
+): Promise<Array<{ readonly report: string; readonly dimensions: readonly string[] }>> {
+  if (reports.length === 0) return [];
+  const versions = await readVersions(wh.pool, wh.schema);
+  const { rows } = await wh.pool.query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
+    [reports.map((r) => r.name), wh.schema],
+  );
+  const noTable = new Set(rows.map((r) => r.name));
+  return reports
+    .filter((r) => {
+      const mine = versions.filter((v) => v.report === r.name);
+      if (mine.length === 0) return noTable.has(r.name);
+      return !mine.some((v) => sameDimensions(v.dimensions, r.dimensions));
+    })
+    .map((r) => ({ report: r.name, dimensions: r.dimensions }));
+}
+
 /** True when two dimension lists are the same, in the same order. */
 export function sameDimensions(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
@@ -138,7 +163,8 @@ export async function versionFor(
 ): Promise<{ table: string; evolving?: Evolving }> {
   // A new version's table: report_<name> for the first, then report_<name>__v<N>.
   const record = async (version: number, state: 'serving' | 'building'): Promise<ReportVersion> => {
-    const table = reportTable(report.name) + (version === 1 ? '' : `__v${version}`);
+    const table =
+      version === 1 ? reportTable(report.name) : derivedName(`${reportTable(report.name)}__v${version}`);
     const dimensions = [...report.dimensions];
     await client.query(
       `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)

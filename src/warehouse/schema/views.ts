@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../../config/files.js';
-import { ident, reportTable, sqlState } from '../pg.js';
+import { ident, qualified, reportTable, sqlState } from '../pg.js';
 import { COUNTERS } from '../../config/dimensions.js';
 
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
@@ -18,9 +18,33 @@ export interface ViewFile {
 /** What ensureViews did for each view file. */
 export interface ViewOutcome {
   readonly report: string;
-  /** `generated`: the report has no view file, so its view was built from its table's columns. */
-  readonly status: 'created' | 'generated' | 'no-report' | 'no-table' | 'missing-columns';
+  /**
+   * `generated`: the report has no view file, so its view was built from its table's columns;
+   * `refused`: its view file reads columns the table lacks (`reads`) or leaves out dimensions of the
+   * serving version (`missing`), so the generated view stands in its place.
+   */
+  readonly status: 'created' | 'generated' | 'refused' | 'no-report' | 'no-table';
+  /** The dimensions the view file's view lacks (refused). */
   readonly missing?: readonly string[];
+  /** The columns the view file reads (its `-- requires:` line) that the table lacks (refused). */
+  readonly reads?: readonly string[];
+  /** The serving version of the report, whose table report_<name> shows (refused). */
+  readonly version?: number;
+  /** The view the file makes (refused). */
+  readonly view?: string;
+}
+
+/** The line `adops migrate`, `adops evolve --swap` and a worker's swap give a refused view file. */
+export function refusedViewLine(o: ViewOutcome): string {
+  const table = `${reportTable(o.report)}${o.version === undefined ? '' : ` (version ${o.version})`}`;
+  const view = o.view ?? `bi_${o.report}`;
+  const plural = (list: readonly string[], one: string, many: string) =>
+    `${list.length === 1 ? one : many} ${list.join(', ')}`;
+  const why =
+    o.reads !== undefined && o.reads.length > 0
+      ? `it reads ${plural(o.reads, 'the column', 'the columns')}, which ${table} lacks`
+      : `${view} lacks ${plural(o.missing ?? [], 'the dimension', 'the dimensions')} of ${table}`;
+  return `refused sql/views/${o.report}.sql: ${why}; generated bi_${o.report} instead (every row of a BI view must be told apart by its dimensions: add them to the file)`;
 }
 
 /** Parses one view file; pure, so the header convention is unit tested. */
@@ -82,20 +106,29 @@ async function inSchema<T>(client: ClientBase, schema: string, work: () => Promi
 /**
  * Runs a CREATE OR REPLACE VIEW; when it renames, retypes or drops a column Postgres refuses (42P16)
  * and the views `drop` go first. A user's view built on ours then fails the DROP, naming itself.
+ * Inside a transaction (migrate's, a swap's) the refusal is taken back to a savepoint, so the
+ * transaction goes on.
  */
 async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
+  const inTransaction = client.getTransactionStatus() === 'T';
+  if (inTransaction) await client.query('SAVEPOINT adops_replace_view');
   try {
     await client.query(sql);
   } catch (error) {
     if (sqlState(error) !== '42P16' || drop.length === 0) throw error;
+    if (inTransaction) await client.query('ROLLBACK TO SAVEPOINT adops_replace_view');
     for (const view of drop) await client.query(`DROP VIEW IF EXISTS ${ident(view)}`);
     await client.query(sql);
   }
+  if (inTransaction) await client.query('RELEASE SAVEPOINT adops_replace_view');
 }
 
 /**
- * Creates the BI views of `reports` whose table has the columns the view reads, generating one for
- * a report without a view file. Not a numbered migration: report tables come from the job definitions.
+ * Creates the BI views of `reports`: a report's view file of sql/views when its table has the columns
+ * the file reads and the view it makes carries every dimension of the serving version (report_<name>'s
+ * columns), else (refused) or without a file the view generated from the table. Run it in a
+ * transaction: a refused file's view is replaced within it, so no reader ever sees it. Not a numbered
+ * migration: report tables come from the job definitions.
  */
 export async function ensureViews(
   client: ClientBase,
@@ -120,20 +153,90 @@ export async function ensureViews(
         continue;
       }
       const columns = await columnNames(client, schema, reportTable(report));
-      const view = typeof entry === 'string' ? undefined : entry;
-      const missing = view?.requires.filter((c) => !columns?.includes(c)) ?? [];
-      if (columns === undefined) outcomes.push({ report, status: 'no-table' });
-      else if (missing.length > 0) outcomes.push({ report, status: 'missing-columns', missing });
-      else {
-        const sql = view?.sql ?? generatedViewSql(report, columns);
-        const name = /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(sql)?.[1];
-        // The per-day companion reads this view; ensureDailyViews re-creates it right after.
-        await replaceView(client, sql, name === undefined ? [] : [`${name}_daily`, name]);
-        outcomes.push({ report, status: view === undefined ? 'generated' : 'created' });
+      if (columns === undefined) {
+        outcomes.push({ report, status: 'no-table' });
+        continue;
       }
+      const generated = generatedViewSql(report, columns);
+      const view = typeof entry === 'string' ? undefined : entry;
+      if (view === undefined) {
+        await createView(client, generated);
+        outcomes.push({ report, status: 'generated' });
+        continue;
+      }
+      const reads = view.requires.filter((c) => !columns.includes(c));
+      const name = viewName(view.sql) ?? `bi_${report}`;
+      let missing: string[] = [];
+      if (reads.length === 0) {
+        await createView(client, view.sql);
+        // A column of the dimension's name, and the view reads the dimension from the report: a
+        // catalogue attribute of the same name (a campaign's ad_format) does not tell rows apart.
+        const made = (await columnNames(client, schema, name)) ?? [];
+        const read = await columnsRead(client, schema, name, reportTable(report));
+        missing = dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
+        if (missing.length === 0) {
+          outcomes.push({ report, status: 'created' });
+          continue;
+        }
+        // The file made a view of another name: it must not outlive the refusal.
+        if (name !== `bi_${report}`) await client.query(`DROP VIEW IF EXISTS ${ident(name)}`);
+      }
+      await createView(client, generated);
+      const version = await servingVersion(client, schema, report);
+      outcomes.push({
+        report,
+        status: 'refused',
+        view: name,
+        ...(reads.length > 0 ? { reads } : { missing }),
+        ...(version === undefined ? {} : { version }),
+      });
     }
   });
   return outcomes;
+}
+
+/** The columns of `table` that the view `view` reads (its rule's dependencies, as DROP COLUMN checks them). */
+async function columnsRead(
+  client: ClientBase,
+  schema: string,
+  view: string,
+  table: string,
+): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT DISTINCT a.attname AS name
+       FROM pg_rewrite w
+       JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
+       JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+      WHERE w.ev_class = to_regclass(quote_ident($1) || '.' || quote_ident($2))
+        AND d.refobjid = to_regclass(quote_ident($1) || '.' || quote_ident($3))`,
+    [schema, view, table],
+  );
+  return rows.map((r) => r.name);
+}
+
+/** The view a CREATE OR REPLACE VIEW statement makes. */
+function viewName(sql: string): string | undefined {
+  return /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(sql)?.[1];
+}
+
+/** Runs a view's CREATE OR REPLACE VIEW; the per-day companion reads the view, and ensureDailyViews
+ * makes it again right after. */
+async function createView(client: ClientBase, sql: string): Promise<void> {
+  const name = viewName(sql);
+  await replaceView(client, sql, name === undefined ? [] : [`${name}_daily`, name]);
+}
+
+/** The number of the version report_<name> serves, when report_versions knows it. */
+async function servingVersion(
+  client: ClientBase,
+  schema: string,
+  report: string,
+): Promise<number | undefined> {
+  const { rows } = await client.query<{ version: number }>(
+    `SELECT version FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND state = 'serving'`,
+    [report],
+  );
+  return rows[0]?.version;
 }
 
 /** Columns of every report table that are not dimensions. */
@@ -146,10 +249,17 @@ const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
   'account',
 ]);
 
+/** The dimension columns of a report table's `columns`, in order. Pure. */
+export function dimensionsOf(columns: readonly string[]): string[] {
+  return columns.filter((c) => !NOT_DIMENSIONS.has(c));
+}
+
 /** The BI view of a report with no file in sql/views/, from its table's columns as they exist:
  * campaign and creative names joined when it has those dimensions, and the two rates. Pure. */
 export function generatedViewSql(report: string, tableColumns: readonly string[]): string {
-  const dims = tableColumns.filter((c) => !NOT_DIMENSIONS.has(c));
+  const dims = dimensionsOf(tableColumns);
+  // A catalogue attribute of the same name as a dimension (ad_format) gives way to the dimension.
+  const attribute = (expr: string, as: string) => (dims.includes(as) ? [] : [expr]);
   const hasCampaign = dims.includes('campaign_id');
   const hasCreative = dims.includes('creative_id');
   const select = [
@@ -157,8 +267,8 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
     'r.period_start',
     'r.period_end',
     ...dims.map((d) => `r.${ident(d)}`),
-    ...(hasCampaign ? ['c.name AS campaign_name', 'c.ad_format'] : []),
-    ...(hasCreative ? ['k.name AS creative_name', 'k.ad_type'] : []),
+    ...(hasCampaign ? ['c.name AS campaign_name', ...attribute('c.ad_format', 'ad_format')] : []),
+    ...(hasCreative ? ['k.name AS creative_name', ...attribute('k.ad_type', 'ad_type')] : []),
     ...COUNTERS.map((c) => `r.${ident(c)}`),
     ...Object.entries(RATES).map(
       ([rate, [num, den]]) => `r.${num}::double precision / NULLIF(r.${den}, 0) AS ${rate}`,

@@ -13,6 +13,7 @@ import { addDays } from '../../../src/dates/calendar.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { cliEnv, lastDays, pullDays, REPORTS } from './fill.js';
 
 const S = TEST_SCHEMA;
@@ -36,7 +37,15 @@ describe('a broken total of one report', () => {
     await db?.drop();
   });
 
-  const check = () => runCli(['status', '--check', '--days', String(DAYS)], cliEnv(db, emulator));
+  // Readable queues (a prefix of its own on the shared Redis): --check fails while they cannot be read.
+  const prefix = testPrefix();
+  const check = () =>
+    runCli(['status', '--check', '--days', String(DAYS)], {
+      ...cliEnv(db, emulator),
+      REDIS_URL,
+      ADOPS_QUEUE: 'redis',
+      ADOPS_QUEUE_PREFIX: prefix,
+    });
 
   it('fails adops status --check naming account, day and both reports; a re-pull clears it', async () => {
     const before = await check();

@@ -9,6 +9,11 @@ import { runCli } from '../../helpers/run-cli.js';
 const S = TEST_SCHEMA;
 // Roles are cluster-wide: a name of this run's own, dropped after the database that uses it.
 const ROLE = `adops_bi_${randomBytes(4).toString('hex')}`;
+/** Roles that can write or read more than the grant, through a membership; dropped with ROLE. */
+const WRITER = `${ROLE}_writer`;
+const READER = `${ROLE}_reader`;
+const VIA = `${ROLE}_via`;
+const LOADER = `${ROLE}_loader`;
 let db: TestDatabase;
 
 beforeAll(async () => {
@@ -18,7 +23,7 @@ afterAll(async () => {
   await db.drop();
   const admin = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
   await admin.connect();
-  await admin.query(`DROP ROLE IF EXISTS ${ROLE}`);
+  for (const role of [ROLE, WRITER, READER, VIA, LOADER]) await admin.query(`DROP ROLE IF EXISTS ${role}`);
   await admin.end();
 });
 
@@ -88,5 +93,54 @@ describe('adops migrate --bi-role', () => {
     const bad = await migrate('--bi-role', 'Robert"); DROP TABLE x; --');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('expected a role name');
+  });
+
+  it('refuses a role that can write or read beyond the grant through a membership, naming it', async () => {
+    await db.pool.query(`CREATE ROLE ${WRITER} NOLOGIN IN ROLE pg_write_all_data`);
+    await db.pool.query(`CREATE ROLE ${READER} NOLOGIN IN ROLE pg_read_all_data`);
+    // LOADER may insert into report_loads; VIA holds LOADER without inheriting it, but may SET ROLE to it.
+    await db.pool.query(`CREATE ROLE ${LOADER} NOLOGIN`);
+    await db.pool.query(`GRANT INSERT ON ${S}.report_loads TO ${LOADER}`);
+    await db.pool.query(`CREATE ROLE ${VIA} NOLOGIN NOINHERIT IN ROLE ${LOADER}`);
+    const cases: [string, RegExp][] = [
+      [WRITER, /member of pg_write_all_data.*can (insert|update|delete)/],
+      [READER, /member of pg_read_all_data.*can read report_/],
+      [VIA, new RegExp(`member of ${LOADER}.*can insert report_loads`)],
+    ];
+    for (const [role, why] of cases) {
+      const run = await migrate('--bi-role', role);
+      expect(run.code, role).toBe(1);
+      expect(run.stdout, role).not.toContain('read-only access');
+      expect(run.stderr.trim().split('\n'), role).toHaveLength(1);
+      expect(run.stderr, role).toMatch(new RegExp(`^adops: --bi-role ${role}: `));
+      expect(run.stderr, role).toMatch(why);
+    }
+    // Nothing was granted to a refused role.
+    const { rows } = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${S}.dashboard_roles WHERE role = ANY($1)`,
+      [[WRITER, READER, VIA]],
+    );
+    expect(rows[0]?.n).toBe('0');
+  });
+
+  it('refuses while PUBLIC can read report_raw, and says to revoke it', async () => {
+    await db.pool.query(`GRANT SELECT ON ${S}.report_raw TO PUBLIC`);
+    const run = await migrate('--bi-role', ROLE);
+    await db.pool.query(`REVOKE SELECT ON ${S}.report_raw FROM PUBLIC`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `adops: --bi-role ${ROLE}: PUBLIC (every role) can read report_raw: revoke that from PUBLIC, then run this again\n`,
+    );
+    expect((await migrate('--bi-role', ROLE)).code).toBe(0);
+  });
+
+  it('refuses public, none and Postgres predefined roles in one line, before connecting', async () => {
+    for (const role of ['public', 'none', 'pg_write_all_data', 'pg_read_all_data', 'current_user']) {
+      const run = await migrate('--bi-role', role);
+      expect(run.code, role).toBe(2);
+      expect(run.stderr.trim().split('\n'), role).toHaveLength(1);
+      expect(run.stderr, role).toContain(`--bi-role ${role}: `);
+      expect(run.stderr, role).not.toMatch(/\n\s+at /);
+    }
   });
 });

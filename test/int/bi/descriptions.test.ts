@@ -1,18 +1,27 @@
 // Every object a BI tool reads explains itself: each bi_ view and each of its columns, each
 // report_<name>, dim_date and the catalogue carry a Postgres comment (what BI tools show).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnDescription } from '../../../src/warehouse/schema/descriptions.js';
 import { loadJobs } from '../../../src/config/jobs.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { setupBiRole } from '../../../src/warehouse/schema/bi-role.js';
 import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
+// Roles are cluster-wide: a name of this run's own, dropped after the database that uses it.
+const ROLE = `adops_desc_${randomBytes(4).toString('hex')}`;
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
 afterAll(async () => {
   await db.drop();
+  const admin = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  await admin.query(`DROP ROLE IF EXISTS ${ROLE}`);
+  await admin.end();
 });
 
 /** Columns of the relations matching `pattern` that have no comment. */
@@ -61,6 +70,32 @@ describe('BI descriptions', () => {
       ],
     );
     expect(rows).toEqual([]);
+  });
+
+  it('comments every column of every table and view a BI role can read, and says what each counts', async () => {
+    // Whatever --bi-role grants (its list may grow), every column it lets a dashboard read is commented.
+    await setupBiRole(db.pool, TEST_SCHEMA, ROLE);
+    const { rows } = await db.pool.query<{ relation: string; column: string; comment: string | null }>(
+      `SELECT c.relname AS relation, a.attname AS column, col_description(c.oid, a.attnum) AS comment
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm')
+          AND has_column_privilege($2, c.oid, a.attnum, 'SELECT')
+        ORDER BY 1, a.attnum`,
+      [TEST_SCHEMA, ROLE],
+    );
+    const readable = new Set(rows.map((r) => r.relation));
+    for (const t of ['campaigns', 'creatives', 'campaigns_history', 'creatives_history', 'bi_daily_zone'])
+      expect(readable, t).toContain(t);
+    expect(rows.filter((r) => r.comment === null).map((r) => `${r.relation}.${r.column}`)).toEqual([]);
+    const comment = (relation: string, column: string) =>
+      rows.find((r) => r.relation === relation && r.column === column)?.comment ?? '';
+    // What a column holds, not another view's meaning of the name.
+    expect(comment('bi_daily_zone', 'campaigns_assigned')).toMatch(/assigned to the zone/);
+    expect(comment('bi_daily_zone', 'campaigns_assigned')).not.toMatch(/creative/);
+    // The catalogue's event_* columns are lifetime counters, not the report's traffic of a period.
+    for (const column of rows.filter((r) => r.relation === 'campaigns' && r.column.startsWith('event_')))
+      expect(column.comment, column.column).toMatch(/lifetime/i);
   });
 
   it('says how to aggregate: counters are summed, rates never averaged', async () => {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +79,39 @@ describe('adops sync', () => {
       expect(err).not.toContain('demo-key');
     } finally {
       emu.setFaults({});
+    }
+  });
+
+  it('--direct fails with one line and writes nothing when a listing runs past its cap of items', async () => {
+    // A catalogue that keeps going: every page full of new campaigns (2,000 a page, so the cap comes
+    // soon); it ends after 300,000, past the cap, so a sync without one would read and write them all.
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      const url = new URL(req.url ?? '/', 'http://x');
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const size = offset >= 300_000 ? 0 : Math.max(Number(url.searchParams.get('limit') ?? 100), 2000);
+      const items = Array.from({ length: size }, (_, i) => ({ campaign_id: offset + i + 1, name: 'c' }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const before = await liveCounts();
+      const { code, err } = await run(['sync', '--direct'], {
+        ...baseEnv(),
+        ADOPS_BASE_URL: `http://127.0.0.1:${port}/v2`,
+      });
+      expect(err, err).toMatch(
+        /^adops: entity sync failed, nothing was written: GET \/campaigns\?limit=100&offset=\d+: the listing has no last page after 200,000 items .*; its pages never run out/m,
+      );
+      expect(code).toBe(1);
+      expect(requests).toBeLessThanOrEqual(101);
+      expect(await liveCounts()).toEqual(before);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 

@@ -141,13 +141,21 @@ describe('ensureViews', () => {
     }
   });
 
-  it('skips reports that are not defined, and reports whose table lacks the columns the view reads', async () => {
+  it('skips reports that are not defined, and generates the view of a report whose table lacks the columns its file reads', async () => {
     await db.pool.query(`ALTER TABLE ${S}.report_hourly RENAME COLUMN hour TO hour_of_day`);
     try {
       const outcomes = await withClient((c) =>
         ensureViews(c, S, [{ name: 'hourly' }, { name: 'daily_zone' }]),
       );
-      expect(outcomes).toContainEqual({ report: 'hourly', status: 'missing-columns', missing: ['hour'] });
+      expect(outcomes).toContainEqual({
+        report: 'hourly',
+        status: 'refused',
+        view: 'bi_hourly',
+        reads: ['hour'],
+        version: 1,
+      });
+      const cols = await db.pool.query(`SELECT * FROM ${S}.bi_hourly LIMIT 0`);
+      expect(cols.fields.map((f) => f.name)).toContain('hour_of_day');
       expect(outcomes).toContainEqual({ report: 'daily_campaign', status: 'no-report' });
       expect(outcomes).toContainEqual({ report: 'daily_zone', status: 'created' });
     } finally {

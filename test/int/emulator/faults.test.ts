@@ -148,6 +148,29 @@ describe('emulator control endpoints', () => {
     expect((await control('GET', '/nothing')).status).toBe(404);
   });
 
+  it('refuses an override whose header could not be sent (CR/LF, a bad name) with a 400, and answers normally after', async () => {
+    for (const headers of [
+      { 'x-evil': 'a\r\nset-cookie: b' },
+      { 'x-evil': 'line\nbreak' },
+      { 'x-nul': 'a\u0000b' },
+      { 'bad name': 'v' },
+      { 'x:colon': 'v' },
+    ]) {
+      const refused = await control('POST', '/override', {
+        path: '/v2/campaigns',
+        status: 200,
+        body: {},
+        headers,
+      });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.json)).toMatch(/headers/);
+    }
+    // Nothing was queued: the next request gets the emulator's own answer, not a 500.
+    const normal = await call(emu, 'GET', '/campaigns');
+    expect(normal.status).toBe(200);
+    expect(emu.stats().faults.override).toBeUndefined();
+  });
+
   it('counts requests per endpoint with ids normalised', async () => {
     const { items } = (await call(emu, 'GET', '/campaigns')).json as {
       items: { campaign_id: number; creative_ids: number[] }[];

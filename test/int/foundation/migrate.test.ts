@@ -126,7 +126,9 @@ describe('upgrades from the baseline', () => {
       `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
        VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'failed', 1)`,
     );
-    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() });
+    // Only the files up to 002: later ones have upgrade tests of their own.
+    copyFileSync(join(sqlDir(), '002_shared_state.sql'), join(dir, '002_shared_state.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
     expect(upgraded).toEqual({ applied: ['002_shared_state.sql'], alreadyApplied: 1 });
     const { rows } = await db.pool.query('SELECT report, status FROM wh.report_loads');
     expect(rows).toEqual([{ report: 'daily', status: 'failed' }]);
@@ -137,6 +139,32 @@ describe('upgrades from the baseline', () => {
     );
     expect(taken).toEqual([{ taken: 3, paused: false }]);
     expect(await appliedVersions(db.pool)).toEqual([1, 2]);
+  });
+
+  it('upgrades a warehouse at 002 with sql/003_catalogue_comments.sql: every catalogue column commented, its rows kept', async () => {
+    for (const file of ['001_baseline.sql', '002_shared_state.sql'])
+      copyFileSync(join(sqlDir(), file), join(dir, file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    const uncommented = async () =>
+      (
+        await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_attribute a
+            WHERE a.attrelid = ANY (ARRAY['wh.campaigns', 'wh.creatives', 'wh.campaigns_history',
+                    'wh.creatives_history', 'wh.campaign_zones']::regclass[])
+              AND a.attnum > 0 AND NOT a.attisdropped AND col_description(a.attrelid, a.attnum) IS NULL`,
+        )
+      ).rows[0]?.n;
+    expect(await uncommented()).toBe(43);
+    await db.pool.query(
+      `INSERT INTO wh.campaigns (campaign_id, name, event_impressions, raw, synced_at)
+       VALUES (7, 'Seven', 1000, '{}', now())`,
+    );
+    copyFileSync(join(sqlDir(), '003_catalogue_comments.sql'), join(dir, '003_catalogue_comments.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['003_catalogue_comments.sql'], alreadyApplied: 2 });
+    expect(await uncommented()).toBe(0);
+    const { rows } = await db.pool.query('SELECT name, event_impressions::int FROM wh.campaigns');
+    expect(rows).toEqual([{ name: 'Seven', event_impressions: 1000 }]);
   });
 
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {

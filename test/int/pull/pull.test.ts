@@ -116,6 +116,44 @@ describe('adops pull', () => {
     await rm(dir, { recursive: true });
   });
 
+  it('blames the request form, not the data, when a server that reads another form answers other dimensions', async () => {
+    emu.setQuirks({ reportParams: 'brackets' });
+    try {
+      const pull = (dims: string, form: string) =>
+        adops(['pull', '--dimensions', dims, '--from', '2026-02-01', '--to', '2026-02-02'], {
+          ADOPS_REPORT_PARAMS: form,
+        });
+      // The server reads only the last of the repeated values: it answers by that dimension alone,
+      // so its values sit where the first belongs, or its rows one level up.
+      for (const [dims, form] of [
+        ['day,campaign_id', 'repeat'],
+        ['campaign_id,day', 'repeat'],
+        ['country,day', 'repeat'],
+      ] as const) {
+        const r = await pull(dims, form);
+        expect([dims, form, r.code, r.out]).toEqual([dims, form, 1, '']);
+        expect(r.err, `${dims} ${form}: ${r.err}`).toMatch(
+          /the body.s shape does not match the dimensions asked/,
+        );
+        expect(r.err).toContain('ADOPS_REPORT_PARAMS');
+        expect(r.err).toContain('adops doctor');
+        expect(r.err).not.toContain('widened');
+      }
+      // A value that fits no asked dimension is still the data's: reported as such.
+      emu.setQuirks({});
+      emu.override({
+        path: '/v2/reports',
+        status: 200,
+        body: '{"items":{"2026-02-31":{"7":{"ad_requests":1,"filled_impressions":1,"impressions":1,"measurable_impressions":1,"viewable_impressions":1}}}}',
+      });
+      const bad = await pull('day,campaign_id', 'repeat');
+      expect(bad.code).toBe(1);
+      expect(bad.err).toContain('column type can be widened');
+    } finally {
+      emu.setQuirks({});
+    }
+  });
+
   it('warns on a mismatch with the totals, and fails on it with --strict', async () => {
     const body = JSON.stringify({
       items: {

@@ -175,6 +175,50 @@ schedule: { cron: '0 3 * * *', timezone: 'UTC' }
     ]);
   });
 
+  it('fails when the queues cannot be read, and when a definition matches no table, a line each', async () => {
+    const { from, to } = lastDays(1);
+    await h.worker();
+    // In this process (runCli): the steps before the checks need no binary of their own.
+    const backfill = await runCli(['backfill', '--all', '--from', from, '--to', to, '--wait'], env);
+    expect(backfill.code).toBe(0);
+    expect((await runCli(['status', '--check', '--days', '1'], env)).code).toBe(0);
+
+    // Redis gone: nothing can be queued or loaded, so all is not well however fresh the tables are.
+    const dead = await runCli(['status', '--check', '--days', '1'], {
+      ...env,
+      ADOPS_QUEUE: 'redis',
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(dead.code).toBe(1);
+    expect(dead.stdout).toMatch(/^queues: cannot be read \(.+\): nothing can be queued or loaded$/m);
+    expect(dead.stdout).not.toMatch(/^ok:/m);
+
+    // A definition whose dimensions changed, not migrated: its loads on record look fresh, but no
+    // pull of it can load.
+    writeFileSync(
+      join(jobsDir, 'daily_zone.yaml'),
+      'name: daily_zone\ndimensions: [day, zone_id, country]\nschedule: { cron: "0 3 * * *", timezone: UTC }\n',
+    );
+    const changed = await runCli(['status', '--check', '--days', '1'], env);
+    expect([changed.code, changed.stdout]).toEqual([
+      1,
+      'daily_zone: no table has its dimensions (day, zone_id, country): run `adops migrate`\n',
+    ]);
+    // A new definition, not migrated, is named for the same reason.
+    writeFileSync(
+      join(jobsDir, 'daily_country.yaml'),
+      'name: daily_country\ndimensions: [day, country]\nschedule: { cron: "0 3 * * *", timezone: UTC }\n',
+    );
+    const unmigrated = await runCli(['status', '--check', '--days', '1'], env);
+    expect(unmigrated.code).toBe(1);
+    const lines = unmigrated.stdout.split('\n');
+    expect(lines).toContain(
+      'daily_zone: no table has its dimensions (day, zone_id, country): run `adops migrate`',
+    );
+    expect(lines).toContain('daily_country: no table has its dimensions (day, country): run `adops migrate`');
+    expect(unmigrated.stdout).not.toContain('daily_campaign');
+  }, 120_000);
+
   it('exits 2 on bad usage: --check with --json, a bad --days, a bad freshness', async () => {
     const both = await adops('status', '--check', '--json');
     expect([both.code, both.stderr]).toEqual([

@@ -146,6 +146,62 @@ describe('sinks redact the key themselves', () => {
     expect(rows[0]?.raw).not.toContain(key);
   });
 
+  it('a key pasted where a setting goes is never printed: base URL, key file, accounts-file field names and values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adops-key-'));
+    try {
+      const args = ['pull', '--dimensions', 'day', '--from', '2026-01-01', '--to', '2026-01-01'];
+      const key = canaryKey();
+      // A key of letters, digits and _ only also reads as a variable name or a YAML field name.
+      const word = `sk_live_${key.slice(-24)}`;
+      const accounts = (name: string, entry: string) => {
+        const file = join(dir, `${name}.yaml`);
+        writeFileSync(file, `accounts:\n  - name: north\n    base_url: http://127.0.0.1:9/v2\n${entry}`);
+        return { ADOPS_ACCOUNTS_FILE: file, ADOPS_KEY_NORTH: 'k-north' };
+      };
+      const named = { ADOPS_ACCOUNTS_FILE: join(dir, 'name.yaml'), K: 'k' };
+      writeFileSync(
+        named.ADOPS_ACCOUNTS_FILE,
+        `- name: ${key}\n  base_url: http://127.0.0.1:9/v2\n  api_key_env: K\n`,
+      );
+      const cases: Array<[string, Record<string, string>, RegExp]> = [
+        [
+          'query, masked name',
+          { ADOPS_BASE_URL: `https://acme.example.com/v2?api_key=${key}` },
+          /ADOPS_BASE_URL/,
+        ],
+        ['query, plain name', { ADOPS_BASE_URL: `https://acme.example.com/v2?k=${key}` }, /query/],
+        ['user info', { ADOPS_BASE_URL: `https://${key}@acme.example.com/v2` }, /no user or password/],
+        ['key as the URL', { ADOPS_BASE_URL: key }, /not a valid URL/],
+        ['key in the path', { ADOPS_BASE_URL: `https://acme.example.com/${key}` }, /does not end in \/v2/],
+        ['key as the key file', { ADOPS_API_KEY_FILE: key }, /ADOPS_API_KEY_FILE.*ENOENT/],
+        ['api_key_file', accounts('file', `    api_key_file: ${key}\n`), /api_key_file.*ENOENT/],
+        ['api_key_env', accounts('env', `    api_key_env: ${word}\n`), /api_key_env.*not set/],
+        [
+          'field name',
+          accounts('field', `    api_key_env: ADOPS_KEY_NORTH\n    ${word}: 1\n`),
+          /unknown field/,
+        ],
+        [
+          'empty field',
+          accounts('bare', `    api_key_env: ADOPS_KEY_NORTH\n    ${word}:\n`),
+          /unknown field/,
+        ],
+        ['account name', named, /not an account name/],
+      ];
+      for (const [what, env, expected] of cases) {
+        const run = await runCli(args, { ADOPS_HTTP_ATTEMPTS: '1', ...env });
+        expect([what, run.code]).toEqual([what, 2]);
+        expect(run.stderr, what).toMatch(expected);
+        expect(run.stderr + run.stdout, what).not.toContain(key.slice(-24));
+      }
+      // A path that reads as one is still named, so the user can see which file was meant.
+      const path = await runCli(args, { ADOPS_API_KEY_FILE: join(dir, 'missing-key.txt') });
+      expect(path.stderr).toContain(join(dir, 'missing-key.txt'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the CLI redacts a key read from ADOPS_API_KEY_FILE from its last message, as one from ADOPS_API_KEY', async () => {
     const key = canaryKey();
     const dir = mkdtempSync(join(tmpdir(), 'adops-key-'));

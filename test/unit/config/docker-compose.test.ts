@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -18,13 +19,96 @@ const ENV_VARS: readonly string[] = [
   'ADOPS_ACCOUNTS_FILE',
 ];
 
+/** Every ADOPS_*, DATABASE_URL, REDIS_URL and LOG_LEVEL variable src/config/env.ts names: a variable added
+ * there fails these tests until both compose files carry it. */
+const READ_BY_ENV_TS: readonly string[] = [
+  ...new Set(
+    readFileSync(join('src', 'config', 'env.ts'), 'utf8').match(
+      /\b(ADOPS_[A-Z0-9_]+|DATABASE_URL|REDIS_URL|LOG_LEVEL)\b/g,
+    ) ?? [],
+  ),
+];
+
+/** What compose sets itself in an adops container, whatever .env says: the addresses and paths of its own
+ * services, the queue backend the file is built around, and the worker's metrics address that the
+ * healthcheck and Prometheus use. Everything else comes from .env or the shell. */
+function pinnedIn(file: string, service: string): readonly string[] {
+  // Without Redis, REDIS_URL is neither pinned nor needed: ADOPS_QUEUE=postgres never connects to Redis.
+  const own = file === 'docker-compose.yml' ? ['DATABASE_URL', 'REDIS_URL'] : ['DATABASE_URL'];
+  const metrics = service === 'worker' ? ['ADOPS_METRICS_HOST', 'ADOPS_METRICS_PORT'] : [];
+  return [...own, 'ADOPS_JOBS_DIR', 'ADOPS_QUEUE', ...metrics];
+}
+
+/** Where compose mounts the host folder ./secrets (key files, an accounts file) in every adops container. */
+const SECRETS_MOUNT = './secrets:/run/secrets/adops:ro';
+
+type EnvFile = string | { path: string; required?: boolean };
+
+/** Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?message}` from `vars`. */
+function interpolate(value: string, vars: Readonly<Record<string, string>>): string {
+  return value.replace(
+    /\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g,
+    (_all, name: string, op?: string, arg?: string) => {
+      const set = vars[name];
+      if (set !== undefined && set !== '') return set;
+      if (op === '?') throw new Error(`required variable ${name} is missing a value: ${arg ?? ''}`);
+      return op === '-' ? (arg ?? '') : '';
+    },
+  );
+}
+
+/** The environment a container of `service` starts with, as compose builds it: the env_file files (here only
+ * .env, whose contents are `dotenv`), then `environment` on top, interpolated from the shell over .env. */
+function containerEnv(
+  service: Service,
+  dotenv: Readonly<Record<string, string>>,
+  shell: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const files = service.env_file === undefined ? [] : [service.env_file].flat();
+  const env: Record<string, string> = {};
+  for (const file of files) {
+    const path = typeof file === 'string' ? file : file.path;
+    expect(path, 'the only env_file is .env').toBe('.env');
+    Object.assign(env, dotenv);
+  }
+  for (const [name, value] of Object.entries(service.environment ?? {}))
+    env[name] = interpolate(String(value), { ...dotenv, ...shell });
+  return env;
+}
+
+/** A value loadConfig accepts for `name`, different from its default. */
+function sample(name: string): string {
+  const known: Record<string, string> = {
+    ADOPS_BASE_URL: 'https://acme.api.example.com/v2',
+    ADOPS_AUTH: 'x-api-key',
+    ADOPS_REPORT_PARAMS: 'brackets',
+    ADOPS_HTTP_COMPRESSION: 'identity',
+    ADOPS_QUEUE: 'postgres',
+    ADOPS_METRICS_HOST: '10.0.0.1',
+    ADOPS_COPY_FORMAT: 'text',
+    ADOPS_SCHEMA: 'ads',
+    LOG_LEVEL: 'debug',
+    ADOPS_QUEUE_PREFIX: 'acme',
+    ADOPS_WEBHOOK_URL: 'https://hooks.example.com/adops',
+    ADOPS_API_KEY_FILE: '/run/secrets/adops/api_key',
+    ADOPS_ACCOUNTS_FILE: '/run/secrets/adops/accounts.yaml',
+    DATABASE_URL: 'postgres://u@db.example.com/x',
+    REDIS_URL: 'redis://cache.example.com:6379',
+    ADOPS_JOBS_DIR: '/elsewhere',
+  };
+  return known[name] ?? (name.endsWith('_SECRET') || name.endsWith('_KEY') ? `secret-of-${name}` : '7');
+}
+
 interface Service {
+  env_file?: EnvFile | EnvFile[];
+  volumes?: string[];
   image?: string;
   build?: string;
   command?: string[];
+  entrypoint?: string[];
   restart?: string;
   environment?: Record<string, string>;
-  ports?: (string | number | { published?: string | number })[];
+  ports?: (string | number | { published?: string | number; host_ip?: string })[];
   expose?: (string | number)[];
   depends_on?: Record<string, { condition: string }>;
   container_name?: string;
@@ -118,10 +202,7 @@ describe('docker-compose.yml', () => {
       expect(env.DATABASE_URL).toBe('postgres://adops:adops@postgres:5432/adops');
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       // Compose leaves ${VAR:-} empty when unset; empty counts as unset in our config.
-      const resolved = Object.fromEntries(
-        Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
-      );
-      expect(() => loadConfig(resolved)).not.toThrow();
+      expect(() => loadConfig(containerEnv(service ?? {}, {}))).not.toThrow();
     }
   });
 
@@ -136,13 +217,17 @@ describe('docker-compose.yml', () => {
     expect(worker?.deploy?.replicas).toBeUndefined();
     expect(worker?.expose?.map(String)).toContain('9464');
     expect(worker?.environment?.ADOPS_METRICS_HOST).toBe('0.0.0.0');
+    expect(worker?.environment?.ADOPS_METRICS_PORT).toBe('9464');
     // The one-shot migrate serves no metrics and keeps the default loopback binding.
-    expect(migrate?.environment?.ADOPS_METRICS_HOST).toBeUndefined();
+    expect(loadConfig(containerEnv(migrate ?? {}, {})).metricsHost).toBe('127.0.0.1');
   });
 
   it('gives the worker the same API and database settings as migrate', () => {
-    const { ADOPS_METRICS_HOST: _host, ...workerRest } = worker?.environment ?? {};
-    expect(workerRest).toEqual(migrate?.environment);
+    const { ADOPS_METRICS_HOST: _host, ADOPS_METRICS_PORT: _port, ...workerRest } = worker?.environment ?? {};
+    const { ADOPS_METRICS_HOST: _h, ADOPS_METRICS_PORT: _p, ...migrateRest } = migrate?.environment ?? {};
+    expect(workerRest).toEqual(migrateRest);
+    expect(worker?.env_file).toEqual(migrate?.env_file);
+    expect(worker?.volumes).toEqual(migrate?.volumes);
   });
 });
 
@@ -167,5 +252,83 @@ describe('docker-compose.postgres.yml', () => {
       );
     }
     expect(alone.services.postgres).toEqual(compose.services.postgres);
+  });
+});
+
+describe.each(['docker-compose.yml', 'docker-compose.postgres.yml'])('%s carries every setting', (file) => {
+  const services = parse(readFileSync(file, 'utf8'), { merge: true }).services as Record<string, Service>;
+  const adops = Object.entries(services).filter(([, s]) => s.build === '.');
+
+  it('runs adops in migrate, schedule and worker', () => {
+    expect(adops.map(([name]) => name).sort()).toEqual(['migrate', 'schedule', 'worker']);
+    expect(READ_BY_ENV_TS).toEqual(
+      expect.arrayContaining(['ADOPS_REPORT_PARAMS', 'ADOPS_WEBHOOK_URL', 'LOG_LEVEL']),
+    );
+  });
+
+  it.each(['.env', 'the shell'])(
+    'gives every adops container each variable env.ts reads, set in %s, except the few compose pins',
+    (where) => {
+      for (const [name, service] of adops) {
+        const pinned = pinnedIn(file, name);
+        const unused = file === 'docker-compose.yml' ? [] : ['REDIS_URL'];
+        for (const variable of READ_BY_ENV_TS.filter((v) => !pinned.includes(v) && !unused.includes(v))) {
+          const given = { [variable]: sample(variable) };
+          const env = where === '.env' ? containerEnv(service, given) : containerEnv(service, {}, given);
+          expect(env[variable], `${name} gets ${variable} from ${where}`).toBe(sample(variable));
+        }
+        // Pinned ones keep compose's value: they name its own services, mounts and ports.
+        for (const variable of pinned) {
+          const env = containerEnv(service, { [variable]: sample(variable) });
+          expect(env[variable], `${name} pins ${variable}`).toBe(service.environment?.[variable]);
+        }
+      }
+    },
+  );
+
+  it('reads .env as an env_file, optional, so an accounts file can name any variable in api_key_env', () => {
+    for (const [name, service] of adops) {
+      expect([service.env_file].flat(), name).toEqual([{ path: '.env', required: false }]);
+      expect(containerEnv(service, { ACME_API_KEY: 'k' }).ACME_API_KEY, name).toBe('k');
+    }
+  });
+
+  it('mounts ./secrets read-only where a key file and an accounts file are read from', () => {
+    for (const [name, service] of adops) expect(service.volumes, name).toContain(SECRETS_MOUNT);
+    // Keys never reach git or the image's build context.
+    expect(readFileSync('.gitignore', 'utf8').split('\n')).toEqual(
+      expect.arrayContaining(['secrets/', '.env']),
+    );
+    expect(readFileSync('.dockerignore', 'utf8').split('\n')).toEqual(
+      expect.arrayContaining(['secrets', '.env']),
+    );
+  });
+
+  it('publishes every port on 127.0.0.1 unless ADOPS_BIND opens it', () => {
+    const published = Object.entries(services).flatMap(([name, s]) =>
+      (s.ports ?? []).map((p) => [name, String(p)] as const),
+    );
+    expect(published.length).toBeGreaterThan(0);
+    for (const [name, port] of published) {
+      expect(port, name).toMatch(/^\$\{ADOPS_BIND:-127\.0\.0\.1\}:\d+:\d+$/);
+      expect(interpolate(port, {}), name).toMatch(/^127\.0\.0\.1:/);
+      expect(interpolate(port, { ADOPS_BIND: '0.0.0.0' }), name).toMatch(/^0\.0\.0\.0:/);
+    }
+  });
+
+  it("sets Grafana's admin password from GRAFANA_ADMIN_PASSWORD; Grafana alone refuses to start without one", () => {
+    const grafana = services.grafana?.environment ?? {};
+    const password = grafana.GF_SECURITY_ADMIN_PASSWORD ?? '';
+    expect(interpolate(password, { GRAFANA_ADMIN_PASSWORD: 's3cret' })).toBe('s3cret');
+    // Unset, the other services still start (`docker compose up -d postgres` needs no Grafana password)...
+    expect(interpolate(password, {})).toBe('');
+    // ...and Grafana's own entrypoint stops before /run.sh, naming the variable.
+    const entrypoint = (services.grafana?.entrypoint ?? []).join(' ');
+    expect(entrypoint).toMatch(
+      /\[ -n "\$\$GF_SECURITY_ADMIN_PASSWORD" \] \|\| \{ echo "set GRAFANA_ADMIN_PASSWORD[^}]*exit 1; \}; exec \/run\.sh$/,
+    );
+    expect(
+      Object.values(grafana).map((v) => interpolate(String(v), { GRAFANA_ADMIN_PASSWORD: 'x' })),
+    ).not.toContain('admin');
   });
 });

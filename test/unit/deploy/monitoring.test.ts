@@ -30,17 +30,30 @@ function metricsIn(expr: string): string[] {
   return [...expr.matchAll(/\b(adops_[a-z_]+|up)\b(?=\s*[{[)\s]|$)/g)].map((m) => m[1]!);
 }
 
+/** Each `by (...)`/`on (...)` of an expression over per-report gauges that drops the account or the report. */
+function aggregationProblems(expr: string): string[] {
+  if (!/adops_report_/.test(expr)) return [];
+  const clauses = [...expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)];
+  const problems = clauses
+    .map((m) => ({ clause: m[0], labels: (m[2] ?? '').split(',').map((l) => l.trim()) }))
+    .filter((c) => !(c.labels.includes('account') && c.labels.includes('report')))
+    .map((c) => `${c.clause} drops the account or the report`);
+  // A bare sum/max/count over the gauges would drop both.
+  if (clauses.length === 0) problems.push('aggregates without by (account, report)');
+  return problems;
+}
+
 const rules = parse(readFileSync(RULES, 'utf8')) as {
   groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
 };
 const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
-  panels: Array<{ id: number; title: string; targets: Array<{ expr: string }> }>;
+  panels: Array<{ id: number; title: string; targets: Array<{ expr: string; legendFormat?: string }> }>;
 };
 
 describe('Prometheus alerts', () => {
   it('pass promtool check rules', () => {
     const out = execFileSync(promtool(), ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(out).toMatch(/SUCCESS: 6 rules found/);
+    expect(out).toMatch(/SUCCESS: 8 rules found/);
   }, 120_000);
 
   it('fire and stay quiet as their promtool rule tests expect', () => {
@@ -48,11 +61,23 @@ describe('Prometheus alerts', () => {
     expect(out).toMatch(/SUCCESS/);
   }, 120_000);
 
-  it('cover a stale report, failing pulls, a stuck queue and a worker down', () => {
+  it('cover a stale report, one never loaded, missing periods, failing pulls, a stuck queue and a worker down', () => {
     const names = rules.groups.flatMap((g) => g.rules.map((r) => r.alert));
     expect(names).toEqual(
-      expect.arrayContaining(['AdopsReportStale', 'AdopsPullsFailing', 'AdopsQueueStuck', 'AdopsWorkerDown']),
+      expect.arrayContaining([
+        'AdopsReportStale',
+        'AdopsReportNeverLoaded',
+        'AdopsPeriodsMissing',
+        'AdopsPullsFailing',
+        'AdopsQueueStuck',
+        'AdopsWorkerDown',
+      ]),
     );
+  });
+
+  it('keep the account: every aggregation of a per-report gauge is by (account, report)', () => {
+    for (const rule of rules.groups.flatMap((g) => g.rules))
+      for (const problem of aggregationProblems(rule.expr)) expect.fail(`${rule.alert}: ${problem}`);
   });
 
   it('read only metrics that workers export', () => {
@@ -70,6 +95,16 @@ describe('Grafana dashboard', () => {
     const ids = dashboard.panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const p of dashboard.panels) expect(p.targets.length, p.title).toBeGreaterThan(0);
+  });
+
+  it('shows per-report gauges per account and report', () => {
+    for (const p of dashboard.panels)
+      for (const t of p.targets) {
+        // A stat panel may total over them (sum of max by (account, report)), never lump accounts.
+        for (const problem of aggregationProblems(t.expr)) expect.fail(`${p.title}: ${problem}`);
+        if (/adops_report_/.test(t.expr) && /legendFormat/.test(JSON.stringify(t)))
+          expect(JSON.stringify(t), p.title).toContain('{{account}}');
+      }
   });
 
   it('queries only metrics that workers export', () => {

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { redactBuffer, redactCut, redactError, redactSecrets } from '../../../src/log/redact.js';
+import { mayHoldKey } from '../../../src/log/secret-pattern.js';
 
 const KEY = 'sk_live_Zq9#distinctive/key+value';
 
@@ -165,5 +166,29 @@ describe('redaction', () => {
     const log = createLogger({ level: 'info', secrets: [KEY], destination: out.stream, pretty: true });
     log.info(`key is ${KEY}`);
     expect(out.text()).toContain('key is [REDACTED]');
+  });
+});
+
+describe('mayHoldKey: values a message must not quote', () => {
+  it('flags tokens, hex, UUIDs, base64 and JWTs, and passes words, variable names and ordinary paths', () => {
+    for (const key of [
+      'sk_live_4eC39HqLyjWDarjtT1zdp7dc',
+      'sk-adops-CANARY-8214469c5ab2c6f2f12d398e',
+      '550e8400-e29b-41d4-a716-446655440000',
+      'dGhpcyBpcyBhIGtleSBvZiBzb21lIHNvcnQ=',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
+      'abcdefghijklmnopqrstuvwxyz',
+    ])
+      expect([key, mayHoldKey(key)]).toEqual([key, true]);
+    for (const plain of [
+      'ADOPS_KEY_NORTH',
+      'rate_limit',
+      '/run/secrets/adops_api_key',
+      '/tmp/adops-key-aB3xQ9/missing-key.txt',
+      'https://acme.api.example.com/v2',
+      'http://127.0.0.1:8080/v2',
+      'Europe/Berlin',
+    ])
+      expect([plain, mayHoldKey(plain)]).toEqual([plain, false]);
   });
 });

@@ -88,7 +88,11 @@ describe('the gauges of several accounts', () => {
   it("label an account's series with it, and leave the default account's as before accounts", async () => {
     const registry = new Registry();
     const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
-    const north = gaugeValues(weekly, status({ account: 'north', missing: ['a', 'b'] }), null);
+    const north = gaugeValues(
+      weekly,
+      status({ account: 'north', missing: ['2026-03-01', '2026-03-02'] }),
+      null,
+    );
     expect(north.account).toBe('north');
     expect(gaugeValues(weekly, status({}), null).account).toBeUndefined();
     registerReportGauges(registry, async () => [
@@ -98,5 +102,50 @@ describe('the gauges of several accounts', () => {
     const text = await registry.metrics();
     expect(text).toContain('adops_report_missing_periods{report="daily"} 1');
     expect(text).toContain('adops_report_missing_periods{report="daily",account="north"} 2');
+  });
+});
+
+describe('a report with no loaded period', () => {
+  it('has a data age from the start of its oldest missing period, never_loaded 1 and its overdue count', async () => {
+    const daily = {
+      period: 'day' as const,
+      schedule: { cron: '0 3 * * *', timezone: 'Europe/Berlin' },
+      freshnessMs: undefined,
+    };
+    const never = gaugeValues(
+      daily,
+      status({ period: 'day', missing: ['2026-03-08', '2026-03-07', '2026-03-09'], overdue: ['2026-03-07'] }),
+      null,
+    );
+    expect(never.lastPeriodEndMs).toBeNull();
+    // Midnight of 2026-03-07 in Berlin.
+    expect(new Date(never.neverLoadedSinceMs!).toISOString()).toBe('2026-03-06T23:00:00.000Z');
+    expect(never.overdue).toBe(1);
+    // Loaded once: its age counts from its newest period as before, and it is not "never loaded".
+    const loaded = gaugeValues(
+      daily,
+      status({ period: 'day', lastLoaded: '2026-03-09', missing: ['2026-03-08'] }),
+      null,
+    );
+    expect(loaded.neverLoadedSinceMs).toBeNull();
+
+    const registry = new Registry();
+    const clock = Date.parse('2026-03-10T12:00:00Z');
+    registerReportGauges(registry, async () => [{ ...never, account: 'north' }, fresh()], {
+      now: () => clock,
+    });
+    const text = await registry.metrics();
+    expect(text).toContain(
+      `adops_report_data_age_seconds{report="weekly",account="north"} ${(clock - never.neverLoadedSinceMs!) / 1000}`,
+    );
+    expect(text).toContain('adops_report_never_loaded{report="weekly",account="north"} 1');
+    expect(text).toContain('adops_report_never_loaded{report="daily"} 0');
+    expect(text).toContain('adops_report_overdue_periods{report="weekly",account="north"} 1');
+    expect(text).not.toContain('adops_report_last_period_end_timestamp_seconds{report="weekly"');
+  });
+
+  it('has no data age while nothing is due (no missing period): nothing to alert on yet', () => {
+    const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
+    expect(gaugeValues(weekly, status({}), null).neverLoadedSinceMs).toBeNull();
   });
 });

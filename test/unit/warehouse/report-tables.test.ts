@@ -6,6 +6,9 @@ import {
   indexKeys,
   tableSpec,
 } from '../../../src/warehouse/schema/report-tables.js';
+import { DIMENSIONS } from '../../../src/config/dimensions.js';
+import { derivedName, reportTable } from '../../../src/warehouse/pg.js';
+import { partitionName } from '../../../src/warehouse/schema/partitions.js';
 
 const report = {
   name: 'daily_creative',
@@ -129,5 +132,45 @@ describe('columnDifferences', () => {
     expect(columnDifferences(expected, nullable)).toEqual([
       'column day is not NOT NULL, expected the opposite',
     ]);
+  });
+});
+
+describe('names derived from a report name', () => {
+  const longest = `x${'y'.repeat(40)}`;
+
+  it('fit 63 bytes for the longest valid name, its versions, indexes and partitions', () => {
+    for (const version of [1, 2, 10, 1_000, 999_999_999]) {
+      const table =
+        version === 1 ? reportTable(longest) : derivedName(`${reportTable(longest)}__v${version}`);
+      const spec = tableSpec({ name: longest, dimensions: DIMENSIONS }, table);
+      const names = [spec.table, ...spec.indexes.map((ix) => ix.name), partitionName(table, '2026-12-01')];
+      for (const name of names) expect(Buffer.byteLength(name), name).toBeLessThanOrEqual(63);
+      // The loader tells this report's tables apart from others by the prefix report_<name>__.
+      if (version > 1) expect(table.startsWith(`${reportTable(longest)}__`)).toBe(true);
+    }
+  });
+
+  it('keep every name that fits, so existing tables and indexes are found again', () => {
+    const spec = tableSpec(
+      { name: 'daily_campaign', dimensions: ['day', 'campaign_id'] },
+      'report_daily_campaign__v2',
+    );
+    expect(spec.indexes.map((ix) => ix.name)).toEqual([
+      'report_daily_campaign__v2_key',
+      'report_daily_campaign__v2_campaign_id',
+    ]);
+    expect(partitionName('report_daily_campaign', '2026-04-01')).toBe('report_daily_campaign__p202604');
+  });
+
+  it('shorten a longer one deterministically, apart from its neighbours', () => {
+    const a = `${reportTable(longest)}__v2_campaign_id`;
+    const b = `${reportTable(longest)}__v2_creative_id`;
+    expect(Buffer.byteLength(a)).toBe(64);
+    expect(derivedName(a)).toHaveLength(63);
+    expect(derivedName(a)).toBe(derivedName(a));
+    expect(derivedName(a)).not.toBe(derivedName(b));
+    expect(partitionName(`${reportTable(longest)}__v1000`, '2026-01-01')).not.toBe(
+      partitionName(`${reportTable(longest)}__v1000`, '2026-02-01'),
+    );
   });
 });

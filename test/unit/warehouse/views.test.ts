@@ -86,6 +86,13 @@ describe('generatedViewSql', () => {
     expect(sql).not.toContain('r."load_id"');
   });
 
+  it("leaves out the campaign's ad_format when the report has ad_format as a dimension: the dimension stays", () => {
+    const sql = generatedViewSql('fmt', COLUMNS(['day', 'campaign_id', 'ad_format']));
+    expect(sql).toContain('r."ad_format"');
+    expect(sql).not.toContain('c.ad_format');
+    expect(generatedViewSql('mine', COLUMNS(['day', 'campaign_id']))).toContain('c.ad_format');
+  });
+
   it('joins nothing for a report without campaign or creative dimensions', () => {
     const sql = generatedViewSql('geo', COLUMNS(['day', 'country']));
     expect(sql).not.toContain('JOIN');

@@ -1,0 +1,28 @@
+// A running worker keeps the accounts it started with (their clients, limiters and keys are built
+// once); an accounts file edited under it is noticed and the restart it takes is logged, so a new
+// account, or a renamed one, is not silently left unpulled.
+import { createHash } from 'node:crypto';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+
+/** What the file holds now: a hash of its bytes, or why it cannot be read. */
+function signature(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch (error) {
+    return `unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
+}
+
+/** Calls `onChange` each time the bytes of `path` change (polled every `intervalMs`, without keeping the
+ * process alive); returns the function that stops watching. */
+export function watchAccountsFile(path: string, onChange: () => void, intervalMs = 2_000): () => void {
+  let seen = signature(path);
+  const listener = () => {
+    const now = signature(path);
+    if (now === seen) return;
+    seen = now;
+    onChange();
+  };
+  watchFile(path, { interval: intervalMs, persistent: false }, listener);
+  return () => unwatchFile(path, listener);
+}
