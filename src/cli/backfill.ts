@@ -1,10 +1,21 @@
 // The commands that plan pulls and put them on the queue: `adops backfill` (a date range), `adops
 // heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
 import type { Command } from 'commander';
-import { selectAccounts } from '../config/accounts.js';
+import { reportRequest } from '../api/client.js';
+import { DEFAULT_ACCOUNT, runsReport, selectAccounts, type Account } from '../config/accounts.js';
 import type { ReportJob } from '../config/jobs.js';
-import { parseIsoDate } from '../dates/calendar.js';
-import { backfillPulls, interleaveAccounts, pullLabel } from '../plan/pulls.js';
+import { addDays, parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
+import { periodContaining } from '../dates/periods.js';
+import {
+  earliestToday,
+  endedFrom,
+  endedOnly,
+  hasEnded,
+  reportTimezone,
+  startedOnly,
+  startOf,
+} from '../plan/bounds.js';
+import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
 import {
@@ -48,12 +59,20 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .requiredOption('--from <date>', 'first day, YYYY-MM-DD', parsedBy(parseIsoDate))
-    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)', parsedBy(parseIsoDate))
+    .requiredOption(
+      '--from <date>',
+      `first day, YYYY-MM-DD (${PLAN_DATES.first} or later)`,
+      parsedBy((s) => parsePlanDate(s, '--from')),
+    )
+    .requiredOption(
+      '--to <date>',
+      'last day, YYYY-MM-DD (inclusive)',
+      parsedBy((s) => parsePlanDate(s, '--to')),
+    )
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option(...queueOutageOption)
     .addOption(redisOutageAlias())
-    .option('--dry-run', 'print the periods and the API calls it would make; enqueue nothing', false)
+    .option('--dry-run', 'print the periods and the API request each would make; enqueue nothing', false)
     .option(
       '--oldest-first',
       'queue report by report, oldest period first (default: newest period first, all reports of a period together)',
@@ -68,15 +87,45 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
       if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      const now = new Date();
+      refuseUnended(reports, flags.to, now);
+      // Week and month periods overlapping an ended --to may not have ended yet: left for later.
+      for (const r of reports) {
+        const last = periodContaining(flags.to, r.period);
+        if (!hasEnded(last, reportTimezone(r), now))
+          ctx.stderr.write(
+            `note: ${r.name} ${last.start}..${last.end} has not ended (${reportTimezone(r)}): left out; ` +
+              `backfill it from ${endedFrom(last)}\n`,
+          );
+      }
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
       const accounts = selectAccounts(ctx.config().accounts, flags.account);
+      // Nothing before a start_date: --from is clamped to it, once per report and account, saying so.
+      for (const a of accounts)
+        for (const r of reports) {
+          const start = runsReport(a, r.name) ? startOf(r, a) : undefined;
+          if (start === undefined || flags.from >= start) continue;
+          const who = `${a.name === DEFAULT_ACCOUNT ? '' : `${a.name}/`}${r.name}`;
+          ctx.stderr.write(
+            start > flags.to
+              ? `note: ${who} starts at ${start} (start_date), after --to ${flags.to}: nothing to pull\n`
+              : `note: ${who} starts at ${start} (start_date): --from ${flags.from} clamped to it\n`,
+          );
+        }
       // The plan, read lazily: every account's periods, interleaved, never all held at once.
       const plan = () =>
-        interleaveAccounts(accounts, reports, (own) => backfillPulls(own, flags.from, flags.to, order));
+        interleaveAccounts(accounts, reports, (own, name) =>
+          startedOnly(
+            endedOnly(backfillPulls(own, flags.from, flags.to, order), own, now),
+            own,
+            accounts.find((a) => a.name === name),
+          ),
+        );
       if (flags.dryRun) {
         let n = 0;
+        const request = dryRunRequest(accounts, reports);
         for (const p of plan()) {
-          ctx.stdout.write(`${pullLabel(p)}\n`);
+          ctx.stdout.write(`${pullLabel(p)}: ${request(p)}\n`);
           n++;
         }
         ctx.stdout.write(
@@ -172,9 +221,24 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
     });
 }
 
+/** UsageError when --to is a day not yet over for one of `reports`: only ended periods are final. */
+function refuseUnended(reports: readonly ReportJob[], to: string, now: Date): void {
+  const first = earliestToday(reports, now);
+  if (first === undefined || to < first.today) return;
+  throw new UsageError(
+    `--to ${to} has not ended for ${first.report} (${first.timezone}, where it is ${first.today}): ` +
+      `backfill pulls only periods that have ended; use --to ${addDays(first.today, -1)} or earlier`,
+  );
+}
+
 function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
   const names = flags.report ?? [];
-  if (flags.all === names.length > 0) throw new UsageError('give either --report NAME or --all (not both)');
+  if (!flags.all && names.length === 0)
+    throw new UsageError(
+      'backfill needs the reports to pull: give --report NAME or --all (neither was given)',
+    );
+  if (flags.all && names.length > 0)
+    throw new UsageError('--report and --all were both given: give --report NAME or --all, not both');
   const all = ctx.jobs().reports;
   if (flags.all) return [...all];
   const known = new Map(all.map((r) => [r.name, r]));
@@ -186,6 +250,22 @@ function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
       );
     return r;
   });
+}
+
+/** The API request a pull would make, as --dry-run prints it: the account's base URL (when set) and
+ * its ADOPS_REPORT_PARAMS form, with the JSON body of `json-body`. */
+function dryRunRequest(
+  accounts: readonly Account[],
+  reports: readonly ReportJob[],
+): (pull: PlannedPull) => string {
+  return (pull) => {
+    const account = accounts.find((a) => a.name === (pull.account ?? DEFAULT_ACCOUNT));
+    const report = reports.find((r) => r.name === pull.report);
+    const dimensions = report?.dimensions ?? [];
+    const { path, body } = reportRequest({ dimensions, period: pull.period }, account?.reportParams);
+    const line = `GET ${account?.baseUrl ?? ''}${path}`;
+    return body === undefined ? line : `${line} ${JSON.stringify(body)}`;
+  };
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

@@ -2,7 +2,7 @@
 // account `default`; names are validated like report names (they go into rows, job ids and keys), and each
 // carries the settings that depend on its server, defaulting to their environment variables.
 import { dirname, resolve } from 'node:path';
-import { isTimeZone } from '../dates/calendar.js';
+import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
 import { FileRefused, readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
@@ -69,6 +69,8 @@ export interface Account extends ServerSettings {
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */
   readonly reports: readonly string[] | undefined;
+  /** Nothing before it is pulled, healed or called missing; a report's own start_date, when later, wins. */
+  readonly startDate?: string;
 }
 
 /** The name if valid; otherwise ConfigError naming `subject` (the flag, or `file: field`). */
@@ -92,6 +94,7 @@ const ACCOUNT_KEYS = new Set([
   ...Object.keys(SERVER_FIELDS),
   'timezone',
   'reports',
+  'start_date',
 ]);
 
 /** The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
@@ -209,6 +212,9 @@ function readAccount(
   const reports = o.reports;
   if (reports !== undefined && (!Array.isArray(reports) || reports.some((r) => typeof r !== 'string')))
     fail('reports', 'expected a list of report names, e.g. [daily_campaign, hourly]');
+  const start = o.start_date ?? undefined;
+  const startProblem = start === undefined ? undefined : planDateProblem(start);
+  if (startProblem !== undefined) fail('start_date', startProblem);
   return Object.freeze({
     name,
     baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -217,6 +223,7 @@ function readAccount(
     ...(server as unknown as ServerSettings),
     timezone,
     reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),
+    ...(typeof start === 'string' ? { startDate: start } : {}),
   });
 }
 

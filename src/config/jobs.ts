@@ -3,7 +3,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
-import { isTimeZone } from '../dates/calendar.js';
+import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
@@ -44,6 +44,8 @@ export interface ReportJob {
   readonly freshnessMs?: number;
   /** Months of history kept (`retention_months: 24`), older monthly partitions dropped; undefined: all. */
   readonly retentionMonths?: number;
+  /** No period ending before it is pulled, healed or called missing (`start_date: 2025-01-01`); see plan/bounds.ts. */
+  readonly startDate?: string;
   /** The file it came from, for messages. */
   readonly file: string;
 }
@@ -72,6 +74,7 @@ const REPORT_KEYS = [
   'schedule',
   'freshness',
   'retention_months',
+  'start_date',
   'description',
 ];
 const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
@@ -223,6 +226,9 @@ export function parseJob(text: string, file: string): JobDefinition {
       'retention_months',
       `${show(retention)} is not allowed; expected a whole number of months from 1 to ${MAX_RETENTION_MONTHS}, or leave it out to keep everything`,
     );
+  const start = o.start_date ?? undefined;
+  const startProblem = start === undefined ? undefined : planDateProblem(start);
+  if (startProblem !== undefined) fail('start_date', startProblem);
   return Object.freeze({
     kind: 'report',
     name,
@@ -232,6 +238,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     schedule,
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
     ...(retention === undefined ? {} : { retentionMonths: retention as number }),
+    ...(typeof start === 'string' ? { startDate: start } : {}),
     file,
   });
 }

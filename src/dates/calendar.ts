@@ -39,6 +39,40 @@ export function parseIsoDate(s: string, what = 'date'): string {
   throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
+/**
+ * The dates a plan may name (backfill's --from and --to, a `start_date`): the UNIX epoch, before any
+ * ad server, to 2999-12-31. Within them every period and its neighbours are real dates; outside them
+ * a plan stepped off the calendar (0001-01-01's previous day is year 0) or asked for nobody's data.
+ */
+export const PLAN_DATES = Object.freeze({ first: '1970-01-01', last: '2999-12-31' });
+
+/** parseIsoDate, and within PLAN_DATES; DateFormatError naming `what`, the date and the range otherwise. */
+export function parsePlanDate(s: string, what = 'date'): string {
+  const date = parseIsoDate(s, what);
+  if (date < PLAN_DATES.first || date > PLAN_DATES.last)
+    throw new DateFormatError(`${what}: ${outsidePlan(date)}`);
+  return date;
+}
+
+/** What is wrong with a config file's date field (a `start_date`), or undefined when it is a date
+ * parsePlanDate takes; never longer than a short value, so a message can quote it. */
+export function planDateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') {
+    const shown = JSON.stringify(value) ?? String(value);
+    return `${shown.length > 24 ? `${shown.slice(0, 21)}...` : shown} is not a date: expected YYYY-MM-DD, e.g. 2025-01-01`;
+  }
+  if (!isIsoDate(value)) {
+    const shape = /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'is not a calendar date' : 'is not a date';
+    const shown = JSON.stringify(value.length > 24 ? `${value.slice(0, 21)}...` : value);
+    return `${shown} ${shape}: expected YYYY-MM-DD, e.g. 2025-01-01`;
+  }
+  return value < PLAN_DATES.first || value > PLAN_DATES.last ? outsidePlan(value) : undefined;
+}
+
+function outsidePlan(date: string): string {
+  return `${date} is outside the dates adops plans, ${PLAN_DATES.first} to ${PLAN_DATES.last}`;
+}
+
 /** `date` moved by `days`: plain UTC arithmetic, as a big backfill's plan steps 100,000 days. */
 export function addDays(date: string, days: number): string {
   return isoDay(utcDay(date, days));
@@ -74,8 +108,14 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((utcDay(to).getTime() - utcDay(from).getTime()) / 86_400_000);
 }
 
+/** 10000-01-01T00:00:00Z: before it, toISOString's date is YYYY-MM-DD. */
+const UTC_YEAR_10000_MS = 253_402_300_800_000;
+
 /** The calendar date of instant `at` in IANA time zone `timezone`. */
 export function localDate(at: Date, timezone: string): string {
+  // UTC, most reports' zone, without the formatter: a pull asks once whether its period has ended.
+  const t = at.getTime();
+  if (timezone === 'UTC' && t >= 0 && t < UTC_YEAR_10000_MS) return at.toISOString().slice(0, 10);
   return format(at, 'yyyy-MM-dd', { in: tz(timezone) });
 }
 

@@ -15,6 +15,7 @@ const CELL: Record<CellState, string> = {
   failed: '✗',
   missing: '·',
   dropped: '-',
+  unstarted: ' ',
 };
 
 /** Consecutive dates folded into ranges: 2026-01-01..2026-01-03, 2026-01-07. */
@@ -135,7 +136,8 @@ export function renderStatus(status: Status): string {
   lines.push(...groups((r) => `  ${r.report.padEnd(nameWidth)}  ${r.cells.map((c) => CELL[c]).join('')}`));
   lines.push(
     `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing` +
-      (retained.length > 0 ? `  ${CELL.dropped} dropped by retention` : ''),
+      (retained.length > 0 ? `  ${CELL.dropped} dropped by retention` : '') +
+      (status.reports.some((r) => r.cells.includes('unstarted')) ? '  (blank) before start_date' : ''),
   );
   return `${lines.join('\n')}\n`;
 }

@@ -18,6 +18,7 @@ import {
   type PlanAccount,
 } from '../plan/pulls.js';
 import { freshnessOf, isDue } from '../plan/freshness.js';
+import { beforeStart, fromStart, startOf } from '../plan/bounds.js';
 import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { COUNTED_STATES, failedPulls, jobCounts, REPORT_QUEUE } from '../queue/jobs.js';
 import type { Queues } from '../queue/queues.js';
@@ -28,7 +29,7 @@ import type { UnconfiguredAccount } from './account-holdings.js';
 const HOUR_MS = 3_600_000;
 
 /** The state of one grid cell: a day of one report. */
-export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped';
+export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped' | 'unstarted';
 
 export interface ReportStatus {
   /** The ad server account (ADOPS_ACCOUNTS_FILE; `default` without one). */
@@ -43,6 +44,8 @@ export interface ReportStatus {
   readonly missing: readonly string[];
   /** Period starts older than the report's retention_months: dropped, so neither expected nor missing. */
   readonly droppedByRetention?: readonly string[];
+  /** Where the report starts for this account (the later start_date); no period ending before it is expected. */
+  readonly startDate?: string;
   /** Periods whose last attempt failed, with its reason (the rows of an earlier load, if any, stay). */
   readonly failed: ReadonlyArray<{ readonly period: string; readonly error: string | null }>;
   /** Periods whose rows could not be reconciled with the totals: mismatch, no totals or partial totals. */
@@ -141,10 +144,10 @@ export async function collectStatus(
   const gridDays = Array.from({ length: days }, (_, i) => addDays(yesterday, i - days + 1));
   // Grouped by account: each account's reports together, in the order the accounts are listed.
   const pairs = accounts.flatMap((a) =>
-    jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a.name, r] as const),
+    jobs.reports.filter((r) => runsReport(a, r.name)).map((r) => [a, r] as const),
   );
   const [reports, restated, entities, evolving, queueCounts, disagreements, unmigrated] = await Promise.all([
-    Promise.all(pairs.map(([a, r]) => reportStatus(wh, r, days, gridDays, now, a))),
+    Promise.all(pairs.map(([a, r]) => reportStatus(wh, r, days, gridDays, now, a.name, startOf(r, a)))),
     restatements(wh),
     entitySyncStatus(wh),
     evolutions(wh, jobs),
@@ -209,11 +212,15 @@ async function reportStatus(
   gridDays: readonly string[],
   now: Date,
   account: string,
+  start: string | undefined,
 ): Promise<ReportStatus> {
   const yesterday = gridDays.at(-1) ?? addDays(localDate(now, 'UTC'), -1);
   const whole = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
   const boundary = retentionBoundary(r, now);
-  const window = whole.filter((p) => !droppedByRetention(p, boundary));
+  const window = fromStart(
+    whole.filter((p) => !droppedByRetention(p, boundary)),
+    start,
+  );
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
   const [states, unrec] = await Promise.all([
@@ -230,13 +237,17 @@ async function reportStatus(
   const cell = (day: string): CellState => {
     const p = periodContaining(day, r.period);
     if (droppedByRetention(p, boundary)) return 'dropped';
+    if (beforeStart(p, start)) return 'unstarted';
     const s = byKey.get(periodKey(p));
     if (s === undefined) return 'missing';
     if (s.lastStatus === 'failed') return 'failed';
     return s.rows === 0 ? 'zero' : 'loaded';
   };
   const newest = loadedStates.at(-1);
+  // Nothing loaded yet is late only once the first period from the start should be in.
   const fresh = freshnessOf(r, newest, now);
+  const early =
+    newest === undefined && start !== undefined && !isDue(r, periodContaining(start, r.period), now);
   const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
   return {
     account,
@@ -247,6 +258,7 @@ async function reportStatus(
     loaded: loadedStates.length,
     missing: missing.map((p) => p.start),
     droppedByRetention: whole.filter((p) => droppedByRetention(p, boundary)).map((p) => p.start),
+    ...(start === undefined ? {} : { startDate: start }),
     failed: failed.map((s) => ({ period: s.start, error: s.error })),
     unreconciled: unrec.map((u) => ({
       period: u.start,
@@ -258,7 +270,7 @@ async function reportStatus(
     freshness: {
       limitHours: fresh.limitMs / HOUR_MS,
       ageHours: fresh.ageMs === null ? null : Math.round((fresh.ageMs / HOUR_MS) * 10) / 10,
-      late: fresh.late,
+      late: fresh.late && !early,
     },
     overdue: missing
       .filter((p) => isDue(r, p, now) || (newest !== undefined && p.start < newest.start))

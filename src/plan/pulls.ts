@@ -31,8 +31,13 @@ export function pullLabel(pull: PlannedPull): string {
   return `${who}${pull.report} ${start === end ? start : `${start}..${end}`}`;
 }
 
-/** The accounts a plan is made for: names and the reports each runs (undefined: all). */
-export type PlanAccount = { readonly name: string; readonly reports: readonly string[] | undefined };
+/** The accounts a plan is made for: names, the reports each runs (undefined: all), and where each
+ * starts (its `start_date`: see plan/bounds.ts). */
+export type PlanAccount = {
+  readonly name: string;
+  readonly reports: readonly string[] | undefined;
+  readonly startDate?: string | undefined;
+};
 
 /** The one account of a deployment without ADOPS_ACCOUNTS_FILE. */
 export const ONLY_DEFAULT: readonly PlanAccount[] = [{ name: 'default', reports: undefined }];
@@ -171,8 +176,8 @@ function* newestFirst(reports: readonly ReportJob[], from: string, to: string): 
     const period = heads[pick];
     if (report === undefined || period === undefined) return;
     yield { report: report.name, period };
-    const before = previousPeriod(period, report.period);
-    heads[pick] = before.end >= from ? before : undefined;
+    // Compared before stepping back: the period before the calendar's first is not a date.
+    heads[pick] = period.start > from ? previousPeriod(period, report.period) : undefined;
   }
 }
 

@@ -14,6 +14,7 @@ import {
   healWindowOf,
   planHeal,
 } from '../plan/pulls.js';
+import { fromStart, startOf } from '../plan/bounds.js';
 import type { PullQueue } from './queues.js';
 import type { ReportJob } from '../config/jobs.js';
 import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from './connection.js';
@@ -265,7 +266,7 @@ export async function readHealPlan(
   for (const account of accounts)
     for (const report of reports) {
       if (!runsReport(account, report.name)) continue;
-      const window = healWindowOf(report, now, days);
+      const window = fromStart(healWindowOf(report, now, days), startOf(report, account));
       const first = window[0];
       const last = window.at(-1);
       if (first === undefined || last === undefined) continue;

@@ -2,6 +2,7 @@
 // job such a scheduler creates, which enqueues the real pulls (scheduler jobs cannot be
 // deduplicated themselves).
 import { DEFAULT_ACCOUNT, runsReport } from '../config/accounts.js';
+import { fromStart, startOf } from '../plan/bounds.js';
 import type { JobSet, Schedule, ReportJob, ReportLookup } from '../config/jobs.js';
 import {
   ONLY_DEFAULT,
@@ -166,7 +167,9 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
         ? []
         : await deps.states(report, first.start, last.end, account.name);
     // Each account has its own gap budget: one account's backlog never starves another's repairs.
-    const plan = planTick(windows, states, deps.gapCap);
+    const start = startOf(report, account);
+    const own = { window: fromStart(windows.window, start), watched: fromStart(windows.watched, start) };
+    const plan = planTick(own, states, deps.gapCap);
     window = plan.window;
     gaps.push(...plan.gaps);
     for (const period of [...plan.window, ...plan.gaps])

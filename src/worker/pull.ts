@@ -45,6 +45,8 @@ import {
   type RowSource,
 } from '../warehouse/load/load.js';
 import { reportTable, type Warehouse } from '../warehouse/pg.js';
+import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
+import { pullLabel } from '../plan/pulls.js';
 
 /** The part of the API client a pull uses. */
 export interface ReportFetcher {
@@ -83,6 +85,8 @@ export interface PullDeps {
   readonly options?: PullOptions;
   /** Called after a load of a report with a building table version (report evolution). */
   readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
+  /** The clock that says whether a period has ended (tests fix it); default the real one. */
+  readonly now?: () => Date;
 }
 
 /** PullDeps over one fetcher (every account's) or each account's own. */
@@ -118,6 +122,11 @@ export class UnknownAccountError extends TerminalError {
   override readonly name = 'UnknownAccountError';
 }
 
+/** Thrown for a pull of a period that has not ended in its report's time zone: its data is not final. */
+export class UnfinishedPeriodError extends TerminalError {
+  override readonly name = 'UnfinishedPeriodError';
+}
+
 /**
  * Runs one pull. Never throws: failures come back classified, recorded in report_loads (a 429 is
  * a pause and a shutdown's abort is ours: neither is recorded; nor is anything when Postgres is
@@ -140,6 +149,16 @@ export async function runPull(
   const refused = refusal(deps, report, account, data.report);
   if (refused !== undefined || report === undefined) return fail(refused);
   const period: Period = { start: data.periodStart, end: data.periodEnd };
+  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
+  // load as final and count as done. Refused before anything is fetched or recorded.
+  const zone = reportTimezone(report);
+  if (!hasEnded(period, zone, deps.now?.() ?? new Date()))
+    return fail(
+      new UnfinishedPeriodError(
+        `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
+          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+      ),
+    );
   let fetchToken: number;
   try {
     // Before the request: a response is as recent as the moment its fetch started.

@@ -48,7 +48,11 @@ describe('--account', () => {
     const args = ['backfill', '--all', '--from', '2026-01-05', '--to', '2026-01-05', '--dry-run'];
     const all = await runCli(args, env);
     expect(all.code).toBe(0);
-    const lines = all.stdout.trim().split('\n');
+    // Each line is a pull and the request it would make, to its own account's base_url.
+    const lines = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(': GET http://127.0.0.1:1/v2/reports?')[0] ?? l);
     expect(lines).toContain('north/daily_campaign 2026-01-05');
     expect(lines).toContain('south/daily_campaign 2026-01-05');
     expect(lines).toContain('north/hourly 2026-01-05');
@@ -56,7 +60,10 @@ describe('--account', () => {
     expect(lines.filter((l) => l.startsWith('south/'))).toEqual(['south/daily_campaign 2026-01-05']);
 
     const south = await runCli([...args, '--account', 'south'], env);
-    expect(south.stdout.trim().split('\n').slice(0, -1)).toEqual(['south/daily_campaign 2026-01-05']);
+    expect(south.stdout.trim().split('\n').slice(0, -1)).toEqual([
+      'south/daily_campaign 2026-01-05: GET http://127.0.0.1:1/v2/reports?' +
+        'date_from=2026-01-05&date_until=2026-01-05&dimensions=day&dimensions=campaign_id',
+    ]);
 
     const unknown = await runCli([...args, '--account', 'east'], env);
     expect(unknown.code).toBe(2);

@@ -6,6 +6,8 @@ import { spawnCli } from '../../helpers/cli.js';
 import { runCliProcess } from '../../helpers/run-cli.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -133,5 +135,44 @@ describe('heal', () => {
     expect(healed.map((p) => p.data.periodStart).sort()).toEqual([from, to]);
     await waitForPulls(h.queues.pulls, healed);
     expect(await heal()).toEqual([]);
+  });
+});
+
+describe('periods that have not ended', () => {
+  it('backfill refuses a range reaching today or later in one line, exit 2, enqueueing nothing', async () => {
+    const today = localDate(new Date(), 'UTC');
+    const yesterday = addDays(today, -1);
+    for (const { from, to } of [
+      { from: addDays(today, 1), to: addDays(today, 3) },
+      { from: addDays(today, -2), to: today },
+    ]) {
+      const r = await runCli(['backfill', '--report', 'daily_zone', '--from', from, '--to', to], h.env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `adops: --to ${to} has not ended for daily_zone (UTC, where it is ${today}): ` +
+          `backfill pulls only periods that have ended; use --to ${yesterday} or earlier\n`,
+      );
+    }
+    expect(await h.queues.pulls.count()).toBe(0);
+    expect(await loads()).toBe(0);
+  });
+
+  it('a worker refuses a pull of a period that has not ended, whoever enqueued it, and records nothing', async () => {
+    await h.worker();
+    const today = localDate(new Date(), 'UTC');
+    const tomorrow = addDays(today, 1);
+    const pulls = await enqueuePulls(h.queues.pulls, [
+      { report: 'daily_zone', period: { start: tomorrow, end: tomorrow } },
+      { report: 'daily_zone', period: { start: today, end: today } },
+    ]);
+    const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
+    expect(result.completed).toEqual([]);
+    expect(result.failed.map((f) => f.reason).sort()).toEqual([
+      `UnfinishedPeriodError: daily_zone ${today} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${tomorrow}`,
+      `UnfinishedPeriodError: daily_zone ${tomorrow} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${addDays(tomorrow, 1)}`,
+    ]);
+    // Nothing on record: heal pulls these periods once they have ended, as for any never pulled.
+    expect(await loads()).toBe(0);
+    expect(await loads('failed')).toBe(0);
   });
 });

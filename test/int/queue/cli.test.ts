@@ -28,7 +28,7 @@ async function adops(args: string[], env: Record<string, string> = {}) {
 const NO_REDIS = { REDIS_URL: 'redis://127.0.0.1:1' };
 
 describe('adops backfill', () => {
-  it('--dry-run prints each period and the API calls it would make, without Redis', async () => {
+  it('--dry-run prints each period and the API request it would make, without Redis', async () => {
     const r = await adops(
       [
         'backfill',
@@ -40,19 +40,50 @@ describe('adops backfill', () => {
         '2026-02-01',
         '--dry-run',
       ],
-      NO_REDIS,
+      { ...NO_REDIS, ADOPS_BASE_URL: 'http://ads.example/v2' },
     );
     expect(r.code).toBe(0);
+    const request = (dims: string, day: string) =>
+      `GET http://ads.example/v2/reports?date_from=${day}&date_until=${day}&${dims}`;
+    const zone = 'dimensions=day&dimensions=zone_id';
+    const hour = 'dimensions=day&dimensions=hour';
     // Newest period first, every report of a period together: the order the workers take them.
     expect(r.out.split('\n').slice(0, 6)).toEqual([
-      'daily_zone 2026-02-01',
-      'hourly 2026-02-01',
-      'daily_zone 2026-01-31',
-      'hourly 2026-01-31',
-      'daily_zone 2026-01-30',
-      'hourly 2026-01-30',
+      `daily_zone 2026-02-01: ${request(zone, '2026-02-01')}`,
+      `hourly 2026-02-01: ${request(hour, '2026-02-01')}`,
+      `daily_zone 2026-01-31: ${request(zone, '2026-01-31')}`,
+      `hourly 2026-01-31: ${request(hour, '2026-01-31')}`,
+      `daily_zone 2026-01-30: ${request(zone, '2026-01-30')}`,
+      `hourly 2026-01-30: ${request(hour, '2026-01-30')}`,
     ]);
     expect(r.out).toContain('6 pulls over 2 report(s): 6 API calls');
+  });
+
+  it('--dry-run prints the request in the form ADOPS_REPORT_PARAMS chooses, the body of json-body', async () => {
+    const args = ['backfill', '--report', 'daily_zone', '--from', '2026-02-01', '--to', '2026-02-01'];
+    const comma = await adops([...args, '--dry-run'], { ...NO_REDIS, ADOPS_REPORT_PARAMS: 'comma' });
+    // No ADOPS_BASE_URL: the path relative to it.
+    expect(comma.out.split('\n')[0]).toBe(
+      'daily_zone 2026-02-01: GET /reports?date_from=2026-02-01&date_until=2026-02-01&dimensions=day%2Czone_id',
+    );
+    const json = await adops([...args, '--dry-run'], { ...NO_REDIS, ADOPS_REPORT_PARAMS: 'json-body' });
+    expect(json.out.split('\n')[0]).toBe(
+      'daily_zone 2026-02-01: GET /reports {"date_from":"2026-02-01","date_until":"2026-02-01","dimensions":["day","zone_id"]}',
+    );
+  });
+
+  it('says which of --report and --all is wrong: neither given, or both', async () => {
+    const range = ['--from', '2026-01-01', '--to', '2026-01-02', '--dry-run'];
+    const neither = await adops(['backfill', ...range]);
+    expect([neither.code, neither.err]).toEqual([
+      2,
+      'adops: backfill needs the reports to pull: give --report NAME or --all (neither was given)\n',
+    ]);
+    const both = await adops(['backfill', '--all', '--report', 'hourly', ...range]);
+    expect([both.code, both.err]).toEqual([
+      2,
+      'adops: --report and --all were both given: give --report NAME or --all, not both\n',
+    ]);
   });
 
   it('exits 2 on bad usage: both or neither of --report and --all, unknown reports, bad dates', async () => {
@@ -79,6 +110,22 @@ describe('adops backfill', () => {
     for (const flag of ['--queue-outage-seconds', '--redis-outage-seconds']) {
       const r = await adops(['backfill', ...range, flag, '30'], NO_REDIS);
       expect([r.code, r.err]).toEqual([0, '']);
+    }
+  });
+
+  it('refuses dates outside 1970-01-01..2999-12-31 in one line, no stack trace (0001-01-01 crashed)', async () => {
+    for (const { from, to } of [
+      { from: '0001-01-01', to: '0001-01-03' },
+      { from: '2026-01-01', to: '9999-12-31' },
+    ]) {
+      const r = await adops(['backfill', '--all', '--from', from, '--to', to, '--dry-run']);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      const far = from < '1970' ? `--from: ${from}` : `--to: ${to}`;
+      expect(r.err.split('\n')[0]).toMatch(
+        `${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`,
+      );
+      expect(r.err).not.toMatch(/\n\s+at /);
     }
   });
 

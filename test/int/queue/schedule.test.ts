@@ -120,6 +120,51 @@ describe('a scheduler tick', () => {
     expect(waiting.every((j) => j.data.account === 'default')).toBe(true);
   });
 
+  it('never plans a period before start_date: the later of the report and the account one', async () => {
+    h = await createHarness();
+    const report: ReportJob = { ...zoneJob('0 3 * * *'), startDate: '2026-01-05' };
+    const scheduled = Date.UTC(2026, 0, 10, 3, 0, 0);
+    const result = await runTick(
+      {
+        reports: new Map([[report.name, report]]),
+        pulls: h.queues.pulls,
+        states: (r, from, to, account) =>
+          loadStates(warehouseOf(h!.db.pool, TEST_SCHEMA), r, from, to, account),
+        accounts: [
+          { name: 'north', reports: undefined, startDate: '2026-01-09' },
+          { name: 'south', reports: undefined },
+        ],
+        healDays: 8,
+        gapCap: 10,
+        now: () => new Date(Date.UTC(2026, 0, 12, 9)),
+      },
+      {
+        id: `repeat:adops-report-daily_zone:${scheduled}`,
+        data: { report: 'daily_zone' },
+        timestamp: Date.now(),
+        opts: {},
+      },
+    );
+    expect(result.added).toBe(3 + 7);
+    const waiting = await h.queues.pulls.getWaiting();
+    const of = (account: string) =>
+      waiting
+        .filter((j) => j.data.account === account)
+        .map((j) => j.data.periodStart)
+        .sort();
+    // north: its own start (2026-01-09) is later than the report's; south: the report's (2026-01-05).
+    expect(of('north')).toEqual(['2026-01-09', '2026-01-10', '2026-01-11']);
+    expect(of('south')).toEqual([
+      '2026-01-05',
+      '2026-01-06',
+      '2026-01-07',
+      '2026-01-08',
+      '2026-01-09',
+      '2026-01-10',
+      '2026-01-11',
+    ]);
+  });
+
   it('fires from a cron every two seconds: loads its window and re-pulls the lookback periods', async () => {
     const report = zoneJob('*/2 * * * * *', 1);
     h = await createHarness({ jobs: { reports: [report], entities: [] }, env: { ADOPS_HEAL_DAYS: '3' } });

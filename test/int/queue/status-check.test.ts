@@ -1,10 +1,11 @@
 // `adops status --check` through the real CLI binary (a child process) on real Postgres and Redis:
 // exit 1 naming a late report, exit 0 once heal and a worker caught up, exit 2 on bad usage.
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
+import { addDays } from '../../../src/dates/calendar.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 
 let h: Harness;
@@ -107,6 +108,71 @@ schedule: { cron: '0 3 * * *', timezone: 'UTC' }
         expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1m\)$/),
       ].sort(),
     );
+  });
+
+  it('never looks before start_date: a new account with 3 days loaded passes --check, heal and backfill start there', async () => {
+    const { from, to } = lastDays(3);
+    const earlier = addDays(from, -10);
+    // The report starts 10 days back; the account 3 days back: the later one wins.
+    writeFileSync(
+      join(jobsDir, 'daily_zone.yaml'),
+      `${readFileSync(join('jobs', 'daily_zone.yaml'), 'utf8')}start_date: ${earlier}\n`,
+    );
+    const accounts = join(jobsDir, 'accounts.yml.txt');
+    writeFileSync(
+      accounts,
+      `- { name: default, base_url: "${h.emulator.url}", api_key_env: KEY, start_date: ${from} }\n`,
+    );
+    const withStart = { ...env, ADOPS_ACCOUNTS_FILE: accounts, KEY: 'demo-key' };
+    await h.worker();
+    const loaded = await runCli(['backfill', '--all', '--from', from, '--to', to, '--wait'], withStart);
+    expect(loaded.code).toBe(0);
+
+    const check = await runCli(['status', '--check', '--days', '30'], withStart);
+    expect([check.code, check.stdout]).toEqual([
+      0,
+      'ok: 2 reports fresh and complete over the last 30 days\n',
+    ]);
+    const heal = await runCli(['heal', '--days', '30', '--dry-run'], withStart);
+    expect([heal.code, heal.stdout]).toEqual([0, '0 pulls would heal the last 30 days\n']);
+
+    // An account that starts tomorrow is neither late nor missing anything yet; its grid is blank.
+    writeFileSync(
+      accounts,
+      `- { name: default, base_url: "${h.emulator.url}", api_key_env: KEY, start_date: ${addDays(to, 2)} }\n`,
+    );
+    const early = await runCli(['status', '--check', '--days', '30'], withStart);
+    expect([early.code, early.stdout]).toEqual([
+      0,
+      'ok: 2 reports fresh and complete over the last 30 days\n',
+    ]);
+    expect((await runCli(['status', '--days', '5'], withStart)).stdout).toContain(
+      '(blank) before start_date',
+    );
+    writeFileSync(
+      accounts,
+      `- { name: default, base_url: "${h.emulator.url}", api_key_env: KEY, start_date: ${from} }\n`,
+    );
+
+    // A backfill from before it starts at start_date, saying so once per report.
+    const dry = await runCli(['backfill', '--all', '--from', earlier, '--to', to, '--dry-run'], withStart);
+    expect(dry.code).toBe(0);
+    expect(
+      dry.stdout
+        .split('\n')
+        .filter((l) => l.includes(': GET '))
+        .map((l) => l.split(': ')[0])
+        .sort(),
+    ).toEqual([from, addDays(from, 1), to].flatMap((d) => [`daily_campaign ${d}`, `daily_zone ${d}`]).sort());
+    expect(
+      dry.stderr
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual([
+      `note: daily_campaign starts at ${from} (start_date): --from ${earlier} clamped to it`,
+      `note: daily_zone starts at ${from} (start_date): --from ${earlier} clamped to it`,
+    ]);
   });
 
   it('fails when the queues cannot be read, and when a definition matches no table, a line each', async () => {

@@ -33,6 +33,27 @@ function errorOf(fn: () => unknown): ConfigError {
 }
 
 describe('accounts', () => {
+  it('read start_date per account, and refuse one that is not a date in the planned range', () => {
+    const config = withAccounts(
+      [
+        `- { name: north, base_url: "http://a.example/v2", api_key_file: ${keyFile}, start_date: 2025-06-01 }`,
+        `- { name: south, base_url: "http://b.example/v2", api_key_file: ${keyFile} }`,
+      ].join('\n'),
+    );
+    expect(config.accounts.map((a) => [a.name, a.startDate])).toEqual([
+      ['north', '2025-06-01'],
+      ['south', undefined],
+    ]);
+    const bad = errorOf(() =>
+      withAccounts(
+        `- { name: north, base_url: "http://a.example/v2", api_key_file: ${keyFile}, start_date: 2025-13-01 }`,
+      ),
+    );
+    expect(bad.message).toMatch(
+      /: account "north": start_date: "2025-13-01" is not a calendar date: expected YYYY-MM-DD, e.g. 2025-01-01$/,
+    );
+  });
+
   it('are the env settings as account default without ADOPS_ACCOUNTS_FILE', () => {
     const config = loadConfig({
       ADOPS_BASE_URL: 'http://api.example/v2',
@@ -248,7 +269,7 @@ describe('accounts', () => {
     ],
     [
       '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  colour: red\n',
-      /account "n": colour: unknown field; allowed: name, base_url, api_key_file, api_key_env, auth, report_params, compression, rate_limit, connections, headers_timeout_ms, body_timeout_ms, timezone, reports$/,
+      /account "n": colour: unknown field; allowed: name, base_url, api_key_file, api_key_env, auth, report_params, compression, rate_limit, connections, headers_timeout_ms, body_timeout_ms, timezone, reports, start_date$/,
     ],
     [
       '- { name: n, base_url: http://n.example/v2, api_key_env: K }\n- { name: n, base_url: http://m.example/v2, api_key_env: K }\n',

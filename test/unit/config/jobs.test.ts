@@ -38,6 +38,22 @@ describe('job definitions', () => {
     });
   });
 
+  it('reads start_date, a date from 1970-01-01 to 2999-12-31, and refuses anything else in one line', () => {
+    expect(parseJob(`${valid}start_date: 2025-01-01\n`, 'jobs/x.yaml')).toMatchObject({
+      startDate: '2025-01-01',
+    });
+    expect(parseJob(valid, 'jobs/x.yaml')).not.toHaveProperty('startDate');
+    expect(rejects(`${valid}start_date: 2025-02-30\n`)).toBe(
+      'jobs/x.yaml: start_date: "2025-02-30" is not a calendar date: expected YYYY-MM-DD, e.g. 2025-01-01',
+    );
+    expect(rejects(`${valid}start_date: 20250101\n`)).toBe(
+      'jobs/x.yaml: start_date: 20250101 is not a date: expected YYYY-MM-DD, e.g. 2025-01-01',
+    );
+    expect(rejects(`${valid}start_date: 0001-01-01\n`)).toBe(
+      'jobs/x.yaml: start_date: 0001-01-01 is outside the dates adops plans, 1970-01-01 to 2999-12-31',
+    );
+  });
+
   it('loads the shipped default definitions', () => {
     const { reports, entities } = loadJobs('jobs');
     expect(reports.map((r) => [r.name, r.dimensions.join(',')])).toEqual([

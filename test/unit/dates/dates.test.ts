@@ -7,6 +7,8 @@ import {
   isIsoDate,
   localDate,
   parseIsoDate,
+  parsePlanDate,
+  PLAN_DATES,
 } from '../../../src/dates/calendar.js';
 import { periodContaining, type PeriodUnit } from '../../../src/dates/periods.js';
 
@@ -43,6 +45,17 @@ describe('calendar dates', () => {
     expect(() => parseIsoDate('yesterday', '--to')).toThrow(DateFormatError);
   });
 
+  it('plans only dates from 1970-01-01 to 2999-12-31, refusing others in one line naming the range', () => {
+    expect(PLAN_DATES).toEqual({ first: '1970-01-01', last: '2999-12-31' });
+    expect(parsePlanDate('1970-01-01', '--from')).toBe('1970-01-01');
+    expect(parsePlanDate('2999-12-31', '--to')).toBe('2999-12-31');
+    for (const far of ['0001-01-01', '1969-12-31', '3000-01-01', '9999-12-31'])
+      expect(() => parsePlanDate(far, '--from'), far).toThrow(
+        new DateFormatError(`--from: ${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`),
+      );
+    expect(() => parsePlanDate('2026-02-30', '--to')).toThrow('is not a calendar date');
+  });
+
   it('steps days across months, years and daylight-saving changes', () => {
     expect(addDays('2026-03-28', 2)).toBe('2026-03-30');
     expect(addDays('2025-12-31', 1)).toBe('2026-01-01');
@@ -56,6 +69,10 @@ describe('calendar dates', () => {
     expect(localDate(at, 'UTC')).toBe('2026-03-10');
     expect(localDate(at, 'America/New_York')).toBe('2026-03-09');
     expect(localDate(at, 'Asia/Tokyo')).toBe('2026-03-10');
+    // UTC takes a shorter road: the same day at every instant, up to the last millisecond of one.
+    for (const iso of ['1970-01-01T00:00:00.000Z', '2026-03-09T23:59:59.999Z', '9999-12-31T23:59:59.999Z'])
+      expect(localDate(new Date(iso), 'UTC')).toBe(iso.slice(0, 10));
+    expect(localDate(new Date('1969-12-31T23:59:59.999Z'), 'UTC')).toBe('1969-12-31');
   });
 });
 

@@ -172,6 +172,15 @@ describe('backfillPulls', () => {
     expect(pulls.next().value).toEqual({ report: 'r1', period: { start: '2017-05-18', end: '2017-05-18' } });
   });
 
+  it('never steps before --from: a range on the first day of the calendar plans without year 0', () => {
+    const plan = planBackfill([job('a', 'day'), job('b', 'month')], '0001-01-01', '0001-01-02');
+    expect(plan.map((p) => `${p.report} ${p.period.start}`)).toEqual([
+      'b 0001-01-01',
+      'a 0001-01-02',
+      'a 0001-01-01',
+    ]);
+  });
+
   it('refuses an empty range when called, before the first pull', () => {
     expect(() => backfillPulls([job('a', 'day')], '2026-01-02', '2026-01-01')).toThrow(DateFormatError);
   });
