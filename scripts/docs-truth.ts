@@ -37,7 +37,7 @@ export interface Allowed {
 
 /** The top folders of the repository whose paths docs name. */
 const TOP = ['src', 'test', 'bench', 'scripts', 'sql', 'deploy', 'jobs', 'docs'];
-/** A path into one of them: not inside a longer path or URL (`/work/main/src/...`, `dist/src/...`). */
+/** A path into one of them: not inside a longer path or URL (`/srv/adops/src/...`, `dist/src/...`). */
 const PATH = new RegExp(
   String.raw`(?<![\w.\-/@$~])(?:\./)?((?:${TOP.join('|')})/(?:\{[^}\s]*\}|[^\s\`'"()\[\],;|:#!?{])*)`,
   'g',

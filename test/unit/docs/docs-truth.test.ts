@@ -171,7 +171,7 @@ describe('the docs checker', () => {
     expect(
       check(
         'src/api/client.ts, src/api/client, `src/api/client.js`, src/api/, jobs/*.yaml, ' +
-          'sql/views/<name>.sql, src/{api,plan}/, src/..., [ops](operations.md#accounts), /work/main/src/gone.ts, ' +
+          'sql/views/<name>.sql, src/{api,plan}/, src/..., [ops](operations.md#accounts), /srv/adops/src/gone.ts, ' +
           '11,000 jobs/s and `sql/${file}`.',
       ),
     ).toEqual([]);
