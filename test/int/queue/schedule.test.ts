@@ -44,6 +44,14 @@ const zoneJob = (cron: string, lookbackDays = 1): ReportJob => ({
   file: 'test',
 });
 
+/** The job BullMQ's scheduler of daily_zone hands the tick worker for the run scheduled at `scheduled`. */
+const zoneTick = (scheduled: number) => ({
+  id: `repeat:adops-report-daily_zone:${scheduled}`,
+  data: { report: 'daily_zone' },
+  timestamp: Date.now(),
+  opts: {},
+});
+
 describe('adops schedule', () => {
   it('creates one scheduler per definition, and a second run changes nothing', async () => {
     h = await createHarness();
@@ -100,12 +108,7 @@ describe('a scheduler tick', () => {
         // The worker got to the 2026-01-10 tick two days late.
         now: () => new Date(Date.UTC(2026, 0, 12, 9)),
       },
-      {
-        id: `repeat:adops-report-daily_zone:${scheduled}`,
-        data: { report: 'daily_zone' },
-        timestamp: Date.now(),
-        opts: {},
-      },
+      zoneTick(scheduled),
     );
     expect(result.window.map((p) => p.start)).toEqual(['2026-01-08', '2026-01-09']);
     expect(result.gaps.map((p) => p.start)).toEqual(['2026-01-11', '2026-01-10']);
@@ -138,12 +141,7 @@ describe('a scheduler tick', () => {
         gapCap: 10,
         now: () => new Date(Date.UTC(2026, 0, 12, 9)),
       },
-      {
-        id: `repeat:adops-report-daily_zone:${scheduled}`,
-        data: { report: 'daily_zone' },
-        timestamp: Date.now(),
-        opts: {},
-      },
+      zoneTick(scheduled),
     );
     expect(result.added).toBe(3 + 7);
     const waiting = await h.queues.pulls.getWaiting();
