@@ -2,15 +2,15 @@
 // and dropped at the end so a run never leaves data behind.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Config } from '../src/config/env.js';
-import type { ReportJob } from '../src/config/jobs.js';
-import { sqlDir } from '../src/config/files.js';
-import { migrateQueueSchema } from '../src/queue/backend.js';
-import { migrate } from '../src/warehouse/schema/migrate.js';
+import type { Config } from '../src/platform/config/env.js';
+import type { ReportJob } from '../src/platform/config/jobs.js';
+import { sqlDir } from '../src/platform/config/files.js';
+import { migrateQueueSchema } from '../src/platform/queue/backend.js';
+import { migrate } from '../src/schema/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
-import { ensurePartitions } from '../src/warehouse/schema/partitions.js';
-import { ensureReportTables } from '../src/warehouse/schema/report-tables.js';
-import { reportTable } from '../src/warehouse/pg.js';
+import { ensurePartitions } from '../src/schema/partitions.js';
+import { ensureReportTables } from '../src/schema/report-tables.js';
+import { reportTable } from '../src/platform/pg/handle.js';
 import { onInterrupt } from './cleanup.js';
 
 /** The schema every bench database uses. */

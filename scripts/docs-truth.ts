@@ -1,6 +1,6 @@
 // What the docs may claim: the paths, `adops` commands and flags, and ADOPS_* variables a markdown file
 // names, each checked against the repository. Pure over its inputs (a doc's text and a Truth); read by
-// test/unit/docs/docs-truth.test.ts, which builds the Truth from the files, the CLI and src/config/env.ts.
+// test/unit/docs/docs-truth.test.ts, which builds the Truth from the files, the CLI and src/platform/config/env.ts.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
@@ -186,7 +186,11 @@ export function variableFindings(file: string, text: string, truth: Truth): Find
         ? [...truth.variables].some((v) => v.startsWith(name))
         : truth.variables.has(name);
       if (!known)
-        out.push({ file, line: i + 1, what: `names ${m[0]}, which src/config/env.ts does not read` });
+        out.push({
+          file,
+          line: i + 1,
+          what: `names ${m[0]}, which src/platform/config/env.ts does not read`,
+        });
     }
   });
   return out;

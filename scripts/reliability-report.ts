@@ -3,7 +3,7 @@
 //   npx vitest run test/int/reliability && npx tsx scripts/reliability-report.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../src/config/files.js';
+import { packageRoot } from '../src/platform/config/files.js';
 
 interface Case {
   id: string;

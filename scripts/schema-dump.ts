@@ -5,9 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadJobs } from '../src/config/jobs.js';
-import { setupWarehouse } from '../src/warehouse/schema/migrate.js';
-import { warehouseOf } from '../src/warehouse/pg.js';
+import { loadJobs } from '../src/platform/config/jobs.js';
+import { setupWarehouse } from '../src/schema/migrate.js';
+import { warehouseOf } from '../src/platform/pg/handle.js';
 
 export const SCHEMA_FILE = 'test/schema.sql';
 

@@ -1,7 +1,7 @@
 -- 001_baseline: the warehouse's fixed tables as release 1.0 creates them. Every later change of
 -- the schema is a new numbered file (002_...), applied once by `adops migrate` and covered by an
 -- upgrade test from this baseline. report_<name> tables are not here: `adops migrate` creates them
--- from the job definitions after these files (src/warehouse/schema/report-tables.ts).
+-- from the job definitions after these files (src/schema/report-tables.ts).
 -- Names are unqualified: the migration runner sets search_path to the configured schema.
 --
 -- Accounts (ADOPS_ACCOUNTS_FILE): every table that holds an account's data has `account`, named
@@ -45,7 +45,7 @@ CREATE TABLE report_loads (
   fetch_token bigint,
   account text NOT NULL DEFAULT 'default'
     CONSTRAINT report_loads_account_check CHECK (account ~ '^[a-z][a-z0-9_]{0,40}$'),
-  -- Set when retention dropped the partition of the period (src/warehouse/schema/partitions.ts):
+  -- Set when retention dropped the partition of the period (src/schema/partitions.ts):
   -- the audit trail stays, `adops status` says "dropped by retention", heal does not re-pull it.
   retention_dropped_at timestamptz,
   PRIMARY KEY (account, load_id)
@@ -404,7 +404,7 @@ COMMENT ON COLUMN dim_date.iso_year_week IS 'e.g. 2026-W01; sorts in calendar or
 -- BI descriptions and the read-only roles' record (issue 27).
 -- Descriptions of the fixed objects BI tools read (Metabase and Superset show Postgres comments as
 -- column descriptions): what each is, its unit, and how to aggregate it. The per-report objects
--- (report_<name>, bi_<name>, bi_<name>_daily) are described by src/warehouse/schema/descriptions.ts, since
+-- (report_<name>, bi_<name>, bi_<name>_daily) are described by src/schema/descriptions.ts, since
 -- code creates them after the migrations.
 
 -- report_totals: the API's own totals, the reference a dashboard's sums can be checked against.

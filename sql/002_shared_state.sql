@@ -1,10 +1,10 @@
 -- 002_shared_state: what the workers share beside the queue, kept in Postgres so that a deployment
 -- on the Postgres queue (ADOPS_QUEUE=postgres) needs no Redis: the API request limit and its 429
 -- pause, and the freshness watch's memory of what it told webhooks. The functions are the Postgres
--- twins of the Lua scripts of src/api/shared-limit.ts: atomic under the row's lock, with the
+-- twins of the Lua scripts of src/limits/redis.ts: atomic under the row's lock, with the
 -- database's clock deciding, so workers on machines with skewed clocks agree.
 
--- One row per limiter key (src/api/shared-limit.ts limiterKey: one per account).
+-- One row per limiter key (src/limits/redis.ts limiterKey: one per account).
 CREATE TABLE api_limits (
   key text PRIMARY KEY,
   -- The one-second window being counted (ms since the epoch / window length) and its slots taken.

@@ -19,7 +19,7 @@ const BIN = fileURLToPath(new URL('../../../bin/adops.js', import.meta.url));
 /**
  * Starts `count` workers with `env` (nothing else inherited) and resolves once `connected()` says
  * all of them consume: on Redis BullMQ's own count of connected workers (at any log level); on
- * Postgres, whose workers' LISTEN connections go unnamed (src/queue/backend.ts) and so uncounted,
+ * Postgres, whose workers' LISTEN connections go unnamed (src/platform/queue/backend.ts) and so uncounted,
  * the workers' `worker started` lines, which `connected` is handed counted by message.
  */
 export async function startWorkers(

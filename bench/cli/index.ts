@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { loadJobs } from '../../src/config/jobs.js';
-import { packageRoot } from '../../src/config/files.js';
+import { loadJobs } from '../../src/platform/config/jobs.js';
+import { packageRoot } from '../../src/platform/config/files.js';
 import { BENCH_SCHEMA, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApiClient } from '../../src/api/client.js';
-import type { Dimension } from '../../src/config/dimensions.js';
+import type { Dimension } from '../../src/platform/config/dimensions.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { parseReport } from '../../src/flatten/parse.js';
 import type { Period, ReportRow } from '../../src/flatten/types.js';

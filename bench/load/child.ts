@@ -4,14 +4,14 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
-import type { ReportJob } from '../../src/config/jobs.js';
+import type { ReportJob } from '../../src/platform/config/jobs.js';
 import { parseReportAsync } from '../../test/helpers/flatten.js';
 import type { Period } from '../../src/flatten/types.js';
-import { copyChunks, createRowEncoder } from '../../src/warehouse/load/encode.js';
+import { copyChunks, createRowEncoder } from '../../src/pull/encode.js';
 import { loadParsedPeriod, loadPulledPeriod } from '../../test/helpers/load.js';
-import { createPool } from '../../src/warehouse/pg.js';
-import { packBody } from '../../src/warehouse/load/archive.js';
-import { takeFetchToken } from '../../src/warehouse/load/load.js';
+import { createPool } from '../../src/platform/pg/handle.js';
+import { packBody } from '../../src/pull/archive.js';
+import { takeFetchToken } from '../../src/pull/load.js';
 
 /** What the parent asks for. */
 export interface LoadChildRequest {

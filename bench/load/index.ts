@@ -3,7 +3,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { qualified } from '../../src/warehouse/pg.js';
+import { qualified } from '../../src/platform/pg/handle.js';
 import { onInterrupt } from '../cleanup.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';

@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { Dimension } from '../../src/config/dimensions.js';
+import type { Dimension } from '../../src/platform/config/dimensions.js';
 import type { Period, ReportRow } from '../../src/flatten/types.js';
-import { qualified } from '../../src/warehouse/pg.js';
-import { copyColumns } from '../../src/warehouse/schema/report-tables.js';
+import { qualified } from '../../src/platform/pg/handle.js';
+import { copyColumns } from '../../src/schema/report-tables.js';
 
 /** One CSV field: quoted only when it must be (RFC 4180 / Postgres CSV). */
 export function csvField(value: string): string {

@@ -1,10 +1,10 @@
 // The naive loader: one parameterized INSERT per row, all in one transaction, awaited one by one.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import type { Dimension } from '../../src/config/dimensions.js';
+import type { Dimension } from '../../src/platform/config/dimensions.js';
 import type { Period, ReportRow } from '../../src/flatten/types.js';
-import { ident, qualified } from '../../src/warehouse/pg.js';
-import { copyColumns } from '../../src/warehouse/schema/report-tables.js';
+import { ident, qualified } from '../../src/platform/pg/handle.js';
+import { copyColumns } from '../../src/schema/report-tables.js';
 
 export interface NaiveFigures {
   /** Rows really inserted. */

@@ -2,10 +2,10 @@
 // big body (streamed: parsed, archived and copied as it arrives) and reports its resident set.
 import { performance } from 'node:perf_hooks';
 import { answerParent, memory } from '../child-process.js';
-import type { ReportJob } from '../../src/config/jobs.js';
-import { takeFetchToken } from '../../src/warehouse/load/load.js';
+import type { ReportJob } from '../../src/platform/config/jobs.js';
+import { takeFetchToken } from '../../src/pull/load.js';
 import { loadPulledPeriod } from '../../test/helpers/load.js';
-import { createPool } from '../../src/warehouse/pg.js';
+import { createPool } from '../../src/platform/pg/handle.js';
 import { syntheticBody } from './synthetic-body.js';
 
 export interface MemoryChildRequest {

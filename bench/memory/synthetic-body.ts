@@ -1,7 +1,7 @@
 // A report body of any size, written as it is read: the nested items of the load bench's six
 // dimensions, then totals that add up. Lets the memory bench load a 1 GB body without holding
 // one (or a file of one) anywhere.
-import type { Dimension } from '../../src/config/dimensions.js';
+import type { Dimension } from '../../src/platform/config/dimensions.js';
 
 export const SYNTHETIC_DIMENSIONS: readonly Dimension[] = [
   'day',

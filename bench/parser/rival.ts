@@ -1,7 +1,7 @@
 // The same typed rows from @streamparser/json, the best maintained streaming JSON parser on npm,
 // so the bench can show whether our hand-written scanner (src/flatten/scan.ts) earns its keep.
 import { JSONParser } from '@streamparser/json';
-import { type Dimension, COUNTERS } from '../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../src/platform/config/dimensions.js';
 import { childPath, RowBuilder } from '../../src/flatten/rows.js';
 import { type ReportRow } from '../../src/flatten/types.js';
 

@@ -4,12 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { loadConfig } from '../../src/config/env.js';
-import { loadJobs } from '../../src/config/jobs.js';
-import { addDays } from '../../src/dates/calendar.js';
+import { loadConfig } from '../../src/platform/config/env.js';
+import { loadJobs } from '../../src/platform/config/jobs.js';
+import { addDays } from '../../src/platform/dates/calendar.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../src/queue/enqueue.js';
-import { openQueues, type PullQueue } from '../../src/queue/queues.js';
+import { enqueueBackfill, waitForPulls } from '../../src/schedule/enqueue.js';
+import { openQueues, type PullQueue } from '../../src/platform/queue/queues.js';
 import { busyShare, machineTicks, processCpuSeconds } from '../backfill/cpu.js';
 import { startWorkers } from '../backfill/workers.js';
 import { deleteKeys, onInterrupt } from '../cleanup.js';

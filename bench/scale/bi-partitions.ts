@@ -5,10 +5,10 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { addMonths } from '../../src/plan/retention.js';
-import { ensurePartitions } from '../../src/warehouse/schema/partitions.js';
+import { ensurePartitions } from '../../src/schema/partitions.js';
 import { monthsBetween } from '../../test/helpers/partitions.js';
-import { qualified } from '../../src/warehouse/pg.js';
-import { createIndexSql, createTableSql, tableSpec } from '../../src/warehouse/schema/report-tables.js';
+import { qualified } from '../../src/platform/pg/handle.js';
+import { createIndexSql, createTableSql, tableSpec } from '../../src/schema/report-tables.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 

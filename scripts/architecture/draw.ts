@@ -34,7 +34,7 @@ export function architectureSvg(root: string): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">`,
     '<defs><marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#5b6b7f"/></marker></defs>',
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${MARGIN}" y="${MARGIN - 10}" fill="#333">src/ imports: every arrow points down a floor (cli on top, dates/log/retry at the bottom)</text>`,
+    `<text x="${MARGIN}" y="${MARGIN - 10}" fill="#333">src/ imports: every arrow points down a floor (cli on top, platform at the bottom; features across only along FEATURE_ARROWS)</text>`,
   ];
   for (const key of [...edges.keys()].sort()) {
     const [from, to] = key.split(' ');

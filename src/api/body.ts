@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, gunzipSync } from 'node:zlib';
-import { ChunkRedactor, redactBuffer } from '../log/redact.js';
-import { AdopsError } from '../retry/errors.js';
+import { ChunkRedactor, redactBuffer } from '../platform/log/redact.js';
+import { AdopsError } from '../platform/retry/errors.js';
 import { ApiResponseError } from './errors.js';
 import { excerptOf } from './malformed.js';
 

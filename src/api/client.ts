@@ -1,12 +1,12 @@
 // The management API's client: GET /reports (its body handed on as it arrives, secrets redacted)
 // and the catalogue listings, over the transport of http.ts; and how /reports sends its parameters.
-import { type AccountConfig, requireApiKey, requireBaseUrl } from '../config/env.js';
-import type { Logger } from '../log/logger.js';
-import { redactBuffer } from '../log/redact.js';
+import { type AccountConfig, requireApiKey, requireBaseUrl } from '../platform/config/env.js';
+import type { Logger } from '../platform/log/logger.js';
+import { redactBuffer } from '../platform/log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
 import { ApiResponseError, RESPONSE_HINT } from './errors.js';
-import { DEFAULT_RETRY_AFTER_CAP_MS } from '../retry/classify.js';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../platform/retry/classify.js';
 import { realSleep, Transport, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
 import { paginate, type Campaign, type Creative, type PageRequest } from './pages.js';

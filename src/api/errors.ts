@@ -1,6 +1,6 @@
 // The API client's errors: what failed, after how many attempts, and what the user can do. Each
 // says per instance whether a retry can help (a 503 can, a 404 cannot): see AdopsError.
-import { AdopsError } from '../retry/errors.js';
+import { AdopsError } from '../platform/retry/errors.js';
 
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
 export interface ApiErrorDetails {

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../platform/log/logger.js';
 import { readResponse } from './body.js';
 import {
   ApiHttpError,
@@ -22,7 +22,7 @@ import {
   errorCode,
   isTransientNetwork,
   isTransientStatus,
-} from '../retry/classify.js';
+} from '../platform/retry/classify.js';
 
 const RETRY_AFTER_MARGIN_MS = 25;
 

@@ -3,7 +3,7 @@
 // body comes twice in a row (the one rule: repeatsPrevious). A wrong shape fails at once.
 import { createHash } from 'node:crypto';
 import { isSpace, JSON_START } from '../flatten/json-cursor.js';
-import { redactBuffer, redactCut } from '../log/redact.js';
+import { redactBuffer, redactCut } from '../platform/log/redact.js';
 import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
 /** Why a 2xx body cannot be used; undefined when it can. */

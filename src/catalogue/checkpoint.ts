@@ -1,6 +1,6 @@
 // A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
 // batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
-import type { StagedPage } from '../warehouse/catalogue/runs.js';
+import type { StagedPage } from './runs.js';
 
 /** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */
 interface ListingState {

@@ -7,7 +7,7 @@ import {
   type ProblemSummary,
   storableJson,
   storableText,
-} from '../warehouse/catalogue/rows.js';
+} from './stored-rows.js';
 
 /** Where field readers report the problems they meet. */
 export interface ProblemSink {

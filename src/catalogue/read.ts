@@ -1,15 +1,15 @@
 // Reading the catalogue from the API, every page staged: each request waits out 429s through the
 // shared pause and retries transient faults with backoff.
 import type { ApiClientOptions } from '../api/client.js';
-import type { Config } from '../config/env.js';
+import type { Config } from '../platform/config/env.js';
 import { realSleep } from '../api/http.js';
-import { backoffDelay, classifyFailure } from '../retry/classify.js';
-import type { RequestGate } from '../api/shared-limit.js';
+import { backoffDelay, classifyFailure } from '../platform/retry/classify.js';
+import type { RequestGate } from '../limits/redis.js';
 import { ApiError } from '../api/errors.js';
 import { entityId, listPages } from '../api/pages.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../platform/log/logger.js';
 import type { RawCatalogue } from './rows.js';
-import { CAMPAIGN_LISTING } from '../warehouse/catalogue/runs.js';
+import { CAMPAIGN_LISTING } from './runs.js';
 import type { Checkpoint } from './checkpoint.js';
 
 /** How hard a sync's request tries. */
@@ -22,7 +22,7 @@ export interface SyncRetryPolicy {
   readonly attempts: number;
   /** 429s one request waits out before the sync gives up and goes back to the queue. */
   readonly rateLimitWaits: number;
-  /** Base and cap of the backoff between attempts (the one backoff, backoffDelay in src/retry/classify.ts). */
+  /** Base and cap of the backoff between attempts (the one backoff, backoffDelay in src/platform/retry/classify.ts). */
   readonly baseMs: number;
   readonly maxMs: number;
 }

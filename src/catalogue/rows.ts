@@ -9,13 +9,7 @@ import {
   readId,
   storableEntity,
 } from './fields.js';
-import type {
-  CampaignRow,
-  Catalogue,
-  CreativeRow,
-  JsonObject,
-  MappedCampaign,
-} from '../warehouse/catalogue/rows.js';
+import type { CampaignRow, Catalogue, CreativeRow, JsonObject, MappedCampaign } from './stored-rows.js';
 
 /** A campaign as the API returns it, as its typed row (unreadable fields NULL and reported);
  * undefined when its id cannot be read. */

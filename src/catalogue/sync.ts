@@ -1,13 +1,13 @@
 // One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, write it in one transaction.
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../log/logger.js';
-import { redactSecrets } from '../log/redact.js';
-import { classifyFailure } from '../retry/classify.js';
-import { createLocalGate, type RequestGate } from '../api/shared-limit.js';
+import type { Logger } from '../platform/log/logger.js';
+import { redactSecrets } from '../platform/log/redact.js';
+import { classifyFailure } from '../platform/retry/classify.js';
+import { createLocalGate, type RequestGate } from '../limits/redis.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
-import { failRun, finishRun, openRun, stagePages } from '../warehouse/catalogue/runs.js';
-import { writeCatalogue, type WriteResult } from '../warehouse/catalogue/write.js';
+import { failRun, finishRun, openRun, stagePages } from './runs.js';
+import { writeCatalogue, type WriteResult } from './write.js';
 import { Checkpoint, type FlushPolicy, type SyncProgress, throttled } from './checkpoint.js';
 import {
   type CatalogueApi,
@@ -17,7 +17,7 @@ import {
   createRequester,
   readCatalogue,
 } from './read.js';
-import type { Warehouse } from '../warehouse/pg.js';
+import type { Warehouse } from '../platform/pg/handle.js';
 
 /** Counts of one sync: field problems, entities skipped, this try's requests, pages resumed. */
 export interface EntitySyncResult extends WriteResult {

@@ -1,8 +1,8 @@
 // `adops accounts rename FROM TO`: one account's rows, loads and catalogue moved to a new name, e.g.
 // `default` to the name an accounts file gives the same server (otherwise both names count its days).
 import type { Command } from 'commander';
-import { ACCOUNT_NAME } from '../config/accounts.js';
-import { AccountRenameError, renameAccount, type RenameResult } from '../warehouse/account-rename.js';
+import { ACCOUNT_NAME } from '../platform/config/accounts.js';
+import { AccountRenameError, renameAccount, type RenameResult } from '../schema/account-rename.js';
 import { CommandFailed, SUMMARIES, UsageError, withWarehouse, type CliContext } from './context.js';
 
 /** `adops accounts rename FROM TO [--merge]`. */

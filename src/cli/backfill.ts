@@ -2,10 +2,10 @@
 // heal` (what the warehouse lacks) and `adops schedule` (the job schedulers that do it every day).
 import type { Command } from 'commander';
 import { reportRequest } from '../api/client.js';
-import { DEFAULT_ACCOUNT, runsReport, selectAccounts, type Account } from '../config/accounts.js';
-import type { ReportJob } from '../config/jobs.js';
-import { addDays, parsePlanDate, PLAN_DATES } from '../dates/calendar.js';
-import { periodContaining } from '../dates/periods.js';
+import { DEFAULT_ACCOUNT, runsReport, selectAccounts, type Account } from '../platform/config/accounts.js';
+import type { ReportJob } from '../platform/config/jobs.js';
+import { addDays, parsePlanDate, PLAN_DATES } from '../platform/dates/calendar.js';
+import { periodContaining } from '../platform/dates/periods.js';
 import {
   earliestToday,
   endedFrom,
@@ -16,8 +16,8 @@ import {
   startOf,
 } from '../plan/bounds.js';
 import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
-import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../queue/enqueue.js';
-import { listSchedulers, syncSchedulers } from '../queue/scheduler.js';
+import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../schedule/enqueue.js';
+import { listSchedulers, syncSchedulers } from '../schedule/scheduler.js';
 import {
   intOption,
   parsedBy,

@@ -2,13 +2,13 @@
 // `--help` summaries, option parsers, and the warehouse and queues a command opens.
 import { once } from 'node:events';
 import { InvalidArgumentError } from 'commander';
-import type { Config } from '../config/env.js';
-import type { JobSet } from '../config/jobs.js';
-import type { Logger } from '../log/logger.js';
-import type { Queues } from '../queue/queues.js';
-import { errorCode } from '../retry/classify.js';
-import { TerminalError } from '../retry/errors.js';
-import type { Warehouse } from '../warehouse/pg.js';
+import type { Config } from '../platform/config/env.js';
+import type { JobSet } from '../platform/config/jobs.js';
+import type { Logger } from '../platform/log/logger.js';
+import type { Queues } from '../platform/queue/queues.js';
+import { errorCode } from '../platform/retry/classify.js';
+import { TerminalError } from '../platform/retry/errors.js';
+import type { Warehouse } from '../platform/pg/handle.js';
 
 /** What every command receives: the environment (read here only), streams, and config, jobs and logger, each
  * loaded on first use (a bad setting throws ConfigError, exit 2). */
@@ -59,11 +59,11 @@ export async function createContext(
     { checkAccountReports },
     { unknownVariableWarnings },
   ] = await Promise.all([
-    import('../config/env.js'),
-    import('../config/jobs.js'),
-    import('../log/logger.js'),
-    import('../config/accounts.js'),
-    import('../config/unknown-vars.js'),
+    import('../platform/config/env.js'),
+    import('../platform/config/jobs.js'),
+    import('../platform/log/logger.js'),
+    import('../platform/config/accounts.js'),
+    import('../platform/config/unknown-vars.js'),
   ]);
   let config: Config | undefined;
   let jobs: JobSet | undefined;
@@ -210,7 +210,7 @@ export async function withWarehouse<T>(
   max: number,
   work: (wh: Warehouse) => Promise<T>,
 ): Promise<T> {
-  const { openWarehouse } = await import('../warehouse/pg.js');
+  const { openWarehouse } = await import('../platform/pg/handle.js');
   const wh = openWarehouse(ctx.config(), { max, logger: ctx.logger() });
   try {
     return await work(wh);
@@ -228,8 +228,8 @@ export async function withQueues<T>(
   hint = '',
 ): Promise<T> {
   const [{ openQueues }, { RedisUnavailableError }] = await Promise.all([
-    import('../queue/queues.js'),
-    import('../queue/connection.js'),
+    import('../platform/queue/queues.js'),
+    import('../platform/queue/connection.js'),
   ]);
   let queues: Queues;
   try {

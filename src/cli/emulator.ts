@@ -1,8 +1,8 @@
 // The commands around the emulator: `adops emulator` (the local API emulator until a signal) and
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../config/env.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from '../demo/run.js';
+import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../platform/config/env.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from './demo.js';
 
 import {
   describeQuirks,
@@ -19,7 +19,7 @@ import {
   type FaultAndQuirkFlags,
   type RequestLogEntry,
 } from '../emulator/index.js';
-import { createLogger } from '../log/logger.js';
+import { createLogger } from '../platform/log/logger.js';
 import {
   CommandFailed,
   intOption,

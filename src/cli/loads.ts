@@ -1,10 +1,10 @@
 // `adops loads`: the recent attempts of report_loads, so that finding a load id for `adops replay`
 // (or why a period failed) needs no SQL.
 import { InvalidArgumentError, type Command } from 'commander';
-import { ACCOUNT_NAME } from '../config/accounts.js';
-import { REPORT_NAME } from '../config/jobs.js';
-import { terminalSafe } from '../observe/format.js';
-import { recentLoads, type LoadListing } from '../warehouse/loads-query.js';
+import { ACCOUNT_NAME } from '../platform/config/accounts.js';
+import { REPORT_NAME } from '../platform/config/jobs.js';
+import { terminalSafe } from '../status/format.js';
+import { recentLoads, type LoadListing } from '../pull/history.js';
 import { intOption, SUMMARIES, withWarehouse, type CliContext } from './context.js';
 
 interface LoadsFlags {

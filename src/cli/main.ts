@@ -1,14 +1,14 @@
 // The `adops` program: every command listed, the one asked for loaded in full, and main(), which
 // turns what a command throws into one line on stderr and an exit code (0, 1 or 2).
 import { Command, CommanderError } from 'commander';
-import type { Config } from '../config/env.js';
+import type { Config } from '../platform/config/env.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, packageRoot } from '../config/files.js';
-import { describeRedisTarget } from '../config/connections.js';
-import { isRedisConnectionLoss, outageReason } from '../retry/classify.js';
-import { redactSecrets } from '../log/redact.js';
-import { terminalSafe } from '../observe/format.js';
+import { ConfigError, packageRoot } from '../platform/config/files.js';
+import { describeRedisTarget } from '../platform/config/connections.js';
+import { isRedisConnectionLoss, outageReason } from '../platform/retry/classify.js';
+import { redactSecrets } from '../platform/log/redact.js';
+import { terminalSafe } from '../status/format.js';
 import {
   CommandFailed,
   createContext,

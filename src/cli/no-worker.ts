@@ -1,8 +1,8 @@
 // Whether anyone takes the pulls a command waits for: a wait with no worker running would show
 // `0/1 ETA ?` forever, so after a short while with no worker seen and no pull finished it says so,
 // and how to start one, and goes on waiting.
-import { describeRedisTarget } from '../config/connections.js';
-import type { Queues } from '../queue/queues.js';
+import { describeRedisTarget } from '../platform/config/connections.js';
+import type { Queues } from '../platform/queue/queues.js';
 import type { CliContext } from './context.js';
 
 /** How long a wait goes with no worker seen and no pull finished before it says so. */

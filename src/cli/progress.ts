@@ -3,19 +3,19 @@
 import cliProgress from 'cli-progress';
 import { Option } from 'commander';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
-import { describeRedisTarget } from '../config/connections.js';
-import { daysBetween } from '../dates/calendar.js';
+import { describeRedisTarget } from '../platform/config/connections.js';
+import { daysBetween } from '../platform/dates/calendar.js';
 import { pullLabel } from '../plan/pulls.js';
 import {
   waitForPulls,
   type BackfillResult,
   type EnqueueCounts,
   type PullProgress,
-} from '../queue/enqueue.js';
-import { QueueOutageError, type OutageState } from '../queue/connection.js';
-import { pullAccount, pullPeriod } from '../queue/jobs.js';
-import type { Queues } from '../queue/queues.js';
-import { outageReason } from '../retry/classify.js';
+} from '../schedule/enqueue.js';
+import { QueueOutageError, type OutageState } from '../platform/queue/connection.js';
+import { pullAccount, pullPeriod } from '../platform/queue/jobs.js';
+import type { Queues } from '../platform/queue/queues.js';
+import { outageReason } from '../platform/retry/classify.js';
 import { CommandFailed, intOption, type CliContext } from './context.js';
 import { watchWorkers } from './no-worker.js';
 

@@ -6,10 +6,10 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { DIMENSIONS, isDimension, type Dimension } from '../config/dimensions.js';
-import { oneAccount } from '../config/accounts.js';
-import { accountConfig } from '../config/env.js';
-import { isIsoDate } from '../dates/calendar.js';
+import { DIMENSIONS, isDimension, type Dimension } from '../platform/config/dimensions.js';
+import { oneAccount } from '../platform/config/accounts.js';
+import { accountConfig } from '../platform/config/env.js';
+import { isIsoDate } from '../platform/dates/calendar.js';
 import {
   DimensionValueError,
   ReconciliationError,
@@ -23,7 +23,7 @@ import {
   jsonChunks,
   reconciliationText,
   terminalSafe,
-} from '../observe/format.js';
+} from '../status/format.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { CommandFailed, rethrowAs, SUMMARIES, UsageError, type CliContext } from './context.js';

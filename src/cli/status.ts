@@ -1,16 +1,22 @@
 // The commands that look before or after a pull: `adops status` (what is loaded, missing and failed; --check
 // for monitoring) and `adops doctor` (the configured server probed, and the settings a pull needs).
 import type { Command } from 'commander';
-import { DEFAULT_ACCOUNT, selectAccounts } from '../config/accounts.js';
-import { accountConfig, requireApiKey, requireBaseUrl, secretsOf, type Config } from '../config/env.js';
+import { DEFAULT_ACCOUNT, selectAccounts } from '../platform/config/accounts.js';
+import {
+  accountConfig,
+  requireApiKey,
+  requireBaseUrl,
+  secretsOf,
+  type Config,
+} from '../platform/config/env.js';
 import { runProbes } from '../doctor/probes.js';
 import { renderJson, renderText } from '../doctor/render.js';
 import { decide } from '../doctor/verdict.js';
-import type { Logger } from '../log/logger.js';
-import { redactSecrets } from '../log/redact.js';
-import { checkProblems, renderStatus } from '../observe/status-render.js';
-import { collectStatus, type Status } from '../observe/status.js';
-import { readUnconfiguredAccounts } from '../observe/account-holdings.js';
+import type { Logger } from '../platform/log/logger.js';
+import { redactSecrets } from '../platform/log/redact.js';
+import { checkProblems, renderStatus } from '../status/render.js';
+import { collectStatus, type Status } from '../status/status.js';
+import { readUnconfiguredAccounts } from '../status/account-holdings.js';
 import {
   CommandFailed,
   intOption,
@@ -81,7 +87,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
 function queueCounts(config: Config, logger: Logger) {
   // Closed before the queues answered (the warehouse half failed first): say nothing about them.
   let closed = false;
-  const queues = import('../queue/queues.js').then(({ openQueues }) => openQueues(config));
+  const queues = import('../platform/queue/queues.js').then(({ openQueues }) => openQueues(config));
   return {
     counts: queues.catch((error: unknown) => {
       if (!closed) logger.warn(error instanceof Error ? error.message : String(error));

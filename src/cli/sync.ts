@@ -3,12 +3,12 @@
 import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { createLocalGate } from '../api/shared-limit.js';
+import { createLocalGate } from '../limits/redis.js';
 import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
-import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../config/accounts.js';
-import { accountConfig, secretsOf } from '../config/env.js';
-import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../queue/sync.js';
+import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../platform/config/accounts.js';
+import { accountConfig, secretsOf } from '../platform/config/env.js';
+import { enqueueEntitySync, SyncWaitError, waitForEntitySync } from '../catalogue/enqueue.js';
 import { intOption, rethrowAs, SUMMARIES, withQueues, withWarehouse, type CliContext } from './context.js';
 import {
   outageWatch,

@@ -1,23 +1,17 @@
 // The commands that shape the warehouse: `adops migrate`, `adops evolve` (a report's table versions while its
 // dimensions change) and `adops replay` (an archived response loaded again, without the API).
 import { InvalidArgumentError, type Command } from 'commander';
-import { secretsOf } from '../config/env.js';
-import { enqueueEvolution } from '../queue/enqueue.js';
-import { SchemaDriftError } from '../warehouse/errors.js';
-import { coverage, dropRetired, swapVersion, type Coverage } from '../warehouse/schema/evolution.js';
-import { MigrationError, setupWarehouse, type SetupResult } from '../warehouse/schema/migrate.js';
-import { openWarehouse, withClient, type Warehouse } from '../warehouse/pg.js';
-import { migrateQueueSchema } from '../queue/backend.js';
-import {
-  BI_ROLE_NAME,
-  BiRoleError,
-  describeBiRole,
-  reservedBiRole,
-  setupBiRole,
-} from '../warehouse/schema/bi-role.js';
-import { replayLoad } from '../worker/pull.js';
-import { readVersions } from '../warehouse/schema/versions.js';
-import { refusedViewLine } from '../warehouse/schema/views.js';
+import { secretsOf } from '../platform/config/env.js';
+import { enqueueEvolution } from '../evolution/evolution.js';
+import { SchemaDriftError } from '../platform/pg/errors.js';
+import { coverage, dropRetired, swapVersion, type Coverage } from '../evolution/evolution.js';
+import { MigrationError, setupWarehouse, type SetupResult } from '../schema/migrate.js';
+import { openWarehouse, withClient, type Warehouse } from '../platform/pg/handle.js';
+import { migrateQueueSchema } from '../platform/queue/backend.js';
+import { BI_ROLE_NAME, BiRoleError, describeBiRole, reservedBiRole, setupBiRole } from '../schema/bi-role.js';
+import { replayLoad } from '../pull/run.js';
+import { readVersions } from '../schema/versions.js';
+import { refusedViewLine } from '../schema/views.js';
 import {
   cannotConnect,
   CommandFailed,

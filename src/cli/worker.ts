@@ -1,11 +1,11 @@
 // The long-running commands: `adops worker` (pulls, scheduler ticks and entity syncs until a
 // signal) and `adops dashboard` (Bull Board over the queues until a signal).
 import { InvalidArgumentError, type Command } from 'commander';
-import { watchAccountsFile } from '../config/accounts-watch.js';
-import { liveJobs } from '../config/jobs.js';
-import { isLoopback, DashboardError, startDashboard } from '../observe/dashboard.js';
-import { RedisUnavailableError } from '../queue/connection.js';
-import { createPool } from '../warehouse/pg.js';
+import { watchAccountsFile } from '../platform/config/accounts-watch.js';
+import { liveJobs } from '../platform/config/jobs.js';
+import { isLoopback, DashboardError, startDashboard } from './dashboard.js';
+import { RedisUnavailableError } from '../platform/queue/connection.js';
+import { createPool } from '../platform/pg/handle.js';
 import { startWorker } from '../worker/start.js';
 import {
   CommandFailed,

@@ -1,6 +1,6 @@
 // Rows "report params <form>": a server that misreads a form may still answer 200 (keeping one `dimensions`
 // value), so the report must parse as the nested [day, campaign_id] asked for and sum to the [day] report's.
-import { type Dimension, COUNTERS } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import { type Period } from '../flatten/types.js';
 import {

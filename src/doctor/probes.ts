@@ -8,13 +8,13 @@ import { readBody } from '../api/body.js';
 import { reportRequest } from '../api/client.js';
 import { parseRetryAfter } from '../api/http.js';
 import { apiMessageOf } from '../api/malformed.js';
-import type { Dimension } from '../config/dimensions.js';
-import { errnoCode } from '../config/files.js';
-import { addDays } from '../dates/calendar.js';
+import type { Dimension } from '../platform/config/dimensions.js';
+import { errnoCode } from '../platform/config/files.js';
+import { addDays } from '../platform/dates/calendar.js';
 import { counterValue } from '../flatten/rows.js';
 import type { Period } from '../flatten/types.js';
-import { redactSecrets } from '../log/redact.js';
-import { backoffDelay, isTransientNetwork, isTransientStatus } from '../retry/classify.js';
+import { redactSecrets } from '../platform/log/redact.js';
+import { backoffDelay, isTransientNetwork, isTransientStatus } from '../platform/retry/classify.js';
 import { chooseForm, DAY, judgeForms, PAIR } from './forms.js';
 import {
   AUTH_FORMS,

@@ -1,6 +1,6 @@
 // The doctor's output: a table and the settings to set, or one JSON object; every text is redacted last.
 import Table from 'cli-table3';
-import { redactSecrets } from '../log/redact.js';
+import { redactSecrets } from '../platform/log/redact.js';
 import type { Observations } from './types.js';
 import type { Settings, Verdict } from './verdict.js';
 

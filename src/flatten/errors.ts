@@ -1,7 +1,7 @@
 // Why a report body cannot become rows: its shape, its values, its totals. Each error says by its
-// class (retry/errors.ts) whether a re-pull can help: only a malformed body's can, once.
-import type { Dimension, CounterName } from '../config/dimensions.js';
-import { AdopsError, TerminalError, type FailureOptions } from '../retry/errors.js';
+// class (platform/retry/errors.ts) whether a re-pull can help: only a malformed body's can, once.
+import type { Dimension, CounterName } from '../platform/config/dimensions.js';
+import { AdopsError, TerminalError, type FailureOptions } from '../platform/retry/errors.js';
 
 /** Longest value shown in a message: enough to recognise it, short enough for one log line. */
 const SHOWN = 80;

@@ -1,6 +1,6 @@
 // A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
 // objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
-import { hexValue, JSON_SHORT } from '../log/secret-pattern.js';
+import { hexValue, JSON_SHORT } from '../platform/log/secret-pattern.js';
 import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
 
 /** What each of JSON's short escapes stands for, by the byte after the backslash. */

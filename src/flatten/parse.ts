@@ -1,6 +1,6 @@
 // A report body held whole, parsed into typed rows and totals, and the reconciliation of the rows
 // with the API's totals that every parse ends with.
-import { type Dimension, COUNTERS } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { counterValue, reconcile, type Reconciliation } from './rows.js';
 import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
 import { ReportScanner } from './scan.js';

@@ -6,8 +6,8 @@ import {
   type DimensionType,
   COUNTERS,
   type CounterName,
-} from '../config/dimensions.js';
-import { digits, isIsoDate } from '../dates/calendar.js';
+} from '../platform/config/dimensions.js';
+import { digits, isIsoDate } from '../platform/dates/calendar.js';
 import {
   DimensionShapeError,
   DimensionValueError,

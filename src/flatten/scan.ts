@@ -1,6 +1,6 @@
 // The report scanner: walks a body's `items` (nested when several dimensions were asked) and
 // `totals` through the JSON cursor, emitting typed rows, refusing any key given twice.
-import { type Dimension, COUNTERS } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath, describe, RowBuilder, type Key } from './rows.js';
 import { JSON_START, JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';

@@ -1,7 +1,7 @@
 // A report body parsed as it arrives: rows handed out in batches while the body streams in, the
 // totals and reconciliation once it has ended.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Dimension, COUNTERS } from '../config/dimensions.js';
+import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './rows.js';
 import { ReportScanner, UNIT_MARGIN } from './scan.js';

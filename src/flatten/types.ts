@@ -1,6 +1,6 @@
 // The shapes of a flattened report: typed rows, counters and totals, the period and the query.
-import type { CounterName, Dimension } from '../config/dimensions.js';
-import type { Period } from '../dates/periods.js';
+import type { CounterName, Dimension } from '../platform/config/dimensions.js';
+import type { Period } from '../platform/dates/periods.js';
 
 /** One value per counter, keyed by name (reconciliation sums, a full set of totals). */
 export type Counters = Record<CounterName, number>;
@@ -11,7 +11,7 @@ export type Counters = Record<CounterName, number>;
  */
 export type Totals = Record<CounterName, number | null>;
 
-export type { Period } from '../dates/periods.js';
+export type { Period } from '../platform/dates/periods.js';
 
 /**
  * One flattened report row.

@@ -1,9 +1,9 @@
 // Where a report's plans begin and end: never before its start date (the later of the report's and
 // its account's `start_date`), never at a period that has not ended in the report's time zone. Pure:
 // the clock comes in as `now`. Backfill, heal, the scheduler tick, status and the pull itself ask here.
-import type { ReportJob } from '../config/jobs.js';
-import { addDays, localDate } from '../dates/calendar.js';
-import type { Period } from '../dates/periods.js';
+import type { ReportJob } from '../platform/config/jobs.js';
+import { addDays, localDate } from '../platform/dates/calendar.js';
+import type { Period } from '../platform/dates/periods.js';
 
 /** The time zone a report's periods are days of: its schedule's, else UTC. */
 export function reportTimezone(report: Pick<ReportJob, 'schedule'>): string {

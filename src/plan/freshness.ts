@@ -1,9 +1,9 @@
 // Freshness: how old a report's newest data may get before it counts as late. Pure: the clock
 // comes in as `now`.
 import { CronExpressionParser } from 'cron-parser';
-import type { ReportJob } from '../config/jobs.js';
-import { addDays, startOfLocalDate } from '../dates/calendar.js';
-import type { Period, PeriodUnit } from '../dates/periods.js';
+import type { ReportJob } from '../platform/config/jobs.js';
+import { addDays, startOfLocalDate } from '../platform/dates/calendar.js';
+import type { Period, PeriodUnit } from '../platform/dates/periods.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

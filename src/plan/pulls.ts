@@ -9,9 +9,9 @@ import {
   type PeriodUnit,
   periodKey,
   nextPeriod,
-} from '../dates/periods.js';
-import { addDays, localDate, DateFormatError, parseIsoDate } from '../dates/calendar.js';
-import type { ReportJob } from '../config/jobs.js';
+} from '../platform/dates/periods.js';
+import { addDays, localDate, DateFormatError, parseIsoDate } from '../platform/dates/calendar.js';
+import type { ReportJob } from '../platform/config/jobs.js';
 import { retained } from './retention.js';
 
 /** One pull a plan asks for. */

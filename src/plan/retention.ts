@@ -1,8 +1,8 @@
 // Which history a report keeps: pure month arithmetic over its `retention_months`, shared by the
-// partition drop (src/warehouse/schema/partitions.ts), heal, the scheduler tick and `adops status`.
-import type { ReportJob } from '../config/jobs.js';
-import { localDate } from '../dates/calendar.js';
-import type { Period } from '../dates/periods.js';
+// partition drop (src/schema/partitions.ts), heal, the scheduler tick and `adops status`.
+import type { ReportJob } from '../platform/config/jobs.js';
+import { localDate } from '../platform/dates/calendar.js';
+import type { Period } from '../platform/dates/periods.js';
 
 /** The first day of the month of `date` (YYYY-MM-DD). */
 export function monthStart(date: string): string {

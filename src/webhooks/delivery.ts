@@ -4,9 +4,9 @@
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
-import type { WebhookDelivery } from './events.js';
+import type { WebhookDelivery } from '../platform/queue/jobs.js';
 import { createHmac } from 'node:crypto';
-import { webhookSecretKey } from '../config/env.js';
+import { webhookSecretKey } from '../platform/config/env.js';
 
 /** How long one delivery attempt may take, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

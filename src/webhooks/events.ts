@@ -1,91 +1,13 @@
 // Webhook events and their queue: what ADOPS_WEBHOOK_URL is told, queued in one call; the webhook
 // worker delivers them, never a pull.
 import { randomUUID } from 'node:crypto';
-import type { IQueueBackend, Queue } from 'bullmq';
-import type { Logger } from '../log/logger.js';
-
-/** Job name of one event's delivery in the webhooks queue. */
-export const DELIVER_JOB = 'deliver';
-
-/** A pull failed for good: a 4xx, a definition gone, or its attempts spent. */
-export interface PeriodFailedEvent {
-  readonly type: 'period.failed';
-  /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
-  readonly account?: string;
-  readonly report: string;
-  /** YYYY-MM-DD, both inclusive. */
-  readonly period_start: string;
-  readonly period_end: string;
-  readonly reason: string;
-  /** Attempts of the pull job made, the last included. */
-  readonly attempts: number;
-  /** The report_loads row of the last attempt, when it was recorded. */
-  readonly load_id: number | null;
-}
-
-/** How a report stands against its freshness limit when it became late or fresh again. */
-interface FreshnessFields {
-  readonly account?: string;
-  readonly report: string;
-  /** Start of the newest loaded period (YYYY-MM-DD), null when none is loaded. */
-  readonly last_loaded: string | null;
-  /** Age of the newest data in hours, null when none is loaded. */
-  readonly age_hours: number | null;
-  /** How old its newest data may get (`freshness:` or its default), in hours. */
-  readonly freshness_hours: number;
-}
-
-/** A report's newest data became older than its freshness limit (or it has none). */
-export type ReportLateEvent = FreshnessFields & { readonly type: 'report.late' };
-/** A late report is fresh again. */
-export type ReportFreshEvent = FreshnessFields & { readonly type: 'report.fresh' };
-
-/** A report's stable views now serve a new table version (report evolution). */
-export interface EvolutionSwappedEvent {
-  readonly type: 'evolution.swapped';
-  readonly report: string;
-  readonly from_version: number;
-  readonly to_version: number;
-}
-
-/** Two reports of one grain disagree on a period beyond what late data explains (observe/agreement.ts). */
-export interface ReportDisagreesEvent {
-  readonly type: 'report.disagrees';
-  readonly account?: string;
-  readonly report: string;
-  readonly other_report: string;
-  readonly period_start: string;
-  readonly period_end: string;
-  readonly counters: readonly string[];
-  readonly totals: Readonly<Record<string, number | null>>;
-  readonly other_totals: Readonly<Record<string, number | null>>;
-  readonly loaded_at: string;
-  readonly other_loaded_at: string;
-  readonly reason: string;
-}
-
-/** Every event a webhook receives. */
-export type WebhookEvent =
-  PeriodFailedEvent | ReportLateEvent | ReportFreshEvent | EvolutionSwappedEvent | ReportDisagreesEvent;
-
-/** The body a webhook receives: the event with its delivery id and the time it happened. */
-export type WebhookDelivery = WebhookEvent & {
-  /** Unique per event, the same on every retry (also `webhook-id`): receivers deduplicate on it. */
-  readonly id: string;
-  /** ISO 8601, UTC. */
-  readonly occurred_at: string;
-};
-
-export type WebhookQueue = Queue<
-  WebhookDelivery,
-  unknown,
-  string,
-  WebhookDelivery,
-  unknown,
-  string,
-  IQueueBackend,
-  unknown
->;
+import type { Logger } from '../platform/log/logger.js';
+import {
+  DELIVER_JOB,
+  type WebhookEvent,
+  type WebhookDelivery,
+  type WebhookQueue,
+} from '../platform/queue/jobs.js';
 
 /** Hands an event to the webhooks; returns at once, never throws (see enqueueWebhook). */
 export type Notify = (event: WebhookEvent) => void;

@@ -1,12 +1,12 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../api/shared-limit.js';
-import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/jobs.js';
-import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../retry/classify.js';
-import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../queue/jobs.js';
-import type { WorkerOf } from '../queue/backend.js';
+import type { RequestGate } from '../limits/redis.js';
+import { secretsOf } from '../platform/config/env.js';
+import type { ReportLookup } from '../platform/config/jobs.js';
+import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../platform/retry/classify.js';
+import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../platform/queue/jobs.js';
+import type { WorkerOf } from '../platform/queue/backend.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
 import {
@@ -16,11 +16,11 @@ import {
   type FetcherFor,
   type PullDeps,
   type ReportFetcher,
-} from './pull.js';
-import { evolutionHook } from '../queue/enqueue.js';
-import { withRedactedErrors } from '../log/redact.js';
-import { AdopsError } from '../retry/errors.js';
-import type { LoadOutcome } from '../warehouse/load/load.js';
+} from '../pull/run.js';
+import { evolutionHook } from '../evolution/evolution.js';
+import { withRedactedErrors } from '../platform/log/redact.js';
+import { AdopsError } from '../platform/retry/errors.js';
+import type { LoadOutcome } from '../pull/load.js';
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
 export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
@@ -74,7 +74,7 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
     // is queue-wide, so it is every account's requests per second together: pulls per second can
-    // never exceed that, and the request limits (src/api/shared-limit.ts) bind first.
+    // never exceed that, and the request limits (src/limits/redis.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });

@@ -7,20 +7,20 @@ import {
   limiterKey,
   type LimiterOptions,
   type RequestLimiter,
-} from '../api/shared-limit.js';
-import type { Config } from '../config/env.js';
-import type { Logger } from '../log/logger.js';
-import { warehouseOf, type Warehouse } from '../warehouse/pg.js';
-import type { RedisClient } from '../queue/connection.js';
-import { createPgRequestLimiter } from '../warehouse/request-limit.js';
+} from '../limits/redis.js';
+import type { Config } from '../platform/config/env.js';
+import type { Logger } from '../platform/log/logger.js';
+import { warehouseOf, type Warehouse } from '../platform/pg/handle.js';
+import type { RedisClient } from '../platform/queue/connection.js';
+import { createPgRequestLimiter } from '../limits/postgres.js';
 import {
   openQueueBackend,
   WORKER_REDIS_WAIT_MS,
   type AnyWorker,
   type QueueBackend,
-} from '../queue/backend.js';
-import { describeRedisTarget, redisVariablesOf } from '../config/connections.js';
-import { openQueues, type Queues } from '../queue/queues.js';
+} from '../platform/queue/backend.js';
+import { describeRedisTarget, redisVariablesOf } from '../platform/config/connections.js';
+import { openQueues, type Queues } from '../platform/queue/queues.js';
 
 /** Stall detection: a SIGKILLed worker's job is taken up again after about lockDurationMs. */
 export interface StallOptions {

@@ -2,31 +2,37 @@
 // client and request limiter, then one BullMQ worker per job kind (pulls, scheduler ticks,
 // catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
 import type { Pool } from 'pg';
-import { type Config, accountConfig, requireApiKey, requireBaseUrl, secretsOf } from '../config/env.js';
-import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../config/jobs.js';
-import type { Logger } from '../log/logger.js';
+import {
+  type Config,
+  accountConfig,
+  requireApiKey,
+  requireBaseUrl,
+  secretsOf,
+} from '../platform/config/env.js';
+import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../platform/config/jobs.js';
+import type { Logger } from '../platform/log/logger.js';
 import {
   assessHealth,
   startingHealth,
   tryStartMetricsServer,
   type Health,
   type MetricsServer,
-} from '../observe/health-server.js';
+} from './health-server.js';
 import {
   createWorkerMetrics,
   metricsObserver,
   type WorkerMetrics,
   readFreshness,
   registerReportGauges,
-} from '../observe/metrics.js';
-import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../retry/classify.js';
-import type { RedisClient } from '../queue/connection.js';
-import type { AnyWorker } from '../queue/backend.js';
-import { jobCounts } from '../queue/jobs.js';
-import type { Queues } from '../queue/queues.js';
-import { DEFAULT_GAP_CAP } from '../queue/scheduler.js';
+} from './metrics.js';
+import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../platform/retry/classify.js';
+import type { RedisClient } from '../platform/queue/connection.js';
+import type { AnyWorker } from '../platform/queue/backend.js';
+import { jobCounts } from '../platform/queue/jobs.js';
+import type { Queues } from '../platform/queue/queues.js';
+import { DEFAULT_GAP_CAP } from '../schedule/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
-import { type FetcherFor, type ReportFetcher, createWorkerApi } from './pull.js';
+import { type FetcherFor, type ReportFetcher, createWorkerApi } from '../pull/run.js';
 import { startPullWorker, type PullAccount, type WorkerObserver } from './pull-worker.js';
 import {
   openRuntime,
@@ -41,8 +47,8 @@ import {
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker } from './webhook-worker.js';
-import { limiterKey, type RequestLimiter } from '../api/shared-limit.js';
-import { DEFAULT_ACCOUNT, type Account } from '../config/accounts.js';
+import { limiterKey, type RequestLimiter } from '../limits/redis.js';
+import { DEFAULT_ACCOUNT, type Account } from '../platform/config/accounts.js';
 
 export interface WorkerDeps {
   readonly config: Config;

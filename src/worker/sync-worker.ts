@@ -1,21 +1,24 @@
 // The worker of catalogue syncs: one sync per job, its progress reported on the job, resumable
 // from its checkpoint when the job is tried again.
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { ApiClient } from '../api/client.js';
-import { type RequestGate, limiterKey } from '../api/shared-limit.js';
-import type { AnyWorker } from '../queue/backend.js';
-import { DEFAULT_ACCOUNT } from '../config/accounts.js';
-import { accountConfig, secretsOf } from '../config/env.js';
-import { syncAccount, type SyncJobData, ENTITY_QUEUE } from '../queue/jobs.js';
+import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
+import type { AttemptInfo } from '../api/http.js';
+import type { AccountConfig } from '../platform/config/env.js';
+import type { Logger } from '../platform/log/logger.js';
+import { type RequestGate, limiterKey } from '../limits/redis.js';
+import type { AnyWorker } from '../platform/queue/backend.js';
+import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
+import { accountConfig, secretsOf } from '../platform/config/env.js';
+import { syncAccount, type SyncJobData, ENTITY_QUEUE } from '../platform/queue/jobs.js';
 import type { SyncProgress } from '../catalogue/checkpoint.js';
-import { syncRetryFromConfig } from '../catalogue/read.js';
+import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
-import { classifyFailure } from '../retry/classify.js';
-import { createSyncApi } from './pull.js';
-import { withRedactedErrors } from '../log/redact.js';
+import { classifyFailure } from '../platform/retry/classify.js';
+import type { FetcherHooks } from '../pull/run.js';
+import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
-import { warehouseOf } from '../warehouse/pg.js';
+import { warehouseOf } from '../platform/pg/handle.js';
 
 /** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */
 export interface SyncRun {
@@ -154,4 +157,23 @@ function syncProcessor(
       rt.touch();
     }
   };
+}
+
+/**
+ * The API client of a worker's catalogue syncs: one HTTP attempt per call with 429s thrown, so
+ * the sync's requester retries each request itself (429s through the shared pause of `gate`,
+ * faults with backoff), and every attempt takes a slot of the shared rate limit.
+ */
+export function createSyncApi(
+  config: AccountConfig,
+  logger: Logger,
+  gate: RequestGate,
+  onAttempt: FetcherHooks['onAttempt'],
+  signal?: AbortSignal,
+): ApiClient {
+  return createApiClientFromConfig(config, logger, {
+    ...syncClientOptions(gate),
+    ...(signal === undefined ? {} : { signal }),
+    onAttempt: (a: AttemptInfo) => onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
+  });
 }

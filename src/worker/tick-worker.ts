@@ -1,16 +1,16 @@
 // The worker of scheduler ticks: each tick enqueues its report's window and gap repairs, then runs
 // the nightly housekeeping (pruning archived bodies past their retention).
 import type { Job } from 'bullmq';
-import { secretsOf } from '../config/env.js';
-import type { ReportLookup } from '../config/jobs.js';
-import { TICK_QUEUE, type TickJobData } from '../queue/jobs.js';
-import type { WorkerOf } from '../queue/backend.js';
-import { runTick, type TickDeps } from '../queue/scheduler.js';
-import { loadStates } from '../warehouse/loads-query.js';
-import { withClient } from '../warehouse/pg.js';
-import { pruneRaw } from '../warehouse/load/archive.js';
-import { maintainPartitions, type PartitionUpkeep } from '../warehouse/schema/partitions.js';
-import { withRedactedErrors } from '../log/redact.js';
+import { secretsOf } from '../platform/config/env.js';
+import type { ReportLookup } from '../platform/config/jobs.js';
+import { TICK_QUEUE, type TickJobData } from '../platform/queue/jobs.js';
+import type { WorkerOf } from '../platform/queue/backend.js';
+import { runTick, type TickDeps } from '../schedule/scheduler.js';
+import { loadStates } from '../pull/history.js';
+import { withClient } from '../platform/pg/handle.js';
+import { pruneRaw } from '../pull/archive.js';
+import { maintainPartitions, type PartitionUpkeep } from '../schema/partitions.js';
+import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerRuntime } from './runtime.js';
 
 /** Starts the BullMQ worker of TICK_QUEUE. */

@@ -4,29 +4,29 @@
 // so of several workers only the first to see one tells it).
 import { UnrecoverableError, type Job } from 'bullmq';
 import { Agent } from 'undici';
-import type { WebhookConfig } from '../config/env.js';
-import type { JobSet } from '../config/jobs.js';
-import { disagreementEvents } from '../observe/agreement.js';
+import type { WebhookConfig } from '../platform/config/env.js';
+import type { JobSet } from '../platform/config/jobs.js';
+import { disagreementEvents } from '../status/agreement.js';
 import { postWebhook } from '../webhooks/delivery.js';
-import type { BackoffPolicy } from '../retry/classify.js';
-import { TransientError } from '../retry/errors.js';
-import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../queue/jobs.js';
-import { WEBHOOK_ATTEMPTS } from '../queue/queues.js';
-import type { AnyWorker } from '../queue/backend.js';
+import type { BackoffPolicy } from '../platform/retry/classify.js';
+import { TransientError } from '../platform/retry/errors.js';
+import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../platform/queue/jobs.js';
+import { WEBHOOK_ATTEMPTS } from '../platform/queue/queues.js';
+import type { AnyWorker } from '../platform/queue/backend.js';
+import { enqueueWebhook } from '../webhooks/events.js';
 import {
   DELIVER_JOB,
-  enqueueWebhook,
   type WebhookDelivery,
   type ReportFreshEvent,
   type ReportDisagreesEvent,
   type ReportLateEvent,
-} from '../webhooks/events.js';
+} from '../platform/queue/jobs.js';
 import { pullBackoff } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 import type { PlanAccount } from '../plan/pulls.js';
-import { collectStatus, type ReportStatus } from '../observe/status.js';
-import type { Warehouse } from '../warehouse/pg.js';
-import { swapFreshnessState } from '../warehouse/webhook-state.js';
+import { collectStatus, type ReportStatus } from '../status/status.js';
+import type { Warehouse } from '../platform/pg/handle.js';
+import { swapFreshnessState } from '../webhooks/state.js';
 
 /** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;

@@ -16,7 +16,7 @@ import {
   type Creative as ListedCreative,
   type PageRequest,
 } from '../../src/api/pages.js';
-import { redactBuffer } from '../../src/log/redact.js';
+import { redactBuffer } from '../../src/platform/log/redact.js';
 
 export type { ApiClientOptions };
 

@@ -2,7 +2,7 @@
 // body already parsed with JSON.parse (Flattener, parseReportObject), and parseReport yielding to
 // the event loop as it goes (parseReportAsync).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type Dimension, COUNTERS } from '../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../src/platform/config/dimensions.js';
 import { childPath, describe, RowBuilder, type Key } from '../../src/flatten/rows.js';
 import { ReportFormatError, showValue } from '../../src/flatten/errors.js';
 import {

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
-import { loadJobs } from '../../src/config/jobs.js';
-import { setupWarehouse } from '../../src/warehouse/schema/migrate.js';
+import { loadJobs } from '../../src/platform/config/jobs.js';
+import { setupWarehouse } from '../../src/schema/migrate.js';
 import { databaseUrl, PG_ADMIN_URL, REDIS_URL } from './services.js';
 
 declare module 'vitest' {
@@ -15,7 +15,7 @@ declare module 'vitest' {
 }
 
 import { TEST_SCHEMA } from './schema.js';
-import { warehouseOf } from '../../src/warehouse/pg.js';
+import { warehouseOf } from '../../src/platform/pg/handle.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = `adops_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;

@@ -1,20 +1,20 @@
 // The loader as tests call it: a pulled period (body held or streamed) or rows in, over a pool and
-// a schema, through the same steps a worker's pull takes (src/worker/pull.ts).
+// a schema, through the same steps a worker's pull takes (src/pull/run.ts).
 import type { Pool } from 'pg';
 import { ReportBody } from '../../src/api/body.js';
-import type { ReportJob } from '../../src/config/jobs.js';
+import type { ReportJob } from '../../src/platform/config/jobs.js';
 import type { Period } from '../../src/flatten/types.js';
-import type { Logger } from '../../src/log/logger.js';
-import type { PackedBody } from '../../src/warehouse/load/archive.js';
+import type { Logger } from '../../src/platform/log/logger.js';
+import type { PackedBody } from '../../src/pull/archive.js';
 import {
   loadPeriod,
   recordFailedPull as recordFailed,
   type FetchInfo,
   type LoadOutcome,
   type RowSource,
-} from '../../src/warehouse/load/load.js';
-import { warehouseOf, type CopyFormat } from '../../src/warehouse/pg.js';
-import { describeError, loadFetched, type PullOptions } from '../../src/worker/pull.js';
+} from '../../src/pull/load.js';
+import { warehouseOf, type CopyFormat } from '../../src/platform/pg/handle.js';
+import { describeError, loadFetched, type PullOptions } from '../../src/pull/run.js';
 
 /** A pulled period as a test hands it to the loader. */
 export interface PulledPeriod {

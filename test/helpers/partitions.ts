@@ -2,7 +2,7 @@
 // loader (which makes its month's partition), makes the partition first.
 import type pg from 'pg';
 import { addMonths, monthStart } from '../../src/plan/retention.js';
-import { ensurePartitions } from '../../src/warehouse/schema/partitions.js';
+import { ensurePartitions } from '../../src/schema/partitions.js';
 
 /** Makes the partition of `table` holding `day` (YYYY-MM-DD), if the table is partitioned. */
 export async function partitionFor(pool: pg.Pool, schema: string, table: string, day: string): Promise<void> {

@@ -4,7 +4,7 @@
 // waits for a pause another process sets and says {"pause":ms,"waited":ms} (the wait of its next
 // slot). One JSON object per line on stdout.
 import pg from 'pg';
-import { createPgRequestLimiter } from '../../src/warehouse/request-limit.js';
+import { createPgRequestLimiter } from '../../src/limits/postgres.js';
 
 const env = (name: string): string => process.env[name] ?? '';
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);

@@ -1,5 +1,5 @@
 // Plans counted for tests: how many pulls a backfill gives, without holding them.
-import type { ReportJob } from '../../src/config/jobs.js';
+import type { ReportJob } from '../../src/platform/config/jobs.js';
 import { backfillPulls } from '../../src/plan/pulls.js';
 
 /** How many pulls backfillPulls gives, counted without holding them. */

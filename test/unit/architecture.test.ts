@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { architectureSvg } from '../../scripts/architecture/draw.js';
 import {
   CIRCLE_FREE,
+  FEATURE_ARROWS,
   fileCycles,
   floorOf,
   folderEdges,
@@ -20,7 +21,7 @@ const edges = importEdges(root);
 describe('src/ import graph', () => {
   it('sees the imports (a sanity check that the parser reads them)', () => {
     expect(edges.length).toBeGreaterThan(300);
-    expect(edges.some((e) => e.from === 'worker' && e.to === 'queue')).toBe(true);
+    expect(edges.some((e) => e.from === 'worker' && e.to === 'pull')).toBe(true);
   });
 
   it('places every folder of src/ on a floor', () => {
@@ -51,10 +52,12 @@ describe('src/ import graph', () => {
   });
 
   it('would catch a broken rule or a circle (the checks are not vacuous)', () => {
-    expect(ruleBroken('dates', 'cli')).toMatch(/higher floor/);
-    expect(ruleBroken('api', 'plan')).toMatch(/share a floor/);
+    expect(ruleBroken('platform', 'cli')).toMatch(/higher floor/);
+    expect(ruleBroken('plan', 'flatten')).toMatch(/share a floor/);
+    expect(ruleBroken('pull', 'status')).toMatch(/not in FEATURE_ARROWS/);
+    expect(ruleBroken('status', 'pull')).toBeUndefined();
     expect(ruleBroken('emulator', 'api')).toMatch(/apart/);
-    expect(ruleBroken('cli', 'dates')).toBeUndefined();
+    expect(ruleBroken('cli', 'platform')).toBeUndefined();
     const edge = (a: string, b: string): ImportEdge => ({ fromFile: a, toFile: b, from: 'x', to: 'x' });
     expect(fileCycles([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])).toEqual([
       ['a', 'b', 'c'],
@@ -70,14 +73,23 @@ describe('src/ import graph', () => {
     }
   });
 
-  it('keeps the warehouse from parsing: src/warehouse imports only types from the parser (flatten/)', () => {
-    const warehouse = join(root, 'src', 'warehouse');
-    const files = readdirSync(warehouse, { recursive: true, encoding: 'utf8' }).filter((f) =>
-      f.endsWith('.ts'),
-    );
-    expect(files.length).toBeGreaterThan(10);
+  it('draws the feature arrows as a line (no circle) and names each in ARCHITECTURE.md', () => {
+    const arrows = FEATURE_ARROWS.map(([a, b]) => ({ fromFile: a, toFile: b, from: a, to: b }));
+    expect(fileCycles(arrows)).toEqual([]);
+    const architecture = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+    for (const [from, to] of FEATURE_ARROWS)
+      expect(architecture, `${from} -> ${to}`).toContain(`\`${from}\` -> \`${to}\``);
+    // Every arrow allowed is one the code draws: an unused permission is a stale one.
+    const drawn = new Set(edges.map((e) => `${e.from} ${e.to}`));
+    expect(FEATURE_ARROWS.filter(([a, b]) => !drawn.has(`${a} ${b}`))).toEqual([]);
+  });
+
+  it('keeps the schema from parsing: src/schema imports only types from the parser (flatten/)', () => {
+    const schema = join(root, 'src', 'schema');
+    const files = readdirSync(schema, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(5);
     const valueImports = files.flatMap((f) =>
-      [...readFileSync(join(warehouse, f), 'utf8').matchAll(/^import (type )?\{[^}]*\} from '([^']*)';/gms)]
+      [...readFileSync(join(schema, f), 'utf8').matchAll(/^import (type )?\{[^}]*\} from '([^']*)';/gms)]
         .filter((m) => m[2]?.includes('/flatten/') === true && m[1] === undefined)
         .map((m) => `${f}: ${m[0]}`),
     );

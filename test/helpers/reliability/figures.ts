@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../../src/config/files.js';
+import { packageRoot } from '../../../src/platform/config/files.js';
 
 /** One row of RELIABILITY.md. */
 export interface CaseFigures {

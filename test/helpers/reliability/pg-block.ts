@@ -3,12 +3,12 @@
 // loader's backend sits inside its rows' statement (a small period's INSERT in the load's last
 // statement, or a big one's COPY) until we release it. No hook in the product code is needed.
 import pg from 'pg';
-import type { ReportJob } from '../../../src/config/jobs.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { type Period } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { monthStart } from '../../../src/plan/retention.js';
-import { ensurePartitions } from '../../../src/warehouse/schema/partitions.js';
-import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
+import { ensurePartitions } from '../../../src/schema/partitions.js';
+import { ident, qualified, reportTable } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';
 import type { Truth } from './truth.js';

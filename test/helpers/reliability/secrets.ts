@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
-import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import { readArchivedBody } from '../../../src/pull/archive.js';
+import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../schema.js';
 
 const run = promisify(execFile);

@@ -2,8 +2,8 @@
 // suite's periods, a fresh database and BullMQ prefix per case, and the final secrets scan.
 import type { Pool } from 'pg';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
-import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import type { JobSet, ReportJob } from '../../../src/platform/config/jobs.js';
+import { qualified } from '../../../src/platform/pg/handle.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../db.js';
 import { REDIS_URL, testPrefix } from '../redis.js';
 import { canaryKey, suiteEnv, suiteReports } from './harness.js';

@@ -1,12 +1,12 @@
 // Ground truth for the reliability suite: what a fault-free pull of a period returns, and a
 // row-by-row comparison of the warehouse against it.
 import type { Pool } from 'pg';
-import type { ReportJob } from '../../../src/config/jobs.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { type Counters, type Period } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
-import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
+import { ident, qualified, reportTable } from '../../../src/platform/pg/handle.js';
 
 /** One period's expected rows (as `dims|counters` text lines, sorted) and totals. */
 export interface PeriodTruth {

@@ -2,11 +2,11 @@
 // env, so the test can SIGKILL it. Prints READY once consuming. With REL_PAUSE_AFTER_FETCH set to
 // `<dimensions>/<date>` it prints FETCHED after that period's response arrived and then hangs
 // before loading it: the window between fetch and load, held open for the kill.
-import { loadConfig } from '../../../src/config/env.js';
-import type { ReportFetcher } from '../../../src/worker/pull.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import type { ReportFetcher } from '../../../src/pull/run.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { startWorker } from '../../../src/worker/start.js';
-import { createPool } from '../../../src/warehouse/pg.js';
+import { createPool } from '../../../src/platform/pg/handle.js';
 import { asFetcher, suiteClient, suiteReports } from './harness.js';
 
 const config = loadConfig(process.env);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 import { PROFILES, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
 import { ApiError, ApiHttpError, ApiResponseError, ApiTransportError } from '../../../src/api/errors.js';
-import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { DimensionValueError, ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport } from '../../../src/flatten/parse.js';

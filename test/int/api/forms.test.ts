@@ -10,7 +10,7 @@ import {
   type ApiClient,
   DIMENSIONS_ENCODINGS,
 } from '../../../src/api/client.js';
-import { loadConfig } from '../../../src/config/env.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 

@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { ApiTransportError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { classifyFailure } from '../../../src/retry/classify.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { classifyFailure } from '../../../src/platform/retry/classify.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays } from '../queue/harness.js';
 

@@ -2,14 +2,14 @@
 // the gap. A broken total fails `adops status --check` naming account, day and both reports, and a
 // re-pull clears it; reports loaded at different emulator clocks inside the window are not flagged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkProblems } from '../../../src/observe/status-render.js';
+import { checkProblems } from '../../../src/status/render.js';
 import { Registry } from 'prom-client';
-import { disagreementEvents, readDisagreements } from '../../../src/observe/agreement.js';
-import { readFreshness, registerReportGauges } from '../../../src/observe/metrics.js';
-import { collectStatus } from '../../../src/observe/status.js';
-import { loadJobs } from '../../../src/config/jobs.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
-import { addDays } from '../../../src/dates/calendar.js';
+import { disagreementEvents, readDisagreements } from '../../../src/status/agreement.js';
+import { readFreshness, registerReportGauges } from '../../../src/worker/metrics.js';
+import { collectStatus } from '../../../src/status/status.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { addDays } from '../../../src/platform/dates/calendar.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { setupBiRole } from '../../../src/warehouse/schema/bi-role.js';
+import { setupBiRole } from '../../../src/schema/bi-role.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { lastDays, pullDays, REPORTS, syncCatalogue } from './fill.js';
 

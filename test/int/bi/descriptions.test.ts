@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnDescription } from '../../../src/warehouse/schema/descriptions.js';
-import { loadJobs } from '../../../src/config/jobs.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
-import { setupBiRole } from '../../../src/warehouse/schema/bi-role.js';
-import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
+import { columnDescription } from '../../../src/schema/descriptions.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { setupBiRole } from '../../../src/schema/bi-role.js';
+import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
 // Roles are cluster-wide: a name of this run's own, dropped after the database that uses it.

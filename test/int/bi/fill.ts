@@ -1,13 +1,13 @@
 // A warehouse filled by the emulator through the worker's own pull path (runPull over pullDeps) and
 // `adops sync --direct`, for the BI tests: the shipped jobs' reports, chosen days, one account.
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { expect } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
-import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { loadJobs, type ReportJob } from '../../../src/platform/config/jobs.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps, runPull } from '../../../src/worker/pull.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { pullDeps, runPull } from '../../../src/pull/run.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
 

@@ -2,13 +2,13 @@
 // own account's rows, though the two ad servers reuse the same campaign ids.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
-import { createLocalGate } from '../../../src/api/shared-limit.js';
+import { createLocalGate } from '../../../src/limits/redis.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const logger = createLogger({ level: 'silent', secrets: [] });

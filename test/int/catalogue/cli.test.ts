@@ -8,12 +8,12 @@ import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { closeConnection, workerConnection } from '../../../src/platform/queue/connection.js';
+import { ENTITY_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let db: TestDatabase;
 let emu: RunningEmulator;

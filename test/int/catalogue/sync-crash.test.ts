@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../src/api/client.js';
-import { enqueueEntitySync } from '../../../src/queue/sync.js';
+import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { expectTablesMatchApi } from './expect-tables.js';
 import { createSyncHarness, type SyncHarness } from './sync-harness.js';

@@ -1,19 +1,19 @@
 // Set-up of the catalogue sync's queue tests: a database, a BullMQ prefix, an emulator whose
 // requests are logged with their arrival time, and in-process workers. close() ends everything.
 import type { Job } from 'bullmq';
-import { loadConfig, type Config } from '../../../src/config/env.js';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { loadConfig, type Config } from '../../../src/platform/config/env.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 import {
   startEmulator,
   type EmulatorOptions,
   type RequestLogEntry,
   type RunningEmulator,
 } from '../../../src/emulator/index.js';
-import { enqueueEntitySync } from '../../../src/queue/sync.js';
+import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import type { EntitySyncResult } from '../../../src/catalogue/sync.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
-import { openQueues, type Queues } from '../../../src/queue/queues.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { ENTITY_QUEUE } from '../../../src/platform/queue/jobs.js';
+import { openQueues, type Queues } from '../../../src/platform/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';

@@ -1,11 +1,11 @@
 // A worker process for the crash case, run as `node --import tsx sync-worker-child.ts` with the
 // harness' env, so the test can SIGKILL it mid-sync. The product's own worker, unchanged: it
 // consumes catalogue syncs with its default sync client. Prints READY once consuming.
-import { loadConfig } from '../../../src/config/env.js';
-import { loadJobs } from '../../../src/config/jobs.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { startWorker } from '../../../src/worker/start.js';
-import { createPool } from '../../../src/warehouse/pg.js';
+import { createPool } from '../../../src/platform/pg/handle.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger({

@@ -5,11 +5,11 @@ import { ApiError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { createLocalGate } from '../../../src/api/shared-limit.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { createLocalGate } from '../../../src/limits/redis.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const logger = createLogger({ level: 'silent', secrets: [] });

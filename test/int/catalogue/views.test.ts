@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadJobs, parseJob } from '../../../src/config/jobs.js';
-import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
+import { loadJobs, parseJob } from '../../../src/platform/config/jobs.js';
+import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
-import { ensureDailyViews, ensureViews } from '../../../src/warehouse/schema/views.js';
-import { writeCatalogue } from '../../../src/warehouse/catalogue/write.js';
+import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
+import { writeCatalogue } from '../../../src/catalogue/write.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const jobs = loadJobs('jobs');

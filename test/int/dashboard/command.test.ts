@@ -6,7 +6,7 @@ import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, it } from 'vitest';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
+import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { runCli } from '../../helpers/run-cli.js';
 

@@ -6,8 +6,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startDashboard, type Dashboard } from '../../../src/observe/dashboard.js';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
+import { startDashboard, type Dashboard } from '../../../src/cli/dashboard.js';
+import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
 const prefix = testPrefix();

@@ -4,8 +4,8 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard, type Dashboard } from '../../../src/observe/dashboard.js';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
+import { startDashboard, type Dashboard } from '../../../src/cli/dashboard.js';
+import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { launchChromium, LOCAL_NETWORK_ACCESS_OFF } from '../../helpers/browser.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDashboard } from '../../../src/observe/dashboard.js';
+import { startDashboard } from '../../../src/cli/dashboard.js';
 
 const servers: ChildProcess[] = [];
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import { runDemo } from '../../../src/demo/run.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { runDemo } from '../../../src/cli/demo.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { runCliProcess } from '../../helpers/run-cli.js';

@@ -6,12 +6,12 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClientFromConfig } from '../../../src/api/client.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 import { createHarness, quietLogger, type Harness } from '../queue/harness.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
-import { loadJobs, liveJobs } from '../../../src/config/jobs.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { enqueueBackfill, waitForPulls, enqueuePulls } from '../../../src/queue/enqueue.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
+import { loadJobs, liveJobs } from '../../../src/platform/config/jobs.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { enqueueBackfill, waitForPulls, enqueuePulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 

@@ -5,10 +5,10 @@
 // load's shared evolution lock taken out it fails: the swap decides to switch while the load is in
 // flight, then waits only on the table to rename it.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import type { Dimension } from '../../../src/platform/config/dimensions.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
-import { swapVersion } from '../../../src/warehouse/schema/evolution.js';
+import { ensureReportTables } from '../../../src/schema/report-tables.js';
+import { swapVersion } from '../../../src/evolution/evolution.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { openTestDatabase, pulled, reportBody, reportJob, type Row } from '../warehouse/fixtures/reports.js';
 

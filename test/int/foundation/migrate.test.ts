@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sqlDir } from '../../../src/config/files.js';
-import { migrate, MigrationError, readMigrations } from '../../../src/warehouse/schema/migrate.js';
+import { sqlDir } from '../../../src/platform/config/files.js';
+import { migrate, MigrationError, readMigrations } from '../../../src/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

@@ -1,7 +1,7 @@
 // The per-report freshness gauges of /metrics, checked against what the warehouse holds.
 import { afterEach, describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { createHarness, type Harness } from '../queue/harness.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportBody } from '../../../src/api/body.js';
 import { ApiHttpError, ApiResponseError, RateLimitedError } from '../../../src/api/errors.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
-import { pullDeps, runPull, type ReportFetcher } from '../../../src/worker/pull.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { pullDeps, runPull, type ReportFetcher } from '../../../src/pull/run.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, reportBody, reportJob } from '../warehouse/fixtures/reports.js';
 

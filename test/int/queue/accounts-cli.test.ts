@@ -5,11 +5,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 import { pulled } from '../warehouse/fixtures/reports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-accounts-cli-'));

@@ -1,8 +1,8 @@
 // A pull queued by the release before accounts (its payload names no account) still runs after the
 // upgrade, as account default, and deduplicates against a new pull of the same period.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PULL_JOB } from '../../../src/queue/jobs.js';
-import { enqueuePulls, waitForPulls } from '../../../src/queue/enqueue.js';
+import { PULL_JOB } from '../../../src/platform/queue/jobs.js';
+import { enqueuePulls, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

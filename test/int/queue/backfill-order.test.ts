@@ -1,7 +1,7 @@
 // Backfills load the newest periods first (dashboards get recent days first); --oldest-first keeps
 // the old order. Through the real CLI, queue, worker and warehouse.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitForPulls } from '../../../src/queue/enqueue.js';
+import { waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { createHarness, type Harness } from './harness.js';

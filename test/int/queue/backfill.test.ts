@@ -1,12 +1,12 @@
 // Backfill and heal through the real queue: Redis, Postgres and the emulator over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli } from '../../helpers/cli.js';
 import { runCliProcess } from '../../helpers/run-cli.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 let h: Harness;

@@ -1,8 +1,8 @@
 // `adops status` shows the queue counts BullMQ gives, in every state it shows, on either backend.
 import { UnrecoverableError } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openQueueBackend } from '../../../src/queue/backend.js';
-import { REPORT_QUEUE, TICK_QUEUE, type PullJobData } from '../../../src/queue/jobs.js';
+import { openQueueBackend } from '../../../src/platform/queue/backend.js';
+import { REPORT_QUEUE, TICK_QUEUE, type PullJobData } from '../../../src/platform/queue/jobs.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { createHarness, type Harness } from './harness.js';
 

@@ -2,12 +2,12 @@
 // costs little Redis memory. Sizes, not times: the machine running the tests is shared.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportJob } from '../../../src/config/jobs.js';
-import { loadConfig } from '../../../src/config/env.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
 import { backfillPulls, type PlannedPull } from '../../../src/plan/pulls.js';
 import { countBackfill } from '../../helpers/plan.js';
-import { enqueueStream, type EnqueueCounts, ENQUEUE_CHUNK } from '../../../src/queue/enqueue.js';
-import { openQueues, type Queues } from '../../../src/queue/queues.js';
+import { enqueueStream, type EnqueueCounts, ENQUEUE_CHUNK } from '../../../src/schedule/enqueue.js';
+import { openQueues, type Queues } from '../../../src/platform/queue/queues.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { flushPrefix } from './harness.js';
 

@@ -3,13 +3,13 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { loadConfig } from '../../../src/config/env.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { collectStatus } from '../../../src/observe/status.js';
-import { renderStatus } from '../../../src/observe/status-render.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { collectStatus } from '../../../src/status/status.js';
+import { renderStatus } from '../../../src/status/render.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let h: Harness | undefined;
 

@@ -2,16 +2,16 @@
 // and the Config/env the CLI and in-process workers get. Everything is closed by `close()`.
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { loadConfig, type Config } from '../../../src/config/env.js';
-import { loadJobs, type JobSet } from '../../../src/config/jobs.js';
+import { loadConfig, type Config } from '../../../src/platform/config/env.js';
+import { loadJobs, type JobSet } from '../../../src/platform/config/jobs.js';
 import { startEmulator, type FaultOptions, type RunningEmulator } from '../../../src/emulator/index.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { openQueues, type Queues } from '../../../src/queue/queues.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { openQueues, type Queues } from '../../../src/platform/queue/queues.js';
 import { startWorker, type RunningWorker, type WorkerDeps } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { QUEUE_ENV } from '../../helpers/services.js';
-import { addDays, localDate } from '../../../src/dates/calendar.js';
+import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 
 export interface Harness {
   readonly db: TestDatabase;

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { loadJobs, liveJobs } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { loadJobs, liveJobs } from '../../../src/platform/config/jobs.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

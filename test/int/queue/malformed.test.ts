@@ -2,14 +2,14 @@
 // the next one loads; the same broken body twice in a row fails the pull for good, its body kept;
 // a body without totals loads and shows in `adops status` as unreconciled, "no totals".
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { collectStatus } from '../../../src/observe/status.js';
-import { renderStatus } from '../../../src/observe/status-render.js';
-import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { collectStatus } from '../../../src/status/status.js';
+import { renderStatus } from '../../../src/status/render.js';
+import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

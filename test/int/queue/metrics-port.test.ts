@@ -3,7 +3,7 @@
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 

@@ -5,7 +5,7 @@
 // queue's Postgres, never Redis (REDIS_URL points nowhere).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';

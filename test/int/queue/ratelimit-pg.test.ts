@@ -6,11 +6,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/api/shared-limit.js';
-import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
-import { sqlDir } from '../../../src/config/files.js';
-import { migrate } from '../../../src/warehouse/schema/migrate.js';
-import { setupBiRole } from '../../../src/warehouse/schema/bi-role.js';
+import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/limits/redis.js';
+import { createPgRequestLimiter } from '../../../src/limits/postgres.js';
+import { sqlDir } from '../../../src/platform/config/files.js';
+import { migrate } from '../../../src/schema/migrate.js';
+import { setupBiRole } from '../../../src/schema/bi-role.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { testPrefix } from '../../helpers/redis.js';
 

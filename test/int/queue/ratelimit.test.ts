@@ -1,7 +1,7 @@
 // The shared request limit on real Redis: several processes' limiters share one budget.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/limits/redis.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
 const connections: Redis[] = [];

@@ -3,7 +3,7 @@
 // or sent as []. Each loads the same rows as the faithful server's answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorQuirks } from '../../../src/emulator/index.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, lastDays, snapshot, type Harness } from './harness.js';
 

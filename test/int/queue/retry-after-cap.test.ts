@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClientFromConfig } from '../../../src/api/client.js';
 import { RateLimitedError } from '../../../src/api/errors.js';
-import { enqueueBackfill } from '../../../src/queue/enqueue.js';
-import { enqueueEntitySync } from '../../../src/queue/sync.js';
+import { enqueueBackfill } from '../../../src/schedule/enqueue.js';
+import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { capturedLogger } from '../../helpers/reliability/harness.js';
 import { createHarness, lastDays, type Harness } from './harness.js';

@@ -3,15 +3,15 @@
 import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobSet, ReportJob } from '../../../src/config/jobs.js';
-import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/queue/jobs.js';
+import type { JobSet, ReportJob } from '../../../src/platform/config/jobs.js';
+import { REPORT_QUEUE, TICK_JOB, TICK_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { addMonths } from '../../../src/plan/retention.js';
-import { partitionName, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
+import { partitionName, partitionsOf } from '../../../src/schema/partitions.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { scheduledWindow } from '../../../src/plan/pulls.js';
-import { syncSchedulers, runTick } from '../../../src/queue/scheduler.js';
-import { loadStates } from '../../../src/warehouse/loads-query.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { syncSchedulers, runTick } from '../../../src/schedule/scheduler.js';
+import { loadStates } from '../../../src/pull/history.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
-import { addDays } from '../../../src/dates/calendar.js';
+import { addDays } from '../../../src/platform/dates/calendar.js';
 import { createHarness, lastDays, type Harness } from './harness.js';
 
 let h: Harness;

@@ -2,11 +2,11 @@
 import { Redis } from 'ioredis';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/api/shared-limit.js';
-import { createPgRequestLimiter } from '../../../src/warehouse/request-limit.js';
-import { enqueueEntitySync } from '../../../src/queue/sync.js';
-import { ENTITY_QUEUE } from '../../../src/queue/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/limits/redis.js';
+import { createPgRequestLimiter } from '../../../src/limits/postgres.js';
+import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
+import { ENTITY_QUEUE } from '../../../src/platform/queue/jobs.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';

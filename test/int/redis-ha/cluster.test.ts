@@ -2,11 +2,11 @@
 // limit and the CLI's status and heal all run on it, with every key of ours in one hash slot.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRequestLimiter, limiterKey } from '../../../src/api/shared-limit.js';
-import { startDashboard } from '../../../src/observe/dashboard.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { closeConnection, workerConnection } from '../../../src/queue/connection.js';
-import { REPORT_QUEUE } from '../../../src/queue/jobs.js';
+import { createRequestLimiter, limiterKey } from '../../../src/limits/redis.js';
+import { startDashboard } from '../../../src/cli/dashboard.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { closeConnection, workerConnection } from '../../../src/platform/queue/connection.js';
+import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { command, startRedisCluster, unusedPort, type RedisClusterFixture } from '../../helpers/redis-ha.js';
 import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';

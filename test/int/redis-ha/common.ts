@@ -2,7 +2,7 @@
 // reference warehouse loaded through the shared single Redis to compare a run against.
 import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, snapshot, type Harness } from '../queue/harness.js';
 

@@ -3,8 +3,8 @@
 // replica, the workers reconnect through the sentinels and go on, and `adops heal` re-plans from
 // Postgres whatever the old master took with it. The warehouse must end exact, nothing doubled.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueBackfill } from '../../../src/queue/enqueue.js';
-import { addDays } from '../../../src/dates/calendar.js';
+import { enqueueBackfill } from '../../../src/schedule/enqueue.js';
+import { addDays } from '../../../src/platform/dates/calendar.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { command, startSentinels, waitUntil, type SentinelFixture } from '../../helpers/redis-ha.js';
 import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';

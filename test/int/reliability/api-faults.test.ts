@@ -8,7 +8,7 @@ import {
   readHealPlan,
   waitForPulls,
   type FailedPull,
-} from '../../../src/queue/enqueue.js';
+} from '../../../src/schedule/enqueue.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';
 import {
@@ -23,7 +23,7 @@ import {
 } from '../../helpers/reliability/suite.js';
 import { verify, type Verdict } from '../../helpers/reliability/truth.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let suite: Suite;
 const book = figureBook('api-faults');

@@ -1,10 +1,10 @@
 // Bad report bodies served with status 200: each must end as a failed pull with a clear message,
 // its raw body archived, and the period's previously loaded rows untouched.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueuePulls, waitForPulls } from '../../../src/queue/enqueue.js';
-import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
-import { qualified, reportTable } from '../../../src/warehouse/pg.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
+import { enqueuePulls, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { readArchivedBody } from '../../../src/pull/archive.js';
+import { qualified, reportTable } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';

@@ -4,7 +4,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import { qualified } from '../../../src/platform/pg/handle.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { until } from '../../helpers/reliability/child.js';

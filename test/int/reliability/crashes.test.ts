@@ -1,11 +1,11 @@
 // Crashes: workers SIGKILLed while writing a period's rows and between fetch and load, the
 // loader's Postgres backend terminated mid-load. Every period must end exact, none duplicated.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import type { ReportJob } from '../../../src/config/jobs.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { openQueues } from '../../../src/queue/queues.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { openQueues } from '../../../src/platform/queue/queues.js';
+import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnWorker } from '../../helpers/reliability/child.js';
 import { figureBook } from '../../helpers/reliability/figures.js';

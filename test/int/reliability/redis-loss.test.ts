@@ -2,9 +2,9 @@
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/queue/enqueue.js';
-import { ensureReady } from '../../../src/queue/connection.js';
-import { warehouseOf, qualified } from '../../../src/warehouse/pg.js';
+import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { ensureReady } from '../../../src/platform/queue/connection.js';
+import { warehouseOf, qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';

@@ -2,8 +2,8 @@
 // level, failed jobs kept in Redis. Afterwards the key must be in no log line, no Redis key or
 // value and no database dump; the echoes must have reached the error paths, redacted.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { qualified } from '../../../src/warehouse/pg.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/reliability/harness.js';

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
-import { parseJob } from '../../../src/config/jobs.js';
-import { ident, qualified, reportTable } from '../../../src/warehouse/pg.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { parseJob } from '../../../src/platform/config/jobs.js';
+import { ident, qualified, reportTable } from '../../../src/platform/pg/handle.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 

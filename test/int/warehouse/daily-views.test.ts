@@ -1,8 +1,8 @@
 // The per-day companions bi_<name>_daily: their rates are ratios of sums, checked against sums
 // computed here from the rows loaded, on data where the average of per-row rates differs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadJobs, type ReportJob } from '../../../src/config/jobs.js';
-import { ensureDailyViews, ensureViews } from '../../../src/warehouse/schema/views.js';
+import { loadJobs, type ReportJob } from '../../../src/platform/config/jobs.js';
+import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';

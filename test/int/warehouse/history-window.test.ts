@@ -2,14 +2,14 @@
 // latest re-pull answer exactly what the plain, unbounded queries answer, over years of day, week
 // and month periods with re-pulls, failures and months that start up to 30 days before a window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../../src/dates/calendar.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
-import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
-import { unreconciledPeriods } from '../../../src/warehouse/loads-query.js';
-import { lastRestatements, periodRows } from '../../../src/warehouse/loads-query.js';
-import { maxRelativeChange, type Restatement } from '../../../src/warehouse/load/statements.js';
+import { addDays } from '../../../src/platform/dates/calendar.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
+import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/platform/dates/periods.js';
+import { unreconciledPeriods } from '../../../src/pull/history.js';
+import { lastRestatements, periodRows } from '../../../src/pull/history.js';
+import { maxRelativeChange, type Restatement } from '../../../src/pull/sql.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const FIRST = '2023-11-20';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
-import { periodRows, restatements } from '../../../src/warehouse/loads-query.js';
+import { periodRows, restatements } from '../../../src/pull/history.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 const S = TEST_SCHEMA;

@@ -1,13 +1,13 @@
 // Text dimension values far beyond what a btree entry holds (about 2.7 KB): 10 KB landing URLs,
 // served by the emulator over HTTP and pulled through the worker's pull path, by both of the
 // loader's ways of writing rows (inside the last statement, and COPY for a body over 1 MB).
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps, runPull } from '../../../src/worker/pull.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { pullDeps, runPull } from '../../../src/pull/run.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MalformedBodyError } from '../../../src/flatten/errors.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
+import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, pulled, reportJob } from './fixtures/reports.js';
 

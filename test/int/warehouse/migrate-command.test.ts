@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { sqlDir } from '../../../src/config/files.js';
+import { sqlDir } from '../../../src/platform/config/files.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 

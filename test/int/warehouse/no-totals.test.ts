@@ -3,7 +3,7 @@
 // find the period's load. Through both of the loader's ways of writing rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReconciliationError } from '../../../src/flatten/errors.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {

@@ -1,16 +1,16 @@
 // Report tables partitioned by month: partitions made ahead and on demand, a load confined to its
 // month's partition, and retention dropping whole partitions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportJob } from '../../../src/config/jobs.js';
-import { collectStatus } from '../../../src/observe/status.js';
-import { renderStatus } from '../../../src/observe/status-render.js';
-import { readHealPlan } from '../../../src/queue/enqueue.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
+import { collectStatus } from '../../../src/status/status.js';
+import { renderStatus } from '../../../src/status/render.js';
+import { readHealPlan } from '../../../src/schedule/enqueue.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { DAY_CHECK, maintainPartitions, partitionsOf } from '../../../src/warehouse/schema/partitions.js';
-import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
-import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
+import { DAY_CHECK, maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
+import { ensureReportTables } from '../../../src/schema/report-tables.js';
+import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import {
   asText,
   createTables,

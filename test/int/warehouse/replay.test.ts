@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { ReportJob } from '../../../src/config/jobs.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { PassThrough } from 'node:stream';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,12 @@ import { createApiClient } from '../../../src/api/client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
-import { ReplayError } from '../../../src/warehouse/errors.js';
-import { takeFetchToken } from '../../../src/warehouse/load/load.js';
+import { ReplayError } from '../../../src/platform/pg/errors.js';
+import { takeFetchToken } from '../../../src/pull/load.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { pruneRaw } from '../../../src/warehouse/load/archive.js';
-import { replayLoad as replay, type PullOptions } from '../../../src/worker/pull.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { pruneRaw } from '../../../src/pull/archive.js';
+import { replayLoad as replay, type PullOptions } from '../../../src/pull/run.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   createTables,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchemaDriftError } from '../../../src/warehouse/errors.js';
-import { ensureReportTables } from '../../../src/warehouse/schema/report-tables.js';
+import { SchemaDriftError } from '../../../src/platform/pg/errors.js';
+import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { openTestDatabase, reportJob } from './fixtures/reports.js';

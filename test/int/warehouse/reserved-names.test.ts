@@ -2,11 +2,11 @@
 // a report's table report_<name> could take is refused as a report name. A later migration adding
 // such a table, index or sequence fails this test until the reserved names cover it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/files.js';
-import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/config/jobs.js';
-import { setupWarehouse } from '../../../src/warehouse/schema/migrate.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { parseJob, REPORT_NAME, type ReportJob } from '../../../src/platform/config/jobs.js';
+import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -3,11 +3,11 @@
 // and keeps the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
-import { LoadError } from '../../../src/warehouse/errors.js';
+import { LoadError } from '../../../src/platform/pg/errors.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { readArchivedBody } from '../../../src/warehouse/load/archive.js';
+import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { createPool } from '../../../src/warehouse/pg.js';
+import { createPool } from '../../../src/platform/pg/handle.js';
 import {
   createTables,
   loadsOf,

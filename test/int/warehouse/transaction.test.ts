@@ -1,7 +1,7 @@
 // withTransaction on a real Postgres: commit, rollback, and the work's own error kept on top even
 // when the connection dies and the ROLLBACK fails too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withClient, withTransaction } from '../../../src/warehouse/pg.js';
+import { withClient, withTransaction } from '../../../src/platform/pg/handle.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

@@ -2,12 +2,8 @@
 // backend: the state swap that tells each transition once, and the disagreements already announced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../../src/worker/webhook-worker.js';
-import { warehouseOf, type Warehouse } from '../../../src/warehouse/pg.js';
-import {
-  claimAnnouncement,
-  swapFreshnessState,
-  type Announced,
-} from '../../../src/warehouse/webhook-state.js';
+import { warehouseOf, type Warehouse } from '../../../src/platform/pg/handle.js';
+import { claimAnnouncement, swapFreshnessState, type Announced } from '../../../src/webhooks/state.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

@@ -14,20 +14,21 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { secretsOf } from '../../../src/config/env.js';
-import { type JobSet, loadJobs } from '../../../src/config/jobs.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { secretsOf } from '../../../src/platform/config/env.js';
+import { type JobSet, loadJobs } from '../../../src/platform/config/jobs.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
 import { freshnessTransitions } from '../../../src/worker/webhook-worker.js';
-import { enqueueBackfill, waitForPulls } from '../../../src/queue/enqueue.js';
-import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/queue/jobs.js';
-import { enqueueWebhook, type WebhookQueue } from '../../../src/webhooks/events.js';
+import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
+import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/platform/queue/jobs.js';
+import { enqueueWebhook } from '../../../src/webhooks/events.js';
+import { type WebhookQueue } from '../../../src/platform/queue/jobs.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';
 import { scanForSecret } from '../../helpers/reliability/secrets.js';
 import { createHarness, lastDays, quietLogger, type Harness } from '../queue/harness.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const OPERATIONS = readFileSync('docs/operations.md', 'utf8');
 

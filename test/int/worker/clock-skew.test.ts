@@ -1,12 +1,12 @@
 // Fencing against a worker whose clock runs ahead: which response wins a period must not depend on
 // any worker's wall clock. The pulls go through the worker's own pull path (runPull over pullDeps)
 // against the emulator over HTTP and the real warehouse.
-import { warehouseOf } from '../../../src/warehouse/pg.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { pullDeps, runPull } from '../../../src/worker/pull.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { pullDeps, runPull } from '../../../src/pull/run.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, reportJob } from '../warehouse/fixtures/reports.js';
 

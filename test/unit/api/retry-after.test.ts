@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalGate } from '../../../src/api/shared-limit.js';
+import { createLocalGate } from '../../../src/limits/redis.js';
 import { parseRetryAfter } from '../../../src/api/http.js';
 
 describe('Retry-After', () => {

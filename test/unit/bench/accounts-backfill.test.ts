@@ -10,9 +10,9 @@ import {
   accountsYaml,
   countRows,
 } from '../../../bench/scale/accounts-backfill.js';
-import { readAccountsFile } from '../../../src/config/accounts.js';
-import { loadConfig, serverDefaults } from '../../../src/config/env.js';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { readAccountsFile } from '../../../src/platform/config/accounts.js';
+import { loadConfig, serverDefaults } from '../../../src/platform/config/env.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-bench-accounts-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

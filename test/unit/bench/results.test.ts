@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../../src/dates/calendar.js';
+import { addDays } from '../../../src/platform/dates/calendar.js';
 import { idealMs, percentile, type BackfillFigures } from '../../../bench/backfill/index.js';
 import { csvField, csvLine } from '../../../bench/load/limit.js';
 import { selfTimes } from '../../../bench/profile.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogue, mapCampaign, mapCreative, normalizeSpeed } from '../../../src/catalogue/rows.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { bareCampaign, creative, fullCampaign, stringEncoded } from './fixtures.js';
-import type { CreativeRow, MappedCampaign } from '../../../src/warehouse/catalogue/rows.js';
+import type { CreativeRow, MappedCampaign } from '../../../src/catalogue/stored-rows.js';
 
 /** Maps a campaign that must have a readable id, with the problems it reported. */
 function map(input: unknown): MappedCampaign & { problems: ProblemLog } {

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { oneAccount, runsReport, selectAccounts } from '../../../src/config/accounts.js';
-import { accountConfig, loadConfig, secretsOf } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { oneAccount, runsReport, selectAccounts } from '../../../src/platform/config/accounts.js';
+import { accountConfig, loadConfig, secretsOf } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-accounts-'));
 let n = 0;

@@ -1,9 +1,9 @@
-// The connection settings of src/config/connections.ts: the URL forms refused in one line, and the
+// The connection settings of src/platform/config/connections.ts: the URL forms refused in one line, and the
 // Redis target (one server, Sentinel, Cluster) read from the environment.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
-import { describeRedisTarget } from '../../../src/config/connections.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { describeRedisTarget } from '../../../src/platform/config/connections.js';
 
 function refusal(name: string, value: string): ConfigError {
   try {

@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REDIS_HA_VARS } from '../../../src/config/connections.js';
-import { ENV_SCHEMA, loadConfig } from '../../../src/config/env.js';
-import { startMetricsServer } from '../../../src/observe/health-server.js';
+import { REDIS_HA_VARS } from '../../../src/platform/config/connections.js';
+import { ENV_SCHEMA, loadConfig } from '../../../src/platform/config/env.js';
+import { startMetricsServer } from '../../../src/worker/health-server.js';
 
 /** Every env var the configuration reads. */
 const ENV_VARS: readonly string[] = [
@@ -19,11 +19,11 @@ const ENV_VARS: readonly string[] = [
   'ADOPS_ACCOUNTS_FILE',
 ];
 
-/** Every ADOPS_*, DATABASE_URL, REDIS_URL and LOG_LEVEL variable src/config/env.ts names: a variable added
+/** Every ADOPS_*, DATABASE_URL, REDIS_URL and LOG_LEVEL variable src/platform/config/env.ts names: a variable added
  * there fails these tests until both compose files carry it. */
 const READ_BY_ENV_TS: readonly string[] = [
   ...new Set(
-    readFileSync(join('src', 'config', 'env.ts'), 'utf8').match(
+    readFileSync(join('src', 'platform', 'config', 'env.ts'), 'utf8').match(
       /\b(ADOPS_[A-Z0-9_]+|DATABASE_URL|REDIS_URL|LOG_LEVEL)\b/g,
     ) ?? [],
   ),

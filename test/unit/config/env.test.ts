@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, requireApiKey, requireBaseUrl } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { loadConfig, requireApiKey, requireBaseUrl } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 
 function configError(env: Record<string, string>): ConfigError {
   try {

@@ -5,8 +5,8 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/files.js';
-import { loadJobs } from '../../../src/config/jobs.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
 
 const job = (name: string) => `name: ${name}\ndimensions: [day]\nperiod: day\n`;
 const dirs: string[] = [];

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS } from '../../../src/config/dimensions.js';
-import { ConfigError } from '../../../src/config/files.js';
-import { loadJobs, parseJob } from '../../../src/config/jobs.js';
+import { DIMENSIONS } from '../../../src/platform/config/dimensions.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { loadJobs, parseJob } from '../../../src/platform/config/jobs.js';
 
 const valid = `name: daily_campaign
 dimensions: [day, campaign_id]

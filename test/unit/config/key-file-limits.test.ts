@@ -4,8 +4,8 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-keyfile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadJobs, liveJobs, reportLookup } from '../../../src/config/jobs.js';
-import type { ConfigError } from '../../../src/config/files.js';
+import { loadJobs, liveJobs, reportLookup } from '../../../src/platform/config/jobs.js';
+import type { ConfigError } from '../../../src/platform/config/files.js';
 
 const dirs: string[] = [];
 afterEach(() => {

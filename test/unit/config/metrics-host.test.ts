@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 
 describe('ADOPS_METRICS_HOST', () => {
   it('defaults to the loopback address, so /metrics and /health are not open to the network', () => {

@@ -1,8 +1,8 @@
 // A report's table is report_<name>: names that would land on the system's own tables, indexes or
 // sequences (report_loads, report_totals, report_raw and theirs) are refused at validation.
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/files.js';
-import { parseJob } from '../../../src/config/jobs.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { parseJob } from '../../../src/platform/config/jobs.js';
 
 const job = (name: string) => `name: ${name}\ndimensions: [day]\nperiod: day\n`;
 

@@ -1,6 +1,6 @@
 // A misspelt ADOPS_* variable does nothing: each gets one warning naming the closest one adops reads.
 import { describe, expect, it } from 'vitest';
-import { unknownVariableWarnings } from '../../../src/config/unknown-vars.js';
+import { unknownVariableWarnings } from '../../../src/platform/config/unknown-vars.js';
 
 describe('unknownVariableWarnings', () => {
   it('warns once per unknown ADOPS_* variable, naming the closest known one', () => {

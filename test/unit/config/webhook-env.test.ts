@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { loadConfig, secretsOf } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { loadConfig, secretsOf } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 
 /** A Standard Webhooks secret of `bytes` key bytes. */
 const secretOf = (bytes: number) => `whsec_${Buffer.alloc(bytes, 0xa5).toString('base64')}`;

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
-import { ConfigError } from '../../../src/config/files.js';
-import { parseJob } from '../../../src/config/jobs.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { parseJob } from '../../../src/platform/config/jobs.js';
 
 const SECRET = 'sk-live-0123456789abcdef';
 /** Pieces of the secret that must not show either (a cut excerpt would still give most of it). */

@@ -9,8 +9,8 @@ import {
   parseIsoDate,
   parsePlanDate,
   PLAN_DATES,
-} from '../../../src/dates/calendar.js';
-import { periodContaining, type PeriodUnit } from '../../../src/dates/periods.js';
+} from '../../../src/platform/dates/calendar.js';
+import { periodContaining, type PeriodUnit } from '../../../src/platform/dates/periods.js';
 
 describe('calendar dates', () => {
   it('accepts real dates only, leap days included', () => {

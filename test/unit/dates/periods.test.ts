@@ -9,8 +9,12 @@ import {
   startOfISOWeek,
   startOfMonth,
 } from 'date-fns';
-import { addDays, DateFormatError, daysBetween, parseIsoDate } from '../../../src/dates/calendar.js';
-import { LONGEST_PERIOD_DAYS, periodContaining, periodsBetween } from '../../../src/dates/periods.js';
+import { addDays, DateFormatError, daysBetween, parseIsoDate } from '../../../src/platform/dates/calendar.js';
+import {
+  LONGEST_PERIOD_DAYS,
+  periodContaining,
+  periodsBetween,
+} from '../../../src/platform/dates/periods.js';
 
 describe('periodsBetween', () => {
   it('gives one period per day, both ends included', () => {

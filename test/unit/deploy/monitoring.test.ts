@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createWorkerMetrics, registerReportGauges } from '../../../src/observe/metrics.js';
+import { createWorkerMetrics, registerReportGauges } from '../../../src/worker/metrics.js';
 import { promtool } from '../../helpers/promtool.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');

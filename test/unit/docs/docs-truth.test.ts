@@ -50,16 +50,16 @@ const ALLOWED: readonly Allowed[] = [
     why: "the bench's cache folder, made on its first run and ignored by git",
   },
   {
-    file: 'src/warehouse/schema/migrate.ts',
+    file: 'src/schema/migrate.ts',
     text: 'sql/001_schema.sql',
     why: 'the pre-1.0 file a refused warehouse recorded: named so the refusal says what it found',
   },
 ];
 
-/** The variables the configuration reads: src/config/env.ts, and the Redis variables it hands to connections.ts. */
+/** The variables the configuration reads: src/platform/config/env.ts, and the Redis variables it hands to connections.ts. */
 const configVariables = new Set([
-  ...variablesNamedIn(read('src/config/env.ts')),
-  ...variablesNamedIn(read('src/config/connections.ts')),
+  ...variablesNamedIn(read('src/platform/config/env.ts')),
+  ...variablesNamedIn(read('src/platform/config/connections.ts')),
 ]);
 
 /** ADOPS_* variables docs may name besides the configuration's: those docker compose files interpolate
@@ -199,7 +199,7 @@ describe('the docs checker', () => {
   it('fails on an ADOPS_* variable nothing reads; a family prefix counts when a member exists', () => {
     expect(check('Set ADOPS_SCHEMA and `ADOPS_HTTP_*`; ADOPS_HTTP_ too.')).toEqual([]);
     expect(check('Set `ADOPS_BIG_BODY_MB=9`.')).toEqual([
-      'names ADOPS_BIG_BODY_MB, which src/config/env.ts does not read',
+      'names ADOPS_BIG_BODY_MB, which src/platform/config/env.ts does not read',
     ]);
   });
 

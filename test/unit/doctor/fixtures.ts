@@ -9,7 +9,7 @@ import type {
   Row,
 } from '../../../src/doctor/types.js';
 import { type Counters } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 
 export const PERIOD = { start: '2026-03-01', end: '2026-03-07' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import type { Dimension } from '../../../src/platform/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
 import { FAITHFUL_QUIRKS } from '../../../src/emulator/options.js';
 import { ReportEngine, type ReportEncoding } from '../../../src/emulator/report/render.js';

@@ -1,6 +1,6 @@
 // Shared by the emulator's report tests: walk nested report items down to their counter leaves.
 import { type Counters } from '../../../src/flatten/types.js';
-import { COUNTERS } from '../../../src/config/dimensions.js';
+import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 
 export interface Leaf {
   readonly keys: string[];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS, type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
+import { DIMENSIONS, type Dimension, COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { generateCatalogue } from '../../../src/emulator/catalogue.js';
 import { ReportEngine } from '../../../src/emulator/report/render.js';
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS, COUNTERS } from '../../../src/config/dimensions.js';
+import { DIMENSIONS, COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { SPEC_COUNTERS, SPEC_DIMENSIONS } from '../../../src/emulator/report/dimensions.js';
 
 describe('emulator spec names', () => {

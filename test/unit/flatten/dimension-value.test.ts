@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIsoDate } from '../../../src/dates/calendar.js';
+import { isIsoDate } from '../../../src/platform/dates/calendar.js';
 import { canonicalDimensionValue } from '../../../src/flatten/rows.js';
 
 describe('canonicalDimensionValue', () => {

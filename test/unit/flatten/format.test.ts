@@ -6,7 +6,7 @@ import {
   jsonChunks,
   reconciliationText,
   terminalSafe,
-} from '../../../src/observe/format.js';
+} from '../../../src/status/format.js';
 
 const rows = [
   { dims: ['2026-01-01', 'a,b'], counters: [1, 2, 3, 4, 5] },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { type Counters } from '../../../src/flatten/types.js';
 

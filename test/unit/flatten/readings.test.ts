@@ -3,9 +3,9 @@
 // streaming scanner (parseReport, streamReport) and the tree walk (parseReportObject), which must
 // agree.
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import type { Dimension } from '../../../src/platform/config/dimensions.js';
 import { ReconciliationError, ReportFormatError } from '../../../src/flatten/errors.js';
-import { countersText, reconciliationText } from '../../../src/observe/format.js';
+import { countersText, reconciliationText } from '../../../src/status/format.js';
 import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
 import { parseReportObject } from '../../helpers/flatten.js';
 import { streamReport } from '../../../src/flatten/stream.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Dimension, COUNTERS } from '../../../src/config/dimensions.js';
+import { type Dimension, COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
 import { parseReportObject } from '../../helpers/flatten.js';

@@ -2,7 +2,7 @@
 // same error at the same byte, wherever the chunks and windows happen to end.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import type { Dimension } from '../../../src/platform/config/dimensions.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { streamReport } from '../../../src/flatten/stream.js';
 import type { ReportRow } from '../../../src/flatten/types.js';

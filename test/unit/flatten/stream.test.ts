@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Dimension } from '../../../src/config/dimensions.js';
+import type { Dimension } from '../../../src/platform/config/dimensions.js';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { streamReport } from '../../../src/flatten/stream.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChunkRedactor, redactBuffer } from '../../../src/log/redact.js';
+import { ChunkRedactor, redactBuffer } from '../../../src/platform/log/redact.js';
 
 const KEY = 'sk-live-abcdef0123456789';
 /** The key as %XX, %xx, \uXXXX and a mix of them, as careless servers write it. */

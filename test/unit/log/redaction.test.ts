@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
-import { redactBuffer, redactCut, redactError, redactSecrets } from '../../../src/log/redact.js';
-import { mayHoldKey } from '../../../src/log/secret-pattern.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { redactBuffer, redactCut, redactError, redactSecrets } from '../../../src/platform/log/redact.js';
+import { mayHoldKey } from '../../../src/platform/log/secret-pattern.js';
 
 const KEY = 'sk_live_Zq9#distinctive/key+value';
 

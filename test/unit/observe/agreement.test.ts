@@ -5,7 +5,7 @@ import {
   disagreementLine,
   renderDisagreements,
   type Side,
-} from '../../../src/observe/agreement.js';
+} from '../../../src/status/agreement.js';
 
 const DAY = '2026-03-10';
 const LOOKBACK = new Map([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardUrl, isLoopback, refusal, servesHost } from '../../../src/observe/dashboard.js';
+import { dashboardUrl, isLoopback, refusal, servesHost } from '../../../src/cli/dashboard.js';
 
 describe('dashboardUrl', () => {
   it('names the bound address and port with a trailing slash', () => {

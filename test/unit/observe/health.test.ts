@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessHealth, type HealthFacts } from '../../../src/observe/health-server.js';
+import { assessHealth, type HealthFacts } from '../../../src/worker/health-server.js';
 
 const fine: HealthFacts = {
   backend: 'redis',
@@ -48,7 +48,7 @@ describe('assessHealth', () => {
 
 describe('attemptRecorder', () => {
   it('counts requests by status and retries by the status that caused them', async () => {
-    const { attemptRecorder, createWorkerMetrics } = await import('../../../src/observe/metrics.js');
+    const { attemptRecorder, createWorkerMetrics } = await import('../../../src/worker/metrics.js');
     const metrics = createWorkerMetrics(async () => ({}), { defaultMetrics: false });
     const record = attemptRecorder(metrics);
     record({ status: 503, attempt: 1, path: '/v2/reports?a' });

@@ -2,8 +2,8 @@ import { createServer, type Server, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
-import { tryStartMetricsServer, type MetricsServer } from '../../../src/observe/health-server.js';
+import { createLogger } from '../../../src/platform/log/logger.js';
+import { tryStartMetricsServer, type MetricsServer } from '../../../src/worker/health-server.js';
 
 const healthy = async () => ({ ok: true });
 const opened: Array<{ close(): unknown }> = [];

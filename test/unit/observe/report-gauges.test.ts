@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { gaugeValues, registerReportGauges, type ReportFreshness } from '../../../src/observe/metrics.js';
-import type { ReportStatus } from '../../../src/observe/status.js';
+import { gaugeValues, registerReportGauges, type ReportFreshness } from '../../../src/worker/metrics.js';
+import type { ReportStatus } from '../../../src/status/status.js';
 
 const status = (over: Partial<ReportStatus>): ReportStatus => ({
   account: 'default',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { foldDates, renderStatus } from '../../../src/observe/status-render.js';
-import type { Status } from '../../../src/observe/status.js';
+import { foldDates, renderStatus } from '../../../src/status/render.js';
+import type { Status } from '../../../src/status/status.js';
 
 describe('foldDates', () => {
   it('folds consecutive days into ranges', () => {

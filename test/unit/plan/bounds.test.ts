@@ -9,7 +9,7 @@ import {
   hasEnded,
   startOf,
 } from '../../../src/plan/bounds.js';
-import type { ReportJob } from '../../../src/config/jobs.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
 
 const at = new Date('2026-03-10T03:00:00Z'); // 2026-03-10 in UTC and Berlin, 2026-03-09 in Los Angeles
 const report = (name: string, timezone: string): Pick<ReportJob, 'name' | 'schedule'> => ({

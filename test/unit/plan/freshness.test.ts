@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseJob, type ReportJob } from '../../../src/config/jobs.js';
-import { ConfigError } from '../../../src/config/files.js';
+import { parseDuration, parseJob, type ReportJob } from '../../../src/platform/config/jobs.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
 import {
   freshnessLimitMs,
   freshnessOf,

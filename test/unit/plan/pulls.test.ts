@@ -1,6 +1,6 @@
 // The pure pull plans of src/plan/pulls.ts: windows, gaps, backfill order and the tick.
 import { describe, expect, it } from 'vitest';
-import { localDate, addDays, DateFormatError } from '../../../src/dates/calendar.js';
+import { localDate, addDays, DateFormatError } from '../../../src/platform/dates/calendar.js';
 import {
   healWindow,
   scheduledWindow,
@@ -13,10 +13,10 @@ import {
   type PlannedPull,
   scheduledTime,
 } from '../../../src/plan/pulls.js';
-import { periodsBetween, type PeriodUnit } from '../../../src/dates/periods.js';
+import { periodsBetween, type PeriodUnit } from '../../../src/platform/dates/periods.js';
 import fc from 'fast-check';
 import { countBackfill } from '../../helpers/plan.js';
-import type { ReportJob } from '../../../src/config/jobs.js';
+import type { ReportJob } from '../../../src/platform/config/jobs.js';
 
 describe('scheduledWindow', () => {
   it('is yesterday and the lookback days before it, in the schedule time zone', () => {

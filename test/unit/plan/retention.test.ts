@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/files.js';
-import { parseJob, type ReportJob } from '../../../src/config/jobs.js';
+import { ConfigError } from '../../../src/platform/config/files.js';
+import { parseJob, type ReportJob } from '../../../src/platform/config/jobs.js';
 import { addMonths, retained, retentionBoundary } from '../../../src/plan/retention.js';
-import { monthsAhead, partitionName } from '../../../src/warehouse/schema/partitions.js';
+import { monthsAhead, partitionName } from '../../../src/schema/partitions.js';
 import { monthsBetween } from '../../helpers/partitions.js';
 
 const job = (extra: string) => `name: kept\ndimensions: [day, campaign_id]\n${extra}`;

@@ -1,8 +1,8 @@
 // The wait's ride through an outage of the queue's store (throughOutage): retry reads while it is
 // away, give up at the bound naming the store with the last failure, never retry what waiting cannot fix.
 import { describe, expect, it } from 'vitest';
-import { outageReason } from '../../../src/retry/classify.js';
-import { QueueOutageError, throughOutage, type OutageState } from '../../../src/queue/connection.js';
+import { outageReason } from '../../../src/platform/retry/classify.js';
+import { QueueOutageError, throughOutage, type OutageState } from '../../../src/platform/queue/connection.js';
 
 const offline = () => new Error("Stream isn't writeable and enableOfflineQueue options is false");
 

@@ -6,7 +6,7 @@ import {
   pullData,
   pullDedupId,
   pullPeriod,
-} from '../../../src/queue/jobs.js';
+} from '../../../src/platform/queue/jobs.js';
 import { pullLabel } from '../../../src/plan/pulls.js';
 
 describe('pull payload', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadJobs } from '../../../src/config/jobs.js';
-import { wantedSchedulers } from '../../../src/queue/scheduler.js';
+import { loadJobs } from '../../../src/platform/config/jobs.js';
+import { wantedSchedulers } from '../../../src/schedule/scheduler.js';
 
 describe('wantedSchedulers', () => {
   const jobs = loadJobs('jobs');

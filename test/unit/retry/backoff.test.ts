@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../../src/retry/classify.js';
+import { backoffDelay } from '../../../src/platform/retry/classify.js';
 
 const policy = { baseMs: 1_000, maxMs: 10_000 };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiHttpError, ApiTransportError, RateLimitedError } from '../../../src/api/errors.js';
 import { malformedAnswer } from '../../../src/api/malformed.js';
 import { MalformedBodyError, ReportFormatError } from '../../../src/flatten/errors.js';
-import { LoadError } from '../../../src/warehouse/errors.js';
+import { LoadError } from '../../../src/platform/pg/errors.js';
 import {
   classifyFailure,
   failureReason,
@@ -11,7 +11,7 @@ import {
   isTransientNetwork,
   isTransientPg,
   isTransientStatus,
-} from '../../../src/retry/classify.js';
+} from '../../../src/platform/retry/classify.js';
 
 const details = { apiMessage: undefined, method: 'GET', path: '/v2/reports', attempts: 1 };
 

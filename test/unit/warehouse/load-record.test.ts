@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  inOneStatement,
-  insertLoadSql,
-  upsertTotalsSql,
-  type LoadRecord,
-} from '../../../src/warehouse/load/statements.js';
-import { describeError } from '../../../src/worker/pull.js';
+import { inOneStatement, insertLoadSql, upsertTotalsSql, type LoadRecord } from '../../../src/pull/sql.js';
+import { describeError } from '../../../src/pull/run.js';
 
 const record: LoadRecord = {
   account: 'default',

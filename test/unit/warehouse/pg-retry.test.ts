@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withPgRetry } from '../../../src/warehouse/pg.js';
+import { withPgRetry } from '../../../src/platform/pg/handle.js';
 
 const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code });
 

@@ -5,10 +5,10 @@ import {
   createTableSql,
   indexKeys,
   tableSpec,
-} from '../../../src/warehouse/schema/report-tables.js';
-import { DIMENSIONS } from '../../../src/config/dimensions.js';
-import { derivedName, reportTable } from '../../../src/warehouse/pg.js';
-import { partitionName } from '../../../src/warehouse/schema/partitions.js';
+} from '../../../src/schema/report-tables.js';
+import { DIMENSIONS } from '../../../src/platform/config/dimensions.js';
+import { derivedName, reportTable } from '../../../src/platform/pg/handle.js';
+import { partitionName } from '../../../src/schema/partitions.js';
 
 const report = {
   name: 'daily_creative',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/env.js';
+import { loadConfig } from '../../../src/platform/config/env.js';
 import { pullsPerSecondCap } from '../../../src/worker/pull-worker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'adops-cap-'));

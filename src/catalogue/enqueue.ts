@@ -1,0 +1,92 @@
+// A catalogue sync on ENTITY_QUEUE: enqueued once per account while one is unfinished, and the wait
+// of `adops sync --wait` for it, through an outage of the queue's store up to a bound.
+import { TerminalError } from '../platform/retry/errors.js';
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
+import { SYNC_JOB } from '../platform/queue/jobs.js';
+import type { SyncQueue } from '../platform/queue/queues.js';
+import type { EntitySyncResult } from './sync.js';
+import { asSyncProgress, type SyncProgress } from './checkpoint.js';
+import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from '../platform/queue/connection.js';
+
+/** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
+const SYNC_DEDUP_ID = 'entity-sync';
+
+/** The job that will do a requested sync. */
+export interface EnqueuedSync {
+  readonly jobId: string;
+  /** False when a sync was already waiting or running: `jobId` is that one. */
+  readonly added: boolean;
+}
+
+/** Requests an entity sync; one already waiting or running absorbs it, and its id is returned. */
+export async function enqueueEntitySync(
+  queue: SyncQueue,
+  account: string = DEFAULT_ACCOUNT,
+): Promise<EnqueuedSync> {
+  // BullMQ forbids ':' and all-digit custom ids. One sync per account: each has its own catalogue.
+  const own = account === DEFAULT_ACCOUNT;
+  const jobId = `s-${own ? '' : `${account}-`}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+  const job = await queue.add(SYNC_JOB, own ? {} : { account }, {
+    jobId,
+    deduplication: { id: own ? SYNC_DEDUP_ID : `${SYNC_DEDUP_ID}/${account}` },
+  });
+  const id = job.id ?? jobId;
+  return { jobId: id, added: id === jobId };
+}
+
+/** Thrown when a waited-for sync failed or did not finish in time; the message says which. */
+export class SyncWaitError extends TerminalError {
+  override readonly name = 'SyncWaitError';
+}
+
+/** The outage options (how long, what to call the store) go to throughOutage. */
+export interface SyncWaitOptions extends Partial<OutageOptions> {
+  /** Give up (SyncWaitError) when the sync has not finished after this long. */
+  readonly timeoutMs: number;
+  /** Told the sync's progress as the worker last reported it. */
+  readonly onProgress?: (progress: SyncProgress) => void;
+  /** How often the job is read (default 500 ms). */
+  readonly pollMs?: number;
+}
+
+/**
+ * Waits for sync job `jobId` and returns its result, reading the job every `pollMs`: reads, not events,
+ * see where it stands after a restart or failover. An outage is waited out up to `outageMs`.
+ */
+export async function waitForEntitySync(
+  queue: SyncQueue,
+  jobId: string,
+  options: SyncWaitOptions,
+): Promise<EntitySyncResult> {
+  const deadline = Date.now() + options.timeoutMs;
+  const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
+  // The state before the job: a job read first and then found completed may be the copy from before
+  // it finished, without its return value.
+  const read = async () => {
+    const state = await queue.getJobState(jobId);
+    return { job: await queue.getJob(jobId), state };
+  };
+  for (;;) {
+    const seen = await throughOutage(read, outage);
+    const job = seen?.job;
+    if (job === undefined)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} is gone (removed from the queue); run adops sync again`,
+      );
+    if (seen?.state === 'completed') return job.returnvalue as EntitySyncResult;
+    if (seen?.state === 'failed')
+      throw new SyncWaitError(
+        `entity sync job ${jobId} failed: ${job.failedReason}; ` +
+          'see the worker log for details; fix the cause and run adops sync again',
+      );
+    const progress = asSyncProgress(job.progress);
+    if (progress !== undefined) options.onProgress?.(progress);
+    if (Date.now() >= deadline)
+      throw new SyncWaitError(
+        `entity sync job ${jobId} did not finish within ${Math.round(options.timeoutMs / 1000)} s: ` +
+          'is an adops worker running? (adops worker)',
+      );
+    await pause(Math.min(options.pollMs ?? 500, Math.max(0, deadline - Date.now())), undefined);
+  }
+}

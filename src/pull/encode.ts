@@ -1,0 +1,227 @@
+// COPY text-format encoding of report rows, and the checks of their values that every way into a
+// report table shares: pure, so every awkward character is unit tested.
+// Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
+// and carriage return inside a value are escaped with a backslash. Every other character is taken
+// literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
+import { ACCOUNT_NAME } from '../platform/config/accounts.js';
+import {
+  dimensionType,
+  type Dimension,
+  type DimensionType,
+  COUNTERS,
+} from '../platform/config/dimensions.js';
+import { isIsoDate } from '../platform/dates/calendar.js';
+import type { ReportRow } from '../flatten/types.js';
+import { RowValueError } from '../platform/pg/errors.js';
+
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIAL_ALL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const INTEGER = /^-?\d{1,20}$/;
+// In a `u` regex, \p{Cs} matches only unpaired surrogates: they have no UTF-8 form and would be
+// silently replaced by U+FFFD, so they are refused rather than stored altered.
+const LONE_SURROGATE = /\p{Cs}/u;
+const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
+  bigint: [-(2n ** 63n), 2n ** 63n - 1n],
+  smallint: [-32768n, 32767n],
+};
+
+/** Escapes one text value for COPY text format. Throws on NUL or an unpaired surrogate. */
+export function escapeCopyText(value: string, dimension = 'value'): string {
+  checkText(value, dimension);
+  return escapeSpecials(value);
+}
+
+/** The COPY escapes of a value already checked by checkText. */
+function escapeSpecials(value: string): string {
+  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
+}
+
+/** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
+export function checkText(value: string, dimension = 'value'): void {
+  const why = value.includes('\u0000')
+    ? 'holds a NUL character, which Postgres text cannot store; fix the parser or the source data'
+    : LONE_SURROGATE.test(value)
+      ? 'holds an unpaired UTF-16 surrogate, which has no UTF-8 form'
+      : undefined;
+  if (why !== undefined)
+    throw new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
+}
+
+/** Checks a dimension value against its column type and returns its COPY text; throws RowValueError. */
+export function encodeDimension(value: string, dimension: string, type: DimensionType): string {
+  if (typeof value !== 'string')
+    throw new RowValueError(`${dimension} value ${String(value)} is not a string`, dimension, String(value));
+  if (type === 'text') return escapeCopyText(value, dimension);
+  const bad = (why: string) =>
+    new RowValueError(`${dimension} value ${preview(value)} ${why}`, dimension, value);
+  if (type === 'date') {
+    if (!isIsoDate(value)) throw bad('is not a YYYY-MM-DD date');
+    return value;
+  }
+  if (!INTEGER.test(value)) throw bad('is not a whole number');
+  // Up to 18 digits always fits a bigint: skip the BigInt allocation on the hot path of ids.
+  if (type === 'bigint' && value.length <= (value.startsWith('-') ? 19 : 18)) return value;
+  const n = BigInt(value);
+  const [min, max] = INT_RANGE[type];
+  if (n < min || n > max)
+    throw new RowValueError(`${dimension} value ${value} does not fit a ${type}`, dimension, value);
+  return value;
+}
+
+/** What every row of one load shares. */
+export interface CopyLayout {
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  readonly dimensions: readonly Dimension[];
+  readonly loadId: number;
+  /** The account column of every row: a validated name (ACCOUNT_NAME), so it needs no escaping. */
+  readonly account: string;
+}
+
+/**
+ * Per row: checks it and returns its dimensions' fields, each made by `field` from a value valid
+ * for its column type (see encodeDimension) and, for the day, inside the period; every counter is
+ * a non-negative safe integer. Throws RowValueError. Rows repeat the outer dimensions' values (day,
+ * campaign): a value met last row is neither checked nor encoded again. The array is reused.
+ */
+export function rowFields<F>(
+  layout: CopyLayout,
+  field: (value: string, type: DimensionType) => F,
+): (row: ReportRow) => readonly F[] {
+  for (const [name, value] of [
+    ['period_start', layout.periodStart],
+    ['period_end', layout.periodEnd],
+  ] as const) {
+    if (!isIsoDate(value))
+      throw new RowValueError(`${name} ${preview(value)} is not a YYYY-MM-DD date`, name, value);
+  }
+  const { dimensions, periodStart, periodEnd } = layout;
+  const types = dimensions.map(dimensionType);
+  const dayIndex = dimensions.indexOf('day');
+  const lastValue: Array<string | undefined> = types.map(() => undefined);
+  const fields: F[] = [];
+  return (row) => {
+    if (row.dims.length !== types.length)
+      throw new RowValueError(
+        `row has ${row.dims.length} dimension values, expected ${types.length} (${dimensions.join(', ')})`,
+        'dims',
+        row.dims.join(','),
+      );
+    if (row.counters.length !== COUNTERS.length)
+      throw new RowValueError(
+        `row has ${row.counters.length} counters, expected ${COUNTERS.length} (${COUNTERS.join(', ')})`,
+        'counters',
+        row.counters.join(','),
+      );
+    for (let i = 0; i < types.length; i++) {
+      const value = row.dims[i] as string;
+      if (value === lastValue[i]) continue;
+      const type = types[i] as DimensionType;
+      if (type === 'text') checkText(value, dimensions[i] as Dimension);
+      else encodeDimension(value, dimensions[i] as Dimension, type);
+      // A row of another day would be stored under this period and double-count in BI.
+      if (i === dayIndex && (value < periodStart || value > periodEnd))
+        throw new RowValueError(
+          `day value ${preview(value)} is outside the period ${periodStart}..${periodEnd} that was requested`,
+          'day',
+          value,
+        );
+      fields[i] = field(value, type);
+      lastValue[i] = value;
+    }
+    for (let i = 0; i < COUNTERS.length; i++) {
+      const n = row.counters[i] as number;
+      if (!Number.isSafeInteger(n) || n < 0) {
+        const counter = COUNTERS[i] as string;
+        throw new RowValueError(
+          `${counter} ${String(n)} is not a non-negative safe integer`,
+          counter,
+          String(n),
+        );
+      }
+    }
+    return fields;
+  };
+}
+
+/**
+ * Returns a function turning a row into one COPY line with the columns of copyColumns():
+ * period_start, period_end, the dimensions, the counters, load_id, account; checked by rowFields.
+ */
+export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
+  const fields = rowFields(layout, (value, type) => (type === 'text' ? escapeSpecials(value) : value));
+  const prefix = `${layout.periodStart}\t${layout.periodEnd}\t`;
+  const suffix = `\t${layout.loadId}\t${checkedAccount(layout.account)}\n`;
+  return (row) => `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
+}
+
+/**
+ * Streams rows as COPY data in chunks of about `chunkBytes`, so a load writes few large buffers (not
+ * one per row) and never builds the whole period as one string. `counter.rows` counts rows encoded.
+ */
+export async function* copyChunks(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  encode: (row: ReportRow) => string,
+  counter: { rows: number },
+  chunkBytes = 256 * 1024,
+): AsyncGenerator<Buffer> {
+  let pending = '';
+  /** Adds a row; returns a full chunk to write, if any. */
+  const add = (row: ReportRow): Buffer | undefined => {
+    pending += encode(row);
+    counter.rows++;
+    // String length undercounts UTF-8 bytes; it only sizes chunks, so that is fine.
+    if (pending.length < chunkBytes) return undefined;
+    const chunk = Buffer.from(pending, 'utf8');
+    pending = '';
+    return chunk;
+  };
+  yield* fullChunks(rows, add);
+  if (pending.length > 0) yield Buffer.from(pending, 'utf8');
+}
+
+/**
+ * The chunks `add` returns for each row, in order (add returns undefined while a chunk fills).
+ * An iterable is walked with a plain loop: `for await` would cost a microtask per row.
+ */
+export async function* fullChunks(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+  add: (row: ReportRow) => Buffer | undefined,
+): AsyncGenerator<Buffer> {
+  if (isBatched(rows)) {
+    for await (const batch of rows.batches())
+      for (const row of batch) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
+      }
+  } else if (Symbol.iterator in rows) {
+    for (const row of rows) {
+      const chunk = add(row);
+      if (chunk !== undefined) yield chunk;
+    }
+  } else {
+    for await (const row of rows) {
+      const chunk = add(row);
+      if (chunk !== undefined) yield chunk;
+    }
+  }
+}
+
+/** Rows a streamed report gives a batch at a time too (streamReport's BatchedRows). */
+function isBatched(
+  rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
+): rows is AsyncIterable<ReportRow> & { batches(): AsyncIterable<readonly ReportRow[]> } {
+  return typeof (rows as { batches?: unknown }).batches === 'function';
+}
+
+/** The account of a layout, refused unless it is a valid name (it goes into COPY unescaped). */
+export function checkedAccount(account: string): string {
+  if (!ACCOUNT_NAME.test(account))
+    throw new RowValueError(`account ${preview(account)} is not an account name`, 'account', account);
+  return account;
+}
+
+function preview(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}

@@ -1,0 +1,407 @@
+// The load of one fetched period: rows and totals in, in one transaction that locks, fences,
+// deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
+// until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
+import { performance } from 'node:perf_hooks';
+import type { Client, QueryResult } from 'pg';
+import type { ReportJob } from '../platform/config/jobs.js';
+import type { UnreconciledReason } from '../flatten/errors.js';
+import type { BatchedRows, ReportSummary } from '../flatten/stream.js';
+import type { Period, ReportRow, Totals } from '../flatten/types.js';
+import { COUNTERS } from '../platform/config/dimensions.js';
+import { MissingPartitionError } from '../platform/pg/errors.js';
+import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
+import {
+  inOrder,
+  inTransaction,
+  named,
+  queryOnce,
+  qualified,
+  reportTable,
+  withClient,
+  withCopyClient,
+  withPgRetry,
+  withTransaction,
+  type Warehouse,
+} from '../platform/pg/handle.js';
+import { evolveLockKey, tableFrom, type LoadTarget } from '../schema/versions.js';
+import { archiveBodySql, type PackedBody } from './archive.js';
+import { copyRows } from './copy.js';
+import {
+  claimPeriodSql,
+  inOneStatement,
+  insertLoadSql,
+  insertRowsSql,
+  restatementOf,
+  upsertTotalsSql,
+  type Claimed,
+  type LoadRecord,
+} from './sql.js';
+
+/** What is known of one fetch, carried from the pull to its report_loads row (size and digest are the archive's). */
+export interface FetchInfo {
+  readonly account: string;
+  readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
+  readonly period: Period;
+  /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
+  readonly fetchToken: number;
+  /** When the response was fetched, by the worker's clock: information only, never a fence. */
+  readonly fetchedAt?: Date;
+  /** HTTP attempts spent, the successful one included. */
+  readonly attempts: number;
+  readonly fetchMs?: number;
+  readonly jobId?: string;
+  /** Set by replay: the load whose archived body is being re-flattened. */
+  readonly replayOf?: number;
+}
+
+/** The rows of a body and, once they are read, its totals (flatten's ReportStream, or a test's own). */
+export interface RowSource {
+  /** An array is retried on a deadlock; an async iterable is streamed once. */
+  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
+  /** The API's totals and the reconciliation, once `rows` has been read. */
+  summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
+  /**
+   * The rows (then streamReport's BatchedRows) come from a body held whole: read them before the
+   * transaction, so a small period goes inline. Rows of a body still arriving stream into a COPY.
+   */
+  readonly held?: boolean;
+}
+
+/** What a load decided and wrote. `rows` counts rows written (0 when superseded). */
+export interface LoadOutcome {
+  readonly loadId: number;
+  readonly status: 'loaded' | 'superseded';
+  readonly rows: number;
+  readonly reconciled: boolean;
+  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled. */
+  readonly unreconciledReason: UnreconciledReason | null;
+  /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
+  readonly mismatch: unknown | null;
+  readonly loadMs: number;
+  /** True when the report has a building table version (report evolution) to check after the load. */
+  readonly evolving: boolean;
+}
+
+export interface LoadOptions {
+  /** Start of the load's clock (to include parsing in load_ms); default now. */
+  readonly startedAt?: number;
+  /**
+   * A period of up to this many rows (default 10,000) goes inside the load's last statement
+   * instead of a COPY of its own: two round trips fewer for the small periods most pulls are.
+   * 0 sends every load through COPY.
+   */
+  readonly inlineMaxRows?: number;
+}
+
+/** Per-statement limit inside a load: one COPY is one statement. */
+const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
+
+/** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
+export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
+  const query = named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]);
+  const { rows } = await withClient(wh.pool, (client) => queryOnce<{ token: string }>(client, query));
+  const token = Number(rows[0]?.token);
+  if (!Number.isSafeInteger(token)) throw new Error(`${wh.schema}.fetch_tokens issued no usable token`);
+  return token;
+}
+
+/**
+ * Replaces the period's rows with `source`'s in one transaction, serialized per report, account
+ * and period by an advisory lock, unless a response whose fetch started later is already loaded
+ * (then the attempt is recorded as superseded and nothing else changes). `packed` is the body to
+ * archive (a function: called once the rows are read). The rows of a held body are read before
+ * the transaction: at most inlineMaxRows go inside its last statement (and are retried on a
+ * deadlock); more, or the rows of a body still arriving, stream into a COPY.
+ */
+export async function loadPeriod(
+  wh: Warehouse,
+  info: FetchInfo,
+  source: RowSource,
+  packed: () => Promise<PackedBody | undefined>,
+  opts: LoadOptions = {},
+): Promise<LoadOutcome> {
+  const startedAt = opts.startedAt ?? performance.now();
+  const { report, period } = info;
+  const inlineMax = opts.inlineMaxRows ?? 10_000;
+  const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
+  const inline = Array.isArray(rows) && rows.length <= inlineMax;
+  const input: Input = { info, rows, summary: () => source.summary(), packed, inline, startedAt };
+  // Made in a short transaction of its own: a load never holds a partition's creation open.
+  await ensureLoadPartition(wh, report.name, period.start);
+  const load = () =>
+    (inline ? withClient : withCopyClient)(wh.pool, (client, markBroken) =>
+      withPgRetry(
+        () =>
+          withTransaction(client, () => loadInTransaction(client, wh, input), {
+            begin: null,
+            // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
+            onRollbackError: markBroken,
+          }),
+        Array.isArray(rows) ? 4 : 1,
+      ),
+    );
+  try {
+    return await load();
+  } catch (error) {
+    if (!isMissingPartition(error)) throw error;
+    // A table version made since this process remembered the month: make its partition, then retry.
+    forgetLoadPartitions(wh.schema, report.name);
+    await ensureLoadPartition(wh, report.name, period.start);
+    if (Array.isArray(rows)) return load();
+    throw new MissingPartitionError(
+      `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
+      { cause: error },
+    );
+  }
+}
+
+/** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
+interface Input extends RowSource {
+  readonly info: FetchInfo;
+  readonly packed: () => Promise<PackedBody | undefined>;
+  readonly inline: boolean;
+  readonly startedAt: number;
+}
+
+/**
+ * The load's locks, the first statement of its transaction. Two-int lock keyed by (schema.report,
+ * account/period): loads of other periods or accounts never wait on each other. Custom plans: a
+ * generic plan of the claim's DELETE would lock every partition of the table, where a plan for the
+ * period's own dates prunes to (and locks) its month's partition alone. The evolution lock, shared,
+ * keeps a swap from retiring the version this load writes until the load commits: a swap waits for
+ * the loads in flight, and a load that comes after a swap finds its version retired.
+ */
+function lockLoadSql(
+  schema: string,
+  { report, account, period }: FetchInfo,
+): { text: string; values: unknown[] } {
+  return {
+    text:
+      "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
+      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
+    values: [
+      String(LOAD_STATEMENT_TIMEOUT_MS),
+      `${schema}.${report.name}`,
+      // The default account's key names no account: a single-account deployment's (and its tests').
+      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+      evolveLockKey(schema, report.name),
+    ],
+  };
+}
+
+/** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
+const lastTables = new Map<string, string>();
+
+async function loadInTransaction(client: Client, wh: Warehouse, input: Input): Promise<LoadOutcome> {
+  const { schema } = wh;
+  const { report, period, account } = input.info;
+  // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
+  // the table version that holds this definition's dimensions (report evolution: a swap switches
+  // it under the evolution lock) and deletes the old rows only from the table it guessed when that
+  // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
+  const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
+  let table = lastTables.get(key) ?? reportTable(report.name);
+  const claimSql = () => named(claimPeriodSql(schema, table, account, report, period, input.info.fetchToken));
+  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) => {
+    const row = result?.rows[0]?.claim;
+    if (row === undefined)
+      throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
+    return { row, target: tableFrom(row, report.name, report.dimensions) };
+  };
+  // BEGIN, the locks and the claim travel together; the server runs them in this order.
+  const [, , first] = await inOrder(client, ['BEGIN', named(lockLoadSql(schema, input.info)), claimSql()]);
+  let { row: found, target } = claimed(first);
+  if (target.retired === undefined && target.table !== table) {
+    lastTables.set(key, (table = target.table));
+    ({ row: found, target } = claimed(await queryOnce(client, claimSql())));
+  }
+  const loadId = Number(found.next_id);
+  const { evolving } = target;
+  if (target.retired !== undefined) return refuseRetired(client, wh, input, loadId, target.retired);
+  const previousLoadId = found.load_id === null ? null : Number(found.load_id);
+
+  // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
+  // claim then deleted nothing).
+  if (previousLoadId !== null && found.stale) {
+    const outcome = await record(client, schema, input, loadId, { previousLoadId, error: null });
+    wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
+    return { ...outcome, evolving };
+  }
+  const rowsTarget = { schema, table, account, dimensions: report.dimensions, loadId };
+  const copyTarget = { ...rowsTarget, periodStart: period.start, periodEnd: period.end };
+  const inline = input.inline ? (input.rows as readonly ReportRow[]) : undefined;
+  const rows = inline?.length ?? (await copyRows(client, copyTarget, input.rows, { format: wh.copyFormat }));
+  const outcome = await record(client, schema, input, loadId, {
+    previousLoadId,
+    rows,
+    previous: previousLoadId === null ? undefined : countersOf(found),
+    inline: inline === undefined ? undefined : insertRowsSql(copyTarget, inline),
+  });
+  return { ...outcome, evolving };
+}
+
+/**
+ * How record ends a load: with `rows` written (`previous`: the period's previous totals, `inline`:
+ * a small period's rows as one INSERT), or superseded (`error`, or null).
+ */
+type Ending = { readonly previousLoadId: number | null } & (
+  | { rows: number; previous: Totals | undefined; inline: { text: string; values: unknown[] } | undefined }
+  | { error: string | null; rows?: undefined }
+);
+
+/**
+ * Writes the load's report_loads row and archives its body; a load with rows also writes the
+ * period's totals (and a small period's rows) in one statement. A superseded load writes no rows nor
+ * totals, but its rows are still read: a body that does not parse is a failed pull, superseded or not.
+ * A body's totals follow its items: with streamed rows they are known only once the rows are read
+ * (a strict reconciliation throws here, rolling the load back).
+ */
+async function record(
+  client: Client,
+  schema: string,
+  input: Input,
+  loadId: number,
+  end: Ending,
+): Promise<Omit<LoadOutcome, 'evolving'>> {
+  if (end.rows === undefined) for await (const _row of input.rows);
+  const { totals, reconciliation: r } = input.summary();
+  const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
+  // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
+  const mismatch = r.ok || reason === 'no totals' ? null : r.differences;
+  const checked = { reconciled: r.ok, unreconciledReason: reason, mismatch };
+  const packed = await input.packed();
+  const loadMs = performance.now() - input.startedAt;
+  const { account, report, period } = input.info;
+  const loaded = end.rows !== undefined;
+  const statements = [
+    insertLoadSql(schema, {
+      ...baseRecord(input.info),
+      ...checked,
+      responseBytes: packed?.bytes ?? null,
+      loadId,
+      status: loaded ? 'loaded' : 'superseded',
+      rows: end.rows ?? null,
+      restatement:
+        end.rows === undefined || end.previous === undefined ? null : restatementOf(end.previous, totals),
+      previousLoadId: end.previousLoadId,
+      error: end.rows === undefined ? end.error : null,
+      loadMs,
+    }),
+  ];
+  if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
+  if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
+  if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
+  // The COMMIT (withTransaction's) waits for its answer: a worker that dies while its rows are
+  // written leaves an open transaction, which Postgres rolls back, not a COMMIT on its way.
+  await queryOnce(client, named(inOneStatement(statements)));
+  return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
+}
+
+/** The columns of a load's record that come from the fetch itself. */
+function baseRecord(info: FailedPull['info']) {
+  return {
+    account: info.account,
+    report: info.report.name,
+    period: info.period,
+    dimensions: info.report.dimensions,
+    replayOf: info.replayOf ?? null,
+    httpAttempts: info.attempts,
+    fetchMs: info.fetchMs ?? null,
+    fetchedAt: info.fetchedAt ?? null,
+    fetchToken: info.fetchToken ?? null,
+    error: null,
+    jobId: info.jobId ?? null,
+  } satisfies Partial<LoadRecord>;
+}
+
+/**
+ * A load whose definition's dimensions are a retired version's (its pull read the definition
+ * before the report switched to a new shape) is refused: recorded as superseded, nothing written
+ * to the retired table, which no reader sees. Status and heal count only loads of the serving
+ * version, so the period shows missing until a pull of the current definition loads it.
+ */
+async function refuseRetired(
+  client: Client,
+  wh: Warehouse,
+  input: Input,
+  loadId: number,
+  retired: NonNullable<LoadTarget['retired']>,
+): Promise<LoadOutcome> {
+  const { report } = input.info;
+  const stable = reportTable(report.name);
+  const error =
+    `its dimensions (${report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
+    `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
+    'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
+  const outcome = await record(client, wh.schema, input, loadId, { previousLoadId: null, error });
+  wh.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
+  return { ...outcome, evolving: false };
+}
+
+/**
+ * The rows as an array when there are at most `max` (read now, before any lock), else a stream of
+ * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
+ */
+async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSource['rows']> {
+  if (Array.isArray(rows) || max <= 0) return rows;
+  const batches = (rows as BatchedRows).batches()[Symbol.asyncIterator]();
+  const first: ReportRow[] = [];
+  for (;;) {
+    const step = await batches.next();
+    if (step.done === true) return first;
+    // A batch array is reused by its producer: copy its rows out.
+    for (const row of step.value) first.push(row);
+    if (first.length > max) break;
+  }
+  async function* rest(): AsyncGenerator<readonly ReportRow[]> {
+    yield first;
+    for (let step = await batches.next(); step.done !== true; step = await batches.next()) yield step.value;
+  }
+  const stream: BatchedRows = {
+    batches: rest,
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of rest()) yield* batch;
+    },
+  };
+  return stream;
+}
+
+/** The totals of the claim's row (bigints as text). */
+function countersOf(row: Claimed): Totals {
+  const out = {} as Totals;
+  for (const c of COUNTERS) out[c] = row[c] === null ? null : Number(row[c]);
+  return out;
+}
+
+/** A pull that failed before or during loading, as recordFailedPull records it. */
+export interface FailedPull {
+  /** A failure before any fetch token was taken has none (a test's). */
+  readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
+  /** report_loads.error: the error's text, secrets already redacted. */
+  readonly error: string;
+  /** The body, when there was one: archived so the failure can be replayed once fixed. */
+  readonly packed?: PackedBody | undefined;
+}
+
+/** Records a failed pull in report_loads, and its body if given; the period's rows and totals stay. Returns the load_id. */
+export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
+  const { info, packed } = f;
+  const insert = insertLoadSql(wh.schema, {
+    ...baseRecord(info),
+    status: 'failed',
+    rows: null,
+    reconciled: null,
+    unreconciledReason: null,
+    mismatch: null,
+    restatement: null,
+    previousLoadId: null,
+    responseBytes: packed?.bytes ?? null,
+    loadMs: null,
+    error: f.error,
+  });
+  return inTransaction(wh.pool, async (client) => {
+    const loadId = Number((await client.query<{ load_id: string }>(insert)).rows[0]?.load_id);
+    if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
+    return loadId;
+  });
+}

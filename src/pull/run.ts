@@ -1,0 +1,445 @@
+// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load (warehouse), with one
+// FetchInfo carried from the fetch to the period's report_loads row. A failed pull is recorded
+// here, in one place (recordFailure), and comes back classified.
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
+import { BODY_MB, ReportBody } from '../api/body.js';
+import { ApiResponseError } from '../api/errors.js';
+import type { AttemptInfo } from '../api/http.js';
+import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
+import type { AccountConfig } from '../platform/config/env.js';
+import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
+import type { Logger } from '../platform/log/logger.js';
+import type { Period } from '../flatten/types.js';
+import { classifyFailure, type Failure, errorCode } from '../platform/retry/classify.js';
+import { pullAccount, type PullJobData } from '../platform/queue/jobs.js';
+import type { Dimension } from '../platform/config/dimensions.js';
+import {
+  DimensionValueError,
+  MalformedBodyError,
+  ReconciliationError,
+  ReportFormatError,
+} from '../flatten/errors.js';
+import type { ParsedReport } from '../flatten/parse.js';
+import { streamReport } from '../flatten/stream.js';
+import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
+import { AdopsError, TerminalError } from '../platform/retry/errors.js';
+import { LoadError, ReplayError } from '../platform/pg/errors.js';
+import { archivedLoad, BodyArchive, latestBodyDigest, packBody, type PackedBody } from './archive.js';
+import {
+  loadPeriod,
+  recordFailedPull,
+  takeFetchToken,
+  type FetchInfo,
+  type LoadOptions,
+  type LoadOutcome,
+  type RowSource,
+} from './load.js';
+import { reportTable, type Warehouse } from '../platform/pg/handle.js';
+import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
+import { pullLabel } from '../plan/pulls.js';
+
+/** The part of the API client a pull uses. */
+export interface ReportFetcher {
+  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
+  fetchReport(
+    query: { dimensions: ReportJob['dimensions']; period: Period },
+    signal?: AbortSignal,
+  ): Promise<FetchedReport>;
+  close?(): Promise<void>;
+}
+
+/** The fetcher of each account (undefined for an account this worker does not know). */
+export type FetcherFor = (account: string) => ReportFetcher | undefined;
+
+export interface PullOptions extends LoadOptions {
+  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
+  readonly strictReconcile?: boolean;
+  /** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
+  readonly parse?: (body: Buffer, dimensions: readonly Dimension[]) => ParsedReport | Promise<ParsedReport>;
+  /** Strings never to store (the API key): redacted from a recorded error. */
+  readonly secrets?: readonly string[];
+}
+
+/** What a pull needs: the definitions, each account's fetcher, the warehouse. */
+export interface PullDeps {
+  readonly reports: ReportLookup;
+  /**
+   * Whether this worker knows `account` and the account runs `report` (ADOPS_ACCOUNTS_FILE);
+   * absent: every pull is allowed (a single-account deployment, tests).
+   */
+  readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
+  readonly fetcherFor: FetcherFor;
+  readonly wh: Warehouse;
+  /** Aborts requests in flight (worker shutdown). */
+  readonly signal?: AbortSignal;
+  readonly options?: PullOptions;
+  /** Called after a load of a report with a building table version (report evolution). */
+  readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
+  /** The clock that says whether a period has ended (tests fix it); default the real one. */
+  readonly now?: () => Date;
+}
+
+/** PullDeps over one fetcher (every account's) or each account's own. */
+export function pullDeps(
+  reports: ReportLookup,
+  fetcher: ReportFetcher | FetcherFor,
+  wh: Warehouse,
+  options: PullOptions = {},
+  signal?: AbortSignal,
+): PullDeps {
+  const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
+  return { reports, fetcherFor, wh, options, ...(signal === undefined ? {} : { signal }) };
+}
+
+/** The outcome of a pull, as metrics and the job's return value see it. */
+export type PullOutcome =
+  | { readonly ok: true; readonly loaded: LoadOutcome; readonly fetchMs: number; readonly bytes: number }
+  | {
+      readonly ok: false;
+      readonly failure: Failure;
+      readonly error: unknown;
+      /** The report_loads row recording the failure, when there is one. */
+      readonly loadId?: number;
+    };
+
+/** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
+export class UnknownReportError extends TerminalError {
+  override readonly name = 'UnknownReportError';
+}
+
+/** Thrown for a pull of an account this worker has no settings for, or that does not run the report. */
+export class UnknownAccountError extends TerminalError {
+  override readonly name = 'UnknownAccountError';
+}
+
+/** Thrown for a pull of a period that has not ended in its report's time zone: its data is not final. */
+export class UnfinishedPeriodError extends TerminalError {
+  override readonly name = 'UnfinishedPeriodError';
+}
+
+/**
+ * Runs one pull. Never throws: failures come back classified, recorded in report_loads (a 429 is
+ * a pause and a shutdown's abort is ours: neither is recorded; nor is anything when Postgres is
+ * down before the fetch).
+ */
+export async function runPull(
+  deps: PullDeps,
+  data: PullJobData,
+  jobId: string | undefined,
+  logger: Logger,
+): Promise<PullOutcome> {
+  const fail = (error: unknown, loadId?: number, failure = classifyFailure(error)): PullOutcome => ({
+    ok: false,
+    failure,
+    error,
+    ...(loadId === undefined ? {} : { loadId }),
+  });
+  const report = deps.reports.get(data.report);
+  const account = pullAccount(data);
+  const refused = refusal(deps, report, account, data.report);
+  if (refused !== undefined || report === undefined) return fail(refused);
+  const period: Period = { start: data.periodStart, end: data.periodEnd };
+  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
+  // load as final and count as done. Refused before anything is fetched or recorded.
+  const zone = reportTimezone(report);
+  if (!hasEnded(period, zone, deps.now?.() ?? new Date()))
+    return fail(
+      new UnfinishedPeriodError(
+        `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
+          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+      ),
+    );
+  let fetchToken: number;
+  try {
+    // Before the request: a response is as recent as the moment its fetch started.
+    fetchToken = await takeFetchToken(deps.wh);
+  } catch (error) {
+    // Postgres is unreachable: nothing to record the failure in, and nothing fetched yet.
+    return fail(error);
+  }
+  const opts = deps.options ?? {};
+  let fetched: FetchedReport;
+  try {
+    const fetcher = deps.fetcherFor(account);
+    if (fetcher === undefined)
+      throw new UnknownAccountError(`account "${account}" has no API settings in this worker`);
+    fetched = await fetcher.fetchReport({ dimensions: report.dimensions, period }, deps.signal);
+  } catch (error) {
+    const failure = classifyFailure(error);
+    if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return fail(error, undefined, failure);
+    const attempts =
+      error instanceof AdopsError && (error.attempts ?? 0) > 0 ? (error.attempts as number) : 1;
+    const info = { account, report, period, fetchToken, attempts, ...(jobId === undefined ? {} : { jobId }) };
+    // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
+    const body = error instanceof ApiResponseError ? error.body : undefined;
+    const packed =
+      body === undefined
+        ? undefined
+        : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
+    const loadId = await recordFailure(deps.wh, info, error, packed, opts.secrets).catch((err: unknown) => {
+      // Postgres itself may be down; the job's failedReason still carries the reason.
+      logger.warn({ err }, 'could not record the failed pull in report_loads');
+      return undefined;
+    });
+    return fail(error, loadId, failure);
+  }
+  const { fetchedAt, attempts, fetchMs } = fetched;
+  const info: FetchInfo = {
+    account,
+    report,
+    period,
+    fetchToken,
+    fetchedAt,
+    attempts,
+    fetchMs,
+    ...(jobId === undefined ? {} : { jobId }),
+  };
+  try {
+    const loaded = await loadFetched(deps.wh, info, fetched.body, opts);
+    if (loaded.evolving) await deps.afterLoad?.(report, period, account);
+    return { ok: true, loaded, fetchMs: fetched.fetchMs, bytes: fetched.body.receivedBytes };
+  } catch (error) {
+    // loadFetched recorded the failure (with the raw body) whenever Postgres was reachable.
+    return fail(error, error instanceof AdopsError ? error.loadId : undefined);
+  }
+}
+
+/** Why this worker cannot run the pull at all (an unknown report or account), if it cannot. */
+function refusal(
+  deps: PullDeps,
+  report: ReportJob | undefined,
+  account: string,
+  name: string,
+): Error | undefined {
+  if (report === undefined)
+    return new UnknownReportError(
+      `report "${name}" has no job definition in this worker's jobs folder: ` +
+        'deploy the same jobs/ to every worker, or drop the pull if the report was deleted',
+    );
+  const runs = deps.accountRuns?.(account, report.name) ?? 'yes';
+  if (runs === 'unknown account')
+    return new UnknownAccountError(
+      `account "${account}" is not in this worker's accounts (ADOPS_ACCOUNTS_FILE): ` +
+        'deploy the same accounts file to every worker, or drop the pull if the account was removed',
+    );
+  if (runs === 'not run')
+    return new UnknownAccountError(
+      `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
+    );
+  return undefined;
+}
+
+/**
+ * Loads a fetched body: archived as it is read, flattened into rows as it streams (or by
+ * `opts.parse`), loaded in one transaction (loadPeriod). A body that does not parse, repeats a
+ * row, or does not reconcile under strictReconcile rolls the load back; it is recorded as a failed
+ * load with its body kept and the report error is rethrown (a malformed body as a retryable
+ * MalformedBodyError, final when it repeats the period's previous body). Any other failure is
+ * recorded too and thrown as LoadError.
+ */
+export async function loadFetched(
+  wh: Warehouse,
+  info: FetchInfo,
+  body: ReportBody,
+  opts: PullOptions = {},
+): Promise<LoadOutcome> {
+  const startedAt = opts.startedAt ?? performance.now();
+  let archive: BodyArchive;
+  try {
+    archive = await BodyArchive.open(wh, info.account, body);
+  } catch (error) {
+    // Nothing will read the response: let its connection go.
+    await body[Symbol.asyncIterator]().return?.(undefined);
+    throw error;
+  }
+  try {
+    const rows = await rowsOf(archive, info.report.dimensions, opts);
+    return await loadPeriod(wh, info, rows, () => archive.finish(), { ...opts, startedAt });
+  } catch (thrown) {
+    const packed = await archive.finish().catch(() => undefined);
+    let error = asReportError(thrown, reportTable(info.report.name));
+    if (error instanceof MalformedBodyError && error.retryable && packed !== undefined) {
+      // Postgres down: keep the error retryable; the retry will find out.
+      const previous = await latestBodyDigest(wh, info.account, info.report.name, info.period).catch(
+        () => undefined,
+      );
+      if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
+    }
+    const loadId = await recordFailure(wh, info, error, packed, opts.secrets).catch(() => undefined);
+    if (isReportError(error)) throw error;
+    const where = `${info.report.name} ${info.period.start}..${info.period.end}`;
+    throw new LoadError(
+      `loading ${where} failed: ${error.message}; the period's previous rows are unchanged` +
+        (loadId === undefined ? '' : ` (recorded as load ${loadId}, raw body kept)`) +
+        hintFor(error),
+      loadId,
+      { cause: error },
+    );
+  }
+}
+
+/** The rows of a body: streamed as the archive passes it on, or whole through `opts.parse`. */
+async function rowsOf(
+  archive: BodyArchive,
+  dimensions: readonly Dimension[],
+  opts: PullOptions,
+): Promise<RowSource> {
+  if (opts.parse !== undefined) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of archive.chunks()) chunks.push(chunk);
+    const parsed = await opts.parse(Buffer.concat(chunks), dimensions);
+    return { rows: parsed.rows, summary: () => strict(parsed, opts) };
+  }
+  const stream = streamReport(archive.chunks(), dimensions);
+  return { rows: stream.rows, summary: () => strict(stream.summary(), opts), held: archive.whole };
+}
+
+/** The summary, or ReconciliationError under strictReconcile when the rows do not add up. */
+function strict<S extends Pick<ParsedReport, 'totals' | 'reconciliation'>>(summary: S, opts: PullOptions): S {
+  const r = summary.reconciliation;
+  if (opts.strictReconcile === true && !r.ok) throw new ReconciliationError(r.differences, r.reason);
+  return summary;
+}
+
+/** Records a failed pull in report_loads, its error text redacted: the one place that does. */
+function recordFailure(
+  wh: Warehouse,
+  info: FetchInfo,
+  error: unknown,
+  packed: PackedBody | undefined,
+  secrets: readonly string[] = [],
+): Promise<number> {
+  return recordFailedPull(wh, { info, error: describeError(error, secrets), packed });
+}
+
+/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
+export function describeError(error: unknown, secrets: readonly string[] = []): string {
+  const parts: string[] = [];
+  let e: unknown = error instanceof Error ? error : new Error(String(error));
+  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
+    parts.push(`${e.name}: ${e.message}`);
+  return redactSecrets(parts.join(' <- caused by '), secrets);
+}
+
+/** Errors that say the body itself is wrong: retrying or re-loading it cannot help. */
+function isReportError(error: Error): boolean {
+  return (
+    error instanceof ReportFormatError ||
+    error instanceof DimensionValueError ||
+    error instanceof ReconciliationError
+  );
+}
+
+/** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */
+function asReportError(thrown: unknown, table: string): Error {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
+  // a report name holds no "__", so the prefix is this report's alone.
+  const db = error instanceof pg.DatabaseError ? error : undefined;
+  if (db?.code === '23505' && (db.table === table || db.table?.startsWith(`${table}__`) === true))
+    return new ReportFormatError(
+      'items',
+      `two rows have the same dimension values: ${db.detail ?? db.table}`,
+      {
+        cause: error,
+      },
+    );
+  return error;
+}
+
+/** What to do about a Postgres error that says the schema is not what the loader expects. */
+function hintFor(error: unknown): string {
+  const code = errorCode(error);
+  // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
+  if (code === '42P01' || code === '42703')
+    return '; run `adops migrate` so the report tables match the job definitions';
+  return '';
+}
+
+/**
+ * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
+ * original's fetch token: a replay is as old as the fetch that got its body, so replaying it over
+ * the load of a later fetch is recorded as superseded, while replaying the period's current load
+ * (or an older body once the newer load is gone) loads. Throws ReplayError when the load, its
+ * definition or its body is not available.
+ */
+export async function replayLoad(
+  wh: Warehouse,
+  reports: readonly ReportJob[],
+  loadId: number,
+  opts: PullOptions = {},
+): Promise<LoadOutcome> {
+  const load = await archivedLoad(wh, loadId);
+  if (load === undefined)
+    throw new ReplayError(
+      `load ${loadId} is not in ${wh.schema}.report_loads; pick a load_id from that table`,
+    );
+  const report = reports.find((r) => r.name === load.info.report.name);
+  const { start, end } = load.info.period;
+  if (report === undefined)
+    throw new ReplayError(
+      `load ${loadId} is of report ${load.info.report.name}, which has no job definition in ADOPS_JOBS_DIR; restore its definition to replay it`,
+    );
+  const repull = `re-pull the period instead (adops backfill --report ${report.name} --from ${start} --to ${end})`;
+  if (report.dimensions.join(',') !== load.info.report.dimensions.join(','))
+    throw new ReplayError(
+      `load ${loadId} was pulled with dimensions ${load.info.report.dimensions.join(',')} but ${report.file} now has ${report.dimensions.join(',')}; ` +
+        `its body cannot fill the current table: ${repull}`,
+    );
+  if (load.body === undefined)
+    throw new ReplayError(
+      `the raw body of load ${loadId} is not kept (no response, or older than ADOPS_RAW_RETENTION_DAYS); ${repull}`,
+    );
+  return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
+}
+
+/** One HTTP attempt to the API (its status, undefined when no response came). */
+export interface AttemptEvent {
+  readonly status: number | undefined;
+  readonly attempt: number;
+  readonly path: string;
+}
+
+/** Hooks the worker passes to the API client it creates. */
+export interface FetcherHooks {
+  /** Awaited before every HTTP request, retries included (the shared rate limit). */
+  beforeRequest(): Promise<void>;
+  onAttempt(info: AttemptEvent): void;
+  /** The API said, in a success's usage headers, that no request is left for this many ms. */
+  onExhausted?(ms: number): void;
+}
+
+/**
+ * The API client of `config`, for a worker: a 429 throws at once (the worker pauses for
+ * Retry-After instead of one request sleeping), every attempt first takes a slot of the shared
+ * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
+ */
+export function createWorkerApi(
+  config: AccountConfig,
+  logger: Logger,
+  hooks: FetcherHooks,
+  secrets?: readonly string[],
+): { client: ApiClient; fetcher: ReportFetcher } {
+  const client = createApiClientFromConfig(config, logger, {
+    on429: 'throw',
+    beforeRequest: hooks.beforeRequest,
+    onAttempt: (a: AttemptInfo) => {
+      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
+      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
+    },
+    ...(secrets === undefined ? {} : { secrets }),
+  });
+  return {
+    client,
+    fetcher: {
+      fetchReport: (query, signal) =>
+        client.fetchReport(query, {
+          ...(signal === undefined ? {} : { signal }),
+          streamFromBytes: config.http.streamBodyMb * BODY_MB,
+        }),
+      close: () => client.close(),
+    },
+  };
+}

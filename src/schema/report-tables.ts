@@ -1,0 +1,267 @@
+// The report_<name> tables: their shape derived purely from the job definitions, created by
+// `adops migrate`, and a table that no longer matches refused: its data is history, never ours to drop.
+import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
+import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
+import type { ReportJob } from '../platform/config/jobs.js';
+import { derivedName, ident, qualified, reportTable, withTransaction } from '../platform/pg/handle.js';
+import type { ClientBase } from 'pg';
+import { ConfigError } from '../platform/config/files.js';
+import { SchemaDriftError } from '../platform/pg/errors.js';
+import { type Evolving, readVersions, versionFor } from './versions.js';
+import { type FoundColumn, columnsOf } from './views.js';
+
+/** One column as Postgres' format_type() names its type. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly notNull: boolean;
+  readonly default?: string;
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly columns: readonly string[];
+  /** Columns keyed by md5 (a 16-byte uuid): a btree entry holds about 2.7 KB, a text value any length. */
+  readonly hashed: readonly string[];
+  readonly unique: boolean;
+}
+
+export interface TableSpec {
+  readonly table: string;
+  readonly columns: readonly ColumnSpec[];
+  readonly indexes: readonly IndexSpec[];
+  /** Range-partitioned by period_start, one partition a month (partitions.ts). */
+  readonly partitioned: boolean;
+}
+
+/** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
+export function copyColumns(dimensions: readonly Dimension[]): string[] {
+  return ['period_start', 'period_end', ...dimensions, ...COUNTERS, 'load_id', 'account'];
+}
+
+/** The expected table of a definition: report_<name>, or `table` (a later version; indexes named after it). */
+export function tableSpec(
+  report: Pick<ReportJob, 'name' | 'dimensions'>,
+  table: string = reportTable(report.name),
+): TableSpec {
+  const columns: ColumnSpec[] = [
+    { name: 'period_start', type: 'date', notNull: true },
+    { name: 'period_end', type: 'date', notNull: true },
+    ...report.dimensions.map((d) => ({ name: d, type: dimensionType(d), notNull: true })),
+    ...COUNTERS.map((c) => ({ name: c, type: 'bigint', notNull: true })),
+    { name: 'load_id', type: 'bigint', notNull: true },
+    { name: 'loaded_at', type: 'timestamp with time zone', notNull: true, default: 'now()' },
+    // Last, DEFAULT_ACCOUNT for a single-account deployment.
+    { name: 'account', type: 'text', notNull: true, default: `'${DEFAULT_ACCOUNT}'::text` },
+  ];
+  // The account leads (Citus' distribution column; a load and BI query one account), then the
+  // period, which a partitioned table's unique keys must include: so the key also serves BI's range
+  // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
+  const indexes: IndexSpec[] = [
+    {
+      name: derivedName(`${table}_key`),
+      columns: ['account', 'period_start', 'period_end', ...report.dimensions],
+      hashed: report.dimensions.filter((d) => dimensionType(d) === 'text'),
+      unique: true,
+    },
+    ...report.dimensions
+      .filter((d) => d.endsWith('_id'))
+      .map((d) => ({ name: derivedName(`${table}_${d}`), columns: [d], hashed: [], unique: false })),
+  ];
+  return { table, columns, indexes, partitioned: true };
+}
+
+/** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
+export function createTableSql(schema: string, spec: TableSpec): { table: string; indexes: string[] } {
+  const columns = spec.columns.map(
+    (c) =>
+      `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
+  );
+  return {
+    table:
+      `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
+      (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
+    indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
+  };
+}
+
+/** CREATE INDEX IF NOT EXISTS of `ix` on `table`, named `name`. */
+export function createIndexSql(schema: string, table: string, ix: IndexSpec, name: string): string {
+  const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
+  return `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${qualified(schema, table)} (${keys.join(', ')})`;
+}
+
+/** The index's keys as Postgres shows them (pg_get_indexdef of each key): how drift is detected. */
+export function indexKeys(ix: IndexSpec): string[] {
+  return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
+}
+
+/** What differs between expected and found columns, one line each; order counts (COPY relies on it). */
+export function columnDifferences(
+  expected: readonly ColumnSpec[],
+  found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
+): string[] {
+  const out: string[] = [];
+  const foundByName = new Map(found.map((c) => [c.name, c]));
+  const expectedNames = new Set(expected.map((c) => c.name));
+  for (const e of expected) {
+    const f = foundByName.get(e.name);
+    if (f === undefined) out.push(`column ${e.name} (${e.type}) is missing`);
+    else if (f.type !== e.type) out.push(`column ${e.name} is ${f.type}, expected ${e.type}`);
+    else if (f.notNull !== e.notNull)
+      out.push(`column ${e.name} is ${f.notNull ? '' : 'not '}NOT NULL, expected the opposite`);
+  }
+  for (const f of found) {
+    if (!expectedNames.has(f.name)) out.push(`column ${f.name} (${f.type}) is not in the definition`);
+  }
+  if (out.length === 0) {
+    const want = expected.map((c) => c.name).join(', ');
+    const have = found.map((c) => c.name).join(', ');
+    if (want !== have) out.push(`columns are in order (${have}), expected (${want})`);
+  }
+  return out;
+}
+
+/** Tables created, tables that already matched, and indexes someone had dropped, re-added. */
+export interface EnsureResult {
+  readonly created: readonly string[];
+  readonly unchanged: readonly string[];
+  readonly indexesAdded: readonly string[];
+  /** report_* tables of the schema with no definition any more: kept as they are. */
+  readonly orphaned: readonly string[];
+  /** Reports whose definition loads into a version their stable name does not show yet. */
+  readonly evolving: readonly Evolving[];
+}
+
+/**
+ * Creates report_<name> for each definition if absent, all in one transaction. Throws
+ * SchemaDriftError (changing nothing) when an existing table differs from its definition.
+ */
+export async function ensureReportTables(
+  client: ClientBase,
+  schema: string,
+  reports: readonly ReportJob[],
+  options: { readonly autoSwap?: boolean } = {},
+): Promise<EnsureResult> {
+  refuseNameClashes(reports);
+  const created: string[] = [];
+  const unchanged: string[] = [];
+  const indexesAdded: string[] = [];
+  const evolving: Evolving[] = [];
+  await withTransaction(client, async () => {
+    // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
+    const existing = await reportTablesIn(client, schema);
+    for (const report of reports) {
+      // A change of dimensions is not drift: it starts a new version of the table (evolution).
+      const version = await versionFor(client, schema, report, options.autoSwap ?? true);
+      if (version.evolving !== undefined) evolving.push(version.evolving);
+      const spec = tableSpec(report, version.table);
+      if (!existing.has(spec.table)) {
+        const sql = createTableSql(schema, spec);
+        await client.query(sql.table);
+        for (const statement of sql.indexes) await client.query(statement);
+        created.push(spec.table);
+        continue;
+      }
+      const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
+      const indexes = await indexesOf(client, schema, spec.table);
+      for (const ix of spec.indexes) {
+        const found = indexes.get(ix.name);
+        // Column differences already explain a changed key; only a lone index change is news.
+        if (found === undefined || differences.length > 0) continue;
+        const keys = indexKeys(ix);
+        if (found.unique === ix.unique && found.keys.join(',') === keys.join(',')) continue;
+        differences.push(
+          `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
+        );
+      }
+      if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
+      for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
+        await client.query(createIndexSql(schema, spec.table, ix, ix.name));
+        indexesAdded.push(ix.name);
+      }
+      unchanged.push(spec.table);
+    }
+  });
+  const names = new Set(reports.map((r) => r.name));
+  const defined = new Set([
+    ...reports.map((r) => tableSpec(r).table),
+    ...(await readVersions(client, schema)).filter((v) => names.has(v.report)).map((v) => v.table),
+  ]);
+  const orphaned = [...(await reportTablesIn(client, schema))].filter(
+    (t) => !defined.has(t) && !FIXED_TABLES.has(t),
+  );
+  return { created, unchanged, indexesAdded, orphaned, evolving };
+}
+
+/** Throws ConfigError when a report's table takes another report's index name (report `daily`
+ * indexes report_daily_campaign_id): tables and indexes share one namespace. */
+function refuseNameClashes(reports: readonly ReportJob[]): void {
+  const indexOwner = new Map<string, ReportJob>();
+  for (const report of reports) for (const ix of tableSpec(report).indexes) indexOwner.set(ix.name, report);
+  for (const report of reports) {
+    const table = tableSpec(report).table;
+    const owner = indexOwner.get(table);
+    if (owner === undefined) continue;
+    throw new ConfigError(
+      `${report.file}: name: "${report.name}": its table ${table} has the name of an index of report ` +
+        `${owner.name} (${owner.file}); rename one of the two reports`,
+      `${report.file}: name`,
+    );
+  }
+}
+
+/** Tables of the fixed schema (sql/001_baseline.sql) that share the report_ prefix. */
+const FIXED_TABLES = new Set([
+  'report_loads',
+  'report_totals',
+  'report_raw',
+  'report_raw_parts',
+  'report_versions',
+]);
+
+function driftError(
+  schema: string,
+  report: ReportJob,
+  spec: TableSpec,
+  differences: string[],
+): SchemaDriftError {
+  const table = `${schema}.${spec.table}`;
+  return new SchemaDriftError(
+    `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
+      differences.map((d) => `  - ${d}`).join('\n') +
+      `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
+      `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
+      `and run adops migrate again.`,
+    table,
+    differences,
+  );
+}
+
+async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<string>> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
+    [schema],
+  );
+  return new Set(rows.map((r) => r.name));
+}
+
+async function indexesOf(
+  client: ClientBase,
+  schema: string,
+  table: string,
+): Promise<Map<string, { unique: boolean; keys: string[] }>> {
+  // Each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid).
+  const { rows } = await client.query<{ name: string; unique: boolean; keys: string[] }>(
+    `SELECT ic.relname AS name, i.indisunique AS unique,
+            array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
+                    FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
+       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
+    [schema, table],
+  );
+  return new Map(rows.map((r) => [r.name, { unique: r.unique, keys: r.keys }]));
+}
