@@ -25,6 +25,55 @@ export interface Warehouse {
   readonly logger?: Logger | undefined;
 }
 
+/**
+ * One statement, built by a feature's SQL module (a pure function of its arguments): its text, its
+ * parameter values, and the shape of the rows it returns, which `rowsOf` hands back typed.
+ */
+export interface Statement<R extends QueryResultRow = QueryResultRow> {
+  readonly text: string;
+  readonly values: readonly unknown[];
+  /** Never set: carries the row type from the builder to whoever runs it. */
+  readonly row?: R;
+}
+
+/** A statement of `text` and `values`, whose rows have the shape R. */
+export function statement<R extends QueryResultRow = QueryResultRow>(
+  text: string,
+  values: readonly unknown[] = [],
+): Statement<R> {
+  return { text, values };
+}
+
+/** What a statement runs on: the warehouse's pool, or a client holding a transaction. */
+export type Queryable = Pick<ClientBase, 'query'>;
+
+function queryableOf(db: Queryable | Warehouse): Queryable {
+  return 'pool' in db ? db.pool : db;
+}
+
+/** Runs `st` on `db` and returns its rows, typed by the builder. */
+export async function rowsOf<R extends QueryResultRow>(
+  db: Queryable | Warehouse,
+  st: Statement<R>,
+): Promise<R[]> {
+  const result = await queryableOf(db).query<R>({ text: st.text, values: [...st.values] });
+  return result.rows;
+}
+
+/** Runs `st` on `db` and returns its first row, or undefined when it returned none. */
+export async function firstRow<R extends QueryResultRow>(
+  db: Queryable | Warehouse,
+  st: Statement<R>,
+): Promise<R | undefined> {
+  return (await rowsOf(db, st))[0];
+}
+
+/** Runs `st` on `db` and returns how many rows it touched. */
+export async function execute(db: Queryable | Warehouse, st: Statement): Promise<number> {
+  const result = await queryableOf(db).query({ text: st.text, values: [...st.values] });
+  return result.rowCount ?? 0;
+}
+
 /** The handle over `pool` for `schema` (validated: it becomes a quoted identifier in every statement). */
 export function warehouseOf(
   pool: Pool,
