@@ -3,7 +3,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { secretsOf } from '../platform/config/env.js';
 import { enqueueEvolution } from '../evolution/evolution.js';
-import { SchemaDriftError } from '../platform/pg/errors.js';
+import { SchemaDriftError } from '../schema/report-tables.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../evolution/evolution.js';
 import { MigrationError, setupWarehouse, type SetupResult } from '../schema/migrate.js';
 import { openWarehouse, withClient, type Warehouse } from '../platform/pg/handle.js';

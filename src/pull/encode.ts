@@ -3,6 +3,7 @@
 // Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
 // and carriage return inside a value are escaped with a backslash. Every other character is taken
 // literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
+import { TerminalError } from '../platform/retry/errors.js';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
 import {
   dimensionType,
@@ -12,7 +13,6 @@ import {
 } from '../platform/config/dimensions.js';
 import { isIsoDate } from '../platform/dates/calendar.js';
 import type { ReportRow } from '../flatten/types.js';
-import { RowValueError } from '../platform/pg/errors.js';
 
 const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
@@ -224,4 +224,17 @@ export function checkedAccount(account: string): string {
 
 function preview(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
+/** A row value that cannot be written to its column; the pull fails, its raw body is kept. */
+export class RowValueError extends TerminalError {
+  override readonly name = 'RowValueError';
+  constructor(
+    message: string,
+    readonly dimension: string,
+    readonly value: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }

@@ -1,6 +1,7 @@
 // The load of one fetched period: rows and totals in, in one transaction that locks, fences,
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
+import { TransientError } from '../platform/retry/errors.js';
 import { performance } from 'node:perf_hooks';
 import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../platform/config/jobs.js';
@@ -8,7 +9,6 @@ import type { UnreconciledReason } from '../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../flatten/types.js';
 import { COUNTERS } from '../platform/config/dimensions.js';
-import { MissingPartitionError } from '../platform/pg/errors.js';
 import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
 import {
   inOrder,
@@ -404,4 +404,9 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
     return loadId;
   });
+}
+
+/** A load met a month whose partition came after this process looked (a new version): retried. */
+export class MissingPartitionError extends TransientError {
+  override readonly name = 'MissingPartitionError';
 }

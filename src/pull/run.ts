@@ -25,7 +25,6 @@ import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
 import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
 import { AdopsError, TerminalError } from '../platform/retry/errors.js';
-import { LoadError, ReplayError } from '../platform/pg/errors.js';
 import { archivedLoad, BodyArchive, latestBodyDigest, packBody, type PackedBody } from './archive.js';
 import {
   loadPeriod,
@@ -442,4 +441,27 @@ export function createWorkerApi(
       close: () => client.close(),
     },
   };
+}
+
+/** A load failed; the period's previous rows are untouched, the attempt recorded when Postgres could. */
+export class LoadError extends AdopsError {
+  override readonly name = 'LoadError';
+  constructor(
+    message: string,
+    /** The report_loads row of the failed attempt, when it could be recorded. */
+    loadId: number | undefined,
+    options: { cause?: unknown } = {},
+  ) {
+    // Retryable as its cause is: a lost connection or a deadlock is, a bad value is not.
+    super(
+      message,
+      { ...options, ...(loadId === undefined ? {} : { loadId }) },
+      classifyFailure(options.cause).kind === 'transient',
+    );
+  }
+}
+
+/** `adops replay` cannot replay the load it was asked for; the message says why and what to do. */
+export class ReplayError extends TerminalError {
+  override readonly name = 'ReplayError';
 }

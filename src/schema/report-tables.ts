@@ -1,12 +1,12 @@
 // The report_<name> tables: their shape derived purely from the job definitions, created by
 // `adops migrate`, and a table that no longer matches refused: its data is history, never ours to drop.
+import { TerminalError } from '../platform/retry/errors.js';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import { derivedName, ident, qualified, reportTable, withTransaction } from '../platform/pg/handle.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../platform/config/files.js';
-import { SchemaDriftError } from '../platform/pg/errors.js';
 import { type Evolving, readVersions, versionFor } from './versions.js';
 import { type FoundColumn, columnsOf } from './views.js';
 
@@ -264,4 +264,17 @@ async function indexesOf(
     [schema, table],
   );
   return new Map(rows.map((r) => [r.name, { unique: r.unique, keys: r.keys }]));
+}
+
+/** A report table no longer matches its definition; nothing was changed, the message says how to proceed. */
+export class SchemaDriftError extends TerminalError {
+  override readonly name = 'SchemaDriftError';
+  constructor(
+    message: string,
+    readonly table: string,
+    /** One line per difference, e.g. `column zone_id is missing`. */
+    readonly differences: readonly string[],
+  ) {
+    super(message);
+  }
 }

@@ -1,9 +1,9 @@
 // The versions of a report's table (report_versions): which physical table holds the rows of a
 // definition's dimensions, which one the stable name report_<name> shows, and, decided by
 // `adops migrate`, the new version a change of dimensions starts (report evolution).
+import { TransientError } from '../platform/retry/errors.js';
 import type { ClientBase, Pool } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
-import { UnmigratedDefinitionError } from '../platform/pg/errors.js';
 import { type Warehouse, derivedName, named, qualified, reportTable } from '../platform/pg/handle.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 
@@ -214,4 +214,9 @@ async function setState(
     `UPDATE ${qualified(schema, 'report_versions')} SET state = $3 WHERE report = $1 AND version = $2`,
     [v.report, v.version, state],
   );
+}
+
+/** A definition whose dimensions no table version has yet: retried until `adops migrate` makes it. */
+export class UnmigratedDefinitionError extends TransientError {
+  override readonly name = 'UnmigratedDefinitionError';
 }

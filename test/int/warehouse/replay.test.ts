@@ -9,7 +9,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
-import { ReplayError } from '../../../src/platform/pg/errors.js';
+import { ReplayError } from '../../../src/pull/run.js';
 import { takeFetchToken } from '../../../src/pull/load.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { pruneRaw } from '../../../src/pull/archive.js';

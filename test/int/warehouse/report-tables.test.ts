@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchemaDriftError } from '../../../src/platform/pg/errors.js';
+import { SchemaDriftError } from '../../../src/schema/report-tables.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';

@@ -3,7 +3,7 @@
 // and keeps the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
-import { LoadError } from '../../../src/platform/pg/errors.js';
+import { LoadError } from '../../../src/pull/run.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

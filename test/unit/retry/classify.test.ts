@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiHttpError, ApiTransportError, RateLimitedError } from '../../../src/api/errors.js';
 import { malformedAnswer } from '../../../src/api/malformed.js';
 import { MalformedBodyError, ReportFormatError } from '../../../src/flatten/errors.js';
-import { LoadError } from '../../../src/platform/pg/errors.js';
+import { LoadError } from '../../../src/pull/run.js';
 import {
   classifyFailure,
   failureReason,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BINARY_HEADER, BINARY_TRAILER, binaryField, copyBinaryChunks } from '../../../src/pull/copy.js';
-import { RowValueError } from '../../../src/platform/pg/errors.js';
+import { RowValueError } from '../../../src/pull/encode.js';
 import type { ReportRow } from '../../../src/flatten/types.js';
 
 const hex = (b: Buffer) => b.toString('hex');

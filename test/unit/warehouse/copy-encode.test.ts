@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copyChunks, createRowEncoder, encodeDimension, escapeCopyText } from '../../../src/pull/encode.js';
-import { RowValueError } from '../../../src/platform/pg/errors.js';
+import { RowValueError } from '../../../src/pull/encode.js';
 import type { ReportRow } from '../../../src/flatten/types.js';
 
 /** Postgres' reading of one COPY text-format field (the escapes it documents), for round trips. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dimensionType } from '../../../src/platform/config/dimensions.js';
 import { createRowEncoder } from '../../../src/pull/encode.js';
-import { RowValueError } from '../../../src/platform/pg/errors.js';
+import { RowValueError } from '../../../src/pull/encode.js';
 
 const layout = {
   periodStart: '2026-03-02',
