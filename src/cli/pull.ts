@@ -26,7 +26,7 @@ import {
 } from '../status/format.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { CommandFailed, rethrowAs, SUMMARIES, UsageError, type CliContext } from './context.js';
+import { CommandFailed, rethrowAs, SUMMARIES, usageError, type CliContext } from './context.js';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -130,23 +130,24 @@ function queryOf(flags: PullFlags): ReportQuery {
   const dimensions: Dimension[] = [];
   for (const name of names) {
     if (!isDimension(name))
-      throw new UsageError(`--dimensions: "${name}" is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
-    if (dimensions.includes(name)) throw new UsageError(`--dimensions: "${name}" is listed twice`);
+      throw usageError(`--dimensions: "${name}" is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (dimensions.includes(name)) throw usageError(`--dimensions: "${name}" is listed twice`);
     dimensions.push(name);
   }
   const start = flags.from;
   const end = flags.to ?? flags.from;
-  if (!isIsoDate(start)) throw new UsageError(`--from: "${start}" is not a date YYYY-MM-DD`);
-  if (!isIsoDate(end)) throw new UsageError(`--to: "${end}" is not a date YYYY-MM-DD`);
-  if (end < start) throw new UsageError(`--to ${end} is before --from ${start}`);
+  if (!isIsoDate(start)) throw usageError(`--from: "${start}" is not a date YYYY-MM-DD`);
+  if (!isIsoDate(end)) throw usageError(`--to: "${end}" is not a date YYYY-MM-DD`);
+  if (end < start) throw usageError(`--to ${end} is before --from ${start}`);
   return { dimensions, period: { start, end } };
 }
 
 function formatOf(flag: string | undefined, tty: boolean): Format {
   if (flag === undefined) return tty ? 'table' : 'csv';
-  if (!(FORMATS as readonly string[]).includes(flag))
-    throw new UsageError(`--format: "${flag}" is not allowed; allowed: ${FORMATS.join(', ')}`);
-  return flag as Format;
+  const format = FORMATS.find((f) => f === flag);
+  if (format === undefined)
+    throw usageError(`--format: "${flag}" is not allowed; allowed: ${FORMATS.join(', ')}`);
+  return format;
 }
 
 function chunksOf(
