@@ -2,7 +2,7 @@
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../platform/config/env.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from './demo.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, runDemo, type DemoOptions } from './demo.js';
 
 import {
   describeQuirks,
@@ -225,7 +225,6 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         progress: ctx.stderr,
         ...opts,
       }).catch((error: unknown) => {
-        if (error instanceof DemoRefused) throw usageError(error.message, error);
         throw postgresFailure(error);
       });
       ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
