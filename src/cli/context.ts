@@ -237,14 +237,10 @@ export async function withQueues<T>(
     import('../platform/queue/queues.js'),
     import('../platform/queue/connection.js'),
   ]);
-  let queues: Queues;
-  try {
-    queues = await openQueues(ctx.config());
-  } catch (error) {
-    if (error instanceof RedisUnavailableError)
-      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
-    throw error;
-  }
+  const queues = await openQueues(ctx.config()).catch((error: unknown) => {
+    if (!(error instanceof RedisUnavailableError)) throw error;
+    throw new CommandFailed(`${error.message}${hint}`, { cause: error });
+  });
   try {
     return await work(queues);
   } finally {

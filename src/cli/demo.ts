@@ -2,7 +2,6 @@
 // its own (never production's), ending with the example BI queries of sql/examples/.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Table from 'cli-table3';
 import { createApiClientFromConfig } from '../api/client.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { DEMO_KEY, startEmulator } from '../emulator/index.js';
@@ -36,6 +35,7 @@ import { collectStatus } from '../status/status.js';
 import { startWorker } from '../worker/start.js';
 import { usageError } from './context.js';
 import { etaText, progressView } from './progress.js';
+import { gridTable } from './pull.js';
 
 /** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
@@ -238,13 +238,10 @@ async function exampleTable(wh: Warehouse, file: string): Promise<string> {
   const numeric = result.fields.map(
     (_, i) => rows.length > 0 && rows.every((r) => /^-?\d+(\.\d+)?$/.test(r[i] ?? '')),
   );
-  const table = new Table({
-    head: result.fields.map((f) => f.name),
-    style: { head: [], border: [] },
-    // No rule between body rows: results read as a compact grid.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    colAligns: numeric.map((n) => (n ? 'right' : 'left')),
-  });
+  const table = gridTable(
+    result.fields.map((f) => f.name),
+    numeric.map((n) => (n ? 'right' : 'left')),
+  );
   table.push(...rows);
   return table.toString();
 }

@@ -160,13 +160,7 @@ function chunksOf(
   // On a terminal an API value's control characters must not drive it; into a pipe CSV stays exact.
   if (format === 'csv') return csvChunks(dimensions, parsed.rows, { formulas, terminal: tty });
   if (format === 'json') return jsonChunks(dimensions, parsed.rows);
-  // No colours: the table may be copied or piped even from a terminal.
-  const table = new Table({
-    head: columns(dimensions),
-    style: { head: [], border: [] },
-    // No rule between rows: a report has many.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
+  const table = gridTable(columns(dimensions));
   // A table is for a terminal: an API value's control characters must not drive it.
   for (const row of parsed.rows) table.push([...row.dims.map(terminalSafe), ...row.counters.map(String)]);
   const lines = table.toString().split('\n');
@@ -184,4 +178,15 @@ async function write(out: NodeJS.WritableStream, chunks: Iterable<string>): Prom
       await once(out, 'drain').catch((error: Error) => {
         throw new CommandFailed(`cannot write the rows: ${error.message}`, { cause: error });
       });
+}
+
+/** A terminal table without colours (it may be copied or piped even from a terminal) and without a rule
+ * between body rows (a report has many): results read as a compact grid. */
+export function gridTable(head: string[], colAligns?: Array<'left' | 'right'>): Table.Table {
+  return new Table({
+    head,
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(colAligns === undefined ? {} : { colAligns }),
+  });
 }
