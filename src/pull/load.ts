@@ -211,7 +211,8 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   const [, , first] = await inOrder(client, ['BEGIN', prepared(lock), claim()]);
   let { row: found, target } = claimed(first);
   if (target.retired === undefined && target.table !== table) {
-    tx.tables?.set(key, (table = target.table));
+    table = target.table;
+    tx.tables?.set(key, table);
     ({ row: found, target } = claimed(await queryOnce(client, claim())));
   }
   const loadId = Number(found.next_id);
