@@ -223,7 +223,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
   // claim then deleted nothing).
   if (previousLoadId !== null && found.stale) {
-    const outcome = await record(client, schema, tx, loadId, { previousLoadId, error: null });
+    const outcome = await record(client, wh, tx, loadId, { previousLoadId, error: null });
     wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
     return { ...outcome, evolving };
   }
@@ -237,7 +237,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
     periodEnd: period.end,
   };
   const rows = tx.inline?.length ?? (await copyRows(client, into, tx.rows, { format: wh.copyFormat }));
-  const outcome = await record(client, schema, tx, loadId, {
+  const outcome = await record(client, wh, tx, loadId, {
     previousLoadId,
     rows,
     previous: found.totals ?? undefined,
@@ -264,7 +264,7 @@ type Ending = { readonly previousLoadId: number | null } & (
  */
 async function record(
   client: Client,
-  schema: string,
+  { schema }: Warehouse,
   tx: Tx,
   loadId: number,
   end: Ending,
@@ -341,7 +341,7 @@ async function refuseRetired(
     `its dimensions (${report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
     `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
     'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
-  const outcome = await record(client, wh.schema, tx, loadId, { previousLoadId: null, error });
+  const outcome = await record(client, wh, tx, loadId, { previousLoadId: null, error });
   wh.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
   return { ...outcome, evolving: false };
 }
