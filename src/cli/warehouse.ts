@@ -245,7 +245,7 @@ export function registerReplay(program: Command, ctx: CliContext): void {
             : `load ${loadId} replayed as load ${outcome.loadId}: superseded, a newer response of the period is loaded; nothing changed\n`,
         );
       }).catch((error: unknown) => {
-        // Our own errors (ReplayError, the loader's) are one line; a bare Error is a bug worth its stack.
+        // Our own errors (replay's, the loader's) are one line; a bare Error is a bug worth its stack.
         if (error instanceof Error && !(error instanceof CommandFailed) && error.name !== 'Error')
           throw new CommandFailed(error.message, { cause: error });
         throw error;
