@@ -4,7 +4,7 @@ import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../platform/config/env.js';
 import { realSleep } from '../api/http.js';
 import { backoffDelay, classifyFailure } from '../platform/retry/classify.js';
-import type { RequestGate } from '../limits/redis.js';
+import type { RequestGate } from '../limits/limiter.js';
 import { ApiError } from '../api/errors.js';
 import { entityId, listPages } from '../api/pages.js';
 import type { Logger } from '../platform/log/logger.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../platform/log/logger.js';
 import { redactSecrets } from '../platform/log/redact.js';
 import { classifyFailure } from '../platform/retry/classify.js';
-import { createLocalGate, type RequestGate } from '../limits/redis.js';
+import { createLocalGate, type RequestGate } from '../limits/limiter.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
 import { failRun, finishRun, openRun, stagePages } from './runs.js';

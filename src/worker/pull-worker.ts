@@ -1,7 +1,7 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../limits/redis.js';
+import type { RequestGate } from '../limits/limiter.js';
 import { secretsOf } from '../platform/config/env.js';
 import type { ReportLookup } from '../platform/config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../platform/retry/classify.js';
