@@ -4,7 +4,7 @@ import type { Totals } from '../flatten/types.js';
 import { COUNTERS, type CounterName } from '../platform/config/dimensions.js';
 import { addDays } from '../platform/dates/calendar.js';
 import { qualified, type Warehouse } from '../platform/pg/handle.js';
-import { claimAnnouncement } from '../webhooks/state.js';
+import { claimAnnouncement } from '../webhooks/events.js';
 import type { ReportDisagreesEvent } from '../platform/queue/jobs.js';
 
 /** One report's totals over a period: its own period's row, or the sum of its rows inside it. */

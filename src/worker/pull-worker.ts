@@ -74,7 +74,7 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
     // is queue-wide, so it is every account's requests per second together: pulls per second can
-    // never exceed that, and the request limits (src/limits/redis.ts) bind first.
+    // never exceed that, and the request limits (src/limits/limiter.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });
