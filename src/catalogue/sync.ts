@@ -7,7 +7,8 @@ import { createLocalGate, type RequestGate } from '../limits/limiter.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
 import { failRun, finishRun, openRun, stagePages } from './runs.js';
-import { writeCatalogue, type WriteResult } from './write.js';
+import { writeCatalogue } from './write.js';
+import type { EntitySyncResult, WriteResult } from './stored-rows.js';
 import { Checkpoint, type FlushPolicy, type SyncProgress, throttled } from './checkpoint.js';
 import {
   type CatalogueApi,
@@ -19,13 +20,7 @@ import {
 } from './read.js';
 import type { Warehouse } from '../platform/pg/handle.js';
 
-/** Counts of one sync: field problems, entities skipped, this try's requests, pages resumed. */
-export interface EntitySyncResult extends WriteResult {
-  readonly problems: number;
-  readonly skipped: number;
-  readonly requests: number;
-  readonly resumedPages: number;
-}
+export type { EntitySyncResult } from './stored-rows.js';
 
 export interface EntitySyncDeps {
   readonly wh: Warehouse;
@@ -59,11 +54,10 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
   const { wh } = deps;
-  const { schema } = wh;
   const start = await openRun(wh, runId, deps.staleAfterMs ?? 6 * 3600_000, deps.account);
   if (start.kind === 'written') {
     logger.info('an earlier try of this sync already wrote the catalogue');
-    return start.result as EntitySyncResult;
+    return start.result;
   }
   const started = Date.now();
   const counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
@@ -115,20 +109,19 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     if (catalogue.campaigns.length === 0)
       logger.warn('the API returned no campaigns: every stored campaign and creative is marked deleted');
     const summary = problems.summary();
-    let result: EntitySyncResult | undefined;
-    await writeCatalogue(wh, catalogue, {
-      ...(deps.account === undefined ? {} : { account: deps.account }),
-      beforeCommit: async (client, written) => {
-        result = {
-          ...written,
-          problems: summary.count,
-          skipped: summary.skipped,
-          requests: counts.requests,
-          resumedPages: checkpoint.resumedPages,
-        };
-        await finishRun(client, schema, runId, result, summary);
-      },
+    const resultOf = (written: WriteResult): EntitySyncResult => ({
+      ...written,
+      problems: summary.count,
+      skipped: summary.skipped,
+      requests: counts.requests,
+      resumedPages: checkpoint.resumedPages,
     });
+    const result = resultOf(
+      await writeCatalogue(wh, catalogue, {
+        ...(deps.account === undefined ? {} : { account: deps.account }),
+        beforeCommit: (client, written) => finishRun(client, wh, runId, resultOf(written), summary),
+      }),
+    );
     if (summary.count > 0)
       logger.warn(
         {
@@ -150,7 +143,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       },
       'entity sync written',
     );
-    return result as EntitySyncResult;
+    return result;
   } catch (error) {
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
