@@ -3,7 +3,6 @@
 import { COUNTERS } from '../platform/config/dimensions.js';
 import type { Totals } from '../flatten/types.js';
 import { qualified, statement } from '../platform/pg/handle.js';
-import type { UnconfiguredAccount } from './status.js';
 
 /** A report's totals over one account and period: its own period's row, or the sum of its rows inside it. */
 export interface SideRow {
@@ -47,6 +46,22 @@ export function sidesOf(
       ORDER BY 1, 2, 3, 4`,
     [reports, from, to, accounts],
   );
+}
+
+/**
+ * An account holding rows that is not configured: `default` after an accounts file named its server
+ * otherwise, or an account removed from the file. Its rows still count in the bi_ views, so `adops
+ * status` names it (and how to move it: `adops accounts rename`).
+ */
+export interface UnconfiguredAccount {
+  readonly account: string;
+  /** Its rows of report_loads (every attempt), and of those the periods currently loaded. */
+  readonly loads: number;
+  readonly loadedPeriods: number;
+  /** First and last day of its loaded periods; null when none is loaded. */
+  readonly first: string | null;
+  readonly last: string | null;
+  readonly campaigns: number;
 }
 
 /** The accounts holding loads or campaigns that are not in `configured`, each with what it holds. */

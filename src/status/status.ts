@@ -24,7 +24,7 @@ import { COUNTED_STATES, failedPulls, jobCounts, REPORT_QUEUE } from '../platfor
 import type { Queues } from '../platform/queue/queues.js';
 import { runsReport } from '../platform/config/accounts.js';
 import { rowsOf, type Warehouse } from '../platform/pg/handle.js';
-import { unconfiguredAccounts } from './sql.js';
+import { unconfiguredAccounts, type UnconfiguredAccount } from './sql.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -98,22 +98,6 @@ export interface Status {
   readonly unconfiguredAccounts?: readonly UnconfiguredAccount[];
   /** Definitions whose dimensions no table has (`adops migrate` not run since they changed): none can load. */
   readonly unmigrated?: ReadonlyArray<{ readonly report: string; readonly dimensions: readonly string[] }>;
-}
-
-/**
- * An account holding rows that is not configured: `default` after an accounts file named its server
- * otherwise, or an account removed from the file. Its rows still count in the bi_ views, so `adops
- * status` names it (and how to move it: `adops accounts rename`).
- */
-export interface UnconfiguredAccount {
-  readonly account: string;
-  /** Its rows of report_loads (every attempt), and of those the periods currently loaded. */
-  readonly loads: number;
-  readonly loadedPeriods: number;
-  /** First and last day of its loaded periods; null when none is loaded. */
-  readonly first: string | null;
-  readonly last: string | null;
-  readonly campaigns: number;
 }
 
 /** The accounts holding loads or campaigns that are not in `configured`, each with what it holds. */
