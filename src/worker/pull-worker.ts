@@ -1,7 +1,7 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../limits/redis.js';
+import type { RequestGate } from '../limits/limiter.js';
 import { secretsOf } from '../platform/config/env.js';
 import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../platform/retry/classify.js';
@@ -79,7 +79,7 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
     // is queue-wide, so it is every account's requests per second together: pulls per second can
-    // never exceed that, and the request limits (src/limits/redis.ts) bind first.
+    // never exceed that, and the request limits (src/limits/limiter.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });

@@ -5,7 +5,7 @@ import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import type { AttemptInfo } from '../api/http.js';
 import type { AccountConfig } from '../platform/config/env.js';
 import type { Logger } from '../platform/log/logger.js';
-import { type RequestGate, limiterKey } from '../limits/redis.js';
+import { type RequestGate, limiterKey } from '../limits/limiter.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { accountConfig, secretsOf } from '../platform/config/env.js';

@@ -4,7 +4,7 @@ import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
-import { writeCatalogue } from '../../../src/catalogue/write.js';
+import { writeCatalogue } from '../../../src/catalogue/sync.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/limits/redis.js';
+import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/limits/limiter.js';
 import { createPgRequestLimiter } from '../../../src/limits/postgres.js';
 import { sqlDir } from '../../../src/platform/config/files.js';
 import { migrate } from '../../../src/schema/migrate.js';
