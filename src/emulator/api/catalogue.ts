@@ -1,10 +1,10 @@
 // The campaign and creative endpoints over a store of the seeded catalogue that writes change, with entity
 // reads encoded as the quirks ask.
-import { EVENT_COUNTS, uniqueIds, type Campaign, type Catalogue, type Creative } from '../catalogue.js';
-import type { Quirks } from '../options.js';
+import { eventCounts, uniqueIds, type Campaign, type Catalogue, type Creative } from '../catalogue.js';
+import { isRecord, type Quirks } from '../options.js';
 import { createRng, mixSeed } from '../prng.js';
 import {
-  ApiError,
+  EmulatorReply,
   badRequest,
   NO_CONTENT,
   notFound,
@@ -75,7 +75,7 @@ function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown):
   try {
     return find();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) precheck();
+    if (error instanceof EmulatorReply && error.status === 404) precheck();
     throw error;
   }
 }
@@ -166,8 +166,8 @@ function transform(value: unknown, q: EntityEncoding, form: BoolForm, key: strin
     return form === 'digit' ? (value ? '1' : '0') : String(value);
   }
   if (Array.isArray(value)) return value.map((v) => transform(v, q, form, undefined));
-  if (typeof value !== 'object' || value === null) return value;
-  const obj = value as Record<string, unknown>;
+  if (!isRecord(value)) return value;
+  const obj = value;
   if (q.emptyAsArray && isUnset(obj, key)) return [];
   const own = boolFormOf(obj) ?? form;
   const keys = Object.keys(obj);
@@ -243,7 +243,7 @@ class CatalogueStore {
       zone_ids: [],
       creative_ids: [],
       delivery: { start: 0, end: 0 },
-      event_counts: Object.fromEntries(EVENT_COUNTS.map((k) => [k, 0])) as Campaign['event_counts'],
+      event_counts: eventCounts(0),
       pricing: [],
       pacing: [],
       targeting: [],

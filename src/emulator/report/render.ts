@@ -143,8 +143,8 @@ function renderRows(
   ];
   if (encoding.sortKeys) fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // Per dimension, each key's value as written in a row: numbers bare unless stringValues.
-  const values = coded.map((c, d) =>
-    INTEGER_DIMENSIONS.has(dimensions[d] as Dimension) && !encoding.stringValues
+  const values = coded.map((c) =>
+    INTEGER_DIMENSIONS.has(c.dim) && !encoding.stringValues
       ? c.keysJson.map((k) => k.slice(1, -1))
       : c.keysJson,
   );
@@ -194,8 +194,8 @@ export class ReportEngine {
     }
     const cells = generateDay(this.model, this.options.seed, day, this.options.cellsPerDay);
     const budget = Math.max(4_000_000, this.options.cellsPerDay);
-    while (this.cached + cells.count > budget && this.cache.size > 0) {
-      const [oldest, old] = this.cache.entries().next().value as [string, DayCells];
+    for (const [oldest, old] of this.cache) {
+      if (this.cached + cells.count <= budget) break;
       this.cache.delete(oldest);
       this.cached -= old.count;
     }
