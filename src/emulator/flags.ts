@@ -11,6 +11,7 @@ import {
   isRecord,
   KEY_SCHEMA,
   overlay,
+  splitList,
   resolveQuirks,
   type EchoPlace,
   type EmulatorKey,
@@ -161,7 +162,7 @@ const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>(
 /** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
-  for (const item of listItems(text)) {
+  for (const item of splitList(text)) {
     const on = !item.startsWith('no-');
     const name = on ? item : item.slice(3);
     const key = BOOLEAN_QUIRKS.get(name);
@@ -177,20 +178,13 @@ export function parseQuirkList(text: string): EmulatorQuirks {
 /** Parses an `--echo-key` list such as 'body,header' (or 'all'). */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
-  for (const item of listItems(text)) {
+  for (const item of splitList(text)) {
     if (item === 'all') return [...ECHO_PLACES];
     if (!isOneOf(ECHO_PLACES, item))
       throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
     if (!places.includes(item)) places.push(item);
   }
   return places;
-}
-
-function listItems(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
 
 /** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */

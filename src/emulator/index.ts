@@ -129,24 +129,21 @@ const OVERRIDE_SCHEMA = z.object({
 /** Refuses, when the override is queued, a header Node would refuse when the answer is sent (a CR, LF or NUL
  * in a value, a name that is not an HTTP token): otherwise the matching request gets a 500 instead. */
 function headerProblems(headers: Record<string, string>, ctx: z.RefinementCtx): void {
+  const fails = (check: () => void) => {
+    try {
+      check();
+      return false;
+    } catch {
+      return true;
+    }
+  };
   for (const [name, value] of Object.entries(headers)) {
-    try {
-      validateHeaderName(name);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)} is not a valid header name` });
-      return;
-    }
-    try {
-      validateHeaderValue(name, value);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message:
-          'the value holds a character a header cannot carry (CR, LF, NUL or another control character)',
-      });
-      return;
-    }
+    if (fails(() => validateHeaderName(name)))
+      return ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)} is not a valid header name` });
+    const message =
+      'the value holds a character a header cannot carry (CR, LF, NUL or another control character)';
+    if (fails(() => validateHeaderValue(name, value)))
+      return ctx.addIssue({ code: 'custom', path: [name], message });
   }
 }
 

@@ -134,6 +134,13 @@ export function overlay<T extends object>(base: T, top: T): T {
   return out;
 }
 
+/** The non-empty items of a comma-separated list, trimmed. */
+export const splitList = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
 /** A JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -101,11 +101,7 @@ export async function serveApi(
   let reply: Reply = { status: 0 };
   if (canned !== undefined) {
     req.resume();
-    reply = {
-      status: canned.status,
-      body: canned.body,
-      ...(canned.headers ? { headers: canned.headers } : {}),
-    };
+    reply = canned;
   } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
     req.resume();
     const html = kind === 'fail' && q.htmlErrors && decision.html === true;

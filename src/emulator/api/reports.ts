@@ -1,5 +1,5 @@
 /** GET /reports: its parameters read in every form the spec allows (or only one, by a quirk) and checked. */
-import { isRecord, type ReportParamsForm } from '../options.js';
+import { isRecord, splitList, type ReportParamsForm } from '../options.js';
 import { isSpecDimension } from '../report/dimensions.js';
 import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
@@ -64,11 +64,7 @@ function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<s
 }
 
 function splitComma(v: unknown): unknown[] {
-  if (typeof v !== 'string') return [v];
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  return typeof v === 'string' ? splitList(v) : [v];
 }
 
 /** GET /reports: the parameters read in the reportParams form and validated, then a streamed body. */
