@@ -159,9 +159,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 /** The control endpoints outside /v2 (no auth), one per RunningEmulator method: a JSON answer, else 204. */
-const CONTROL: Readonly<
-  Record<string, (emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>, body: unknown) => unknown>
-> = {
+type Control = Omit<RunningEmulator, 'url' | 'origin' | 'close'>;
+const CONTROL: Readonly<Record<string, (emulator: Control, body: unknown) => unknown>> = {
   'GET /_control/stats': (e) => e.stats(),
   'POST /_control/stats/reset': (e) => e.resetStats(),
   'PUT /_control/faults': (e, body) => e.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {})),
@@ -174,12 +173,7 @@ const CONTROL: Readonly<
   },
 };
 
-function handleControl(
-  emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
-  method: string,
-  path: string,
-  body: unknown,
-): Reply {
+function handleControl(emulator: Control, method: string, path: string, body: unknown): Reply {
   const route = `${method} ${path.replace(/\/+$/, '')}`;
   const endpoint = Object.hasOwn(CONTROL, route) ? CONTROL[route] : undefined;
   if (endpoint === undefined) throw new EmulatorReply(404, 'not_found', `No control endpoint ${route}.`);

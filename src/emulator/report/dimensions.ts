@@ -19,25 +19,9 @@ import { isOneOf } from '../options.js';
 
 /** The spec's "Supported dimensions", in its order. */
 export const SPEC_DIMENSIONS = [
-  'year',
-  'month',
-  'day',
-  'hour',
-  'weekday',
-  'campaign_id',
-  'creative_id',
-  'zone_id',
-  'ad_format',
-  'ad_size',
-  'landing_url',
-  'tier',
-  'country',
-  'region',
-  'city',
-  'language',
-  'domain',
-  'device',
-  'browser',
+  ...(['year', 'month', 'day', 'hour', 'weekday'] as const),
+  ...(['campaign_id', 'creative_id', 'zone_id', 'ad_format', 'ad_size', 'landing_url', 'tier'] as const),
+  ...(['country', 'region', 'city', 'language', 'domain', 'device', 'browser'] as const),
 ] as const;
 
 export type Dimension = (typeof SPEC_DIMENSIONS)[number];

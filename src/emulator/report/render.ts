@@ -159,14 +159,8 @@ function renderRows(
     });
     return s + '}';
   };
-  return walk(
-    p,
-    leaf,
-    head + '[',
-    () => '',
-    row,
-    (totals) => ']' + tail(totals),
-  );
+  const end = (totals: Float64Array) => ']' + tail(totals);
+  return walk(p, leaf, head + '[', () => '', row, end);
 }
 
 /** Serves report bodies: per-day cells from (seed, day), cached, then late-data scaled and grouped. */
