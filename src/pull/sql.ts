@@ -11,7 +11,7 @@ import {
 import type { UnreconciledReason } from '../flatten/errors.js';
 import type { Counters, Period, ReportRow, Totals } from '../flatten/types.js';
 import { ident, qualified, reportTable } from '../platform/pg/handle.js';
-import { tableOfSql, type TableOfRow } from '../schema/versions.js';
+import { tableOfSql, type TableOfRow } from '../schema/sql.js';
 import { copyColumns } from '../schema/report-tables.js';
 import type { CopyTarget } from './copy.js';
 import { rowFields } from './encode.js';
