@@ -27,15 +27,7 @@ import type { ReportJob } from '../platform/config/jobs.js';
 import type { PullQueue } from '../platform/queue/queues.js';
 import type { Notify } from '../webhooks/events.js';
 import { enqueuePulls, type EnqueuedPull } from '../schedule/enqueue.js';
-import {
-  coverageSql,
-  dropVersionSql,
-  indexNamesSql,
-  renameSql,
-  setVersionTableSql,
-  stableViewSql,
-  switchVersionsSql,
-} from './sql.js';
+import * as sql from './sql.js';
 
 /** The serving version's periods, how many the building one has loaded, and those missing, newest first. */
 export interface Coverage {
@@ -58,7 +50,7 @@ export async function coverage(
   const serving = versions.find((v) => v.state === 'serving');
   const building = versions.find((v) => v.state === 'building');
   if (serving === undefined || building === undefined) return undefined;
-  const rows = await rowsOf(db, coverageSql(wh.schema, report, serving.dimensions, building.dimensions));
+  const rows = await rowsOf(db, sql.coverageSql(wh.schema, report, serving.dimensions, building.dimensions));
   return {
     report,
     serving,
@@ -106,11 +98,11 @@ export async function swapVersion(
       // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
       const renamed = derivedName(`${stable}__v${serving.version}`);
       await renameTable(client, wh, { name: report.name, dimensions: serving.dimensions }, renamed);
-      await execute(client, setVersionTableSql(schema, report.name, serving.version, renamed));
+      await execute(client, sql.setVersionTableSql(schema, report.name, serving.version, renamed));
     }
     const steps = [
-      ...stableViewSql(schema, stable, building.table, serving.table !== stable),
-      ...switchVersionsSql(schema, report.name, serving.version, building.version),
+      ...sql.stableViewSql(schema, stable, building.table, serving.table !== stable),
+      ...sql.switchVersionsSql(schema, report.name, serving.version, building.version),
     ];
     for (const st of steps) await execute(client, st);
     const views = await ensureViews(client, wh, [report]);
@@ -131,15 +123,15 @@ async function renameTable(
   to: string,
 ): Promise<void> {
   const from = reportTable(report.name);
-  await execute(client, renameSql('TABLE', wh.schema, from, to));
+  await execute(client, sql.renameSql('TABLE', wh.schema, from, to));
   const spec = { name: report.name, dimensions: report.dimensions.filter(isDimension) };
   const [before, after] = [tableSpec(spec, from).indexes, tableSpec(spec, to).indexes];
   const renamed = new Map(before.map((ix, i) => [ix.name, after[i]?.name ?? ix.name]));
-  for (const { name } of await rowsOf(client, indexNamesSql(wh.schema, to))) {
+  for (const { name } of await rowsOf(client, sql.indexNamesSql(wh.schema, to))) {
     const next =
       renamed.get(name) ??
       (name.startsWith(`${from}_`) ? derivedName(`${to}_${name.slice(from.length + 1)}`) : name);
-    if (next !== name) await execute(client, renameSql('INDEX', wh.schema, name, next));
+    if (next !== name) await execute(client, sql.renameSql('INDEX', wh.schema, name, next));
   }
 }
 
@@ -163,7 +155,7 @@ export async function dropRetired(client: ClientBase, wh: Warehouse, report: str
     await execute(client, lockSql(evolveLockKey(wh.schema, report)));
     const retired = (await readVersions(wh, report, client)).filter((v) => v.state === 'retired');
     for (const v of retired)
-      for (const st of dropVersionSql(wh.schema, report, v.version, v.table)) await execute(client, st);
+      for (const st of sql.dropVersionSql(wh.schema, report, v.version, v.table)) await execute(client, st);
     return retired.map((v) => v.table);
   });
 }

@@ -57,30 +57,27 @@ export function switchVersionsSql(
   ];
 }
 
-export function setVersionTableSql(
+export const setVersionTableSql = (
   schema: string,
   report: string,
   version: number,
   table: string,
-): Statement {
-  return statement(
+): Statement =>
+  statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
     [report, version, table],
   );
-}
 
 /** ALTER TABLE or INDEX `from` RENAME TO `to`. */
-export function renameSql(kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string): Statement {
-  return statement(`ALTER ${kind} ${qualified(schema, from)} RENAME TO ${ident(to)}`);
-}
+export const renameSql = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string): Statement =>
+  statement(`ALTER ${kind} ${qualified(schema, from)} RENAME TO ${ident(to)}`);
 
-export function indexNamesSql(schema: string, table: string): Statement<{ name: string }> {
-  return statement(
+export const indexNamesSql = (schema: string, table: string): Statement<{ name: string }> =>
+  statement(
     `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = $1::regclass`,
     [qualified(schema, table)],
   );
-}
 
 /** A retired version gone: its table and its row of report_versions. */
 export function dropVersionSql(schema: string, report: string, version: number, table: string): Statement[] {

@@ -5,15 +5,7 @@
 import type { ClientBase } from 'pg';
 import { execute, firstRow, inTransaction, rowsOf, sqlState, type Warehouse } from '../platform/pg/handle.js';
 import { SchemaRefusal } from './versions.js';
-import {
-  accountTablesSql,
-  deleteKeyOverlapSql,
-  deleteLoadsSql,
-  holdingsSql,
-  lockTablesSql,
-  moveAccountSql,
-  supersedeOverlapSql,
-} from './sql.js';
+import * as sql from './sql.js';
 
 /** What renameAccount did: rows per table. */
 export interface RenameResult {
@@ -43,7 +35,7 @@ export async function renameAccount(
   opts: { merge: boolean },
 ): Promise<RenameResult> {
   return inTransaction(wh.pool, async (client) => {
-    const tables = (await rowsOf(client, accountTablesSql(wh.schema))).map((r): AccountTable => ({
+    const tables = (await rowsOf(client, sql.accountTablesSql(wh.schema))).map((r): AccountTable => ({
       name: r.name,
       reportRows:
         r.columns.includes('load_id') &&
@@ -51,7 +43,7 @@ export async function renameAccount(
         !['report_loads', 'report_totals'].includes(r.name),
       keys: r.keys ?? [],
     }));
-    const [timeout, lock] = lockTablesSql(
+    const [timeout, lock] = sql.lockTablesSql(
       wh.schema,
       tables.map((t) => t.name),
       LOCK_TIMEOUT,
@@ -89,7 +81,7 @@ export async function renameAccount(
       ({ dropped, superseded } = await dropOverlap(client, wh, tables, from, to));
     }
     const names = tables.map((t) => t.name);
-    const counts = (await firstRow(client, moveAccountSql(wh.schema, names, from, to))) ?? {};
+    const counts = (await firstRow(client, sql.moveAccountSql(wh.schema, names, from, to))) ?? {};
     const moved: Record<string, number> = {};
     names.forEach((t, i) => {
       const n = counts[`m${i}`] ?? 0;
@@ -116,7 +108,7 @@ async function holdings(
 ): Promise<Map<string, Map<string, number>>> {
   const rows = await rowsOf(
     client,
-    holdingsSql(
+    sql.holdingsSql(
       wh.schema,
       tables.map((t) => t.name),
     ),
@@ -149,19 +141,19 @@ async function dropOverlap(
   from: string,
   to: string,
 ): Promise<{ dropped: Record<string, number>; superseded: number }> {
-  const ids = (await rowsOf(client, supersedeOverlapSql(wh.schema, from, to))).map((r) => r.load_id);
+  const ids = (await rowsOf(client, sql.supersedeOverlapSql(wh.schema, from, to))).map((r) => r.load_id);
   const dropped: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) dropped[table] = (dropped[table] ?? 0) + n;
   };
   for (const t of tables) {
     if ((t.reportRows || t.name === 'report_totals') && ids.length > 0)
-      count(t.name, await execute(client, deleteLoadsSql(wh.schema, t.name, from, ids)));
+      count(t.name, await execute(client, sql.deleteLoadsSql(wh.schema, t.name, from, ids)));
     // A report table's keys all hold the period: with the overlapping periods gone, none collide.
     if (t.reportRows) continue;
     // The key's predicate (a partial index) is left out: a wider match drops more of from's, never less.
     for (const key of t.keys)
-      count(t.name, await execute(client, deleteKeyOverlapSql(wh.schema, t.name, key, from, to)));
+      count(t.name, await execute(client, sql.deleteKeyOverlapSql(wh.schema, t.name, key, from, to)));
   }
   return { dropped, superseded: ids.length };
 }

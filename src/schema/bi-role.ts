@@ -4,17 +4,7 @@
 import type { ClientBase } from 'pg';
 import { type Warehouse, execute, firstRow, inTransaction, rowsOf } from '../platform/pg/handle.js';
 import { SchemaRefusal } from './versions.js';
-import {
-  beyondGrantSql,
-  createRoleSql,
-  dashboardRolesSql,
-  grantSelectSql,
-  ownerReachedSql,
-  readableSql,
-  recordRoleSql,
-  resetRoleSql,
-  roleSql,
-} from './views-sql.js';
+import * as sql from './views-sql.js';
 
 /** The catalogue tables a dashboard may join for names and attributes. */
 const CATALOGUE = ['campaigns', 'creatives', 'campaign_zones', 'campaigns_history', 'creatives_history'];
@@ -52,37 +42,37 @@ export interface BiRoleResult {
 export async function setupBiRole(wh: Warehouse, role: string): Promise<BiRoleResult> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {
-    const found = await firstRow(client, roleSql(role));
+    const found = await firstRow(client, sql.roleSql(role));
     const created = found === undefined;
-    if (created) await execute(client, createRoleSql(role));
+    if (created) await execute(client, sql.createRoleSql(role));
     if (found?.super === true)
       throw new SchemaRefusal(
         `--bi-role ${role}: a superuser can write anything; give dashboards a role of their own`,
       );
-    const owner = await firstRow(client, ownerReachedSql(schema, role));
+    const owner = await firstRow(client, sql.ownerReachedSql(schema, role));
     if (owner !== undefined)
       throw new SchemaRefusal(`--bi-role ${role}: ${ownerText(owner, schema, role)}; use another role`);
-    for (const st of resetRoleSql(schema, role)) await execute(client, st);
-    const granted = (await rowsOf(client, readableSql(schema, ['dim_date', ...CATALOGUE]))).map(
+    for (const st of sql.resetRoleSql(schema, role)) await execute(client, st);
+    const granted = (await rowsOf(client, sql.readableSql(schema, ['dim_date', ...CATALOGUE]))).map(
       (r) => r.name,
     );
-    for (const relation of granted) await execute(client, grantSelectSql(schema, relation, role));
+    for (const relation of granted) await execute(client, sql.grantSelectSql(schema, relation, role));
     // Checked after the grants, so what the role holds now is what is judged; a refusal rolls all back.
-    const beyond = await firstRow(client, beyondGrantSql(schema, role, granted));
+    const beyond = await firstRow(client, sql.beyondGrantSql(schema, role, granted));
     if (beyond !== undefined)
       throw new SchemaRefusal(`--bi-role ${role}: ${beyondText(beyond, schema, role)}`);
-    await execute(client, recordRoleSql(schema, role));
+    await execute(client, sql.recordRoleSql(schema, role));
     return { role, created, granted: granted.sort() };
   });
 }
 
 /** Grants the bi_ views to each setupBiRole role again: a view dropped and made again lost its grants. */
 export async function regrantBiViews(client: ClientBase, wh: Warehouse): Promise<void> {
-  const roles = await rowsOf(client, dashboardRolesSql(wh.schema));
+  const roles = await rowsOf(client, sql.dashboardRolesSql(wh.schema));
   if (roles.length === 0) return;
-  const views = await rowsOf(client, readableSql(wh.schema));
+  const views = await rowsOf(client, sql.readableSql(wh.schema));
   for (const { role } of roles)
-    for (const view of views) await execute(client, grantSelectSql(wh.schema, view.name, role));
+    for (const view of views) await execute(client, sql.grantSelectSql(wh.schema, view.name, role));
 }
 
 /** What `adops migrate` prints of a setupBiRole run. */
@@ -98,7 +88,7 @@ export function describeBiRole(result: BiRoleResult, schema: string): string[] {
 }
 
 /** How `role` reaches a superuser or the owner of `schema` or of a relation in it (an owner can
- * always grant itself, and a schema's owner can drop what is in it), from ownerReachedSql's row. */
+ * always grant itself, and a schema's owner can drop what is in it), from sql.ownerReachedSql's row. */
 function ownerText(
   row: { holder: string; super: boolean; what: string },
   schema: string,
@@ -113,7 +103,7 @@ function ownerText(
 
 /**
  * What `role` can still do in `schema` beyond reading what it was granted and the bi_ views, from
- * beyondGrantSql's row: insert, update, delete or truncate a relation, use a sequence, create in the
+ * sql.beyondGrantSql's row: insert, update, delete or truncate a relation, use a sequence, create in the
  * schema, or read anything else, by itself (a PUBLIC grant), through a role it inherits or one it may
  * SET ROLE to (pg_write_all_data, pg_read_all_data included).
  */

@@ -22,16 +22,7 @@ import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
 import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 import { SchemaRefusal } from './versions.js';
-import {
-  appliedMigrationsSql,
-  commentSql,
-  createMigrationsTableSql,
-  createSchemaSql,
-  localSearchPathSql,
-  lockSql,
-  recordMigrationSql,
-  schemaClaimSql,
-} from './sql.js';
+import * as sql from './sql.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
 
@@ -71,13 +62,13 @@ export function readMigrations(dir: string) {
         throw new SchemaRefusal(
           `${file}: migration files must be named NNN_name.sql (digits, underscore, lower case name)`,
         );
-      const sql = readFileSync(join(dir, file), 'utf8');
+      const text = readFileSync(join(dir, file), 'utf8');
       return {
         version: Number(version),
         name,
         file,
-        sql,
-        checksum: createHash('sha256').update(sql).digest('hex'),
+        sql: text,
+        checksum: createHash('sha256').update(text).digest('hex'),
       };
     })
     .sort((a, b) => a.version - b.version);
@@ -99,11 +90,11 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
   let alreadyApplied = 0;
   const lock = `adops-migrate:${schema}`;
   try {
-    await execute(client, lockSql(lock, 'session'));
+    await execute(client, sql.lockSql(lock, 'session'));
     try {
-      await execute(client, createSchemaSql(schema));
-      await execute(client, createMigrationsTableSql(schema));
-      const rows = await rowsOf(client, appliedMigrationsSql(schema));
+      await execute(client, sql.createSchemaSql(schema));
+      await execute(client, sql.createMigrationsTableSql(schema));
+      const rows = await rowsOf(client, sql.appliedMigrationsSql(schema));
       refusePreRelease(schema, rows);
       const done = new Map(rows.map((r) => [r.version, r]));
       for (const m of migrations) {
@@ -120,9 +111,9 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
         }
         try {
           await withTransaction(client, async () => {
-            await execute(client, localSearchPathSql(schema));
+            await execute(client, sql.localSearchPathSql(schema));
             await execute(client, statement(m.sql));
-            await execute(client, recordMigrationSql(schema, m));
+            await execute(client, sql.recordMigrationSql(schema, m));
           });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
@@ -133,7 +124,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
       }
       if (options.afterMigrations !== undefined) await options.afterMigrations(client);
     } finally {
-      await execute(client, lockSql(lock, 'unlock'));
+      await execute(client, sql.lockSql(lock, 'unlock'));
     }
   } finally {
     client.release();
@@ -196,14 +187,14 @@ export interface SchemaClaim {
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {
-    await execute(client, lockSql(`adops-claim:${schema}`));
-    const found = await firstRow(client, schemaClaimSql(schema));
+    await execute(client, sql.lockSql(`adops-claim:${schema}`));
+    const found = await firstRow(client, sql.schemaClaimSql(schema));
     const comment = found?.comment ?? undefined;
     const relationCount = found?.n ?? 0;
     const relations = found?.names ?? [];
     if (comment !== marker && relationCount > 0) return { claimed: false, comment, relations, relationCount };
-    await execute(client, createSchemaSql(schema));
-    await execute(client, commentSql('SCHEMA', schema, schema, marker));
+    await execute(client, sql.createSchemaSql(schema));
+    await execute(client, sql.commentSql('SCHEMA', schema, schema, marker));
     return { claimed: true, comment, relations, relationCount };
   });
 }

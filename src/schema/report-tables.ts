@@ -14,18 +14,7 @@ import {
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../platform/config/files.js';
 import { type Evolving, SchemaRefusal, readVersions, versionFor } from './versions.js';
-import {
-  type ColumnSpec,
-  type FoundColumn,
-  type IndexSpec,
-  type TableSpec,
-  columnsSql,
-  createIndexSql,
-  createTableSql,
-  indexesSql,
-  lockSql,
-  reportTablesSql,
-} from './sql.js';
+import * as sql from './sql.js';
 
 /** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
 export function copyColumns(dimensions: readonly Dimension[]): string[] {
@@ -36,8 +25,8 @@ export function copyColumns(dimensions: readonly Dimension[]): string[] {
 export function tableSpec(
   report: Pick<ReportJob, 'name' | 'dimensions'>,
   table: string = reportTable(report.name),
-): TableSpec {
-  const columns: ColumnSpec[] = [
+): sql.TableSpec {
+  const columns: sql.ColumnSpec[] = [
     { name: 'period_start', type: 'date', notNull: true },
     { name: 'period_end', type: 'date', notNull: true },
     ...report.dimensions.map((d) => ({ name: d, type: dimensionType(d), notNull: true })),
@@ -50,7 +39,7 @@ export function tableSpec(
   // The account leads (Citus' distribution column; a load and BI query one account), then the
   // period, which a partitioned table's unique keys must include: so the key also serves BI's range
   // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
-  const indexes: IndexSpec[] = [
+  const indexes: sql.IndexSpec[] = [
     {
       name: derivedName(`${table}_key`),
       columns: ['account', 'period_start', 'period_end', ...report.dimensions],
@@ -65,14 +54,14 @@ export function tableSpec(
 }
 
 /** The index's keys as Postgres shows them (pg_get_indexdef of each key): how drift is detected. */
-export function indexKeys(ix: IndexSpec): string[] {
+export function indexKeys(ix: sql.IndexSpec): string[] {
   return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
 /** What differs between expected and found columns, one line each; order counts (COPY relies on it). */
 export function columnDifferences(
-  expected: readonly ColumnSpec[],
-  found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
+  expected: readonly sql.ColumnSpec[],
+  found: readonly Pick<sql.FoundColumn, 'name' | 'type' | 'notNull'>[],
 ): string[] {
   const out: string[] = [];
   const foundByName = new Map(found.map((c) => [c.name, c]));
@@ -123,10 +112,10 @@ export async function ensureReportTables(
   const indexesAdded: string[] = [];
   const evolving: Evolving[] = [];
   const reportTables = async () =>
-    new Set((await rowsOf(client, reportTablesSql(schema))).map((r) => r.name));
+    new Set((await rowsOf(client, sql.reportTablesSql(schema))).map((r) => r.name));
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
-    await execute(client, lockSql(`adops-report-tables:${schema}`));
+    await execute(client, sql.lockSql(`adops-report-tables:${schema}`));
     const existing = await reportTables();
     for (const report of reports) {
       // A change of dimensions is not drift: it starts a new version of the table (evolution).
@@ -134,16 +123,18 @@ export async function ensureReportTables(
       if (version.evolving !== undefined) evolving.push(version.evolving);
       const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {
-        const sql = createTableSql(schema, spec);
-        for (const st of [sql.table, ...sql.indexes]) await execute(client, st);
+        const ddl = sql.createTableSql(schema, spec);
+        for (const st of [ddl.table, ...ddl.indexes]) await execute(client, st);
         created.push(spec.table);
         continue;
       }
       const differences = columnDifferences(
         spec.columns,
-        await rowsOf(client, columnsSql(schema, spec.table)),
+        await rowsOf(client, sql.columnsSql(schema, spec.table)),
       );
-      const indexes = new Map((await rowsOf(client, indexesSql(schema, spec.table))).map((r) => [r.name, r]));
+      const indexes = new Map(
+        (await rowsOf(client, sql.indexesSql(schema, spec.table))).map((r) => [r.name, r]),
+      );
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
         // Column differences already explain a changed key; only a lone index change is news.
@@ -157,7 +148,7 @@ export async function ensureReportTables(
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
-        await execute(client, createIndexSql(schema, spec.table, ix));
+        await execute(client, sql.createIndexSql(schema, spec.table, ix));
         indexesAdded.push(ix.name);
       }
       unchanged.push(spec.table);
@@ -201,7 +192,7 @@ const FIXED_TABLES = new Set([
 function driftError(
   schema: string,
   report: ReportJob,
-  spec: TableSpec,
+  spec: sql.TableSpec,
   differences: string[],
 ): SchemaRefusal {
   const table = `${schema}.${spec.table}`;

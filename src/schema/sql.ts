@@ -68,42 +68,37 @@ export const nowSql = (): Statement<{ now: Date }> => statement('SELECT now() AS
 export const createSchemaSql = (schema: string): Statement =>
   statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
 
-export function createMigrationsTableSql(schema: string): Statement {
-  return statement(`CREATE TABLE IF NOT EXISTS ${qualified(schema, 'schema_migrations')} (
+export const createMigrationsTableSql = (schema: string): Statement =>
+  statement(`CREATE TABLE IF NOT EXISTS ${qualified(schema, 'schema_migrations')} (
      version integer PRIMARY KEY,
      name text NOT NULL,
      checksum text NOT NULL,
      applied_at timestamptz NOT NULL DEFAULT now()
    )`);
-}
 
-export function appliedMigrationsSql(
+export const appliedMigrationsSql = (
   schema: string,
-): Statement<{ version: number; name: string; checksum: string }> {
-  return statement(
-    `SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`,
-  );
-}
+): Statement<{ version: number; name: string; checksum: string }> =>
+  statement(`SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`);
 
 /** The search path of one transaction: migrations and view files name tables unqualified. */
 export const localSearchPathSql = (schema: string): Statement =>
   statement(`SET LOCAL search_path TO ${ident(schema)}, public`);
 
-export function recordMigrationSql(
+export const recordMigrationSql = (
   schema: string,
   m: { version: number; name: string; checksum: string },
-): Statement {
-  return statement(
+): Statement =>
+  statement(
     `INSERT INTO ${qualified(schema, 'schema_migrations')} (version, name, checksum) VALUES ($1, $2, $3)`,
     [m.version, m.name, m.checksum],
   );
-}
 
 /** The schema's comment, how many relations it holds and the first five tables' or views' names. */
-export function schemaClaimSql(
+export const schemaClaimSql = (
   schema: string,
-): Statement<{ comment: string | null; n: number; names: string[] }> {
-  return statement(
+): Statement<{ comment: string | null; n: number; names: string[] }> =>
+  statement(
     `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
             (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
             ARRAY(SELECT c.relname::text FROM pg_class c
@@ -112,7 +107,6 @@ export function schemaClaimSql(
        FROM pg_namespace n WHERE n.nspname = $1`,
     [schema],
   );
-}
 
 /** COMMENT ON a schema, a TABLE or VIEW, or a COLUMN (`name.column`). */
 export function commentSql(
@@ -130,18 +124,17 @@ export function commentSql(
 }
 
 /** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
-export function relationSql(
+export const relationSql = (
   schema: string,
   name: string,
-): Statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }> {
-  return statement(
+): Statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }> =>
+  statement(
     `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
             obj_description(c.oid, 'pg_class') AS comment
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v')`,
     [schema, name],
   );
-}
 
 /** One column of a table or view as found, in order: its type as format_type() names it. */
 export interface FoundColumn {
@@ -152,8 +145,8 @@ export interface FoundColumn {
 }
 
 /** The columns of relation `name` in order; none when it does not exist. */
-export function columnsSql(schema: string, name: string): Statement<FoundColumn> {
-  return statement(
+export const columnsSql = (schema: string, name: string): Statement<FoundColumn> =>
+  statement(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
             col_description(a.attrelid, a.attnum) AS comment
        FROM pg_attribute a
@@ -162,11 +155,10 @@ export function columnsSql(schema: string, name: string): Statement<FoundColumn>
       ORDER BY a.attnum`,
     [schema, name],
   );
-}
 
 /** Every version of `report` (or of every report), oldest first. */
-export function versionsSql(schema: string, report?: string): Statement<ReportVersion> {
-  return statement(
+export const versionsSql = (schema: string, report?: string): Statement<ReportVersion> =>
+  statement(
     `SELECT report, version, dimensions, table_name AS "table", state, auto_swap AS "autoSwap",
             swapped_at AS "swappedAt"
        FROM ${qualified(schema, 'report_versions')}
@@ -174,7 +166,6 @@ export function versionsSql(schema: string, report?: string): Statement<ReportVe
       ORDER BY report, version`,
     [report ?? null],
   );
-}
 
 /** tableOfSql's one row: read it with tableFrom. */
 export interface TableOfRow {
@@ -204,33 +195,30 @@ export function tableOfSql(
   };
 }
 
-export function insertVersionSql(schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement {
-  return statement(
+export const insertVersionSql = (schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement =>
+  statement(
     `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
      VALUES ($1, $2, $3, $4, $5, $6)`,
     [v.report, v.version, v.dimensions, v.table, v.state, v.autoSwap],
   );
-}
 
-export function setVersionStateSql(
+export const setVersionStateSql = (
   schema: string,
   report: string,
   version: number,
   state: VersionState,
-): Statement {
-  return statement(
+): Statement =>
+  statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET state = $3 WHERE report = $1 AND version = $2`,
     [report, version, state],
   );
-}
 
 /** Of `names`, the reports with no report_<name> relation in `schema`. */
-export function withoutTableSql(schema: string, names: readonly string[]): Statement<{ name: string }> {
-  return statement(
+export const withoutTableSql = (schema: string, names: readonly string[]): Statement<{ name: string }> =>
+  statement(
     `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
     [names, schema],
   );
-}
 
 /** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
 export function createTableSql(schema: string, spec: TableSpec): { table: Statement; indexes: Statement[] } {
@@ -256,20 +244,19 @@ export function createIndexSql(schema: string, table: string, ix: IndexSpec): St
 }
 
 /** The report_ tables of `schema` (not partitions). */
-export function reportTablesSql(schema: string): Statement<{ name: string }> {
-  return statement(
+export const reportTablesSql = (schema: string): Statement<{ name: string }> =>
+  statement(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
     [schema],
   );
-}
 
 /** The indexes of `table`, each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid). */
-export function indexesSql(
+export const indexesSql = (
   schema: string,
   table: string,
-): Statement<{ name: string; unique: boolean; keys: string[] }> {
-  return statement(
+): Statement<{ name: string; unique: boolean; keys: string[] }> =>
+  statement(
     `SELECT ic.relname AS name, i.indisunique AS unique,
             array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
                     FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
@@ -277,34 +264,31 @@ export function indexesSql(
       WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
     [schema, table],
   );
-}
 
 /** The range partitions of `table` with their bounds as pg_get_expr shows them. */
-export function partitionsSql(
+export const partitionsSql = (
   schema: string,
   table: string,
-): Statement<{ name: string; bound: string; pending: boolean }> {
-  return statement(
+): Statement<{ name: string; bound: string; pending: boolean }> =>
+  statement(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
     [schema, table],
   );
-}
 
 /** The tables `report`'s loads may write (its serving and building versions), each with the names of
  * its partitions: read from the catalog alone, so no partition's lock can hold it up. */
-export function liveTablesSql(
+export const liveTablesSql = (
   schema: string,
   report: string,
-): Statement<{ table_name: string; partitions: string[] }> {
-  return statement(
+): Statement<{ table_name: string; partitions: string[] }> =>
+  statement(
     `SELECT v.table_name, ARRAY(SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                                  WHERE i.inhparent = to_regclass(quote_ident($2) || '.' || quote_ident(v.table_name))) AS partitions
        FROM ${qualified(schema, 'report_versions')} v WHERE v.report = $1 AND v.state <> 'retired'`,
     [report, schema],
   );
-}
 
 /** A partition of `table` for `month`: made as a plain table (LIKE copies the columns in order with
  * their NOT NULLs and defaults; ATTACH adds the indexes), then attached. */
@@ -350,13 +334,13 @@ export function dropPartitionSql(
 
 /** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
  * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
-export function keptByDatabaseSql(
+export const keptByDatabaseSql = (
   schema: string,
   report: string,
   p: { from: string; to: string },
   months: number,
-): Statement<{ keep: boolean }> {
-  return statement(
+): Statement<{ keep: boolean }> =>
+  statement(
     `SELECT $3::date > (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $4::int))::date
          OR EXISTS (
               SELECT 1 FROM ${qualified(schema, 'report_loads')}
@@ -365,18 +349,17 @@ export function keptByDatabaseSql(
             ) AS keep`,
     [report, p.from, p.to, months],
   );
-}
 
 /** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
  * retention in report_totals and report_loads; its one row counts the periods newly marked. */
-export function markDroppedSql(
+export const markDroppedSql = (
   schema: string,
   report: string,
   boundary: string,
   months: number,
   kept: readonly string[],
-): Statement<{ periods: number }> {
-  return statement(
+): Statement<{ periods: number }> =>
+  statement(
     `WITH t AS (
        UPDATE ${qualified(schema, 'report_totals')} SET retention_dropped_at = now()
         WHERE report = $1 AND period_start < $2::date AND retention_dropped_at IS NULL
@@ -390,14 +373,13 @@ export function markDroppedSql(
      SELECT count(*)::int AS periods FROM t`,
     [report, boundary, months, kept],
   );
-}
 
 /** Every table (not partition: a parent moves its partitions' rows) of `schema` with an account
  * column: its columns, and the other plain columns of each unique key that includes account. */
-export function accountTablesSql(
+export const accountTablesSql = (
   schema: string,
-): Statement<{ name: string; columns: string[]; keys: string[][] | null }> {
-  return statement(
+): Statement<{ name: string; columns: string[]; keys: string[][] | null }> =>
+  statement(
     `SELECT c.relname AS name,
             (SELECT array_agg(a.attname::text) FROM pg_attribute a
               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
@@ -415,7 +397,6 @@ export function accountTablesSql(
       ORDER BY 1`,
     [schema],
   );
-}
 
 /** How long `timeout` a statement of this transaction waits for a lock, then the EXCLUSIVE locks on `tables`. */
 export function lockTablesSql(
@@ -430,11 +411,11 @@ export function lockTablesSql(
 }
 
 /** Rows per account and table, for every account holding any. */
-export function holdingsSql(
+export const holdingsSql = (
   schema: string,
   tables: readonly string[],
-): Statement<{ account: string; name: string; n: number }> {
-  return statement(
+): Statement<{ account: string; name: string; n: number }> =>
+  statement(
     tables
       .map(
         (t, i) =>
@@ -443,7 +424,6 @@ export function holdingsSql(
       .join(' UNION ALL '),
     tables,
   );
-}
 
 /** `from`'s loaded periods that `to` loaded too, marked superseded; returns their load_ids. */
 export function supersedeOverlapSql(
@@ -463,17 +443,16 @@ export function supersedeOverlapSql(
   );
 }
 
-export function deleteLoadsSql(
+export const deleteLoadsSql = (
   schema: string,
   table: string,
   account: string,
   ids: readonly string[],
-): Statement {
-  return statement(
-    `DELETE FROM ${qualified(schema, table)} WHERE account = $1 AND load_id = ANY($2::bigint[])`,
-    [account, ids],
-  );
-}
+): Statement =>
+  statement(`DELETE FROM ${qualified(schema, table)} WHERE account = $1 AND load_id = ANY($2::bigint[])`, [
+    account,
+    ids,
+  ]);
 
 /** Deletes `from`'s rows of `table` whose `key` (its other columns) `to` holds too. */
 export function deleteKeyOverlapSql(

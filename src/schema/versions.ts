@@ -13,22 +13,15 @@ import {
   rowsOf,
 } from '../platform/pg/handle.js';
 import type { ReportJob } from '../platform/config/jobs.js';
-import {
-  type ReportVersion,
-  type TableOfRow,
-  insertVersionSql,
-  setVersionStateSql,
-  versionsSql,
-  withoutTableSql,
-} from './sql.js';
+import * as sql from './sql.js';
 
 /** Every version of `report` (or of every report), oldest first; on `db` (a transaction's client). */
 export function readVersions(
   wh: Warehouse,
   report?: string,
   db: Queryable = wh.pool,
-): Promise<ReportVersion[]> {
-  return rowsOf(db, versionsSql(wh.schema, report));
+): Promise<sql.ReportVersion[]> {
+  return rowsOf(db, sql.versionsSql(wh.schema, report));
 }
 
 /** The advisory lock (one key, hashtext) a swap takes exclusively and a load shares. */
@@ -47,7 +40,7 @@ export interface LoadTarget {
 /** The table of `report`'s version with `dimensions`, from tableOfSql's row; a TransientError when
  * `adops migrate` has not made that version yet (the pull is retried until it has). */
 export function tableFrom(
-  found: TableOfRow | undefined,
+  found: sql.TableOfRow | undefined,
   report: string,
   dimensions: readonly Dimension[],
 ): LoadTarget {
@@ -64,7 +57,7 @@ export function tableFrom(
 }
 
 /** The building version of `report` (its dimensions and number), or undefined: one cheap query. */
-export async function buildingVersion(wh: Warehouse, report: string): Promise<ReportVersion | undefined> {
+export async function buildingVersion(wh: Warehouse, report: string): Promise<sql.ReportVersion | undefined> {
   return (await readVersions(wh, report)).find((v) => v.state === 'building');
 }
 
@@ -90,7 +83,7 @@ export async function definitionsWithoutTable(
   const versions = await readVersions(wh);
   const rows = await rowsOf(
     wh,
-    withoutTableSql(
+    sql.withoutTableSql(
       wh.schema,
       reports.map((r) => r.name),
     ),
@@ -122,15 +115,15 @@ export async function versionFor(
   autoSwap: boolean,
 ): Promise<{ table: string; evolving?: Evolving }> {
   // A new version's table: report_<name> for the first, then report_<name>__v<N>.
-  const record = async (version: number, state: 'serving' | 'building'): Promise<ReportVersion> => {
+  const record = async (version: number, state: 'serving' | 'building'): Promise<sql.ReportVersion> => {
     const table =
       version === 1 ? reportTable(report.name) : derivedName(`${reportTable(report.name)}__v${version}`);
     const v = { report: report.name, version, dimensions: [...report.dimensions], table, state, autoSwap };
-    await execute(client, insertVersionSql(wh.schema, v));
+    await execute(client, sql.insertVersionSql(wh.schema, v));
     return { ...v, swappedAt: null };
   };
-  const setState = (v: ReportVersion, state: ReportVersion['state']) =>
-    execute(client, setVersionStateSql(wh.schema, v.report, v.version, state));
+  const setState = (v: sql.ReportVersion, state: sql.ReportVersion['state']) =>
+    execute(client, sql.setVersionStateSql(wh.schema, v.report, v.version, state));
   const versions = await readVersions(wh, report.name, client);
   if (versions.length === 0) versions.push(await record(1, 'serving'));
   const serving = versions.find((v) => v.state === 'serving');
@@ -156,8 +149,8 @@ export async function versionFor(
 
 function evolving(
   report: ReportJob,
-  serving: ReportVersion,
-  to: Pick<ReportVersion, 'version' | 'table'>,
+  serving: sql.ReportVersion,
+  to: Pick<sql.ReportVersion, 'version' | 'table'>,
   started: boolean,
 ): Evolving {
   return { report: report.name, from: serving.version, to: to.version, table: to.table, started };

@@ -15,13 +15,12 @@ export const setSearchPathSql = (schema: string): Statement =>
   statement(`SET search_path TO ${ident(schema)}, public`);
 
 /** DROP VIEW IF EXISTS of a view on the search path (`schema` absent) or in `schema`. */
-export function dropViewSql(view: string, schema?: string): Statement {
-  return statement(`DROP VIEW IF EXISTS ${schema === undefined ? ident(view) : qualified(schema, view)}`);
-}
+export const dropViewSql = (view: string, schema?: string): Statement =>
+  statement(`DROP VIEW IF EXISTS ${schema === undefined ? ident(view) : qualified(schema, view)}`);
 
 /** The columns of `table` that the view `view` reads (its rule's dependencies, as DROP COLUMN checks them). */
-export function columnsReadSql(schema: string, view: string, table: string): Statement<{ name: string }> {
-  return statement(
+export const columnsReadSql = (schema: string, view: string, table: string): Statement<{ name: string }> =>
+  statement(
     `SELECT DISTINCT a.attname AS name
        FROM pg_rewrite w
        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
@@ -30,7 +29,6 @@ export function columnsReadSql(schema: string, view: string, table: string): Sta
         AND d.refobjid = to_regclass(quote_ident($1) || '.' || quote_ident($3))`,
     [schema, view, table],
   );
-}
 
 /** Columns of every report table that are not dimensions. */
 const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
@@ -154,9 +152,8 @@ export function dailyViewSql(
 }
 
 /** Whether `role` exists and is a superuser: no row when it does not exist. */
-export function roleSql(role: string): Statement<{ super: boolean }> {
-  return statement('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
-}
+export const roleSql = (role: string): Statement<{ super: boolean }> =>
+  statement('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
 
 export const createRoleSql = (role: string): Statement => statement(`CREATE ROLE ${ident(role)} NOLOGIN`);
 
@@ -171,34 +168,30 @@ export function resetRoleSql(schema: string, role: string): Statement[] {
   ].map((text) => statement(text));
 }
 
-export function grantSelectSql(schema: string, relation: string, role: string): Statement {
-  return statement(`GRANT SELECT ON ${qualified(schema, relation)} TO ${ident(role)}`);
-}
+export const grantSelectSql = (schema: string, relation: string, role: string): Statement =>
+  statement(`GRANT SELECT ON ${qualified(schema, relation)} TO ${ident(role)}`);
 
 /** Records `role` as a dashboard role, so that views made again are granted to it again. */
-export function recordRoleSql(schema: string, role: string): Statement {
-  return statement(
+export const recordRoleSql = (schema: string, role: string): Statement =>
+  statement(
     `INSERT INTO ${qualified(schema, 'dashboard_roles')} (role) VALUES ($1)
          ON CONFLICT (role) DO UPDATE SET granted_at = now()`,
     [role],
   );
-}
 
 /** The recorded dashboard roles that still exist. */
-export function dashboardRolesSql(schema: string): Statement<{ role: string }> {
-  return statement(
+export const dashboardRolesSql = (schema: string): Statement<{ role: string }> =>
+  statement(
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
   );
-}
 
 /** The bi_ views of `schema`, and those of `names` it holds. */
-export function readableSql(schema: string, names: readonly string[] = []): Statement<{ name: string }> {
-  return statement(
+export const readableSql = (schema: string, names: readonly string[] = []): Statement<{ name: string }> =>
+  statement(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND (c.relname = ANY($2) OR (c.relkind = 'v' AND c.relname LIKE 'bi\\_%')) ORDER BY 1`,
     [schema, names],
   );
-}
 
 /** The roles `role` ($2) is a member of, directly or not, with or without INHERIT (SET ROLE reaches
  * them all), itself included; `reach` counts the roles each of them reaches in turn (1: no memberships). */
@@ -207,11 +200,11 @@ const MEMBERSHIPS = `SELECT r.oid, r.rolname, r.rolsuper,
   FROM pg_roles r WHERE pg_has_role($2, r.oid, 'MEMBER')`;
 
 /** The first role `role` reaches that is a superuser, or owns `schema` or a relation in it. */
-export function ownerReachedSql(
+export const ownerReachedSql = (
   schema: string,
   role: string,
-): Statement<{ holder: string; super: boolean; what: string }> {
-  return statement(
+): Statement<{ holder: string; super: boolean; what: string }> =>
+  statement(
     `WITH m AS (${MEMBERSHIPS})
      SELECT m.rolname AS holder, m.rolsuper AS super, '' AS what FROM m WHERE m.rolsuper
      UNION ALL
@@ -223,16 +216,15 @@ export function ownerReachedSql(
      ORDER BY 2 DESC LIMIT 1`,
     [schema, role],
   );
-}
 
 /** The privilege `role` holds in `schema` beyond reading `granted` and the bi_ views, most direct
  * holder first, writes before reads, report tables before the rest; no row when none. */
-export function beyondGrantSql(
+export const beyondGrantSql = (
   schema: string,
   role: string,
   granted: readonly string[],
-): Statement<{ holder: string; privilege: string; relation: string | null }> {
-  return statement(
+): Statement<{ holder: string; privilege: string; relation: string | null }> =>
+  statement(
     `WITH m AS (${MEMBERSHIPS}),
      rel AS (SELECT c.oid, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
               WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')),
@@ -257,4 +249,3 @@ export function beyondGrantSql(
      ) v ORDER BY rank, report DESC, view, relation, reach LIMIT 1`,
     [schema, role, granted],
   );
-}

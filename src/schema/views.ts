@@ -15,16 +15,7 @@ import {
 } from '../platform/pg/handle.js';
 import { columnsSql } from './sql.js';
 import { readVersions } from './versions.js';
-import {
-  columnsReadSql,
-  dailyViewName,
-  dailyViewSql,
-  dimensionsOf,
-  dropViewSql,
-  generatedViewSql,
-  searchPathSql,
-  setSearchPathSql,
-} from './views-sql.js';
+import * as vsql from './views-sql.js';
 
 /** A BI view file of sql/views: `<report name>.sql`, with the report columns it reads. */
 export interface ViewFile {
@@ -86,14 +77,14 @@ async function columnNames(client: ClientBase, wh: Warehouse, name: string): Pro
 /** Runs `work` with the search path set to the warehouse's schema (view files use unqualified names),
  * then restores it. */
 async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promise<T>): Promise<T> {
-  const before = await firstRow(client, searchPathSql());
-  await execute(client, setSearchPathSql(wh.schema));
+  const before = await firstRow(client, vsql.searchPathSql());
+  await execute(client, vsql.setSearchPathSql(wh.schema));
   try {
     return await work();
   } finally {
     // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
     // then undoes the SET anyway, and the original error is the one worth seeing.
-    await execute(client, searchPathSql(before?.path ?? '"$user", public')).catch(() => undefined);
+    await execute(client, vsql.searchPathSql(before?.path ?? '"$user", public')).catch(() => undefined);
   }
 }
 
@@ -111,7 +102,7 @@ async function replaceView(client: ClientBase, sql: string, drop: readonly strin
   } catch (error) {
     if (sqlState(error) !== '42P16' || drop.length === 0) throw error;
     if (inTransaction) await client.query('ROLLBACK TO SAVEPOINT adops_replace_view');
-    for (const view of drop) await execute(client, dropViewSql(view));
+    for (const view of drop) await execute(client, vsql.dropViewSql(view));
     await execute(client, statement(sql));
   }
   if (inTransaction) await client.query('RELEASE SAVEPOINT adops_replace_view');
@@ -151,7 +142,7 @@ export async function ensureViews(
         outcomes.push({ report, status: 'no-table' });
         continue;
       }
-      const generated = generatedViewSql(report, columns);
+      const generated = vsql.generatedViewSql(report, columns);
       const view = typeof entry === 'string' ? undefined : entry;
       if (view === undefined) {
         await createView(client, generated);
@@ -166,16 +157,16 @@ export async function ensureViews(
         // A column of the dimension's name, and the view reads the dimension from the report: a
         // catalogue attribute of the same name (a campaign's ad_format) does not tell rows apart.
         const made = (await columnNames(client, wh, name)) ?? [];
-        const read = (await rowsOf(client, columnsReadSql(wh.schema, name, reportTable(report)))).map(
+        const read = (await rowsOf(client, vsql.columnsReadSql(wh.schema, name, reportTable(report)))).map(
           (r) => r.name,
         );
-        missing = dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
+        missing = vsql.dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
         if (missing.length === 0) {
           outcomes.push({ report, status: 'created' });
           continue;
         }
         // The file made a view of another name: it must not outlive the refusal.
-        if (name !== `bi_${report}`) await execute(client, dropViewSql(name));
+        if (name !== `bi_${report}`) await execute(client, vsql.dropViewSql(name));
       }
       await createView(client, generated);
       const version = (await readVersions(wh, report, client)).find((v) => v.state === 'serving')?.version;
@@ -211,7 +202,7 @@ export interface DailyViewOutcome {
   readonly status: 'created' | 'no-view' | 'no-day' | 'name-taken';
 }
 
-/** Creates bi_<name>_daily over each report's bi_<name> view (dailyViewSql); call it after ensureViews. */
+/** Creates bi_<name>_daily over each report's bi_<name> view (vsql.dailyViewSql); call it after ensureViews. */
 export async function ensureDailyViews(
   client: ClientBase,
   wh: Warehouse,
@@ -221,7 +212,7 @@ export async function ensureDailyViews(
   const outcomes: DailyViewOutcome[] = [];
   await inSchema(client, wh, async () => {
     for (const report of reports) {
-      const view = dailyViewName(report.name);
+      const view = vsql.dailyViewName(report.name);
       const done = (status: DailyViewOutcome['status']) =>
         outcomes.push({ report: report.name, view, status });
       // bi_x_daily is also the bi_ view of a report named x_daily: that report keeps its name.
@@ -230,7 +221,7 @@ export async function ensureDailyViews(
         continue;
       }
       const columns = await columnNames(client, wh, `bi_${report.name}`);
-      const sql = columns === undefined ? undefined : dailyViewSql(report.name, columns, report.period);
+      const sql = columns === undefined ? undefined : vsql.dailyViewSql(report.name, columns, report.period);
       if (sql === undefined) {
         done(columns === undefined ? 'no-view' : 'no-day');
         continue;
