@@ -7,7 +7,7 @@ import type { ReportJob } from '../platform/config/jobs.js';
 import { ReconciliationError, type UnreconciledReason } from '../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../flatten/types.js';
-import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
+import { ensureLoadPartition, isMissingPartition } from '../schema/partitions.js';
 import {
   firstRow,
   inOrder,
@@ -170,8 +170,7 @@ export async function loadPeriod(
     return await load();
   } catch (error) {
     if (!isMissingPartition(error)) throw error;
-    // A table version made since this process remembered the month: make its partition, then retry.
-    forgetLoadPartitions(wh.schema, report.name);
+    // A table version made since the check above: make its partition, then retry.
     await ensureLoadPartition(wh, report.name, period.start);
     if (Array.isArray(rows)) return load();
     throw new TransientError(

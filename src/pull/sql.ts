@@ -17,7 +17,8 @@ import {
   type CopyFormat,
   type Statement,
 } from '../platform/pg/handle.js';
-import { evolveLockKey, tableOfSql, type TableOfRow } from '../schema/versions.js';
+import { evolveLockKey } from '../schema/versions.js';
+import { tableOfSql, type TableOfRow } from '../schema/sql.js';
 import { copyColumns } from '../schema/report-tables.js';
 import { rowFields, type CopyLayout } from './encode.js';
 

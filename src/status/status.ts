@@ -121,10 +121,10 @@ export interface EvolutionProgress {
 /** The progress of every evolving report among `jobs`. */
 async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgress[]> {
   const building = new Set(
-    (await readVersions(wh.pool, wh.schema)).filter((v) => v.state === 'building').map((v) => v.report),
+    (await readVersions(wh)).filter((v) => v.state === 'building').map((v) => v.report),
   );
   const names = jobs.reports.map((r) => r.name).filter((n) => building.has(n));
-  const states = await Promise.all(names.map((n) => coverage(wh.pool, wh.schema, n)));
+  const states = await Promise.all(names.map((n) => coverage(wh, n)));
   return states
     .filter((c) => c !== undefined)
     .map((c) => ({

@@ -31,7 +31,7 @@ export function startTickWorker(
   const partitions = async (name: string) => {
     const report = o.reports.get(name);
     if (report === undefined) return undefined;
-    return withClient(pool, (client) => maintainPartitions(client, config.schema, [report]));
+    return withClient(pool, (client) => maintainPartitions(client, rt.wh, [report]));
   };
   const processor = withRedactedErrors(secretsOf(config), tickProcessor(rt, deps, housekeeping, partitions));
   return rt.backend.worker(TICK_QUEUE, processor, {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqlDir } from '../../../src/platform/config/files.js';
-import { migrate, MigrationError, readMigrations } from '../../../src/schema/migrate.js';
+import { migrate, readMigrations } from '../../../src/schema/migrate.js';
+import { SchemaRefusal } from '../../../src/schema/versions.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;
@@ -62,7 +63,7 @@ describe('migrate', () => {
 
   it('refuses badly named files and duplicate versions', () => {
     write('1-init.sql', 'SELECT 1;');
-    expect(() => readMigrations(dir)).toThrow(MigrationError);
+    expect(() => readMigrations(dir)).toThrow(SchemaRefusal);
     const other = mkdtempSync(join(tmpdir(), 'adops-sql-'));
     writeFileSync(join(other, '001_a.sql'), 'SELECT 1;');
     writeFileSync(join(other, '001_b.sql'), 'SELECT 1;');
@@ -209,7 +210,7 @@ describe('upgrades from the baseline', () => {
       "INSERT INTO wh.schema_migrations (version, name, checksum) VALUES (1, 'schema', 'x'), (2, 'entities', 'y')",
     );
     const run = migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() });
-    await expect(run).rejects.toThrow(MigrationError);
+    await expect(run).rejects.toThrow(SchemaRefusal);
     await expect(migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() })).rejects.toThrow(
       /schema wh was built by a pre-release build.*Recreate the schema: DROP SCHEMA wh CASCADE/s,
     );
