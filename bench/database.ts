@@ -10,7 +10,7 @@ import { migrate } from '../src/schema/migrate.js';
 import { monthStart } from '../src/plan/retention.js';
 import { ensurePartitions } from '../src/schema/partitions.js';
 import { ensureReportTables } from '../src/schema/report-tables.js';
-import { reportTable } from '../src/platform/pg/handle.js';
+import { reportTable, warehouseOf } from '../src/platform/pg/handle.js';
 import { onInterrupt } from './cleanup.js';
 
 /** The schema every bench database uses. */
@@ -73,9 +73,10 @@ export async function createBenchDatabase(
       schema: BENCH_SCHEMA,
       sqlDir: sqlDir(),
       afterMigrations: async (client) => {
-        await ensureReportTables(client, BENCH_SCHEMA, reports);
+        const wh = warehouseOf(pool, BENCH_SCHEMA);
+        await ensureReportTables(client, wh, reports);
         for (const r of reports)
-          await ensurePartitions(client, BENCH_SCHEMA, reportTable(r.name), days.map(monthStart));
+          await ensurePartitions(client, wh, reportTable(r.name), days.map(monthStart));
       },
     });
   } catch (error) {

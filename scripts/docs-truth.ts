@@ -26,6 +26,9 @@ export interface Truth {
   readonly program: CommandShape;
   /** The ADOPS_* variables a doc may name. */
   readonly variables: ReadonlySet<string>;
+  /** The text of a markdown file by its path from the repository root, to check a link's `#anchor`
+   * against its headings; undefined for a file that is not there. Without it anchors go unchecked. */
+  readonly markdown?: (path: string) => string | undefined;
 }
 
 /** A name a doc may use though the check would call it false, and why. */
@@ -105,21 +108,69 @@ export function pathFindings(file: string, text: string, truth: Truth): Finding[
   return out;
 }
 
-/** Relative links of a doc (`[x](docs/a.md#b)`, `[x](../src/y.ts)`) whose target does not exist. */
+/** Relative links of a doc (`[x](docs/a.md#b)`, `[x](../src/y.ts)`, `[x](#c)`) whose target, or whose
+ * `#anchor` in a markdown target, does not exist. */
 export function linkFindings(file: string, text: string, truth: Truth): Finding[] {
   const out: Finding[] = [];
   linesOf(text).forEach((line, i) => {
     for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = (m[1] ?? '').split('#')[0] ?? '';
-      if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
-      const path = normalize(join(dirname(file), target))
-        .replace(/\\/g, '/')
-        .replace(/\/$/, '');
-      if (path.startsWith('..') || !truth.exists(path))
+      const [target = '', anchor] = (m[1] ?? '').split('#');
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const path =
+        target === ''
+          ? file
+          : normalize(join(dirname(file), target))
+              .replace(/\\/g, '/')
+              .replace(/\/$/, '');
+      if (target !== '' && (path.startsWith('..') || !truth.exists(path)))
         out.push({ file, line: i + 1, what: `links to ${m[1]}, which does not exist` });
+      else if (anchor !== undefined && path.endsWith('.md') && truth.markdown !== undefined) {
+        const target = path === file ? text : truth.markdown(path);
+        if (target !== undefined && !headingAnchors(target).has(anchor))
+          out.push({ file, line: i + 1, what: `links to ${m[1]}, but ${path} has no heading #${anchor}` });
+      }
     }
   });
   return out;
+}
+
+/** The anchors GitHub gives a markdown file's headings: lower case, punctuation dropped, spaces as
+ * hyphens, a repeated one suffixed `-1`, `-2`, ... Headings inside fenced code are not headings. */
+export function headingAnchors(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const code = new Set(codeBlockLines(text));
+  text.split('\n').forEach((line, i) => {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading === undefined || code.has(i)) return;
+    const base = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
+    anchors.add(anchor);
+  });
+  return anchors;
+}
+
+/** The 0-based numbers of the lines inside fenced code blocks (fences included). */
+function codeBlockLines(text: string): number[] {
+  const inside: number[] = [];
+  let fence: string | undefined;
+  text.split('\n').forEach((line, i) => {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker !== undefined) fence = marker;
+    else if (
+      fence !== undefined &&
+      marker !== undefined &&
+      marker[0] === fence[0] &&
+      marker.length >= fence.length
+    )
+      fence = undefined;
+    else if (fence === undefined) return;
+    inside.push(i);
+  });
+  return inside;
 }
 
 /** The `adops` commands and flags named in a doc's code that the CLI does not have. */

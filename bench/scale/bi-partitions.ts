@@ -7,8 +7,9 @@ import pg from 'pg';
 import { addMonths } from '../../src/plan/retention.js';
 import { ensurePartitions } from '../../src/schema/partitions.js';
 import { monthsBetween } from '../../test/helpers/partitions.js';
-import { qualified } from '../../src/platform/pg/handle.js';
-import { createIndexSql, createTableSql, tableSpec } from '../../src/schema/report-tables.js';
+import { qualified, warehouseOf } from '../../src/platform/pg/handle.js';
+import { tableSpec } from '../../src/schema/report-tables.js';
+import { createIndexSql, createTableSql } from '../../src/schema/sql.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 
@@ -61,7 +62,7 @@ export async function runBiPartitions(
   try {
     const setupStart = performance.now();
     say(`scale: BI query, generating ${rows.toLocaleString('en-US')} rows over ${DAYS} days...`);
-    await build(client, rows);
+    await build(client, rows, db.url);
     const setupMs = performance.now() - setupStart;
     say(`  built both tables in ${(setupMs / 1000).toFixed(1)} s`);
     const partitionedRunsMs: number[] = [];
@@ -112,12 +113,18 @@ function lastDay(): string {
  * Both tables with the report's own DDL (table-spec.ts): the rows go into the unpartitioned one,
  * are copied into the partitioned one, and the indexes are built after, as after a backfill.
  */
-async function build(client: pg.Client, rows: number): Promise<void> {
+async function build(client: pg.Client, rows: number, url: string): Promise<void> {
   const partitioned = tableSpec(report, PARTITIONED);
   const flat = { ...tableSpec(report, FLAT), partitioned: false };
-  await client.query(createTableSql(BENCH_SCHEMA, partitioned).table);
-  await client.query(createTableSql(BENCH_SCHEMA, flat).table);
-  await ensurePartitions(client, BENCH_SCHEMA, PARTITIONED, monthsBetween(FIRST_DAY, lastDay()));
+  await client.query(createTableSql(BENCH_SCHEMA, partitioned).table.text);
+  await client.query(createTableSql(BENCH_SCHEMA, flat).table.text);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  await ensurePartitions(
+    client,
+    warehouseOf(pool, BENCH_SCHEMA),
+    PARTITIONED,
+    monthsBetween(FIRST_DAY, lastDay()),
+  );
   // Row i: day i mod 365; the rest of i picks a (campaign, zone) pair unique within the day, with
   // campaigns drawn unevenly (a few big ones), as real delivery is.
   await client.query(
@@ -133,7 +140,8 @@ async function build(client: pg.Client, rows: number): Promise<void> {
     `INSERT INTO ${qualified(BENCH_SCHEMA, PARTITIONED)} SELECT * FROM ${qualified(BENCH_SCHEMA, FLAT)}`,
   );
   for (const spec of [partitioned, flat])
-    for (const ix of spec.indexes) await client.query(createIndexSql(BENCH_SCHEMA, spec.table, ix, ix.name));
+    for (const ix of spec.indexes) await client.query(createIndexSql(BENCH_SCHEMA, spec.table, ix).text);
+  await pool.end();
   await client.query(`VACUUM ANALYZE ${qualified(BENCH_SCHEMA, FLAT)}`);
   await client.query(`VACUUM ANALYZE ${qualified(BENCH_SCHEMA, PARTITIONED)}`);
 }

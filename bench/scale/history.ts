@@ -134,7 +134,10 @@ async function seed(url: string, reports: readonly ReportJob[], days: number): P
     // The report tables are partitioned by month: the seeded months need their partitions first.
     const today = localDate(new Date(), 'UTC');
     const months = monthsBetween(addDays(today, -days - 1), today);
-    for (const r of reports) await ensurePartitions(c, BENCH_SCHEMA, `report_${r.name}`, months);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    for (const r of reports)
+      await ensurePartitions(c, warehouseOf(pool, BENCH_SCHEMA), `report_${r.name}`, months);
+    await pool.end();
     for (const r of reports)
       await c.query(
         `INSERT INTO ${s}.${pg.escapeIdentifier(`report_${r.name}`)}

@@ -37,7 +37,7 @@ export interface FetchedReport {
 export interface ApiClient {
   /**
    * GET /reports: the body decompressed and redacted but not parsed (the caller archives it as it
-   * parses it), a stream from `streamFromBytes` on; see docs/api-client.md.
+   * parses it), a stream from `streamFromBytes` on.
    */
   fetchReport(
     q: ReportQuery,

@@ -1,5 +1,6 @@
 // A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
 // batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
+import { z } from 'zod';
 import type { StagedPage } from './runs.js';
 
 /** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */
@@ -133,16 +134,18 @@ export function progressLine(p: SyncProgress, now: number): string {
   );
 }
 
+const SYNC_PROGRESS = z.object({
+  phase: z.enum(['campaigns', 'creatives', 'writing']),
+  startedAt: z.number(),
+  requests: z.number(),
+  campaignsDone: z.number(),
+  campaignsTotal: z.number().nullable(),
+  resumed: z.number(),
+});
+
 /** A progress value read back from BullMQ, or undefined when it is not a sync's progress. */
 export function asSyncProgress(value: unknown): SyncProgress | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  const num = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-  const ok =
-    ['campaigns', 'creatives', 'writing'].includes(v.phase as string) &&
-    [v.startedAt, v.requests, v.campaignsDone, v.resumed].every(num) &&
-    (v.campaignsTotal === null || num(v.campaignsTotal));
-  return ok ? (v as unknown as SyncProgress) : undefined;
+  return SYNC_PROGRESS.safeParse(value).data;
 }
 
 /** Calls `emit` at most every `everyMs` (always when forced): not an update per request. */

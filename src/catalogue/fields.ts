@@ -45,7 +45,7 @@ function describeValue(value: unknown): string {
 }
 
 /** True for a plain JSON object (not an array, not null). */
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -177,9 +177,11 @@ export function storableEntity(
   obj: JsonObject,
   problems: ProblemSink,
 ): JsonObject {
-  return storableJson(obj, (path, original) =>
+  const stored = storableJson(obj, (path, original) =>
     problems.add({ ...fieldProblem(entity, id, path, REPAIRED_TEXT, original), repaired: true }),
-  ) as JsonObject;
+  );
+  // storableJson keeps an object an object.
+  return isObject(stored) ? stored : obj;
 }
 
 /** The positive integer id of an entity, or undefined (reported): the entity cannot be keyed. */

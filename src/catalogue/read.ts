@@ -4,11 +4,12 @@ import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../platform/config/env.js';
 import { realSleep } from '../api/http.js';
 import { backoffDelay, classifyFailure } from '../platform/retry/classify.js';
-import type { RequestGate } from '../limits/redis.js';
+import type { RequestGate } from '../limits/limiter.js';
 import { ApiError } from '../api/errors.js';
 import { entityId, listPages } from '../api/pages.js';
 import type { Logger } from '../platform/log/logger.js';
 import type { RawCatalogue } from './rows.js';
+import { isObject } from './fields.js';
 import { CAMPAIGN_LISTING } from './runs.js';
 import type { Checkpoint } from './checkpoint.js';
 
@@ -114,8 +115,7 @@ interface ReadOptions {
 }
 
 /** Field of an item that holds its id, by listing. */
-const idOf = (field: string) => (item: unknown) =>
-  typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[field] : undefined;
+const idOf = (field: string) => (item: unknown) => (isObject(item) ? item[field] : undefined);
 const campaignId = (item: unknown) => entityId(idOf('campaign_id')(item));
 
 /**
@@ -212,13 +212,14 @@ export async function mapLimit<T, R>(
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a whole number >= 1, got ${limit}`);
   const results = new Array<R>(items.length);
-  let next = 0;
+  // One iterator shared by the lanes: each takes the next item.
+  const next = items.entries();
   let failure: { error: unknown } | undefined;
   const lane = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const index = next++;
+    for (let it = next.next(); failure === undefined && it.done !== true; it = next.next()) {
+      const [index, item] = it.value;
       try {
-        results[index] = await fn(items[index] as T, index);
+        results[index] = await fn(item, index);
       } catch (error) {
         failure ??= { error };
       }

@@ -6,6 +6,7 @@ import {
   type ProblemSink,
   SMALLINT,
   fieldProblem,
+  isObject,
   readId,
   storableEntity,
 } from './fields.js';
@@ -15,8 +16,8 @@ import type { CampaignRow, Catalogue, CreativeRow, JsonObject, MappedCampaign } 
  * undefined when its id cannot be read. */
 export function mapCampaign(campaign: unknown, problems: ProblemSink): MappedCampaign | undefined {
   const id = readId('campaign', campaign, 'campaign_id', problems);
-  if (id === undefined) return undefined;
-  const c = storableEntity('campaign', id, campaign as JsonObject, problems);
+  if (id === undefined || !isObject(campaign)) return undefined;
+  const c = storableEntity('campaign', id, campaign, problems);
   const r = new FieldReader('campaign', id, problems);
   const delivery = r.objectOrUnset(c, 'delivery') ?? EMPTY;
   const events = r.objectOrUnset(c, 'event_counts') ?? EMPTY;
@@ -77,8 +78,8 @@ export function mapCreative(
   problems: ProblemSink,
 ): CreativeRow | undefined {
   const id = readId('creative', creative, 'creative_id', problems);
-  if (id === undefined) return undefined;
-  const c = storableEntity('creative', id, creative as JsonObject, problems);
+  if (id === undefined || !isObject(creative)) return undefined;
+  const c = storableEntity('creative', id, creative, problems);
   const r = new FieldReader('creative', id, problems);
   const own = r.int(c, 'campaign_id');
   if (own !== null && own !== listedUnder)

@@ -1,9 +1,16 @@
 // Catalogue sync runs: a run opened, resumed or refused, its staged pages (the checkpoint a
 // resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
-import type { ClientBase } from 'pg';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
-import { type Warehouse, inTransaction, qualified } from '../platform/pg/handle.js';
-import { type ProblemSummary, storableJson } from './stored-rows.js';
+import {
+  type Queryable,
+  type Warehouse,
+  execute,
+  firstRow,
+  inTransaction,
+  rowsOf,
+} from '../platform/pg/handle.js';
+import { type EntitySyncResult, type ProblemSummary, storableJson } from './stored-rows.js';
+import * as sql from './sql.js';
 
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
 const KEPT_RUNS = 100;
@@ -16,7 +23,7 @@ export type RunStart =
   /** The run's checkpoint was stale (or the run had failed): it starts again from nothing. */
   | { readonly kind: 'restarted'; readonly tries: number }
   /** An earlier try wrote the catalogue (and died before its job was marked done). */
-  | { readonly kind: 'written'; readonly result: unknown };
+  | { readonly kind: 'written'; readonly result: EntitySyncResult };
 
 /**
  * Opens run `runId`, taking up an earlier try's checkpoint if that try started within `staleAfterMs`
@@ -29,78 +36,49 @@ export async function openRun(
   staleAfterMs: number,
   account: string = DEFAULT_ACCOUNT,
 ): Promise<RunStart> {
-  const { pool, schema } = wh;
-  const runs = qualified(schema, 'entity_sync_runs');
-  const pages = qualified(schema, 'entity_sync_pages');
-  const stale = 'now() - make_interval(secs => $2::double precision / 1000)';
-  return inTransaction(pool, async (client) => {
-    await client.query(
-      `DELETE FROM ${runs} WHERE status = 'running' AND updated_at < ${stale} AND run_id <> $1`,
-      [runId, staleAfterMs],
-    );
-    await client.query(
-      `DELETE FROM ${runs} WHERE status <> 'running' AND run_id NOT IN (
-             SELECT run_id FROM ${runs} WHERE status <> 'running' ORDER BY started_at DESC LIMIT $1)`,
-      [KEPT_RUNS],
-    );
-    const { rows } = await client.query<{
-      status: string;
-      tries: number;
-      stale: boolean;
-      result: unknown;
-    }>(
-      `SELECT status, tries, started_at < ${stale} AS stale, result FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
-      [runId, staleAfterMs],
-    );
-    const run = rows[0];
+  const { schema } = wh;
+  return inTransaction(wh.pool, async (client) => {
+    await execute(client, sql.dropAbandonedRuns(schema, runId, staleAfterMs));
+    await execute(client, sql.dropOldRuns(schema, KEPT_RUNS));
+    const run = await firstRow(client, sql.lockRun(schema, runId, staleAfterMs));
     if (run === undefined) {
-      await client.query(`INSERT INTO ${runs} (run_id, account) VALUES ($1, $2)`, [runId, account]);
+      await execute(client, sql.insertRun(schema, runId, account));
       return { kind: 'new' };
     }
     if (run.status === 'written') return { kind: 'written', result: run.result };
     if (run.stale || run.status === 'failed') {
-      await client.query(`DELETE FROM ${pages} WHERE run_id = $1`, [runId]);
-      await client.query(
-        `UPDATE ${runs} SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
-                    tries = tries + 1, requests = 0, campaigns_done = 0, campaigns_total = NULL, error = NULL
-              WHERE run_id = $1`,
-        [runId],
-      );
+      await execute(client, sql.restartRun(schema, runId));
       return { kind: 'restarted', tries: run.tries + 1 };
     }
-    await client.query(`UPDATE ${runs} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`, [runId]);
-    return { kind: 'resumed', pages: await stagedPages(client, schema, runId), tries: run.tries + 1 };
+    await execute(client, sql.resumeRun(schema, runId));
+    const pages = (await rowsOf(client, sql.stagedPages(schema, runId))).map((r) => ({
+      ...r,
+      items: typeof r.items === 'string' ? itemsOf(r.items) : r.items,
+    }));
+    return { kind: 'resumed', pages, tries: run.tries + 1 };
   });
+}
+
+/** Items staged as JSON text (see stagePages). */
+function itemsOf(text: string): unknown[] {
+  const items: unknown = JSON.parse(text);
+  return Array.isArray(items) ? items : [];
 }
 
 /** Marks run `runId` written and drops its checkpoint, inside the catalogue's write transaction. */
 export async function finishRun(
-  client: ClientBase,
-  schema: string,
+  client: Queryable,
+  wh: Warehouse,
   runId: string,
-  result: object,
+  result: EntitySyncResult,
   problems: ProblemSummary,
 ): Promise<void> {
-  await client.query(
-    `UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'written', finished_at = now(), updated_at = now(), result = $2,
-            problem_count = $3, problems = $4, error = NULL
-      WHERE run_id = $1`,
-    [runId, JSON.stringify(result), problems.count, JSON.stringify(problems)],
-  );
-  await client.query(`DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1`, [runId]);
+  await execute(client, sql.finishRun(wh.schema, runId, result, problems));
 }
 
 /** Marks run `runId` failed for good with `reason` and drops its checkpoint (it will not resume). */
 export async function failRun(wh: Warehouse, runId: string, reason: string): Promise<void> {
-  const { pool, schema } = wh;
-  await pool.query(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'failed', finished_at = now(), updated_at = now(), error = $2
-      WHERE run_id = $1`,
-    [runId, reason],
-  );
+  await execute(wh, sql.failRun(wh.schema, runId, reason));
 }
 
 /** The listing number of GET /campaigns in the staging; creative listings use their campaign id. */
@@ -136,7 +114,6 @@ export async function stagePages(
   pages: readonly StagedPage[],
   progress: RunProgress,
 ): Promise<void> {
-  const { pool, schema } = wh;
   const rows = pages.map((p) => ({
     listing: p.listing,
     page_offset: p.offset,
@@ -145,37 +122,7 @@ export async function stagePages(
     last: p.last,
     gone: p.gone,
   }));
-  await pool.query(
-    `WITH staged AS (
-       INSERT INTO ${qualified(schema, 'entity_sync_pages')} (run_id, listing, page_offset, items, size, last, gone)
-       SELECT $1, listing, page_offset, items, size, last, gone
-         FROM jsonb_to_recordset($2::jsonb)
-           AS r(listing bigint, page_offset integer, items jsonb, size integer, last boolean, gone boolean)
-       ON CONFLICT (run_id, listing, page_offset) DO UPDATE
-         SET items = EXCLUDED.items, size = EXCLUDED.size, last = EXCLUDED.last, gone = EXCLUDED.gone
-     )
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET updated_at = now(), requests = $3, campaigns_done = $4, campaigns_total = $5
-      WHERE run_id = $1`,
-    [runId, JSON.stringify(rows), progress.requests, progress.campaignsDone, progress.campaignsTotal],
-  );
-}
-
-/** Every page staged for run `runId`, in listing and offset order. */
-export async function stagedPages(client: ClientBase, schema: string, runId: string): Promise<StagedPage[]> {
-  // listing is a bigint (text to pg); items is a string when staged as JSON text (see stagePages).
-  const { rows } = await client.query<
-    Omit<StagedPage, 'listing' | 'items'> & { listing: string; items: unknown[] | string }
-  >(
-    `SELECT listing, page_offset AS "offset", items, size, last, gone FROM ${qualified(schema, 'entity_sync_pages')}
-      WHERE run_id = $1 ORDER BY listing, page_offset`,
-    [runId],
-  );
-  return rows.map((r) => ({
-    ...r,
-    listing: Number(r.listing),
-    items: typeof r.items === 'string' ? (JSON.parse(r.items) as unknown[]) : r.items,
-  }));
+  await execute(wh, sql.stagePages(wh.schema, runId, rows, progress));
 }
 
 /** A running run with no page staged for this long is shown as interrupted. */
@@ -204,31 +151,7 @@ export interface EntitySyncStatus {
 
 /** Reads the newest written sync run and any newer one that has not written. */
 export async function entitySyncStatus(wh: Warehouse): Promise<EntitySyncStatus> {
-  const { pool, schema } = wh;
-  const runs = qualified(schema, 'entity_sync_runs');
-  const columns = `run_id AS "runId", status, started_at, updated_at, finished_at, tries, requests,
-    campaigns_done AS "campaignsDone", campaigns_total AS "campaignsTotal", result, problems, error,
-    updated_at < now() - make_interval(secs => $1::double precision / 1000) AS quiet`;
-  const { rows } = await pool.query<
-    Pick<
-      NonNullable<EntitySyncStatus['latest']>,
-      'runId' | 'tries' | 'campaignsDone' | 'campaignsTotal' | 'error'
-    > & {
-      status: string;
-      started_at: Date;
-      updated_at: Date;
-      finished_at: Date | null;
-      requests: string;
-      result: Record<string, number> | null;
-      problems: ProblemSummary | null;
-      quiet: boolean;
-    }
-  >(
-    `(SELECT ${columns} FROM ${runs} WHERE status = 'written' ORDER BY finished_at DESC LIMIT 1)
-     UNION ALL
-     (SELECT ${columns} FROM ${runs} ORDER BY started_at DESC LIMIT 1)`,
-    [QUIET_AFTER_MS],
-  );
+  const rows = await rowsOf(wh, sql.newestRuns(wh.schema, QUIET_AFTER_MS));
   const written = rows.find((r) => r.status === 'written');
   const newest = rows.at(-1);
   return {
@@ -250,7 +173,7 @@ export async function entitySyncStatus(wh: Warehouse): Promise<EntitySyncStatus>
             startedAt: newest.started_at.toISOString(),
             updatedAt: newest.updated_at.toISOString(),
             tries: newest.tries,
-            requests: Number(newest.requests),
+            requests: newest.requests,
             campaignsDone: newest.campaignsDone,
             campaignsTotal: newest.campaignsTotal,
             error: newest.error,

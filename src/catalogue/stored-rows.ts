@@ -36,6 +36,25 @@ export interface ProblemSummary {
   readonly examples: readonly FieldProblem[];
 }
 
+/** Counts of one catalogue write. */
+export interface WriteResult {
+  readonly campaigns: number;
+  readonly creatives: number;
+  /** Campaigns and creatives newly soft-deleted by this write. */
+  readonly deleted: number;
+  /** Campaigns and creatives that were soft-deleted and came back. */
+  readonly revived: number;
+}
+
+/** Counts of one sync, as its run records them: field problems, entities skipped, this try's
+ * requests, pages resumed. */
+export interface EntitySyncResult extends WriteResult {
+  readonly problems: number;
+  readonly skipped: number;
+  readonly requests: number;
+  readonly resumedPages: number;
+}
+
 /** The TypeScript type of each Postgres type an entity column has (in jsonb_to_recordset). */
 interface PgTypes {
   bigint: number;

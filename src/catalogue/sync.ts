@@ -1,13 +1,24 @@
-// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, write it in one transaction.
+// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, and write the whole
+// catalogue of one account in one transaction (upserts, soft deletes, zones, history).
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../platform/log/logger.js';
 import { redactSecrets } from '../platform/log/redact.js';
 import { classifyFailure } from '../platform/retry/classify.js';
-import { createLocalGate, type RequestGate } from '../limits/redis.js';
+import { createLocalGate, type RequestGate } from '../limits/limiter.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
 import { failRun, finishRun, openRun, stagePages } from './runs.js';
-import { writeCatalogue, type WriteResult } from './write.js';
+import {
+  CAMPAIGN_COLUMNS,
+  CREATIVE_COLUMNS,
+  type Catalogue,
+  type EntitySyncResult,
+  type WriteResult,
+} from './stored-rows.js';
+import type { ClientBase } from 'pg';
+import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
+import { execute, firstRow, inTransaction, type Warehouse } from '../platform/pg/handle.js';
+import * as sql from './sql.js';
 import { Checkpoint, type FlushPolicy, type SyncProgress, throttled } from './checkpoint.js';
 import {
   type CatalogueApi,
@@ -17,15 +28,8 @@ import {
   createRequester,
   readCatalogue,
 } from './read.js';
-import type { Warehouse } from '../platform/pg/handle.js';
 
-/** Counts of one sync: field problems, entities skipped, this try's requests, pages resumed. */
-export interface EntitySyncResult extends WriteResult {
-  readonly problems: number;
-  readonly skipped: number;
-  readonly requests: number;
-  readonly resumedPages: number;
-}
+export type { EntitySyncResult } from './stored-rows.js';
 
 export interface EntitySyncDeps {
   readonly wh: Warehouse;
@@ -59,11 +63,10 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
   const { wh } = deps;
-  const { schema } = wh;
   const start = await openRun(wh, runId, deps.staleAfterMs ?? 6 * 3600_000, deps.account);
   if (start.kind === 'written') {
     logger.info('an earlier try of this sync already wrote the catalogue');
-    return start.result as EntitySyncResult;
+    return start.result;
   }
   const started = Date.now();
   const counts: RequestCounts = { requests: 0, retries: 0, rateLimited: 0 };
@@ -115,20 +118,19 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     if (catalogue.campaigns.length === 0)
       logger.warn('the API returned no campaigns: every stored campaign and creative is marked deleted');
     const summary = problems.summary();
-    let result: EntitySyncResult | undefined;
-    await writeCatalogue(wh, catalogue, {
-      ...(deps.account === undefined ? {} : { account: deps.account }),
-      beforeCommit: async (client, written) => {
-        result = {
-          ...written,
-          problems: summary.count,
-          skipped: summary.skipped,
-          requests: counts.requests,
-          resumedPages: checkpoint.resumedPages,
-        };
-        await finishRun(client, schema, runId, result, summary);
-      },
+    const resultOf = (written: WriteResult): EntitySyncResult => ({
+      ...written,
+      problems: summary.count,
+      skipped: summary.skipped,
+      requests: counts.requests,
+      resumedPages: checkpoint.resumedPages,
     });
+    const result = resultOf(
+      await writeCatalogue(wh, catalogue, {
+        ...(deps.account === undefined ? {} : { account: deps.account }),
+        beforeCommit: (client, written) => finishRun(client, wh, runId, resultOf(written), summary),
+      }),
+    );
     if (summary.count > 0)
       logger.warn(
         {
@@ -150,7 +152,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
       },
       'entity sync written',
     );
-    return result as EntitySyncResult;
+    return result;
   } catch (error) {
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
@@ -168,4 +170,83 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     }
     throw error;
   }
+}
+
+export interface WriteOptions {
+  /** The account the catalogue belongs to (DEFAULT_ACCOUNT when not given): only its rows are touched. */
+  readonly account?: string;
+  /** Runs in the transaction after the writes, before COMMIT (e.g. ending the sync's checkpoint). */
+  readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<void>;
+}
+
+/** Rows per upsert statement. */
+const CHUNK_ROWS = 500;
+
+const CAMPAIGNS: sql.EntityTable = {
+  table: 'campaigns',
+  key: 'campaign_id',
+  columns: CAMPAIGN_COLUMNS,
+  tracked: ['name', 'is_active', 'is_archived', 'delivery_start', 'delivery_end'],
+};
+
+const CREATIVES: sql.EntityTable = {
+  table: 'creatives',
+  key: 'creative_id',
+  columns: CREATIVE_COLUMNS,
+  tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
+};
+
+/**
+ * Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen,
+ * history), so readers never see a half-written one; syncs of one account are serialised by a lock.
+ */
+export async function writeCatalogue(
+  wh: Warehouse,
+  catalogue: Catalogue,
+  options: WriteOptions = {},
+): Promise<WriteResult> {
+  const { schema } = wh;
+  const account = options.account ?? DEFAULT_ACCOUNT;
+  return inTransaction(wh.pool, async (client) => {
+    for (const st of sql.openWrite(schema, account)) await execute(client, st);
+    const campaignRows = catalogue.campaigns.map((c) => c.row);
+    const campaignIds = campaignRows.map((r) => r.campaign_id);
+    const creativeIds = catalogue.creatives.map((r) => r.creative_id);
+
+    let revived = 0;
+    for (const [t, ids] of [
+      [CAMPAIGNS, campaignIds],
+      [CREATIVES, creativeIds],
+    ] as const)
+      revived += (await firstRow(client, sql.countDeleted(schema, account, t, ids)))?.n ?? 0;
+
+    for (const part of chunks(campaignRows, CHUNK_ROWS))
+      await execute(client, sql.upsertStatement(schema, account, CAMPAIGNS, part));
+    for (const part of chunks(catalogue.creatives, CHUNK_ROWS))
+      await execute(client, sql.upsertStatement(schema, account, CREATIVES, part));
+
+    // The zones of the campaigns seen are written afresh.
+    await execute(client, sql.deleteZones(schema, account, campaignIds));
+    const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
+    for (const part of chunks(pairs, CHUNK_ROWS * 10))
+      await execute(client, sql.insertZones(schema, account, part));
+
+    let deleted = 0;
+    for (const t of [CAMPAIGNS, CREATIVES])
+      deleted += await execute(client, sql.softDeleteStatement(schema, account, t));
+    // The history sees the catalogue as this transaction leaves it, deletions included.
+    for (const t of [CAMPAIGNS, CREATIVES])
+      for (const st of sql.historyStatements(schema, account, t)) await execute(client, st);
+
+    const result = { campaigns: campaignRows.length, creatives: creativeIds.length, deleted, revived };
+    await options.beforeCommit?.(client, result);
+    return result;
+  });
+}
+
+/** Splits `items` into chunks of at most `size`, so no statement carries an unbounded parameter. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

@@ -2,7 +2,8 @@
 // `default` to the name an accounts file gives the same server (otherwise both names count its days).
 import type { Command } from 'commander';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
-import { AccountRenameError, renameAccount, type RenameResult } from '../schema/account-rename.js';
+import { renameAccount, type RenameResult } from '../schema/account-rename.js';
+import { SchemaRefusal } from '../schema/versions.js';
 import { CommandFailed, SUMMARIES, usageError, withWarehouse, type CliContext } from './context.js';
 
 /** `adops accounts rename FROM TO [--merge]`. */
@@ -41,7 +42,7 @@ export function registerAccounts(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const result = await withWarehouse(ctx, 1, (wh) =>
         renameAccount(wh, from, to, flags).catch((error: unknown) => {
-          if (error instanceof AccountRenameError) throw new CommandFailed(error.message, { cause: error });
+          if (error instanceof SchemaRefusal) throw new CommandFailed(error.message, { cause: error });
           throw error;
         }),
       );

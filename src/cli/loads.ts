@@ -31,7 +31,8 @@ export function registerLoads(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nOne line per attempt that reached the loader (report_loads): loaded (its rows are current), ' +
-        'superseded (a later load replaced them) or failed (earlier rows stay). `adops replay --load-id ID` ' +
+        'superseded (a later load replaced them) or failed (earlier rows stay; step: where it failed, ' +
+        'fetch, parse, load or archive). `adops replay --load-id ID` ' +
         'loads an archived response again. Reads DATABASE_URL and ADOPS_SCHEMA.',
     )
     .action(async (flags: LoadsFlags) => {
@@ -51,9 +52,10 @@ function table(loads: readonly LoadListing[]): string {
     l.period_start === l.period_end ? l.period_start : `${l.period_start}..${l.period_end}`,
     l.status,
     l.rows === null ? '-' : String(l.rows),
+    l.failed_step ?? '',
     terminalSafe((l.error ?? '').split('\n')[0] ?? '').slice(0, ERROR_WIDTH),
   ]);
-  const rows = [['id', 'report', 'account', 'period', 'status', 'rows', 'error'], ...cells];
+  const rows = [['id', 'report', 'account', 'period', 'status', 'rows', 'step', 'error'], ...cells];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
     .map(

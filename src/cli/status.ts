@@ -15,8 +15,7 @@ import { decide } from '../doctor/verdict.js';
 import type { Logger } from '../platform/log/logger.js';
 import { redactSecrets } from '../platform/log/redact.js';
 import { checkProblems, renderStatus } from '../status/render.js';
-import { collectStatus, type Status } from '../status/status.js';
-import { readUnconfiguredAccounts } from '../status/account-holdings.js';
+import { collectStatus, readUnconfiguredAccounts, type Status } from '../status/status.js';
 import {
   CommandFailed,
   intOption,

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createApiClientFromConfig } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { createLocalGate } from '../limits/redis.js';
+import { createLocalGate } from '../limits/limiter.js';
 import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync, type EntitySyncResult } from '../catalogue/sync.js';
 import { DEFAULT_ACCOUNT, oneAccount, selectAccounts } from '../platform/config/accounts.js';

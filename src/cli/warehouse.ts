@@ -3,14 +3,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { secretsOf } from '../platform/config/env.js';
 import { enqueueEvolution } from '../evolution/evolution.js';
-import { SchemaDriftError } from '../schema/report-tables.js';
 import { coverage, dropRetired, swapVersion, type Coverage } from '../evolution/evolution.js';
-import { MigrationError, setupWarehouse, type SetupResult } from '../schema/migrate.js';
+import { setupWarehouse, type SetupResult } from '../schema/migrate.js';
 import { openWarehouse, withClient, type Warehouse } from '../platform/pg/handle.js';
 import { migrateQueueSchema } from '../platform/queue/backend.js';
-import { BI_ROLE_NAME, BiRoleError, describeBiRole, reservedBiRole, setupBiRole } from '../schema/bi-role.js';
+import { BI_ROLE_NAME, describeBiRole, reservedBiRole, setupBiRole } from '../schema/bi-role.js';
 import { replayLoad } from '../pull/run.js';
-import { readVersions } from '../schema/versions.js';
+import { SchemaRefusal, readVersions } from '../schema/versions.js';
 import { refusedViewLine } from '../schema/views.js';
 import {
   cannotConnect,
@@ -52,16 +51,10 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
           await withClient(wh.pool, (client) => migrateQueueSchema(client, config));
           say([`queue schema ${config.queue.schema}: up to date (BullMQ's migrations)`]);
         }
-        if (flags.biRole !== undefined)
-          say(describeBiRole(await setupBiRole(wh.pool, wh.schema, flags.biRole), wh.schema));
+        if (flags.biRole !== undefined) say(describeBiRole(await setupBiRole(wh, flags.biRole), wh.schema));
         await planEvolving(ctx, wh, result);
       } catch (error) {
-        if (
-          error instanceof MigrationError ||
-          error instanceof SchemaDriftError ||
-          error instanceof BiRoleError
-        )
-          throw new CommandFailed(error.message, { cause: error });
+        if (error instanceof SchemaRefusal) throw new CommandFailed(error.message, { cause: error });
         throw cannotConnect(error) ?? error;
       } finally {
         await wh.pool.end();
@@ -71,18 +64,14 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
 
 /** For each report whose dimensions changed: its progress, and its missing history enqueued newest first (or
  * how to enqueue it when Redis does not answer). */
-async function planEvolving(
-  ctx: CliContext,
-  { pool, schema }: Warehouse,
-  result: SetupResult,
-): Promise<void> {
+async function planEvolving(ctx: CliContext, wh: Warehouse, result: SetupResult): Promise<void> {
   const states: Coverage[] = [];
   for (const e of result.tables.evolving) {
-    const state = await coverage(pool, schema, e.report);
+    const state = await coverage(wh, e.report);
     if (state === undefined) continue;
     states.push(state);
     ctx.stdout.write(
-      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${schema}.${e.table}); ` +
+      `${e.started ? 'started' : 'continues'}: ${e.report} loads version ${e.to} (${wh.schema}.${e.table}); ` +
         `report_${e.report} serves version ${e.from} meanwhile\n${progressLine(state)}\n`,
     );
   }
@@ -148,11 +137,12 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
       const reports = flags.report === undefined ? jobs : jobs.filter((r) => r.name === flags.report);
       if (flags.report !== undefined && reports.length === 0)
         throw usageError(`--report: no job definition is named "${flags.report}"`);
-      await withWarehouse(ctx, 2, async ({ pool, schema }) => {
+      await withWarehouse(ctx, 2, async (wh) => {
+        const { pool, schema } = wh;
         for (const report of reports) {
           if (flags.swap) {
             const swapped = await withClient(pool, (client) =>
-              swapVersion(client, schema, report, { force: true }),
+              swapVersion(client, wh, report, { force: true }),
             );
             if (swapped !== undefined) {
               ctx.stdout.write(`${report.name}: now serves version ${swapped.to} (was ${swapped.from})\n`);
@@ -160,14 +150,14 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
             }
           }
           if (flags.dropOld)
-            for (const table of await withClient(pool, (client) => dropRetired(client, schema, report.name)))
+            for (const table of await withClient(pool, (client) => dropRetired(client, wh, report.name)))
               ctx.stdout.write(`${report.name}: dropped ${schema}.${table}\n`);
         }
-        const states = (await Promise.all(reports.map((r) => coverage(pool, schema, r.name)))).filter(
+        const states = (await Promise.all(reports.map((r) => coverage(wh, r.name)))).filter(
           (c): c is Coverage => c !== undefined,
         );
         if (flags.plan) ctx.stdout.write(`${await planEvolution(ctx, states)}\n`);
-        const versions = await readVersions(pool, schema);
+        const versions = await readVersions(wh);
         for (const report of reports) {
           const mine = versions.filter((v) => v.report === report.name);
           const retired = mine.filter((v) => v.state === 'retired').map((v) => v.table);
@@ -245,7 +235,7 @@ export function registerReplay(program: Command, ctx: CliContext): void {
             : `load ${loadId} replayed as load ${outcome.loadId}: superseded, a newer response of the period is loaded; nothing changed\n`,
         );
       }).catch((error: unknown) => {
-        // Our own errors (ReplayError, the loader's) are one line; a bare Error is a bug worth its stack.
+        // Our own errors (replay's, the loader's) are one line; a bare Error is a bug worth its stack.
         if (error instanceof Error && !(error instanceof CommandFailed) && error.name !== 'Error')
           throw new CommandFailed(error.message, { cause: error });
         throw error;

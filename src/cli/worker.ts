@@ -147,7 +147,7 @@ export function registerDashboard(program: Command, ctx: CliContext): void {
         "DATABASE_URL's database (use the workers' values).",
         'The page has no login: keep it on 127.0.0.1 (reach it with ssh -L) or behind an',
         'authenticating proxy, above all with --allow-writes. Requests naming another Host (a',
-        'DNS-rebinding page) are refused, and so are writes from another site: see docs/dashboard.md.',
+        'DNS-rebinding page) are refused, and so are writes from another site: see docs/operations.md.',
       ].join('\n'),
     )
     .action((flags: DashboardFlags) => runDashboard(ctx, flags));

@@ -18,15 +18,17 @@ export interface Delivery {
   end: number;
 }
 
-/** The counters of a campaign's event_counts, in the order reads show them. */
-export const EVENT_COUNTS = [
-  'ad_requests',
-  'clicks',
-  'filled_impressions',
-  'impressions',
-  'measurable_impressions',
-  'viewable_impressions',
-] as const;
+/** A campaign's event_counts as reads show them, from its impressions. */
+export function eventCounts(impressions: number) {
+  return {
+    ad_requests: impressions * 2,
+    clicks: Math.floor(impressions / 200),
+    filled_impressions: Math.floor(impressions * 1.2),
+    impressions,
+    measurable_impressions: Math.floor(impressions * 0.9),
+    viewable_impressions: Math.floor(impressions * 0.6),
+  };
+}
 
 export interface Pricing {
   model: 'CPM' | 'CPC';
@@ -62,7 +64,7 @@ export interface Campaign {
   zone_ids: number[];
   creative_ids: number[];
   delivery: Delivery;
-  event_counts: Record<(typeof EVENT_COUNTS)[number], number>;
+  event_counts: ReturnType<typeof eventCounts>;
   pricing: OrEmpty<Pricing>;
   pacing: OrEmpty<Pacing>;
   targeting: OrEmpty<Record<string, unknown>>;
@@ -139,7 +141,7 @@ export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catal
   const campaignCount = size.campaigns ?? 20;
   for (let c = 0; c < campaignCount; c++) {
     // Cycle the formats so every seed has a mix of all four.
-    const format = AD_FORMATS[c % AD_FORMATS.length] as AdFormat;
+    const format = AD_FORMATS[c % AD_FORMATS.length] ?? 'display';
     const campaign = seedCampaign(rng, ids(), c, format, zones);
     const count = size.creativesPerCampaign ?? rng.int(3, 8);
     for (let k = 0; k < count; k++) {
@@ -199,14 +201,7 @@ function seedCampaign(
       start: rng.chance(0.5) ? 0 : created,
       end: rng.chance(0.7) ? 0 : EPOCH + rng.int(30, 300) * 86400,
     },
-    event_counts: {
-      ad_requests: impressions * 2,
-      clicks: Math.floor(impressions / 200),
-      filled_impressions: Math.floor(impressions * 1.2),
-      impressions,
-      measurable_impressions: Math.floor(impressions * 0.9),
-      viewable_impressions: Math.floor(impressions * 0.6),
-    },
+    event_counts: eventCounts(impressions),
     // Every third campaign leaves pricing, pacing and targeting unset: they read back as [].
     pricing:
       index % 3 === 0 ? [] : { model: rng.pick(['CPM', 'CPC'] as const), value: rng.int(10, 900) / 100 },
@@ -265,7 +260,7 @@ function seedData(rng: Rng, adType: string, filehash: string): Record<string, un
   if (adType === 'json') return { title: 'Native "headline"', description: 'Body, text', landing_page };
   if (adType === 'url' || adType === 'wrapper')
     return { url: `https://vast.example.com/${filehash}.xml`, landing_page };
-  const [width, height] = rng.pick(adType === 'video' ? VIDEO_SIZES : DISPLAY_SIZES);
+  const [width = 0, height = 0] = rng.pick(adType === 'video' ? VIDEO_SIZES : DISPLAY_SIZES);
   return {
     filehash: `${filehash}.${adType === 'video' ? 'mp4' : adType === 'zip' ? 'zip' : 'png'}`,
     width,
@@ -279,15 +274,14 @@ function seedData(rng: Rng, adType: string, filehash: string): Record<string, un
 
 function sample<T>(rng: Rng, items: readonly T[], count: number): T[] {
   const pool = [...items];
-  return Array.from(
-    { length: Math.min(count, pool.length) },
-    () => pool.splice(rng.int(0, pool.length - 1), 1)[0] as T,
+  return Array.from({ length: Math.min(count, pool.length) }).flatMap(() =>
+    pool.splice(rng.int(0, pool.length - 1), 1),
   );
 }
 
 /** 2025-01-01T00:00:00Z: seeded timestamps sit before it, so they never depend on the real clock. */
 const EPOCH = 1735689600;
-const sizes = (text: string) => text.split(' ').map((s) => s.split('x').map(Number) as [number, number]);
+const sizes = (text: string) => text.split(' ').map((s) => s.split('x').map(Number));
 const DISPLAY_SIZES = sizes('300x250 728x90 160x600 320x50 300x600 970x250');
 const VIDEO_SIZES = sizes('1920x1080 1280x720 640x360');
 /** Landing pages, two of them with characters that CSV, COPY and JSON writers must escape. */

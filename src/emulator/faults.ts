@@ -1,11 +1,11 @@
 // How the emulator misbehaves on purpose: the seeded fault plan, the answers that replace a handler's (500,
 // HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
-import { ApiError, type Reply } from './api/http.js';
+import { EmulatorReply, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
 import {
   FAULT_BANDS,
   FAULT_OPTIONS_SCHEMA,
-  FAULT_RATES,
+  isRecord,
   type EchoForm,
   type EchoPlace,
   type FaultKind,
@@ -14,7 +14,7 @@ import {
 
 /** What the fault plan decided for one request. */
 interface FaultDecision {
-  readonly kind: 'none' | (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS];
+  readonly kind: 'none' | (typeof FAULT_BANDS)[number][1];
   readonly latencyMs: number;
   /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
@@ -59,8 +59,7 @@ export class FaultPlan {
       return { kind: 'storm', latencyMs };
     }
     let edge = 0;
-    for (const rate of FAULT_RATES) {
-      const kind = FAULT_BANDS[rate];
+    for (const [rate, kind] of FAULT_BANDS) {
       const width = o[rate] ?? 0;
       edge += width;
       if (u >= edge) continue;
@@ -86,16 +85,11 @@ export const BAD_GATEWAY_PAGE =
 export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds: number): Reply {
   if (html) return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'fail')
-    return new ApiError(500, 'server_error', 'Injected server error: retry later.').toReply();
+    return new EmulatorReply(500, 'server_error', 'Injected server error: retry later.').toReply();
   if (kind === 'malformed') return { status: 200, body: MALFORMED_BODY };
   const headers = { 'retry-after': String(retryAfterSeconds) };
-  return new ApiError(
-    429,
-    'rate_limited',
-    'Too many requests: wait Retry-After seconds.',
-    undefined,
-    headers,
-  ).toReply();
+  const message = 'Too many requests: wait Retry-After seconds.';
+  return new EmulatorReply(429, 'rate_limited', message, undefined, headers).toReply();
 }
 
 /** The requests per window that the rateLimitHeaders quirk advertises. */
@@ -223,10 +217,9 @@ function errorWithKey(body: string, written: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
-  const o = doc as Record<string, unknown>;
-  const message = typeof o.message === 'string' ? o.message : 'request refused';
-  return JSON.stringify({ ...o, message: `${message} (key ${KEY_MARK})`, [ECHO_FIELD]: KEY_MARK })
+  if (!isRecord(doc)) return undefined;
+  const message = typeof doc.message === 'string' ? doc.message : 'request refused';
+  return JSON.stringify({ ...doc, message: `${message} (key ${KEY_MARK})`, [ECHO_FIELD]: KEY_MARK })
     .split(KEY_MARK)
     .join(written);
 }

@@ -3,12 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
-  defined,
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
   FAITHFUL_QUIRKS,
   FAULT_RATES,
+  isOneOf,
+  isRecord,
   KEY_SCHEMA,
+  overlay,
+  splitList,
   resolveQuirks,
   type EchoPlace,
   type EmulatorKey,
@@ -87,9 +90,9 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags) {
 
 /** The quirks that differ from the faithful defaults, for a start line ('none' when faithful). */
 export function describeQuirks(q: Quirks): string {
+  const faithful = new Map<string, unknown>(Object.entries(FAITHFUL_QUIRKS));
   const on = Object.entries(q).filter(
-    ([k, v]) =>
-      v !== false && v !== FAITHFUL_QUIRKS[k as keyof Quirks] && !(Array.isArray(v) && v.length === 0),
+    ([k, v]) => v !== false && v !== faithful.get(k) && !(Array.isArray(v) && v.length === 0),
   );
   return on.length === 0 ? 'none' : on.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join(', ');
 }
@@ -122,7 +125,12 @@ export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; fa
   strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
 };
 
-export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
+export const PROFILE_NAMES = [
+  'faithful',
+  'php',
+  'hostile',
+  'strict',
+] as const satisfies readonly ProfileName[];
 
 /** The quirks and faults a start gets: the profile's, each overridden by a given field; validated. */
 export function resolveProfile(
@@ -133,32 +141,34 @@ export function resolveProfile(
   if (!Object.hasOwn(PROFILES, profile))
     throw new Error(`unknown profile "${String(profile)}": use one of ${PROFILE_NAMES.join(', ')}`);
   const preset = PROFILES[profile];
-  const merged = { ...preset.faults, ...defined(faults) };
+  const merged = overlay(preset.faults, faults);
   FAULT_OPTIONS_SCHEMA.parse(merged);
-  return { quirks: resolveQuirks({ ...preset.quirks, ...defined(quirks) }), faults: merged };
+  return { quirks: resolveQuirks(overlay(preset.quirks, quirks)), faults: merged };
 }
 
 /** The boolean quirks by their `--quirks` names (kebab-case). */
-const BOOLEAN_QUIRKS = {
-  'string-values': 'stringValues',
-  'empty-as-array': 'emptyAsArray',
-  'sort-keys': 'sortKeys',
-  'html-errors': 'htmlErrors',
-  gzip: 'gzip',
-  'rate-limit-headers': 'rateLimitHeaders',
-  strict: 'strict',
-} as const satisfies Record<string, keyof EmulatorQuirks>;
+const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>(
+  Object.entries({
+    'string-values': 'stringValues',
+    'empty-as-array': 'emptyAsArray',
+    'sort-keys': 'sortKeys',
+    'html-errors': 'htmlErrors',
+    gzip: 'gzip',
+    'rate-limit-headers': 'rateLimitHeaders',
+    strict: 'strict',
+  } as const),
+);
 
 /** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
-  for (const item of listItems(text)) {
+  for (const item of splitList(text)) {
     const on = !item.startsWith('no-');
     const name = on ? item : item.slice(3);
-    const key = (BOOLEAN_QUIRKS as Record<string, string>)[name];
+    const key = BOOLEAN_QUIRKS.get(name);
     if (key === undefined)
       throw new Error(
-        `unknown quirk "${item}": use any of ${Object.keys(BOOLEAN_QUIRKS).join(', ')} (a "no-" prefix turns one off)`,
+        `unknown quirk "${item}": use any of ${[...BOOLEAN_QUIRKS.keys()].join(', ')} (a "no-" prefix turns one off)`,
       );
     out[key] = on;
   }
@@ -168,20 +178,13 @@ export function parseQuirkList(text: string): EmulatorQuirks {
 /** Parses an `--echo-key` list such as 'body,header' (or 'all'). */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
-  for (const item of listItems(text)) {
+  for (const item of splitList(text)) {
     if (item === 'all') return [...ECHO_PLACES];
-    if (!(ECHO_PLACES as readonly string[]).includes(item))
+    if (!isOneOf(ECHO_PLACES, item))
       throw new Error(`unknown echo place "${item}": use any of ${ECHO_PLACES.join(', ')}, or all`);
-    if (!places.includes(item as EchoPlace)) places.push(item as EchoPlace);
+    if (!places.includes(item)) places.push(item);
   }
   return places;
-}
-
-function listItems(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
 
 /** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
@@ -206,11 +209,7 @@ export function parseKeysFile(text: string, path: string): EmulatorKey[] {
     throw new Error(`${path}: not valid JSON; ${expected}`, { cause: error });
   }
   // Both shapes share one schema, so an error can name the exact entry and field.
-  const list =
-    typeof json === 'object' && json !== null && !Array.isArray(json)
-      ? (json as { keys?: unknown }).keys
-      : json;
-  const parsed = z.array(KEY_SCHEMA).safeParse(list);
+  const parsed = z.array(KEY_SCHEMA).safeParse(isRecord(json) ? json.keys : json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`${path}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}; ${expected}`);

@@ -8,10 +8,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { catalogueHandlers } from './api/catalogue.js';
-import { ApiError, badRequest, json, readJsonBody, sendReply, type Reply } from './api/http.js';
+import { EmulatorReply, badRequest, json, readJsonBody, sendReply, type Reply } from './api/http.js';
 import { reportHandlers } from './api/reports.js';
 import { generateCatalogue } from './catalogue.js';
 import { FaultPlan, RateWindow } from './faults.js';
@@ -86,20 +85,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (path === '/v2' || path.startsWith('/v2/')) return serveApi(state, req, res, url);
     const reply = path.startsWith('/_control/')
       ? await answer(async () => handleControl(control, req.method ?? 'GET', path, await readJsonBody(req)))
-      : new ApiError(404, 'not_found', `No endpoint ${path}: the API lives under /v2.`).toReply();
+      : new EmulatorReply(404, 'not_found', `No endpoint ${path}: the API lives under /v2.`).toReply();
     await sendReply(res, reply);
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // Only a bug lands here; answer 500 if still possible, never crash the process.
-      if (!res.headersSent) void sendReply(res, new ApiError(500, 'server_error', String(error)).toReply());
+      if (!res.headersSent)
+        void sendReply(res, new EmulatorReply(500, 'server_error', String(error)).toReply());
       else res.destroy();
     });
   });
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   await once(server, 'listening');
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the emulator listens on no TCP port');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const origin = `http://${host}:${address.port}`;
   return {
@@ -128,24 +129,21 @@ const OVERRIDE_SCHEMA = z.object({
 /** Refuses, when the override is queued, a header Node would refuse when the answer is sent (a CR, LF or NUL
  * in a value, a name that is not an HTTP token): otherwise the matching request gets a 500 instead. */
 function headerProblems(headers: Record<string, string>, ctx: z.RefinementCtx): void {
+  const fails = (check: () => void) => {
+    try {
+      check();
+      return false;
+    } catch {
+      return true;
+    }
+  };
   for (const [name, value] of Object.entries(headers)) {
-    try {
-      validateHeaderName(name);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)} is not a valid header name` });
-      return;
-    }
-    try {
-      validateHeaderValue(name, value);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message:
-          'the value holds a character a header cannot carry (CR, LF, NUL or another control character)',
-      });
-      return;
-    }
+    if (fails(() => validateHeaderName(name)))
+      return ctx.addIssue({ code: 'custom', message: `${JSON.stringify(name)} is not a valid header name` });
+    const message =
+      'the value holds a character a header cannot carry (CR, LF, NUL or another control character)';
+    if (fails(() => validateHeaderValue(name, value)))
+      return ctx.addIssue({ code: 'custom', path: [name], message });
   }
 }
 
@@ -161,9 +159,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 /** The control endpoints outside /v2 (no auth), one per RunningEmulator method: a JSON answer, else 204. */
-const CONTROL: Readonly<
-  Record<string, (emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>, body: unknown) => unknown>
-> = {
+type Control = Omit<RunningEmulator, 'url' | 'origin' | 'close'>;
+const CONTROL: Readonly<Record<string, (emulator: Control, body: unknown) => unknown>> = {
   'GET /_control/stats': (e) => e.stats(),
   'POST /_control/stats/reset': (e) => e.resetStats(),
   'PUT /_control/faults': (e, body) => e.setFaults(parse(FAULT_OPTIONS_SCHEMA, body ?? {})),
@@ -176,15 +173,10 @@ const CONTROL: Readonly<
   },
 };
 
-function handleControl(
-  emulator: Omit<RunningEmulator, 'url' | 'origin' | 'close'>,
-  method: string,
-  path: string,
-  body: unknown,
-): Reply {
+function handleControl(emulator: Control, method: string, path: string, body: unknown): Reply {
   const route = `${method} ${path.replace(/\/+$/, '')}`;
   const endpoint = Object.hasOwn(CONTROL, route) ? CONTROL[route] : undefined;
-  if (endpoint === undefined) throw new ApiError(404, 'not_found', `No control endpoint ${route}.`);
+  if (endpoint === undefined) throw new EmulatorReply(404, 'not_found', `No control endpoint ${route}.`);
   const answered = endpoint(emulator, body);
   return answered === undefined ? { status: 204 } : json(200, answered);
 }

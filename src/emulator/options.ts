@@ -21,17 +21,17 @@ export type EmulatorKey = z.input<typeof KEY_SCHEMA>;
 
 /** Each fault rate (docs/emulator.md) and the fault it injects. Each is a band of one uniform draw, in this
  * order, so together at most 1. */
-export const FAULT_BANDS = {
-  dropRate: 'drop',
-  failRate: 'fail',
-  rateLimitRate: 'rate_limit',
-  malformedRate: 'malformed',
-  truncateRate: 'truncate',
-  rateLimitStormRate: 'storm',
-  dropMidBodyRate: 'drop_mid_body',
-  dripRate: 'drip',
-} as const;
-export const FAULT_RATES = Object.keys(FAULT_BANDS) as (keyof typeof FAULT_BANDS)[];
+export const FAULT_BANDS = [
+  ['dropRate', 'drop'],
+  ['failRate', 'fail'],
+  ['rateLimitRate', 'rate_limit'],
+  ['malformedRate', 'malformed'],
+  ['truncateRate', 'truncate'],
+  ['rateLimitStormRate', 'storm'],
+  ['dropMidBodyRate', 'drop_mid_body'],
+  ['dripRate', 'drip'],
+] as const;
+export const FAULT_RATES = FAULT_BANDS.map(([rate]) => rate);
 
 const rate = z.number().min(0).max(1).optional();
 /** Added latency: at most an hour, well inside what a Node timer holds. */
@@ -39,10 +39,14 @@ const latency = z.number().min(0).max(3_600_000, 'at most 3600000 ms (an hour)')
 
 export const FAULT_OPTIONS_SCHEMA = z
   .strictObject({
-    ...(Object.fromEntries(FAULT_RATES.map((k) => [k, rate])) as Record<
-      (typeof FAULT_RATES)[number],
-      typeof rate
-    >),
+    dropRate: rate,
+    failRate: rate,
+    rateLimitRate: rate,
+    malformedRate: rate,
+    truncateRate: rate,
+    rateLimitStormRate: rate,
+    dropMidBodyRate: rate,
+    dripRate: rate,
     retryAfterSeconds: z.number().int().min(0).optional(),
     latencyMs: z.union([latency, z.tuple([latency, latency])]).optional(),
     /** Path prefixes faults apply to (default all of /v2). */
@@ -123,9 +127,28 @@ export function resolveQuirks(q: EmulatorQuirks = {}): Quirks {
   return Object.freeze(QUIRKS_SCHEMA.parse(q));
 }
 
-/** The fields of `o` that are not undefined. */
-export function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** `base` with each field of `top` that is not undefined laid over it. */
+export function overlay<T extends object>(base: T, top: T): T {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(top)) if (v !== undefined) Object.assign(out, { [k]: v });
+  return out;
+}
+
+/** The non-empty items of a comma-separated list, trimmed. */
+export const splitList = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+/** A JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when `value` is one of `allowed`. */
+export function isOneOf<T extends string>(allowed: readonly T[], value: unknown): value is T {
+  return allowed.some((a) => a === value);
 }
 
 export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
@@ -164,7 +187,7 @@ export interface RequestLogEntry {
 }
 
 /** Kinds of injected faults, as counted in EmulatorStats.faults. */
-export type FaultKind = (typeof FAULT_BANDS)[keyof typeof FAULT_BANDS] | 'override' | 'latency' | 'echo_key';
+export type FaultKind = (typeof FAULT_BANDS)[number][1] | 'override' | 'latency' | 'echo_key';
 
 /** Counters since start or the last reset, by endpoint ('GET /v2/campaigns/:id'); faults also by FaultKind. */
 export interface EmulatorStats {

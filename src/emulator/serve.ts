@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   acceptsGzip,
-  ApiError,
+  EmulatorReply,
   type Handler,
   matchRoute,
   primeBody,
@@ -39,12 +39,12 @@ export interface ApiState {
   readonly onRequest: EmulatorOptions['onRequest'];
 }
 
-/** Runs a handler, turning an ApiError into its JSON reply. */
+/** Runs a handler, turning an EmulatorReply into its JSON reply. */
 export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ApiError) return error.toReply();
+    if (error instanceof EmulatorReply) return error.toReply();
     throw error;
   }
 }
@@ -101,11 +101,7 @@ export async function serveApi(
   let reply: Reply = { status: 0 };
   if (canned !== undefined) {
     req.resume();
-    reply = {
-      status: canned.status,
-      body: canned.body,
-      ...(canned.headers ? { headers: canned.headers } : {}),
-    };
+    reply = canned;
   } else if (kind === 'fail' || kind === 'rate_limit' || kind === 'storm' || kind === 'malformed') {
     req.resume();
     const html = kind === 'fail' && q.htmlErrors && decision.html === true;
@@ -181,21 +177,22 @@ export class KeyRing {
 
   /** 401 when the key is missing (in the accepted header forms) or unknown; the key otherwise. */
   authenticate(key: string | undefined, form: AuthForm = 'any'): EmulatorKey {
-    if (key === undefined) throw new ApiError(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
+    if (key === undefined)
+      throw new EmulatorReply(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
     const found = this.keys.get(key);
     if (found === undefined)
-      throw new ApiError(401, 'unauthorized', 'API key invalid: check the key in your settings.');
+      throw new EmulatorReply(401, 'unauthorized', 'API key invalid: check the key in your settings.');
     return found;
   }
 
   /** 403 when the key lacks the scope, the method or the client IP. */
   authorize(key: EmulatorKey, scope: Scope, method: string, ip: string): number {
     if (key.scopes !== undefined && !key.scopes.includes(scope))
-      throw new ApiError(403, 'forbidden', `This API key lacks the scope "${scope}".`);
+      throw new EmulatorReply(403, 'forbidden', `This API key lacks the scope "${scope}".`);
     if (key.methods !== undefined && !key.methods.map((m) => m.toUpperCase()).includes(method))
-      throw new ApiError(403, 'forbidden', `This API key may not use the method ${method}.`);
+      throw new EmulatorReply(403, 'forbidden', `This API key may not use the method ${method}.`);
     if (key.ips !== undefined && !key.ips.map(normaliseIp).includes(normaliseIp(ip)))
-      throw new ApiError(403, 'forbidden', `This API key may not be used from ${normaliseIp(ip)}.`);
+      throw new EmulatorReply(403, 'forbidden', `This API key may not be used from ${normaliseIp(ip)}.`);
     return key.accountId ?? API_ACCOUNT_ID;
   }
 }
@@ -245,11 +242,8 @@ export class OverrideQueue {
   }
 
   take(path: string): OverrideOptions | undefined {
-    const i = this.queue.findIndex((o) => path.startsWith(o.path));
-    if (i < 0) return undefined;
-    const o = this.queue[i] as OverrideOptions & { left: number };
-    o.left -= 1;
-    if (o.left <= 0) this.queue.splice(i, 1);
+    const o = this.queue.find((q) => path.startsWith(q.path));
+    if (o !== undefined && --o.left <= 0) this.queue.splice(this.queue.indexOf(o), 1);
     return o;
   }
 }

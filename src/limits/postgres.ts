@@ -1,43 +1,33 @@
-// The shared API request limit and its 429 pause on Postgres, for a deployment without Redis: the
-// same limiter as limits/redis.ts over the functions of sql/002_shared_state.sql (the
-// database's clock decides), every process woken at once by NOTIFY to read the pause from the table.
+// The request limit's Postgres store (limiter.ts has the limit), for a deployment without Redis:
+// the statements of sql.ts, every process woken at once by NOTIFY to read the pause from the table.
 import pg from 'pg';
-import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter } from './redis.js';
-import { ident, type Warehouse } from '../platform/pg/handle.js';
-
-/** The channel api_limit_pause() notifies on; its payload names the schema, the key and the ms. */
-const CHANNEL = 'adops_api_pause';
+import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter } from './limiter.js';
+import { execute, firstRow, type Warehouse } from '../platform/pg/handle.js';
+import { listenForPauses, pauseKey, pauseLeft, takeSlots } from './sql.js';
 /** Wait before a lost LISTEN connection (a Postgres restart) is opened again. */
 const RELISTEN_MS = 1_000;
 
-/** createRequestLimiter's limiter across every process sharing `wh`'s schema and `key`; `subscribe`
- * LISTENs on a connection of its own, opened again when lost. */
+/** limiterOver's limiter for every process sharing `wh`'s schema and `key`; `subscribe` LISTENs on a
+ * connection of its own, opened again when lost. */
 export function createPgRequestLimiter(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,
   perSecond: number,
   options: LimiterOptions = {},
 ): RequestLimiter {
-  const schema = ident(wh.schema);
-  // float8: pg hands bigint over as text; every value here is far below 2^53.
-  const value = async <T>(sql: string, values: unknown[]) =>
-    (await wh.pool.query<{ v: T }>(sql, values)).rows[0]?.v;
   const store: LimitStore = {
-    take: async (...args) =>
-      (await value<number[]>(
-        `SELECT ARRAY[taken, window_no, left_ms, paused::int]::float8[] AS v
-           FROM ${schema}.api_limit_take($1, $2, $3, $4, $5)`,
-        [key, ...args],
-      )) ?? [0, -1, 1000, 0],
-    pause: async (ms) =>
-      (await value<number>(`SELECT ${schema}.api_limit_pause($1, $2)::float8 AS v`, [key, ms])) ?? ms,
-    listen: (onPause, onError) => listenForPauses(wh, key, onPause, onError),
+    async take(...args) {
+      const r = await firstRow(wh.pool, takeSlots(wh.schema, key, ...args));
+      return r === undefined ? [0, -1, 1000, 0] : [r.taken, r.window_no, r.left_ms, r.paused];
+    },
+    pause: async (ms) => (await firstRow(wh.pool, pauseKey(wh.schema, key, ms)))?.ms ?? ms,
+    listen: (onPause, onError) => listen(wh, key, onPause, onError),
   };
   return limiterOver(store, perSecond, options);
 }
 
 /** LISTENs for the pauses of `key` in `wh.schema` on a client of its own, again after a loss. */
-function listenForPauses(
+function listen(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,
   onPause: (ms: number) => void,
@@ -62,7 +52,7 @@ function listenForPauses(
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${CHANNEL}`);
+      await execute(c, listenForPauses());
     } catch (error) {
       void c.end().catch(() => undefined);
       again();
@@ -109,8 +99,7 @@ function pauseReader(
   onPause: (ms: number) => void,
   onError: (error: unknown) => void,
 ): () => void {
-  const sql = `SELECT ceil(extract(epoch FROM paused_until - clock_timestamp()) * 1000)::float8 AS ms
-                 FROM ${ident(wh.schema)}.api_limits WHERE key = $1 AND paused_until > clock_timestamp()`;
+  const st = pauseLeft(wh.schema, key);
   let reading = false;
   let pending = false;
   const read = async (): Promise<void> => {
@@ -118,7 +107,7 @@ function pauseReader(
     try {
       do {
         pending = false;
-        const ms = (await wh.pool.query<{ ms: number }>(sql, [key])).rows[0]?.ms;
+        const ms = (await firstRow(wh.pool, st))?.ms;
         if (ms !== undefined && ms > 0) onPause(ms);
       } while (pending);
     } catch (error) {

@@ -5,27 +5,25 @@
 import { createHash, type Hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createGzip, gunzip, gzip, gzipSync, type Gzip } from 'node:zlib';
-import type { ClientBase, Pool } from 'pg';
 import type { ReportBody } from '../api/body.js';
-import type { Dimension } from '../platform/config/dimensions.js';
 import type { Period } from '../flatten/types.js';
-import { qualified, type Warehouse } from '../platform/pg/handle.js';
+import { execute, firstRow, rowsOf, type Warehouse } from '../platform/pg/handle.js';
+import {
+  archivedLoadSql,
+  insertRawPartSql,
+  latestDigestSql,
+  nextvalSql,
+  pruneRawPartsSql,
+  pruneRawSql,
+  rawBodySql,
+  rawPartsSql,
+  type PackedBody,
+} from './sql.js';
+
+export type { PackedBody } from './sql.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
-
-/** A body ready to archive, compressed off the transaction: whole in `gzip`, or streamed to report_raw_parts (`spoolId`). */
-export type PackedBody = {
-  /** Size of the stored (redacted) body. */
-  readonly bytes: number;
-  /** SHA-256 of the stored body, checked when it is read back. */
-  readonly sha256: string;
-  /** SHA-256 of the body as received: equal to `sha256` unless a secret was redacted from it. */
-  readonly receivedSha256: string;
-} & (
-  | { readonly gzip: Buffer; readonly spoolId?: undefined }
-  | { readonly spoolId: number; readonly gzip?: undefined }
-);
 
 /**
  * gzip level of the archive. Level 1 compresses a report body 2.4x faster than the default 6 for
@@ -61,12 +59,13 @@ function digest(body: Buffer): string {
 }
 
 /**
- * A response body on its way to the parser, archived as it passes. `chunks()` gives the body to
- * the parser; `finish()` archives whatever the parser did not read (it stopped on an error) and
- * gives the archived body's fingerprint for report_raw. The body is read once, by whichever of the
- * two is reading. A failure of the source part way leaves the archive holding what came before it.
+ * A tee of a response body: `chunks()` hands each chunk to the parser and to the archive beside
+ * it; `finish()` archives whatever the parser did not read (it stopped on an error) and gives the
+ * archived body's fingerprint for report_raw. `failedStep` says which side failed, if one did:
+ * the body itself (fetch: the response broke off) or the archive.
  */
 export class BodyArchive {
+  failedStep: 'fetch' | 'archive' | undefined;
   private readonly source: AsyncIterator<Buffer>;
   private readonly held: Buffer[] = [];
   private readonly stored: Hash = createHash('sha256');
@@ -87,10 +86,8 @@ export class BodyArchive {
   /** The archive of `body`, the account's; a streamed body takes a spool id (Postgres sequence). */
   static async open(wh: Warehouse, account: string, body: ReportBody): Promise<BodyArchive> {
     if (body.whole) return new BodyArchive(body, undefined);
-    const { rows } = await wh.pool.query<{ id: string }>('SELECT nextval($1::regclass)::text AS id', [
-      qualified(wh.schema, 'report_raw_spool_seq'),
-    ]);
-    return new BodyArchive(body, new PartWriter(wh.pool, wh.schema, account, Number(rows[0]?.id)));
+    const spool = await firstRow(wh, nextvalSql(wh.schema, 'report_raw_spool_seq'));
+    return new BodyArchive(body, new PartWriter(wh, account, Number(spool?.id)));
   }
 
   /** The API client read the body whole: it is archived in one row. */
@@ -112,11 +109,19 @@ export class BodyArchive {
       while (!this.ended) await this.next().catch(() => undefined);
       const receivedSha256 = this.body.receivedSha256;
       if (this.parts === undefined) {
-        const whole = this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held);
-        return packBody(whole, receivedSha256);
+        const [only] = this.held;
+        return packBody(
+          this.held.length === 1 && only !== undefined ? only : Buffer.concat(this.held),
+          receivedSha256,
+        );
       }
-      await this.writing;
-      await this.parts.end();
+      try {
+        await this.writing;
+        await this.parts.end();
+      } catch (error) {
+        this.failedStep ??= 'archive';
+        throw error;
+      }
       return {
         spoolId: this.parts.spoolId,
         bytes: this.storedBytes,
@@ -137,6 +142,7 @@ export class BodyArchive {
       step = await this.source.next();
     } catch (error) {
       this.ended = true;
+      this.failedStep ??= 'fetch';
       throw error;
     }
     if (step.done === true) {
@@ -149,7 +155,10 @@ export class BodyArchive {
       this.stored.update(out);
       this.storedBytes += out.length;
       // Not awaited: gzip (thread pool) and the part's INSERT run beside the parser; catch marks it handled.
-      this.writing = this.parts.write(out);
+      this.writing = this.parts.write(out).catch((error: unknown) => {
+        this.failedStep ??= 'archive';
+        throw error;
+      });
       this.writing.catch(() => undefined);
     }
     return out;
@@ -165,8 +174,7 @@ class PartWriter {
   private failed: Error | undefined;
 
   constructor(
-    private readonly pool: Pool,
-    private readonly schema: string,
+    private readonly wh: Warehouse,
     private readonly account: string,
     readonly spoolId: number,
   ) {
@@ -207,9 +215,9 @@ class PartWriter {
     this.held = [];
     this.heldBytes = 0;
     try {
-      await this.pool.query(
-        `INSERT INTO ${qualified(this.schema, 'report_raw_parts')} (account, spool_id, part, gzip) VALUES ($1, $2, $3, $4)`,
-        [this.account, this.spoolId, this.part++, bytes],
+      await execute(
+        this.wh,
+        insertRawPartSql(this.wh.schema, this.account, this.spoolId, this.part++, bytes),
       );
     } catch (error) {
       this.failed ??= error instanceof Error ? error : new Error(String(error));
@@ -218,48 +226,14 @@ class PartWriter {
   }
 }
 
-/** INSERT of the archived body of `loadId`. */
-export function archiveBodySql(schema: string, account: string, loadId: number, p: PackedBody) {
-  return {
-    text: `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    values: [
-      account,
-      loadId,
-      p.gzip ?? null,
-      p.spoolId ?? null,
-      p.bytes,
-      p.sha256,
-      p.receivedSha256,
-    ] as unknown[],
-  };
-}
-
 /** The archived body of a load, decompressed and checked against its fingerprint; undefined if not kept. */
-export async function readArchivedBody(
-  db: Pool | ClientBase,
-  schema: string,
-  loadId: number,
-): Promise<Buffer | undefined> {
-  const { rows } = await db.query<{
-    body_gzip: Buffer | null;
-    spool_id: string | null;
-    account: string;
-    body_sha256: string;
-  }>(
-    `SELECT body_gzip, spool_id, account, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
-    [loadId],
-  );
-  const row = rows[0];
+export async function readArchivedBody(wh: Warehouse, loadId: number): Promise<Buffer | undefined> {
+  const row = await firstRow(wh, rawBodySql(wh.schema, loadId));
   if (row === undefined) return undefined;
-  let gzipped = row.body_gzip;
-  if (gzipped === null) {
-    // A streamed body: the gzip stream of its parts, in order.
-    const parts = await db.query<{ gzip: Buffer }>(
-      `SELECT gzip FROM ${qualified(schema, 'report_raw_parts')} WHERE account = $1 AND spool_id = $2 ORDER BY part`,
-      [row.account, row.spool_id],
-    );
-    gzipped = Buffer.concat(parts.rows.map((r) => r.gzip));
-  }
+  // A streamed body: the gzip stream of its parts, in order.
+  const gzipped =
+    row.body_gzip ??
+    Buffer.concat((await rowsOf(wh, rawPartsSql(wh.schema, row.account, row.spool_id))).map((r) => r.gzip));
   const body = await gunzipAsync(gzipped);
   const sha = digest(body);
   if (sha !== row.body_sha256)
@@ -280,14 +254,9 @@ export async function latestBodyDigest(
   report: string,
   period: Period,
 ): Promise<string | undefined> {
-  const { rows } = await wh.pool.query<{ received_sha256: string | null }>(
-    `SELECT r.received_sha256 FROM ${qualified(wh.schema, 'report_loads')} l
-       LEFT JOIN ${qualified(wh.schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
-      WHERE l.account = $4 AND l.report = $1 AND l.period_start = $2 AND l.period_end = $3
-      ORDER BY l.load_id DESC LIMIT 1`,
-    [report, period.start, period.end, account],
+  return (
+    (await firstRow(wh, latestDigestSql(wh.schema, account, report, period)))?.received_sha256 ?? undefined
   );
-  return rows[0]?.received_sha256 ?? undefined;
 }
 
 /**
@@ -295,45 +264,17 @@ export async function latestBodyDigest(
  * deleted body, or of a worker killed mid-body) once as old, and at least a day old, so a body
  * still streaming in keeps its parts. Returns how many bodies were deleted.
  */
-export async function pruneRaw({ pool, schema }: Warehouse, keepDays: number): Promise<number> {
+export async function pruneRaw(wh: Warehouse, keepDays: number): Promise<number> {
   if (!Number.isInteger(keepDays) || keepDays < 0)
     throw new Error(`keepDays must be a whole number >= 0, got ${keepDays}`);
-  const raw = qualified(schema, 'report_raw');
-  const result = await pool.query(
-    `DELETE FROM ${raw} WHERE archived_at < now() - make_interval(days => $1)`,
-    [keepDays],
-  );
-  await pool.query(
-    `DELETE FROM ${qualified(schema, 'report_raw_parts')} p
-      WHERE p.written_at < now() - make_interval(days => greatest($1::int, 1))
-        AND NOT EXISTS (SELECT 1 FROM ${raw} r WHERE r.account = p.account AND r.spool_id = p.spool_id)`,
-    [keepDays],
-  );
-  return result.rowCount ?? 0;
+  const deleted = await execute(wh, pruneRawSql(wh.schema, keepDays));
+  await execute(wh, pruneRawPartsSql(wh.schema, keepDays));
+  return deleted;
 }
 
 /** The fetch of load `loadId` as replay takes it up again, and its archived body (undefined when not kept); undefined when there is no such load. */
 export async function archivedLoad(wh: Warehouse, loadId: number) {
-  const { rows } = await wh.pool.query<{
-    account: string;
-    report: string;
-    period_start: string;
-    period_end: string;
-    dimensions: Dimension[];
-    http_attempts: number;
-    fetch_ms: number | null;
-    fetched_at: Date | null;
-    fetch_token: string | null;
-    archived_at: Date | null;
-  }>(
-    `SELECT l.account, l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
-            l.fetched_at, l.fetch_token::text, r.archived_at
-       FROM ${qualified(wh.schema, 'report_loads')} l
-       LEFT JOIN ${qualified(wh.schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
-      WHERE l.load_id = $1`,
-    [loadId],
-  );
-  const load = rows[0];
+  const load = await firstRow(wh, archivedLoadSql(wh.schema, loadId));
   if (load === undefined) return undefined;
   return {
     info: {
@@ -347,6 +288,6 @@ export async function archivedLoad(wh: Warehouse, loadId: number) {
       attempts: load.http_attempts,
       fetchMs: load.fetch_ms ?? 0,
     },
-    body: load.archived_at === null ? undefined : await readArchivedBody(wh.pool, wh.schema, loadId),
+    body: load.archived_at === null ? undefined : await readArchivedBody(wh, loadId),
   };
 }

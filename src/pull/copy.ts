@@ -11,8 +11,7 @@ import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type DimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportRow } from '../flatten/types.js';
-import { ident, qualified, type CopyFormat } from '../platform/pg/handle.js';
-import { copyColumns } from '../schema/report-tables.js';
+import type { CopyFormat } from '../platform/pg/handle.js';
 import {
   checkedAccount,
   copyChunks,
@@ -21,6 +20,7 @@ import {
   rowFields,
   type CopyLayout,
 } from './encode.js';
+import { copyRowsSql, type CopyTarget } from './sql.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags (int32 0), header extension length (int32 0). */
@@ -115,12 +115,6 @@ export async function* copyBinaryChunks(
   yield chunk.subarray(0, at);
 }
 
-/** Where COPY writes: the table, and what every row of it shares. */
-export interface CopyTarget extends CopyLayout {
-  readonly schema: string;
-  readonly table: string;
-}
-
 /**
  * Streams rows into the target table with COPY FROM STDIN on `client` (which must be a dedicated
  * client inside the caller's transaction). Rows are encoded lazily in large chunks and written with
@@ -135,13 +129,7 @@ export async function copyRows(
 ): Promise<number> {
   const format = options.format ?? 'binary';
   const counter = { rows: 0 };
-  const columns = copyColumns(target.dimensions).map(ident).join(', ');
-  const stream = client.query(
-    copyFrom(
-      `COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN` +
-        (format === 'binary' ? ' WITH (FORMAT binary)' : ''),
-    ),
-  );
+  const stream = client.query(copyFrom(copyRowsSql(target, format)));
   const chunks =
     format === 'binary'
       ? copyBinaryChunks(rows, target, counter, options.chunkBytes)
@@ -150,6 +138,6 @@ export async function copyRows(
   // it resolves only after 'finish', i.e. after Postgres acknowledged CommandComplete.
   await pipeline(Readable.from(chunks, { objectMode: false }), stream);
   if (stream.rowCount !== counter.rows)
-    throw new Error(`COPY into ${target.table} wrote ${stream.rowCount} rows, ${counter.rows} were sent`);
+    throw new Error(`${target.table}: the COPY wrote ${stream.rowCount} rows, ${counter.rows} were sent`);
   return counter.rows;
 }

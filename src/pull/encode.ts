@@ -34,7 +34,7 @@ export function escapeCopyText(value: string, dimension = 'value'): string {
 
 /** The COPY escapes of a value already checked by checkText. */
 function escapeSpecials(value: string): string {
-  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
+  return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] ?? c) : value;
 }
 
 /** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
@@ -97,14 +97,13 @@ export function rowFields<F>(
       throw new RowValueError(`${name} ${preview(value)} is not a YYYY-MM-DD date`, name, value);
   }
   const { dimensions, periodStart, periodEnd } = layout;
-  const types = dimensions.map(dimensionType);
-  const dayIndex = dimensions.indexOf('day');
-  const lastValue: Array<string | undefined> = types.map(() => undefined);
+  const columns = dimensions.map((name) => ({ name, type: dimensionType(name), day: name === 'day' }));
+  const lastValue: Array<string | undefined> = columns.map(() => undefined);
   const fields: F[] = [];
   return (row) => {
-    if (row.dims.length !== types.length)
+    if (row.dims.length !== columns.length)
       throw new RowValueError(
-        `row has ${row.dims.length} dimension values, expected ${types.length} (${dimensions.join(', ')})`,
+        `row has ${row.dims.length} dimension values, expected ${columns.length} (${dimensions.join(', ')})`,
         'dims',
         row.dims.join(','),
       );
@@ -114,14 +113,15 @@ export function rowFields<F>(
         'counters',
         row.counters.join(','),
       );
-    for (let i = 0; i < types.length; i++) {
-      const value = row.dims[i] as string;
-      if (value === lastValue[i]) continue;
-      const type = types[i] as DimensionType;
-      if (type === 'text') checkText(value, dimensions[i] as Dimension);
-      else encodeDimension(value, dimensions[i] as Dimension, type);
+    for (let i = 0; i < columns.length; i++) {
+      const value = row.dims[i] ?? '';
+      const column = columns[i];
+      if (value === lastValue[i] || column === undefined) continue;
+      const { name, type } = column;
+      if (type === 'text') checkText(value, name);
+      else encodeDimension(value, name, type);
       // A row of another day would be stored under this period and double-count in BI.
-      if (i === dayIndex && (value < periodStart || value > periodEnd))
+      if (column.day && (value < periodStart || value > periodEnd))
         throw new RowValueError(
           `day value ${preview(value)} is outside the period ${periodStart}..${periodEnd} that was requested`,
           'day',
@@ -131,9 +131,9 @@ export function rowFields<F>(
       lastValue[i] = value;
     }
     for (let i = 0; i < COUNTERS.length; i++) {
-      const n = row.counters[i] as number;
-      if (!Number.isSafeInteger(n) || n < 0) {
-        const counter = COUNTERS[i] as string;
+      const n = row.counters[i];
+      if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
+        const counter = COUNTERS[i] ?? 'counter';
         throw new RowValueError(
           `${counter} ${String(n)} is not a non-negative safe integer`,
           counter,
@@ -209,10 +209,10 @@ export async function* fullChunks(
 }
 
 /** Rows a streamed report gives a batch at a time too (streamReport's BatchedRows). */
-function isBatched(
+export function isBatched(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
 ): rows is AsyncIterable<ReportRow> & { batches(): AsyncIterable<readonly ReportRow[]> } {
-  return typeof (rows as { batches?: unknown }).batches === 'function';
+  return 'batches' in rows && typeof rows.batches === 'function';
 }
 
 /** The account of a layout, refused unless it is a valid name (it goes into COPY unescaped). */

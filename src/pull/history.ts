@@ -1,78 +1,40 @@
-// Read side of report_loads for `adops status` and `adops heal`: the last attempt of every period
-// (in the shape the queue's planning uses), the periods that do not reconcile, the restatements.
+// Read side of report_loads for `adops status`, `adops heal` and `adops loads`: the last attempt of
+// every period (in the shape the queue's planning uses), the periods that do not reconcile, the
+// restatements and what they changed.
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
+import { COUNTERS, type CounterName } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
+import type { Counters, Totals } from '../flatten/types.js';
 import type { PeriodState } from '../plan/pulls.js';
+import { firstRow, rowsOf, type Warehouse } from '../platform/pg/handle.js';
 import {
-  maxRelativeChange,
-  summarizeRestatements,
+  countHealedSinceSql,
+  lastRestatementsSql,
+  periodRowsSql,
+  recentLoadsSql,
+  restatementsSql,
+  unreconciledSql,
+  type LoadListing,
+  type LoadsFilter,
+  type PastFailure,
+  type PeriodRow,
   type Restatement,
-  type RestatementSummary,
-} from './sql.js';
-import { LONGEST_PERIOD_DAYS } from '../platform/dates/periods.js';
-import { type Warehouse, qualified } from '../platform/pg/handle.js';
+} from './history-sql.js';
 
-/**
- * "The row's period overlaps $2..$3", $4 being LONGEST_PERIOD_DAYS. The overlap alone bounds the
- * period_start index only from above (years of history for a month of status); the lower bound
- * from LONGEST_PERIOD_DAYS drops no row and narrows the scan to the window.
- */
-export function overlapsWindow(t?: 't'): string {
-  const c = t === undefined ? '' : `${t}.`;
-  return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
-}
-
-/** One period's latest attempt (a failed re-pull is 'failed', its rows stay) and its current rows. */
-export interface PeriodRow {
-  period_start: string;
-  period_end: string;
-  last_status: 'loaded' | 'failed' | 'superseded';
-  last_loaded_at: Date | null;
-  rows: number | null;
-  error: string | null;
-}
+export type { LoadListing, PeriodRow, Restatement } from './history-sql.js';
 
 /**
  * Every period of `report` overlapping from..to that reached the loader, by period. Only loads of the
  * serving version count; periods retention dropped count as never loaded. Cost follows the window.
  */
-export async function periodRows(
+export function periodRows(
   wh: Warehouse,
   report: string,
   from: string,
   to: string,
   account: string = DEFAULT_ACCOUNT,
 ): Promise<PeriodRow[]> {
-  const { pool, schema } = wh;
-  const loads = qualified(schema, 'report_loads');
-  // A report `adops migrate` never saw has no versions; its (failed) loads still count.
-  const serving = `(s.dimensions IS NULL OR l.dimensions = s.dimensions)`;
-  const { rows } = await pool.query<PeriodRow>(
-    `WITH s AS (
-       SELECT (SELECT dimensions FROM ${qualified(schema, 'report_versions')}
-                WHERE report = $1 AND state = 'serving') AS dimensions),
-     last AS (
-       SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
-         FROM ${loads} l CROSS JOIN s
-        WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
-          AND retention_dropped_at IS NULL AND ${serving}
-        ORDER BY period_start, period_end, load_id DESC)
-     SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
-            last.status AS last_status, cur.recorded_at AS last_loaded_at, cur.rows,
-            CASE WHEN last.status = 'failed' THEN last.error END AS error
-       FROM last
-       -- The rows in the table are the latest loaded load's of the serving version (recorded_at is
-       -- that load's commit time, as report_totals.loaded_at).
-       LEFT JOIN LATERAL (
-         SELECT l.recorded_at, l.rows FROM ${loads} l CROSS JOIN s
-          WHERE l.account = $5 AND l.report = $1 AND l.period_start = last.period_start
-            AND l.period_end = last.period_end AND l.status = 'loaded' AND l.retention_dropped_at IS NULL
-            AND ${serving}
-          ORDER BY l.load_id DESC LIMIT 1) cur ON true
-      ORDER BY last.period_start, last.period_end`,
-    [report, from, to, LONGEST_PERIOD_DAYS, account],
-  );
-  return rows;
+  return rowsOf(wh, periodRowsSql(wh.schema, report, from, to, account));
 }
 
 /** The last attempt of every period of `report` overlapping from..to, oldest first. */
@@ -94,43 +56,24 @@ export async function loadStates(
   }));
 }
 
-type Unreconciled = { start: string; end: string; reason: string | null; mismatch: unknown };
-
 /**
  * Periods of `report` overlapping from..to whose current rows (the load owning report_totals)
  * could not be reconciled with the API's totals: the start date, why ('mismatch', 'no totals',
  * 'partial totals'; null for a load recorded before the reason was) and the per-counter differences.
  */
-export async function unreconciledPeriods(
+export function unreconciledPeriods(
   wh: Warehouse,
   report: Pick<ReportJob, 'name'>,
   from: string,
   to: string,
   account: string = DEFAULT_ACCOUNT,
-): Promise<Unreconciled[]> {
-  const { rows } = await wh.pool.query<Unreconciled>(
-    `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
-       FROM ${qualified(wh.schema, 'report_totals')} t
-       JOIN ${qualified(wh.schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id
-      WHERE t.account = $5 AND t.report = $1 AND ${overlapsWindow('t')}
-        AND l.reconciled = false
-      ORDER BY t.period_start`,
-    [report.name, from, to, LONGEST_PERIOD_DAYS, account],
-  );
-  return rows;
+) {
+  return rowsOf(wh, unreconciledSql(wh.schema, report.name, from, to, account));
 }
 
 /** How much reloads of the last 90 days changed the totals, by report and the period's age in days. */
 export async function restatements(wh: Warehouse, report?: string): Promise<RestatementSummary[]> {
-  const { pool, schema } = wh;
-  const { rows } = await pool.query<{ report: string; age_days: number; restatement: Restatement }>(
-    `SELECT report, (fetched_at::date - period_end) AS age_days, restatement
-       FROM ${qualified(schema, 'report_loads')}
-      WHERE status = 'loaded' AND restatement IS NOT NULL
-        AND recorded_at > now() - make_interval(days => 90)
-        AND ($1::text IS NULL OR report = $1)`,
-    [report ?? null],
-  );
+  const rows = await rowsOf(wh, restatementsSql(wh.schema, report ?? null));
   return summarizeRestatements(
     rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),
   );
@@ -141,85 +84,103 @@ export async function lastRestatements(
   wh: Warehouse,
   reports: readonly string[],
 ): Promise<Map<string, number>> {
-  const { pool, schema } = wh;
-  const { rows } = await pool.query<{ report: string; restatement: Restatement }>(
-    `SELECT r.report, l.restatement
-       FROM unnest($1::text[]) AS r(report)
-       CROSS JOIN LATERAL (
-         SELECT restatement FROM ${qualified(schema, 'report_loads')}
-          WHERE report = r.report AND status = 'loaded' AND restatement IS NOT NULL
-          -- -load_id: only report_loads_restated gives this order.
-          ORDER BY -load_id LIMIT 1) l`,
-    [reports],
-  );
+  const rows = await rowsOf(wh, lastRestatementsSql(wh.schema, reports));
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
 /** How many of `failures` (each a period and when its pull failed) had their period loaded after they failed:
  * healed since, by `adops heal`, a later backfill or the schedule. */
-export async function countHealedSince(
-  wh: Warehouse,
-  failures: ReadonlyArray<{
-    readonly account: string;
-    readonly report: string;
-    readonly periodStart: string;
-    readonly periodEnd: string;
-    readonly failedAt: number;
-  }>,
-): Promise<number> {
+export async function countHealedSince(wh: Warehouse, failures: readonly PastFailure[]): Promise<number> {
   if (failures.length === 0) return 0;
-  const { rows } = await wh.pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n
-       FROM unnest($1::text[], $2::text[], $3::date[], $4::date[], $5::float8[]) AS f(account, report, s, e, at)
-      WHERE EXISTS (
-        SELECT 1 FROM ${qualified(wh.schema, 'report_loads')} l
-         WHERE l.account = f.account AND l.report = f.report AND l.period_start = f.s AND l.period_end = f.e
-           AND l.status = 'loaded' AND l.recorded_at > to_timestamp(f.at / 1000))`,
-    [
-      failures.map((f) => f.account),
-      failures.map((f) => f.report),
-      failures.map((f) => f.periodStart),
-      failures.map((f) => f.periodEnd),
-      failures.map((f) => f.failedAt),
-    ],
-  );
-  return rows[0]?.n ?? 0;
-}
-
-/** One attempt of report_loads as `adops loads` lists it. */
-export interface LoadListing {
-  readonly load_id: string;
-  readonly report: string;
-  readonly account: string;
-  readonly period_start: string;
-  readonly period_end: string;
-  readonly status: 'loaded' | 'failed' | 'superseded';
-  readonly rows: number | null;
-  readonly error: string | null;
-  readonly recorded_at: Date;
+  return (await firstRow(wh, countHealedSinceSql(wh.schema, failures)))?.n ?? 0;
 }
 
 /** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
-export async function recentLoads(
-  wh: Warehouse,
-  filter: {
-    readonly report?: string;
-    readonly account?: string;
-    readonly failed: boolean;
-    readonly limit: number;
-  },
-): Promise<LoadListing[]> {
-  const { rows } = await wh.pool.query<LoadListing>(
-    `SELECT load_id::text AS load_id, report, account, period_start::text AS period_start,
-            period_end::text AS period_end, status, rows, error, recorded_at
-       FROM ${qualified(wh.schema, 'report_loads')}
-      WHERE ($1::text IS NULL OR report = $1) AND ($2::text IS NULL OR account = $2)
-        AND (NOT $3::boolean OR status = 'failed')
-      ORDER BY load_id DESC
-      LIMIT $4`,
-    [filter.report ?? null, filter.account ?? null, filter.failed, filter.limit],
-  );
-  return rows;
+export function recentLoads(wh: Warehouse, filter: LoadsFilter): Promise<LoadListing[]> {
+  return rowsOf(wh, recentLoadsSql(wh.schema, filter));
 }
 
-export type { RestatementSummary } from './sql.js';
+/** A record of the five counters, each `f` of its name. */
+function perCounter<T>(f: (c: CounterName) => T): Record<CounterName, T> {
+  return {
+    ad_requests: f('ad_requests'),
+    filled_impressions: f('filled_impressions'),
+    impressions: f('impressions'),
+    measurable_impressions: f('measurable_impressions'),
+    viewable_impressions: f('viewable_impressions'),
+  };
+}
+
+/** The change of each total from `previous` to `current` (null where either lacks the total). */
+export function restatementOf(previous: Totals, current: Totals): Restatement {
+  return perCounter((c) => {
+    const [before, now] = [previous[c], current[c]];
+    return { previous: before, delta: before === null || now === null ? null : now - before };
+  });
+}
+
+/** True when any total measurably changed. */
+export function isRestated(r: Restatement): boolean {
+  return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
+}
+
+/**
+ * The largest relative change of any counter's total: |delta| / previous (1 when only the previous
+ * total was 0, 0 when nothing changed or nothing could be measured).
+ */
+export function maxRelativeChange(r: Restatement): number {
+  let max = 0;
+  for (const c of COUNTERS) {
+    const { previous, delta } = r[c];
+    if (previous !== null && delta !== null && delta !== 0)
+      max = Math.max(max, previous === 0 ? 1 : Math.abs(delta) / previous);
+  }
+  return max;
+}
+
+/** One reload of a period: its age (whole days from the period's last day to the fetch) and what changed. */
+export interface RestatementSample {
+  readonly report: string;
+  readonly ageDays: number;
+  readonly restatement: Restatement;
+}
+
+/**
+ * Reloads of one report's periods at one age: how many, how many changed any total, the mean
+ * |delta| per counter over the reloads that could measure it (0 when none could), and the
+ * largest maxRelativeChange.
+ */
+export interface RestatementSummary {
+  readonly report: string;
+  readonly age_days: number;
+  readonly loads: number;
+  readonly restated: number;
+  readonly avg_abs_change: Counters;
+  readonly max_rel_change: number;
+}
+
+/** Groups reloads by report and age, sorted by report then age. */
+export function summarizeRestatements(samples: Iterable<RestatementSample>): RestatementSummary[] {
+  const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
+  for (const s of samples) {
+    const key = `${s.report}\u0000${s.ageDays}`;
+    const g = groups.get(key) ?? { report: s.report, age: s.ageDays, items: [] };
+    groups.set(key, g);
+    g.items.push(s.restatement);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.report === b.report ? a.age - b.age : a.report < b.report ? -1 : 1))
+    .map((g) => ({
+      report: g.report,
+      age_days: g.age,
+      loads: g.items.length,
+      restated: g.items.filter(isRestated).length,
+      avg_abs_change: perCounter((c) => {
+        const deltas = g.items.flatMap(({ [c]: { previous, delta } }) =>
+          previous === null || delta === null ? [] : [Math.abs(delta)],
+        );
+        return deltas.length === 0 ? 0 : deltas.reduce((a, b) => a + b, 0) / deltas.length;
+      }),
+      max_rel_change: Math.max(0, ...g.items.map(maxRelativeChange)),
+    }));
+}

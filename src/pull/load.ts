@@ -1,40 +1,46 @@
 // The load of one fetched period: rows and totals in, in one transaction that locks, fences,
 // deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
 // until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
-import { TransientError } from '../platform/retry/errors.js';
 import { performance } from 'node:perf_hooks';
 import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../platform/config/jobs.js';
-import type { UnreconciledReason } from '../flatten/errors.js';
+import { ReconciliationError, type UnreconciledReason } from '../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../flatten/types.js';
-import { COUNTERS } from '../platform/config/dimensions.js';
-import { ensureLoadPartition, forgetLoadPartitions, isMissingPartition } from '../schema/partitions.js';
+import { ensureLoadPartition, isMissingPartition } from '../schema/partitions.js';
 import {
+  firstRow,
   inOrder,
   inTransaction,
   named,
   queryOnce,
-  qualified,
   reportTable,
   withClient,
   withCopyClient,
   withPgRetry,
   withTransaction,
+  type Statement,
   type Warehouse,
 } from '../platform/pg/handle.js';
-import { evolveLockKey, tableFrom, type LoadTarget } from '../schema/versions.js';
-import { archiveBodySql, type PackedBody } from './archive.js';
+import { TransientError } from '../platform/retry/errors.js';
+import { tableFrom, type LoadTarget } from '../schema/versions.js';
+import { BodyArchive } from './archive.js';
 import { copyRows } from './copy.js';
+import { isBatched } from './encode.js';
+import { restatementOf } from './history.js';
 import {
+  archiveBodySql,
   claimPeriodSql,
   inOneStatement,
   insertLoadSql,
   insertRowsSql,
-  restatementOf,
+  lockLoadSql,
+  nextvalSql,
   upsertTotalsSql,
   type Claimed,
   type LoadRecord,
+  type PackedBody,
+  type PullStep,
 } from './sql.js';
 
 /** What is known of one fetch, carried from the pull to its report_loads row (size and digest are the archive's). */
@@ -76,7 +82,7 @@ export interface LoadOutcome {
   /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled. */
   readonly unreconciledReason: UnreconciledReason | null;
   /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
-  readonly mismatch: unknown | null;
+  readonly mismatch: unknown;
   readonly loadMs: number;
   /** True when the report has a building table version (report evolution) to check after the load. */
   readonly evolving: boolean;
@@ -91,48 +97,68 @@ export interface LoadOptions {
    * 0 sends every load through COPY.
    */
   readonly inlineMaxRows?: number;
+  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
+  readonly strictReconcile?: boolean;
+  /**
+   * The table each definition loaded into last, by schema, report and dimensions: the claim's
+   * guess (a wrong one costs a second claim). Held by the worker across its pulls.
+   */
+  readonly tables?: Map<string, string>;
 }
 
 /** Per-statement limit inside a load: one COPY is one statement. */
 const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
 
+/** A statement as a prepared one, for the load's pipelined connection. */
+const prepared = (st: Statement) => named(st.text, [...st.values]);
+
 /** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
-  const query = named('SELECT nextval($1::regclass)::text AS token', [qualified(wh.schema, 'fetch_tokens')]);
-  const { rows } = await withClient(wh.pool, (client) => queryOnce<{ token: string }>(client, query));
-  const token = Number(rows[0]?.token);
+  const token = Number((await firstRow(wh.pool, nextvalSql(wh.schema, 'fetch_tokens')))?.id);
   if (!Number.isSafeInteger(token)) throw new Error(`${wh.schema}.fetch_tokens issued no usable token`);
   return token;
 }
 
+/** A load's input: the fetch, its rows, and the body to archive beside them (packed, or the tee that packs it). */
+export interface LoadInput {
+  readonly info: FetchInfo;
+  readonly source: RowSource;
+  readonly archive: BodyArchive | PackedBody | undefined;
+}
+
 /**
- * Replaces the period's rows with `source`'s in one transaction, serialized per report, account
+ * Replaces the period's rows with the input's in one transaction, serialized per report, account
  * and period by an advisory lock, unless a response whose fetch started later is already loaded
- * (then the attempt is recorded as superseded and nothing else changes). `packed` is the body to
- * archive (a function: called once the rows are read). The rows of a held body are read before
- * the transaction: at most inlineMaxRows go inside its last statement (and are retried on a
- * deadlock); more, or the rows of a body still arriving, stream into a COPY.
+ * (then the attempt is recorded as superseded and nothing else changes). The rows of a held body
+ * are read before the transaction: at most inlineMaxRows go inside its last statement (and are
+ * retried on a deadlock); more, or the rows of a body still arriving, stream into a COPY.
  */
 export async function loadPeriod(
   wh: Warehouse,
-  info: FetchInfo,
-  source: RowSource,
-  packed: () => Promise<PackedBody | undefined>,
+  input: LoadInput,
   opts: LoadOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  const { report, period } = info;
+  const { report, period } = input.info;
   const inlineMax = opts.inlineMaxRows ?? 10_000;
+  const { source } = input;
   const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
-  const inline = Array.isArray(rows) && rows.length <= inlineMax;
-  const input: Input = { info, rows, summary: () => source.summary(), packed, inline, startedAt };
+  const inline = Array.isArray(rows) && rows.length <= inlineMax ? rows : undefined;
+  const tx: Tx = {
+    ...input,
+    rows,
+    inline,
+    startedAt,
+    strict: opts.strictReconcile === true,
+    tables: opts.tables,
+  };
   // Made in a short transaction of its own: a load never holds a partition's creation open.
   await ensureLoadPartition(wh, report.name, period.start);
   const load = () =>
-    (inline ? withClient : withCopyClient)(wh.pool, (client, markBroken) =>
+    (inline === undefined ? withCopyClient : withClient)(wh.pool, (client, markBroken) =>
       withPgRetry(
         () =>
-          withTransaction(client, () => loadInTransaction(client, wh, input), {
+          withTransaction(client, () => loadInTransaction(client, wh, tx), {
             begin: null,
             // A failed ROLLBACK means the connection is gone: destroy it, do not pool it.
             onRollbackError: markBroken,
@@ -144,11 +170,10 @@ export async function loadPeriod(
     return await load();
   } catch (error) {
     if (!isMissingPartition(error)) throw error;
-    // A table version made since this process remembered the month: make its partition, then retry.
-    forgetLoadPartitions(wh.schema, report.name);
+    // A table version made since the check above: make its partition, then retry.
     await ensureLoadPartition(wh, report.name, period.start);
     if (Array.isArray(rows)) return load();
-    throw new MissingPartitionError(
+    throw new TransientError(
       `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
       { cause: error },
     );
@@ -156,52 +181,24 @@ export async function loadPeriod(
 }
 
 /** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
-interface Input extends RowSource {
-  readonly info: FetchInfo;
-  readonly packed: () => Promise<PackedBody | undefined>;
-  readonly inline: boolean;
+interface Tx extends LoadInput {
+  readonly rows: RowSource['rows'];
+  readonly inline: readonly ReportRow[] | undefined;
   readonly startedAt: number;
+  readonly strict: boolean;
+  readonly tables: Map<string, string> | undefined;
 }
 
-/**
- * The load's locks, the first statement of its transaction. Two-int lock keyed by (schema.report,
- * account/period): loads of other periods or accounts never wait on each other. Custom plans: a
- * generic plan of the claim's DELETE would lock every partition of the table, where a plan for the
- * period's own dates prunes to (and locks) its month's partition alone. The evolution lock, shared,
- * keeps a swap from retiring the version this load writes until the load commits: a swap waits for
- * the loads in flight, and a load that comes after a swap finds its version retired.
- */
-function lockLoadSql(
-  schema: string,
-  { report, account, period }: FetchInfo,
-): { text: string; values: unknown[] } {
-  return {
-    text:
-      "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
-      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
-    values: [
-      String(LOAD_STATEMENT_TIMEOUT_MS),
-      `${schema}.${report.name}`,
-      // The default account's key names no account: a single-account deployment's (and its tests').
-      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
-      evolveLockKey(schema, report.name),
-    ],
-  };
-}
-
-/** The table each definition loaded into last, per schema, report and dimensions: the claim's guess. */
-const lastTables = new Map<string, string>();
-
-async function loadInTransaction(client: Client, wh: Warehouse, input: Input): Promise<LoadOutcome> {
+async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise<LoadOutcome> {
   const { schema } = wh;
-  const { report, period, account } = input.info;
+  const { report, period, account, fetchToken } = tx.info;
   // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
   // the table version that holds this definition's dimensions (report evolution: a swap switches
   // it under the evolution lock) and deletes the old rows only from the table it guessed when that
   // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
-  let table = lastTables.get(key) ?? reportTable(report.name);
-  const claimSql = () => named(claimPeriodSql(schema, table, account, report, period, input.info.fetchToken));
+  let table = tx.tables?.get(key) ?? reportTable(report.name);
+  const claim = () => prepared(claimPeriodSql(schema, table, account, report, period, fetchToken));
   const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) => {
     const row = result?.rows[0]?.claim;
     if (row === undefined)
@@ -209,33 +206,41 @@ async function loadInTransaction(client: Client, wh: Warehouse, input: Input): P
     return { row, target: tableFrom(row, report.name, report.dimensions) };
   };
   // BEGIN, the locks and the claim travel together; the server runs them in this order.
-  const [, , first] = await inOrder(client, ['BEGIN', named(lockLoadSql(schema, input.info)), claimSql()]);
+  const lock = lockLoadSql(schema, report.name, account, period, LOAD_STATEMENT_TIMEOUT_MS);
+  const [, , first] = await inOrder(client, ['BEGIN', prepared(lock), claim()]);
   let { row: found, target } = claimed(first);
   if (target.retired === undefined && target.table !== table) {
-    lastTables.set(key, (table = target.table));
-    ({ row: found, target } = claimed(await queryOnce(client, claimSql())));
+    table = target.table;
+    tx.tables?.set(key, table);
+    ({ row: found, target } = claimed(await queryOnce(client, claim())));
   }
   const loadId = Number(found.next_id);
   const { evolving } = target;
-  if (target.retired !== undefined) return refuseRetired(client, wh, input, loadId, target.retired);
+  if (target.retired !== undefined) return refuseRetired(client, wh, tx, loadId, target.retired);
   const previousLoadId = found.load_id === null ? null : Number(found.load_id);
 
   // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
   // claim then deleted nothing).
   if (previousLoadId !== null && found.stale) {
-    const outcome = await record(client, schema, input, loadId, { previousLoadId, error: null });
+    const outcome = await record(client, wh, tx, loadId, { previousLoadId, error: null });
     wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
     return { ...outcome, evolving };
   }
-  const rowsTarget = { schema, table, account, dimensions: report.dimensions, loadId };
-  const copyTarget = { ...rowsTarget, periodStart: period.start, periodEnd: period.end };
-  const inline = input.inline ? (input.rows as readonly ReportRow[]) : undefined;
-  const rows = inline?.length ?? (await copyRows(client, copyTarget, input.rows, { format: wh.copyFormat }));
-  const outcome = await record(client, schema, input, loadId, {
+  const into = {
+    schema,
+    table,
+    account,
+    dimensions: report.dimensions,
+    loadId,
+    periodStart: period.start,
+    periodEnd: period.end,
+  };
+  const rows = tx.inline?.length ?? (await copyRows(client, into, tx.rows, { format: wh.copyFormat }));
+  const outcome = await record(client, wh, tx, loadId, {
     previousLoadId,
     rows,
-    previous: previousLoadId === null ? undefined : countersOf(found),
-    inline: inline === undefined ? undefined : insertRowsSql(copyTarget, inline),
+    previous: found.totals ?? undefined,
+    inline: tx.inline === undefined ? undefined : insertRowsSql(into, tx.inline),
   });
   return { ...outcome, evolving };
 }
@@ -245,7 +250,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, input: Input): P
  * a small period's rows as one INSERT), or superseded (`error`, or null).
  */
 type Ending = { readonly previousLoadId: number | null } & (
-  | { rows: number; previous: Totals | undefined; inline: { text: string; values: unknown[] } | undefined }
+  | { rows: number; previous: Totals | undefined; inline: Statement | undefined }
   | { error: string | null; rows?: undefined }
 );
 
@@ -258,24 +263,25 @@ type Ending = { readonly previousLoadId: number | null } & (
  */
 async function record(
   client: Client,
-  schema: string,
-  input: Input,
+  { schema }: Warehouse,
+  tx: Tx,
   loadId: number,
   end: Ending,
 ): Promise<Omit<LoadOutcome, 'evolving'>> {
-  if (end.rows === undefined) for await (const _row of input.rows);
-  const { totals, reconciliation: r } = input.summary();
+  if (end.rows === undefined) for await (const _row of tx.rows);
+  const { totals, reconciliation: r } = tx.source.summary();
+  if (tx.strict && !r.ok) throw new ReconciliationError(r.differences, r.reason);
   const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
   // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
   const mismatch = r.ok || reason === 'no totals' ? null : r.differences;
   const checked = { reconciled: r.ok, unreconciledReason: reason, mismatch };
-  const packed = await input.packed();
-  const loadMs = performance.now() - input.startedAt;
-  const { account, report, period } = input.info;
+  const packed = tx.archive instanceof BodyArchive ? await tx.archive.finish() : tx.archive;
+  const loadMs = performance.now() - tx.startedAt;
+  const { account, report, period } = tx.info;
   const loaded = end.rows !== undefined;
-  const statements = [
+  const statements: Statement[] = [
     insertLoadSql(schema, {
-      ...baseRecord(input.info),
+      ...baseRecord(tx.info),
       ...checked,
       responseBytes: packed?.bytes ?? null,
       loadId,
@@ -293,7 +299,7 @@ async function record(
   if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
   // The COMMIT (withTransaction's) waits for its answer: a worker that dies while its rows are
   // written leaves an open transaction, which Postgres rolls back, not a COMMIT on its way.
-  await queryOnce(client, named(inOneStatement(statements)));
+  await queryOnce(client, prepared(inOneStatement(statements)));
   return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
 }
 
@@ -310,6 +316,7 @@ function baseRecord(info: FailedPull['info']) {
     fetchedAt: info.fetchedAt ?? null,
     fetchToken: info.fetchToken ?? null,
     error: null,
+    failedStep: null,
     jobId: info.jobId ?? null,
   } satisfies Partial<LoadRecord>;
 }
@@ -323,17 +330,17 @@ function baseRecord(info: FailedPull['info']) {
 async function refuseRetired(
   client: Client,
   wh: Warehouse,
-  input: Input,
+  tx: Tx,
   loadId: number,
   retired: NonNullable<LoadTarget['retired']>,
 ): Promise<LoadOutcome> {
-  const { report } = input.info;
+  const { report } = tx.info;
   const stable = reportTable(report.name);
   const error =
     `its dimensions (${report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
     `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
     'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
-  const outcome = await record(client, wh.schema, input, loadId, { previousLoadId: null, error });
+  const outcome = await record(client, wh, tx, loadId, { previousLoadId: null, error });
   wh.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
   return { ...outcome, evolving: false };
 }
@@ -343,8 +350,8 @@ async function refuseRetired(
  * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
  */
 async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSource['rows']> {
-  if (Array.isArray(rows) || max <= 0) return rows;
-  const batches = (rows as BatchedRows).batches()[Symbol.asyncIterator]();
+  if (Array.isArray(rows) || max <= 0 || !isBatched(rows)) return rows;
+  const batches = rows.batches()[Symbol.asyncIterator]();
   const first: ReportRow[] = [];
   for (;;) {
     const step = await batches.next();
@@ -366,19 +373,14 @@ async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSour
   return stream;
 }
 
-/** The totals of the claim's row (bigints as text). */
-function countersOf(row: Claimed): Totals {
-  const out = {} as Totals;
-  for (const c of COUNTERS) out[c] = row[c] === null ? null : Number(row[c]);
-  return out;
-}
-
 /** A pull that failed before or during loading, as recordFailedPull records it. */
 export interface FailedPull {
   /** A failure before any fetch token was taken has none (a test's). */
   readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
   /** report_loads.error: the error's text, secrets already redacted. */
   readonly error: string;
+  /** The step that failed. */
+  readonly step: PullStep;
   /** The body, when there was one: archived so the failure can be replayed once fixed. */
   readonly packed?: PackedBody | undefined;
 }
@@ -398,15 +400,11 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     responseBytes: packed?.bytes ?? null,
     loadMs: null,
     error: f.error,
+    failedStep: f.step,
   });
   return inTransaction(wh.pool, async (client) => {
-    const loadId = Number((await client.query<{ load_id: string }>(insert)).rows[0]?.load_id);
-    if (packed !== undefined) await client.query(archiveBodySql(wh.schema, info.account, loadId, packed));
+    const loadId = Number((await firstRow(client, insert))?.load_id);
+    if (packed !== undefined) await firstRow(client, archiveBodySql(wh.schema, info.account, loadId, packed));
     return loadId;
   });
-}
-
-/** A load met a month whose partition came after this process looked (a new version): retried. */
-export class MissingPartitionError extends TransientError {
-  override readonly name = 'MissingPartitionError';
 }

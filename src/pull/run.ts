@@ -35,6 +35,8 @@ import {
   type LoadOutcome,
   type RowSource,
 } from './load.js';
+import { RowValueError } from './encode.js';
+import type { PullStep } from './sql.js';
 import { reportTable, type Warehouse } from '../platform/pg/handle.js';
 import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
 import { pullLabel } from '../plan/pulls.js';
@@ -53,8 +55,6 @@ export interface ReportFetcher {
 export type FetcherFor = (account: string) => ReportFetcher | undefined;
 
 export interface PullOptions extends LoadOptions {
-  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
-  readonly strictReconcile?: boolean;
   /** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
   readonly parse?: (body: Buffer, dimensions: readonly Dimension[]) => ParsedReport | Promise<ParsedReport>;
   /** Strings never to store (the API key): redacted from a recorded error. */
@@ -74,13 +74,11 @@ export interface PullDeps {
   /** Aborts requests in flight (worker shutdown). */
   readonly signal?: AbortSignal;
   readonly options?: PullOptions;
-  /** Called after a load of a report with a building table version (report evolution). */
-  readonly afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>;
   /** The clock that says whether a period has ended (tests fix it); default the real one. */
   readonly now?: () => Date;
 }
 
-/** PullDeps over one fetcher (every account's) or each account's own. */
+/** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses live as long as it. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -89,7 +87,8 @@ export function pullDeps(
   signal?: AbortSignal,
 ): PullDeps {
   const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
-  return { reports, fetcherFor, wh, options, ...(signal === undefined ? {} : { signal }) };
+  const opts = { tables: new Map<string, string>(), ...options };
+  return { reports, fetcherFor, wh, options: opts, ...(signal === undefined ? {} : { signal }) };
 }
 
 /** The outcome of a pull, as metrics and the job's return value see it. */
@@ -103,25 +102,11 @@ export type PullOutcome =
       readonly loadId?: number;
     };
 
-/** Thrown for a pull naming a report that no job definition has (deleted since it was queued). */
-export class UnknownReportError extends TerminalError {
-  override readonly name = 'UnknownReportError';
-}
-
-/** Thrown for a pull of an account this worker has no settings for, or that does not run the report. */
-export class UnknownAccountError extends TerminalError {
-  override readonly name = 'UnknownAccountError';
-}
-
-/** Thrown for a pull of a period that has not ended in its report's time zone: its data is not final. */
-export class UnfinishedPeriodError extends TerminalError {
-  override readonly name = 'UnfinishedPeriodError';
-}
-
 /**
- * Runs one pull. Never throws: failures come back classified, recorded in report_loads (a 429 is
- * a pause and a shutdown's abort is ours: neither is recorded; nor is anything when Postgres is
- * down before the fetch).
+ * Runs one pull: fence, fetch, rows, load, top to bottom. Never throws: failures come back
+ * classified, recorded in report_loads with the step that failed (a 429 is a pause and a
+ * shutdown's abort is ours: neither is recorded; nor is anything when Postgres is down before the
+ * fetch). What follows a load (report evolution) is the caller's.
  */
 export async function runPull(
   deps: PullDeps,
@@ -145,39 +130,42 @@ export async function runPull(
   const zone = reportTimezone(report);
   if (!hasEnded(period, zone, deps.now?.() ?? new Date()))
     return fail(
-      new UnfinishedPeriodError(
+      new TerminalError(
         `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
           `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
       ),
     );
-  let fetchToken: number;
-  try {
-    // Before the request: a response is as recent as the moment its fetch started.
-    fetchToken = await takeFetchToken(deps.wh);
-  } catch (error) {
-    // Postgres is unreachable: nothing to record the failure in, and nothing fetched yet.
-    return fail(error);
-  }
+  // The fence, before the request: a response is as recent as the moment its fetch started. When
+  // Postgres is unreachable there is nothing to record the failure in, and nothing fetched yet.
+  const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
+  if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
+  const job = { account, report, period, fetchToken, ...(jobId === undefined ? {} : { jobId }) };
   let fetched: FetchedReport;
   try {
     const fetcher = deps.fetcherFor(account);
     if (fetcher === undefined)
-      throw new UnknownAccountError(`account "${account}" has no API settings in this worker`);
+      throw new TerminalError(`account "${account}" has no API settings in this worker`);
     fetched = await fetcher.fetchReport({ dimensions: report.dimensions, period }, deps.signal);
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return fail(error, undefined, failure);
     const attempts =
-      error instanceof AdopsError && (error.attempts ?? 0) > 0 ? (error.attempts as number) : 1;
-    const info = { account, report, period, fetchToken, attempts, ...(jobId === undefined ? {} : { jobId }) };
+      error instanceof AdopsError && error.attempts !== undefined && error.attempts > 0 ? error.attempts : 1;
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
     const body = error instanceof ApiResponseError ? error.body : undefined;
     const packed =
       body === undefined
         ? undefined
         : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
-    const loadId = await recordFailure(deps.wh, info, error, packed, opts.secrets).catch((err: unknown) => {
+    const loadId = await recordFailure(
+      deps.wh,
+      { ...job, attempts },
+      error,
+      'fetch',
+      packed,
+      opts.secrets,
+    ).catch((err: unknown) => {
       // Postgres itself may be down; the job's failedReason still carries the reason.
       logger.warn({ err }, 'could not record the failed pull in report_loads');
       return undefined;
@@ -185,20 +173,9 @@ export async function runPull(
     return fail(error, loadId, failure);
   }
   const { fetchedAt, attempts, fetchMs } = fetched;
-  const info: FetchInfo = {
-    account,
-    report,
-    period,
-    fetchToken,
-    fetchedAt,
-    attempts,
-    fetchMs,
-    ...(jobId === undefined ? {} : { jobId }),
-  };
   try {
-    const loaded = await loadFetched(deps.wh, info, fetched.body, opts);
-    if (loaded.evolving) await deps.afterLoad?.(report, period, account);
-    return { ok: true, loaded, fetchMs: fetched.fetchMs, bytes: fetched.body.receivedBytes };
+    const loaded = await loadFetched(deps.wh, { ...job, fetchedAt, attempts, fetchMs }, fetched.body, opts);
+    return { ok: true, loaded, fetchMs, bytes: fetched.body.receivedBytes };
   } catch (error) {
     // loadFetched recorded the failure (with the raw body) whenever Postgres was reachable.
     return fail(error, error instanceof AdopsError ? error.loadId : undefined);
@@ -213,30 +190,30 @@ function refusal(
   name: string,
 ): Error | undefined {
   if (report === undefined)
-    return new UnknownReportError(
+    return new TerminalError(
       `report "${name}" has no job definition in this worker's jobs folder: ` +
         'deploy the same jobs/ to every worker, or drop the pull if the report was deleted',
     );
   const runs = deps.accountRuns?.(account, report.name) ?? 'yes';
   if (runs === 'unknown account')
-    return new UnknownAccountError(
+    return new TerminalError(
       `account "${account}" is not in this worker's accounts (ADOPS_ACCOUNTS_FILE): ` +
         'deploy the same accounts file to every worker, or drop the pull if the account was removed',
     );
   if (runs === 'not run')
-    return new UnknownAccountError(
+    return new TerminalError(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
   return undefined;
 }
 
 /**
- * Loads a fetched body: archived as it is read, flattened into rows as it streams (or by
- * `opts.parse`), loaded in one transaction (loadPeriod). A body that does not parse, repeats a
- * row, or does not reconcile under strictReconcile rolls the load back; it is recorded as a failed
- * load with its body kept and the report error is rethrown (a malformed body as a retryable
- * MalformedBodyError, final when it repeats the period's previous body). Any other failure is
- * recorded too and thrown as LoadError.
+ * Loads a fetched body: a tee hands it to the parser and to the archive beside it; flattened into
+ * rows as it streams (or by `opts.parse`), loaded in one transaction (loadPeriod). A body that does
+ * not parse, repeats a row, or does not reconcile under strictReconcile rolls the load back; it is
+ * recorded as a failed load with its body kept and the report error is rethrown (a malformed body
+ * as a retryable MalformedBodyError, final when it repeats the period's previous body). Any other
+ * failure is recorded too and thrown as LoadError.
  */
 export async function loadFetched(
   wh: Warehouse,
@@ -254,8 +231,8 @@ export async function loadFetched(
     throw error;
   }
   try {
-    const rows = await rowsOf(archive, info.report.dimensions, opts);
-    return await loadPeriod(wh, info, rows, () => archive.finish(), { ...opts, startedAt });
+    const source = await rowsOf(archive, info.report.dimensions, opts);
+    return await loadPeriod(wh, { info, source, archive }, { ...opts, startedAt });
   } catch (thrown) {
     const packed = await archive.finish().catch(() => undefined);
     let error = asReportError(thrown, reportTable(info.report.name));
@@ -266,7 +243,10 @@ export async function loadFetched(
       );
       if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
     }
-    const loadId = await recordFailure(wh, info, error, packed, opts.secrets).catch(() => undefined);
+    // The body's fault (its shape, a value, its totals) is the parse's, whichever step met it.
+    const step =
+      archive.failedStep ?? (isReportError(error) || error instanceof RowValueError ? 'parse' : 'load');
+    const loadId = await recordFailure(wh, info, error, step, packed, opts.secrets).catch(() => undefined);
     if (isReportError(error)) throw error;
     const where = `${info.report.name} ${info.period.start}..${info.period.end}`;
     throw new LoadError(
@@ -279,38 +259,29 @@ export async function loadFetched(
   }
 }
 
-/** The rows of a body: streamed as the archive passes it on, or whole through `opts.parse`. */
+/** The rows of a body: streamed as the tee passes it on, or whole through `opts.parse`. */
 async function rowsOf(
   archive: BodyArchive,
   dimensions: readonly Dimension[],
   opts: PullOptions,
 ): Promise<RowSource> {
-  if (opts.parse !== undefined) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of archive.chunks()) chunks.push(chunk);
-    const parsed = await opts.parse(Buffer.concat(chunks), dimensions);
-    return { rows: parsed.rows, summary: () => strict(parsed, opts) };
-  }
-  const stream = streamReport(archive.chunks(), dimensions);
-  return { rows: stream.rows, summary: () => strict(stream.summary(), opts), held: archive.whole };
+  if (opts.parse === undefined) return { ...streamReport(archive.chunks(), dimensions), held: archive.whole };
+  const chunks: Buffer[] = [];
+  for await (const chunk of archive.chunks()) chunks.push(chunk);
+  const parsed = await opts.parse(Buffer.concat(chunks), dimensions);
+  return { rows: parsed.rows, summary: () => parsed };
 }
 
-/** The summary, or ReconciliationError under strictReconcile when the rows do not add up. */
-function strict<S extends Pick<ParsedReport, 'totals' | 'reconciliation'>>(summary: S, opts: PullOptions): S {
-  const r = summary.reconciliation;
-  if (opts.strictReconcile === true && !r.ok) throw new ReconciliationError(r.differences, r.reason);
-  return summary;
-}
-
-/** Records a failed pull in report_loads, its error text redacted: the one place that does. */
+/** Records a failed pull in report_loads with the step that failed, its error text redacted: the one place that does. */
 function recordFailure(
   wh: Warehouse,
   info: FetchInfo,
   error: unknown,
+  step: PullStep,
   packed: PackedBody | undefined,
   secrets: readonly string[] = [],
 ): Promise<number> {
-  return recordFailedPull(wh, { info, error: describeError(error, secrets), packed });
+  return recordFailedPull(wh, { info, error: describeError(error, secrets), step, packed });
 }
 
 /** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
@@ -322,7 +293,7 @@ export function describeError(error: unknown, secrets: readonly string[] = []): 
   return redactSecrets(parts.join(' <- caused by '), secrets);
 }
 
-/** Errors that say the body itself is wrong: retrying or re-loading it cannot help. */
+/** Errors that say the body itself is wrong (the parse's verdict): retrying or re-loading it cannot help. */
 function isReportError(error: Error): boolean {
   return (
     error instanceof ReportFormatError ||
@@ -361,8 +332,8 @@ function hintFor(error: unknown): string {
  * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
  * original's fetch token: a replay is as old as the fetch that got its body, so replaying it over
  * the load of a later fetch is recorded as superseded, while replaying the period's current load
- * (or an older body once the newer load is gone) loads. Throws ReplayError when the load, its
- * definition or its body is not available.
+ * (or an older body once the newer load is gone) loads. Throws a TerminalError saying why when the
+ * load, its definition or its body is not available.
  */
 export async function replayLoad(
   wh: Warehouse,
@@ -372,23 +343,23 @@ export async function replayLoad(
 ): Promise<LoadOutcome> {
   const load = await archivedLoad(wh, loadId);
   if (load === undefined)
-    throw new ReplayError(
+    throw new TerminalError(
       `load ${loadId} is not in ${wh.schema}.report_loads; pick a load_id from that table`,
     );
   const report = reports.find((r) => r.name === load.info.report.name);
   const { start, end } = load.info.period;
   if (report === undefined)
-    throw new ReplayError(
+    throw new TerminalError(
       `load ${loadId} is of report ${load.info.report.name}, which has no job definition in ADOPS_JOBS_DIR; restore its definition to replay it`,
     );
   const repull = `re-pull the period instead (adops backfill --report ${report.name} --from ${start} --to ${end})`;
   if (report.dimensions.join(',') !== load.info.report.dimensions.join(','))
-    throw new ReplayError(
+    throw new TerminalError(
       `load ${loadId} was pulled with dimensions ${load.info.report.dimensions.join(',')} but ${report.file} now has ${report.dimensions.join(',')}; ` +
         `its body cannot fill the current table: ${repull}`,
     );
   if (load.body === undefined)
-    throw new ReplayError(
+    throw new TerminalError(
       `the raw body of load ${loadId} is not kept (no response, or older than ADOPS_RAW_RETENTION_DAYS); ${repull}`,
     );
   return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
@@ -459,9 +430,4 @@ export class LoadError extends AdopsError {
       classifyFailure(options.cause).kind === 'transient',
     );
   }
-}
-
-/** `adops replay` cannot replay the load it was asked for; the message says why and what to do. */
-export class ReplayError extends TerminalError {
-  override readonly name = 'ReplayError';
 }

@@ -1,22 +1,31 @@
-// The statements that record a load: its report_loads row, the period's report_totals, the claim
-// of the period, a small period's rows as one INSERT. Built as pure {text, values}, so their
-// parameters are checked without a database.
+// Every statement of a pull, as pure builders: the fetch token, the load's locks and claim, its
+// report_loads row, the period's totals and a small period's rows, the COPY, and the raw archive.
+// History's reads are in history-sql.ts.
 import {
   dimensionType,
   type Dimension,
   type DimensionType,
   COUNTERS,
-  type CounterName,
 } from '../platform/config/dimensions.js';
 import type { UnreconciledReason } from '../flatten/errors.js';
-import type { Counters, Period, ReportRow, Totals } from '../flatten/types.js';
-import { ident, qualified, reportTable } from '../platform/pg/handle.js';
-import { tableOfSql, type TableOfRow } from '../schema/versions.js';
+import type { Period, ReportRow, Totals } from '../flatten/types.js';
+import {
+  ident,
+  qualified,
+  reportTable,
+  statement,
+  type CopyFormat,
+  type Statement,
+} from '../platform/pg/handle.js';
+import { evolveLockKey } from '../schema/versions.js';
+import { tableOfSql, type TableOfRow } from '../schema/sql.js';
 import { copyColumns } from '../schema/report-tables.js';
-import type { CopyTarget } from './copy.js';
-import { rowFields } from './encode.js';
+import { rowFields, type CopyLayout } from './encode.js';
 
 export type LoadStatus = 'loaded' | 'failed' | 'superseded';
+
+/** The step a failed pull failed at (report_loads.failed_step), as dlt's PipelineStepFailed names it. */
+export type PullStep = 'fetch' | 'parse' | 'load' | 'archive';
 
 /** One report_loads row; `loadId` when taken up front, else assigned by the insert. */
 export interface LoadRecord {
@@ -39,31 +48,71 @@ export interface LoadRecord {
   readonly fetchMs: number | null;
   readonly loadMs: number | null;
   readonly fetchedAt: Date | null;
-  /** The fencing token taken when the fetch started (takeFetchToken); null when none was taken. */
+  /** The fencing token taken when the fetch started (fetchTokenSql); null when none was taken. */
   readonly fetchToken: number | null;
   readonly error: string | null;
+  /** Set for a failed pull only. */
+  readonly failedStep: PullStep | null;
   readonly jobId: string | null;
 }
 
-/** Statement texts by what they depend on (schema, table, dimensions): built once, not per load. */
-const texts = new Map<string, string>();
-
-/** The text of `key`, built by `build` the first time. */
-function textOf(key: string, build: () => string): string {
-  let text = texts.get(key);
-  if (text === undefined) {
-    text = build();
-    // A handful of schemas and reports: the cap only guards against a caller's mistake.
-    if (texts.size < 10_000) texts.set(key, text);
-  }
-  return text;
+/** Where a load's rows go: the table, and what every row of it shares. */
+export interface CopyTarget extends CopyLayout {
+  readonly schema: string;
+  readonly table: string;
 }
+
+/** A body ready to archive: whole in `gzip`, or streamed to report_raw_parts (`spoolId`). */
+export type PackedBody = {
+  /** Size of the stored (redacted) body. */
+  readonly bytes: number;
+  /** SHA-256 of the stored body, checked when it is read back. */
+  readonly sha256: string;
+  /** SHA-256 of the body as received: equal to `sha256` unless a secret was redacted from it. */
+  readonly receivedSha256: string;
+} & (
+  | { readonly gzip: Buffer; readonly spoolId?: undefined }
+  | { readonly spoolId: number; readonly gzip?: undefined }
+);
 
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
 const MAX_ERROR = 4000;
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 const ms = (v: number | null) => (v === null ? null : Math.round(v));
+
+/** A new value of `sequence` (a fetch token, a spool id), as text. */
+export function nextvalSql(schema: string, sequence: 'fetch_tokens' | 'report_raw_spool_seq') {
+  return statement<{ id: string }>('SELECT nextval($1::regclass)::text AS id', [qualified(schema, sequence)]);
+}
+
+/**
+ * The load's locks, the first statement of its transaction. Two-int lock keyed by (schema.report,
+ * account/period): loads of other periods or accounts never wait on each other. Custom plans: a
+ * generic plan of the claim's DELETE would lock every partition of the table, where a plan for the
+ * period's own dates prunes to (and locks) its month's partition alone. The evolution lock, shared,
+ * keeps a swap from retiring the version this load writes until the load commits: a swap waits for
+ * the loads in flight, and a load that comes after a swap finds its version retired.
+ */
+export function lockLoadSql(
+  schema: string,
+  report: string,
+  account: string,
+  period: Period,
+  timeoutMs: number,
+) {
+  return statement(
+    "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
+      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
+    [
+      String(timeoutMs),
+      `${schema}.${report}`,
+      // The default account's key names no account: a single-account deployment's (and its tests').
+      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+      evolveLockKey(schema, report),
+    ],
+  );
+}
 
 /** Each report_loads column and its value in a record. */
 const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]> = [
@@ -87,22 +136,23 @@ const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]>
   ['fetched_at', (r) => r.fetchedAt],
   ['fetch_token', (r) => r.fetchToken],
   ['error', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
+  ['failed_step', (r) => r.failedStep],
   ['job_id', (r) => r.jobId],
 ];
 
 /** INSERT of a report_loads row, returning its load_id. */
-export function insertLoadSql(schema: string, r: LoadRecord): { text: string; values: unknown[] } {
+export function insertLoadSql(schema: string, r: LoadRecord) {
   const values = LOAD_COLUMNS.map(([, value]) => value(r));
-  const withId = r.loadId !== undefined;
-  if (withId) values.unshift(r.loadId);
-  const text = textOf(`loads\u0000${schema}\u0000${withId}`, () => {
-    const columns = (withId ? ['load_id'] : []).concat(LOAD_COLUMNS.map(([c]) => c));
-    return (
-      `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
-      `VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`
-    );
-  });
-  return { text, values };
+  const columns = LOAD_COLUMNS.map(([c]) => c);
+  if (r.loadId !== undefined) {
+    values.unshift(r.loadId);
+    columns.unshift('load_id');
+  }
+  return statement<{ load_id: string }>(
+    `INSERT INTO ${qualified(schema, 'report_loads')} (${columns.map(ident).join(', ')}) ` +
+      `VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING load_id`,
+    values,
+  );
 }
 
 /** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
@@ -113,37 +163,30 @@ export function upsertTotalsSql(
   period: Period,
   totals: Totals,
   loadId: number,
-): { text: string; values: unknown[] } {
-  const text = textOf(`totals\u0000${schema}`, () => {
-    const counters = COUNTERS.map(ident);
-    return (
-      `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
+) {
+  const counters = COUNTERS.map(ident);
+  return statement(
+    `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
       `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${COUNTERS.length + 5}, now()) ` +
       `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
       [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
-      ', retention_dropped_at = NULL'
-    );
-  });
-  return {
-    text,
-    values: [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
-  };
+      ', retention_dropped_at = NULL',
+    [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
+  );
 }
 
 /**
  * The claim's answer, one JSON column (`claim`; one field to describe, not fifteen): a new load id;
- * whether the loaded response's fetch started after ours; the period's report_totals row joined to
- * its load (bigints as text; null for a period never loaded, or for a counter that load was not
- * given); and tableOfSql's row.
+ * whether the loaded response's fetch started after ours; the period's load and its totals (null
+ * for a period never loaded; a counter null when that load was not given it); tableOfSql's row.
  */
 export type Claimed = {
   next_id: string;
   stale: boolean;
   load_id: string | null;
-  fetch_token: number | null;
-} & Record<CounterName, string | null> &
-  TableOfRow;
+  totals: Totals | null;
+} & TableOfRow;
 
 /**
  * Claims a period for a load in one round trip, run right after the period's lock is taken (so
@@ -155,32 +198,28 @@ export function claimPeriodSql(
   schema: string,
   table: string,
   account: string,
-  report: { readonly name: string; readonly dimensions: readonly string[] },
+  report: { readonly name: string; readonly dimensions: readonly Dimension[] },
   period: Period,
   fetchToken: number,
-): { text: string; values: unknown[] } {
+) {
   // $1 report, $2 dimensions (tableOfSql's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
   // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
-  const version = tableOfSql(schema, report.name, report.dimensions as Dimension[]);
-  const text = textOf(`claim\u0000${schema}\u0000${table}\u0000${report.name}`, () => {
-    const counters = COUNTERS.map((c) => `t.${ident(c)}::text AS ${ident(c)}`).join(', ');
-    return (
-      `WITH v AS (${version.text}), ` +
-      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, ${counters} ` +
+  const version = tableOfSql(schema, report.name, report.dimensions);
+  // Totals as JSON numbers (a bigint past 2^53 loses precision, as Number() of its text would).
+  const totals = COUNTERS.map((c) => `'${c}', t.${ident(c)}`).join(', ');
+  return statement<{ claim: Claimed }>(
+    `WITH v AS (${version.text}), ` +
+      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, json_build_object(${totals}) AS totals ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
       `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
       `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
       `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
       `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
       `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
-      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.*, v.* ` +
+      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.load_id, c.totals, v.* ` +
       `FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`
-    );
-  });
-  return {
-    text,
-    values: [
+      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`,
+    [
       ...version.values,
       period.start,
       period.end,
@@ -190,33 +229,23 @@ export function claimPeriodSql(
       reportTable(report.name),
       table,
     ],
-  };
+  );
 }
 
 /**
  * Several INSERT statements as one (data-modifying CTEs): one round trip instead of one each.
  * Foreign keys between them hold, since they are checked at the end of the statement.
  */
-export function inOneStatement(statements: ReadonlyArray<{ text: string; values: unknown[] }>): {
-  text: string;
-  values: unknown[];
-} {
+export function inOneStatement(statements: readonly Statement[]): Statement {
   const values: unknown[] = [];
-  const offsets = statements.map((s) => {
+  const parts = statements.map((s, i) => {
     const offset = values.length;
-    for (const v of s.values) values.push(v);
-    return offset;
+    values.push(...s.values);
+    // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
+    // in their text only as a placeholder.
+    return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
   });
-  const text = textOf(`together\u0000${statements.map((s) => s.text).join('\u0000')}`, () => {
-    const parts = statements.map((s, i) => {
-      // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
-      // in their text only as a placeholder.
-      const text = s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + (offsets[i] as number)}`);
-      return `s${i} AS (${text})`;
-    });
-    return `WITH ${parts.join(', ')} SELECT 1`;
-  });
-  return { text, values };
+  return statement(`WITH ${parts.join(', ')} SELECT 1`, values);
 }
 
 const ARRAY_TYPE: Record<DimensionType, string> = {
@@ -233,35 +262,26 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
  * goes as its Postgres literal, written here in one join: pg's own conversion of JavaScript
  * arrays cost more CPU than the rest of a small pull's statement.
  */
-export function insertRowsSql(
-  target: CopyTarget,
-  rows: readonly ReportRow[],
-): { text: string; values: unknown[] } {
+export function insertRowsSql(target: CopyTarget, rows: readonly ReportRow[]): Statement {
   const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));
   const dims: string[][] = target.dimensions.map(() => []);
   const counters: number[][] = COUNTERS.map(() => []);
   for (const row of rows) {
     const fields = fieldsOf(row);
-    for (let i = 0; i < dims.length; i++) (dims[i] as string[]).push(fields[i] as string);
-    for (let k = 0; k < counters.length; k++) (counters[k] as number[]).push(row.counters[k] as number);
+    for (let i = 0; i < dims.length; i++) dims[i]?.push(fields[i] ?? '');
+    for (let k = 0; k < counters.length; k++) counters[k]?.push(row.counters[k] ?? 0);
   }
   // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
-  const key = `rows\u0000${target.schema}\u0000${target.table}\u0000${target.dimensions.join(',')}`;
-  const text = textOf(key, () => {
-    const arrays = [
-      ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
-      ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
-    ];
-    const names = arrays.map((_, i) => `c${i}`);
-    return (
-      `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
+  const arrays = [
+    ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
+    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
+  ];
+  const names = arrays.map((_, i) => `c${i}`);
+  return statement(
+    `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
       `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint, $4::text ` +
-      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`
-    );
-  });
-  return {
-    text,
-    values: [
+      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
+    [
       target.periodStart,
       target.periodEnd,
       target.loadId,
@@ -269,7 +289,7 @@ export function insertRowsSql(
       ...dims.map(arrayLiteral),
       ...counters.map(arrayLiteral),
     ],
-  };
+  );
 }
 
 /**
@@ -285,85 +305,106 @@ function quoted(value: string): string {
   return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
-/** Per counter: the previous load's total and the new load's change of it (null: not measurable). */
-export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
-
-/** The change of each total from `previous` to `current` (null where either lacks the total). */
-export function restatementOf(previous: Totals, current: Totals): Restatement {
-  const out = {} as Restatement;
-  for (const c of COUNTERS) {
-    const [before, now] = [previous[c], current[c]];
-    out[c] = { previous: before, delta: before === null || now === null ? null : now - before };
-  }
-  return out;
+/** The COPY FROM STDIN of a load's rows into `target`. */
+export function copyRowsSql(target: CopyTarget, format: CopyFormat): string {
+  const columns = copyColumns(target.dimensions).map(ident).join(', ');
+  return (
+    `COPY ${qualified(target.schema, target.table)} (${columns}) FROM STDIN` +
+    (format === 'binary' ? ' WITH (FORMAT binary)' : '')
+  );
 }
 
-/** True when any total measurably changed. */
-export function isRestated(r: Restatement): boolean {
-  return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
+/** INSERT of the archived body of `loadId`. */
+export function archiveBodySql(schema: string, account: string, loadId: number, p: PackedBody) {
+  return statement(
+    `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [account, loadId, p.gzip ?? null, p.spoolId ?? null, p.bytes, p.sha256, p.receivedSha256],
+  );
 }
 
-/**
- * The largest relative change of any counter's total: |delta| / previous (1 when only the previous
- * total was 0, 0 when nothing changed or nothing could be measured).
- */
-export function maxRelativeChange(r: Restatement): number {
-  let max = 0;
-  for (const c of COUNTERS) {
-    const { previous, delta } = r[c];
-    if (previous !== null && delta !== null && delta !== 0)
-      max = Math.max(max, previous === 0 ? 1 : Math.abs(delta) / previous);
-  }
-  return max;
+/** INSERT of one compressed part of a streamed body. */
+export function insertRawPartSql(
+  schema: string,
+  account: string,
+  spoolId: number,
+  part: number,
+  gzip: Buffer,
+) {
+  return statement(
+    `INSERT INTO ${qualified(schema, 'report_raw_parts')} (account, spool_id, part, gzip) VALUES ($1, $2, $3, $4)`,
+    [account, spoolId, part, gzip],
+  );
 }
 
-/** One reload of a period: its age (whole days from the period's last day to the fetch) and what changed. */
-export interface RestatementSample {
-  readonly report: string;
-  readonly ageDays: number;
-  readonly restatement: Restatement;
+/** The archived body of a load: whole in body_gzip, or (NULL there) in the parts of spool_id. */
+export function rawBodySql(schema: string, loadId: number) {
+  return statement<{
+    body_gzip: Buffer | null;
+    spool_id: string | null;
+    account: string;
+    body_sha256: string;
+  }>(
+    `SELECT body_gzip, spool_id, account, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
+    [loadId],
+  );
 }
 
-/**
- * Reloads of one report's periods at one age: how many, how many changed any total, the mean
- * |delta| per counter over the reloads that could measure it (0 when none could), and the
- * largest maxRelativeChange.
- */
-export interface RestatementSummary {
-  readonly report: string;
-  readonly age_days: number;
-  readonly loads: number;
-  readonly restated: number;
-  readonly avg_abs_change: Counters;
-  readonly max_rel_change: number;
+/** The parts of a streamed body, in order. */
+export function rawPartsSql(schema: string, account: string, spoolId: string | null) {
+  return statement<{ gzip: Buffer }>(
+    `SELECT gzip FROM ${qualified(schema, 'report_raw_parts')} WHERE account = $1 AND spool_id = $2 ORDER BY part`,
+    [account, spoolId],
+  );
 }
 
-/** Groups reloads by report and age, sorted by report then age. */
-export function summarizeRestatements(samples: Iterable<RestatementSample>): RestatementSummary[] {
-  const groups = new Map<string, { report: string; age: number; items: Restatement[] }>();
-  for (const s of samples) {
-    const key = `${s.report}\u0000${s.ageDays}`;
-    const g = groups.get(key) ?? { report: s.report, age: s.ageDays, items: [] };
-    groups.set(key, g);
-    g.items.push(s.restatement);
-  }
-  return [...groups.values()]
-    .sort((a, b) => (a.report === b.report ? a.age - b.age : a.report < b.report ? -1 : 1))
-    .map((g) => {
-      const avg = {} as Counters;
-      for (const c of COUNTERS) {
-        const deltas = g.items.flatMap(({ [c]: { previous, delta } }) =>
-          previous === null || delta === null ? [] : [Math.abs(delta)],
-        );
-        avg[c] = deltas.length === 0 ? 0 : deltas.reduce((a, b) => a + b, 0) / deltas.length;
-      }
-      return {
-        report: g.report,
-        age_days: g.age,
-        loads: g.items.length,
-        restated: g.items.filter(isRestated).length,
-        avg_abs_change: avg,
-        max_rel_change: Math.max(0, ...g.items.map(maxRelativeChange)),
-      };
-    });
+/** The digest (as received) of the body archived with the latest load of a report's period. */
+export function latestDigestSql(schema: string, account: string, report: string, period: Period) {
+  return statement<{ received_sha256: string | null }>(
+    `SELECT r.received_sha256 FROM ${qualified(schema, 'report_loads')} l
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
+      WHERE l.account = $4 AND l.report = $1 AND l.period_start = $2 AND l.period_end = $3
+      ORDER BY l.load_id DESC LIMIT 1`,
+    [report, period.start, period.end, account],
+  );
+}
+
+/** DELETE of archived bodies older than `keepDays`. */
+export function pruneRawSql(schema: string, keepDays: number) {
+  return statement(
+    `DELETE FROM ${qualified(schema, 'report_raw')} WHERE archived_at < now() - make_interval(days => $1)`,
+    [keepDays],
+  );
+}
+
+/** DELETE of the parts no body names, at least a day old (a body still streaming in keeps its parts). */
+export function pruneRawPartsSql(schema: string, keepDays: number) {
+  return statement(
+    `DELETE FROM ${qualified(schema, 'report_raw_parts')} p
+      WHERE p.written_at < now() - make_interval(days => greatest($1::int, 1))
+        AND NOT EXISTS (SELECT 1 FROM ${qualified(schema, 'report_raw')} r WHERE r.account = p.account AND r.spool_id = p.spool_id)`,
+    [keepDays],
+  );
+}
+
+/** The fetch of a load as replay takes it up again, and when its body was archived (null: not kept). */
+export function archivedLoadSql(schema: string, loadId: number) {
+  return statement<{
+    account: string;
+    report: string;
+    period_start: string;
+    period_end: string;
+    dimensions: Dimension[];
+    http_attempts: number;
+    fetch_ms: number | null;
+    fetched_at: Date | null;
+    fetch_token: string | null;
+    archived_at: Date | null;
+  }>(
+    `SELECT l.account, l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
+            l.fetched_at, l.fetch_token::text, r.archived_at
+       FROM ${qualified(schema, 'report_loads')} l
+       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
+      WHERE l.load_id = $1`,
+    [loadId],
+  );
 }

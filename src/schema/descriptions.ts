@@ -2,10 +2,11 @@
 // column is, its unit and how to aggregate it, as BI tools show it; sql/001_baseline.sql describes the fixed ones.
 import type { ClientBase } from 'pg';
 import { COUNTERS } from '../platform/config/dimensions.js';
-import { RATES, columnsOf, dailyViewName } from './views.js';
-import { ident, qualified, reportTable } from '../platform/pg/handle.js';
+import { RATES, dailyViewName } from './views-sql.js';
+import { type Warehouse, execute, firstRow, reportTable, rowsOf } from '../platform/pg/handle.js';
 import { partitionDescription, partitionsOf } from './partitions.js';
 import { readVersions } from './versions.js';
+import * as sql from './sql.js';
 
 /** The objects of one report that carry descriptions, and what each is. */
 type Role = 'table' | 'view' | 'daily';
@@ -110,15 +111,23 @@ const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
 
 /** Comments each report's objects and their columns: report_<name>, each version's table and its
  * partitions, bi_<name> and bi_<name>_daily. Comments do not survive a DROP, so this runs after every
- * (re)creation of the views. */
+ * (re)creation of the views. A comment already right is not written again: a migrate that changes
+ * nothing writes no catalog rows. */
 export async function describeReportObjects(
   client: ClientBase,
-  schema: string,
+  wh: Warehouse,
   reports: readonly { readonly name: string }[],
 ): Promise<void> {
+  const { schema } = wh;
+  const describe = async (name: string, text: string) => {
+    const relation = await firstRow(client, sql.relationSql(schema, name));
+    if (relation !== undefined && relation.comment !== text)
+      await execute(client, sql.commentSql(relation.kind, schema, name, text));
+    return relation;
+  };
   for (const report of reports) {
     const stable = reportTable(report.name);
-    const versions = await readVersions(client, schema, report.name);
+    const versions = await readVersions(wh, report.name, client);
     const objects: Array<[name: string, role: Role, text: string]> = [
       [stable, 'table', OBJECT_TEXT.table(report.name)],
       ...versions
@@ -132,54 +141,17 @@ export async function describeReportObjects(
       [dailyViewName(report.name), 'daily', OBJECT_TEXT.daily(report.name)],
     ];
     for (const [name, role, text] of objects) {
-      const relation = await relationOf(client, schema, name);
+      const relation = await describe(name, text);
       if (relation === undefined) continue;
-      await describe(client, schema, name, relation, text);
-      for (const column of await columnsOf(client, schema, name)) {
+      for (const column of await rowsOf(client, sql.columnsSql(schema, name))) {
         const wanted = columnDescription(column.name, role);
         if (column.comment !== wanted)
-          await client.query(
-            `COMMENT ON COLUMN ${qualified(schema, name)}.${ident(column.name)} IS ${client.escapeLiteral(wanted)}`,
-          );
+          await execute(client, sql.commentSql('COLUMN', schema, name, wanted, column.name));
       }
       if (relation.kind === 'VIEW') continue;
       // Partitions made before their comment was (ensurePartitions comments those it makes).
-      for (const p of await partitionsOf(client, schema, name)) {
-        const comment = await relationOf(client, schema, p.name);
-        if (comment !== undefined)
-          await describe(client, schema, p.name, comment, partitionDescription(name, p.from));
-      }
+      for (const p of await partitionsOf(wh, name, client))
+        await describe(p.name, partitionDescription(name, p.from));
     }
   }
-}
-
-/** COMMENT ON the relation `name` when its comment is not `text`: a migrate that changes nothing writes
- * no catalog rows. COMMENT takes no parameters, so the text goes in as a quoted literal. */
-async function describe(
-  client: ClientBase,
-  schema: string,
-  name: string,
-  relation: { readonly kind: 'TABLE' | 'VIEW'; readonly comment: string | null },
-  text: string,
-): Promise<void> {
-  if (relation.comment !== text)
-    await client.query(
-      `COMMENT ON ${relation.kind} ${qualified(schema, name)} IS ${client.escapeLiteral(text)}`,
-    );
-}
-
-/** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
-async function relationOf(
-  client: ClientBase,
-  schema: string,
-  name: string,
-): Promise<{ kind: 'TABLE' | 'VIEW'; comment: string | null } | undefined> {
-  const { rows } = await client.query<{ kind: 'TABLE' | 'VIEW'; comment: string | null }>(
-    `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
-            obj_description(c.oid, 'pg_class') AS comment
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v')`,
-    [schema, name],
-  );
-  return rows[0];
 }

@@ -2,20 +2,21 @@
 // of its first day, so a load's DELETE and COPY touch that one partition only. Partitions are made
 // as plain tables and then attached: ATTACH takes a SHARE UPDATE EXCLUSIVE lock on the parent,
 // which neither loads nor BI readers wait on (CREATE TABLE ... PARTITION OF would block both).
-import type { ClientBase, Pool } from 'pg';
-import { addDays } from '../platform/dates/calendar.js';
+import type { ClientBase } from 'pg';
 import { addMonths, monthStart, retentionBoundary } from '../plan/retention.js';
 import {
+  type Queryable,
+  type Warehouse,
   derivedName,
-  ident,
-  qualified,
+  execute,
+  firstRow,
+  rowsOf,
   sqlState,
   withClient,
   withTransaction,
-  type Warehouse,
 } from '../platform/pg/handle.js';
 import type { ReportJob } from '../platform/config/jobs.js';
-import { columnsOf } from './views.js';
+import * as sql from './sql.js';
 
 const MONTH = /^\d{4}-\d{2}-01$/;
 
@@ -42,21 +43,15 @@ export interface FoundPartition {
 
 /** The range partitions of `table`, oldest first (none for a table that is missing or not partitioned). */
 export async function partitionsOf(
-  db: Pick<ClientBase | Pool, 'query'>,
-  schema: string,
+  wh: Warehouse,
   table: string,
+  db: Queryable = wh.pool,
 ): Promise<FoundPartition[]> {
-  const { rows } = await db.query<{ name: string; bound: string; pending: boolean }>(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
-    [schema, table],
-  );
   const out: FoundPartition[] = [];
-  for (const r of rows) {
-    const m = /FROM \('(\d{4}-\d{2}-\d{2})'\) TO \('(\d{4}-\d{2}-\d{2})'\)/.exec(r.bound);
-    if (m === null) continue;
-    out.push({ name: r.name, from: m[1] as string, to: m[2] as string, detachPending: r.pending });
+  for (const r of await rowsOf(db, sql.partitionsSql(wh.schema, table))) {
+    const [, from, to] = /FROM \('(\d{4}-\d{2}-\d{2})'\) TO \('(\d{4}-\d{2}-\d{2})'\)/.exec(r.bound) ?? [];
+    if (from !== undefined && to !== undefined)
+      out.push({ name: r.name, from, to, detachPending: r.pending });
   }
   return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
 }
@@ -65,46 +60,27 @@ export async function partitionsOf(
  * table so two loads of one new month make it once); returns those made. */
 export async function ensurePartitions(
   client: ClientBase,
-  schema: string,
+  wh: Warehouse,
   table: string,
   months: readonly string[],
 ): Promise<string[]> {
+  const { schema } = wh;
   if (months.length === 0) return [];
   return withTransaction(client, async () => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-partition:${schema}.${table}`]);
-    const have = new Set((await partitionsOf(client, schema, table)).map((p) => p.from));
-    const byDay = (await columnsOf(client, schema, table)).some((c) => c.name === 'day');
+    await execute(client, sql.lockSql(`adops-partition:${schema}.${table}`));
+    const have = new Set((await partitionsOf(wh, table, client)).map((p) => p.from));
+    const byDay = (await rowsOf(client, sql.columnsSql(schema, table))).some((c) => c.name === 'day');
     const made: string[] = [];
     for (const month of [...new Set(months)].sort()) {
       if (have.has(month)) continue;
       const name = partitionName(table, month);
-      // LIKE copies the columns in order with their NOT NULLs and defaults; ATTACH adds the indexes.
-      await client.query(
-        `CREATE TABLE ${qualified(schema, name)} (LIKE ${qualified(schema, table)} INCLUDING DEFAULTS)`,
-      );
-      if (byDay)
-        await client.query(
-          `ALTER TABLE ${qualified(schema, name)} ADD CONSTRAINT ${ident(DAY_CHECK)} ` +
-            // A period starts in the month; a week starting on its last day ends six days later.
-            `CHECK (day >= '${month}' AND day < '${addDays(addMonths(month, 1), 6)}')`,
-        );
-      await client.query(
-        `ALTER TABLE ${qualified(schema, table)} ATTACH PARTITION ${qualified(schema, name)} ` +
-          `FOR VALUES FROM ('${month}') TO ('${addMonths(month, 1)}')`,
-      );
-      await client.query(
-        `COMMENT ON TABLE ${qualified(schema, name)} IS ${client.escapeLiteral(partitionDescription(table, month))}`,
-      );
+      for (const st of sql.partitionSql(schema, table, name, month, byDay)) await execute(client, st);
+      await execute(client, sql.commentSql('TABLE', schema, name, partitionDescription(table, month)));
       made.push(name);
     }
     return made;
   });
 }
-
-/** The CHECK on a partition's `day`: BI views filter on `day`, not the partition key, and this lets
- * constraint exclusion skip other months' partitions. The loader refuses rows outside their period,
- * so no load ever meets it. */
-export const DAY_CHECK = 'day_in_partition';
 
 /** The current month and the two after it, as of `now` (UTC): what migrate and each tick make. */
 export function monthsAhead(now: Date): string[] {
@@ -112,26 +88,17 @@ export function monthsAhead(now: Date): string[] {
   return [0, 1, 2].map((i) => addMonths(current, i));
 }
 
-/** Months this process knows to have their partitions, per schema, report and month. */
-const known = new Set<string>();
-
-/** Makes the month of `day`'s partition of each live table of `report`, remembered per process. */
+/** Makes the month of `day`'s partition of each live table of `report` that lacks it: one query of
+ * the catalog when none does (the common case), so no process needs to remember the months it made. */
 export async function ensureLoadPartition(wh: Warehouse, report: string, day: string): Promise<void> {
-  const { pool, schema } = wh;
   const month = monthStart(day);
-  const key = `${schema}\u0000${report}\u0000${month}`;
-  if (known.has(key)) return;
-  await withClient(pool, async (client) => {
-    for (const table of await liveTables(client, schema, report))
-      await ensurePartitions(client, schema, table, [month]);
+  const lacking = (await rowsOf(wh, sql.liveTablesSql(wh.schema, report))).filter(
+    (t) => !t.partitions.includes(partitionName(t.table_name, month)),
+  );
+  if (lacking.length === 0) return;
+  await withClient(wh.pool, async (client) => {
+    for (const { table_name } of lacking) await ensurePartitions(client, wh, table_name, [month]);
   });
-  known.add(key);
-}
-
-/** Forgets what ensureLoadPartition remembers of `report` (a new version may lack partitions). */
-export function forgetLoadPartitions(schema: string, report: string): void {
-  const prefix = `${schema}\u0000${report}\u0000`;
-  for (const key of known) if (key.startsWith(prefix)) known.delete(key);
 }
 
 /** True for Postgres' error of a row no partition takes (a month whose partition is missing). */
@@ -141,19 +108,6 @@ export function isMissingPartition(error: unknown): boolean {
     error instanceof Error &&
     error.message.startsWith('no partition of relation')
   );
-}
-
-/** The tables `report`'s loads may write: its serving and building versions. */
-async function liveTables(
-  db: Pick<ClientBase | Pool, 'query'>,
-  schema: string,
-  report: string,
-): Promise<string[]> {
-  const { rows } = await db.query<{ table_name: string }>(
-    `SELECT table_name FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND state <> 'retired'`,
-    [report],
-  );
-  return rows.map((r) => r.table_name);
 }
 
 /** A partition retention dropped whole (never a DELETE of rows): its first day, and the day after its last. */
@@ -178,121 +132,68 @@ export interface PartitionUpkeep {
  */
 export async function maintainPartitions(
   client: ClientBase,
-  schema: string,
+  wh: Warehouse,
   reports: readonly Pick<ReportJob, 'name' | 'retentionMonths'>[],
   clock?: Date,
 ): Promise<PartitionUpkeep> {
-  const now = clock ?? (await client.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
+  const now = clock ?? (await firstRow(client, sql.nowSql()))?.now ?? new Date();
   const made: string[] = [];
   const dropped: DroppedPartition[] = [];
   let marked = 0;
   for (const report of reports) {
-    const tables = await liveTables(client, schema, report.name);
-    for (const table of tables)
-      made.push(...(await ensurePartitions(client, schema, table, monthsAhead(now))));
+    const tables = (await rowsOf(client, sql.liveTablesSql(wh.schema, report.name))).map((r) => r.table_name);
+    for (const table of tables) made.push(...(await ensurePartitions(client, wh, table, monthsAhead(now))));
     const boundary = retentionBoundary(report, now);
-    if (boundary === undefined) continue;
-    const months = report.retentionMonths as number;
-    const result = await applyRetention(client, schema, report.name, tables, boundary, months);
+    if (boundary === undefined || report.retentionMonths === undefined) continue;
+    const result = await applyRetention(client, wh, report.name, tables, boundary, report.retentionMonths);
     dropped.push(...result.dropped);
     marked += result.marked;
   }
   return { made, dropped, marked };
 }
 
-/** Drops the partitions of `tables` ending by `boundary` unless keptByDatabase, then marks the
- * dropped periods; one process per report at a time (a second one skips). */
+/** Drops the partitions of `tables` ending by `boundary` unless the database's clock keeps them
+ * (sql.keptByDatabaseSql), then marks the dropped periods; one process per report at a time (a second
+ * one skips). */
 async function applyRetention(
   client: ClientBase,
-  schema: string,
+  wh: Warehouse,
   report: string,
   tables: readonly string[],
   boundary: string,
   months: number,
 ): Promise<{ dropped: DroppedPartition[]; marked: number }> {
+  const { schema } = wh;
   const key = `adops-retention:${schema}.${report}`;
-  const { rows } = await client.query<{ locked: boolean }>(
-    'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
-    [key],
-  );
-  if (rows[0]?.locked !== true) return { dropped: [], marked: 0 };
+  if ((await firstRow(client, sql.lockSql(key, 'try')))?.locked !== true) return { dropped: [], marked: 0 };
   try {
     const dropped: DroppedPartition[] = [];
-    // Months past the boundary, and whether the database keeps each (keptByDatabase).
+    // Months past the boundary, and whether the database keeps each.
     const kept = new Map<string, boolean>();
     for (const table of tables) {
-      for (const p of await partitionsOf(client, schema, table)) {
+      for (const p of await partitionsOf(wh, table, client)) {
         if (p.to > boundary) continue;
         let keep = kept.get(p.from);
         if (keep === undefined) {
-          keep = await keptByDatabase(client, schema, report, p, months);
+          keep = (await firstRow(client, sql.keptByDatabaseSql(schema, report, p, months)))?.keep === true;
           kept.set(p.from, keep);
         }
         if (keep) continue;
         // DETACH CONCURRENTLY waits out the queries that use the partition, blocking nobody; one
         // interrupted half-way leaves it pending, which FINALIZE completes.
-        await client.query(
-          `ALTER TABLE ${qualified(schema, table)} DETACH PARTITION ${qualified(schema, p.name)} ` +
-            (p.detachPending ? 'FINALIZE' : 'CONCURRENTLY'),
-        );
-        await client.query(`DROP TABLE ${qualified(schema, p.name)}`);
+        for (const st of sql.dropPartitionSql(schema, table, p)) await execute(client, st);
         dropped.push({ report, partition: p.name, from: p.from, to: p.to });
       }
     }
     const keptMonths = [...kept].filter(([, keep]) => keep).map(([month]) => month);
-    const marked = await markDropped(client, schema, report, boundary, months, keptMonths);
+    const marked = await withTransaction(
+      client,
+      async () =>
+        (await firstRow(client, sql.markDroppedSql(schema, report, boundary, months, keptMonths)))?.periods ??
+        0,
+    );
     return { dropped, marked };
   } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    await execute(client, sql.lockSql(key, 'unlock'));
   }
-}
-
-/** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
- * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
-async function keptByDatabase(
-  client: ClientBase,
-  schema: string,
-  report: string,
-  p: { readonly from: string; readonly to: string },
-  months: number,
-): Promise<boolean> {
-  const { rows } = await client.query<{ keep: boolean }>(
-    `SELECT $3::date > (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $4::int))::date
-         OR EXISTS (
-              SELECT 1 FROM ${qualified(schema, 'report_loads')}
-               WHERE recorded_at > ((now() AT TIME ZONE 'UTC') - make_interval(months => $4::int)) AT TIME ZONE 'UTC'
-                 AND report = $1 AND status = 'loaded' AND period_start >= $2::date AND period_start < $3::date
-            ) AS keep`,
-    [report, p.from, p.to, months],
-  );
-  return rows[0]?.keep === true;
-}
-
-/** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
- * retention in report_totals and report_loads; returns how many were newly marked. */
-async function markDropped(
-  client: ClientBase,
-  schema: string,
-  report: string,
-  boundary: string,
-  months: number,
-  kept: readonly string[],
-): Promise<number> {
-  return withTransaction(client, async () => {
-    const { rows } = await client.query<{ periods: number }>(
-      `WITH t AS (
-         UPDATE ${qualified(schema, 'report_totals')} SET retention_dropped_at = now()
-          WHERE report = $1 AND period_start < $2::date AND retention_dropped_at IS NULL
-            AND period_start < (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $3::int))::date
-            AND date_trunc('month', period_start)::date <> ALL ($4::date[])
-          RETURNING period_start, period_end),
-       l AS (
-         UPDATE ${qualified(schema, 'report_loads')} l SET retention_dropped_at = now()
-           FROM t WHERE l.report = $1 AND l.period_start = t.period_start AND l.period_end = t.period_end
-            AND l.retention_dropped_at IS NULL)
-       SELECT count(*)::int AS periods FROM t`,
-      [report, boundary, months, kept],
-    );
-    return rows[0]?.periods ?? 0;
-  });
 }

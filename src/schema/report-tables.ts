@@ -1,38 +1,20 @@
 // The report_<name> tables: their shape derived purely from the job definitions, created by
 // `adops migrate`, and a table that no longer matches refused: its data is history, never ours to drop.
-import { TerminalError } from '../platform/retry/errors.js';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
-import { derivedName, ident, qualified, reportTable, withTransaction } from '../platform/pg/handle.js';
+import {
+  type Warehouse,
+  derivedName,
+  execute,
+  reportTable,
+  rowsOf,
+  withTransaction,
+} from '../platform/pg/handle.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../platform/config/files.js';
-import { type Evolving, readVersions, versionFor } from './versions.js';
-import { type FoundColumn, columnsOf } from './views.js';
-
-/** One column as Postgres' format_type() names its type. */
-export interface ColumnSpec {
-  readonly name: string;
-  readonly type: string;
-  readonly notNull: boolean;
-  readonly default?: string;
-}
-
-export interface IndexSpec {
-  readonly name: string;
-  readonly columns: readonly string[];
-  /** Columns keyed by md5 (a 16-byte uuid): a btree entry holds about 2.7 KB, a text value any length. */
-  readonly hashed: readonly string[];
-  readonly unique: boolean;
-}
-
-export interface TableSpec {
-  readonly table: string;
-  readonly columns: readonly ColumnSpec[];
-  readonly indexes: readonly IndexSpec[];
-  /** Range-partitioned by period_start, one partition a month (partitions.ts). */
-  readonly partitioned: boolean;
-}
+import { type Evolving, SchemaRefusal, readVersions, versionFor } from './versions.js';
+import * as sql from './sql.js';
 
 /** The columns COPY writes, in table order (loaded_at is left to its default: the load's now()). */
 export function copyColumns(dimensions: readonly Dimension[]): string[] {
@@ -43,8 +25,8 @@ export function copyColumns(dimensions: readonly Dimension[]): string[] {
 export function tableSpec(
   report: Pick<ReportJob, 'name' | 'dimensions'>,
   table: string = reportTable(report.name),
-): TableSpec {
-  const columns: ColumnSpec[] = [
+): sql.TableSpec {
+  const columns: sql.ColumnSpec[] = [
     { name: 'period_start', type: 'date', notNull: true },
     { name: 'period_end', type: 'date', notNull: true },
     ...report.dimensions.map((d) => ({ name: d, type: dimensionType(d), notNull: true })),
@@ -57,7 +39,7 @@ export function tableSpec(
   // The account leads (Citus' distribution column; a load and BI query one account), then the
   // period, which a partitioned table's unique keys must include: so the key also serves BI's range
   // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
-  const indexes: IndexSpec[] = [
+  const indexes: sql.IndexSpec[] = [
     {
       name: derivedName(`${table}_key`),
       columns: ['account', 'period_start', 'period_end', ...report.dimensions],
@@ -71,35 +53,15 @@ export function tableSpec(
   return { table, columns, indexes, partitioned: true };
 }
 
-/** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
-export function createTableSql(schema: string, spec: TableSpec): { table: string; indexes: string[] } {
-  const columns = spec.columns.map(
-    (c) =>
-      `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
-  );
-  return {
-    table:
-      `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
-      (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
-    indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix, ix.name)),
-  };
-}
-
-/** CREATE INDEX IF NOT EXISTS of `ix` on `table`, named `name`. */
-export function createIndexSql(schema: string, table: string, ix: IndexSpec, name: string): string {
-  const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
-  return `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${qualified(schema, table)} (${keys.join(', ')})`;
-}
-
 /** The index's keys as Postgres shows them (pg_get_indexdef of each key): how drift is detected. */
-export function indexKeys(ix: IndexSpec): string[] {
+export function indexKeys(ix: sql.IndexSpec): string[] {
   return ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${c})::uuid)` : c));
 }
 
 /** What differs between expected and found columns, one line each; order counts (COPY relies on it). */
 export function columnDifferences(
-  expected: readonly ColumnSpec[],
-  found: readonly Pick<FoundColumn, 'name' | 'type' | 'notNull'>[],
+  expected: readonly sql.ColumnSpec[],
+  found: readonly Pick<sql.FoundColumn, 'name' | 'type' | 'notNull'>[],
 ): string[] {
   const out: string[] = [];
   const foundByName = new Map(found.map((c) => [c.name, c]));
@@ -134,38 +96,45 @@ export interface EnsureResult {
 }
 
 /**
- * Creates report_<name> for each definition if absent, all in one transaction. Throws
- * SchemaDriftError (changing nothing) when an existing table differs from its definition.
+ * Creates report_<name> for each definition if absent, all in one transaction. Throws a
+ * SchemaRefusal (changing nothing) when an existing table differs from its definition.
  */
 export async function ensureReportTables(
   client: ClientBase,
-  schema: string,
+  wh: Warehouse,
   reports: readonly ReportJob[],
   options: { readonly autoSwap?: boolean } = {},
 ): Promise<EnsureResult> {
   refuseNameClashes(reports);
+  const { schema } = wh;
   const created: string[] = [];
   const unchanged: string[] = [];
   const indexesAdded: string[] = [];
   const evolving: Evolving[] = [];
+  const reportTables = async () =>
+    new Set((await rowsOf(client, sql.reportTablesSql(schema))).map((r) => r.name));
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`adops-report-tables:${schema}`]);
-    const existing = await reportTablesIn(client, schema);
+    await execute(client, sql.lockSql(`adops-report-tables:${schema}`));
+    const existing = await reportTables();
     for (const report of reports) {
       // A change of dimensions is not drift: it starts a new version of the table (evolution).
-      const version = await versionFor(client, schema, report, options.autoSwap ?? true);
+      const version = await versionFor(client, wh, report, options.autoSwap ?? true);
       if (version.evolving !== undefined) evolving.push(version.evolving);
       const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {
-        const sql = createTableSql(schema, spec);
-        await client.query(sql.table);
-        for (const statement of sql.indexes) await client.query(statement);
+        const ddl = sql.createTableSql(schema, spec);
+        for (const st of [ddl.table, ...ddl.indexes]) await execute(client, st);
         created.push(spec.table);
         continue;
       }
-      const differences = columnDifferences(spec.columns, await columnsOf(client, schema, spec.table));
-      const indexes = await indexesOf(client, schema, spec.table);
+      const differences = columnDifferences(
+        spec.columns,
+        await rowsOf(client, sql.columnsSql(schema, spec.table)),
+      );
+      const indexes = new Map(
+        (await rowsOf(client, sql.indexesSql(schema, spec.table))).map((r) => [r.name, r]),
+      );
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
         // Column differences already explain a changed key; only a lone index change is news.
@@ -179,7 +148,7 @@ export async function ensureReportTables(
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
-        await client.query(createIndexSql(schema, spec.table, ix, ix.name));
+        await execute(client, sql.createIndexSql(schema, spec.table, ix));
         indexesAdded.push(ix.name);
       }
       unchanged.push(spec.table);
@@ -188,11 +157,9 @@ export async function ensureReportTables(
   const names = new Set(reports.map((r) => r.name));
   const defined = new Set([
     ...reports.map((r) => tableSpec(r).table),
-    ...(await readVersions(client, schema)).filter((v) => names.has(v.report)).map((v) => v.table),
+    ...(await readVersions(wh, undefined, client)).filter((v) => names.has(v.report)).map((v) => v.table),
   ]);
-  const orphaned = [...(await reportTablesIn(client, schema))].filter(
-    (t) => !defined.has(t) && !FIXED_TABLES.has(t),
-  );
+  const orphaned = [...(await reportTables())].filter((t) => !defined.has(t) && !FIXED_TABLES.has(t));
   return { created, unchanged, indexesAdded, orphaned, evolving };
 }
 
@@ -225,56 +192,15 @@ const FIXED_TABLES = new Set([
 function driftError(
   schema: string,
   report: ReportJob,
-  spec: TableSpec,
+  spec: sql.TableSpec,
   differences: string[],
-): SchemaDriftError {
+): SchemaRefusal {
   const table = `${schema}.${spec.table}`;
-  return new SchemaDriftError(
+  return new SchemaRefusal(
     `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
       differences.map((d) => `  - ${d}`).join('\n') +
       `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
       `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
       `and run adops migrate again.`,
-    table,
-    differences,
   );
-}
-
-async function reportTablesIn(client: ClientBase, schema: string): Promise<Set<string>> {
-  const { rows } = await client.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
-    [schema],
-  );
-  return new Set(rows.map((r) => r.name));
-}
-
-async function indexesOf(
-  client: ClientBase,
-  schema: string,
-  table: string,
-): Promise<Map<string, { unique: boolean; keys: string[] }>> {
-  // Each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid).
-  const { rows } = await client.query<{ name: string; unique: boolean; keys: string[] }>(
-    `SELECT ic.relname AS name, i.indisunique AS unique,
-            array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
-                    FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
-       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-      WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass`,
-    [schema, table],
-  );
-  return new Map(rows.map((r) => [r.name, { unique: r.unique, keys: r.keys }]));
-}
-
-/** A report table no longer matches its definition; nothing was changed, the message says how to proceed. */
-export class SchemaDriftError extends TerminalError {
-  override readonly name = 'SchemaDriftError';
-  constructor(
-    message: string,
-    readonly table: string,
-    /** One line per difference, e.g. `column zone_id is missing`. */
-    readonly differences: readonly string[],
-  ) {
-    super(message);
-  }
 }

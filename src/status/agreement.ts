@@ -3,8 +3,9 @@
 import type { Totals } from '../flatten/types.js';
 import { COUNTERS, type CounterName } from '../platform/config/dimensions.js';
 import { addDays } from '../platform/dates/calendar.js';
-import { qualified, type Warehouse } from '../platform/pg/handle.js';
-import { claimAnnouncement } from '../webhooks/state.js';
+import { rowsOf, type Warehouse } from '../platform/pg/handle.js';
+import { sidesOf, type SideRow } from './sql.js';
+import { claimAnnouncement } from '../webhooks/events.js';
 import type { ReportDisagreesEvent } from '../platform/queue/jobs.js';
 
 /** One report's totals over a period: its own period's row, or the sum of its rows inside it. */
@@ -38,49 +39,20 @@ export interface AgreeingReport {
   readonly lookbackDays: number;
 }
 
-/** A side as the query returns it: each counter's sum as text, null when a row lacks it. */
-type SideRow = Record<CounterName, string | null> & {
-  account: string;
-  period_start: string;
-  period_end: string;
-  report: string;
-  first_loaded: Date;
-  last_loaded: Date;
-  exact: boolean;
-};
-
 /**
  * The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against
  * every report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped.
  */
 export async function readDisagreements(
-  { pool, schema }: Warehouse,
+  wh: Warehouse,
   reports: readonly AgreeingReport[],
   from: string,
   to: string,
   accounts?: readonly string[],
 ): Promise<Disagreement[]> {
   if (reports.length < 2) return [];
-  // A side's counter is null when any of its rows lacks it: a partial sum would look like a gap.
-  const sums = COUNTERS.map(
-    (c) => `CASE WHEN count(t.${c}) = count(*) THEN sum(t.${c})::text END AS ${c}`,
-  ).join(', ');
-  const { rows } = await pool.query<SideRow>(
-    `WITH t AS (
-       SELECT * FROM ${qualified(schema, 'report_totals')}
-        WHERE report = ANY($1) AND period_start >= $2 AND period_end <= $3
-          AND retention_dropped_at IS NULL AND ($4::text[] IS NULL OR account = ANY($4))
-     ), periods AS (SELECT DISTINCT account, period_start, period_end FROM t)
-     SELECT p.account, p.period_start::text, p.period_end::text, t.report, ${sums},
-            min(t.loaded_at) AS first_loaded, max(t.loaded_at) AS last_loaded,
-            bool_or(t.period_start = p.period_start AND t.period_end = p.period_end) AS exact
-       FROM periods p
-       JOIN t ON t.account = p.account AND t.period_start >= p.period_start AND t.period_end <= p.period_end
-      GROUP BY p.account, p.period_start, p.period_end, t.report
-     HAVING sum(t.period_end - t.period_start + 1) = p.period_end - p.period_start + 1
-      ORDER BY 1, 2, 3, 4`,
-    [reports.map((r) => r.name), from, to, accounts ?? null],
-  );
+  const names = reports.map((r) => r.name);
+  const rows = await rowsOf(wh, sidesOf(wh.schema, names, from, to, accounts ?? null));
   const lookback = new Map(reports.map((r) => [r.name, r.lookbackDays]));
   const groups = new Map<string, SideRow[]>();
   for (const row of rows) {
@@ -103,11 +75,9 @@ export async function readDisagreements(
 }
 
 function toSide(row: SideRow): Side {
-  const totals = {} as Record<CounterName, number | null>;
-  for (const c of COUNTERS) totals[c] = row[c] === null ? null : Number(row[c]);
   return {
     report: row.report,
-    totals,
+    totals: row.totals,
     firstLoadedAt: row.first_loaded.toISOString(),
     lastLoadedAt: row.last_loaded.toISOString(),
     exact: row.exact,
@@ -135,7 +105,8 @@ export function compareSides(
       b.lastLoadedAt.localeCompare(a.lastLoadedAt) ||
       a.report.localeCompare(b.report),
   );
-  const other = ranked[0] as Side;
+  const other = ranked[0];
+  if (other === undefined) return [];
   const out: Array<Omit<Disagreement, 'account' | 'periodStart' | 'periodEnd'>> = [];
   for (const side of sides) {
     if (side === other || (!side.exact && !other.exact)) continue;
@@ -166,10 +137,9 @@ function explain(
   counters: readonly CounterName[],
   closes: string,
 ): { explained: boolean; why: string } {
-  const sign = (c: CounterName) => Math.sign((side.totals[c] ?? 0) - (other.totals[c] ?? 0));
-  if (!counters.every((c) => sign(c) === sign(counters[0] as CounterName)))
-    return { explained: false, why: 'counters differ in both directions' };
-  const [smaller, larger] = sign(counters[0] as CounterName) < 0 ? [side, other] : [other, side];
+  const signs = counters.map((c) => Math.sign((side.totals[c] ?? 0) - (other.totals[c] ?? 0)));
+  if (new Set(signs).size > 1) return { explained: false, why: 'counters differ in both directions' };
+  const [smaller, larger] = (signs[0] ?? 0) < 0 ? [side, other] : [other, side];
   if (smaller.firstLoadedAt >= larger.lastLoadedAt) {
     const when = smaller.firstLoadedAt === larger.lastLoadedAt ? 'at the same time' : 'earlier';
     return { explained: false, why: `the larger numbers (${larger.report}) were loaded ${when}` };

@@ -63,11 +63,11 @@ export function* csvChunks(
   const shown = options.terminal === true ? (v: string) => terminalSafe(formula(v)) : formula;
   const cell = (v: string) => csvField(shown(v));
   let out = `${columns(dimensions).map(csvField).join(',')}\n`;
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as ReportRow;
-    for (let d = 0; d < row.dims.length; d++) out += `${cell(row.dims[d] as string)},`;
+  let r = 0;
+  for (const row of rows) {
+    for (const dim of row.dims) out += `${cell(dim)},`;
     out += `${row.counters.join(',')}\n`;
-    if ((r + 1) % CHUNK_ROWS === 0) {
+    if (++r % CHUNK_ROWS === 0) {
       yield out;
       out = '';
     }
@@ -80,13 +80,13 @@ export function* jsonChunks(dimensions: readonly Dimension[], rows: readonly Rep
   const keys = columns(dimensions).map((c) => `${JSON.stringify(c)}:`);
   const n = dimensions.length;
   let out = '[';
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as ReportRow;
+  let r = 0;
+  for (const row of rows) {
     out += r === 0 ? '\n{' : ',\n{';
     for (let d = 0; d < n; d++) out += `${keys[d]}${JSON.stringify(row.dims[d])},`;
     for (let c = 0; c < COUNTERS.length; c++)
       out += `${keys[n + c]}${row.counters[c]}${c < COUNTERS.length - 1 ? ',' : '}'}`;
-    if ((r + 1) % CHUNK_ROWS === 0) {
+    if (++r % CHUNK_ROWS === 0) {
       yield out;
       out = '';
     }

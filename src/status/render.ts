@@ -5,7 +5,7 @@ import { addDays } from '../platform/dates/calendar.js';
 import { disagreementLine, renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
 import type { CellState, ReportStatus, Status } from './status.js';
-import type { UnconfiguredAccount } from './account-holdings.js';
+import type { UnconfiguredAccount } from './sql.js';
 import { problemText } from '../catalogue/fields.js';
 import type { EntitySyncStatus } from '../catalogue/runs.js';
 

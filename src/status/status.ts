@@ -23,8 +23,8 @@ import { droppedByRetention, retentionBoundary } from '../plan/retention.js';
 import { COUNTED_STATES, failedPulls, jobCounts, REPORT_QUEUE } from '../platform/queue/jobs.js';
 import type { Queues } from '../platform/queue/queues.js';
 import { runsReport } from '../platform/config/accounts.js';
-import type { Warehouse } from '../platform/pg/handle.js';
-import type { UnconfiguredAccount } from './account-holdings.js';
+import { rowsOf, type Warehouse } from '../platform/pg/handle.js';
+import { unconfiguredAccounts, type UnconfiguredAccount } from './sql.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -94,10 +94,18 @@ export interface Status {
   readonly disagreements?: readonly Disagreement[];
   /** Reports whose dimensions changed: how far the new table version has come. */
   readonly evolutions?: readonly EvolutionProgress[];
-  /** Accounts holding rows that are not configured (status/account-holdings.ts); read without --account. */
+  /** Accounts holding rows that are not configured (readUnconfiguredAccounts); read without --account. */
   readonly unconfiguredAccounts?: readonly UnconfiguredAccount[];
   /** Definitions whose dimensions no table has (`adops migrate` not run since they changed): none can load. */
   readonly unmigrated?: ReadonlyArray<{ readonly report: string; readonly dimensions: readonly string[] }>;
+}
+
+/** The accounts holding loads or campaigns that are not in `configured`, each with what it holds. */
+export function readUnconfiguredAccounts(
+  wh: Warehouse,
+  configured: readonly string[],
+): Promise<UnconfiguredAccount[]> {
+  return rowsOf(wh, unconfiguredAccounts(wh.schema, configured));
 }
 
 /** A report loading a new version of its table beside the one report_<name> serves. */
@@ -113,10 +121,10 @@ export interface EvolutionProgress {
 /** The progress of every evolving report among `jobs`. */
 async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgress[]> {
   const building = new Set(
-    (await readVersions(wh.pool, wh.schema)).filter((v) => v.state === 'building').map((v) => v.report),
+    (await readVersions(wh)).filter((v) => v.state === 'building').map((v) => v.report),
   );
   const names = jobs.reports.map((r) => r.name).filter((n) => building.has(n));
-  const states = await Promise.all(names.map((n) => coverage(wh.pool, wh.schema, n)));
+  const states = await Promise.all(names.map((n) => coverage(wh, n)));
   return states
     .filter((c) => c !== undefined)
     .map((c) => ({

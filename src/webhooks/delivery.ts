@@ -87,8 +87,9 @@ async function readShort(body: Dispatcher.ResponseData['body']): Promise<string>
   let size = 0;
   try {
     for await (const chunk of body) {
-      if (size < 1024) chunks.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      if (size < 1024) chunks.push(bytes);
+      size += bytes.length;
     }
   } catch {
     // A body cut short still leaves its status to go by.

@@ -1,7 +1,9 @@
-// Webhook events and their queue: what ADOPS_WEBHOOK_URL is told, queued in one call; the webhook
-// worker delivers them, never a pull.
+// Webhook events and their queue: what ADOPS_WEBHOOK_URL is told, queued in one call (the webhook
+// worker delivers them, never a pull), and what the freshness watch remembers so it tells each once.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../platform/log/logger.js';
+import { execute, rowsOf, type Warehouse } from '../platform/pg/handle.js';
+import { claimDisagreement, swapState } from './sql.js';
 import {
   DELIVER_JOB,
   type WebhookEvent,
@@ -18,8 +20,7 @@ export const NO_WEBHOOKS: Notify = () => undefined;
 /** The delivery of `event`: a fresh id, its type and the time, ahead of the event's own fields. */
 export function webhookDelivery(event: WebhookEvent, now: Date = new Date()): WebhookDelivery {
   // Spelled out so that the body starts with id, type and occurred_at, whatever the event's fields.
-  const head = { id: randomUUID(), type: event.type, occurred_at: now.toISOString() };
-  return Object.assign(head, event) as WebhookDelivery;
+  return Object.assign({ id: randomUUID(), type: event.type, occurred_at: now.toISOString() }, event);
 }
 
 /** Queues `event`, resolving to its delivery id; a failure is logged, never thrown (undefined). */
@@ -45,4 +46,31 @@ export async function enqueueWebhook(
 /** A Notify over `queue`: enqueues without waiting, so a slow Redis never holds a pull back. */
 export function webhookNotifier(queue: WebhookQueue, logger: Logger): Notify {
   return (event) => void enqueueWebhook(queue, event, logger);
+}
+
+/** Records the report's freshness `state`; returns the one replaced (null: never seen; `state`: same). */
+export async function swapFreshnessState(
+  wh: Warehouse,
+  account: string,
+  report: string,
+  state: string,
+): Promise<string | null> {
+  const rows = await rowsOf(wh, swapState(wh.schema, account, report, state));
+  return rows.length === 0 ? state : (rows[0]?.previous ?? null);
+}
+
+/** A disagreement as announced: its account, period, the two reports and their sums. */
+export type Announced = readonly [
+  account: string,
+  start: string,
+  end: string,
+  report: string,
+  other: string,
+  sums: string,
+];
+
+/** Records a disagreement as announced: true when no evaluation announced it within 400 days (the
+ * status window at most). */
+export async function claimAnnouncement(wh: Warehouse, key: Announced): Promise<boolean> {
+  return (await execute(wh, claimDisagreement(wh.schema, key, '400 days'))) === 1;
 }

@@ -1,9 +1,9 @@
 // The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
 // (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import type { RequestGate } from '../limits/redis.js';
+import type { RequestGate } from '../limits/limiter.js';
 import { secretsOf } from '../platform/config/env.js';
-import type { ReportLookup } from '../platform/config/jobs.js';
+import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../platform/retry/classify.js';
 import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../platform/queue/jobs.js';
 import type { WorkerOf } from '../platform/queue/backend.js';
@@ -19,7 +19,8 @@ import {
 } from '../pull/run.js';
 import { evolutionHook } from '../evolution/evolution.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
-import { AdopsError } from '../platform/retry/errors.js';
+import { AdopsError, TransientError } from '../platform/retry/errors.js';
+import type { Period } from '../flatten/types.js';
 import type { LoadOutcome } from '../pull/load.js';
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
@@ -66,15 +67,19 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
   const io: PullDeps = {
     ...pullDeps(o.reports, o.fetcher, rt.wh, { secrets }, rt.shutdown.signal),
     ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
-    afterLoad: evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls),
   };
-  const processor = withRedactedErrors(secrets, pullProcessor(rt, io, o.observer, o.notify, o.isolation));
+  // What follows a load of a report with a building table version: the composition's, not the pull's.
+  const afterLoad = evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls);
+  const processor = withRedactedErrors(
+    secrets,
+    pullProcessor(rt, io, o.observer, o.notify, o.isolation, afterLoad),
+  );
   return rt.backend.worker(REPORT_QUEUE, processor, {
     ...rt.bull,
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
     // is queue-wide, so it is every account's requests per second together: pulls per second can
-    // never exceed that, and the request limits (src/limits/redis.ts) bind first.
+    // never exceed that, and the request limits (src/limits/limiter.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });
@@ -102,6 +107,7 @@ export function pullProcessor(
   observer: WorkerObserver,
   notify: Notify = () => undefined,
   isolation?: PullIsolation,
+  afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>,
 ) {
   return async (job: Job<PullJobData, unknown, string>, token?: string): Promise<PullResult> => {
     rt.touch();
@@ -138,6 +144,9 @@ export function pullProcessor(
     if (outcome.ok) {
       guard?.succeeded(account);
       const { loaded } = outcome;
+      const definition = io.reports.get(report);
+      if (loaded.evolving && definition !== undefined)
+        await afterLoad?.(definition, { start: data.periodStart, end: data.periodEnd }, account);
       observer.pull(report, {
         outcome: loaded.status,
         rows: loaded.rows,
@@ -203,7 +212,9 @@ export function pullProcessor(
     observer.pull(report, { outcome: 'retry' });
     log.warn({ reason: failure.reason, attempt }, 'pull failed; it will be retried');
     const error = outcome.error;
-    throw new PullRetry(failure.reason, error instanceof AdopsError ? error.retryAfterMs : undefined);
+    // Carries the API's Retry-After into the backoff strategy.
+    const retryAfterMs = error instanceof AdopsError ? error.retryAfterMs : undefined;
+    throw new TransientError(failure.reason, retryAfterMs === undefined ? {} : { retryAfterMs });
   };
 }
 
@@ -211,19 +222,13 @@ export function pullProcessor(
 export function pullBackoff(policy: BackoffPolicy) {
   return (attemptsMade: number, type?: string, error?: Error): number =>
     type === BACKOFF_TYPE
-      ? backoffDelay(attemptsMade, policy, Math.random, (error as PullRetry | undefined)?.retryAfterMs)
+      ? backoffDelay(
+          attemptsMade,
+          policy,
+          Math.random,
+          error instanceof AdopsError ? error.retryAfterMs : undefined,
+        )
       : backoffDelay(attemptsMade, policy);
-}
-
-/** A retryable pull failure; carries the API's Retry-After into the backoff strategy. */
-class PullRetry extends Error {
-  override readonly name = 'PullRetry';
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
-  }
 }
 
 /** How a pull ended, as counted: its outcome and, when it loaded, its figures. */

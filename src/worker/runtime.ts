@@ -2,12 +2,8 @@
 // clock, shutdown signal), the order of a stop, and the account guard.
 import type { WorkerOptions } from 'bullmq';
 import type { Pool } from 'pg';
-import {
-  createRequestLimiter,
-  limiterKey,
-  type LimiterOptions,
-  type RequestLimiter,
-} from '../limits/redis.js';
+import { limiterKey, type LimiterOptions, type RequestLimiter } from '../limits/limiter.js';
+import { createRequestLimiter } from '../limits/redis.js';
 import type { Config } from '../platform/config/env.js';
 import type { Logger } from '../platform/log/logger.js';
 import { warehouseOf, type Warehouse } from '../platform/pg/handle.js';

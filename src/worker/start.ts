@@ -47,7 +47,7 @@ import {
 import { defaultEntitySync, startSyncWorker, type EntitySync } from './sync-worker.js';
 import { startTickWorker } from './tick-worker.js';
 import { FRESHNESS_EVERY_MS, startWebhookWorker } from './webhook-worker.js';
-import { limiterKey, type RequestLimiter } from '../limits/redis.js';
+import { limiterKey, type RequestLimiter } from '../limits/limiter.js';
 import { DEFAULT_ACCOUNT, type Account } from '../platform/config/accounts.js';
 
 export interface WorkerDeps {

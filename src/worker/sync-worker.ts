@@ -3,7 +3,7 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import type { AttemptInfo } from '../api/http.js';
-import { type RequestGate, limiterKey } from '../limits/redis.js';
+import { type RequestGate, limiterKey } from '../limits/limiter.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { accountConfig, secretsOf } from '../platform/config/env.js';

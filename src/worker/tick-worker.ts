@@ -34,7 +34,7 @@ export function startTickWorker(
   const partitions = async (name: string) => {
     const report = o.reports.get(name);
     if (report === undefined) return;
-    const upkeep = await withClient(rt.pool, (client) => maintainPartitions(client, config.schema, [report]));
+    const upkeep = await withClient(rt.pool, (client) => maintainPartitions(client, rt.wh, [report]));
     if (upkeep.made.length > 0) logger.info({ made: upkeep.made }, 'partitions made ahead');
     for (const d of upkeep.dropped)
       logger.info(

@@ -26,7 +26,7 @@ import type { WorkerRuntime } from './runtime.js';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
-import { swapFreshnessState } from '../webhooks/state.js';
+import { swapFreshnessState } from '../webhooks/events.js';
 
 /** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;

@@ -5,7 +5,7 @@ import { ReportBody } from '../../src/api/body.js';
 import type { ReportJob } from '../../src/platform/config/jobs.js';
 import type { Period } from '../../src/flatten/types.js';
 import type { Logger } from '../../src/platform/log/logger.js';
-import type { PackedBody } from '../../src/pull/archive.js';
+import type { PackedBody, PullStep } from '../../src/pull/sql.js';
 import {
   loadPeriod,
   recordFailedPull as recordFailed,
@@ -63,7 +63,11 @@ export function loadParsedPeriod(
   } & RowSource,
   opts: LoadOptions = {},
 ): Promise<LoadOutcome> {
-  return loadPeriod(warehouseOf(pool, schema, opts), infoOf(input), input, async () => input.packed, opts);
+  return loadPeriod(
+    warehouseOf(pool, schema, opts),
+    { info: infoOf(input), source: input, archive: input.packed },
+    opts,
+  );
 }
 
 /** Records a failed pull, as a worker's pull does (its error text redacted of `secrets`). */
@@ -77,6 +81,8 @@ export function recordFailedPull(
     error: Error;
     attempts: number;
     fetchToken?: number;
+    /** The step that failed; default fetch. */
+    step?: PullStep;
   },
   secrets: readonly string[] = [],
 ): Promise<number> {
@@ -89,6 +95,7 @@ export function recordFailedPull(
       ...(f.fetchToken === undefined ? {} : { fetchToken: f.fetchToken }),
     },
     error: describeError(f.error, secrets),
+    step: f.step ?? 'fetch',
   });
 }
 

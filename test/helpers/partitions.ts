@@ -3,12 +3,13 @@
 import type pg from 'pg';
 import { addMonths, monthStart } from '../../src/plan/retention.js';
 import { ensurePartitions } from '../../src/schema/partitions.js';
+import { warehouseOf } from '../../src/platform/pg/handle.js';
 
 /** Makes the partition of `table` holding `day` (YYYY-MM-DD), if the table is partitioned. */
 export async function partitionFor(pool: pg.Pool, schema: string, table: string, day: string): Promise<void> {
   const client = await pool.connect();
   try {
-    await ensurePartitions(client, schema, table, [monthStart(day)]);
+    await ensurePartitions(client, warehouseOf(pool, schema), table, [monthStart(day)]);
   } finally {
     client.release();
   }

@@ -1,17 +1,9 @@
 // The campaign and creative endpoints over a store of the seeded catalogue that writes change, with entity
 // reads encoded as the quirks ask.
-import { EVENT_COUNTS, uniqueIds, type Campaign, type Catalogue, type Creative } from '../catalogue.js';
-import type { Quirks } from '../options.js';
+import { eventCounts, uniqueIds, type Campaign, type Catalogue, type Creative } from '../catalogue.js';
+import { isRecord, type Quirks } from '../options.js';
 import { createRng, mixSeed } from '../prng.js';
-import {
-  ApiError,
-  badRequest,
-  NO_CONTENT,
-  notFound,
-  type Handler,
-  type Reply,
-  type RequestContext,
-} from './http.js';
+import { badRequest, NO_CONTENT, notFound, type Handler, type Reply, type RequestContext } from './http.js';
 import {
   parseCampaignCreate,
   parseCampaignUpdate,
@@ -53,53 +45,45 @@ function stamp(ctx: RequestContext): WriteStamp {
   return { at: Math.floor(ctx.now.getTime() / 1000), accountId: ctx.accountId };
 }
 
-function campaignOf(store: CatalogueStore, ctx: RequestContext): Campaign {
+function campaignOf(store: CatalogueStore, ctx: RequestContext, precheck?: () => unknown): Campaign {
   const id = pathId(ctx.ids[0], 'campaign_id');
-  const campaign = store.getCampaign(id);
-  if (campaign === undefined) throw notFound(`Campaign ${id} does not exist.`);
-  return campaign;
+  return store.campaigns.get(id) ?? missing(ctx, `Campaign ${id} does not exist.`, precheck);
 }
 
-function creativeOf(store: CatalogueStore, ctx: RequestContext, campaign: Campaign): Creative {
+function creativeOf(
+  store: CatalogueStore,
+  ctx: RequestContext,
+  campaign: Campaign,
+  precheck?: () => unknown,
+): Creative {
   const id = pathId(ctx.ids[1], 'creative_id');
-  const creative = store.getCreative(campaign.campaign_id, id);
-  if (creative === undefined)
-    throw notFound(`Creative ${id} does not exist in campaign ${campaign.campaign_id}.`);
-  return creative;
+  const message = `Creative ${id} does not exist in campaign ${campaign.campaign_id}.`;
+  return store.getCreative(campaign.campaign_id, id) ?? missing(ctx, message, precheck);
 }
 
-/** Looks up what the path names. The spec does not say whether an unknown id (404) or a bad request (400)
+/** A 404 for what the path names. The spec does not say whether an unknown id (404) or a bad request (400)
  * comes first: by default `precheck` (the checks that need no entity) runs first, under strict after. */
-function lookUp<T>(ctx: RequestContext, find: () => T, precheck: () => unknown): T {
-  if (ctx.quirks.strict) return find();
-  try {
-    return find();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) precheck();
-    throw error;
-  }
-}
-
-function entityReply(status: number, value: unknown, q: EntityEncoding): Reply {
-  return { status, body: encodeEntities(value, q) };
+function missing(ctx: RequestContext, message: string, precheck?: () => unknown): never {
+  if (!ctx.quirks.strict) precheck?.();
+  throw notFound(message);
 }
 
 /** The handlers of the campaign and creative endpoints, over a store of `catalogue` that writes change. */
 export function catalogueHandlers(catalogue: Catalogue, idSeed: number): Record<string, Handler> {
   const store = new CatalogueStore(catalogue, idSeed);
+  const reply = (status: number, value: unknown, ctx: RequestContext): Reply => ({
+    status,
+    body: encodeEntities(value, ctx.quirks),
+  });
   return {
-    'GET /campaigns': (ctx) => entityReply(200, page(store.listCampaigns(), ctx), ctx.quirks),
+    'GET /campaigns': (ctx) => reply(200, page(store.listCampaigns(), ctx), ctx),
     'POST /campaigns': (ctx) => {
       const id = store.createCampaign(parseCampaignCreate(ctx.body, ctx.quirks), stamp(ctx));
-      return entityReply(201, { campaign_id: id }, ctx.quirks);
+      return reply(201, { campaign_id: id }, ctx);
     },
-    'GET /campaigns/:id': (ctx) => entityReply(200, campaignOf(store, ctx), ctx.quirks),
+    'GET /campaigns/:id': (ctx) => reply(200, campaignOf(store, ctx), ctx),
     'PUT /campaigns/:id': (ctx) => {
-      const campaign = lookUp(
-        ctx,
-        () => campaignOf(store, ctx),
-        () => parseCampaignUpdate(ctx.body, ctx.quirks),
-      );
+      const campaign = campaignOf(store, ctx, () => parseCampaignUpdate(ctx.body, ctx.quirks));
       store.updateCampaign(campaign, parseCampaignUpdate(ctx.body, ctx.quirks), stamp(ctx));
       return NO_CONTENT;
     },
@@ -108,33 +92,22 @@ export function catalogueHandlers(catalogue: Catalogue, idSeed: number): Record<
       return NO_CONTENT;
     },
     'GET /campaigns/:id/creatives': (ctx) => {
-      const campaign = lookUp(
-        ctx,
-        () => campaignOf(store, ctx),
-        () => page([], ctx),
-      );
-      return entityReply(200, page(store.listCreatives(campaign), ctx), ctx.quirks);
+      const campaign = campaignOf(store, ctx, () => page([], ctx));
+      return reply(200, page(store.listCreatives(campaign), ctx), ctx);
     },
     'POST /campaigns/:id/creatives': (ctx) => {
-      const campaign = lookUp(
-        ctx,
-        () => campaignOf(store, ctx),
-        () => parseCreativeCreate(ctx.body, undefined, ctx.quirks),
-      );
+      const campaign = campaignOf(store, ctx, () => parseCreativeCreate(ctx.body, undefined, ctx.quirks));
       const input = parseCreativeCreate(ctx.body, campaign.ad_format, ctx.quirks);
-      return entityReply(201, { creative_id: store.createCreative(campaign, input, stamp(ctx)) }, ctx.quirks);
+      return reply(201, { creative_id: store.createCreative(campaign, input, stamp(ctx)) }, ctx);
     },
     'GET /campaigns/:id/creatives/:id': (ctx) =>
-      entityReply(200, creativeOf(store, ctx, campaignOf(store, ctx)), ctx.quirks),
+      reply(200, creativeOf(store, ctx, campaignOf(store, ctx)), ctx),
     'PUT /campaigns/:id/creatives/:id': (ctx) => {
       const precheck = () => parseCreativeUpdate(ctx.body, undefined, undefined, ctx.quirks);
-      const campaign = lookUp(ctx, () => campaignOf(store, ctx), precheck);
-      const creative = lookUp(ctx, () => creativeOf(store, ctx, campaign), precheck);
-      store.updateCreative(
-        creative,
-        parseCreativeUpdate(ctx.body, campaign.ad_format, creative.ad_type, ctx.quirks),
-        stamp(ctx),
-      );
+      const campaign = campaignOf(store, ctx, precheck);
+      const creative = creativeOf(store, ctx, campaign, precheck);
+      const input = parseCreativeUpdate(ctx.body, campaign.ad_format, creative.ad_type, ctx.quirks);
+      store.updateCreative(creative, input, stamp(ctx));
       return NO_CONTENT;
     },
     'DELETE /campaigns/:id/creatives/:id': (ctx) => {
@@ -166,14 +139,13 @@ function transform(value: unknown, q: EntityEncoding, form: BoolForm, key: strin
     return form === 'digit' ? (value ? '1' : '0') : String(value);
   }
   if (Array.isArray(value)) return value.map((v) => transform(v, q, form, undefined));
-  if (typeof value !== 'object' || value === null) return value;
-  const obj = value as Record<string, unknown>;
-  if (q.emptyAsArray && isUnset(obj, key)) return [];
-  const own = boolFormOf(obj) ?? form;
-  const keys = Object.keys(obj);
+  if (!isRecord(value)) return value;
+  if (q.emptyAsArray && isUnset(value, key)) return [];
+  const own = boolFormOf(value) ?? form;
+  const keys = Object.keys(value);
   if (q.sortKeys) keys.sort();
   const out: Record<string, unknown> = {};
-  for (const k of keys) out[k] = transform(obj[k], q, own, k);
+  for (const k of keys) out[k] = transform(value[k], q, own, k);
   return out;
 }
 
@@ -199,7 +171,7 @@ interface WriteStamp {
 /** A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so writes never
  * change report data. Lists are ordered by id (the spec leaves order open). */
 class CatalogueStore {
-  private readonly campaigns = new Map<number, Campaign>();
+  readonly campaigns = new Map<number, Campaign>();
   private readonly creatives = new Map<number, Creative>();
   private readonly nextId: () => number;
 
@@ -216,10 +188,6 @@ class CatalogueStore {
 
   listCampaigns(): Campaign[] {
     return [...this.campaigns.values()].sort((a, b) => a.campaign_id - b.campaign_id);
-  }
-
-  getCampaign(id: number): Campaign | undefined {
-    return this.campaigns.get(id);
   }
 
   createCampaign(input: CampaignCreate, stamp: WriteStamp): number {
@@ -243,7 +211,7 @@ class CatalogueStore {
       zone_ids: [],
       creative_ids: [],
       delivery: { start: 0, end: 0 },
-      event_counts: Object.fromEntries(EVENT_COUNTS.map((k) => [k, 0])) as Campaign['event_counts'],
+      event_counts: eventCounts(0),
       pricing: [],
       pacing: [],
       targeting: [],
@@ -334,7 +302,7 @@ class CatalogueStore {
     this.touch(campaign, stamp);
   }
 
-  private touch(entity: { modified: number; account_id_modified: number }, stamp: WriteStamp): void {
+  private touch(entity: Campaign | Creative, stamp: WriteStamp): void {
     entity.modified = stamp.at;
     entity.account_id_modified = stamp.accountId;
   }

@@ -38,7 +38,8 @@ const MAX_BODY = 1024 * 1024;
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of req) {
+    if (!Buffer.isBuffer(chunk)) continue;
     size += chunk.length;
     if (size > MAX_BODY) throw badRequest('The request body is larger than 1 MiB.');
     chunks.push(chunk);
@@ -46,7 +47,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text);
   } catch {
     throw badRequest('The request body is not valid JSON.');
   }
@@ -103,9 +104,10 @@ export async function sendReply(res: ServerResponse, reply: Reply, gzip = false)
   await (gzip ? pipeline(body, createGzip(GZIP), res) : pipeline(body, res)).catch(() => undefined);
 }
 
-/** An error answer; its JSON body (the spec leaves the fields open) is described in docs/emulator.md. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+/** An error answer a handler throws; its JSON body (the spec leaves the fields open) is described in
+ * docs/emulator.md. */
+export class EmulatorReply extends Error {
+  override readonly name = 'EmulatorReply';
   constructor(
     readonly status: number,
     readonly error: string,
@@ -123,12 +125,12 @@ export class ApiError extends Error {
   }
 }
 
-export function badRequest(message: string, field?: string): ApiError {
-  return new ApiError(400, 'bad_request', message, field);
+export function badRequest(message: string, field?: string): EmulatorReply {
+  return new EmulatorReply(400, 'bad_request', message, field);
 }
 
-export function notFound(message: string): ApiError {
-  return new ApiError(404, 'not_found', message);
+export function notFound(message: string): EmulatorReply {
+  return new EmulatorReply(404, 'not_found', message);
 }
 
 /** Matches a path below /v2 against the handler patterns ('GET /campaigns/:id'): unknown 404, another method 405. */
@@ -140,7 +142,7 @@ export function matchRoute(
   const segments = subPath.split('/').filter((s) => s !== '');
   const allowed: string[] = [];
   for (const [pattern, handler] of Object.entries(handlers)) {
-    const [m, p] = pattern.split(' ') as [string, string];
+    const [m = '', p = ''] = pattern.split(' ');
     const parts = p.split('/').filter((s) => s !== '');
     if (parts.length !== segments.length || parts.some((part, i) => part !== ':id' && part !== segments[i]))
       continue;
@@ -155,7 +157,7 @@ export function matchRoute(
   }
   if (allowed.length > 0) {
     const allow = allowed.join(', ');
-    throw new ApiError(405, 'method_not_allowed', `Use one of: ${allow}.`, undefined, { allow });
+    throw new EmulatorReply(405, 'method_not_allowed', `Use one of: ${allow}.`, undefined, { allow });
   }
   throw notFound(`No endpoint ${method} /v2${subPath}.`);
 }

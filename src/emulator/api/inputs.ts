@@ -1,4 +1,5 @@
-/** The campaign and creative write bodies of the spec, validated (400 on the first problem). */
+// The campaign and creative write bodies of the spec, validated: each field a typed value or a 400 naming it by
+// its dotted path (the first problem found); creative targeting among them.
 import {
   AD_FORMATS,
   AD_TYPES,
@@ -8,25 +9,10 @@ import {
   type Pacing,
   type Pricing,
 } from '../catalogue.js';
-import type { Quirks } from '../options.js';
+import { isOneOf, isRecord, type Quirks } from '../options.js';
 import { badRequest } from './http.js';
-import {
-  array,
-  bool,
-  checkInt,
-  int,
-  knownFields,
-  num,
-  object,
-  objectBody,
-  oneOf,
-  parseTargeting,
-  str,
-  text,
-  within,
-  type Json,
-  type Reader,
-} from './validate.js';
+
+type Json = Record<string, unknown>;
 
 /** A validated POST /campaigns body. */
 export type CampaignCreate = ReturnType<typeof parseCampaignCreate>;
@@ -40,21 +26,117 @@ export type CreativeUpdate = ReturnType<typeof parseCreativeUpdate>;
 /** The quirks that decide how bodies are read: unknown fields dropped or rejected, strict country codes. */
 type BodyRules = Pick<Quirks, 'unknownFields' | 'strict'>;
 
-const UPDATE_FIELDS =
-  'name is_active folder_id tier weight zone_ids conversion_tracker_id advertiser_id delivery pricing pacing';
-const IMAGE_DATA_FIELDS =
-  'filehash width height alt_text target_window use_iframe landing_page ad_verification_code';
-/** Ad types whose data follows the spec's documented image-style schema. */
-const IMAGE_STYLE_TYPES: readonly string[] = ['image', 'video', 'zip'];
+/** How a body is read: `at` is the path of the object being read, '' at the top. */
+interface Reader {
+  /** Decode string-encoded values first (the campaign update, whose spec example sends only strings). */
+  readonly lenient: boolean;
+  readonly unknownFields: 'drop' | 'reject';
+  readonly at: string;
+}
 
-function reader(rules: BodyRules, lenient = false): Reader {
-  return { lenient, unknownFields: rules.unknownFields, at: '' };
+const pathOf = (r: Reader, name: string) => (r.at === '' ? name : `${r.at}.${name}`);
+const within = (r: Reader, name: string): Reader => ({ ...r, at: pathOf(r, name) });
+
+function objectBody(body: unknown): Json {
+  if (!isRecord(body)) throw badRequest('The request body must be a JSON object.');
+  return body;
+}
+
+function decode(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const t = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (t === 'true' || t === 'false') return t === 'true';
+  if (t.startsWith('[') || t.startsWith('{')) {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+/** A required field's value (decoded when lenient and `decoded`) and its path; a 400 when absent. */
+function field(r: Reader, obj: Json, name: string, decoded = true): [unknown, string] {
+  const path = pathOf(r, name);
+  const value = obj[name];
+  if (value === undefined) throw badRequest(`${path} is required.`, path);
+  return [decoded && r.lenient ? decode(value) : value, path];
+}
+
+/** An optional field: undefined when absent, else what `read` makes of it. */
+function opt<T>(obj: Json, name: string, read: (name: string) => T): T | undefined {
+  return obj[name] === undefined ? undefined : read(name);
+}
+
+function str(r: Reader, obj: Json, name: string): string {
+  const [value, path] = field(r, obj, name, false);
+  if (typeof value !== 'string') throw badRequest(`${path} must be a string.`, path);
+  return value;
+}
+
+function text(r: Reader, obj: Json, name: string): string {
+  const value = str(r, obj, name);
+  const path = pathOf(r, name);
+  if (value.trim() === '') throw badRequest(`${path} must not be empty.`, path);
+  return value;
+}
+
+function int(r: Reader, obj: Json, name: string, min?: number, max?: number): number {
+  return checkInt(...field(r, obj, name), min, max);
+}
+
+/** An integer within [min, max], or a 400. */
+function checkInt(value: unknown, path: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw badRequest(`${path} must be an integer.`, path);
+  if (value < min || value > max) throw badRequest(`${path} must be from ${min} to ${max}.`, path);
+  return value;
+}
+
+function bool(r: Reader, obj: Json, name: string): boolean {
+  const [value, path] = field(r, obj, name);
+  if (typeof value !== 'boolean') throw badRequest(`${path} must be true or false.`, path);
+  return value;
+}
+
+function num(r: Reader, obj: Json, name: string): number {
+  const [value, path] = field(r, obj, name);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw badRequest(`${path} must be a number.`, path);
+  return value;
+}
+
+function oneOf<T extends string>(r: Reader, obj: Json, name: string, allowed: readonly T[]): T {
+  const value = str(r, obj, name);
+  const path = pathOf(r, name);
+  if (!isOneOf(allowed, value)) throw badRequest(`${path} must be one of: ${allowed.join(', ')}.`, path);
+  return value;
+}
+
+/** An object field. `null` and `[]` (how reads show an unset object) return null, meaning "unset". */
+function object(r: Reader, obj: Json, name: string): Json | null {
+  const [value, path] = field(r, obj, name);
+  if (value === null || (Array.isArray(value) && value.length === 0)) return null;
+  if (!isRecord(value)) throw badRequest(`${path} must be an object.`, path);
+  return value;
 }
 
 /** A nested object read by `parse`: undefined when absent, null when unset (null or []). */
 function nested<T>(r: Reader, b: Json, name: string, parse: (r: Reader, o: Json) => T): T | null | undefined {
-  const o = object(r, b, name, true);
+  const o = opt(b, name, () => object(r, b, name));
   return o === undefined || o === null ? o : parse(within(r, name), o);
+}
+
+/** With the reader's unknownFields 'reject', a 400 for the first field outside `allowed`; else nothing. */
+function knownFields(r: Reader, obj: Json, allowed: readonly string[]): void {
+  const extra = r.unknownFields === 'reject' ? Object.keys(obj).find((k) => !allowed.includes(k)) : undefined;
+  if (extra !== undefined) throw badRequest(`${pathOf(r, extra)} is not a known field.`, pathOf(r, extra));
+}
+
+function reader(rules: BodyRules, lenient = false): Reader {
+  return { lenient, unknownFields: rules.unknownFields, at: '' };
 }
 
 export function parseCampaignCreate(body: unknown, rules: BodyRules) {
@@ -62,29 +144,32 @@ export function parseCampaignCreate(body: unknown, rules: BodyRules) {
   const b = objectBody(body);
   knownFields(r, b, ['name', 'folder_id', 'ad_format']);
   return {
-    name: text(r, b, 'name') as string,
-    folder_id: int(r, b, 'folder_id', { min: 1 }) as number,
+    name: text(r, b, 'name'),
+    folder_id: int(r, b, 'folder_id', 1),
     ad_format: oneOf(r, b, 'ad_format', AD_FORMATS),
   };
 }
+
+const UPDATE_FIELDS =
+  'name is_active folder_id tier weight zone_ids conversion_tracker_id advertiser_id delivery pricing pacing';
 
 export function parseCampaignUpdate(body: unknown, rules: BodyRules) {
   // The campaign update decodes string-encoded values, as the spec's own example sends them.
   const r = reader(rules, true);
   const b = objectBody(body);
   knownFields(r, b, UPDATE_FIELDS.split(' '));
-  const zoneIds = array(r, b, 'zone_ids');
+  const zoneIds = arrayAt(...field(r, b, 'zone_ids'));
   return {
-    name: text(r, b, 'name') as string,
-    is_active: bool(r, b, 'is_active') as boolean,
-    folder_id: int(r, b, 'folder_id', { min: 1 }) as number,
-    tier: int(r, b, 'tier', { min: 1, max: 10 }) as number,
-    weight: int(r, b, 'weight', { min: 1, max: 100 }) as number,
+    name: text(r, b, 'name'),
+    is_active: bool(r, b, 'is_active'),
+    folder_id: int(r, b, 'folder_id', 1),
+    tier: int(r, b, 'tier', 1, 10),
+    weight: int(r, b, 'weight', 1, 100),
     zone_ids: zoneIds.map((z, i) =>
       checkInt(typeof z === 'string' && /^\d+$/.test(z) ? Number(z) : z, `zone_ids[${i}]`, 1),
     ),
-    conversion_tracker_id: int(r, b, 'conversion_tracker_id', { optional: true }),
-    advertiser_id: int(r, b, 'advertiser_id', { optional: true }),
+    conversion_tracker_id: opt(b, 'conversion_tracker_id', (n) => int(r, b, n)),
+    advertiser_id: opt(b, 'advertiser_id', (n) => int(r, b, n)),
     delivery: nested(r, b, 'delivery', parseDelivery) ?? undefined,
     pricing: nested(r, b, 'pricing', parsePricing),
     pacing: nested(r, b, 'pacing', parsePacing),
@@ -94,9 +179,8 @@ export function parseCampaignUpdate(body: unknown, rules: BodyRules) {
 /** A delivery object: start and end UNIX seconds, 0 meaning "now" / "no end"; end blank or null is 0. */
 function parseDelivery(r: Reader, d: Json): Delivery {
   knownFields(r, d, ['start', 'end']);
-  const start = int(r, d, 'start') as number;
-  const rawEnd = d.end === '' || d.end === null ? undefined : d.end;
-  const end = rawEnd === undefined ? 0 : (int(r, { end: rawEnd }, 'end') as number);
+  const start = int(r, d, 'start');
+  const end = d.end === '' || d.end === null || d.end === undefined ? 0 : int(r, d, 'end');
   if (end !== 0 && end < start)
     throw badRequest(`${r.at}.end must be 0 or not before ${r.at}.start.`, `${r.at}.end`);
   return { start, end };
@@ -117,16 +201,15 @@ function parsePacing(r: Reader, p: Json): Pacing {
     period: oneOf(r, p, 'period', ['due_date', 'day']),
     // The spec's parameter list says "spead", its example "spread": both are accepted and stored as sent.
     speed: oneOf(r, p, 'speed', ['spread', 'spead', 'asap']),
-    value: int(r, p, 'value', { min: 0 }) as number,
+    value: int(r, p, 'value', 0),
   };
 }
 
 /** The body's ad_type, checked against the campaign's format when it is known. */
-function adType(r: Reader, b: Json, format: AdFormat | undefined, optional: boolean): string | undefined {
-  const value = str(r, b, 'ad_type', optional);
-  if (value === undefined || format === undefined) return value;
-  const allowed = AD_TYPES[format];
-  if (!allowed.includes(value))
+function adType(r: Reader, b: Json, format: AdFormat | undefined): string {
+  const value = str(r, b, 'ad_type');
+  const allowed = format === undefined ? undefined : AD_TYPES[format];
+  if (allowed !== undefined && !allowed.includes(value))
     throw badRequest(`ad_type of a ${format} campaign must be one of: ${allowed.join(', ')}.`, 'ad_type');
   return value;
 }
@@ -136,8 +219,11 @@ export function parseCreativeCreate(body: unknown, format: AdFormat | undefined,
   const r = reader(rules);
   const b = objectBody(body);
   knownFields(r, b, ['name', 'ad_type']);
-  return { name: text(r, b, 'name') as string, ad_type: adType(r, b, format, false) as string };
+  return { name: text(r, b, 'name'), ad_type: adType(r, b, format) };
 }
+
+/** Ad types whose data follows the spec's documented image-style schema. */
+const IMAGE_STYLE_TYPES: readonly string[] = ['image', 'video', 'zip'];
 
 /** Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`. With
  * `format` and `currentType` undefined (nothing looked up yet) only what depends on neither. */
@@ -150,11 +236,11 @@ export function parseCreativeUpdate(
   const r = reader(rules);
   const b = objectBody(body);
   knownFields(r, b, ['name', 'is_active', 'data', 'ad_type', 'weight', 'delivery', 'targeting']);
-  const name = text(r, b, 'name') as string;
-  const is_active = bool(r, b, 'is_active') as boolean;
-  const type = adType(r, b, format, true);
+  const name = text(r, b, 'name');
+  const is_active = bool(r, b, 'is_active');
+  const type = opt(b, 'ad_type', () => adType(r, b, format));
   const data = object(r, b, 'data');
-  if (data === null || data === undefined) throw badRequest('data must be an object.', 'data');
+  if (data === null) throw badRequest('data must be an object.', 'data');
   const dataType = type ?? currentType;
   return {
     name,
@@ -164,26 +250,119 @@ export function parseCreativeUpdate(
       dataType !== undefined && IMAGE_STYLE_TYPES.includes(dataType)
         ? parseImageData(within(r, 'data'), data)
         : data,
-    weight: int(r, b, 'weight', { optional: true, min: 1, max: 100 }),
+    weight: opt(b, 'weight', (n) => int(r, b, n, 1, 100)),
     delivery: nested(r, b, 'delivery', parseDelivery) ?? undefined,
     targeting: nested(r, b, 'targeting', (_, t) => parseTargeting(t, rules.strict)),
   };
 }
+
+const IMAGE_DATA_FIELDS =
+  'filehash width height alt_text target_window use_iframe landing_page ad_verification_code';
 
 /** The spec's image-style data: filehash, width and height required; the rest typed when present. */
 function parseImageData(r: Reader, d: Json): Json {
   knownFields(r, d, IMAGE_DATA_FIELDS.split(' '));
   const out: Json = {
     filehash: text(r, d, 'filehash'),
-    width: int(r, d, 'width', { min: 1 }),
-    height: int(r, d, 'height', { min: 1 }),
+    width: int(r, d, 'width', 1),
+    height: int(r, d, 'height', 1),
   };
   for (const name of ['alt_text', 'landing_page', 'ad_verification_code']) {
-    const value = str(r, d, name, true);
+    const value = opt(d, name, (n) => str(r, d, n));
     if (value !== undefined) out[name] = value;
   }
   if (d.target_window !== undefined) out.target_window = oneOf(r, d, 'target_window', TARGET_WINDOWS);
-  const iframe = bool(r, d, 'use_iframe', true);
+  const iframe = opt(d, 'use_iframe', (n) => bool(r, d, n));
   if (iframe !== undefined) out.use_iframe = iframe;
   return out;
+}
+
+const DEVICES = ['desktop', 'tablet', 'mobile'];
+/** The spec shows '=' and '>' in an example; the emulator accepts the usual comparison set. */
+const KEYVALUE_OPERATORS = ['=', '!=', '>', '>=', '<', '<='];
+const COUNTRY_CODES = {
+  strict: [/^[A-Z]{2}$/, 'a 2-letter uppercase country code (ISO 3166-1 alpha-2)'],
+  lenient: [/^[A-Z]{2,3}$/, 'a 2- or 3-letter uppercase country code (ISO 3166-1 alpha-2 or alpha-3)'],
+} as const;
+
+function arrayAt(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) throw badRequest(`${path} must be an array.`, path);
+  return value;
+}
+
+/** An array of strings each passing `ok`, else a 400 naming the value as `path[i]` and saying it must be `what`. */
+function strings(value: unknown, path: string, ok: (v: string) => boolean, what: string): string[] {
+  return arrayAt(value, path).map((v, i) => {
+    if (typeof v !== 'string' || !ok(v)) throw badRequest(`${path}[${i}] must be ${what}.`, `${path}[${i}]`);
+    return v;
+  });
+}
+
+/** `{type: include|exclude, <name>: ...}` of geo and languages, or undefined when absent or unset. */
+function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string] | undefined {
+  const o = opt(t, name, () => object(r, t, name));
+  if (o === undefined || o === null) return undefined;
+  const inner = within(r, name);
+  return [inner, o, oneOf(inner, o, 'type', ['include', 'exclude'])];
+}
+
+/** Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write shape in
+ * full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters (the spec
+ * documents 2, its example sends 3) unless `strict`. */
+function parseTargeting(t: Json, strict: boolean): Json {
+  const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
+  knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);
+  const out: Json = {};
+  if (t.devices !== undefined) {
+    const what = `one of: ${DEVICES.join(', ')}`;
+    out.devices = strings(t.devices, 'targeting.devices', (d) => DEVICES.includes(d), what);
+  }
+  const geo = includeExclude(r, t, 'geo');
+  if (geo !== undefined) {
+    const [g, o, type] = geo;
+    const locations = object(g, o, 'locations');
+    if (locations === null)
+      throw badRequest('targeting.geo.locations must be an object.', 'targeting.geo.locations');
+    const [pattern, what] = strict ? COUNTRY_CODES.strict : COUNTRY_CODES.lenient;
+    const path = 'targeting.geo.locations.countries';
+    const countries = () => strings(locations.countries, path, (c) => pattern.test(c), what);
+    out.geo = { type, locations: locations.countries === undefined ? {} : { countries: countries() } };
+  }
+  const languages = includeExclude(r, t, 'languages');
+  if (languages !== undefined) {
+    const [, o, type] = languages;
+    const path = 'targeting.languages.items';
+    if (o.items === undefined) throw badRequest(`${path} is required.`, path);
+    // A spec example sends one language as a plain string: accepted as a one-element array.
+    const items = typeof o.items === 'string' ? [o.items] : o.items;
+    const what = 'a 2-letter lowercase language code (ISO 639-1)';
+    out.languages = { type, items: strings(items, path, (l) => /^[a-z]{2}$/.test(l), what) };
+  }
+  const groups = (name: string, each: (group: unknown, path: string) => unknown[]) =>
+    arrayAt(t[name], `targeting.${name}`).map((g, i) => each(g, `targeting.${name}[${i}]`));
+  if (t.keywords !== undefined)
+    out.keywords = groups('keywords', (g, path) =>
+      strings(g, path, (k) => k.trim() !== '', 'a non-empty string'),
+    );
+  if (t.keyvalues !== undefined)
+    out.keyvalues = groups('keyvalues', (g, path) =>
+      arrayAt(g, path).map((kv, i) => parseKeyValue(kv, `${path}[${i}]`)),
+    );
+  return out;
+}
+
+function parseKeyValue(kv: unknown, path: string): Json {
+  if (!isRecord(kv)) throw badRequest(`${path} must be an object.`, path);
+  knownFields({ lenient: false, unknownFields: 'reject', at: path }, kv, ['key', 'operator', 'value']);
+  const need = (name: string): string => {
+    const value = kv[name];
+    if (typeof value !== 'string')
+      throw badRequest(`${path}.${name} is required and must be a string.`, `${path}.${name}`);
+    return value;
+  };
+  const [key, operator, value] = [need('key'), need('operator'), need('value')];
+  if (key.trim() === '') throw badRequest(`${path}.key must not be empty.`, `${path}.key`);
+  if (!KEYVALUE_OPERATORS.includes(operator))
+    throw badRequest(`${path}.operator must be one of: ${KEYVALUE_OPERATORS.join(' ')}.`, `${path}.operator`);
+  return { key, operator, value };
 }

@@ -1,6 +1,6 @@
 /** GET /reports: its parameters read in every form the spec allows (or only one, by a quirk) and checked. */
-import type { ReportParamsForm } from '../options.js';
-import { isSpecDimension, type Dimension } from '../report/dimensions.js';
+import { isRecord, splitList, type ReportParamsForm } from '../options.js';
+import { isSpecDimension } from '../report/dimensions.js';
 import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
 import { badRequest, type Handler } from './http.js';
@@ -64,20 +64,13 @@ function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<s
 }
 
 function splitComma(v: unknown): unknown[] {
-  if (typeof v !== 'string') return [v];
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  return typeof v === 'string' ? splitList(v) : [v];
 }
 
 /** GET /reports: the parameters read in the reportParams form and validated, then a streamed body. */
 export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Record<string, Handler> {
   const handler: Handler = ({ query, body, quirks, now }) => {
-    const b =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? (body as Record<string, unknown>)
-        : {};
+    const b = isRecord(body) ? body : {};
     const form = quirks.reportParams;
     const names = rawNames(form, query, b).map((v, i) => {
       if (typeof v !== 'string') throw badRequest(`dimensions[${i}] must be a string.`, 'dimensions');
@@ -93,16 +86,16 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
     const days = dayNumber(until) - dayNumber(from) + 1;
     if (quirks.strict && days > MAX_REPORT_DAYS)
       throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
-    names.forEach((name, i) => {
+    const dimensions = names.map((name, i) => {
       if (!isSpecDimension(name)) throw badRequest(`Unknown dimension "${name}".`, 'dimensions');
       if (names.indexOf(name) < i) throw badRequest(`Dimension "${name}" is requested twice.`, 'dimensions');
+      return name;
     });
     if (days * cellsPerDay > MAX_REPORT_CELLS)
       throw badRequest(
         `This emulator groups at most ${MAX_REPORT_CELLS} cells per report: ask for fewer days.`,
         'date_until',
       );
-    const dimensions = names as Dimension[];
     return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), quirks) };
   };
   return { 'GET /reports': handler };

@@ -11,6 +11,7 @@ import {
   type TrafficModel,
 } from './traffic.js';
 import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
+import { isOneOf } from '../options.js';
 
 // Names taken straight from the spec, deliberately not imported from the client's config/flatten
 // modules: if the client's copy were wrong, a shared list would make the emulator agree with the bug
@@ -18,31 +19,15 @@ import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
 
 /** The spec's "Supported dimensions", in its order. */
 export const SPEC_DIMENSIONS = [
-  'year',
-  'month',
-  'day',
-  'hour',
-  'weekday',
-  'campaign_id',
-  'creative_id',
-  'zone_id',
-  'ad_format',
-  'ad_size',
-  'landing_url',
-  'tier',
-  'country',
-  'region',
-  'city',
-  'language',
-  'domain',
-  'device',
-  'browser',
+  ...(['year', 'month', 'day', 'hour', 'weekday'] as const),
+  ...(['campaign_id', 'creative_id', 'zone_id', 'ad_format', 'ad_size', 'landing_url', 'tier'] as const),
+  ...(['country', 'region', 'city', 'language', 'domain', 'device', 'browser'] as const),
 ] as const;
 
 export type Dimension = (typeof SPEC_DIMENSIONS)[number];
 
 export function isSpecDimension(name: string): name is Dimension {
-  return (SPEC_DIMENSIONS as readonly string[]).includes(name);
+  return isOneOf(SPEC_DIMENSIONS, name);
 }
 
 /** The spec's report counters, in the order the emulator writes them in every leaf and in totals. */
@@ -146,7 +131,7 @@ function codeDimension(
     }
     at += cells.count;
   });
-  return { codes, keysJson: distinct.map((k) => JSON.stringify(k)) };
+  return { dim, codes, keysJson: distinct.map((k) => JSON.stringify(k)) };
 }
 
 /** One day's cells and the share of them reported so far (see lateFraction). */
@@ -164,8 +149,7 @@ function sortCells(coded: readonly CodedDimension[], total: number): Uint32Array
   let order = new Uint32Array(total);
   for (let i = 0; i < total; i++) order[i] = i;
   let next = new Uint32Array(total);
-  for (let d = coded.length - 1; d >= 0; d--) {
-    const { codes, keysJson } = coded[d] as CodedDimension;
+  for (const { codes, keysJson } of [...coded].reverse()) {
     const starts = new Uint32Array(keysJson.length + 1);
     for (let i = 0; i < total; i++) starts[(codes[i] ?? 0) + 1]!++;
     for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1] ?? 0;

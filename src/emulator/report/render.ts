@@ -143,8 +143,8 @@ function renderRows(
   ];
   if (encoding.sortKeys) fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // Per dimension, each key's value as written in a row: numbers bare unless stringValues.
-  const values = coded.map((c, d) =>
-    INTEGER_DIMENSIONS.has(dimensions[d] as Dimension) && !encoding.stringValues
+  const values = coded.map((c) =>
+    INTEGER_DIMENSIONS.has(c.dim) && !encoding.stringValues
       ? c.keysJson.map((k) => k.slice(1, -1))
       : c.keysJson,
   );
@@ -159,14 +159,8 @@ function renderRows(
     });
     return s + '}';
   };
-  return walk(
-    p,
-    leaf,
-    head + '[',
-    () => '',
-    row,
-    (totals) => ']' + tail(totals),
-  );
+  const end = (totals: Float64Array) => ']' + tail(totals);
+  return walk(p, leaf, head + '[', () => '', row, end);
 }
 
 /** Serves report bodies: per-day cells from (seed, day), cached, then late-data scaled and grouped. */
@@ -194,8 +188,8 @@ export class ReportEngine {
     }
     const cells = generateDay(this.model, this.options.seed, day, this.options.cellsPerDay);
     const budget = Math.max(4_000_000, this.options.cellsPerDay);
-    while (this.cached + cells.count > budget && this.cache.size > 0) {
-      const [oldest, old] = this.cache.entries().next().value as [string, DayCells];
+    for (const [oldest, old] of this.cache) {
+      if (this.cached + cells.count <= budget) break;
       this.cache.delete(oldest);
       this.cached -= old.count;
     }

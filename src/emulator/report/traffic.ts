@@ -50,12 +50,12 @@ export function buildTrafficModel(catalogue: Catalogue) {
     pairZone: Uint16Array.from(pz),
     creativeCampaign,
     creativeWeight,
-    locations: locations as readonly Readonly<(typeof locations)[number]>[],
+    locations,
     // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
     countryLocCount: count,
     // Per country: language indexes (into LANGUAGES), most common first.
-    countryLanguages: languages as readonly (readonly number[])[],
+    countryLanguages: languages,
     countryWeight: weights,
     // Cumulative browser weights, normalised to end at 1.
     browserCumulative,

@@ -12,6 +12,7 @@ import { ident, qualified, reportTable } from '../../../src/platform/pg/handle.j
 import { TEST_SCHEMA } from '../schema.js';
 import { until } from './child.js';
 import type { Truth } from './truth.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 export interface RowsBlock {
   /** The pid of the loader's backend once it waits on our row while writing its rows. */
@@ -35,7 +36,11 @@ export async function blockRows(
   client.on('error', () => undefined);
   await client.connect();
   // Report tables are partitioned by month: our row needs its month's partition, as the loader's do.
-  await ensurePartitions(client, TEST_SCHEMA, reportTable(report.name), [monthStart(period.start)]);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  await ensurePartitions(client, warehouseOf(pool, TEST_SCHEMA), reportTable(report.name), [
+    monthStart(period.start),
+  ]);
+  await pool.end();
   await client.query('BEGIN');
   const cols = ['period_start', 'period_end', ...report.dimensions, ...COUNTERS, 'load_id'];
   const values = [period.start, period.end, ...dims, ...COUNTERS.map(() => 0), 0];

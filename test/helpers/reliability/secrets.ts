@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { readArchivedBody } from '../../../src/pull/archive.js';
-import { qualified } from '../../../src/platform/pg/handle.js';
+import { qualified, warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../schema.js';
 
 const run = promisify(execFile);
@@ -93,7 +93,11 @@ export async function scanForSecret(o: {
   // Through the reader of the archive: a streamed body is kept in parts, not in body_gzip.
   for (const r of rows)
     if (
-      has((await readArchivedBody(o.database.pool, TEST_SCHEMA, Number(r.load_id)))?.toString('utf8') ?? '')
+      has(
+        (await readArchivedBody(warehouseOf(o.database.pool, TEST_SCHEMA), Number(r.load_id)))?.toString(
+          'utf8',
+        ) ?? '',
+      )
     )
       found.push(`report_raw ${r.load_id}`);
   return {

@@ -11,6 +11,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { setupBiRole } from '../../../src/schema/bi-role.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { lastDays, pullDays, REPORTS, syncCatalogue } from './fill.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const GRAFANA = join(ROOT, 'deploy', 'grafana');
@@ -75,7 +76,7 @@ beforeAll(async () => {
     DAYS,
     REPORTS.filter((r) => r.name === 'daily_campaign' || r.name === 'daily_geo_device'),
   );
-  await setupBiRole(db.pool, TEST_SCHEMA, ROLE);
+  await setupBiRole(warehouseOf(db.pool, TEST_SCHEMA), ROLE);
   asRole = new pg.Client({ connectionString: db.url });
   await asRole.connect();
   await asRole.query(`SET ROLE ${ROLE}`);

@@ -74,7 +74,7 @@ describe('BI descriptions', () => {
 
   it('comments every column of every table and view a BI role can read, and says what each counts', async () => {
     // Whatever --bi-role grants (its list may grow), every column it lets a dashboard read is commented.
-    await setupBiRole(db.pool, TEST_SCHEMA, ROLE);
+    await setupBiRole(warehouseOf(db.pool, TEST_SCHEMA), ROLE);
     const { rows } = await db.pool.query<{ relation: string; column: string; comment: string | null }>(
       `SELECT c.relname AS relation, a.attname AS column, col_description(c.oid, a.attnum) AS comment
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -2,7 +2,7 @@
 // own account's rows, though the two ad servers reuse the same campaign ids.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
-import { createLocalGate } from '../../../src/limits/redis.js';
+import { createLocalGate } from '../../../src/limits/limiter.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';

@@ -6,7 +6,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
-import { createLocalGate } from '../../../src/limits/redis.js';
+import { createLocalGate } from '../../../src/limits/limiter.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { expectTablesMatchApi, readApi, snapshot } from './expect-tables.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';

@@ -4,7 +4,7 @@ import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
-import { writeCatalogue } from '../../../src/catalogue/write.js';
+import { writeCatalogue } from '../../../src/catalogue/sync.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   const client = await db.pool.connect();
   try {
     // Idempotent: the template may already hold the report tables.
-    await ensureReportTables(client, S, jobs.reports);
+    await ensureReportTables(client, warehouseOf(db.pool, S), jobs.reports);
   } finally {
     client.release();
   }
@@ -40,7 +40,7 @@ async function withClient<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Pr
 describe('ensureViews', () => {
   it('creates a BI view for each default report definition, and again without error', async () => {
     for (let run = 0; run < 2; run++) {
-      const outcomes = await withClient((c) => ensureViews(c, S, jobs.reports));
+      const outcomes = await withClient((c) => ensureViews(c, warehouseOf(db.pool, S), jobs.reports));
       expect(outcomes.map((o) => [o.report, o.status])).toEqual([
         ['daily_campaign', 'created'],
         ['daily_creative', 'created'],
@@ -73,7 +73,7 @@ describe('ensureViews', () => {
     await db.pool.query(`CREATE VIEW ${S}.bi_hourly AS SELECT 1::int AS day, 'x'::text AS old_column`);
     // The per-day companion over the old view would block its DROP.
     await db.pool.query(`CREATE VIEW ${S}.bi_hourly_daily AS SELECT day FROM ${S}.bi_hourly`);
-    const outcomes = await withClient((c) => ensureViews(c, S, [{ name: 'hourly' }]));
+    const outcomes = await withClient((c) => ensureViews(c, warehouseOf(db.pool, S), [{ name: 'hourly' }]));
     expect(outcomes).toContainEqual({ report: 'hourly', status: 'created' });
     const { rows } = await db.pool.query(
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'bi_hourly'
@@ -81,7 +81,9 @@ describe('ensureViews', () => {
       [S],
     );
     expect(rows.map((r) => r.column_name)).toEqual(['account', 'day', 'hour']);
-    const daily = await withClient((c) => ensureDailyViews(c, S, [{ name: 'hourly', period: 'day' }]));
+    const daily = await withClient((c) =>
+      ensureDailyViews(c, warehouseOf(db.pool, S), [{ name: 'hourly', period: 'day' }]),
+    );
     expect(daily).toEqual([{ report: 'hourly', view: 'bi_hourly_daily', status: 'created' }]);
     const companion = await db.pool.query(`SELECT day, fill_rate FROM ${S}.bi_hourly_daily LIMIT 0`);
     expect(companion.fields.map((f) => f.name)).toEqual(['day', 'fill_rate']);
@@ -94,8 +96,8 @@ describe('ensureViews', () => {
     );
     if (custom.kind !== 'report') throw new Error('expected a report job');
     const outcomes = await withClient(async (c) => {
-      await ensureReportTables(c, S, [...jobs.reports, custom]);
-      return ensureViews(c, S, [...jobs.reports, custom]);
+      await ensureReportTables(c, warehouseOf(db.pool, S), [...jobs.reports, custom]);
+      return ensureViews(c, warehouseOf(db.pool, S), [...jobs.reports, custom]);
     });
     expect(outcomes).toContainEqual({ report: 'by_campaign_country', status: 'generated' });
     await writeCatalogue(
@@ -124,7 +126,7 @@ describe('ensureViews', () => {
   it('leaves the caller search_path as it was', async () => {
     await withClient(async (c) => {
       await c.query('SET search_path TO public');
-      await ensureViews(c, S, jobs.reports);
+      await ensureViews(c, warehouseOf(db.pool, S), jobs.reports);
       const { rows } = await c.query('SHOW search_path');
       expect(rows[0].search_path).toBe('public');
       await c.query('RESET search_path');
@@ -134,7 +136,9 @@ describe('ensureViews', () => {
   it('skips a report whose table does not exist', async () => {
     await db.pool.query(`ALTER TABLE ${S}.report_daily_zone RENAME TO zone_backup`);
     try {
-      const outcomes = await withClient((c) => ensureViews(c, S, [{ name: 'daily_zone' }]));
+      const outcomes = await withClient((c) =>
+        ensureViews(c, warehouseOf(db.pool, S), [{ name: 'daily_zone' }]),
+      );
       expect(outcomes).toContainEqual({ report: 'daily_zone', status: 'no-table' });
     } finally {
       await db.pool.query(`ALTER TABLE ${S}.zone_backup RENAME TO report_daily_zone`);
@@ -145,7 +149,7 @@ describe('ensureViews', () => {
     await db.pool.query(`ALTER TABLE ${S}.report_hourly RENAME COLUMN hour TO hour_of_day`);
     try {
       const outcomes = await withClient((c) =>
-        ensureViews(c, S, [{ name: 'hourly' }, { name: 'daily_zone' }]),
+        ensureViews(c, warehouseOf(db.pool, S), [{ name: 'hourly' }, { name: 'daily_zone' }]),
       );
       expect(outcomes).toContainEqual({
         report: 'hourly',
@@ -164,7 +168,7 @@ describe('ensureViews', () => {
   });
 
   it('joins report rows to campaign and creative names with fill and viewability rates', async () => {
-    await withClient((c) => ensureViews(c, S, jobs.reports));
+    await withClient((c) => ensureViews(c, warehouseOf(db.pool, S), jobs.reports));
     await writeCatalogue(
       warehouseOf(db.pool, S),
       buildCatalogue(

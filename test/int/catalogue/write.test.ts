@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { buildCatalogue } from '../../../src/catalogue/rows.js';
 import { ProblemLog } from '../../../src/catalogue/fields.js';
-import { writeCatalogue } from '../../../src/catalogue/write.js';
+import { writeCatalogue } from '../../../src/catalogue/sync.js';
 import { bareCampaign, creative, fullCampaign } from '../../unit/catalogue/fixtures.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 

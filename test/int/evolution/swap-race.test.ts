@@ -11,6 +11,7 @@ import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { swapVersion } from '../../../src/evolution/evolution.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { openTestDatabase, pulled, reportBody, reportJob, type Row } from '../warehouse/fixtures/reports.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const OLD: Dimension[] = ['day', 'campaign_id'];
@@ -54,11 +55,11 @@ describe('a swap and a load of the old shape in flight', () => {
   it('the swap waits for the load to commit, so the load lands in a version that still serves and the swap sees its period', async () => {
     // Version 1 serves [day, campaign_id]; version 2 [day, campaign_id, country] is building and
     // covers every period version 1 holds: ready to swap.
-    await withClient((c) => ensureReportTables(c, S, [oldJob]));
+    await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [oldJob]));
     let t = Date.UTC(2026, 2, 1);
     for (const d of ['2026-03-01', '2026-03-02'])
       await loadPulledPeriod(db.pool, S, pulled(oldJob, day(d), rowsOf(d, OLD), new Date(++t)));
-    await withClient((c) => ensureReportTables(c, S, [newJob], { autoSwap: false }));
+    await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [newJob], { autoSwap: false }));
     for (const d of ['2026-03-01', '2026-03-02'])
       await loadPulledPeriod(db.pool, S, pulled(newJob, day(d), rowsOf(d, NEW), new Date(++t)));
 
@@ -83,7 +84,9 @@ describe('a swap and a load of the old shape in flight', () => {
 
     // The switch starts now. It must wait for the load rather than retire version 1 under it.
     let swapDone = false;
-    const swap = withClient((c) => swapVersion(c, S, oldJob)).finally(() => (swapDone = true));
+    const swap = withClient((c) => swapVersion(c, warehouseOf(db.pool, S), oldJob)).finally(
+      () => (swapDone = true),
+    );
     // Whatever fails below, the load and the swap end before the database is dropped.
     onTestFinished(async () => {
       release();

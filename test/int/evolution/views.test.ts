@@ -113,7 +113,7 @@ describe('a report whose dimensions change', () => {
     expect(await uncommented('report_daily_zone')).toEqual([]);
     for (const d of DAYS)
       await loadPulledPeriod(db.pool, S, pulled(newJob, { start: d, end: d }, newRows(d), later()));
-    expect(await withClient((c) => swapVersion(c, S, newJob))).toMatchObject({
+    expect(await withClient((c) => swapVersion(c, warehouseOf(db.pool, S), newJob))).toMatchObject({
       report: 'daily_zone',
       from: 1,
       to: 2,
@@ -167,7 +167,7 @@ describe('a report whose dimensions change', () => {
     // bi_daily_campaign shows the campaign's ad_format: a report split by ad_format needs its own.
     const job = reportJob('daily_campaign', ['day', 'campaign_id', 'ad_format']);
     await setupWarehouse(warehouseOf(db.pool, S), { reports: [job], autoSwap: false });
-    const swapped = await withClient((c) => swapVersion(c, S, job, { force: true }));
+    const swapped = await withClient((c) => swapVersion(c, warehouseOf(db.pool, S), job, { force: true }));
     expect(swapped?.refused).toEqual([
       {
         report: 'daily_campaign',
@@ -208,7 +208,10 @@ describe('a report whose dimensions change', () => {
         );
         expect(loaded.status, `version ${i + 1}, ${d}`).toBe('loaded');
       }
-      if (i > 0) expect(await withClient((c) => swapVersion(c, S, job))).toMatchObject({ to: i + 1 });
+      if (i > 0)
+        expect(await withClient((c) => swapVersion(c, warehouseOf(db.pool, S), job))).toMatchObject({
+          to: i + 1,
+        });
     }
     // A migrate after the last swap changes nothing and fails on nothing.
     rmSync(join(jobsDir, 'daily_zone.yaml'), { force: true });

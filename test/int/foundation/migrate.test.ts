@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqlDir } from '../../../src/platform/config/files.js';
-import { migrate, MigrationError, readMigrations } from '../../../src/schema/migrate.js';
+import { migrate, readMigrations } from '../../../src/schema/migrate.js';
+import { SchemaRefusal } from '../../../src/schema/versions.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;
@@ -62,7 +63,7 @@ describe('migrate', () => {
 
   it('refuses badly named files and duplicate versions', () => {
     write('1-init.sql', 'SELECT 1;');
-    expect(() => readMigrations(dir)).toThrow(MigrationError);
+    expect(() => readMigrations(dir)).toThrow(SchemaRefusal);
     const other = mkdtempSync(join(tmpdir(), 'adops-sql-'));
     writeFileSync(join(other, '001_a.sql'), 'SELECT 1;');
     writeFileSync(join(other, '001_b.sql'), 'SELECT 1;');
@@ -167,6 +168,38 @@ describe('upgrades from the baseline', () => {
     expect(rows).toEqual([{ name: 'Seven', event_impressions: 1000 }]);
   });
 
+  it('upgrades a warehouse at 003 with sql/004_failed_step.sql: old rows keep a NULL step, a failed pull records its step', async () => {
+    for (const file of ['001_baseline.sql', '002_shared_state.sql', '003_catalogue_comments.sql'])
+      copyFileSync(join(sqlDir(), file), join(dir, file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts, error)
+       VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'failed', 1, 'HTTP 500'),
+              ('daily', '2026-01-02', '2026-01-02', '{day}', 'loaded', 1, NULL)`,
+    );
+    copyFileSync(join(sqlDir(), '004_failed_step.sql'), join(dir, '004_failed_step.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['004_failed_step.sql'], alreadyApplied: 3 });
+    const { rows } = await db.pool.query(
+      'SELECT status, error, failed_step FROM wh.report_loads ORDER BY period_start',
+    );
+    expect(rows).toEqual([
+      { status: 'failed', error: 'HTTP 500', failed_step: null },
+      { status: 'loaded', error: null, failed_step: null },
+    ]);
+    const insert = (status: string, step: string) =>
+      db.pool.query(
+        `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts, failed_step)
+         VALUES ('daily', '2026-01-03', '2026-01-03', '{day}', $1, 1, $2)`,
+        [status, step],
+      );
+    await insert('failed', 'parse');
+    // Only the four steps, and only on a failed attempt.
+    await expect(insert('failed', 'queue')).rejects.toThrow(/report_loads_failed_step_check/);
+    await expect(insert('loaded', 'load')).rejects.toThrow(/report_loads_failed_step_check/);
+    expect(await appliedVersions(db.pool)).toEqual([1, 2, 3, 4]);
+  });
+
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {
     await db.pool.query('CREATE SCHEMA wh');
     await db.pool.query(
@@ -177,7 +210,7 @@ describe('upgrades from the baseline', () => {
       "INSERT INTO wh.schema_migrations (version, name, checksum) VALUES (1, 'schema', 'x'), (2, 'entities', 'y')",
     );
     const run = migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() });
-    await expect(run).rejects.toThrow(MigrationError);
+    await expect(run).rejects.toThrow(SchemaRefusal);
     await expect(migrate(db.pool, { schema: 'wh', sqlDir: sqlDir() })).rejects.toThrow(
       /schema wh was built by a pre-release build.*Recreate the schema: DROP SCHEMA wh CASCADE/s,
     );

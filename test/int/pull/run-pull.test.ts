@@ -147,6 +147,50 @@ describe('runPull', () => {
     expect(await failedLoads()).toHaveLength(before + 1);
   });
 
+  it('records the step a failed pull failed at: fetch, parse or load', async () => {
+    const stepOf = async (id: string) =>
+      (
+        await db.pool.query<{ failed_step: string | null }>(
+          `SELECT failed_step FROM "${TEST_SCHEMA}".report_loads WHERE job_id = $1`,
+          [id],
+        )
+      ).rows.map((r) => r.failed_step);
+    const refused = new ApiHttpError({ ...at, status: 500, attempts: 1, retryable: true });
+    await runPull(
+      deps(async () => Promise.reject(refused)),
+      data,
+      'step-fetch',
+      logger,
+    );
+    expect(await stepOf('step-fetch')).toEqual(['fetch']);
+    const bad = { ...good(), body: new ReportBody(Buffer.from('{"items": {"x": 1}, "totals": {}}'), []) };
+    await runPull(
+      deps(async () => bad),
+      data,
+      'step-parse',
+      logger,
+    );
+    expect(await stepOf('step-parse')).toEqual(['parse']);
+    // A report whose table was never made: Postgres refuses the load.
+    const tableless = reportJob('run_pull_no_table', ['day', 'zone_id']);
+    const d = pullDeps(
+      new Map([[tableless.name, tableless]]),
+      { fetchReport: async () => good() },
+      warehouseOf(db.pool, TEST_SCHEMA),
+    );
+    const out = await runPull(d, { ...data, report: tableless.name }, 'step-load', logger);
+    expect(out).toMatchObject({ ok: false });
+    expect(await stepOf('step-load')).toEqual(['load']);
+    // A pull that loaded records no step.
+    await runPull(
+      deps(async () => good()),
+      data,
+      'step-none',
+      logger,
+    );
+    expect(await stepOf('step-none')).toEqual([null]);
+  });
+
   it('fails a pull of a report no definition has, without calling the API', async () => {
     let called = false;
     const out = await runPull(

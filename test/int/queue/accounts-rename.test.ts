@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalGate } from '../../../src/limits/redis.js';
+import { createLocalGate } from '../../../src/limits/limiter.js';
 import { syncClientOptions } from '../../../src/catalogue/read.js';
 import { runEntitySync } from '../../../src/catalogue/sync.js';
 import { loadJobs, type ReportJob } from '../../../src/platform/config/jobs.js';

@@ -168,8 +168,8 @@ describe('periods that have not ended', () => {
     const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
     expect(result.completed).toEqual([]);
     expect(result.failed.map((f) => f.reason).sort()).toEqual([
-      `UnfinishedPeriodError: daily_zone ${today} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${tomorrow}`,
-      `UnfinishedPeriodError: daily_zone ${tomorrow} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${addDays(tomorrow, 1)}`,
+      `TerminalError: daily_zone ${today} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${tomorrow}`,
+      `TerminalError: daily_zone ${tomorrow} has not ended in its time zone (UTC): only an ended period is pulled; it can be pulled from ${addDays(tomorrow, 1)}`,
     ]);
     // Nothing on record: heal pulls these periods once they have ended, as for any never pulled.
     expect(await loads()).toBe(0);

@@ -41,7 +41,7 @@ async function pullYesterday(harness: Harness) {
   );
   const bodies = await Promise.all(
     loads.map(async (l) =>
-      (await readArchivedBody(harness.db.pool, TEST_SCHEMA, Number(l.load_id)))?.toString(),
+      (await readArchivedBody(warehouseOf(harness.db.pool, TEST_SCHEMA), Number(l.load_id)))?.toString(),
     ),
   );
   return {

@@ -6,13 +6,14 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/limits/redis.js';
+import { limiterKey, type LimiterOptions, type RequestLimiter } from '../../../src/limits/limiter.js';
 import { createPgRequestLimiter } from '../../../src/limits/postgres.js';
 import { sqlDir } from '../../../src/platform/config/files.js';
 import { migrate } from '../../../src/schema/migrate.js';
 import { setupBiRole } from '../../../src/schema/bi-role.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { testPrefix } from '../../helpers/redis.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const CHILD = fileURLToPath(new URL('../../helpers/pg-limiter-process.ts', import.meta.url));
 const SHIFTED_CLOCK = fileURLToPath(new URL('../../helpers/shifted-clock.ts', import.meta.url));
@@ -232,7 +233,7 @@ describe('the shared request limit on Postgres', () => {
       },
     });
     await here.ready();
-    await setupBiRole(db.pool, TEST_SCHEMA, BI_ROLE);
+    await setupBiRole(warehouseOf(db.pool, TEST_SCHEMA), BI_ROLE);
     const client = await db.pool.connect();
     let denied: string;
     try {

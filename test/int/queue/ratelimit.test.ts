@@ -1,7 +1,8 @@
 // The shared request limit on real Redis: several processes' limiters share one budget.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/limits/redis.js';
+import { limiterKey, type RequestLimiter } from '../../../src/limits/limiter.js';
+import { createRequestLimiter } from '../../../src/limits/redis.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 
 const connections: Redis[] = [];

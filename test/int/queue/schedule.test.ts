@@ -237,7 +237,7 @@ describe('a tick run by a worker', () => {
     await partitionFor(harness.db.pool, TEST_SCHEMA, 'report_daily_zone', old);
     await harness.db.pool.query(`DROP TABLE ${TEST_SCHEMA}.${partitionName('report_daily_zone', ahead)}`);
     const months = async () =>
-      (await partitionsOf(harness.db.pool, TEST_SCHEMA, 'report_daily_zone')).map((p) => p.from);
+      (await partitionsOf(warehouseOf(harness.db.pool, TEST_SCHEMA), 'report_daily_zone')).map((p) => p.from);
     expect(await months()).toContain(old);
     expect(await months()).not.toContain(ahead);
     const events = harness.queues.backend.events(TICK_QUEUE);

@@ -2,7 +2,8 @@
 import { Redis } from 'ioredis';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRequestLimiter, limiterKey, type RequestLimiter } from '../../../src/limits/redis.js';
+import { limiterKey, type RequestLimiter } from '../../../src/limits/limiter.js';
+import { createRequestLimiter } from '../../../src/limits/redis.js';
 import { createPgRequestLimiter } from '../../../src/limits/postgres.js';
 import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import { ENTITY_QUEUE } from '../../../src/platform/queue/jobs.js';

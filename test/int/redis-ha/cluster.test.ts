@@ -2,7 +2,8 @@
 // limit and the CLI's status and heal all run on it, with every key of ours in one hash slot.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRequestLimiter, limiterKey } from '../../../src/limits/redis.js';
+import { limiterKey } from '../../../src/limits/limiter.js';
+import { createRequestLimiter } from '../../../src/limits/redis.js';
 import { startDashboard } from '../../../src/cli/dashboard.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { closeConnection, workerConnection } from '../../../src/platform/queue/connection.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { enqueuePulls, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
-import { qualified, reportTable } from '../../../src/platform/pg/handle.js';
+import { qualified, reportTable, warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';
@@ -219,7 +219,9 @@ async function expectCleanFailure(
   const load = await lastLoad(db.pool, report.name, D);
   const state = await periodState();
   const archived =
-    load === undefined ? undefined : await readArchivedBody(db.pool, TEST_SCHEMA, Number(load.load_id));
+    load === undefined
+      ? undefined
+      : await readArchivedBody(warehouseOf(db.pool, TEST_SCHEMA), Number(load.load_id));
   const v = await verify(db.pool, TEST_SCHEMA, [report], suite.truth, (_r, p) => p.start === D);
   book.add({
     id: `payload/${kind.replace(/\W+/g, '-')}`,

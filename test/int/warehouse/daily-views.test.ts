@@ -6,6 +6,7 @@ import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const hourly = loadJobs('jobs').reports.find((r) => r.name === 'hourly') as ReportJob;
@@ -67,8 +68,8 @@ beforeAll(async () => {
   db = await openTestDatabase();
   await createTables(db.pool, [byCampaign, noDay, weekly]);
   await withClient(async (c) => {
-    await ensureViews(c, S, [byCampaign, noDay, weekly]);
-    await ensureDailyViews(c, S, [byCampaign, noDay, weekly]);
+    await ensureViews(c, warehouseOf(db.pool, S), [byCampaign, noDay, weekly]);
+    await ensureDailyViews(c, warehouseOf(db.pool, S), [byCampaign, noDay, weekly]);
   });
   for (const day of ['2026-04-01', '2026-04-02']) {
     const period = { start: day, end: day };
@@ -146,7 +147,9 @@ describe('bi_<name>_daily', () => {
   it('says why a report has no companion: no day in its rows, or the name belongs to another report', async () => {
     const taken = reportJob('wh_pair', ['day']);
     const owner = reportJob('wh_pair_daily', ['day']);
-    const outcomes = await withClient((c) => ensureDailyViews(c, S, [weekly, taken, owner]));
+    const outcomes = await withClient((c) =>
+      ensureDailyViews(c, warehouseOf(db.pool, S), [weekly, taken, owner]),
+    );
     expect(outcomes).toEqual([
       { report: 'wh_weekly', view: 'bi_wh_weekly_daily', status: 'no-day' },
       { report: 'wh_pair', view: 'bi_wh_pair_daily', status: 'name-taken' },

@@ -7,7 +7,7 @@ import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { LONGEST_PERIOD_DAYS, periodsBetween, type PeriodUnit } from '../../../src/platform/dates/periods.js';
 import { unreconciledPeriods } from '../../../src/pull/history.js';
 import { lastRestatements, periodRows } from '../../../src/pull/history.js';
-import { maxRelativeChange, type Restatement } from '../../../src/pull/sql.js';
+import { maxRelativeChange, type Restatement } from '../../../src/pull/history.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 

@@ -118,14 +118,14 @@ describe('adops loads', () => {
       )
     ).rows.map((r) => r.id);
 
-  it('lists recent loads newest first with id, report, account, period, status, rows and error: no SQL to find a load id', async () => {
+  it('lists recent loads newest first with id, report, account, period, status, rows, the failed step and error: no SQL to find a load id', async () => {
     const run = await runCli(['loads', '--report', report.name], env());
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^id +report +account +period +status +rows +error/);
+    expect(lines[0]).toMatch(/^id +report +account +period +status +rows +step +error/);
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(await ids('true'));
     const failed = lines.find((l) => l.includes('2026-06-03'));
-    expect(failed).toMatch(/^\d+ +wh_status +default +2026-06-03 +failed +- +Error: HTTP 500$/);
+    expect(failed).toMatch(/^\d+ +wh_status +default +2026-06-03 +failed +- +fetch +Error: HTTP 500$/);
     expect(lines.find((l) => l.includes('2026-06-01'))).toMatch(/ loaded +1 *$/);
   });
 
@@ -146,6 +146,7 @@ describe('adops loads', () => {
         'period_end',
         'status',
         'rows',
+        'failed_step',
         'error',
       ]),
     );

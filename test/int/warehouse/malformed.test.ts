@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MalformedBodyError } from '../../../src/flatten/errors.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, loadsOf, openTestDatabase, pulled, reportJob } from './fixtures/reports.js';
@@ -55,9 +56,11 @@ describe('a malformed body', () => {
       ['failed', true],
     ]);
     expect(loads.at(-1)?.error).toMatch(/^MalformedBodyError: .*came twice in a row/);
-    expect((await readArchivedBody(db.pool, TEST_SCHEMA, loads.at(-1)!.load_id as number))?.toString()).toBe(
-      a,
-    );
+    expect(
+      (
+        await readArchivedBody(warehouseOf(db.pool, TEST_SCHEMA), loads.at(-1)!.load_id as number)
+      )?.toString(),
+    ).toBe(a);
   });
 
   it('is compared within its own period only', async () => {

@@ -6,7 +6,8 @@ import { collectStatus } from '../../../src/status/status.js';
 import { renderStatus } from '../../../src/status/render.js';
 import { readHealPlan } from '../../../src/schedule/enqueue.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
-import { DAY_CHECK, maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
+import { maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
+import { DAY_CHECK } from '../../../src/schema/sql.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -49,7 +50,8 @@ async function withClient<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Pr
   }
 }
 
-const months = async (table: string) => (await partitionsOf(db.pool, S, table)).map((p) => p.from);
+const months = async (table: string) =>
+  (await partitionsOf(warehouseOf(db.pool, S), table)).map((p) => p.from);
 
 describe('partitions', () => {
   const report = reportJob('pt_campaign', ['day', 'campaign_id']);
@@ -130,7 +132,7 @@ describe('partitions', () => {
   it('a load into a new table version whose month this process thought made makes the partition and loads', async () => {
     // This process has loaded 2025-02 of version 1, so it remembers the month as made.
     const changed = reportJob('pt_campaign', ['day', 'zone_id']);
-    const evolved = await withClient((c) => ensureReportTables(c, S, [changed]));
+    const evolved = await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [changed]));
     expect(evolved.created).toEqual(['report_pt_campaign__v2']);
     expect(await months('report_pt_campaign__v2')).toEqual([]);
     const rows: Row[] = [
@@ -143,7 +145,7 @@ describe('partitions', () => {
     expect(o.status).toBe('loaded');
     expect(await months('report_pt_campaign__v2')).toEqual(['2025-02-01']);
     // Back to the serving shape, for the tests below.
-    await withClient((c) => ensureReportTables(c, S, [report]));
+    await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [report]));
   });
 
   it('the BI views over a partitioned table show the loaded rows', async () => {
@@ -248,7 +250,7 @@ describe('retention', () => {
   });
 
   it('drops the partitions wholly older than retention_months and marks their periods, keeping the rest', async () => {
-    const upkeep = await withClient((c) => maintainPartitions(c, S, [report], now));
+    const upkeep = await withClient((c) => maintainPartitions(c, warehouseOf(db.pool, S), [report], now));
     // 2026-06-15 less 3 months is 2026-03-15: February ended before it, March did not.
     expect(upkeep.dropped.map((d) => d.partition)).toEqual([
       'report_pt_kept__p202601',
@@ -281,7 +283,9 @@ describe('retention', () => {
     );
     expect(loads.rows[0]?.n).toBe(3);
     // A second run has nothing left to drop.
-    expect((await withClient((c) => maintainPartitions(c, S, [report], now))).dropped).toEqual([]);
+    expect(
+      (await withClient((c) => maintainPartitions(c, warehouseOf(db.pool, S), [report], now))).dropped,
+    ).toEqual([]);
   });
 
   it('status says "dropped by retention" for those periods instead of missing, and heal does not re-pull them', async () => {

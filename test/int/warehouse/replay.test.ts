@@ -9,7 +9,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import { main } from '../../../src/cli/main.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
-import { ReplayError } from '../../../src/pull/run.js';
+import { TerminalError } from '../../../src/platform/retry/errors.js';
 import { takeFetchToken } from '../../../src/pull/load.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { pruneRaw } from '../../../src/pull/archive.js';
@@ -151,7 +151,7 @@ describe('replay', () => {
     );
     expect(await pruneRaw(warehouseOf(db.pool, S), 30)).toBe(1);
     const gone = replayLoad(db.pool, S, [report], originalLoad);
-    await expect(gone).rejects.toBeInstanceOf(ReplayError);
+    await expect(gone).rejects.toBeInstanceOf(TerminalError);
     await expect(gone).rejects.toThrow(/adops backfill --report wh_replay --from 2026-01-05 --to 2026-01-05/);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchemaDriftError } from '../../../src/schema/report-tables.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';
+import { SchemaRefusal } from '../../../src/schema/versions.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { partitionFor } from '../../helpers/partitions.js';
 import { openTestDatabase, reportJob } from './fixtures/reports.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 let db: TestDatabase;
@@ -18,7 +19,7 @@ afterAll(async () => {
 async function ensure(reports: Parameters<typeof ensureReportTables>[2]) {
   const client = await db.pool.connect();
   try {
-    return await ensureReportTables(client, S, reports);
+    return await ensureReportTables(client, warehouseOf(db.pool, S), reports);
   } finally {
     client.release();
   }
@@ -129,7 +130,7 @@ describe('ensureReportTables', () => {
     await db.pool.query(`ALTER TABLE ${S}.report_wh_typed ALTER COLUMN tier TYPE integer`);
     const other = reportJob('wh_new_one', ['day']);
     const attempt = ensure([other, reportJob('wh_typed', ['day', 'zone_id', 'tier', 'country'])]);
-    await expect(attempt).rejects.toBeInstanceOf(SchemaDriftError);
+    await expect(attempt).rejects.toBeInstanceOf(SchemaRefusal);
     await expect(attempt).rejects.toThrow(/column tier is integer, expected smallint/);
     // All or nothing: the other table was not created.
     const { rows } = await db.pool.query(`SELECT to_regclass($1) AS other`, [`${S}.report_wh_new_one`]);

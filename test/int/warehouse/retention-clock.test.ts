@@ -16,6 +16,7 @@ import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCliProcess } from '../../helpers/run-cli.js';
 import type { SpawnOptions } from '../../helpers/cli.js';
 import { openTestDatabase, pulled, type Row } from './fixtures/reports.js';
+import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const S = TEST_SCHEMA;
 const SHIFTED_CLOCK = fileURLToPath(new URL('../../helpers/shifted-clock.ts', import.meta.url));
@@ -162,7 +163,7 @@ describe('retention follows the database clock', () => {
       const after = await holdings(db, name);
       expect(after.rows).toEqual({ [days.lastMonth]: 2, [days.today]: 2 });
       expect(after.marked).toEqual([days.old]);
-      const months = (await partitionsOf(db.pool, S, `report_${name}`)).map((p) => p.from);
+      const months = (await partitionsOf(warehouseOf(db.pool, S), `report_${name}`)).map((p) => p.from);
       expect(months).toEqual(expect.arrayContaining([addMonths(days.today, -1), addMonths(days.today, 0)]));
       expect(months).not.toContain(addMonths(days.old, 0));
       expect(run.stdout).toContain(`dropped ${S}.report_${name}__p${tag(days.old)}`);
@@ -178,7 +179,7 @@ describe('retention follows the database clock', () => {
     const ahead = new Date(Date.now() + 400 * 86_400_000);
     const c = await db.pool.connect();
     try {
-      const upkeep = await maintainPartitions(c, S, [report], ahead);
+      const upkeep = await maintainPartitions(c, warehouseOf(db.pool, S), [report], ahead);
       // Only the month whose load is older than the retention by the database's clock goes.
       expect(upkeep.dropped.map((d) => d.from)).toEqual([addMonths(days.old, 0)]);
     } finally {

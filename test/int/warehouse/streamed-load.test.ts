@@ -7,7 +7,7 @@ import { LoadError } from '../../../src/pull/run.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { createPool } from '../../../src/platform/pg/handle.js';
+import { createPool, warehouseOf } from '../../../src/platform/pg/handle.js';
 import {
   createTables,
   loadsOf,
@@ -82,7 +82,7 @@ describe('a streamed load', () => {
     expect(raw[0]?.spool_id).not.toBeNull();
     expect(Number(raw[0]?.parts)).toBeGreaterThan(0);
     expect(Number(raw[0]?.body_bytes)).toBe(body.length);
-    expect((await readArchivedBody(db.pool, S, outcome.loadId))?.equals(body)).toBe(true);
+    expect((await readArchivedBody(warehouseOf(db.pool, S), outcome.loadId))?.equals(body)).toBe(true);
     const { rows: audit } = await db.pool.query<{ response_bytes: string }>(
       `SELECT response_bytes FROM "${S}".report_loads WHERE load_id = $1`,
       [outcome.loadId],
@@ -104,7 +104,9 @@ describe('a streamed load', () => {
     expect(await periodRows(db.pool, report, period)).toEqual(before);
     const failed = (await loadsOf(db.pool, report.name)).at(-1)!;
     expect(failed.status).toBe('failed');
-    expect((await readArchivedBody(db.pool, S, Number(failed.load_id)))?.equals(body)).toBe(true);
+    expect((await readArchivedBody(warehouseOf(db.pool, S), Number(failed.load_id)))?.equals(body)).toBe(
+      true,
+    );
   });
 
   it('cut off part way (a reset connection) leaves the previous rows, and keeps what came', async () => {
@@ -121,9 +123,11 @@ describe('a streamed load', () => {
     const failed = (await loadsOf(db.pool, report.name)).at(-1)!;
     expect(failed).toMatchObject({ status: 'failed' });
     expect(String(failed.error)).toMatch(/socket hang up/);
-    expect((await readArchivedBody(db.pool, S, Number(failed.load_id)))?.equals(body.subarray(0, cut))).toBe(
-      true,
-    );
+    expect(
+      (await readArchivedBody(warehouseOf(db.pool, S), Number(failed.load_id)))?.equals(
+        body.subarray(0, cut),
+      ),
+    ).toBe(true);
   });
 
   it('whose archive cannot be written part way fails, and leaves the previous rows', async () => {
@@ -156,7 +160,7 @@ describe('a streamed load', () => {
     const body = Buffer.from(`{"echo":"${API_KEY}",${text.slice(1)}`);
     const outcome = await loadPulledPeriod(db.pool, S, streamedPull(body), { secrets: [API_KEY] });
     expect(outcome).toMatchObject({ status: 'loaded', rows: 5_000 });
-    const archived = (await readArchivedBody(db.pool, S, outcome.loadId))!.toString('utf8');
+    const archived = (await readArchivedBody(warehouseOf(db.pool, S), outcome.loadId))!.toString('utf8');
     expect(archived).not.toContain(API_KEY);
     expect(archived).toContain('[REDACTED]');
     const { rows: raw } = await db.pool.query<{ body_sha256: string; received_sha256: string }>(

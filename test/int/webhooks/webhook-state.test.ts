@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../../src/worker/webhook-worker.js';
 import { warehouseOf, type Warehouse } from '../../../src/platform/pg/handle.js';
-import { claimAnnouncement, swapFreshnessState, type Announced } from '../../../src/webhooks/state.js';
+import { claimAnnouncement, swapFreshnessState, type Announced } from '../../../src/webhooks/events.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;

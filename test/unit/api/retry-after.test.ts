@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalGate } from '../../../src/limits/redis.js';
+import { createLocalGate } from '../../../src/limits/limiter.js';
 import { parseRetryAfter } from '../../../src/api/http.js';
 
 describe('Retry-After', () => {

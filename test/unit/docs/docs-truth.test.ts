@@ -1,12 +1,13 @@
-// Docs are product: every path, `adops` command and flag, and ADOPS_* variable a markdown file names exists,
+// Docs are product: every path, link (and its #anchor), `adops` command and flag, and ADOPS_* variable a markdown file names exists,
 // and every variable the configuration reads is in README's Configuration section (issue 36).
 // CHANGELOG.md is history and is not read. The checker is scripts/docs-truth.ts.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   checkDoc,
   existsUnder,
+  headingAnchors,
   pathFindings,
   undocumentedVariables,
   variablesNamedIn,
@@ -19,9 +20,10 @@ import { runCli } from '../../helpers/run-cli.js';
 const root = join(import.meta.dirname, '..', '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** The markdown files that describe the product as it is now. */
+/** The markdown files that describe the product as it is now: every one at the top and in docs/, but
+ * CHANGELOG.md (history). */
 const DOCS = [
-  ...['README.md', 'ARCHITECTURE.md', 'BENCHMARKS.md', 'RELIABILITY.md'],
+  ...readdirSync(root).filter((f) => f.endsWith('.md') && f !== 'CHANGELOG.md'),
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
@@ -102,6 +104,7 @@ beforeAll(async () => {
     exists: existsUnder(root),
     program: await shapeOf([]),
     variables: new Set([...configVariables, ...otherVariables()].filter((v) => v.startsWith('ADOPS_'))),
+    markdown: (path) => (existsSync(join(root, path)) ? read(path) : undefined),
   };
   // Every command's module is loaded for its --help: seconds on a busy machine.
 }, 120_000);
@@ -112,7 +115,7 @@ describe('the docs say only what is true', () => {
     expect(truth.program.subcommands.get('pull')?.flags.has('--no-csv-safe')).toBe(true);
     expect(truth.variables.has('ADOPS_SCHEMA')).toBe(true);
     expect(configVariables.has('REDIS_SENTINELS')).toBe(true);
-    expect(DOCS).toContain('docs/operations.md');
+    expect(DOCS).toEqual(expect.arrayContaining(['README.md', 'ARCHITECTURE.md', 'docs/operations.md']));
   });
 
   it.each(DOCS)('%s names only paths, commands, flags and variables that exist', (doc) => {
@@ -165,6 +168,26 @@ describe('the docs checker', () => {
       'links to ../src/api/nowhere.ts, which does not exist',
     ]);
     expect(check('[ops](missing.md#x)')).toEqual(['links to missing.md#x, which does not exist']);
+  });
+
+  it('fails on a link to a heading its target doc lacks, and reads anchors as GitHub makes them', () => {
+    const docs: Record<string, string> = {
+      'README.md': '# adops\n## Configuration\n```sh\n# not a heading\n```\n## Two commands\n',
+    };
+    const withDocs: Truth = { ...fixture, markdown: (path) => docs[path] };
+    const links = (text: string) => checkDoc('docs/x.md', text, withDocs).map((f) => f.what);
+    expect(links('[config](../README.md#configuration), [two](../README.md#two-commands)')).toEqual([]);
+    expect(links('[gone](../README.md#not-a-heading)')).toEqual([
+      'links to ../README.md#not-a-heading, but README.md has no heading #not-a-heading',
+    ]);
+    expect(links('## Here\n[up](#here), [lost](#there)')).toEqual([
+      'links to #there, but docs/x.md has no heading #there',
+    ]);
+    expect([
+      ...headingAnchors(
+        "## Giving `default` a name (`adops accounts rename`)\n## Changing a report's dimensions\n## A\n## A",
+      ),
+    ]).toEqual(['giving-default-a-name-adops-accounts-rename', 'changing-a-reports-dimensions', 'a', 'a-1']);
   });
 
   it('accepts a path that exists, with or without its extension, .js for .ts, as a pattern or a folder', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/emulator/api/http.js';
+import { EmulatorReply } from '../../../src/emulator/api/http.js';
 import { FaultPlan } from '../../../src/emulator/faults.js';
 import { parseKeysFile, parseLatency } from '../../../src/emulator/flags.js';
 import { createRng, mixSeed } from '../../../src/emulator/prng.js';
@@ -10,7 +10,7 @@ const statusOf = (fn: () => unknown): number | undefined => {
     fn();
     return undefined;
   } catch (error) {
-    return error instanceof ApiError ? error.status : -1;
+    return error instanceof EmulatorReply ? error.status : -1;
   }
 };
 

@@ -1,7 +1,8 @@
 // The catalogue's statements and storable text (src/warehouse/catalogue/).
 import { describe, expect, it } from 'vitest';
 import { CAMPAIGN_COLUMNS, storableJson, storableText } from '../../../src/catalogue/stored-rows.js';
-import { chunks, softDeleteStatement, upsertStatement } from '../../../src/catalogue/write.js';
+import { chunks } from '../../../src/catalogue/sync.js';
+import { softDeleteStatement, upsertStatement } from '../../../src/catalogue/sql.js';
 import { parseViewFile } from '../../../src/schema/views.js';
 
 const CAMPAIGNS = { table: 'campaigns', key: 'campaign_id', columns: CAMPAIGN_COLUMNS } as const;

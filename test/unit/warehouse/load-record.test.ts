@@ -22,6 +22,7 @@ const record: LoadRecord = {
   fetchedAt: null,
   fetchToken: null,
   error: 'x'.repeat(10_000),
+  failedStep: 'fetch',
   jobId: 'job-1',
 };
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  columnDifferences,
-  copyColumns,
-  createTableSql,
-  indexKeys,
-  tableSpec,
-} from '../../../src/schema/report-tables.js';
+import { columnDifferences, copyColumns, indexKeys, tableSpec } from '../../../src/schema/report-tables.js';
+import { createTableSql } from '../../../src/schema/sql.js';
 import { DIMENSIONS } from '../../../src/platform/config/dimensions.js';
 import { derivedName, reportTable } from '../../../src/platform/pg/handle.js';
 import { partitionName } from '../../../src/schema/partitions.js';
@@ -89,9 +84,9 @@ describe('tableSpec', () => {
 
   it('generates quoted DDL in the schema', () => {
     const sql = createTableSql('adops', tableSpec(report));
-    expect(sql.table).toContain('CREATE TABLE "adops"."report_daily_creative"');
-    expect(sql.table).toContain('"tier" smallint NOT NULL');
-    expect(sql.indexes[0]).toBe(
+    expect(sql.table.text).toContain('CREATE TABLE "adops"."report_daily_creative"');
+    expect(sql.table.text).toContain('"tier" smallint NOT NULL');
+    expect(sql.indexes[0]?.text).toBe(
       'CREATE UNIQUE INDEX IF NOT EXISTS "report_daily_creative_key" ON "adops"."report_daily_creative" ("account", "period_start", "period_end", "day", "campaign_id", "creative_id", "tier", (md5("country")::uuid))',
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRestated, restatementOf, summarizeRestatements } from '../../../src/pull/sql.js';
+import { isRestated, restatementOf, summarizeRestatements } from '../../../src/pull/history.js';
 import type { Counters } from '../../../src/flatten/types.js';
 
 const totals = (n: number, impressions = n): Counters => ({

@@ -1,6 +1,6 @@
 // The BI views' SQL: the generated view of a report without a view file, and the per-day companion (src/schema/views.ts).
 import { describe, expect, it } from 'vitest';
-import { dailyViewName, dailyViewSql, generatedViewSql } from '../../../src/schema/views.js';
+import { dailyViewName, dailyViewSql, generatedViewSql } from '../../../src/schema/views-sql.js';
 
 const COUNTERS = [
   'ad_requests',

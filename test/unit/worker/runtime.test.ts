@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exhaustedFor } from '../../../src/api/http.js';
-import { limiterKey } from '../../../src/limits/redis.js';
+import { limiterKey } from '../../../src/limits/limiter.js';
 import { createAccountGuard, isAccountTrouble } from '../../../src/worker/runtime.js';
 
 describe('the account guard', () => {

@@ -1,0 +1,24 @@
+// What the freshness watch remembers between evaluations (sql/002_shared_state.sql): each report's
+// last freshness state and the disagreements already announced. Each is one atomic statement, so
+// of several workers evaluating at once only the first to see a change tells it.
+import { qualified, statement } from '../platform/pg/handle.js';
+
+/** Records a report's freshness `state`; a row (the state replaced, null when never seen) only on a change. */
+export const swapState = (schema: string, account: string, report: string, state: string) =>
+  statement<{ previous: string | null }>(
+    `INSERT INTO ${qualified(schema, 'freshness_states')} AS f (account, report, state) VALUES ($1, $2, $3)
+     ON CONFLICT (account, report) DO UPDATE SET previous = f.state, state = excluded.state, changed_at = now()
+      WHERE f.state <> excluded.state
+     RETURNING previous`,
+    [account, report, state],
+  );
+
+/** Records a disagreement as announced; touches a row only when none was announced within `within`. */
+export const claimDisagreement = (schema: string, key: readonly string[], within: string) =>
+  statement(
+    `INSERT INTO ${qualified(schema, 'announced_disagreements')} AS a
+       (account, period_start, period_end, report, other_report, sums) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (account, period_start, period_end, report, other_report, sums)
+       DO UPDATE SET announced_at = now() WHERE a.announced_at < now() - $7::interval`,
+    [...key, within],
+  );
