@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
 import { renameAccount, type RenameResult } from '../schema/account-rename.js';
 import { SchemaRefusal } from '../schema/versions.js';
-import { CommandFailed, SUMMARIES, UsageError, withWarehouse, type CliContext } from './context.js';
+import { CommandFailed, SUMMARIES, usageError, withWarehouse, type CliContext } from './context.js';
 
 /** `adops accounts rename FROM TO [--merge]`. */
 export function registerAccounts(program: Command, ctx: CliContext): void {
@@ -34,11 +34,11 @@ export function registerAccounts(program: Command, ctx: CliContext): void {
     .action(async (from: string, to: string, flags: { merge: boolean }) => {
       for (const name of [from, to])
         if (!ACCOUNT_NAME.test(name))
-          throw new UsageError(
+          throw usageError(
             `${JSON.stringify(name)} is not an account name; expected ${ACCOUNT_NAME.source} ` +
               '(lower case letter, then up to 40 lower case letters, digits or _)',
           );
-      if (from === to) throw new UsageError(`accounts rename ${from} ${to}: the same name; nothing to do`);
+      if (from === to) throw usageError(`accounts rename ${from} ${to}: the same name; nothing to do`);
       const config = ctx.config();
       const result = await withWarehouse(ctx, 1, (wh) =>
         renameAccount(wh, from, to, flags).catch((error: unknown) => {

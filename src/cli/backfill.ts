@@ -23,7 +23,7 @@ import {
   parsedBy,
   QUEUE_HELP,
   SUMMARIES,
-  UsageError,
+  usageError,
   withQueues,
   withWarehouse,
   type CliContext,
@@ -86,7 +86,7 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     )
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
-      if (flags.from > flags.to) throw new UsageError(`--from ${flags.from} is after --to ${flags.to}`);
+      if (flags.from > flags.to) throw usageError(`--from ${flags.from} is after --to ${flags.to}`);
       const now = new Date();
       refuseUnended(reports, flags.to, now);
       // Week and month periods overlapping an ended --to may not have ended yet: left for later.
@@ -221,11 +221,11 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
     });
 }
 
-/** UsageError when --to is a day not yet over for one of `reports`: only ended periods are final. */
+/** Bad usage (exit 2) when --to is a day not yet over for one of `reports`: only ended periods are final. */
 function refuseUnended(reports: readonly ReportJob[], to: string, now: Date): void {
   const first = earliestToday(reports, now);
   if (first === undefined || to < first.today) return;
-  throw new UsageError(
+  throw usageError(
     `--to ${to} has not ended for ${first.report} (${first.timezone}, where it is ${first.today}): ` +
       `backfill pulls only periods that have ended; use --to ${addDays(first.today, -1)} or earlier`,
   );
@@ -234,18 +234,16 @@ function refuseUnended(reports: readonly ReportJob[], to: string, now: Date): vo
 function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
   const names = flags.report ?? [];
   if (!flags.all && names.length === 0)
-    throw new UsageError(
-      'backfill needs the reports to pull: give --report NAME or --all (neither was given)',
-    );
+    throw usageError('backfill needs the reports to pull: give --report NAME or --all (neither was given)');
   if (flags.all && names.length > 0)
-    throw new UsageError('--report and --all were both given: give --report NAME or --all, not both');
+    throw usageError('--report and --all were both given: give --report NAME or --all, not both');
   const all = ctx.jobs().reports;
   if (flags.all) return [...all];
   const known = new Map(all.map((r) => [r.name, r]));
   return [...new Set(names)].map((n) => {
     const r = known.get(n);
     if (r === undefined)
-      throw new UsageError(
+      throw usageError(
         `--report ${n}: no such report definition in ${ctx.config().jobsDir}; known: ${[...known.keys()].join(', ')}`,
       );
     return r;

@@ -21,25 +21,31 @@ export interface CliContext {
   logger(): Logger;
 }
 
-/** Thrown by a command whose work failed: the message is printed, the exit code is 1. */
+/** Thrown by a command that cannot go on: main() prints the message and exits 1 (the work failed), or 2
+ * with `usage` (bad usage the option parser could not catch). */
 export class CommandFailed extends TerminalError {
   override name = 'CommandFailed';
+  readonly exitCode: 1 | 2;
+  constructor(message: string, options: { readonly cause?: unknown; readonly usage?: boolean } = {}) {
+    super(message, options);
+    this.exitCode = options.usage === true ? 2 : 1;
+  }
 }
 
-/** Thrown for bad usage the option parser could not catch: printed, exit code 2. */
-export class UsageError extends TerminalError {
-  override name = 'UsageError';
+/** A CommandFailed for bad usage: exit code 2. */
+export function usageError(message: string, cause?: unknown): CommandFailed {
+  return new CommandFailed(message, { cause, usage: true });
 }
 
-/** Rethrows an error of one of `kinds` as a CommandFailed (or `As`) with `prefix`; others as they are. */
+/** Rethrows an error of one of `kinds` as a CommandFailed (exit 2 with `usage`) with `prefix`; others as they are. */
 export function rethrowAs(
   kinds: ReadonlyArray<abstract new (...args: never[]) => Error>,
   prefix = '',
-  As: typeof CommandFailed = CommandFailed,
+  usage = false,
 ): (error: unknown) => never {
   return (error) => {
     if (error instanceof Error && kinds.some((kind) => error instanceof kind))
-      throw new As(prefix + error.message, { cause: error });
+      throw new CommandFailed(prefix + error.message, { cause: error, usage });
     throw error;
   };
 }
@@ -231,14 +237,10 @@ export async function withQueues<T>(
     import('../platform/queue/queues.js'),
     import('../platform/queue/connection.js'),
   ]);
-  let queues: Queues;
-  try {
-    queues = await openQueues(ctx.config());
-  } catch (error) {
-    if (error instanceof RedisUnavailableError)
-      throw new CommandFailed(`${error.message}${hint}`, { cause: error });
-    throw error;
-  }
+  const queues = await openQueues(ctx.config()).catch((error: unknown) => {
+    if (!(error instanceof RedisUnavailableError)) throw error;
+    throw new CommandFailed(`${error.message}${hint}`, { cause: error });
+  });
   try {
     return await work(queues);
   } finally {

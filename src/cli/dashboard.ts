@@ -7,7 +7,7 @@
 //   answer). A request with none of those headers is not from a browser page and passes, as Go's
 //   http.CrossOriginProtection does.
 import { createServer } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -19,7 +19,7 @@ import { closeServer, listen } from '../worker/health-server.js';
 import type { Logger } from '../platform/log/logger.js';
 import { openQueueBackend } from '../platform/queue/backend.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../platform/queue/jobs.js';
-import { TerminalError } from '../platform/retry/errors.js';
+import { type CommandFailed, usageError } from './context.js';
 
 /** The queues the page shows, in its order. */
 const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
@@ -51,7 +51,8 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** Starts Bull Board; rejects with RedisUnavailableError or DashboardError, each saying what to do. */
+/** Starts Bull Board; rejects with RedisUnavailableError, or a CommandFailed of bad usage (--host, --port), each
+ * saying what to do. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
   // instead of requests queueing up behind a dead socket.
@@ -92,7 +93,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   createBullBoard({
     // Bull Board's types name the Redis Queue, yet it reads through the Queue API both backends
     // share (its server panel shows Postgres' figures there, docs/operations.md).
-    queues: queues.map((q) => new BullMQAdapter(q as unknown as Queue, { readOnlyMode: options.readOnly })),
+    queues: queues.map((q) => new BullMQAdapter(q as Queue, { readOnlyMode: options.readOnly })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
   });
@@ -110,8 +111,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   app.use('/', serverAdapter.getRouter() as express.Router);
   const server = createServer(app);
+  let port: number;
   try {
-    await listen(server, options.port, options.host);
+    port = await listen(server, options.port, options.host);
   } catch (error) {
     await closeServer(server);
     await closeQueues();
@@ -120,7 +122,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       ? listenFailure(options.host, options.port, error)
       : error;
   }
-  const port = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   return {
@@ -147,13 +148,8 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
-/** The dashboard cannot listen where asked: bad usage (exit 2), fixed by the --port or --host named. */
-export class DashboardError extends TerminalError {
-  override readonly name = 'DashboardError';
-}
-
-/** The message for a listen() failure, with the fix for the usual codes. */
-function listenFailure(host: string, port: number, error: unknown): DashboardError {
+/** A listen() failure as bad usage (exit 2), with the fix (the --port or --host) for the usual codes. */
+function listenFailure(host: string, port: number, error: unknown): CommandFailed {
   const code = errnoCode(error) ?? 'error';
   const where = `${host}:${port}`;
   const hint =
@@ -164,7 +160,7 @@ function listenFailure(host: string, port: number, error: unknown): DashboardErr
         : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
           ? `${host} is not an address of this machine: use --host 127.0.0.1 (or 0.0.0.0 for all)`
           : `check --host and --port`;
-  return new DashboardError(`cannot listen on ${where} (${code}): ${hint}`, { cause: error });
+  return usageError(`cannot listen on ${where} (${code}): ${hint}`, error);
 }
 
 /** The names a Host header may give for this dashboard. */

@@ -2,11 +2,11 @@
 // its own (never production's), ending with the example BI queries of sql/examples/.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import cliProgress from 'cli-progress';
-import Table from 'cli-table3';
-import type { Pool } from 'pg';
 import { createApiClientFromConfig } from '../api/client.js';
+import { runEntitySync } from '../catalogue/sync.js';
+import { DEMO_KEY, startEmulator } from '../emulator/index.js';
 import type { Account } from '../platform/config/accounts.js';
+import { queuePrefixOn } from '../platform/config/connections.js';
 import {
   accountConfig,
   PG_NAME_BYTES,
@@ -14,29 +14,28 @@ import {
   serverDefaults,
   type Config,
 } from '../platform/config/env.js';
-import { DEMO_KEY, startEmulator } from '../emulator/index.js';
-import { pullAccount } from '../platform/queue/jobs.js';
-import { loadJobs } from '../platform/config/jobs.js';
-import { queuePrefixOn } from '../platform/config/connections.js';
 import { packageRoot } from '../platform/config/files.js';
-import { runEntitySync } from '../catalogue/sync.js';
-import type { Logger } from '../platform/log/logger.js';
-import { enqueueBackfill, waitForPulls } from '../schedule/enqueue.js';
+import { loadJobs } from '../platform/config/jobs.js';
 import { addDays, localDate } from '../platform/dates/calendar.js';
-import { openQueues } from '../platform/queue/queues.js';
-import { collectStatus } from '../status/status.js';
-import { renderStatus } from '../status/render.js';
-import { startWorker } from '../worker/start.js';
+import type { Logger } from '../platform/log/logger.js';
 import {
-  createPool,
-  ident,
+  execute,
+  openWarehouse,
   withClient,
   withTransaction,
-  warehouseOf,
   type Warehouse,
 } from '../platform/pg/handle.js';
-import { TerminalError } from '../platform/retry/errors.js';
+import { pullAccount } from '../platform/queue/jobs.js';
+import { openQueues } from '../platform/queue/queues.js';
+import { enqueueBackfill, waitForPulls } from '../schedule/enqueue.js';
 import { claimSchema, setupWarehouse } from '../schema/migrate.js';
+import { renderStatus } from '../status/render.js';
+import { searchPathFor } from '../status/sql.js';
+import { collectStatus } from '../status/status.js';
+import { startWorker } from '../worker/start.js';
+import { usageError } from './context.js';
+import { etaText, progressView } from './progress.js';
+import { gridTable } from './pull.js';
 
 /** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
@@ -45,35 +44,6 @@ export const DEMO_PREFIX = 'adops-demo';
 /** The comment the demo puts on its schema: what tells it apart from a schema holding real data. */
 const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
 
-/** The demo would write where it must not: names the place and says what to do instead. */
-export class DemoRefused extends TerminalError {
-  override name = 'DemoRefused';
-}
-
-/** Refuses production's queue prefix (the demo clears its queue), then claims the schema: one holding tables
- * without the demo's mark is refused, so no real row is ever overwritten or soft-deleted. */
-async function claimTarget(wh: Warehouse, config: Config, queuePrefix: string): Promise<void> {
-  // Postgres silently cuts a longer name to 63 bytes (as ADOPS_SCHEMA's check in loadConfig says).
-  if (config.queue.backend === 'postgres' && Buffer.byteLength(config.queue.schema) > PG_NAME_BYTES)
-    throw new DemoRefused(
-      `the demo's --schema ${wh.schema} is too long for its Postgres queue: the queue schema ` +
-        `"${config.queue.schema}" would pass Postgres' ${PG_NAME_BYTES}-byte limit for a name; give a shorter --schema`,
-    );
-  if (queuePrefix === config.queue.prefix)
-    throw new DemoRefused(
-      `the demo's queue prefix ${JSON.stringify(queuePrefix)} is ADOPS_QUEUE_PREFIX, where production ` +
-        'queues live: give the demo another with --queue-prefix',
-    );
-  const claim = await claimSchema(wh, DEMO_SCHEMA_MARKER);
-  if (claim.claimed) return;
-  const shown = claim.relations.join(', ') + (claim.relationCount > claim.relations.length ? ', ...' : '');
-  throw new DemoRefused(
-    `schema ${wh.schema} holds ${claim.relationCount} tables or other relations (${shown}) that adops demo ` +
-      'did not create: the demo writes only to a schema of its own; give it another with --schema ' +
-      `(default ${DEMO_SCHEMA})`,
-  );
-}
-
 /** The demo's two accounts, each served by its own embedded emulator. */
 const DEMO_ACCOUNTS = [
   { name: 'north', seed: 1 },
@@ -81,7 +51,7 @@ const DEMO_ACCOUNTS = [
 ] as const;
 
 export interface DemoOptions {
-  /** Validated config; the demo swaps in the emulators' API settings and its own schema and prefix. */
+  /** The product's config (loadConfig of the environment); the demo overrides only what sets it apart. */
   readonly config: Config;
   /** The demo's schema (default adops_demo); refused when it holds tables the demo did not create. */
   readonly schema?: string;
@@ -100,66 +70,88 @@ export interface DemoOptions {
   readonly concurrency?: number;
 }
 
+/** The product's config with the demo's differences: its schema, queue prefix and store, and one account per
+ * emulator (the demo's key, a rate no real server would allow). Refuses, as bad usage, production's queue
+ * prefix (the demo clears its queue) and a schema too long for its queue schema's name. */
+function demoConfig(base: Config, options: DemoOptions, urls: readonly string[]): Config {
+  const schema = options.schema ?? DEMO_SCHEMA;
+  const own = options.queuePrefix ?? DEMO_PREFIX;
+  // On a Redis Cluster the demo's prefix is hash-tagged like production's (config.queue.prefix).
+  const prefix = queuePrefixOn(base.redis, own);
+  const backend = options.queue ?? 'postgres';
+  const queueSchema = queueSchemaOf(schema, own, DEMO_PREFIX);
+  // Postgres silently cuts a longer name to 63 bytes (as ADOPS_SCHEMA's check in loadConfig says).
+  if (backend === 'postgres' && Buffer.byteLength(queueSchema) > PG_NAME_BYTES)
+    throw usageError(
+      `the demo's --schema ${schema} is too long for its Postgres queue: the queue schema ` +
+        `"${queueSchema}" would pass Postgres' ${PG_NAME_BYTES}-byte limit for a name; give a shorter --schema`,
+    );
+  if (prefix === base.queue.prefix)
+    throw usageError(
+      `the demo's queue prefix ${JSON.stringify(prefix)} is ADOPS_QUEUE_PREFIX, where production ` +
+        'queues live: give the demo another with --queue-prefix',
+    );
+  const rateLimitPerSecond = Math.max(base.queue.rateLimitPerSecond, 200);
+  const accounts: Account[] = DEMO_ACCOUNTS.map((a, i) => ({
+    ...serverDefaults(base),
+    name: a.name,
+    baseUrl: urls[i],
+    apiKey: DEMO_KEY,
+    auth: 'bearer',
+    rateLimitPerSecond,
+    timezone: 'UTC',
+    reports: undefined,
+  }));
+  const queue = { ...base.queue, backend, prefix, schema: queueSchema, rateLimitPerSecond };
+  return { ...base, schema, queue, accounts, accountsFile: undefined, metricsPort: 0 };
+}
+
+/** Claims the schema: one holding tables without the demo's mark is refused, so no real row is ever
+ * overwritten or soft-deleted. */
+async function claimTarget(wh: Warehouse): Promise<void> {
+  const claim = await claimSchema(wh, DEMO_SCHEMA_MARKER);
+  if (claim.claimed) return;
+  const shown = claim.relations.join(', ') + (claim.relationCount > claim.relations.length ? ', ...' : '');
+  throw usageError(
+    `schema ${wh.schema} holds ${claim.relationCount} tables or other relations (${shown}) that adops demo ` +
+      'did not create: the demo writes only to a schema of its own; give it another with --schema ' +
+      `(default ${DEMO_SCHEMA})`,
+  );
+}
+
 /** Migrates, syncs, backfills `days` days of every report with an in-process worker, prints the status and
  * the BI queries, and closes all it started; the tables stay, and a second run reloads the same periods in
  * place. */
 export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
   const jobs = loadJobs(join(packageRoot(), 'jobs'));
-  const schema = options.schema ?? DEMO_SCHEMA;
-  // On a Redis Cluster the demo's prefix is hash-tagged like production's (config.queue.prefix).
-  const prefix = queuePrefixOn(options.config.redis, options.queuePrefix ?? DEMO_PREFIX);
-  const pool = createPool(options.config, { max: 10, logger });
-  const cleanups: Array<() => Promise<unknown>> = [() => pool.end()];
+  // Checked before anything starts; the emulators' URLs are filled in once they listen.
+  const planned = demoConfig(options.config, options, []);
+  const wh = openWarehouse(planned, { max: 10, logger });
+  const cleanups: Array<() => Promise<unknown>> = [() => wh.pool.end()];
   try {
-    const wh = warehouseOf(pool, schema, { logger });
-    const queue = {
-      backend: options.queue ?? 'postgres',
-      schema: queueSchemaOf(schema, options.queuePrefix ?? DEMO_PREFIX, DEMO_PREFIX),
-    } as const;
-    await claimTarget(wh, { ...options.config, queue: { ...options.config.queue, ...queue } }, prefix);
+    await claimTarget(wh);
     // Two accounts, each its own emulated ad server with its own data (seeds 1 and 2).
-    const servers = await Promise.all(
-      DEMO_ACCOUNTS.map(async (a) => ({
-        ...a,
-        emulator: await startEmulator({ port: 0, seed: a.seed, cellsPerDay: options.cellsPerDay ?? 2000 }),
-      })),
+    const cellsPerDay = options.cellsPerDay ?? 2000;
+    const emulators = await Promise.all(
+      DEMO_ACCOUNTS.map((a) => startEmulator({ port: 0, seed: a.seed, cellsPerDay })),
     );
-    cleanups.unshift(...servers.map((a) => () => a.emulator.close()));
-    const rate = Math.max(options.config.queue.rateLimitPerSecond, 200);
-    const accounts: Account[] = servers.map((a) => ({
-      name: a.name,
-      baseUrl: a.emulator.url,
-      apiKey: DEMO_KEY,
-      ...serverDefaults(options.config),
-      auth: 'bearer' as const,
-      rateLimitPerSecond: rate,
-      timezone: 'UTC',
-      reports: undefined,
-    }));
-    const config: Config = Object.freeze({
-      ...options.config,
-      baseUrl: accounts[0]?.baseUrl,
-      apiKey: DEMO_KEY,
-      auth: 'bearer' as const,
-      metricsPort: 0,
-      schema,
-      queue: Object.freeze({
-        ...options.config.queue,
-        ...queue,
-        prefix,
-        rateLimitPerSecond: rate,
-      }),
-      accounts: Object.freeze(accounts),
-      accountsFile: undefined,
-    });
-    for (const a of servers)
-      out(`emulator of account ${a.name}: ${a.emulator.url} (key ${DEMO_KEY}, seed ${a.seed})\n`);
+    cleanups.unshift(...emulators.map((e) => () => e.close()));
+    const config = demoConfig(
+      options.config,
+      options,
+      emulators.map((e) => e.url),
+    );
+    DEMO_ACCOUNTS.forEach((a, i) =>
+      out(`emulator of account ${a.name}: ${emulators[i]?.url} (key ${DEMO_KEY}, seed ${a.seed})\n`),
+    );
     const setup = await setupWarehouse(wh, { reports: jobs.reports });
-    out(`migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${schema}\n`);
+    out(
+      `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${wh.schema}\n`,
+    );
 
     let campaigns = 0;
-    for (const account of accounts) {
+    for (const account of config.accounts) {
       const api = createApiClientFromConfig(accountConfig(config, account), logger);
       cleanups.unshift(() => api.close());
       const synced = await runEntitySync({ wh, account: account.name, api, logger });
@@ -168,7 +160,7 @@ export async function runDemo(options: DemoOptions) {
     }
 
     const concurrency = options.concurrency ?? 8;
-    const worker = await startWorker({ config, jobs, pool, logger, concurrency, metrics: false });
+    const worker = await startWorker({ config, jobs, pool: wh.pool, logger, concurrency, metrics: false });
     cleanups.unshift(() => worker.close(10_000));
     const queues = await openQueues(config);
     cleanups.unshift(() => queues.close());
@@ -176,6 +168,7 @@ export async function runDemo(options: DemoOptions) {
     const days = options.days ?? 7;
     const yesterday = addDays(localDate(new Date(), 'UTC'), -1);
     const from = addDays(yesterday, 1 - days);
+    const { accounts } = config;
     const { pulls } = await enqueueBackfill(
       queues.pulls,
       jobs.reports,
@@ -187,28 +180,16 @@ export async function runDemo(options: DemoOptions) {
     out(
       `backfill: ${pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
     );
-    const bar =
-      options.progress === undefined
-        ? undefined
-        : new cliProgress.SingleBar(
-            {
-              stream: options.progress,
-              // Our own ETA, `eta_s`: cli-progress fills `{eta}` with its own, INF before any pull ends.
-              format: 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_s}',
-              noTTYOutput: options.progress.isTTY !== true,
-              notTTYSchedule: 2000,
-              hideCursor: true,
-            },
-            cliProgress.Presets.shades_classic,
-          );
-    bar?.start(pulls.length, 0, { failed: 0, rate: '0.0', eta_s: '?' });
+    const format = 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_s}';
+    const bar = options.progress === undefined ? undefined : progressView(options.progress, format, 0, true);
+    bar?.update(0, pulls.length, { failed: 0, rate: '0.0', eta_s: '?' });
     const result = await waitForPulls(queues.pulls, pulls, {
       pollMs: 100,
       onProgress: (p) =>
-        bar?.update(p.done + p.failed, {
+        bar?.update(p.done + p.failed, pulls.length, {
           failed: p.failed,
           rate: p.ratePerSecond.toFixed(1),
-          eta_s: p.etaSeconds === undefined ? '?' : `${Math.ceil(p.etaSeconds)}s`,
+          eta_s: etaText(p.etaSeconds),
         }),
     });
     bar?.stop();
@@ -217,10 +198,8 @@ export async function runDemo(options: DemoOptions) {
       out(`  failed ${pullAccount(pull.data)}/${pull.data.report} ${pull.data.periodStart}: ${reason}\n`);
 
     out(`\n${renderStatus(await collectStatus(wh, jobs, queues, days, new Date(), accounts))}\n`);
-    for (const example of EXAMPLE_QUERIES) {
-      const table = await exampleTable(pool, schema, example.file);
-      out(`\n${example.title} (sql/examples/${example.file})\n${table}\n`);
-    }
+    for (const example of EXAMPLE_QUERIES)
+      out(`\n${example.title} (sql/examples/${example.file})\n${await exampleTable(wh, example.file)}\n`);
     await queues.pulls
       .obliterate({ force: true })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not clear the demo queue'));
@@ -238,19 +217,18 @@ const EXAMPLE_QUERIES = [
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
 ];
 
-/** One example run in `schema` (a transaction-local search_path) as a terminal table, values as Postgres
- * prints them. */
-async function exampleTable(pool: Pool, schema: string, file: string): Promise<string> {
-  const sql = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
-  const result = await withClient(pool, (client) =>
+/** One example run read-only in the warehouse's schema as a terminal table, values as Postgres prints them. */
+async function exampleTable(wh: Warehouse, file: string): Promise<string> {
+  const text = readFileSync(join(packageRoot(), 'sql', 'examples', file), 'utf8');
+  const result = await withClient(wh.pool, (client) =>
     withTransaction(
       client,
       async () => {
-        await client.query(`SET LOCAL search_path TO ${ident(schema)}, public`);
+        await execute(client, searchPathFor(wh.schema));
         return client.query<Array<string | null>>({
-          text: sql,
+          text,
           rowMode: 'array',
-          types: { getTypeParser: () => (text: string) => text },
+          types: { getTypeParser: () => (value: string) => value },
         });
       },
       { begin: 'BEGIN READ ONLY' },
@@ -260,13 +238,10 @@ async function exampleTable(pool: Pool, schema: string, file: string): Promise<s
   const numeric = result.fields.map(
     (_, i) => rows.length > 0 && rows.every((r) => /^-?\d+(\.\d+)?$/.test(r[i] ?? '')),
   );
-  const table = new Table({
-    head: result.fields.map((f) => f.name),
-    style: { head: [], border: [] },
-    // No rule between body rows: results read as a compact grid.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    colAligns: numeric.map((n) => (n ? 'right' : 'left')),
-  });
+  const table = gridTable(
+    result.fields.map((f) => f.name),
+    numeric.map((n) => (n ? 'right' : 'left')),
+  );
   table.push(...rows);
   return table.toString();
 }

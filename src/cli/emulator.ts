@@ -2,7 +2,7 @@
 // `adops demo` (the whole pipeline on the embedded emulators).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { QUEUE_PREFIX, SCHEMA_NAME, SYSTEM_SCHEMA, SYSTEM_SCHEMA_PROBLEM } from '../platform/config/env.js';
-import { DEMO_PREFIX, DEMO_SCHEMA, DemoRefused, runDemo, type DemoOptions } from './demo.js';
+import { DEMO_PREFIX, DEMO_SCHEMA, runDemo, type DemoOptions } from './demo.js';
 
 import {
   describeQuirks,
@@ -27,7 +27,7 @@ import {
   postgresFailure,
   SUMMARIES,
   untilSignal,
-  UsageError,
+  usageError,
   type CliContext,
 } from './context.js';
 
@@ -160,7 +160,7 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
   try {
     chosen = optionsOfFlags(flags);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw usageError(error instanceof Error ? error.message : String(error), error);
   }
   const emulator = await startEmulator({
     port: flags.port,
@@ -225,7 +225,6 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         progress: ctx.stderr,
         ...opts,
       }).catch((error: unknown) => {
-        if (error instanceof DemoRefused) throw new UsageError(error.message, { cause: error });
         throw postgresFailure(error);
       });
       ctx.stdout.write(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -9,14 +9,7 @@ import { describeRedisTarget } from '../platform/config/connections.js';
 import { isRedisConnectionLoss, outageReason } from '../platform/retry/classify.js';
 import { redactSecrets } from '../platform/log/redact.js';
 import { terminalSafe } from '../status/format.js';
-import {
-  CommandFailed,
-  createContext,
-  SUMMARIES,
-  UsageError,
-  type CliContext,
-  type CommandName,
-} from './context.js';
+import { CommandFailed, createContext, SUMMARIES, type CliContext, type CommandName } from './context.js';
 
 /** Runs the CLI and resolves to its exit code: 0 success, 1 the work failed, 2 bad usage or configuration.
  * `env` is the only place the process environment enters the program. */
@@ -59,9 +52,9 @@ export async function main(
     // commander already printed the message (or the help)
     if (error instanceof CommanderError)
       return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
-    if (error instanceof ConfigError || error instanceof UsageError || error instanceof CommandFailed) {
+    if (error instanceof ConfigError || error instanceof CommandFailed) {
       say(`adops: ${error.message}`);
-      return error instanceof CommandFailed ? 1 : 2;
+      return error instanceof CommandFailed ? error.exitCode : 2;
     }
     // Redis going away mid-command, where the command has no word of its own for it: one line.
     if (isRedisConnectionLoss(error)) {
@@ -80,10 +73,9 @@ export async function main(
 
 /** The version of the installed package (its package.json, wherever it was installed). */
 function packageVersion(): string {
-  const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
-    version?: unknown;
-  };
-  return typeof version === 'string' ? version : 'unknown';
+  const manifest: unknown = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
+  const ok = typeof manifest === 'object' && manifest !== null && 'version' in manifest;
+  return ok && typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
 /** Adds one command (its flags, help and action) to the program. */
@@ -115,7 +107,11 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
 export function commandOf(args: readonly string[]): CommandName | undefined {
   const words = args.filter((a) => !a.startsWith('-'));
   const word = words[0] === 'help' ? words[1] : words[0];
-  return word !== undefined && Object.hasOwn(SUMMARIES, word) ? (word as CommandName) : undefined;
+  return word !== undefined && isCommand(word) ? word : undefined;
+}
+
+function isCommand(word: string): word is CommandName {
+  return Object.hasOwn(SUMMARIES, word);
 }
 
 /** Registers every command on `program`: the one `args` names in full (its module and context loaded now),
@@ -127,7 +123,7 @@ export async function registerCommands(
 ): Promise<void> {
   const chosen = commandOf(args);
   const [register, ctx] = chosen === undefined ? [] : await Promise.all([COMMANDS[chosen](), context()]);
-  for (const name of Object.keys(COMMANDS) as CommandName[]) {
+  for (const name of Object.keys(COMMANDS).filter(isCommand)) {
     if (name === chosen && register !== undefined && ctx !== undefined) register(program, ctx);
     else program.command(name).description(SUMMARIES[name]);
   }

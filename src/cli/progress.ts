@@ -28,15 +28,21 @@ interface View {
   stop(): void;
 }
 
-/** A View on `stream` in the house style, its bar drawn in `format`; `lastLine` starts the 5 s. */
-function progressView(
+/** A View on `stream` in the house style, its bar drawn in `format`; `lastLine` starts the 5 s. `barAnywhere`
+ * draws the bar off a terminal too, every 2 s (the demo's, whose output is read as a whole). */
+export function progressView(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
   format: string,
   lastLine = Date.now(),
+  barAnywhere = false,
 ): View {
+  const tty = stream.isTTY === true;
   const bar =
-    stream.isTTY === true
-      ? new cliProgress.SingleBar({ stream, format, hideCursor: true }, cliProgress.Presets.shades_classic)
+    tty || barAnywhere
+      ? new cliProgress.SingleBar(
+          { stream, format, hideCursor: true, noTTYOutput: !tty, notTTYSchedule: 2000 },
+          cliProgress.Presets.shades_classic,
+        )
       : undefined;
   let started = false;
   return {
@@ -60,8 +66,9 @@ function progressView(
   };
 }
 
-/** An ETA for a bar, as `12s` or `?` (not `eta`: cli-progress fills that name with its own). */
-function etaText(seconds: number | undefined): string {
+/** An ETA for a bar, as `12s` or `?` (not `eta`: cli-progress fills that name with its own, INF before any
+ * pull ends). */
+export function etaText(seconds: number | undefined): string {
   return seconds === undefined ? '?' : `${Math.ceil(seconds)}s`;
 }
 

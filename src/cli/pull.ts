@@ -26,7 +26,7 @@ import {
 } from '../status/format.js';
 import { parseReport, type ParsedReport } from '../flatten/parse.js';
 import type { ReportQuery } from '../flatten/types.js';
-import { CommandFailed, rethrowAs, SUMMARIES, UsageError, type CliContext } from './context.js';
+import { CommandFailed, rethrowAs, SUMMARIES, usageError, type CliContext } from './context.js';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -130,23 +130,24 @@ function queryOf(flags: PullFlags): ReportQuery {
   const dimensions: Dimension[] = [];
   for (const name of names) {
     if (!isDimension(name))
-      throw new UsageError(`--dimensions: "${name}" is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
-    if (dimensions.includes(name)) throw new UsageError(`--dimensions: "${name}" is listed twice`);
+      throw usageError(`--dimensions: "${name}" is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (dimensions.includes(name)) throw usageError(`--dimensions: "${name}" is listed twice`);
     dimensions.push(name);
   }
   const start = flags.from;
   const end = flags.to ?? flags.from;
-  if (!isIsoDate(start)) throw new UsageError(`--from: "${start}" is not a date YYYY-MM-DD`);
-  if (!isIsoDate(end)) throw new UsageError(`--to: "${end}" is not a date YYYY-MM-DD`);
-  if (end < start) throw new UsageError(`--to ${end} is before --from ${start}`);
+  if (!isIsoDate(start)) throw usageError(`--from: "${start}" is not a date YYYY-MM-DD`);
+  if (!isIsoDate(end)) throw usageError(`--to: "${end}" is not a date YYYY-MM-DD`);
+  if (end < start) throw usageError(`--to ${end} is before --from ${start}`);
   return { dimensions, period: { start, end } };
 }
 
 function formatOf(flag: string | undefined, tty: boolean): Format {
   if (flag === undefined) return tty ? 'table' : 'csv';
-  if (!(FORMATS as readonly string[]).includes(flag))
-    throw new UsageError(`--format: "${flag}" is not allowed; allowed: ${FORMATS.join(', ')}`);
-  return flag as Format;
+  const format = FORMATS.find((f) => f === flag);
+  if (format === undefined)
+    throw usageError(`--format: "${flag}" is not allowed; allowed: ${FORMATS.join(', ')}`);
+  return format;
 }
 
 function chunksOf(
@@ -159,13 +160,7 @@ function chunksOf(
   // On a terminal an API value's control characters must not drive it; into a pipe CSV stays exact.
   if (format === 'csv') return csvChunks(dimensions, parsed.rows, { formulas, terminal: tty });
   if (format === 'json') return jsonChunks(dimensions, parsed.rows);
-  // No colours: the table may be copied or piped even from a terminal.
-  const table = new Table({
-    head: columns(dimensions),
-    style: { head: [], border: [] },
-    // No rule between rows: a report has many.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
+  const table = gridTable(columns(dimensions));
   // A table is for a terminal: an API value's control characters must not drive it.
   for (const row of parsed.rows) table.push([...row.dims.map(terminalSafe), ...row.counters.map(String)]);
   const lines = table.toString().split('\n');
@@ -183,4 +178,15 @@ async function write(out: NodeJS.WritableStream, chunks: Iterable<string>): Prom
       await once(out, 'drain').catch((error: Error) => {
         throw new CommandFailed(`cannot write the rows: ${error.message}`, { cause: error });
       });
+}
+
+/** A terminal table without colours (it may be copied or piped even from a terminal) and without a rule
+ * between body rows (a report has many): results read as a compact grid. */
+export function gridTable(head: string[], colAligns?: Array<'left' | 'right'>): Table.Table {
+  return new Table({
+    head,
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(colAligns === undefined ? {} : { colAligns }),
+  });
 }

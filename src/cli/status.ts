@@ -20,7 +20,7 @@ import {
   CommandFailed,
   intOption,
   SUMMARIES,
-  UsageError,
+  usageError,
   withWarehouse,
   type CliContext,
 } from './context.js';
@@ -53,8 +53,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
         'nightly daily report). A missing period counts once it is that old or older than a loaded one.',
     )
     .action(async (flags: StatusFlags) => {
-      if (flags.check && flags.json)
-        throw new UsageError('--check and --json cannot be combined: choose one');
+      if (flags.check && flags.json) throw usageError('--check and --json cannot be combined: choose one');
       const config = ctx.config();
       const jobs = ctx.jobs();
       const accounts = selectAccounts(config.accounts, flags.account);

@@ -15,7 +15,7 @@ import {
   cannotConnect,
   CommandFailed,
   SUMMARIES,
-  UsageError,
+  usageError,
   withQueues,
   withWarehouse,
   type CliContext,
@@ -38,7 +38,7 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     )
     .action(async (flags: { swapWhenCovered: boolean; biRole?: string }) => {
       const reserved = flags.biRole === undefined ? undefined : reservedBiRole(flags.biRole);
-      if (reserved !== undefined) throw new UsageError(`--bi-role ${flags.biRole}: ${reserved}`);
+      if (reserved !== undefined) throw usageError(`--bi-role ${flags.biRole}: ${reserved}`);
       const config = ctx.config();
       const reports = ctx.jobs().reports;
       // No statement timeout: a migration may rewrite a big table, and a second run waits on the lock.
@@ -136,7 +136,7 @@ export function registerEvolve(program: Command, ctx: CliContext): void {
       const jobs = ctx.jobs().reports;
       const reports = flags.report === undefined ? jobs : jobs.filter((r) => r.name === flags.report);
       if (flags.report !== undefined && reports.length === 0)
-        throw new UsageError(`--report: no job definition is named "${flags.report}"`);
+        throw usageError(`--report: no job definition is named "${flags.report}"`);
       await withWarehouse(ctx, 2, async (wh) => {
         const { pool, schema } = wh;
         for (const report of reports) {
@@ -208,7 +208,7 @@ export function registerReplay(program: Command, ctx: CliContext): void {
     .option('--strict-reconcile', 'fail when the rows do not sum to the totals', false)
     .action(async (flags: { loadId: string; strictReconcile: boolean }) => {
       if (!/^[1-9]\d{0,15}$/.test(flags.loadId))
-        throw new UsageError(
+        throw usageError(
           `--load-id ${JSON.stringify(flags.loadId)} is not a load_id: expected a positive whole number`,
         );
       const config = ctx.config();

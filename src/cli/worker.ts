@@ -3,19 +3,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { watchAccountsFile } from '../platform/config/accounts-watch.js';
 import { liveJobs } from '../platform/config/jobs.js';
-import { isLoopback, DashboardError, startDashboard } from './dashboard.js';
+import { isLoopback, startDashboard } from './dashboard.js';
 import { RedisUnavailableError } from '../platform/queue/connection.js';
 import { createPool } from '../platform/pg/handle.js';
+import { within } from '../worker/runtime.js';
 import { startWorker } from '../worker/start.js';
-import {
-  CommandFailed,
-  intOption,
-  rethrowAs,
-  SUMMARIES,
-  untilSignal,
-  UsageError,
-  type CliContext,
-} from './context.js';
+import { CommandFailed, intOption, rethrowAs, SUMMARIES, untilSignal, type CliContext } from './context.js';
 
 interface WorkerFlags {
   readonly concurrency: number;
@@ -174,9 +167,7 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
     allowedHosts: flags.allowedHost ?? [],
     readOnly: flags.allowWrites !== true,
     logger,
-  })
-    .catch(rethrowAs([DashboardError], '', UsageError))
-    .catch(rethrowAs([RedisUnavailableError]));
+  }).catch(rethrowAs([RedisUnavailableError]));
   ctx.stdout.write(`${dashboard.url}\n`);
   if (flags.allowWrites === true && !isLoopback(flags.host))
     logger.warn({ host: flags.host }, 'actions are enabled on a page anyone on the network can open');
@@ -187,11 +178,10 @@ async function runDashboard(ctx: CliContext, flags: DashboardFlags): Promise<voi
 
   const signal = await untilSignal();
   logger.info({ signal }, 'closing the dashboard');
-  const timeout = new Promise<'timeout'>((resolve) =>
-    setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref(),
-  );
-  if ((await Promise.race([dashboard.close().then(() => 'closed' as const), timeout])) === 'timeout')
+  const closing = dashboard.close();
+  if (!(await within(closing, CLOSE_TIMEOUT_MS)))
     throw new CommandFailed(`the dashboard did not close within ${CLOSE_TIMEOUT_MS / 1000}s after ${signal}`);
+  await closing;
 }
 
 /** Adds one --allowed-host to those before it: a host name, as a browser's address bar has it. */

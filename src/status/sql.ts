@@ -2,7 +2,7 @@
 // account and period (for the agreement check), and the accounts holding rows that are not configured.
 import { COUNTERS } from '../platform/config/dimensions.js';
 import type { Totals } from '../flatten/types.js';
-import { qualified, statement } from '../platform/pg/handle.js';
+import { ident, qualified, statement, type Statement } from '../platform/pg/handle.js';
 
 /** A report's totals over one account and period: its own period's row, or the sum of its rows inside it. */
 export interface SideRow {
@@ -88,4 +88,10 @@ export function unconfiguredAccounts(schema: string, configured: readonly string
       ORDER BY 1`,
     [configured],
   );
+}
+
+/** Points the transaction's search_path at `schema` (then public): the BI example queries of sql/examples/
+ * (shown by `adops demo`) name the warehouse's views unqualified, as a dashboard connected to it would. */
+export function searchPathFor(schema: string): Statement<{ set_config: string }> {
+  return statement('SELECT set_config($1, $2, true)', ['search_path', `${ident(schema)}, public`]);
 }

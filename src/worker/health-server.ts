@@ -1,6 +1,5 @@
 // The worker's HTTP side: /metrics for Prometheus and /health for orchestrators.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { errnoCode } from '../platform/config/files.js';
 import type { Logger } from '../platform/log/logger.js';
@@ -95,17 +94,17 @@ export async function startMetricsServer(
       );
     else reply(404, 'text/plain', 'not found: try /metrics or /health\n');
   });
-  await listen(server, port, host);
-  return { port: (server.address() as AddressInfo).port, close: () => closeServer(server) };
+  return { port: await listen(server, port, host), close: () => closeServer(server) };
 }
 
-/** Resolves once `server` listens on `host:port`; rejects with listen()'s error. */
-export function listen(server: Server, port: number, host: string): Promise<void> {
+/** Resolves with the port `server` listens on at `host:port` (0: a free one); rejects with listen()'s error. */
+export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve();
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
     });
   });
 }

@@ -10,6 +10,7 @@ import { lastRestatements } from '../pull/history.js';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
+import type { WorkerObserver } from './pull-worker.js';
 
 /** The queue counts the depth gauge reports. */
 const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
@@ -100,16 +101,8 @@ export function attemptRecorder(
   };
 }
 
-/** The worker's events as metrics; structurally a WorkerObserver (observe imports nothing of the worker). */
-export function metricsObserver(metrics: WorkerMetrics): {
-  pull(
-    report: string,
-    event:
-      | { outcome: 'loaded' | 'superseded'; rows: number; fetchMs: number; loadMs: number; totalMs: number }
-      | { outcome: 'retry' | 'failed' | 'rate_limited' },
-  ): void;
-  attempt(event: { status: number | undefined; attempt: number; path: string }): void;
-} {
+/** The worker's events as metrics. */
+export function metricsObserver(metrics: WorkerMetrics): WorkerObserver {
   return {
     pull(report, event) {
       metrics.pulls.inc({ report, outcome: event.outcome });

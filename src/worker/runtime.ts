@@ -213,38 +213,14 @@ const FIRST_DOWN_MS = 1_000;
 /** Delay of a pull whose account already holds its share of the slots. */
 const BUSY_DELAY_MS = 250;
 
-export interface AccountGuard {
-  /** Milliseconds a pull of `account` should wait before it starts; 0: start now (and count it). */
-  enter(account: string): number;
-  /** The pull of `account` that entered has ended. */
-  leave(account: string): void;
-  /** The account answered: its failure streak ends. */
-  succeeded(account: string): void;
-  /**
-   * The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403): holds
-   * its pulls, 1 s doubling to 60 s while the failures go on. Returns the new hold's ms, or 0 when
-   * it ends no later than the one in force (nothing new to tell).
-   */
-  failed(account: string): number;
-  /** The account answered 429: hold its pulls for `ms`. */
-  paused(account: string, ms: number): void;
-}
-
-interface State {
-  running: number;
-  heldUntil: number;
-  failures: number;
-}
+/** The guard of a worker's accounts (createAccountGuard). */
+export type AccountGuard = ReturnType<typeof createAccountGuard>;
 
 /** A guard for `accounts` accounts sharing `concurrency` slots: with more than one, an account takes
  * at most concurrency - 1, so another always has a slot; with one, nothing is held. */
-export function createAccountGuard(
-  accounts: number,
-  concurrency: number,
-  now: () => number = Date.now,
-): AccountGuard {
-  const states = new Map<string, State>();
-  const state = (a: string): State => {
+export function createAccountGuard(accounts: number, concurrency: number, now: () => number = Date.now) {
+  const states = new Map<string, { running: number; heldUntil: number; failures: number }>();
+  const state = (a: string) => {
     let s = states.get(a);
     if (s === undefined) states.set(a, (s = { running: 0, heldUntil: 0, failures: 0 }));
     return s;
@@ -252,7 +228,8 @@ export function createAccountGuard(
   const share = Math.max(1, concurrency - 1);
   const guarded = accounts > 1;
   return {
-    enter(account) {
+    /** Milliseconds a pull of `account` should wait before it starts; 0: start now (and count it). */
+    enter(account: string): number {
       const s = state(account);
       if (guarded) {
         const held = s.heldUntil - now();
@@ -262,14 +239,19 @@ export function createAccountGuard(
       s.running++;
       return 0;
     },
-    leave(account) {
+    /** The pull of `account` that entered has ended. */
+    leave(account: string): void {
       const s = state(account);
       s.running = Math.max(0, s.running - 1);
     },
-    succeeded(account) {
+    /** The account answered: its failure streak ends. */
+    succeeded(account: string): void {
       state(account).failures = 0;
     },
-    failed(account) {
+    /** The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403): holds its
+     * pulls, 1 s doubling to 60 s while the failures go on. Returns the new hold's ms, or 0 when it ends no
+     * later than the one in force (nothing new to tell). */
+    failed(account: string): number {
       const s = state(account);
       s.failures++;
       const ms = Math.min(MAX_DOWN_MS, FIRST_DOWN_MS * 2 ** (s.failures - 1));
@@ -277,7 +259,8 @@ export function createAccountGuard(
       s.heldUntil = now() + ms;
       return ms;
     },
-    paused(account, ms) {
+    /** The account answered 429: hold its pulls for `ms`. */
+    paused(account: string, ms: number): void {
       const s = state(account);
       s.heldUntil = Math.max(s.heldUntil, now() + ms);
     },

@@ -139,8 +139,7 @@ async function startOn(
   // Each account's own API client and limiter (one account: the runtime's limiter, as before).
   const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
   if (accounts !== undefined) opened.push(() => accounts.close());
-  const fetcher: ReportFetcher | FetcherFor =
-    accounts === undefined ? (deps.fetcher as ReportFetcher) : accounts.fetcherFor;
+  const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? accounts?.fetcherFor ?? (() => undefined);
   const isolation =
     accounts !== undefined && config.accounts.length > 1
       ? { guard: accounts.guard, accounts: accounts.accounts, accountsFile: config.accountsFile }

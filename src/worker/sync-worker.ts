@@ -3,8 +3,6 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import type { AttemptInfo } from '../api/http.js';
-import type { AccountConfig } from '../platform/config/env.js';
-import type { Logger } from '../platform/log/logger.js';
 import { type RequestGate, limiterKey } from '../limits/limiter.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
@@ -14,7 +12,6 @@ import type { SyncProgress } from '../catalogue/checkpoint.js';
 import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../platform/retry/classify.js';
-import type { FetcherHooks } from '../pull/run.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -59,14 +56,14 @@ export function defaultEntitySync(
           maxPauseMs: rt.config.http.retryAfterCapMs,
           stop: rt.shutdown.signal,
         });
-    // At the shutdown deadline the sync's requests end, as a pull's do, and the sync goes back to wait.
-    const api = createSyncApi(
-      accountConfig(rt.config, account),
-      rt.logger,
-      limiter,
-      (a) => observer.attempt(a),
-      rt.shutdown.signal,
-    );
+    // One HTTP attempt per call with 429s thrown: the sync's requester retries each request itself (429s
+    // through the limiter's shared pause, faults with backoff). At the shutdown deadline its requests end,
+    // as a pull's do, and the sync goes back to wait.
+    const api = createApiClientFromConfig(accountConfig(rt.config, account), rt.logger, {
+      ...syncClientOptions(limiter),
+      signal: rt.shutdown.signal,
+      onAttempt: ({ status, attempt, path }: AttemptInfo) => observer.attempt({ status, attempt, path }),
+    });
     c = {
       api,
       gate: limiter,
@@ -157,23 +154,4 @@ function syncProcessor(
       rt.touch();
     }
   };
-}
-
-/**
- * The API client of a worker's catalogue syncs: one HTTP attempt per call with 429s thrown, so
- * the sync's requester retries each request itself (429s through the shared pause of `gate`,
- * faults with backoff), and every attempt takes a slot of the shared rate limit.
- */
-export function createSyncApi(
-  config: AccountConfig,
-  logger: Logger,
-  gate: RequestGate,
-  onAttempt: FetcherHooks['onAttempt'],
-  signal?: AbortSignal,
-): ApiClient {
-  return createApiClientFromConfig(config, logger, {
-    ...syncClientOptions(gate),
-    ...(signal === undefined ? {} : { signal }),
-    onAttempt: (a: AttemptInfo) => onAttempt({ status: a.status, attempt: a.attempt, path: a.path }),
-  });
 }

@@ -103,7 +103,8 @@ function webhookProcessor(
       outcome.retryAfterMs === undefined
         ? undefined
         : Math.min(outcome.retryAfterMs, rt.config.http.retryAfterCapMs);
-    throw new DeliveryRetry(outcome.reason, retryAfterMs);
+    // The backoff strategy reads the receiver's Retry-After off the error.
+    throw new TransientError(outcome.reason, retryAfterMs === undefined ? {} : { retryAfterMs });
   };
 }
 
@@ -124,17 +125,9 @@ async function evaluateFreshness(
 }
 
 /** Narrows job data from Redis to a delivery: an id and a type at least. */
-function isDelivery(data: unknown): data is WebhookDelivery {
-  const d = data as { id?: unknown; type?: unknown } | null;
-  return typeof d === 'object' && d !== null && typeof d.id === 'string' && typeof d.type === 'string';
-}
-
-/** A retryable delivery failure; carries the receiver's Retry-After into the backoff strategy. */
-class DeliveryRetry extends TransientError {
-  override readonly name = 'DeliveryRetry';
-  constructor(message: string, retryAfterMs: number | undefined) {
-    super(message, retryAfterMs === undefined ? {} : { retryAfterMs });
-  }
+function isDelivery(d: unknown): d is WebhookDelivery {
+  if (typeof d !== 'object' || d === null || !('id' in d) || !('type' in d)) return false;
+  return typeof d.id === 'string' && typeof d.type === 'string';
 }
 
 /** The freshness state of a report as the warehouse keeps it. */
