@@ -5,7 +5,7 @@ import type { Logger } from '../platform/log/logger.js';
 import { redactBuffer } from '../platform/log/redact.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
-import { ApiResponseError, RESPONSE_HINT } from './errors.js';
+import { apiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../platform/retry/classify.js';
 import { realSleep, Transport, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
@@ -106,7 +106,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     });
     const items = typeof doc === 'object' && doc !== null ? (doc as { items?: unknown }).items : undefined;
     if (!Array.isArray(doc) && Array.isArray(items)) return items as T[];
-    throw new ApiResponseError({
+    throw apiResponseError({
       status: res.status,
       method: 'GET',
       path: http.fullPath(path),

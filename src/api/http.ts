@@ -6,14 +6,13 @@ import { Pool } from 'undici';
 import type { Logger } from '../platform/log/logger.js';
 import { readResponse } from './body.js';
 import {
-  ApiHttpError,
-  ApiResponseError,
-  ApiTransportError,
+  apiHttpError,
+  apiTransportError,
   hintFor,
-  RateLimitedError,
+  rateLimitedError,
   transportHint,
   type AccountSettings,
-  type ApiError,
+  ApiError,
 } from './errors.js';
 import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
 import {
@@ -171,7 +170,7 @@ export class Transport {
       status?: number,
     ) => {
       const aborted = code === 'ABORTED';
-      return new ApiTransportError({
+      return apiTransportError({
         status,
         method,
         path: fullPath,
@@ -213,7 +212,7 @@ export class Transport {
         read = await readResponse(res, { method, path: fullPath, attempt, status }, o, streamFromBytes);
       } catch (error) {
         deadline.clear();
-        if (error instanceof ApiResponseError) throw error;
+        if (error instanceof ApiError && error.name === 'ApiResponseError') throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
         const code = deadline.fired ? DEADLINE_CODE : errorCode(error);
@@ -281,12 +280,12 @@ export class Transport {
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
-        const limited = new RateLimitedError({ ...details, retryAfterMs: wait });
+        const limited = rateLimitedError({ ...details, retryAfterMs: wait });
         if (o.on429 === 'throw' || wait > o.maxRetryAfterMs) throw limited;
         await this.retryOrThrow(limited, '429', signal, wait);
         continue;
       }
-      await this.retryOrThrow(new ApiHttpError(details), String(status), signal);
+      await this.retryOrThrow(apiHttpError(details), String(status), signal);
     }
   }
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isSpace, JSON_START } from '../flatten/json-cursor.js';
 import { redactBuffer, redactCut } from '../platform/log/redact.js';
-import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
+import { apiResponseError, type ApiError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
 /** Why a 2xx body cannot be used; undefined when it can. */
 export type BodyCheck = (body: Buffer, contentType: string | undefined) => string | undefined;
@@ -86,11 +86,11 @@ export function malformedAnswer(
   problem: string,
   previous: string | undefined,
   at: { status: number; method: string; path: string; attempts: number; apiKey: string },
-): ApiResponseError {
+): ApiError {
   const sha256 = bodyDigest(raw);
   const repeated = repeatsPrevious(sha256, previous);
   const post = at.method === 'POST';
-  return new ApiResponseError({
+  return apiResponseError({
     status: at.status,
     method: at.method,
     path: at.path,

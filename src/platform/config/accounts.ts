@@ -4,7 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
-import { FileRefused, readBoundedFile, ConfigError } from './files.js';
+import { readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
 import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 
@@ -109,7 +109,7 @@ export function readAccountsFile(
   try {
     text = readBoundedFile(path, MAX_FILE_BYTES, 'an accounts file');
   } catch (error) {
-    if (!(error instanceof FileRefused)) throw error;
+    if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(`${where}: ${error.message}`, 'ADOPS_ACCOUNTS_FILE', { cause: error });
   }
   const doc = parseConfigYaml(text, where, 'ADOPS_ACCOUNTS_FILE');
@@ -171,7 +171,7 @@ function readAccount(
     try {
       apiKey = readKeyFile(resolve(dirname(path), keyFile), MAX_FILE_BYTES);
     } catch (error) {
-      if (!(error instanceof FileRefused)) throw error;
+      if (!(error instanceof ConfigError)) throw error;
       fail('api_key_file', `${mayHoldKey(keyFile) ? `(${KEY_LIKE_HIDDEN})` : keyFile}: ${error.message}`);
     }
   } else if (keyEnv !== undefined) {
@@ -234,7 +234,7 @@ export function keyProblem(key: string): 'empty' | 'whitespace' | undefined {
   return /[\s\u0000-\u001f\u007f]/.test(key) ? 'whitespace' : undefined;
 }
 
-/** The key a key file holds (one trailing line break dropped); FileRefused when it cannot be read. */
+/** The key a key file holds (one trailing line break dropped); a ConfigError when it cannot be read. */
 export function readKeyFile(path: string, maxBytes: number): string {
   return readBoundedFile(path, maxBytes, 'a file holding the key').replace(/\r?\n$/, '');
 }
