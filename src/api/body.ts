@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, gunzipSync } from 'node:zlib';
-import { ChunkRedactor, redactBuffer } from '../platform/log/redact.js';
+import { ChunkRedactor, redactBuffer, type Secrets } from '../platform/log/redact.js';
 import { TerminalError, TransientError } from '../platform/retry/errors.js';
 import { apiResponseError } from './errors.js';
 import { excerptOf } from './malformed.js';
@@ -228,7 +228,7 @@ export async function readResponse(
     readonly body: Source & { dump(): Promise<void> };
   },
   at: { method: string; path: string; attempt: number; status: number },
-  o: { readonly maxBodyBytes: number; readonly apiKey: string },
+  o: { readonly maxBodyBytes: number; readonly secrets: Secrets },
   streamFrom?: number,
 ): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
   if (at.status === 204 || at.status === 304) {
@@ -245,7 +245,7 @@ export async function readResponse(
       hint,
       retryable: false,
       problem,
-      excerpt: excerptOf(excerpt, [o.apiKey]),
+      excerpt: excerptOf(excerpt, o.secrets),
     });
   if (typeof coding !== 'string') {
     await res.body.dump().catch(() => undefined);
@@ -329,7 +329,7 @@ export class ReportBody implements AsyncIterable<Buffer> {
 
   constructor(
     private readonly source: Buffer | AsyncIterable<Buffer>,
-    private readonly secrets: readonly string[],
+    private readonly secrets: Secrets,
   ) {}
 
   get whole(): boolean {

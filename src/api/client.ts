@@ -3,6 +3,7 @@
 import { type AccountConfig, requireApiKey, requireBaseUrl } from '../platform/config/env.js';
 import type { Logger } from '../platform/log/logger.js';
 import { redactBuffer } from '../platform/log/redact.js';
+import { matcherOf } from '../platform/log/secret-pattern.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
 import { apiResponseError, RESPONSE_HINT } from './errors.js';
@@ -87,7 +88,9 @@ export function transportOptions(o: ApiClientOptions): TransportOptions {
  */
 export function createApiClient(o: ApiClientOptions): ApiClient {
   const http = new Transport(transportOptions(o));
-  const secrets = [o.apiKey];
+  // Matchers built once per client (building one takes milliseconds), not once a body.
+  const secrets = matcherOf([o.apiKey]);
+  const bodySecrets = o.secrets === undefined ? secrets : matcherOf(o.secrets);
 
   /**
    * GETs a listing. A body that is not JSON is malformed (retried by the transport like a 5xx);
@@ -138,7 +141,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         options?.streamFromBytes,
       );
       return {
-        body: new ReportBody(res.stream ?? res.body, o.secrets ?? secrets),
+        body: new ReportBody(res.stream ?? res.body, bodySecrets),
         fetchedAt,
         attempts: res.attempts,
         fetchMs: res.durationMs,

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '../platform/log/logger.js';
+import { matcherOf, type SecretMatcher } from '../platform/log/secret-pattern.js';
 import { readResponse } from './body.js';
 import {
   apiHttpError,
@@ -125,8 +126,11 @@ export class Transport {
   private readonly release: () => Promise<void>;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
+  /** The key's matcher, built once: bodies and error messages are redacted with it. */
+  private readonly secrets: SecretMatcher | undefined;
 
   constructor(private readonly o: TransportOptions) {
+    this.secrets = matcherOf([o.apiKey]);
     const url = new URL(o.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     const { pool, release } = acquirePool(url.origin, o);
@@ -209,7 +213,12 @@ export class Transport {
         });
         status = res.statusCode;
         responseHeaders = res.headers;
-        read = await readResponse(res, { method, path: fullPath, attempt, status }, o, streamFromBytes);
+        read = await readResponse(
+          res,
+          { method, path: fullPath, attempt, status },
+          { maxBodyBytes: o.maxBodyBytes, secrets: this.secrets },
+          streamFromBytes,
+        );
       } catch (error) {
         deadline.clear();
         if (error instanceof ApiError && error.name === 'ApiResponseError') throw error;
@@ -256,7 +265,7 @@ export class Transport {
           method,
           path: fullPath,
           attempts: attempt,
-          apiKey: o.apiKey,
+          secrets: this.secrets,
         });
         lastMalformed = malformed.sha256;
         await this.retryOrThrow(malformed, 'malformed', signal);
@@ -267,7 +276,7 @@ export class Transport {
       // An error body that does not decompress still fails with its status, just without a message.
       const details = {
         status,
-        apiMessage: apiMessageOf(read.kind === 'ok' ? read.body : Buffer.alloc(0), [o.apiKey]),
+        apiMessage: apiMessageOf(read.kind === 'ok' ? read.body : Buffer.alloc(0), this.secrets),
         method,
         path: fullPath,
         attempts: attempt,

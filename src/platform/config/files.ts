@@ -53,11 +53,8 @@ export function readBoundedFile(path: string, maxBytes: number, what: string): s
   }
 }
 
-let root: string | undefined;
-
 /** The folder holding package.json: works from src/ (tsx, vitest) and from dist/src/ alike. */
 export function packageRoot(): string {
-  if (root !== undefined) return root;
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
@@ -67,7 +64,6 @@ export function packageRoot(): string {
       );
     dir = up;
   }
-  root = dir;
   return dir;
 }
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../../src/api/errors.js';
 import { bodyDigest, malformedAnswer, parseJsonBody, reportBodyProblem } from '../../../src/api/malformed.js';
 
 const b = (text: string) => Buffer.from(text, 'utf8');
-const AT = { status: 200, method: 'GET', path: '/v2/reports', attempts: 1, apiKey: 'k3y-secret' };
+const AT = { status: 200, method: 'GET', path: '/v2/reports', attempts: 1, secrets: ['k3y-secret'] };
 
 describe('reportBodyProblem', () => {
   it.each([

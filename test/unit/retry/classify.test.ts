@@ -84,7 +84,7 @@ describe('classifyFailure', () => {
     const body = malformedBody('not valid JSON: the body ends early (truncated?) at byte 9 of 9');
     expect(classifyFailure(body).kind).toBe('transient');
     expect(classifyFailure(body.repeated('ab')).kind).toBe('fatal');
-    const at = { ...details, status: 200, apiKey: 'k' };
+    const at = { ...details, status: 200, secrets: ['k'] };
     const html = malformedAnswer(Buffer.from('<html/>'), 'an HTML page', undefined, at);
     expect(classifyFailure(html)).toMatchObject({
       kind: 'transient',
