@@ -135,14 +135,19 @@ export function progressLine(p: SyncProgress, now: number): string {
 
 /** A progress value read back from BullMQ, or undefined when it is not a sync's progress. */
 export function asSyncProgress(value: unknown): SyncProgress | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
+  return isSyncProgress(value) ? value : undefined;
+}
+
+function isSyncProgress(value: unknown): value is SyncProgress {
+  if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   const num = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-  const ok =
-    ['campaigns', 'creatives', 'writing'].includes(v.phase as string) &&
+  return (
+    typeof v.phase === 'string' &&
+    ['campaigns', 'creatives', 'writing'].includes(v.phase) &&
     [v.startedAt, v.requests, v.campaignsDone, v.resumed].every(num) &&
-    (v.campaignsTotal === null || num(v.campaignsTotal));
-  return ok ? (v as unknown as SyncProgress) : undefined;
+    (v.campaignsTotal === null || num(v.campaignsTotal))
+  );
 }
 
 /** Calls `emit` at most every `everyMs` (always when forced): not an update per request. */

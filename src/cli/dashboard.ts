@@ -92,7 +92,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   createBullBoard({
     // Bull Board's types name the Redis Queue, yet it reads through the Queue API both backends
     // share (its server panel shows Postgres' figures there, docs/dashboard.md).
-    queues: queues.map((q) => new BullMQAdapter(q as unknown as Queue, { readOnlyMode: options.readOnly })),
+    queues: queues.map((q) => new BullMQAdapter(q as Queue, { readOnlyMode: options.readOnly })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
   });

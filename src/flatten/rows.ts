@@ -221,10 +221,16 @@ export function canonicalDimensionValue(type: DimensionType, raw: unknown): stri
   }
 }
 
+declare global {
+  interface String {
+    /** ES2024, on Node 20+; TypeScript's ES2023 lib lacks its type. */
+    isWellFormed(): boolean;
+  }
+}
+
 /** No lone surrogates: Postgres would reject the text, and a silent U+FFFD would change the key. */
 function wellFormed(s: string): boolean {
-  // String.prototype.isWellFormed exists on Node 20+, but TypeScript's ES2023 lib lacks its type.
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+  return s.isWellFormed();
 }
 
 function canonicalBigint(s: string): string | undefined {

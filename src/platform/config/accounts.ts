@@ -195,14 +195,31 @@ function readAccount(
       'the key is empty or holds whitespace or control characters',
     );
 
-  const server: Record<string, unknown> = {};
-  for (const [field, { setting, oneOf, range }] of Object.entries(SERVER_FIELDS) as [string, ServerField][]) {
-    const value = (server[setting] = o[field] ?? defaults[setting]);
-    if (oneOf !== undefined && (typeof value !== 'string' || !oneOf.includes(value)))
-      fail(field, `expected one of: ${oneOf.join(', ')}`);
-    if (range !== undefined && !isWhole(value, range[0], range[1]))
-      fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
-  }
+  // Each field, in SERVER_FIELDS' order, defaults to the environment's setting.
+  const choice = <T extends string>(field: string, { oneOf }: { oneOf: readonly T[] }, fallback: T): T => {
+    const value = o[field] ?? fallback;
+    return oneOf.find((c) => c === value) ?? fail(field, `expected one of: ${oneOf.join(', ')}`);
+  };
+  const whole = (
+    field: string,
+    { range }: Pick<Required<ServerField>, 'range'>,
+    fallback: number,
+  ): number => {
+    const value = o[field] ?? fallback;
+    return isWhole(value, range[0], range[1])
+      ? value
+      : fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
+  };
+  const F = SERVER_FIELDS;
+  const server: ServerSettings = {
+    auth: choice('auth', F.auth, defaults.auth),
+    reportParams: choice('report_params', F.report_params, defaults.reportParams),
+    compression: choice('compression', F.compression, defaults.compression),
+    rateLimitPerSecond: whole('rate_limit', F.rate_limit, defaults.rateLimitPerSecond),
+    connections: whole('connections', F.connections, defaults.connections),
+    headersTimeoutMs: whole('headers_timeout_ms', F.headers_timeout_ms, defaults.headersTimeoutMs),
+    bodyTimeoutMs: whole('body_timeout_ms', F.body_timeout_ms, defaults.bodyTimeoutMs),
+  };
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
     return fail(
@@ -220,7 +237,7 @@ function readAccount(
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: apiKey as string,
     ...(typeof keyEnv === 'string' ? { apiKeyEnv: keyEnv } : {}),
-    ...(server as unknown as ServerSettings),
+    ...server,
     timezone,
     reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),
     ...(typeof start === 'string' ? { startDate: start } : {}),

@@ -76,13 +76,6 @@ function quiet<T extends RedisClient>(redis: T): T {
   return endWhenDisconnected(redis);
 }
 
-/** The parts of an ioredis client endWhenDisconnected needs: private in its types, present in 5.x. */
-interface ClientInternals {
-  manuallyClosing?: boolean;
-  setStatus?: (status: string) => void;
-  flushQueue?: (error: Error) => void;
-}
-
 /**
  * ioredis leaves a connection disconnected while reconnecting in `reconnecting` for ever, with no
  * `end` event (redis/ioredis#1247), so BullMQ's Worker.close() never finished after Redis went.
@@ -92,16 +85,18 @@ interface ClientInternals {
 function endWhenDisconnected<T extends RedisClient>(redis: T): T {
   if (!(redis instanceof Redis)) return redis;
   const client: Redis = redis;
-  const internals = client as unknown as ClientInternals;
   const disconnect = client.disconnect.bind(client);
   client.disconnect = (reconnect = false) => {
     const stranded = !reconnect && client.status === 'reconnecting';
     disconnect(reconnect);
     if (!stranded || client.status !== 'reconnecting') return;
-    if (typeof internals.setStatus !== 'function' || typeof internals.flushQueue !== 'function') return;
-    internals.manuallyClosing = false;
-    internals.setStatus('end');
-    internals.flushQueue(new Error('Connection is closed.'));
+    // Private in ioredis' types, present in 5.x: manuallyClosing, setStatus, flushQueue.
+    const setStatus: unknown = Reflect.get(client, 'setStatus');
+    const flushQueue: unknown = Reflect.get(client, 'flushQueue');
+    if (typeof setStatus !== 'function' || typeof flushQueue !== 'function') return;
+    Reflect.set(client, 'manuallyClosing', false);
+    setStatus.call(client, 'end');
+    flushQueue.call(client, new Error('Connection is closed.'));
   };
   const duplicate = client.duplicate.bind(client);
   client.duplicate = (override) => endWhenDisconnected(duplicate(override));
