@@ -9,6 +9,7 @@ import { ChunkRedactor, redactBuffer, type Secrets } from '../platform/log/redac
 import { TerminalError, TransientError } from '../platform/retry/errors.js';
 import { apiResponseError } from './errors.js';
 import { excerptOf } from './malformed.js';
+import { joined } from '../flatten/parse.js';
 
 /** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
 export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
@@ -34,7 +35,8 @@ export function contentCoding(
     .map((s) => s.trim())
     .filter((s) => s !== '' && s !== 'identity');
   if (codings.length === 0) return 'identity';
-  const coding = codings.length === 1 ? CODINGS.get(codings[0] as string) : undefined;
+  const [only] = codings;
+  const coding = codings.length === 1 && only !== undefined ? CODINGS.get(only) : undefined;
   return coding ?? { unsupported: text };
 }
 
@@ -192,7 +194,7 @@ export async function readBody(
     }
     if (ended) break;
   }
-  return { kind: 'ok', body: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head, headSize) };
+  return { kind: 'ok', body: joined(head, headSize) };
 
   async function* rest(): AsyncGenerator<Buffer> {
     let whole = false;
@@ -371,7 +373,7 @@ export class ReportBody implements AsyncIterable<Buffer> {
   async bytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const chunk of this) chunks.push(chunk);
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    return joined(chunks);
   }
 
   private take(chunk: Buffer): void {

@@ -37,6 +37,12 @@ export function parseReport(
   return finish(scanner.rows, readTotals(scanner.totals), options);
 }
 
+/** Chunks as one Buffer: the only chunk itself, uncopied, when there is one. */
+export function joined(chunks: readonly Buffer[], size?: number): Buffer {
+  const [only] = chunks;
+  return chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks, size);
+}
+
 /** A body as bytes. */
 export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;

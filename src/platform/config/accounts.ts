@@ -189,7 +189,9 @@ function readAccount(
       'missing: set api_key_file (a file holding the key) or api_key_env (a variable holding it)',
     );
   // Never echo the key: the message names the field and the rule only.
-  if (keyProblem(apiKey as string) !== undefined)
+  // Every way here set apiKey or failed.
+  const key = apiKey ?? '';
+  if (keyProblem(key) !== undefined)
     fail(
       keyFile !== undefined ? 'api_key_file' : 'api_key_env',
       'the key is empty or holds whitespace or control characters',
@@ -235,7 +237,7 @@ function readAccount(
   return Object.freeze({
     name,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    apiKey: apiKey as string,
+    apiKey: key,
     ...(typeof keyEnv === 'string' ? { apiKeyEnv: keyEnv } : {}),
     ...server,
     timezone,
@@ -292,10 +294,11 @@ export function selectAccounts(accounts: readonly Account[], flag: string | unde
 /** The one account of a command that works on one (pull, sync): `--account`, or the only one. */
 export function oneAccount(accounts: readonly Account[], flag: string | undefined): Account {
   const chosen = selectAccounts(accounts, flag);
-  if (chosen.length !== 1)
+  const [only] = chosen;
+  if (chosen.length !== 1 || only === undefined)
     throw new ConfigError(
       `${chosen.length} accounts are configured (${chosen.map((a) => a.name).join(', ')}): say which with --account NAME`,
       '--account',
     );
-  return chosen[0] as Account;
+  return only;
 }

@@ -200,10 +200,9 @@ export function parseJob(text: string, file: string): JobDefinition {
   const seen = new Set<string>();
   dims.forEach((d, i) => {
     if (typeof d !== 'string' || !isDimension(d))
-      fail(`dimensions[${i}]`, `${show(d)} is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
-    if (seen.has(d as string))
-      fail(`dimensions[${i}]`, `"${String(d)}" is listed twice; each dimension may appear once`);
-    seen.add(d as string);
+      return fail(`dimensions[${i}]`, `${show(d)} is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (seen.has(d)) fail(`dimensions[${i}]`, `"${d}" is listed twice; each dimension may appear once`);
+    seen.add(d);
   });
 
   const period = o.period ?? 'day';
