@@ -5,10 +5,11 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw, gunzipSync } from 'node:zlib';
-import { ChunkRedactor, redactBuffer } from '../platform/log/redact.js';
-import { AdopsError } from '../platform/retry/errors.js';
-import { ApiResponseError } from './errors.js';
+import { ChunkRedactor, redactBuffer, type Secrets } from '../platform/log/redact.js';
+import { TerminalError, TransientError } from '../platform/retry/errors.js';
+import { apiResponseError } from './errors.js';
 import { excerptOf } from './malformed.js';
+import { joined } from '../flatten/parse.js';
 
 /** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
 export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
@@ -34,7 +35,8 @@ export function contentCoding(
     .map((s) => s.trim())
     .filter((s) => s !== '' && s !== 'identity');
   if (codings.length === 0) return 'identity';
-  const coding = codings.length === 1 ? CODINGS.get(codings[0] as string) : undefined;
+  const [only] = codings;
+  const coding = codings.length === 1 && only !== undefined ? CODINGS.get(only) : undefined;
   return coding ?? { unsupported: text };
 }
 
@@ -58,24 +60,12 @@ export type BodyRead =
 
 type Source = AsyncIterable<Buffer> & { destroy(): unknown };
 
-/** Thrown by a streamed body that passes the cap decoded, or whose coding stops decoding. */
-export class StreamedBodyError extends AdopsError {
-  override readonly name = 'StreamedBodyError';
-  constructor(
-    message: string,
-    /** Too large is final; a stream that stops decoding is worth another try. */
-    retryable: boolean,
-  ) {
-    super(message, {}, retryable);
-  }
-}
-
 /**
  * Reads `source`, decoding `coding` as it arrives (a gzip body that ends within ONE_SHOT_RAW_BYTES
  * at once), up to `maxBytes` decoded (and as many on the wire). A body that ends before `streamFrom`
  * decoded bytes comes back whole; one that reaches it comes back as a stream of its decoded chunks
- * (those read first included) that reads the source only as fast as it is consumed and throws
- * StreamedBodyError past `maxBytes`. Failures of the source itself (reset, timeout) are thrown as
+ * (those read first included) that reads the source only as fast as it is consumed and throws a
+ * TerminalError past `maxBytes` (a TransientError when its coding stops decoding). Failures of the source itself (reset, timeout) are thrown as
  * they are: the transport's. `length` (an identity body's Content-Length) over the cap is refused
  * before anything is read.
  */
@@ -204,7 +194,7 @@ export async function readBody(
     }
     if (ended) break;
   }
-  return { kind: 'ok', body: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head, headSize) };
+  return { kind: 'ok', body: joined(head, headSize) };
 
   async function* rest(): AsyncGenerator<Buffer> {
     let whole = false;
@@ -213,11 +203,10 @@ export async function readBody(
       for (;;) {
         const out = await next();
         if (failed !== undefined)
-          throw new StreamedBodyError(`the body stopped decoding part way: ${failed.message}`, true);
+          throw new TransientError(`the body stopped decoding part way: ${failed.message}`);
         if (tooLarge)
-          throw new StreamedBodyError(
+          throw new TerminalError(
             `body larger than ${maxBytes} bytes (ADOPS_MAX_BODY_MB=${maxBytes / BODY_MB}): raise it, or ask for less per request: a shorter period or fewer dimensions`,
-            false,
           );
         if (out !== undefined) yield* out;
         if (out === undefined || ended) {
@@ -233,7 +222,7 @@ export async function readBody(
 
 /**
  * readBody for the transport: an encoding we cannot decode, or a body over ADOPS_MAX_BODY_MB, is a
- * final ApiResponseError naming the setting.
+ * final ApiResponseError (apiResponseError) naming the setting.
  */
 export async function readResponse(
   res: {
@@ -241,7 +230,7 @@ export async function readResponse(
     readonly body: Source & { dump(): Promise<void> };
   },
   at: { method: string; path: string; attempt: number; status: number },
-  o: { readonly maxBodyBytes: number; readonly apiKey: string },
+  o: { readonly maxBodyBytes: number; readonly secrets: Secrets },
   streamFrom?: number,
 ): Promise<Exclude<BodyRead, { kind: 'too-large' }>> {
   if (at.status === 204 || at.status === 304) {
@@ -250,7 +239,7 @@ export async function readResponse(
   }
   const coding = contentCoding(res.headers['content-encoding']);
   const fail = (problem: string, hint: string, excerpt: Buffer) =>
-    new ApiResponseError({
+    apiResponseError({
       status: at.status,
       method: at.method,
       path: at.path,
@@ -258,7 +247,7 @@ export async function readResponse(
       hint,
       retryable: false,
       problem,
-      excerpt: excerptOf(excerpt, [o.apiKey]),
+      excerpt: excerptOf(excerpt, o.secrets),
     });
   if (typeof coding !== 'string') {
     await res.body.dump().catch(() => undefined);
@@ -342,7 +331,7 @@ export class ReportBody implements AsyncIterable<Buffer> {
 
   constructor(
     private readonly source: Buffer | AsyncIterable<Buffer>,
-    private readonly secrets: readonly string[],
+    private readonly secrets: Secrets,
   ) {}
 
   get whole(): boolean {
@@ -384,7 +373,7 @@ export class ReportBody implements AsyncIterable<Buffer> {
   async bytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const chunk of this) chunks.push(chunk);
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    return joined(chunks);
   }
 
   private take(chunk: Buffer): void {

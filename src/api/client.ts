@@ -3,9 +3,10 @@
 import { type AccountConfig, requireApiKey, requireBaseUrl } from '../platform/config/env.js';
 import type { Logger } from '../platform/log/logger.js';
 import { redactBuffer } from '../platform/log/redact.js';
+import { matcherOf } from '../platform/log/secret-pattern.js';
 import type { ReportQuery } from '../flatten/types.js';
 import { BODY_MB, ReportBody } from './body.js';
-import { ApiResponseError, RESPONSE_HINT } from './errors.js';
+import { apiResponseError, RESPONSE_HINT } from './errors.js';
 import { DEFAULT_RETRY_AFTER_CAP_MS } from '../platform/retry/classify.js';
 import { realSleep, Transport, type TransportOptions } from './http.js';
 import { excerptOf, parseJsonBody, reportBodyProblem } from './malformed.js';
@@ -87,7 +88,9 @@ export function transportOptions(o: ApiClientOptions): TransportOptions {
  */
 export function createApiClient(o: ApiClientOptions): ApiClient {
   const http = new Transport(transportOptions(o));
-  const secrets = [o.apiKey];
+  // Matchers built once per client (building one takes milliseconds), not once a body.
+  const secrets = matcherOf([o.apiKey]);
+  const bodySecrets = o.secrets === undefined ? secrets : matcherOf(o.secrets);
 
   /**
    * GETs a listing. A body that is not JSON is malformed (retried by the transport like a 5xx);
@@ -106,7 +109,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
     });
     const items = typeof doc === 'object' && doc !== null ? (doc as { items?: unknown }).items : undefined;
     if (!Array.isArray(doc) && Array.isArray(items)) return items as T[];
-    throw new ApiResponseError({
+    throw apiResponseError({
       status: res.status,
       method: 'GET',
       path: http.fullPath(path),
@@ -138,7 +141,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         options?.streamFromBytes,
       );
       return {
-        body: new ReportBody(res.stream ?? res.body, o.secrets ?? secrets),
+        body: new ReportBody(res.stream ?? res.body, bodySecrets),
         fetchedAt,
         attempts: res.attempts,
         fetchMs: res.durationMs,

@@ -20,17 +20,54 @@ export interface ApiErrorDetails {
   readonly cause?: unknown;
 }
 
-/** Base of every error from the API client. */
+/** Which failure an ApiError is: its `name`, which leads the reason a user reads. */
+export type ApiFault =
+  | 'ApiError'
+  /** The API answered with an error status (4xx or 5xx). */
+  | 'ApiHttpError'
+  /** No usable response: connection refused or reset, dropped mid-body, or a timeout. */
+  | 'ApiTransportError'
+  /** A success status whose body cannot be used (see apiResponseError). */
+  | 'ApiResponseError'
+  /** HTTP 429 with on429: 'throw' (or a wait longer than allowed): retry after `retryAfterMs`. */
+  | 'RateLimitedError'
+  /** The API answered a later page with items already seen: it ignores offset, or loops. */
+  | 'ApiPaginationError'
+  /** A listing ran past its item cap without a short page: its pages never run out. */
+  | 'ApiListingTooLongError';
+
+/** What a kind of ApiError adds to the details. */
+interface ApiErrorExtras {
+  readonly name?: ApiFault;
+  readonly retryAfterMs?: number;
+  readonly code?: string | undefined;
+  readonly excerpt?: string;
+  readonly sha256?: string | undefined;
+  readonly body?: Buffer | undefined;
+}
+
+/** Every error from the API client; `name` says which failure (ApiFault). */
 export class ApiError extends AdopsError {
-  override name = 'ApiError';
+  override name: ApiFault = 'ApiError';
   readonly status: number | undefined;
   readonly apiMessage: string | undefined;
   readonly method: string;
   readonly path: string;
   declare readonly attempts: number;
   declare readonly hint: string;
+  /** ApiTransportError: the transport's code, e.g. ECONNRESET or UND_ERR_HEADERS_TIMEOUT. */
+  readonly code?: string | undefined;
+  /** ApiResponseError: the start of the body, secrets redacted, control characters escaped. */
+  readonly excerpt?: string;
+  /** ApiResponseError: SHA-256 of a malformed body as received (tells a repeat from a new answer). */
+  readonly sha256?: string | undefined;
+  /**
+   * ApiResponseError: the malformed body as received, to archive with the failed pull. Not
+   * enumerable, so a logger serialising the error never prints it (it may echo the key).
+   */
+  declare readonly body: Buffer | undefined;
 
-  constructor(summary: string, d: ApiErrorDetails & { retryAfterMs?: number }) {
+  constructor(summary: string, d: ApiErrorDetails & ApiErrorExtras) {
     const said = d.apiMessage === undefined ? '' : `: ${d.apiMessage}`;
     const tries = d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`;
     super(
@@ -38,30 +75,30 @@ export class ApiError extends AdopsError {
       { cause: d.cause, attempts: d.attempts, hint: d.hint, retryAfterMs: d.retryAfterMs },
       d.retryable,
     );
+    if (d.name !== undefined) this.name = d.name;
     this.status = d.status;
     this.apiMessage = d.apiMessage;
     this.method = d.method;
     this.path = d.path;
+    if ('code' in d) this.code = d.code;
+    if (d.excerpt !== undefined) {
+      this.excerpt = d.excerpt;
+      this.sha256 = d.sha256;
+      Object.defineProperty(this, 'body', { value: d.body, enumerable: false });
+    }
   }
 }
 
 /** The API answered with an error status (4xx or 5xx). */
-export class ApiHttpError extends ApiError {
-  override name = 'ApiHttpError';
-  constructor(d: ApiErrorDetails & { status: number }) {
-    super(`HTTP ${d.status}`, d);
-  }
+export function apiHttpError(d: ApiErrorDetails & { status: number }): ApiError {
+  return new ApiError(`HTTP ${d.status}`, { ...d, name: 'ApiHttpError' });
 }
 
 /** No usable response: connection refused or reset, dropped mid-body, or a timeout. */
-export class ApiTransportError extends ApiError {
-  override name = 'ApiTransportError';
-  /** The transport's error code, e.g. ECONNRESET or UND_ERR_HEADERS_TIMEOUT. */
-  readonly code: string | undefined;
-  constructor(d: ApiErrorDetails & { code: string | undefined; detail: string }) {
-    super(`no response (${d.code ?? 'error'}: ${d.detail})`, d);
-    this.code = d.code;
-  }
+export function apiTransportError(
+  d: ApiErrorDetails & { code: string | undefined; detail: string },
+): ApiError {
+  return new ApiError(`no response (${d.code ?? 'error'}: ${d.detail})`, { ...d, name: 'ApiTransportError' });
 }
 
 /**
@@ -69,32 +106,17 @@ export class ApiTransportError extends ApiError {
  * stream that does not decompress) is retryable until the same body comes twice in a row; a wrong
  * shape, an unsupported Content-Encoding or a body over the size cap is not.
  */
-export class ApiResponseError extends ApiError {
-  override name = 'ApiResponseError';
-  /** The start of the body, secrets redacted, control characters escaped. */
-  readonly excerpt: string;
-  /** SHA-256 of the body as received, when it was malformed (tells a repeat from a new answer). */
-  readonly sha256: string | undefined;
-  /**
-   * The malformed body as received, to archive with the failed pull. Not enumerable, so a logger
-   * serialising the error never prints it (it may echo the key).
-   */
-  declare readonly body: Buffer | undefined;
-  constructor(d: ApiErrorDetails & { problem: string; excerpt: string; body?: Buffer; sha256?: string }) {
-    super(`unexpected response body (${d.problem}), starting ${JSON.stringify(d.excerpt)}`, d);
-    this.excerpt = d.excerpt;
-    this.sha256 = d.sha256;
-    Object.defineProperty(this, 'body', { value: d.body, enumerable: false });
-  }
+export function apiResponseError(
+  d: ApiErrorDetails & { problem: string; excerpt: string; body?: Buffer; sha256?: string },
+): ApiError {
+  const summary = `unexpected response body (${d.problem}), starting ${JSON.stringify(d.excerpt)}`;
+  return new ApiError(summary, { ...d, name: 'ApiResponseError' });
 }
 
 /** HTTP 429 with on429: 'throw' (or a wait longer than allowed): retry after `retryAfterMs`. */
-export class RateLimitedError extends ApiError {
-  override name = 'RateLimitedError';
-  declare readonly retryAfterMs: number;
-  constructor(d: ApiErrorDetails & { retryAfterMs: number }) {
-    super(`HTTP 429 rate limited, retry after ${d.retryAfterMs} ms`, d);
-  }
+export function rateLimitedError(d: ApiErrorDetails & { retryAfterMs: number }): ApiError {
+  const summary = `HTTP 429 rate limited, retry after ${d.retryAfterMs} ms`;
+  return new ApiError(summary, { ...d, name: 'RateLimitedError' });
 }
 
 /**

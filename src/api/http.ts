@@ -4,16 +4,16 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '../platform/log/logger.js';
+import { matcherOf, type SecretMatcher } from '../platform/log/secret-pattern.js';
 import { readResponse } from './body.js';
 import {
-  ApiHttpError,
-  ApiResponseError,
-  ApiTransportError,
+  apiHttpError,
+  apiTransportError,
   hintFor,
-  RateLimitedError,
+  rateLimitedError,
   transportHint,
   type AccountSettings,
-  type ApiError,
+  ApiError,
 } from './errors.js';
 import { apiMessageOf, malformedAnswer, type BodyCheck } from './malformed.js';
 import {
@@ -126,8 +126,11 @@ export class Transport {
   private readonly release: () => Promise<void>;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
+  /** The key's matcher, built once: bodies and error messages are redacted with it. */
+  private readonly secrets: SecretMatcher | undefined;
 
   constructor(private readonly o: TransportOptions) {
+    this.secrets = matcherOf([o.apiKey]);
     const url = new URL(o.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     const { pool, release } = acquirePool(url.origin, o);
@@ -171,7 +174,7 @@ export class Transport {
       status?: number,
     ) => {
       const aborted = code === 'ABORTED';
-      return new ApiTransportError({
+      return apiTransportError({
         status,
         method,
         path: fullPath,
@@ -210,10 +213,15 @@ export class Transport {
         });
         status = res.statusCode;
         responseHeaders = res.headers;
-        read = await readResponse(res, { method, path: fullPath, attempt, status }, o, streamFromBytes);
+        read = await readResponse(
+          res,
+          { method, path: fullPath, attempt, status },
+          { maxBodyBytes: o.maxBodyBytes, secrets: this.secrets },
+          streamFromBytes,
+        );
       } catch (error) {
         deadline.clear();
-        if (error instanceof ApiResponseError) throw error;
+        if (error instanceof ApiError && error.name === 'ApiResponseError') throw error;
         if (isAborted(signal)) throw aborted(attempt, error);
         lastMalformed = undefined;
         const code = deadline.fired ? DEADLINE_CODE : errorCode(error);
@@ -257,7 +265,7 @@ export class Transport {
           method,
           path: fullPath,
           attempts: attempt,
-          apiKey: o.apiKey,
+          secrets: this.secrets,
         });
         lastMalformed = malformed.sha256;
         await this.retryOrThrow(malformed, 'malformed', signal);
@@ -268,7 +276,7 @@ export class Transport {
       // An error body that does not decompress still fails with its status, just without a message.
       const details = {
         status,
-        apiMessage: apiMessageOf(read.kind === 'ok' ? read.body : Buffer.alloc(0), [o.apiKey]),
+        apiMessage: apiMessageOf(read.kind === 'ok' ? read.body : Buffer.alloc(0), this.secrets),
         method,
         path: fullPath,
         attempts: attempt,
@@ -281,12 +289,12 @@ export class Transport {
         // A small margin: timers may fire a millisecond early, and the server's clock ticks in
         // whole seconds, so exactly Retry-After can still be "too early" for it.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
-        const limited = new RateLimitedError({ ...details, retryAfterMs: wait });
+        const limited = rateLimitedError({ ...details, retryAfterMs: wait });
         if (o.on429 === 'throw' || wait > o.maxRetryAfterMs) throw limited;
         await this.retryOrThrow(limited, '429', signal, wait);
         continue;
       }
-      await this.retryOrThrow(new ApiHttpError(details), String(status), signal);
+      await this.retryOrThrow(apiHttpError(details), String(status), signal);
     }
   }
 

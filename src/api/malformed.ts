@@ -3,8 +3,8 @@
 // body comes twice in a row (the one rule: repeatsPrevious). A wrong shape fails at once.
 import { createHash } from 'node:crypto';
 import { isSpace, JSON_START } from '../flatten/json-cursor.js';
-import { redactBuffer, redactCut } from '../platform/log/redact.js';
-import { ApiResponseError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
+import { redactBuffer, redactCut, type Secrets } from '../platform/log/redact.js';
+import { apiResponseError, type ApiError, MALFORMED_HINT, REPEATED_HINT } from './errors.js';
 
 /** Why a 2xx body cannot be used; undefined when it can. */
 export type BodyCheck = (body: Buffer, contentType: string | undefined) => string | undefined;
@@ -85,12 +85,12 @@ export function malformedAnswer(
   raw: Buffer,
   problem: string,
   previous: string | undefined,
-  at: { status: number; method: string; path: string; attempts: number; apiKey: string },
-): ApiResponseError {
+  at: { status: number; method: string; path: string; attempts: number; secrets: Secrets },
+): ApiError {
   const sha256 = bodyDigest(raw);
   const repeated = repeatsPrevious(sha256, previous);
   const post = at.method === 'POST';
-  return new ApiResponseError({
+  return apiResponseError({
     status: at.status,
     method: at.method,
     path: at.path,
@@ -102,9 +102,9 @@ export function malformedAnswer(
         : MALFORMED_HINT,
     retryable: !repeated && !post,
     problem: repeated ? `${problem}; the same body twice in a row` : problem,
-    excerpt: excerptOf(raw, [at.apiKey]),
+    excerpt: excerptOf(raw, at.secrets),
     // Archived with the failed pull: an echoed key is redacted; the digest stays the received body's.
-    body: redactBuffer(raw, [at.apiKey]),
+    body: redactBuffer(raw, at.secrets),
     sha256,
   });
 }
@@ -115,7 +115,7 @@ const EXCERPT = 160;
  * The start of a body for an error message: secrets redacted, control characters escaped, cut
  * short. Enough to recognise an HTML error page or a truncated JSON, too little to leak data.
  */
-export function excerptOf(body: Buffer | string, secrets: readonly string[]): string {
+export function excerptOf(body: Buffer | string, secrets: Secrets): string {
   const head = (typeof body === 'string' ? body : body.subarray(0, EXCERPT * 4).toString('utf8')).slice(
     0,
     EXCERPT * 2,
@@ -129,7 +129,7 @@ export function excerptOf(body: Buffer | string, secrets: readonly string[]): st
 }
 
 /** The API's own message from an error body, where APIs usually put it, else an excerpt. */
-export function apiMessageOf(body: Buffer, secrets: readonly string[]): string | undefined {
+export function apiMessageOf(body: Buffer, secrets: Secrets): string | undefined {
   if (body.length === 0) return undefined;
   let doc: unknown;
   try {

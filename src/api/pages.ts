@@ -1,14 +1,6 @@
 // The catalogue side of the API: the spec's resource shapes (reads are permissive: the API may add
 // fields, and the spec leaves several shapes open, so unknown fields pass through) and its paging.
-import { ApiError, type ApiErrorDetails } from './errors.js';
-
-/** The API answered a later page with items already seen: it ignores offset, or loops. */
-export class ApiPaginationError extends ApiError {
-  override name = 'ApiPaginationError';
-  constructor(d: ApiErrorDetails & { offset: number }) {
-    super(`the page at offset ${d.offset} repeats items already listed`, d);
-  }
-}
+import { ApiError } from './errors.js';
 
 /**
  * Items one listing may hold before the sync gives up on it: the API gives no count (the spec shows
@@ -16,14 +8,6 @@ export class ApiPaginationError extends ApiError {
  * far past any account's catalogue (2,000 pages of 100) and holds a few hundred MB at most.
  */
 export const MAX_LISTING_ITEMS = 200_000;
-
-/** A listing ran past MAX_LISTING_ITEMS without a short page: its pages never run out. */
-export class ApiListingTooLongError extends ApiError {
-  override name = 'ApiListingTooLongError';
-  constructor(d: ApiErrorDetails & { items: number }) {
-    super(`the listing has no last page after ${d.items.toLocaleString('en-US')} items`, d);
-  }
-}
 
 /**
  * An entity id as a number: a positive whole number, or a string of digits (APIs that encode
@@ -59,7 +43,7 @@ export interface ListingStart {
  * `start.offset` (default 0). Items already yielded, or in `start.seen`, are dropped from later
  * pages (the order is not guaranteed, so an insert can shift items across a page boundary); a
  * non-empty page made only of seen items means the API repeats itself: that stops with
- * ApiPaginationError rather than looping forever. Ids are compared as numbers (entityId); an item
+ * an ApiPaginationError rather than looping forever. Ids are compared as numbers (entityId); an item
  * without a readable id is never taken for a repeat, so it passes through for the caller to judge.
  */
 export async function* listPages<T>(
@@ -79,12 +63,12 @@ export async function* listPages<T>(
       return id === undefined || !seen.has(id);
     });
     if (page.length > 0 && fresh.length === 0) {
-      throw new ApiPaginationError({
+      throw new ApiError(`the page at offset ${offset} repeats items already listed`, {
+        name: 'ApiPaginationError',
         status: 200,
         method: where.method,
         path: `${where.path}?limit=${pageSize}&offset=${offset}`,
         attempts: pages,
-        offset,
         hint: 'the API seems to ignore offset: try a different page size, and report it',
         retryable: false,
       });
@@ -96,12 +80,12 @@ export async function* listPages<T>(
     const last = page.length < pageSize;
     const maxItems = start.maxItems ?? MAX_LISTING_ITEMS;
     if (!last && offset + page.length >= maxItems)
-      throw new ApiListingTooLongError({
+      throw new ApiError(`the listing has no last page after ${maxItems.toLocaleString('en-US')} items`, {
+        name: 'ApiListingTooLongError',
         status: 200,
         method: where.method,
         path: `${where.path}?limit=${pageSize}&offset=${offset}`,
         attempts: pages,
-        items: maxItems,
         hint:
           'its pages never run out (every page full of new items), so the sync stops rather than read for ever; ' +
           'check what ADOPS_BASE_URL answers; if the account really lists more, report it',

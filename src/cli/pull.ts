@@ -10,12 +10,7 @@ import { DIMENSIONS, isDimension, type Dimension } from '../platform/config/dime
 import { oneAccount } from '../platform/config/accounts.js';
 import { accountConfig } from '../platform/config/env.js';
 import { isIsoDate } from '../platform/dates/calendar.js';
-import {
-  DimensionValueError,
-  ReconciliationError,
-  ReportFormatError,
-  type UnreconciledReason,
-} from '../flatten/errors.js';
+import { ReportFormatError, type UnreconciledReason } from '../flatten/errors.js';
 import {
   columns,
   countersText,
@@ -105,7 +100,7 @@ async function pull(ctx: CliContext, flags: PullFlags): Promise<void> {
       `rows: ${parsed.rows.length} (${query.dimensions.join(',')}, ${query.period.start}..${query.period.end}), ` +
       `${raw.body.receivedBytes} bytes, ${raw.attempts} request(s), ${Math.round(raw.fetchMs)} ms`;
   } catch (error) {
-    const kinds = [ApiError, ReportFormatError, DimensionValueError, ReconciliationError];
+    const kinds = [ApiError, ReportFormatError];
     return rethrowAs(kinds, 'pull failed: ')(error);
   } finally {
     await api.close();

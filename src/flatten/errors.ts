@@ -1,7 +1,8 @@
-// Why a report body cannot become rows: its shape, its values, its totals. Each error says by its
-// class (platform/retry/errors.ts) whether a re-pull can help: only a malformed body's can, once.
+// Why a report body cannot become rows: its shape, its values, its totals. One class, so the pull
+// tells "the body is wrong" from any other failure with one `instanceof`; `name` says which fault
+// (it leads report_loads.error). Only a malformed body's re-pull can help, and only once.
 import type { Dimension, CounterName } from '../platform/config/dimensions.js';
-import { AdopsError, TerminalError, type FailureOptions } from '../platform/retry/errors.js';
+import { AdopsError, type FailureOptions } from '../platform/retry/errors.js';
 
 /** Longest value shown in a message: enough to recognise it, short enough for one log line. */
 const SHOWN = 80;
@@ -17,13 +18,21 @@ export function showValue(value: unknown): string {
   return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
 }
 
+/** Which fault of a body a ReportFormatError is. */
+export type ReportFault =
+  | 'ReportFormatError'
+  | 'MalformedBodyError'
+  | 'DimensionShapeError'
+  | 'DimensionValueError'
+  | 'ReconciliationError';
+
 /**
  * The report body is not a report we understand: wrongly shaped or wrongly typed. Not retryable:
  * the same body parses the same way. Keep the raw body (report_raw) and correct the parser if the
- * API's shape really is different. (A body that is not even valid JSON is a MalformedBodyError.)
+ * API's shape really is different. (A body that is not even valid JSON: malformedBody.)
  */
 export class ReportFormatError extends AdopsError {
-  override readonly name: string = 'ReportFormatError';
+  override name: ReportFault = 'ReportFormatError';
   constructor(
     /** Where the offending item sits, e.g. `items["2026-01-01"]["123"].impressions`, or `(body)`. */
     readonly path: string,
@@ -32,13 +41,21 @@ export class ReportFormatError extends AdopsError {
     options: FailureOptions = {},
     /** A re-pull returns the same body, so retrying cannot help (a malformed body's differs). */
     retryable = false,
+    fault?: { name: ReportFault; message: string },
   ) {
     super(
-      `report body is not usable at ${path}: ${problem}; if the API really answers this shape, the parser needs ` +
-        'a fix: report it with the raw body (kept in report_raw for queued pulls, --raw FILE for adops pull)',
+      fault?.message ??
+        `report body is not usable at ${path}: ${problem}; if the API really answers this shape, the parser needs ` +
+          'a fix: report it with the raw body (kept in report_raw for queued pulls, --raw FILE for adops pull)',
       options,
       retryable,
     );
+    if (fault !== undefined) this.name = fault.name;
+  }
+
+  /** A malformed body's error, final: the body repeats the previous answer, whose digest was `sha256`. */
+  repeated(sha256: string): ReportFormatError {
+    return malformedBody(this.problem, { cause: this.cause, repeatedSha256: sha256 });
   }
 }
 
@@ -51,51 +68,50 @@ export const DUPLICATE_KEY = 'duplicate key: it appears twice in its object';
 /**
  * The report body is not valid JSON: empty, cut short, an HTML page, garbage. Such an answer is
  * transient (a proxy's error page, a connection cut at a bad moment), so it is retryable, until the
- * same body comes twice in a row: then it is not going away, and `repeated()` makes it final.
+ * same body comes twice in a row (`repeatedSha256`): then it is not going away, and it is final.
  */
-export class MalformedBodyError extends ReportFormatError {
-  override readonly name: string = 'MalformedBodyError';
-  /** The SHA-256 of the body that came twice in a row, when it did. */
-  readonly repeatedSha256: string | undefined;
-  constructor(problem: string, options: { cause?: unknown; repeatedSha256?: string } = {}) {
-    super(
-      '(body)',
-      problem,
-      options.cause === undefined ? {} : { cause: options.cause },
-      options.repeatedSha256 === undefined,
-    );
-    this.repeatedSha256 = options.repeatedSha256;
-    this.message =
-      `report body is malformed: ${problem}; ` +
-      (this.retryable
-        ? 'a broken answer is usually transient: a queued pull is retried (ADOPS_PULL_ATTEMPTS) until the same body comes twice in a row, and `adops pull` can simply be run again'
-        : `the same body (sha256 ${this.repeatedSha256}) came twice in a row, so it is not going away: ` +
-          'check what ADOPS_BASE_URL answers, and report it with the raw body (kept in report_raw)');
-  }
+export function malformedBody(
+  problem: string,
+  options: { cause?: unknown; repeatedSha256?: string } = {},
+): ReportFormatError {
+  const sha = options.repeatedSha256;
+  const message =
+    `report body is malformed: ${problem}; ` +
+    (sha === undefined
+      ? 'a broken answer is usually transient: a queued pull is retried (ADOPS_PULL_ATTEMPTS) until the same body comes twice in a row, and `adops pull` can simply be run again'
+      : `the same body (sha256 ${sha}) came twice in a row, so it is not going away: ` +
+        'check what ADOPS_BASE_URL answers, and report it with the raw body (kept in report_raw)');
+  return new ReportFormatError(
+    '(body)',
+    problem,
+    options.cause === undefined ? {} : { cause: options.cause },
+    sha === undefined,
+    { name: 'MalformedBodyError', message },
+  );
+}
 
-  /** The same error, final: the body repeats the previous answer, whose digest was `sha256`. */
-  repeated(sha256: string): MalformedBodyError {
-    return new MalformedBodyError(this.problem, { cause: this.cause, repeatedSha256: sha256 });
-  }
+/** True for a body that was not valid JSON (malformedBody). */
+export function isMalformedBody(error: unknown): error is ReportFormatError {
+  return error instanceof ReportFormatError && error.name === 'MalformedBodyError';
 }
 
 /** A dimension value that does not fit its column type (day: date, *_id: bigint, tier: smallint, text). */
-export class DimensionValueError extends TerminalError {
-  override readonly name = 'DimensionValueError';
-  constructor(
-    readonly dimension: Dimension,
-    readonly value: unknown,
-    /** What the column type expects, e.g. `a date YYYY-MM-DD`. */
-    readonly expected: string,
-    /** Where the value sits in the body; empty when not known. */
-    readonly path: string = '',
-  ) {
-    super(
-      `dimension ${dimension}: value ${showValue(value)} is not ${expected}` +
-        (path === '' ? '' : ` (at ${path})`) +
-        '; if the API really sends such values, report it so the column type can be widened',
-    );
-  }
+export function dimensionValueError(
+  dimension: Dimension,
+  value: unknown,
+  /** What the column type expects, e.g. `a date YYYY-MM-DD`. */
+  expected: string,
+  /** Where the value sits in the body; empty when not known. */
+  path = '',
+): ReportFormatError {
+  const message =
+    `dimension ${dimension}: value ${showValue(value)} is not ${expected}` +
+    (path === '' ? '' : ` (at ${path})`) +
+    '; if the API really sends such values, report it so the column type can be widened';
+  return new ReportFormatError(path, `value ${showValue(value)} is not ${expected}`, {}, false, {
+    name: 'DimensionValueError',
+    message,
+  });
 }
 
 /**
@@ -103,35 +119,33 @@ export class DimensionValueError extends TerminalError {
  * but reads as another asked one, or a row of counters sits at another depth. The usual cause is a
  * server that reads another request form, so it saw other dimensions (or none) than were sent.
  */
-export class DimensionShapeError extends ReportFormatError {
-  override readonly name = 'DimensionShapeError';
-  constructor(path: string, problem: string, dimensions: readonly Dimension[]) {
-    super(path, problem);
-    this.message =
-      `report body is not usable at ${path}: ${problem}; the body's shape does not match the dimensions asked ` +
-      `(${dimensions.join(', ')}): most likely the server reads another request form than the one sent ` +
-      "(ADOPS_REPORT_PARAMS, or the account's report_params), so it answered other dimensions; " +
-      '`adops doctor` finds the form it reads';
-  }
+export function dimensionShapeError(
+  path: string,
+  problem: string,
+  dimensions: readonly Dimension[],
+): ReportFormatError {
+  const message =
+    `report body is not usable at ${path}: ${problem}; the body's shape does not match the dimensions asked ` +
+    `(${dimensions.join(', ')}): most likely the server reads another request form than the one sent ` +
+    "(ADOPS_REPORT_PARAMS, or the account's report_params), so it answered other dimensions; " +
+    '`adops doctor` finds the form it reads';
+  return new ReportFormatError(path, problem, {}, false, { name: 'DimensionShapeError', message });
 }
 
 /** Why a report's rows could not be reconciled with its totals. */
 export type UnreconciledReason = 'mismatch' | 'no totals' | 'partial totals';
 
 /** The rows could not be reconciled with the totals, and the caller asked for strict reconciliation. */
-export class ReconciliationError extends TerminalError {
-  override readonly name = 'ReconciliationError';
-  constructor(
-    readonly differences: ReadonlyArray<{ counter: CounterName; items: number; totals: number }>,
-    readonly reason: UnreconciledReason = 'mismatch',
-  ) {
-    const listed = differences.map((d) => `${d.counter} items=${d.items} totals=${d.totals}`).join(', ');
-    super(
-      reason === 'no totals'
-        ? 'the report has no totals, so its rows cannot be checked against them; run without strict reconciliation to load such reports (they show as unreconciled, "no totals")'
-        : reason === 'partial totals'
-          ? `the report's totals lack some counters, so its rows cannot be fully checked${listed === '' ? '' : ` (and differ: ${listed})`}; run without strict reconciliation to load it`
-          : `report items do not add up to its totals: ${listed}; re-pull later (the API may still be aggregating) or run without strict reconciliation`,
-    );
-  }
+export function reconciliationError(
+  differences: ReadonlyArray<{ counter: CounterName; items: number; totals: number }>,
+  reason: UnreconciledReason = 'mismatch',
+): ReportFormatError {
+  const listed = differences.map((d) => `${d.counter} items=${d.items} totals=${d.totals}`).join(', ');
+  const message =
+    reason === 'no totals'
+      ? 'the report has no totals, so its rows cannot be checked against them; run without strict reconciliation to load such reports (they show as unreconciled, "no totals")'
+      : reason === 'partial totals'
+        ? `the report's totals lack some counters, so its rows cannot be fully checked${listed === '' ? '' : ` (and differ: ${listed})`}; run without strict reconciliation to load it`
+        : `report items do not add up to its totals: ${listed}; re-pull later (the API may still be aggregating) or run without strict reconciliation`;
+  return new ReportFormatError('totals', reason, {}, false, { name: 'ReconciliationError', message });
 }

@@ -1,7 +1,7 @@
 // A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
 // objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
 import { hexValue, JSON_SHORT } from '../platform/log/secret-pattern.js';
-import { DUPLICATE_KEY, MalformedBodyError, ReportFormatError } from './errors.js';
+import { DUPLICATE_KEY, malformedBody, ReportFormatError } from './errors.js';
 
 /** What each of JSON's short escapes stands for, by the byte after the backslash. */
 const SHORT_ESCAPES = new Map<number | undefined, string>(
@@ -22,7 +22,7 @@ export const NEED_MORE = Object.assign(new Error('the window ends inside a token
 /** A failure this close to a window's end may be the window's end: wait for more bytes. */
 const NEAR_END = 8;
 
-/** The lexer under ReportScanner: a read position in JSON bytes; errors are MalformedBodyError. */
+/** The lexer under ReportScanner: a read position in JSON bytes; errors are malformedBody's. */
 export class JsonCursor {
   pos = 0;
   /** Whether the string skipString last passed holds a backslash escape. */
@@ -265,13 +265,13 @@ export class JsonCursor {
   }
 
   /** The error for a body that is not valid JSON at `at` (pos moves there): retryable until it repeats. */
-  syntax(what?: string, at = this.pos): MalformedBodyError {
+  syntax(what?: string, at = this.pos): ReportFormatError {
     const b = this.b;
     this.pos = at;
     if (!this.final && at >= b.length - NEAR_END) throw NEED_MORE;
     const c = b[at];
     if (this.base === 0 && (b.length === 0 || (c === undefined && b.every(isSpace))))
-      return new MalformedBodyError('not valid JSON: an empty body');
+      return malformedBody('not valid JSON: an empty body');
     const found =
       what ??
       (c === undefined
@@ -279,7 +279,7 @@ export class JsonCursor {
         : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
     // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
     // offset finds the spot in the kept raw body.
-    return new MalformedBodyError(
+    return malformedBody(
       `not valid JSON: ${found} at byte ${this.base + at}${this.final ? ` of ${this.base + b.length}` : ''}`,
     );
   }

@@ -2,7 +2,7 @@
 // with the API's totals that every parse ends with.
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { counterValue, reconcile, type Reconciliation } from './rows.js';
-import { ReconciliationError, ReportFormatError, showValue } from './errors.js';
+import { reconciliationError, ReportFormatError, showValue } from './errors.js';
 import { ReportScanner } from './scan.js';
 import { type ReportRow, type Totals } from './types.js';
 
@@ -17,15 +17,15 @@ export interface ParsedReport {
 }
 
 export interface ParseOptions {
-  /** Throw ReconciliationError when the rows cannot be reconciled with the totals (default: report it). */
+  /** Throw reconciliationError's when the rows cannot be reconciled with the totals (default: report it). */
   readonly strict?: boolean;
 }
 
 /**
  * Parses a GET /reports body into rows typed per dimension, the totals and their reconciliation.
  * Pure and synchronous; streams the bytes (ReportScanner) instead of building the JSON tree, so
- * a million leaves cost a second or two of CPU and no object tree. Throws ReportFormatError or
- * DimensionValueError (or ReconciliationError when strict), never returns partial rows.
+ * a million leaves cost a second or two of CPU and no object tree. Throws ReportFormatError (a value
+ * that does not fit its type, or rows that do not reconcile when strict), never returns partial rows.
  */
 export function parseReport(
   body: Buffer | string,
@@ -37,6 +37,12 @@ export function parseReport(
   return finish(scanner.rows, readTotals(scanner.totals), options);
 }
 
+/** Chunks as one Buffer: the only chunk itself, uncopied, when there is one. */
+export function joined(chunks: readonly Buffer[], size?: number): Buffer {
+  const [only] = chunks;
+  return chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks, size);
+}
+
 /** A body as bytes. */
 export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -46,7 +52,7 @@ export function toBuffer(body: Buffer | string): Buffer {
 export function finish(rows: ReportRow[], totals: Totals, options: ParseOptions): ParsedReport {
   const reconciliation = reconcile(rows, totals);
   if (options.strict === true && !reconciliation.ok)
-    throw new ReconciliationError(reconciliation.differences, reconciliation.reason);
+    throw reconciliationError(reconciliation.differences, reconciliation.reason);
   return { rows, totals, leaves: rows.length, reconciliation };
 }
 

@@ -9,8 +9,8 @@ import {
 } from '../platform/config/dimensions.js';
 import { digits, isIsoDate } from '../platform/dates/calendar.js';
 import {
-  DimensionShapeError,
-  DimensionValueError,
+  dimensionShapeError,
+  dimensionValueError,
   ReportFormatError,
   showValue,
   type UnreconciledReason,
@@ -70,12 +70,12 @@ export class RowBuilder<P> {
       );
       const path = this.pathOf(parent, key);
       if (other !== undefined)
-        throw new DimensionShapeError(
+        throw dimensionShapeError(
           path,
           `the key ${showValue(key)} sits where ${this.dims[d]} belongs but reads as ${other}, not as ${EXPECTED[type]}`,
           this.dims,
         );
-      throw new DimensionValueError(this.dims[d] as Dimension, key, EXPECTED[type], path);
+      throw dimensionValueError(this.dims[d] as Dimension, key, EXPECTED[type], path);
     }
     if (value !== key) this.mayHaveDuplicates = true;
     this.vals[d] = value;
@@ -93,7 +93,7 @@ export class RowBuilder<P> {
         if (d < depth) continue;
         // Counters fewer levels deep than the dimensions asked, naming none of the rest: nested by
         // fewer dimensions than were sent, as a server that read another request form answers.
-        throw new DimensionShapeError(
+        throw dimensionShapeError(
           this.pathOf(parent, key),
           `a row of counters ${depth} level(s) deep has no ${dims[d]}: expected items nested in request order (${dims.join(' > ')}) or rows naming every dimension`,
           dims,
@@ -105,7 +105,7 @@ export class RowBuilder<P> {
         const type = this.types[d] as DimensionType;
         value = canonicalDimensionValue(type, raw);
         if (value === undefined)
-          throw new DimensionValueError(
+          throw dimensionValueError(
             dims[d] as Dimension,
             raw,
             EXPECTED[type],
@@ -221,10 +221,16 @@ export function canonicalDimensionValue(type: DimensionType, raw: unknown): stri
   }
 }
 
+declare global {
+  interface String {
+    /** ES2024, on Node 20+; TypeScript's ES2023 lib lacks its type. */
+    isWellFormed(): boolean;
+  }
+}
+
 /** No lone surrogates: Postgres would reject the text, and a silent U+FFFD would change the key. */
 function wellFormed(s: string): boolean {
-  // String.prototype.isWellFormed exists on Node 20+, but TypeScript's ES2023 lib lacks its type.
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+  return s.isWellFormed();
 }
 
 function canonicalBigint(s: string): string | undefined {

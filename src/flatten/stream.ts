@@ -2,7 +2,7 @@
 // totals and reconciliation once it has ended.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
-import { readTotals, toBuffer } from './parse.js';
+import { joined, readTotals, toBuffer } from './parse.js';
 import { reconcileSums, sumRows, type Reconciliation } from './rows.js';
 import { ReportScanner, UNIT_MARGIN } from './scan.js';
 import { type Counters, type ReportRow, type Totals } from './types.js';
@@ -129,10 +129,10 @@ async function* windowsOf(
     held.push(chunk);
     size += chunk.length;
     if (size >= windowBytes) {
-      yield { bytes: held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size), final: false };
+      yield { bytes: joined(held, size), final: false };
       held = [];
       size = 0;
     }
   }
-  yield { bytes: held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size), final: true };
+  yield { bytes: joined(held, size), final: true };
 }

@@ -22,15 +22,10 @@ export function freshnessLimitMs(report: FreshnessOf): number {
 /** The longest length of a period of each unit, in days. */
 const PERIOD_DAYS: Readonly<Record<PeriodUnit, number>> = { day: 1, week: 7, month: 31 };
 
-/** Intervals by cron and time zone: walking 32 runs costs milliseconds, and reports mostly share one. */
-const intervals = new Map<string, number>();
-
-/** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days. */
+/** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days.
+ * Walking the runs costs milliseconds: callers work out a report's limit once, not once a period. */
 export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
   if (schedule === undefined) return DAY_MS;
-  const key = `${schedule.cron}\u0000${schedule.timezone}`;
-  const known = intervals.get(key);
-  if (known !== undefined) return known;
   const runs = CronExpressionParser.parse(schedule.cron, {
     tz: schedule.timezone,
     currentDate: CRON_REFERENCE,
@@ -41,9 +36,7 @@ export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
     const gap = (runs[i]?.getTime() ?? 0) - (runs[i - 1]?.getTime() ?? 0);
     longest = Math.max(longest, gap);
   }
-  const interval = Math.min(longest || DAY_MS, 31 * DAY_MS);
-  intervals.set(key, interval);
-  return interval;
+  return Math.min(longest || DAY_MS, 31 * DAY_MS);
 }
 
 /** The instant a period's data is complete: the start of the day after its last day, in `timezone`. */
@@ -70,8 +63,14 @@ export function freshnessOf(
   return { limitMs, ageMs, late: ageMs > limitMs };
 }
 
-/** True when a period's data ended longer ago than the freshness limit: it should be loaded by now. */
-export function isDue(report: FreshnessOf, period: Pick<Period, 'end'>, now: Date): boolean {
+/** True when a period's data ended longer ago than the freshness limit (`limitMs`, the report's own by
+ * default): it should be loaded by now. */
+export function isDue(
+  report: FreshnessOf,
+  period: Pick<Period, 'end'>,
+  now: Date,
+  limitMs = freshnessLimitMs(report),
+): boolean {
   const end = periodEndInstant(period, report.schedule?.timezone ?? 'UTC');
-  return now.getTime() - end.getTime() > freshnessLimitMs(report);
+  return now.getTime() - end.getTime() > limitMs;
 }

@@ -10,7 +10,8 @@ import {
   periodKey,
   nextPeriod,
 } from '../platform/dates/periods.js';
-import { addDays, localDate, DateFormatError, parseIsoDate } from '../platform/dates/calendar.js';
+import { addDays, localDate, parseIsoDate } from '../platform/dates/calendar.js';
+import { TerminalError } from '../platform/retry/errors.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import { retained } from './retention.js';
 
@@ -150,7 +151,7 @@ export function backfillPulls(
   order: BackfillOrder = 'newest-first',
 ): Generator<PlannedPull, void, undefined> {
   if (parseIsoDate(from) > parseIsoDate(to))
-    throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);
+    throw new TerminalError(`the range ${from}..${to} is empty: --from must not be after --to`);
   return order === 'oldest-first' ? oldestFirst(reports, from, to) : newestFirst(reports, from, to);
 }
 

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../platform/config/jobs.js';
-import { ReconciliationError, type UnreconciledReason } from '../flatten/errors.js';
+import { reconciliationError, type UnreconciledReason } from '../flatten/errors.js';
 import type { BatchedRows, ReportSummary } from '../flatten/stream.js';
 import type { Period, ReportRow, Totals } from '../flatten/types.js';
 import { ensureLoadPartition, isMissingPartition } from '../schema/partitions.js';
@@ -270,7 +270,7 @@ async function record(
 ): Promise<Omit<LoadOutcome, 'evolving'>> {
   if (end.rows === undefined) for await (const _row of tx.rows);
   const { totals, reconciliation: r } = tx.source.summary();
-  if (tx.strict && !r.ok) throw new ReconciliationError(r.differences, r.reason);
+  if (tx.strict && !r.ok) throw reconciliationError(r.differences, r.reason);
   const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
   // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
   const mismatch = r.ok || reason === 'no totals' ? null : r.differences;

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
 import { BODY_MB, ReportBody } from '../api/body.js';
-import { ApiResponseError } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
 import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
 import type { AccountConfig } from '../platform/config/env.js';
@@ -15,12 +15,7 @@ import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure, errorCode } from '../platform/retry/classify.js';
 import { pullAccount, type PullJobData } from '../platform/queue/jobs.js';
 import type { Dimension } from '../platform/config/dimensions.js';
-import {
-  DimensionValueError,
-  MalformedBodyError,
-  ReconciliationError,
-  ReportFormatError,
-} from '../flatten/errors.js';
+import { isMalformedBody, reconciliationError, ReportFormatError } from '../flatten/errors.js';
 import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
 import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
@@ -153,7 +148,7 @@ export async function runPull(
     const attempts =
       error instanceof AdopsError && error.attempts !== undefined && error.attempts > 0 ? error.attempts : 1;
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
-    const body = error instanceof ApiResponseError ? error.body : undefined;
+    const body = error instanceof ApiError ? error.body : undefined;
     const packed =
       body === undefined
         ? undefined
@@ -236,7 +231,7 @@ export async function loadFetched(
   } catch (thrown) {
     const packed = await archive.finish().catch(() => undefined);
     let error = asReportError(thrown, reportTable(info.report.name));
-    if (error instanceof MalformedBodyError && error.retryable && packed !== undefined) {
+    if (isMalformedBody(error) && error.retryable && packed !== undefined) {
       // Postgres down: keep the error retryable; the retry will find out.
       const previous = await latestBodyDigest(wh, info.account, info.report.name, info.period).catch(
         () => undefined,
@@ -295,11 +290,7 @@ export function describeError(error: unknown, secrets: readonly string[] = []): 
 
 /** Errors that say the body itself is wrong (the parse's verdict): retrying or re-loading it cannot help. */
 function isReportError(error: Error): boolean {
-  return (
-    error instanceof ReportFormatError ||
-    error instanceof DimensionValueError ||
-    error instanceof ReconciliationError
-  );
+  return error instanceof ReportFormatError;
 }
 
 /** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */

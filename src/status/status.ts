@@ -255,7 +255,9 @@ async function reportStatus(
   // Nothing loaded yet is late only once the first period from the start should be in.
   const fresh = freshnessOf(r, newest, now);
   const early =
-    newest === undefined && start !== undefined && !isDue(r, periodContaining(start, r.period), now);
+    newest === undefined &&
+    start !== undefined &&
+    !isDue(r, periodContaining(start, r.period), now, fresh.limitMs);
   const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
   return {
     account,
@@ -281,7 +283,7 @@ async function reportStatus(
       late: fresh.late && !early,
     },
     overdue: missing
-      .filter((p) => isDue(r, p, now) || (newest !== undefined && p.start < newest.start))
+      .filter((p) => isDue(r, p, now, fresh.limitMs) || (newest !== undefined && p.start < newest.start))
       .map((p) => p.start),
   };
 }

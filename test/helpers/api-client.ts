@@ -7,7 +7,7 @@ import {
   type ApiClient as ReadClient,
   type ApiClientOptions,
 } from '../../src/api/client.js';
-import { ApiResponseError, RESPONSE_HINT } from '../../src/api/errors.js';
+import { apiResponseError, RESPONSE_HINT } from '../../src/api/errors.js';
 import { Transport, type Method } from '../../src/api/http.js';
 import { excerptOf, parseJsonBody } from '../../src/api/malformed.js';
 import {
@@ -194,7 +194,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
         : undefined;
     const id = object === undefined ? undefined : entityId(object[idField]);
     if (object === undefined || id === undefined)
-      throw new ApiResponseError({
+      throw apiResponseError({
         status: res.status,
         method,
         path: http.fullPath(path),

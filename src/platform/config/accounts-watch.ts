@@ -3,13 +3,14 @@
 // account, or a renamed one, is not silently left unpulled.
 import { createHash } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { errnoCode } from './files.js';
 
 /** What the file holds now: a hash of its bytes, or why it cannot be read. */
 function signature(path: string): string {
   try {
     return createHash('sha256').update(readFileSync(path)).digest('hex');
   } catch (error) {
-    return `unreadable:${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+    return `unreadable:${errnoCode(error) ?? 'error'}`;
   }
 }
 

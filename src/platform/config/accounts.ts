@@ -4,7 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
-import { FileRefused, readBoundedFile, ConfigError } from './files.js';
+import { readBoundedFile, ConfigError } from './files.js';
 import { BASE_URL_FORM, baseUrlProblem } from './connections.js';
 import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 
@@ -109,7 +109,7 @@ export function readAccountsFile(
   try {
     text = readBoundedFile(path, MAX_FILE_BYTES, 'an accounts file');
   } catch (error) {
-    if (!(error instanceof FileRefused)) throw error;
+    if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(`${where}: ${error.message}`, 'ADOPS_ACCOUNTS_FILE', { cause: error });
   }
   const doc = parseConfigYaml(text, where, 'ADOPS_ACCOUNTS_FILE');
@@ -171,7 +171,7 @@ function readAccount(
     try {
       apiKey = readKeyFile(resolve(dirname(path), keyFile), MAX_FILE_BYTES);
     } catch (error) {
-      if (!(error instanceof FileRefused)) throw error;
+      if (!(error instanceof ConfigError)) throw error;
       fail('api_key_file', `${mayHoldKey(keyFile) ? `(${KEY_LIKE_HIDDEN})` : keyFile}: ${error.message}`);
     }
   } else if (keyEnv !== undefined) {
@@ -189,20 +189,39 @@ function readAccount(
       'missing: set api_key_file (a file holding the key) or api_key_env (a variable holding it)',
     );
   // Never echo the key: the message names the field and the rule only.
-  if (keyProblem(apiKey as string) !== undefined)
+  // Every way here set apiKey or failed.
+  const key = apiKey ?? '';
+  if (keyProblem(key) !== undefined)
     fail(
       keyFile !== undefined ? 'api_key_file' : 'api_key_env',
       'the key is empty or holds whitespace or control characters',
     );
 
-  const server: Record<string, unknown> = {};
-  for (const [field, { setting, oneOf, range }] of Object.entries(SERVER_FIELDS) as [string, ServerField][]) {
-    const value = (server[setting] = o[field] ?? defaults[setting]);
-    if (oneOf !== undefined && (typeof value !== 'string' || !oneOf.includes(value)))
-      fail(field, `expected one of: ${oneOf.join(', ')}`);
-    if (range !== undefined && !isWhole(value, range[0], range[1]))
-      fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
-  }
+  // Each field, in SERVER_FIELDS' order, defaults to the environment's setting.
+  const choice = <T extends string>(field: string, { oneOf }: { oneOf: readonly T[] }, fallback: T): T => {
+    const value = o[field] ?? fallback;
+    return oneOf.find((c) => c === value) ?? fail(field, `expected one of: ${oneOf.join(', ')}`);
+  };
+  const whole = (
+    field: string,
+    { range }: Pick<Required<ServerField>, 'range'>,
+    fallback: number,
+  ): number => {
+    const value = o[field] ?? fallback;
+    return isWhole(value, range[0], range[1])
+      ? value
+      : fail(field, `expected a whole number of ${range[2]} from ${range[0]} to ${range[1]}`);
+  };
+  const F = SERVER_FIELDS;
+  const server: ServerSettings = {
+    auth: choice('auth', F.auth, defaults.auth),
+    reportParams: choice('report_params', F.report_params, defaults.reportParams),
+    compression: choice('compression', F.compression, defaults.compression),
+    rateLimitPerSecond: whole('rate_limit', F.rate_limit, defaults.rateLimitPerSecond),
+    connections: whole('connections', F.connections, defaults.connections),
+    headersTimeoutMs: whole('headers_timeout_ms', F.headers_timeout_ms, defaults.headersTimeoutMs),
+    bodyTimeoutMs: whole('body_timeout_ms', F.body_timeout_ms, defaults.bodyTimeoutMs),
+  };
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))
     return fail(
@@ -218,9 +237,9 @@ function readAccount(
   return Object.freeze({
     name,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    apiKey: apiKey as string,
+    apiKey: key,
     ...(typeof keyEnv === 'string' ? { apiKeyEnv: keyEnv } : {}),
-    ...(server as unknown as ServerSettings),
+    ...server,
     timezone,
     reports: reports === undefined ? undefined : Object.freeze([...(reports as string[])]),
     ...(typeof start === 'string' ? { startDate: start } : {}),
@@ -234,7 +253,7 @@ export function keyProblem(key: string): 'empty' | 'whitespace' | undefined {
   return /[\s\u0000-\u001f\u007f]/.test(key) ? 'whitespace' : undefined;
 }
 
-/** The key a key file holds (one trailing line break dropped); FileRefused when it cannot be read. */
+/** The key a key file holds (one trailing line break dropped); a ConfigError when it cannot be read. */
 export function readKeyFile(path: string, maxBytes: number): string {
   return readBoundedFile(path, maxBytes, 'a file holding the key').replace(/\r?\n$/, '');
 }
@@ -275,10 +294,11 @@ export function selectAccounts(accounts: readonly Account[], flag: string | unde
 /** The one account of a command that works on one (pull, sync): `--account`, or the only one. */
 export function oneAccount(accounts: readonly Account[], flag: string | undefined): Account {
   const chosen = selectAccounts(accounts, flag);
-  if (chosen.length !== 1)
+  const [only] = chosen;
+  if (chosen.length !== 1 || only === undefined)
     throw new ConfigError(
       `${chosen.length} accounts are configured (${chosen.map((a) => a.name).join(', ')}): say which with --account NAME`,
       '--account',
     );
-  return chosen[0] as Account;
+  return only;
 }

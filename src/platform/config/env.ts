@@ -17,7 +17,7 @@ import {
   SENTINEL_URL_FORM,
   type RedisTarget,
 } from './connections.js';
-import { FileRefused, ConfigError } from './files.js';
+import { ConfigError, errnoCode } from './files.js';
 import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 import {
   DEFAULT_ACCOUNT,
@@ -380,13 +380,13 @@ function readApiKey(env: Env): string | undefined {
     try {
       key = readKeyFile(file, MAX_KEY_FILE_BYTES);
     } catch (error) {
-      if (!(error instanceof FileRefused)) throw error;
+      if (!(error instanceof ConfigError)) throw error;
       // The key itself is sometimes pasted here: a value that may be one is not quoted.
       const set = mayHoldKey(file) ? `${name} (${KEY_LIKE_HIDDEN})` : `${name}=${file}`;
       throw new ConfigError(
-        error.code === undefined
+        error.cause === undefined
           ? `${set}: ${error.message}`
-          : `${set} cannot be read (${error.code}): expected a readable file holding the key`,
+          : `${set} cannot be read (${errnoCode(error.cause) ?? 'error'}): expected a readable file holding the key`,
         name,
         { cause: error },
       );

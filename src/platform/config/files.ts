@@ -18,27 +18,17 @@ export class ConfigError extends TerminalError {
   }
 }
 
-/** Why a file was not read: the text completes "<path>: ...". */
-export class FileRefused extends TerminalError {
-  override readonly name = 'FileRefused';
-  constructor(
-    message: string,
-    /** The errno code when the file could not be opened or read (ENOENT, EACCES, ...). */
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The UTF-8 text of `path`, or FileRefused when it is not a regular file of at most `maxBytes` (`what` names
- * the content). Reads one descriptor up to the limit, so a file growing after the check is cut. */
+/** The UTF-8 text of `path`, or a ConfigError whose message completes "<path>: ..." when it is not a regular
+ * file of at most `maxBytes` (`what` names the content); one that could not be opened or read has the
+ * errno error as `cause`. Reads one descriptor up to the limit, so a file growing after the check is cut. */
 export function readBoundedFile(path: string, maxBytes: number, what: string): string {
   const tooBig = (bytes: number) =>
-    new FileRefused(
+    new ConfigError(
       `${bytes} bytes is over the limit of ${maxBytes} bytes (${maxBytes / 1024} KiB) for ${what}`,
+      path,
     );
   const check = (stat: Stats) => {
-    if (!stat.isFile()) throw new FileRefused(`not a regular file; expected ${what}`);
+    if (!stat.isFile()) throw new ConfigError(`not a regular file; expected ${what}`, path);
     if (stat.size > maxBytes) throw tooBig(stat.size);
   };
   let fd: number;
@@ -47,9 +37,8 @@ export function readBoundedFile(path: string, maxBytes: number, what: string): s
     check(statSync(path));
     fd = openSync(path, 'r');
   } catch (error) {
-    if (error instanceof FileRefused) throw error;
-    const code = errnoCode(error) ?? 'error';
-    throw new FileRefused(`cannot be read (${code})`, code);
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot be read (${errnoCode(error) ?? 'error'})`, path, { cause: error });
   }
   try {
     check(fstatSync(fd));
@@ -64,11 +53,8 @@ export function readBoundedFile(path: string, maxBytes: number, what: string): s
   }
 }
 
-let root: string | undefined;
-
 /** The folder holding package.json: works from src/ (tsx, vitest) and from dist/src/ alike. */
 export function packageRoot(): string {
-  if (root !== undefined) return root;
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
@@ -78,7 +64,6 @@ export function packageRoot(): string {
       );
     dir = up;
   }
-  root = dir;
   return dir;
 }
 

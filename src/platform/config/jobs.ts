@@ -7,7 +7,7 @@ import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isPeriodUnit, PERIOD_UNITS, type PeriodUnit } from '../dates/periods.js';
 import { DIMENSIONS, isDimension, type Dimension } from './dimensions.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
-import { FileRefused, readBoundedFile, ConfigError, errnoCode } from './files.js';
+import { readBoundedFile, ConfigError, errnoCode } from './files.js';
 
 export const REPORT_NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
@@ -116,10 +116,11 @@ export function loadJobs(dir: string): JobSet {
 /** The text of one job file of `dir`, following a link only into the folder (a ConfigMap's): one leading
  * elsewhere, say to the key file, is refused unread, so no error can show a line of it. */
 function readJobFile(path: string, dir: string): string {
+  const target = linkedInside(path, dir);
   try {
-    return readBoundedFile(linkedInside(path, dir), MAX_JOB_FILE_BYTES, 'a job definition');
+    return readBoundedFile(target, MAX_JOB_FILE_BYTES, 'a job definition');
   } catch (error) {
-    if (!(error instanceof FileRefused)) throw error;
+    if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(`${path}: ${error.message}`, path, { cause: error });
   }
 }
@@ -199,10 +200,9 @@ export function parseJob(text: string, file: string): JobDefinition {
   const seen = new Set<string>();
   dims.forEach((d, i) => {
     if (typeof d !== 'string' || !isDimension(d))
-      fail(`dimensions[${i}]`, `${show(d)} is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
-    if (seen.has(d as string))
-      fail(`dimensions[${i}]`, `"${String(d)}" is listed twice; each dimension may appear once`);
-    seen.add(d as string);
+      return fail(`dimensions[${i}]`, `${show(d)} is not a dimension; allowed: ${DIMENSIONS.join(', ')}`);
+    if (seen.has(d)) fail(`dimensions[${i}]`, `"${d}" is listed twice; each dimension may appear once`);
+    seen.add(d);
   });
 
   const period = o.period ?? 'day';

@@ -4,10 +4,7 @@ import { tz, TZDate } from '@date-fns/tz';
 // One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
 import { format } from 'date-fns/format';
 
-/** Thrown for a string that is not a real calendar date in YYYY-MM-DD form. */
-export class DateFormatError extends Error {
-  override readonly name = 'DateFormatError';
-}
+import { TerminalError } from '../retry/errors.js';
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -32,11 +29,11 @@ export function digits(s: string, from: number, to: number): number {
   return n;
 }
 
-/** `s` when it is a real YYYY-MM-DD date; DateFormatError naming `what` (a flag, a field) otherwise. */
+/** `s` when it is a real YYYY-MM-DD date; a TerminalError naming `what` (a flag, a field) otherwise. */
 export function parseIsoDate(s: string, what = 'date'): string {
   if (isIsoDate(s)) return s;
   const shape = /^\d{4}-\d{2}-\d{2}$/.test(s) ? 'is not a calendar date' : 'is not a date';
-  throw new DateFormatError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
+  throw new TerminalError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
 /**
@@ -46,11 +43,11 @@ export function parseIsoDate(s: string, what = 'date'): string {
  */
 export const PLAN_DATES = Object.freeze({ first: '1970-01-01', last: '2999-12-31' });
 
-/** parseIsoDate, and within PLAN_DATES; DateFormatError naming `what`, the date and the range otherwise. */
+/** parseIsoDate, and within PLAN_DATES; a TerminalError naming `what`, the date and the range otherwise. */
 export function parsePlanDate(s: string, what = 'date'): string {
   const date = parseIsoDate(s, what);
   if (date < PLAN_DATES.first || date > PLAN_DATES.last)
-    throw new DateFormatError(`${what}: ${outsidePlan(date)}`);
+    throw new TerminalError(`${what}: ${outsidePlan(date)}`);
   return date;
 }
 

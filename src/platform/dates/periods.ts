@@ -1,5 +1,6 @@
 // Periods: the calendar slices one pull covers (a day, an ISO week, a month).
-import { addDays, daysInMonth, DateFormatError, digits, isoWeekday, parseIsoDate } from './calendar.js';
+import { TerminalError } from '../retry/errors.js';
+import { addDays, daysInMonth, digits, isoWeekday, parseIsoDate } from './calendar.js';
 
 /** The period kinds a job definition may declare. */
 export const PERIOD_UNITS = ['day', 'week', 'month'] as const;
@@ -21,7 +22,7 @@ export function isPeriodUnit(value: unknown): value is PeriodUnit {
 
 /** Compile-time proof that a switch covers every case; throws if a value slips through at run time. */
 export function unreachable(value: never, what: string): never {
-  throw new DateFormatError(
+  throw new TerminalError(
     `unknown ${what} ${JSON.stringify(value)}: expected one of ${PERIOD_UNITS.join(', ')}`,
   );
 }
@@ -60,7 +61,7 @@ export function previousPeriod(period: Period, unit: PeriodUnit): Period {
 /** Every whole period of `unit` overlapping from..to (both inclusive), oldest first. */
 export function periodsBetween(from: string, to: string, unit: PeriodUnit): Period[] {
   if (parseIsoDate(from) > parseIsoDate(to))
-    throw new DateFormatError(`the range ${from}..${to} is empty: --from must not be after --to`);
+    throw new TerminalError(`the range ${from}..${to} is empty: --from must not be after --to`);
   const out: Period[] = [];
   for (let p = periodContaining(from, unit); p.start <= to; p = nextPeriod(p, unit)) out.push(p);
   return out;

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import { redactSecrets } from './redact.js';
+import { matcherOf } from './secret-pattern.js';
 
 /** pino-pretty (30 modules), loaded only by a process that logs to a terminal. */
 const pretty = (options: PinoPretty.PrettyOptions): NodeJS.WritableStream =>
@@ -37,11 +38,12 @@ export function createLogger(options: LoggerOptions): Logger {
   const target: NodeJS.WritableStream = usePretty
     ? pretty({ destination, colorize: destination.isTTY === true, sync: true })
     : destination;
+  const secrets = matcherOf(options.secrets);
   const filtered = new Writable({
     decodeStrings: false,
     write(chunk: Buffer | string, _encoding, done) {
       const line = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-      target.write(redactSecrets(line, options.secrets));
+      target.write(redactSecrets(line, secrets));
       done();
     },
   });

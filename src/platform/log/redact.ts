@@ -7,6 +7,18 @@ export const REDACTED = '[REDACTED]';
 
 const REDACTED_BYTES = Buffer.from(REDACTED, 'utf8');
 
+/**
+ * The secrets to redact: their list, or their matcher (matcherOf). Building a matcher takes
+ * milliseconds, so whoever holds secrets for long (a logger, an API client) builds it once and
+ * passes that; a list is matched afresh on each call.
+ */
+export type Secrets = readonly string[] | SecretMatcher | undefined;
+
+/** The matcher of `secrets`, built now when given as a list. */
+export function matcherFrom(secrets: Secrets): SecretMatcher | undefined {
+  return secrets === undefined || 'text' in secrets ? secrets : matcherOf(secrets);
+}
+
 /** Bytes of a body searched at once: a long body is read as text a window at a time. */
 const WINDOW = 1 << 20;
 
@@ -16,8 +28,8 @@ const WINDOW = 1 << 20;
  * one occurrence; also, for a long secret, its base64 (see secret-pattern.ts). Secrets shorter
  * than 4 characters are ignored: replacing them would mangle text.
  */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  const m = matcherOf(secrets);
+export function redactSecrets(text: string, secrets: Secrets): string {
+  const m = matcherFrom(secrets);
   if (m === undefined || !(ESCAPE.test(text) || m.plainText.some((p) => text.includes(p)))) return text;
   return text.replace(m.text, REDACTED);
 }
@@ -30,8 +42,8 @@ const ESCAPE = /[%\\+]/;
  * writing at the end (in any encoding), which is redacted too when it is 4 characters or more
  * (shorter ones match ordinary text).
  */
-export function redactCut(text: string, secrets: readonly string[]): string {
-  const m = matcherOf(secrets);
+export function redactCut(text: string, secrets: Secrets): string {
+  const m = matcherFrom(secrets);
   if (m === undefined) return text;
   const out = text.replace(m.text, REDACTED);
   const tail = out.slice(-(m.longestText - 1));
@@ -43,8 +55,8 @@ export function redactCut(text: string, secrets: readonly string[]): string {
  * redactSecrets for a body: the same Buffer when no secret occurs (the usual case costs a few
  * native searches, no copy: see regions).
  */
-export function redactBuffer(body: Buffer, secrets: readonly string[]): Buffer {
-  const m = matcherOf(secrets);
+export function redactBuffer(body: Buffer, secrets: Secrets): Buffer {
+  const m = matcherFrom(secrets);
   if (m === undefined) return body;
   const { hits } = scan(body, m, true);
   return hits.length === 0 ? body : replaced(body, hits, body.length);
@@ -60,8 +72,8 @@ export class ChunkRedactor {
   /** The bytes not yet let out, as received: a secret may start in them. */
   private carry: Buffer = Buffer.alloc(0);
 
-  constructor(secrets: readonly string[]) {
-    this.matcher = matcherOf(secrets);
+  constructor(secrets: Secrets) {
+    this.matcher = matcherFrom(secrets);
   }
 
   /** The redacted bytes that can be let out now. */
@@ -87,7 +99,7 @@ export class ChunkRedactor {
  * in place, so the error keeps its class (BullMQ tells UnrecoverableError and its own signals
  * apart by class) while whatever records it (a failedReason, a stacktrace, a log) cannot see them.
  */
-export function redactError<E>(error: E, secrets: readonly string[]): E {
+export function redactError<E>(error: E, secrets: Secrets): E {
   let e: unknown = error;
   for (let depth = 0; e instanceof Error && depth < 8; depth++, e = e.cause) {
     const message = redactSecrets(e.message, secrets);
@@ -180,14 +192,15 @@ function replaced(body: Buffer, hits: readonly number[], done: number): Buffer {
 
 /** `processor` with its thrown errors passed through redactError (so BullMQ still tells them apart). */
 export function withRedactedErrors<A extends unknown[], R>(
-  secrets: readonly string[],
+  secrets: Secrets,
   processor: (...args: A) => Promise<R>,
 ): (...args: A) => Promise<R> {
+  const m = matcherFrom(secrets);
   return async (...args) => {
     try {
       return await processor(...args);
     } catch (error) {
-      throw redactError(error, secrets);
+      throw redactError(error, m);
     }
   };
 }

@@ -1,17 +1,14 @@
 // How a secret can be written where a server repeats it: each character as is or escaped in any of
 // the ways encoders write it (%XX, \uXXXX with hex in either case, JSON's short escapes such as
 // PHP's \/), mixed freely within one occurrence. One regular expression per set of secrets finds
-// every such writing; it is built once and kept, with the tables that tell, without it, where in a
-// body a writing could be.
+// every such writing; its holder builds it once (it takes milliseconds) and keeps it, with the tables
+// that tell, without it, where in a body a writing could be.
 
 /** Secrets shorter than this are ignored: replacing them would mangle ordinary text. */
 export const MIN_SECRET = 4;
 
 /** Secrets from this length on are also looked for inside base64 text, where a short one would match by chance. */
 const MIN_BASE64_SECRET = 12;
-
-/** Matchers kept: a process holds one or a few secrets; tests make many, so the cache is bounded. */
-const CACHE_SIZE = 32;
 
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
@@ -23,20 +20,11 @@ export type SecretMatcher = ReturnType<typeof build>;
 /** One way of writing one character: one regex atom per character written. */
 type Writing = readonly string[];
 
-const cache = new Map<string, SecretMatcher>();
-
 /** The matcher of `secrets` (those of 4 characters or more), or undefined when none is that long. */
 export function matcherOf(secrets: readonly string[]): SecretMatcher | undefined {
   const kept = secrets.filter((s) => s.length >= MIN_SECRET);
   if (kept.length === 0) return undefined;
-  const id = kept.join('\u0000');
-  let m = cache.get(id);
-  if (m === undefined) {
-    if (cache.size >= CACHE_SIZE) cache.clear();
-    m = build(kept);
-    cache.set(id, m);
-  }
-  return m;
+  return build(kept);
 }
 
 function build(secrets: readonly string[]) {

@@ -111,10 +111,8 @@ export interface PoolOptions {
  * in one read, and the server still runs them one after another.
  */
 export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): Pool {
-  useOsUserByDefault();
-  if (config.databaseUrl === undefined) useLibpqSocket();
   const pool = new pg.Pool({
-    ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
+    ...connectionSettings(config.databaseUrl),
     max: opts.max ?? 10,
     application_name: 'adops',
     connectionTimeoutMillis: 15_000,
@@ -130,27 +128,33 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
 }
 
 /**
- * Connect as the OS user when no user is named, as psql does: node-postgres defaults to $USER,
- * which is unset in many containers and cron jobs ("no PostgreSQL user name"). A user in the URL
- * and PGUSER still win: pg reads both before this default.
+ * Where and as whom to connect, as psql would, for a pool's own config (pg.defaults stay as they are):
+ * the OS user when nothing names one (node-postgres falls back to $USER, which is unset in many
+ * containers and cron jobs: "no PostgreSQL user name"), and without DATABASE_URL the local socket
+ * rather than TCP localhost when the socket is there. The URL and PG* variables still win: pg's own
+ * reading of them (a Client not connected) decides whether either default applies.
  */
-function useOsUserByDefault(): void {
-  if (pg.defaults.user !== undefined && pg.defaults.user !== '') return;
-  try {
-    pg.defaults.user = userInfo().username;
-  } catch {
-    // No passwd entry for this uid (some containers): pg then names the missing user itself.
-  }
-}
-
-/**
- * Without DATABASE_URL, connect as libpq would: the local socket rather than TCP localhost, when
- * the socket is there. PG* variables still win: pg reads them before these defaults.
- */
-function useLibpqSocket(): void {
+export function connectionSettings(databaseUrl: string | undefined): {
+  connectionString?: string;
+  user?: string;
+  host?: string;
+} {
+  const url = databaseUrl === undefined ? {} : { connectionString: databaseUrl };
+  const seen = new pg.Client(url);
+  let user: string | undefined;
+  if (seen.user === undefined || seen.user === '')
+    try {
+      user = userInfo().username;
+    } catch {
+      // No passwd entry for this uid (some containers): pg then names the missing user itself.
+    }
   const socketDir = '/var/run/postgresql';
-  if (pg.defaults.host === 'localhost' && existsSync(`${socketDir}/.s.PGSQL.${pg.defaults.port ?? 5432}`))
-    pg.defaults.host = socketDir;
+  const socket =
+    databaseUrl === undefined &&
+    seen.host === 'localhost' &&
+    pg.defaults.host === 'localhost' &&
+    existsSync(`${socketDir}/.s.PGSQL.${seen.port}`);
+  return { ...url, ...(user === undefined ? {} : { user }), ...(socket ? { host: socketDir } : {}) };
 }
 
 /**
@@ -339,8 +343,6 @@ export interface NamedQuery {
   readonly values: unknown[];
 }
 
-const statementNames = new Map<string, string>();
-
 /**
  * A statement as a named prepared statement, so Postgres parses and plans it once per connection
  * instead of on every run. The name is a digest of the text: one name never stands for two texts.
@@ -352,11 +354,7 @@ export function named(
   values: unknown[] = [],
 ): NamedQuery {
   const q = typeof query === 'string' ? { text: query, values } : query;
-  let name = statementNames.get(q.text);
-  if (name === undefined) {
-    name = `adops_${createHash('sha1').update(q.text).digest('hex').slice(0, 24)}`;
-    // Texts are per schema and report: a handful. The cap only guards against a caller's mistake.
-    if (statementNames.size < 10_000) statementNames.set(q.text, name);
-  }
+  // A few microseconds a statement, against the round trip that runs it: not worth a cache.
+  const name = `adops_${createHash('sha1').update(q.text).digest('hex').slice(0, 24)}`;
   return { name, text: q.text, values: q.values };
 }

@@ -19,6 +19,7 @@ import {
   type WorkerOptions,
 } from 'bullmq';
 import type { ClientBase } from 'pg';
+import { connectionSettings } from '../pg/handle.js';
 import { PG_NAME_BYTES, type Config } from '../config/env.js';
 import { REPORT_QUEUE } from './jobs.js';
 import {
@@ -124,7 +125,7 @@ export async function openQueueBackend(
 
 async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer'): Promise<QueueBackend> {
   const options = {
-    ...(config.databaseUrl === undefined ? {} : { connectionString: config.databaseUrl }),
+    ...connectionSettings(config.databaseUrl),
     schema: config.queue.schema,
     // BullMQ's own migrations, under its advisory lock: a no-op once `adops migrate` ran them.
     migrate: true,

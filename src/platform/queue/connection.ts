@@ -76,13 +76,6 @@ function quiet<T extends RedisClient>(redis: T): T {
   return endWhenDisconnected(redis);
 }
 
-/** The parts of an ioredis client endWhenDisconnected needs: private in its types, present in 5.x. */
-interface ClientInternals {
-  manuallyClosing?: boolean;
-  setStatus?: (status: string) => void;
-  flushQueue?: (error: Error) => void;
-}
-
 /**
  * ioredis leaves a connection disconnected while reconnecting in `reconnecting` for ever, with no
  * `end` event (redis/ioredis#1247), so BullMQ's Worker.close() never finished after Redis went.
@@ -92,16 +85,18 @@ interface ClientInternals {
 function endWhenDisconnected<T extends RedisClient>(redis: T): T {
   if (!(redis instanceof Redis)) return redis;
   const client: Redis = redis;
-  const internals = client as unknown as ClientInternals;
   const disconnect = client.disconnect.bind(client);
   client.disconnect = (reconnect = false) => {
     const stranded = !reconnect && client.status === 'reconnecting';
     disconnect(reconnect);
     if (!stranded || client.status !== 'reconnecting') return;
-    if (typeof internals.setStatus !== 'function' || typeof internals.flushQueue !== 'function') return;
-    internals.manuallyClosing = false;
-    internals.setStatus('end');
-    internals.flushQueue(new Error('Connection is closed.'));
+    // Private in ioredis' types, present in 5.x: manuallyClosing, setStatus, flushQueue.
+    const setStatus: unknown = Reflect.get(client, 'setStatus');
+    const flushQueue: unknown = Reflect.get(client, 'flushQueue');
+    if (typeof setStatus !== 'function' || typeof flushQueue !== 'function') return;
+    Reflect.set(client, 'manuallyClosing', false);
+    setStatus.call(client, 'end');
+    flushQueue.call(client, new Error('Connection is closed.'));
   };
   const duplicate = client.duplicate.bind(client);
   client.duplicate = (override) => endWhenDisconnected(duplicate(override));
@@ -188,11 +183,6 @@ export class QueueOutageError extends TransientError {
   }
 }
 
-/** A read that had no answer in time: a store frozen or cut off with its connection still open. */
-class NoAnswerError extends TransientError {
-  override readonly name = 'NoAnswerError';
-}
-
 /** Where a wait stands with the queue's store: away (since `awayMs` ago, the last failure) or back. */
 export type OutageState =
   | { readonly away: true; readonly awayMs: number; readonly error: Error }
@@ -219,20 +209,31 @@ export interface OutageOptions {
  */
 export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
   let since: number | undefined;
+  const answerMs = o.answerMs ?? 15_000;
   for (;;) {
+    let failure: unknown;
     try {
-      const value = await answered(read(), o.answerMs ?? 15_000);
-      if (since !== undefined) o.onOutage?.({ away: false, awayMs: Date.now() - since });
-      return value;
+      const value = await answered(read(), answerMs);
+      if (value !== NO_ANSWER) {
+        if (since !== undefined) o.onOutage?.({ away: false, awayMs: Date.now() - since });
+        return value;
+      }
+      // A store frozen or cut off with its connection still open.
+      failure = new TransientError(`no answer within ${Math.round(answerMs / 1000)} s`);
     } catch (error) {
-      if (!(error instanceof NoAnswerError) && !isRedisOutage(error) && !isPgLoss(error)) throw error;
-      since ??= Date.now();
-      const awayMs = Date.now() - since;
-      if (awayMs >= o.outageMs) throw new QueueOutageError(awayMs, error, o.store ?? "the queue's store");
-      o.onOutage?.({ away: true, awayMs, error: error instanceof Error ? error : new Error(String(error)) });
-      await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
-      if (o.signal?.aborted === true) return undefined;
+      if (!isRedisOutage(error) && !isPgLoss(error)) throw error;
+      failure = error;
     }
+    since ??= Date.now();
+    const awayMs = Date.now() - since;
+    if (awayMs >= o.outageMs) throw new QueueOutageError(awayMs, failure, o.store ?? "the queue's store");
+    o.onOutage?.({
+      away: true,
+      awayMs,
+      error: failure instanceof Error ? failure : new Error(String(failure)),
+    });
+    await pause(Math.min(o.retryMs ?? 1_000, o.outageMs - awayMs), o.signal);
+    if (o.signal?.aborted === true) return undefined;
   }
 }
 
@@ -244,14 +245,17 @@ function isPgLoss(error: unknown): boolean {
   );
 }
 
-/** `p`, or a NoAnswerError after `ms` (p's own outcome is then ignored). */
-function answered<T>(p: Promise<T>, ms: number): Promise<T> {
+/** What `answered` gives for a read with no answer in time. */
+const NO_ANSWER = Symbol('no answer');
+
+/** `p`, or NO_ANSWER after `ms` (p's own outcome is then ignored). */
+function answered<T>(p: Promise<T>, ms: number): Promise<T | typeof NO_ANSWER> {
   let timer: NodeJS.Timeout | undefined;
   p.catch(() => undefined);
   return Promise.race([
     p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new NoAnswerError(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    new Promise<typeof NO_ANSWER>((resolve) => {
+      timer = setTimeout(() => resolve(NO_ANSWER), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }

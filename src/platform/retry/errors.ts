@@ -20,7 +20,8 @@ export interface FailureOptions {
  * per instance (an API error by status, a failed load by its cause) extend this directly. */
 export abstract class AdopsError extends Error {
   readonly attempts: number | undefined;
-  readonly loadId: number | undefined;
+  /** Set once by withLoadId when the failure was recorded after the error was made. */
+  loadId: number | undefined;
   readonly hint: string | undefined;
   readonly retryAfterMs: number | undefined;
   /** True when a later try can succeed: the classifier's answer for this error. */
@@ -37,7 +38,7 @@ export abstract class AdopsError extends Error {
 
   /** The same error, recorded as report_loads row `loadId`. */
   withLoadId(loadId: number | undefined): this {
-    if (loadId !== undefined) (this as { loadId: number | undefined }).loadId = loadId;
+    if (loadId !== undefined) this.loadId = loadId;
     return this;
   }
 }

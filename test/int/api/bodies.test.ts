@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../helpers/api-client.js';
-import { ApiResponseError } from '../../../src/api/errors.js';
+import { ApiError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 
@@ -51,13 +51,14 @@ async function goodReport(): Promise<Buffer> {
   return body;
 }
 
-async function failure(p: Promise<unknown>): Promise<ApiResponseError> {
+async function failure(p: Promise<unknown>): Promise<ApiError> {
   const error = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiResponseError);
-  return error as ApiResponseError;
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toHaveProperty('name', 'ApiResponseError');
+  return error as ApiError;
 }
 
 describe('compressed answers', () => {

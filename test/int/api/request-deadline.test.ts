@@ -4,7 +4,7 @@
 // a transient timeout, retried like the others; a body that arrives in time is untouched.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
-import { ApiTransportError } from '../../../src/api/errors.js';
+import { ApiError } from '../../../src/api/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { classifyFailure } from '../../../src/platform/retry/classify.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
@@ -69,8 +69,9 @@ describe('the overall deadline of a request', () => {
       (e: unknown) => e,
     );
     const took = Date.now() - started;
-    expect(error).toBeInstanceOf(ApiTransportError);
-    const e = error as ApiTransportError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toHaveProperty('name', 'ApiTransportError');
+    const e = error as ApiError;
     expect(e.code).toBe('REQUEST_DEADLINE');
     expect(e.message).toContain('800 ms');
     expect(e.message).toContain('ADOPS_HTTP_REQUEST_TIMEOUT_MS');
@@ -104,8 +105,9 @@ describe('the overall deadline of a request', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(ApiTransportError);
-    expect((error as ApiTransportError).code).toBe('REQUEST_DEADLINE');
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toHaveProperty('name', 'ApiTransportError');
+    expect((error as ApiError).code).toBe('REQUEST_DEADLINE');
     expect(classifyFailure(error).kind).toBe('transient');
     expect(Date.now() - started).toBeLessThan(6_000);
   }, 30_000);

@@ -2,7 +2,7 @@
 // (and what it does not), and that its fencing token is taken before the request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportBody } from '../../../src/api/body.js';
-import { ApiHttpError, ApiResponseError, RateLimitedError } from '../../../src/api/errors.js';
+import { apiHttpError, apiResponseError, rateLimitedError } from '../../../src/api/errors.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { pullDeps, runPull, type ReportFetcher } from '../../../src/pull/run.js';
@@ -81,7 +81,7 @@ describe('runPull', () => {
   });
 
   it('records a failed fetch with its attempts, so status and heal see it', async () => {
-    const error = new ApiHttpError({ ...at, status: 500, attempts: 5, retryable: true });
+    const error = apiHttpError({ ...at, status: 500, attempts: 5, retryable: true });
     const out = await runPull(
       deps(async () => Promise.reject(error)),
       data,
@@ -94,7 +94,7 @@ describe('runPull', () => {
 
   it('archives the unusable body a failed fetch carries, never putting it in the error text', async () => {
     const body = Buffer.from('<html>maintenance</html>');
-    const error = new ApiResponseError({
+    const error = apiResponseError({
       ...at,
       status: 200,
       attempts: 2,
@@ -117,7 +117,7 @@ describe('runPull', () => {
 
   it('does not record a 429 (a pause), nor a load failure twice (the loader recorded it)', async () => {
     const before = (await failedLoads()).length;
-    const limited = new RateLimitedError({
+    const limited = rateLimitedError({
       ...at,
       status: 429,
       attempts: 1,
@@ -155,7 +155,7 @@ describe('runPull', () => {
           [id],
         )
       ).rows.map((r) => r.failed_step);
-    const refused = new ApiHttpError({ ...at, status: 500, attempts: 1, retryable: true });
+    const refused = apiHttpError({ ...at, status: 500, attempts: 1, retryable: true });
     await runPull(
       deps(async () => Promise.reject(refused)),
       data,

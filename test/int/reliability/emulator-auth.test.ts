@@ -3,7 +3,7 @@
 // key ends as one failed pull with the reason, never retried.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
-import { ApiHttpError } from '../../../src/api/errors.js';
+import { ApiError } from '../../../src/api/errors.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
@@ -50,13 +50,14 @@ function client(apiKey: string): ApiClient {
 }
 
 /** The error a call rejects with (fails the test if it resolves). */
-async function refusal(call: Promise<unknown>): Promise<ApiHttpError> {
+async function refusal(call: Promise<unknown>): Promise<ApiError> {
   const error = await call.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiHttpError);
-  return error as ApiHttpError;
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toHaveProperty('name', 'ApiHttpError');
+  return error as ApiError;
 }
 
 let caseStarted = 0;

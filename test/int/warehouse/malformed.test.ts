@@ -1,7 +1,7 @@
 // A body that is not valid JSON is a failed load with its body kept, retryable, until the period's
 // next load gets the same bytes again: then it is final.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MalformedBodyError } from '../../../src/flatten/errors.js';
+import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 /** Loads `body` for `day`, returning the error it fails with. */
-async function loadBroken(day: string, body: string, minute: number): Promise<MalformedBodyError> {
+async function loadBroken(day: string, body: string, minute: number): Promise<ReportFormatError> {
   const error = await loadPulledPeriod(db.pool, TEST_SCHEMA, {
     ...pulled(report, { start: day, end: day }, [], at(minute)),
     body: Buffer.from(body),
@@ -33,8 +33,9 @@ async function loadBroken(day: string, body: string, minute: number): Promise<Ma
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(MalformedBodyError);
-  return error as MalformedBodyError;
+  expect(error).toBeInstanceOf(ReportFormatError);
+  expect(error).toHaveProperty('name', 'MalformedBodyError');
+  return error as ReportFormatError;
 }
 
 describe('a malformed body', () => {

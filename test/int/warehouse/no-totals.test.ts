@@ -2,7 +2,7 @@
 // load says why it is unreconciled, report_totals keeps NULLs, and fencing and restatement still
 // find the period's load. Through both of the loader's ways of writing rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReconciliationError } from '../../../src/flatten/errors.js';
+import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { loadPulledPeriod } from '../../helpers/load.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -175,8 +175,8 @@ describe.each(WRITE_PATHS)('$name:', (path) => {
       { ...pulled(report, day(d), rows(d, 2), at(9)), body: withTotals(rows(d, 2), '[]') },
       { strictReconcile: true },
     );
-    await expect(strict).rejects.toBeInstanceOf(ReconciliationError);
-    await expect(strict).rejects.toMatchObject({ reason: 'no totals' });
+    await expect(strict).rejects.toBeInstanceOf(ReportFormatError);
+    await expect(strict).rejects.toMatchObject({ name: 'ReconciliationError', problem: 'no totals' });
     expect(await periodRows(db.pool, report, day(d))).toEqual(before);
     expect((await loadsOf(db.pool, report.name)).at(-1)).toMatchObject({ status: 'failed', raw_kept: true });
   });

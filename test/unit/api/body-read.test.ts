@@ -125,7 +125,7 @@ describe('readBody', () => {
     const drained = async () => {
       if (capped.kind === 'stream') for await (const _ of capped.chunks);
     };
-    await expect(drained()).rejects.toMatchObject({ name: 'StreamedBodyError', retryable: false });
+    await expect(drained()).rejects.toMatchObject({ name: 'TerminalError', retryable: false });
   });
 
   it('caps the decompressed size, stopping a small bomb early', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiMessageOf, excerptOf } from '../../../src/api/malformed.js';
-import { ApiHttpError, hintFor } from '../../../src/api/errors.js';
+import { apiHttpError, hintFor } from '../../../src/api/errors.js';
 import { pageQuery, reportPath } from '../../../src/api/client.js';
 
 const KEY = 'sk_live_0123456789';
@@ -51,7 +51,7 @@ describe('error bodies and excerpts', () => {
   });
 
   it('builds messages that name method, path, status, attempts and the hint', () => {
-    const e = new ApiHttpError({
+    const e = apiHttpError({
       status: 401,
       apiMessage: 'invalid key',
       method: 'GET',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiResponseError } from '../../../src/api/errors.js';
+import { ApiError } from '../../../src/api/errors.js';
 import { bodyDigest, malformedAnswer, parseJsonBody, reportBodyProblem } from '../../../src/api/malformed.js';
 
 const b = (text: string) => Buffer.from(text, 'utf8');
-const AT = { status: 200, method: 'GET', path: '/v2/reports', attempts: 1, apiKey: 'k3y-secret' };
+const AT = { status: 200, method: 'GET', path: '/v2/reports', attempts: 1, secrets: ['k3y-secret'] };
 
 describe('reportBodyProblem', () => {
   it.each([
@@ -52,7 +52,8 @@ describe('malformedAnswer', () => {
   it('is retryable the first time, with the body (key redacted) and the digest of the body as received', () => {
     const raw = b('<html>proxy k3y-secret</html>');
     const e = malformedAnswer(raw, 'an HTML page', undefined, AT);
-    expect(e).toBeInstanceOf(ApiResponseError);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toHaveProperty('name', 'ApiResponseError');
     expect(e).toMatchObject({ retryable: true, status: 200, sha256: bodyDigest(raw) });
     expect(e.body?.toString()).toBe('<html>proxy [REDACTED]</html>');
     expect(e.excerpt).toBe('<html>proxy [REDACTED]</html>');

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
-  DateFormatError,
   daysBetween,
   isIsoDate,
   localDate,
@@ -10,6 +9,7 @@ import {
   parsePlanDate,
   PLAN_DATES,
 } from '../../../src/platform/dates/calendar.js';
+import { TerminalError } from '../../../src/platform/retry/errors.js';
 import { periodContaining, type PeriodUnit } from '../../../src/platform/dates/periods.js';
 
 describe('calendar dates', () => {
@@ -42,7 +42,7 @@ describe('calendar dates', () => {
     expect(() => parseIsoDate('2026-02-30', '--from')).toThrow(
       '--from: "2026-02-30" is not a calendar date: expected YYYY-MM-DD',
     );
-    expect(() => parseIsoDate('yesterday', '--to')).toThrow(DateFormatError);
+    expect(() => parseIsoDate('yesterday', '--to')).toThrow(TerminalError);
   });
 
   it('plans only dates from 1970-01-01 to 2999-12-31, refusing others in one line naming the range', () => {
@@ -51,7 +51,7 @@ describe('calendar dates', () => {
     expect(parsePlanDate('2999-12-31', '--to')).toBe('2999-12-31');
     for (const far of ['0001-01-01', '1969-12-31', '3000-01-01', '9999-12-31'])
       expect(() => parsePlanDate(far, '--from'), far).toThrow(
-        new DateFormatError(`--from: ${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`),
+        new TerminalError(`--from: ${far} is outside the dates adops plans, 1970-01-01 to 2999-12-31`),
       );
     expect(() => parsePlanDate('2026-02-30', '--to')).toThrow('is not a calendar date');
   });

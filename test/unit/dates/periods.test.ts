@@ -9,7 +9,8 @@ import {
   startOfISOWeek,
   startOfMonth,
 } from 'date-fns';
-import { addDays, DateFormatError, daysBetween, parseIsoDate } from '../../../src/platform/dates/calendar.js';
+import { addDays, daysBetween, parseIsoDate } from '../../../src/platform/dates/calendar.js';
+import { TerminalError } from '../../../src/platform/retry/errors.js';
 import {
   LONGEST_PERIOD_DAYS,
   periodContaining,
@@ -43,7 +44,7 @@ describe('periodsBetween', () => {
   });
 
   it('refuses a range whose start is after its end, and non-dates', () => {
-    expect(() => periodsBetween('2026-01-02', '2026-01-01', 'day')).toThrow(DateFormatError);
+    expect(() => periodsBetween('2026-01-02', '2026-01-01', 'day')).toThrow(TerminalError);
     expect(() => periodsBetween('2026-02-30', '2026-03-01', 'day')).toThrow(/not a calendar date/);
     expect(() => parseIsoDate('26-1-1')).toThrow(/YYYY-MM-DD/);
   });

@@ -4,7 +4,7 @@
 // agree.
 import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../../../src/platform/config/dimensions.js';
-import { ReconciliationError, ReportFormatError } from '../../../src/flatten/errors.js';
+import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { countersText, reconciliationText } from '../../../src/status/format.js';
 import { parseReport, type ParsedReport } from '../../../src/flatten/parse.js';
 import { parseReportObject } from '../../helpers/flatten.js';
@@ -143,12 +143,13 @@ describe('missing totals', () => {
       try {
         parseReport(JSON.stringify({ items }), ['day'], { strict: true });
       } catch (e) {
-        return e as ReconciliationError;
+        return e as ReportFormatError;
       }
       return undefined;
     })();
-    expect(error).toBeInstanceOf(ReconciliationError);
-    expect(error?.reason).toBe('no totals');
+    expect(error).toBeInstanceOf(ReportFormatError);
+    expect(error).toHaveProperty('name', 'ReconciliationError');
+    expect(error?.problem).toBe('no totals');
     expect(error?.message).toMatch(/has no totals/);
   });
 

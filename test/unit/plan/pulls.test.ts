@@ -1,6 +1,7 @@
 // The pure pull plans of src/plan/pulls.ts: windows, gaps, backfill order and the tick.
 import { describe, expect, it } from 'vitest';
-import { localDate, addDays, DateFormatError } from '../../../src/platform/dates/calendar.js';
+import { localDate, addDays } from '../../../src/platform/dates/calendar.js';
+import { TerminalError } from '../../../src/platform/retry/errors.js';
 import {
   healWindow,
   scheduledWindow,
@@ -182,7 +183,7 @@ describe('backfillPulls', () => {
   });
 
   it('refuses an empty range when called, before the first pull', () => {
-    expect(() => backfillPulls([job('a', 'day')], '2026-01-02', '2026-01-01')).toThrow(DateFormatError);
+    expect(() => backfillPulls([job('a', 'day')], '2026-01-02', '2026-01-01')).toThrow(TerminalError);
   });
 });
 

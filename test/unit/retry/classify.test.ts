@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiHttpError, ApiTransportError, RateLimitedError } from '../../../src/api/errors.js';
+import { apiHttpError, apiTransportError, rateLimitedError } from '../../../src/api/errors.js';
 import { malformedAnswer } from '../../../src/api/malformed.js';
-import { MalformedBodyError, ReportFormatError } from '../../../src/flatten/errors.js';
+import { malformedBody, ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/pull/run.js';
 import {
   classifyFailure,
@@ -45,17 +45,17 @@ describe('the allowlists', () => {
 
 describe('classifyFailure', () => {
   it('fails 4xx at once with the typed error and its hint as the reason', () => {
-    const e = new ApiHttpError({ ...details, status: 401, hint: 'check ADOPS_API_KEY', retryable: false });
+    const e = apiHttpError({ ...details, status: 401, hint: 'check ADOPS_API_KEY', retryable: false });
     const f = classifyFailure(e);
     expect(f.kind).toBe('fatal');
     expect(f.reason).toMatch(/^ApiHttpError: GET \/v2\/reports: HTTP 401 .*check ADOPS_API_KEY/);
   });
 
   it('retries 5xx and transport failures, and a load that lost its Postgres connection', () => {
-    expect(
-      classifyFailure(new ApiHttpError({ ...details, status: 503, hint: 'h', retryable: true })).kind,
-    ).toBe('transient');
-    const transport = new ApiTransportError({
+    expect(classifyFailure(apiHttpError({ ...details, status: 503, hint: 'h', retryable: true })).kind).toBe(
+      'transient',
+    );
+    const transport = apiTransportError({
       ...details,
       status: undefined,
       hint: 'h',
@@ -81,10 +81,10 @@ describe('classifyFailure', () => {
   });
 
   it('retries a malformed body until the same body comes twice in a row', () => {
-    const body = new MalformedBodyError('not valid JSON: the body ends early (truncated?) at byte 9 of 9');
+    const body = malformedBody('not valid JSON: the body ends early (truncated?) at byte 9 of 9');
     expect(classifyFailure(body).kind).toBe('transient');
     expect(classifyFailure(body.repeated('ab')).kind).toBe('fatal');
-    const at = { ...details, status: 200, apiKey: 'k' };
+    const at = { ...details, status: 200, secrets: ['k'] };
     const html = malformedAnswer(Buffer.from('<html/>'), 'an HTML page', undefined, at);
     expect(classifyFailure(html)).toMatchObject({
       kind: 'transient',
@@ -96,7 +96,7 @@ describe('classifyFailure', () => {
   });
 
   it('turns a 429 into a pause for Retry-After', () => {
-    const e = new RateLimitedError({
+    const e = rateLimitedError({
       ...details,
       status: 429,
       hint: 'h',
@@ -109,7 +109,7 @@ describe('classifyFailure', () => {
 
 describe('an abort by the worker itself', () => {
   it('is its own kind, so it is neither recorded nor counted as an attempt', () => {
-    const e = new ApiTransportError({
+    const e = apiTransportError({
       ...details,
       status: undefined,
       hint: 'h',
