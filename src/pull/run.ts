@@ -15,7 +15,7 @@ import type { Period } from '../flatten/types.js';
 import { classifyFailure, type Failure, errorCode } from '../platform/retry/classify.js';
 import { pullAccount, type PullJobData } from '../platform/queue/jobs.js';
 import type { Dimension } from '../platform/config/dimensions.js';
-import { isMalformedBody, reconciliationError, ReportFormatError } from '../flatten/errors.js';
+import { isMalformedBody, ReportFormatError } from '../flatten/errors.js';
 import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
 import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
