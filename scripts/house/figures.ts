@@ -89,7 +89,9 @@ export function houseFigures(root: string, srcDir = 'src'): HouseFigures {
         const params = node.parameters;
         const hasSchema = params.some((p) => p.name.getText() === 'schema');
         const hasDb = params.some((p) => p.type !== undefined && DB_TYPES.has(p.type.getText()));
-        if (hasSchema && hasDb) poolSchema.push(at(node));
+        // The handle's own constructor is where a pool and a schema become the one handle.
+        const isHandle = file.endsWith('platform/pg/handle.ts') && node.name?.getText() === 'warehouseOf';
+        if (hasSchema && hasDb && !isHandle) poolSchema.push(at(node));
       }
       if (
         !isSqlModule(file) &&
