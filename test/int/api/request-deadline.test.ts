@@ -9,7 +9,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { classifyFailure } from '../../../src/platform/retry/classify.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays } from '../queue/harness.js';
+import { createHarness, lastDays } from '../../helpers/pipeline.js';
 
 const DAY = '2026-01-05';
 // About 1.3 MB of JSON for the day with these dimensions: past STREAM_FROM, so it streams.

@@ -11,7 +11,7 @@ import { loadJobs, liveJobs } from '../../../src/platform/config/jobs.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
 import { enqueueBackfill, waitForPulls, enqueuePulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, type Harness } from '../queue/harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 let dir: string | undefined;

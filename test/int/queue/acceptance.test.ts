@@ -8,7 +8,14 @@ import type { FaultOptions } from '../../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { createHarness, loseQueue, lastDays, snapshot, unreconciledCount, type Harness } from './harness.js';
+import {
+  createHarness,
+  loseQueue,
+  lastDays,
+  snapshot,
+  unreconciledCount,
+  type Harness,
+} from '../../helpers/pipeline.js';
 
 const DAYS = 30;
 const range = lastDays(DAYS);

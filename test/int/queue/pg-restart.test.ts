@@ -11,7 +11,7 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../../helpers/reliability/postgres-server.js';
 import { days, fetchTruth, verify } from '../../helpers/reliability/truth.js';
-import { lastDays } from './harness.js';
+import { lastDays } from '../../helpers/pipeline.js';
 
 const DAYS = 10;
 

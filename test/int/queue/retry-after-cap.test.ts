@@ -9,8 +9,7 @@ import { RateLimitedError } from '../../../src/api/errors.js';
 import { enqueueBackfill } from '../../../src/schedule/enqueue.js';
 import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { capturedLogger } from '../../helpers/reliability/harness.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { capturedLogger, createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 let proc: CliProcess | undefined;
