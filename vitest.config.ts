@@ -35,6 +35,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // No unit test mocks a module, fakes a timer or changes a global it does not restore: a
+          // worker runs its files in one module graph, so src/ is imported once per worker, not per file.
+          isolate: false,
           testTimeout: 20_000,
         },
       },
