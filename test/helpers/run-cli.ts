@@ -1,4 +1,4 @@
-// Runs the CLI in-process with captured streams, or as a child process from source to its end.
+// Runs the CLI in-process with captured streams, or as a child process (bin/adops.js) to its end.
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { spawnCli, type SpawnOptions } from './cli.js';
@@ -24,7 +24,7 @@ export async function runCli(args: readonly string[], env: Record<string, string
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-/** `adops <args>` as a child process (from source), run to its end; see cli.ts for live control. */
+/** `adops <args>` as a child process (the built CLI), run to its end; see cli.ts for live control. */
 export async function runCliProcess(
   args: readonly string[],
   env: Record<string, string>,

@@ -6,7 +6,7 @@ import type { JobSet, ReportJob } from '../../../src/platform/config/jobs.js';
 import { qualified } from '../../../src/platform/pg/handle.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../db.js';
 import { REDIS_URL, testPrefix } from '../redis.js';
-import { canaryKey, suiteEnv, suiteReports } from './harness.js';
+import { canaryKey, suiteEnv, suiteReports } from '../pipeline.js';
 import { scanForSecret, type SecretScan } from './secrets.js';
 import { days, fetchTruth, type Truth } from './truth.js';
 

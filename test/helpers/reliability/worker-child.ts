@@ -7,7 +7,7 @@ import type { ReportFetcher } from '../../../src/pull/run.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
 import { startWorker } from '../../../src/worker/start.js';
 import { createPool } from '../../../src/platform/pg/handle.js';
-import { asFetcher, suiteClient, suiteReports } from './harness.js';
+import { asFetcher, suiteClient, suiteReports } from '../pipeline.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger({

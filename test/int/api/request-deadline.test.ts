@@ -9,7 +9,8 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { classifyFailure } from '../../../src/platform/retry/classify.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays } from '../queue/harness.js';
+import { createHarness, lastDays } from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
 
 const DAY = '2026-01-05';
 // About 1.3 MB of JSON for the day with these dimensions: past STREAM_FROM, so it streams.
@@ -88,7 +89,7 @@ describe('the overall deadline of a request', () => {
     const api = client({ requestTimeoutMs: 800, attempts: 3 });
     const pending = api.fetchReport(SMALL);
     // The first attempt is dripping: the server recovers for the next one.
-    while ((emulator.stats().faults.drip ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
+    await until('a dripped answer', () => (emulator.stats().faults.drip ?? 0) > 0, 30_000, 20);
     emulator.setFaults({});
     const report = await pending;
     expect(report.attempts).toBe(2);
@@ -143,7 +144,7 @@ describe('a worker whose pull meets a dripping body', () => {
         return rows[0]?.error;
       };
       let error: string | undefined;
-      while ((error = await failedLoad()) === undefined) await new Promise((r) => setTimeout(r, 50));
+      await until('a failed load', async () => (error = await failedLoad()) !== undefined, 60_000);
       expect(error).toContain('ADOPS_HTTP_REQUEST_TIMEOUT_MS');
       h.emulator.setFaults({});
       const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });

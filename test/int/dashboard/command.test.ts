@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, it } from 'vitest';
 import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
+import { cliEntry } from '../../helpers/cli.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 interface QueuesBody {
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 /** `adops dashboard <args>` as a child process; resolves once it printed its first stdout line. */
 async function startChild(args: readonly string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/adops.ts', 'dashboard', ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), 'dashboard', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

@@ -10,7 +10,7 @@ import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js'
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
-import { createHarness, quietLogger, type Harness } from '../queue/harness.js';
+import { createHarness, quietLogger, type Harness } from '../../helpers/pipeline.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let h: Harness;

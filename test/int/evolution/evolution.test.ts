@@ -11,7 +11,8 @@ import { loadJobs, liveJobs } from '../../../src/platform/config/jobs.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
 import { enqueueBackfill, waitForPulls, enqueuePulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, type Harness } from '../queue/harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
 
 let h: Harness | undefined;
 let dir: string | undefined;
@@ -30,15 +31,6 @@ async function adops(env: Record<string, string>, ...args: string[]): Promise<{ 
   const stdout = { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream;
   const stderr = { write: () => true } as unknown as NodeJS.WritableStream;
   return { code: await main(['node', 'adops', ...args], env, stdout, stderr), out };
-}
-
-/** Waits until `check` holds, polling. */
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const COLUMNS =
@@ -107,7 +99,12 @@ describe('report evolution', () => {
           `SELECT version, state FROM "${S}".report_versions WHERE report = 'evo' ORDER BY version`,
         )
       ).rows;
-    await until(async () => (await state()).some((v) => v.version === 2 && v.state === 'serving'));
+    await until(
+      'version 2 serving',
+      async () => (await state()).some((v) => v.version === 2 && v.state === 'serving'),
+      60_000,
+      100,
+    );
     reading = false;
     await reader;
     expect(reads.errors).toEqual([]);
@@ -194,13 +191,18 @@ describe('report evolution', () => {
       const [pull] = await enqueuePulls(h.queues.pulls, [
         { report: 'race', period: { start: slow, end: slow } },
       ]);
-      await until(async () => {
-        const { rows } = await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+      await until(
+        'the pull waiting on the advisory lock',
+        async () => {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        );
-        return (rows[0]?.n ?? 0) > 0;
-      });
+          );
+          return (rows[0]?.n ?? 0) > 0;
+        },
+        60_000,
+        100,
+      );
 
       // The dimensions change; the new version covers every period the old one holds and swaps.
       writeFileSync(join(dir, 'race.yaml'), definition('race', 'day, campaign_id, country'));
@@ -212,7 +214,12 @@ describe('report evolution', () => {
             `SELECT version, state FROM "${S}".report_versions WHERE report = 'race' ORDER BY version`,
           )
         ).rows;
-      await until(async () => (await versions()).some((v) => v.version === 2 && v.state === 'serving'));
+      await until(
+        'version 2 serving',
+        async () => (await versions()).some((v) => v.version === 2 && v.state === 'serving'),
+        60_000,
+        100,
+      );
       expect(await versions()).toEqual([
         { version: 1, state: 'retired' },
         { version: 2, state: 'serving' },

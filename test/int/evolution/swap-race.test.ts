@@ -6,7 +6,7 @@
 // flight, then waits only on the table to rename it.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Dimension } from '../../../src/platform/config/dimensions.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { swapVersion } from '../../../src/evolution/evolution.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

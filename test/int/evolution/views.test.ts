@@ -13,7 +13,7 @@ import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { swapVersion } from '../../../src/evolution/evolution.js';
 import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { openTestDatabase, pulled, reportJob, type Row } from '../warehouse/fixtures/reports.js';
 

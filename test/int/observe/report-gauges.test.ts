@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
-import { createHarness, type Harness } from '../queue/harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 
 let h: Harness | undefined;

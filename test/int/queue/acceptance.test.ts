@@ -8,7 +8,15 @@ import type { FaultOptions } from '../../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { createHarness, loseQueue, lastDays, snapshot, unreconciledCount, type Harness } from './harness.js';
+import {
+  createHarness,
+  loseQueue,
+  lastDays,
+  snapshot,
+  unreconciledCount,
+  type Harness,
+} from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
 
 const DAYS = 30;
 const range = lastDays(DAYS);
@@ -147,7 +155,7 @@ describe('acceptance', () => {
           )
         ).rows[0]?.n,
       );
-    while ((await loaded()) < 10) await new Promise((r) => setTimeout(r, 50));
+    await until('10 periods loaded', async () => (await loaded()) >= 10, 120_000);
     // The worker's warehouse pool, and on the Postgres queue its queue pool and LISTEN connection.
     const { rows } = await h.db.pool.query<{ n: number }>(
       `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs } from '../../../src/platform/config/jobs.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { addDays, localDate } from '../../../src/platform/dates/calendar.js';

@@ -16,8 +16,7 @@ import { openQueues, type Queues } from '../../../src/platform/queue/queues.js';
 import { startWorker, type RunningWorker } from '../../../src/worker/start.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
-import { capturedLogger } from '../../helpers/reliability/harness.js';
-import { lastDays, quietLogger } from './harness.js';
+import { capturedLogger, lastDays, quietLogger } from '../../helpers/pipeline.js';
 
 let db: TestDatabase;
 let emulators: RunningEmulator[] = [];

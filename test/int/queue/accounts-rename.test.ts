@@ -17,11 +17,10 @@ import { createLogger } from '../../../src/platform/log/logger.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { createApiClient, type ApiClient } from '../../helpers/api-client.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
-import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
+import { loadPulledPeriod, recordFailedPull, createHarness, type Harness } from '../../helpers/pipeline.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { pulled } from '../warehouse/fixtures/reports.js';
-import { createHarness, type Harness } from './harness.js';
 
 const S = TEST_SCHEMA;
 const dir = mkdtempSync(join(tmpdir(), 'adops-accounts-rename-'));

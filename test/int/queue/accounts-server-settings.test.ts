@@ -21,7 +21,7 @@ import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helper
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { days, fetchTruth, verify } from '../../helpers/reliability/truth.js';
-import { lastDays, quietLogger } from './harness.js';
+import { lastDays, quietLogger } from '../../helpers/pipeline.js';
 
 const DATA = { cellsPerDay: 25, lateDataDays: 0, catalogue: { campaigns: 6, creativesPerCampaign: 2 } };
 

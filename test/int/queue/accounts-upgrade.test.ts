@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PULL_JOB } from '../../../src/platform/queue/jobs.js';
 import { enqueuePulls, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../..
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli } from '../../helpers/cli.js';
 import { runCliProcess } from '../../helpers/run-cli.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { addDays, localDate } from '../../../src/platform/dates/calendar.js';
 import { runCli } from '../../helpers/run-cli.js';

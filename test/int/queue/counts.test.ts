@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openQueueBackend } from '../../../src/platform/queue/backend.js';
 import { REPORT_QUEUE, TICK_QUEUE, type PullJobData } from '../../../src/platform/queue/jobs.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

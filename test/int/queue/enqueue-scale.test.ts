@@ -9,7 +9,7 @@ import { countBackfill } from '../../helpers/plan.js';
 import { enqueueStream, type EnqueueCounts, ENQUEUE_CHUNK } from '../../../src/schedule/enqueue.js';
 import { openQueues, type Queues } from '../../../src/platform/queue/queues.js';
 import { REDIS_URL, testPrefix } from '../../helpers/redis.js';
-import { flushPrefix } from './harness.js';
+import { flushPrefix } from '../../helpers/pipeline.js';
 
 /** The budget of Redis memory per waiting pull. */
 const MAX_BYTES_PER_PULL = 1536;

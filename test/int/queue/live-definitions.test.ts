@@ -8,7 +8,7 @@ import { main } from '../../../src/cli/main.js';
 import { loadJobs, liveJobs } from '../../../src/platform/config/jobs.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 let dir: string | undefined;

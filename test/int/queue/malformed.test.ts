@@ -8,7 +8,7 @@ import { collectStatus } from '../../../src/status/status.js';
 import { renderStatus } from '../../../src/status/render.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 let h: Harness | undefined;

@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 const procs: CliProcess[] = [];

@@ -7,7 +7,7 @@ import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { testPrefix } from '../../helpers/redis.js';
-import { lastDays } from './harness.js';
+import { lastDays } from '../../helpers/pipeline.js';
 
 let db: TestDatabase;
 let emulator: RunningEmulator;

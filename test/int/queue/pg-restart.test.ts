@@ -11,7 +11,8 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../../helpers/reliability/postgres-server.js';
 import { days, fetchTruth, verify } from '../../helpers/reliability/truth.js';
-import { lastDays } from './harness.js';
+import { lastDays } from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
 
 const DAYS = 10;
 
@@ -89,7 +90,7 @@ describe('the Postgres queue across a real Postgres restart', () => {
     const startedAt = async () =>
       String((await pool!.query<{ t: Date }>('SELECT pg_postmaster_start_time() AS t')).rows[0]?.t);
     const firstStart = await startedAt();
-    while ((await loaded()) < 8) await new Promise((r) => setTimeout(r, 50));
+    await until('8 periods loaded', async () => (await loaded()) >= 8, 120_000);
     expect(await loaded()).toBeLessThan(pulls);
     // A real restart: the server stops (fast: sessions ended, in-flight transactions rolled back)
     // and starts again once the waiting command has seen it gone and said so.

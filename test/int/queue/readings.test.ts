@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorQuirks } from '../../../src/emulator/index.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, lastDays, snapshot, type Harness } from './harness.js';
+import { createHarness, lastDays, snapshot, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness;
 let faithful: Record<string, unknown[]>;

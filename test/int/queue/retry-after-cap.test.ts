@@ -9,8 +9,8 @@ import { ApiError } from '../../../src/api/errors.js';
 import { enqueueBackfill } from '../../../src/schedule/enqueue.js';
 import { enqueueEntitySync } from '../../../src/catalogue/enqueue.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
-import { capturedLogger } from '../../helpers/reliability/harness.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { capturedLogger, createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
 
 let h: Harness | undefined;
 let proc: CliProcess | undefined;
@@ -23,14 +23,6 @@ afterEach(async () => {
 
 const CAP_MS = 15 * 60_000;
 const FOREVER = ['999999999', 'Fri, 01 Jan 2100 00:00:00 GMT', '100000000000000000000000'];
-
-/** Resolves once `check` holds, looking every 50 ms for up to 20 s. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 20_000; !(await check());) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the condition');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Every API request answers 429 with `retryAfter`, until the test ends. */
 function rateLimitAll(harness: Harness, retryAfter: string): void {
@@ -90,7 +82,7 @@ describe('a Retry-After of decades', () => {
       // wait in it for the 15 minutes instead of meeting the 429 itself.
       const sync = await enqueueEntitySync(h.queues.syncs);
       // The sync runs, and its first request waits out the pause in the shared limiter.
-      await until(async () => (await h?.queues.syncs.getActiveCount()) === 1);
+      await until('the sync active', async () => (await h?.queues.syncs.getActiveCount()) === 1, 20_000);
       // An overflowing timer shows at once and then every millisecond: a moment of the pause is enough.
       await new Promise((r) => setTimeout(r, 500));
       proc.child.kill('SIGTERM');

@@ -13,7 +13,7 @@ import { syncSchedulers, runTick } from '../../../src/schedule/scheduler.js';
 import { loadStates } from '../../../src/pull/history.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness | undefined;
 

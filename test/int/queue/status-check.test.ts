@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
-import { createHarness, lastDays, type Harness } from './harness.js';
+import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness;
 let jobsDir: string;

@@ -11,10 +11,9 @@ import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js'
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';
-import { capturedLogger } from '../../helpers/reliability/harness.js';
+import { capturedLogger, createHarness, lastDays, pullActive, type Harness } from '../../helpers/pipeline.js';
 import { spawnCli, type CliProcess } from '../../helpers/cli.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
-import { createHarness, lastDays, pullActive, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 let proc: CliProcess | undefined;

@@ -10,7 +10,13 @@ import { closeConnection, workerConnection } from '../../../src/platform/queue/c
 import { REPORT_QUEUE } from '../../../src/platform/queue/jobs.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { command, startRedisCluster, unusedPort, type RedisClusterFixture } from '../../helpers/redis-ha.js';
-import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';
+import {
+  createHarness,
+  lastDays,
+  snapshot,
+  unreconciledCount,
+  type Harness,
+} from '../../helpers/pipeline.js';
 import { adops, loadedPerPeriod, referenceRun, totalsRows } from './common.js';
 
 const DAYS = 7;

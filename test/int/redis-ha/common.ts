@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { createHarness, snapshot, type Harness } from '../queue/harness.js';
+import { createHarness, snapshot, type Harness } from '../../helpers/pipeline.js';
 
 /** Runs `adops` in this process with `env`. */
 export async function adops(

@@ -7,7 +7,13 @@ import { enqueueBackfill } from '../../../src/schedule/enqueue.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { command, startSentinels, waitUntil, type SentinelFixture } from '../../helpers/redis-ha.js';
-import { createHarness, lastDays, snapshot, unreconciledCount, type Harness } from '../queue/harness.js';
+import {
+  createHarness,
+  lastDays,
+  snapshot,
+  unreconciledCount,
+  type Harness,
+} from '../../helpers/pipeline.js';
 import { adops, loadedPerPeriod, referenceRun, totalsRows } from './common.js';
 
 const DAYS = 24;

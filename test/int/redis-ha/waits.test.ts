@@ -21,7 +21,7 @@ import {
   type SentinelFixture,
 } from '../../helpers/redis-ha.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
-import { createHarness, lastDays, unreconciledCount, type Harness } from '../queue/harness.js';
+import { createHarness, lastDays, unreconciledCount, type Harness } from '../../helpers/pipeline.js';
 import { loadedPerPeriod, totalsRows } from './common.js';
 
 const DAYS = 4;

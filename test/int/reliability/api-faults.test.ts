@@ -10,7 +10,7 @@ import {
   type FailedPull,
 } from '../../../src/schedule/enqueue.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline } from '../../helpers/reliability/harness.js';
+import { startPipeline } from '../../helpers/pipeline.js';
 import {
   FROM,
   HEAL_DAYS,

@@ -7,7 +7,7 @@ import { readArchivedBody } from '../../../src/pull/archive.js';
 import { qualified, reportTable, warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';
+import { startPipeline, type Pipeline } from '../../helpers/pipeline.js';
 import { lastLoad, openSuite, reportRequests, type Suite } from '../../helpers/reliability/suite.js';
 import { day, verify } from '../../helpers/reliability/truth.js';
 

@@ -9,7 +9,7 @@ import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { spawnWorker } from '../../helpers/reliability/child.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline } from '../../helpers/reliability/harness.js';
+import { startPipeline } from '../../helpers/pipeline.js';
 import { blockRows } from '../../helpers/reliability/pg-block.js';
 import { FROM, openSuite, reportRequests, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { day, verify } from '../../helpers/reliability/truth.js';

@@ -19,7 +19,7 @@ import { spawnCli } from '../../helpers/cli.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { canaryKey, capturedLogger } from '../../helpers/reliability/harness.js';
+import { canaryKey, capturedLogger } from '../../helpers/pipeline.js';
 import { holdsSecret, scanForSecret } from '../../helpers/reliability/secrets.js';
 import { FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';

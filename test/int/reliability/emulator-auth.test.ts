@@ -7,7 +7,7 @@ import { ApiError } from '../../../src/api/errors.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline } from '../../helpers/reliability/harness.js';
+import { startPipeline } from '../../helpers/pipeline.js';
 import { lastLoad, openSuite, reportRequests, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';
 

@@ -1,14 +1,12 @@
 // Redis lost mid-backfill (restarted empty, or our keys flushed), then `heal`: the warehouse is the
 // record of what is loaded, so every period must end exact and none twice.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { Redis } from 'ioredis';
 import { enqueueBackfill, enqueuePulls, readHealPlan, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { ensureReady } from '../../../src/platform/queue/connection.js';
 import { warehouseOf, qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
-import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline, type Pipeline } from '../../helpers/reliability/harness.js';
+import { flushPrefix, startPipeline, type Pipeline } from '../../helpers/pipeline.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import {
   FROM,
@@ -34,23 +32,6 @@ afterAll(async () => {
   await privateRedis?.stop();
   await suite?.close();
 });
-
-/** Deletes every key under `prefix` on the shared Redis: a FLUSHALL scoped to this test. */
-async function flushPrefix(prefix: string): Promise<number> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  let n = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) n += await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return n;
-}
 
 /**
  * Backfills with slow report answers, runs `lose` once a few pulls are done, then heals and waits:

@@ -16,9 +16,8 @@ import { ReportBody } from '../../../src/api/body.js';
 import type { ReportFetcher } from '../../../src/pull/run.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
-import { canaryKey } from '../../helpers/reliability/harness.js';
+import { canaryKey, createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createHarness, lastDays, type Harness } from '../queue/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js'
 import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
-import { startPipeline } from '../../helpers/reliability/harness.js';
+import { startPipeline } from '../../helpers/pipeline.js';
 import { FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, type ReportJob } from '../../../src/platform/config/jobs.js';
 import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/pull/run.js';
-import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
+import { loadPulledPeriod, recordFailedPull } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

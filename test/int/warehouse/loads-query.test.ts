@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPulledPeriod, recordFailedPull } from '../../helpers/load.js';
+import { loadPulledPeriod, recordFailedPull } from '../../helpers/pipeline.js';
 import { periodRows, restatements } from '../../../src/pull/history.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';

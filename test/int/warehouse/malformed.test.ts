@@ -2,7 +2,7 @@
 // next load gets the same bytes again: then it is final.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { COUNTERS } from '../../../src/platform/config/dimensions.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

@@ -5,7 +5,7 @@ import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { collectStatus } from '../../../src/status/status.js';
 import { renderStatus } from '../../../src/status/render.js';
 import { readHealPlan } from '../../../src/schedule/enqueue.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
 import { DAY_CHECK } from '../../../src/schema/sql.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';

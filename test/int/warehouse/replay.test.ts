@@ -11,7 +11,7 @@ import { startEmulator } from '../../../src/emulator/index.js';
 import { parseReport } from '../../../src/flatten/parse.js';
 import { TerminalError } from '../../../src/platform/retry/errors.js';
 import { takeFetchToken } from '../../../src/pull/load.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { pruneRaw } from '../../../src/pull/archive.js';
 import { replayLoad as replay, type PullOptions } from '../../../src/pull/run.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';

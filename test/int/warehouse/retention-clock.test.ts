@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type ReportJob, loadJobs } from '../../../src/platform/config/jobs.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
 import { addMonths } from '../../../src/plan/retention.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { runCliProcess } from '../../helpers/run-cli.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportFormatError } from '../../../src/flatten/errors.js';
 import { LoadError } from '../../../src/pull/run.js';
-import { loadPulledPeriod } from '../../helpers/load.js';
+import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { readArchivedBody } from '../../../src/pull/archive.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createPool, warehouseOf } from '../../../src/platform/pg/handle.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ReportRow } from '../../../src/flatten/types.js';
-import { loadParsedPeriod, loadPulledPeriod } from '../../helpers/load.js';
+import { loadParsedPeriod, loadPulledPeriod } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import {
   asText,

@@ -26,7 +26,7 @@ import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
 import { TEST_QUEUE } from '../../helpers/services.js';
 import { scanForSecret } from '../../helpers/reliability/secrets.js';
-import { createHarness, lastDays, quietLogger, type Harness } from '../queue/harness.js';
+import { createHarness, lastDays, quietLogger, type Harness } from '../../helpers/pipeline.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
