@@ -56,7 +56,7 @@ export class Checkpoint {
   private failure: { error: unknown } | undefined;
 
   constructor(
-    private readonly write: (pages: readonly StagedPage[]) => Promise<void>,
+    private readonly write: (pages: readonly StagedPage[]) => Promise<unknown>,
     staged: readonly StagedPage[],
     private readonly policy: FlushPolicy = { pages: 25, ms: 250 },
   ) {

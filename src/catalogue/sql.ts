@@ -1,7 +1,9 @@
 // The catalogue's statements: its sync runs and their staged pages (the checkpoint), and the write
 // of a whole catalogue in one transaction (upserts, soft deletes, zones, history). Pure builders.
 import { ident, qualified, statement } from '../platform/pg/handle.js';
-import type { Column, EntitySyncResult, ProblemSummary } from './stored-rows.js';
+import { type Column, type EntitySyncResult, type ProblemSummary, storableJson } from './stored-rows.js';
+import type { StagedPage } from './runs.js';
+import type { SyncProgress } from './checkpoint.js';
 
 /** Seconds of `$n` ms ago, by the database's clock. */
 const ago = (n: number) => `now() - make_interval(secs => $${n}::double precision / 1000)`;
@@ -75,25 +77,20 @@ export const failRun = (schema: string, runId: string, reason: string) =>
     [runId, reason],
   );
 
-/** One staged page as a row of entity_sync_pages. */
-export interface PageRow {
-  readonly listing: number;
-  readonly page_offset: number;
-  /** JSON text when jsonb cannot hold the items as they are (see stagePages). */
-  readonly items: readonly unknown[] | string;
-  readonly size: number;
-  readonly last: boolean;
-  readonly gone: boolean;
-}
-
-/** Stages `pages` of run `runId` and records how far the run got, in one statement. */
+/** Stages `pages` of run `runId` and how far the run got, in one statement. Items jsonb cannot hold as
+ * text (a NUL, an unpaired surrogate) are staged as a JSON string, so a later try reads them as sent. */
 export const stagePages = (
   schema: string,
   runId: string,
-  pages: readonly PageRow[],
-  progress: { requests: number; campaignsDone: number; campaignsTotal: number | null },
-) =>
-  statement(
+  pages: readonly StagedPage[],
+  progress: Pick<SyncProgress, 'requests' | 'campaignsDone' | 'campaignsTotal'>,
+) => {
+  const rows = pages.map(({ offset, items, ...p }) => ({
+    ...p,
+    page_offset: offset,
+    items: storableJson(items) === items ? items : JSON.stringify(items),
+  }));
+  return statement(
     `WITH staged AS (
        INSERT INTO ${qualified(schema, 'entity_sync_pages')} (run_id, listing, page_offset, items, size, last, gone)
        SELECT $1, listing, page_offset, items, size, last, gone
@@ -105,12 +102,14 @@ export const stagePages = (
      UPDATE ${qualified(schema, 'entity_sync_runs')}
         SET updated_at = now(), requests = $3, campaigns_done = $4, campaigns_total = $5
       WHERE run_id = $1`,
-    [runId, JSON.stringify(pages), progress.requests, progress.campaignsDone, progress.campaignsTotal],
+    [runId, JSON.stringify(rows), progress.requests, progress.campaignsDone, progress.campaignsTotal],
   );
+};
 
-/** Every page staged for run `runId`, in listing and offset order (listing as float8: pg hands bigint over as text). */
+/** Every page staged for run `runId`, in listing and offset order (listing as float8: pg hands bigint
+ * over as text); items staged as JSON text come back as a string. */
 export const stagedPages = (schema: string, runId: string) =>
-  statement<Omit<PageRow, 'page_offset'> & { offset: number }>(
+  statement<Omit<StagedPage, 'items'> & { items: readonly unknown[] | string }>(
     `SELECT listing::float8 AS listing, page_offset AS "offset", items, size, last, gone
        FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1 ORDER BY listing, page_offset`,
     [runId],
