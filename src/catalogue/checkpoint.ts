@@ -43,11 +43,8 @@ export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingSta
   return out;
 }
 
-/**
- * One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in
- * batches. A failed staging fails the next add or flush (without it the sync could not resume).
- * Call `flush()` at the end (it stops the timer).
- */
+/** One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in batches;
+ * a failed staging fails the next add or flush (the sync could not resume). `flush()` at the end. */
 export class Checkpoint {
   private readonly staged: Map<number, ListingState>;
   private buffer: StagedPage[] = [];
@@ -149,12 +146,9 @@ export function asSyncProgress(value: unknown): SyncProgress | undefined {
 }
 
 /** Calls `emit` at most every `everyMs` (always when forced): not an update per request. */
-export function throttled(
-  emit: (p: SyncProgress) => void,
-  everyMs = 250,
-): (p: SyncProgress, force?: boolean) => void {
+export function throttled(emit: (p: SyncProgress) => void, everyMs = 250) {
   let last = 0;
-  return (p, force = false) => {
+  return (p: SyncProgress, force = false) => {
     const now = Date.now();
     if (!force && now - last < everyMs) return;
     last = now;
