@@ -44,10 +44,8 @@ export function syncClientOptions(gate: RequestGate): Partial<ApiClientOptions> 
   return { attempts: 1, on429: 'throw', beforeRequest: async () => void (await gate.acquire()) };
 }
 
-/**
- * A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again
- * without spending an attempt; a transient failure is retried after backoff; anything else throws.
- */
+/** A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again without
+ * spending an attempt; a transient failure is retried after backoff; anything else throws. */
 export function createRequester(
   gate: RequestGate,
   policy: SyncRetryPolicy,

@@ -16,11 +16,9 @@ export type RunStart =
   | { readonly kind: 'restarted'; readonly tries: number }
   | { readonly kind: 'written'; readonly result: EntitySyncResult };
 
-/**
- * Opens run `runId`, taking up an earlier try's checkpoint if that try started within `staleAfterMs`
- * (older pages are never mixed into a catalogue). Also drops abandoned runs and finished runs
- * beyond the newest KEPT_RUNS.
- */
+/** Opens run `runId`, taking up an earlier try's checkpoint if that try started within `staleAfterMs` (older
+ * pages are never mixed into a catalogue). Also drops abandoned runs and finished runs beyond the newest
+ * KEPT_RUNS. */
 export async function openRun(
   wh: Warehouse,
   runId: string,
@@ -59,10 +57,8 @@ function itemsOf(text: string): unknown[] {
 /** The listing number of GET /campaigns in the staging; creative listings use their campaign id. */
 export const CAMPAIGN_LISTING = 0;
 
-/**
- * One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items
- * the API returned (where the next page starts), whether it is the last, and `gone` for a 404.
- */
+/** One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items the API
+ * returned (where the next page starts), whether it is the last, and `gone` for a 404. */
 export interface StagedPage {
   readonly listing: number;
   readonly offset: number;

@@ -39,43 +39,40 @@ export const insertRun = (schema: string, runId: string, account: string) =>
     account,
   ]);
 
+/** Sets `set` on run `runId` ($1; the values go from $2), dropping its staged pages in the same statement
+ * unless it is only resumed. */
+const updateRun = (schema: string, set: string, values: readonly unknown[], dropPages = true) =>
+  statement(
+    (dropPages
+      ? `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1) `
+      : '') +
+      `UPDATE ${qualified(schema, 'entity_sync_runs')} SET ${set}, updated_at = now() WHERE run_id = $1`,
+    values,
+  );
+
 /** Starts run `runId` again from nothing: its pages dropped, its counts reset, one more try. */
 export const restartRun = (schema: string, runId: string) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
-            tries = tries + 1, requests = 0, campaigns_done = 0, campaigns_total = NULL, error = NULL
-      WHERE run_id = $1`,
+  updateRun(
+    schema,
+    `status = 'running', started_at = now(), finished_at = NULL, tries = tries + 1, requests = 0,
+     campaigns_done = 0, campaigns_total = NULL, error = NULL`,
     [runId],
   );
 
 export const resumeRun = (schema: string, runId: string) =>
-  statement(
-    `UPDATE ${qualified(schema, 'entity_sync_runs')} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`,
-    [runId],
-  );
+  updateRun(schema, 'tries = tries + 1', [runId], false);
 
 /** Marks run `runId` written with its result and problems, and drops its pages. */
 export const finishRun = (schema: string, runId: string, result: object, problems: ProblemSummary) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'written', finished_at = now(), updated_at = now(), result = $2,
-            problem_count = $3, problems = $4, error = NULL
-      WHERE run_id = $1`,
+  updateRun(
+    schema,
+    "status = 'written', finished_at = now(), result = $2, problem_count = $3, problems = $4, error = NULL",
     [runId, JSON.stringify(result), problems.count, JSON.stringify(problems)],
   );
 
 /** Marks run `runId` failed with `reason`, and drops its pages. */
 export const failRun = (schema: string, runId: string, reason: string) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'failed', finished_at = now(), updated_at = now(), error = $2
-      WHERE run_id = $1`,
-    [runId, reason],
-  );
+  updateRun(schema, "status = 'failed', finished_at = now(), error = $2", [runId, reason]);
 
 /** Stages `pages` of run `runId` and how far the run got, in one statement. Items jsonb cannot hold as
  * text (a NUL, an unpaired surrogate) are staged as a JSON string, so a later try reads them as sent. */
@@ -228,10 +225,8 @@ export const insertZones = (
     [pairs.map((p) => p[0]), pairs.map((p) => p[1]), account],
   );
 
-/**
- * The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version
- * is closed at now(), then each entity without one gets one (a new one from its `created` time).
- */
+/** The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version is closed
+ * at now(), then each entity without one gets one (a new one from its `created` time). */
 export function historyStatements(schema: string, account: string, t: EntityTable) {
   const history = qualified(schema, `${t.table}_history`);
   const entities = qualified(schema, t.table);

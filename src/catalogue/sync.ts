@@ -193,10 +193,8 @@ const CREATIVES: sql.EntityTable = {
   tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
 };
 
-/**
- * Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen,
- * history), so readers never see a half-written one; syncs of one account are serialised by a lock.
- */
+/** Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen, history),
+ * so readers never see a half-written one; syncs of one account are serialised by a lock. */
 export async function writeCatalogue(
   wh: Warehouse,
   catalogue: Catalogue,

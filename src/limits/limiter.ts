@@ -47,12 +47,10 @@ export interface LimitStore {
   ): { readonly ready: Promise<void>; close(): Promise<void> };
 }
 
-/**
- * `perSecond` requests a second across every process sharing `store`. A process takes slots a twentieth
- * of the limit at a time and hands them out until its window ends (no store call per request); unused
- * ones are lost, so the limit is undershot, never exceeded. A store failure lets the request through
- * (the API's 429 still protects it) rather than stopping all work. `pause(ms)` holds every process.
- */
+/** `perSecond` requests a second across every process sharing `store`. A process takes slots a twentieth of
+ * the limit at a time and hands them out until its window ends (no store call per request); unused ones are
+ * lost, so the limit is undershot, never exceeded. A store failure lets the request through (the API's 429
+ * still protects it) rather than stopping all work. `pause(ms)` holds every process. */
 export function limiterOver(
   store: LimitStore,
   perSecond: number,

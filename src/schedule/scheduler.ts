@@ -53,10 +53,8 @@ export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] 
   return out;
 }
 
-/**
- * Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
- * matching is left alone, so a second run changes nothing.
- */
+/** Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
+ * matching is left alone, so a second run changes nothing. */
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
@@ -141,10 +139,8 @@ export interface TickResult {
   readonly added: number;
 }
 
-/**
- * Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled
- * instant), then up to gapCap periods of the last healDays never loaded or whose last attempt failed.
- */
+/** Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled instant),
+ * then up to gapCap periods of the last healDays never loaded or whose last attempt failed. */
 export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult> {
   const name = String(job.data.report);
   const report = deps.reports.get(name);

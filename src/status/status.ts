@@ -136,10 +136,8 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
     }));
 }
 
-/**
- * Collects the status of every report over the last `days` days, all parts read concurrently.
- * `queues` may be (or resolve to) undefined when the queue store is unreachable.
- */
+/** Collects the status of every report over the last `days` days, all parts read concurrently. `queues` may
+ * be (or resolve to) undefined when the queue store is unreachable. */
 export async function collectStatus(
   wh: Warehouse,
   jobs: JobSet,
