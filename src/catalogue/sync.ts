@@ -153,9 +153,8 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   } catch (error) {
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
-    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A
-    // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
-    // try: it resumes too.
+    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A 429 that
+    // outlasted the waits, or a worker's shutdown, sends the job back without spending a try: it resumes too.
     if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
       const message = redactSecrets(
         error instanceof Error ? error.message : String(error),

@@ -1,6 +1,5 @@
-// `adops schedule`: one BullMQ job scheduler per job definition, kept idempotently, and the tick
-// job such a scheduler creates, which enqueues the real pulls (scheduler jobs cannot be
-// deduplicated themselves).
+// `adops schedule`: one BullMQ job scheduler per job definition, kept idempotently, and the tick job such a
+// scheduler creates, which enqueues the real pulls (scheduler jobs cannot be deduplicated themselves).
 import { DEFAULT_ACCOUNT, runsReport } from '../platform/config/accounts.js';
 import { fromStart, startOf } from '../plan/bounds.js';
 import type { JobSet, Schedule, ReportJob, ReportLookup } from '../platform/config/jobs.js';
