@@ -29,26 +29,22 @@ interface Wanted {
 /** The schedulers the definitions ask for: reports tick on TICK_QUEUE, entities sync on ENTITY_QUEUE. */
 export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] = ONLY_DEFAULT): Wanted[] {
   const out: Wanted[] = [];
-  for (const r of jobs.reports)
-    if (r.schedule !== undefined)
-      out.push({
-        id: schedulerId('report', r.name),
-        queue: 'ticks',
-        schedule: r.schedule,
-        name: TICK_JOB,
-        data: { report: r.name },
-      });
+  const want = (id: string, queue: Wanted['queue'], schedule: Schedule, name: string, data: Wanted['data']) =>
+    out.push({ id, queue, schedule, name, data });
+  for (const { name, schedule } of jobs.reports)
+    if (schedule !== undefined)
+      want(schedulerId('report', name), 'ticks', schedule, TICK_JOB, { report: name });
   // A report's tick enqueues the pulls of every account; each account syncs its own catalogue.
-  for (const e of jobs.entities)
-    if (e.schedule !== undefined)
-      for (const a of accounts)
-        out.push({
-          id: schedulerId('entities', e.name, a.name),
-          queue: 'syncs',
-          schedule: e.schedule,
-          name: SYNC_JOB,
-          data: a.name === DEFAULT_ACCOUNT ? {} : { account: a.name },
-        });
+  for (const { name, schedule } of jobs.entities)
+    if (schedule !== undefined)
+      for (const { name: account } of accounts)
+        want(
+          schedulerId('entities', name, account),
+          'syncs',
+          schedule,
+          SYNC_JOB,
+          account === DEFAULT_ACCOUNT ? {} : { account },
+        );
   return out;
 }
 
