@@ -1,7 +1,17 @@
 // A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
 // batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
 import { z } from 'zod';
-import type { StagedPage } from './runs.js';
+
+/** One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items the API
+ * returned (where the next page starts), whether it is the last, and `gone` for a 404. */
+export interface StagedPage {
+  readonly listing: number;
+  readonly offset: number;
+  readonly items: readonly unknown[];
+  readonly size: number;
+  readonly last: boolean;
+  readonly gone: boolean;
+}
 
 /** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */
 interface ListingState {

@@ -3,6 +3,7 @@
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Warehouse, execute, firstRow, inTransaction, rowsOf } from '../platform/pg/handle.js';
 import type { EntitySyncResult, ProblemSummary } from './stored-rows.js';
+import type { StagedPage } from './checkpoint.js';
 import * as sql from './sql.js';
 
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
@@ -56,17 +57,6 @@ function itemsOf(text: string): unknown[] {
 
 /** The listing number of GET /campaigns in the staging; creative listings use their campaign id. */
 export const CAMPAIGN_LISTING = 0;
-
-/** One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items the API
- * returned (where the next page starts), whether it is the last, and `gone` for a 404. */
-export interface StagedPage {
-  readonly listing: number;
-  readonly offset: number;
-  readonly items: readonly unknown[];
-  readonly size: number;
-  readonly last: boolean;
-  readonly gone: boolean;
-}
 
 /** A running run with no page staged for this long is shown as interrupted. */
 const QUIET_AFTER_MS = 2 * 60_000;

@@ -2,8 +2,7 @@
 // of a whole catalogue in one transaction (upserts, soft deletes, zones, history). Pure builders.
 import { ident, qualified, statement } from '../platform/pg/handle.js';
 import { type Column, type EntitySyncResult, type ProblemSummary, storableJson } from './stored-rows.js';
-import type { StagedPage } from './runs.js';
-import type { SyncProgress } from './checkpoint.js';
+import type { StagedPage, SyncProgress } from './checkpoint.js';
 
 /** Seconds of `$n` ms ago, by the database's clock. */
 const ago = (n: number) => `now() - make_interval(secs => $${n}::double precision / 1000)`;
