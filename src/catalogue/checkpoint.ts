@@ -1,7 +1,17 @@
 // A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
 // batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
 import { z } from 'zod';
-import type { StagedPage } from './runs.js';
+
+/** One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items the API
+ * returned (where the next page starts), whether it is the last, and `gone` for a 404. */
+export interface StagedPage {
+  readonly listing: number;
+  readonly offset: number;
+  readonly items: readonly unknown[];
+  readonly size: number;
+  readonly last: boolean;
+  readonly gone: boolean;
+}
 
 /** Where a listing stands after what was staged: items, next offset, complete or `gone`, pages used. */
 interface ListingState {
@@ -43,11 +53,8 @@ export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingSta
   return out;
 }
 
-/**
- * One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in
- * batches. A failed staging fails the next add or flush (without it the sync could not resume).
- * Call `flush()` at the end (it stops the timer).
- */
+/** One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in batches;
+ * a failed staging fails the next add or flush (the sync could not resume). `flush()` at the end. */
 export class Checkpoint {
   private readonly staged: Map<number, ListingState>;
   private buffer: StagedPage[] = [];
@@ -56,7 +63,7 @@ export class Checkpoint {
   private failure: { error: unknown } | undefined;
 
   constructor(
-    private readonly write: (pages: readonly StagedPage[]) => Promise<void>,
+    private readonly write: (pages: readonly StagedPage[]) => Promise<unknown>,
     staged: readonly StagedPage[],
     private readonly policy: FlushPolicy = { pages: 25, ms: 250 },
   ) {
@@ -149,12 +156,9 @@ export function asSyncProgress(value: unknown): SyncProgress | undefined {
 }
 
 /** Calls `emit` at most every `everyMs` (always when forced): not an update per request. */
-export function throttled(
-  emit: (p: SyncProgress) => void,
-  everyMs = 250,
-): (p: SyncProgress, force?: boolean) => void {
+export function throttled(emit: (p: SyncProgress) => void, everyMs = 250) {
   let last = 0;
-  return (p, force = false) => {
+  return (p: SyncProgress, force = false) => {
     const now = Date.now();
     if (!force && now - last < everyMs) return;
     last = now;

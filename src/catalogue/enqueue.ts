@@ -12,12 +12,8 @@ import { pause, throughOutage, WAIT_OUTAGE_MS, type OutageOptions } from '../pla
 /** Deduplication key of entity syncs: one waiting or running sync per queue prefix is enough. */
 const SYNC_DEDUP_ID = 'entity-sync';
 
-/** The job that will do a requested sync. */
-export interface EnqueuedSync {
-  readonly jobId: string;
-  /** False when a sync was already waiting or running: `jobId` is that one. */
-  readonly added: boolean;
-}
+/** The job that will do a requested sync; not `added` when one was already waiting or running. */
+export type EnqueuedSync = { readonly jobId: string; readonly added: boolean };
 
 /** Requests an entity sync; one already waiting or running absorbs it, and its id is returned. */
 export async function enqueueEntitySync(
@@ -40,20 +36,16 @@ export class SyncWaitError extends TerminalError {
   override readonly name = 'SyncWaitError';
 }
 
-/** The outage options (how long, what to call the store) go to throughOutage. */
+/** Give up (SyncWaitError) after `timeoutMs`; told the progress the worker last reported; the job read
+ * every `pollMs` (500); the outage options go to throughOutage. */
 export interface SyncWaitOptions extends Partial<OutageOptions> {
-  /** Give up (SyncWaitError) when the sync has not finished after this long. */
   readonly timeoutMs: number;
-  /** Told the sync's progress as the worker last reported it. */
   readonly onProgress?: (progress: SyncProgress) => void;
-  /** How often the job is read (default 500 ms). */
   readonly pollMs?: number;
 }
 
-/**
- * Waits for sync job `jobId` and returns its result, reading the job every `pollMs`: reads, not events,
- * see where it stands after a restart or failover. An outage is waited out up to `outageMs`.
- */
+/** Waits for sync job `jobId` and returns its result, reading the job (reads, not events, see where it
+ * stands after a restart or failover); an outage is waited out up to `outageMs`. */
 export async function waitForEntitySync(
   queue: SyncQueue,
   jobId: string,
@@ -67,25 +59,21 @@ export async function waitForEntitySync(
     const state = await queue.getJobState(jobId);
     return { job: await queue.getJob(jobId), state };
   };
+  const fail = (why: string) => new SyncWaitError(`entity sync job ${jobId} ${why}`);
   for (;;) {
     const seen = await throughOutage(read, outage);
     const job = seen?.job;
-    if (job === undefined)
-      throw new SyncWaitError(
-        `entity sync job ${jobId} is gone (removed from the queue); run adops sync again`,
-      );
+    if (job === undefined) throw fail('is gone (removed from the queue); run adops sync again');
     if (seen?.state === 'completed') return job.returnvalue as EntitySyncResult;
     if (seen?.state === 'failed')
-      throw new SyncWaitError(
-        `entity sync job ${jobId} failed: ${job.failedReason}; ` +
-          'see the worker log for details; fix the cause and run adops sync again',
+      throw fail(
+        `failed: ${job.failedReason}; see the worker log for details; fix the cause and run adops sync again`,
       );
     const progress = asSyncProgress(job.progress);
     if (progress !== undefined) options.onProgress?.(progress);
     if (Date.now() >= deadline)
-      throw new SyncWaitError(
-        `entity sync job ${jobId} did not finish within ${Math.round(options.timeoutMs / 1000)} s: ` +
-          'is an adops worker running? (adops worker)',
+      throw fail(
+        `did not finish within ${Math.round(options.timeoutMs / 1000)} s: is an adops worker running? (adops worker)`,
       );
     await pause(Math.min(options.pollMs ?? 500, Math.max(0, deadline - Date.now())), undefined);
   }

@@ -72,11 +72,8 @@ export function asBool(v: unknown): boolean | undefined {
   return TRUE.has(v) ? true : FALSE.has(v) ? false : undefined;
 }
 
-/**
- * Typed reads of one entity's fields: missing and null read as null (no field is promised), numbers
- * and booleans sent as strings as their values; anything else reads as null and is reported, so one
- * bad field never costs the entity or the catalogue.
- */
+/** Typed reads of an entity's fields: missing and null read as null (no field is promised), numbers and
+ * booleans sent as strings as their values; anything else as null, reported: one bad field costs no entity. */
 export class FieldReader {
   constructor(
     readonly entity: EntityKind,
@@ -89,7 +86,6 @@ export class FieldReader {
     return null;
   }
 
-  /** `obj[key]` as `parse` reads it: null when missing or null, and when `parse` cannot (reported). */
   private read<T>(
     obj: JsonObject,
     key: string,
@@ -169,8 +165,7 @@ export class FieldReader {
 export const SMALLINT = { min: -32_768, max: 32_767 } as const;
 export const INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 
-/** The entity with its text storable (storableJson), each repair reported: the typed columns and
- * `raw` then hold the same text. */
+/** The entity with its text storable, each repair reported: typed columns and `raw` hold the same text. */
 export function storableEntity(
   entity: EntityKind,
   id: number,
@@ -180,8 +175,7 @@ export function storableEntity(
   const stored = storableJson(obj, (path, original) =>
     problems.add({ ...fieldProblem(entity, id, path, REPAIRED_TEXT, original), repaired: true }),
   );
-  // storableJson keeps an object an object.
-  return isObject(stored) ? stored : obj;
+  return isObject(stored) ? stored : obj; // always an object: storableJson keeps an object one
 }
 
 /** The positive integer id of an entity, or undefined (reported): the entity cannot be keyed. */
@@ -201,11 +195,11 @@ export function readId(
   return undefined;
 }
 
-/** Problems kept in full per sync; the rest are only counted (a broken field can hit every row). */
+/** Problems kept in full per sync; the rest are only counted. */
 export const KEPT_PROBLEMS = 100;
 
-/** The field problems of one sync: all counted, only the first KEPT_PROBLEMS kept, so a field broken
- * for every entity cannot flood memory, the log or Postgres. */
+/** The field problems of one sync: all counted, the first KEPT_PROBLEMS kept, so a field broken for
+ * every entity cannot flood memory, the log or Postgres. */
 export class ProblemLog implements ProblemSink {
   private readonly kept: FieldProblem[] = [];
   private readonly fields = new Map<string, number>();

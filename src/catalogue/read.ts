@@ -15,11 +15,9 @@ import type { Checkpoint } from './checkpoint.js';
 
 /** How hard a sync's request tries. */
 export interface SyncRetryPolicy {
-  /**
-   * Attempts per request against transient faults, the first included. 12: the `hostile` profile
-   * (28% transient failures) fails 12 in a row with p = 2.3e-7, so a 250-campaign sync exhausts one
-   * with p = 6e-5 (then its next try resumes); all 12 back off 152 s at most.
-   */
+  /** Attempts per request against transient faults, the first included. 12: the `hostile` profile (28%
+   * transient failures) fails 12 in a row with p = 2.3e-7, so a 250-campaign sync exhausts one with p =
+   * 6e-5 (then its next try resumes); all 12 back off 152 s at most. */
   readonly attempts: number;
   /** 429s one request waits out before the sync gives up and goes back to the queue. */
   readonly rateLimitWaits: number;
@@ -36,28 +34,18 @@ export function syncRetryFromConfig(config: Pick<Config, 'queue' | 'http'>): Par
 }
 
 /** Counters of one sync's requests, for progress and the closing log line. */
-export interface RequestCounts {
-  requests: number;
-  retries: number;
-  rateLimited: number;
-}
+export type RequestCounts = { requests: number; retries: number; rateLimited: number };
 
 /** Sends one request of the sync, retried as the policy allows. */
 type Requester = <T>(call: () => Promise<T>) => Promise<T>;
 
 /** A sync's client options: one attempt per call and 429s thrown (the requester retries), through `gate`. */
 export function syncClientOptions(gate: RequestGate): Partial<ApiClientOptions> {
-  return {
-    attempts: 1,
-    on429: 'throw',
-    beforeRequest: async () => void (await gate.acquire()),
-  };
+  return { attempts: 1, on429: 'throw', beforeRequest: async () => void (await gate.acquire()) };
 }
 
-/**
- * A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again
- * without spending an attempt; a transient failure is retried after backoff; anything else throws.
- */
+/** A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again without
+ * spending an attempt; a transient failure is retried after backoff; anything else throws. */
 export function createRequester(
   gate: RequestGate,
   policy: SyncRetryPolicy,
@@ -92,10 +80,7 @@ export function createRequester(
 }
 
 /** A list page request. */
-export interface Page {
-  readonly limit: number;
-  readonly offset: number;
-}
+export type Page = { readonly limit: number; readonly offset: number };
 
 /** The part of the API client a sync uses: one list page per call. */
 export interface CatalogueApi {
@@ -118,11 +103,8 @@ interface ReadOptions {
 const idOf = (field: string) => (item: unknown) => (isObject(item) ? item[field] : undefined);
 const campaignId = (item: unknown) => entityId(idOf('campaign_id')(item));
 
-/**
- * Reads every page of campaigns, then each campaign's creatives, a few campaigns at a time; staged
- * pages are not read again and every page read is staged, also when the read fails, so the next
- * try resumes from there.
- */
+/** Reads every page of campaigns, then each campaign's creatives, a few campaigns at a time; staged
+ * pages are not read again, and every page read is staged, also when the read fails. */
 export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
   let read: RawCatalogue;
   try {
@@ -174,20 +156,14 @@ async function readListing(
   if (state.gone) return 'gone';
   const items = [...state.items];
   if (state.last) return items;
-  const seen = items
-    .map(idOf(idField))
-    .map(entityId)
-    .filter((id) => id !== undefined);
-  const where = {
-    method: 'GET',
-    path: listing === CAMPAIGN_LISTING ? '/campaigns' : `/campaigns/${listing}/creatives`,
-  };
+  const seen = items.map((item) => entityId(idOf(idField)(item))).filter((id) => id !== undefined);
+  const path = listing === CAMPAIGN_LISTING ? '/campaigns' : `/campaigns/${listing}/creatives`;
   try {
     const pages = listPages(
       (p) => o.request(async () => [...(await fetchPage(p))]),
       idOf(idField),
       o.pageSize,
-      where,
+      { method: 'GET', path },
       { offset: state.next, seen },
     );
     for await (const page of pages) {

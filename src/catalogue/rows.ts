@@ -82,16 +82,9 @@ export function mapCreative(
   const c = storableEntity('creative', id, creative, problems);
   const r = new FieldReader('creative', id, problems);
   const own = r.int(c, 'campaign_id');
+  const under = `${listedUnder}, the campaign it was listed under`;
   if (own !== null && own !== listedUnder)
-    problems.add(
-      fieldProblem(
-        'creative',
-        id,
-        'campaign_id',
-        `${listedUnder}, the campaign it was listed under`,
-        c.campaign_id,
-      ),
-    );
+    problems.add(fieldProblem('creative', id, 'campaign_id', under, c.campaign_id));
   const delivery = r.objectOrUnset(c, 'delivery') ?? EMPTY;
   const thumbnail = r.objectOrUnset(c, 'thumbnail') ?? EMPTY;
   const data = r.objectOrUnset(c, 'data');

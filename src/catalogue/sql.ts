@@ -1,7 +1,8 @@
 // The catalogue's statements: its sync runs and their staged pages (the checkpoint), and the write
 // of a whole catalogue in one transaction (upserts, soft deletes, zones, history). Pure builders.
 import { ident, qualified, statement } from '../platform/pg/handle.js';
-import type { Column, EntitySyncResult, ProblemSummary } from './stored-rows.js';
+import { type Column, type EntitySyncResult, type ProblemSummary, storableJson } from './stored-rows.js';
+import type { StagedPage, SyncProgress } from './checkpoint.js';
 
 /** Seconds of `$n` ms ago, by the database's clock. */
 const ago = (n: number) => `now() - make_interval(secs => $${n}::double precision / 1000)`;
@@ -37,63 +38,55 @@ export const insertRun = (schema: string, runId: string, account: string) =>
     account,
   ]);
 
+/** Sets `set` on run `runId` ($1; the values go from $2), dropping its staged pages in the same statement
+ * unless it is only resumed. */
+const updateRun = (schema: string, set: string, values: readonly unknown[], dropPages = true) =>
+  statement(
+    (dropPages
+      ? `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1) `
+      : '') +
+      `UPDATE ${qualified(schema, 'entity_sync_runs')} SET ${set}, updated_at = now() WHERE run_id = $1`,
+    values,
+  );
+
 /** Starts run `runId` again from nothing: its pages dropped, its counts reset, one more try. */
 export const restartRun = (schema: string, runId: string) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'running', started_at = now(), updated_at = now(), finished_at = NULL,
-            tries = tries + 1, requests = 0, campaigns_done = 0, campaigns_total = NULL, error = NULL
-      WHERE run_id = $1`,
+  updateRun(
+    schema,
+    `status = 'running', started_at = now(), finished_at = NULL, tries = tries + 1, requests = 0,
+     campaigns_done = 0, campaigns_total = NULL, error = NULL`,
     [runId],
   );
 
 export const resumeRun = (schema: string, runId: string) =>
-  statement(
-    `UPDATE ${qualified(schema, 'entity_sync_runs')} SET tries = tries + 1, updated_at = now() WHERE run_id = $1`,
-    [runId],
-  );
+  updateRun(schema, 'tries = tries + 1', [runId], false);
 
 /** Marks run `runId` written with its result and problems, and drops its pages. */
 export const finishRun = (schema: string, runId: string, result: object, problems: ProblemSummary) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'written', finished_at = now(), updated_at = now(), result = $2,
-            problem_count = $3, problems = $4, error = NULL
-      WHERE run_id = $1`,
+  updateRun(
+    schema,
+    "status = 'written', finished_at = now(), result = $2, problem_count = $3, problems = $4, error = NULL",
     [runId, JSON.stringify(result), problems.count, JSON.stringify(problems)],
   );
 
 /** Marks run `runId` failed with `reason`, and drops its pages. */
 export const failRun = (schema: string, runId: string, reason: string) =>
-  statement(
-    `WITH gone AS (DELETE FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1)
-     UPDATE ${qualified(schema, 'entity_sync_runs')}
-        SET status = 'failed', finished_at = now(), updated_at = now(), error = $2
-      WHERE run_id = $1`,
-    [runId, reason],
-  );
+  updateRun(schema, "status = 'failed', finished_at = now(), error = $2", [runId, reason]);
 
-/** One staged page as a row of entity_sync_pages. */
-export interface PageRow {
-  readonly listing: number;
-  readonly page_offset: number;
-  /** JSON text when jsonb cannot hold the items as they are (see stagePages). */
-  readonly items: readonly unknown[] | string;
-  readonly size: number;
-  readonly last: boolean;
-  readonly gone: boolean;
-}
-
-/** Stages `pages` of run `runId` and records how far the run got, in one statement. */
+/** Stages `pages` of run `runId` and how far the run got, in one statement. Items jsonb cannot hold as
+ * text (a NUL, an unpaired surrogate) are staged as a JSON string, so a later try reads them as sent. */
 export const stagePages = (
   schema: string,
   runId: string,
-  pages: readonly PageRow[],
-  progress: { requests: number; campaignsDone: number; campaignsTotal: number | null },
-) =>
-  statement(
+  pages: readonly StagedPage[],
+  progress: Pick<SyncProgress, 'requests' | 'campaignsDone' | 'campaignsTotal'>,
+) => {
+  const rows = pages.map(({ offset, items, ...p }) => ({
+    ...p,
+    page_offset: offset,
+    items: storableJson(items) === items ? items : JSON.stringify(items),
+  }));
+  return statement(
     `WITH staged AS (
        INSERT INTO ${qualified(schema, 'entity_sync_pages')} (run_id, listing, page_offset, items, size, last, gone)
        SELECT $1, listing, page_offset, items, size, last, gone
@@ -105,12 +98,14 @@ export const stagePages = (
      UPDATE ${qualified(schema, 'entity_sync_runs')}
         SET updated_at = now(), requests = $3, campaigns_done = $4, campaigns_total = $5
       WHERE run_id = $1`,
-    [runId, JSON.stringify(pages), progress.requests, progress.campaignsDone, progress.campaignsTotal],
+    [runId, JSON.stringify(rows), progress.requests, progress.campaignsDone, progress.campaignsTotal],
   );
+};
 
-/** Every page staged for run `runId`, in listing and offset order (listing as float8: pg hands bigint over as text). */
+/** Every page staged for run `runId`, in listing and offset order (listing as float8: pg hands bigint
+ * over as text); items staged as JSON text come back as a string. */
 export const stagedPages = (schema: string, runId: string) =>
-  statement<Omit<PageRow, 'page_offset'> & { offset: number }>(
+  statement<Omit<StagedPage, 'items'> & { items: readonly unknown[] | string }>(
     `SELECT listing::float8 AS listing, page_offset AS "offset", items, size, last, gone
        FROM ${qualified(schema, 'entity_sync_pages')} WHERE run_id = $1 ORDER BY listing, page_offset`,
     [runId],
@@ -229,10 +224,8 @@ export const insertZones = (
     [pairs.map((p) => p[0]), pairs.map((p) => p[1]), account],
   );
 
-/**
- * The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version
- * is closed at now(), then each entity without one gets one (a new one from its `created` time).
- */
+/** The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version is closed
+ * at now(), then each entity without one gets one (a new one from its `created` time). */
 export function historyStatements(schema: string, account: string, t: EntityTable) {
   const history = qualified(schema, `${t.table}_history`);
   const entities = qualified(schema, t.table);

@@ -22,11 +22,9 @@ export interface FieldProblem {
   readonly repaired?: true;
 }
 
-/** Problems of one sync, aggregated by entity and field, as logged and stored. */
+/** Problems of one sync as logged and stored: all (skipped entities, whose id is unreadable, included). */
 export interface ProblemSummary {
-  /** Every problem met, skipped entities included. */
   readonly count: number;
-  /** Entities skipped because their id could not be read. */
   readonly skipped: number;
   /** Text fields stored repaired (absent in runs recorded before repairs were counted). */
   readonly repaired?: number;
@@ -36,13 +34,11 @@ export interface ProblemSummary {
   readonly examples: readonly FieldProblem[];
 }
 
-/** Counts of one catalogue write. */
+/** Counts of one catalogue write: entities written, newly soft-deleted, and soft-deleted ones back. */
 export interface WriteResult {
   readonly campaigns: number;
   readonly creatives: number;
-  /** Campaigns and creatives newly soft-deleted by this write. */
   readonly deleted: number;
-  /** Campaigns and creatives that were soft-deleted and came back. */
   readonly revived: number;
 }
 
@@ -68,10 +64,7 @@ interface PgTypes {
 }
 
 /** A typed column of an entity table: its name and its Postgres type in jsonb_to_recordset. */
-export interface Column {
-  readonly name: string;
-  readonly type: keyof PgTypes;
-}
+export type Column = { readonly name: string; readonly type: keyof PgTypes };
 
 /** A row keyed by column name: NULL where a field could not be read, except its `keys`. */
 type RowOf<T extends Record<string, keyof PgTypes>, Keys extends keyof T> = {
@@ -138,17 +131,12 @@ const CREATIVE = {
   raw: 'jsonb',
 } as const;
 
-/** One row of `campaigns` (times are ISO instants). */
+/** One row of `campaigns` and of `creatives` (times are ISO instants). */
 export type CampaignRow = RowOf<typeof CAMPAIGN, 'campaign_id'>;
-
-/** One row of `creatives` (times are ISO instants). */
 export type CreativeRow = RowOf<typeof CREATIVE, 'creative_id' | 'campaign_id'>;
 
 /** A campaign mapped for the warehouse: its row and its zone assignments. */
-export interface MappedCampaign {
-  readonly row: CampaignRow;
-  readonly zoneIds: readonly number[];
-}
+export type MappedCampaign = { readonly row: CampaignRow; readonly zoneIds: readonly number[] };
 
 /** Everything one sync read, validated and typed, ready for the one-transaction write. */
 export interface Catalogue {

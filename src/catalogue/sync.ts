@@ -7,7 +7,7 @@ import { classifyFailure } from '../platform/retry/classify.js';
 import { createLocalGate, type RequestGate } from '../limits/limiter.js';
 import { buildCatalogue } from './rows.js';
 import { ProblemLog, problemText } from './fields.js';
-import { failRun, finishRun, openRun, stagePages } from './runs.js';
+import { openRun } from './runs.js';
 import {
   CAMPAIGN_COLUMNS,
   CREATIVE_COLUMNS,
@@ -85,11 +85,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   };
   const checkpoint = new Checkpoint(
     (pages) =>
-      stagePages(wh, runId, pages, {
-        requests: counts.requests,
-        campaignsDone: progress.campaignsDone,
-        campaignsTotal: progress.campaignsTotal,
-      }),
+      execute(wh, sql.stagePages(wh.schema, runId, pages, { ...progress, requests: counts.requests })),
     start.kind === 'resumed' ? start.pages : [],
     deps.flush,
   );
@@ -128,7 +124,8 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
     const result = resultOf(
       await writeCatalogue(wh, catalogue, {
         ...(deps.account === undefined ? {} : { account: deps.account }),
-        beforeCommit: (client, written) => finishRun(client, wh, runId, resultOf(written), summary),
+        beforeCommit: (client, written) =>
+          execute(client, sql.finishRun(wh.schema, runId, resultOf(written), summary)),
       }),
     );
     if (summary.count > 0)
@@ -156,15 +153,14 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   } catch (error) {
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
-    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A
-    // 429 that outlasted the waits, or a worker's shutdown, sends the job back without spending a
-    // try: it resumes too.
+    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A 429 that
+    // outlasted the waits, or a worker's shutdown, sends the job back without spending a try: it resumes too.
     if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
       const message = redactSecrets(
         error instanceof Error ? error.message : String(error),
         deps.secrets ?? [],
       );
-      await failRun(wh, runId, message).catch((e: unknown) =>
+      await execute(wh, sql.failRun(wh.schema, runId, message)).catch((e: unknown) =>
         logger.warn({ err: e }, 'could not record the failed sync run'),
       );
     }
@@ -176,7 +172,7 @@ export interface WriteOptions {
   /** The account the catalogue belongs to (DEFAULT_ACCOUNT when not given): only its rows are touched. */
   readonly account?: string;
   /** Runs in the transaction after the writes, before COMMIT (e.g. ending the sync's checkpoint). */
-  readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<void>;
+  readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<unknown>;
 }
 
 /** Rows per upsert statement. */
@@ -196,10 +192,8 @@ const CREATIVES: sql.EntityTable = {
   tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
 };
 
-/**
- * Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen,
- * history), so readers never see a half-written one; syncs of one account are serialised by a lock.
- */
+/** Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen, history),
+ * so readers never see a half-written one; syncs of one account are serialised by a lock. */
 export async function writeCatalogue(
   wh: Warehouse,
   catalogue: Catalogue,

@@ -1,7 +1,6 @@
-// The request limit every worker process shares: a per-second budget of API requests and a pause
-// every process honours after a 429, over a store that all of them reach (redis.ts or postgres.ts;
-// the store's clock decides). BullMQ's own limiter counts jobs, but one pull can make several
-// requests (retries), a sync hundreds, and the API's limit is on requests.
+// The request limit every worker process shares: a per-second budget of API requests and a 429 pause,
+// over a store all reach (redis.ts or postgres.ts; its clock decides). Not BullMQ's limiter: that counts
+// jobs, but a pull can make several requests, a sync hundreds, and the API limits requests.
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS } from '../platform/retry/classify.js';
 
@@ -9,38 +8,25 @@ import { DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS } from '../platform/retry/clas
 const BATCH_SHARE = 1 / 20;
 
 export interface RequestLimiter extends RequestGate {
-  /**
-   * Resolves when this process may send one more API request, with the number of the one-second
-   * window whose slot it took (-1 when the store failed and the request goes unlimited). Waits out a
-   * pause first.
-   */
+  /** After any pause, resolves to the one-second window whose slot it took (-1: the store failed, unlimited). */
   acquire(): Promise<number>;
   /** Resolves once this process listens for other processes' pauses (at once without `subscribe`). */
   ready(): Promise<void>;
-  /** Stops listening for other processes' pauses (the subscriber connection). */
   close(): Promise<void>;
 }
 
 export interface LimiterOptions {
   /** Called when the store fails; the request is then let through. */
   readonly onError?: (error: unknown) => void;
-  /**
-   * Listen on a second connection for pauses set by other processes, so they take effect here at
-   * once. Without it a pause is seen at this process' next refill from the store: slots it already
-   * holds for the current second (a twentieth of the limit at most) may still be spent.
-   */
+  /** Hear other processes' pauses at once on a second connection; without it a pause is seen at the next
+   * refill, and the slots held for this second (a twentieth of the limit at most) may still be spent. */
   readonly subscribe?: boolean;
   /** Told when this process learns of a pause, its own or another's (ms left). */
   readonly onPause?: (ms: number) => void;
-  /**
-   * Longest pause (default 15 minutes: ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one, asked here
-   * or found in the store, is cut to it.
-   */
+  /** Longest pause (default 15 minutes, ADOPS_MAX_RETRY_AFTER_SECONDS); a longer one is cut to it. */
   readonly maxPauseMs?: number;
-  /**
-   * The worker's shutdown deadline: once it aborts nothing waits any more, so a pull held by a
-   * pause goes on to its request, which the same abort ends (the pull goes back to the queue).
-   */
+  /** The worker's shutdown: once it aborts nothing waits, so a paused pull goes on to its request, which
+   * the same abort ends (the pull goes back to the queue). */
   readonly stop?: AbortSignal;
 }
 
@@ -61,15 +47,10 @@ export interface LimitStore {
   ): { readonly ready: Promise<void>; close(): Promise<void> };
 }
 
-/**
- * A limiter allowing `perSecond` requests per second across every process sharing `store`. A process
- * takes its slots a few at a time (a twentieth of the limit, and one at a time under 40 a second)
- * and hands them out locally until its window ends, so a high limit does not cost a store call per
- * request; slots taken and left unused are lost with their window, so the limit can be undershot,
- * never exceeded. Waiters retry at the next window; a store failure lets the request through (the
- * API's own 429 handling still protects it) rather than stopping all work. `pause(ms)` (after a
- * 429) holds every process' requests until it ends.
- */
+/** `perSecond` requests a second across every process sharing `store`. A process takes slots a twentieth of
+ * the limit at a time and hands them out until its window ends (no store call per request); unused ones are
+ * lost, so the limit is undershot, never exceeded. A store failure lets the request through (the API's 429
+ * still protects it) rather than stopping all work. `pause(ms)` holds every process. */
 export function limiterOver(
   store: LimitStore,
   perSecond: number,
@@ -149,11 +130,8 @@ export function limiterOver(
   };
 }
 
-/**
- * The key of the shared request limit under a BullMQ prefix: one per account, so one
- * account's 429 pause or spent budget never holds another's requests. The default account (and a
- * call without one) keeps the key of releases before accounts.
- */
+/** The limit's key under a BullMQ prefix, one per account (one's pause never holds another's); the
+ * default account keeps the key of releases before accounts. */
 export function limiterKey(prefix: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `${prefix}:adops:api-requests`
@@ -164,18 +142,12 @@ export function limiterKey(prefix: string, account?: string): string {
 export interface RequestGate {
   /** Resolves when one more request may be sent (after any pause in force). */
   acquire(): Promise<unknown>;
-  /**
-   * Holds every request through this gate for `ms` (the API's Retry-After), or longer when a
-   * longer pause already runs: a pause is never shortened.
-   */
+  /** Holds every request through this gate for `ms` (a Retry-After); a running pause is never shortened. */
   pause(ms: number): Promise<void>;
 }
 
-/**
- * Sleeps until the local clock reaches `at` (ms since the epoch), or until `stop` aborts. A wait
- * longer than a Node timer holds is slept in steps of MAX_TIMER_MS, never as one timer that would
- * fire at once and spin.
- */
+/** Sleeps until the local clock reaches `at` or `stop` aborts, in steps of MAX_TIMER_MS: a longer timer
+ * would fire at once and spin. */
 export async function sleepUntil(at: number, stop?: AbortSignal): Promise<void> {
   for (let ms = at - Date.now(); ms > 0 && stop?.aborted !== true; ms = at - Date.now()) {
     try {
@@ -186,10 +158,8 @@ export async function sleepUntil(at: number, stop?: AbortSignal): Promise<void> 
   }
 }
 
-/**
- * A gate for one process without Redis (`adops sync --direct`): no rate limit, and a pause that
- * holds this process' requests only. Once `stop` aborts, nothing waits any more.
- */
+/** A gate for one process without Redis (`adops sync --direct`): no rate limit, a pause of this process
+ * only; once `stop` aborts, nothing waits. */
 export function createLocalGate(stop?: AbortSignal): RequestGate {
   let pausedUntil = 0;
   return {

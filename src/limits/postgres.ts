@@ -1,9 +1,11 @@
 // The request limit's Postgres store (limiter.ts has the limit), for a deployment without Redis:
 // the statements of sql.ts, every process woken at once by NOTIFY to read the pause from the table.
 import pg from 'pg';
+import { z } from 'zod';
 import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter } from './limiter.js';
 import { execute, firstRow, type Warehouse } from '../platform/pg/handle.js';
 import { listenForPauses, pauseKey, pauseLeft, takeSlots } from './sql.js';
+
 /** Wait before a lost LISTEN connection (a Postgres restart) is opened again. */
 const RELISTEN_MS = 1_000;
 
@@ -44,10 +46,8 @@ function listen(
     const c = (client = new pg.Client(wh.pool.options));
     c.on('error', () => undefined);
     c.on('notification', ({ payload }) => {
-      // Only a wake-up: any role that can connect may NOTIFY on the channel (a BI role too), so
-      // its payload's ms is never obeyed. The pause is read from api_limits, which only the
-      // warehouse's owner (a worker of this deployment) can write; one naming another schema or
-      // key (another deployment's) is not even read.
+      // Only a wake-up: any role (a BI role too) may NOTIFY, so its ms is never obeyed; the pause is
+      // read from api_limits, which only the owner can write. Another schema's or key's is not read.
       if (names(payload, wh.schema, key)) readPause();
     });
     try {
@@ -75,24 +75,14 @@ function listen(
 function names(payload: string | undefined, schema: string, key: string): boolean {
   try {
     const told: unknown = JSON.parse(payload ?? '');
-    return (
-      typeof told === 'object' &&
-      told !== null &&
-      'schema' in told &&
-      told.schema === schema &&
-      'key' in told &&
-      told.key === key
-    );
+    return z.object({ schema: z.literal(schema), key: z.literal(key) }).safeParse(told).success;
   } catch {
     return false;
   }
 }
 
-/**
- * Reads the pause of `key` from api_limits (ms left by the database's clock) and tells `onPause`
- * when one runs; the limiter cuts it to its cap. One read at a time: wake-ups arriving during a
- * read (a flood of NOTIFYs) cost one more read, not one each.
- */
+/** Tells `onPause` the ms left of `key`'s pause, if one runs. One read at a time: wake-ups during a
+ * read (a flood of NOTIFYs) cost one more read, not one each. */
 function pauseReader(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,

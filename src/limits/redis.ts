@@ -3,15 +3,10 @@
 import type { Cluster, Redis } from 'ioredis';
 import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter } from './limiter.js';
 
-// KEYS[1]: counter key base, KEYS[2]: pause key. ARGV[1]: max per window, ARGV[2]: window ms,
-// ARGV[3]: slots wanted, ARGV[4]: longest pause. Redis' clock decides the window and the pause, so
-// workers on machines with skewed clocks still agree. A pause running longer than ARGV[4] (set by
-// a process that obeyed a Retry-After of decades) is cut to it. While a pause runs, returns
-// {0, -1, ms until it ends, 1}; else
-// takes up to ARGV[3] of the window's slots that are left and returns
-// {slots taken (0 when none are left), window number, ms until the window ends, 0}.
-// The window's key is built here from KEYS[1]; on a Redis Cluster the queue prefix is a hash tag
-// ({prefix}), so it lands in KEYS[1]'s slot, which a cluster requires of every key a script uses.
+// KEYS: counter key base, pause key. ARGV: max per window, window ms, slots wanted, longest pause (a
+// longer one, from a Retry-After of decades, is cut to it). Answers a TakeAnswer. Redis' clock decides,
+// so workers with skewed clocks agree. The window's key is built from KEYS[1]: on a Redis Cluster the
+// prefix is a hash tag, so it lands in KEYS[1]'s slot, as a cluster requires of a script's keys.
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -32,9 +27,8 @@ if redis.call('INCRBY', key, taken) == taken then redis.call('PEXPIRE', key, win
 return {taken, slot, left, 0}
 `;
 
-// KEYS[1]: pause key (also the channel). ARGV[1]: pause ms. Extends the pause to now + ARGV[1]
-// unless one already runs longer (a shorter 429 never shortens a pause), tells the other processes
-// on the channel, and returns the ms the pause in force has left.
+// KEYS[1]: pause key (also the channel), ARGV[1]: ms. Extends the pause unless a longer one runs,
+// tells the other processes on the channel, and returns the ms the pause in force has left.
 const PAUSE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -1,6 +1,5 @@
 // Adding pulls to the queue, deduplicated per report and period while one is unfinished, in chunks
-// drawn from the plan as they go; and the producers of pulls over it: a backfill (and the wait for
-// its pulls), heal (the warehouse is the record of what is loaded) and report evolution.
+// drawn from the plan; a backfill and the wait for its pulls, and heal's plan (from the warehouse).
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT, runsReport } from '../platform/config/accounts.js';
 import { PULL_JOB, pullData, pullDedupId, type PullJobData } from '../platform/queue/jobs.js';
@@ -32,11 +31,9 @@ export interface EnqueuedPull {
 /** Pulls per addBulk call: one round trip (on Redis, a MULTI of this many scripts) each. */
 export const ENQUEUE_CHUNK = 1_000;
 
-/** Counts of an enqueue. */
+/** Counts of an enqueue: pulls added now, and pulls already waiting or running (waited for all the same). */
 export interface EnqueueCounts {
-  /** Pulls added now. */
   readonly added: number;
-  /** Pulls that were already waiting or running: not added twice, waited for all the same. */
   readonly alreadyQueued: number;
 }
 
@@ -53,12 +50,9 @@ export interface StreamOptions {
   readonly onChunk?: (done: EnqueueCounts) => void;
 }
 
-/**
- * Enqueues one job per pull, drawing `pulls` (an array or a generator, typically backfillPulls) one
- * chunk at a time, so an enqueue of any size holds one chunk. A pull whose report and period already
- * has a job waiting, delayed or running is not added again: its job id is given, to wait for. Job
- * ids are fresh per call: a retained completed job with a reused id would swallow a re-pull.
- */
+/** Enqueues one job per pull, drawing `pulls` (an array or a generator) a chunk at a time, so an enqueue of
+ * any size holds one chunk. A pull whose report and period has a job unfinished is not added again: that
+ * job's id is given. Ids are fresh per call: a kept completed job's reused id would swallow a re-pull. */
 export async function enqueueStream(
   queue: PullQueue,
   pulls: Iterable<PlannedPull>,
@@ -120,10 +114,8 @@ async function addChunk(
   });
 }
 
-/**
- * Enqueues one pull per report and period of from..to, holding them all (see enqueueStream); the queue
- * is first in, first out, so `order` is the order they start in, however many workers run.
- */
+/** Enqueues one pull per report and period of from..to, all held; the queue is first in, first out, so
+ * `order` is the order they start in, however many workers run. */
 export async function enqueueBackfill(
   queue: PullQueue,
   reports: readonly ReportJob[],
@@ -142,14 +134,13 @@ export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
   return { pulls, added, alreadyQueued: pulls.length - added };
 }
 
-/** Progress of a wait, for a progress bar. */
+/** Progress of a wait: finished pulls (done or failed) per second since it began, and the seconds until
+ * all finish at that rate (undefined before the first finishes). */
 export interface PullProgress {
   readonly total: number;
   readonly done: number;
   readonly failed: number;
-  /** Finished pulls (done or failed) per second since the wait began. */
   readonly ratePerSecond: number;
-  /** Seconds until all finish at that rate; undefined before the first finishes. */
   readonly etaSeconds: number | undefined;
 }
 
@@ -163,20 +154,17 @@ export interface WaitResult {
   readonly failed: readonly FailedPull[];
 }
 
-/** A wait's options; the outage ones (how long, and what to call the store) go to throughOutage. */
+/** A wait's options: job states read every `pollMs` (300), at most `batch` (500) jobs a round, rotating
+ * over the pending ones; the outage ones go to throughOutage. */
 export interface WaitOptions extends Partial<OutageOptions> {
   readonly onProgress?: (p: PullProgress) => void;
-  /** How often job states are read (default 300 ms). */
   readonly pollMs?: number;
-  /** Jobs whose state is read per round at most (default 500), rotating over the pending ones. */
   readonly batch?: number;
 }
 
-/**
- * Waits until every pull has completed or failed for good, or `signal` aborts; a job gone from the
- * queue counts as failed, saying to run `adops heal`. The store going away is waited out up to
- * `outageMs` (default 2 minutes), then QueueOutageError (the pulls go on in the workers).
- */
+/** Waits until every pull has completed or failed for good, or `signal` aborts; a job gone from the queue
+ * counts as failed, saying to run `adops heal`. The store going away is waited out up to `outageMs` (default
+ * 2 minutes), then QueueOutageError (the pulls go on in the workers). */
 export async function waitForPulls(
   queue: PullQueue,
   pulls: readonly EnqueuedPull[],
@@ -231,18 +219,15 @@ type Outcome = { readonly state: 'completed' } | { readonly state: 'failed'; rea
 async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<string, Outcome>> {
   const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
   const out = new Map<string, Outcome>();
+  const gone =
+    'the job disappeared from the queue (flushed or removed): run `adops heal` to pull what is missing';
   await Promise.all(
     ids.map(async (id, i) => {
       const state = states[i];
       if (state === 'completed') out.set(id, { state });
       else if (state === 'failed')
         out.set(id, { state, reason: (await queue.getJob(id))?.failedReason ?? 'failed' });
-      else if (state === 'unknown')
-        out.set(id, {
-          state: 'failed',
-          reason:
-            'the job disappeared from the queue (flushed or removed): run `adops heal` to pull what is missing',
-        });
+      else if (state === 'unknown') out.set(id, { state: 'failed', reason: gone });
     }),
   );
   return out;

@@ -1,6 +1,5 @@
-// `adops schedule`: one BullMQ job scheduler per job definition, kept idempotently, and the tick
-// job such a scheduler creates, which enqueues the real pulls (scheduler jobs cannot be
-// deduplicated themselves).
+// `adops schedule`: one BullMQ job scheduler per job definition, kept idempotently, and the tick job such a
+// scheduler creates, which enqueues the real pulls (scheduler jobs cannot be deduplicated themselves).
 import { DEFAULT_ACCOUNT, runsReport } from '../platform/config/accounts.js';
 import { fromStart, startOf } from '../plan/bounds.js';
 import type { JobSet, Schedule, ReportJob, ReportLookup } from '../platform/config/jobs.js';
@@ -30,33 +29,27 @@ interface Wanted {
 /** The schedulers the definitions ask for: reports tick on TICK_QUEUE, entities sync on ENTITY_QUEUE. */
 export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] = ONLY_DEFAULT): Wanted[] {
   const out: Wanted[] = [];
-  for (const r of jobs.reports)
-    if (r.schedule !== undefined)
-      out.push({
-        id: schedulerId('report', r.name),
-        queue: 'ticks',
-        schedule: r.schedule,
-        name: TICK_JOB,
-        data: { report: r.name },
-      });
+  const want = (id: string, queue: Wanted['queue'], schedule: Schedule, name: string, data: Wanted['data']) =>
+    out.push({ id, queue, schedule, name, data });
+  for (const { name, schedule } of jobs.reports)
+    if (schedule !== undefined)
+      want(schedulerId('report', name), 'ticks', schedule, TICK_JOB, { report: name });
   // A report's tick enqueues the pulls of every account; each account syncs its own catalogue.
-  for (const e of jobs.entities)
-    if (e.schedule !== undefined)
-      for (const a of accounts)
-        out.push({
-          id: schedulerId('entities', e.name, a.name),
-          queue: 'syncs',
-          schedule: e.schedule,
-          name: SYNC_JOB,
-          data: a.name === DEFAULT_ACCOUNT ? {} : { account: a.name },
-        });
+  for (const { name, schedule } of jobs.entities)
+    if (schedule !== undefined)
+      for (const { name: account } of accounts)
+        want(
+          schedulerId('entities', name, account),
+          'syncs',
+          schedule,
+          SYNC_JOB,
+          account === DEFAULT_ACCOUNT ? {} : { account },
+        );
   return out;
 }
 
-/**
- * Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
- * matching is left alone, so a second run changes nothing.
- */
+/** Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
+ * matching is left alone, so a second run changes nothing. */
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
@@ -141,10 +134,8 @@ export interface TickResult {
   readonly added: number;
 }
 
-/**
- * Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled
- * instant), then up to gapCap periods of the last healDays never loaded or whose last attempt failed.
- */
+/** Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled instant),
+ * then up to gapCap periods of the last healDays never loaded or whose last attempt failed. */
 export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult> {
   const name = String(job.data.report);
   const report = deps.reports.get(name);

@@ -39,10 +39,8 @@ export interface AgreeingReport {
   readonly lookbackDays: number;
 }
 
-/**
- * The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against
- * every report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped.
- */
+/** The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against every
+ * report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped. */
 export async function readDisagreements(
   wh: Warehouse,
   reports: readonly AgreeingReport[],
@@ -84,11 +82,9 @@ function toSide(row: SideRow): Side {
   };
 }
 
-/**
- * The sides of one period that differ from the majority (most sides with equal totals; on a tie the
- * newest load, which has seen the most late data), each with the majority's side and whether late
- * data explains the gap. Two sums of shorter periods are not compared: their days already are. Pure.
- */
+/** The sides of one period that differ from the majority (most sides with equal totals; on a tie the newest
+ * load, which has seen the most late data), each with the majority's side and whether late data explains the
+ * gap. Two sums of shorter periods are not compared: their days already are. Pure. */
 export function compareSides(
   sides: readonly Side[],
   lookbackDays: ReadonlyMap<string, number>,
@@ -127,10 +123,8 @@ function windowEnd(periodEnd: string, lookbackDays: number): string {
   return `${addDays(periodEnd, lookbackDays + 1)}T00:00:00.000Z`;
 }
 
-/**
- * Whether late data explains the gap: numbers only grow as late data arrives, so the smaller side
- * must have been loaded before the larger one, and while the period was still inside its window.
- */
+/** Whether late data explains the gap: numbers only grow as late data arrives, so the smaller side must have
+ * been loaded before the larger one, and while the period was still inside its window. */
 function explain(
   side: Side,
   other: Side,
@@ -177,10 +171,8 @@ export function renderDisagreements(list: readonly Disagreement[]): string[] {
   ];
 }
 
-/**
- * The report.disagrees events of unexplained disagreements not yet announced: each is claimed in the
- * warehouse (keyed by its sums too), so one worker announces it, and a changed gap is news again.
- */
+/** The report.disagrees events of unexplained disagreements not yet announced: each is claimed in the
+ * warehouse (keyed by its sums too), so one worker announces it, and a changed gap is news again. */
 export async function disagreementEvents(
   wh: Warehouse,
   list: readonly Disagreement[],

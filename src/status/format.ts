@@ -31,10 +31,8 @@ export function formulaSafe(value: string): string {
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/**
- * `value` safe to print on a terminal: control characters become visible escapes (`\n`, `\x1b`,
- * `\u202e`), so an API value cannot move the cursor, set the title or reorder the line.
- */
+/** `value` safe to print on a terminal: control characters become visible escapes (`\n`, `\x1b`, `\u202e`),
+ * so an API value cannot move the cursor, set the title or reorder the line. */
 export function terminalSafe(value: string): string {
   return value.replace(UNPRINTABLE, (c) => {
     const code = c.charCodeAt(0);
@@ -49,10 +47,8 @@ export function columns(dimensions: readonly Dimension[]): string[] {
   return [...dimensions, ...COUNTERS];
 }
 
-/**
- * CSV text of the rows, header first, in chunks of whole `\n` lines; dimension values through
- * formulaSafe with `formulas: 'safe'`, then through terminalSafe with `terminal`.
- */
+/** CSV text of the rows, header first, in chunks of whole `\n` lines; dimension values through formulaSafe
+ * with `formulas: 'safe'`, then through terminalSafe with `terminal`. */
 export function* csvChunks(
   dimensions: readonly Dimension[],
   rows: readonly ReportRow[],

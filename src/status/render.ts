@@ -52,32 +52,20 @@ export function renderStatus(status: Status): string {
       ...status.reports.filter((r) => r.account === a).map(each),
     ]);
   const nameWidth = Math.max(6, ...status.reports.map((r) => r.report.length));
-  const head = [
-    'report'.padEnd(nameWidth),
-    'last loaded',
-    'loaded',
-    'missing',
-    'failed',
-    'unreconciled',
-    'zero rows',
+  // Each column as wide as its head; the dates left-aligned, the counts right-aligned.
+  const columns: Array<[string, (r: ReportStatus) => string | number]> = [
+    ['last loaded', (r) => r.lastLoaded ?? '-'],
+    ['loaded', (r) => `${r.loaded}/${r.expected}`],
+    ['missing', (r) => r.missing.length],
+    ['failed', (r) => r.failed.length],
+    ['unreconciled', (r) => r.unreconciled.length],
+    ['zero rows', (r) => r.zeroRows.length],
   ];
+  const cells = (r: ReportStatus) =>
+    columns.map(([h, v], i) => (i === 0 ? String(v(r)).padEnd(h.length) : String(v(r)).padStart(h.length)));
   lines.push(`Warehouse, last ${status.days} days (up to yesterday):`);
-  lines.push(`  ${head.join('  ')}`);
-  lines.push(
-    ...groups(
-      (r) =>
-        '  ' +
-        [
-          r.report.padEnd(nameWidth),
-          (r.lastLoaded ?? '-').padEnd(11),
-          `${r.loaded}/${r.expected}`.padStart(6),
-          String(r.missing.length).padStart(7),
-          String(r.failed.length).padStart(6),
-          String(r.unreconciled.length).padStart(12),
-          String(r.zeroRows.length).padStart(9),
-        ].join('  '),
-    ),
-  );
+  lines.push(`  ${['report'.padEnd(nameWidth), ...columns.map(([h]) => h)].join('  ')}`);
+  lines.push(...groups((r) => `  ${[r.report.padEnd(nameWidth), ...cells(r)].join('  ')}`));
   const problems: string[] = [];
   for (const r of status.reports) {
     if (r.freshness.late) problems.push(`  ${lateText({ ...r, report: name(r) })}`);
@@ -226,56 +214,43 @@ export interface CheckProblem {
   readonly line: string;
 }
 
-/**
- * The problems of a status: queues that cannot be read, each definition no table has, late report,
- * overdue missing period (yesterday before the night's tick is not one), failed or unreconciled
- * period, and disagreement. None: fresh and complete, and able to stay so.
- */
+/** The problems of a status: unreadable queues, unmigrated definitions, late reports, overdue missing
+ * periods (not yesterday before the night's tick), failed or unreconciled periods, disagreements. */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
+  const add = (report: string, kind: CheckProblem['kind'], line: string, period?: string) =>
+    out.push({ report, kind, ...(period === undefined ? {} : { period }), line });
   // Fresh tables say nothing of tomorrow: without the queues nothing is scheduled, pulled or loaded.
   if (status.queues === null)
-    out.push({
-      report: 'queues',
-      kind: 'queues',
-      line: `queues: cannot be read (${status.queueError ?? 'unknown error'}): nothing can be queued or loaded`,
-    });
+    add(
+      'queues',
+      'queues',
+      `queues: cannot be read (${status.queueError ?? 'unknown error'}): nothing can be queued or loaded`,
+    );
   for (const u of status.unmigrated ?? [])
-    out.push({
-      report: u.report,
-      kind: 'unmigrated',
-      line: `${u.report}: no table has its dimensions (${u.dimensions.join(', ')}): run \`adops migrate\``,
-    });
+    add(
+      u.report,
+      'unmigrated',
+      `${u.report}: no table has its dimensions (${u.dimensions.join(', ')}): run \`adops migrate\``,
+    );
   // Named with its account when the status covers accounts other than `default`.
   const named = status.reports.some((r) => r.account !== 'default');
   for (const r of status.reports) {
     const report = named ? `${r.account}/${r.report}` : r.report;
-    if (r.freshness.late) out.push({ report, kind: 'late', line: lateText({ ...r, report }) });
-    for (const period of r.overdue)
-      out.push({ report, kind: 'missing', period, line: `${report} ${period}: missing` });
-    for (const f of r.failed)
-      out.push({
+    if (r.freshness.late) add(report, 'late', lateText({ ...r, report }));
+    for (const period of r.overdue) add(report, 'missing', `${report} ${period}: missing`, period);
+    for (const { period, error } of r.failed)
+      add(
         report,
-        kind: 'failed',
-        period: f.period,
-        line: `${report} ${f.period}: failed: ${(f.error ?? 'no reason recorded').split('\n')[0]}`,
-      });
+        'failed',
+        `${report} ${period}: failed: ${(error ?? 'no reason recorded').split('\n')[0]}`,
+        period,
+      );
     for (const u of r.unreconciled)
-      out.push({
-        report,
-        kind: 'unreconciled',
-        period: u.period,
-        line: `${report} ${u.period}: unreconciled (${u.reason})`,
-      });
+      add(report, 'unreconciled', `${report} ${u.period}: unreconciled (${u.reason})`, u.period);
   }
   for (const d of status.disagreements ?? [])
-    if (!d.explained)
-      out.push({
-        report: d.side.report,
-        kind: 'disagrees',
-        period: d.periodStart,
-        line: disagreementLine(d),
-      });
+    if (!d.explained) add(d.side.report, 'disagrees', disagreementLine(d), d.periodStart);
   return out;
 }
 

@@ -16,10 +16,8 @@ export interface SideRow {
   readonly exact: boolean;
 }
 
-/**
- * Every account and period of `reports` inside from..to (all accounts when null), with each report
- * whose periods tile it (a week, a daily report's 7 days), in account, period and report order.
- */
+/** Every account and period of `reports` inside from..to (all accounts when null), with each report whose
+ * periods tile it (a week, a daily report's 7 days), in account, period and report order. */
 export function sidesOf(
   schema: string,
   reports: readonly string[],
@@ -48,11 +46,9 @@ export function sidesOf(
   );
 }
 
-/**
- * An account holding rows that is not configured: `default` after an accounts file named its server
- * otherwise, or an account removed from the file. Its rows still count in the bi_ views, so `adops
- * status` names it (and how to move it: `adops accounts rename`).
- */
+/** An account holding rows that is not configured: `default` after an accounts file named its server
+ * otherwise, or an account removed from the file. Its rows still count in the bi_ views, so `adops status`
+ * names it (and how to move it: `adops accounts rename`). */
 export interface UnconfiguredAccount {
   readonly account: string;
   /** Its rows of report_loads (every attempt), and of those the periods currently loaded. */

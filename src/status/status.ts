@@ -4,9 +4,9 @@ import type { JobSet, ReportJob } from '../platform/config/jobs.js';
 import { readDisagreements, type Disagreement } from './agreement.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../catalogue/runs.js';
 import { coverage } from '../evolution/evolution.js';
-import { restatements, type RestatementSummary } from '../pull/history.js';
 import { definitionsWithoutTable, readVersions } from '../schema/versions.js';
-import { countHealedSince, loadStates, unreconciledPeriods } from '../pull/history.js';
+import { countHealedSince, loadStates, restatements, unreconciledPeriods } from '../pull/history.js';
+import type { RestatementSummary } from '../pull/history.js';
 import { addDays, localDate } from '../platform/dates/calendar.js';
 import { periodContaining, periodKey, type PeriodUnit } from '../platform/dates/periods.js';
 import {
@@ -136,10 +136,8 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
     }));
 }
 
-/**
- * Collects the status of every report over the last `days` days, all parts read concurrently.
- * `queues` may be (or resolve to) undefined when the queue store is unreachable.
- */
+/** Collects the status of every report over the last `days` days, all parts read concurrently. `queues` may
+ * be (or resolve to) undefined when the queue store is unreachable. */
 export async function collectStatus(
   wh: Warehouse,
   jobs: JobSet,
@@ -225,8 +223,9 @@ async function reportStatus(
   const yesterday = gridDays.at(-1) ?? addDays(localDate(now, 'UTC'), -1);
   const whole = healWindow(now, r.schedule?.timezone ?? 'UTC', r.period, days);
   const boundary = retentionBoundary(r, now);
+  const dropped = whole.filter((p) => droppedByRetention(p, boundary));
   const window = fromStart(
-    whole.filter((p) => !droppedByRetention(p, boundary)),
+    whole.filter((p) => !dropped.includes(p)),
     start,
   );
   const from = window[0]?.start ?? yesterday;
@@ -263,11 +262,11 @@ async function reportStatus(
     account,
     report: r.name,
     period: r.period,
-    lastLoaded: loadedStates.at(-1)?.start ?? null,
+    lastLoaded: newest?.start ?? null,
     expected: window.length,
     loaded: loadedStates.length,
     missing: missing.map((p) => p.start),
-    droppedByRetention: whole.filter((p) => droppedByRetention(p, boundary)).map((p) => p.start),
+    droppedByRetention: dropped.map((p) => p.start),
     ...(start === undefined ? {} : { startDate: start }),
     failed: failed.map((s) => ({ period: s.start, error: s.error })),
     unreconciled: unrec.map((u) => ({

@@ -11,17 +11,11 @@ import { webhookSecretKey } from '../platform/config/env.js';
 /** How long one delivery attempt may take, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** The outcome of one delivery attempt. */
+/** The outcome of one delivery attempt: delivered, or not, `retry` when another attempt may succeed (no
+ * sooner than the receiver's Retry-After of a 429 or 503). */
 export type DeliveryOutcome =
   | { readonly ok: true; readonly status: number }
-  | {
-      readonly ok: false;
-      /** True when another attempt may succeed. */
-      readonly retry: boolean;
-      readonly reason: string;
-      /** The receiver's Retry-After (429, 503), a floor for the next attempt's delay. */
-      readonly retryAfterMs?: number;
-    };
+  | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };
 
 export interface DeliveryTarget {
   readonly url: string;
@@ -57,11 +51,10 @@ export async function postWebhook(
     });
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
-    const reason = `no answer from the webhook (${'code' in e && typeof e.code === 'string' ? e.code : e.name}: ${e.message})`;
-    return { ok: false, retry: true, reason };
+    const code = 'code' in e && typeof e.code === 'string' ? e.code : e.name;
+    return { ok: false, retry: true, reason: `no answer from the webhook (${code}: ${e.message})` };
   }
-  const text = await readShort(res.body);
-  return outcomeOf(res.statusCode, res.headers['retry-after'], text, target.secret);
+  return outcomeOf(res.statusCode, res.headers['retry-after'], await readShort(res.body), target.secret);
 }
 
 /** What an answer means (pure): 2xx delivered; 429 and 5xx retried; anything else refused for good. */

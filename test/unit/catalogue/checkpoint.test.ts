@@ -8,7 +8,7 @@ import {
   foldStaged,
   progressLine,
 } from '../../../src/catalogue/checkpoint.js';
-import type { StagedPage } from '../../../src/catalogue/runs.js';
+import type { StagedPage } from '../../../src/catalogue/checkpoint.js';
 
 const page = (listing: number, offset: number, ids: number[], size: number, last: boolean): StagedPage => ({
   listing,
