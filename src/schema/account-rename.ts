@@ -22,12 +22,10 @@ export interface RenameResult {
 /** How long the rename waits for a running load or sync to let go of a table. */
 const LOCK_TIMEOUT = '10s';
 
-/**
- * Moves every row of account `from` to `to`, in one transaction (readers see the old names until it
+/** Moves every row of account `from` to `to`, in one transaction (readers see the old names until it
  * commits). Refuses when `from` holds nothing, and when `to` holds rows unless `merge`: then, where both
  * loaded a period of a report, `to`'s rows and totals stay and `from`'s load is kept as superseded;
- * where both hold a catalogue entry (or any other keyed row), `to`'s stays. A refusal is a SchemaRefusal.
- */
+ * where both hold a catalogue entry (or any other keyed row), `to`'s stays. A refusal is a SchemaRefusal. */
 export async function renameAccount(
   wh: Warehouse,
   from: string,
@@ -35,7 +33,7 @@ export async function renameAccount(
   opts: { merge: boolean },
 ): Promise<RenameResult> {
   return inTransaction(wh.pool, async (client) => {
-    const tables = (await rowsOf(client, sql.accountTablesSql(wh.schema))).map((r): AccountTable => ({
+    const tables = (await rowsOf(client, sql.accountTables(wh.schema))).map((r): AccountTable => ({
       name: r.name,
       reportRows:
         r.columns.includes('load_id') &&
@@ -43,7 +41,7 @@ export async function renameAccount(
         !['report_loads', 'report_totals'].includes(r.name),
       keys: r.keys ?? [],
     }));
-    const [timeout, lock] = sql.lockTablesSql(
+    const [timeout, lock] = sql.lockTables(
       wh.schema,
       tables.map((t) => t.name),
       LOCK_TIMEOUT,
@@ -81,7 +79,7 @@ export async function renameAccount(
       ({ dropped, superseded } = await dropOverlap(client, wh, tables, from, to));
     }
     const names = tables.map((t) => t.name);
-    const counts = (await firstRow(client, sql.moveAccountSql(wh.schema, names, from, to))) ?? {};
+    const counts = (await firstRow(client, sql.moveAccount(wh.schema, names, from, to))) ?? {};
     const moved: Record<string, number> = {};
     names.forEach((t, i) => {
       const n = counts[`m${i}`] ?? 0;
@@ -108,7 +106,7 @@ async function holdings(
 ): Promise<Map<string, Map<string, number>>> {
   const rows = await rowsOf(
     client,
-    sql.holdingsSql(
+    sql.holdings(
       wh.schema,
       tables.map((t) => t.name),
     ),
@@ -141,19 +139,19 @@ async function dropOverlap(
   from: string,
   to: string,
 ): Promise<{ dropped: Record<string, number>; superseded: number }> {
-  const ids = (await rowsOf(client, sql.supersedeOverlapSql(wh.schema, from, to))).map((r) => r.load_id);
+  const ids = (await rowsOf(client, sql.supersedeOverlap(wh.schema, from, to))).map((r) => r.load_id);
   const dropped: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) dropped[table] = (dropped[table] ?? 0) + n;
   };
   for (const t of tables) {
     if ((t.reportRows || t.name === 'report_totals') && ids.length > 0)
-      count(t.name, await execute(client, sql.deleteLoadsSql(wh.schema, t.name, from, ids)));
+      count(t.name, await execute(client, sql.deleteLoads(wh.schema, t.name, from, ids)));
     // A report table's keys all hold the period: with the overlapping periods gone, none collide.
     if (t.reportRows) continue;
     // The key's predicate (a partial index) is left out: a wider match drops more of from's, never less.
     for (const key of t.keys)
-      count(t.name, await execute(client, sql.deleteKeyOverlapSql(wh.schema, t.name, key, from, to)));
+      count(t.name, await execute(client, sql.deleteKeyOverlap(wh.schema, t.name, key, from, to)));
   }
   return { dropped, superseded: ids.length };
 }

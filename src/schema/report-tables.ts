@@ -95,10 +95,8 @@ export interface EnsureResult {
   readonly evolving: readonly Evolving[];
 }
 
-/**
- * Creates report_<name> for each definition if absent, all in one transaction. Throws a
- * SchemaRefusal (changing nothing) when an existing table differs from its definition.
- */
+/** Creates report_<name> for each definition if absent, all in one transaction. Throws a
+ * SchemaRefusal (changing nothing) when an existing table differs from its definition. */
 export async function ensureReportTables(
   client: ClientBase,
   wh: Warehouse,
@@ -112,10 +110,10 @@ export async function ensureReportTables(
   const indexesAdded: string[] = [];
   const evolving: Evolving[] = [];
   const reportTables = async () =>
-    new Set((await rowsOf(client, sql.reportTablesSql(schema))).map((r) => r.name));
+    new Set((await rowsOf(client, sql.reportTables(schema))).map((r) => r.name));
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
-    await execute(client, sql.lockSql(`adops-report-tables:${schema}`));
+    await execute(client, sql.lock(`adops-report-tables:${schema}`));
     const existing = await reportTables();
     for (const report of reports) {
       // A change of dimensions is not drift: it starts a new version of the table (evolution).
@@ -123,17 +121,17 @@ export async function ensureReportTables(
       if (version.evolving !== undefined) evolving.push(version.evolving);
       const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {
-        const ddl = sql.createTableSql(schema, spec);
+        const ddl = sql.createTable(schema, spec);
         for (const st of [ddl.table, ...ddl.indexes]) await execute(client, st);
         created.push(spec.table);
         continue;
       }
       const differences = columnDifferences(
         spec.columns,
-        await rowsOf(client, sql.columnsSql(schema, spec.table)),
+        await rowsOf(client, sql.columnsOf(schema, spec.table)),
       );
       const indexes = new Map(
-        (await rowsOf(client, sql.indexesSql(schema, spec.table))).map((r) => [r.name, r]),
+        (await rowsOf(client, sql.indexesOf(schema, spec.table))).map((r) => [r.name, r]),
       );
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
@@ -148,7 +146,7 @@ export async function ensureReportTables(
       if (differences.length > 0) throw driftError(schema, report, spec, differences);
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
-        await execute(client, sql.createIndexSql(schema, spec.table, ix));
+        await execute(client, sql.createIndex(schema, spec.table, ix));
         indexesAdded.push(ix.name);
       }
       unchanged.push(spec.table);

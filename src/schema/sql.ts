@@ -50,7 +50,7 @@ export interface TableSpec {
 export const DAY_CHECK = 'day_in_partition';
 
 /** An advisory lock on hashtext(`key`): held for the transaction (`xact`) or the session. */
-export function lockSql(
+export function lock(
   key: string,
   kind: 'xact' | 'session' | 'try' | 'unlock' = 'xact',
 ): Statement<{ locked: boolean }> {
@@ -63,12 +63,12 @@ export function lockSql(
   return statement(`SELECT ${fn}(hashtext($1))${kind === 'try' ? ' AS locked' : ''}`, [key]);
 }
 
-export const nowSql = (): Statement<{ now: Date }> => statement('SELECT now() AS now');
+export const dbNow = (): Statement<{ now: Date }> => statement('SELECT now() AS now');
 
-export const createSchemaSql = (schema: string): Statement =>
+export const createSchema = (schema: string): Statement =>
   statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
 
-export const createMigrationsTableSql = (schema: string): Statement =>
+export const createMigrationsTable = (schema: string): Statement =>
   statement(`CREATE TABLE IF NOT EXISTS ${qualified(schema, 'schema_migrations')} (
      version integer PRIMARY KEY,
      name text NOT NULL,
@@ -76,16 +76,16 @@ export const createMigrationsTableSql = (schema: string): Statement =>
      applied_at timestamptz NOT NULL DEFAULT now()
    )`);
 
-export const appliedMigrationsSql = (
+export const appliedMigrations = (
   schema: string,
 ): Statement<{ version: number; name: string; checksum: string }> =>
   statement(`SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`);
 
 /** The search path of one transaction: migrations and view files name tables unqualified. */
-export const localSearchPathSql = (schema: string): Statement =>
+export const localSearchPath = (schema: string): Statement =>
   statement(`SET LOCAL search_path TO ${ident(schema)}, public`);
 
-export const recordMigrationSql = (
+export const recordMigration = (
   schema: string,
   m: { version: number; name: string; checksum: string },
 ): Statement =>
@@ -95,7 +95,7 @@ export const recordMigrationSql = (
   );
 
 /** The schema's comment, how many relations it holds and the first five tables' or views' names. */
-export const schemaClaimSql = (
+export const schemaClaim = (
   schema: string,
 ): Statement<{ comment: string | null; n: number; names: string[] }> =>
   statement(
@@ -109,7 +109,7 @@ export const schemaClaimSql = (
   );
 
 /** COMMENT ON a schema, a TABLE or VIEW, or a COLUMN (`name.column`). */
-export function commentSql(
+export function comment(
   kind: 'SCHEMA' | 'TABLE' | 'VIEW' | 'COLUMN',
   schema: string,
   name: string,
@@ -124,7 +124,7 @@ export function commentSql(
 }
 
 /** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
-export const relationSql = (
+export const relation = (
   schema: string,
   name: string,
 ): Statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }> =>
@@ -145,7 +145,7 @@ export interface FoundColumn {
 }
 
 /** The columns of relation `name` in order; none when it does not exist. */
-export const columnsSql = (schema: string, name: string): Statement<FoundColumn> =>
+export const columnsOf = (schema: string, name: string): Statement<FoundColumn> =>
   statement(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
             col_description(a.attrelid, a.attnum) AS comment
@@ -157,7 +157,7 @@ export const columnsSql = (schema: string, name: string): Statement<FoundColumn>
   );
 
 /** Every version of `report` (or of every report), oldest first. */
-export const versionsSql = (schema: string, report?: string): Statement<ReportVersion> =>
+export const versions = (schema: string, report?: string): Statement<ReportVersion> =>
   statement(
     `SELECT report, version, dimensions, table_name AS "table", state, auto_swap AS "autoSwap",
             swapped_at AS "swappedAt"
@@ -167,7 +167,7 @@ export const versionsSql = (schema: string, report?: string): Statement<ReportVe
     [report ?? null],
   );
 
-/** tableOfSql's one row: read it with tableFrom. */
+/** tableOf's one row: read it with tableFrom. */
 export interface TableOfRow {
   /** The table, state and number of the version with the definition's dimensions; null: none. */
   readonly table_name: string | null;
@@ -179,7 +179,7 @@ export interface TableOfRow {
 }
 
 /** The version lookup as a FROM item, read by the load's claim in its own statement; one row. */
-export function tableOfSql(
+export function tableOf(
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
@@ -195,14 +195,14 @@ export function tableOfSql(
   };
 }
 
-export const insertVersionSql = (schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement =>
+export const insertVersion = (schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement =>
   statement(
     `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
      VALUES ($1, $2, $3, $4, $5, $6)`,
     [v.report, v.version, v.dimensions, v.table, v.state, v.autoSwap],
   );
 
-export const setVersionStateSql = (
+export const setVersionState = (
   schema: string,
   report: string,
   version: number,
@@ -214,14 +214,14 @@ export const setVersionStateSql = (
   );
 
 /** Of `names`, the reports with no report_<name> relation in `schema`. */
-export const withoutTableSql = (schema: string, names: readonly string[]): Statement<{ name: string }> =>
+export const withoutTable = (schema: string, names: readonly string[]): Statement<{ name: string }> =>
   statement(
     `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
     [names, schema],
   );
 
 /** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
-export function createTableSql(schema: string, spec: TableSpec): { table: Statement; indexes: Statement[] } {
+export function createTable(schema: string, spec: TableSpec): { table: Statement; indexes: Statement[] } {
   const columns = spec.columns.map(
     (c) =>
       `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
@@ -231,12 +231,12 @@ export function createTableSql(schema: string, spec: TableSpec): { table: Statem
       `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
         (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
     ),
-    indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix)),
+    indexes: spec.indexes.map((ix) => createIndex(schema, spec.table, ix)),
   };
 }
 
 /** CREATE INDEX IF NOT EXISTS of `ix` on `table`. */
-export function createIndexSql(schema: string, table: string, ix: IndexSpec): Statement {
+export function createIndex(schema: string, table: string, ix: IndexSpec): Statement {
   const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
   return statement(
     `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(ix.name)} ON ${qualified(schema, table)} (${keys.join(', ')})`,
@@ -244,7 +244,7 @@ export function createIndexSql(schema: string, table: string, ix: IndexSpec): St
 }
 
 /** The report_ tables of `schema` (not partitions). */
-export const reportTablesSql = (schema: string): Statement<{ name: string }> =>
+export const reportTables = (schema: string): Statement<{ name: string }> =>
   statement(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
@@ -252,7 +252,7 @@ export const reportTablesSql = (schema: string): Statement<{ name: string }> =>
   );
 
 /** The indexes of `table`, each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid). */
-export const indexesSql = (
+export const indexesOf = (
   schema: string,
   table: string,
 ): Statement<{ name: string; unique: boolean; keys: string[] }> =>
@@ -266,7 +266,7 @@ export const indexesSql = (
   );
 
 /** The range partitions of `table` with their bounds as pg_get_expr shows them. */
-export const partitionsSql = (
+export const partitionBounds = (
   schema: string,
   table: string,
 ): Statement<{ name: string; bound: string; pending: boolean }> =>
@@ -279,7 +279,7 @@ export const partitionsSql = (
 
 /** The tables `report`'s loads may write (its serving and building versions), each with the names of
  * its partitions: read from the catalog alone, so no partition's lock can hold it up. */
-export const liveTablesSql = (
+export const liveTables = (
   schema: string,
   report: string,
 ): Statement<{ table_name: string; partitions: string[] }> =>
@@ -292,7 +292,7 @@ export const liveTablesSql = (
 
 /** A partition of `table` for `month`: made as a plain table (LIKE copies the columns in order with
  * their NOT NULLs and defaults; ATTACH adds the indexes), then attached. */
-export function partitionSql(
+export function makePartition(
   schema: string,
   table: string,
   name: string,
@@ -319,7 +319,7 @@ export function partitionSql(
 }
 
 /** DETACH ... CONCURRENTLY (FINALIZE when an interrupted one left it pending), then DROP. */
-export function dropPartitionSql(
+export function dropPartition(
   schema: string,
   table: string,
   p: { name: string; detachPending: boolean },
@@ -334,7 +334,7 @@ export function dropPartitionSql(
 
 /** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
  * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
-export const keptByDatabaseSql = (
+export const keptByDatabase = (
   schema: string,
   report: string,
   p: { from: string; to: string },
@@ -352,7 +352,7 @@ export const keptByDatabaseSql = (
 
 /** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
  * retention in report_totals and report_loads; its one row counts the periods newly marked. */
-export const markDroppedSql = (
+export const markDropped = (
   schema: string,
   report: string,
   boundary: string,
@@ -376,7 +376,7 @@ export const markDroppedSql = (
 
 /** Every table (not partition: a parent moves its partitions' rows) of `schema` with an account
  * column: its columns, and the other plain columns of each unique key that includes account. */
-export const accountTablesSql = (
+export const accountTables = (
   schema: string,
 ): Statement<{ name: string; columns: string[]; keys: string[][] | null }> =>
   statement(
@@ -399,7 +399,7 @@ export const accountTablesSql = (
   );
 
 /** How long `timeout` a statement of this transaction waits for a lock, then the EXCLUSIVE locks on `tables`. */
-export function lockTablesSql(
+export function lockTables(
   schema: string,
   tables: readonly string[],
   timeout: string,
@@ -411,7 +411,7 @@ export function lockTablesSql(
 }
 
 /** Rows per account and table, for every account holding any. */
-export const holdingsSql = (
+export const holdings = (
   schema: string,
   tables: readonly string[],
 ): Statement<{ account: string; name: string; n: number }> =>
@@ -426,11 +426,7 @@ export const holdingsSql = (
   );
 
 /** `from`'s loaded periods that `to` loaded too, marked superseded; returns their load_ids. */
-export function supersedeOverlapSql(
-  schema: string,
-  from: string,
-  to: string,
-): Statement<{ load_id: string }> {
+export function supersedeOverlap(schema: string, from: string, to: string): Statement<{ load_id: string }> {
   const loads = qualified(schema, 'report_loads');
   return statement(
     `UPDATE ${loads} f SET status = 'superseded'
@@ -443,7 +439,7 @@ export function supersedeOverlapSql(
   );
 }
 
-export const deleteLoadsSql = (
+export const deleteLoads = (
   schema: string,
   table: string,
   account: string,
@@ -455,7 +451,7 @@ export const deleteLoadsSql = (
   ]);
 
 /** Deletes `from`'s rows of `table` whose `key` (its other columns) `to` holds too. */
-export function deleteKeyOverlapSql(
+export function deleteKeyOverlap(
   schema: string,
   table: string,
   key: readonly string[],
@@ -472,7 +468,7 @@ export function deleteKeyOverlapSql(
 }
 
 /** Moves every row of `from` in `tables` to `to` in one statement; column m<i> counts table i's. */
-export function moveAccountSql(
+export function moveAccount(
   schema: string,
   tables: readonly string[],
   from: string,
