@@ -9,9 +9,8 @@ import type { Period } from '../platform/dates/periods.js';
 import { type ViewOutcome, ensureDailyViews, ensureViews, refusedViewLine } from '../schema/views.js';
 import { dailyViewName, dropView } from '../schema/views-sql.js';
 import { lock, type ReportVersion } from '../schema/sql.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
 import {
-  type Queryable,
-  type Warehouse,
   derivedName,
   execute,
   reportTable,

@@ -5,8 +5,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../platform/log/logger.js';
+import type { Warehouse } from '../platform/pg/handle.js';
 import {
-  type Warehouse,
   execute,
   firstRow,
   inTransaction,

@@ -4,9 +4,8 @@
 // which neither loads nor BI readers wait on (CREATE TABLE ... PARTITION OF would block both).
 import type { ClientBase } from 'pg';
 import { addMonths, monthStart, retentionBoundary } from '../plan/retention.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
 import {
-  type Queryable,
-  type Warehouse,
   derivedName,
   execute,
   firstRow,

@@ -3,14 +3,8 @@
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
-import {
-  type Warehouse,
-  derivedName,
-  execute,
-  reportTable,
-  rowsOf,
-  withTransaction,
-} from '../platform/pg/handle.js';
+import type { Warehouse } from '../platform/pg/handle.js';
+import { derivedName, execute, reportTable, rowsOf, withTransaction } from '../platform/pg/handle.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../platform/config/files.js';
 import { type Evolving, SchemaRefusal, readVersions, versionFor } from './versions.js';
@@ -143,7 +137,15 @@ export async function ensureReportTables(
           `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
         );
       }
-      if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      const table = `${schema}.${spec.table}`;
+      if (differences.length > 0)
+        throw new SchemaRefusal(
+          `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
+            differences.map((d) => `  - ${d}`).join('\n') +
+            `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
+            `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
+            `and run adops migrate again.`,
+        );
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
         await execute(client, sql.createIndex(schema, spec.table, ix));
@@ -186,19 +188,3 @@ const FIXED_TABLES = new Set([
   'report_raw_parts',
   'report_versions',
 ]);
-
-function driftError(
-  schema: string,
-  report: ReportJob,
-  spec: sql.TableSpec,
-  differences: string[],
-): SchemaRefusal {
-  const table = `${schema}.${spec.table}`;
-  return new SchemaRefusal(
-    `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
-      differences.map((d) => `  - ${d}`).join('\n') +
-      `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
-      `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
-      `and run adops migrate again.`,
-  );
-}

@@ -4,14 +4,8 @@
 import { TerminalError, TransientError } from '../platform/retry/errors.js';
 import type { ClientBase } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
-import {
-  type Queryable,
-  type Warehouse,
-  derivedName,
-  execute,
-  reportTable,
-  rowsOf,
-} from '../platform/pg/handle.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
+import { derivedName, execute, reportTable, rowsOf } from '../platform/pg/handle.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import * as sql from './sql.js';
 

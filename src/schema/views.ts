@@ -4,15 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../platform/config/files.js';
-import {
-  type Warehouse,
-  execute,
-  firstRow,
-  reportTable,
-  rowsOf,
-  sqlState,
-  statement,
-} from '../platform/pg/handle.js';
+import type { Warehouse } from '../platform/pg/handle.js';
+import { execute, firstRow, reportTable, rowsOf, sqlState, statement } from '../platform/pg/handle.js';
 import { columnsOf } from './sql.js';
 import { readVersions } from './versions.js';
 import * as vsql from './views-sql.js';
@@ -32,13 +25,11 @@ export interface ViewOutcome {
    * `refused`: its view file reads columns the table lacks (`reads`) or leaves out dimensions of the
    * serving version (`missing`), so the generated view stands in its place. */
   readonly status: 'created' | 'generated' | 'refused' | 'no-report' | 'no-table';
-  /** The dimensions the view file's view lacks (refused). */
+  // Refused only: the dimensions the file's view lacks, the columns it reads (its `-- requires:` line)
+  // that the table lacks, the serving version (whose table report_<name> shows), the view it makes.
   readonly missing?: readonly string[];
-  /** The columns the view file reads (its `-- requires:` line) that the table lacks (refused). */
   readonly reads?: readonly string[];
-  /** The serving version of the report, whose table report_<name> shows (refused). */
   readonly version?: number;
-  /** The view the file makes (refused). */
   readonly view?: string;
 }
 
@@ -57,13 +48,8 @@ export function refusedViewLine(o: ViewOutcome): string {
 
 /** Parses one view file; pure, so the header convention is unit tested. */
 export function parseViewFile(file: string, sql: string): ViewFile {
-  const requiresLine = /^--\s*requires:\s*(.+)$/m.exec(sql);
-  const requires =
-    requiresLine?.[1]
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '') ?? [];
-  return { report: basename(file, '.sql'), sql, requires };
+  const requires = (/^--\s*requires:\s*(.+)$/m.exec(sql)?.[1] ?? '').split(',').map((s) => s.trim());
+  return { report: basename(file, '.sql'), sql, requires: requires.filter((s) => s !== '') };
 }
 
 /** The column names of `name`, or undefined when it does not exist. */
