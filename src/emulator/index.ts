@@ -24,7 +24,6 @@ import {
   type FaultOptions,
   type OverrideOptions,
   type Quirks,
-  type RunningEmulator,
 } from './options.js';
 import { ReportEngine } from './report/render.js';
 import { buildTrafficModel } from './report/traffic.js';
@@ -36,9 +35,10 @@ export { ECHO_FORMS, ECHO_PLACES, REPORT_PARAMS_FORMS } from './options.js';
 export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
+export type RunningEmulator = Awaited<ReturnType<typeof startEmulator>>;
 
 /** Starts the API emulator once it listens: the same seed gives the same catalogue and report bytes. */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+export async function startEmulator(options: EmulatorOptions = {}) {
   const seed = options.seed ?? 1;
   const cellsPerDay = options.cellsPerDay ?? 2000;
   const catalogue = generateCatalogue(seed, options.catalogue);
@@ -66,6 +66,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const control = {
     setFaults: (f: FaultOptions) => state.faults.set(f),
+    /** Replaces the current quirks (validated; a field left out takes its faithful default). */
     setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
@@ -105,6 +106,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const origin = `http://${host}:${address.port}`;
   return {
     url: `${origin}/v2`,
+    /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
     origin,
     ...control,
     close: () =>

@@ -203,18 +203,3 @@ export interface OverrideOptions {
   headers?: Record<string, string>;
   times?: number;
 }
-
-export interface RunningEmulator {
-  url: string;
-  /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
-  origin: string;
-  setFaults(f: FaultOptions): void;
-  /** Replaces the current quirks (validated; a field left out takes its faithful default). */
-  setQuirks(q: EmulatorQuirks): void;
-  quirks(): Required<EmulatorQuirks>;
-  setNow(d: Date): void;
-  stats(): EmulatorStats;
-  resetStats(): void;
-  override(o: OverrideOptions): void;
-  close(): Promise<void>;
-}
