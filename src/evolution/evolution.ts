@@ -184,14 +184,8 @@ export function evolutionHook(
       const next = await buildingVersion(wh, report.name);
       if (next === undefined) return;
       if (!sameDimensions(next.dimensions, report.dimensions)) {
-        await enqueuePulls(pulls, [
-          {
-            report: report.name,
-            period,
-            version: next.version,
-            ...(account === undefined ? {} : { account }),
-          },
-        ]);
+        const pull = { report: report.name, period, version: next.version };
+        await enqueuePulls(pulls, [account === undefined ? pull : { ...pull, account }]);
         return;
       }
       const swapped = await swapWhenCovered(wh, report);

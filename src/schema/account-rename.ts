@@ -41,11 +41,8 @@ export async function renameAccount(
         !['report_loads', 'report_totals'].includes(r.name),
       keys: r.keys ?? [],
     }));
-    const [timeout, lock] = sql.lockTables(
-      wh.schema,
-      tables.map((t) => t.name),
-      LOCK_TIMEOUT,
-    );
+    const names = tables.map((t) => t.name);
+    const [timeout, lock] = sql.lockTables(wh.schema, names, LOCK_TIMEOUT);
     await execute(client, timeout);
     try {
       // Loads and syncs write these tables: they wait for the rename, and never see half of it.
@@ -58,7 +55,7 @@ export async function renameAccount(
         { cause: error },
       );
     }
-    const held = await holdings(client, wh, tables);
+    const held = await holdings(client, wh, names);
     const fromHolds = held.get(from);
     if (fromHolds === undefined) {
       const others = [...held.keys()].sort().join(', ') || 'none';
@@ -78,7 +75,6 @@ export async function renameAccount(
         );
       ({ dropped, superseded } = await dropOverlap(client, wh, tables, from, to));
     }
-    const names = tables.map((t) => t.name);
     const counts = (await firstRow(client, sql.moveAccount(wh.schema, names, from, to))) ?? {};
     const moved: Record<string, number> = {};
     names.forEach((t, i) => {
@@ -99,20 +95,9 @@ interface AccountTable {
 }
 
 /** Rows per account and table, for every account holding any. */
-async function holdings(
-  client: ClientBase,
-  wh: Warehouse,
-  tables: readonly AccountTable[],
-): Promise<Map<string, Map<string, number>>> {
-  const rows = await rowsOf(
-    client,
-    sql.holdings(
-      wh.schema,
-      tables.map((t) => t.name),
-    ),
-  );
+async function holdings(client: ClientBase, wh: Warehouse, tables: readonly string[]) {
   const out = new Map<string, Map<string, number>>();
-  for (const r of rows) {
+  for (const r of await rowsOf(client, sql.holdings(wh.schema, tables))) {
     const mine = out.get(r.account) ?? new Map<string, number>();
     mine.set(r.name, r.n);
     out.set(r.account, mine);

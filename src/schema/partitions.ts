@@ -183,11 +183,8 @@ async function applyRetention(
       }
     }
     const keptMonths = [...kept].filter(([, keep]) => keep).map(([month]) => month);
-    const marked = await withTransaction(
-      client,
-      async () =>
-        (await firstRow(client, sql.markDropped(schema, report, boundary, months, keptMonths)))?.periods ?? 0,
-    );
+    const mark = sql.markDropped(schema, report, boundary, months, keptMonths);
+    const marked = (await withTransaction(client, () => firstRow(client, mark)))?.periods ?? 0;
     return { dropped, marked };
   } finally {
     await execute(client, sql.lock(key, 'unlock'));

@@ -73,14 +73,8 @@ export async function definitionsWithoutTable(
 ): Promise<Array<{ readonly report: string; readonly dimensions: readonly string[] }>> {
   if (reports.length === 0) return [];
   const versions = await readVersions(wh);
-  const rows = await rowsOf(
-    wh,
-    sql.withoutTable(
-      wh.schema,
-      reports.map((r) => r.name),
-    ),
-  );
-  const noTable = new Set(rows.map((r) => r.name));
+  const names = reports.map((r) => r.name);
+  const noTable = new Set((await rowsOf(wh, sql.withoutTable(wh.schema, names))).map((r) => r.name));
   return reports
     .filter((r) => {
       const mine = versions.filter((v) => v.report === r.name);
