@@ -9,9 +9,9 @@ export function coverage(
   report: string,
   serving: readonly string[],
   building: readonly string[],
-): Statement<{ start: string; end: string; covered: boolean }> {
+) {
   const loads = qualified(schema, 'report_loads');
-  return statement(
+  return statement<{ start: string; end: string; covered: boolean }>(
     `WITH old AS (
        SELECT DISTINCT account, period_start, period_end FROM ${loads}
         WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded'),
@@ -38,12 +38,7 @@ export function stableView(schema: string, stable: string, table: string, dropVi
 
 /** `serving` retired and `building` serving: two statements, as the one-serving-version index is
  * checked row by row. */
-export function switchVersions(
-  schema: string,
-  report: string,
-  serving: number,
-  building: number,
-): Statement[] {
+export function switchVersions(schema: string, report: string, serving: number, building: number) {
   const versions = qualified(schema, 'report_versions');
   return [
     statement(`UPDATE ${versions} SET state = 'retired' WHERE report = $1 AND version = $2`, [
@@ -57,18 +52,18 @@ export function switchVersions(
   ];
 }
 
-export const setVersionTable = (schema: string, report: string, version: number, table: string): Statement =>
+export const setVersionTable = (schema: string, report: string, version: number, table: string) =>
   statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
     [report, version, table],
   );
 
 /** ALTER TABLE or INDEX `from` RENAME TO `to`. */
-export const rename = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string): Statement =>
+export const rename = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string) =>
   statement(`ALTER ${kind} ${qualified(schema, from)} RENAME TO ${ident(to)}`);
 
-export const indexNames = (schema: string, table: string): Statement<{ name: string }> =>
-  statement(
+export const indexNames = (schema: string, table: string) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = $1::regclass`,
     [qualified(schema, table)],

@@ -50,25 +50,22 @@ export interface TableSpec {
 export const DAY_CHECK = 'day_in_partition';
 
 /** An advisory lock on hashtext(`key`): held for the transaction (`xact`) or the session. */
-export function lock(
-  key: string,
-  kind: 'xact' | 'session' | 'try' | 'unlock' = 'xact',
-): Statement<{ locked: boolean }> {
+export function lock(key: string, kind: 'xact' | 'session' | 'try' | 'unlock' = 'xact') {
   const fn = {
     xact: 'pg_advisory_xact_lock',
     session: 'pg_advisory_lock',
     try: 'pg_try_advisory_lock',
     unlock: 'pg_advisory_unlock',
   }[kind];
-  return statement(`SELECT ${fn}(hashtext($1))${kind === 'try' ? ' AS locked' : ''}`, [key]);
+  const as = kind === 'try' ? ' AS locked' : '';
+  return statement<{ locked: boolean }>(`SELECT ${fn}(hashtext($1))${as}`, [key]);
 }
 
 export const dbNow = (): Statement<{ now: Date }> => statement('SELECT now() AS now');
 
-export const createSchema = (schema: string): Statement =>
-  statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+export const createSchema = (schema: string) => statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
 
-export const createMigrationsTable = (schema: string): Statement =>
+export const createMigrationsTable = (schema: string) =>
   statement(`CREATE TABLE IF NOT EXISTS ${qualified(schema, 'schema_migrations')} (
      version integer PRIMARY KEY,
      name text NOT NULL,
@@ -76,29 +73,24 @@ export const createMigrationsTable = (schema: string): Statement =>
      applied_at timestamptz NOT NULL DEFAULT now()
    )`);
 
-export const appliedMigrations = (
-  schema: string,
-): Statement<{ version: number; name: string; checksum: string }> =>
-  statement(`SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`);
+export const appliedMigrations = (schema: string) =>
+  statement<{ version: number; name: string; checksum: string }>(
+    `SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`,
+  );
 
 /** The search path of one transaction: migrations and view files name tables unqualified. */
-export const localSearchPath = (schema: string): Statement =>
+export const localSearchPath = (schema: string) =>
   statement(`SET LOCAL search_path TO ${ident(schema)}, public`);
 
-export const recordMigration = (
-  schema: string,
-  m: { version: number; name: string; checksum: string },
-): Statement =>
+export const recordMigration = (schema: string, m: { version: number; name: string; checksum: string }) =>
   statement(
     `INSERT INTO ${qualified(schema, 'schema_migrations')} (version, name, checksum) VALUES ($1, $2, $3)`,
     [m.version, m.name, m.checksum],
   );
 
 /** The schema's comment, how many relations it holds and the first five tables' or views' names. */
-export const schemaClaim = (
-  schema: string,
-): Statement<{ comment: string | null; n: number; names: string[] }> =>
-  statement(
+export const schemaClaim = (schema: string) =>
+  statement<{ comment: string | null; n: number; names: string[] }>(
     `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
             (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
             ARRAY(SELECT c.relname::text FROM pg_class c
@@ -115,7 +107,7 @@ export function comment(
   name: string,
   text: string,
   column?: string,
-): Statement {
+) {
   const target =
     kind === 'SCHEMA'
       ? ident(schema)
@@ -124,11 +116,8 @@ export function comment(
 }
 
 /** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
-export const relation = (
-  schema: string,
-  name: string,
-): Statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }> =>
-  statement(
+export const relation = (schema: string, name: string) =>
+  statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }>(
     `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
             obj_description(c.oid, 'pg_class') AS comment
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -145,8 +134,8 @@ export interface FoundColumn {
 }
 
 /** The columns of relation `name` in order; none when it does not exist. */
-export const columnsOf = (schema: string, name: string): Statement<FoundColumn> =>
-  statement(
+export const columnsOf = (schema: string, name: string) =>
+  statement<FoundColumn>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
             col_description(a.attrelid, a.attnum) AS comment
        FROM pg_attribute a
@@ -157,8 +146,8 @@ export const columnsOf = (schema: string, name: string): Statement<FoundColumn> 
   );
 
 /** Every version of `report` (or of every report), oldest first. */
-export const versions = (schema: string, report?: string): Statement<ReportVersion> =>
-  statement(
+export const versions = (schema: string, report?: string) =>
+  statement<ReportVersion>(
     `SELECT report, version, dimensions, table_name AS "table", state, auto_swap AS "autoSwap",
             swapped_at AS "swappedAt"
        FROM ${qualified(schema, 'report_versions')}
@@ -195,27 +184,22 @@ export function tableOf(
   };
 }
 
-export const insertVersion = (schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement =>
+export const insertVersion = (schema: string, v: Omit<ReportVersion, 'swappedAt'>) =>
   statement(
     `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
      VALUES ($1, $2, $3, $4, $5, $6)`,
     [v.report, v.version, v.dimensions, v.table, v.state, v.autoSwap],
   );
 
-export const setVersionState = (
-  schema: string,
-  report: string,
-  version: number,
-  state: VersionState,
-): Statement =>
+export const setVersionState = (schema: string, report: string, version: number, state: VersionState) =>
   statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET state = $3 WHERE report = $1 AND version = $2`,
     [report, version, state],
   );
 
 /** Of `names`, the reports with no report_<name> relation in `schema`. */
-export const withoutTable = (schema: string, names: readonly string[]): Statement<{ name: string }> =>
-  statement(
+export const withoutTable = (schema: string, names: readonly string[]) =>
+  statement<{ name: string }>(
     `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
     [names, schema],
   );
@@ -236,7 +220,7 @@ export function createTable(schema: string, spec: TableSpec): { table: Statement
 }
 
 /** CREATE INDEX IF NOT EXISTS of `ix` on `table`. */
-export function createIndex(schema: string, table: string, ix: IndexSpec): Statement {
+export function createIndex(schema: string, table: string, ix: IndexSpec) {
   const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
   return statement(
     `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(ix.name)} ON ${qualified(schema, table)} (${keys.join(', ')})`,
@@ -244,19 +228,16 @@ export function createIndex(schema: string, table: string, ix: IndexSpec): State
 }
 
 /** The report_ tables of `schema` (not partitions). */
-export const reportTables = (schema: string): Statement<{ name: string }> =>
-  statement(
+export const reportTables = (schema: string) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
     [schema],
   );
 
 /** The indexes of `table`, each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid). */
-export const indexesOf = (
-  schema: string,
-  table: string,
-): Statement<{ name: string; unique: boolean; keys: string[] }> =>
-  statement(
+export const indexesOf = (schema: string, table: string) =>
+  statement<{ name: string; unique: boolean; keys: string[] }>(
     `SELECT ic.relname AS name, i.indisunique AS unique,
             array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
                     FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
@@ -266,11 +247,8 @@ export const indexesOf = (
   );
 
 /** The range partitions of `table` with their bounds as pg_get_expr shows them. */
-export const partitionBounds = (
-  schema: string,
-  table: string,
-): Statement<{ name: string; bound: string; pending: boolean }> =>
-  statement(
+export const partitionBounds = (schema: string, table: string) =>
+  statement<{ name: string; bound: string; pending: boolean }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
@@ -279,11 +257,8 @@ export const partitionBounds = (
 
 /** The tables `report`'s loads may write (its serving and building versions), each with the names of
  * its partitions: read from the catalog alone, so no partition's lock can hold it up. */
-export const liveTables = (
-  schema: string,
-  report: string,
-): Statement<{ table_name: string; partitions: string[] }> =>
-  statement(
+export const liveTables = (schema: string, report: string) =>
+  statement<{ table_name: string; partitions: string[] }>(
     `SELECT v.table_name, ARRAY(SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                                  WHERE i.inhparent = to_regclass(quote_ident($2) || '.' || quote_ident(v.table_name))) AS partitions
        FROM ${qualified(schema, 'report_versions')} v WHERE v.report = $1 AND v.state <> 'retired'`,
@@ -292,13 +267,7 @@ export const liveTables = (
 
 /** A partition of `table` for `month`: made as a plain table (LIKE copies the columns in order with
  * their NOT NULLs and defaults; ATTACH adds the indexes), then attached. */
-export function makePartition(
-  schema: string,
-  table: string,
-  name: string,
-  month: string,
-  byDay: boolean,
-): Statement[] {
+export function makePartition(schema: string, table: string, name: string, month: string, byDay: boolean) {
   const next = addMonths(month, 1);
   return [
     statement(
@@ -319,11 +288,7 @@ export function makePartition(
 }
 
 /** DETACH ... CONCURRENTLY (FINALIZE when an interrupted one left it pending), then DROP. */
-export function dropPartition(
-  schema: string,
-  table: string,
-  p: { name: string; detachPending: boolean },
-): Statement[] {
+export function dropPartition(schema: string, table: string, p: { name: string; detachPending: boolean }) {
   return [
     statement(
       `ALTER TABLE ${qualified(schema, table)} DETACH PARTITION ${qualified(schema, p.name)} ${p.detachPending ? 'FINALIZE' : 'CONCURRENTLY'}`,
@@ -339,8 +304,8 @@ export const keptByDatabase = (
   report: string,
   p: { from: string; to: string },
   months: number,
-): Statement<{ keep: boolean }> =>
-  statement(
+) =>
+  statement<{ keep: boolean }>(
     `SELECT $3::date > (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $4::int))::date
          OR EXISTS (
               SELECT 1 FROM ${qualified(schema, 'report_loads')}
@@ -358,8 +323,8 @@ export const markDropped = (
   boundary: string,
   months: number,
   kept: readonly string[],
-): Statement<{ periods: number }> =>
-  statement(
+) =>
+  statement<{ periods: number }>(
     `WITH t AS (
        UPDATE ${qualified(schema, 'report_totals')} SET retention_dropped_at = now()
         WHERE report = $1 AND period_start < $2::date AND retention_dropped_at IS NULL
@@ -376,10 +341,8 @@ export const markDropped = (
 
 /** Every table (not partition: a parent moves its partitions' rows) of `schema` with an account
  * column: its columns, and the other plain columns of each unique key that includes account. */
-export const accountTables = (
-  schema: string,
-): Statement<{ name: string; columns: string[]; keys: string[][] | null }> =>
-  statement(
+export const accountTables = (schema: string) =>
+  statement<{ name: string; columns: string[]; keys: string[][] | null }>(
     `SELECT c.relname AS name,
             (SELECT array_agg(a.attname::text) FROM pg_attribute a
               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
@@ -411,11 +374,8 @@ export function lockTables(
 }
 
 /** Rows per account and table, for every account holding any. */
-export const holdings = (
-  schema: string,
-  tables: readonly string[],
-): Statement<{ account: string; name: string; n: number }> =>
-  statement(
+export const holdings = (schema: string, tables: readonly string[]) =>
+  statement<{ account: string; name: string; n: number }>(
     tables
       .map(
         (t, i) =>
@@ -426,9 +386,9 @@ export const holdings = (
   );
 
 /** `from`'s loaded periods that `to` loaded too, marked superseded; returns their load_ids. */
-export function supersedeOverlap(schema: string, from: string, to: string): Statement<{ load_id: string }> {
+export function supersedeOverlap(schema: string, from: string, to: string) {
   const loads = qualified(schema, 'report_loads');
-  return statement(
+  return statement<{ load_id: string }>(
     `UPDATE ${loads} f SET status = 'superseded'
       WHERE f.account = $1 AND f.status = 'loaded'
         AND EXISTS (SELECT 1 FROM ${loads} t
@@ -439,12 +399,7 @@ export function supersedeOverlap(schema: string, from: string, to: string): Stat
   );
 }
 
-export const deleteLoads = (
-  schema: string,
-  table: string,
-  account: string,
-  ids: readonly string[],
-): Statement =>
+export const deleteLoads = (schema: string, table: string, account: string, ids: readonly string[]) =>
   statement(`DELETE FROM ${qualified(schema, table)} WHERE account = $1 AND load_id = ANY($2::bigint[])`, [
     account,
     ids,
@@ -457,7 +412,7 @@ export function deleteKeyOverlap(
   key: readonly string[],
   from: string,
   to: string,
-): Statement {
+) {
   const target = qualified(schema, table);
   const same = key.map((c) => `o.${ident(c)} = f.${ident(c)}`);
   return statement(
@@ -468,15 +423,13 @@ export function deleteKeyOverlap(
 }
 
 /** Moves every row of `from` in `tables` to `to` in one statement; column m<i> counts table i's. */
-export function moveAccount(
-  schema: string,
-  tables: readonly string[],
-  from: string,
-  to: string,
-): Statement<Record<string, number>> {
+export function moveAccount(schema: string, tables: readonly string[], from: string, to: string) {
   const steps = tables.map(
     (t, i) => `m${i} AS (UPDATE ${qualified(schema, t)} SET account = $2 WHERE account = $1 RETURNING 1)`,
   );
   const counts = tables.map((_, i) => `(SELECT count(*) FROM m${i})::int AS m${i}`);
-  return statement(`WITH ${steps.join(', ')} SELECT ${counts.join(', ')}`, [from, to]);
+  return statement<Record<string, number>>(`WITH ${steps.join(', ')} SELECT ${counts.join(', ')}`, [
+    from,
+    to,
+  ]);
 }

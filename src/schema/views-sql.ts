@@ -11,16 +11,15 @@ export function searchPath(path?: string): Statement<{ path: string }> {
     : statement('SELECT set_config($1, $2, false) AS path', ['search_path', path]);
 }
 
-export const setSearchPath = (schema: string): Statement =>
-  statement(`SET search_path TO ${ident(schema)}, public`);
+export const setSearchPath = (schema: string) => statement(`SET search_path TO ${ident(schema)}, public`);
 
 /** DROP VIEW IF EXISTS of a view on the search path (`schema` absent) or in `schema`. */
-export const dropView = (view: string, schema?: string): Statement =>
+export const dropView = (view: string, schema?: string) =>
   statement(`DROP VIEW IF EXISTS ${schema === undefined ? ident(view) : qualified(schema, view)}`);
 
 /** The columns of `table` that the view `view` reads (its rule's dependencies, as DROP COLUMN checks them). */
-export const columnsRead = (schema: string, view: string, table: string): Statement<{ name: string }> =>
-  statement(
+export const columnsRead = (schema: string, view: string, table: string) =>
+  statement<{ name: string }>(
     `SELECT DISTINCT a.attname AS name
        FROM pg_rewrite w
        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
@@ -148,8 +147,8 @@ export function dailyViewSql(
 }
 
 /** Whether `role` exists and is a superuser: no row when it does not exist. */
-export const roleOf = (role: string): Statement<{ super: boolean }> =>
-  statement('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
+export const roleOf = (role: string) =>
+  statement<{ super: boolean }>('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
 
 export const createRole = (role: string): Statement => statement(`CREATE ROLE ${ident(role)} NOLOGIN`);
 
@@ -164,11 +163,11 @@ export function resetRole(schema: string, role: string): Statement[] {
   ].map((text) => statement(text));
 }
 
-export const grantSelect = (schema: string, relation: string, role: string): Statement =>
+export const grantSelect = (schema: string, relation: string, role: string) =>
   statement(`GRANT SELECT ON ${qualified(schema, relation)} TO ${ident(role)}`);
 
 /** Records `role` as a dashboard role, so that views made again are granted to it again. */
-export const recordRole = (schema: string, role: string): Statement =>
+export const recordRole = (schema: string, role: string) =>
   statement(
     `INSERT INTO ${qualified(schema, 'dashboard_roles')} (role) VALUES ($1)
          ON CONFLICT (role) DO UPDATE SET granted_at = now()`,
@@ -176,14 +175,14 @@ export const recordRole = (schema: string, role: string): Statement =>
   );
 
 /** The recorded dashboard roles that still exist. */
-export const dashboardRoles = (schema: string): Statement<{ role: string }> =>
-  statement(
+export const dashboardRoles = (schema: string) =>
+  statement<{ role: string }>(
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
   );
 
 /** The bi_ views of `schema`, and those of `names` it holds. */
-export const readable = (schema: string, names: readonly string[] = []): Statement<{ name: string }> =>
-  statement(
+export const readable = (schema: string, names: readonly string[] = []) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND (c.relname = ANY($2) OR (c.relkind = 'v' AND c.relname LIKE 'bi\\_%')) ORDER BY 1`,
     [schema, names],
@@ -196,11 +195,8 @@ const MEMBERSHIPS = `SELECT r.oid, r.rolname, r.rolsuper,
   FROM pg_roles r WHERE pg_has_role($2, r.oid, 'MEMBER')`;
 
 /** The first role `role` reaches that is a superuser, or owns `schema` or a relation in it. */
-export const ownerReached = (
-  schema: string,
-  role: string,
-): Statement<{ holder: string; super: boolean; what: string }> =>
-  statement(
+export const ownerReached = (schema: string, role: string) =>
+  statement<{ holder: string; super: boolean; what: string }>(
     `WITH m AS (${MEMBERSHIPS})
      SELECT m.rolname AS holder, m.rolsuper AS super, '' AS what FROM m WHERE m.rolsuper
      UNION ALL
@@ -215,12 +211,8 @@ export const ownerReached = (
 
 /** The privilege `role` holds in `schema` beyond reading `granted` and the bi_ views, most direct
  * holder first, writes before reads, report tables before the rest; no row when none. */
-export const beyondGrant = (
-  schema: string,
-  role: string,
-  granted: readonly string[],
-): Statement<{ holder: string; privilege: string; relation: string | null }> =>
-  statement(
+export const beyondGrant = (schema: string, role: string, granted: readonly string[]) =>
+  statement<{ holder: string; privilege: string; relation: string | null }>(
     `WITH m AS (${MEMBERSHIPS}),
      rel AS (SELECT c.oid, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
               WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')),
