@@ -2,6 +2,7 @@
 // lists, latencies and keys files those flags name.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { EchoPlace, EmulatorKey, EmulatorQuirks, FaultOptions, ProfileName, Quirks } from './options.js';
 import {
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
@@ -13,12 +14,6 @@ import {
   overlay,
   splitList,
   resolveQuirks,
-  type EchoPlace,
-  type EmulatorKey,
-  type EmulatorQuirks,
-  type FaultOptions,
-  type ProfileName,
-  type Quirks,
 } from './options.js';
 
 /** Each fault flag of `adops emulator` and the fault option it sets. */

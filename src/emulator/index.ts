@@ -1,12 +1,7 @@
 // The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
 // control endpoints, and its public surface.
-import {
-  createServer,
-  validateHeaderName,
-  validateHeaderValue,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, validateHeaderName, validateHeaderValue } from 'node:http';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { catalogueHandlers } from './api/catalogue.js';
@@ -15,16 +10,8 @@ import { reportHandlers } from './api/reports.js';
 import { generateCatalogue } from './catalogue.js';
 import { FaultPlan, RateWindow } from './faults.js';
 import { resolveProfile } from './flags.js';
-import {
-  FAULT_OPTIONS_SCHEMA,
-  QUIRKS_SCHEMA,
-  resolveQuirks,
-  type EmulatorOptions,
-  type EmulatorQuirks,
-  type FaultOptions,
-  type OverrideOptions,
-  type Quirks,
-} from './options.js';
+import type { EmulatorOptions, EmulatorQuirks, FaultOptions, OverrideOptions, Quirks } from './options.js';
+import { FAULT_OPTIONS_SCHEMA, QUIRKS_SCHEMA, resolveQuirks } from './options.js';
 import { ReportEngine } from './report/render.js';
 import { buildTrafficModel } from './report/traffic.js';
 import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState } from './serve.js';

@@ -1,26 +1,16 @@
 // The campaign and creative endpoints over a store of the seeded catalogue that writes change, with entity
 // reads encoded as the quirks ask.
-import {
-  newCampaign,
-  newCreative,
-  uniqueIds,
-  type Campaign,
-  type Catalogue,
-  type Creative,
-  type WriteStamp,
-} from '../catalogue.js';
+import type { Campaign, Catalogue, Creative, WriteStamp } from '../catalogue.js';
+import { newCampaign, newCreative, uniqueIds } from '../catalogue.js';
 import { isRecord, type Quirks } from '../options.js';
 import { createRng, mixSeed } from '../prng.js';
 import { badRequest, NO_CONTENT, notFound, type Handler, type Reply, type RequestContext } from './http.js';
+import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } from './inputs.js';
 import {
   parseCampaignCreate,
   parseCampaignUpdate,
   parseCreativeCreate,
   parseCreativeUpdate,
-  type CampaignCreate,
-  type CampaignUpdate,
-  type CreativeCreate,
-  type CreativeUpdate,
 } from './inputs.js';
 
 /** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
