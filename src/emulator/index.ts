@@ -18,7 +18,7 @@ import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState }
 
 export { ECHO_HEADER } from './faults.js';
 export * from './flags.js';
-export { ECHO_FORMS, ECHO_PLACES, REPORT_PARAMS_FORMS } from './options.js';
+export { ECHO_FORMS, ECHO_PLACES, PROFILE_NAMES, REPORT_PARAMS_FORMS } from './options.js';
 export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';

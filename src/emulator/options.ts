@@ -151,7 +151,8 @@ export function isOneOf<T extends string>(allowed: readonly T[], value: unknown)
   return allowed.some((a) => a === value);
 }
 
-export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
+export const PROFILE_NAMES = ['faithful', 'php', 'hostile', 'strict'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** What startEmulator takes; docs/emulator.md describes each. */
 export interface EmulatorOptions {
