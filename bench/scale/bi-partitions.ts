@@ -9,7 +9,7 @@ import { ensurePartitions } from '../../src/schema/partitions.js';
 import { monthsBetween } from '../../test/helpers/partitions.js';
 import { qualified, warehouseOf } from '../../src/platform/pg/handle.js';
 import { tableSpec } from '../../src/schema/report-tables.js';
-import { createIndexSql, createTableSql } from '../../src/schema/sql.js';
+import { createIndex, createTable } from '../../src/schema/sql.js';
 import { BENCH_SCHEMA, benchReport, createBenchDatabase } from '../database.js';
 import type { BenchOptions } from '../options.js';
 
@@ -116,8 +116,8 @@ function lastDay(): string {
 async function build(client: pg.Client, rows: number, url: string): Promise<void> {
   const partitioned = tableSpec(report, PARTITIONED);
   const flat = { ...tableSpec(report, FLAT), partitioned: false };
-  await client.query(createTableSql(BENCH_SCHEMA, partitioned).table.text);
-  await client.query(createTableSql(BENCH_SCHEMA, flat).table.text);
+  await client.query(createTable(BENCH_SCHEMA, partitioned).table.text);
+  await client.query(createTable(BENCH_SCHEMA, flat).table.text);
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   await ensurePartitions(
     client,
@@ -140,7 +140,7 @@ async function build(client: pg.Client, rows: number, url: string): Promise<void
     `INSERT INTO ${qualified(BENCH_SCHEMA, PARTITIONED)} SELECT * FROM ${qualified(BENCH_SCHEMA, FLAT)}`,
   );
   for (const spec of [partitioned, flat])
-    for (const ix of spec.indexes) await client.query(createIndexSql(BENCH_SCHEMA, spec.table, ix).text);
+    for (const ix of spec.indexes) await client.query(createIndex(BENCH_SCHEMA, spec.table, ix).text);
   await pool.end();
   await client.query(`VACUUM ANALYZE ${qualified(BENCH_SCHEMA, FLAT)}`);
   await client.query(`VACUUM ANALYZE ${qualified(BENCH_SCHEMA, PARTITIONED)}`);

@@ -45,52 +45,79 @@ export interface Pacing {
 /** The spec's quirk: an unset object field reads as an empty JSON array. */
 type OrEmpty<T> = T | [];
 
-export interface Campaign {
-  campaign_id: number;
-  name: string;
-  ad_format: AdFormat;
-  advertiser_id: number;
-  conversion_tracker_id: number;
-  folder_id: number;
-  account_id_created: number;
-  account_id_modified: number;
-  created: number;
-  modified: number;
-  is_active: boolean;
-  is_archived: boolean;
-  notes: string;
-  tier: number;
-  weight: number;
-  zone_ids: number[];
-  creative_ids: number[];
-  delivery: Delivery;
-  event_counts: ReturnType<typeof eventCounts>;
-  pricing: OrEmpty<Pricing>;
-  pacing: OrEmpty<Pacing>;
-  targeting: OrEmpty<Record<string, unknown>>;
-  creative_optimization: unknown[];
-  metadata: unknown[];
-  watchlist: unknown[];
+/** Who and when (UNIX seconds by the emulator clock) an entity was made or last changed. */
+export interface WriteStamp {
+  readonly at: number;
+  readonly accountId: number;
 }
 
-export interface Creative {
-  creative_id: number;
-  campaign_id: number;
-  name: string;
-  ad_type: string;
-  is_active: boolean;
-  account_id_created: number;
-  account_id_modified: number;
-  created: number;
-  modified: number;
-  weight: number;
-  data: Record<string, unknown>;
-  delivery: Delivery;
-  targeting: OrEmpty<Record<string, unknown>>;
-  event_counts: unknown[];
-  metadata: unknown[];
-  thumbnail: { average_color: string; filehash: string };
+const none = <T>(): T[] => [];
+const unset = <T>(): OrEmpty<T> => [];
+const record = (): Record<string, unknown> => ({});
+
+/** A campaign as POST /campaigns makes it; its shape is every campaign's (seeded ones fill in more). */
+export function newCampaign(
+  id: number,
+  input: { name: string; ad_format: AdFormat; folder_id: number },
+  stamp: WriteStamp,
+) {
+  return {
+    campaign_id: id,
+    name: input.name,
+    ad_format: input.ad_format,
+    advertiser_id: 0,
+    conversion_tracker_id: 0,
+    folder_id: input.folder_id,
+    account_id_created: stamp.accountId,
+    account_id_modified: stamp.accountId,
+    created: stamp.at,
+    modified: stamp.at,
+    is_active: false,
+    is_archived: false,
+    notes: '',
+    tier: 5,
+    weight: 50,
+    zone_ids: none<number>(),
+    creative_ids: none<number>(),
+    delivery: { start: 0, end: 0 },
+    event_counts: eventCounts(0),
+    pricing: unset<Pricing>(),
+    pacing: unset<Pacing>(),
+    targeting: unset<Record<string, unknown>>(),
+    creative_optimization: none<unknown>(),
+    metadata: none<unknown>(),
+    watchlist: none<unknown>(),
+  };
 }
+export type Campaign = ReturnType<typeof newCampaign>;
+
+/** A creative as POST .../creatives makes it; its shape is every creative's. */
+export function newCreative(
+  id: number,
+  campaignId: number,
+  input: { name: string; ad_type: string },
+  stamp: WriteStamp,
+) {
+  return {
+    creative_id: id,
+    campaign_id: campaignId,
+    name: input.name,
+    ad_type: input.ad_type,
+    is_active: false,
+    account_id_created: stamp.accountId,
+    account_id_modified: stamp.accountId,
+    created: stamp.at,
+    modified: stamp.at,
+    weight: 50,
+    data: record(),
+    delivery: { start: 0, end: 0 },
+    targeting: unset<Record<string, unknown>>(),
+    event_counts: none<unknown>(),
+    metadata: none<unknown>(),
+    thumbnail: { average_color: '#000000', filehash: '' },
+  };
+}
+export type Creative = ReturnType<typeof newCreative>;
 
 /** A zone (inventory): not served by any endpoint (the spec names zones only), but referenced by campaigns and reports. */
 interface Zone {

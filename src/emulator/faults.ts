@@ -2,15 +2,8 @@
 // HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
 import { EmulatorReply, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
-import {
-  FAULT_BANDS,
-  FAULT_OPTIONS_SCHEMA,
-  isRecord,
-  type EchoForm,
-  type EchoPlace,
-  type FaultKind,
-  type FaultOptions,
-} from './options.js';
+import type { EchoForm, EchoPlace, FaultKind, FaultOptions } from './options.js';
+import { FAULT_BANDS, FAULT_OPTIONS_SCHEMA, isRecord } from './options.js';
 
 /** What the fault plan decided for one request. */
 interface FaultDecision {

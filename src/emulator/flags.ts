@@ -2,6 +2,7 @@
 // lists, latencies and keys files those flags name.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { EchoPlace, EmulatorKey, EmulatorQuirks, FaultOptions, ProfileName, Quirks } from './options.js';
 import {
   ECHO_PLACES,
   FAULT_OPTIONS_SCHEMA,
@@ -13,12 +14,7 @@ import {
   overlay,
   splitList,
   resolveQuirks,
-  type EchoPlace,
-  type EmulatorKey,
-  type EmulatorQuirks,
-  type FaultOptions,
-  type ProfileName,
-  type Quirks,
+  PROFILE_NAMES,
 } from './options.js';
 
 /** Each fault flag of `adops emulator` and the fault option it sets. */
@@ -125,13 +121,6 @@ export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; fa
   strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
 };
 
-export const PROFILE_NAMES = [
-  'faithful',
-  'php',
-  'hostile',
-  'strict',
-] as const satisfies readonly ProfileName[];
-
 /** The quirks and faults a start gets: the profile's, each overridden by a given field; validated. */
 export function resolveProfile(
   profile: ProfileName = 'faithful',
@@ -147,17 +136,15 @@ export function resolveProfile(
 }
 
 /** The boolean quirks by their `--quirks` names (kebab-case). */
-const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>(
-  Object.entries({
-    'string-values': 'stringValues',
-    'empty-as-array': 'emptyAsArray',
-    'sort-keys': 'sortKeys',
-    'html-errors': 'htmlErrors',
-    gzip: 'gzip',
-    'rate-limit-headers': 'rateLimitHeaders',
-    strict: 'strict',
-  } as const),
-);
+const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>([
+  ['string-values', 'stringValues'],
+  ['empty-as-array', 'emptyAsArray'],
+  ['sort-keys', 'sortKeys'],
+  ['html-errors', 'htmlErrors'],
+  ['gzip', 'gzip'],
+  ['rate-limit-headers', 'rateLimitHeaders'],
+  ['strict', 'strict'],
+]);
 
 /** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {

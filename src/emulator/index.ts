@@ -1,12 +1,7 @@
 // The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
 // control endpoints, and its public surface.
-import {
-  createServer,
-  validateHeaderName,
-  validateHeaderValue,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, validateHeaderName, validateHeaderValue } from 'node:http';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { catalogueHandlers } from './api/catalogue.js';
@@ -15,30 +10,22 @@ import { reportHandlers } from './api/reports.js';
 import { generateCatalogue } from './catalogue.js';
 import { FaultPlan, RateWindow } from './faults.js';
 import { resolveProfile } from './flags.js';
-import {
-  FAULT_OPTIONS_SCHEMA,
-  QUIRKS_SCHEMA,
-  resolveQuirks,
-  type EmulatorOptions,
-  type EmulatorQuirks,
-  type FaultOptions,
-  type OverrideOptions,
-  type Quirks,
-  type RunningEmulator,
-} from './options.js';
+import type { EmulatorOptions, EmulatorQuirks, FaultOptions, OverrideOptions, Quirks } from './options.js';
+import { FAULT_OPTIONS_SCHEMA, QUIRKS_SCHEMA, resolveQuirks } from './options.js';
 import { ReportEngine } from './report/render.js';
 import { buildTrafficModel } from './report/traffic.js';
 import { answer, KeyRing, OverrideQueue, serveApi, StatsCounter, type ApiState } from './serve.js';
 
 export { ECHO_HEADER } from './faults.js';
 export * from './flags.js';
-export { ECHO_FORMS, ECHO_PLACES, REPORT_PARAMS_FORMS } from './options.js';
+export { ECHO_FORMS, ECHO_PLACES, PROFILE_NAMES, REPORT_PARAMS_FORMS } from './options.js';
 export type * from './options.js';
 export { DEMO_KEY } from './serve.js';
 export type { Campaign, Creative } from './catalogue.js';
+export type RunningEmulator = Awaited<ReturnType<typeof startEmulator>>;
 
 /** Starts the API emulator once it listens: the same seed gives the same catalogue and report bytes. */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+export async function startEmulator(options: EmulatorOptions = {}) {
   const seed = options.seed ?? 1;
   const cellsPerDay = options.cellsPerDay ?? 2000;
   const catalogue = generateCatalogue(seed, options.catalogue);
@@ -66,6 +53,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const control = {
     setFaults: (f: FaultOptions) => state.faults.set(f),
+    /** Replaces the current quirks (validated; a field left out takes its faithful default). */
     setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
@@ -105,6 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const origin = `http://${host}:${address.port}`;
   return {
     url: `${origin}/v2`,
+    /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
     origin,
     ...control,
     close: () =>

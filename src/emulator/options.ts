@@ -151,7 +151,8 @@ export function isOneOf<T extends string>(allowed: readonly T[], value: unknown)
   return allowed.some((a) => a === value);
 }
 
-export type ProfileName = 'faithful' | 'php' | 'hostile' | 'strict';
+export const PROFILE_NAMES = ['faithful', 'php', 'hostile', 'strict'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** What startEmulator takes; docs/emulator.md describes each. */
 export interface EmulatorOptions {
@@ -202,19 +203,4 @@ export interface OverrideOptions {
   body: string | Buffer;
   headers?: Record<string, string>;
   times?: number;
-}
-
-export interface RunningEmulator {
-  url: string;
-  /** Where the control endpoints live (origin + '/_control/...'); `url` is origin + '/v2'. */
-  origin: string;
-  setFaults(f: FaultOptions): void;
-  /** Replaces the current quirks (validated; a field left out takes its faithful default). */
-  setQuirks(q: EmulatorQuirks): void;
-  quirks(): Required<EmulatorQuirks>;
-  setNow(d: Date): void;
-  stats(): EmulatorStats;
-  resetStats(): void;
-  override(o: OverrideOptions): void;
-  close(): Promise<void>;
 }

@@ -2,14 +2,13 @@
 // and the request counted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Handler, Reply } from './api/http.js';
 import {
   acceptsGzip,
   EmulatorReply,
-  type Handler,
   matchRoute,
   primeBody,
   readJsonBody,
-  type Reply,
   sendCut,
   sendHalf,
   sendReply,

@@ -7,11 +7,10 @@ import { describeReportObjects } from '../schema/descriptions.js';
 import type { ClientBase } from 'pg';
 import type { Period } from '../platform/dates/periods.js';
 import { type ViewOutcome, ensureDailyViews, ensureViews, refusedViewLine } from '../schema/views.js';
-import { dailyViewName, dropViewSql } from '../schema/views-sql.js';
-import { lockSql, type ReportVersion } from '../schema/sql.js';
+import { dailyViewName, dropView } from '../schema/views-sql.js';
+import { lock, type ReportVersion } from '../schema/sql.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
 import {
-  type Queryable,
-  type Warehouse,
   derivedName,
   execute,
   reportTable,
@@ -50,7 +49,7 @@ export async function coverage(
   const serving = versions.find((v) => v.state === 'serving');
   const building = versions.find((v) => v.state === 'building');
   if (serving === undefined || building === undefined) return undefined;
-  const rows = await rowsOf(db, sql.coverageSql(wh.schema, report, serving.dimensions, building.dimensions));
+  const rows = await rowsOf(db, sql.coverage(wh.schema, report, serving.dimensions, building.dimensions));
   return {
     report,
     serving,
@@ -70,11 +69,9 @@ export type Swapped = {
   readonly refused: readonly ViewOutcome[];
 };
 
-/**
- * Switches `report`'s stable name and bi_ views to its building version in one transaction, when
+/** Switches `report`'s stable name and bi_ views to its building version in one transaction, when
  * it covers every period (or `force`). The first swap renames version 1 to report_<name>__v1 and
- * makes report_<name> a view; readers block for the moment and never see an error or an empty view.
- */
+ * makes report_<name> a view; readers block for the moment and never see an error or an empty view. */
 export async function swapVersion(
   client: ClientBase,
   wh: Warehouse,
@@ -85,7 +82,7 @@ export async function swapVersion(
   return withTransaction(client, async () => {
     // Exclusive: waits out the loads in flight (each holds it shared), so none writes a version
     // this swap retires after it read the version as current.
-    await execute(client, lockSql(evolveLockKey(schema, report.name)));
+    await execute(client, lock(evolveLockKey(schema, report.name)));
     const state = await coverage(wh, report.name, client);
     if (state === undefined) return undefined;
     if (state.missing.length > 0 && options.force !== true) return undefined;
@@ -93,16 +90,16 @@ export async function swapVersion(
     const stable = reportTable(report.name);
     // Our own views over the stable name go first; ensureViews makes them again below.
     for (const view of [dailyViewName(report.name), `bi_${report.name}`])
-      await execute(client, dropViewSql(view, schema));
+      await execute(client, dropView(view, schema));
     if (serving.table === stable) {
       // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
       const renamed = derivedName(`${stable}__v${serving.version}`);
       await renameTable(client, wh, { name: report.name, dimensions: serving.dimensions }, renamed);
-      await execute(client, sql.setVersionTableSql(schema, report.name, serving.version, renamed));
+      await execute(client, sql.setVersionTable(schema, report.name, serving.version, renamed));
     }
     const steps = [
-      ...sql.stableViewSql(schema, stable, building.table, serving.table !== stable),
-      ...sql.switchVersionsSql(schema, report.name, serving.version, building.version),
+      ...sql.stableView(schema, stable, building.table, serving.table !== stable),
+      ...sql.switchVersions(schema, report.name, serving.version, building.version),
     ];
     for (const st of steps) await execute(client, st);
     const views = await ensureViews(client, wh, [report]);
@@ -123,15 +120,15 @@ async function renameTable(
   to: string,
 ): Promise<void> {
   const from = reportTable(report.name);
-  await execute(client, sql.renameSql('TABLE', wh.schema, from, to));
+  await execute(client, sql.rename('TABLE', wh.schema, from, to));
   const spec = { name: report.name, dimensions: report.dimensions.filter(isDimension) };
   const [before, after] = [tableSpec(spec, from).indexes, tableSpec(spec, to).indexes];
   const renamed = new Map(before.map((ix, i) => [ix.name, after[i]?.name ?? ix.name]));
-  for (const { name } of await rowsOf(client, sql.indexNamesSql(wh.schema, to))) {
+  for (const { name } of await rowsOf(client, sql.indexNames(wh.schema, to))) {
     const next =
       renamed.get(name) ??
       (name.startsWith(`${from}_`) ? derivedName(`${to}_${name.slice(from.length + 1)}`) : name);
-    if (next !== name) await execute(client, sql.renameSql('INDEX', wh.schema, name, next));
+    if (next !== name) await execute(client, sql.rename('INDEX', wh.schema, name, next));
   }
 }
 
@@ -152,10 +149,10 @@ export async function swapWhenCovered(
 /** Drops the tables of `report`'s retired versions; returns their names. */
 export async function dropRetired(client: ClientBase, wh: Warehouse, report: string): Promise<string[]> {
   return withTransaction(client, async () => {
-    await execute(client, lockSql(evolveLockKey(wh.schema, report)));
+    await execute(client, lock(evolveLockKey(wh.schema, report)));
     const retired = (await readVersions(wh, report, client)).filter((v) => v.state === 'retired');
     for (const v of retired)
-      for (const st of sql.dropVersionSql(wh.schema, report, v.version, v.table)) await execute(client, st);
+      for (const st of sql.dropVersion(wh.schema, report, v.version, v.table)) await execute(client, st);
     return retired.map((v) => v.table);
   });
 }
@@ -172,11 +169,9 @@ export async function enqueueEvolution(
   return enqueuePulls(queue, pulls);
 }
 
-/**
- * A function to call after each load: an evolving report's stable views switch to its building
+/** A function to call after each load: an evolving report's stable views switch to its building
  * version once it covers every period the old one had; a load in the old shape (its definition read
- * just before the change) is pulled again in the new. A failure is logged, never fails the pull.
- */
+ * just before the change) is pulled again in the new. A failure is logged, never fails the pull. */
 export function evolutionHook(
   wh: Warehouse,
   logger: Logger,
@@ -189,14 +184,8 @@ export function evolutionHook(
       const next = await buildingVersion(wh, report.name);
       if (next === undefined) return;
       if (!sameDimensions(next.dimensions, report.dimensions)) {
-        await enqueuePulls(pulls, [
-          {
-            report: report.name,
-            period,
-            version: next.version,
-            ...(account === undefined ? {} : { account }),
-          },
-        ]);
+        const pull = { report: report.name, period, version: next.version };
+        await enqueuePulls(pulls, [account === undefined ? pull : { ...pull, account }]);
         return;
       }
       const swapped = await swapWhenCovered(wh, report);

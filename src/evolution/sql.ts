@@ -4,14 +4,14 @@ import { ident, qualified, statement, type Statement } from '../platform/pg/hand
 /** The serving version's periods per (start, end), and whether the building version covers each for
  * every account that has it: a load of the new shape replaced its rows and reconciled (or could not
  * for want of totals: only a mismatch blocks the switch). Newest first. */
-export function coverageSql(
+export function coverage(
   schema: string,
   report: string,
   serving: readonly string[],
   building: readonly string[],
-): Statement<{ start: string; end: string; covered: boolean }> {
+) {
   const loads = qualified(schema, 'report_loads');
-  return statement(
+  return statement<{ start: string; end: string; covered: boolean }>(
     `WITH old AS (
        SELECT DISTINCT account, period_start, period_end FROM ${loads}
         WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded'),
@@ -29,7 +29,7 @@ export function coverageSql(
 
 /** The stable name report_<name> as a view over the building version's table; `dropView` first when
  * it is already one (RESTRICT: a user's own view on it must be moved by its owner, not dropped). */
-export function stableViewSql(schema: string, stable: string, table: string, dropView: boolean): Statement[] {
+export function stableView(schema: string, stable: string, table: string, dropView: boolean): Statement[] {
   return [
     ...(dropView ? [statement(`DROP VIEW ${qualified(schema, stable)}`)] : []),
     statement(`CREATE VIEW ${qualified(schema, stable)} AS SELECT * FROM ${qualified(schema, table)}`),
@@ -38,12 +38,7 @@ export function stableViewSql(schema: string, stable: string, table: string, dro
 
 /** `serving` retired and `building` serving: two statements, as the one-serving-version index is
  * checked row by row. */
-export function switchVersionsSql(
-  schema: string,
-  report: string,
-  serving: number,
-  building: number,
-): Statement[] {
+export function switchVersions(schema: string, report: string, serving: number, building: number) {
   const versions = qualified(schema, 'report_versions');
   return [
     statement(`UPDATE ${versions} SET state = 'retired' WHERE report = $1 AND version = $2`, [
@@ -57,30 +52,25 @@ export function switchVersionsSql(
   ];
 }
 
-export const setVersionTableSql = (
-  schema: string,
-  report: string,
-  version: number,
-  table: string,
-): Statement =>
+export const setVersionTable = (schema: string, report: string, version: number, table: string) =>
   statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET table_name = $3 WHERE report = $1 AND version = $2`,
     [report, version, table],
   );
 
 /** ALTER TABLE or INDEX `from` RENAME TO `to`. */
-export const renameSql = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string): Statement =>
+export const rename = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string) =>
   statement(`ALTER ${kind} ${qualified(schema, from)} RENAME TO ${ident(to)}`);
 
-export const indexNamesSql = (schema: string, table: string): Statement<{ name: string }> =>
-  statement(
+export const indexNames = (schema: string, table: string) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = $1::regclass`,
     [qualified(schema, table)],
   );
 
 /** A retired version gone: its table and its row of report_versions. */
-export function dropVersionSql(schema: string, report: string, version: number, table: string): Statement[] {
+export function dropVersion(schema: string, report: string, version: number, table: string): Statement[] {
   return [
     statement(`DROP TABLE IF EXISTS ${qualified(schema, table)}`),
     statement(`DELETE FROM ${qualified(schema, 'report_versions')} WHERE report = $1 AND version = $2`, [

@@ -18,7 +18,7 @@ import {
   type Statement,
 } from '../platform/pg/handle.js';
 import { evolveLockKey } from '../schema/versions.js';
-import { tableOfSql, type TableOfRow } from '../schema/sql.js';
+import { tableOf, type TableOfRow } from '../schema/sql.js';
 import { copyColumns } from '../schema/report-tables.js';
 import { rowFields, type CopyLayout } from './encode.js';
 
@@ -179,7 +179,7 @@ export function upsertTotalsSql(
 /**
  * The claim's answer, one JSON column (`claim`; one field to describe, not fifteen): a new load id;
  * whether the loaded response's fetch started after ours; the period's load and its totals (null
- * for a period never loaded; a counter null when that load was not given it); tableOfSql's row.
+ * for a period never loaded; a counter null when that load was not given it); tableOf's row.
  */
 export type Claimed = {
   next_id: string;
@@ -192,7 +192,7 @@ export type Claimed = {
  * Claims a period for a load in one round trip, run right after the period's lock is taken (so
  * its snapshot sees every load committed before): see Claimed. `stale` compares the fetch tokens
  * Postgres issued (never a worker's clock). Unless stale, the period's old rows are deleted from
- * `table`, ready for the new ones, when `table` is the one tableOfSql's row names and not retired.
+ * `table`, ready for the new ones, when `table` is the one tableOf's row names and not retired.
  */
 export function claimPeriodSql(
   schema: string,
@@ -202,9 +202,9 @@ export function claimPeriodSql(
   period: Period,
   fetchToken: number,
 ) {
-  // $1 report, $2 dimensions (tableOfSql's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
+  // $1 report, $2 dimensions (tableOf's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
   // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
-  const version = tableOfSql(schema, report.name, report.dimensions);
+  const version = tableOf(schema, report.name, report.dimensions);
   // Totals as JSON numbers (a bigint past 2^53 loses precision, as Number() of its text would).
   const totals = COUNTERS.map((c) => `'${c}', t.${ident(c)}`).join(', ');
   return statement<{ claim: Claimed }>(

@@ -22,12 +22,10 @@ export interface RenameResult {
 /** How long the rename waits for a running load or sync to let go of a table. */
 const LOCK_TIMEOUT = '10s';
 
-/**
- * Moves every row of account `from` to `to`, in one transaction (readers see the old names until it
+/** Moves every row of account `from` to `to`, in one transaction (readers see the old names until it
  * commits). Refuses when `from` holds nothing, and when `to` holds rows unless `merge`: then, where both
  * loaded a period of a report, `to`'s rows and totals stay and `from`'s load is kept as superseded;
- * where both hold a catalogue entry (or any other keyed row), `to`'s stays. A refusal is a SchemaRefusal.
- */
+ * where both hold a catalogue entry (or any other keyed row), `to`'s stays. A refusal is a SchemaRefusal. */
 export async function renameAccount(
   wh: Warehouse,
   from: string,
@@ -35,7 +33,7 @@ export async function renameAccount(
   opts: { merge: boolean },
 ): Promise<RenameResult> {
   return inTransaction(wh.pool, async (client) => {
-    const tables = (await rowsOf(client, sql.accountTablesSql(wh.schema))).map((r): AccountTable => ({
+    const tables = (await rowsOf(client, sql.accountTables(wh.schema))).map((r): AccountTable => ({
       name: r.name,
       reportRows:
         r.columns.includes('load_id') &&
@@ -43,11 +41,8 @@ export async function renameAccount(
         !['report_loads', 'report_totals'].includes(r.name),
       keys: r.keys ?? [],
     }));
-    const [timeout, lock] = sql.lockTablesSql(
-      wh.schema,
-      tables.map((t) => t.name),
-      LOCK_TIMEOUT,
-    );
+    const names = tables.map((t) => t.name);
+    const [timeout, lock] = sql.lockTables(wh.schema, names, LOCK_TIMEOUT);
     await execute(client, timeout);
     try {
       // Loads and syncs write these tables: they wait for the rename, and never see half of it.
@@ -60,7 +55,7 @@ export async function renameAccount(
         { cause: error },
       );
     }
-    const held = await holdings(client, wh, tables);
+    const held = await holdings(client, wh, names);
     const fromHolds = held.get(from);
     if (fromHolds === undefined) {
       const others = [...held.keys()].sort().join(', ') || 'none';
@@ -80,8 +75,7 @@ export async function renameAccount(
         );
       ({ dropped, superseded } = await dropOverlap(client, wh, tables, from, to));
     }
-    const names = tables.map((t) => t.name);
-    const counts = (await firstRow(client, sql.moveAccountSql(wh.schema, names, from, to))) ?? {};
+    const counts = (await firstRow(client, sql.moveAccount(wh.schema, names, from, to))) ?? {};
     const moved: Record<string, number> = {};
     names.forEach((t, i) => {
       const n = counts[`m${i}`] ?? 0;
@@ -101,20 +95,9 @@ interface AccountTable {
 }
 
 /** Rows per account and table, for every account holding any. */
-async function holdings(
-  client: ClientBase,
-  wh: Warehouse,
-  tables: readonly AccountTable[],
-): Promise<Map<string, Map<string, number>>> {
-  const rows = await rowsOf(
-    client,
-    sql.holdingsSql(
-      wh.schema,
-      tables.map((t) => t.name),
-    ),
-  );
+async function holdings(client: ClientBase, wh: Warehouse, tables: readonly string[]) {
   const out = new Map<string, Map<string, number>>();
-  for (const r of rows) {
+  for (const r of await rowsOf(client, sql.holdings(wh.schema, tables))) {
     const mine = out.get(r.account) ?? new Map<string, number>();
     mine.set(r.name, r.n);
     out.set(r.account, mine);
@@ -141,19 +124,19 @@ async function dropOverlap(
   from: string,
   to: string,
 ): Promise<{ dropped: Record<string, number>; superseded: number }> {
-  const ids = (await rowsOf(client, sql.supersedeOverlapSql(wh.schema, from, to))).map((r) => r.load_id);
+  const ids = (await rowsOf(client, sql.supersedeOverlap(wh.schema, from, to))).map((r) => r.load_id);
   const dropped: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) dropped[table] = (dropped[table] ?? 0) + n;
   };
   for (const t of tables) {
     if ((t.reportRows || t.name === 'report_totals') && ids.length > 0)
-      count(t.name, await execute(client, sql.deleteLoadsSql(wh.schema, t.name, from, ids)));
+      count(t.name, await execute(client, sql.deleteLoads(wh.schema, t.name, from, ids)));
     // A report table's keys all hold the period: with the overlapping periods gone, none collide.
     if (t.reportRows) continue;
     // The key's predicate (a partial index) is left out: a wider match drops more of from's, never less.
     for (const key of t.keys)
-      count(t.name, await execute(client, sql.deleteKeyOverlapSql(wh.schema, t.name, key, from, to)));
+      count(t.name, await execute(client, sql.deleteKeyOverlap(wh.schema, t.name, key, from, to)));
   }
   return { dropped, superseded: ids.length };
 }

@@ -42,37 +42,37 @@ export interface BiRoleResult {
 export async function setupBiRole(wh: Warehouse, role: string): Promise<BiRoleResult> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {
-    const found = await firstRow(client, sql.roleSql(role));
+    const found = await firstRow(client, sql.roleOf(role));
     const created = found === undefined;
-    if (created) await execute(client, sql.createRoleSql(role));
+    if (created) await execute(client, sql.createRole(role));
     if (found?.super === true)
       throw new SchemaRefusal(
         `--bi-role ${role}: a superuser can write anything; give dashboards a role of their own`,
       );
-    const owner = await firstRow(client, sql.ownerReachedSql(schema, role));
+    const owner = await firstRow(client, sql.ownerReached(schema, role));
     if (owner !== undefined)
       throw new SchemaRefusal(`--bi-role ${role}: ${ownerText(owner, schema, role)}; use another role`);
-    for (const st of sql.resetRoleSql(schema, role)) await execute(client, st);
-    const granted = (await rowsOf(client, sql.readableSql(schema, ['dim_date', ...CATALOGUE]))).map(
+    for (const st of sql.resetRole(schema, role)) await execute(client, st);
+    const granted = (await rowsOf(client, sql.readable(schema, ['dim_date', ...CATALOGUE]))).map(
       (r) => r.name,
     );
-    for (const relation of granted) await execute(client, sql.grantSelectSql(schema, relation, role));
+    for (const relation of granted) await execute(client, sql.grantSelect(schema, relation, role));
     // Checked after the grants, so what the role holds now is what is judged; a refusal rolls all back.
-    const beyond = await firstRow(client, sql.beyondGrantSql(schema, role, granted));
+    const beyond = await firstRow(client, sql.beyondGrant(schema, role, granted));
     if (beyond !== undefined)
       throw new SchemaRefusal(`--bi-role ${role}: ${beyondText(beyond, schema, role)}`);
-    await execute(client, sql.recordRoleSql(schema, role));
+    await execute(client, sql.recordRole(schema, role));
     return { role, created, granted: granted.sort() };
   });
 }
 
 /** Grants the bi_ views to each setupBiRole role again: a view dropped and made again lost its grants. */
 export async function regrantBiViews(client: ClientBase, wh: Warehouse): Promise<void> {
-  const roles = await rowsOf(client, sql.dashboardRolesSql(wh.schema));
+  const roles = await rowsOf(client, sql.dashboardRoles(wh.schema));
   if (roles.length === 0) return;
-  const views = await rowsOf(client, sql.readableSql(wh.schema));
+  const views = await rowsOf(client, sql.readable(wh.schema));
   for (const { role } of roles)
-    for (const view of views) await execute(client, sql.grantSelectSql(wh.schema, view.name, role));
+    for (const view of views) await execute(client, sql.grantSelect(wh.schema, view.name, role));
 }
 
 /** What `adops migrate` prints of a setupBiRole run. */
@@ -88,7 +88,7 @@ export function describeBiRole(result: BiRoleResult, schema: string): string[] {
 }
 
 /** How `role` reaches a superuser or the owner of `schema` or of a relation in it (an owner can
- * always grant itself, and a schema's owner can drop what is in it), from sql.ownerReachedSql's row. */
+ * always grant itself, and a schema's owner can drop what is in it), from sql.ownerReached's row. */
 function ownerText(
   row: { holder: string; super: boolean; what: string },
   schema: string,
@@ -101,12 +101,10 @@ function ownerText(
     : `${who} owns tables of schema ${schema}, so it can always write them`;
 }
 
-/**
- * What `role` can still do in `schema` beyond reading what it was granted and the bi_ views, from
- * sql.beyondGrantSql's row: insert, update, delete or truncate a relation, use a sequence, create in the
+/** What `role` can still do in `schema` beyond reading what it was granted and the bi_ views, from
+ * sql.beyondGrant's row: insert, update, delete or truncate a relation, use a sequence, create in the
  * schema, or read anything else, by itself (a PUBLIC grant), through a role it inherits or one it may
- * SET ROLE to (pg_write_all_data, pg_read_all_data included).
- */
+ * SET ROLE to (pg_write_all_data, pg_read_all_data included). */
 function beyondText(
   row: { holder: string; privilege: string; relation: string | null },
   schema: string,

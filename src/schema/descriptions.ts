@@ -120,9 +120,9 @@ export async function describeReportObjects(
 ): Promise<void> {
   const { schema } = wh;
   const describe = async (name: string, text: string) => {
-    const relation = await firstRow(client, sql.relationSql(schema, name));
+    const relation = await firstRow(client, sql.relation(schema, name));
     if (relation !== undefined && relation.comment !== text)
-      await execute(client, sql.commentSql(relation.kind, schema, name, text));
+      await execute(client, sql.comment(relation.kind, schema, name, text));
     return relation;
   };
   for (const report of reports) {
@@ -143,10 +143,10 @@ export async function describeReportObjects(
     for (const [name, role, text] of objects) {
       const relation = await describe(name, text);
       if (relation === undefined) continue;
-      for (const column of await rowsOf(client, sql.columnsSql(schema, name))) {
+      for (const column of await rowsOf(client, sql.columnsOf(schema, name))) {
         const wanted = columnDescription(column.name, role);
         if (column.comment !== wanted)
-          await execute(client, sql.commentSql('COLUMN', schema, name, wanted, column.name));
+          await execute(client, sql.comment('COLUMN', schema, name, wanted, column.name));
       }
       if (relation.kind === 'VIEW') continue;
       // Partitions made before their comment was (ensurePartitions comments those it makes).

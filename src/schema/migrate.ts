@@ -5,8 +5,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../platform/log/logger.js';
+import type { Warehouse } from '../platform/pg/handle.js';
 import {
-  type Warehouse,
   execute,
   firstRow,
   inTransaction,
@@ -90,11 +90,11 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
   let alreadyApplied = 0;
   const lock = `adops-migrate:${schema}`;
   try {
-    await execute(client, sql.lockSql(lock, 'session'));
+    await execute(client, sql.lock(lock, 'session'));
     try {
-      await execute(client, sql.createSchemaSql(schema));
-      await execute(client, sql.createMigrationsTableSql(schema));
-      const rows = await rowsOf(client, sql.appliedMigrationsSql(schema));
+      await execute(client, sql.createSchema(schema));
+      await execute(client, sql.createMigrationsTable(schema));
+      const rows = await rowsOf(client, sql.appliedMigrations(schema));
       refusePreRelease(schema, rows);
       const done = new Map(rows.map((r) => [r.version, r]));
       for (const m of migrations) {
@@ -111,9 +111,9 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
         }
         try {
           await withTransaction(client, async () => {
-            await execute(client, sql.localSearchPathSql(schema));
+            await execute(client, sql.localSearchPath(schema));
             await execute(client, statement(m.sql));
-            await execute(client, sql.recordMigrationSql(schema, m));
+            await execute(client, sql.recordMigration(schema, m));
           });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
@@ -124,7 +124,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<Migr
       }
       if (options.afterMigrations !== undefined) await options.afterMigrations(client);
     } finally {
-      await execute(client, sql.lockSql(lock, 'unlock'));
+      await execute(client, sql.lock(lock, 'unlock'));
     }
   } finally {
     client.release();
@@ -187,14 +187,14 @@ export interface SchemaClaim {
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {
-    await execute(client, sql.lockSql(`adops-claim:${schema}`));
-    const found = await firstRow(client, sql.schemaClaimSql(schema));
+    await execute(client, sql.lock(`adops-claim:${schema}`));
+    const found = await firstRow(client, sql.schemaClaim(schema));
     const comment = found?.comment ?? undefined;
     const relationCount = found?.n ?? 0;
     const relations = found?.names ?? [];
     if (comment !== marker && relationCount > 0) return { claimed: false, comment, relations, relationCount };
-    await execute(client, sql.createSchemaSql(schema));
-    await execute(client, sql.commentSql('SCHEMA', schema, schema, marker));
+    await execute(client, sql.createSchema(schema));
+    await execute(client, sql.comment('SCHEMA', schema, schema, marker));
     return { claimed: true, comment, relations, relationCount };
   });
 }

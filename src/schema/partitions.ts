@@ -4,9 +4,8 @@
 // which neither loads nor BI readers wait on (CREATE TABLE ... PARTITION OF would block both).
 import type { ClientBase } from 'pg';
 import { addMonths, monthStart, retentionBoundary } from '../plan/retention.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
 import {
-  type Queryable,
-  type Warehouse,
   derivedName,
   execute,
   firstRow,
@@ -48,7 +47,7 @@ export async function partitionsOf(
   db: Queryable = wh.pool,
 ): Promise<FoundPartition[]> {
   const out: FoundPartition[] = [];
-  for (const r of await rowsOf(db, sql.partitionsSql(wh.schema, table))) {
+  for (const r of await rowsOf(db, sql.partitionBounds(wh.schema, table))) {
     const [, from, to] = /FROM \('(\d{4}-\d{2}-\d{2})'\) TO \('(\d{4}-\d{2}-\d{2})'\)/.exec(r.bound) ?? [];
     if (from !== undefined && to !== undefined)
       out.push({ name: r.name, from, to, detachPending: r.pending });
@@ -67,15 +66,15 @@ export async function ensurePartitions(
   const { schema } = wh;
   if (months.length === 0) return [];
   return withTransaction(client, async () => {
-    await execute(client, sql.lockSql(`adops-partition:${schema}.${table}`));
+    await execute(client, sql.lock(`adops-partition:${schema}.${table}`));
     const have = new Set((await partitionsOf(wh, table, client)).map((p) => p.from));
-    const byDay = (await rowsOf(client, sql.columnsSql(schema, table))).some((c) => c.name === 'day');
+    const byDay = (await rowsOf(client, sql.columnsOf(schema, table))).some((c) => c.name === 'day');
     const made: string[] = [];
     for (const month of [...new Set(months)].sort()) {
       if (have.has(month)) continue;
       const name = partitionName(table, month);
-      for (const st of sql.partitionSql(schema, table, name, month, byDay)) await execute(client, st);
-      await execute(client, sql.commentSql('TABLE', schema, name, partitionDescription(table, month)));
+      for (const st of sql.makePartition(schema, table, name, month, byDay)) await execute(client, st);
+      await execute(client, sql.comment('TABLE', schema, name, partitionDescription(table, month)));
       made.push(name);
     }
     return made;
@@ -92,7 +91,7 @@ export function monthsAhead(now: Date): string[] {
  * the catalog when none does (the common case), so no process needs to remember the months it made. */
 export async function ensureLoadPartition(wh: Warehouse, report: string, day: string): Promise<void> {
   const month = monthStart(day);
-  const lacking = (await rowsOf(wh, sql.liveTablesSql(wh.schema, report))).filter(
+  const lacking = (await rowsOf(wh, sql.liveTables(wh.schema, report))).filter(
     (t) => !t.partitions.includes(partitionName(t.table_name, month)),
   );
   if (lacking.length === 0) return;
@@ -125,23 +124,21 @@ export interface PartitionUpkeep {
   readonly marked: number;
 }
 
-/**
- * Partition upkeep (migrate and each tick): makes partitions ahead and applies retention, as of
+/** Partition upkeep (migrate and each tick): makes partitions ahead and applies retention, as of
  * `clock` (default the database's now()); the database's clock must agree before a month goes
- * (keptByDatabase). `client` must not be in a transaction: DETACH CONCURRENTLY blocks nobody.
- */
+ * (keptByDatabase). `client` must not be in a transaction: DETACH CONCURRENTLY blocks nobody. */
 export async function maintainPartitions(
   client: ClientBase,
   wh: Warehouse,
   reports: readonly Pick<ReportJob, 'name' | 'retentionMonths'>[],
   clock?: Date,
 ): Promise<PartitionUpkeep> {
-  const now = clock ?? (await firstRow(client, sql.nowSql()))?.now ?? new Date();
+  const now = clock ?? (await firstRow(client, sql.dbNow()))?.now ?? new Date();
   const made: string[] = [];
   const dropped: DroppedPartition[] = [];
   let marked = 0;
   for (const report of reports) {
-    const tables = (await rowsOf(client, sql.liveTablesSql(wh.schema, report.name))).map((r) => r.table_name);
+    const tables = (await rowsOf(client, sql.liveTables(wh.schema, report.name))).map((r) => r.table_name);
     for (const table of tables) made.push(...(await ensurePartitions(client, wh, table, monthsAhead(now))));
     const boundary = retentionBoundary(report, now);
     if (boundary === undefined || report.retentionMonths === undefined) continue;
@@ -153,7 +150,7 @@ export async function maintainPartitions(
 }
 
 /** Drops the partitions of `tables` ending by `boundary` unless the database's clock keeps them
- * (sql.keptByDatabaseSql), then marks the dropped periods; one process per report at a time (a second
+ * (sql.keptByDatabase), then marks the dropped periods; one process per report at a time (a second
  * one skips). */
 async function applyRetention(
   client: ClientBase,
@@ -165,7 +162,7 @@ async function applyRetention(
 ): Promise<{ dropped: DroppedPartition[]; marked: number }> {
   const { schema } = wh;
   const key = `adops-retention:${schema}.${report}`;
-  if ((await firstRow(client, sql.lockSql(key, 'try')))?.locked !== true) return { dropped: [], marked: 0 };
+  if ((await firstRow(client, sql.lock(key, 'try')))?.locked !== true) return { dropped: [], marked: 0 };
   try {
     const dropped: DroppedPartition[] = [];
     // Months past the boundary, and whether the database keeps each.
@@ -175,25 +172,21 @@ async function applyRetention(
         if (p.to > boundary) continue;
         let keep = kept.get(p.from);
         if (keep === undefined) {
-          keep = (await firstRow(client, sql.keptByDatabaseSql(schema, report, p, months)))?.keep === true;
+          keep = (await firstRow(client, sql.keptByDatabase(schema, report, p, months)))?.keep === true;
           kept.set(p.from, keep);
         }
         if (keep) continue;
         // DETACH CONCURRENTLY waits out the queries that use the partition, blocking nobody; one
         // interrupted half-way leaves it pending, which FINALIZE completes.
-        for (const st of sql.dropPartitionSql(schema, table, p)) await execute(client, st);
+        for (const st of sql.dropPartition(schema, table, p)) await execute(client, st);
         dropped.push({ report, partition: p.name, from: p.from, to: p.to });
       }
     }
     const keptMonths = [...kept].filter(([, keep]) => keep).map(([month]) => month);
-    const marked = await withTransaction(
-      client,
-      async () =>
-        (await firstRow(client, sql.markDroppedSql(schema, report, boundary, months, keptMonths)))?.periods ??
-        0,
-    );
+    const mark = sql.markDropped(schema, report, boundary, months, keptMonths);
+    const marked = (await withTransaction(client, () => firstRow(client, mark)))?.periods ?? 0;
     return { dropped, marked };
   } finally {
-    await execute(client, sql.lockSql(key, 'unlock'));
+    await execute(client, sql.lock(key, 'unlock'));
   }
 }

@@ -3,14 +3,8 @@
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
-import {
-  type Warehouse,
-  derivedName,
-  execute,
-  reportTable,
-  rowsOf,
-  withTransaction,
-} from '../platform/pg/handle.js';
+import type { Warehouse } from '../platform/pg/handle.js';
+import { derivedName, execute, reportTable, rowsOf, withTransaction } from '../platform/pg/handle.js';
 import type { ClientBase } from 'pg';
 import { ConfigError } from '../platform/config/files.js';
 import { type Evolving, SchemaRefusal, readVersions, versionFor } from './versions.js';
@@ -95,10 +89,8 @@ export interface EnsureResult {
   readonly evolving: readonly Evolving[];
 }
 
-/**
- * Creates report_<name> for each definition if absent, all in one transaction. Throws a
- * SchemaRefusal (changing nothing) when an existing table differs from its definition.
- */
+/** Creates report_<name> for each definition if absent, all in one transaction. Throws a
+ * SchemaRefusal (changing nothing) when an existing table differs from its definition. */
 export async function ensureReportTables(
   client: ClientBase,
   wh: Warehouse,
@@ -112,10 +104,10 @@ export async function ensureReportTables(
   const indexesAdded: string[] = [];
   const evolving: Evolving[] = [];
   const reportTables = async () =>
-    new Set((await rowsOf(client, sql.reportTablesSql(schema))).map((r) => r.name));
+    new Set((await rowsOf(client, sql.reportTables(schema))).map((r) => r.name));
   await withTransaction(client, async () => {
     // Two migrate runs serialize on migrate's own lock; this one guards direct callers too.
-    await execute(client, sql.lockSql(`adops-report-tables:${schema}`));
+    await execute(client, sql.lock(`adops-report-tables:${schema}`));
     const existing = await reportTables();
     for (const report of reports) {
       // A change of dimensions is not drift: it starts a new version of the table (evolution).
@@ -123,17 +115,17 @@ export async function ensureReportTables(
       if (version.evolving !== undefined) evolving.push(version.evolving);
       const spec = tableSpec(report, version.table);
       if (!existing.has(spec.table)) {
-        const ddl = sql.createTableSql(schema, spec);
+        const ddl = sql.createTable(schema, spec);
         for (const st of [ddl.table, ...ddl.indexes]) await execute(client, st);
         created.push(spec.table);
         continue;
       }
       const differences = columnDifferences(
         spec.columns,
-        await rowsOf(client, sql.columnsSql(schema, spec.table)),
+        await rowsOf(client, sql.columnsOf(schema, spec.table)),
       );
       const indexes = new Map(
-        (await rowsOf(client, sql.indexesSql(schema, spec.table))).map((r) => [r.name, r]),
+        (await rowsOf(client, sql.indexesOf(schema, spec.table))).map((r) => [r.name, r]),
       );
       for (const ix of spec.indexes) {
         const found = indexes.get(ix.name);
@@ -145,10 +137,18 @@ export async function ensureReportTables(
           `index ${ix.name} is ${found.unique ? 'unique ' : ''}on (${found.keys.join(', ')}), expected ${ix.unique ? 'unique ' : ''}on (${keys.join(', ')})`,
         );
       }
-      if (differences.length > 0) throw driftError(schema, report, spec, differences);
+      const table = `${schema}.${spec.table}`;
+      if (differences.length > 0)
+        throw new SchemaRefusal(
+          `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
+            differences.map((d) => `  - ${d}`).join('\n') +
+            `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
+            `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
+            `and run adops migrate again.`,
+        );
       // A dropped index is only lost speed: re-adding it is safe, unlike changing columns.
       for (const ix of spec.indexes.filter((i) => !indexes.has(i.name))) {
-        await execute(client, sql.createIndexSql(schema, spec.table, ix));
+        await execute(client, sql.createIndex(schema, spec.table, ix));
         indexesAdded.push(ix.name);
       }
       unchanged.push(spec.table);
@@ -188,19 +188,3 @@ const FIXED_TABLES = new Set([
   'report_raw_parts',
   'report_versions',
 ]);
-
-function driftError(
-  schema: string,
-  report: ReportJob,
-  spec: sql.TableSpec,
-  differences: string[],
-): SchemaRefusal {
-  const table = `${schema}.${spec.table}`;
-  return new SchemaRefusal(
-    `${table} does not match ${report.file} (dimensions: ${report.dimensions.join(', ')}):\n` +
-      differences.map((d) => `  - ${d}`).join('\n') +
-      `\nNothing was changed. To proceed, either give the changed definition a new name (a new table is created and ` +
-      `the old one keeps its history), or migrate the table yourself (e.g. ALTER TABLE ${table} RENAME TO ${spec.table}_old) ` +
-      `and run adops migrate again.`,
-  );
-}

@@ -50,25 +50,22 @@ export interface TableSpec {
 export const DAY_CHECK = 'day_in_partition';
 
 /** An advisory lock on hashtext(`key`): held for the transaction (`xact`) or the session. */
-export function lockSql(
-  key: string,
-  kind: 'xact' | 'session' | 'try' | 'unlock' = 'xact',
-): Statement<{ locked: boolean }> {
+export function lock(key: string, kind: 'xact' | 'session' | 'try' | 'unlock' = 'xact') {
   const fn = {
     xact: 'pg_advisory_xact_lock',
     session: 'pg_advisory_lock',
     try: 'pg_try_advisory_lock',
     unlock: 'pg_advisory_unlock',
   }[kind];
-  return statement(`SELECT ${fn}(hashtext($1))${kind === 'try' ? ' AS locked' : ''}`, [key]);
+  const as = kind === 'try' ? ' AS locked' : '';
+  return statement<{ locked: boolean }>(`SELECT ${fn}(hashtext($1))${as}`, [key]);
 }
 
-export const nowSql = (): Statement<{ now: Date }> => statement('SELECT now() AS now');
+export const dbNow = (): Statement<{ now: Date }> => statement('SELECT now() AS now');
 
-export const createSchemaSql = (schema: string): Statement =>
-  statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+export const createSchema = (schema: string) => statement(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
 
-export const createMigrationsTableSql = (schema: string): Statement =>
+export const createMigrationsTable = (schema: string) =>
   statement(`CREATE TABLE IF NOT EXISTS ${qualified(schema, 'schema_migrations')} (
      version integer PRIMARY KEY,
      name text NOT NULL,
@@ -76,29 +73,24 @@ export const createMigrationsTableSql = (schema: string): Statement =>
      applied_at timestamptz NOT NULL DEFAULT now()
    )`);
 
-export const appliedMigrationsSql = (
-  schema: string,
-): Statement<{ version: number; name: string; checksum: string }> =>
-  statement(`SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`);
+export const appliedMigrations = (schema: string) =>
+  statement<{ version: number; name: string; checksum: string }>(
+    `SELECT version, name, checksum FROM ${qualified(schema, 'schema_migrations')} ORDER BY version`,
+  );
 
 /** The search path of one transaction: migrations and view files name tables unqualified. */
-export const localSearchPathSql = (schema: string): Statement =>
+export const localSearchPath = (schema: string) =>
   statement(`SET LOCAL search_path TO ${ident(schema)}, public`);
 
-export const recordMigrationSql = (
-  schema: string,
-  m: { version: number; name: string; checksum: string },
-): Statement =>
+export const recordMigration = (schema: string, m: { version: number; name: string; checksum: string }) =>
   statement(
     `INSERT INTO ${qualified(schema, 'schema_migrations')} (version, name, checksum) VALUES ($1, $2, $3)`,
     [m.version, m.name, m.checksum],
   );
 
 /** The schema's comment, how many relations it holds and the first five tables' or views' names. */
-export const schemaClaimSql = (
-  schema: string,
-): Statement<{ comment: string | null; n: number; names: string[] }> =>
-  statement(
+export const schemaClaim = (schema: string) =>
+  statement<{ comment: string | null; n: number; names: string[] }>(
     `SELECT obj_description(n.oid, 'pg_namespace') AS comment,
             (SELECT count(*)::int FROM pg_class c WHERE c.relnamespace = n.oid) AS n,
             ARRAY(SELECT c.relname::text FROM pg_class c
@@ -109,13 +101,13 @@ export const schemaClaimSql = (
   );
 
 /** COMMENT ON a schema, a TABLE or VIEW, or a COLUMN (`name.column`). */
-export function commentSql(
+export function comment(
   kind: 'SCHEMA' | 'TABLE' | 'VIEW' | 'COLUMN',
   schema: string,
   name: string,
   text: string,
   column?: string,
-): Statement {
+) {
   const target =
     kind === 'SCHEMA'
       ? ident(schema)
@@ -124,11 +116,8 @@ export function commentSql(
 }
 
 /** The table or view `name` (as COMMENT ON names its kind) and its comment, if it exists. */
-export const relationSql = (
-  schema: string,
-  name: string,
-): Statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }> =>
-  statement(
+export const relation = (schema: string, name: string) =>
+  statement<{ kind: 'TABLE' | 'VIEW'; comment: string | null }>(
     `SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
             obj_description(c.oid, 'pg_class') AS comment
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -145,8 +134,8 @@ export interface FoundColumn {
 }
 
 /** The columns of relation `name` in order; none when it does not exist. */
-export const columnsSql = (schema: string, name: string): Statement<FoundColumn> =>
-  statement(
+export const columnsOf = (schema: string, name: string) =>
+  statement<FoundColumn>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
             col_description(a.attrelid, a.attnum) AS comment
        FROM pg_attribute a
@@ -157,8 +146,8 @@ export const columnsSql = (schema: string, name: string): Statement<FoundColumn>
   );
 
 /** Every version of `report` (or of every report), oldest first. */
-export const versionsSql = (schema: string, report?: string): Statement<ReportVersion> =>
-  statement(
+export const versions = (schema: string, report?: string) =>
+  statement<ReportVersion>(
     `SELECT report, version, dimensions, table_name AS "table", state, auto_swap AS "autoSwap",
             swapped_at AS "swappedAt"
        FROM ${qualified(schema, 'report_versions')}
@@ -167,7 +156,7 @@ export const versionsSql = (schema: string, report?: string): Statement<ReportVe
     [report ?? null],
   );
 
-/** tableOfSql's one row: read it with tableFrom. */
+/** tableOf's one row: read it with tableFrom. */
 export interface TableOfRow {
   /** The table, state and number of the version with the definition's dimensions; null: none. */
   readonly table_name: string | null;
@@ -179,7 +168,7 @@ export interface TableOfRow {
 }
 
 /** The version lookup as a FROM item, read by the load's claim in its own statement; one row. */
-export function tableOfSql(
+export function tableOf(
   schema: string,
   report: string,
   dimensions: readonly Dimension[],
@@ -195,33 +184,28 @@ export function tableOfSql(
   };
 }
 
-export const insertVersionSql = (schema: string, v: Omit<ReportVersion, 'swappedAt'>): Statement =>
+export const insertVersion = (schema: string, v: Omit<ReportVersion, 'swappedAt'>) =>
   statement(
     `INSERT INTO ${qualified(schema, 'report_versions')} (report, version, dimensions, table_name, state, auto_swap)
      VALUES ($1, $2, $3, $4, $5, $6)`,
     [v.report, v.version, v.dimensions, v.table, v.state, v.autoSwap],
   );
 
-export const setVersionStateSql = (
-  schema: string,
-  report: string,
-  version: number,
-  state: VersionState,
-): Statement =>
+export const setVersionState = (schema: string, report: string, version: number, state: VersionState) =>
   statement(
     `UPDATE ${qualified(schema, 'report_versions')} SET state = $3 WHERE report = $1 AND version = $2`,
     [report, version, state],
   );
 
 /** Of `names`, the reports with no report_<name> relation in `schema`. */
-export const withoutTableSql = (schema: string, names: readonly string[]): Statement<{ name: string }> =>
-  statement(
+export const withoutTable = (schema: string, names: readonly string[]) =>
+  statement<{ name: string }>(
     `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(format('%I.%I', $2::text, 'report_' || name)) IS NULL`,
     [names, schema],
   );
 
 /** CREATE TABLE and CREATE INDEX statements for a spec; indexes use IF NOT EXISTS so they can be re-added. */
-export function createTableSql(schema: string, spec: TableSpec): { table: Statement; indexes: Statement[] } {
+export function createTable(schema: string, spec: TableSpec): { table: Statement; indexes: Statement[] } {
   const columns = spec.columns.map(
     (c) =>
       `${ident(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${c.default === undefined ? '' : ` DEFAULT ${c.default}`}`,
@@ -231,12 +215,12 @@ export function createTableSql(schema: string, spec: TableSpec): { table: Statem
       `CREATE TABLE ${qualified(schema, spec.table)} (\n  ${columns.join(',\n  ')}\n)` +
         (spec.partitioned ? ' PARTITION BY RANGE (period_start)' : ''),
     ),
-    indexes: spec.indexes.map((ix) => createIndexSql(schema, spec.table, ix)),
+    indexes: spec.indexes.map((ix) => createIndex(schema, spec.table, ix)),
   };
 }
 
 /** CREATE INDEX IF NOT EXISTS of `ix` on `table`. */
-export function createIndexSql(schema: string, table: string, ix: IndexSpec): Statement {
+export function createIndex(schema: string, table: string, ix: IndexSpec) {
   const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
   return statement(
     `CREATE ${ix.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(ix.name)} ON ${qualified(schema, table)} (${keys.join(', ')})`,
@@ -244,19 +228,16 @@ export function createIndexSql(schema: string, table: string, ix: IndexSpec): St
 }
 
 /** The report_ tables of `schema` (not partitions). */
-export const reportTablesSql = (schema: string): Statement<{ name: string }> =>
-  statement(
+export const reportTables = (schema: string) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname LIKE 'report\\_%'`,
     [schema],
   );
 
 /** The indexes of `table`, each key as Postgres shows it: a column's name, or an expression such as (md5(x)::uuid). */
-export const indexesSql = (
-  schema: string,
-  table: string,
-): Statement<{ name: string; unique: boolean; keys: string[] }> =>
-  statement(
+export const indexesOf = (schema: string, table: string) =>
+  statement<{ name: string; unique: boolean; keys: string[] }>(
     `SELECT ic.relname AS name, i.indisunique AS unique,
             array(SELECT pg_get_indexdef(i.indexrelid, k.ord::int, true)
                     FROM generate_series(1, i.indnkeyatts) k(ord) ORDER BY k.ord)::text[] AS keys
@@ -266,11 +247,8 @@ export const indexesSql = (
   );
 
 /** The range partitions of `table` with their bounds as pg_get_expr shows them. */
-export const partitionsSql = (
-  schema: string,
-  table: string,
-): Statement<{ name: string; bound: string; pending: boolean }> =>
-  statement(
+export const partitionBounds = (schema: string, table: string) =>
+  statement<{ name: string; bound: string; pending: boolean }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
@@ -279,11 +257,8 @@ export const partitionsSql = (
 
 /** The tables `report`'s loads may write (its serving and building versions), each with the names of
  * its partitions: read from the catalog alone, so no partition's lock can hold it up. */
-export const liveTablesSql = (
-  schema: string,
-  report: string,
-): Statement<{ table_name: string; partitions: string[] }> =>
-  statement(
+export const liveTables = (schema: string, report: string) =>
+  statement<{ table_name: string; partitions: string[] }>(
     `SELECT v.table_name, ARRAY(SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                                  WHERE i.inhparent = to_regclass(quote_ident($2) || '.' || quote_ident(v.table_name))) AS partitions
        FROM ${qualified(schema, 'report_versions')} v WHERE v.report = $1 AND v.state <> 'retired'`,
@@ -292,13 +267,7 @@ export const liveTablesSql = (
 
 /** A partition of `table` for `month`: made as a plain table (LIKE copies the columns in order with
  * their NOT NULLs and defaults; ATTACH adds the indexes), then attached. */
-export function partitionSql(
-  schema: string,
-  table: string,
-  name: string,
-  month: string,
-  byDay: boolean,
-): Statement[] {
+export function makePartition(schema: string, table: string, name: string, month: string, byDay: boolean) {
   const next = addMonths(month, 1);
   return [
     statement(
@@ -319,11 +288,7 @@ export function partitionSql(
 }
 
 /** DETACH ... CONCURRENTLY (FINALIZE when an interrupted one left it pending), then DROP. */
-export function dropPartitionSql(
-  schema: string,
-  table: string,
-  p: { name: string; detachPending: boolean },
-): Statement[] {
+export function dropPartition(schema: string, table: string, p: { name: string; detachPending: boolean }) {
   return [
     statement(
       `ALTER TABLE ${qualified(schema, table)} DETACH PARTITION ${qualified(schema, p.name)} ${p.detachPending ? 'FINALIZE' : 'CONCURRENTLY'}`,
@@ -334,13 +299,13 @@ export function dropPartitionSql(
 
 /** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
  * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
-export const keptByDatabaseSql = (
+export const keptByDatabase = (
   schema: string,
   report: string,
   p: { from: string; to: string },
   months: number,
-): Statement<{ keep: boolean }> =>
-  statement(
+) =>
+  statement<{ keep: boolean }>(
     `SELECT $3::date > (date_trunc('month', now() AT TIME ZONE 'UTC') - make_interval(months => $4::int))::date
          OR EXISTS (
               SELECT 1 FROM ${qualified(schema, 'report_loads')}
@@ -352,14 +317,14 @@ export const keptByDatabaseSql = (
 
 /** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
  * retention in report_totals and report_loads; its one row counts the periods newly marked. */
-export const markDroppedSql = (
+export const markDropped = (
   schema: string,
   report: string,
   boundary: string,
   months: number,
   kept: readonly string[],
-): Statement<{ periods: number }> =>
-  statement(
+) =>
+  statement<{ periods: number }>(
     `WITH t AS (
        UPDATE ${qualified(schema, 'report_totals')} SET retention_dropped_at = now()
         WHERE report = $1 AND period_start < $2::date AND retention_dropped_at IS NULL
@@ -376,10 +341,8 @@ export const markDroppedSql = (
 
 /** Every table (not partition: a parent moves its partitions' rows) of `schema` with an account
  * column: its columns, and the other plain columns of each unique key that includes account. */
-export const accountTablesSql = (
-  schema: string,
-): Statement<{ name: string; columns: string[]; keys: string[][] | null }> =>
-  statement(
+export const accountTables = (schema: string) =>
+  statement<{ name: string; columns: string[]; keys: string[][] | null }>(
     `SELECT c.relname AS name,
             (SELECT array_agg(a.attname::text) FROM pg_attribute a
               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
@@ -399,7 +362,7 @@ export const accountTablesSql = (
   );
 
 /** How long `timeout` a statement of this transaction waits for a lock, then the EXCLUSIVE locks on `tables`. */
-export function lockTablesSql(
+export function lockTables(
   schema: string,
   tables: readonly string[],
   timeout: string,
@@ -411,11 +374,8 @@ export function lockTablesSql(
 }
 
 /** Rows per account and table, for every account holding any. */
-export const holdingsSql = (
-  schema: string,
-  tables: readonly string[],
-): Statement<{ account: string; name: string; n: number }> =>
-  statement(
+export const holdings = (schema: string, tables: readonly string[]) =>
+  statement<{ account: string; name: string; n: number }>(
     tables
       .map(
         (t, i) =>
@@ -426,13 +386,9 @@ export const holdingsSql = (
   );
 
 /** `from`'s loaded periods that `to` loaded too, marked superseded; returns their load_ids. */
-export function supersedeOverlapSql(
-  schema: string,
-  from: string,
-  to: string,
-): Statement<{ load_id: string }> {
+export function supersedeOverlap(schema: string, from: string, to: string) {
   const loads = qualified(schema, 'report_loads');
-  return statement(
+  return statement<{ load_id: string }>(
     `UPDATE ${loads} f SET status = 'superseded'
       WHERE f.account = $1 AND f.status = 'loaded'
         AND EXISTS (SELECT 1 FROM ${loads} t
@@ -443,25 +399,20 @@ export function supersedeOverlapSql(
   );
 }
 
-export const deleteLoadsSql = (
-  schema: string,
-  table: string,
-  account: string,
-  ids: readonly string[],
-): Statement =>
+export const deleteLoads = (schema: string, table: string, account: string, ids: readonly string[]) =>
   statement(`DELETE FROM ${qualified(schema, table)} WHERE account = $1 AND load_id = ANY($2::bigint[])`, [
     account,
     ids,
   ]);
 
 /** Deletes `from`'s rows of `table` whose `key` (its other columns) `to` holds too. */
-export function deleteKeyOverlapSql(
+export function deleteKeyOverlap(
   schema: string,
   table: string,
   key: readonly string[],
   from: string,
   to: string,
-): Statement {
+) {
   const target = qualified(schema, table);
   const same = key.map((c) => `o.${ident(c)} = f.${ident(c)}`);
   return statement(
@@ -472,15 +423,13 @@ export function deleteKeyOverlapSql(
 }
 
 /** Moves every row of `from` in `tables` to `to` in one statement; column m<i> counts table i's. */
-export function moveAccountSql(
-  schema: string,
-  tables: readonly string[],
-  from: string,
-  to: string,
-): Statement<Record<string, number>> {
+export function moveAccount(schema: string, tables: readonly string[], from: string, to: string) {
   const steps = tables.map(
     (t, i) => `m${i} AS (UPDATE ${qualified(schema, t)} SET account = $2 WHERE account = $1 RETURNING 1)`,
   );
   const counts = tables.map((_, i) => `(SELECT count(*) FROM m${i})::int AS m${i}`);
-  return statement(`WITH ${steps.join(', ')} SELECT ${counts.join(', ')}`, [from, to]);
+  return statement<Record<string, number>>(`WITH ${steps.join(', ')} SELECT ${counts.join(', ')}`, [
+    from,
+    to,
+  ]);
 }

@@ -4,14 +4,8 @@
 import { TerminalError, TransientError } from '../platform/retry/errors.js';
 import type { ClientBase } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
-import {
-  type Queryable,
-  type Warehouse,
-  derivedName,
-  execute,
-  reportTable,
-  rowsOf,
-} from '../platform/pg/handle.js';
+import type { Queryable, Warehouse } from '../platform/pg/handle.js';
+import { derivedName, execute, reportTable, rowsOf } from '../platform/pg/handle.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import * as sql from './sql.js';
 
@@ -21,7 +15,7 @@ export function readVersions(
   report?: string,
   db: Queryable = wh.pool,
 ): Promise<sql.ReportVersion[]> {
-  return rowsOf(db, sql.versionsSql(wh.schema, report));
+  return rowsOf(db, sql.versions(wh.schema, report));
 }
 
 /** The advisory lock (one key, hashtext) a swap takes exclusively and a load shares. */
@@ -37,7 +31,7 @@ export interface LoadTarget {
   readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
-/** The table of `report`'s version with `dimensions`, from tableOfSql's row; a TransientError when
+/** The table of `report`'s version with `dimensions`, from tableOf's row; a TransientError when
  * `adops migrate` has not made that version yet (the pull is retried until it has). */
 export function tableFrom(
   found: sql.TableOfRow | undefined,
@@ -70,25 +64,17 @@ export interface Evolving {
   readonly started: boolean;
 }
 
-/**
- * The definitions among `reports` no table can load: no version of theirs has their dimensions (their
+/** The definitions among `reports` no table can load: no version of theirs has their dimensions (their
  * dimensions changed and `adops migrate` has not run), or, with no version on record, no report_<name>
- * table exists (the report is new). Every pull of theirs fails until `adops migrate` runs.
- */
+ * table exists (the report is new). Every pull of theirs fails until `adops migrate` runs. */
 export async function definitionsWithoutTable(
   wh: Warehouse,
   reports: readonly Pick<ReportJob, 'name' | 'dimensions'>[],
 ): Promise<Array<{ readonly report: string; readonly dimensions: readonly string[] }>> {
   if (reports.length === 0) return [];
   const versions = await readVersions(wh);
-  const rows = await rowsOf(
-    wh,
-    sql.withoutTableSql(
-      wh.schema,
-      reports.map((r) => r.name),
-    ),
-  );
-  const noTable = new Set(rows.map((r) => r.name));
+  const names = reports.map((r) => r.name);
+  const noTable = new Set((await rowsOf(wh, sql.withoutTable(wh.schema, names))).map((r) => r.name));
   return reports
     .filter((r) => {
       const mine = versions.filter((v) => v.report === r.name);
@@ -103,11 +89,9 @@ export function sameDimensions(a: readonly string[], b: readonly string[]): bool
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
-/**
- * The table `report` loads into, decided by `adops migrate` in the caller's transaction: version 1
+/** The table `report` loads into, decided by `adops migrate` in the caller's transaction: version 1
  * for a new report, the version with its dimensions, or a new building one (retiring a building
- * version of an earlier change that never swapped).
- */
+ * version of an earlier change that never swapped). */
 export async function versionFor(
   client: ClientBase,
   wh: Warehouse,
@@ -119,11 +103,11 @@ export async function versionFor(
     const table =
       version === 1 ? reportTable(report.name) : derivedName(`${reportTable(report.name)}__v${version}`);
     const v = { report: report.name, version, dimensions: [...report.dimensions], table, state, autoSwap };
-    await execute(client, sql.insertVersionSql(wh.schema, v));
+    await execute(client, sql.insertVersion(wh.schema, v));
     return { ...v, swappedAt: null };
   };
   const setState = (v: sql.ReportVersion, state: sql.ReportVersion['state']) =>
-    execute(client, sql.setVersionStateSql(wh.schema, v.report, v.version, state));
+    execute(client, sql.setVersionState(wh.schema, v.report, v.version, state));
   const versions = await readVersions(wh, report.name, client);
   if (versions.length === 0) versions.push(await record(1, 'serving'));
   const serving = versions.find((v) => v.state === 'serving');

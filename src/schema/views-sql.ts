@@ -5,22 +5,21 @@ import { COUNTERS } from '../platform/config/dimensions.js';
 import { ident, qualified, reportTable, statement, type Statement } from '../platform/pg/handle.js';
 
 /** The search path of the session (set_config's third argument false): view files name tables unqualified. */
-export function searchPathSql(path?: string): Statement<{ path: string }> {
+export function searchPath(path?: string): Statement<{ path: string }> {
   return path === undefined
     ? statement('SELECT current_setting($1) AS path', ['search_path'])
     : statement('SELECT set_config($1, $2, false) AS path', ['search_path', path]);
 }
 
-export const setSearchPathSql = (schema: string): Statement =>
-  statement(`SET search_path TO ${ident(schema)}, public`);
+export const setSearchPath = (schema: string) => statement(`SET search_path TO ${ident(schema)}, public`);
 
 /** DROP VIEW IF EXISTS of a view on the search path (`schema` absent) or in `schema`. */
-export const dropViewSql = (view: string, schema?: string): Statement =>
+export const dropView = (view: string, schema?: string) =>
   statement(`DROP VIEW IF EXISTS ${schema === undefined ? ident(view) : qualified(schema, view)}`);
 
 /** The columns of `table` that the view `view` reads (its rule's dependencies, as DROP COLUMN checks them). */
-export const columnsReadSql = (schema: string, view: string, table: string): Statement<{ name: string }> =>
-  statement(
+export const columnsRead = (schema: string, view: string, table: string) =>
+  statement<{ name: string }>(
     `SELECT DISTINCT a.attname AS name
        FROM pg_rewrite w
        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
@@ -86,10 +85,8 @@ export const RATES: Readonly<Record<string, readonly [numerator: string, denomin
   viewability_rate: ['viewable_impressions', 'measurable_impressions'],
 };
 
-/**
- * Columns finer than a day or implied by it: the companion drops them. year, month and weekday
- * follow from the day (join dim_date for them); hour and the period bounds are what is summed over.
- */
+/** Columns finer than a day or implied by it: the companion drops them. year, month and weekday
+ * follow from the day (join dim_date for them); hour and the period bounds are what is summed over. */
 const TIME_COLUMNS: ReadonlySet<string> = new Set([
   'day',
   'hour',
@@ -107,11 +104,9 @@ export function dailyViewName(report: string): string {
   return `bi_${report}_daily`;
 }
 
-/**
- * bi_<name>_daily: bi_<name> summed per day, rates as ratios of the sums (averaging per-row rates
+/** bi_<name>_daily: bi_<name> summed per day, rates as ratios of the sums (averaging per-row rates
  * weighs a row of 10 requests like one of a million); undefined when rows have no day (no `day`
- * column and a longer period). Other columns are group keys; rates not in RATES are left out.
- */
+ * column and a longer period). Other columns are group keys; rates not in RATES are left out. */
 export function dailyViewSql(
   report: string,
   viewColumns: readonly string[],
@@ -152,13 +147,13 @@ export function dailyViewSql(
 }
 
 /** Whether `role` exists and is a superuser: no row when it does not exist. */
-export const roleSql = (role: string): Statement<{ super: boolean }> =>
-  statement('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
+export const roleOf = (role: string) =>
+  statement<{ super: boolean }>('SELECT rolsuper AS super FROM pg_roles WHERE rolname = $1', [role]);
 
-export const createRoleSql = (role: string): Statement => statement(`CREATE ROLE ${ident(role)} NOLOGIN`);
+export const createRole = (role: string): Statement => statement(`CREATE ROLE ${ident(role)} NOLOGIN`);
 
 /** A read-only role's grants on `schema`: every grant revoked, USAGE given. */
-export function resetRoleSql(schema: string, role: string): Statement[] {
+export function resetRole(schema: string, role: string): Statement[] {
   const [s, name] = [ident(schema), ident(role)];
   return [
     `REVOKE ALL ON ALL TABLES IN SCHEMA ${s} FROM ${name}`,
@@ -168,11 +163,11 @@ export function resetRoleSql(schema: string, role: string): Statement[] {
   ].map((text) => statement(text));
 }
 
-export const grantSelectSql = (schema: string, relation: string, role: string): Statement =>
+export const grantSelect = (schema: string, relation: string, role: string) =>
   statement(`GRANT SELECT ON ${qualified(schema, relation)} TO ${ident(role)}`);
 
 /** Records `role` as a dashboard role, so that views made again are granted to it again. */
-export const recordRoleSql = (schema: string, role: string): Statement =>
+export const recordRole = (schema: string, role: string) =>
   statement(
     `INSERT INTO ${qualified(schema, 'dashboard_roles')} (role) VALUES ($1)
          ON CONFLICT (role) DO UPDATE SET granted_at = now()`,
@@ -180,14 +175,14 @@ export const recordRoleSql = (schema: string, role: string): Statement =>
   );
 
 /** The recorded dashboard roles that still exist. */
-export const dashboardRolesSql = (schema: string): Statement<{ role: string }> =>
-  statement(
+export const dashboardRoles = (schema: string) =>
+  statement<{ role: string }>(
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
   );
 
 /** The bi_ views of `schema`, and those of `names` it holds. */
-export const readableSql = (schema: string, names: readonly string[] = []): Statement<{ name: string }> =>
-  statement(
+export const readable = (schema: string, names: readonly string[] = []) =>
+  statement<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND (c.relname = ANY($2) OR (c.relkind = 'v' AND c.relname LIKE 'bi\\_%')) ORDER BY 1`,
     [schema, names],
@@ -200,11 +195,8 @@ const MEMBERSHIPS = `SELECT r.oid, r.rolname, r.rolsuper,
   FROM pg_roles r WHERE pg_has_role($2, r.oid, 'MEMBER')`;
 
 /** The first role `role` reaches that is a superuser, or owns `schema` or a relation in it. */
-export const ownerReachedSql = (
-  schema: string,
-  role: string,
-): Statement<{ holder: string; super: boolean; what: string }> =>
-  statement(
+export const ownerReached = (schema: string, role: string) =>
+  statement<{ holder: string; super: boolean; what: string }>(
     `WITH m AS (${MEMBERSHIPS})
      SELECT m.rolname AS holder, m.rolsuper AS super, '' AS what FROM m WHERE m.rolsuper
      UNION ALL
@@ -219,12 +211,8 @@ export const ownerReachedSql = (
 
 /** The privilege `role` holds in `schema` beyond reading `granted` and the bi_ views, most direct
  * holder first, writes before reads, report tables before the rest; no row when none. */
-export const beyondGrantSql = (
-  schema: string,
-  role: string,
-  granted: readonly string[],
-): Statement<{ holder: string; privilege: string; relation: string | null }> =>
-  statement(
+export const beyondGrant = (schema: string, role: string, granted: readonly string[]) =>
+  statement<{ holder: string; privilege: string; relation: string | null }>(
     `WITH m AS (${MEMBERSHIPS}),
      rel AS (SELECT c.oid, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
               WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')),

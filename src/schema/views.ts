@@ -4,16 +4,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
 import { packageRoot } from '../platform/config/files.js';
-import {
-  type Warehouse,
-  execute,
-  firstRow,
-  reportTable,
-  rowsOf,
-  sqlState,
-  statement,
-} from '../platform/pg/handle.js';
-import { columnsSql } from './sql.js';
+import type { Warehouse } from '../platform/pg/handle.js';
+import { execute, firstRow, reportTable, rowsOf, sqlState, statement } from '../platform/pg/handle.js';
+import { columnsOf } from './sql.js';
 import { readVersions } from './versions.js';
 import * as vsql from './views-sql.js';
 
@@ -28,19 +21,15 @@ export interface ViewFile {
 /** What ensureViews did for each view file. */
 export interface ViewOutcome {
   readonly report: string;
-  /**
-   * `generated`: the report has no view file, so its view was built from its table's columns;
+  /** `generated`: the report has no view file, so its view was built from its table's columns;
    * `refused`: its view file reads columns the table lacks (`reads`) or leaves out dimensions of the
-   * serving version (`missing`), so the generated view stands in its place.
-   */
+   * serving version (`missing`), so the generated view stands in its place. */
   readonly status: 'created' | 'generated' | 'refused' | 'no-report' | 'no-table';
-  /** The dimensions the view file's view lacks (refused). */
+  // Refused only: the dimensions the file's view lacks, the columns it reads (its `-- requires:` line)
+  // that the table lacks, the serving version (whose table report_<name> shows), the view it makes.
   readonly missing?: readonly string[];
-  /** The columns the view file reads (its `-- requires:` line) that the table lacks (refused). */
   readonly reads?: readonly string[];
-  /** The serving version of the report, whose table report_<name> shows (refused). */
   readonly version?: number;
-  /** The view the file makes (refused). */
   readonly view?: string;
 }
 
@@ -59,41 +48,34 @@ export function refusedViewLine(o: ViewOutcome): string {
 
 /** Parses one view file; pure, so the header convention is unit tested. */
 export function parseViewFile(file: string, sql: string): ViewFile {
-  const requiresLine = /^--\s*requires:\s*(.+)$/m.exec(sql);
-  const requires =
-    requiresLine?.[1]
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '') ?? [];
-  return { report: basename(file, '.sql'), sql, requires };
+  const requires = (/^--\s*requires:\s*(.+)$/m.exec(sql)?.[1] ?? '').split(',').map((s) => s.trim());
+  return { report: basename(file, '.sql'), sql, requires: requires.filter((s) => s !== '') };
 }
 
 /** The column names of `name`, or undefined when it does not exist. */
 async function columnNames(client: ClientBase, wh: Warehouse, name: string): Promise<string[] | undefined> {
-  const columns = await rowsOf(client, columnsSql(wh.schema, name));
+  const columns = await rowsOf(client, columnsOf(wh.schema, name));
   return columns.length === 0 ? undefined : columns.map((c) => c.name);
 }
 
 /** Runs `work` with the search path set to the warehouse's schema (view files use unqualified names),
  * then restores it. */
 async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promise<T>): Promise<T> {
-  const before = await firstRow(client, vsql.searchPathSql());
-  await execute(client, vsql.setSearchPathSql(wh.schema));
+  const before = await firstRow(client, vsql.searchPath());
+  await execute(client, vsql.setSearchPath(wh.schema));
   try {
     return await work();
   } finally {
     // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
     // then undoes the SET anyway, and the original error is the one worth seeing.
-    await execute(client, vsql.searchPathSql(before?.path ?? '"$user", public')).catch(() => undefined);
+    await execute(client, vsql.searchPath(before?.path ?? '"$user", public')).catch(() => undefined);
   }
 }
 
-/**
- * Runs a CREATE OR REPLACE VIEW; when it renames, retypes or drops a column Postgres refuses (42P16)
+/** Runs a CREATE OR REPLACE VIEW; when it renames, retypes or drops a column Postgres refuses (42P16)
  * and the views `drop` go first. A user's view built on ours then fails the DROP, naming itself.
  * Inside a transaction (migrate's, a swap's) the refusal is taken back to a savepoint, so the
- * transaction goes on.
- */
+ * transaction goes on. */
 async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
   const inTransaction = client.getTransactionStatus() === 'T';
   if (inTransaction) await client.query('SAVEPOINT adops_replace_view');
@@ -102,19 +84,17 @@ async function replaceView(client: ClientBase, sql: string, drop: readonly strin
   } catch (error) {
     if (sqlState(error) !== '42P16' || drop.length === 0) throw error;
     if (inTransaction) await client.query('ROLLBACK TO SAVEPOINT adops_replace_view');
-    for (const view of drop) await execute(client, vsql.dropViewSql(view));
+    for (const view of drop) await execute(client, vsql.dropView(view));
     await execute(client, statement(sql));
   }
   if (inTransaction) await client.query('RELEASE SAVEPOINT adops_replace_view');
 }
 
-/**
- * Creates the BI views of `reports`: a report's view file of sql/views when its table has the columns
+/** Creates the BI views of `reports`: a report's view file of sql/views when its table has the columns
  * the file reads and the view it makes carries every dimension of the serving version (report_<name>'s
  * columns), else (refused) or without a file the view generated from the table. Run it in a
  * transaction: a refused file's view is replaced within it, so no reader ever sees it. Not a numbered
- * migration: report tables come from the job definitions.
- */
+ * migration: report tables come from the job definitions. */
 export async function ensureViews(
   client: ClientBase,
   wh: Warehouse,
@@ -157,7 +137,7 @@ export async function ensureViews(
         // A column of the dimension's name, and the view reads the dimension from the report: a
         // catalogue attribute of the same name (a campaign's ad_format) does not tell rows apart.
         const made = (await columnNames(client, wh, name)) ?? [];
-        const read = (await rowsOf(client, vsql.columnsReadSql(wh.schema, name, reportTable(report)))).map(
+        const read = (await rowsOf(client, vsql.columnsRead(wh.schema, name, reportTable(report)))).map(
           (r) => r.name,
         );
         missing = vsql.dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
@@ -166,7 +146,7 @@ export async function ensureViews(
           continue;
         }
         // The file made a view of another name: it must not outlive the refusal.
-        if (name !== `bi_${report}`) await execute(client, vsql.dropViewSql(name));
+        if (name !== `bi_${report}`) await execute(client, vsql.dropView(name));
       }
       await createView(client, generated);
       const version = (await readVersions(wh, report, client)).find((v) => v.state === 'serving')?.version;

@@ -1,18 +1,16 @@
 // The campaign and creative endpoints over a store of the seeded catalogue that writes change, with entity
 // reads encoded as the quirks ask.
-import { eventCounts, uniqueIds, type Campaign, type Catalogue, type Creative } from '../catalogue.js';
+import type { Campaign, Catalogue, Creative, WriteStamp } from '../catalogue.js';
+import { newCampaign, newCreative, uniqueIds } from '../catalogue.js';
 import { isRecord, type Quirks } from '../options.js';
 import { createRng, mixSeed } from '../prng.js';
 import { badRequest, NO_CONTENT, notFound, type Handler, type Reply, type RequestContext } from './http.js';
+import type { CampaignCreate, CampaignUpdate, CreativeCreate, CreativeUpdate } from './inputs.js';
 import {
   parseCampaignCreate,
   parseCampaignUpdate,
   parseCreativeCreate,
   parseCreativeUpdate,
-  type CampaignCreate,
-  type CampaignUpdate,
-  type CreativeCreate,
-  type CreativeUpdate,
 } from './inputs.js';
 
 /** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
@@ -162,12 +160,6 @@ function isUnset(obj: Record<string, unknown>, key: string | undefined): boolean
   return key === 'delivery' && keys.length === 2 && obj.start === 0 && obj.end === 0;
 }
 
-/** Who and when (UNIX seconds by the emulator clock) a write happened. */
-interface WriteStamp {
-  readonly at: number;
-  readonly accountId: number;
-}
-
 /** A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so writes never
  * change report data. Lists are ordered by id (the spec leaves order open). */
 class CatalogueStore {
@@ -192,33 +184,7 @@ class CatalogueStore {
 
   createCampaign(input: CampaignCreate, stamp: WriteStamp): number {
     const id = this.nextId();
-    this.campaigns.set(id, {
-      campaign_id: id,
-      name: input.name,
-      ad_format: input.ad_format,
-      advertiser_id: 0,
-      conversion_tracker_id: 0,
-      folder_id: input.folder_id,
-      account_id_created: stamp.accountId,
-      account_id_modified: stamp.accountId,
-      created: stamp.at,
-      modified: stamp.at,
-      is_active: false,
-      is_archived: false,
-      notes: '',
-      tier: 5,
-      weight: 50,
-      zone_ids: [],
-      creative_ids: [],
-      delivery: { start: 0, end: 0 },
-      event_counts: eventCounts(0),
-      pricing: [],
-      pacing: [],
-      targeting: [],
-      creative_optimization: [],
-      metadata: [],
-      watchlist: [],
-    });
+    this.campaigns.set(id, newCampaign(id, input, stamp));
     return id;
   }
 
@@ -260,23 +226,7 @@ class CatalogueStore {
 
   createCreative(campaign: Campaign, input: CreativeCreate, stamp: WriteStamp): number {
     const id = this.nextId();
-    this.creatives.set(id, {
-      creative_id: id,
-      campaign_id: campaign.campaign_id,
-      ...input,
-      is_active: false,
-      account_id_created: stamp.accountId,
-      account_id_modified: stamp.accountId,
-      created: stamp.at,
-      modified: stamp.at,
-      weight: 50,
-      data: {},
-      delivery: { start: 0, end: 0 },
-      targeting: [],
-      event_counts: [],
-      metadata: [],
-      thumbnail: { average_color: '#000000', filehash: '' },
-    });
+    this.creatives.set(id, newCreative(id, campaign.campaign_id, input, stamp));
     campaign.creative_ids.push(id);
     this.touch(campaign, stamp);
     return id;

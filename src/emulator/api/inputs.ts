@@ -1,14 +1,7 @@
 // The campaign and creative write bodies of the spec, validated: each field a typed value or a 400 naming it by
 // its dotted path (the first problem found); creative targeting among them.
-import {
-  AD_FORMATS,
-  AD_TYPES,
-  TARGET_WINDOWS,
-  type AdFormat,
-  type Delivery,
-  type Pacing,
-  type Pricing,
-} from '../catalogue.js';
+import type { AdFormat, Delivery, Pacing, Pricing } from '../catalogue.js';
+import { AD_FORMATS, AD_TYPES, TARGET_WINDOWS } from '../catalogue.js';
 import { isOneOf, isRecord, type Quirks } from '../options.js';
 import { badRequest } from './http.js';
 

@@ -1,15 +1,7 @@
 // The spec's dimensions and counters, and a request's cells coded by its dimensions and sorted into leaf
 // order: what every report shape renders from.
-import {
-  BROWSERS,
-  COUNTER_COUNT,
-  COUNTRIES,
-  type DayCells,
-  dayNumber,
-  DEVICES,
-  LANGUAGES,
-  type TrafficModel,
-} from './traffic.js';
+import type { DayCells, TrafficModel } from './traffic.js';
+import { BROWSERS, COUNTER_COUNT, COUNTRIES, dayNumber, DEVICES, LANGUAGES } from './traffic.js';
 import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
 import { isOneOf } from '../options.js';
 

@@ -1,24 +1,16 @@
 // The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by the
 // requested dimensions and written as JSON chunks in the encoding the quirks ask for.
 import { FAITHFUL_QUIRKS, type Quirks } from '../options.js';
+import type { Dimension, PreparedReport, ReportedDay } from './dimensions.js';
 import {
   addCell,
   firstDifference,
   prepareReport,
   SPEC_COUNTERS as COUNTERS,
   sumTotals,
-  type Dimension,
-  type PreparedReport,
-  type ReportedDay,
 } from './dimensions.js';
-import {
-  COUNTER_COUNT,
-  daysBetween,
-  generateDay,
-  lateFraction,
-  type DayCells,
-  type TrafficModel,
-} from './traffic.js';
+import type { DayCells, TrafficModel } from './traffic.js';
+import { COUNTER_COUNT, daysBetween, generateDay, lateFraction } from './traffic.js';
 
 const CHUNK = 64 * 1024;
 

@@ -5,10 +5,9 @@ import {
   describeQuirks,
   optionsOfFlags,
   parseQuirkList,
-  PROFILE_NAMES,
   resolveProfile,
 } from '../../../src/emulator/flags.js';
-import { FAITHFUL_QUIRKS, resolveQuirks } from '../../../src/emulator/options.js';
+import { FAITHFUL_QUIRKS, PROFILE_NAMES, resolveQuirks } from '../../../src/emulator/options.js';
 
 describe('emulator quirks and profiles', () => {
   it('fills in the faithful defaults and rejects unknown or ill-typed quirks naming them', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { columnDifferences, copyColumns, indexKeys, tableSpec } from '../../../src/schema/report-tables.js';
-import { createTableSql } from '../../../src/schema/sql.js';
+import { createTable } from '../../../src/schema/sql.js';
 import { DIMENSIONS } from '../../../src/platform/config/dimensions.js';
 import { derivedName, reportTable } from '../../../src/platform/pg/handle.js';
 import { partitionName } from '../../../src/schema/partitions.js';
@@ -83,7 +83,7 @@ describe('tableSpec', () => {
   });
 
   it('generates quoted DDL in the schema', () => {
-    const sql = createTableSql('adops', tableSpec(report));
+    const sql = createTable('adops', tableSpec(report));
     expect(sql.table.text).toContain('CREATE TABLE "adops"."report_daily_creative"');
     expect(sql.table.text).toContain('"tier" smallint NOT NULL');
     expect(sql.indexes[0]?.text).toBe(
