@@ -1,6 +1,5 @@
-// Reading a response body, the one reader: decoded while it streams in (Content-Encoding), capped
-// in decoded bytes so neither a huge body nor a small zip bomb can exhaust memory, held whole up
-// to a size and handed on as a stream past it, so memory stays flat whatever the report's size.
+// The one body reader: decoded as it streams in, capped in decoded bytes (no huge body or zip bomb can
+// exhaust memory), held whole up to a size and streamed past it, so memory stays flat.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
@@ -17,11 +16,8 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 /** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
 export const BODY_MB = 1_000_000;
 
-/**
- * A gzip body that ends within this many bytes on the wire is decoded in one call, on this thread:
- * most reports are a few KB, and a streaming decoder's trips through the thread pool cost them
- * several times the inflating. Larger ones (and deflate, br) stream through a decoder.
- */
+/** A gzip body within this many wire bytes is decoded in one call: for the usual few-KB report a
+ * streaming decoder's trips through the thread pool cost several times the inflating. */
 const ONE_SHOT_RAW_BYTES = 16 * 1024;
 
 /** The coding a Content-Encoding header names, or `{ unsupported }` (also for two: no server applies two). */
@@ -47,11 +43,8 @@ const CODINGS = new Map<string, ContentCoding>([
   ['br', 'br'],
 ]);
 
-/**
- * How a read ended: the decoded body, too big (its first chunk, for the excerpt), a stream that
- * does not decode (every raw byte, up to the cap, so a repeat hashes the same and can be
- * archived), or the rest of a body past `streamFrom`, as it arrives.
- */
+/** How a read ended: whole, too big (its first chunk), corrupt (every raw byte up to the cap, so a repeat
+ * hashes the same), or streaming on past `streamFrom`. */
 export type BodyRead =
   | { readonly kind: 'ok'; readonly body: Buffer }
   | { readonly kind: 'too-large'; readonly head: Buffer }
@@ -60,15 +53,9 @@ export type BodyRead =
 
 type Source = AsyncIterable<Buffer> & { destroy(): unknown };
 
-/**
- * Reads `source`, decoding `coding` as it arrives (a gzip body that ends within ONE_SHOT_RAW_BYTES
- * at once), up to `maxBytes` decoded (and as many on the wire). A body that ends before `streamFrom`
- * decoded bytes comes back whole; one that reaches it comes back as a stream of its decoded chunks
- * (those read first included) that reads the source only as fast as it is consumed and throws a
- * TerminalError past `maxBytes` (a TransientError when its coding stops decoding). Failures of the source itself (reset, timeout) are thrown as
- * they are: the transport's. `length` (an identity body's Content-Length) over the cap is refused
- * before anything is read.
- */
+/** Reads `source`, decoding `coding`, up to `maxBytes` decoded. A body shorter than `streamFrom` comes back
+ * whole; a longer one as a stream, read as fast as it is consumed, throwing TerminalError past `maxBytes`
+ * (TransientError when it stops decoding). Source failures are thrown as they are: the transport's. */
 export async function readBody(
   source: Source,
   coding: ContentCoding,
@@ -220,10 +207,7 @@ export async function readBody(
   }
 }
 
-/**
- * readBody for the transport: an encoding we cannot decode, or a body over ADOPS_MAX_BODY_MB, is a
- * final ApiResponseError (apiResponseError) naming the setting.
- */
+/** readBody for the transport: an unknown encoding or a body over ADOPS_MAX_BODY_MB is a final ApiResponseError. */
 export async function readResponse(
   res: {
     readonly headers: Record<string, string | string[] | undefined>;
@@ -276,10 +260,7 @@ export async function readResponse(
   return read;
 }
 
-/**
- * A decoder for `coding`. "deflate" should be a zlib stream (RFC 9110), but some servers send raw
- * deflate: the first bytes tell (a zlib header is CM 8 with a check that is a multiple of 31).
- */
+/** A decoder for `coding`; "deflate" may be raw deflate, not zlib: a zlib header is CM 8, check % 31 == 0. */
 function decoderFor(coding: Exclude<ContentCoding, 'identity'>, first: Buffer): Transform {
   if (coding === 'gzip') return createGunzip();
   if (coding === 'br') return createBrotliDecompress();
@@ -316,17 +297,12 @@ async function settle(stream: Transform): Promise<void> {
   }
 }
 
-/**
- * A 2xx report body as the API client hands it on: its decoded bytes with the secrets redacted, to
- * be read once (by the archive, which passes them to the parser), and the size and SHA-256 of the
- * body as received, known once it has been read. `whole`: the client read it whole (it is then
- * archived in one row); otherwise it streams in as it is read.
- */
+/** A 2xx report body: decoded bytes, secrets redacted, read once; its size and SHA-256 as received are
+ * known once read. `whole`: the client read it whole (archived in one row). */
 export class ReportBody implements AsyncIterable<Buffer> {
   private readonly hash = createHash('sha256');
   private digest: string | undefined;
   private read = false;
-  /** Bytes of the body as received, so far. */
   receivedBytes = 0;
 
   constructor(

@@ -36,10 +36,7 @@ export interface FetchedReport {
 
 /** The endpoints of the management API the product reads. Errors are ApiError subclasses (see errors.ts). */
 export interface ApiClient {
-  /**
-   * GET /reports: the body decompressed and redacted but not parsed (the caller archives it as it
-   * parses it), a stream from `streamFromBytes` on.
-   */
+  /** GET /reports: the body decompressed and redacted, not parsed; a stream from `streamFromBytes` on. */
   fetchReport(
     q: ReportQuery,
     options?: { signal?: AbortSignal; streamFromBytes?: number },
@@ -49,7 +46,6 @@ export interface ApiClient {
   campaigns(pageSize?: number): AsyncIterable<Campaign[]>;
   listCreatives(campaignId: number, page?: PageRequest): Promise<Creative[]>;
   creatives(campaignId: number, pageSize?: number): AsyncIterable<Creative[]>;
-  /** Closes the connection pool. */
   close(): Promise<void>;
 }
 
@@ -82,22 +78,15 @@ export function transportOptions(o: ApiClientOptions): TransportOptions {
   };
 }
 
-/**
- * A client of the API at `baseUrl`. Clients of the same origin and pool settings share one
- * keep-alive pool (see http.ts); close every client, and the last close ends the pool.
- */
+/** A client of the API; clients of one origin share a keep-alive pool, which the last close ends. */
 export function createApiClient(o: ApiClientOptions): ApiClient {
   const http = new Transport(transportOptions(o));
   // Matchers built once per client (building one takes milliseconds), not once a body.
   const secrets = matcherOf([o.apiKey]);
   const bodySecrets = o.secrets === undefined ? secrets : matcherOf(o.secrets);
 
-  /**
-   * GETs a listing. A body that is not JSON is malformed (retried by the transport like a 5xx);
-   * JSON that is not an object with an items array fails at once. Only that shape is checked: one
-   * item whose id cannot be read must not cost the page (the sync skips and reports that item), and
-   * items are left exactly as sent, for `raw`.
-   */
+  /** GETs a listing: non-JSON is malformed (retried); anything but an object with an items array fails at
+   * once. Items are left as sent: one whose id cannot be read must not cost the page. */
   async function list<T>(path: string): Promise<T[]> {
     let doc: unknown;
     const res = await http.send('GET', path, undefined, undefined, (raw, contentType) => {
@@ -191,13 +180,8 @@ export function createApiClientFromConfig(
   });
 }
 
-/**
- * How GET /reports sends its parameters. The spec leaves it open (its table lists them, a request
- * example sends a JSON body): `repeat` sends dimensions=a&dimensions=b, `brackets`
- * dimensions[]=a&dimensions[]=b (PHP style), `comma` dimensions=a,b, all in the query string;
- * `json-body` sends {"date_from","date_until","dimensions":[...]} as a JSON body on the GET, with
- * no query string.
- */
+/** How GET /reports sends its parameters (the spec leaves it open): dimensions=a&dimensions=b (`repeat`),
+ * dimensions[]=a (`brackets`), dimensions=a,b (`comma`), or a JSON body on the GET (`json-body`). */
 export type DimensionsEncoding = (typeof DIMENSIONS_ENCODINGS)[number];
 
 /** Every form, in the order `adops doctor` tries them. */

@@ -4,16 +4,13 @@ import { AdopsError } from '../platform/retry/errors.js';
 
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
 export interface ApiErrorDetails {
-  /** HTTP status, absent when no response arrived. */
   readonly status?: number | undefined;
   /** The API's own error message from the body, when it gave one. */
   readonly apiMessage?: string | undefined;
   readonly method: string;
   /** Request path with query (never holds the key: that travels in a header). */
   readonly path: string;
-  /** Requests made, the failing one included. */
   readonly attempts: number;
-  /** What the user can do about it. */
   readonly hint: string;
   /** True when a later retry can succeed (5xx, 429, transport); false for 4xx and bad payloads. */
   readonly retryable: boolean;
@@ -61,10 +58,7 @@ export class ApiError extends AdopsError {
   readonly excerpt?: string;
   /** ApiResponseError: SHA-256 of a malformed body as received (tells a repeat from a new answer). */
   readonly sha256?: string | undefined;
-  /**
-   * ApiResponseError: the malformed body as received, to archive with the failed pull. Not
-   * enumerable, so a logger serialising the error never prints it (it may echo the key).
-   */
+  /** ApiResponseError: the body as received, for the archive; not enumerable, so no logger prints it. */
   declare readonly body: Buffer | undefined;
 
   constructor(summary: string, d: ApiErrorDetails & ApiErrorExtras) {
@@ -101,11 +95,8 @@ export function apiTransportError(
   return new ApiError(`no response (${d.code ?? 'error'}: ${d.detail})`, { ...d, name: 'ApiTransportError' });
 }
 
-/**
- * A success status whose body cannot be used. Malformed (an HTML page, cut short, not JSON, a
- * stream that does not decompress) is retryable until the same body comes twice in a row; a wrong
- * shape, an unsupported Content-Encoding or a body over the size cap is not.
- */
+/** A 2xx whose body cannot be used: malformed is retryable until it repeats; a wrong shape, an unknown
+ * encoding or a body over the cap is not. */
 export function apiResponseError(
   d: ApiErrorDetails & { problem: string; excerpt: string; body?: Buffer; sha256?: string },
 ): ApiError {
@@ -119,10 +110,7 @@ export function rateLimitedError(d: ApiErrorDetails & { retryAfterMs: number }):
   return new ApiError(summary, { ...d, name: 'RateLimitedError' });
 }
 
-/**
- * Where a client's server settings are written: one account's entry of the accounts file
- * (ADOPS_ACCOUNTS_FILE). Without one, the environment's variables (ADOPS_API_KEY, ...).
- */
+/** The accounts-file entry holding a client's server settings; without one, the environment's variables. */
 export interface AccountSettings {
   readonly account: string;
   readonly file: string;
@@ -157,7 +145,6 @@ export function hintFor(status: number, method: string, path: string, where?: Ac
   }
 }
 
-/** The hint for a request that got no response. */
 export const TRANSPORT_HINT = transportHint(undefined);
 
 /** The hint for a request that got no response, naming the account's base_url when it has one. */

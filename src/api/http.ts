@@ -43,10 +43,7 @@ export interface AttemptInfo {
 /** Longest pause a usage header may ask for: a reset further away is taken as a clock mix-up. */
 const MAX_USAGE_PAUSE_MS = 5 * 60_000;
 
-/**
- * ms until the budget resets when the usage headers (X-RateLimit-* or the IETF draft's RateLimit-*)
- * say none is left: Remaining 0, Reset in seconds; undefined otherwise.
- */
+/** ms until the budget resets when the usage headers ((X-)RateLimit-*) say none is left; else undefined. */
 export function exhaustedFor(headers: Record<string, string | string[] | undefined>): number | undefined {
   const value = (name: string) => headerText(headers[`x-ratelimit-${name}`] ?? headers[`ratelimit-${name}`]);
   const remaining = value('remaining');
@@ -67,10 +64,7 @@ export interface TransportOptions {
   headersTimeoutMs: number;
   /** Longest silence between body chunks. */
   bodyTimeoutMs: number;
-  /**
-   * Deadline of one attempt from sending it to the last byte of its body, a streamed body included
-   * (a server dripping a byte at a time never trips bodyTimeoutMs).
-   */
+  /** Deadline of one attempt to its body's last byte (a dripping server never trips bodyTimeoutMs). */
   requestTimeoutMs: number;
   /** Requests per call, the first included. */
   attempts: number;
@@ -78,12 +72,8 @@ export interface TransportOptions {
   maxBackoffMs: number;
   /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
   maxRetryAfterMs: number;
-  /**
-   * Longest pause a Retry-After can ask for (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one (a date
-   * in 2100) is cut to it, with a warning naming the server's value.
-   */
+  /** Cap on a Retry-After (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one is cut to it, with a warning. */
   retryAfterCapMs: number;
-  /** Keep-alive connections to the origin. */
   connections: number;
   /** Largest response body accepted, decompressed (ADOPS_MAX_BODY_MB); more fails the request. */
   maxBodyBytes: number;
@@ -92,7 +82,6 @@ export interface TransportOptions {
   /** 'wait' sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
   on429: 'wait' | 'throw';
   logger: Logger | undefined;
-  /** Called after every attempt (metrics). */
   onAttempt: ((a: AttemptInfo) => void) | undefined;
   /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */
   beforeRequest: (() => Promise<void>) | undefined;
@@ -115,18 +104,13 @@ export interface HttpResponse {
   durationMs: number;
 }
 
-/**
- * Sends requests to one API origin over the keep-alive pool it shares with every client of that
- * origin, retrying the allowlist (500, 502, 503, 504, resets, drops, timeouts; 429 after
- * Retry-After; a malformed 2xx body until it repeats) with capped full-jitter backoff. Every
- * response body is read or dumped, so no socket is left hanging.
- */
+/** Sends requests over the origin's shared keep-alive pool, retrying the allowlist (5xx, resets, timeouts;
+ * 429 after Retry-After; a malformed 2xx until it repeats); every body is read or dumped. */
 export class Transport {
   private readonly pool: Pool;
   private readonly release: () => Promise<void>;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
-  /** The key's matcher, built once: bodies and error messages are redacted with it. */
   private readonly secrets: SecretMatcher | undefined;
 
   constructor(private readonly o: TransportOptions) {
@@ -298,10 +282,7 @@ export class Transport {
     }
   }
 
-  /**
-   * The ms a 429's Retry-After asks for, cut to retryAfterCapMs: a server asking for decades (a
-   * date in 2100, 999999999 s) would otherwise hold every pull and sync of the account that long.
-   */
+  /** A 429's Retry-After in ms, cut to retryAfterCapMs: a date in 2100 would hold the account that long. */
   private retryAfter(value: string | string[] | undefined, method: string, path: string): number | undefined {
     const asked = parseRetryAfter(value, Date.now());
     const cap = this.o.retryAfterCapMs;
@@ -343,11 +324,8 @@ export class Transport {
 /** The code of an ApiTransportError for a request that outlived ADOPS_HTTP_REQUEST_TIMEOUT_MS. */
 export const DEADLINE_CODE = 'REQUEST_DEADLINE';
 
-/**
- * One attempt's overall deadline: a timer that aborts the request, headers and body alike. Undici's
- * body timeout is the silence between chunks, so a server sending a byte every few seconds would
- * otherwise hold the request, and its worker's slot, for ever.
- */
+/** One attempt's overall deadline: undici's body timeout is the silence between chunks, so a server
+ * sending a byte every few seconds would otherwise hold the request, and its worker's slot, for ever. */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
@@ -366,7 +344,6 @@ class Deadline {
     return this.controller.signal.aborted;
   }
 
-  /** What the error says: the deadline and the variable that sets it. */
   get detail(): string {
     return `the answer was not complete within ${this.ms} ms (ADOPS_HTTP_REQUEST_TIMEOUT_MS)`;
   }
@@ -375,10 +352,7 @@ class Deadline {
     clearTimeout(this.timer);
   }
 
-  /**
-   * `chunks` with the deadline running on until they end (or the reader stops): a failure once it
-   * fired is `late(cause)`, unless the caller aborted (shutdown), which keeps its own error.
-   */
+  /** `chunks` under the deadline: a failure once it fired is `late(cause)`, unless the caller aborted. */
   async *guard(
     chunks: AsyncIterable<Buffer>,
     callerAborted: () => boolean,
@@ -394,7 +368,6 @@ class Deadline {
   }
 }
 
-/** A header's value as one string (undefined when absent). */
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
@@ -413,10 +386,7 @@ export async function realSleep(ms: number, signal?: AbortSignal): Promise<void>
   }
 }
 
-/**
- * Milliseconds a Retry-After header asks to wait: delta-seconds or an HTTP date (RFC 9110),
- * never negative; undefined when absent or unreadable.
- */
+/** ms a Retry-After asks to wait (delta-seconds or an HTTP date), never negative; undefined if unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return undefined;
@@ -435,12 +405,9 @@ export type PoolSettings = Pick<
 
 const shared = new Map<string, { pool: Pool; users: number }>();
 
-/**
- * The process's keep-alive pool for `origin` with these settings, created on first use. Every
- * client of the same API (report pulls, catalogue sync) then reuses the same sockets; `release`
- * closes the pool when its last user lets go.
- */
-export function acquirePool(origin: string, s: PoolSettings): { pool: Pool; release(): Promise<void> } {
+/** The process's keep-alive pool for `origin` and these settings, shared by every client of the API;
+ * `release` closes it when its last user lets go. */
+function acquirePool(origin: string, s: PoolSettings): { pool: Pool; release(): Promise<void> } {
   const key = `${origin}|${s.connections}|${s.connectTimeoutMs}|${s.headersTimeoutMs}|${s.bodyTimeoutMs}`;
   let entry = shared.get(key);
   if (entry === undefined) {

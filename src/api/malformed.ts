@@ -16,11 +16,8 @@ function firstByte(body: Buffer): number {
   return i;
 }
 
-/**
- * What makes a body plainly not JSON: empty, an HTML page (it starts with `<`, or is labelled
- * text/html and does not start like JSON; the label alone is not trusted, since some servers label
- * JSON wrongly), or text that no JSON value starts with. Undefined when it may be JSON.
- */
+/** What makes a body plainly not JSON: empty, HTML (starts with `<`, or labelled text/html and not starting
+ * like JSON: some servers mislabel JSON), or text no JSON value starts with. */
 function notJson(body: Buffer, contentType: string | undefined): string | undefined {
   const at = firstByte(body);
   if (at >= body.length) return 'an empty body';
@@ -30,11 +27,8 @@ function notJson(body: Buffer, contentType: string | undefined): string | undefi
   return /^\s*text\/html\b/i.test(contentType ?? '') ? 'an HTML page' : 'not JSON';
 }
 
-/**
- * The check of a GET /reports body, cheap enough for any size: not plainly non-JSON, and an object
- * that ends with `}` (a body cut short almost never does). Everything else is left to the parser,
- * which streams the body once the loader has archived it.
- */
+/** The cheap check of a GET /reports body: not plainly non-JSON, and an object ending in `}` (a body cut
+ * short almost never does); the rest is the parser's. */
 export const reportBodyProblem: BodyCheck = (body, contentType) => {
   const problem = notJson(body, contentType);
   if (problem !== undefined) return problem;
@@ -62,11 +56,8 @@ export function parseJsonBody(
   }
 }
 
-/**
- * The one rule of malformed answers: retryable until the same body, by the SHA-256 of the body as
- * received, comes twice in a row; within one request's attempts (the transport) and across the
- * pulls of one period (the pull, against the body archived with the period's previous load).
- */
+/** The one rule of malformed answers: retryable until the same body (by SHA-256) comes twice in a row,
+ * within a request's attempts and across the pulls of one period. */
 export function repeatsPrevious(sha256: string | undefined, previous: string | undefined): boolean {
   return sha256 !== undefined && sha256 === previous;
 }
@@ -76,11 +67,8 @@ export function bodyDigest(body: Buffer): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
-/**
- * The error for a malformed 2xx answer whose body is `raw`: retryable, unless it repeats the
- * previous answer of the same request byte for byte (`previous` is that answer's digest) or the
- * method is POST (a 2xx there may mean "created": a second try could create a duplicate).
- */
+/** The error for a malformed 2xx body: retryable unless it repeats `previous` (a digest) or the method is
+ * POST (a 2xx there may mean "created": a second try could duplicate it). */
 export function malformedAnswer(
   raw: Buffer,
   problem: string,
@@ -111,10 +99,7 @@ export function malformedAnswer(
 
 const EXCERPT = 160;
 
-/**
- * The start of a body for an error message: secrets redacted, control characters escaped, cut
- * short. Enough to recognise an HTML error page or a truncated JSON, too little to leak data.
- */
+/** The start of a body for a message, redacted and escaped: enough to recognise it, too little to leak. */
 export function excerptOf(body: Buffer | string, secrets: Secrets): string {
   const head = (typeof body === 'string' ? body : body.subarray(0, EXCERPT * 4).toString('utf8')).slice(
     0,

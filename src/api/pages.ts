@@ -2,17 +2,11 @@
 // fields, and the spec leaves several shapes open, so unknown fields pass through) and its paging.
 import { ApiError } from './errors.js';
 
-/**
- * Items one listing may hold before the sync gives up on it: the API gives no count (the spec shows
- * none), so a server whose pages never run out would be read for ever, memory growing. 200,000 is
- * far past any account's catalogue (2,000 pages of 100) and holds a few hundred MB at most.
- */
+/** Items one listing may hold: the API gives no count, so pages that never run out would be read for ever.
+ * 200,000 is far past any catalogue and holds a few hundred MB at most. */
 export const MAX_LISTING_ITEMS = 200_000;
 
-/**
- * An entity id as a number: a positive whole number, or a string of digits (APIs that encode
- * numbers as strings send "862599431"); undefined when it cannot be read.
- */
+/** An entity id as a number (some APIs send "862599431"); undefined when it cannot be read. */
 export function entityId(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
@@ -20,7 +14,6 @@ export function entityId(value: unknown): number | undefined {
 
 /** One page of a listing, as listPages yields it. */
 export interface ListedPage<T> {
-  /** The offset the page was asked for. */
   readonly offset: number;
   /** The page's items, minus those already yielded by earlier pages. */
   readonly items: T[];
@@ -38,14 +31,9 @@ export interface ListingStart {
   readonly maxItems?: number;
 }
 
-/**
- * Yields every page of a listing (limit/offset), the last one included even when empty, from
- * `start.offset` (default 0). Items already yielded, or in `start.seen`, are dropped from later
- * pages (the order is not guaranteed, so an insert can shift items across a page boundary); a
- * non-empty page made only of seen items means the API repeats itself: that stops with
- * an ApiPaginationError rather than looping forever. Ids are compared as numbers (entityId); an item
- * without a readable id is never taken for a repeat, so it passes through for the caller to judge.
- */
+/** Yields every page of a listing, the last even when empty. Items already seen are dropped (an insert can
+ * shift items across pages); a page of only seen items throws ApiPaginationError rather than loop. An
+ * item without a readable id is never taken for a repeat. */
 export async function* listPages<T>(
   fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
   idOf: (item: T) => unknown,
@@ -97,10 +85,7 @@ export async function* listPages<T>(
   }
 }
 
-/**
- * Yields the non-empty pages of a listing until a short or empty page, each without the items
- * earlier pages already showed (see listPages).
- */
+/** The non-empty pages of a listing, without repeats (see listPages). */
 export async function* paginate<T>(
   fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
   idOf: (item: T) => unknown,
@@ -111,10 +96,7 @@ export async function* paginate<T>(
     if (page.items.length > 0) yield page.items;
 }
 
-/**
- * A campaign as listed: read permissively, since the API may add fields and the spec leaves several
- * shapes open; the catalogue sync maps each field it knows and counts those it cannot read.
- */
+/** A campaign as listed, read permissively: the sync maps the fields it knows and counts the unreadable. */
 export interface Campaign {
   campaign_id: number;
   [field: string]: unknown;

@@ -26,11 +26,8 @@ export type ReportFault =
   | 'DimensionValueError'
   | 'ReconciliationError';
 
-/**
- * The report body is not a report we understand: wrongly shaped or wrongly typed. Not retryable:
- * the same body parses the same way. Keep the raw body (report_raw) and correct the parser if the
- * API's shape really is different. (A body that is not even valid JSON: malformedBody.)
- */
+/** The body is not a report we understand; not retryable (the same body parses the same way), except a
+ * malformed one (malformedBody). */
 export class ReportFormatError extends AdopsError {
   override name: ReportFault = 'ReportFormatError';
   constructor(
@@ -59,17 +56,11 @@ export class ReportFormatError extends AdopsError {
   }
 }
 
-/**
- * What ReportFormatError says of a key given twice in one object. JSON.parse would keep the last
- * value silently, so a body saying two things for one field is refused rather than guessed at.
- */
+/** A key given twice in one object: JSON.parse would keep the last silently, so it is refused. */
 export const DUPLICATE_KEY = 'duplicate key: it appears twice in its object';
 
-/**
- * The report body is not valid JSON: empty, cut short, an HTML page, garbage. Such an answer is
- * transient (a proxy's error page, a connection cut at a bad moment), so it is retryable, until the
- * same body comes twice in a row (`repeatedSha256`): then it is not going away, and it is final.
- */
+/** The body is not valid JSON: transient (a proxy's page, a cut connection), so retryable until the same
+ * body comes twice in a row. */
 export function malformedBody(
   problem: string,
   options: { cause?: unknown; repeatedSha256?: string } = {},
@@ -114,11 +105,7 @@ export function dimensionValueError(
   });
 }
 
-/**
- * The body is nested by other dimensions than those asked: a value sits where one dimension belongs
- * but reads as another asked one, or a row of counters sits at another depth. The usual cause is a
- * server that reads another request form, so it saw other dimensions (or none) than were sent.
- */
+/** The body is nested by other dimensions than asked, usually a server reading another request form. */
 export function dimensionShapeError(
   path: string,
   problem: string,

@@ -81,10 +81,7 @@ export class RowBuilder<P> {
     this.vals[d] = value;
   }
 
-  /**
-   * Adds the row of a leaf found `depth` levels deep at `parent`/`key`. `dimRaw[d]` is the leaf's
-   * own field for dimension d (undefined when absent), `counterRaw[i]` its field for COUNTERS[i].
-   */
+  /** Adds the row of a leaf `depth` levels deep; `dimRaw`/`counterRaw` are its own fields (undefined: absent). */
   emit(depth: number, dimRaw: readonly unknown[], counterRaw: readonly unknown[], parent: P, key: Key): void {
     const dims = this.dims;
     for (let d = 0; d < dims.length; d++) {
@@ -171,11 +168,8 @@ export function childPath(parent: { parent: unknown; key: Key } | undefined, key
   return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
 }
 
-/**
- * A counter value as a non-negative safe integer, or -1 when it is not one. Accepts JSON integers
- * and strings of decimal digits (some APIs quote large numbers). Rejects fractions, negatives,
- * exponents and values beyond 2^53 - 1, where JSON.parse has already lost precision.
- */
+/** A counter as a non-negative safe integer (a number or quoted digits), else -1: beyond 2^53 - 1
+ * JSON.parse has already lost precision. */
 export function counterValue(raw: unknown): number {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : -1;
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 16) return -1;
@@ -199,11 +193,8 @@ export const EXPECTED: Readonly<Record<DimensionType, string>> = {
 const INT8_MAX = '9223372036854775807';
 const INT8_MIN_ABS = '9223372036854775808';
 
-/**
- * The canonical text of a dimension value for its column type, or undefined when it does not fit.
- * Accepts an object key (always a string) or a JSON value from a row object (string or number).
- * Canonical: dates as YYYY-MM-DD, integers without leading zeros or sign on zero, text unchanged.
- */
+/** The canonical text of a dimension value for its column type (YYYY-MM-DD, integers without leading zeros
+ * or sign on zero, text unchanged), or undefined when it does not fit. */
 export function canonicalDimensionValue(type: DimensionType, raw: unknown): string | undefined {
   switch (type) {
     case 'date':

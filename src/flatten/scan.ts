@@ -44,28 +44,17 @@ const TOP_AFTER = 2;
 const IN_ITEMS = 3;
 const DONE = 4;
 
-/**
- * A unit of a streamed body starts only with this many bytes ahead in its window (unless the
- * window is the body's last): every unit of a report is far shorter, so a unit rarely has to be
- * rewound and read again from the next window.
- */
+/** Bytes a unit of a streamed body needs ahead in its (non-last) window: far more than any unit, so a
+ * unit is rarely rewound and read again from the next window. */
 export const UNIT_MARGIN = 64 * 1024;
 
-/**
- * Streams a GET /reports body straight into rows: a JSON scanner over the bytes that never builds
- * the object tree of `items` (a million leaves are millions of objects: seconds of JSON.parse and
- * GC, and a gigabyte of heap). Accepts exactly what JSON.parse + Flattener accept, except that an
- * item holding counters must not also hold nested objects, and no object may give a key twice.
- * Work comes in bounded steps so a caller can yield to the event loop between them.
- */
+/** Streams a GET /reports body into rows without building the tree of `items` (a million leaves would cost
+ * seconds of JSON.parse and GC and a gigabyte of heap). Accepts what JSON.parse + Flattener accept, except
+ * counters beside nested objects and keys given twice; works in bounded steps. */
 export class ReportScanner {
   private readonly c: JsonCursor;
   private phase = TOP_OPEN;
-  /**
-   * Open containers, innermost last, reused level by level: a million leaves would otherwise be
-   * millions of short-lived frames for the GC. Parent links stay valid while a frame is open,
-   * which is whenever a path is spelled out.
-   */
+  /** Open containers, innermost last, reused level by level (not millions of short-lived frames). */
   private readonly frames: Frame[] = [];
   private top = 0;
   private readonly out: RowBuilder<Frame | undefined>;
@@ -76,7 +65,6 @@ export class ReportScanner {
   private sawItems = false;
   /** The top-level keys read so far besides items, to refuse one given twice (`totals`, ...). */
   private readonly topKeys = new Set<string>();
-  /** The parsed `totals` value, undefined when absent. */
   totals: unknown = undefined;
   /** Bytes a unit of a window that is not the last needs ahead of it (UNIT_MARGIN; tests: less). */
   private readonly margin: number;
@@ -101,7 +89,6 @@ export class ReportScanner {
     return this.out.rows;
   }
 
-  /** Bytes of the body read so far. */
   get offset(): number {
     return this.c.base + this.c.pos;
   }
@@ -125,10 +112,7 @@ export class ReportScanner {
     this.hungry = false;
   }
 
-  /**
-   * Does up to about `budget` units of work (one per container); true when the body is done.
-   * False when the budget is spent, or (`hungry`) when a streamed window needs its next bytes.
-   */
+  /** Does up to about `budget` units of work; true when done, false when spent or `hungry` for bytes. */
   step(budget: number): boolean {
     while (this.phase !== DONE) {
       if (budget-- <= 0) return false;
@@ -377,11 +361,7 @@ export class ReportScanner {
     if (this.top === 0) this.phase = TOP_AFTER;
   }
 
-  /**
-   * JSON.parse keeps the last of two equal keys; here both would become rows, and the second
-   * would silently double the first (or, for a field of a row, stand in for it). Fail instead,
-   * naming the key.
-   */
+  /** JSON.parse keeps the last of two equal keys; here both would become rows, silently doubling. Fail. */
   private checkSibling(f: Frame, key: string): void {
     const keys = f.keys;
     let twice: boolean;

@@ -27,22 +27,12 @@ export interface BatchedRows extends AsyncIterable<ReportRow> {
   batches(): AsyncIterable<readonly ReportRow[]>;
 }
 
-/**
- * The body's bytes gathered into windows of at least this size before the scanner reads them:
- * a few times the unit margin, so the margin held back is a small part of each window.
- */
+/** The scanner's smallest window: a few times the unit margin, so the margin is a small part of it. */
 const WINDOW_BYTES = 4 * UNIT_MARGIN;
 
-/**
- * Streams a GET /reports body into rows batch by batch (about `batch` leaves each, yielding to
- * the event loop between batches), keeping only the running sums. Rows are validated exactly as
- * parseReport validates them, except that two rows with the same dimension values are left to the
- * report table's unique index, since the earlier rows are gone by the time a repeat appears.
- *
- * The body is a buffer, or its chunks as they arrive (a response being read): then memory holds a
- * window of the body and a batch of rows, whatever the body's size, and the source is read only as
- * fast as the rows are taken.
- */
+/** Streams a body (a buffer, or chunks as they arrive) into rows batch by batch, keeping only the running
+ * sums: memory holds a window and a batch whatever the size. Rows are checked as parseReport checks them,
+ * except repeats, left to the table's unique index (the earlier rows are gone by then). */
 export function streamReport(
   body: Buffer | string | AsyncIterable<Buffer>,
   dimensions: readonly Dimension[],

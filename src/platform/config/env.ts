@@ -1,5 +1,4 @@
-// The environment validated once into the frozen Config every part receives; messages name the variable and
-// never echo a secret or a password.
+// The environment validated once into the frozen Config; messages name the variable, never a secret.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -174,7 +173,6 @@ export function loadConfig(env: Env) {
     values[name] = result.data;
   }
   const v = values as { [K in keyof typeof ENV_SCHEMA]: z.output<(typeof ENV_SCHEMA)[K]> };
-  /** The Redis the queues live on: one server, a Sentinel-managed master, or a Cluster. Holds passwords. */
   const redis: RedisTarget = readRedisTarget(clean, v.REDIS_URL, clean.REDIS_URL !== undefined);
   const accountsFile = clean.ADOPS_ACCOUNTS_FILE;
   const queueSchema = queueSchemaOf(v.ADOPS_SCHEMA, v.ADOPS_QUEUE_PREFIX);
@@ -194,9 +192,7 @@ export function loadConfig(env: Env) {
     auth: v.ADOPS_AUTH,
     /** How GET /reports sends its parameters (the spec leaves it open): see reportRequest in src/api/client.ts. */
     reportParams: v.ADOPS_REPORT_PARAMS,
-    /** Postgres connection string; undefined lets libpq PG* variables and the local socket apply. */
     databaseUrl: v.DATABASE_URL,
-    /** REDIS_URL as given (or its default); `redis` says which Redis is really used. */
     redisUrl: v.REDIS_URL,
     redis,
     schema: v.ADOPS_SCHEMA,
@@ -208,12 +204,10 @@ export function loadConfig(env: Env) {
       bodyTimeoutMs: v.ADOPS_HTTP_BODY_TIMEOUT_MS,
       /** Deadline of one request to its body's last byte: a dripping body never trips bodyTimeoutMs. */
       requestTimeoutMs: v.ADOPS_HTTP_REQUEST_TIMEOUT_MS,
-      /** Attempts per request, the first included. */
       attempts: v.ADOPS_HTTP_ATTEMPTS,
       maxBackoffMs: v.ADOPS_HTTP_MAX_BACKOFF_MS,
       /** Longest pause a server's Retry-After can impose: a longer one is cut to it, with a warning. */
       retryAfterCapMs: v.ADOPS_MAX_RETRY_AFTER_SECONDS * 1000,
-      /** Keep-alive connections per API origin. */
       connections: v.ADOPS_HTTP_CONNECTIONS,
       compression: v.ADOPS_HTTP_COMPRESSION,
       /** Largest report body read, in MB (1,000,000 bytes) decompressed: a larger one fails its pull for good. */
@@ -226,32 +220,22 @@ export function loadConfig(env: Env) {
       prefix: queuePrefixOn(redis, v.ADOPS_QUEUE_PREFIX),
       /** Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend. */
       backend: v.ADOPS_QUEUE,
-      /** The Postgres queues' schema in DATABASE_URL's database: see queueSchemaOf. */
       schema: queueSchema,
-      /** Attempts of a pull job, the first included. */
       pullAttempts: v.ADOPS_PULL_ATTEMPTS,
       /** Attempts per API request of a catalogue sync against transient faults (429s not counted). */
       syncAttempts: v.ADOPS_SYNC_ATTEMPTS,
-      /** API requests per second across all workers. */
       rateLimitPerSecond: v.ADOPS_RATE_LIMIT,
-      /** Seconds a worker waits for running jobs on SIGTERM/SIGINT. */
       shutdownTimeoutSeconds: v.ADOPS_SHUTDOWN_TIMEOUT_SECONDS,
       /** Seconds a waiting command rides out an unreachable Redis before it gives up (finish with `adops heal`). */
       redisOutageSeconds: v.ADOPS_REDIS_OUTAGE_SECONDS,
     }),
-    /** Days the scheduler and heal look back for missing or failed periods. */
     healDays: v.ADOPS_HEAL_DAYS,
-    /** Days a raw response body is kept in report_raw. */
     rawRetentionDays: v.ADOPS_RAW_RETENTION_DAYS,
-    /** Port of the worker's /metrics and /health endpoints; 0 disables them. */
     metricsPort: v.ADOPS_METRICS_PORT,
     /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
     metricsHost: v.ADOPS_METRICS_HOST,
-    /** COPY's data format for report rows: binary, or text as the fallback. */
     copyFormat: v.ADOPS_COPY_FORMAT,
-    /** Where signed JSON events go (src/webhooks/delivery.ts); undefined: no webhooks. */
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
-    /** ADOPS_ACCOUNTS_FILE, when the accounts come from one. */
     accountsFile,
   };
   const server = serverDefaults(config);
@@ -273,9 +257,8 @@ export function loadConfig(env: Env) {
   return Object.freeze({ ...config, accounts });
 }
 
-/** The configuration as one account's API client and limiter see it: its base URL, key and server settings in
- * place of the env settings, and its name (hints then name its entry of the accounts file). Everything
- * else (attempts, body sizes, queue, warehouse) is shared. */
+/** The configuration as one account's client and limiter see it: its URL, key, server settings and name
+ * (for hints) in place of the env's; everything else is shared. */
 export function accountConfig(config: Config, account: Account): AccountConfig {
   const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({
@@ -308,9 +291,7 @@ export function serverDefaults(
   };
 }
 
-/** What every Standard Webhooks secret (ADOPS_WEBHOOK_SECRET) starts with. */
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
-/** The Standard Webhooks bounds of an HMAC key, in bytes (192 to 512 bits). */
 const WEBHOOK_KEY_BYTES = { min: 24, max: 64 } as const;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -331,7 +312,6 @@ export function webhookSecretKey(
   return { key };
 }
 
-/** How to make a good ADOPS_WEBHOOK_SECRET, for every message about a bad one. */
 const MAKE_SECRET = 'generate one with: echo "whsec_$(openssl rand -base64 32)"';
 
 /** The webhook settings: none without ADOPS_WEBHOOK_URL; with it, a Standard Webhooks secret is required. */

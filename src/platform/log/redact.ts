@@ -7,11 +7,7 @@ export const REDACTED = '[REDACTED]';
 
 const REDACTED_BYTES = Buffer.from(REDACTED, 'utf8');
 
-/**
- * The secrets to redact: their list, or their matcher (matcherOf). Building a matcher takes
- * milliseconds, so whoever holds secrets for long (a logger, an API client) builds it once and
- * passes that; a list is matched afresh on each call.
- */
+/** The secrets to redact, or their matcher: building one takes ms, so long-lived holders build it once. */
 export type Secrets = readonly string[] | SecretMatcher | undefined;
 
 /** The matcher of `secrets`, built now when given as a list. */
@@ -22,12 +18,8 @@ export function matcherFrom(secrets: Secrets): SecretMatcher | undefined {
 /** Bytes of a body searched at once: a long body is read as text a window at a time. */
 const WINDOW = 1 << 20;
 
-/**
- * Replaces every occurrence of each secret in `text` with [REDACTED], however it is written: each
- * character as is, %XX or \uXXXX (hex in either case) or a JSON escape such as \/, mixed within
- * one occurrence; also, for a long secret, its base64 (see secret-pattern.ts). Secrets shorter
- * than 4 characters are ignored: replacing them would mangle text.
- */
+/** Replaces each secret in `text` with [REDACTED], however it is written (see secret-pattern.ts); secrets
+ * shorter than 4 characters are ignored: replacing them would mangle text. */
 export function redactSecrets(text: string, secrets: Secrets): string {
   const m = matcherFrom(secrets);
   if (m === undefined || !(ESCAPE.test(text) || m.plainText.some((p) => text.includes(p)))) return text;
@@ -37,11 +29,8 @@ export function redactSecrets(text: string, secrets: Secrets): string {
 /** A character some escape starts with: text without one holds a secret only as is. */
 const ESCAPE = /[%\\+]/;
 
-/**
- * redactSecrets for text cut from a longer one: a secret the cut split leaves the start of a
- * writing at the end (in any encoding), which is redacted too when it is 4 characters or more
- * (shorter ones match ordinary text).
- */
+/** redactSecrets for text cut from a longer one: the start of a writing the cut split is redacted too
+ * when it is 4 characters or more (shorter ones match ordinary text). */
 export function redactCut(text: string, secrets: Secrets): string {
   const m = matcherFrom(secrets);
   if (m === undefined) return text;
@@ -51,10 +40,7 @@ export function redactCut(text: string, secrets: Secrets): string {
   return cut < MIN_SECRET ? out : out.slice(0, out.length - cut) + REDACTED;
 }
 
-/**
- * redactSecrets for a body: the same Buffer when no secret occurs (the usual case costs a few
- * native searches, no copy: see regions).
- */
+/** redactSecrets for a body: the same Buffer when no secret occurs (a few native searches, no copy). */
 export function redactBuffer(body: Buffer, secrets: Secrets): Buffer {
   const m = matcherFrom(secrets);
   if (m === undefined) return body;
@@ -62,11 +48,8 @@ export function redactBuffer(body: Buffer, secrets: Secrets): Buffer {
   return hits.length === 0 ? body : replaced(body, hits, body.length);
 }
 
-/**
- * Redacts secrets from a body that arrives in chunks: each chunk comes out redacted, less a tail
- * kept back (one byte shorter than the longest writing of a secret) in case a secret runs on into
- * the next chunk. The chunks out, joined, are redactBuffer of the chunks in, joined.
- */
+/** Redacts a body chunk by chunk, keeping back a tail (longest writing - 1 bytes) in case a secret runs
+ * on into the next chunk: the chunks out, joined, are redactBuffer of the chunks in, joined. */
 export class ChunkRedactor {
   private readonly matcher: SecretMatcher | undefined;
   /** The bytes not yet let out, as received: a secret may start in them. */
@@ -94,11 +77,8 @@ export class ChunkRedactor {
   }
 }
 
-/**
- * Redacts the secrets from the message and stack of `error` and of each error in its cause chain,
- * in place, so the error keeps its class (BullMQ tells UnrecoverableError and its own signals
- * apart by class) while whatever records it (a failedReason, a stacktrace, a log) cannot see them.
- */
+/** Redacts the message and stack of `error` and its causes in place, so it keeps its class (BullMQ tells
+ * UnrecoverableError and its own signals apart by class). */
 export function redactError<E>(error: E, secrets: Secrets): E {
   let e: unknown = error;
   for (let depth = 0; e instanceof Error && depth < 8; depth++, e = e.cause) {
@@ -114,12 +94,8 @@ export function redactError<E>(error: E, secrets: Secrets): E {
   return error;
 }
 
-/**
- * Where the secrets are in `body`, as [start, end) pairs in order, and `done`: the bytes up to it
- * are decided. With `final` that is the whole body; otherwise a secret starting in the last
- * longest-1 bytes might run on past them, so the scan stops before such a start and the caller
- * scans those bytes again with what follows. The body is read a window at a time.
- */
+/** Where the secrets are in `body` ([start, end) pairs), and `done`: the bytes up to it are decided. Without
+ * `final` a secret starting in the last longest-1 bytes might run on, so the scan stops before it. */
 function scan(body: Buffer, m: SecretMatcher, final: boolean): { hits: number[]; done: number } {
   const hits: number[] = [];
   const hold = m.longestBytes - 1;
@@ -150,12 +126,8 @@ function scan(body: Buffer, m: SecretMatcher, final: boolean): { hits: number[];
   }
 }
 
-/**
- * The stretches of `window` that may hold a writing of a secret, in order and apart: around each
- * plain secret and each escape that writes a character of one (native searches and a look at the
- * few bytes of each escape), as far as the longest writing reaches either way. The usual body
- * has none, or a few, and is never read as text.
- */
+/** The stretches of `window` that may hold a writing of a secret (around each plain secret and each escape
+ * writing a character of one), found by native searches: the usual body is never read as text. */
 function regions(window: Buffer, m: SecretMatcher): Array<[number, number]> {
   const seeds: number[] = [];
   for (const byte of m.escapeBytes)

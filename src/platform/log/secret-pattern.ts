@@ -1,8 +1,6 @@
-// How a secret can be written where a server repeats it: each character as is or escaped in any of
-// the ways encoders write it (%XX, \uXXXX with hex in either case, JSON's short escapes such as
-// PHP's \/), mixed freely within one occurrence. One regular expression per set of secrets finds
-// every such writing; its holder builds it once (it takes milliseconds) and keeps it, with the tables
-// that tell, without it, where in a body a writing could be.
+// How a secret can be written where a server repeats it: each character as is or escaped (%XX, \uXXXX
+// in either case, JSON's short escapes such as PHP's \/), mixed within one occurrence. One regular
+// expression per set of secrets finds every writing; its holder builds it once (it takes ms).
 
 /** Secrets shorter than this are ignored: replacing them would mangle ordinary text. */
 export const MIN_SECRET = 4;
@@ -138,7 +136,6 @@ export function hexValue(b: Buffer, at: number, digits: number): number {
   return v;
 }
 
-/** A regex atom matching exactly the character with code `code`. */
 function atom(code: number): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
@@ -159,10 +156,7 @@ function sequencePattern(chars: readonly Writing[][]): string {
   return chars.map(alternatives).join('');
 }
 
-/**
- * A start of a writing of the sequence whose first character is written whole: each further
- * character is whole and optionally followed by the rest, or a nonempty part of one writing.
- */
+/** A start of a writing of the sequence whose first character is written whole. */
 function prefixPattern(chars: readonly Writing[][]): string {
   let tail = '';
   for (let i = chars.length - 1; i >= 1; i--) {
@@ -185,11 +179,8 @@ function longest(chars: readonly Writing[][]): number {
   return chars.reduce((n, ws) => n + Math.max(...ws.map((w) => w.length)), 0);
 }
 
-/**
- * For each alignment, the base64 characters that depend only on the secret's bytes: whatever comes
- * before or after the secret in the encoded text, one of these appears in it. (An `Authorization:
- * Basic` header echoed back encodes `user:key`, so the key's own base64 is not there.)
- */
+/** For each alignment, the base64 characters that depend only on the secret's bytes (an echoed `Basic`
+ * header encodes `user:key`, so the key's own base64 is not there). */
 function base64Cores(secret: string): string[] {
   if (secret.length < MIN_BASE64_SECRET) return [];
   const bytes = Buffer.from(secret, 'utf8');
@@ -201,11 +192,8 @@ function base64Cores(secret: string): string[] {
   return cores;
 }
 
-/**
- * Whether `text` (a setting's value, a field name) may hold an API key, so a message must not quote
- * it: some run of letters and digits in it is 8 or more long with a digit in it (random tokens,
- * hex, UUID parts, base64), or 20 or more long. Words, variable names and ordinary paths do not.
- */
+/** Whether `text` may hold an API key, so a message must not quote it: a run of letters and digits 8+ long
+ * with a digit in it, or 20+ long. Words, variable names and ordinary paths do not. */
 export function mayHoldKey(text: string): boolean {
   return text.split(/[^A-Za-z0-9]+/).some((run) => (run.length >= 8 && /\d/.test(run)) || run.length >= 20);
 }

@@ -1,6 +1,5 @@
-// Postgres plumbing of the warehouse, in one place: the pool, a checked-out client, the one way a
-// transaction runs, the retry of a lost serialization race, safe identifiers and prepared
-// statements, and the warehouse handle every warehouse function takes instead of (pool, schema).
+// Postgres plumbing: the pool, a checked-out client, transactions, the retry of a lost serialization
+// race, safe identifiers, prepared statements, and the Warehouse handle every feature takes.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -14,10 +13,7 @@ import { backoffDelay, PG_BACKOFF, isSerializationFailure } from '../retry/class
 /** COPY's data format: binary by default, text behind ADOPS_COPY_FORMAT. */
 export type CopyFormat = 'binary' | 'text';
 
-/**
- * The warehouse as every warehouse function takes it: one pool, the schema every table lives in,
- * the COPY format and where to log. Made once per process (warehouseOf) and passed down.
- */
+/** The warehouse: one pool, the schema of every table, the COPY format, the logger; made once per process. */
 export interface Warehouse {
   readonly pool: Pool;
   readonly schema: string;
@@ -25,10 +21,7 @@ export interface Warehouse {
   readonly logger?: Logger | undefined;
 }
 
-/**
- * One statement, built by a feature's SQL module (a pure function of its arguments): its text, its
- * parameter values, and the shape of the rows it returns, which `rowsOf` hands back typed.
- */
+/** One statement built by a feature's SQL module: text, values, and the row shape `rowsOf` returns. */
 export interface Statement<R extends QueryResultRow = QueryResultRow> {
   readonly text: string;
   readonly values: readonly unknown[];
@@ -96,7 +89,6 @@ export function openWarehouse(
 }
 
 export interface PoolOptions {
-  /** Connections at most (default 10). */
   readonly max?: number;
   /** Where errors of idle connections go (a server restart); without it they are ignored, not fatal. */
   readonly logger?: Logger;
@@ -104,12 +96,8 @@ export interface PoolOptions {
   readonly statementTimeoutMs?: number;
 }
 
-/**
- * A pg Pool for config.databaseUrl (or libpq PG* defaults), tagged application_name 'adops', with
- * timeouts so that neither a stuck statement nor a leaked transaction can hold locks for ever.
- * Its connections pipeline: statements sent together (inOrder) go out in one write and come back
- * in one read, and the server still runs them one after another.
- */
+/** A pg Pool tagged 'adops', with timeouts so no stuck statement or leaked transaction holds locks for
+ * ever; pipelined, so statements sent together (inOrder) go out in one write. */
 export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOptions = {}): Pool {
   const pool = new pg.Pool({
     ...connectionSettings(config.databaseUrl),
@@ -127,13 +115,9 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
   return pool;
 }
 
-/**
- * Where and as whom to connect, as psql would, for a pool's own config (pg.defaults stay as they are):
- * the OS user when nothing names one (node-postgres falls back to $USER, which is unset in many
- * containers and cron jobs: "no PostgreSQL user name"), and without DATABASE_URL the local socket
- * rather than TCP localhost when the socket is there. The URL and PG* variables still win: pg's own
- * reading of them (a Client not connected) decides whether either default applies.
- */
+/** Where and as whom to connect, as psql would: the OS user when nothing names one ($USER is unset in many
+ * containers), and without DATABASE_URL the local socket when it exists. The URL and PG* variables win:
+ * pg's own reading of them (an unconnected Client) decides whether either default applies. */
 export function connectionSettings(databaseUrl: string | undefined): {
   connectionString?: string;
   user?: string;
@@ -157,12 +141,8 @@ export function connectionSettings(databaseUrl: string | undefined): {
   return { ...url, ...(user === undefined ? {} : { user }), ...(socket ? { host: socketDir } : {}) };
 }
 
-/**
- * Runs `fn` on a client checked out of `pool`, then returns it. While checked out, pg-pool listens
- * for no 'error' on the client, so a connection lost mid-statement (server restart,
- * pg_terminate_backend) would be an uncaught 'error' event that kills the process: this listens
- * for it, lets the running statement reject instead, and destroys the client rather than pool it.
- */
+/** Runs `fn` on a client of `pool`. pg-pool does not listen for 'error' on a checked-out client, so a
+ * connection lost mid-statement would crash the process: this listens, and destroys the broken client. */
 export async function withClient<T>(
   pool: Pool,
   fn: (client: PoolClient, markBroken: (error: Error) => void) => Promise<T>,
@@ -181,11 +161,8 @@ export async function withClient<T>(
   }
 }
 
-/**
- * Runs `fn` on a connection that can COPY: pg refuses COPY on a pipelined one, so when `pool`
- * pipelines, a connection of its own with the pool's settings, closed after (a COPY moves more
- * than 10,000 rows: its connection's start is lost in its time).
- */
+/** Runs `fn` on a connection that can COPY: pg refuses COPY on a pipelined one, so a pipelined pool's
+ * settings open a connection of its own (a COPY moves 10,000+ rows: the connect is lost in its time). */
 export async function withCopyClient<T>(
   pool: Pool,
   fn: (client: pg.Client, markBroken: (error: Error) => void) => Promise<T>,
@@ -210,23 +187,14 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
 }
 
 export interface TransactionOptions {
-  /**
-   * The opening statement(s), e.g. 'BEGIN READ ONLY' (default 'BEGIN'); null: `work` sends BEGIN
-   * itself, beside its first statements (inOrder: one round trip on a pipelined connection).
-   */
+  /** Default 'BEGIN'; null: `work` sends BEGIN beside its first statements (one round trip). */
   readonly begin?: string | null;
-  /**
-   * Told when the ROLLBACK itself failed: the connection is then unusable, and a pooled client
-   * must be destroyed rather than reused (pass withClient's markBroken).
-   */
+  /** A failed ROLLBACK: the client is unusable and must be destroyed (pass withClient's markBroken). */
   readonly onRollbackError?: (error: Error) => void;
 }
 
-/**
- * Runs `work` inside a transaction on `client` and commits it. When `work` (or the COMMIT) throws,
- * rolls back and rethrows that error; a failing ROLLBACK (a dropped connection) is reported to
- * `onRollbackError` and otherwise swallowed, so the cause the user needs stays on top.
- */
+/** Runs `work` in a transaction on `client`. On a throw it rolls back and rethrows; a failing ROLLBACK
+ * goes to `onRollbackError` only, so the cause the user needs stays on top. */
 export async function withTransaction<T>(
   client: ClientBase,
   work: () => Promise<T>,
@@ -248,11 +216,8 @@ export async function withTransaction<T>(
   }
 }
 
-/**
- * Runs `queries` one after another on `client` and resolves with their results, or rejects with
- * the first error. A pipelined connection gets them all in one write (pg writes each protocol
- * message on its own: corked, the socket sends them in one system call); any other, one at a time.
- */
+/** Runs `queries` in order on `client`; a pipelined connection gets them in one write (pg writes each
+ * protocol message on its own: corked, the socket sends them in one system call). */
 export async function inOrder(
   client: pg.Client,
   queries: readonly (QueryConfig | string)[],
@@ -282,10 +247,7 @@ export async function queryOnce<R extends QueryResultRow>(
   return result as QueryResult<R>;
 }
 
-/**
- * Runs `attempt` again (up to `attempts` times in all) while it fails with 40001 or 40P01, after a
- * short jittered pause; any other error, or the last one, is thrown as is.
- */
+/** Runs `attempt` again (up to `attempts` in all) while it fails with 40001 or 40P01, after a jittered pause. */
 export async function withPgRetry<T>(attempt: () => Promise<T>, attempts = 4): Promise<T> {
   for (let n = 1; ; n++) {
     try {
@@ -325,11 +287,8 @@ export function reportTable(reportName: string): string {
 /** Postgres' longest identifier, in bytes: a longer one is cut short, and two names may then meet. */
 export const MAX_IDENTIFIER_BYTES = 63;
 
-/**
- * A name derived from a report's (a version's table, an index, a partition) that fits 63 bytes: itself
- * when it fits (so existing names never change), else its first 54 bytes, `_` and 8 hex digits of its
- * sha256, so two long names that share a start stay apart. The start keeps `report_<name>__`. Pure.
- */
+/** A name derived from a report's that fits 63 bytes: itself when it fits (existing names never change),
+ * else its first 54 bytes, `_` and 8 hex digits of its sha256, so long names sharing a start stay apart. */
 export function derivedName(name: string): string {
   if (Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
@@ -343,18 +302,8 @@ export interface NamedQuery {
   readonly values: unknown[];
 }
 
-/**
- * A statement as a named prepared statement, so Postgres parses and plans it once per connection
- * instead of on every run. The name is a digest of the text: one name never stands for two texts.
- */
-export function named(text: string, values: unknown[]): NamedQuery;
-export function named(query: { text: string; values: unknown[] }): NamedQuery;
-export function named(
-  query: string | { text: string; values: unknown[] },
-  values: unknown[] = [],
-): NamedQuery {
-  const q = typeof query === 'string' ? { text: query, values } : query;
-  // A few microseconds a statement, against the round trip that runs it: not worth a cache.
-  const name = `adops_${createHash('sha1').update(q.text).digest('hex').slice(0, 24)}`;
-  return { name, text: q.text, values: q.values };
+/** A named prepared statement, planned once per connection; the name is a digest of the text (no cache:
+ * a few microseconds against the round trip). */
+export function named(text: string, values: unknown[]): NamedQuery {
+  return { name: `adops_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values };
 }

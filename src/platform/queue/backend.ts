@@ -1,8 +1,6 @@
-// Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or BullMQ's PostgreSQL backend in the
-// warehouse's database, in a schema of its own (config.queue.schema). Every Queue, Worker and
-// QueueEvents is built through one QueueBackend, so nothing else asks which; on Postgres no Redis
-// connection is ever made. Each process shares one connection: a Redis client, or one pg pool
-// and one LISTEN client (BullMQ's PostgresConnection), as each Queue would otherwise open its own.
+// Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or its PostgreSQL backend in a schema of its own.
+// Every Queue, Worker and QueueEvents is built through one QueueBackend, and a process shares one
+// connection (each Queue would otherwise open its own); on Postgres no Redis connection is ever made.
 import {
   Queue,
   QueueEvents,
@@ -30,9 +28,7 @@ import {
   type RedisClient,
 } from './connection.js';
 
-/** A queue on either backend. */
 export type QueueOf<D> = Queue<D, unknown, string, D, unknown, string, IQueueBackend, unknown>;
-/** A worker on either backend. */
 export type WorkerOf<D> = Worker<D, unknown, string, IQueueBackend, JobProgress, unknown>;
 /** Any of our workers, whatever its job data. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- BullMQ's own default: workers of any data
@@ -44,7 +40,6 @@ export interface QueueBackend {
   readonly redis: RedisClient | undefined;
   /** `ready` while the store can be used (ioredis' status on Redis; Postgres: a pool reconnects per query). */
   status(): string;
-  /** Closes the connection when this backend opened it. */
   close(): Promise<void>;
   queue<D>(name: string, opts: Omit<QueueOptions<unknown>, 'connection'>): QueueOf<D>;
   worker<D>(
@@ -57,7 +52,6 @@ export interface QueueBackend {
   workersOn(queue: Pick<QueueOf<unknown>, 'name' | 'getWorkers'>): Promise<number>;
 }
 
-/** What opening the queue store reads of the config. */
 export interface QueueStoreConfig {
   readonly redis: Config['redis'];
   readonly databaseUrl?: string | undefined;
@@ -67,11 +61,8 @@ export interface QueueStoreConfig {
 /** How long a worker waits for its Redis to come up before it gives up (RedisUnavailableError). */
 export const WORKER_REDIS_WAIT_MS = 30_000;
 
-/**
- * Opens the queue store: `worker` rides out outages, `producer` fails fast (RedisUnavailableError);
- * on Postgres it migrates the queue schema first. A given `redis` stays the caller's to close.
- * `onAttempt` is told each failed connection attempt to Redis while a worker waits.
- */
+/** Opens the queue store: `worker` rides out outages, `producer` fails fast; on Postgres it migrates the
+ * queue schema first. A given `redis` stays the caller's to close. */
 export async function openQueueBackend(
   config: QueueStoreConfig,
   role: 'worker' | 'producer',
@@ -141,10 +132,8 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     await connection.close();
     throw error;
   }
-  // Every backend shares the connection (and is never the one to close it): one pool per process.
-  // Workers leave the shared LISTEN connection unnamed: one name could not stand for all queues.
-  // The one queue whose workers are named on it is the pull queue's, after its schema too (BullMQ's
-  // Postgres client names carry no prefix, so two deployments' workers would look alike).
+  // Every backend shares the connection (one pool per process). Only the pull queue's workers name the
+  // LISTEN connection, after the schema (BullMQ's names carry no prefix: deployments would look alike).
   const listenName = workerListenName(config.queue.schema);
   const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
     new PostgresQueueBackend(
@@ -168,27 +157,16 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
   };
 }
 
-/**
- * The `application_name` of a Postgres worker's LISTEN connection, which it shares by all its queues: named
- * as BullMQ's getWorkers finds a worker of the pull queue (`report-pulls:w:<name>`), with the queue
- * schema as the name. Cut, as Postgres cuts it, to 63 bytes (the schema is ASCII).
- */
+/** A Postgres worker's LISTEN connection name, as getWorkers finds a pull worker, cut to 63 bytes as Postgres would. */
 function workerListenName(schema: string): string {
   return `${REPORT_QUEUE}:w:${schema}`.slice(0, PG_NAME_BYTES);
 }
 
-/** The client BullMQ LISTENs on. */
 type ListenClient = Awaited<ReturnType<PostgresConnection['getListenClient']>>;
 
-/**
- * BullMQ's PostgresConnection with its one LISTEN client running its queries one after another.
- * Each queue's backend (a pull, tick, sync and webhook worker, a QueueEvents) sends its own LISTEN
- * on that shared client the first time it waits (bullmq 6.7, dist/cjs/postgres/
- * postgres-queue-backend.js ensureListening and ensureListeningEvents), so workers starting together
- * send several at once; pg queues them but prints "DeprecationWarning: Calling client.query() when
- * the client is already executing a query" on stderr, outside the JSON log (and pg 9 will refuse it).
- * Serialised here, a LISTEN is sent only after the one before it was answered.
- */
+/** BullMQ's PostgresConnection with its shared LISTEN client's queries serialised: each queue's backend
+ * sends its own LISTEN the first time it waits, and pg prints "DeprecationWarning: Calling client.query()
+ * when the client is already executing a query" on stderr for concurrent ones (pg 9 will refuse them). */
 class SerialListenConnection extends PostgresConnection {
   private readonly serialised = new WeakSet<ListenClient>();
 

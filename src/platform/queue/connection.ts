@@ -16,11 +16,8 @@ export class RedisUnavailableError extends TransientError {
   override readonly name = 'RedisUnavailableError';
 }
 
-/**
- * A connection for a BullMQ Worker: commands wait for the reconnect instead of failing the job. On a
- * Cluster ioredis gives up after 16 redirections (1.6 s), which lost completions as a node went:
- * 1,200, 100 ms apart, ride out about two minutes.
- */
+/** A connection for a BullMQ Worker: commands wait for the reconnect; on a Cluster 1,200 redirections
+ * (not ioredis' 16, which lost completions as a node went) ride out about two minutes. */
 export function workerConnection(config: Pick<Config, 'redis'>): RedisClient {
   return quiet(
     connect(config.redis, { maxRetriesPerRequest: null }, { maxRedirections: 1_200, retryDelayOnMoved: 100 }),
@@ -76,12 +73,8 @@ function quiet<T extends RedisClient>(redis: T): T {
   return endWhenDisconnected(redis);
 }
 
-/**
- * ioredis leaves a connection disconnected while reconnecting in `reconnecting` for ever, with no
- * `end` event (redis/ioredis#1247), so BullMQ's Worker.close() never finished after Redis went.
- * This ends it as ioredis ends a never-connected one, in `redis` and its duplicates (BullMQ's
- * blocking connections). A Cluster is left alone: `adops worker`'s last-resort exit ends it.
- */
+/** ioredis leaves a connection disconnected while reconnecting in `reconnecting` for ever, with no `end`
+ * (redis/ioredis#1247), so Worker.close() never finished; this ends it and its duplicates (not a Cluster). */
 function endWhenDisconnected<T extends RedisClient>(redis: T): T {
   if (!(redis instanceof Redis)) return redis;
   const client: Redis = redis;
@@ -107,10 +100,7 @@ function endWhenDisconnected<T extends RedisClient>(redis: T): T {
 const REFUSED_SETTINGS =
   /^(ERR DB index|ERR invalid DB index|NOAUTH|WRONGPASS|NOPERM|ERR invalid password|ERR AUTH)/;
 
-/**
- * Waits until `redis` is ready, or throws RedisUnavailableError, naming `target` without its
- * password, after `timeoutMs` (with `failFast`, at the first connection error).
- */
+/** Waits until `redis` is ready, or throws RedisUnavailableError after `timeoutMs` (`failFast`: at once). */
 export async function ensureReady(
   redis: RedisClient,
   target: RedisTarget,
@@ -173,10 +163,8 @@ export const WAIT_OUTAGE_MS = 120_000;
 export class QueueOutageError extends TransientError {
   override readonly name = 'QueueOutageError';
   constructor(
-    /** How long the store had not answered, from the first failed read. */
     readonly awayMs: number,
     cause: unknown,
-    /** The store, as messages name it (`Redis at ...`, `the queue's Postgres ...`). */
     store: string,
   ) {
     super(`${store} did not answer for ${Math.round(awayMs / 1000)} s (${outageReason(cause)})`, { cause });
@@ -193,20 +181,16 @@ export interface OutageOptions {
   readonly outageMs: number;
   /** The store as QueueOutageError's message names it (default `the queue's store`). */
   readonly store?: string;
-  /** Pause between attempts while the store is away (default 1 s). */
   readonly retryMs?: number;
   /** A read with no answer for this long counts as an outage too (default 15 s). */
   readonly answerMs?: number;
   /** Told at each failed attempt while the store is away, and once when it answers again. */
   readonly onOutage?: (state: OutageState) => void;
-  /** Stops retrying (resolving undefined) when aborted. */
   readonly signal?: AbortSignal;
 }
 
-/**
- * Runs `read` (reads only: a retry must be harmless), retrying it while the queue's store is away,
- * until it answers; QueueOutageError once away for `outageMs`; other errors at once; undefined on abort.
- */
+/** Runs `read` (reads only: a retry must be harmless) until the store answers; QueueOutageError once
+ * away for `outageMs`; other errors at once; undefined on abort. */
 export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
   let since: number | undefined;
   const answerMs = o.answerMs ?? 15_000;
@@ -260,7 +244,6 @@ function answered<T>(p: Promise<T>, ms: number): Promise<T | typeof NO_ANSWER> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
 export async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   await sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }

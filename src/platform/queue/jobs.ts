@@ -1,23 +1,17 @@
-// The jobs on our queues, without loading BullMQ: the queue, job and scheduler names, each job's
-// payload and how a worker reads it back (anything from the queue's store is checked), and the job
-// counts status, /metrics and /health show.
+// The jobs on our queues, without loading BullMQ: names, payloads (checked when read back from the
+// store), and the job counts status, /metrics and /health show.
 import type { IQueueBackend, Queue } from 'bullmq';
 import { ACCOUNT_NAME, DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { isIsoDate } from '../dates/calendar.js';
 import type { Period } from '../dates/periods.js';
 
-/** Queue of report pulls: one job per report definition x period. */
 export const REPORT_QUEUE = 'report-pulls';
-/** Queue of catalogue (campaigns, creatives) syncs. */
 export const ENTITY_QUEUE = 'entity-sync';
 /** Queue of scheduler ticks: triggers only, as a job scheduler cannot deduplicate the jobs it makes. */
 export const TICK_QUEUE = 'report-ticks';
 
-/** Job name of a report pull in REPORT_QUEUE. */
 export const PULL_JOB = 'pull';
-/** Job name of a scheduler tick in TICK_QUEUE. */
 export const TICK_JOB = 'tick';
-/** Job name of a catalogue sync in ENTITY_QUEUE. */
 export const SYNC_JOB = 'sync';
 
 /** Id of a definition's job scheduler (`...@account` for a catalogue sync of an account not `default`). */
@@ -34,7 +28,6 @@ export function isOurScheduler(id: string): boolean {
 
 /** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */
 export const WEBHOOK_QUEUE = 'webhooks';
-/** Job name of a freshness evaluation (report.late / report.fresh) in WEBHOOK_QUEUE. */
 export const FRESHNESS_JOB = 'freshness';
 /** Id of the job scheduler of freshness evaluations (outside the report/entities ids of `adops schedule`). */
 export const FRESHNESS_SCHEDULER = 'adops-webhooks-freshness';
@@ -44,9 +37,8 @@ export interface PullJobData {
   /** The ad server account (ADOPS_ACCOUNTS_FILE); absent means DEFAULT_ACCOUNT (see pullAccount). */
   readonly account?: string;
   readonly report: string;
-  /** YYYY-MM-DD, inclusive. */
+  /** YYYY-MM-DD, both inclusive. */
   readonly periodStart: string;
-  /** YYYY-MM-DD, inclusive. */
   readonly periodEnd: string;
   /** The table version an evolution planned it for: only keeps it apart from an old-shape pull (dedup). */
   readonly version?: number;
@@ -62,19 +54,17 @@ export interface SyncJobData {
   readonly account?: string;
 }
 
-/** The account a sync job is for, or undefined when its data is not a valid one. */
+/** The account a sync job is for; undefined when its data is not valid. */
 export function syncAccount(data: unknown): string | undefined {
   const account = (data as { account?: unknown } | null)?.account;
   if (account === undefined) return DEFAULT_ACCOUNT;
   return typeof account === 'string' && ACCOUNT_NAME.test(account) ? account : undefined;
 }
 
-/** Data of a scheduler tick: the report definition whose window is due. */
 export interface TickJobData {
   readonly report: string;
 }
 
-/** The pull payload of a report and period. */
 export function pullData(
   report: string,
   period: Period,
@@ -90,15 +80,12 @@ export function pullData(
   };
 }
 
-/** The period a pull names. */
 export function pullPeriod(data: PullJobData): Period {
   return { start: data.periodStart, end: data.periodEnd };
 }
 
-/**
- * The deduplication id of a pull: while one of the same account, report and period is unfinished, a
- * second is not enqueued (BullMQ drops the key when it finishes). The default account's ids name no account.
- */
+/** A pull's deduplication id: a second pull of the same account, report and period is not enqueued while
+ * one is unfinished. The default account's ids name no account. */
 export function pullDedupId(data: PullJobData): string {
   const account = pullAccount(data);
   const base =
@@ -127,11 +114,9 @@ export function asPullData(value: unknown): PullJobData | undefined {
   };
 }
 
-/** The job states status shows, as BullMQ's getJobCounts names them. */
 export const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 export type CountedState = (typeof COUNTED_STATES)[number];
 
-/** Anything with BullMQ's Queue.getJobCounts. */
 interface CountingQueue {
   getJobCounts(...states: CountedState[]): Promise<Record<string, number>>;
 }
@@ -155,11 +140,10 @@ export interface FailedPullRecord {
   readonly report: string;
   readonly periodStart: string;
   readonly periodEnd: string;
-  /** When it failed (ms since the epoch, the worker's clock). */
+  /** ms since the epoch, the worker's clock. */
   readonly failedAt: number;
 }
 
-/** Anything with BullMQ's Queue.getFailed. */
 interface FailedListing {
   getFailed(
     start: number,
@@ -191,41 +175,32 @@ export async function failedPulls(queue: FailedListing, max = 20_000): Promise<F
 }
 
 // The webhooks queue's payloads: every event a webhook receives (webhooks/events.ts queues them).
-
-/** Job name of one event's delivery in the webhooks queue. */
 export const DELIVER_JOB = 'deliver';
 
 /** A pull failed for good: a 4xx, a definition gone, or its attempts spent. */
 export interface PeriodFailedEvent {
   readonly type: 'period.failed';
-  /** The account, for an account other than `default` (ADOPS_ACCOUNTS_FILE). */
   readonly account?: string;
   readonly report: string;
   /** YYYY-MM-DD, both inclusive. */
   readonly period_start: string;
   readonly period_end: string;
   readonly reason: string;
-  /** Attempts of the pull job made, the last included. */
   readonly attempts: number;
-  /** The report_loads row of the last attempt, when it was recorded. */
   readonly load_id: number | null;
 }
 
-/** How a report stands against its freshness limit when it became late or fresh again. */
 interface FreshnessFields {
   readonly account?: string;
   readonly report: string;
-  /** Start of the newest loaded period (YYYY-MM-DD), null when none is loaded. */
+  /** Start of the newest loaded period and its age; null when none is loaded. */
   readonly last_loaded: string | null;
-  /** Age of the newest data in hours, null when none is loaded. */
   readonly age_hours: number | null;
-  /** How old its newest data may get (`freshness:` or its default), in hours. */
   readonly freshness_hours: number;
 }
 
 /** A report's newest data became older than its freshness limit (or it has none). */
 export type ReportLateEvent = FreshnessFields & { readonly type: 'report.late' };
-/** A late report is fresh again. */
 export type ReportFreshEvent = FreshnessFields & { readonly type: 'report.fresh' };
 
 /** A report's stable views now serve a new table version (report evolution). */
@@ -252,7 +227,6 @@ export interface ReportDisagreesEvent {
   readonly reason: string;
 }
 
-/** Every event a webhook receives. */
 export type WebhookEvent =
   PeriodFailedEvent | ReportLateEvent | ReportFreshEvent | EvolutionSwappedEvent | ReportDisagreesEvent;
 
@@ -260,7 +234,6 @@ export type WebhookEvent =
 export type WebhookDelivery = WebhookEvent & {
   /** Unique per event, the same on every retry (also `webhook-id`): receivers deduplicate on it. */
   readonly id: string;
-  /** ISO 8601, UTC. */
   readonly occurred_at: string;
 };
 

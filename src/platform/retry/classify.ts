@@ -2,7 +2,6 @@
 // and the one backoff that times every retry.
 import { AdopsError } from './errors.js';
 
-/** How a failure is treated. */
 export type Failure =
   | { readonly kind: 'rate-limited'; readonly retryAfterMs: number; readonly reason: string }
   /** Our own process cut the work short (shutdown): not the API's doing, nothing to record. */
@@ -50,7 +49,6 @@ const TRANSIENT_PG = /^(40001|40P01|53300|57P0[1-3]|08\d\d\d)$/;
 const PG_CONNECTION_LOST =
   /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 
-/** True for HTTP statuses in the retry allowlist. */
 export function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUS.has(status);
 }
@@ -61,7 +59,6 @@ export function isTransientNetwork(code: string | undefined, method = 'GET'): bo
   return method === 'POST' ? NOT_SENT.has(code) : TRANSIENT_NETWORK.has(code);
 }
 
-/** True for a Postgres error a new transaction can get past (see TRANSIENT_PG). */
 export function isTransientPg(code: string | undefined): boolean {
   return code !== undefined && TRANSIENT_PG.test(code);
 }
@@ -165,7 +162,6 @@ export const DEFAULT_RETRY_AFTER_CAP_MS = 15 * 60_000;
 /** Name of our backoff strategy in job options (BullMQ calls settings.backoffStrategy for it). */
 export const BACKOFF_TYPE = 'adops-jitter';
 
-/** The delay ceiling of the first retry, and the cap of any one delay. */
 export interface BackoffPolicy {
   readonly baseMs: number;
   readonly maxMs: number;
