@@ -138,7 +138,16 @@ export function connectionSettings(databaseUrl: string | undefined): {
     seen.host === 'localhost' &&
     pg.defaults.host === 'localhost' &&
     existsSync(`${socketDir}/.s.PGSQL.${seen.port}`);
-  return { ...url, ...(user === undefined ? {} : { user }), ...(socket ? { host: socketDir } : {}) };
+  const host = socket ? { host: socketDir } : {};
+  if (user === undefined) return { ...url, ...host };
+  // pg lets a connection string's fields override the config's, an empty user name included: the
+  // user goes into the URL itself when the URL names none.
+  if (databaseUrl !== undefined && URL.canParse(databaseUrl)) {
+    const named = new URL(databaseUrl);
+    named.username = encodeURIComponent(user);
+    return { connectionString: named.toString(), ...host };
+  }
+  return { ...url, user, ...host };
 }
 
 /** Runs `fn` on a client of `pool`. pg-pool does not listen for 'error' on a checked-out client, so a
