@@ -17,24 +17,19 @@ import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 import { warehouseOf } from '../platform/pg/handle.js';
 
-/** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */
+/** What a catalogue sync job hands the sync. */
 export interface SyncRun {
   /** The job's id: its retries and its recovery after a dead worker resume the same checkpoint. */
   readonly runId: string;
-  /** The account whose catalogue is synced. */
   readonly account: string;
   /** False on the job's last attempt: a failure then is final, and the checkpoint can go. */
   readonly resumable: boolean;
   readonly onProgress: (progress: SyncProgress) => void;
 }
 
-/** Runs one catalogue sync. */
 export type EntitySync = (run: SyncRun) => Promise<unknown>;
 
-/**
- * The default sync of a worker: runEntitySync over its own API client, whose every attempt takes a
- * slot of the shared limiter and whose 429s pause it. `close` ends the client.
- */
+/** The default sync of a worker: runEntitySync over each account's own API client and limiter. */
 export function defaultEntitySync(
   rt: WorkerRuntime,
   observer: WorkerObserver,
@@ -56,9 +51,8 @@ export function defaultEntitySync(
           maxPauseMs: rt.config.http.retryAfterCapMs,
           stop: rt.shutdown.signal,
         });
-    // One HTTP attempt per call with 429s thrown: the sync's requester retries each request itself (429s
-    // through the limiter's shared pause, faults with backoff). At the shutdown deadline its requests end,
-    // as a pull's do, and the sync goes back to wait.
+    // One HTTP attempt per call: the sync's requester retries each request itself. At the shutdown
+    // deadline its requests end, as a pull's do, and the sync goes back to wait.
     const api = createApiClientFromConfig(accountConfig(rt.config, account), rt.logger, {
       ...syncClientOptions(limiter),
       signal: rt.shutdown.signal,
@@ -104,11 +98,8 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): AnyWorker 
   });
 }
 
-/**
- * The processor of ENTITY_QUEUE. The sync rides out 429s and transient faults itself; what still
- * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
- * sends the job back without spending an attempt (its checkpoint keeps what it read).
- */
+/** The processor of ENTITY_QUEUE: what the sync could not ride out maps like a pull's failure (a 401 fails for
+ * good, a 429 sends the job back without spending an attempt; its checkpoint keeps what it read). */
 function syncProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
     readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;
