@@ -143,10 +143,9 @@ async function startOn(
   const catalogue =
     deps.entitySync !== undefined
       ? { sync: deps.entitySync, close: async () => undefined }
-      : deps.fetcher === undefined
-        ? defaultEntitySync(rt, observer)
+      : accounts !== undefined
+        ? defaultEntitySync(rt, observer, accounts.accounts)
         : undefined;
-
   if (catalogue !== undefined) opened.push(() => catalogue.close());
   const webhook = rt.config.webhook;
   const webhooks =
@@ -184,8 +183,9 @@ async function startOn(
   logger.info({ concurrency, prefix: config.queue.prefix, metricsPort: server?.port }, 'worker started');
   const closeAll = closer(rt, workers, [
     () => server?.close() ?? Promise.resolve(),
-    () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
+    // The catalogue's clients before the limiters they share with the pulls.
     () => catalogue?.close() ?? Promise.resolve(),
+    () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
     () => webhooks?.closeAgent() ?? Promise.resolve(),
   ]);
   return { metrics, metricsPort: server?.port, close: closeAll };
