@@ -184,12 +184,8 @@ function hostKey(name: string): string {
 
 /** A Host header's `host[:port]` as a URL would write it, or undefined when it is not one. */
 function normalHost(header: string): URL | undefined {
-  if (!HOST_HEADER.test(header)) return undefined;
-  try {
-    return new URL(`http://${header}`);
-  } catch {
-    return undefined;
-  }
+  const url = `http://${header}`;
+  return HOST_HEADER.test(header) && URL.canParse(url) ? new URL(url) : undefined;
 }
 
 /** Whether `hostname` (from a Host header) names this dashboard under `rules`. */
@@ -213,12 +209,8 @@ function header(req: GuardedRequest, name: string): string | undefined {
 
 /** The `host[:port]` of an Origin or Referer URL, or undefined when it has none (`null`, junk). */
 function hostOfUrl(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.host : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed.host : undefined;
 }
 
 /** Why `req` must be refused under `rules`, or undefined when it may go on to Bull Board. */

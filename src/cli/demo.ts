@@ -37,9 +37,7 @@ import { usageError } from './context.js';
 import { etaText, progressView } from './progress.js';
 import { gridTable } from './pull.js';
 
-/** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
-/** The demo's queue prefix unless `--queue-prefix` names another. */
 export const DEMO_PREFIX = 'adops-demo';
 /** The comment the demo puts on its schema: what tells it apart from a schema holding real data. */
 const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
