@@ -12,11 +12,9 @@ export interface Health {
 
 /** What the worker knows when asked for its health. */
 export interface HealthFacts {
-  /** Where the queues live (ADOPS_QUEUE). */
   readonly backend: 'redis' | 'postgres';
   /** The queue store's status, 'ready' when usable (on Redis, ioredis' connection status). */
   readonly store: string;
-  /** Whether every BullMQ worker of the process is running. */
   readonly running: boolean;
   /** Pull queue counts; undefined when the queue's store could not be read. */
   readonly waiting: number | undefined;
