@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
 import { renameAccount, type RenameResult } from '../schema/account-rename.js';
 import { SchemaRefusal } from '../schema/versions.js';
-import { CommandFailed, SUMMARIES, usageError, withWarehouse, type CliContext } from './context.js';
+import { rethrowAs, SUMMARIES, usageError, withWarehouse, type CliContext } from './context.js';
 
 /** `adops accounts rename FROM TO [--merge]`. */
 export function registerAccounts(program: Command, ctx: CliContext): void {
@@ -41,16 +41,9 @@ export function registerAccounts(program: Command, ctx: CliContext): void {
       if (from === to) throw usageError(`accounts rename ${from} ${to}: the same name; nothing to do`);
       const config = ctx.config();
       const result = await withWarehouse(ctx, 1, (wh) =>
-        renameAccount(wh, from, to, flags).catch((error: unknown) => {
-          if (error instanceof SchemaRefusal) throw new CommandFailed(error.message, { cause: error });
-          throw error;
-        }),
+        renameAccount(wh, from, to, flags).catch(rethrowAs([SchemaRefusal])),
       );
-      ctx.stdout.write(
-        describeRename(result, config.schema)
-          .map((l) => `${l}\n`)
-          .join(''),
-      );
+      ctx.stdout.write(`${describeRename(result, config.schema).join('\n')}\n`);
       if (config.accountsFile !== undefined && !config.accounts.some((a) => a.name === to))
         ctx.stderr.write(
           `adops: note: ${to} is not in ADOPS_ACCOUNTS_FILE (${config.accountsFile}): add it, or nothing pulls it\n`,

@@ -266,12 +266,6 @@ function dryRunRequest(
   };
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [
-    ...(previous ?? []),
-    ...value
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  ];
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').flatMap((s) => (s.trim() === '' ? [] : [s.trim()]))];
 }

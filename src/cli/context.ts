@@ -11,7 +11,7 @@ import { TerminalError } from '../platform/retry/errors.js';
 import type { Warehouse } from '../platform/pg/handle.js';
 
 /** What every command receives: the environment (read here only), streams, and config, jobs and logger, each
- * loaded on first use (a bad setting throws ConfigError, exit 2). */
+ * loaded on first use. */
 export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -21,8 +21,7 @@ export interface CliContext {
   logger(): Logger;
 }
 
-/** Thrown by a command that cannot go on: main() prints the message and exits 1 (the work failed), or 2
- * with `usage` (bad usage the option parser could not catch). */
+/** Thrown by a command that cannot go on: main() prints the message and exits 1, or 2 with `usage`. */
 export class CommandFailed extends TerminalError {
   override name = 'CommandFailed';
   readonly exitCode: 1 | 2;
@@ -32,7 +31,6 @@ export class CommandFailed extends TerminalError {
   }
 }
 
-/** A CommandFailed for bad usage: exit code 2. */
 export function usageError(message: string, cause?: unknown): CommandFailed {
   return new CommandFailed(message, { cause, usage: true });
 }
@@ -50,8 +48,7 @@ export function rethrowAs(
   };
 }
 
-/** The context of a command that runs, loading config, jobs and logging only now (`adops --help` never pays
- * for them); `onConfig` hears the config once loaded, with the secrets main()'s messages redact. */
+/** The context of a command that runs; `onConfig` hears the config once loaded, with the secrets to redact. */
 export async function createContext(
   env: CliContext['env'],
   stdout: CliContext['stdout'],
@@ -177,8 +174,7 @@ export const QUEUE_HELP =
   "ADOPS_QUEUE says where the queues live: on REDIS_URL (redis, the default) or in DATABASE_URL's database " +
   '(postgres, no Redis at all); ADOPS_QUEUE_PREFIX keeps deployments apart.';
 
-/** Error codes that mean no session with Postgres: the socket (ENOENT: a socket folder that does not exist),
- * the name, the server starting or stopping, the login, the database. */
+/** Error codes that mean no session with Postgres (ENOENT: a socket folder that does not exist). */
 const UNREACHABLE =
   /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOENT|EACCES|57P01|57P02|57P03|53300|28P01|28000|3D000)$/;
 
@@ -209,8 +205,7 @@ export function postgresFailure(error: unknown): unknown {
   return error;
 }
 
-/** Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards; an unreachable
- * or unmigrated Postgres becomes a CommandFailed (postgresFailure). */
+/** Runs `work` on the configured warehouse over a pool of `max` connections, ended afterwards (postgresFailure). */
 export async function withWarehouse<T>(
   ctx: CliContext,
   max: number,

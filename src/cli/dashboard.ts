@@ -1,11 +1,9 @@
-// `adops dashboard`: the Bull Board web page over our queues (Express), every request first checked
-// against the two attacks that borrow a browser able to reach a page with no login:
-// - DNS rebinding: a page re-resolves its own name to 127.0.0.1 and is then same-origin; only the
-//   Host header gives it away, so every request (reads too: job data) must name our address.
-// - Cross-site writes: a write must carry no sign of another origin (Sec-Fetch-Site, Origin,
-//   Referer) and a JSON body (no form sends one; another origin's script needs a preflight we never
-//   answer). A request with none of those headers is not from a browser page and passes, as Go's
-//   http.CrossOriginProtection does.
+// `adops dashboard`: Bull Board over our queues, every request checked against the two attacks that borrow a
+// browser: DNS rebinding (a page re-resolving its name to 127.0.0.1 is same-origin; only the Host header gives
+// it away, so every request must name our address), and cross-site writes (a write must show no other origin in
+// Sec-Fetch-Site, Origin or Referer, and send JSON: no form can, and another origin's script needs a preflight
+// we never answer). A request with none of those headers is not from a page and passes, as in Go's
+// http.CrossOriginProtection.
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
@@ -21,13 +19,11 @@ import { openQueueBackend } from '../platform/queue/backend.js';
 import { ENTITY_QUEUE, REPORT_QUEUE, TICK_QUEUE } from '../platform/queue/jobs.js';
 import { type CommandFailed, usageError } from './context.js';
 
-/** The queues the page shows, in its order. */
 const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
 
 export interface DashboardOptions {
   /** Which Redis (config.redis): one server, a Sentinel master or a Cluster. */
   readonly redis: RedisTarget;
-  /** BullMQ key prefix (config.queue.prefix). */
   readonly prefix: string;
   /** The queues on Postgres (config.queue's backend and schema, config.databaseUrl); default Redis. */
   readonly postgres?: { readonly schema: string; readonly databaseUrl: string | undefined };
@@ -38,24 +34,20 @@ export interface DashboardOptions {
   readonly readOnly: boolean;
   /** Host names besides its address and localhost (a DNS name, a proxy's): any other Host is refused. */
   readonly allowedHosts?: readonly string[];
-  /** Queue names to show; DASHBOARD_QUEUES by default. */
   readonly queues?: readonly string[];
   /** Where Redis trouble after start is reported; silent when absent. */
   readonly logger?: Logger;
 }
 
 export interface Dashboard {
-  /** The page, e.g. `http://127.0.0.1:3000/`. */
   readonly url: string;
   /** Stops the server, then the queues and the Redis connection. Safe to call twice. */
   close(): Promise<void>;
 }
 
-/** Starts Bull Board; rejects with RedisUnavailableError, or a CommandFailed of bad usage (--host, --port), each
- * saying what to do. */
+/** Starts Bull Board; rejects with RedisUnavailableError, or a usage CommandFailed for --host or --port. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  // Fail-fast: while Redis is away the page shows an error at once and recovers on reconnect,
-  // instead of requests queueing up behind a dead socket.
+  // Fail-fast: while Redis is away the page shows an error at once, not requests queued behind a dead socket.
   const pg = options.postgres;
   const backend = await openQueueBackend(
     {
@@ -78,8 +70,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const queues = (options.queues ?? DASHBOARD_QUEUES).map((name) => {
     // Shared connection: BullMQ leaves it open on queue.close(), we close it last.
     const queue = backend.queue(name, {});
-    // Each queue repeats its connection's errors, which the listener above already reports once;
-    // without a listener BullMQ's EventEmitter would throw them.
+    // Each queue repeats its connection's errors (reported above); unheard, BullMQ's EventEmitter would throw.
     queue.on('error', (error) => options.logger?.debug({ err: error, queue: name }, 'queue error'));
     return queue;
   });
@@ -91,8 +82,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/');
   createBullBoard({
-    // Bull Board's types name the Redis Queue, yet it reads through the Queue API both backends
-    // share (its server panel shows Postgres' figures there, docs/operations.md).
+    // Bull Board's types name the Redis Queue, yet it reads through the Queue API both backends share.
     queues: queues.map((q) => new BullMQAdapter(q as Queue, { readOnlyMode: options.readOnly })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'adops queues', hideDocsLink: true } },
@@ -163,11 +153,9 @@ function listenFailure(host: string, port: number, error: unknown): CommandFaile
   return usageError(`cannot listen on ${where} (${code}): ${hint}`, error);
 }
 
-/** The names a Host header may give for this dashboard. */
+/** The names a Host header may give for this dashboard: --host and each --allowed-host. */
 export interface HostRules {
-  /** The address it listens on (--host). */
   readonly bind: string;
-  /** Further names it is reached by: a DNS name, a proxy's name (--allowed-host). */
   readonly extra: readonly string[];
 }
 
@@ -177,7 +165,6 @@ export interface GuardedRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** Why a request is refused: the status to answer and one line saying why. */
 export interface Refusal {
   readonly status: 403 | 415;
   readonly message: string;
@@ -197,12 +184,8 @@ function hostKey(name: string): string {
 
 /** A Host header's `host[:port]` as a URL would write it, or undefined when it is not one. */
 function normalHost(header: string): URL | undefined {
-  if (!HOST_HEADER.test(header)) return undefined;
-  try {
-    return new URL(`http://${header}`);
-  } catch {
-    return undefined;
-  }
+  const url = `http://${header}`;
+  return HOST_HEADER.test(header) && URL.canParse(url) ? new URL(url) : undefined;
 }
 
 /** Whether `hostname` (from a Host header) names this dashboard under `rules`. */
@@ -226,12 +209,8 @@ function header(req: GuardedRequest, name: string): string | undefined {
 
 /** The `host[:port]` of an Origin or Referer URL, or undefined when it has none (`null`, junk). */
 function hostOfUrl(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.host : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  return parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed.host : undefined;
 }
 
 /** Why `req` must be refused under `rules`, or undefined when it may go on to Bull Board. */

@@ -37,9 +37,7 @@ import { usageError } from './context.js';
 import { etaText, progressView } from './progress.js';
 import { gridTable } from './pull.js';
 
-/** The demo's schema unless `--schema` names another. */
 export const DEMO_SCHEMA = 'adops_demo';
-/** The demo's queue prefix unless `--queue-prefix` names another. */
 export const DEMO_PREFIX = 'adops-demo';
 /** The comment the demo puts on its schema: what tells it apart from a schema holding real data. */
 const DEMO_SCHEMA_MARKER = 'adops demo data, written by `adops demo`; safe to drop';
@@ -70,8 +68,7 @@ export interface DemoOptions {
   readonly concurrency?: number;
 }
 
-/** The product's config with the demo's differences: its schema, queue prefix and store, and one account per
- * emulator (the demo's key, a rate no real server would allow). Refuses, as bad usage, production's queue
+/** The product's config with the demo's schema, queue and one account per emulator; refuses production's queue
  * prefix (the demo clears its queue) and a schema too long for its queue schema's name. */
 function demoConfig(base: Config, options: DemoOptions, urls: readonly string[]): Config {
   const schema = options.schema ?? DEMO_SCHEMA;
@@ -119,9 +116,7 @@ async function claimTarget(wh: Warehouse): Promise<void> {
   );
 }
 
-/** Migrates, syncs, backfills `days` days of every report with an in-process worker, prints the status and
- * the BI queries, and closes all it started; the tables stay, and a second run reloads the same periods in
- * place. */
+/** The demo (SUMMARIES.demo); it closes all it started, the tables stay, and a second run reloads in place. */
 export async function runDemo(options: DemoOptions) {
   const { logger, out } = options;
   const jobs = loadJobs(join(packageRoot(), 'jobs'));

@@ -57,15 +57,8 @@ function table(loads: readonly LoadListing[]): string {
   ]);
   const rows = [['id', 'report', 'account', 'period', 'status', 'rows', 'step', 'error'], ...cells];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map(
-      (r) =>
-        `${r
-          .map((c, i) => c.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
+  const line = (r: readonly string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  return rows.map((r) => `${line(r).trimEnd()}\n`).join('');
 }
 
 /** ` (report x, account y, failed only)` for the empty answer. */

@@ -11,16 +11,14 @@ import { redactSecrets } from '../platform/log/redact.js';
 import { terminalSafe } from '../status/format.js';
 import { CommandFailed, createContext, SUMMARIES, type CliContext, type CommandName } from './context.js';
 
-/** Runs the CLI and resolves to its exit code: 0 success, 1 the work failed, 2 bad usage or configuration.
- * `env` is the only place the process environment enters the program. */
+/** Runs the CLI and resolves to its exit code (0, 1 or 2); `env` is where the process environment enters. */
 export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
   stdout: CliContext['stdout'] = process.stdout,
   stderr: CliContext['stderr'] = process.stderr,
 ): Promise<number> {
-  // The reader of stdout going away (`adops status | head`) is its choice, not a failure worth a
-  // stack trace: end quietly.
+  // The reader of stdout going away (`adops status | head`) is its choice, not a failure: end quietly.
   if (stdout === process.stdout)
     stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
@@ -28,8 +26,7 @@ export async function main(
     });
   // The key from ADOPS_API_KEY_FILE joins once the command has loaded its config.
   const secrets = [env.ADOPS_API_KEY, env.ADOPS_WEBHOOK_SECRET].filter((s): s is string => s !== undefined);
-  // Messages can quote the API (an error body, a bad value): escape their control characters, line
-  // by line, so a hostile server cannot drive the user's terminal through them.
+  // Messages can quote the API: escape control characters so a hostile server cannot drive the terminal.
   const say = (text: string) =>
     stderr.write(`${redactSecrets(text, secrets).split('\n').map(terminalSafe).join('\n')}\n`);
   let config: Config | undefined;
@@ -78,11 +75,9 @@ function packageVersion(): string {
   return ok && typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
-/** Adds one command (its flags, help and action) to the program. */
 type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Every command, in `--help`'s order, each module loaded only when its command runs (or its --help is
- * asked), so a command pays for the packages it uses and `adops --help` for none of them. */
+/** Every command, in `--help`'s order, each module loaded only when its command runs or shows its help. */
 export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterCommand>>> = {
   migrate: async () => (await import('./warehouse.js')).registerMigrate,
   worker: async () => (await import('./worker.js')).registerWorker,
@@ -102,8 +97,7 @@ export const COMMANDS: Readonly<Record<CommandName, () => Promise<RegisterComman
   demo: async () => (await import('./emulator.js')).registerDemo,
 };
 
-/** The command `args` (after the script) run or ask help for: the first word not an option, or the one after
- * `help`; undefined for none and unknown words (commander reports those). */
+/** The command `args` run or ask help for; undefined for none and unknown words (commander reports those). */
 export function commandOf(args: readonly string[]): CommandName | undefined {
   const words = args.filter((a) => !a.startsWith('-'));
   const word = words[0] === 'help' ? words[1] : words[0];
@@ -114,8 +108,7 @@ function isCommand(word: string): word is CommandName {
   return Object.hasOwn(SUMMARIES, word);
 }
 
-/** Registers every command on `program`: the one `args` names in full (its module and context loaded now),
- * the others by name and summary, enough for the help and for commander to reject typos. */
+/** Registers the command `args` names in full, the others by name and summary (for help and typos). */
 export async function registerCommands(
   program: Command,
   args: readonly string[],

@@ -1,6 +1,5 @@
-// Whether anyone takes the pulls a command waits for: a wait with no worker running would show
-// `0/1 ETA ?` forever, so after a short while with no worker seen and no pull finished it says so,
-// and how to start one, and goes on waiting.
+// Whether anyone takes the pulls a command waits for: a wait with no worker would show `0/1 ETA ?` forever,
+// so after a while with no worker seen and no pull finished it says so, and how to start one.
 import { describeRedisTarget } from '../platform/config/connections.js';
 import type { Queues } from '../platform/queue/queues.js';
 import type { CliContext } from './context.js';
@@ -15,9 +14,8 @@ export type WorkerNote =
   | { readonly state: 'away'; readonly seconds: number; readonly line: string; readonly short: string }
   | { readonly state: 'back'; readonly line: string };
 
-/** Counts the pull queue's workers every second until stopped; `note` hears when none was seen for
- * NO_WORKER_GRACE_MS while no pull finished (`progressed()` says one did), and when one comes. A count
- * that fails (the store away: the wait says so itself) changes nothing. */
+/** Counts the pull queue's workers every second; `note` hears when none was seen for NO_WORKER_GRACE_MS while no
+ * pull finished, and when one comes. A failed count (the store away: the wait says so) changes nothing. */
 export function watchWorkers(ctx: CliContext, queues: Queues, note: (n: WorkerNote) => void) {
   const started = Date.now();
   let [lastSeen, lastProgress] = [started, started];

@@ -1,5 +1,4 @@
-// What the commands that enqueue show on stderr while they wait: progress (a bar on a terminal, a line every
-// few seconds elsewhere), and outages of the queue's store ridden out, with the command that finishes the job.
+// What the commands that enqueue show on stderr while they wait: progress, and outages of the queue's store.
 import cliProgress from 'cli-progress';
 import { Option } from 'commander';
 import { etaSeconds, progressLine, type SyncProgress } from '../catalogue/checkpoint.js';
@@ -28,8 +27,7 @@ interface View {
   stop(): void;
 }
 
-/** A View on `stream` in the house style, its bar drawn in `format`; `lastLine` starts the 5 s. `barAnywhere`
- * draws the bar off a terminal too, every 2 s (the demo's, whose output is read as a whole). */
+/** A View on `stream`, its bar drawn in `format`; `barAnywhere` draws it off a terminal too, every 2 s (the demo's). */
 export function progressView(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
   format: string,
@@ -66,13 +64,11 @@ export function progressView(
   };
 }
 
-/** An ETA for a bar, as `12s` or `?` (not `eta`: cli-progress fills that name with its own, INF before any
- * pull ends). */
+/** An ETA for a bar, as `12s` or `?` (not `eta`: cli-progress fills that name with its own, INF at first). */
 export function etaText(seconds: number | undefined): string {
   return seconds === undefined ? '?' : `${Math.ceil(seconds)}s`;
 }
 
-/** The progress of an enqueue on stderr (see View). */
 export function enqueueProgress(ctx: CliContext, total: number) {
   const started = Date.now();
   const view = progressView(
@@ -97,7 +93,6 @@ export function enqueueProgress(ctx: CliContext, total: number) {
   };
 }
 
-/** One line saying what was enqueued. */
 export function enqueuedLine(r: EnqueueCounts): string {
   return (
     `enqueued ${r.added} pulls` +
@@ -112,8 +107,7 @@ export const queueOutageOption = [
   intOption(1, 86_400, 'seconds'),
 ] as const;
 
-/** `--redis-outage-seconds`, the old name of `--queue-outage-seconds` (it bounds a Postgres queue's outage too):
- * still accepted, not listed in the help. */
+/** `--redis-outage-seconds`, the old name of `--queue-outage-seconds`: still accepted, not listed in the help. */
 export function redisOutageAlias(): Option {
   return new Option('--redis-outage-seconds <s>').argParser(intOption(1, 86_400, 'seconds')).hideHelp();
 }
@@ -130,8 +124,7 @@ export function outageSecondsOf(
   return flags.queueOutageSeconds ?? flags.redisOutageSeconds;
 }
 
-/** How a wait rides out the queue's store (Redis, or the queue's Postgres) going away (`--queue-outage-seconds`,
- * else ADOPS_REDIS_OUTAGE_SECONDS), said in the bar's line (`note`) or on stderr; `gaveUp` makes its
+/** How a wait rides out the queue's store going away, said in the bar (`note`) or on stderr; `gaveUp` makes its
  * QueueOutageError one line naming the store (no password) and the next step. */
 export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
   const { queue, redis } = ctx.config();
@@ -169,8 +162,7 @@ export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, no
   };
 }
 
-/** Waits for the pulls with progress on stderr, riding out an outage of the queue's store; throws CommandFailed
- * listing the failed periods and their reasons. */
+/** Waits for the pulls with progress on stderr; throws CommandFailed listing the failed periods and why. */
 export async function waitWithProgress(
   ctx: CliContext,
   queues: Queues,
@@ -257,8 +249,7 @@ export async function waitWithProgress(
   }
 }
 
-/** `adops heal`, with `--days` reaching back to the oldest of `result`'s periods when the default window
- * (ADOPS_HEAL_DAYS) does not, plus a day for time zones ahead of UTC. */
+/** `adops heal`, its `--days` reaching `result`'s oldest period (plus a day for time zones ahead of UTC). */
 function healCommand(ctx: CliContext, result: BackfillResult): string {
   const oldest = result.pulls.map((p) => p.data.periodStart).sort()[0];
   if (oldest === undefined) return 'adops heal';
@@ -266,8 +257,7 @@ function healCommand(ctx: CliContext, result: BackfillResult): string {
   return days > ctx.config().healDays ? `adops heal --days ${days}` : 'adops heal';
 }
 
-/** A sync's progress on `stream` (stderr; stdout keeps the command's one summary line): a bar of campaigns
- * listed, with requests and an ETA, on a terminal, else a line every 5 s. */
+/** A sync's progress on `stream`: a bar of campaigns listed on a terminal, else a line every 5 s. */
 export function syncProgressView(stream: CliContext['stderr']) {
   const view = progressView(
     stream,

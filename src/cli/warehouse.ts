@@ -219,10 +219,7 @@ export function registerReplay(program: Command, ctx: CliContext): void {
           { ...wh, logger: wh.logger?.child({ replayOf: loadId }) },
           reports,
           loadId,
-          {
-            strictReconcile: flags.strictReconcile,
-            secrets: secretsOf(config),
-          },
+          { strictReconcile: flags.strictReconcile, secrets: secretsOf(config) },
         );
         const reconciled = outcome.reconciled
           ? 'reconciled'

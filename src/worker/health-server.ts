@@ -12,11 +12,9 @@ export interface Health {
 
 /** What the worker knows when asked for its health. */
 export interface HealthFacts {
-  /** Where the queues live (ADOPS_QUEUE). */
   readonly backend: 'redis' | 'postgres';
   /** The queue store's status, 'ready' when usable (on Redis, ioredis' connection status). */
   readonly store: string;
-  /** Whether every BullMQ worker of the process is running. */
   readonly running: boolean;
   /** Pull queue counts; undefined when the queue's store could not be read. */
   readonly waiting: number | undefined;
@@ -26,11 +24,8 @@ export interface HealthFacts {
   readonly stuckAfterMs: number;
 }
 
-/**
- * Health from the facts: `queue` says whether the queue's store answered (`redis` is its status, on
- * Redis only). A worker can stay connected yet stop consuming (bullmq #4585): jobs waiting while
- * nothing ran for stuckAfterMs is unhealthy too.
- */
+/** Health from the facts. A worker can stay connected yet stop consuming (bullmq #4585): jobs waiting while
+ * nothing ran for stuckAfterMs is unhealthy too. */
 export function assessHealth(f: HealthFacts): Health {
   const readable = f.waiting !== undefined && f.active !== undefined;
   const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;
@@ -47,10 +42,7 @@ export function assessHealth(f: HealthFacts): Health {
   };
 }
 
-/**
- * Health while the worker starts, before its queue's store answered: 503, saying so, with the last
- * connection error when there was one (an orchestrator's probe gets an answer, not a refusal).
- */
+/** Health before the queue's store answered: 503 with the last connection error (a probe gets an answer). */
 export function startingHealth(backend: 'redis' | 'postgres', lastError: string | undefined): Health {
   return {
     ok: false,
@@ -118,10 +110,7 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/**
- * startMetricsServer for a worker, which must never die of it: a port it cannot bind (a second
- * worker on the host) logs one warning and resolves undefined; the worker goes on without them.
- */
+/** startMetricsServer for a worker, which must never die of it: a port it cannot bind logs one warning. */
 export async function tryStartMetricsServer(
   registry: Registry,
   health: () => Promise<Health>,

@@ -1,6 +1,5 @@
-// Prometheus metrics of one worker process, in a registry of its own (several workers in one process
-// must not collide); and the per-report freshness gauges, read from the warehouse, not from this
-// worker's pulls, so every worker reports the same values and alerts need no aggregation.
+// Prometheus metrics of one worker, in its own registry (workers in one process must not collide), and the
+// per-report gauges, read from the warehouse so every worker reports the same values (no aggregation).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobSet, ReportJob } from '../platform/config/jobs.js';
 import { startOfLocalDate } from '../platform/dates/calendar.js';
@@ -12,7 +11,6 @@ import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
 import type { WorkerObserver } from './pull-worker.js';
 
-/** The queue counts the depth gauge reports. */
 const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 
 export interface WorkerMetrics {
@@ -84,10 +82,7 @@ export function createWorkerMetrics(
   };
 }
 
-/**
- * Counts API requests by status and retries by the status that caused them, from the API client's
- * per-attempt callback, keyed by path (a pull's path is unique while it runs: deduplication).
- */
+/** Counts API requests by status and retries by the status that caused them, keyed by path (unique while a pull runs). */
 export function attemptRecorder(
   metrics: Pick<WorkerMetrics, 'apiRequests' | 'apiRetries'>,
 ): (a: { status: number | undefined; attempt: number; path: string }) => void {
@@ -125,8 +120,7 @@ export interface ReportFreshness {
   readonly lastPeriodEndMs: number | null;
   /** How old its newest data may get (`freshness:` or its default), in ms. */
   readonly freshnessMs: number;
-  /** When no period of the window is loaded: the start of its oldest missing period (midnight in the report's time
-   * zone), in ms, which its data age counts from, so a report that never loaded can be late; else null. */
+  /** With nothing loaded in the window: the start of its oldest missing period, its data age's origin; else null. */
   readonly neverLoadedSinceMs?: number | null;
   readonly missing: number;
   /** Missing periods past the freshness limit, or older than the newest loaded one (status' `overdue`). */
@@ -191,10 +185,8 @@ export async function readFreshness(
   });
 }
 
-/**
- * Registers the per-report gauges. `read` is asked at scrape time, at most once per `cacheMs`; when it
- * fails (Postgres down) the gauges keep the last values, and the data's age goes on growing.
- */
+/** Registers the per-report gauges; `read` is asked at most once per `cacheMs`, and when it fails the gauges
+ * keep the last values (the data's age goes on growing). */
 export function registerReportGauges(
   registry: Registry,
   read: () => Promise<readonly ReportFreshness[]>,

@@ -29,7 +29,6 @@ export interface WorkerRuntime {
   readonly config: Config;
   readonly logger: Logger;
   readonly pool: Pool;
-  /** The warehouse over `pool`, for config.schema. */
   readonly wh: Warehouse;
   /** Where the queues live; its Redis connection, on Redis. */
   readonly backend: QueueBackend;
@@ -39,9 +38,8 @@ export interface WorkerRuntime {
   openLimiter(key: string, perSecond: number, options: LimiterOptions): RequestLimiter;
   /** Aborted when a shutdown's deadline passes: running requests end and their pulls go back to the queue. */
   readonly shutdown: AbortController;
-  /** Marks a sign of life (a job started or ended, a queue drained) for the health check. */
+  /** Marks a sign of life (a job started or ended, a queue drained) for the health check's idleMs(). */
   touch(): void;
-  /** Milliseconds since the last sign of life. */
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
   readonly bull: Required<Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
@@ -116,10 +114,9 @@ export async function openRuntime(o: {
   };
 }
 
-/** Connection attempts to Redis logged while a worker waits: the first at once, then one line per 5 s. */
 const CONNECT_LOG_EVERY_MS = 5_000;
 
-/** Logs the failed connection attempts to the queue's Redis at `where` while a worker waits for it. */
+/** Logs failed connection attempts to the queue's Redis while a worker waits: the first at once, then one per 5 s. */
 function connectionLogger(logger: Logger, target: Config['redis']): (error: Error) => void {
   const where = describeRedisTarget(target);
   const started = Date.now();
@@ -139,12 +136,8 @@ function connectionLogger(logger: Logger, target: Config['redis']): (error: Erro
   };
 }
 
-/**
- * Logs each pause of API requests this process obeys, once: its own 429 or spent budget, or one
- * another worker of this deployment set (told through the queue's store, never taken from a
- * message). The same pause heard again (its own notice coming back, the table read a moment later)
- * ends within a second of the one logged and is not news.
- */
+/** Logs each pause of API requests this process obeys once, its own or another worker's; the same pause
+ * heard again (its own notice coming back, the table read later) ends within a second of the logged one. */
 export function pauseLogger(logger: Logger, account?: string): (ms: number) => void {
   let loggedUntil = 0;
   return (ms) => {
@@ -179,11 +172,8 @@ export function within(
   });
 }
 
-/**
- * Stops `workers`: graceful until `timeoutMs` (or until `onGiveUp`'s callback is called, a second
- * signal), then `abort()` (running requests end, their pulls go back to wait) with 5 s more, then a
- * forced close. Resolves whether the stop was graceful.
- */
+/** Stops `workers`: graceful until `timeoutMs` (or `onGiveUp`'s callback: a second signal), then `abort()`
+ * with 5 s more, then a forced close. Resolves whether the stop was graceful. */
 export async function stopWorkers(
   workers: readonly AnyWorker[],
   timeoutMs: number,
@@ -206,14 +196,9 @@ export async function stopWorkers(
 // holding its share of the slots is put back as delayed, freeing the slot instead of sleeping in it.
 // Local to the process; the 429 pause is also shared through the account's request limiter.
 
-/** Longest an account is held as down after repeated failures. */
-const MAX_DOWN_MS = 60_000;
-/** First hold after a failure: doubles with each failure in a row. */
-const FIRST_DOWN_MS = 1_000;
-/** Delay of a pull whose account already holds its share of the slots. */
-const BUSY_DELAY_MS = 250;
+// An account is held as down 1 s after a failure, doubling to 60 s; a pull of a busy account waits 250 ms.
+const [FIRST_DOWN_MS, MAX_DOWN_MS, BUSY_DELAY_MS] = [1_000, 60_000, 250];
 
-/** The guard of a worker's accounts (createAccountGuard). */
 export type AccountGuard = ReturnType<typeof createAccountGuard>;
 
 /** A guard for `accounts` accounts sharing `concurrency` slots: with more than one, an account takes
@@ -239,18 +224,15 @@ export function createAccountGuard(accounts: number, concurrency: number, now: (
       s.running++;
       return 0;
     },
-    /** The pull of `account` that entered has ended. */
     leave(account: string): void {
       const s = state(account);
       s.running = Math.max(0, s.running - 1);
     },
-    /** The account answered: its failure streak ends. */
     succeeded(account: string): void {
       state(account).failures = 0;
     },
-    /** The account failed a pull in a way its other pulls would too (no answer, 5xx, 401/403): holds its
-     * pulls, 1 s doubling to 60 s while the failures go on. Returns the new hold's ms, or 0 when it ends no
-     * later than the one in force (nothing new to tell). */
+    /** A failure its other pulls would share (no answer, 5xx, 401/403): holds them. Returns the new hold's
+     * ms, or 0 when it ends no later than the one in force (nothing new to tell). */
     failed(account: string): number {
       const s = state(account);
       s.failures++;

@@ -1,6 +1,5 @@
-// `adops worker` in-process, the composition root: the shared runtime, each account's own API
-// client and request limiter, then one BullMQ worker per job kind (pulls, scheduler ticks,
-// catalogue syncs, webhooks), then metrics and health. Stateless: run as many as the API allows.
+// `adops worker` in-process: the shared runtime, each account's API client and limiter, one BullMQ
+// worker per job kind, metrics and health. Stateless: run as many as the API allows.
 import type { Pool } from 'pg';
 import {
   type Config,
@@ -83,10 +82,8 @@ export interface WorkerDeps {
 
 export interface RunningWorker {
   readonly metrics: WorkerMetrics;
-  /** The metrics server's port, when it runs. */
   readonly metricsPort: number | undefined;
-  /** Drains for up to `timeoutMs` (default config.queue.shutdownTimeoutSeconds), then aborts the API
-   * requests, then abandons jobs to the stall check, and closes all; a second call with 0 cuts it short. */
+  /** Drains for up to `timeoutMs` (default config), aborts requests, closes all; a second call with 0 cuts it short. */
   close(timeoutMs?: number): Promise<void>;
 }
 
@@ -111,8 +108,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   try {
     return await startOn(rt, deps, opened, early);
   } catch (error) {
-    // A setting found missing, or a part that failed, after the connections opened: close them, or
-    // they would keep reconnecting, and the process alive, after the error is printed.
+    // Close what opened, or it would keep reconnecting, and the process alive, after the error is printed.
     for (const close of opened.reverse()) await within(close(), 5_000);
     await rt.close();
     throw error;
@@ -147,10 +143,9 @@ async function startOn(
   const catalogue =
     deps.entitySync !== undefined
       ? { sync: deps.entitySync, close: async () => undefined }
-      : deps.fetcher === undefined
-        ? defaultEntitySync(rt, observer)
+      : accounts !== undefined
+        ? defaultEntitySync(rt, observer, accounts.accounts)
         : undefined;
-
   if (catalogue !== undefined) opened.push(() => catalogue.close());
   const webhook = rt.config.webhook;
   const webhooks =
@@ -188,8 +183,9 @@ async function startOn(
   logger.info({ concurrency, prefix: config.queue.prefix, metricsPort: server?.port }, 'worker started');
   const closeAll = closer(rt, workers, [
     () => server?.close() ?? Promise.resolve(),
-    () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
+    // The catalogue's clients before the limiters they share with the pulls.
     () => catalogue?.close() ?? Promise.resolve(),
+    () => (accounts !== undefined ? accounts.close() : (deps.fetcher?.close?.() ?? Promise.resolve())),
     () => webhooks?.closeAgent() ?? Promise.resolve(),
   ]);
   return { metrics, metricsPort: server?.port, close: closeAll };
@@ -208,20 +204,17 @@ async function watch(rt: WorkerRuntime, workers: readonly AnyWorker[]): Promise<
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 }
 
-/** The metrics of a starting worker and its server, whose health and queue counts are set once they exist. */
+/** The metrics of a starting worker and its server; queues (counted by /metrics) and health are set once they exist. */
 interface EarlyServer {
   readonly metrics: WorkerMetrics;
   server: MetricsServer | undefined;
-  /** The queues counted by /metrics, once open. */
   queues: Queues | undefined;
-  /** What /health answers: "starting" until the workers consume. */
   health: () => Promise<Health>;
   /** A failed connection attempt to the queue's store while starting (/health shows it). */
   connecting(error: Error): void;
 }
 
-/** Serves /metrics and /health unless turned off, before anything connects; a busy port never stops
- * the worker (workers share one). Until the workers consume, /health answers 503 "starting". */
+/** Serves /metrics and /health (503 "starting" until the workers consume) before anything connects. */
 async function serveEarly(deps: WorkerDeps): Promise<EarlyServer> {
   const { config } = deps;
   let lastError: string | undefined;
@@ -325,8 +318,7 @@ function limiterOf(rt: WorkerRuntime, account: Account, guard: AccountGuard): Re
   });
 }
 
-/** Opens an API client and a limiter per configured account, and the guard that holds an account's
- * pulls while it is paused, down or busy. */
+/** An API client and limiter per account, and the guard that holds an account's pulls while paused, down or busy. */
 function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurrency: number) {
   const guard = createAccountGuard(rt.config.accounts.length, concurrency);
   const fetchers = new Map<string, ReportFetcher>();

@@ -3,9 +3,8 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { createApiClientFromConfig, type ApiClient } from '../api/client.js';
 import type { AttemptInfo } from '../api/http.js';
-import { type RequestGate, limiterKey } from '../limits/limiter.js';
+import type { RequestGate } from '../limits/limiter.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
-import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { accountConfig, secretsOf } from '../platform/config/env.js';
 import { syncAccount, type SyncJobData, ENTITY_QUEUE } from '../platform/queue/jobs.js';
 import type { SyncProgress } from '../catalogue/checkpoint.js';
@@ -13,65 +12,47 @@ import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../platform/retry/classify.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
-import type { WorkerObserver } from './pull-worker.js';
+import type { PullAccount, WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
 import { warehouseOf } from '../platform/pg/handle.js';
 
-/** What a catalogue sync job hands the sync: its run id (the job id) and a progress sink. */
+/** What a catalogue sync job hands the sync. */
 export interface SyncRun {
   /** The job's id: its retries and its recovery after a dead worker resume the same checkpoint. */
   readonly runId: string;
-  /** The account whose catalogue is synced. */
   readonly account: string;
   /** False on the job's last attempt: a failure then is final, and the checkpoint can go. */
   readonly resumable: boolean;
   readonly onProgress: (progress: SyncProgress) => void;
 }
 
-/** Runs one catalogue sync. */
 export type EntitySync = (run: SyncRun) => Promise<unknown>;
 
-/**
- * The default sync of a worker: runEntitySync over its own API client, whose every attempt takes a
- * slot of the shared limiter and whose 429s pause it. `close` ends the client.
- */
+/** The default sync of a worker: runEntitySync over each account's own API client, through the limiter its
+ * pulls use (`accounts`, by name); `close` ends the clients, not the limiters. */
 export function defaultEntitySync(
   rt: WorkerRuntime,
   observer: WorkerObserver,
+  accounts: ReadonlyMap<string, PullAccount>,
 ): { sync: EntitySync; close(): Promise<void> } {
-  // Each account's own client and gate: the default account's is the runtime's limiter.
-  const clients = new Map<string, { api: ApiClient; gate: RequestGate; close(): Promise<void> }>();
+  const clients = new Map<string, { api: ApiClient; gate: RequestGate }>();
   const clientOf = (name: string) => {
     let c = clients.get(name);
     if (c !== undefined) return c;
     const account = rt.config.accounts.find((a) => a.name === name);
-    if (account === undefined)
+    const limiter = accounts.get(name)?.limiter;
+    if (account === undefined || limiter === undefined)
       throw new UnrecoverableError(
         `entity sync for account "${name}", which is not in this worker's accounts (ADOPS_ACCOUNTS_FILE)`,
       );
-    const own = name === DEFAULT_ACCOUNT && account.rateLimitPerSecond === rt.config.queue.rateLimitPerSecond;
-    const limiter = own
-      ? rt.limiter
-      : rt.openLimiter(limiterKey(rt.config.queue.prefix, name), account.rateLimitPerSecond, {
-          maxPauseMs: rt.config.http.retryAfterCapMs,
-          stop: rt.shutdown.signal,
-        });
-    // One HTTP attempt per call with 429s thrown: the sync's requester retries each request itself (429s
-    // through the limiter's shared pause, faults with backoff). At the shutdown deadline its requests end,
-    // as a pull's do, and the sync goes back to wait.
+    // One HTTP attempt per call: the sync's requester retries each request itself. At the shutdown
+    // deadline its requests end, as a pull's do, and the sync goes back to wait.
     const api = createApiClientFromConfig(accountConfig(rt.config, account), rt.logger, {
       ...syncClientOptions(limiter),
       signal: rt.shutdown.signal,
       onAttempt: ({ status, attempt, path }: AttemptInfo) => observer.attempt({ status, attempt, path }),
     });
-    c = {
-      api,
-      gate: limiter,
-      close: async () => {
-        await api.close();
-        if (!own) await limiter.close();
-      },
-    };
+    c = { api, gate: limiter };
     clients.set(name, c);
     return c;
   };
@@ -89,7 +70,7 @@ export function defaultEntitySync(
       });
     },
     close: async () => {
-      for (const c of clients.values()) await c.close();
+      for (const c of clients.values()) await c.api.close();
     },
   };
 }
@@ -104,11 +85,8 @@ export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): AnyWorker 
   });
 }
 
-/**
- * The processor of ENTITY_QUEUE. The sync rides out 429s and transient faults itself; what still
- * fails maps like a pull's failure: a 401 fails for good, a 429 that outlasted the sync's own waits
- * sends the job back without spending an attempt (its checkpoint keeps what it read).
- */
+/** The processor of ENTITY_QUEUE: what the sync could not ride out maps like a pull's failure (a 401 fails for
+ * good, a 429 sends the job back without spending an attempt; its checkpoint keeps what it read). */
 function syncProcessor(
   rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'touch'> & {
     readonly config?: Pick<WorkerRuntime['config'], 'accounts'>;

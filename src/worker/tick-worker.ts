@@ -13,11 +13,8 @@ import { maintainPartitions } from '../schema/partitions.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerRuntime } from './runtime.js';
 
-/**
- * Starts the BullMQ worker of TICK_QUEUE. A tick makes its report's partitions ahead and applies its
- * retention, plans the window and gaps, enqueues the pulls, then prunes the archive; a partition or
- * housekeeping failure is logged, never fails the tick (a load makes its own month's partition).
- */
+/** Starts the worker of TICK_QUEUE: partitions and retention, then the pulls, then pruning; a partition or
+ * housekeeping failure is logged, never fails the tick (a load makes its own month's partition). */
 export function startTickWorker(
   rt: WorkerRuntime,
   o: { reports: ReportLookup; gapCap: number },

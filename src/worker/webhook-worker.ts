@@ -1,7 +1,5 @@
-// The worker of WEBHOOK_QUEUE (only with ADOPS_WEBHOOK_URL): delivers each event, retried with backoff
-// while the receiver is unreachable or answers 5xx or 429; and every few minutes evaluates report
-// freshness, telling only the transitions from the state kept in the warehouse (swapped atomically,
-// so of several workers only the first to see one tells it).
+// The worker of WEBHOOK_QUEUE: delivers each event, retried while the receiver fails; and evaluates report
+// freshness, telling transitions from the state kept in the warehouse (swapped atomically: one teller).
 import { UnrecoverableError, type Job } from 'bullmq';
 import { Agent } from 'undici';
 import type { WebhookConfig } from '../platform/config/env.js';
@@ -28,12 +26,10 @@ import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
 import { swapFreshnessState } from '../webhooks/events.js';
 
-/** How often report freshness is evaluated for report.late / report.fresh by default: 5 minutes. */
 export const FRESHNESS_EVERY_MS = 5 * 60_000;
 
 export interface WebhookWorkerOptions {
   readonly webhook: WebhookConfig;
-  /** The definitions as they are at each evaluation. */
   readonly definitions: () => JobSet;
   readonly backoff: BackoffPolicy;
   readonly freshnessEveryMs: number;
@@ -41,7 +37,6 @@ export interface WebhookWorkerOptions {
   readonly timeoutMs?: number;
 }
 
-/** The running webhook worker; `close` also ends its HTTP connections. */
 export interface WebhookWorker {
   readonly worker: AnyWorker;
   closeAgent(): Promise<void>;
@@ -130,7 +125,6 @@ function isDelivery(d: unknown): d is WebhookDelivery {
   return typeof d.id === 'string' && typeof d.type === 'string';
 }
 
-/** The freshness state of a report as the warehouse keeps it. */
 export type FreshnessState = 'late' | 'fresh';
 
 export interface FreshnessWatch {
