@@ -22,7 +22,6 @@ export const DAY: readonly Dimension[] = ['day'];
 type FormJudgement = { readonly outcome: FormOutcome; readonly detail: string };
 type Judged = Readonly<Record<ReportForm, FormJudgement>>;
 
-/** How one form fared, from its two answers. Pure: parses the bodies, no I/O. */
 function judgeForm(f: FormObservation | undefined, period: Period): FormJudgement {
   const judged = (outcome: FormOutcome, detail: string): FormJudgement => ({ outcome, detail });
   if (f === undefined) return judged('skipped', 'not probed');
@@ -61,7 +60,6 @@ function judgeForm(f: FormObservation | undefined, period: Period): FormJudgemen
   return judged('ok', `${pair.rows.length} rows nested day > campaign_id, sums match the [day] report`);
 }
 
-/** Every form's judgement; a form not probed is 'skipped'. */
 export function judgeForms(forms: Observations['forms'], period: Period): Judged {
   return Object.fromEntries(REPORT_FORMS.map((f) => [f, judgeForm(forms[f], period)])) as Judged;
 }
@@ -89,7 +87,6 @@ const FORM_STATUS: Record<FormOutcome, RowStatus> = {
   skipped: 'skip',
 };
 
-/** One row per form, each form's judgement, the chosen form, and the problem when none works. */
 export function formsVerdict(o: Observations, reportsForbidden: boolean) {
   const judged = judgeForms(o.forms, o.formPeriod);
   if (
@@ -158,7 +155,7 @@ function compareSums(pair: ParsedReport, day: ParsedReport): string | undefined 
   return undefined;
 }
 
-/** A parse error in one clause: the path and what was wrong, without the advice that follows. */
+/** A parse error without the advice that follows. */
 function shortReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('; ')[0]!.split(': expected')[0]!;

@@ -1,6 +1,5 @@
-// `adops doctor`'s probes, each step run only when the ones before leave something to learn, over one small
-// undici Pool that waits out 429s and retries transient failures (a flaky server is no wrong setting) and
-// notes the Date and rate-limit headers; and the TLS handshake on its own, for the certificate.
+// `adops doctor`'s probes, each run only when the ones before leave something to learn, over a Pool that
+// waits out 429s and retries transient failures (a flaky server is no wrong setting); and the TLS handshake.
 import { connect, type PeerCertificate } from 'node:tls';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -30,7 +29,6 @@ import {
 } from './types.js';
 import { chooseAuth } from './verdict.js';
 
-/** The server probed, the settings configured today, and the key. */
 type DoctorTarget = Pick<Observations, 'baseUrl' | 'configured'> & {
   apiKey: string;
   connectTimeoutMs: number;
@@ -43,8 +41,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
   const prober = new Prober(t);
   const period = formPeriod(now);
   try {
-    // Probe "auth": GET /campaigns?limit=1 with the key in each header form. The first answer also
-    // tells whether the server is reachable at all.
+    // Probe "auth" with each header form; the first answer also tells whether the server is reachable.
     const auth = {} as Record<AuthForm, Answer>;
     for (const form of AUTH_FORMS)
       auth[form] = await prober.send({ path: '/campaigns?limit=1', headers: authHeaders(form, t.apiKey) });
@@ -54,8 +51,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
     let gzip: Observations['gzip'];
     if (chosen !== undefined) {
       const headers = authHeaders(chosen, t.apiKey);
-      // Probe "scopes": one request per endpoint group with the accepted header form, campaigns being
-      // the auth probe's answer; 403 means the key lacks that scope (or the method, or this machine's IP).
+      // Probe "scopes": one request per endpoint group (campaigns is the auth probe's answer).
       const id = firstCampaignId(auth[chosen]);
       scopes = {
         campaigns: auth[chosen],
@@ -65,8 +61,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
             : await prober.send({ path: `/campaigns/${id}/creatives?limit=1`, headers }),
         reports: await prober.send(reportProbe(t.configured.reportParams, DAY, yesterday(now), headers)),
       };
-      // Probe "report params": [day, campaign_id] in each parameter form, one after the other, and
-      // for each form that answered 2xx the [day] report of the same period, to check the sums against.
+      // Probe "report params": PAIR in each form and, where that answered 2xx, DAY to check the sums against.
       if (!hasStatus(scopes.reports, 403))
         for (const form of REPORT_FORMS) {
           const pair = await prober.send(reportProbe(form, PAIR, period, headers));
@@ -75,8 +70,7 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
             : undefined;
           forms[form] = { pair, day };
         }
-      // Probe "gzip": a report in the form that works (a body worth compressing), else the
-      // catalogue's first page, asked for gzip-compressed; the body is kept as received.
+      // Probe "gzip": a report in the working form (a body worth compressing), else the catalogue's first page.
       const choice = chooseForm(judgeForms(forms, period), t.configured.reportParams);
       const request =
         choice === undefined
@@ -102,13 +96,10 @@ export async function runProbes(t: DoctorTarget): Promise<Observations> {
   }
 }
 
-// The probe requests, built without I/O.
-/** The header carrying the key in one form. */
 export function authHeaders(form: AuthForm, key: string): Record<string, string> {
   return form === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
 }
 
-/** GET /reports for these dimensions and period, its parameters sent in `form`. */
 export function reportProbe(
   form: ReportForm,
   dimensions: readonly Dimension[],
@@ -146,19 +137,15 @@ export function firstCampaignId(a: Answer): number | undefined {
   }
 }
 
-/** A probe's retries: short, since a doctor should answer in seconds. */
+// Short retries, since a doctor should answer in seconds, but enough that a flaky server still gets probed.
 const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
-/** Tries per request against 5xx, resets and dropped bodies: a flaky server still gets probed. */
 const ATTEMPTS = 8;
-/** 429s waited out per request: enough for a storm of them. */
 const THROTTLE_RETRIES = 8;
 /** A longer Retry-After is not waited for: the 429 becomes the answer. */
 const MAX_RETRY_AFTER_MS = 10_000;
-
-/** How long the server may take to the headers, and between body chunks, of each probe. */
 const PROBE_TIMEOUT_MS = 15_000;
 
-/** One GET: the path relative to the base URL (query included), headers, and an optional JSON body. */
+/** One GET: the path relative to the base URL (query included). */
 interface ProbeRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -174,13 +161,10 @@ const FINAL_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
 ]);
 
-/** Sends the probes to one API and remembers what every answer said about clock and limits. */
 class Prober {
   private readonly pool: Pool;
   private readonly basePath: string;
-  /** Redacted from every message kept. */
   private readonly secrets: readonly string[];
-  // What every answer said about limits and clock: the Observations of the same names.
   readonly rateLimitHeaders: Record<string, string> = {};
   throttled = 0;
   clock: Observations['clock'];
@@ -197,7 +181,7 @@ class Prober {
     });
   }
 
-  /** The answer to one GET, after waiting out 429s and retrying transient failures. Never throws. */
+  /** Never throws. */
   async send(req: ProbeRequest): Promise<Answer> {
     let failures = 0;
     let throttles = 0;
@@ -272,14 +256,13 @@ class Prober {
   }
 }
 
-/** True for a header that tells about rate limits: X-RateLimit-*, RateLimit-*, Retry-After. */
 export function isRateLimitHeader(name: string): boolean {
   return /^(x-)?ratelimit(-|$)/i.test(name) || /^retry-after$/i.test(name);
 }
 
-/** The TLS handshake of an https base URL on its own, for the certificate's names and expiry (the pool does
- * not show them). Undefined when not even TCP connected: that is reachability's finding. */
-export function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
+/** The TLS handshake alone, for the certificate (the pool does not show it). Undefined when not even TCP
+ * connected: that is reachability's finding. */
+function probeTls(baseUrl: string, timeoutMs: number): Promise<TlsObservation | undefined> {
   const url = new URL(baseUrl);
   const port = url.port === '' ? 443 : Number(url.port);
   return new Promise((resolve) => {

@@ -28,7 +28,6 @@ function settingLines(settings: Settings, target: AccountTarget | undefined): st
 /** Width of the detail column: long findings wrap instead of widening the table past a terminal. */
 const DETAIL_WIDTH = 66;
 
-/** The table, then the settings to set (settingLines), or why a pull cannot work. */
 export function renderText(
   o: Observations,
   v: Verdict,
@@ -52,7 +51,6 @@ export function renderText(
   return redactSecrets(`${lines.join('\n')}\n`, secrets);
 }
 
-/** The verdict as one JSON object; with `target`, also the account and its accountSettings. */
 export function renderJson(
   o: Observations,
   v: Verdict,

@@ -1,5 +1,4 @@
-// What `adops doctor` observes of a server, and what it concludes: the probes (probes.ts) fill the
-// observations over HTTP, the verdict (verdict.ts, forms.ts) turns them into rows and settings without I/O.
+// What `adops doctor` observes (probes.ts, over HTTP) and concludes (verdict.ts, forms.ts, without I/O).
 import { DIMENSIONS_ENCODINGS, type DimensionsEncoding } from '../api/client.js';
 import type { Period } from '../flatten/types.js';
 
@@ -36,7 +35,6 @@ export type TlsObservation =
   | { readonly ok: true; readonly subject: string; readonly issuer: string; readonly validTo: string }
   | { readonly ok: false; readonly code: string; readonly detail: string };
 
-/** The two requests that test one report parameter form. */
 export interface FormObservation {
   /** GET /reports with dimensions [day, campaign_id] over the probe period. */
   readonly pair: Answer;
@@ -72,13 +70,11 @@ export interface Observations {
   readonly clock: { readonly serverDate: string; readonly localMs: number } | undefined;
   /** Rate-limit headers (X-RateLimit-*, RateLimit-*, Retry-After) as last seen, names lower-case. */
   readonly rateLimitHeaders: Readonly<Record<string, string>>;
-  /** 429 answers waited out during the probes. */
   readonly throttled: number;
 }
 
 /** How one table row came out; `no` marks an option this server does not take (not a failure). */
 export type RowStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'info' | 'no';
-
 export interface Row {
   readonly check: string;
   readonly status: RowStatus;
@@ -90,7 +86,6 @@ export const row =
   (check: string) =>
   (status: RowStatus, detail: string): Row => ({ check, status, detail });
 
-/** How one report parameter form fared. */
 export type FormOutcome =
   | 'ok'
   /** Answered 2xx, but the report is not the nested two-dimension report asked for. */
@@ -99,16 +94,13 @@ export type FormOutcome =
   | 'empty'
   /** A correct two-dimension report whose cross-check with [day] could not be made. */
   | 'unverified'
-  /** An error status, or no answer. */
   | 'error'
   | 'skipped';
 
-/** True for an HTTP answer with a 2xx status. */
 export function isSuccess(a: Answer | undefined): a is HttpAnswer {
   return a?.kind === 'http' && a.status >= 200 && a.status < 300;
 }
 
-/** True for an HTTP answer with exactly this status. */
 export function hasStatus(a: Answer | undefined, status: number): a is HttpAnswer {
   return a?.kind === 'http' && a.status === status;
 }

@@ -1,5 +1,4 @@
-// The verdict of `adops doctor` from the observations alone (no I/O): its rows (report params are
-// forms.ts's), the settings, and whether a pull can work.
+// The verdict of `adops doctor` from the observations alone (no I/O); the report params rows are forms.ts's.
 import { gunzipSync } from 'node:zlib';
 import { formsVerdict } from './forms.js';
 import {
@@ -21,8 +20,7 @@ interface Finding {
   readonly problem?: string;
 }
 
-/** Decides from the observations alone (no I/O): a pull can work when the server answered, a header form was
- * accepted, reports are allowed and a request form returned a correct report. `nowMs`: our clock. */
+/** Decides whether a pull can work, and the rows and settings. `nowMs`: our clock. */
 export function decide(o: Observations, nowMs: number) {
   const reach = reachVerdict(o, nowMs);
   const auth = authVerdict(o);
@@ -57,7 +55,6 @@ export function decide(o: Observations, nowMs: number) {
         : undefined,
     /** One sentence per reason a pull cannot work, each saying what to do. */
     problems: problems as readonly string[],
-    /** Machine-readable facts for --json. */
     facts: {
       auth: { bearer: answerCode(o.auth.bearer), 'x-api-key': answerCode(o.auth['x-api-key']) },
       forms: forms.judged,
@@ -69,15 +66,11 @@ export function decide(o: Observations, nowMs: number) {
   };
 }
 
-/** The whole conclusion: rows for the table, the settings, and why a pull cannot work. */
 export type Verdict = ReturnType<typeof decide>;
-/** The env lines to set, once a pull can work. */
 export type Settings = NonNullable<Verdict['settings']>;
 
-// Row "reachability": did the server answer at all, and over what (plain http, or TLS with a
-// certificate this machine trusts).
+// Row "reachability": did the server answer, and over plain http or TLS with a trusted certificate.
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
-/** Warn this many days before the certificate expires. */
 const EXPIRY_WARN_DAYS = 14;
 
 function reachVerdict(o: Observations, nowMs: number): Finding {
@@ -130,7 +123,6 @@ export function chooseAuth(
   auth: Readonly<Record<AuthForm, Answer>>,
   configured: AuthForm,
 ): AuthForm | undefined {
-  // A 2xx, or a 403: a known key missing rights.
   const accepted = (a: Answer) => isSuccess(a) || hasStatus(a, 403);
   return accepted(auth[configured]) ? configured : AUTH_FORMS.find((f) => accepted(auth[f]));
 }
@@ -158,8 +150,7 @@ function authVerdict(o: Observations): Finding & { chosen: AuthForm | undefined 
   };
 }
 
-// Row "scopes": which endpoints answer 403 to this key. Reports are what a pull needs; the
-// catalogue (campaigns, creatives) is what `adops sync` needs.
+// Row "scopes": which endpoints answer 403. A pull needs reports; `adops sync` the campaigns and creatives.
 function scopesVerdict(o: Observations): Finding & { reportsForbidden: boolean } {
   const s = o.scopes;
   const scopesRow = row('scopes');
@@ -192,9 +183,7 @@ function scopesVerdict(o: Observations): Finding & { reportsForbidden: boolean }
   };
 }
 
-// Row "gzip": whether the server compresses when asked; a body labelled gzip must really decompress, or every
-// pull would fail.
-/** The gzip row and whether to set ADOPS_HTTP_COMPRESSION=gzip (undefined when unknown). */
+// Row "gzip": a body labelled gzip must really decompress, or every pull would fail. `served` undefined: unknown.
 function gzipVerdict(a: Answer | undefined): { row: Row; served: boolean | undefined } {
   const gzipRow = row('gzip');
   if (a === undefined) return { row: gzipRow('skip', 'not probed'), served: undefined };
@@ -223,12 +212,10 @@ function gzipVerdict(a: Answer | undefined): { row: Row; served: boolean | undef
   };
 }
 
-// Row "clock": the server's Date header against our clock. Periods ("yesterday") are computed from
-// our clock and the late-data window from the server's, so a large skew shifts what is complete.
-/** Skew above this many seconds is worth a warning; the Date header itself has 1 s resolution. */
+// Row "clock": periods ("yesterday") come from our clock and the late-data window from the server's, so a
+// large skew shifts what is complete. The Date header has 1 s resolution; skew is server minus ours.
 const CLOCK_WARN_SECONDS = 60;
 
-/** The clock row and the skew in whole seconds (server minus ours; positive: the server is ahead). */
 function clockVerdict(clock: Observations['clock']): { row: Row; skewSeconds: number | undefined } {
   const clockRow = row('clock');
   if (clock === undefined) return { row: clockRow('info', 'no Date header seen'), skewSeconds: undefined };

@@ -1,11 +1,9 @@
-// Where a report's plans begin and end: never before its start date (the later of the report's and
-// its account's `start_date`), never at a period that has not ended in the report's time zone. Pure:
-// the clock comes in as `now`. Backfill, heal, the scheduler tick, status and the pull itself ask here.
+// Where a report's plans begin and end: never before the later of the report's and its account's
+// `start_date`, never at a period not ended in the report's time zone. Pure: the clock comes in as `now`.
 import type { ReportJob } from '../platform/config/jobs.js';
 import { addDays, localDate } from '../platform/dates/calendar.js';
 import type { Period } from '../platform/dates/periods.js';
 
-/** The time zone a report's periods are days of: its schedule's, else UTC. */
 export function reportTimezone(report: Pick<ReportJob, 'schedule'>): string {
   return report.schedule?.timezone ?? 'UTC';
 }
@@ -15,7 +13,6 @@ export function hasEnded(period: Pick<Period, 'end'>, timezone: string, now: Dat
   return period.end < localDate(now, timezone);
 }
 
-/** The first day on which `period` has ended: the day after its last. */
 export function endedFrom(period: Pick<Period, 'end'>): string {
   return addDays(period.end, 1);
 }
@@ -46,8 +43,8 @@ export function* endedOnly<P extends { readonly report: string; readonly period:
   for (const p of pulls) if (p.period.end < (todays.get(p.report) ?? localDate(now, 'UTC'))) yield p;
 }
 
-/** What carries a `start_date`: a report definition, an account. */
-export interface StartDated {
+/** A report definition or an account. */
+interface StartDated {
   readonly startDate?: string | undefined;
 }
 
@@ -64,7 +61,7 @@ export function beforeStart(period: Pick<Period, 'end'>, start: string | undefin
   return start !== undefined && period.end < start;
 }
 
-/** The periods of `periods` ending on or after `start` (the one holding it stays whole); all without one. */
+/** The periods ending on or after `start` (the one holding it stays whole). */
 export function fromStart<P extends Pick<Period, 'end'>>(
   periods: readonly P[],
   start: string | undefined,

@@ -1,5 +1,4 @@
-// Freshness: how old a report's newest data may get before it counts as late. Pure: the clock
-// comes in as `now`.
+// Freshness: how old a report's newest data may get before it counts as late. Pure: the clock is `now`.
 import { CronExpressionParser } from 'cron-parser';
 import type { ReportJob } from '../platform/config/jobs.js';
 import { addDays, startOfLocalDate } from '../platform/dates/calendar.js';
@@ -19,7 +18,6 @@ export function freshnessLimitMs(report: FreshnessOf): number {
   return PERIOD_DAYS[report.period] * DAY_MS + scheduleIntervalMs(report.schedule);
 }
 
-/** The longest length of a period of each unit, in days. */
 const PERIOD_DAYS: Readonly<Record<PeriodUnit, number>> = { day: 1, week: 7, month: 31 };
 
 /** The longest gap between two consecutive runs of `schedule` (over its next runs), capped at 31 days.
@@ -39,19 +37,17 @@ export function scheduleIntervalMs(schedule: ReportJob['schedule']): number {
   return Math.min(longest || DAY_MS, 31 * DAY_MS);
 }
 
-/** The instant a period's data is complete: the start of the day after its last day, in `timezone`. */
 export function periodEndInstant(period: Pick<Period, 'end'>, timezone: string): Date {
   return startOfLocalDate(addDays(period.end, 1), timezone);
 }
 
-/** A report against its freshness limit: the age of its newest loaded data (null: none), and late. */
-export interface Freshness {
+/** `ageMs`: of the newest loaded data (null: none). */
+interface Freshness {
   readonly limitMs: number;
   readonly ageMs: number | null;
   readonly late: boolean;
 }
 
-/** The freshness of `report` whose newest loaded period is `newest` (undefined: none), at `now`. */
 export function freshnessOf(
   report: FreshnessOf,
   newest: Pick<Period, 'end'> | undefined,
@@ -63,8 +59,7 @@ export function freshnessOf(
   return { limitMs, ageMs, late: ageMs > limitMs };
 }
 
-/** True when a period's data ended longer ago than the freshness limit (`limitMs`, the report's own by
- * default): it should be loaded by now. */
+/** True when a period's data ended longer ago than `limitMs`: it should be loaded by now. */
 export function isDue(
   report: FreshnessOf,
   period: Pick<Period, 'end'>,

@@ -1,6 +1,5 @@
-// What a report's pulls are, planned without Redis or Postgres so every plan can be printed
-// (--dry-run) and tested: the unit of a plan, the windows a tick and heal watch, the gaps in what
-// the warehouse holds, and the plans of a backfill, a heal and a scheduler tick.
+// The plans of a backfill, a heal and a scheduler tick, made without Redis or Postgres so every plan can be
+// printed (--dry-run) and tested.
 import {
   type Period,
   periodContaining,
@@ -15,7 +14,6 @@ import { TerminalError } from '../platform/retry/errors.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import { retained } from './retention.js';
 
-/** One pull a plan asks for. */
 export interface PlannedPull {
   /** The ad server account; DEFAULT_ACCOUNT when absent. */
   readonly account?: string;
@@ -32,8 +30,7 @@ export function pullLabel(pull: PlannedPull): string {
   return `${who}${pull.report} ${start === end ? start : `${start}..${end}`}`;
 }
 
-/** The accounts a plan is made for: names, the reports each runs (undefined: all), and where each
- * starts (its `start_date`: see plan/bounds.ts). */
+/** `reports` undefined: all; `startDate`: see plan/bounds.ts. */
 export type PlanAccount = {
   readonly name: string;
   readonly reports: readonly string[] | undefined;
@@ -52,8 +49,7 @@ export function planForAccounts<R extends { readonly name: string }>(
   return [...interleaveAccounts(accounts, reports, plan)];
 }
 
-/** The pulls of every account taken in turn (a,b,c,a,b,c...), so a queue serves every account from
- * the start; lazy, so a generator plan is read only as far as pulls are taken. */
+/** Every account's pulls in turn (a,b,c,a,b,c...), so a queue serves every account from the start; lazy. */
 export function* interleaveAccounts<R extends { readonly name: string }>(
   accounts: readonly PlanAccount[],
   reports: readonly R[],
@@ -95,7 +91,7 @@ export function healWindow(now: Date, timezone: string, unit: PeriodUnit, days: 
   return periodsBetween(addDays(today, -Math.max(1, days)), addDays(today, -1), unit);
 }
 
-/** What the warehouse knows of one period of one report: its last pull attempt, its rows. */
+/** What the warehouse knows of one period of one report. */
 export interface PeriodState {
   readonly start: string;
   readonly end: string;
@@ -127,7 +123,6 @@ export function zeroRowOutliers(states: readonly PeriodState[]): PeriodState[] {
   });
 }
 
-/** The order a backfill's pulls are queued, and so taken by the workers. */
 export type BackfillOrder = 'newest-first' | 'oldest-first';
 
 /** backfillPulls, held whole. */
@@ -140,10 +135,8 @@ export function planBackfill(
   return [...backfillPulls(reports, from, to, order)];
 }
 
-/**
- * A backfill's pulls, lazily (any length costs the same memory): `newest-first` by period end, so
- * dashboards get recent days first, or `oldest-first` report by report. Throws for an empty range.
- */
+/** A backfill's pulls, lazily (any length costs the same memory): `newest-first` by period end, so
+ * dashboards get recent days first, or `oldest-first` report by report. Throws for an empty range. */
 export function backfillPulls(
   reports: readonly ReportJob[],
   from: string,
@@ -155,7 +148,6 @@ export function backfillPulls(
   return order === 'oldest-first' ? oldestFirst(reports, from, to) : newestFirst(reports, from, to);
 }
 
-/** Report by report, each period of from..to oldest first (periodsBetween, lazily). */
 function* oldestFirst(reports: readonly ReportJob[], from: string, to: string): Generator<PlannedPull> {
   for (const r of reports)
     for (let p = periodContaining(from, r.period); p.start <= to; p = nextPeriod(p, r.period))
@@ -187,7 +179,6 @@ export function healWindowOf(report: ReportJob, now: Date, days: number): Period
   return retained(report, healWindow(now, report.schedule?.timezone ?? 'UTC', report.period, days), now);
 }
 
-/** The pulls that heal `window` given the warehouse's `states`: no load on record, or a failed last one. */
 export function planHeal(
   report: ReportJob,
   window: readonly Period[],
@@ -214,7 +205,7 @@ export function scheduledTime(job: TickJob): Date {
 }
 
 /** The periods a tick pulls again (`window`), and those whose gaps it repairs (`watched`). */
-export interface TickWindows {
+interface TickWindows {
   readonly window: Period[];
   readonly watched: Period[];
 }
@@ -230,10 +221,8 @@ export function tickWindows(report: ReportJob, at: Date, now: Date, healDays: nu
   };
 }
 
-/**
- * The periods a tick enqueues: its whole window (pulled again for late data), then the watched
- * gaps outside it, newest first, at most `gapCap`, so a long outage heals over several nights.
- */
+/** A tick's whole window (pulled again for late data), then the watched gaps outside it, newest first, at
+ * most `gapCap`, so a long outage heals over several nights. */
 export function planTick(
   windows: TickWindows,
   states: readonly PeriodState[],

@@ -1,10 +1,9 @@
-// Which history a report keeps: pure month arithmetic over its `retention_months`, shared by the
-// partition drop (src/schema/partitions.ts), heal, the scheduler tick and `adops status`.
+// Which history a report keeps: month arithmetic over `retention_months`, shared by src/schema/partitions.ts,
+// heal, the scheduler tick and `adops status`.
 import type { ReportJob } from '../platform/config/jobs.js';
 import { localDate } from '../platform/dates/calendar.js';
 import type { Period } from '../platform/dates/periods.js';
 
-/** The first day of the month of `date` (YYYY-MM-DD). */
 export function monthStart(date: string): string {
   return `${date.slice(0, 7)}-01`;
 }
@@ -17,10 +16,8 @@ export function addMonths(date: string, months: number): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-01`;
 }
 
-/**
- * The first day of the oldest month `report` keeps as of `now` (UTC; undefined: all): a month goes
- * once all of it is older than `retention_months` (12 on 2026-11-23: 2025-10 goes, 2025-11 stays).
- */
+/** The first day of the oldest month kept as of `now` (UTC; undefined: all): a month goes once all of it is
+ * older than `retention_months` (12 on 2026-11-23: 2025-10 goes, 2025-11 stays). */
 export function retentionBoundary(report: Pick<ReportJob, 'retentionMonths'>, now: Date): string | undefined {
   if (report.retentionMonths === undefined) return undefined;
   return addMonths(localDate(now, 'UTC'), -report.retentionMonths);
@@ -31,7 +28,6 @@ export function droppedByRetention(period: Pick<Period, 'start'>, boundary: stri
   return boundary !== undefined && period.start < boundary;
 }
 
-/** The periods of `periods` that retention keeps (all of them when the report keeps everything). */
 export function retained<P extends Pick<Period, 'start'>>(
   report: Pick<ReportJob, 'retentionMonths'>,
   periods: readonly P[],
