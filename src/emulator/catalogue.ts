@@ -1,5 +1,4 @@
-// The resources the emulator serves, shaped exactly as the spec's reads return them, and the seeded starting
-// catalogue that every report cell refers to.
+// The resources as the spec's reads shape them, and the seeded catalogue every report cell refers to.
 import { createRng, mixSeed, type Rng } from './prng.js';
 
 export const AD_FORMATS = ['display', 'native', 'vast', 'redirect'] as const;
@@ -18,8 +17,7 @@ export interface Delivery {
   end: number;
 }
 
-/** A campaign's event_counts as reads show them, from its impressions. */
-export function eventCounts(impressions: number) {
+function eventCounts(impressions: number) {
   return {
     ad_requests: impressions * 2,
     clicks: Math.floor(impressions / 200),
@@ -45,7 +43,6 @@ export interface Pacing {
 /** The spec's quirk: an unset object field reads as an empty JSON array. */
 type OrEmpty<T> = T | [];
 
-/** Who and when (UNIX seconds by the emulator clock) an entity was made or last changed. */
 export interface WriteStamp {
   readonly at: number;
   readonly accountId: number;
@@ -91,7 +88,6 @@ export function newCampaign(
 }
 export type Campaign = ReturnType<typeof newCampaign>;
 
-/** A creative as POST .../creatives makes it; its shape is every creative's. */
 export function newCreative(
   id: number,
   campaignId: number,
@@ -130,19 +126,16 @@ const UI_ACCOUNT_ID = 100000001;
 /** Default account id of API keys: differs from UI_ACCOUNT_ID so a write visibly changes account_id_modified. */
 export const API_ACCOUNT_ID = 100000002;
 
-/** The ad_size dimension of a creative: 'WxH', or '0x0' without a size. */
 export function adSizeOf(creative: Creative): string {
   const { width, height } = creative.data;
   return typeof width === 'number' && typeof height === 'number' ? `${width}x${height}` : '0x0';
 }
 
-/** The landing_url dimension of a creative. */
 export function landingUrlOf(creative: Creative): string {
   const page = creative.data.landing_page;
   return typeof page === 'string' ? page : '';
 }
 
-/** The seeded starting catalogue: what every report cell refers to. */
 export interface Catalogue {
   readonly campaigns: readonly Campaign[];
   readonly creatives: readonly Creative[];
@@ -151,7 +144,6 @@ export interface Catalogue {
 
 export interface CatalogueSize {
   campaigns?: number;
-  /** Exact creatives per campaign; by default 3 to 8 each. */
   creativesPerCampaign?: number;
   zones?: number;
 }
@@ -281,7 +273,6 @@ function seedCreative(rng: Rng, id: number, campaign: Campaign, index: number): 
   };
 }
 
-/** Creative data by ad type: image-style fields as documented; the spec leaves the others open. */
 function seedData(rng: Rng, adType: string, filehash: string): Record<string, unknown> {
   const landing_page = rng.pick(LANDING_PAGES);
   if (adType === 'json') return { title: 'Native "headline"', description: 'Body, text', landing_page };
@@ -321,9 +312,7 @@ const LANDING_PAGES: readonly string[] = [
   'https://app.example.io/install?ref=display&v=2',
 ];
 const NAME_WORDS = ['Spring', 'Summer "Sale"', 'Brand, EU', "Kids' Toys", 'Retargeting', 'Ünïcode'];
-/** The target_window values of the spec's image-style data. */
 export const TARGET_WINDOWS: readonly string[] = ['_blank', '_top', '_self', '_parent'];
-/** Publisher domains; each zone belongs to one. */
 const DOMAINS = (
   'news.example.com sports.example.com weather.example.org recipes.example.net games.example.io ' +
   'travel.example.co.uk tech.example.de finance.example.fr auto.example.it music.example.es ' +

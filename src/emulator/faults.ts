@@ -1,20 +1,16 @@
-// How the emulator misbehaves on purpose: the seeded fault plan, the answers that replace a handler's (500,
-// HTML 502, 429, malformed 200), the X-RateLimit-* budget and the echoed API key.
+// Misbehaving on purpose: the seeded fault plan, replacement answers, X-RateLimit-* headers, echoed key.
 import { EmulatorReply, type Reply } from './api/http.js';
 import { createRng, mixSeed, type Rng } from './prng.js';
 import type { EchoForm, EchoPlace, FaultKind, FaultOptions } from './options.js';
 import { FAULT_BANDS, FAULT_OPTIONS_SCHEMA, isRecord } from './options.js';
 
-/** What the fault plan decided for one request. */
 interface FaultDecision {
   readonly kind: 'none' | (typeof FAULT_BANDS)[number][1];
   readonly latencyMs: number;
-  /** For a 'fail': whether it is one of the htmlShare that the htmlErrors quirk sends as an HTML 502 page. */
   readonly html?: boolean;
 }
 
-/** Seeded fault injection: every request under the fault paths draws exactly two numbers (during a storm
- * too), so the same seed and request sequence give the same faults. */
+/** Seeded faults: each request under the fault paths draws exactly two numbers (storms too): runs repeat. */
 export class FaultPlan {
   private options: FaultOptions = {};
   private rng: Rng = createRng(1);
@@ -24,7 +20,6 @@ export class FaultPlan {
     this.set(options);
   }
 
-  /** Replaces the faults (validated) and restarts the seeded sequence. */
   set(options: FaultOptions): void {
     this.options = FAULT_OPTIONS_SCHEMA.parse(options);
     this.rng = createRng(mixSeed(options.seed ?? 1, 0xfa17));
@@ -66,7 +61,6 @@ export class FaultPlan {
   }
 }
 
-/** A body no JSON parser accepts: what a broken proxy in front of an API might send. */
 const MALFORMED_BODY = '{"items": {"2024-01-01": {"ad_requests": 12,, <html>502 Bad Gateway</html>';
 
 /** The page a reverse proxy (nginx here) sends when the API behind it fails: HTML, not JSON. */
@@ -74,7 +68,6 @@ export const BAD_GATEWAY_PAGE =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n' +
   '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
-/** The answer of a fault that replaces the handler entirely (500 or HTML 502, 429, malformed 200). */
 export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds: number): Reply {
   if (html) return { status: 502, headers: { 'content-type': 'text/html' }, body: BAD_GATEWAY_PAGE };
   if (kind === 'fail')
@@ -85,7 +78,6 @@ export function injectedReply(kind: FaultKind, html: boolean, retryAfterSeconds:
   return new EmulatorReply(429, 'rate_limited', message, undefined, headers).toReply();
 }
 
-/** The requests per window that the rateLimitHeaders quirk advertises. */
 export const ADVERTISED_LIMIT = 600;
 const WINDOW_SECONDS = 60;
 
@@ -114,14 +106,12 @@ export class RateWindow {
   }
 }
 
-// The echoKey quirk: a careless server that repeats the caller's API key back, so tests can prove
-// that the key, once echoed, is redacted before anything stores it.
+// The echoKey quirk: a careless server repeats the key, so tests prove it is redacted before it is stored.
 
 export const ECHO_HEADER = 'x-request-key';
 
 export const ECHO_FIELD = 'request_key';
 
-/** The reply with the key echoed, written in `form`, in each of `places` that fits it; undefined when none. */
 export function echoKey(
   reply: Reply,
   key: string,
@@ -173,12 +163,10 @@ const ENCODE: Record<Exclude<EchoForm, 'mixed'>, (c: string) => string> = {
 };
 const MIXED = ['json', 'percent', 'percent-lower', 'unicode', 'unicode-lower'] as const;
 
-/** `key` written in `form` (docs/emulator.md), as it goes between the quotes of a JSON string. */
 export function keyIn(key: string, form: EchoForm): string {
   return [...key].map((c, i) => ENCODE[form === 'mixed' ? MIXED[i % 5]! : form](c)).join('');
 }
 
-/** A body that starts as a JSON object, with `"request_key": "<written>"` as its first member. */
 function withField(body: Reply['body'], key: string): Reply['body'] | undefined {
   if (body === undefined) return undefined;
   if (typeof body === 'string' || Buffer.isBuffer(body)) return prefixed(body.toString(), key);
@@ -199,10 +187,8 @@ function prefixed(text: string, written: string): string | undefined {
   return `{${member}${rest.trimStart().startsWith('}') ? '' : ','}${rest}`;
 }
 
-/** Stands for the key while the error body is built, replaced by the key as written. */
 const KEY_MARK = '@@ECHOED_KEY@@';
 
-/** A JSON error object with the key in its message and in a field; undefined when not an object. */
 function errorWithKey(body: string, written: string): string | undefined {
   let doc: unknown;
   try {

@@ -1,5 +1,4 @@
-// How a start's options are chosen: the named profiles, the `adops emulator` flags laid over them, and the
-// lists, latencies and keys files those flags name.
+// How a start's options are chosen: the profiles, `adops emulator` flags over them, files they name.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EchoPlace, EmulatorKey, EmulatorQuirks, FaultOptions, ProfileName, Quirks } from './options.js';
@@ -17,7 +16,6 @@ import {
   PROFILE_NAMES,
 } from './options.js';
 
-/** Each fault flag of `adops emulator` and the fault option it sets. */
 const FAULT_FLAGS = {
   failRate: 'failRate',
   rateLimitRate: 'rateLimitRate',
@@ -47,7 +45,6 @@ const QUIRK_FLAGS = {
   echoKeyAs: 'echoKeyAs',
 } as const satisfies Record<string, keyof EmulatorQuirks>;
 
-/** The fault and quirk flags of `adops emulator`, as parsed (undefined: not given). */
 export type FaultAndQuirkFlags = {
   readonly [F in keyof typeof FAULT_FLAGS]?: FaultOptions[(typeof FAULT_FLAGS)[F]];
 } & { readonly [F in keyof typeof QUIRK_FLAGS]?: EmulatorQuirks[(typeof QUIRK_FLAGS)[F]] } & {
@@ -84,7 +81,6 @@ export function optionsOfFlags(flags: FaultAndQuirkFlags) {
   return { faults, quirks, resolved: resolveProfile(flags.profile, quirks, faults).quirks };
 }
 
-/** The quirks that differ from the faithful defaults, for a start line ('none' when faithful). */
 export function describeQuirks(q: Quirks): string {
   const faithful = new Map<string, unknown>(Object.entries(FAITHFUL_QUIRKS));
   const on = Object.entries(q).filter(
@@ -102,7 +98,6 @@ const PHP_QUIRKS: EmulatorQuirks = {
   sortKeys: true,
 };
 
-/** The profiles, by name; docs/emulator.md describes each. */
 export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; faults: FaultOptions }>> = {
   faithful: { quirks: {}, faults: {} },
   php: { quirks: PHP_QUIRKS, faults: {} },
@@ -121,7 +116,6 @@ export const PROFILES: Readonly<Record<ProfileName, { quirks: EmulatorQuirks; fa
   strict: { quirks: { strict: true, unknownFields: 'reject' }, faults: {} },
 };
 
-/** The quirks and faults a start gets: the profile's, each overridden by a given field; validated. */
 export function resolveProfile(
   profile: ProfileName = 'faithful',
   quirks: EmulatorQuirks = {},
@@ -135,7 +129,6 @@ export function resolveProfile(
   return { quirks: resolveQuirks(overlay(preset.quirks, quirks)), faults: merged };
 }
 
-/** The boolean quirks by their `--quirks` names (kebab-case). */
 const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>([
   ['string-values', 'stringValues'],
   ['empty-as-array', 'emptyAsArray'],
@@ -146,7 +139,6 @@ const BOOLEAN_QUIRKS = new Map<string, keyof EmulatorQuirks>([
   ['strict', 'strict'],
 ]);
 
-/** Parses a `--quirks` list such as 'string-values,no-sort-keys' (`no-` takes one away from a profile). */
 export function parseQuirkList(text: string): EmulatorQuirks {
   const out: Record<string, boolean> = {};
   for (const item of splitList(text)) {
@@ -162,7 +154,6 @@ export function parseQuirkList(text: string): EmulatorQuirks {
   return out;
 }
 
-/** Parses an `--echo-key` list such as 'body,header' (or 'all'). */
 export function parseEchoPlaces(text: string): EchoPlace[] {
   const places: EchoPlace[] = [];
   for (const item of splitList(text)) {
@@ -174,7 +165,6 @@ export function parseEchoPlaces(text: string): EchoPlace[] {
   return places;
 }
 
-/** Parses a `--latency-ms` flag: 'A' or 'A-B' milliseconds. */
 export function parseLatency(text: string): number | [number, number] {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
   if (m === null) throw new Error(`latency "${text}" must be milliseconds: A or A-B, e.g. 50 or 20-200`);
@@ -185,7 +175,6 @@ export function parseLatency(text: string): number | [number, number] {
   return [a, b];
 }
 
-/** Parses a keys file: a JSON array of keys, or `{"keys": [...]}`. Throws with the file's path and problem. */
 export function parseKeysFile(text: string, path: string): EmulatorKey[] {
   const expected =
     'expected [{"key": "...", "scopes": ["campaigns", "creatives", "reports"], "methods": ["GET"], "ips": ["127.0.0.1"]}]';

@@ -1,5 +1,4 @@
-// The API emulator (docs/emulator.md), a spec-faithful stand-in for the management API: its start, its
-// control endpoints, and its public surface.
+// The API emulator (docs/emulator.md): its start, its control endpoints, and its public surface.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, validateHeaderName, validateHeaderValue } from 'node:http';
 import { once } from 'node:events';
@@ -53,7 +52,6 @@ export async function startEmulator(options: EmulatorOptions = {}) {
   };
   const control = {
     setFaults: (f: FaultOptions) => state.faults.set(f),
-    /** Replaces the current quirks (validated; a field left out takes its faithful default). */
     setQuirks: (q: EmulatorQuirks) => {
       quirks = resolveQuirks(q);
     },
@@ -115,8 +113,7 @@ const OVERRIDE_SCHEMA = z.object({
   times: z.number().int().min(1).optional(),
 });
 
-/** Refuses, when the override is queued, a header Node would refuse when the answer is sent (a CR, LF or NUL
- * in a value, a name that is not an HTTP token): otherwise the matching request gets a 500 instead. */
+/** Refuses at queue time a header Node would refuse at send time (else the matching request gets a 500). */
 function headerProblems(headers: Record<string, string>, ctx: z.RefinementCtx): void {
   const fails = (check: () => void) => {
     try {
@@ -136,7 +133,6 @@ function headerProblems(headers: Record<string, string>, ctx: z.RefinementCtx): 
   }
 }
 
-/** The body checked against `schema`, or a 400 naming the first field at fault. */
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;

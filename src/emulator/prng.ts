@@ -1,7 +1,5 @@
-// Seeded pseudo-random numbers. Everything the emulator invents (catalogue, traffic cells, fault sequences)
-// comes from here, so one seed reproduces the same bytes on every machine and Node version.
+// Seeded pseudo-random numbers for all the emulator invents: one seed, the same bytes on any machine.
 
-/** A source of uniform numbers: next() in [0, 1), int(min, max) both inclusive, pick(), chance(p). */
 export type Rng = ReturnType<typeof createRng>;
 
 /** Mixes any number of 32-bit integers into one well-spread 32-bit seed (murmur3 finaliser per step). */

@@ -1,5 +1,4 @@
-// One /v2 request: its key checked, its route found, the fault plan and the quirks applied, the answer sent,
-// and the request counted.
+// One /v2 request: key checked, route found, fault plan and quirks applied, answer sent, request counted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Handler, Reply } from './api/http.js';
@@ -25,7 +24,6 @@ import type {
 } from './options.js';
 import { API_ACCOUNT_ID } from './catalogue.js';
 
-/** What serving a /v2 request needs: the live state of one emulator. */
 export interface ApiState {
   readonly handlers: Record<string, Handler>;
   readonly keys: KeyRing;
@@ -38,7 +36,6 @@ export interface ApiState {
   readonly onRequest: EmulatorOptions['onRequest'];
 }
 
-/** Runs a handler, turning an EmulatorReply into its JSON reply. */
 export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
   try {
     return await fn();
@@ -48,7 +45,6 @@ export async function answer(fn: () => Promise<Reply> | Reply): Promise<Reply> {
   }
 }
 
-/** Serves one /v2 request normally: auth, route, scope, handler. */
 async function serveNormally(
   state: ApiState,
   req: IncomingMessage,
@@ -63,8 +59,7 @@ async function serveNormally(
   return handler({ ids, query: url.searchParams, body, accountId, now: state.clock(), quirks });
 }
 
-/** Answers one /v2 request: a canned override, else the fault plan's decision, else the normal answer; every
- * answer but an override carries the quirks' headers and encoding. */
+/** An override sent as is, else a fault's or the handler's answer with the quirks' headers and encoding. */
 export async function serveApi(
   state: ApiState,
   req: IncomingMessage,
@@ -112,8 +107,7 @@ export async function serveApi(
     if (reply.body === undefined || reply.status === 204)
       kind = kind === 'truncate' || kind === 'drop_mid_body' ? 'drop' : 'none';
   }
-  // Latency is the response time a client sees, counted from arrival: work done meanwhile is
-  // hidden in it, as on a real server, instead of queueing after it on this one thread.
+  // Latency counts from arrival, as a client sees it: work done meanwhile hides in it, not queued after.
   const wait = started + decision.latencyMs - Date.now();
   if (wait > 0) await delay(wait);
   // Counted before the answer goes out, so a client that sees it finds it in the stats.
@@ -134,7 +128,6 @@ export async function serveApi(
   });
 }
 
-/** The documented full-access key, accepted unless disabled. */
 export const DEMO_KEY = 'demo-key';
 
 /** The key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`, or only the one `form` names. */
@@ -160,7 +153,6 @@ const HOW_TO_SEND: Readonly<Record<AuthForm, string>> = {
   'x-api-key': 'send "x-api-key: <key>"',
 };
 
-/** Strips the IPv4-mapped IPv6 prefix so '::ffff:127.0.0.1' matches '127.0.0.1'. */
 export function normaliseIp(ip: string | undefined): string {
   return (ip ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
@@ -174,7 +166,6 @@ export class KeyRing {
     for (const k of keys) this.keys.set(k.key, k);
   }
 
-  /** 401 when the key is missing (in the accepted header forms) or unknown; the key otherwise. */
   authenticate(key: string | undefined, form: AuthForm = 'any'): EmulatorKey {
     if (key === undefined)
       throw new EmulatorReply(401, 'unauthorized', `API key missing: ${HOW_TO_SEND[form]}.`);
@@ -184,7 +175,6 @@ export class KeyRing {
     return found;
   }
 
-  /** 403 when the key lacks the scope, the method or the client IP. */
   authorize(key: EmulatorKey, scope: Scope, method: string, ip: string): number {
     if (key.scopes !== undefined && !key.scopes.includes(scope))
       throw new EmulatorReply(403, 'forbidden', `This API key lacks the scope "${scope}".`);
@@ -207,7 +197,6 @@ export function endpointKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${normalised === '' ? '/' : normalised}`;
 }
 
-/** Request and fault counters (see EmulatorStats). */
 export class StatsCounter {
   private requests: Record<string, number> = {};
   private faults: Record<string, number> = {};

@@ -1,5 +1,4 @@
-// The campaign and creative endpoints over a store of the seeded catalogue that writes change, with entity
-// reads encoded as the quirks ask.
+// The campaign and creative endpoints over a writable copy of the seeded catalogue, reads shaped by quirks.
 import type { Campaign, Catalogue, Creative, WriteStamp } from '../catalogue.js';
 import { newCampaign, newCreative, uniqueIds } from '../catalogue.js';
 import { isRecord, type Quirks } from '../options.js';
@@ -16,7 +15,6 @@ import {
 /** The largest accepted `limit` under the strict quirk (the spec leaves it open; docs/emulator.md). */
 const MAX_LIMIT = 1000;
 
-/** One page of `items` by the query's limit (default 100; at most MAX_LIMIT only under strict) and offset. */
 function page<T>(items: readonly T[], { query, quirks }: RequestContext): { items: T[] } {
   const param = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
     const raw = query.get(name);
@@ -31,7 +29,6 @@ function page<T>(items: readonly T[], { query, quirks }: RequestContext): { item
   return { items: items.slice(offset, offset + limit) };
 }
 
-/** A path id: decimal digits forming a positive safe integer, else 400 naming the parameter. */
 function pathId(raw: string | undefined, name: string): number {
   const value = Number(raw);
   if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
@@ -59,14 +56,12 @@ function creativeOf(
   return store.getCreative(campaign.campaign_id, id) ?? missing(ctx, message, precheck);
 }
 
-/** A 404 for what the path names. The spec does not say whether an unknown id (404) or a bad request (400)
- * comes first: by default `precheck` (the checks that need no entity) runs first, under strict after. */
+/** A 404; the spec leaves 404-vs-400 order open: `precheck` (needs no entity) runs first unless strict. */
 function missing(ctx: RequestContext, message: string, precheck?: () => unknown): never {
   if (!ctx.quirks.strict) precheck?.();
   throw notFound(message);
 }
 
-/** The handlers of the campaign and creative endpoints, over a store of `catalogue` that writes change. */
 export function catalogueHandlers(catalogue: Catalogue, idSeed: number): Record<string, Handler> {
   const store = new CatalogueStore(catalogue, idSeed);
   const reply = (status: number, value: unknown, ctx: RequestContext): Reply => ({
@@ -117,14 +112,11 @@ export function catalogueHandlers(catalogue: Catalogue, idSeed: number): Record<
   };
 }
 
-/** The quirks that change how entity reads are encoded. */
 export type EntityEncoding = Pick<Quirks, 'stringValues' | 'emptyAsArray' | 'sortKeys'>;
 
-/** How an entity's booleans are written under stringValues. */
 type BoolForm = 'digit' | 'word';
 
-/** JSON text of an entity read, listing or create answer under the quirks. Booleans under stringValues are
- * "1"/"0" or "true"/"false" by the entity's id parity, so a listing carries both. */
+/** Entity JSON under the quirks; stringValues booleans are "1"/"0" or "true"/"false" by id parity. */
 export function encodeEntities(value: unknown, q: EntityEncoding): string {
   if (!q.stringValues && !q.emptyAsArray && !q.sortKeys) return JSON.stringify(value);
   return JSON.stringify(transform(value, q, 'word', undefined));
@@ -147,7 +139,6 @@ function transform(value: unknown, q: EntityEncoding, form: BoolForm, key: strin
   return out;
 }
 
-/** An entity's boolean form, from the parity of its own id; undefined for anything else. */
 function boolFormOf(obj: Record<string, unknown>): BoolForm | undefined {
   const id = obj.creative_id ?? obj.campaign_id;
   return typeof id === 'number' ? (id % 2 === 1 ? 'digit' : 'word') : undefined;
@@ -160,8 +151,7 @@ function isUnset(obj: Record<string, unknown>, key: string | undefined): boolean
   return key === 'delivery' && keys.length === 2 && obj.start === 0 && obj.end === 0;
 }
 
-/** A deep copy of the seeded catalogue that writes change; reports keep using the seeded one, so writes never
- * change report data. Lists are ordered by id (the spec leaves order open). */
+/** A writable deep copy: reports keep the seeded catalogue, so writes never change reports. Lists by id. */
 class CatalogueStore {
   readonly campaigns = new Map<number, Campaign>();
   private readonly creatives = new Map<number, Creative>();

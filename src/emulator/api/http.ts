@@ -1,5 +1,4 @@
-// The HTTP layer of the /v2 API: replies and handlers, error answers, routing, request bodies, and sending,
-// whole, streamed, gzip-compressed, or cut short and dripped as the faults ask.
+// The /v2 HTTP layer: replies, errors, routing, bodies, and sending (whole, streamed, gzipped, cut, dripped).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,7 +13,6 @@ export interface Reply {
   body?: string | Buffer | Iterable<string>;
 }
 
-/** What a /v2 handler gets: the path's id segments as written, query, parsed body and write stamp. */
 export interface RequestContext {
   readonly ids: readonly string[];
   readonly query: URLSearchParams;
@@ -34,7 +32,6 @@ export const NO_CONTENT: Reply = { status: 204 };
 
 const MAX_BODY = 1024 * 1024;
 
-/** Reads and parses a JSON request body; undefined when empty; 400 when not JSON or above 1 MiB. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -62,8 +59,7 @@ export function bodyBuffer({ body }: Reply): Buffer {
   );
 }
 
-/** Starts a streamed body: its first chunk is made now (for a report: the sort and the first 64 KB);
- *  a body of at most two chunks becomes one string, sent whole. */
+/** Makes a streamed body's first chunk now (a report's sort); at most two chunks become one string. */
 export function primeBody(reply: Reply): Reply {
   const b = reply.body;
   if (b === undefined || typeof b === 'string' || Buffer.isBuffer(b)) return reply;
@@ -82,8 +78,7 @@ export function primeBody(reply: Reply): Reply {
   };
 }
 
-/** Sends a reply: a one-string body whole with content-length, a streamed or gzipped one piped so
- * backpressure holds and a big report never sits whole in memory. */
+/** Sends one string whole with content-length, else piped so backpressure holds and memory stays low. */
 export async function sendReply(res: ServerResponse, reply: Reply, gzip = false): Promise<void> {
   const b = reply.status === 204 ? undefined : primeBody(reply).body;
   if (b === undefined) {
@@ -104,8 +99,7 @@ export async function sendReply(res: ServerResponse, reply: Reply, gzip = false)
   await (gzip ? pipeline(body, createGzip(GZIP), res) : pipeline(body, res)).catch(() => undefined);
 }
 
-/** An error answer a handler throws; its JSON body (the spec leaves the fields open) is described in
- * docs/emulator.md. */
+/** An error answer a handler throws; its JSON body is described in docs/emulator.md. */
 export class EmulatorReply extends Error {
   override readonly name = 'EmulatorReply';
   constructor(
@@ -133,7 +127,6 @@ export function notFound(message: string): EmulatorReply {
   return new EmulatorReply(404, 'not_found', message);
 }
 
-/** Matches a path below /v2 against the handler patterns ('GET /campaigns/:id'): unknown 404, another method 405. */
 export function matchRoute(
   handlers: Record<string, Handler>,
   method: string,
@@ -165,7 +158,6 @@ export function matchRoute(
 // Level 1, as nginx' default gzip_comp_level: a 100 MB report compresses in about a second, not five.
 const GZIP = { level: constants.Z_BEST_SPEED };
 
-/** True when an Accept-Encoding header accepts gzip (`gzip`, `x-gzip` or `*`, with a q-value above 0). */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
   const text = Array.isArray(header) ? header.join(',') : (header ?? '');
   return text.split(',').some((part) => {
@@ -176,7 +168,6 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   });
 }
 
-/** Headers of a reply on the wire: JSON unless it says otherwise, and gzip when asked. */
 function wireHeaders(reply: Reply, gzip: boolean): Record<string, string> {
   const headers = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
   return gzip ? { ...headers, 'content-encoding': 'gzip' } : headers;
@@ -195,8 +186,7 @@ export function sendCut(res: ServerResponse, reply: Reply, gzip: boolean): void 
   res.write(wireBytes, () => res.socket?.destroy());
 }
 
-/** Sends the full content-length and half the body, then cuts the connection, or with `dripMs` drips the rest
- * a byte at a time (never tripping an idle timeout) until sent or the client goes away. */
+/** Sends the full content-length and half the body, then cuts, or with `dripMs` drips the rest bytewise. */
 export async function sendHalf(
   res: ServerResponse,
   reply: Reply,

@@ -1,5 +1,4 @@
-// The campaign and creative write bodies of the spec, validated: each field a typed value or a 400 naming it by
-// its dotted path (the first problem found); creative targeting among them.
+// The spec's campaign and creative write bodies, validated: typed values, or a 400 naming the dotted path.
 import type { AdFormat, Delivery, Pacing, Pricing } from '../catalogue.js';
 import { AD_FORMATS, AD_TYPES, TARGET_WINDOWS } from '../catalogue.js';
 import { isOneOf, isRecord, type Quirks } from '../options.js';
@@ -7,21 +6,16 @@ import { badRequest } from './http.js';
 
 type Json = Record<string, unknown>;
 
-/** A validated POST /campaigns body. */
 export type CampaignCreate = ReturnType<typeof parseCampaignCreate>;
 /** A validated PUT /campaigns/{id} body; `null` pricing/pacing means "unset" (reads show []). */
 export type CampaignUpdate = ReturnType<typeof parseCampaignUpdate>;
-/** A validated POST /campaigns/{id}/creatives body. */
 export type CreativeCreate = ReturnType<typeof parseCreativeCreate>;
 /** A validated PUT creative body; `targeting: null` unsets it (reads show []). */
 export type CreativeUpdate = ReturnType<typeof parseCreativeUpdate>;
 
-/** The quirks that decide how bodies are read: unknown fields dropped or rejected, strict country codes. */
 type BodyRules = Pick<Quirks, 'unknownFields' | 'strict'>;
 
-/** How a body is read: `at` is the path of the object being read, '' at the top. */
 interface Reader {
-  /** Decode string-encoded values first (the campaign update, whose spec example sends only strings). */
   readonly lenient: boolean;
   readonly unknownFields: 'drop' | 'reject';
   readonly at: string;
@@ -50,7 +44,6 @@ function decode(value: unknown): unknown {
   return value;
 }
 
-/** A required field's value (decoded when lenient and `decoded`) and its path; a 400 when absent. */
 function field(r: Reader, obj: Json, name: string, decoded = true): [unknown, string] {
   const path = pathOf(r, name);
   const value = obj[name];
@@ -58,7 +51,6 @@ function field(r: Reader, obj: Json, name: string, decoded = true): [unknown, st
   return [decoded && r.lenient ? decode(value) : value, path];
 }
 
-/** An optional field: undefined when absent, else what `read` makes of it. */
 function opt<T>(obj: Json, name: string, read: (name: string) => T): T | undefined {
   return obj[name] === undefined ? undefined : read(name);
 }
@@ -80,7 +72,6 @@ function int(r: Reader, obj: Json, name: string, min?: number, max?: number): nu
   return checkInt(...field(r, obj, name), min, max);
 }
 
-/** An integer within [min, max], or a 400. */
 function checkInt(value: unknown, path: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value))
     throw badRequest(`${path} must be an integer.`, path);
@@ -116,13 +107,11 @@ function object(r: Reader, obj: Json, name: string): Json | null {
   return value;
 }
 
-/** A nested object read by `parse`: undefined when absent, null when unset (null or []). */
 function nested<T>(r: Reader, b: Json, name: string, parse: (r: Reader, o: Json) => T): T | null | undefined {
   const o = opt(b, name, () => object(r, b, name));
   return o === undefined || o === null ? o : parse(within(r, name), o);
 }
 
-/** With the reader's unknownFields 'reject', a 400 for the first field outside `allowed`; else nothing. */
 function knownFields(r: Reader, obj: Json, allowed: readonly string[]): void {
   const extra = r.unknownFields === 'reject' ? Object.keys(obj).find((k) => !allowed.includes(k)) : undefined;
   if (extra !== undefined) throw badRequest(`${pathOf(r, extra)} is not a known field.`, pathOf(r, extra));
@@ -198,7 +187,6 @@ function parsePacing(r: Reader, p: Json): Pacing {
   };
 }
 
-/** The body's ad_type, checked against the campaign's format when it is known. */
 function adType(r: Reader, b: Json, format: AdFormat | undefined): string {
   const value = str(r, b, 'ad_type');
   const allowed = format === undefined ? undefined : AD_TYPES[format];
@@ -207,7 +195,6 @@ function adType(r: Reader, b: Json, format: AdFormat | undefined): string {
   return value;
 }
 
-/** Validates a POST creative body; with `format` undefined (no campaign yet) only what does not depend on it. */
 export function parseCreativeCreate(body: unknown, format: AdFormat | undefined, rules: BodyRules) {
   const r = reader(rules);
   const b = objectBody(body);
@@ -215,11 +202,9 @@ export function parseCreativeCreate(body: unknown, format: AdFormat | undefined,
   return { name: text(r, b, 'name'), ad_type: adType(r, b, format) };
 }
 
-/** Ad types whose data follows the spec's documented image-style schema. */
 const IMAGE_STYLE_TYPES: readonly string[] = ['image', 'video', 'zip'];
 
-/** Validates a PUT creative body; its data by the body's ad_type, else the creative's `currentType`. With
- * `format` and `currentType` undefined (nothing looked up yet) only what depends on neither. */
+/** A PUT creative body, data checked by ad_type else `currentType`; with both undefined, only the rest. */
 export function parseCreativeUpdate(
   body: unknown,
   format: AdFormat | undefined,
@@ -252,7 +237,6 @@ export function parseCreativeUpdate(
 const IMAGE_DATA_FIELDS =
   'filehash width height alt_text target_window use_iframe landing_page ad_verification_code';
 
-/** The spec's image-style data: filehash, width and height required; the rest typed when present. */
 function parseImageData(r: Reader, d: Json): Json {
   knownFields(r, d, IMAGE_DATA_FIELDS.split(' '));
   const out: Json = {
@@ -283,7 +267,6 @@ function arrayAt(value: unknown, path: string): unknown[] {
   return value;
 }
 
-/** An array of strings each passing `ok`, else a 400 naming the value as `path[i]` and saying it must be `what`. */
 function strings(value: unknown, path: string, ok: (v: string) => boolean, what: string): string[] {
   return arrayAt(value, path).map((v, i) => {
     if (typeof v !== 'string' || !ok(v)) throw badRequest(`${path}[${i}] must be ${what}.`, `${path}[${i}]`);
@@ -291,7 +274,6 @@ function strings(value: unknown, path: string, ok: (v: string) => boolean, what:
   });
 }
 
-/** `{type: include|exclude, <name>: ...}` of geo and languages, or undefined when absent or unset. */
 function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string] | undefined {
   const o = opt(t, name, () => object(r, t, name));
   if (o === undefined || o === null) return undefined;
@@ -299,9 +281,7 @@ function includeExclude(r: Reader, t: Json, name: string): [Reader, Json, string
   return [inner, o, oneOf(inner, o, 'type', ['include', 'exclude'])];
 }
 
-/** Validates a creative's targeting. Unknown fields are always rejected: the spec lists the write shape in
- * full, so a typo would otherwise silently drop targeting. Country codes may have 3 letters (the spec
- * documents 2, its example sends 3) unless `strict`. */
+/** Unknown fields always rejected (a typo would drop targeting); alpha-3 countries allowed unless strict. */
 function parseTargeting(t: Json, strict: boolean): Json {
   const r: Reader = { lenient: false, unknownFields: 'reject', at: 'targeting' };
   knownFields(r, t, ['devices', 'geo', 'languages', 'keywords', 'keyvalues']);

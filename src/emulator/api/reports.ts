@@ -5,11 +5,9 @@ import type { ReportEngine } from '../report/render.js';
 import { dayNumber, utcDay } from '../report/traffic.js';
 import { badRequest, type Handler } from './http.js';
 
-/** Cells one report may group (days x cells per day): a resource guard, not a rule of the spec, that keeps
- * one request from exhausting the emulator's memory (about 12 bytes a cell while it sorts). */
+/** A memory guard, not a spec rule: cells one report may group (about 12 bytes a cell while it sorts). */
 const MAX_REPORT_CELLS = 40_000_000;
 
-/** The longest date range one request may span under the strict quirk (the spec leaves it open). */
 const MAX_REPORT_DAYS = 366;
 
 function isRealDate(text: string): boolean {
@@ -32,7 +30,6 @@ function lastValue(query: URLSearchParams, name: string): string | undefined {
   return all.length === 0 ? undefined : all[all.length - 1];
 }
 
-/** Names from a JSON body's `dimensions`: an array of names (a single name string as one). */
 function bodyNames(body: Record<string, unknown>): unknown[] {
   if (body.dimensions === undefined) return [];
   if (typeof body.dimensions === 'string') return [body.dimensions];
@@ -40,9 +37,7 @@ function bodyNames(body: Record<string, unknown>): unknown[] {
   throw badRequest('dimensions must be an array of dimension names.', 'dimensions');
 }
 
-/** The raw dimension values as a server that understands only `form` reads them; the one-form servers misread
- * the others as real ones do: a PHP ('brackets') or 'comma' server keeps only the last of repeated
- * `dimensions=`, a query-only server ignores a JSON body and a 'json-body' one the query. */
+/** Dimension values as a one-`form` server reads them, misreading the other forms as real servers do. */
 function rawNames(form: ReportParamsForm, query: URLSearchParams, body: Record<string, unknown>): unknown[] {
   switch (form) {
     case 'any': {
@@ -67,7 +62,6 @@ function splitComma(v: unknown): unknown[] {
   return typeof v === 'string' ? splitList(v) : [v];
 }
 
-/** GET /reports: the parameters read in the reportParams form and validated, then a streamed body. */
 export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Record<string, Handler> {
   const handler: Handler = ({ query, body, quirks, now }) => {
     const b = isRecord(body) ? body : {};

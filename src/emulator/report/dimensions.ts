@@ -1,15 +1,11 @@
-// The spec's dimensions and counters, and a request's cells coded by its dimensions and sorted into leaf
-// order: what every report shape renders from.
+// The spec's dimensions and counters, and a request's cells coded and sorted into leaf order.
 import type { DayCells, TrafficModel } from './traffic.js';
 import { BROWSERS, COUNTER_COUNT, COUNTRIES, dayNumber, DEVICES, LANGUAGES } from './traffic.js';
 import { adSizeOf, landingUrlOf, type Creative } from '../catalogue.js';
 import { isOneOf } from '../options.js';
 
-// Names taken straight from the spec, deliberately not imported from the client's config/flatten
-// modules: if the client's copy were wrong, a shared list would make the emulator agree with the bug
-// instead of exposing it. A unit test compares the two copies.
+// Copied from the spec, not shared with the client, so a client bug is exposed, not shared; a test compares.
 
-/** The spec's "Supported dimensions", in its order. */
 export const SPEC_DIMENSIONS = [
   ...(['year', 'month', 'day', 'hour', 'weekday'] as const),
   ...(['campaign_id', 'creative_id', 'zone_id', 'ad_format', 'ad_size', 'landing_url', 'tier'] as const),
@@ -31,14 +27,12 @@ export const SPEC_COUNTERS = [
   'viewable_impressions',
 ] as const;
 
-/** One dimension over a request's cells: a code per cell, ordered as the keys, and each code's JSON key. */
 type CodedDimension = ReturnType<typeof codeDimension>;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 type Source = 'creative' | 'zone' | 'location' | 'language' | 'device' | 'browser' | 'hour' | 'day';
 
-/** Which per-cell column a dimension follows from, and the key text of each of its values. */
 function describe(
   dim: Dimension,
   model: TrafficModel,
@@ -126,14 +120,12 @@ function codeDimension(
   return { dim, codes, keysJson: distinct.map((k) => JSON.stringify(k)) };
 }
 
-/** One day's cells and the share of them reported so far (see lateFraction). */
 export interface ReportedDay {
   readonly cells: DayCells;
   readonly num: number;
   readonly den: number;
 }
 
-/** A request's cells, by a global index over the reported days in order, coded and sorted into leaf order. */
 export type PreparedReport = ReturnType<typeof prepareReport>;
 
 /** Cell indexes sorted by their codes in request order: LSD radix, O(cells x dimensions). */
@@ -190,7 +182,6 @@ export function addCell(p: PreparedReport, cell: number, leaf: Float64Array, tot
   }
 }
 
-/** The totals, summed ahead of the items (for a body that writes them first). */
 export function sumTotals(p: PreparedReport): Float64Array {
   const totals = new Float64Array(COUNTER_COUNT);
   const scratch = new Float64Array(COUNTER_COUNT);
@@ -198,7 +189,6 @@ export function sumTotals(p: PreparedReport): Float64Array {
   return totals;
 }
 
-/** The index of the first dimension whose code differs between cells a and b (depth when none). */
 export function firstDifference(coded: readonly CodedDimension[], a: number, b: number): number {
   for (let d = 0; d < coded.length; d++) if (coded[d]!.codes[a] !== coded[d]!.codes[b]) return d;
   return coded.length;

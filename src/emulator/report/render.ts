@@ -1,5 +1,4 @@
-// The GET /reports body: per-day cells from (seed, day), cached, scaled by late data, grouped by the
-// requested dimensions and written as JSON chunks in the encoding the quirks ask for.
+// The GET /reports body: cached per-day cells, late-data scaled, grouped and written as JSON chunks.
 import { FAITHFUL_QUIRKS, type Quirks } from '../options.js';
 import type { Dimension, PreparedReport, ReportedDay } from './dimensions.js';
 import {
@@ -14,7 +13,6 @@ import { COUNTER_COUNT, daysBetween, generateDay, lateFraction } from './traffic
 
 const CHUNK = 64 * 1024;
 
-/** The quirks that change a report's bytes, never its numbers. */
 export type ReportEncoding = Pick<
   Quirks,
   'stringValues' | 'sortKeys' | 'emptyAsArray' | 'totals' | 'reportShape'
@@ -23,8 +21,7 @@ export type ReportEncoding = Pick<
 const PLAIN_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : ','}"${name}":`);
 const QUOTED_PREFIXES = COUNTERS.map((name, i) => `${i === 0 ? '{' : '",'}"${name}":"`);
 
-/** Writes five sums as `{"ad_requests":12,...}`, or with stringValues `{"ad_requests":"12",...}`;
- *  chosen once per report so the per-leaf work has no branch. */
+/** Writes five sums as `{"ad_requests":12,...}` (quoted under stringValues); chosen once per report. */
 function counterWriter(e: ReportEncoding): (sums: Float64Array) => string {
   const [prefixes, end] = e.stringValues ? [QUOTED_PREFIXES, '"}'] : [PLAIN_PREFIXES, '}'];
   return (sums) => {
@@ -34,15 +31,13 @@ function counterWriter(e: ReportEncoding): (sums: Float64Array) => string {
   };
 }
 
-/** The `"totals":...` member, or '' when the quirk leaves totals out. */
 function totalsMember(e: ReportEncoding, totals: Float64Array, empty: boolean): string {
   if (e.totals === 'missing') return '';
   if (e.totals === 'empty-array' || (empty && e.emptyAsArray)) return '"totals":[]';
   return `"totals":${counterWriter(e)(totals)}`;
 }
 
-/** Renders the report body as string chunks of about 64 KB without building an object tree: equal leaves of
- * the sorted cells are summed, and braces opened and closed as the sorted walk moves. */
+/** The body in ~64 KB chunks, no object tree: sorted cells summed per leaf, braces opened while walking. */
 function* renderReport(
   model: TrafficModel,
   days: readonly ReportedDay[],
@@ -96,7 +91,6 @@ function* walk(
   yield out + close(prev, 0) + end(totals);
 }
 
-/** The nested shape: one object level per dimension, in request order. */
 function renderNested(
   p: PreparedReport,
   encoding: ReportEncoding,
@@ -120,7 +114,6 @@ function renderNested(
 /** Dimensions whose values the spec types as int: written as JSON numbers in a row (strings under stringValues). */
 const INTEGER_DIMENSIONS: ReadonlySet<Dimension> = new Set(['campaign_id', 'creative_id', 'zone_id', 'tier']);
 
-/** The rows shape: `items` an array of flat rows, one per leaf, with every requested dimension and the counters. */
 function renderRows(
   p: PreparedReport,
   encoding: ReportEncoding,
@@ -128,13 +121,11 @@ function renderRows(
   tail: (totals: Float64Array) => string,
 ): Generator<string> {
   const { coded, dimensions } = p;
-  // Each member as written: a dimension (by index) or a counter (by index).
   const fields: ({ name: string; dim: number } | { name: string; counter: number })[] = [
     ...dimensions.map((name, dim) => ({ name, dim })),
     ...COUNTERS.map((name, counter) => ({ name, counter })),
   ];
   if (encoding.sortKeys) fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  // Per dimension, each key's value as written in a row: numbers bare unless stringValues.
   const values = coded.map((c) =>
     INTEGER_DIMENSIONS.has(c.dim) && !encoding.stringValues
       ? c.keysJson.map((k) => k.slice(1, -1))
@@ -155,7 +146,6 @@ function renderRows(
   return walk(p, leaf, head + '[', () => '', row, end);
 }
 
-/** Serves report bodies: per-day cells from (seed, day), cached, then late-data scaled and grouped. */
 export class ReportEngine {
   private readonly cache = new Map<string, DayCells>();
   private cached = 0;

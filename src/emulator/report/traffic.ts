@@ -1,9 +1,7 @@
-// The traffic behind every report: a model of the seeded catalogue, each day's final cells drawn from (seed,
-// day) alone, the late-data share reported so far, and the vocabularies the cells draw from.
+// Report traffic: a catalogue model, each day's cells from (seed, day) alone, late data, and vocabularies.
 import type { Catalogue } from '../catalogue.js';
 import { createRng, mixSeed } from '../prng.js';
 
-/** Lookup tables derived once from the seeded catalogue (a creative runs in every zone of its campaign). */
 export type TrafficModel = ReturnType<typeof buildTrafficModel>;
 
 export function buildTrafficModel(catalogue: Catalogue) {
@@ -45,39 +43,31 @@ export function buildTrafficModel(catalogue: Catalogue) {
   browserCumulative[BROWSERS.length - 1] = 1;
   return {
     catalogue,
-    // Creative and zone index of each pair.
     pairCreative: Uint16Array.from(pc),
     pairZone: Uint16Array.from(pz),
     creativeCampaign,
     creativeWeight,
     locations,
-    // Per country: first index into `locations` and how many follow.
     countryLocStart: start,
     countryLocCount: count,
-    // Per country: language indexes (into LANGUAGES), most common first.
     countryLanguages: languages,
     countryWeight: weights,
-    // Cumulative browser weights, normalised to end at 1.
     browserCumulative,
   };
 }
 
-/** Number of counters per cell, in COUNTERS order. */
 export const COUNTER_COUNT = 5;
 
-/** One day's final traffic, column-wise (typed arrays keep a million cells at ~30 MB and fast to group). Cell
- * i has creative[i], zone[i], location[i] ... and counters[5i .. 5i+4] in COUNTERS order. */
+/** One day's traffic, column-wise (typed arrays: a million cells in ~30 MB, fast to group). */
 export type DayCells = ReturnType<typeof generateDay>;
 
 export function dayNumber(day: string): number {
   return Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
 }
 
-/** The final cells of one day, from (seed, day) alone so any request order gives the same cells; distinct in
- * (creative, zone, country, device) as i walks an affine permutation of those combinations. */
+/** A day's final cells from (seed, day) alone, distinct: i walks an affine permutation of combinations. */
 export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
   const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
-  // The distinct (creative, zone, country, device) combinations a day's cells are drawn from.
   const space = model.pairCreative.length * COUNTRIES.length * DEVICES.length;
   const devices = DEVICES.length;
   const countries = COUNTRIES.length;
@@ -142,8 +132,7 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/** How much of a day's final traffic has been reported (docs/emulator.md, Late data): nothing in the future,
- * (age+1)/(N+1) within the window, all after it; flooring each counter keeps their order. */
+/** A day's reported share (docs/emulator.md, Late data): 0 ahead, (age+1)/(N+1) in the window, then all. */
 export function lateFraction(day: string, today: string, windowDays: number): { num: number; den: number } {
   const age = dayNumber(today) - dayNumber(day);
   if (age < 0) return { num: 0, den: 1 };
@@ -155,7 +144,6 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** Every date from `from` to `until`, both inclusive. */
 export function daysBetween(from: string, until: string): string[] {
   const out: string[] = [];
   const end = dayNumber(until);
@@ -163,10 +151,8 @@ export function daysBetween(from: string, until: string): string[] {
   return out;
 }
 
-// The vocabularies the cells draw from: large enough that the benchmark's dimension set has over a
-// million combinations, seasoned with text that tests escaping (quotes, commas, non-ASCII).
+// Vocabularies big enough for a million-combination benchmark, with quotes, commas and non-ASCII to escape.
 
-/** ISO 3166-1 alpha-2 codes: the country dimension's values. */
 export const COUNTRIES: readonly string[] = (
   'AD AE AF AG AL AM AO AR AT AU AZ BA BB BD BE BF BG BH BI BJ BN BO BR BS BT BW BY BZ CA CD CF CG CH ' +
   'CI CL CM CN CO CR CU CV CY CZ DE DJ DK DM DO DZ EC EE EG ER ES ET FI FJ FM FR GA GB GD GE GH GM GN GQ ' +
@@ -182,7 +168,6 @@ function listsOf(text: string, sep = ' '): Record<string, string[]> {
   );
 }
 
-/** Regions and cities of the best-known markets; other countries report 'Unknown'. */
 const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
   US: listsOf(
     "California:Los Angeles,San Francisco,San José|New York:New York,Buffalo|Idaho:Coeur d'Alene,Boise|Texas:Austin,Houston",
@@ -201,7 +186,6 @@ const LOCATIONS: Readonly<Record<string, Record<string, string[]>>> = {
   AU: listsOf('New South Wales:Sydney', '|'),
 };
 
-/** Languages spoken in a country, most common first; other countries fall back to English. */
 const COUNTRY_LANGUAGES = listsOf(
   'US:en,es GB:en DE:de,en FR:fr IT:it ES:es,ca NL:nl,en CA:en,fr BR:pt JP:ja IN:hi,en AU:en CH:de,fr,it ' +
     'BE:nl,fr MX:es AR:es PT:pt PL:pl RU:ru CN:zh KR:ko TR:tr SE:sv NO:no DK:da FI:fi',
@@ -217,5 +201,4 @@ export const BROWSERS = Object.entries(
   listsOf('Chrome:50|Safari:20|Edge:8|Firefox:7|Samsung Internet:6|Opera:3|Other:6', '|'),
 ).map(([name, [weight]]) => [name, Number(weight)] as const);
 
-/** A few markets carry most of the traffic: relative traffic weight by country. */
 const BIG_MARKETS = listsOf('US:40 GB:12 DE:12 FR:10 JP:8 CA:6 IT:6 ES:6 BR:5');
