@@ -3,12 +3,10 @@
 // here, in one place (recordFailure), and comes back classified.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
-import { BODY_MB, ReportBody } from '../api/body.js';
+import type { FetchedReport } from '../api/client.js';
+import { ReportBody } from '../api/body.js';
 import { ApiResponseError } from '../api/errors.js';
-import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
-import type { AccountConfig } from '../platform/config/env.js';
 import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
 import type { Logger } from '../platform/log/logger.js';
 import type { Period } from '../flatten/types.js';
@@ -363,55 +361,6 @@ export async function replayLoad(
       `the raw body of load ${loadId} is not kept (no response, or older than ADOPS_RAW_RETENTION_DAYS); ${repull}`,
     );
   return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
-}
-
-/** One HTTP attempt to the API (its status, undefined when no response came). */
-export interface AttemptEvent {
-  readonly status: number | undefined;
-  readonly attempt: number;
-  readonly path: string;
-}
-
-/** Hooks the worker passes to the API client it creates. */
-export interface FetcherHooks {
-  /** Awaited before every HTTP request, retries included (the shared rate limit). */
-  beforeRequest(): Promise<void>;
-  onAttempt(info: AttemptEvent): void;
-  /** The API said, in a success's usage headers, that no request is left for this many ms. */
-  onExhausted?(ms: number): void;
-}
-
-/**
- * The API client of `config`, for a worker: a 429 throws at once (the worker pauses for
- * Retry-After instead of one request sleeping), every attempt first takes a slot of the shared
- * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
- */
-export function createWorkerApi(
-  config: AccountConfig,
-  logger: Logger,
-  hooks: FetcherHooks,
-  secrets?: readonly string[],
-): { client: ApiClient; fetcher: ReportFetcher } {
-  const client = createApiClientFromConfig(config, logger, {
-    on429: 'throw',
-    beforeRequest: hooks.beforeRequest,
-    onAttempt: (a: AttemptInfo) => {
-      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
-      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
-    },
-    ...(secrets === undefined ? {} : { secrets }),
-  });
-  return {
-    client,
-    fetcher: {
-      fetchReport: (query, signal) =>
-        client.fetchReport(query, {
-          ...(signal === undefined ? {} : { signal }),
-          streamFromBytes: config.http.streamBodyMb * BODY_MB,
-        }),
-      close: () => client.close(),
-    },
-  };
 }
 
 /** A load failed; the period's previous rows are untouched, the attempt recorded when Postgres could. */

@@ -100,7 +100,7 @@ export function attemptRecorder(
   };
 }
 
-/** The worker's events as metrics; structurally a WorkerObserver (observe imports nothing of the worker). */
+/** The worker's events as metrics (pull-worker.ts' WorkerObserver is this type). */
 export function metricsObserver(metrics: WorkerMetrics): {
   pull(
     report: string,

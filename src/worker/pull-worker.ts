@@ -9,19 +9,16 @@ import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../plat
 import type { WorkerOf } from '../platform/queue/backend.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
-import {
-  pullDeps,
-  runPull,
-  type AttemptEvent,
-  type FetcherFor,
-  type PullDeps,
-  type ReportFetcher,
-} from '../pull/run.js';
+import { pullDeps, runPull, type FetcherFor, type PullDeps, type ReportFetcher } from '../pull/run.js';
+import type { metricsObserver } from './metrics.js';
 import { evolutionHook } from '../evolution/evolution.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import { AdopsError, TransientError } from '../platform/retry/errors.js';
 import type { Period } from '../flatten/types.js';
 import type { LoadOutcome } from '../pull/load.js';
+
+/** The listener of a worker's events (pulls, API attempts): the metrics, or a test's own. */
+export type WorkerObserver = ReturnType<typeof metricsObserver>;
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
 export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
@@ -229,23 +226,6 @@ export function pullBackoff(policy: BackoffPolicy) {
           error instanceof AdopsError ? error.retryAfterMs : undefined,
         )
       : backoffDelay(attemptsMade, policy);
-}
-
-/** How a pull ended, as counted: its outcome and, when it loaded, its figures. */
-export type PullEvent =
-  | {
-      readonly outcome: 'loaded' | 'superseded';
-      readonly rows: number;
-      readonly fetchMs: number;
-      readonly loadMs: number;
-      readonly totalMs: number;
-    }
-  | { readonly outcome: 'retry' | 'failed' | 'rate_limited' };
-
-/** The listener of a worker's events. */
-export interface WorkerObserver {
-  pull(report: string, event: PullEvent): void;
-  attempt(event: AttemptEvent): void;
 }
 
 /** What a hold of `account` after a failure says: how long, why, and which of its own settings to check. */

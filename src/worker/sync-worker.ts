@@ -14,7 +14,6 @@ import type { SyncProgress } from '../catalogue/checkpoint.js';
 import { syncClientOptions, syncRetryFromConfig } from '../catalogue/read.js';
 import { runEntitySync } from '../catalogue/sync.js';
 import { classifyFailure } from '../platform/retry/classify.js';
-import type { FetcherHooks } from '../pull/run.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerObserver } from './pull-worker.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -168,7 +167,7 @@ export function createSyncApi(
   config: AccountConfig,
   logger: Logger,
   gate: RequestGate,
-  onAttempt: FetcherHooks['onAttempt'],
+  onAttempt: WorkerObserver['attempt'],
   signal?: AbortSignal,
 ): ApiClient {
   return createApiClientFromConfig(config, logger, {
