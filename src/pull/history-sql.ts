@@ -62,7 +62,7 @@ export function periodRowsSql(schema: string, report: string, from: string, to: 
   );
 }
 
-/** Periods whose current rows (the load owning report_totals) did not reconcile; see unreconciledPeriods. */
+/** Periods whose current rows (the load owning report_totals) did not reconcile with the API's totals. */
 export function unreconciledSql(schema: string, report: string, from: string, to: string, account: string) {
   return statement<{ start: string; end: string; reason: string | null; mismatch: unknown }>(
     `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
