@@ -23,6 +23,7 @@ import {
   type Warehouse,
 } from '../platform/pg/handle.js';
 import { TransientError } from '../platform/retry/errors.js';
+import { redactSecrets } from '../platform/log/redact.js';
 import { tableFrom, type LoadTarget } from '../schema/versions.js';
 import { BodyArchive } from './archive.js';
 import { copyRows } from './copy.js';
@@ -378,15 +379,18 @@ async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSour
 export interface FailedPull {
   /** A failure before any fetch token was taken has none (a test's). */
   readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
-  /** report_loads.error: the error's text, secrets already redacted. */
-  readonly error: string;
-  /** The step that failed. */
+  readonly error: unknown;
   readonly step: PullStep;
   /** The body, when there was one: archived so the failure can be replayed once fixed. */
   readonly packed?: PackedBody | undefined;
+  /** Strings never to store (the API key): redacted from the error's text. */
+  readonly secrets?: readonly string[];
 }
 
-/** Records a failed pull in report_loads, and its body if given; the period's rows and totals stay. Returns the load_id. */
+/**
+ * Records a failed pull in report_loads with the step that failed and the error's text (the one place
+ * that does), and its body if given; the period's rows and totals stay. Returns the load_id.
+ */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
   const insert = insertLoadSql(wh.schema, {
@@ -400,7 +404,7 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     previousLoadId: null,
     responseBytes: packed?.bytes ?? null,
     loadMs: null,
-    error: f.error,
+    error: describeError(f.error, f.secrets),
     failedStep: f.step,
   });
   return inTransaction(wh.pool, async (client) => {
@@ -408,4 +412,13 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     if (packed !== undefined) await firstRow(client, archiveBodySql(wh.schema, info.account, loadId, packed));
     return loadId;
   });
+}
+
+/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
+export function describeError(error: unknown, secrets: readonly string[] = []): string {
+  const parts: string[] = [];
+  let e: unknown = error instanceof Error ? error : new Error(String(error));
+  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
+    parts.push(`${e.name}: ${e.message}`);
+  return redactSecrets(parts.join(' <- caused by '), secrets);
 }

@@ -1,6 +1,6 @@
-// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load (warehouse), with one
-// FetchInfo carried from the fetch to the period's report_loads row. A failed pull is recorded
-// here, in one place (recordFailure), and comes back classified.
+// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load, with one FetchInfo
+// carried from the fetch to the period's report_loads row. A failed pull is recorded there with the
+// step that failed (recordFailedPull) and comes back classified.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { FetchedReport } from '../api/client.js';
@@ -21,9 +21,9 @@ import {
 } from '../flatten/errors.js';
 import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
-import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
+import { redactBuffer } from '../platform/log/redact.js';
 import { AdopsError, TerminalError } from '../platform/retry/errors.js';
-import { archivedLoad, BodyArchive, latestBodyDigest, packBody, type PackedBody } from './archive.js';
+import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from './archive.js';
 import {
   loadPeriod,
   recordFailedPull,
@@ -34,14 +34,12 @@ import {
   type RowSource,
 } from './load.js';
 import { RowValueError } from './encode.js';
-import type { PullStep } from './sql.js';
 import { reportTable, type Warehouse } from '../platform/pg/handle.js';
 import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
 import { pullLabel } from '../plan/pulls.js';
 
-/** The part of the API client a pull uses. */
+/** The part of the API client a pull uses; `signal` aborts the request (shutdown: code ABORTED). */
 export interface ReportFetcher {
-  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
   fetchReport(
     query: { dimensions: ReportJob['dimensions']; period: Period },
     signal?: AbortSignal,
@@ -120,24 +118,15 @@ export async function runPull(
   });
   const report = deps.reports.get(data.report);
   const account = pullAccount(data);
-  const refused = refusal(deps, report, account, data.report);
-  if (refused !== undefined || report === undefined) return fail(refused);
   const period: Period = { start: data.periodStart, end: data.periodEnd };
-  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
-  // load as final and count as done. Refused before anything is fetched or recorded.
-  const zone = reportTimezone(report);
-  if (!hasEnded(period, zone, deps.now?.() ?? new Date()))
-    return fail(
-      new TerminalError(
-        `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
-          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
-      ),
-    );
+  const refused = refusal(deps, data.report, report, account, period);
+  if (refused !== undefined || report === undefined) return fail(refused);
   // The fence, before the request: a response is as recent as the moment its fetch started. When
   // Postgres is unreachable there is nothing to record the failure in, and nothing fetched yet.
   const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
   if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
+  const secrets = opts.secrets ?? [];
   const job = { account, report, period, fetchToken, ...(jobId === undefined ? {} : { jobId }) };
   let fetched: FetchedReport;
   try {
@@ -153,17 +142,9 @@ export async function runPull(
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
     const body = error instanceof ApiResponseError ? error.body : undefined;
     const packed =
-      body === undefined
-        ? undefined
-        : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
-    const loadId = await recordFailure(
-      deps.wh,
-      { ...job, attempts },
-      error,
-      'fetch',
-      packed,
-      opts.secrets,
-    ).catch((err: unknown) => {
+      body === undefined ? undefined : await packBody(redactBuffer(body, secrets), bodyDigest(body));
+    const failed = { info: { ...job, attempts }, error, step: 'fetch' as const, packed, secrets };
+    const loadId = await recordFailedPull(deps.wh, failed).catch((err: unknown) => {
       // Postgres itself may be down; the job's failedReason still carries the reason.
       logger.warn({ err }, 'could not record the failed pull in report_loads');
       return undefined;
@@ -180,13 +161,14 @@ export async function runPull(
   }
 }
 
-/** Why this worker cannot run the pull at all (an unknown report or account), if it cannot. */
+/** Why this worker cannot run the pull (an unknown report or account, a period not ended), if it cannot. */
 function refusal(
   deps: PullDeps,
+  name: string,
   report: ReportJob | undefined,
   account: string,
-  name: string,
-): Error | undefined {
+  period: Period,
+): TerminalError | undefined {
   if (report === undefined)
     return new TerminalError(
       `report "${name}" has no job definition in this worker's jobs folder: ` +
@@ -202,7 +184,14 @@ function refusal(
     return new TerminalError(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
-  return undefined;
+  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
+  // load as final and count as done. Refused before anything is fetched or recorded.
+  const zone = reportTimezone(report);
+  if (hasEnded(period, zone, deps.now?.() ?? new Date())) return undefined;
+  return new TerminalError(
+    `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
+      `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+  );
 }
 
 /**
@@ -220,14 +209,11 @@ export async function loadFetched(
   opts: PullOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  let archive: BodyArchive;
-  try {
-    archive = await BodyArchive.open(wh, info.account, body);
-  } catch (error) {
+  const archive = await BodyArchive.open(wh, info.account, body).catch(async (error: unknown) => {
     // Nothing will read the response: let its connection go.
     await body[Symbol.asyncIterator]().return?.(undefined);
     throw error;
-  }
+  });
   try {
     const source = await rowsOf(archive, info.report.dimensions, opts);
     return await loadPeriod(wh, { info, source, archive }, { ...opts, startedAt });
@@ -242,9 +228,11 @@ export async function loadFetched(
       if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
     }
     // The body's fault (its shape, a value, its totals) is the parse's, whichever step met it.
-    const step =
-      archive.failedStep ?? (isReportError(error) || error instanceof RowValueError ? 'parse' : 'load');
-    const loadId = await recordFailure(wh, info, error, step, packed, opts.secrets).catch(() => undefined);
+    const bodysFault = isReportError(error) || error instanceof RowValueError;
+    const step = archive.failedStep ?? (bodysFault ? 'parse' : 'load');
+    const loadId = await recordFailedPull(wh, { info, error, step, packed, secrets: opts.secrets }).catch(
+      () => undefined,
+    );
     if (isReportError(error)) throw error;
     const where = `${info.report.name} ${info.period.start}..${info.period.end}`;
     throw new LoadError(
@@ -270,35 +258,9 @@ async function rowsOf(
   return { rows: parsed.rows, summary: () => parsed };
 }
 
-/** Records a failed pull in report_loads with the step that failed, its error text redacted: the one place that does. */
-function recordFailure(
-  wh: Warehouse,
-  info: FetchInfo,
-  error: unknown,
-  step: PullStep,
-  packed: PackedBody | undefined,
-  secrets: readonly string[] = [],
-): Promise<number> {
-  return recordFailedPull(wh, { info, error: describeError(error, secrets), step, packed });
-}
-
-/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
-export function describeError(error: unknown, secrets: readonly string[] = []): string {
-  const parts: string[] = [];
-  let e: unknown = error instanceof Error ? error : new Error(String(error));
-  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
-    parts.push(`${e.name}: ${e.message}`);
-  return redactSecrets(parts.join(' <- caused by '), secrets);
-}
-
 /** Errors that say the body itself is wrong (the parse's verdict): retrying or re-loading it cannot help. */
-function isReportError(error: Error): boolean {
-  return (
-    error instanceof ReportFormatError ||
-    error instanceof DimensionValueError ||
-    error instanceof ReconciliationError
-  );
-}
+const isReportError = (error: Error) =>
+  [ReportFormatError, DimensionValueError, ReconciliationError].some((c) => error instanceof c);
 
 /** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */
 function asReportError(thrown: unknown, table: string): Error {
@@ -306,24 +268,18 @@ function asReportError(thrown: unknown, table: string): Error {
   // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
   // a report name holds no "__", so the prefix is this report's alone.
   const db = error instanceof pg.DatabaseError ? error : undefined;
-  if (db?.code === '23505' && (db.table === table || db.table?.startsWith(`${table}__`) === true))
-    return new ReportFormatError(
-      'items',
-      `two rows have the same dimension values: ${db.detail ?? db.table}`,
-      {
-        cause: error,
-      },
-    );
-  return error;
+  if (db?.code !== '23505' || (db.table !== table && db.table?.startsWith(`${table}__`) !== true))
+    return error;
+  const why = `two rows have the same dimension values: ${db.detail ?? db.table}`;
+  return new ReportFormatError('items', why, { cause: error });
 }
 
-/** What to do about a Postgres error that says the schema is not what the loader expects. */
+/** What to do about a Postgres error that says the tables lag the job definitions (undefined table or column). */
 function hintFor(error: unknown): string {
   const code = errorCode(error);
-  // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
-  if (code === '42P01' || code === '42703')
-    return '; run `adops migrate` so the report tables match the job definitions';
-  return '';
+  return code === '42P01' || code === '42703'
+    ? '; run `adops migrate` so the report tables match the job definitions'
+    : '';
 }
 
 /**
