@@ -101,14 +101,10 @@ export function lastRestatementsSql(schema: string, reports: readonly string[]) 
   );
 }
 
-/** A failed pull of a period, as countHealedSinceSql takes it. */
-export interface PastFailure {
-  readonly account: string;
-  readonly report: string;
-  readonly periodStart: string;
-  readonly periodEnd: string;
+/** A failed pull of a period, as countHealedSinceSql takes it (`failedAt` in ms). */
+export type PastFailure = Readonly<Record<'account' | 'report' | 'periodStart' | 'periodEnd', string>> & {
   readonly failedAt: number;
-}
+};
 
 /** How many of `failures` had their period loaded after they failed. */
 export function countHealedSinceSql(schema: string, failures: readonly PastFailure[]) {
@@ -144,12 +140,12 @@ export interface LoadListing {
 }
 
 /** What `adops loads` narrows to. */
-export interface LoadsFilter {
-  readonly report?: string | undefined;
-  readonly account?: string | undefined;
+export type LoadsFilter = {
+  readonly report?: string;
+  readonly account?: string;
   readonly failed: boolean;
   readonly limit: number;
-}
+};
 
 /** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
 export function recentLoadsSql(schema: string, filter: LoadsFilter) {

@@ -60,10 +60,7 @@ export interface PullOptions extends LoadOptions {
 /** What a pull needs: the definitions, each account's fetcher, the warehouse. */
 export interface PullDeps {
   readonly reports: ReportLookup;
-  /**
-   * Whether this worker knows `account` and the account runs `report` (ADOPS_ACCOUNTS_FILE);
-   * absent: every pull is allowed (a single-account deployment, tests).
-   */
+  /** Whether this worker knows `account` and it runs `report`; absent: every pull is allowed. */
   readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
   readonly fetcherFor: FetcherFor;
   readonly wh: Warehouse;
@@ -195,12 +192,10 @@ function refusal(
 }
 
 /**
- * Loads a fetched body: a tee hands it to the parser and to the archive beside it; flattened into
- * rows as it streams (or by `opts.parse`), loaded in one transaction (loadPeriod). A body that does
- * not parse, repeats a row, or does not reconcile under strictReconcile rolls the load back; it is
- * recorded as a failed load with its body kept and the report error is rethrown (a malformed body
- * as a retryable MalformedBodyError, final when it repeats the period's previous body). Any other
- * failure is recorded too and thrown as LoadError.
+ * Loads a fetched body: a tee hands it to the parser (or `opts.parse`) and to the archive beside it,
+ * the rows are loaded in one transaction (loadPeriod). A failure is recorded with the body kept; the
+ * body's own fault is rethrown as it is (a malformed body retryable unless it repeats the period's
+ * previous body), any other as LoadError.
  */
 export async function loadFetched(
   wh: Warehouse,
@@ -284,10 +279,9 @@ function hintFor(error: unknown): string {
 
 /**
  * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
- * original's fetch token: a replay is as old as the fetch that got its body, so replaying it over
- * the load of a later fetch is recorded as superseded, while replaying the period's current load
- * (or an older body once the newer load is gone) loads. Throws a TerminalError saying why when the
- * load, its definition or its body is not available.
+ * original's fetch token: a replay is as old as the fetch that got its body, so over the load of a
+ * later fetch it is superseded. Throws a TerminalError saying why when the load, its definition or
+ * its body is not available.
  */
 export async function replayLoad(
   wh: Warehouse,
