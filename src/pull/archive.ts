@@ -25,18 +25,12 @@ export type { PackedBody } from './sql.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-/**
- * gzip level of the archive. Level 1 compresses a report body 2.4x faster than the default 6 for
- * about a quarter more bytes (0.16 of the body instead of 0.13): every load pays the time, while
- * the archive is kept only ADOPS_RAW_RETENTION_DAYS.
- */
+// Level 1 compresses a report body 2.4x faster than the default 6 for about a quarter more bytes
+// (0.16 of the body instead of 0.13): every load pays the time; the archive is kept only
+// ADOPS_RAW_RETENTION_DAYS.
 const GZIP_LEVEL = 1;
-
-/**
- * Bodies up to this size are compressed on the calling thread: about 0.1 ms for a typical report,
- * a third of the CPU a hand-off to the thread pool and back costs. Bigger ones go to the pool,
- * where they compress beside the load instead of blocking it.
- */
+// Up to this size a body compresses on the calling thread (about 0.1 ms for a typical report, a
+// third of the CPU of a hand-off to the thread pool); bigger ones compress in the pool, beside the load.
 const GZIP_INLINE_BYTES = 256 * 1024;
 
 /** Compressed bytes per row of report_raw_parts. */
@@ -45,17 +39,13 @@ const PART_BYTES = 1024 * 1024;
 /** Compresses a whole body and fingerprints it; `receivedSha256`: the body's as the API sent it. */
 export async function packBody(body: Buffer, receivedSha256?: string): Promise<PackedBody> {
   const options = { level: GZIP_LEVEL };
-  const sha256 = digest(body);
+  const sha256 = createHash('sha256').update(body).digest('hex');
   return {
     gzip: body.length <= GZIP_INLINE_BYTES ? gzipSync(body, options) : await gzipAsync(body, options),
     bytes: body.length,
     sha256,
     receivedSha256: receivedSha256 ?? sha256,
   };
-}
-
-function digest(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
 }
 
 /**
@@ -83,7 +73,7 @@ export class BodyArchive {
     this.source = body[Symbol.asyncIterator]();
   }
 
-  /** The archive of `body`, the account's; a streamed body takes a spool id (Postgres sequence). */
+  /** The archive of `body`; a streamed body takes a spool id (Postgres sequence). */
   static async open(wh: Warehouse, account: string, body: ReportBody): Promise<BodyArchive> {
     if (body.whole) return new BodyArchive(body, undefined);
     const spool = await firstRow(wh, nextvalSql(wh.schema, 'report_raw_spool_seq'));
@@ -108,13 +98,10 @@ export class BodyArchive {
     this.finishing ??= (async (): Promise<PackedBody> => {
       while (!this.ended) await this.next().catch(() => undefined);
       const receivedSha256 = this.body.receivedSha256;
-      if (this.parts === undefined) {
-        const [only] = this.held;
-        return packBody(
-          this.held.length === 1 && only !== undefined ? only : Buffer.concat(this.held),
-          receivedSha256,
-        );
-      }
+      // One chunk (a body read whole) is archived as it is, not copied.
+      const [only, ...more] = this.held;
+      const whole = only !== undefined && more.length === 0 ? only : Buffer.concat(this.held);
+      if (this.parts === undefined) return packBody(whole, receivedSha256);
       try {
         await this.writing;
         await this.parts.end();
@@ -235,7 +222,7 @@ export async function readArchivedBody(wh: Warehouse, loadId: number): Promise<B
     row.body_gzip ??
     Buffer.concat((await rowsOf(wh, rawPartsSql(wh.schema, row.account, row.spool_id))).map((r) => r.gzip));
   const body = await gunzipAsync(gzipped);
-  const sha = digest(body);
+  const sha = createHash('sha256').update(body).digest('hex');
   if (sha !== row.body_sha256)
     throw new Error(
       `report_raw body of load ${loadId} is corrupt (sha256 ${sha}, recorded ${row.body_sha256})`,
@@ -244,9 +231,8 @@ export async function readArchivedBody(wh: Warehouse, loadId: number): Promise<B
 }
 
 /**
- * The SHA-256 of the body (as received) archived with the latest load of a report's period, whatever its status;
- * undefined when that load kept no body (a failed fetch, or pruned) or the period has no load.
- * A malformed body equal to it is the same broken answer twice in a row.
+ * The SHA-256 (as received) of the body of a period's latest load, whatever its status; undefined
+ * when that load kept none or there is none. A malformed body equal to it is the same broken answer twice.
  */
 export async function latestBodyDigest(
   wh: Warehouse,

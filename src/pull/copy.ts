@@ -1,6 +1,5 @@
-// COPY of report rows into their table (copyRows), and the binary format it uses by default: it
-// spares Postgres the parsing of every number and date from text (psql's own binary \copy is about
-// 1.25x its text \copy), and us the escaping of text values.
+// COPY of report rows into their table (copyRows), binary by default: it spares Postgres the parsing
+// of every number and date (psql's binary \copy is about 1.25x its text \copy), and us the escaping.
 // Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
 // per row an int16 field count, then per field an int32 byte length and the value in network
 // order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
@@ -60,10 +59,7 @@ function writeUint64(buf: Buffer, offset: number, n: number): void {
   buf.writeUInt32BE(n % TWO_32, offset + 4);
 }
 
-/**
- * Streams rows as COPY binary data in chunks of about `chunkBytes`: the header first, the trailer
- * last, each row checked by rowFields in the same pass. `counter.rows` counts rows encoded.
- */
+/** Streams rows as COPY binary data in chunks of about `chunkBytes`, each row checked by rowFields. */
 export async function* copyBinaryChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
   layout: CopyLayout,
@@ -116,10 +112,9 @@ export async function* copyBinaryChunks(
 }
 
 /**
- * Streams rows into the target table with COPY FROM STDIN on `client` (which must be a dedicated
- * client inside the caller's transaction). Rows are encoded lazily in large chunks and written with
- * backpressure, so memory holds one chunk, not the period. Resolves to the number of rows written
- * once Postgres has confirmed the COPY; a bad value rejects and leaves the transaction aborted.
+ * Streams rows into the target table with COPY FROM STDIN on `client` (a dedicated client in the
+ * caller's transaction), a chunk at a time with backpressure. Resolves to the rows written once
+ * Postgres confirmed the COPY; a bad value rejects and leaves the transaction aborted.
  */
 export async function copyRows(
   client: ClientBase,

@@ -1,8 +1,6 @@
-// COPY text-format encoding of report rows, and the checks of their values that every way into a
-// report table shares: pure, so every awkward character is unit tested.
-// Text format (not CSV): a tab between columns, a newline after each row; backslash, tab, newline
-// and carriage return inside a value are escaped with a backslash. Every other character is taken
-// literally by Postgres, so only those four need care. NUL cannot be stored in text at all.
+// The checks of row values that every way into a report table shares, and the COPY text format
+// (not CSV): a tab between columns, a newline after each row; only backslash, tab, newline and
+// carriage return inside a value need a backslash escape. NUL cannot be stored in text at all.
 import { TerminalError } from '../platform/retry/errors.js';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
 import {
@@ -26,7 +24,7 @@ const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
   smallint: [-32768n, 32767n],
 };
 
-/** Escapes one text value for COPY text format. Throws on NUL or an unpaired surrogate. */
+/** Escapes one text value for COPY text format; throws RowValueError on NUL or an unpaired surrogate. */
 export function escapeCopyText(value: string, dimension = 'value'): string {
   checkText(value, dimension);
   return escapeSpecials(value);
@@ -38,7 +36,7 @@ function escapeSpecials(value: string): string {
 }
 
 /** Throws RowValueError for text Postgres cannot store as given: a NUL or an unpaired surrogate. */
-export function checkText(value: string, dimension = 'value'): void {
+function checkText(value: string, dimension = 'value'): void {
   const why = value.includes('\u0000')
     ? 'holds a NUL character, which Postgres text cannot store; fix the parser or the source data'
     : LONE_SURROGATE.test(value)
@@ -145,10 +143,7 @@ export function rowFields<F>(
   };
 }
 
-/**
- * Returns a function turning a row into one COPY line with the columns of copyColumns():
- * period_start, period_end, the dimensions, the counters, load_id, account; checked by rowFields.
- */
+/** A row as one COPY text line in copyColumns()' order, checked by rowFields. */
 export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
   const fields = rowFields(layout, (value, type) => (type === 'text' ? escapeSpecials(value) : value));
   const prefix = `${layout.periodStart}\t${layout.periodEnd}\t`;
@@ -156,10 +151,7 @@ export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string
   return (row) => `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
 }
 
-/**
- * Streams rows as COPY data in chunks of about `chunkBytes`, so a load writes few large buffers (not
- * one per row) and never builds the whole period as one string. `counter.rows` counts rows encoded.
- */
+/** Streams rows as COPY text in chunks of about `chunkBytes` (few large writes, never the whole period). */
 export async function* copyChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
   encode: (row: ReportRow) => string,
@@ -167,7 +159,6 @@ export async function* copyChunks(
   chunkBytes = 256 * 1024,
 ): AsyncGenerator<Buffer> {
   let pending = '';
-  /** Adds a row; returns a full chunk to write, if any. */
   const add = (row: ReportRow): Buffer | undefined => {
     pending += encode(row);
     counter.rows++;
@@ -183,28 +174,24 @@ export async function* copyChunks(
 
 /**
  * The chunks `add` returns for each row, in order (add returns undefined while a chunk fills).
- * An iterable is walked with a plain loop: `for await` would cost a microtask per row.
+ * Rows at hand are walked with a plain loop: `for await` would cost a microtask per row.
  */
 export async function* fullChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
   add: (row: ReportRow) => Buffer | undefined,
 ): AsyncGenerator<Buffer> {
-  if (isBatched(rows)) {
-    for await (const batch of rows.batches())
-      for (const row of batch) {
-        const chunk = add(row);
-        if (chunk !== undefined) yield chunk;
-      }
-  } else if (Symbol.iterator in rows) {
-    for (const row of rows) {
-      const chunk = add(row);
-      if (chunk !== undefined) yield chunk;
-    }
-  } else {
+  const batches = isBatched(rows) ? rows.batches() : Symbol.iterator in rows ? [rows] : undefined;
+  if (batches === undefined) {
     for await (const row of rows) {
       const chunk = add(row);
       if (chunk !== undefined) yield chunk;
     }
+  } else {
+    for await (const batch of batches)
+      for (const row of batch) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
+      }
   }
 }
 

@@ -62,7 +62,7 @@ export function periodRowsSql(schema: string, report: string, from: string, to: 
   );
 }
 
-/** Periods whose current rows (the load owning report_totals) did not reconcile; see unreconciledPeriods. */
+/** Periods whose current rows (the load owning report_totals) did not reconcile with the API's totals. */
 export function unreconciledSql(schema: string, report: string, from: string, to: string, account: string) {
   return statement<{ start: string; end: string; reason: string | null; mismatch: unknown }>(
     `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
@@ -101,14 +101,10 @@ export function lastRestatementsSql(schema: string, reports: readonly string[]) 
   );
 }
 
-/** A failed pull of a period, as countHealedSinceSql takes it. */
-export interface PastFailure {
-  readonly account: string;
-  readonly report: string;
-  readonly periodStart: string;
-  readonly periodEnd: string;
+/** A failed pull of a period, as countHealedSinceSql takes it (`failedAt` in ms). */
+export type PastFailure = Readonly<Record<'account' | 'report' | 'periodStart' | 'periodEnd', string>> & {
   readonly failedAt: number;
-}
+};
 
 /** How many of `failures` had their period loaded after they failed. */
 export function countHealedSinceSql(schema: string, failures: readonly PastFailure[]) {
@@ -144,12 +140,12 @@ export interface LoadListing {
 }
 
 /** What `adops loads` narrows to. */
-export interface LoadsFilter {
-  readonly report?: string | undefined;
-  readonly account?: string | undefined;
+export type LoadsFilter = {
+  readonly report?: string;
+  readonly account?: string;
   readonly failed: boolean;
   readonly limit: number;
-}
+};
 
 /** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
 export function recentLoadsSql(schema: string, filter: LoadsFilter) {

@@ -14,26 +14,21 @@ import {
   recentLoadsSql,
   restatementsSql,
   unreconciledSql,
-  type LoadListing,
   type LoadsFilter,
   type PastFailure,
-  type PeriodRow,
   type Restatement,
 } from './history-sql.js';
 
-export type { LoadListing, PeriodRow, Restatement } from './history-sql.js';
+export type { LoadListing, Restatement } from './history-sql.js';
 
-/**
- * Every period of `report` overlapping from..to that reached the loader, by period. Only loads of the
- * serving version count; periods retention dropped count as never loaded. Cost follows the window.
- */
+/** Every period of `report` overlapping from..to that reached the loader (see periodRowsSql). */
 export function periodRows(
   wh: Warehouse,
   report: string,
   from: string,
   to: string,
-  account: string = DEFAULT_ACCOUNT,
-): Promise<PeriodRow[]> {
+  account = DEFAULT_ACCOUNT,
+) {
   return rowsOf(wh, periodRowsSql(wh.schema, report, from, to, account));
 }
 
@@ -43,10 +38,9 @@ export async function loadStates(
   report: Pick<ReportJob, 'name'>,
   from: string,
   to: string,
-  account: string = DEFAULT_ACCOUNT,
+  account = DEFAULT_ACCOUNT,
 ): Promise<PeriodState[]> {
-  const rows = await periodRows(wh, report.name, from, to, account);
-  return rows.map((r) => ({
+  return (await periodRows(wh, report.name, from, to, account)).map((r) => ({
     start: r.period_start,
     end: r.period_end,
     lastStatus: r.last_status,
@@ -57,16 +51,15 @@ export async function loadStates(
 }
 
 /**
- * Periods of `report` overlapping from..to whose current rows (the load owning report_totals)
- * could not be reconciled with the API's totals: the start date, why ('mismatch', 'no totals',
- * 'partial totals'; null for a load recorded before the reason was) and the per-counter differences.
+ * Periods of `report` overlapping from..to whose current rows could not be reconciled: the start
+ * date, why (null for a load recorded before the reason was) and the per-counter differences.
  */
 export function unreconciledPeriods(
   wh: Warehouse,
   report: Pick<ReportJob, 'name'>,
   from: string,
   to: string,
-  account: string = DEFAULT_ACCOUNT,
+  account = DEFAULT_ACCOUNT,
 ) {
   return rowsOf(wh, unreconciledSql(wh.schema, report.name, from, to, account));
 }
@@ -74,31 +67,24 @@ export function unreconciledPeriods(
 /** How much reloads of the last 90 days changed the totals, by report and the period's age in days. */
 export async function restatements(wh: Warehouse, report?: string): Promise<RestatementSummary[]> {
   const rows = await rowsOf(wh, restatementsSql(wh.schema, report ?? null));
-  return summarizeRestatements(
-    rows.map((r) => ({ report: r.report, ageDays: r.age_days, restatement: r.restatement })),
-  );
+  return summarizeRestatements(rows.map((r) => ({ ...r, ageDays: r.age_days })));
 }
 
 /** Each re-pulled report's latest restatement, as the largest relative change of a total. */
-export async function lastRestatements(
-  wh: Warehouse,
-  reports: readonly string[],
-): Promise<Map<string, number>> {
+export async function lastRestatements(wh: Warehouse, reports: readonly string[]) {
   const rows = await rowsOf(wh, lastRestatementsSql(wh.schema, reports));
   return new Map(rows.map((r) => [r.report, maxRelativeChange(r.restatement)]));
 }
 
-/** How many of `failures` (each a period and when its pull failed) had their period loaded after they failed:
- * healed since, by `adops heal`, a later backfill or the schedule. */
+/** How many of `failures` had their period loaded after they failed (healed by heal, a backfill or the schedule). */
 export async function countHealedSince(wh: Warehouse, failures: readonly PastFailure[]): Promise<number> {
   if (failures.length === 0) return 0;
   return (await firstRow(wh, countHealedSinceSql(wh.schema, failures)))?.n ?? 0;
 }
 
-/** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
-export function recentLoads(wh: Warehouse, filter: LoadsFilter): Promise<LoadListing[]> {
-  return rowsOf(wh, recentLoadsSql(wh.schema, filter));
-}
+/** The newest attempts of report_loads, as `adops loads` lists them (see recentLoadsSql). */
+export const recentLoads = (wh: Warehouse, filter: LoadsFilter) =>
+  rowsOf(wh, recentLoadsSql(wh.schema, filter));
 
 /** A record of the five counters, each `f` of its name. */
 function perCounter<T>(f: (c: CounterName) => T): Record<CounterName, T> {
@@ -139,11 +125,11 @@ export function maxRelativeChange(r: Restatement): number {
 }
 
 /** One reload of a period: its age (whole days from the period's last day to the fetch) and what changed. */
-export interface RestatementSample {
+type RestatementSample = {
   readonly report: string;
   readonly ageDays: number;
   readonly restatement: Restatement;
-}
+};
 
 /**
  * Reloads of one report's periods at one age: how many, how many changed any total, the mean

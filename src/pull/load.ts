@@ -23,6 +23,7 @@ import {
   type Warehouse,
 } from '../platform/pg/handle.js';
 import { TransientError } from '../platform/retry/errors.js';
+import { redactSecrets } from '../platform/log/redact.js';
 import { tableFrom, type LoadTarget } from '../schema/versions.js';
 import { BodyArchive } from './archive.js';
 import { copyRows } from './copy.js';
@@ -50,7 +51,7 @@ export interface FetchInfo {
   readonly period: Period;
   /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
   readonly fetchToken: number;
-  /** When the response was fetched, by the worker's clock: information only, never a fence. */
+  /** By the worker's clock: information only, never a fence. */
   readonly fetchedAt?: Date;
   /** HTTP attempts spent, the successful one included. */
   readonly attempts: number;
@@ -66,10 +67,7 @@ export interface RowSource {
   readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
   /** The API's totals and the reconciliation, once `rows` has been read. */
   summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
-  /**
-   * The rows (then streamReport's BatchedRows) come from a body held whole: read them before the
-   * transaction, so a small period goes inline. Rows of a body still arriving stream into a COPY.
-   */
+  /** The rows come from a body held whole: read before the transaction, so a small period goes inline. */
   readonly held?: boolean;
 }
 
@@ -79,7 +77,6 @@ export interface LoadOutcome {
   readonly status: 'loaded' | 'superseded';
   readonly rows: number;
   readonly reconciled: boolean;
-  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled. */
   readonly unreconciledReason: UnreconciledReason | null;
   /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
   readonly mismatch: unknown;
@@ -92,17 +89,13 @@ export interface LoadOptions {
   /** Start of the load's clock (to include parsing in load_ms); default now. */
   readonly startedAt?: number;
   /**
-   * A period of up to this many rows (default 10,000) goes inside the load's last statement
+   * A period of up to this many rows (default 10,000; 0: none) goes inside the load's last statement
    * instead of a COPY of its own: two round trips fewer for the small periods most pulls are.
-   * 0 sends every load through COPY.
    */
   readonly inlineMaxRows?: number;
   /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
   readonly strictReconcile?: boolean;
-  /**
-   * The table each definition loaded into last, by schema, report and dimensions: the claim's
-   * guess (a wrong one costs a second claim). Held by the worker across its pulls.
-   */
+  /** The table each definition loaded into last: the claim's guess (a wrong one costs a second claim). */
   readonly tables?: Map<string, string>;
 }
 
@@ -119,7 +112,7 @@ export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Pr
   return token;
 }
 
-/** A load's input: the fetch, its rows, and the body to archive beside them (packed, or the tee that packs it). */
+/** A load's input: the fetch, its rows, and the body to archive (packed, or the tee that packs it). */
 export interface LoadInput {
   readonly info: FetchInfo;
   readonly source: RowSource;
@@ -129,9 +122,8 @@ export interface LoadInput {
 /**
  * Replaces the period's rows with the input's in one transaction, serialized per report, account
  * and period by an advisory lock, unless a response whose fetch started later is already loaded
- * (then the attempt is recorded as superseded and nothing else changes). The rows of a held body
- * are read before the transaction: at most inlineMaxRows go inside its last statement (and are
- * retried on a deadlock); more, or the rows of a body still arriving, stream into a COPY.
+ * (then the attempt is recorded as superseded, nothing else changes). At most inlineMaxRows rows of
+ * a held body go inside the last statement (retried on a deadlock); more, or a stream, go by COPY.
  */
 export async function loadPeriod(
   wh: Warehouse,
@@ -144,14 +136,7 @@ export async function loadPeriod(
   const { source } = input;
   const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
   const inline = Array.isArray(rows) && rows.length <= inlineMax ? rows : undefined;
-  const tx: Tx = {
-    ...input,
-    rows,
-    inline,
-    startedAt,
-    strict: opts.strictReconcile === true,
-    tables: opts.tables,
-  };
+  const tx: Tx = { ...input, rows, inline, startedAt, opts };
   // Made in a short transaction of its own: a load never holds a partition's creation open.
   await ensureLoadPartition(wh, report.name, period.start);
   const load = () =>
@@ -181,13 +166,12 @@ export async function loadPeriod(
 }
 
 /** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
-interface Tx extends LoadInput {
-  readonly rows: RowSource['rows'];
-  readonly inline: readonly ReportRow[] | undefined;
-  readonly startedAt: number;
-  readonly strict: boolean;
-  readonly tables: Map<string, string> | undefined;
-}
+type Tx = LoadInput & {
+  rows: RowSource['rows'];
+  inline: readonly ReportRow[] | undefined;
+  startedAt: number;
+  opts: LoadOptions;
+};
 
 async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise<LoadOutcome> {
   const { schema } = wh;
@@ -197,7 +181,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   // it under the evolution lock) and deletes the old rows only from the table it guessed when that
   // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
-  let table = tx.tables?.get(key) ?? reportTable(report.name);
+  let table = tx.opts.tables?.get(key) ?? reportTable(report.name);
   const claim = () => prepared(claimPeriodSql(schema, table, account, report, period, fetchToken));
   const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) => {
     const row = result?.rows[0]?.claim;
@@ -211,7 +195,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   let { row: found, target } = claimed(first);
   if (target.retired === undefined && target.table !== table) {
     table = target.table;
-    tx.tables?.set(key, table);
+    tx.opts.tables?.set(key, table);
     ({ row: found, target } = claimed(await queryOnce(client, claim())));
   }
   const loadId = Number(found.next_id);
@@ -226,15 +210,8 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
     wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
     return { ...outcome, evolving };
   }
-  const into = {
-    schema,
-    table,
-    account,
-    dimensions: report.dimensions,
-    loadId,
-    periodStart: period.start,
-    periodEnd: period.end,
-  };
+  const { start: periodStart, end: periodEnd } = period;
+  const into = { schema, table, account, dimensions: report.dimensions, loadId, periodStart, periodEnd };
   const rows = tx.inline?.length ?? (await copyRows(client, into, tx.rows, { format: wh.copyFormat }));
   const outcome = await record(client, wh, tx, loadId, {
     previousLoadId,
@@ -245,21 +222,17 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   return { ...outcome, evolving };
 }
 
-/**
- * How record ends a load: with `rows` written (`previous`: the period's previous totals, `inline`:
- * a small period's rows as one INSERT), or superseded (`error`, or null).
- */
+/** How record ends a load: `rows` written (`previous` totals, `inline` rows), or superseded (`error`). */
 type Ending = { readonly previousLoadId: number | null } & (
   | { rows: number; previous: Totals | undefined; inline: Statement | undefined }
   | { error: string | null; rows?: undefined }
 );
 
 /**
- * Writes the load's report_loads row and archives its body; a load with rows also writes the
- * period's totals (and a small period's rows) in one statement. A superseded load writes no rows nor
- * totals, but its rows are still read: a body that does not parse is a failed pull, superseded or not.
- * A body's totals follow its items: with streamed rows they are known only once the rows are read
- * (a strict reconciliation throws here, rolling the load back).
+ * Writes the load's report_loads row, its totals and inline rows when it has rows, and its body, in
+ * one statement. A superseded load's rows are still read: a body that does not parse is a failed pull,
+ * superseded or not. Streamed totals are known only once the rows are read (a strict reconciliation
+ * throws here, rolling the load back).
  */
 async function record(
   client: Client,
@@ -270,7 +243,7 @@ async function record(
 ): Promise<Omit<LoadOutcome, 'evolving'>> {
   if (end.rows === undefined) for await (const _row of tx.rows);
   const { totals, reconciliation: r } = tx.source.summary();
-  if (tx.strict && !r.ok) throw reconciliationError(r.differences, r.reason);
+  if (tx.opts.strictReconcile === true && !r.ok) throw reconciliationError(r.differences, r.reason);
   const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
   // 'no totals' has no differences to list: mismatch stays null rather than an empty array.
   const mismatch = r.ok || reason === 'no totals' ? null : r.differences;
@@ -377,15 +350,18 @@ async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSour
 export interface FailedPull {
   /** A failure before any fetch token was taken has none (a test's). */
   readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
-  /** report_loads.error: the error's text, secrets already redacted. */
-  readonly error: string;
-  /** The step that failed. */
+  readonly error: unknown;
   readonly step: PullStep;
   /** The body, when there was one: archived so the failure can be replayed once fixed. */
   readonly packed?: PackedBody | undefined;
+  /** Strings never to store (the API key): redacted from the error's text. */
+  readonly secrets?: readonly string[];
 }
 
-/** Records a failed pull in report_loads, and its body if given; the period's rows and totals stay. Returns the load_id. */
+/**
+ * Records a failed pull in report_loads with the step that failed and the error's text (the one place
+ * that does), and its body if given; the period's rows and totals stay. Returns the load_id.
+ */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
   const insert = insertLoadSql(wh.schema, {
@@ -399,7 +375,7 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     previousLoadId: null,
     responseBytes: packed?.bytes ?? null,
     loadMs: null,
-    error: f.error,
+    error: describeError(f.error, f.secrets),
     failedStep: f.step,
   });
   return inTransaction(wh.pool, async (client) => {
@@ -407,4 +383,13 @@ export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<nu
     if (packed !== undefined) await firstRow(client, archiveBodySql(wh.schema, info.account, loadId, packed));
     return loadId;
   });
+}
+
+/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
+export function describeError(error: unknown, secrets: readonly string[] = []): string {
+  const parts: string[] = [];
+  let e: unknown = error instanceof Error ? error : new Error(String(error));
+  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
+    parts.push(`${e.name}: ${e.message}`);
+  return redactSecrets(parts.join(' <- caused by '), secrets);
 }

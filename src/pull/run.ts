@@ -1,14 +1,12 @@
-// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load (warehouse), with one
-// FetchInfo carried from the fetch to the period's report_loads row. A failed pull is recorded
-// here, in one place (recordFailure), and comes back classified.
+// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load, with one FetchInfo
+// carried from the fetch to the period's report_loads row. A failed pull is recorded there with the
+// step that failed (recordFailedPull) and comes back classified.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createApiClientFromConfig, type ApiClient, type FetchedReport } from '../api/client.js';
-import { BODY_MB, ReportBody } from '../api/body.js';
+import type { FetchedReport } from '../api/client.js';
+import { ReportBody } from '../api/body.js';
 import { ApiError } from '../api/errors.js';
-import type { AttemptInfo } from '../api/http.js';
 import { bodyDigest, repeatsPrevious } from '../api/malformed.js';
-import type { AccountConfig } from '../platform/config/env.js';
 import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
 import type { Logger } from '../platform/log/logger.js';
 import type { Period } from '../flatten/types.js';
@@ -18,9 +16,9 @@ import type { Dimension } from '../platform/config/dimensions.js';
 import { isMalformedBody, ReportFormatError } from '../flatten/errors.js';
 import type { ParsedReport } from '../flatten/parse.js';
 import { streamReport } from '../flatten/stream.js';
-import { redactBuffer, redactSecrets } from '../platform/log/redact.js';
+import { redactBuffer } from '../platform/log/redact.js';
 import { AdopsError, TerminalError } from '../platform/retry/errors.js';
-import { archivedLoad, BodyArchive, latestBodyDigest, packBody, type PackedBody } from './archive.js';
+import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from './archive.js';
 import {
   loadPeriod,
   recordFailedPull,
@@ -31,14 +29,12 @@ import {
   type RowSource,
 } from './load.js';
 import { RowValueError } from './encode.js';
-import type { PullStep } from './sql.js';
 import { reportTable, type Warehouse } from '../platform/pg/handle.js';
 import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
 import { pullLabel } from '../plan/pulls.js';
 
-/** The part of the API client a pull uses. */
+/** The part of the API client a pull uses; `signal` aborts the request (shutdown: code ABORTED). */
 export interface ReportFetcher {
-  /** `signal` aborts the request (worker shutdown); the error then has code ABORTED. */
   fetchReport(
     query: { dimensions: ReportJob['dimensions']; period: Period },
     signal?: AbortSignal,
@@ -59,10 +55,7 @@ export interface PullOptions extends LoadOptions {
 /** What a pull needs: the definitions, each account's fetcher, the warehouse. */
 export interface PullDeps {
   readonly reports: ReportLookup;
-  /**
-   * Whether this worker knows `account` and the account runs `report` (ADOPS_ACCOUNTS_FILE);
-   * absent: every pull is allowed (a single-account deployment, tests).
-   */
+  /** Whether this worker knows `account` and it runs `report`; absent: every pull is allowed. */
   readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
   readonly fetcherFor: FetcherFor;
   readonly wh: Warehouse;
@@ -117,24 +110,15 @@ export async function runPull(
   });
   const report = deps.reports.get(data.report);
   const account = pullAccount(data);
-  const refused = refusal(deps, report, account, data.report);
-  if (refused !== undefined || report === undefined) return fail(refused);
   const period: Period = { start: data.periodStart, end: data.periodEnd };
-  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
-  // load as final and count as done. Refused before anything is fetched or recorded.
-  const zone = reportTimezone(report);
-  if (!hasEnded(period, zone, deps.now?.() ?? new Date()))
-    return fail(
-      new TerminalError(
-        `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
-          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
-      ),
-    );
+  const refused = refusal(deps, data.report, report, account, period);
+  if (refused !== undefined || report === undefined) return fail(refused);
   // The fence, before the request: a response is as recent as the moment its fetch started. When
   // Postgres is unreachable there is nothing to record the failure in, and nothing fetched yet.
   const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
   if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
+  const secrets = opts.secrets ?? [];
   const job = { account, report, period, fetchToken, ...(jobId === undefined ? {} : { jobId }) };
   let fetched: FetchedReport;
   try {
@@ -150,17 +134,9 @@ export async function runPull(
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
     const body = error instanceof ApiError ? error.body : undefined;
     const packed =
-      body === undefined
-        ? undefined
-        : await packBody(redactBuffer(body, opts.secrets ?? []), bodyDigest(body));
-    const loadId = await recordFailure(
-      deps.wh,
-      { ...job, attempts },
-      error,
-      'fetch',
-      packed,
-      opts.secrets,
-    ).catch((err: unknown) => {
+      body === undefined ? undefined : await packBody(redactBuffer(body, secrets), bodyDigest(body));
+    const failed = { info: { ...job, attempts }, error, step: 'fetch' as const, packed, secrets };
+    const loadId = await recordFailedPull(deps.wh, failed).catch((err: unknown) => {
       // Postgres itself may be down; the job's failedReason still carries the reason.
       logger.warn({ err }, 'could not record the failed pull in report_loads');
       return undefined;
@@ -177,13 +153,14 @@ export async function runPull(
   }
 }
 
-/** Why this worker cannot run the pull at all (an unknown report or account), if it cannot. */
+/** Why this worker cannot run the pull (an unknown report or account, a period not ended), if it cannot. */
 function refusal(
   deps: PullDeps,
+  name: string,
   report: ReportJob | undefined,
   account: string,
-  name: string,
-): Error | undefined {
+  period: Period,
+): TerminalError | undefined {
   if (report === undefined)
     return new TerminalError(
       `report "${name}" has no job definition in this worker's jobs folder: ` +
@@ -199,16 +176,21 @@ function refusal(
     return new TerminalError(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
-  return undefined;
+  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
+  // load as final and count as done. Refused before anything is fetched or recorded.
+  const zone = reportTimezone(report);
+  if (hasEnded(period, zone, deps.now?.() ?? new Date())) return undefined;
+  return new TerminalError(
+    `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
+      `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+  );
 }
 
 /**
- * Loads a fetched body: a tee hands it to the parser and to the archive beside it; flattened into
- * rows as it streams (or by `opts.parse`), loaded in one transaction (loadPeriod). A body that does
- * not parse, repeats a row, or does not reconcile under strictReconcile rolls the load back; it is
- * recorded as a failed load with its body kept and the report error is rethrown (a malformed body
- * as a retryable MalformedBodyError, final when it repeats the period's previous body). Any other
- * failure is recorded too and thrown as LoadError.
+ * Loads a fetched body: a tee hands it to the parser (or `opts.parse`) and to the archive beside it,
+ * the rows are loaded in one transaction (loadPeriod). A failure is recorded with the body kept; the
+ * body's own fault is rethrown as it is (a malformed body retryable unless it repeats the period's
+ * previous body), any other as LoadError.
  */
 export async function loadFetched(
   wh: Warehouse,
@@ -217,14 +199,11 @@ export async function loadFetched(
   opts: PullOptions = {},
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
-  let archive: BodyArchive;
-  try {
-    archive = await BodyArchive.open(wh, info.account, body);
-  } catch (error) {
+  const archive = await BodyArchive.open(wh, info.account, body).catch(async (error: unknown) => {
     // Nothing will read the response: let its connection go.
     await body[Symbol.asyncIterator]().return?.(undefined);
     throw error;
-  }
+  });
   try {
     const source = await rowsOf(archive, info.report.dimensions, opts);
     return await loadPeriod(wh, { info, source, archive }, { ...opts, startedAt });
@@ -239,9 +218,11 @@ export async function loadFetched(
       if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
     }
     // The body's fault (its shape, a value, its totals) is the parse's, whichever step met it.
-    const step =
-      archive.failedStep ?? (isReportError(error) || error instanceof RowValueError ? 'parse' : 'load');
-    const loadId = await recordFailure(wh, info, error, step, packed, opts.secrets).catch(() => undefined);
+    const bodysFault = isReportError(error) || error instanceof RowValueError;
+    const step = archive.failedStep ?? (bodysFault ? 'parse' : 'load');
+    const loadId = await recordFailedPull(wh, { info, error, step, packed, secrets: opts.secrets }).catch(
+      () => undefined,
+    );
     if (isReportError(error)) throw error;
     const where = `${info.report.name} ${info.period.start}..${info.period.end}`;
     throw new LoadError(
@@ -267,27 +248,6 @@ async function rowsOf(
   return { rows: parsed.rows, summary: () => parsed };
 }
 
-/** Records a failed pull in report_loads with the step that failed, its error text redacted: the one place that does. */
-function recordFailure(
-  wh: Warehouse,
-  info: FetchInfo,
-  error: unknown,
-  step: PullStep,
-  packed: PackedBody | undefined,
-  secrets: readonly string[] = [],
-): Promise<number> {
-  return recordFailedPull(wh, { info, error: describeError(error, secrets), step, packed });
-}
-
-/** `Name: message`, then each cause's, so report_loads.error explains itself; `secrets` redacted. */
-export function describeError(error: unknown, secrets: readonly string[] = []): string {
-  const parts: string[] = [];
-  let e: unknown = error instanceof Error ? error : new Error(String(error));
-  for (let depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause)
-    parts.push(`${e.name}: ${e.message}`);
-  return redactSecrets(parts.join(' <- caused by '), secrets);
-}
-
 /** Errors that say the body itself is wrong (the parse's verdict): retrying or re-loading it cannot help. */
 function isReportError(error: Error): boolean {
   return error instanceof ReportFormatError;
@@ -299,32 +259,25 @@ function asReportError(thrown: unknown, table: string): Error {
   // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
   // a report name holds no "__", so the prefix is this report's alone.
   const db = error instanceof pg.DatabaseError ? error : undefined;
-  if (db?.code === '23505' && (db.table === table || db.table?.startsWith(`${table}__`) === true))
-    return new ReportFormatError(
-      'items',
-      `two rows have the same dimension values: ${db.detail ?? db.table}`,
-      {
-        cause: error,
-      },
-    );
-  return error;
+  if (db?.code !== '23505' || (db.table !== table && db.table?.startsWith(`${table}__`) !== true))
+    return error;
+  const why = `two rows have the same dimension values: ${db.detail ?? db.table}`;
+  return new ReportFormatError('items', why, { cause: error });
 }
 
-/** What to do about a Postgres error that says the schema is not what the loader expects. */
+/** What to do about a Postgres error that says the tables lag the job definitions (undefined table or column). */
 function hintFor(error: unknown): string {
   const code = errorCode(error);
-  // 42P01 undefined table, 42703 undefined column: the tables lag the job definitions.
-  if (code === '42P01' || code === '42703')
-    return '; run `adops migrate` so the report tables match the job definitions';
-  return '';
+  return code === '42P01' || code === '42703'
+    ? '; run `adops migrate` so the report tables match the job definitions'
+    : '';
 }
 
 /**
  * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
- * original's fetch token: a replay is as old as the fetch that got its body, so replaying it over
- * the load of a later fetch is recorded as superseded, while replaying the period's current load
- * (or an older body once the newer load is gone) loads. Throws a TerminalError saying why when the
- * load, its definition or its body is not available.
+ * original's fetch token: a replay is as old as the fetch that got its body, so over the load of a
+ * later fetch it is superseded. Throws a TerminalError saying why when the load, its definition or
+ * its body is not available.
  */
 export async function replayLoad(
   wh: Warehouse,
@@ -354,55 +307,6 @@ export async function replayLoad(
       `the raw body of load ${loadId} is not kept (no response, or older than ADOPS_RAW_RETENTION_DAYS); ${repull}`,
     );
   return loadFetched(wh, { ...load.info, report, replayOf: loadId }, new ReportBody(load.body, []), opts);
-}
-
-/** One HTTP attempt to the API (its status, undefined when no response came). */
-export interface AttemptEvent {
-  readonly status: number | undefined;
-  readonly attempt: number;
-  readonly path: string;
-}
-
-/** Hooks the worker passes to the API client it creates. */
-export interface FetcherHooks {
-  /** Awaited before every HTTP request, retries included (the shared rate limit). */
-  beforeRequest(): Promise<void>;
-  onAttempt(info: AttemptEvent): void;
-  /** The API said, in a success's usage headers, that no request is left for this many ms. */
-  onExhausted?(ms: number): void;
-}
-
-/**
- * The API client of `config`, for a worker: a 429 throws at once (the worker pauses for
- * Retry-After instead of one request sleeping), every attempt first takes a slot of the shared
- * rate limit, and bodies from ADOPS_STREAM_BODY_MB on are loaded as they stream in.
- */
-export function createWorkerApi(
-  config: AccountConfig,
-  logger: Logger,
-  hooks: FetcherHooks,
-  secrets?: readonly string[],
-): { client: ApiClient; fetcher: ReportFetcher } {
-  const client = createApiClientFromConfig(config, logger, {
-    on429: 'throw',
-    beforeRequest: hooks.beforeRequest,
-    onAttempt: (a: AttemptInfo) => {
-      hooks.onAttempt({ status: a.status, attempt: a.attempt, path: a.path });
-      if (a.exhaustedForMs !== undefined) hooks.onExhausted?.(a.exhaustedForMs);
-    },
-    ...(secrets === undefined ? {} : { secrets }),
-  });
-  return {
-    client,
-    fetcher: {
-      fetchReport: (query, signal) =>
-        client.fetchReport(query, {
-          ...(signal === undefined ? {} : { signal }),
-          streamFromBytes: config.http.streamBodyMb * BODY_MB,
-        }),
-      close: () => client.close(),
-    },
-  };
 }
 
 /** A load failed; the period's previous rows are untouched, the attempt recorded when Postgres could. */

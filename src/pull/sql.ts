@@ -1,6 +1,4 @@
-// Every statement of a pull, as pure builders: the fetch token, the load's locks and claim, its
-// report_loads row, the period's totals and a small period's rows, the COPY, and the raw archive.
-// History's reads are in history-sql.ts.
+// Every statement of a pull as a pure builder (history's reads are in history-sql.ts).
 import {
   dimensionType,
   type Dimension,
@@ -37,7 +35,6 @@ export interface LoadRecord {
   readonly status: LoadStatus;
   readonly rows: number | null;
   readonly reconciled: boolean | null;
-  /** Why not reconciled ('mismatch', 'no totals', 'partial totals'); null when reconciled or not parsed. */
   readonly unreconciledReason: UnreconciledReason | null;
   readonly mismatch: unknown;
   readonly restatement: unknown;
@@ -48,10 +45,8 @@ export interface LoadRecord {
   readonly fetchMs: number | null;
   readonly loadMs: number | null;
   readonly fetchedAt: Date | null;
-  /** The fencing token taken when the fetch started (fetchTokenSql); null when none was taken. */
   readonly fetchToken: number | null;
   readonly error: string | null;
-  /** Set for a failed pull only. */
   readonly failedStep: PullStep | null;
   readonly jobId: string | null;
 }
@@ -62,13 +57,13 @@ export interface CopyTarget extends CopyLayout {
   readonly table: string;
 }
 
-/** A body ready to archive: whole in `gzip`, or streamed to report_raw_parts (`spoolId`). */
+/**
+ * A body ready to archive: whole in `gzip`, or streamed to report_raw_parts (`spoolId`); size and
+ * SHA-256 of the stored (redacted) body, and SHA-256 of the body as received.
+ */
 export type PackedBody = {
-  /** Size of the stored (redacted) body. */
   readonly bytes: number;
-  /** SHA-256 of the stored body, checked when it is read back. */
   readonly sha256: string;
-  /** SHA-256 of the body as received: equal to `sha256` unless a secret was redacted from it. */
   readonly receivedSha256: string;
 } & (
   | { readonly gzip: Buffer; readonly spoolId?: undefined }
@@ -232,10 +227,7 @@ export function claimPeriodSql(
   );
 }
 
-/**
- * Several INSERT statements as one (data-modifying CTEs): one round trip instead of one each.
- * Foreign keys between them hold, since they are checked at the end of the statement.
- */
+/** Several INSERTs as one statement (data-modifying CTEs; foreign keys are checked at its end). */
 export function inOneStatement(statements: readonly Statement[]): Statement {
   const values: unknown[] = [];
   const parts = statements.map((s, i) => {
@@ -292,13 +284,8 @@ export function insertRowsSql(target: CopyTarget, rows: readonly ReportRow[]): S
   );
 }
 
-/**
- * A Postgres array literal of elements already in their literal form: checked dates and whole
- * numbers (no character an array literal treats specially), and text elements `quoted`.
- */
-function arrayLiteral(elements: ReadonlyArray<string | number>): string {
-  return `{${elements.join(',')}}`;
-}
+/** A Postgres array literal of elements already in literal form (checked dates and numbers, `quoted` text). */
+const arrayLiteral = (elements: ReadonlyArray<string | number>) => `{${elements.join(',')}}`;
 
 /** A text element of an array literal: in double quotes, its `"` and `\` escaped by a backslash. */
 function quoted(value: string): string {

@@ -9,7 +9,6 @@ import { lastRestatements } from '../pull/history.js';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
-import type { WorkerObserver } from './pull-worker.js';
 
 const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
 
@@ -96,8 +95,16 @@ export function attemptRecorder(
   };
 }
 
-/** The worker's events as metrics. */
-export function metricsObserver(metrics: WorkerMetrics): WorkerObserver {
+/** The worker's events as metrics (pull-worker.ts' WorkerObserver is this type). */
+export function metricsObserver(metrics: WorkerMetrics): {
+  pull(
+    report: string,
+    event:
+      | { outcome: 'loaded' | 'superseded'; rows: number; fetchMs: number; loadMs: number; totalMs: number }
+      | { outcome: 'retry' | 'failed' | 'rate_limited' },
+  ): void;
+  attempt(event: { status: number | undefined; attempt: number; path: string }): void;
+} {
   return {
     pull(report, event) {
       metrics.pulls.inc({ report, outcome: event.outcome });

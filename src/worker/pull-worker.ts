@@ -9,19 +9,16 @@ import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../plat
 import type { WorkerOf } from '../platform/queue/backend.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
-import {
-  pullDeps,
-  runPull,
-  type AttemptEvent,
-  type FetcherFor,
-  type PullDeps,
-  type ReportFetcher,
-} from '../pull/run.js';
+import { pullDeps, runPull, type FetcherFor, type PullDeps, type ReportFetcher } from '../pull/run.js';
+import type { metricsObserver } from './metrics.js';
 import { evolutionHook } from '../evolution/evolution.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import { AdopsError, TransientError } from '../platform/retry/errors.js';
 import type { Period } from '../flatten/types.js';
 import type { LoadOutcome } from '../pull/load.js';
+
+/** The listener of a worker's events (pulls, API attempts): the metrics, or a test's own. */
+export type WorkerObserver = ReturnType<typeof metricsObserver>;
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
 export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
@@ -64,17 +61,19 @@ export interface PullIsolation {
 /** Starts the BullMQ worker of REPORT_QUEUE. */
 export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): WorkerOf<PullJobData> {
   const secrets = secretsOf(rt.config);
+  const accounts = o.isolation?.accounts;
+  const accountRuns: PullDeps['accountRuns'] = (account, report) => {
+    const a = accounts?.get(account);
+    if (a === undefined) return 'unknown account';
+    return a.reports === undefined || a.reports.includes(report) ? 'yes' : 'not run';
+  };
   const io: PullDeps = {
     ...pullDeps(o.reports, o.fetcher, rt.wh, { secrets }, rt.shutdown.signal),
-    ...(o.isolation === undefined ? {} : { accountRuns: accountRuns(o.isolation.accounts) }),
+    ...(accounts === undefined ? {} : { accountRuns }),
   };
   // What follows a load of a report with a building table version: the composition's, not the pull's.
   const afterLoad = evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls);
-  const processor = withRedactedErrors(
-    secrets,
-    pullProcessor(rt, io, o.observer, o.notify, o.isolation, afterLoad),
-  );
-  return rt.backend.worker(REPORT_QUEUE, processor, {
+  return rt.backend.worker(REPORT_QUEUE, withRedactedErrors(secrets, pullProcessor(rt, io, o, afterLoad)), {
     ...rt.bull,
     concurrency: o.concurrency,
     // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
@@ -91,36 +90,21 @@ export function pullsPerSecondCap(config: Pick<WorkerRuntime['config'], 'queue' 
   return Math.max(config.queue.rateLimitPerSecond, sum);
 }
 
-/** accountRuns of PullDeps over the worker's accounts. */
-function accountRuns(accounts: ReadonlyMap<string, PullAccount>): NonNullable<PullDeps['accountRuns']> {
-  return (account, report) => {
-    const a = accounts.get(account);
-    if (a === undefined) return 'unknown account';
-    return a.reports === undefined || a.reports.includes(report) ? 'yes' : 'not run';
-  };
-}
-
 /** The processor of REPORT_QUEUE. */
-export function pullProcessor(
-  rt: Pick<WorkerRuntime, 'logger' | 'queues' | 'limiter' | 'touch'>,
+function pullProcessor(
+  rt: WorkerRuntime,
   io: PullDeps,
-  observer: WorkerObserver,
-  notify: Notify = () => undefined,
-  isolation?: PullIsolation,
-  afterLoad?: (report: ReportJob, period: Period, account: string) => Promise<void>,
+  { observer, notify, isolation }: PullWorkerOptions,
+  afterLoad: (report: ReportJob, period: Period, account: string) => Promise<void>,
 ) {
   return async (job: Job<PullJobData, unknown, string>, token?: string): Promise<PullResult> => {
     rt.touch();
     const data = asPullData(job.data);
     if (data === undefined)
       throw new UnrecoverableError(`job ${job.id} has no report and period: ${JSON.stringify(job.data)}`);
+    const { report, periodStart, periodEnd } = data;
     const account = pullAccount(data);
-    const log = rt.logger.child({
-      jobId: job.id,
-      account,
-      report: data.report,
-      period: `${data.periodStart}..${data.periodEnd}`,
-    });
+    const log = rt.logger.child({ jobId: job.id, account, report, period: `${periodStart}..${periodEnd}` });
     const guard = isolation?.guard;
     // An account that is paused, down or holding its share of the slots: back to the queue as
     // delayed, at once, so its trouble never keeps a slot from the other accounts.
@@ -136,54 +120,49 @@ export function pullProcessor(
     } finally {
       guard?.leave(account);
     }
-    const report = data.report;
     if (!outcome.ok && isAccountTrouble(outcome.error)) {
       const heldMs = guard?.failed(account) ?? 0;
-      if (heldMs > 0) log.warn({ heldMs }, heldMessage(account, heldMs, isolation?.accountsFile));
+      const where = isolation?.accountsFile ?? 'ADOPS_ACCOUNTS_FILE';
+      if (heldMs > 0)
+        log.warn(
+          { heldMs },
+          `account ${account} held back ${heldMs / 1000} s: its server did not answer, failed (5xx) or refused ` +
+            `its key (401/403); its pulls wait (the hold doubles to 60 s while this goes on) and the other ` +
+            `accounts' go on. Check base_url, api_key_file (or api_key_env) and auth of account ${account} in ` +
+            `${where}; \`adops doctor --account ${account}\` probes that server with them`,
+        );
     }
     if (outcome.ok) {
       guard?.succeeded(account);
-      const { loaded } = outcome;
+      const { loaded, fetchMs } = outcome;
       const definition = io.reports.get(report);
       if (loaded.evolving && definition !== undefined)
-        await afterLoad?.(definition, { start: data.periodStart, end: data.periodEnd }, account);
-      observer.pull(report, {
-        outcome: loaded.status,
-        rows: loaded.rows,
-        fetchMs: outcome.fetchMs,
-        loadMs: loaded.loadMs,
-        totalMs: performance.now() - started,
-      });
-      const result = {
-        loadId: loaded.loadId,
-        status: loaded.status,
-        rows: loaded.rows,
-        reconciled: loaded.reconciled,
-      };
-      log.info(
-        { ...result, fetchMs: Math.round(outcome.fetchMs), loadMs: Math.round(loaded.loadMs) },
-        'pull loaded',
-      );
+        await afterLoad(definition, { start: periodStart, end: periodEnd }, account);
+      const { loadId, status, rows, reconciled, loadMs } = loaded;
+      const totalMs = performance.now() - started;
+      observer.pull(report, { outcome: status, rows, fetchMs, loadMs, totalMs });
+      const result = { loadId, status, rows, reconciled };
+      log.info({ ...result, fetchMs: Math.round(fetchMs), loadMs: Math.round(loadMs) }, 'pull loaded');
       rt.touch();
       return result;
     }
     const { failure } = outcome;
-    if (failure.kind === 'rate-limited') observer.pull(report, { outcome: 'rate_limited' });
-    if (failure.kind === 'rate-limited' && isolation !== undefined) {
-      const ms = Math.max(1, failure.retryAfterMs);
-      log.warn({ retryAfterMs: ms }, 'API rate limit: pausing this account');
-      // Only this account's requests and pulls wait; the job goes back without spending an attempt.
-      await isolation.accounts.get(account)?.limiter.pause(ms);
-      isolation.guard.paused(account, ms);
-      await job.moveToDelayed(Date.now() + ms, token);
-      throw new DelayedError();
-    }
     if (failure.kind === 'rate-limited') {
+      observer.pull(report, { outcome: 'rate_limited' });
+      const ms = Math.max(1, failure.retryAfterMs);
+      if (isolation !== undefined) {
+        log.warn({ retryAfterMs: ms }, 'API rate limit: pausing this account');
+        // Only this account's requests and pulls wait; the job goes back without spending an attempt.
+        await isolation.accounts.get(account)?.limiter.pause(ms);
+        isolation.guard.paused(account, ms);
+        await job.moveToDelayed(Date.now() + ms, token);
+        throw new DelayedError();
+      }
       log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
       // Holds every request of every worker (a sync's too), then pauses the queue; the job goes
       // back to wait without spending an attempt.
-      await rt.limiter.pause(Math.max(1, failure.retryAfterMs));
-      await rt.queues.pulls.rateLimit(Math.max(1, failure.retryAfterMs));
+      await rt.limiter.pause(ms);
+      await rt.queues.pulls.rateLimit(ms);
       throw Worker.RateLimitError();
     }
     if (failure.kind === 'aborted') {
@@ -191,30 +170,29 @@ export function pullProcessor(
       await job.moveToWait(token);
       throw new WaitingError();
     }
+    const { reason } = failure;
     const attempt = job.attemptsMade + 1;
     if (failure.kind === 'fatal' || attempt >= (job.opts.attempts ?? 1)) {
       observer.pull(report, { outcome: 'failed' });
-      log.error({ reason: failure.reason, attempt }, 'pull failed');
+      log.error({ reason, attempt }, 'pull failed');
       // The one place that knows the failure is final; the event is queued, never awaited.
       notify({
         type: 'period.failed',
         ...(account === 'default' ? {} : { account }),
         report,
-        period_start: data.periodStart,
-        period_end: data.periodEnd,
-        reason: failure.reason,
+        period_start: periodStart,
+        period_end: periodEnd,
+        reason,
         attempts: attempt,
         load_id: outcome.loadId ?? null,
       });
-      if (failure.kind === 'fatal') throw new UnrecoverableError(failure.reason);
-      throw new Error(failure.reason);
+      throw failure.kind === 'fatal' ? new UnrecoverableError(reason) : new Error(reason);
     }
     observer.pull(report, { outcome: 'retry' });
-    log.warn({ reason: failure.reason, attempt }, 'pull failed; it will be retried');
-    const error = outcome.error;
+    log.warn({ reason, attempt }, 'pull failed; it will be retried');
     // Carries the API's Retry-After into the backoff strategy.
-    const retryAfterMs = error instanceof AdopsError ? error.retryAfterMs : undefined;
-    throw new TransientError(failure.reason, retryAfterMs === undefined ? {} : { retryAfterMs });
+    const retryAfterMs = outcome.error instanceof AdopsError ? outcome.error.retryAfterMs : undefined;
+    throw new TransientError(reason, retryAfterMs === undefined ? {} : { retryAfterMs });
   };
 }
 
@@ -229,32 +207,4 @@ export function pullBackoff(policy: BackoffPolicy) {
           error instanceof AdopsError ? error.retryAfterMs : undefined,
         )
       : backoffDelay(attemptsMade, policy);
-}
-
-/** How a pull ended, as counted: its outcome and, when it loaded, its figures. */
-export type PullEvent =
-  | {
-      readonly outcome: 'loaded' | 'superseded';
-      readonly rows: number;
-      readonly fetchMs: number;
-      readonly loadMs: number;
-      readonly totalMs: number;
-    }
-  | { readonly outcome: 'retry' | 'failed' | 'rate_limited' };
-
-/** The listener of a worker's events. */
-export interface WorkerObserver {
-  pull(report: string, event: PullEvent): void;
-  attempt(event: AttemptEvent): void;
-}
-
-/** What a hold of `account` after a failure says: how long, why, and which of its own settings to check. */
-export function heldMessage(account: string, heldMs: number, accountsFile: string | undefined): string {
-  const where = accountsFile === undefined ? 'ADOPS_ACCOUNTS_FILE' : accountsFile;
-  return (
-    `account ${account} held back ${heldMs / 1000} s: its server did not answer, failed (5xx) or refused ` +
-    `its key (401/403); its pulls wait (the hold doubles to 60 s while this goes on) and the other ` +
-    `accounts' go on. Check base_url, api_key_file (or api_key_env) and auth of account ${account} in ` +
-    `${where}; \`adops doctor --account ${account}\` probes that server with them`
-  );
 }

@@ -2,12 +2,15 @@
 // worker per job kind, metrics and health. Stateless: run as many as the API allows.
 import type { Pool } from 'pg';
 import {
+  type AccountConfig,
   type Config,
   accountConfig,
   requireApiKey,
   requireBaseUrl,
   secretsOf,
 } from '../platform/config/env.js';
+import { createApiClientFromConfig, type ApiClientOptions } from '../api/client.js';
+import { BODY_MB } from '../api/body.js';
 import { type JobSet, fixedJobs, reportLookup, type LiveJobs } from '../platform/config/jobs.js';
 import type { Logger } from '../platform/log/logger.js';
 import {
@@ -31,7 +34,7 @@ import { jobCounts } from '../platform/queue/jobs.js';
 import type { Queues } from '../platform/queue/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/scheduler.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
-import { type FetcherFor, type ReportFetcher, createWorkerApi } from '../pull/run.js';
+import type { FetcherFor, ReportFetcher } from '../pull/run.js';
 import { startPullWorker, type PullAccount, type WorkerObserver } from './pull-worker.js';
 import {
   openRuntime,
@@ -327,22 +330,23 @@ function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurr
   for (const account of rt.config.accounts) {
     const limiter = limiterOf(rt, account, guard);
     if (limiter !== rt.limiter) limiters.push(limiter);
-    const api = createWorkerApi(
+    const { fetcher } = createWorkerApi(
       accountConfig(rt.config, account),
       rt.logger.child({ account: account.name }),
       {
         beforeRequest: async () => void (await limiter.acquire()),
-        onAttempt: observer.attempt,
-        // Usage headers saying the budget is spent: this account waits for its window, before any 429.
-        onExhausted: (ms) => {
-          guard.paused(account.name, ms);
-          void limiter.pause(ms);
+        onAttempt: (a) => {
+          observer.attempt({ status: a.status, attempt: a.attempt, path: a.path });
+          // Usage headers saying the budget is spent: this account waits for its window, before any 429.
+          if (a.exhaustedForMs === undefined) return;
+          guard.paused(account.name, a.exhaustedForMs);
+          void limiter.pause(a.exhaustedForMs);
         },
+        // Every secret of the worker is redacted from the bodies it stores, not only this account's key.
+        secrets: secretsOf(rt.config),
       },
-      // Every secret of the worker is redacted from the bodies it stores, not only this account's key.
-      secretsOf(rt.config),
     );
-    fetchers.set(account.name, api.fetcher);
+    fetchers.set(account.name, fetcher);
     accounts.set(account.name, { limiter, reports: account.reports });
   }
   return {
@@ -354,4 +358,23 @@ function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurr
       for (const l of limiters) await l.close();
     },
   };
+}
+
+/**
+ * A worker's API client for `config`: a 429 throws at once (the worker pauses for Retry-After
+ * instead of one request sleeping); its fetcher loads bodies from ADOPS_STREAM_BODY_MB on as they
+ * stream in. `extra`: the shared rate limit's `beforeRequest`, `onAttempt`, `secrets`.
+ */
+export function createWorkerApi(
+  config: AccountConfig,
+  logger: Logger,
+  extra: Partial<ApiClientOptions> = {},
+) {
+  const client = createApiClientFromConfig(config, logger, { on429: 'throw', ...extra });
+  const streamFromBytes = config.http.streamBodyMb * BODY_MB;
+  const fetcher: ReportFetcher = {
+    fetchReport: (query, signal) => client.fetchReport(query, { signal, streamFromBytes }),
+    close: () => client.close(),
+  };
+  return { client, fetcher };
 }

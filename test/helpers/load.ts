@@ -14,7 +14,7 @@ import {
   type RowSource,
 } from '../../src/pull/load.js';
 import { warehouseOf, type CopyFormat } from '../../src/platform/pg/handle.js';
-import { describeError, loadFetched, type PullOptions } from '../../src/pull/run.js';
+import { loadFetched, type PullOptions } from '../../src/pull/run.js';
 
 /** A pulled period as a test hands it to the loader. */
 export interface PulledPeriod {
@@ -94,8 +94,9 @@ export function recordFailedPull(
       attempts: f.attempts,
       ...(f.fetchToken === undefined ? {} : { fetchToken: f.fetchToken }),
     },
-    error: describeError(f.error, secrets),
+    error: f.error,
     step: f.step ?? 'fetch',
+    secrets,
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inOneStatement, insertLoadSql, upsertTotalsSql, type LoadRecord } from '../../../src/pull/sql.js';
-import { describeError } from '../../../src/pull/run.js';
+import { describeError } from '../../../src/pull/load.js';
 
 const record: LoadRecord = {
   account: 'default',
