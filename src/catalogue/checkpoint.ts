@@ -1,9 +1,7 @@
-// A sync's checkpoint as the reader sees it (what earlier tries staged, and new pages staged in
-// batches, not a round trip per request), and the sync's progress as `adops sync --wait` draws it.
+// A sync's checkpoint as the reader sees it (staged in batches), and its progress for `adops sync --wait`.
 import { z } from 'zod';
 
-/** One staged page of a listing (CAMPAIGN_LISTING, or a campaign id): its new items, `size` items the API
- * returned (where the next page starts), whether it is the last, and `gone` for a 404. */
+/** One staged page of a listing: new items, `size` items returned, whether it is last, `gone`: 404. */
 export interface StagedPage {
   readonly listing: number;
   readonly offset: number;
@@ -53,8 +51,7 @@ export function foldStaged(pages: readonly StagedPage[]): Map<number, ListingSta
   return out;
 }
 
-/** One run's checkpoint: `listing(id)` says what need not be read again; `add(page)` stages in batches;
- * a failed staging fails the next add or flush (the sync could not resume). `flush()` at the end. */
+/** One run's checkpoint: `listing(id)` to skip, `add(page)` to stage in batches, `flush()` at the end. */
 export class Checkpoint {
   private readonly staged: Map<number, ListingState>;
   private buffer: StagedPage[] = [];
@@ -70,12 +67,10 @@ export class Checkpoint {
     this.staged = foldStaged(staged);
   }
 
-  /** What earlier tries staged for `listing`. */
   listing(listing: number): ListingState {
     return this.staged.get(listing) ?? EMPTY;
   }
 
-  /** Pages taken from earlier tries, over every listing. */
   get resumedPages(): number {
     return [...this.staged.values()].reduce((n, s) => n + s.pages, 0);
   }
@@ -130,7 +125,6 @@ export function etaSeconds(p: SyncProgress, now: number): number | undefined {
   return ((elapsed / listed) * left) / 1000;
 }
 
-/** One line for a log or a terminal without a progress bar. */
 export function progressLine(p: SyncProgress, now: number): string {
   const eta = etaSeconds(p, now);
   const total = p.campaignsTotal ?? '?';

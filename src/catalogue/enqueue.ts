@@ -1,5 +1,4 @@
-// A catalogue sync on ENTITY_QUEUE: enqueued once per account while one is unfinished, and the wait
-// of `adops sync --wait` for it, through an outage of the queue's store up to a bound.
+// A catalogue sync on ENTITY_QUEUE, once per account, and the wait of `adops sync --wait` for it.
 import { TerminalError } from '../platform/retry/errors.js';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
@@ -31,21 +30,18 @@ export async function enqueueEntitySync(
   return { jobId: id, added: id === jobId };
 }
 
-/** Thrown when a waited-for sync failed or did not finish in time; the message says which. */
 export class SyncWaitError extends TerminalError {
   override readonly name = 'SyncWaitError';
 }
 
-/** Give up (SyncWaitError) after `timeoutMs`; told the progress the worker last reported; the job read
- * every `pollMs` (500); the outage options go to throughOutage. */
+/** Give up (SyncWaitError) after `timeoutMs`; the job read every `pollMs` (500); see throughOutage. */
 export interface SyncWaitOptions extends Partial<OutageOptions> {
   readonly timeoutMs: number;
   readonly onProgress?: (progress: SyncProgress) => void;
   readonly pollMs?: number;
 }
 
-/** Waits for sync job `jobId` and returns its result, reading the job (reads, not events, see where it
- * stands after a restart or failover); an outage is waited out up to `outageMs`. */
+/** Waits for sync job `jobId` and returns its result, reading the job (reads survive a failover). */
 export async function waitForEntitySync(
   queue: SyncQueue,
   jobId: string,
@@ -53,8 +49,7 @@ export async function waitForEntitySync(
 ): Promise<EntitySyncResult> {
   const deadline = Date.now() + options.timeoutMs;
   const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
-  // The state before the job: a job read first and then found completed may be the copy from before
-  // it finished, without its return value.
+  // The state before the job: one read first then found completed may lack its return value.
   const read = async () => {
     const state = await queue.getJobState(jobId);
     return { job: await queue.getJob(jobId), state };

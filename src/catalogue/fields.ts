@@ -1,5 +1,4 @@
-// Reading the API's entity fields defensively: typed readers that turn a field they cannot read
-// into NULL and a reported problem, the bounded log of those problems, and text made storable.
+// Reading the API's entity fields defensively: an unreadable field becomes NULL and a reported problem.
 import {
   type EntityKind,
   type FieldProblem,
@@ -9,7 +8,6 @@ import {
   storableText,
 } from './stored-rows.js';
 
-/** Where field readers report the problems they meet. */
 export interface ProblemSink {
   add(problem: FieldProblem): void;
 }
@@ -44,7 +42,6 @@ function describeValue(value: unknown): string {
   return `${shown} (${type})`;
 }
 
-/** True for a plain JSON object (not an array, not null). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -72,8 +69,8 @@ export function asBool(v: unknown): boolean | undefined {
   return TRUE.has(v) ? true : FALSE.has(v) ? false : undefined;
 }
 
-/** Typed reads of an entity's fields: missing and null read as null (no field is promised), numbers and
- * booleans sent as strings as their values; anything else as null, reported: one bad field costs no entity. */
+/** Typed reads of an entity's fields: unreadable ones as null (reported), strings as numbers or booleans when
+ * they are: one bad field costs no entity. */
 export class FieldReader {
   constructor(
     readonly entity: EntityKind,
@@ -108,7 +105,6 @@ export class FieldReader {
     });
   }
 
-  /** A finite number (pricing value is a float). */
   num(obj: JsonObject, key: string, path = key): number | null {
     return this.read(obj, key, path, 'a number', asNum);
   }
@@ -161,7 +157,6 @@ export class FieldReader {
   }
 }
 
-/** Value ranges of the Postgres integer column types. */
 export const SMALLINT = { min: -32_768, max: 32_767 } as const;
 export const INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 
@@ -198,8 +193,7 @@ export function readId(
 /** Problems kept in full per sync; the rest are only counted. */
 export const KEPT_PROBLEMS = 100;
 
-/** The field problems of one sync: all counted, the first KEPT_PROBLEMS kept, so a field broken for
- * every entity cannot flood memory, the log or Postgres. */
+/** The field problems of one sync: all counted, the first KEPT_PROBLEMS kept, so nothing floods. */
 export class ProblemLog implements ProblemSink {
   private readonly kept: FieldProblem[] = [];
   private readonly fields = new Map<string, number>();

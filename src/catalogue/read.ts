@@ -1,5 +1,4 @@
-// Reading the catalogue from the API, every page staged: each request waits out 429s through the
-// shared pause and retries transient faults with backoff.
+// Reading the catalogue from the API, every page staged; 429s wait out the shared pause, faults back off.
 import type { ApiClientOptions } from '../api/client.js';
 import type { Config } from '../platform/config/env.js';
 import { realSleep } from '../api/http.js';
@@ -13,11 +12,9 @@ import { isObject } from './fields.js';
 import { CAMPAIGN_LISTING } from './runs.js';
 import type { Checkpoint } from './checkpoint.js';
 
-/** How hard a sync's request tries. */
 export interface SyncRetryPolicy {
-  /** Attempts per request against transient faults, the first included. 12: the `hostile` profile (28%
-   * transient failures) fails 12 in a row with p = 2.3e-7, so a 250-campaign sync exhausts one with p =
-   * 6e-5 (then its next try resumes); all 12 back off 152 s at most. */
+  /** Attempts per request, the first included. 12: the `hostile` profile (28% transient) fails 12 in a row
+   * with p = 2.3e-7, so a 250-campaign sync exhausts one with p = 6e-5 (then its next try resumes). */
   readonly attempts: number;
   /** 429s one request waits out before the sync gives up and goes back to the queue. */
   readonly rateLimitWaits: number;
@@ -36,7 +33,6 @@ export function syncRetryFromConfig(config: Pick<Config, 'queue' | 'http'>): Par
 /** Counters of one sync's requests, for progress and the closing log line. */
 export type RequestCounts = { requests: number; retries: number; rateLimited: number };
 
-/** Sends one request of the sync, retried as the policy allows. */
 type Requester = <T>(call: () => Promise<T>) => Promise<T>;
 
 /** A sync's client options: one attempt per call and 429s thrown (the requester retries), through `gate`. */
@@ -44,8 +40,8 @@ export function syncClientOptions(gate: RequestGate): Partial<ApiClientOptions> 
   return { attempts: 1, on429: 'throw', beforeRequest: async () => void (await gate.acquire()) };
 }
 
-/** A requester over `gate`: a 429 pauses the gate (for every process sharing it) and is sent again without
- * spending an attempt; a transient failure is retried after backoff; anything else throws. */
+/** A requester over `gate`: a 429 pauses the gate (for every process) and is sent again without spending an
+ * attempt; a transient failure is retried after backoff; anything else throws. */
 export function createRequester(
   gate: RequestGate,
   policy: SyncRetryPolicy,
@@ -79,7 +75,6 @@ export function createRequester(
   };
 }
 
-/** A list page request. */
 export type Page = { readonly limit: number; readonly offset: number };
 
 /** The part of the API client a sync uses: one list page per call. */
@@ -103,8 +98,7 @@ interface ReadOptions {
 const idOf = (field: string) => (item: unknown) => (isObject(item) ? item[field] : undefined);
 const campaignId = (item: unknown) => entityId(idOf('campaign_id')(item));
 
-/** Reads every page of campaigns, then each campaign's creatives, a few campaigns at a time; staged
- * pages are not read again, and every page read is staged, also when the read fails. */
+/** Reads every page of campaigns, then their creatives, a few at a time; staged pages not read again. */
 export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
   let read: RawCatalogue;
   try {
@@ -118,7 +112,6 @@ export async function readCatalogue(o: ReadOptions): Promise<RawCatalogue> {
   return read;
 }
 
-/** Both listings, campaigns first; see readCatalogue. */
 async function readAll(o: ReadOptions): Promise<RawCatalogue> {
   const campaigns = await readListing(o, CAMPAIGN_LISTING, (p) => o.api.listCampaigns(p), 'campaign_id');
   if (campaigns === 'gone') throw new Error('the campaign listing cannot be gone');
@@ -133,8 +126,7 @@ async function readAll(o: ReadOptions): Promise<RawCatalogue> {
     const creatives = await readListing(o, id, (p) => o.api.listCreatives(id, p), 'creative_id');
     if (!staged) o.onListed(++done, ids.length);
     if (creatives !== 'gone') return [id, creatives];
-    // The campaign was deleted after the campaign listing: treat it as not returned at all,
-    // so it and its creatives are soft-deleted rather than stored with no creatives.
+    // Deleted after the campaign listing: not returned at all, so its creatives are soft-deleted too.
     gone.add(id);
     o.logger.info({ campaignId: id }, 'campaign disappeared during the sync; treating it as deleted');
     return [id, []];
@@ -178,8 +170,7 @@ async function readListing(
   return items;
 }
 
-/** Maps `items` through `fn`, at most `limit` at once, in order; after a failure none starts, and it
- * rejects once those in flight settle, so no request outlives its sync. */
+/** Maps `items` through `fn`, `limit` at once, in order; none starts after a failure. */
 export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,
@@ -188,7 +179,6 @@ export async function mapLimit<T, R>(
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a whole number >= 1, got ${limit}`);
   const results = new Array<R>(items.length);
-  // One iterator shared by the lanes: each takes the next item.
   const next = items.entries();
   let failure: { error: unknown } | undefined;
   const lane = async (): Promise<void> => {

@@ -1,5 +1,4 @@
-// Campaigns and creatives as the API returns them, mapped to their typed catalogue rows (unknown
-// fields kept in raw, unreadable ones NULL and reported), and the whole catalogue built from them.
+// Campaigns and creatives as the API returns them, mapped to their typed catalogue rows.
 import {
   FieldReader,
   INTEGER,
@@ -12,8 +11,7 @@ import {
 } from './fields.js';
 import type { CampaignRow, Catalogue, CreativeRow, JsonObject, MappedCampaign } from './stored-rows.js';
 
-/** A campaign as the API returns it, as its typed row (unreadable fields NULL and reported);
- * undefined when its id cannot be read. */
+/** A campaign as its typed row (unreadable fields NULL and reported); undefined when its id is unreadable. */
 export function mapCampaign(campaign: unknown, problems: ProblemSink): MappedCampaign | undefined {
   const id = readId('campaign', campaign, 'campaign_id', problems);
   if (id === undefined || !isObject(campaign)) return undefined;
@@ -70,8 +68,7 @@ export function normalizeSpeed(speed: string | null): string | null {
 
 const EMPTY: JsonObject = {};
 
-/** A creative as its typed row, stored under the campaign it was listed under (a campaign_id of its
- * own that disagrees is reported); undefined when its id cannot be read. */
+/** A creative as its typed row, under the campaign it was listed under; undefined if its id is unreadable. */
 export function mapCreative(
   creative: unknown,
   listedUnder: number,
@@ -120,8 +117,7 @@ export interface RawCatalogue {
   readonly creativesByCampaign: ReadonlyMap<number, readonly unknown[]>;
 }
 
-/** Maps a whole read. Offset paging can show an entity twice: the last copy wins, as Postgres
- * refuses an upsert touching a row twice. */
+/** Maps a whole read. Offset paging can show an entity twice: the last copy wins (one upsert per row). */
 export function buildCatalogue(raw: RawCatalogue, problems: ProblemSink): Catalogue {
   const campaigns = new Map<number, MappedCampaign>();
   for (const c of raw.campaigns) {
@@ -130,8 +126,7 @@ export function buildCatalogue(raw: RawCatalogue, problems: ProblemSink): Catalo
   }
   const creatives = new Map<number, CreativeRow>();
   for (const [campaignId, list] of raw.creativesByCampaign) {
-    // A listing of a campaign that is not in the campaign list (deleted between the two reads)
-    // is dropped: its creatives then read as deleted, like their campaign.
+    // A listing of a campaign deleted between the two reads is dropped: its creatives read as deleted.
     if (!campaigns.has(campaignId)) continue;
     for (const item of list) {
       const row = mapCreative(item, campaignId, problems);

@@ -1,5 +1,4 @@
-// Catalogue sync runs: a run opened, resumed or refused, its staged pages (the checkpoint a
-// resumed sync reads instead of the API), its end, and what `adops status` shows of the runs.
+// Catalogue sync runs: opened, resumed or refused, their staged pages, their end, and their `adops status`.
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Warehouse, execute, firstRow, inTransaction, rowsOf } from '../platform/pg/handle.js';
 import type { EntitySyncResult, ProblemSummary } from './stored-rows.js';
@@ -9,17 +8,14 @@ import * as sql from './sql.js';
 /** Finished runs kept in entity_sync_runs (for `adops status` and debugging); older ones go. */
 const KEPT_RUNS = 100;
 
-/** How a sync run starts: afresh; resumed from the `pages` an earlier try staged; restarted from nothing
- * (its checkpoint stale, or it failed); or written by an earlier try that died before its job was done. */
+/** How a sync run starts: afresh, resumed from an earlier try's `pages`, restarted, or written already. */
 export type RunStart =
   | { readonly kind: 'new' }
   | { readonly kind: 'resumed'; readonly pages: readonly StagedPage[]; readonly tries: number }
   | { readonly kind: 'restarted'; readonly tries: number }
   | { readonly kind: 'written'; readonly result: EntitySyncResult };
 
-/** Opens run `runId`, taking up an earlier try's checkpoint if that try started within `staleAfterMs` (older
- * pages are never mixed into a catalogue). Also drops abandoned runs and finished runs beyond the newest
- * KEPT_RUNS. */
+/** Opens run `runId`, resuming a checkpoint younger than `staleAfterMs`; drops abandoned and old runs. */
 export async function openRun(
   wh: Warehouse,
   runId: string,
@@ -49,7 +45,6 @@ export async function openRun(
   });
 }
 
-/** Items staged as JSON text (see stagePages). */
 function itemsOf(text: string): unknown[] {
   const items: unknown = JSON.parse(text);
   return Array.isArray(items) ? items : [];
@@ -78,7 +73,6 @@ export interface EntitySyncStatus {
     | null;
 }
 
-/** Reads the newest written sync run and any newer one that has not written. */
 export async function entitySyncStatus(wh: Warehouse): Promise<EntitySyncStatus> {
   const rows = await rowsOf(wh, sql.newestRuns(wh.schema, QUIET_AFTER_MS));
   const w = rows.find((r) => r.status === 'written');

@@ -1,5 +1,4 @@
-// The catalogue's statements: its sync runs and their staged pages (the checkpoint), and the write
-// of a whole catalogue in one transaction (upserts, soft deletes, zones, history). Pure builders.
+// The catalogue's statements: sync runs, their staged pages, and the one-transaction write. Pure builders.
 import { ident, qualified, statement } from '../platform/pg/handle.js';
 import { type Column, type EntitySyncResult, type ProblemSummary, storableJson } from './stored-rows.js';
 import type { StagedPage, SyncProgress } from './checkpoint.js';
@@ -14,7 +13,6 @@ export const dropAbandonedRuns = (schema: string, runId: string, staleAfterMs: n
     [runId, staleAfterMs],
   );
 
-/** Drops the finished runs beyond the newest `kept`. */
 export const dropOldRuns = (schema: string, kept: number) => {
   const runs = qualified(schema, 'entity_sync_runs');
   return statement(
@@ -38,8 +36,7 @@ export const insertRun = (schema: string, runId: string, account: string) =>
     account,
   ]);
 
-/** Sets `set` on run `runId` ($1; the values go from $2), dropping its staged pages in the same statement
- * unless it is only resumed. */
+/** Sets `set` on run `runId` ($1; values from $2), dropping its staged pages unless it is only resumed. */
 const updateRun = (schema: string, set: string, values: readonly unknown[], dropPages = true) =>
   statement(
     (dropPages
@@ -61,7 +58,6 @@ export const restartRun = (schema: string, runId: string) =>
 export const resumeRun = (schema: string, runId: string) =>
   updateRun(schema, 'tries = tries + 1', [runId], false);
 
-/** Marks run `runId` written with its result and problems, and drops its pages. */
 export const finishRun = (schema: string, runId: string, result: object, problems: ProblemSummary) =>
   updateRun(
     schema,
@@ -69,12 +65,10 @@ export const finishRun = (schema: string, runId: string, result: object, problem
     [runId, JSON.stringify(result), problems.count, JSON.stringify(problems)],
   );
 
-/** Marks run `runId` failed with `reason`, and drops its pages. */
 export const failRun = (schema: string, runId: string, reason: string) =>
   updateRun(schema, "status = 'failed', finished_at = now(), error = $2", [runId, reason]);
 
-/** Stages `pages` of run `runId` and how far the run got, in one statement. Items jsonb cannot hold as
- * text (a NUL, an unpaired surrogate) are staged as a JSON string, so a later try reads them as sent. */
+/** Stages `pages` of run `runId` in one statement; items jsonb cannot hold as text go as a JSON string. */
 export const stagePages = (
   schema: string,
   runId: string,
@@ -102,8 +96,7 @@ export const stagePages = (
   );
 };
 
-/** Every page staged for run `runId`, in listing and offset order (listing as float8: pg hands bigint
- * over as text); items staged as JSON text come back as a string. */
+/** Every page staged for run `runId`, in order (listing as float8: pg hands bigint over as text). */
 export const stagedPages = (schema: string, runId: string) =>
   statement<Omit<StagedPage, 'items'> & { items: readonly unknown[] | string }>(
     `SELECT listing::float8 AS listing, page_offset AS "offset", items, size, last, gone
@@ -111,7 +104,6 @@ export const stagedPages = (schema: string, runId: string) =>
     [runId],
   );
 
-/** A sync run as `adops status` reads it. */
 export interface RunRow {
   readonly runId: string;
   readonly status: string;
@@ -172,8 +164,7 @@ export const countDeleted = (
     [ids, account],
   );
 
-/** Upserts `rows` from one jsonb parameter, reviving soft-deleted ones; now() is the transaction's
- * start, so one sync stamps one synced_at. */
+/** Upserts `rows` from one jsonb parameter, reviving soft-deleted ones; one sync stamps one synced_at. */
 export function upsertStatement(
   schema: string,
   account: string,
@@ -194,8 +185,7 @@ export function upsertStatement(
   );
 }
 
-/** Soft-deletes the live rows this transaction's upserts did not stamp with now(): linear, where
- * `NOT (id = ANY($1))` was quadratic (5 s for 25,000 creatives). */
+/** Soft-deletes live rows this transaction did not stamp: linear; `NOT (id = ANY($1))` was quadratic. */
 export const softDeleteStatement = (schema: string, account: string, t: Pick<EntityTable, 'table'>) =>
   statement(
     `UPDATE ${qualified(schema, t.table)} SET deleted_at = now() ` +
@@ -203,8 +193,7 @@ export const softDeleteStatement = (schema: string, account: string, t: Pick<Ent
     [account],
   );
 
-/** Drops the zones of the campaigns `ids`. A join, not `= ANY($1)`: with thousands of ids the array
- * test per row is quadratic. */
+/** Drops the zones of the campaigns `ids`: a join, as `= ANY($1)` per row is quadratic. */
 export const deleteZones = (schema: string, account: string, ids: readonly number[]) =>
   statement(
     `DELETE FROM ${qualified(schema, 'campaign_zones')} z USING unnest($1::bigint[]) AS seen(id)
@@ -212,7 +201,6 @@ export const deleteZones = (schema: string, account: string, ids: readonly numbe
     [ids, account],
   );
 
-/** Inserts (campaign, zone) `pairs`. */
 export const insertZones = (
   schema: string,
   account: string,
@@ -224,8 +212,7 @@ export const insertZones = (
     [pairs.map((p) => p[0]), pairs.map((p) => p[1]), account],
   );
 
-/** The history (SCD type 2), after the upserts and soft deletes: a changed entity's current version is closed
- * at now(), then each entity without one gets one (a new one from its `created` time). */
+/** SCD type 2 history, after upserts and soft deletes: changed versions closed at now(), new ones opened. */
 export function historyStatements(schema: string, account: string, t: EntityTable) {
   const history = qualified(schema, `${t.table}_history`);
   const entities = qualified(schema, t.table);

@@ -1,14 +1,10 @@
-// The catalogue as the warehouse stores it (typed rows, field problems, entity columns, storable
-// text): the warehouse owns these shapes; src/catalogue maps the API's objects onto them.
+// The catalogue as the warehouse stores it; src/catalogue maps the API's objects onto these shapes.
 
-/** A JSON object as parsed from an API response. */
 export type JsonObject = Record<string, unknown>;
 
-/** Which catalogue entity a value belongs to. */
 export type EntityKind = 'campaign' | 'creative';
 
-/** A field that could not be read as its column's type (stored NULL; an unreadable id skips the
- * entity), or (`repaired`) text Postgres cannot hold, stored repaired. */
+/** A field not readable as its column's type (stored NULL), or (`repaired`) text stored repaired. */
 export interface FieldProblem {
   readonly entity: EntityKind;
   /** The entity's id, or null when the id itself is what could not be read. */
@@ -30,7 +26,6 @@ export interface ProblemSummary {
   readonly repaired?: number;
   /** Count per `entity field` (e.g. `campaign pricing.value`), largest first. */
   readonly byField: Readonly<Record<string, number>>;
-  /** The first KEPT_PROBLEMS problems, in the order met. */
   readonly examples: readonly FieldProblem[];
 }
 
@@ -42,8 +37,7 @@ export interface WriteResult {
   readonly revived: number;
 }
 
-/** Counts of one sync, as its run records them: field problems, entities skipped, this try's
- * requests, pages resumed. */
+/** Counts of one sync: field problems, entities skipped, this try's requests, pages resumed. */
 export interface EntitySyncResult extends WriteResult {
   readonly problems: number;
   readonly skipped: number;
@@ -106,7 +100,6 @@ const CAMPAIGN = {
   raw: 'jsonb',
 } as const;
 
-/** Columns of `creatives` the sync writes, in table order. */
 const CREATIVE = {
   creative_id: 'bigint',
   campaign_id: 'bigint',
@@ -149,9 +142,8 @@ const columns = (types: Record<string, keyof PgTypes>): Column[] =>
 export const CAMPAIGN_COLUMNS: readonly Column[] = columns(CAMPAIGN);
 export const CREATIVE_COLUMNS: readonly Column[] = columns(CREATIVE);
 
-// Postgres stores no NUL (jsonb refuses `\u0000`) and no unpaired surrogate (no UTF-8 form), and
-// one bad name must not fail a sync: catalogue text is stored repaired, alike in columns and jsonb.
-// Report rows are refused instead: there a value is a key. \p{Cs} in a `u` regex: unpaired only.
+// Postgres stores no NUL and no unpaired surrogate, and one bad name must not fail a sync: catalogue text
+// is stored repaired (report rows are refused: there a value is a key). \p{Cs} in a `u` regex: unpaired only.
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 // eslint-disable-next-line no-control-regex -- NUL is exactly what is matched
@@ -162,8 +154,7 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd')) : text;
 }
 
-/** `value` with every string and key storable (itself when nothing changed); `repaired` is told each
- * change by its path as stored (`data.landing_page`, `zone_ids[2]`) and its value as sent. */
+/** `value` with every string and key storable; `repaired` is told each change (path, value as sent). */
 export function storableJson(
   value: unknown,
   repaired: (path: string, original: unknown) => void = () => undefined,
@@ -194,8 +185,7 @@ export function storableJson(
     }
     const stored = storableJson(item, repaired, at);
     if (stored !== item) changed = true;
-    // A key that becomes one already there keeps the first value sent: nothing is overwritten.
-    // Defined, not assigned: a `__proto__` key from JSON.parse stays a key.
+    // A colliding key keeps the first value; defined, not assigned: a `__proto__` key stays a key.
     if (!Object.hasOwn(out, storedKey))
       Object.defineProperty(out, storedKey, {
         value: stored,

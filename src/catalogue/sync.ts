@@ -1,5 +1,4 @@
-// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, and write the whole
-// catalogue of one account in one transaction (upserts, soft deletes, zones, history).
+// One catalogue sync (adops sync): read it all, resuming the checkpoint, map it, write it in one transaction.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../platform/log/logger.js';
 import { redactSecrets } from '../platform/log/redact.js';
@@ -33,7 +32,6 @@ export type { EntitySyncResult } from './stored-rows.js';
 
 export interface EntitySyncDeps {
   readonly wh: Warehouse;
-  /** Build it with syncClientOptions(gate): one attempt per call, 429s thrown, through the gate. */
   readonly api: CatalogueApi;
   readonly logger: Logger;
   /** Campaigns whose creatives are listed at once (default 4), and the page size (default 100). */
@@ -57,8 +55,7 @@ export interface EntitySyncDeps {
   readonly secrets?: readonly string[];
 }
 
-/** Exports the catalogue: read it all (resuming the checkpoint), map it, write it and end the run in
- * one transaction; nothing reaches the catalogue when any step fails. */
+/** Exports the catalogue: read, map, write and end the run in one transaction; nothing lands on a failure. */
 export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncResult> {
   const runId = deps.runId ?? `d-${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
   const logger = deps.logger.child({ sync: 'entities', runId, account: deps.account ?? 'default' });
@@ -153,8 +150,7 @@ export async function runEntitySync(deps: EntitySyncDeps): Promise<EntitySyncRes
   } catch (error) {
     const kind = classifyFailure(error).kind;
     const resumable = deps.resumable ?? deps.runId !== undefined;
-    // A run that will not be tried again gives up its checkpoint now; one that will keeps it. A 429 that
-    // outlasted the waits, or a worker's shutdown, sends the job back without spending a try: it resumes too.
+    // A run not tried again gives up its checkpoint; a 429 that outlasted the waits, or a shutdown, resumes.
     if (kind === 'fatal' || (!resumable && kind !== 'rate-limited' && kind !== 'aborted')) {
       const message = redactSecrets(
         error instanceof Error ? error.message : String(error),
@@ -175,7 +171,6 @@ export interface WriteOptions {
   readonly beforeCommit?: (client: ClientBase, result: WriteResult) => Promise<unknown>;
 }
 
-/** Rows per upsert statement. */
 const CHUNK_ROWS = 500;
 
 const CAMPAIGNS: sql.EntityTable = {
@@ -192,8 +187,7 @@ const CREATIVES: sql.EntityTable = {
   tracked: ['campaign_id', 'name', 'is_active', 'delivery_start', 'delivery_end'],
 };
 
-/** Writes a whole catalogue in one transaction (upserts, zones, soft deletes of the ids not seen, history),
- * so readers never see a half-written one; syncs of one account are serialised by a lock. */
+/** Writes a whole catalogue in one transaction, so readers never see half; one account's syncs serialised. */
 export async function writeCatalogue(
   wh: Warehouse,
   catalogue: Catalogue,
@@ -219,7 +213,6 @@ export async function writeCatalogue(
     for (const part of chunks(catalogue.creatives, CHUNK_ROWS))
       await execute(client, sql.upsertStatement(schema, account, CREATIVES, part));
 
-    // The zones of the campaigns seen are written afresh.
     await execute(client, sql.deleteZones(schema, account, campaignIds));
     const pairs = catalogue.campaigns.flatMap((c) => c.zoneIds.map((z) => [c.row.campaign_id, z] as const));
     for (const part of chunks(pairs, CHUNK_ROWS * 10))

@@ -1,7 +1,5 @@
-// Report evolution: a building version of a report's table is loaded beside the serving one; once
-// it covers every period the serving one had (and reconciles), the stable name report_<name> and
-// the report's bi_ views switch to it in one transaction, so BI never sees a missing or half-built
-// table. The old version stays until `adops evolve --drop-old`.
+// Report evolution: a building version loads beside the serving one; covering every period, it takes over
+// report_<name> and the bi_ views in one transaction (the old stays until `adops evolve --drop-old`).
 import { regrantBiViews } from '../schema/bi-role.js';
 import { describeReportObjects } from '../schema/descriptions.js';
 import type { ClientBase } from 'pg';
@@ -38,8 +36,7 @@ export interface Coverage {
   readonly missing: readonly Period[];
 }
 
-/** The coverage of `report`'s building version, or undefined when none is building; on `db` (a
- * transaction's client). */
+/** The coverage of `report`'s building version, or undefined when none; on `db` (a transaction's client). */
 export async function coverage(
   wh: Warehouse,
   report: string,
@@ -60,8 +57,7 @@ export async function coverage(
   };
 }
 
-/** What a swap did: the report, the versions it switched from and to, and the report's view file if
- * it was refused (it lacks a dimension of the new version: the generated view serves instead). */
+/** What a swap did: report, versions from and to, and its view file if refused. */
 export type Swapped = {
   readonly report: string;
   readonly from: number;
@@ -69,9 +65,8 @@ export type Swapped = {
   readonly refused: readonly ViewOutcome[];
 };
 
-/** Switches `report`'s stable name and bi_ views to its building version in one transaction, when
- * it covers every period (or `force`). The first swap renames version 1 to report_<name>__v1 and
- * makes report_<name> a view; readers block for the moment and never see an error or an empty view. */
+/** Switches `report`'s stable name and bi_ views to its building version in one transaction once it covers
+ * every period (or `force`); readers block a moment, never seeing an error or an empty view. */
 export async function swapVersion(
   client: ClientBase,
   wh: Warehouse,
@@ -80,8 +75,7 @@ export async function swapVersion(
 ): Promise<Swapped | undefined> {
   const { schema } = wh;
   return withTransaction(client, async () => {
-    // Exclusive: waits out the loads in flight (each holds it shared), so none writes a version
-    // this swap retires after it read the version as current.
+    // Exclusive: waits out the loads in flight, so none writes a version this swap retires.
     await execute(client, lock(evolveLockKey(schema, report.name)));
     const state = await coverage(wh, report.name, client);
     if (state === undefined) return undefined;
@@ -111,8 +105,7 @@ export async function swapVersion(
   });
 }
 
-/** Renames version 1's table report_<name> to `to`, and the indexes named after it (as tableSpec names
- * them, within 63 bytes), so a later version can never collide. */
+/** Renames version 1's table and the indexes named after it, so a later version can never collide. */
 async function renameTable(
   client: ClientBase,
   wh: Warehouse,
@@ -139,14 +132,12 @@ export async function swapWhenCovered(
 ): Promise<Swapped | undefined> {
   const building = await buildingVersion(wh, report.name);
   if (building === undefined || !building.autoSwap) return undefined;
-  // Checked first without the lock: the swap's exclusive lock waits for every load of the report
-  // in flight, which only the one call that can swap should do.
+  // Checked first without the lock: the exclusive lock waits for every load in flight.
   const state = await coverage(wh, report.name);
   if (state === undefined || state.missing.length > 0) return undefined;
   return withClient(wh.pool, (client) => swapVersion(client, wh, report));
 }
 
-/** Drops the tables of `report`'s retired versions; returns their names. */
 export async function dropRetired(client: ClientBase, wh: Warehouse, report: string): Promise<string[]> {
   return withTransaction(client, async () => {
     await execute(client, lock(evolveLockKey(wh.schema, report)));
@@ -169,9 +160,7 @@ export async function enqueueEvolution(
   return enqueuePulls(queue, pulls);
 }
 
-/** A function to call after each load: an evolving report's stable views switch to its building
- * version once it covers every period the old one had; a load in the old shape (its definition read
- * just before the change) is pulled again in the new. A failure is logged, never fails the pull. */
+/** Called after each load: swaps a covered evolving report, re-pulls an old-shape load; logs failures. */
 export function evolutionHook(
   wh: Warehouse,
   logger: Logger,

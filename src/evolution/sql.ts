@@ -1,9 +1,8 @@
 // Every statement of evolution/: pure builders of a Statement, run through rowsOf/firstRow/execute.
 import { ident, qualified, statement, type Statement } from '../platform/pg/handle.js';
 
-/** The serving version's periods per (start, end), and whether the building version covers each for
- * every account that has it: a load of the new shape replaced its rows and reconciled (or could not
- * for want of totals: only a mismatch blocks the switch). Newest first. */
+/** The serving version's periods, newest first, and whether the building one covers each for all accounts
+ * (loaded in the new shape and reconciled, or without totals: only a mismatch blocks the switch). */
 export function coverage(
   schema: string,
   report: string,
@@ -27,8 +26,7 @@ export function coverage(
   );
 }
 
-/** The stable name report_<name> as a view over the building version's table; `dropView` first when
- * it is already one (RESTRICT: a user's own view on it must be moved by its owner, not dropped). */
+/** report_<name> as a view over the building table; `dropView` first (RESTRICT: a user's view is kept). */
 export function stableView(schema: string, stable: string, table: string, dropView: boolean): Statement[] {
   return [
     ...(dropView ? [statement(`DROP VIEW ${qualified(schema, stable)}`)] : []),
@@ -36,8 +34,7 @@ export function stableView(schema: string, stable: string, table: string, dropVi
   ];
 }
 
-/** `serving` retired and `building` serving: two statements, as the one-serving-version index is
- * checked row by row. */
+/** `serving` retired and `building` serving: two statements, as the one-serving index is checked per row. */
 export function switchVersions(schema: string, report: string, serving: number, building: number) {
   const versions = qualified(schema, 'report_versions');
   return [
@@ -58,7 +55,6 @@ export const setVersionTable = (schema: string, report: string, version: number,
     [report, version, table],
   );
 
-/** ALTER TABLE or INDEX `from` RENAME TO `to`. */
 export const rename = (kind: 'TABLE' | 'INDEX', schema: string, from: string, to: string) =>
   statement(`ALTER ${kind} ${qualified(schema, from)} RENAME TO ${ident(to)}`);
 

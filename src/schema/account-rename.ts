@@ -1,13 +1,9 @@
-// `adops accounts rename FROM TO`: every row of one account (report rows of every table version,
-// totals, loads, raw responses, catalogue and its history, freshness and webhook state) moved to a
-// new name in one transaction. The tables are found by their `account` column, so a table added
-// later moves too. When TO already holds rows, --merge keeps TO's wherever both hold the same thing.
+// `adops accounts rename FROM TO`: an account's rows renamed in one transaction (tables found by `account`).
 import type { ClientBase } from 'pg';
 import { execute, firstRow, inTransaction, rowsOf, sqlState, type Warehouse } from '../platform/pg/handle.js';
 import { SchemaRefusal } from './versions.js';
 import * as sql from './sql.js';
 
-/** What renameAccount did: rows per table. */
 export interface RenameResult {
   readonly from: string;
   readonly to: string;
@@ -22,10 +18,7 @@ export interface RenameResult {
 /** How long the rename waits for a running load or sync to let go of a table. */
 const LOCK_TIMEOUT = '10s';
 
-/** Moves every row of account `from` to `to`, in one transaction (readers see the old names until it
- * commits). Refuses when `from` holds nothing, and when `to` holds rows unless `merge`: then, where both
- * loaded a period of a report, `to`'s rows and totals stay and `from`'s load is kept as superseded;
- * where both hold a catalogue entry (or any other keyed row), `to`'s stays. A refusal is a SchemaRefusal. */
+/** Moves `from`'s rows to `to` in one transaction; refuses an empty `from`, or a used `to` unless `merge`. */
 export async function renameAccount(
   wh: Warehouse,
   from: string,
@@ -85,7 +78,6 @@ export async function renameAccount(
   });
 }
 
-/** A table of the schema with an account column: its name and the columns that matter here. */
 interface AccountTable {
   readonly name: string;
   /** Holds report rows, one load's per period (load_id and period_start columns). */
@@ -94,7 +86,6 @@ interface AccountTable {
   readonly keys: readonly (readonly string[])[];
 }
 
-/** Rows per account and table, for every account holding any. */
 async function holdings(client: ClientBase, wh: Warehouse, tables: readonly string[]) {
   const out = new Map<string, Map<string, number>>();
   for (const r of await rowsOf(client, sql.holdings(wh.schema, tables))) {
@@ -114,9 +105,7 @@ function summarize(held: ReadonlyMap<string, number>): string {
   return sorted.length > 5 ? `${shown.join(', ')}, ...` : shown.join(', ');
 }
 
-/** --merge's first step: `from`'s loaded periods that `to` loaded too are superseded and their rows
- * dropped; then every other row of `from` whose unique key `to` holds (a campaign, its history, a
- * freshness state) is dropped, so the move that follows collides with nothing. */
+/** --merge's first step: drops `from`'s periods and keyed rows `to` also holds. */
 async function dropOverlap(
   client: ClientBase,
   wh: Warehouse,

@@ -1,6 +1,5 @@
-// `adops migrate --bi-role NAME`: a read-only role given exactly the bi_ views, dim_date and the
-// catalogue (nothing that writes, not report_raw), recorded so that views made again keep the grant.
-// A role that could still write or read more, through a membership of any kind, is refused.
+// `adops migrate --bi-role NAME`: a read-only role given exactly the bi_ views, dim_date and the catalogue,
+// recorded so views made again keep the grant; a role that could write or read more is refused.
 import type { ClientBase } from 'pg';
 import { type Warehouse, execute, firstRow, inTransaction, rowsOf } from '../platform/pg/handle.js';
 import { SchemaRefusal } from './versions.js';
@@ -27,7 +26,6 @@ export function reservedBiRole(role: string): string | undefined {
   return undefined;
 }
 
-/** What setupBiRole did. */
 export interface BiRoleResult {
   readonly role: string;
   /** True when the role did not exist and was created (without LOGIN: give it a password to use it). */
@@ -36,9 +34,8 @@ export interface BiRoleResult {
   readonly granted: readonly string[];
 }
 
-/** Makes `role` (created NOLOGIN if absent) read exactly the bi_ views, dim_date and the catalogue,
- * revoking the rest; refuses (SchemaRefusal), changing nothing, a role no REVOKE makes read-only: a
- * superuser, an owner, or one that can write or read more through PUBLIC or a membership. */
+/** Makes `role` (created NOLOGIN if absent) read exactly the bi_ views, dim_date and the catalogue; refuses
+ * (SchemaRefusal) a role no REVOKE makes read-only: a superuser, an owner, or one that reaches more. */
 export async function setupBiRole(wh: Warehouse, role: string): Promise<BiRoleResult> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {
@@ -75,7 +72,6 @@ export async function regrantBiViews(client: ClientBase, wh: Warehouse): Promise
     for (const view of views) await execute(client, sql.grantSelect(wh.schema, view.name, role));
 }
 
-/** What `adops migrate` prints of a setupBiRole run. */
 export function describeBiRole(result: BiRoleResult, schema: string): string[] {
   return [
     ...(result.created
@@ -87,8 +83,7 @@ export function describeBiRole(result: BiRoleResult, schema: string): string[] {
   ];
 }
 
-/** How `role` reaches a superuser or the owner of `schema` or of a relation in it (an owner can
- * always grant itself, and a schema's owner can drop what is in it), from sql.ownerReached's row. */
+/** How `role` reaches a superuser or an owner in `schema` (an owner can grant itself), from ownerReached. */
 function ownerText(
   row: { holder: string; super: boolean; what: string },
   schema: string,
@@ -101,10 +96,7 @@ function ownerText(
     : `${who} owns tables of schema ${schema}, so it can always write them`;
 }
 
-/** What `role` can still do in `schema` beyond reading what it was granted and the bi_ views, from
- * sql.beyondGrant's row: insert, update, delete or truncate a relation, use a sequence, create in the
- * schema, or read anything else, by itself (a PUBLIC grant), through a role it inherits or one it may
- * SET ROLE to (pg_write_all_data, pg_read_all_data included). */
+/** What `role` can still do in `schema` beyond reading its grants (beyondGrant's row), and through whom. */
 function beyondText(
   row: { holder: string; privilege: string; relation: string | null },
   schema: string,

@@ -1,5 +1,4 @@
-// COMMENT ON the per-report objects code makes (report_<name>, bi_<name>, bi_<name>_daily): what each
-// column is, its unit and how to aggregate it, as BI tools show it; sql/001_baseline.sql describes the fixed ones.
+// COMMENT ON the per-report objects code makes, as BI tools show it; sql/001_baseline.sql describes the rest.
 import type { ClientBase } from 'pg';
 import { COUNTERS } from '../platform/config/dimensions.js';
 import { RATES, dailyViewName } from './views-sql.js';
@@ -62,7 +61,6 @@ const COLUMN_TEXT: Readonly<Record<string, string>> = {
   load_id: 'The report_loads row of the pull that loaded this period (bigint); not additive',
 };
 
-/** What a column of `role` is, its unit and how to aggregate it. Pure. */
 export function columnDescription(column: string, role: Role): string {
   const counter = COUNTER_TEXT[column];
   if (counter !== undefined)
@@ -109,10 +107,7 @@ const OBJECT_TEXT: Readonly<Record<Role, (report: string) => string>> = {
     `sums. Sum its counters over days; never average its rates.`,
 };
 
-/** Comments each report's objects and their columns: report_<name>, each version's table and its
- * partitions, bi_<name> and bi_<name>_daily. Comments do not survive a DROP, so this runs after every
- * (re)creation of the views. A comment already right is not written again: a migrate that changes
- * nothing writes no catalog rows. */
+/** Comments each report's objects and columns after each (re)creation (a DROP loses them). */
 export async function describeReportObjects(
   client: ClientBase,
   wh: Warehouse,

@@ -1,5 +1,4 @@
-// Building a warehouse: the numbered sql/ files applied once each under an advisory lock, then the
-// rest of `adops migrate` (report tables, BI views, partitions), and claiming a schema by its comment.
+// Building a warehouse: the numbered sql/ files, the rest of `adops migrate`, and claiming a schema.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,8 +79,7 @@ export function readMigrations(dir: string) {
   return migrations;
 }
 
-/** Applies pending migrations in order, each once in its own transaction, under a session advisory
- * lock; a SchemaRefusal when the files on disk and those applied disagree. */
+/** Applies pending migrations, each once in its own transaction, under a session advisory lock. */
 export async function migrate(pool: Pool, options: MigrateOptions): Promise<MigrateResult> {
   const migrations = readMigrations(options.sqlDir);
   const { schema } = options;
@@ -182,8 +180,7 @@ export interface SchemaClaim {
   readonly relationCount: number;
 }
 
-/** Claims the schema with `marker` as its comment when it is missing, empty or already marked, in
- * one locked transaction so two claims cannot both find it empty; else `claimed: false`. */
+/** Claims the schema with `marker` if missing, empty or marked, locked so two claims can't both win. */
 export async function claimSchema(wh: Warehouse, marker: string): Promise<SchemaClaim> {
   const { schema } = wh;
   return inTransaction(wh.pool, async (client) => {

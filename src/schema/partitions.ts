@@ -1,7 +1,5 @@
-// Monthly range partitions of report tables, by period_start: a period's rows live in the partition
-// of its first day, so a load's DELETE and COPY touch that one partition only. Partitions are made
-// as plain tables and then attached: ATTACH takes a SHARE UPDATE EXCLUSIVE lock on the parent,
-// which neither loads nor BI readers wait on (CREATE TABLE ... PARTITION OF would block both).
+// Monthly range partitions of report tables, by period_start, made as plain tables and then attached:
+// ATTACH's SHARE UPDATE EXCLUSIVE lock blocks neither loads nor BI readers (PARTITION OF would block both).
 import type { ClientBase } from 'pg';
 import { addMonths, monthStart, retentionBoundary } from '../plan/retention.js';
 import type { Queryable, Warehouse } from '../platform/pg/handle.js';
@@ -19,20 +17,17 @@ import * as sql from './sql.js';
 
 const MONTH = /^\d{4}-\d{2}-01$/;
 
-/** The partition of `table` holding the month starting `month` (YYYY-MM-01): <table>__p<YYYYMM>,
- * shortened by derivedName past 63 bytes (Postgres would cut it, and two months could then share one). */
+/** <table>__p<YYYYMM>, `month`'s partition, shortened by derivedName past 63 bytes, not cut by Postgres. */
 export function partitionName(table: string, month: string): string {
   if (!MONTH.test(month)) throw new Error(`not the first day of a month: ${JSON.stringify(month)}`);
   return derivedName(`${table}__p${month.slice(0, 4)}${month.slice(5, 7)}`);
 }
 
-/** What a monthly partition of a report table is, as its comment says. Pure. */
 export function partitionDescription(table: string, month: string): string {
   return `The rows of ${table} whose period_start falls in the month of ${month} (a partition): read ${table}, not this.`;
 }
 
-/** One partition as found: its first day, the day after its last, and whether an interrupted
- * DETACH ... CONCURRENTLY left it half-detached. */
+/** One partition as found: its bounds, and whether an interrupted DETACH CONCURRENTLY left it pending. */
 export interface FoundPartition {
   readonly name: string;
   readonly from: string;
@@ -55,8 +50,7 @@ export async function partitionsOf(
   return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
 }
 
-/** Attaches the partitions of `months` that `table` lacks (a transaction of its own, locked per
- * table so two loads of one new month make it once); returns those made. */
+/** Attaches the partitions of `months` that `table` lacks (locked per table: one make per month). */
 export async function ensurePartitions(
   client: ClientBase,
   wh: Warehouse,
@@ -87,8 +81,7 @@ export function monthsAhead(now: Date): string[] {
   return [0, 1, 2].map((i) => addMonths(current, i));
 }
 
-/** Makes the month of `day`'s partition of each live table of `report` that lacks it: one query of
- * the catalog when none does (the common case), so no process needs to remember the months it made. */
+/** Makes `day`'s month partition of each live table of `report` lacking it; one query if none does. */
 export async function ensureLoadPartition(wh: Warehouse, report: string, day: string): Promise<void> {
   const month = monthStart(day);
   const lacking = (await rowsOf(wh, sql.liveTables(wh.schema, report))).filter(
@@ -117,16 +110,13 @@ export interface DroppedPartition {
   readonly to: string;
 }
 
-/** Partitions attached ahead of need, those retention dropped, and the periods it newly marked. */
 export interface PartitionUpkeep {
   readonly made: readonly string[];
   readonly dropped: readonly DroppedPartition[];
   readonly marked: number;
 }
 
-/** Partition upkeep (migrate and each tick): makes partitions ahead and applies retention, as of
- * `clock` (default the database's now()); the database's clock must agree before a month goes
- * (keptByDatabase). `client` must not be in a transaction: DETACH CONCURRENTLY blocks nobody. */
+/** Partition upkeep (migrate, ticks) as of `clock`; `client` outside a transaction (DETACH CONCURRENTLY). */
 export async function maintainPartitions(
   client: ClientBase,
   wh: Warehouse,
@@ -149,9 +139,7 @@ export async function maintainPartitions(
   return { made, dropped, marked };
 }
 
-/** Drops the partitions of `tables` ending by `boundary` unless the database's clock keeps them
- * (sql.keptByDatabase), then marks the dropped periods; one process per report at a time (a second
- * one skips). */
+/** Drops partitions of `tables` ending by `boundary` the database does not keep; one process per report. */
 async function applyRetention(
   client: ClientBase,
   wh: Warehouse,
@@ -165,7 +153,6 @@ async function applyRetention(
   if ((await firstRow(client, sql.lock(key, 'try')))?.locked !== true) return { dropped: [], marked: 0 };
   try {
     const dropped: DroppedPartition[] = [];
-    // Months past the boundary, and whether the database keeps each.
     const kept = new Map<string, boolean>();
     for (const table of tables) {
       for (const p of await partitionsOf(wh, table, client)) {
@@ -176,8 +163,7 @@ async function applyRetention(
           kept.set(p.from, keep);
         }
         if (keep) continue;
-        // DETACH CONCURRENTLY waits out the queries that use the partition, blocking nobody; one
-        // interrupted half-way leaves it pending, which FINALIZE completes.
+        // DETACH CONCURRENTLY blocks nobody; one interrupted is left pending, which FINALIZE completes.
         for (const st of sql.dropPartition(schema, table, p)) await execute(client, st);
         dropped.push({ report, partition: p.name, from: p.from, to: p.to });
       }

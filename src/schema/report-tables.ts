@@ -1,5 +1,4 @@
-// The report_<name> tables: their shape derived purely from the job definitions, created by
-// `adops migrate`, and a table that no longer matches refused: its data is history, never ours to drop.
+// The report_<name> tables, from the job definitions; one that no longer matches is refused, never dropped.
 import { DEFAULT_ACCOUNT } from '../platform/config/accounts.js';
 import { type Dimension, dimensionType, COUNTERS } from '../platform/config/dimensions.js';
 import type { ReportJob } from '../platform/config/jobs.js';
@@ -30,9 +29,8 @@ export function tableSpec(
     // Last, DEFAULT_ACCOUNT for a single-account deployment.
     { name: 'account', type: 'text', notNull: true, default: `'${DEFAULT_ACCOUNT}'::text` },
   ];
-  // The account leads (Citus' distribution column; a load and BI query one account), then the
-  // period, which a partitioned table's unique keys must include: so the key also serves BI's range
-  // scans and the load's DELETE. Text goes in by md5; a collision fails a load, never merges rows.
+  // The account leads (Citus' distribution column), then the period, which a partitioned table's keys must
+  // include. Text goes in by md5; a collision fails a load, never merges rows.
   const indexes: sql.IndexSpec[] = [
     {
       name: derivedName(`${table}_key`),
@@ -78,7 +76,6 @@ export function columnDifferences(
   return out;
 }
 
-/** Tables created, tables that already matched, and indexes someone had dropped, re-added. */
 export interface EnsureResult {
   readonly created: readonly string[];
   readonly unchanged: readonly string[];
@@ -89,8 +86,7 @@ export interface EnsureResult {
   readonly evolving: readonly Evolving[];
 }
 
-/** Creates report_<name> for each definition if absent, all in one transaction. Throws a
- * SchemaRefusal (changing nothing) when an existing table differs from its definition. */
+/** Creates missing report_<name> tables in one transaction; SchemaRefusal if one differs from its spec. */
 export async function ensureReportTables(
   client: ClientBase,
   wh: Warehouse,
@@ -163,8 +159,7 @@ export async function ensureReportTables(
   return { created, unchanged, indexesAdded, orphaned, evolving };
 }
 
-/** Throws ConfigError when a report's table takes another report's index name (report `daily`
- * indexes report_daily_campaign_id): tables and indexes share one namespace. */
+/** ConfigError when a table takes another report's index name: tables and indexes share one namespace. */
 function refuseNameClashes(reports: readonly ReportJob[]): void {
   const indexOwner = new Map<string, ReportJob>();
   for (const report of reports) for (const ix of tableSpec(report).indexes) indexOwner.set(ix.name, report);

@@ -1,6 +1,4 @@
-// Every statement of schema/ but the views' and the BI role's (views-sql.ts): pure builders of a
-// Statement, run through rowsOf/firstRow/execute. Identifiers go through ident()/qualified(), values
-// as $n; COMMENT takes no parameters, so its text goes in as an escaped literal.
+// Every statement of schema/ but views-sql.ts's: pure builders; COMMENT text goes in as an escaped literal.
 import { escapeLiteral } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
 import { addDays } from '../platform/dates/calendar.js';
@@ -9,7 +7,6 @@ import { ident, qualified, statement, type Statement } from '../platform/pg/hand
 
 export type VersionState = 'serving' | 'building' | 'retired';
 
-/** A version of a report's table, as report_versions records it. */
 export interface ReportVersion {
   readonly report: string;
   readonly version: number;
@@ -44,9 +41,7 @@ export interface TableSpec {
   readonly partitioned: boolean;
 }
 
-/** The CHECK on a partition's `day`: BI views filter on `day`, not the partition key, and this lets
- * constraint exclusion skip other months' partitions. The loader refuses rows outside their period,
- * so no load ever meets it. */
+/** The CHECK on a partition's `day`: lets constraint exclusion skip other months when BI filters on it. */
 export const DAY_CHECK = 'day_in_partition';
 
 /** An advisory lock on hashtext(`key`): held for the transaction (`xact`) or the session. */
@@ -100,7 +95,6 @@ export const schemaClaim = (schema: string) =>
     [schema],
   );
 
-/** COMMENT ON a schema, a TABLE or VIEW, or a COLUMN (`name.column`). */
 export function comment(
   kind: 'SCHEMA' | 'TABLE' | 'VIEW' | 'COLUMN',
   schema: string,
@@ -133,7 +127,6 @@ export interface FoundColumn {
   readonly comment: string | null;
 }
 
-/** The columns of relation `name` in order; none when it does not exist. */
 export const columnsOf = (schema: string, name: string) =>
   statement<FoundColumn>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS "notNull",
@@ -156,7 +149,6 @@ export const versions = (schema: string, report?: string) =>
     [report ?? null],
   );
 
-/** tableOf's one row: read it with tableFrom. */
 export interface TableOfRow {
   /** The table, state and number of the version with the definition's dimensions; null: none. */
   readonly table_name: string | null;
@@ -219,7 +211,6 @@ export function createTable(schema: string, spec: TableSpec): { table: Statement
   };
 }
 
-/** CREATE INDEX IF NOT EXISTS of `ix` on `table`. */
 export function createIndex(schema: string, table: string, ix: IndexSpec) {
   const keys = ix.columns.map((c) => (ix.hashed.includes(c) ? `(md5(${ident(c)})::uuid)` : ident(c)));
   return statement(
@@ -255,8 +246,7 @@ export const partitionBounds = (schema: string, table: string) =>
     [schema, table],
   );
 
-/** The tables `report`'s loads may write (its serving and building versions), each with the names of
- * its partitions: read from the catalog alone, so no partition's lock can hold it up. */
+/** The tables `report`'s loads may write, with their partitions: from the catalog, no lock waits. */
 export const liveTables = (schema: string, report: string) =>
   statement<{ table_name: string; partitions: string[] }>(
     `SELECT v.table_name, ARRAY(SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -265,8 +255,7 @@ export const liveTables = (schema: string, report: string) =>
     [report, schema],
   );
 
-/** A partition of `table` for `month`: made as a plain table (LIKE copies the columns in order with
- * their NOT NULLs and defaults; ATTACH adds the indexes), then attached. */
+/** A partition of `table` for `month`: a plain table (LIKE copies columns in order), then attached. */
 export function makePartition(schema: string, table: string, name: string, month: string, byDay: boolean) {
   const next = addMonths(month, 1);
   return [
@@ -297,8 +286,7 @@ export function dropPartition(schema: string, table: string, p: { name: string; 
   ];
 }
 
-/** Whether month `p` stays though past the caller's boundary: by the database's clock it is not
- * past `months`, or it holds a load recorded less than `months` months ago (not history yet). */
+/** Whether month `p` stays past the boundary: by the database's clock, or with a load under `months` old. */
 export const keptByDatabase = (
   schema: string,
   report: string,
@@ -315,8 +303,7 @@ export const keptByDatabase = (
     [report, p.from, p.to, months],
   );
 
-/** Marks `report`'s periods before both boundaries, outside the `kept` months, as dropped by
- * retention in report_totals and report_loads; its one row counts the periods newly marked. */
+/** Marks `report`'s periods before both boundaries, outside `kept`, as dropped by retention; counts them. */
 export const markDropped = (
   schema: string,
   report: string,
@@ -339,8 +326,7 @@ export const markDropped = (
     [report, boundary, months, kept],
   );
 
-/** Every table (not partition: a parent moves its partitions' rows) of `schema` with an account
- * column: its columns, and the other plain columns of each unique key that includes account. */
+/** Every table (not partition) of `schema` with an account column, and each unique key including account. */
 export const accountTables = (schema: string) =>
   statement<{ name: string; columns: string[]; keys: string[][] | null }>(
     `SELECT c.relname AS name,
@@ -373,7 +359,6 @@ export function lockTables(
   ];
 }
 
-/** Rows per account and table, for every account holding any. */
 export const holdings = (schema: string, tables: readonly string[]) =>
   statement<{ account: string; name: string; n: number }>(
     tables

@@ -1,6 +1,4 @@
-// The versions of a report's table (report_versions): which physical table holds the rows of a
-// definition's dimensions, which one the stable name report_<name> shows, and, decided by
-// `adops migrate`, the new version a change of dimensions starts (report evolution).
+// The versions of a report's table (report_versions), and the new version a change of dimensions starts.
 import { TerminalError, TransientError } from '../platform/retry/errors.js';
 import type { ClientBase } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
@@ -23,16 +21,14 @@ export function evolveLockKey(schema: string, report: string): string {
   return `adops-evolve:${schema}.${report}`;
 }
 
-/** Where a load goes: `evolving` when a version is building (its loads run the evolution's checks);
- * `retired` for a retired version's dimensions (a pull from before the switch): no load is made. */
+/** Where a load goes: `evolving` when a version is building; `retired`: a pull from before the switch. */
 export interface LoadTarget {
   readonly table: string;
   readonly evolving: boolean;
   readonly retired?: { readonly version: number; readonly serving: number | null };
 }
 
-/** The table of `report`'s version with `dimensions`, from tableOf's row; a TransientError when
- * `adops migrate` has not made that version yet (the pull is retried until it has). */
+/** The table of `report`'s version with `dimensions`; a TransientError until `adops migrate` makes it. */
 export function tableFrom(
   found: sql.TableOfRow | undefined,
   report: string,
@@ -64,9 +60,7 @@ export interface Evolving {
   readonly started: boolean;
 }
 
-/** The definitions among `reports` no table can load: no version of theirs has their dimensions (their
- * dimensions changed and `adops migrate` has not run), or, with no version on record, no report_<name>
- * table exists (the report is new). Every pull of theirs fails until `adops migrate` runs. */
+/** The definitions among `reports` no table can load: their pulls fail until `adops migrate` runs. */
 export async function definitionsWithoutTable(
   wh: Warehouse,
   reports: readonly Pick<ReportJob, 'name' | 'dimensions'>[],
@@ -84,14 +78,11 @@ export async function definitionsWithoutTable(
     .map((r) => ({ report: r.name, dimensions: r.dimensions }));
 }
 
-/** True when two dimension lists are the same, in the same order. */
 export function sameDimensions(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
-/** The table `report` loads into, decided by `adops migrate` in the caller's transaction: version 1
- * for a new report, the version with its dimensions, or a new building one (retiring a building
- * version of an earlier change that never swapped). */
+/** The table `report` loads into, decided by `adops migrate`: version 1, its dimensions' one, or new. */
 export async function versionFor(
   client: ClientBase,
   wh: Warehouse,
@@ -140,9 +131,7 @@ function evolving(
   return { report: report.name, from: serving.version, to: to.version, table: to.table, started };
 }
 
-/** What `adops migrate`, `--bi-role` or `accounts rename` refuses to do (a changed migration, a table
- * that no longer matches its definition, a role that could write, a name taken): the message says
- * how to proceed, and the CLI prints it as the command's failure. */
+/** What `adops migrate`, `--bi-role` or `accounts rename` refuses; the CLI prints it as the failure. */
 export class SchemaRefusal extends TerminalError {
   override readonly name = 'SchemaRefusal';
 }

@@ -1,6 +1,4 @@
-// The statements of the BI views and the BI role: the views generated from a report table's columns
-// and their per-day companions (pure, unit tested), the catalogue reads that decide them, and the
-// grants of `adops migrate --bi-role`.
+// The statements of the BI views (generated from a report table's columns, pure) and of the BI role.
 import { COUNTERS } from '../platform/config/dimensions.js';
 import { ident, qualified, reportTable, statement, type Statement } from '../platform/pg/handle.js';
 
@@ -13,7 +11,6 @@ export function searchPath(path?: string): Statement<{ path: string }> {
 
 export const setSearchPath = (schema: string) => statement(`SET search_path TO ${ident(schema)}, public`);
 
-/** DROP VIEW IF EXISTS of a view on the search path (`schema` absent) or in `schema`. */
 export const dropView = (view: string, schema?: string) =>
   statement(`DROP VIEW IF EXISTS ${schema === undefined ? ident(view) : qualified(schema, view)}`);
 
@@ -29,7 +26,6 @@ export const columnsRead = (schema: string, view: string, table: string) =>
     [schema, view, table],
   );
 
-/** Columns of every report table that are not dimensions. */
 const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
   'period_start',
   'period_end',
@@ -39,13 +35,11 @@ const NOT_DIMENSIONS: ReadonlySet<string> = new Set([
   'account',
 ]);
 
-/** The dimension columns of a report table's `columns`, in order. Pure. */
 export function dimensionsOf(columns: readonly string[]): string[] {
   return columns.filter((c) => !NOT_DIMENSIONS.has(c));
 }
 
-/** The BI view of a report with no file in sql/views/, from its table's columns as they exist:
- * campaign and creative names joined when it has those dimensions, and the two rates. Pure. */
+/** The BI view of a report with no file in sql/views/, from its table's columns: names joined, two rates. */
 export function generatedViewSql(report: string, tableColumns: readonly string[]): string {
   const dims = dimensionsOf(tableColumns);
   // A catalogue attribute of the same name as a dimension (ad_format) gives way to the dimension.
@@ -85,8 +79,7 @@ export const RATES: Readonly<Record<string, readonly [numerator: string, denomin
   viewability_rate: ['viewable_impressions', 'measurable_impressions'],
 };
 
-/** Columns finer than a day or implied by it: the companion drops them. year, month and weekday
- * follow from the day (join dim_date for them); hour and the period bounds are what is summed over. */
+/** Columns finer than a day or implied by it (year, month, weekday: join dim_date): the companion drops. */
 const TIME_COLUMNS: ReadonlySet<string> = new Set([
   'day',
   'hour',
@@ -99,14 +92,12 @@ const TIME_COLUMNS: ReadonlySet<string> = new Set([
 
 const COUNTER_SET: ReadonlySet<string> = new Set(COUNTERS);
 
-/** Name of the per-day companion of a report's BI view. */
 export function dailyViewName(report: string): string {
   return `bi_${report}_daily`;
 }
 
-/** bi_<name>_daily: bi_<name> summed per day, rates as ratios of the sums (averaging per-row rates
- * weighs a row of 10 requests like one of a million); undefined when rows have no day (no `day`
- * column and a longer period). Other columns are group keys; rates not in RATES are left out. */
+/** bi_<name>_daily: bi_<name> summed per day, rates as ratios of the sums (not per-row averages); undefined
+ * when rows have no day. */
 export function dailyViewSql(
   report: string,
   viewColumns: readonly string[],
@@ -174,7 +165,6 @@ export const recordRole = (schema: string, role: string) =>
     [role],
   );
 
-/** The recorded dashboard roles that still exist. */
 export const dashboardRoles = (schema: string) =>
   statement<{ role: string }>(
     `SELECT d.role FROM ${qualified(schema, 'dashboard_roles')} d JOIN pg_roles r ON r.rolname = d.role ORDER BY 1`,
@@ -188,8 +178,7 @@ export const readable = (schema: string, names: readonly string[] = []) =>
     [schema, names],
   );
 
-/** The roles `role` ($2) is a member of, directly or not, with or without INHERIT (SET ROLE reaches
- * them all), itself included; `reach` counts the roles each of them reaches in turn (1: no memberships). */
+/** The roles `role` ($2) reaches by membership or SET ROLE, itself too; `reach`: how many each reaches */
 const MEMBERSHIPS = `SELECT r.oid, r.rolname, r.rolsuper,
        (SELECT count(*) FROM pg_roles r2 WHERE pg_has_role(r.oid, r2.oid, 'MEMBER')) AS reach
   FROM pg_roles r WHERE pg_has_role($2, r.oid, 'MEMBER')`;
@@ -209,8 +198,7 @@ export const ownerReached = (schema: string, role: string) =>
     [schema, role],
   );
 
-/** The privilege `role` holds in `schema` beyond reading `granted` and the bi_ views, most direct
- * holder first, writes before reads, report tables before the rest; no row when none. */
+/** The privilege `role` holds in `schema` beyond reading `granted` and the bi_ views, most direct first. */
 export const beyondGrant = (schema: string, role: string, granted: readonly string[]) =>
   statement<{ holder: string; privilege: string; relation: string | null }>(
     `WITH m AS (${MEMBERSHIPS}),

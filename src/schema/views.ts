@@ -1,5 +1,4 @@
-// The BI views over the report tables: a shipped view of sql/views per report, or one generated
-// from the definition, and each view's per-day companion bi_<name>_daily, made by `adops migrate`.
+// The BI views over the report tables (a view file of sql/views, or generated) and their bi_<name>_daily.
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ClientBase } from 'pg';
@@ -18,15 +17,11 @@ export interface ViewFile {
   readonly requires: readonly string[];
 }
 
-/** What ensureViews did for each view file. */
 export interface ViewOutcome {
   readonly report: string;
-  /** `generated`: the report has no view file, so its view was built from its table's columns;
-   * `refused`: its view file reads columns the table lacks (`reads`) or leaves out dimensions of the
-   * serving version (`missing`), so the generated view stands in its place. */
+  /** `generated`: no view file; `refused`: its file reads columns the table lacks or misses dimensions. */
   readonly status: 'created' | 'generated' | 'refused' | 'no-report' | 'no-table';
-  // Refused only: the dimensions the file's view lacks, the columns it reads (its `-- requires:` line)
-  // that the table lacks, the serving version (whose table report_<name> shows), the view it makes.
+  // Refused only: dimensions its view lacks, columns it reads the table lacks, the serving version, its view.
   readonly missing?: readonly string[];
   readonly reads?: readonly string[];
   readonly version?: number;
@@ -52,30 +47,24 @@ export function parseViewFile(file: string, sql: string): ViewFile {
   return { report: basename(file, '.sql'), sql, requires: requires.filter((s) => s !== '') };
 }
 
-/** The column names of `name`, or undefined when it does not exist. */
 async function columnNames(client: ClientBase, wh: Warehouse, name: string): Promise<string[] | undefined> {
   const columns = await rowsOf(client, columnsOf(wh.schema, name));
   return columns.length === 0 ? undefined : columns.map((c) => c.name);
 }
 
-/** Runs `work` with the search path set to the warehouse's schema (view files use unqualified names),
- * then restores it. */
+/** Runs `work` with the search path set to the warehouse's schema, then restores it. */
 async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promise<T>): Promise<T> {
   const before = await firstRow(client, vsql.searchPath());
   await execute(client, vsql.setSearchPath(wh.schema));
   try {
     return await work();
   } finally {
-    // After an error inside a caller's transaction the restore itself fails; the caller's ROLLBACK
-    // then undoes the SET anyway, and the original error is the one worth seeing.
+    // Inside a caller's failed transaction the restore fails; its ROLLBACK undoes the SET anyway.
     await execute(client, vsql.searchPath(before?.path ?? '"$user", public')).catch(() => undefined);
   }
 }
 
-/** Runs a CREATE OR REPLACE VIEW; when it renames, retypes or drops a column Postgres refuses (42P16)
- * and the views `drop` go first. A user's view built on ours then fails the DROP, naming itself.
- * Inside a transaction (migrate's, a swap's) the refusal is taken back to a savepoint, so the
- * transaction goes on. */
+/** Runs a CREATE OR REPLACE VIEW, dropping `drop` first on 42P16; a savepoint keeps a transaction going. */
 async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
   const inTransaction = client.getTransactionStatus() === 'T';
   if (inTransaction) await client.query('SAVEPOINT adops_replace_view');
@@ -90,11 +79,7 @@ async function replaceView(client: ClientBase, sql: string, drop: readonly strin
   if (inTransaction) await client.query('RELEASE SAVEPOINT adops_replace_view');
 }
 
-/** Creates the BI views of `reports`: a report's view file of sql/views when its table has the columns
- * the file reads and the view it makes carries every dimension of the serving version (report_<name>'s
- * columns), else (refused) or without a file the view generated from the table. Run it in a
- * transaction: a refused file's view is replaced within it, so no reader ever sees it. Not a numbered
- * migration: report tables come from the job definitions. */
+/** Creates the BI views of `reports` (a fitting view file, else generated); run it in a transaction. */
 export async function ensureViews(
   client: ClientBase,
   wh: Warehouse,
@@ -134,8 +119,7 @@ export async function ensureViews(
       let missing: string[] = [];
       if (reads.length === 0) {
         await createView(client, view.sql);
-        // A column of the dimension's name, and the view reads the dimension from the report: a
-        // catalogue attribute of the same name (a campaign's ad_format) does not tell rows apart.
+        // A catalogue attribute of a dimension's name (a campaign's ad_format) does not tell rows apart.
         const made = (await columnNames(client, wh, name)) ?? [];
         const read = (await rowsOf(client, vsql.columnsRead(wh.schema, name, reportTable(report)))).map(
           (r) => r.name,
@@ -162,19 +146,16 @@ export async function ensureViews(
   return outcomes;
 }
 
-/** The view a CREATE OR REPLACE VIEW statement makes. */
 function viewName(sql: string): string | undefined {
   return /CREATE\s+OR\s+REPLACE\s+VIEW\s+"?([a-z_][a-z0-9_]*)/i.exec(sql)?.[1];
 }
 
-/** Runs a view's CREATE OR REPLACE VIEW; the per-day companion reads the view, and ensureDailyViews
- * makes it again right after. */
+/** Runs a view's CREATE OR REPLACE VIEW; ensureDailyViews makes the companion again right after. */
 async function createView(client: ClientBase, sql: string): Promise<void> {
   const name = viewName(sql);
   await replaceView(client, sql, name === undefined ? [] : [`${name}_daily`, name]);
 }
 
-/** What ensureDailyViews did for one report. */
 export interface DailyViewOutcome {
   readonly report: string;
   readonly view: string;

@@ -1,5 +1,4 @@
-// Reports must agree: per account and period, the report_totals of every report of one grain are equal
-// unless late data explains the gap; status, --check, /metrics and the report.disagrees webhook read it.
+// Reports must agree: per account and period, reports of one grain total the same unless late data explains.
 import type { Totals } from '../flatten/types.js';
 import { COUNTERS, type CounterName } from '../platform/config/dimensions.js';
 import { addDays } from '../platform/dates/calendar.js';
@@ -19,7 +18,6 @@ export interface Side {
   readonly exact: boolean;
 }
 
-/** Two reports of one account and period whose totals differ. */
 export interface Disagreement {
   readonly account: string;
   readonly periodStart: string;
@@ -33,14 +31,12 @@ export interface Disagreement {
   readonly why: string;
 }
 
-/** What the check needs of a report definition. */
 export interface AgreeingReport {
   readonly name: string;
   readonly lookbackDays: number;
 }
 
-/** The disagreements of `reports` inside from..to (all `accounts` when undefined): each period against every
- * report whose periods tile it (a week, a daily report's 7 days); a counter a side lacks is skipped. */
+/** The disagreements of `reports` inside from..to: each period against every report whose periods tile it. */
 export async function readDisagreements(
   wh: Warehouse,
   reports: readonly AgreeingReport[],
@@ -82,9 +78,7 @@ function toSide(row: SideRow): Side {
   };
 }
 
-/** The sides of one period that differ from the majority (most sides with equal totals; on a tie the newest
- * load, which has seen the most late data), each with the majority's side and whether late data explains the
- * gap. Two sums of shorter periods are not compared: their days already are. Pure. */
+/** Sides of a period that differ from the majority (ties: newest load) and whether late data explains it. */
 export function compareSides(
   sides: readonly Side[],
   lookbackDays: ReadonlyMap<string, number>,
@@ -123,8 +117,7 @@ function windowEnd(periodEnd: string, lookbackDays: number): string {
   return `${addDays(periodEnd, lookbackDays + 1)}T00:00:00.000Z`;
 }
 
-/** Whether late data explains the gap: numbers only grow as late data arrives, so the smaller side must have
- * been loaded before the larger one, and while the period was still inside its window. */
+/** Late data explains the gap when the smaller side loaded first, while the period was inside its window. */
 function explain(
   side: Side,
   other: Side,
@@ -171,8 +164,7 @@ export function renderDisagreements(list: readonly Disagreement[]): string[] {
   ];
 }
 
-/** The report.disagrees events of unexplained disagreements not yet announced: each is claimed in the
- * warehouse (keyed by its sums too), so one worker announces it, and a changed gap is news again. */
+/** Events of unexplained disagreements not yet announced: claimed in the warehouse (keyed by its sums). */
 export async function disagreementEvents(
   wh: Warehouse,
   list: readonly Disagreement[],

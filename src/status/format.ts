@@ -1,5 +1,4 @@
-// Text for people and files: the CSV and JSON rows of `adops pull`, counter and reconciliation
-// lines, and the escaping that keeps a value from breaking a terminal table or a spreadsheet.
+// Text for people and files: CSV and JSON rows, counter and reconciliation lines, and safe escaping.
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import type { Reconciliation } from '../flatten/rows.js';
 import type { Counters, ReportRow, Totals } from '../flatten/types.js';
@@ -25,14 +24,12 @@ export function formulaSafe(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
-// C0 controls (newline and tab included: a table cell is one line), DEL and C1 controls, and the
-// invisible marks that reorder or break displayed text (bidi overrides and isolates, U+2028/9).
+// C0 and C1 controls (newline and tab: a cell is one line), DEL, and the bidi and line-separator marks.
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** `value` safe to print on a terminal: control characters become visible escapes (`\n`, `\x1b`, `\u202e`),
- * so an API value cannot move the cursor, set the title or reorder the line. */
+/** `value` safe to print on a terminal: control characters become visible escapes (`\n`, `\x1b`). */
 export function terminalSafe(value: string): string {
   return value.replace(UNPRINTABLE, (c) => {
     const code = c.charCodeAt(0);
@@ -42,13 +39,11 @@ export function terminalSafe(value: string): string {
   });
 }
 
-/** The column names of a report: its dimensions in request order, then the five counters. */
 export function columns(dimensions: readonly Dimension[]): string[] {
   return [...dimensions, ...COUNTERS];
 }
 
-/** CSV text of the rows, header first, in chunks of whole `\n` lines; dimension values through formulaSafe
- * with `formulas: 'safe'`, then through terminalSafe with `terminal`. */
+/** CSV text of the rows, header first, in chunks of whole lines; formulaSafe and terminalSafe if asked. */
 export function* csvChunks(
   dimensions: readonly Dimension[],
   rows: readonly ReportRow[],
@@ -96,7 +91,6 @@ export function countersText(c: Counters | Totals): string {
   return COUNTERS.map((name) => `${name}=${c[name] ?? 'missing'}`).join(' ');
 }
 
-/** One line saying whether the rows reconcile with the totals, and where they differ. */
 export function reconciliationText(r: Reconciliation): string {
   if (r.ok) return 'reconciliation: ok (the rows sum to the totals)';
   const parts = r.differences.map((d) => `${d.counter} rows=${d.items} totals=${d.totals}`);

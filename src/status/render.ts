@@ -1,6 +1,4 @@
-// `adops status` for people and monitors: the terminal text (a summary table, the problems, queue
-// counts, a coverage grid and the catalogue's last sync) and `--check`'s verdict, one line per
-// problem. Pure: it reads the Status that status.ts collected.
+// `adops status` for people and monitors: terminal text and `--check`'s verdict; pure (reads a Status).
 import { addDays } from '../platform/dates/calendar.js';
 import { disagreementLine, renderDisagreements } from './agreement.js';
 import { terminalSafe } from './format.js';
@@ -52,7 +50,6 @@ export function renderStatus(status: Status): string {
       ...status.reports.filter((r) => r.account === a).map(each),
     ]);
   const nameWidth = Math.max(6, ...status.reports.map((r) => r.report.length));
-  // Each column as wide as its head; the dates left-aligned, the counts right-aligned.
   const columns: Array<[string, (r: ReportStatus) => string | number]> = [
     ['last loaded', (r) => r.lastLoaded ?? '-'],
     ['loaded', (r) => `${r.loaded}/${r.expected}`],
@@ -130,7 +127,6 @@ export function renderStatus(status: Status): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Why a period is unreconciled, in words. */
 function unreconciledText(u: Status['reports'][number]['unreconciled'][number]): string {
   if (u.reason === 'no totals') return 'no totals: the API sent none, so the rows are loaded unchecked';
   if (u.reason === 'partial totals')
@@ -163,7 +159,6 @@ function lateText(r: Pick<ReportStatus, 'report' | 'freshness' | 'lastLoaded'>):
 /** Problems listed in full under the per-field counts. */
 const SHOWN = 5;
 
-/** Lines of the catalogue section (empty when no sync ever ran). */
 function renderEntityStatus(e: EntitySyncStatus | undefined): string[] {
   if (e === undefined || (e.lastWritten === null && e.latest === null)) return [];
   const lines = ['', 'Catalogue (adops sync):'];
@@ -214,8 +209,7 @@ export interface CheckProblem {
   readonly line: string;
 }
 
-/** The problems of a status: unreadable queues, unmigrated definitions, late reports, overdue missing
- * periods (not yesterday before the night's tick), failed or unreconciled periods, disagreements. */
+/** The problems of a status: queues, unmigrated, late, overdue, failed, unreconciled, disagreeing. */
 export function checkProblems(status: Status): CheckProblem[] {
   const out: CheckProblem[] = [];
   const add = (report: string, kind: CheckProblem['kind'], line: string, period?: string) =>

@@ -1,5 +1,4 @@
-// The read queries of `adops status` that no other feature answers: the totals of every report per
-// account and period (for the agreement check), and the accounts holding rows that are not configured.
+// The read queries only `adops status` needs: totals per account and period, and unconfigured accounts.
 import { COUNTERS } from '../platform/config/dimensions.js';
 import type { Totals } from '../flatten/types.js';
 import { ident, qualified, statement, type Statement } from '../platform/pg/handle.js';
@@ -16,8 +15,7 @@ export interface SideRow {
   readonly exact: boolean;
 }
 
-/** Every account and period of `reports` inside from..to (all accounts when null), with each report whose
- * periods tile it (a week, a daily report's 7 days), in account, period and report order. */
+/** Every account and period of `reports` inside from..to, with each report whose periods tile it. */
 export function sidesOf(
   schema: string,
   reports: readonly string[],
@@ -46,9 +44,7 @@ export function sidesOf(
   );
 }
 
-/** An account holding rows that is not configured: `default` after an accounts file named its server
- * otherwise, or an account removed from the file. Its rows still count in the bi_ views, so `adops status`
- * names it (and how to move it: `adops accounts rename`). */
+/** An account holding rows that is not configured: they count in bi_ views, so `adops status` names it. */
 export interface UnconfiguredAccount {
   readonly account: string;
   /** Its rows of report_loads (every attempt), and of those the periods currently loaded. */
@@ -60,12 +56,10 @@ export interface UnconfiguredAccount {
   readonly campaigns: number;
 }
 
-/** The accounts holding loads or campaigns that are not in `configured`, each with what it holds. */
 export function unconfiguredAccounts(schema: string, configured: readonly string[]) {
   const loads = qualified(schema, 'report_loads');
   const campaigns = qualified(schema, 'campaigns');
-  // The distinct accounts by skipping along each primary key (account first): a few index probes, not
-  // a scan of report_loads.
+  // The distinct accounts by skipping along each primary key: a few index probes, not a scan.
   const distinct = (table: string) => `(WITH RECURSIVE a(account) AS (
       (SELECT account FROM ${table} ORDER BY account LIMIT 1)
       UNION ALL
@@ -86,8 +80,7 @@ export function unconfiguredAccounts(schema: string, configured: readonly string
   );
 }
 
-/** Points the transaction's search_path at `schema` (then public): the BI example queries of sql/examples/
- * (shown by `adops demo`) name the warehouse's views unqualified, as a dashboard connected to it would. */
+/** Points the transaction's search_path at `schema`: sql/examples/ names views unqualified. */
 export function searchPathFor(schema: string): Statement<{ set_config: string }> {
   return statement('SELECT set_config($1, $2, true)', ['search_path', `${ident(schema)}, public`]);
 }

@@ -1,5 +1,4 @@
-// `adops status`, collected: per report what the warehouse holds for the last N days, and the
-// queue counts. A plain JSON-able object so scripts (--json) and the renderer read the same thing.
+// `adops status`, collected: a plain JSON-able object, so scripts (--json) and the renderer read the same.
 import type { JobSet, ReportJob } from '../platform/config/jobs.js';
 import { readDisagreements, type Disagreement } from './agreement.js';
 import { entitySyncStatus, type EntitySyncStatus } from '../catalogue/runs.js';
@@ -28,7 +27,6 @@ import { unconfiguredAccounts, type UnconfiguredAccount } from './sql.js';
 
 const HOUR_MS = 3_600_000;
 
-/** The state of one grid cell: a day of one report. */
 export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped' | 'unstarted';
 
 export interface ReportStatus {
@@ -56,7 +54,6 @@ export interface ReportStatus {
   }>;
   /** Periods loaded with zero rows while a loaded neighbour had rows. */
   readonly zeroRows: readonly string[];
-  /** One cell per grid day, oldest first. */
   readonly cells: readonly CellState[];
   /** The newest loaded period's end against the report's freshness limit (`freshness:` or its default). */
   readonly freshness: {
@@ -69,8 +66,7 @@ export interface ReportStatus {
   readonly overdue: readonly string[];
 }
 
-/** Jobs of one queue by state (`waiting` counts the prioritized ones too). For the pull queue, `failed` leaves
- * out the failed pulls whose period loaded since, which `failedHealed` counts. */
+/** Jobs of one queue by state; for pulls, `failed` leaves out those loaded since (`failedHealed`). */
 export type QueueCounts = Readonly<
   Record<'waiting' | 'active' | 'delayed' | 'failed' | 'completed', number>
 > & {
@@ -118,7 +114,6 @@ export interface EvolutionProgress {
   readonly covered: number;
 }
 
-/** The progress of every evolving report among `jobs`. */
 async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgress[]> {
   const building = new Set(
     (await readVersions(wh)).filter((v) => v.state === 'building').map((v) => v.report),
@@ -136,8 +131,7 @@ async function evolutions(wh: Warehouse, jobs: JobSet): Promise<EvolutionProgres
     }));
 }
 
-/** Collects the status of every report over the last `days` days, all parts read concurrently. `queues` may
- * be (or resolve to) undefined when the queue store is unreachable. */
+/** Collects the status of every report over the last `days` days; `queues` undefined when unreachable. */
 export async function collectStatus(
   wh: Warehouse,
   jobs: JobSet,
@@ -183,10 +177,8 @@ export async function collectStatus(
   };
 }
 
-/** Where status reads the queue counts: open BullMQ queues, on either backend. */
 export type QueueSource = Pick<Queues, 'pulls' | 'ticks' | 'syncs'>;
 
-/** The queue counts, or why there are none. */
 async function readQueueCounts(
   source: QueueSource | Promise<QueueSource | undefined> | undefined,
   wh: Warehouse,
