@@ -1,5 +1,4 @@
-// The one body reader: decoded as it streams in, capped in decoded bytes (no huge body or zip bomb can
-// exhaust memory), held whole up to a size and streamed past it, so memory stays flat.
+// The one body reader: decoded as it streams, capped in decoded bytes (no zip bomb), streamed past a size.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Transform } from 'node:stream';
@@ -16,8 +15,7 @@ export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 /** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
 export const BODY_MB = 1_000_000;
 
-/** A gzip body within this many wire bytes is decoded in one call: for the usual few-KB report a
- * streaming decoder's trips through the thread pool cost several times the inflating. */
+/** A gzip body this small is decoded in one call: a streaming decoder's thread-pool trips cost more. */
 const ONE_SHOT_RAW_BYTES = 16 * 1024;
 
 /** The coding a Content-Encoding header names, or `{ unsupported }` (also for two: no server applies two). */
@@ -43,8 +41,7 @@ const CODINGS = new Map<string, ContentCoding>([
   ['br', 'br'],
 ]);
 
-/** How a read ended: whole, too big (its first chunk), corrupt (every raw byte up to the cap, so a repeat
- * hashes the same), or streaming on past `streamFrom`. */
+/** How a read ended: whole, too big, corrupt (raw bytes to the cap: a repeat hashes alike), streaming. */
 export type BodyRead =
   | { readonly kind: 'ok'; readonly body: Buffer }
   | { readonly kind: 'too-large'; readonly head: Buffer }
@@ -53,9 +50,7 @@ export type BodyRead =
 
 type Source = AsyncIterable<Buffer> & { destroy(): unknown };
 
-/** Reads `source`, decoding `coding`, up to `maxBytes` decoded. A body shorter than `streamFrom` comes back
- * whole; a longer one as a stream, read as fast as it is consumed, throwing TerminalError past `maxBytes`
- * (TransientError when it stops decoding). Source failures are thrown as they are: the transport's. */
+/** Reads `source` decoded, whole below `streamFrom`, else streaming: TerminalError past `maxBytes`. */
 export async function readBody(
   source: Source,
   coding: ContentCoding,
@@ -123,8 +118,7 @@ export async function readBody(
       });
       decoder.on('error', (e: Error) => (failed ??= e));
     }
-    // Wait until the decoder has inflated this chunk (counted above) before reading the next:
-    // with Node 22's larger stream buffers a bomb would otherwise be read to its end first.
+    // Let the decoder inflate this chunk before reading on: Node 22's buffers would read a bomb to its end.
     for (const chunk of chunks) await written(decoder, chunk);
     return decoded.splice(0);
   }
@@ -159,8 +153,7 @@ export async function readBody(
       return { kind: 'too-large', head: head[0] ?? out?.[0] ?? raw?.[0] ?? Buffer.alloc(0) };
     }
     if (failed !== undefined) {
-      // Read on to the end, so the broken answer can be hashed and archived whole; past the cap,
-      // what was read is archive enough.
+      // Read on, so the broken answer is hashed and archived whole; past the cap, what was read suffices.
       decoder?.destroy();
       for (let step = await it.next(); step.done !== true; step = await it.next()) {
         rawSize += step.value.length;
@@ -297,8 +290,7 @@ async function settle(stream: Transform): Promise<void> {
   }
 }
 
-/** A 2xx report body: decoded bytes, secrets redacted, read once; its size and SHA-256 as received are
- * known once read. `whole`: the client read it whole (archived in one row). */
+/** A 2xx report body, decoded, redacted, read once (then its received size and SHA-256 are known). */
 export class ReportBody implements AsyncIterable<Buffer> {
   private readonly hash = createHash('sha256');
   private digest: string | undefined;

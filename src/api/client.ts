@@ -1,5 +1,4 @@
-// The management API's client: GET /reports (its body handed on as it arrives, secrets redacted)
-// and the catalogue listings, over the transport of http.ts; and how /reports sends its parameters.
+// The management API's client: GET /reports (streamed, secrets redacted) and the catalogue listings.
 import { type AccountConfig, requireApiKey, requireBaseUrl } from '../platform/config/env.js';
 import type { Logger } from '../platform/log/logger.js';
 import { redactBuffer } from '../platform/log/redact.js';
@@ -85,8 +84,7 @@ export function createApiClient(o: ApiClientOptions): ApiClient {
   const secrets = matcherOf([o.apiKey]);
   const bodySecrets = o.secrets === undefined ? secrets : matcherOf(o.secrets);
 
-  /** GETs a listing: non-JSON is malformed (retried); anything but an object with an items array fails at
-   * once. Items are left as sent: one whose id cannot be read must not cost the page. */
+  /** GETs a listing: non-JSON is retried, no `items` array fails; items are left as sent (bad ids too). */
   async function list<T>(path: string): Promise<T[]> {
     let doc: unknown;
     const res = await http.send('GET', path, undefined, undefined, (raw, contentType) => {
@@ -193,7 +191,6 @@ export interface ReportRequest {
   readonly body: { date_from: string; date_until: string; dimensions: string[] } | undefined;
 }
 
-/** The GET /reports request for a query in the given form. */
 export function reportRequest(q: ReportQuery, encoding: DimensionsEncoding = 'repeat'): ReportRequest {
   if (encoding === 'json-body')
     return {

@@ -1,5 +1,4 @@
-// The API client's errors: what failed, after how many attempts, and what the user can do. Each
-// says per instance whether a retry can help (a 503 can, a 404 cannot): see AdopsError.
+// The API client's errors: what failed, after how many attempts, what to do, and whether a retry helps.
 import { AdopsError } from '../platform/retry/errors.js';
 
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
@@ -20,20 +19,15 @@ export interface ApiErrorDetails {
 /** Which failure an ApiError is: its `name`, which leads the reason a user reads. */
 export type ApiFault =
   | 'ApiError'
-  /** The API answered with an error status (4xx or 5xx). */
   | 'ApiHttpError'
-  /** No usable response: connection refused or reset, dropped mid-body, or a timeout. */
   | 'ApiTransportError'
-  /** A success status whose body cannot be used (see apiResponseError). */
   | 'ApiResponseError'
-  /** HTTP 429 with on429: 'throw' (or a wait longer than allowed): retry after `retryAfterMs`. */
   | 'RateLimitedError'
   /** The API answered a later page with items already seen: it ignores offset, or loops. */
   | 'ApiPaginationError'
   /** A listing ran past its item cap without a short page: its pages never run out. */
   | 'ApiListingTooLongError';
 
-/** What a kind of ApiError adds to the details. */
 interface ApiErrorExtras {
   readonly name?: ApiFault;
   readonly retryAfterMs?: number;
@@ -95,8 +89,7 @@ export function apiTransportError(
   return new ApiError(`no response (${d.code ?? 'error'}: ${d.detail})`, { ...d, name: 'ApiTransportError' });
 }
 
-/** A 2xx whose body cannot be used: malformed is retryable until it repeats; a wrong shape, an unknown
- * encoding or a body over the cap is not. */
+/** A 2xx with an unusable body: retryable if malformed (until it repeats), not for shape, encoding, cap. */
 export function apiResponseError(
   d: ApiErrorDetails & { problem: string; excerpt: string; body?: Buffer; sha256?: string },
 ): ApiError {
@@ -144,8 +137,6 @@ export function hintFor(status: number, method: string, path: string, where?: Ac
         : 'the API refused the request: check it against the spec';
   }
 }
-
-export const TRANSPORT_HINT = transportHint(undefined);
 
 /** The hint for a request that got no response, naming the account's base_url when it has one. */
 export function transportHint(where: AccountSettings | undefined): string {

@@ -1,5 +1,4 @@
-// The transport of the API client: one logical request sent over the keep-alive pool of its origin,
-// retried by the allowlist with backoff, a 429 waited out (or thrown) by its Retry-After.
+// The API client's transport: requests over a keep-alive pool, retried with backoff, 429s by Retry-After.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -104,8 +103,7 @@ export interface HttpResponse {
   durationMs: number;
 }
 
-/** Sends requests over the origin's shared keep-alive pool, retrying the allowlist (5xx, resets, timeouts;
- * 429 after Retry-After; a malformed 2xx until it repeats); every body is read or dumped. */
+/** Sends requests over the origin's pool, retrying 5xx, resets, timeouts, 429s and new malformed 2xx. */
 export class Transport {
   private readonly pool: Pool;
   private readonly release: () => Promise<void>;
@@ -220,8 +218,7 @@ export class Transport {
         continue;
       }
       if (read.kind === 'stream') {
-        // Too big to check first: the loader's parser judges it as it streams, and the deadline
-        // runs on until its last byte.
+        // Too big to check first: the parser judges it as it streams; the deadline runs to its last byte.
         finished({ status });
         const durationMs = performance.now() - started;
         const late = (cause: unknown) =>
@@ -270,8 +267,7 @@ export class Transport {
       };
       if (status === 429) {
         const asked = this.retryAfter(responseHeaders['retry-after'], method, fullPath);
-        // A small margin: timers may fire a millisecond early, and the server's clock ticks in
-        // whole seconds, so exactly Retry-After can still be "too early" for it.
+        // A margin: timers may fire early and the server's clock ticks in seconds, so exact can be too early.
         const wait = asked === undefined ? this.retryDelay(attempt) : asked + RETRY_AFTER_MARGIN_MS;
         const limited = rateLimitedError({ ...details, retryAfterMs: wait });
         if (o.on429 === 'throw' || wait > o.maxRetryAfterMs) throw limited;
@@ -324,8 +320,7 @@ export class Transport {
 /** The code of an ApiTransportError for a request that outlived ADOPS_HTTP_REQUEST_TIMEOUT_MS. */
 export const DEADLINE_CODE = 'REQUEST_DEADLINE';
 
-/** One attempt's overall deadline: undici's body timeout is the silence between chunks, so a server
- * sending a byte every few seconds would otherwise hold the request, and its worker's slot, for ever. */
+/** One attempt's deadline: undici's body timeout is per chunk, so a dripping server holds it for ever. */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
@@ -405,8 +400,7 @@ export type PoolSettings = Pick<
 
 const shared = new Map<string, { pool: Pool; users: number }>();
 
-/** The process's keep-alive pool for `origin` and these settings, shared by every client of the API;
- * `release` closes it when its last user lets go. */
+/** The process's shared keep-alive pool for `origin` and settings; `release` closes it after the last user. */
 function acquirePool(origin: string, s: PoolSettings): { pool: Pool; release(): Promise<void> } {
   const key = `${origin}|${s.connections}|${s.connectTimeoutMs}|${s.headersTimeoutMs}|${s.bodyTimeoutMs}`;
   let entry = shared.get(key);

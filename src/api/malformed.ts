@@ -1,6 +1,5 @@
-// Pure checks of bodies, and what an error may quote of one. A malformed body (a proxy's HTML
-// page, a body cut short, text that is not JSON) is transient: retried like a 5xx until the same
-// body comes twice in a row (the one rule: repeatsPrevious). A wrong shape fails at once.
+// Pure checks of bodies, and what an error may quote. A malformed body (HTML, cut short, not JSON) is retried
+// like a 5xx until it comes twice in a row (repeatsPrevious); a wrong shape fails at once.
 import { createHash } from 'node:crypto';
 import { isSpace, JSON_START } from '../flatten/json-cursor.js';
 import { redactBuffer, redactCut, type Secrets } from '../platform/log/redact.js';
@@ -27,8 +26,7 @@ function notJson(body: Buffer, contentType: string | undefined): string | undefi
   return /^\s*text\/html\b/i.test(contentType ?? '') ? 'an HTML page' : 'not JSON';
 }
 
-/** The cheap check of a GET /reports body: not plainly non-JSON, and an object ending in `}` (a body cut
- * short almost never does); the rest is the parser's. */
+/** The cheap check of a GET /reports body: not plainly non-JSON, ending in `}` (a cut one rarely does). */
 export const reportBodyProblem: BodyCheck = (body, contentType) => {
   const problem = notJson(body, contentType);
   if (problem !== undefined) return problem;
@@ -56,8 +54,7 @@ export function parseJsonBody(
   }
 }
 
-/** The one rule of malformed answers: retryable until the same body (by SHA-256) comes twice in a row,
- * within a request's attempts and across the pulls of one period. */
+/** Malformed answers are retryable until the same body (SHA-256) comes twice in a row, across pulls too. */
 export function repeatsPrevious(sha256: string | undefined, previous: string | undefined): boolean {
   return sha256 !== undefined && sha256 === previous;
 }
@@ -67,8 +64,7 @@ export function bodyDigest(body: Buffer): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
-/** The error for a malformed 2xx body: retryable unless it repeats `previous` (a digest) or the method is
- * POST (a 2xx there may mean "created": a second try could duplicate it). */
+/** A malformed 2xx body's error: retryable unless it repeats `previous` or is a POST's (may duplicate). */
 export function malformedAnswer(
   raw: Buffer,
   problem: string,

@@ -1,9 +1,7 @@
-// The catalogue side of the API: the spec's resource shapes (reads are permissive: the API may add
-// fields, and the spec leaves several shapes open, so unknown fields pass through) and its paging.
+// The catalogue side of the API: resource shapes (permissive: unknown fields pass through) and paging.
 import { ApiError } from './errors.js';
 
-/** Items one listing may hold: the API gives no count, so pages that never run out would be read for ever.
- * 200,000 is far past any catalogue and holds a few hundred MB at most. */
+/** Items one listing may hold: the API gives no count, so endless pages would be read for ever. */
 export const MAX_LISTING_ITEMS = 200_000;
 
 /** An entity id as a number (some APIs send "862599431"); undefined when it cannot be read. */
@@ -12,7 +10,6 @@ export function entityId(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-/** One page of a listing, as listPages yields it. */
 export interface ListedPage<T> {
   readonly offset: number;
   /** The page's items, minus those already yielded by earlier pages. */
@@ -31,9 +28,8 @@ export interface ListingStart {
   readonly maxItems?: number;
 }
 
-/** Yields every page of a listing, the last even when empty. Items already seen are dropped (an insert can
- * shift items across pages); a page of only seen items throws ApiPaginationError rather than loop. An
- * item without a readable id is never taken for a repeat. */
+/** Yields every page, the last even when empty, dropping items seen (an insert shifts pages); a page of only
+ * seen items throws ApiPaginationError rather than loop. An item without a readable id is never a repeat. */
 export async function* listPages<T>(
   fetchPage: (page: { limit: number; offset: number }) => Promise<T[]>,
   idOf: (item: T) => unknown,
@@ -102,7 +98,6 @@ export interface Campaign {
   [field: string]: unknown;
 }
 
-/** A creative as listed (see Campaign). */
 export interface Creative {
   creative_id: number;
   [field: string]: unknown;

@@ -1,6 +1,5 @@
-// Why a report body cannot become rows: its shape, its values, its totals. One class, so the pull
-// tells "the body is wrong" from any other failure with one `instanceof`; `name` says which fault
-// (it leads report_loads.error). Only a malformed body's re-pull can help, and only once.
+// Why a report body cannot become rows: one class, so one `instanceof` tells a wrong body; `name` says which
+// fault (it leads report_loads.error). Only a malformed body's re-pull can help, and only once.
 import type { Dimension, CounterName } from '../platform/config/dimensions.js';
 import { AdopsError, type FailureOptions } from '../platform/retry/errors.js';
 
@@ -18,7 +17,6 @@ export function showValue(value: unknown): string {
   return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
 }
 
-/** Which fault of a body a ReportFormatError is. */
 export type ReportFault =
   | 'ReportFormatError'
   | 'MalformedBodyError'
@@ -26,8 +24,7 @@ export type ReportFault =
   | 'DimensionValueError'
   | 'ReconciliationError';
 
-/** The body is not a report we understand; not retryable (the same body parses the same way), except a
- * malformed one (malformedBody). */
+/** The body is not a report we understand; not retryable (it parses the same way), unless malformed. */
 export class ReportFormatError extends AdopsError {
   override name: ReportFault = 'ReportFormatError';
   constructor(
@@ -59,8 +56,7 @@ export class ReportFormatError extends AdopsError {
 /** A key given twice in one object: JSON.parse would keep the last silently, so it is refused. */
 export const DUPLICATE_KEY = 'duplicate key: it appears twice in its object';
 
-/** The body is not valid JSON: transient (a proxy's page, a cut connection), so retryable until the same
- * body comes twice in a row. */
+/** Not valid JSON: transient (a proxy's page, a cut connection), retryable until it comes twice in a row. */
 export function malformedBody(
   problem: string,
   options: { cause?: unknown; repeatedSha256?: string } = {},
@@ -81,7 +77,6 @@ export function malformedBody(
   );
 }
 
-/** True for a body that was not valid JSON (malformedBody). */
 export function isMalformedBody(error: unknown): error is ReportFormatError {
   return error instanceof ReportFormatError && error.name === 'MalformedBodyError';
 }
@@ -119,7 +114,6 @@ export function dimensionShapeError(
   return new ReportFormatError(path, problem, {}, false, { name: 'DimensionShapeError', message });
 }
 
-/** Why a report's rows could not be reconciled with its totals. */
 export type UnreconciledReason = 'mismatch' | 'no totals' | 'partial totals';
 
 /** The rows could not be reconciled with the totals, and the caller asked for strict reconciliation. */

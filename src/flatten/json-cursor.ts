@@ -1,5 +1,4 @@
-// A cursor over a window of JSON bytes: the tokens of a report body read in place, without building
-// objects, with the path of each value for errors; NEED_MORE when the window ends inside a token.
+// A cursor over a window of JSON bytes: tokens read in place, no objects built; NEED_MORE at a window's end.
 import { hexValue, JSON_SHORT } from '../platform/log/secret-pattern.js';
 import { DUPLICATE_KEY, malformedBody, ReportFormatError } from './errors.js';
 
@@ -11,10 +10,7 @@ const SHORT_ESCAPES = new Map<number | undefined, string>(
 /** Deepest nesting accepted: far beyond any report, far below the call stack's limit. */
 export const NEST_LIMIT = 512;
 
-/**
- * Thrown (one shared instance) when a token runs into the end of a window that is not the body's
- * last: the scanner rewinds to the unit's start and waits for more bytes.
- */
+/** Thrown (one instance) when a token runs into a non-last window's end: the scanner rewinds the unit. */
 export const NEED_MORE = Object.assign(new Error('the window ends inside a token'), {
   name: 'NeedMoreBytes',
 });
@@ -47,10 +43,7 @@ export class JsonCursor {
     this.final = final;
   }
 
-  /**
-   * The text of an unescaped key, shared between equal keys up to 6 ASCII bytes (countries, hours,
-   * devices repeat under every parent): one string each instead of one per occurrence.
-   */
+  /** An unescaped key's text, one string per distinct short (≤6 byte) key: they repeat under every parent. */
   shortKey(start: number, end: number): string {
     const len = end - start;
     if (len > 6) return this.keyText(start, end, false);
@@ -160,7 +153,6 @@ export class JsonCursor {
     return this.keyText(start, end, this.escaped);
   }
 
-  /** A string, number, true, false or null at pos. */
   readScalar(): unknown {
     const b = this.b;
     const c = b[this.pos];
@@ -210,11 +202,8 @@ export class JsonCursor {
     return plain ? n : Number(b.toString('latin1', start, p));
   }
 
-  /**
-   * Any JSON value, as JSON.parse would build it (objects without a prototype): for totals. A key
-   * given twice in one of its objects is a ReportFormatError naming it under `path` (the value's
-   * own path, e.g. `totals`), where JSON.parse would keep the last value.
-   */
+  /** Any JSON value as JSON.parse builds it (prototype-less objects), for totals; a key given twice is a
+   * ReportFormatError naming it under `path` (the value's own, e.g. `totals`), not JSON.parse's last wins. */
   readValue(level: number, path: string): unknown {
     if (level > NEST_LIMIT) throw this.syntax('nesting too deep');
     const b = this.b;
@@ -277,8 +266,7 @@ export class JsonCursor {
       (c === undefined
         ? 'the body ends early (truncated?)'
         : `unexpected ${c >= 0x20 && c < 0x7f ? JSON.stringify(String.fromCharCode(c)) : `byte 0x${c.toString(16)}`}`);
-    // No excerpt of the body: the parser cannot redact the API key should a server echo it; the
-    // offset finds the spot in the kept raw body.
+    // No excerpt: the parser cannot redact an echoed API key; the offset finds the spot in the raw body.
     return malformedBody(
       `not valid JSON: ${found} at byte ${this.base + at}${this.final ? ` of ${this.base + b.length}` : ''}`,
     );

@@ -1,5 +1,4 @@
-// A report body held whole, parsed into typed rows and totals, and the reconciliation of the rows
-// with the API's totals that every parse ends with.
+// A report body held whole, parsed into typed rows and totals, reconciled with the API's totals.
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { counterValue, reconcile, type Reconciliation } from './rows.js';
 import { reconciliationError, ReportFormatError, showValue } from './errors.js';
@@ -21,12 +20,8 @@ export interface ParseOptions {
   readonly strict?: boolean;
 }
 
-/**
- * Parses a GET /reports body into rows typed per dimension, the totals and their reconciliation.
- * Pure and synchronous; streams the bytes (ReportScanner) instead of building the JSON tree, so
- * a million leaves cost a second or two of CPU and no object tree. Throws ReportFormatError (a value
- * that does not fit its type, or rows that do not reconcile when strict), never returns partial rows.
- */
+/** Parses a GET /reports body into typed rows, totals and reconciliation, scanning bytes (no JSON tree: a
+ * million leaves cost a second or two). Throws ReportFormatError, never returns partial rows. */
 export function parseReport(
   body: Buffer | string,
   dimensions: readonly Dimension[],
@@ -43,7 +38,6 @@ export function joined(chunks: readonly Buffer[], size?: number): Buffer {
   return chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks, size);
 }
 
-/** A body as bytes. */
 export function toBuffer(body: Buffer | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
@@ -56,12 +50,8 @@ export function finish(rows: ReportRow[], totals: Totals, options: ParseOptions)
   return { rows, totals, leaves: rows.length, reconciliation };
 }
 
-/**
- * The API's `totals` as validated counters. Missing totals (absent, null, `[]` or `{}`: some
- * servers send an empty object as an empty array) give all nulls, and a counter absent or null
- * gives null: the rows still load, unreconciled. A counter that is there but not a non-negative
- * integer, or totals of another type, are a ReportFormatError.
- */
+/** The API's `totals` as validated counters: missing ones (absent, null, `[]` or `{}`) or a counter absent or
+ * null give null (the rows load unreconciled); a bad counter or totals type is a ReportFormatError. */
 export function readTotals(raw: unknown): Totals {
   const totals = {} as Totals;
   for (const name of COUNTERS) totals[name] = null;

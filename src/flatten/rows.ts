@@ -1,5 +1,4 @@
-// From the scanner's leaves to typed rows: counters and dimension values read and checked,
-// repeats refused, and the rows' sums reconciled with the API's totals.
+// From the scanner's leaves to typed rows (values checked, repeats refused), and their sums reconciled.
 import {
   dimensionType,
   type Dimension,
@@ -60,8 +59,7 @@ export class RowBuilder<P> {
     const type = this.types[d] as DimensionType;
     const value = canonicalDimensionValue(type, key);
     if (value === undefined) {
-      // A key that reads as another asked dimension (of a type that tells, not text) says the nesting
-      // is not the one asked for: the request, not the data, is the likely fault.
+      // A key reading as another asked (non-text) dimension: wrong nesting, likely the request's fault.
       const other = this.dims.find(
         (o, i) =>
           i !== d &&
@@ -88,8 +86,7 @@ export class RowBuilder<P> {
       const raw = dimRaw[d];
       if (raw === undefined) {
         if (d < depth) continue;
-        // Counters fewer levels deep than the dimensions asked, naming none of the rest: nested by
-        // fewer dimensions than were sent, as a server that read another request form answers.
+        // Counters above the last dimension level: as a server that read another request form answers.
         throw dimensionShapeError(
           this.pathOf(parent, key),
           `a row of counters ${depth} level(s) deep has no ${dims[d]}: expected items nested in request order (${dims.join(' > ')}) or rows naming every dimension`,
@@ -168,8 +165,7 @@ export function childPath(parent: { parent: unknown; key: Key } | undefined, key
   return typeof key === 'number' ? `${base}[${key}]` : `${base}[${JSON.stringify(key)}]`;
 }
 
-/** A counter as a non-negative safe integer (a number or quoted digits), else -1: beyond 2^53 - 1
- * JSON.parse has already lost precision. */
+/** A counter as a non-negative safe integer (a number or quoted digits), else -1 (past 2^53 - 1: lossy). */
 export function counterValue(raw: unknown): number {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : -1;
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 16) return -1;
@@ -182,7 +178,6 @@ export function counterValue(raw: unknown): number {
   return Number.isSafeInteger(n) ? n : -1;
 }
 
-/** What each column type accepts, in words, for error messages. */
 export const EXPECTED: Readonly<Record<DimensionType, string>> = {
   date: 'a date YYYY-MM-DD',
   bigint: 'a decimal integer within bigint range',
@@ -193,8 +188,7 @@ export const EXPECTED: Readonly<Record<DimensionType, string>> = {
 const INT8_MAX = '9223372036854775807';
 const INT8_MIN_ABS = '9223372036854775808';
 
-/** The canonical text of a dimension value for its column type (YYYY-MM-DD, integers without leading zeros
- * or sign on zero, text unchanged), or undefined when it does not fit. */
+/** A dimension value's canonical text for its column type (no leading zeros, no -0); undefined if unfit. */
 export function canonicalDimensionValue(type: DimensionType, raw: unknown): string | undefined {
   switch (type) {
     case 'date':
@@ -269,8 +263,7 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   const out = {} as Counters;
   COUNTERS.forEach((name, i) => {
     const s = sums[i]!;
-    // Number addition is exact below 2^53; above it, redo this counter in BigInt and report
-    // the nearest Number, which is what a comparison with JSON totals can see anyway.
+    // Exact below 2^53; above, redo in BigInt and report the nearest Number (all JSON totals can show).
     out[name] = Number.isSafeInteger(s)
       ? s
       : Number(rows.reduce((acc, row) => acc + BigInt(row.counters[i]!), 0n));
@@ -278,7 +271,6 @@ export function sumRows(rows: readonly ReportRow[]): Counters {
   return out;
 }
 
-/** Compares the sums of the rows with the totals. */
 export function reconcile(rows: readonly ReportRow[], totals: Totals): Reconciliation {
   return reconcileSums(sumRows(rows), totals);
 }

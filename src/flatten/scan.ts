@@ -1,5 +1,4 @@
-// The report scanner: walks a body's `items` (nested when several dimensions were asked) and
-// `totals` through the JSON cursor, emitting typed rows, refusing any key given twice.
+// The report scanner: walks `items` (nested per dimension) and `totals` into rows, refusing repeated keys.
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { DUPLICATE_KEY, ReportFormatError } from './errors.js';
 import { childPath, describe, RowBuilder, type Key } from './rows.js';
@@ -44,13 +43,11 @@ const TOP_AFTER = 2;
 const IN_ITEMS = 3;
 const DONE = 4;
 
-/** Bytes a unit of a streamed body needs ahead in its (non-last) window: far more than any unit, so a
- * unit is rarely rewound and read again from the next window. */
+/** Bytes a unit needs ahead in a non-last window: far more than any unit, so rewinds are rare. */
 export const UNIT_MARGIN = 64 * 1024;
 
-/** Streams a GET /reports body into rows without building the tree of `items` (a million leaves would cost
- * seconds of JSON.parse and GC and a gigabyte of heap). Accepts what JSON.parse + Flattener accept, except
- * counters beside nested objects and keys given twice; works in bounded steps. */
+/** Streams a GET /reports body into rows in bounded steps, building no tree (a million leaves would cost a GB
+ * of heap); accepts what JSON.parse would, except counters beside nested objects and keys given twice. */
 export class ReportScanner {
   private readonly c: JsonCursor;
   private phase = TOP_OPEN;
@@ -188,7 +185,6 @@ export class ReportScanner {
       this.phase = TOP_MEMBER;
       return;
     }
-    // TOP_MEMBER
     if (b[this.c.pos] !== 0x22) throw this.c.syntax();
     const key = this.c.readString();
     this.c.colon();
@@ -218,7 +214,6 @@ export class ReportScanner {
     this.phase = DONE;
   }
 
-  /** Only whitespace may follow the report's closing brace. */
   private nothingAfter(): void {
     this.c.ws();
     if (this.c.pos < this.c.b.length) {
@@ -263,7 +258,6 @@ export class ReportScanner {
     this.member(f);
   }
 
-  /** One `"key": value` of an object inside items. */
   private member(f: Frame): void {
     const b = this.c.b;
     if (b[this.c.pos] !== 0x22) throw this.c.syntax();
@@ -295,9 +289,8 @@ export class ReportScanner {
       f.firstScalarEscaped = escaped;
       f.firstScalarValue = value;
     }
-    // A field given twice: JSON.parse would keep the last value, and the period would load that
-    // one, reconciled. The scratch fields are cleared as each object opens, so a field already set
-    // is set twice in this row; any other field is checked through the frame's keys.
+    // A field given twice (JSON.parse would quietly keep the last): scratch fields are cleared as each object
+    // opens, so one already set is set twice in this row; any other is checked through the frame's keys.
     if (which < 0) {
       this.checkSibling(
         f,

@@ -1,5 +1,4 @@
-// A report body parsed as it arrives: rows handed out in batches while the body streams in, the
-// totals and reconciliation once it has ended.
+// A report body parsed as it arrives: rows in batches as it streams, totals and reconciliation at its end.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import { joined, readTotals, toBuffer } from './parse.js';
@@ -30,9 +29,8 @@ export interface BatchedRows extends AsyncIterable<ReportRow> {
 /** The scanner's smallest window: a few times the unit margin, so the margin is a small part of it. */
 const WINDOW_BYTES = 4 * UNIT_MARGIN;
 
-/** Streams a body (a buffer, or chunks as they arrive) into rows batch by batch, keeping only the running
- * sums: memory holds a window and a batch whatever the size. Rows are checked as parseReport checks them,
- * except repeats, left to the table's unique index (the earlier rows are gone by then). */
+/** Streams a body into rows batch by batch, keeping running sums: memory holds a window and a batch. Rows are
+ * checked as by parseReport except repeats, left to the table's unique index (earlier rows are gone). */
 export function streamReport(
   body: Buffer | string | AsyncIterable<Buffer>,
   dimensions: readonly Dimension[],

@@ -1,6 +1,5 @@
-// A running worker keeps the accounts it started with (their clients, limiters and keys are built
-// once); an accounts file edited under it is noticed and the restart it takes is logged, so a new
-// account, or a renamed one, is not silently left unpulled.
+// A worker keeps the accounts it started with (clients, limiters, keys built once); an edited accounts file
+// is noticed and the restart it takes is logged, so a new or renamed account is not silently left unpulled.
 import { createHash } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { errnoCode } from './files.js';
@@ -14,8 +13,7 @@ function signature(path: string): string {
   }
 }
 
-/** Calls `onChange` each time the bytes of `path` change (polled every `intervalMs`, without keeping the
- * process alive); returns the function that stops watching. */
+/** Calls `onChange` when `path`'s bytes change (polled, unref'd); returns the function that stops it. */
 export function watchAccountsFile(path: string, onChange: () => void, intervalMs = 2_000): () => void {
   let seen = signature(path);
   const listener = () => {

@@ -1,6 +1,5 @@
-// Accounts: the ad server accounts one deployment pulls, from ADOPS_ACCOUNTS_FILE or else the env settings as
-// account `default`; names are validated like report names (they go into rows, job ids and keys), and each
-// carries the settings that depend on its server, defaulting to their environment variables.
+// The accounts a deployment pulls: ADOPS_ACCOUNTS_FILE's, or the env's as `default`; names checked as report
+// names (they go into rows, job ids, keys); server settings per account, defaulting to the env's.
 import { dirname, resolve } from 'node:path';
 import { isTimeZone, planDateProblem } from '../dates/calendar.js';
 import { isWhole, parseConfigYaml } from './yaml.js';
@@ -84,7 +83,6 @@ function checkAccountName(name: unknown, subject: string): string {
   return name;
 }
 
-/** Bytes an accounts file or a key file may hold. */
 const MAX_FILE_BYTES = 256 * 1024;
 const ACCOUNT_KEYS = new Set([
   'name',
@@ -97,8 +95,7 @@ const ACCOUNT_KEYS = new Set([
   'start_date',
 ]);
 
-/** The accounts of ADOPS_ACCOUNTS_FILE (a YAML list, or `accounts:`), each checked; `env` resolves
- * `api_key_env`, and each server setting an account leaves out is taken from `defaults` (the env's). */
+/** ADOPS_ACCOUNTS_FILE's accounts, checked; `env` resolves `api_key_env`, `defaults` fills in settings. */
 export function readAccountsFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,
@@ -188,8 +185,7 @@ function readAccount(
       'api_key_file',
       'missing: set api_key_file (a file holding the key) or api_key_env (a variable holding it)',
     );
-  // Never echo the key: the message names the field and the rule only.
-  // Every way here set apiKey or failed.
+  // Never echo the key: the message names the field and the rule only. Every way here set apiKey or failed.
   const key = apiKey ?? '';
   if (keyProblem(key) !== undefined)
     fail(
@@ -273,7 +269,6 @@ export function checkAccountReports(
         );
 }
 
-/** Whether `account` runs `report`. */
 export function runsReport(account: Pick<Account, 'reports'>, report: string): boolean {
   return account.reports === undefined || account.reports.includes(report);
 }

@@ -1,6 +1,5 @@
-// The DATABASE_URL, REDIS_URL and ADOPS_BASE_URL forms checked in full at start (a malformed one refused in
-// one line, not misread later: ioredis takes `redis://host/abc` as database 0), and which Redis the queues
-// live on: one server, Sentinel or a Cluster. Pure parsing; passwords live only in the target.
+// The URL variables checked in full at start (ioredis would read `redis://host/abc` as database 0), and which
+// Redis the queues live on: one server, Sentinel or a Cluster. Pure parsing; passwords only in the target.
 import { ConfigError } from './files.js';
 import { mayHoldKey } from '../log/secret-pattern.js';
 
@@ -57,8 +56,7 @@ export function redisUrlProblem(value: string): string | undefined {
 /** The query parameters of a REDIS_URL that are honoured: where to connect, nothing else. */
 const REDIS_QUERY = ['db', 'family'];
 
-/** What is wrong with a REDIS_URL's query: ioredis turns every parameter into a client option
- * (`?maxRetriesPerRequest=0` would override ours), so only `db` and `family` (IP version) are read. */
+/** What is wrong with a REDIS_URL's query: ioredis makes each parameter a client option, so only two pass. */
 function redisQueryProblem(query: URLSearchParams, pathDb: boolean): string | undefined {
   const unread = [...query.keys()].find((name) => !REDIS_QUERY.includes(name));
   if (unread !== undefined)
@@ -147,7 +145,6 @@ function isDatabaseNumber(text: string): boolean {
   return /^\d{1,9}$/.test(text);
 }
 
-/** A host and port of a sentinel or cluster node. */
 interface HostPort {
   readonly host: string;
   readonly port: number;
@@ -272,7 +269,6 @@ export function readRedisTarget(
   });
 }
 
-/** Whether a REDIS_URL is the Sentinel form. */
 export function isSentinelUrl(url: string): boolean {
   return /^redis\+sentinel:\/\//i.test(url);
 }

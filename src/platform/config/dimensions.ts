@@ -29,12 +29,10 @@ export type DimensionType = 'date' | 'bigint' | 'smallint' | 'text';
 
 const DIMENSION_SET: ReadonlySet<string> = new Set(DIMENSIONS);
 
-/** True when `name` is one of the spec's dimensions. */
 export function isDimension(name: string): name is Dimension {
   return DIMENSION_SET.has(name);
 }
 
-/** The column type of a dimension, per the design's contract. */
 export function dimensionType(dimension: Dimension): DimensionType {
   if (dimension === 'day') return 'date';
   if (dimension === 'tier' || dimension === 'hour') return 'smallint';

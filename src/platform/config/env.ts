@@ -156,8 +156,7 @@ export function loadConfig(env: Env) {
     const result = (schema as z.ZodType).safeParse(clean[name]);
     if (!result.success) {
       const issue = result.error.issues[0];
-      // A connection URL may carry a password: the message shows the value without it, and no value
-      // that may hold a key (pasted in the wrong variable) at all.
+      // A URL's password is masked; a value that may hold a key (wrong variable) is not shown at all.
       const value = clean[name] === undefined ? undefined : withoutPassword(clean[name]);
       const shown =
         value === undefined
@@ -257,8 +256,7 @@ export function loadConfig(env: Env) {
   return Object.freeze({ ...config, accounts });
 }
 
-/** The configuration as one account's client and limiter see it: its URL, key, server settings and name
- * (for hints) in place of the env's; everything else is shared. */
+/** The configuration as one account's client and limiter see it: its URL, key, settings and name in place. */
 export function accountConfig(config: Config, account: Account): AccountConfig {
   const { auth, reportParams, compression, connections, headersTimeoutMs, bodyTimeoutMs } = account;
   return Object.freeze({

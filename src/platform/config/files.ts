@@ -1,5 +1,4 @@
-// ConfigError (printed as one line, exit 2), the guarded read of a small config file, and where the package's
-// own files are; no YAML here, so the CLI's entry point stays light.
+// ConfigError, the guarded read of a small config file, the package's folders; no YAML: the CLI stays light.
 import { TerminalError } from '../retry/errors.js';
 import { closeSync, fstatSync, openSync, readSync, statSync, type Stats, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,9 +17,8 @@ export class ConfigError extends TerminalError {
   }
 }
 
-/** The UTF-8 text of `path`, or a ConfigError whose message completes "<path>: ..." when it is not a regular
- * file of at most `maxBytes` (`what` names the content); one that could not be opened or read has the
- * errno error as `cause`. Reads one descriptor up to the limit, so a file growing after the check is cut. */
+/** The UTF-8 text of `path`, or a ConfigError ("<path>: ...", errno error as `cause`) unless a regular file
+ * of at most `maxBytes`; one descriptor read up to the limit, so a file growing after the check is cut. */
 export function readBoundedFile(path: string, maxBytes: number, what: string): string {
   const tooBig = (bytes: number) =>
     new ConfigError(

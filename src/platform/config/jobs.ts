@@ -1,5 +1,4 @@
-// Job definitions: the YAML files of ADOPS_JOBS_DIR checked into report and entity definitions, and the live
-// view a running worker follows, so a new, changed or deleted definition is seen without a restart.
+// Job definitions: ADOPS_JOBS_DIR's YAML files checked, and the live view a worker follows without a restart.
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
@@ -20,7 +19,6 @@ const MAX_JOB_FILE_BYTES = 64 * 1024;
 /** Longest retention_months a report may declare (100 years). */
 const MAX_RETENTION_MONTHS = 1200;
 
-/** Job definitions a folder may hold. */
 const MAX_JOB_FILES = 500;
 
 type Fail = (field: string, message: string) => never;
@@ -113,8 +111,7 @@ export function loadJobs(dir: string): JobSet {
   };
 }
 
-/** The text of one job file of `dir`, following a link only into the folder (a ConfigMap's): one leading
- * elsewhere, say to the key file, is refused unread, so no error can show a line of it. */
+/** One job file of `dir`, following links only into it (a ConfigMap's): one elsewhere is refused unread. */
 function readJobFile(path: string, dir: string): string {
   const target = linkedInside(path, dir);
   try {
@@ -156,8 +153,7 @@ function checkKeys(o: object, allowed: readonly string[], fail: Fail, prefix = '
   });
 }
 
-/** Parses and validates one job definition; `file` names it in messages. Until every key is a job field no
- * text of the file is shown, so a file that is not a job definition never has a line printed. */
+/** Parses one job definition (`file` names it); no text of it is shown until every key is a job field. */
 export function parseJob(text: string, file: string): JobDefinition {
   const doc = parseConfigYaml(text, file, file);
   const fail: Fail = (field, message) => {
@@ -340,8 +336,7 @@ function folderSignature(dir: string): string {
   }
 }
 
-/** Follows the definitions of `dir` from `initial`. A folder that no longer parses (a file half-written)
- * never stops a running worker: it keeps the last valid definitions and reports the error once. */
+/** Follows `dir`'s definitions; a folder that stops parsing keeps the last valid ones, reported once. */
 export function liveJobs(dir: string, initial: JobSet, options: LiveJobsOptions = {}): LiveJobs {
   const every = options.checkEveryMs ?? 2_000;
   const now = options.now ?? Date.now;
@@ -372,7 +367,6 @@ export interface ReportLookup {
   get(name: string): ReportJob | undefined;
 }
 
-/** The report lookup over `live`'s current definitions. */
 export function reportLookup(live: LiveJobs): ReportLookup {
   return { get: (name) => live.current().reports.find((r) => r.name === name) };
 }

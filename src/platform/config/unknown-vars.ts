@@ -1,5 +1,4 @@
-// A misspelt variable (ADOPS_SHEMA) would be silently ignored, and its default used: each ADOPS_*
-// variable no part of adops reads is named in one warning, with the closest one it does read.
+// A misspelt variable (ADOPS_SHEMA) is silently ignored: each unread ADOPS_* one is warned of, with a guess.
 import { REDIS_HA_VARS } from './connections.js';
 import { ENV_SCHEMA } from './env.js';
 
@@ -12,13 +11,9 @@ const READ_APART = [
   ...REDIS_HA_VARS,
 ] as const;
 
-/** Every variable adops reads. */
 export const KNOWN_VARIABLES: readonly string[] = [...Object.keys(ENV_SCHEMA), ...READ_APART];
 
-/**
- * One line per ADOPS_* variable of `env` that nothing reads (its value never quoted: it may be a key),
- * naming the closest known variable; `alsoKnown` are the names an accounts file's api_key_env gives.
- */
+/** A line per unread ADOPS_* variable (never its value), with the closest; `alsoKnown`: api_key_env names. */
 export function unknownVariableWarnings(
   env: Readonly<Record<string, string | undefined>>,
   alsoKnown: readonly string[] = [],

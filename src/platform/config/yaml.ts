@@ -1,5 +1,4 @@
-// The one way a config file's YAML is parsed: a syntax error becomes a ConfigError in our own
-// words, never quoting the file (a key pasted into it must not reach a terminal or a log).
+// Config YAML parsing: a syntax error is a ConfigError in our words, never quoting the file (keys in it).
 import { parse as parseYaml, YAMLParseError, type ErrorCode } from 'yaml';
 import { ConfigError } from './files.js';
 
@@ -51,8 +50,7 @@ function yamlProblem(error: unknown): string {
   return ': the YAML parser could not read it';
 }
 
-/** The YAML `text` of the config file `where` names, parsed; a syntax error is a ConfigError naming
- * `subject`, with no cause attached (a logged cause would print the library's excerpt). */
+/** Parses YAML `text`; a syntax error is a ConfigError, no cause (a logged one would print an excerpt). */
 export function parseConfigYaml(text: string, where: string, subject: string): unknown {
   try {
     // logLevel 'error': the default 'warn' prints warnings, excerpt and all, through process.emitWarning.

@@ -1,5 +1,4 @@
-// Calendar dates as YYYY-MM-DD strings, stepped in UTC so the host's time zone never shifts a day:
-// the one place that parses, validates and steps dates.
+// Calendar dates as YYYY-MM-DD, stepped in UTC so the host's zone never shifts a day: parsed only here.
 import { tz, TZDate } from '@date-fns/tz';
 // One subpath per function: the 'date-fns' index loads every one of its ~250 modules (0.4 s of start-up).
 import { format } from 'date-fns/format';
@@ -36,11 +35,8 @@ export function parseIsoDate(s: string, what = 'date'): string {
   throw new TerminalError(`${what}: ${JSON.stringify(s)} ${shape}: expected YYYY-MM-DD`);
 }
 
-/**
- * The dates a plan may name (backfill's --from and --to, a `start_date`): the UNIX epoch, before any
- * ad server, to 2999-12-31. Within them every period and its neighbours are real dates; outside them
- * a plan stepped off the calendar (0001-01-01's previous day is year 0) or asked for nobody's data.
- */
+/** The dates a plan may name (--from, --to, `start_date`): the UNIX epoch to 2999-12-31, so every period and
+ * its neighbours are real dates (0001-01-01's previous day is year 0). */
 export const PLAN_DATES = Object.freeze({ first: '1970-01-01', last: '2999-12-31' });
 
 /** parseIsoDate, and within PLAN_DATES; a TerminalError naming `what`, the date and the range otherwise. */
@@ -51,8 +47,7 @@ export function parsePlanDate(s: string, what = 'date'): string {
   return date;
 }
 
-/** What is wrong with a config file's date field (a `start_date`), or undefined when it is a date
- * parsePlanDate takes; never longer than a short value, so a message can quote it. */
+/** What is wrong with a `start_date` (short, quotable), or undefined when parsePlanDate takes it. */
 export function planDateProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') {
     const shown = JSON.stringify(value) ?? String(value);
@@ -123,7 +118,6 @@ export function startOfLocalDate(date: string, timezone: string): Date {
   return new Date(+new TZDate(y, m - 1, d, timezone));
 }
 
-/** True when `timezone` is an IANA zone this runtime knows. */
 export function isTimeZone(timezone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });

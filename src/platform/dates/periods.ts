@@ -53,7 +53,6 @@ export function nextPeriod(period: Period, unit: PeriodUnit): Period {
   return periodContaining(addDays(period.end, 1), unit);
 }
 
-/** The period right before `period`. */
 export function previousPeriod(period: Period, unit: PeriodUnit): Period {
   return periodContaining(addDays(period.start, -1), unit);
 }
@@ -67,7 +66,6 @@ export function periodsBetween(from: string, to: string, unit: PeriodUnit): Peri
   return out;
 }
 
-/** A stable key of a period, for maps and sets. */
 export function periodKey(period: Period): string {
   return `${period.start}/${period.end}`;
 }

@@ -1,6 +1,5 @@
-// Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or its PostgreSQL backend in a schema of its own.
-// Every Queue, Worker and QueueEvents is built through one QueueBackend, and a process shares one
-// connection (each Queue would otherwise open its own); on Postgres no Redis connection is ever made.
+// Where the queues live (ADOPS_QUEUE): BullMQ on Redis, or on PostgreSQL in a schema of its own. Every Queue,
+// Worker and QueueEvents is built through one QueueBackend sharing one connection (not one per Queue).
 import {
   Queue,
   QueueEvents,
@@ -30,7 +29,6 @@ import {
 
 export type QueueOf<D> = Queue<D, unknown, string, D, unknown, string, IQueueBackend, unknown>;
 export type WorkerOf<D> = Worker<D, unknown, string, IQueueBackend, JobProgress, unknown>;
-/** Any of our workers, whatever its job data. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- BullMQ's own default: workers of any data
 export type AnyWorker = Worker<any, unknown, string, IQueueBackend, JobProgress, unknown>;
 
@@ -61,8 +59,7 @@ export interface QueueStoreConfig {
 /** How long a worker waits for its Redis to come up before it gives up (RedisUnavailableError). */
 export const WORKER_REDIS_WAIT_MS = 30_000;
 
-/** Opens the queue store: `worker` rides out outages, `producer` fails fast; on Postgres it migrates the
- * queue schema first. A given `redis` stays the caller's to close. */
+/** Opens the queue store (a `worker` rides out outages); a given `redis` is the caller's. */
 export async function openQueueBackend(
   config: QueueStoreConfig,
   role: 'worker' | 'producer',
@@ -132,8 +129,7 @@ async function openPostgres(config: QueueStoreConfig, role: 'worker' | 'producer
     await connection.close();
     throw error;
   }
-  // Every backend shares the connection (one pool per process). Only the pull queue's workers name the
-  // LISTEN connection, after the schema (BullMQ's names carry no prefix: deployments would look alike).
+  // One shared pool; pull workers name the LISTEN connection after the schema (BullMQ's names lack a prefix).
   const listenName = workerListenName(config.queue.schema);
   const factory: BackendFactory<IQueueBackend, unknown> = (name, opts, o) =>
     new PostgresQueueBackend(
@@ -164,9 +160,8 @@ function workerListenName(schema: string): string {
 
 type ListenClient = Awaited<ReturnType<PostgresConnection['getListenClient']>>;
 
-/** BullMQ's PostgresConnection with its shared LISTEN client's queries serialised: each queue's backend
- * sends its own LISTEN the first time it waits, and pg prints "DeprecationWarning: Calling client.query()
- * when the client is already executing a query" on stderr for concurrent ones (pg 9 will refuse them). */
+/** BullMQ's PostgresConnection with its shared LISTEN client's queries serialised: each queue sends LISTEN
+ * on its first wait, and pg warns of concurrent client.query() calls (pg 9 will refuse them). */
 class SerialListenConnection extends PostgresConnection {
   private readonly serialised = new WeakSet<ListenClient>();
 

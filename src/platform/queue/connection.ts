@@ -1,6 +1,5 @@
-// Redis connections for BullMQ (one server, a Sentinel master, or a Cluster): workers wait out
-// outages, CLI commands fail fast; and the ride of a `--wait` through an outage of the queue's
-// store, Redis or Postgres, up to a bound (throughOutage).
+// Redis connections for BullMQ (server, Sentinel or Cluster): workers wait out outages, commands fail fast;
+// and a `--wait`'s ride through an outage of the queue's store, up to a bound (throughOutage).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/env.js';
@@ -132,8 +131,7 @@ export async function ensureReady(
     const onError = (error: Error) => {
       lastError = error;
       options.onAttempt?.(error);
-      // A refused database or password cannot pass with time (ioredis would go on without them);
-      // LOADING or MASTERDOWN can.
+      // A refused database or password cannot pass with time (LOADING or MASTERDOWN can).
       if (error.name === 'ReplyError' && REFUSED_SETTINGS.test(error.message)) {
         const check =
           variables === 'REDIS_URL'
@@ -189,8 +187,7 @@ export interface OutageOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Runs `read` (reads only: a retry must be harmless) until the store answers; QueueOutageError once
- * away for `outageMs`; other errors at once; undefined on abort. */
+/** Retries `read` (reads only) until answered; QueueOutageError after `outageMs`; undefined on abort. */
 export async function throughOutage<T>(read: () => Promise<T>, o: OutageOptions): Promise<T | undefined> {
   let since: number | undefined;
   const answerMs = o.answerMs ?? 15_000;
@@ -229,7 +226,6 @@ function isPgLoss(error: unknown): boolean {
   );
 }
 
-/** What `answered` gives for a read with no answer in time. */
 const NO_ANSWER = Symbol('no answer');
 
 /** `p`, or NO_ANSWER after `ms` (p's own outcome is then ignored). */

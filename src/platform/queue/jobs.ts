@@ -1,5 +1,4 @@
-// The jobs on our queues, without loading BullMQ: names, payloads (checked when read back from the
-// store), and the job counts status, /metrics and /health show.
+// Our queues' jobs, without loading BullMQ: names, payloads (checked on reading), and job counts.
 import type { IQueueBackend, Queue } from 'bullmq';
 import { ACCOUNT_NAME, DEFAULT_ACCOUNT } from '../config/accounts.js';
 import { isIsoDate } from '../dates/calendar.js';
@@ -84,8 +83,7 @@ export function pullPeriod(data: PullJobData): Period {
   return { start: data.periodStart, end: data.periodEnd };
 }
 
-/** A pull's deduplication id: a second pull of the same account, report and period is not enqueued while
- * one is unfinished. The default account's ids name no account. */
+/** A pull's deduplication id: no second pull of an account, report and period while one is unfinished. */
 export function pullDedupId(data: PullJobData): string {
   const account = pullAccount(data);
   const base =
@@ -151,8 +149,7 @@ interface FailedListing {
   ): Promise<ReadonlyArray<{ data: unknown; finishedOn?: number } | undefined>>;
 }
 
-/** The failed pulls kept in `queue`, newest first, up to `max` (BullMQ keeps at most 20,000, for 14 days), read
- * in pages; a job whose data is not a pull's, or with no finish time, is left out. */
+/** Failed pulls in `queue` (BullMQ keeps 20,000 for 14 days), newest first, up to `max`, read in pages. */
 export async function failedPulls(queue: FailedListing, max = 20_000): Promise<FailedPullRecord[]> {
   const out: FailedPullRecord[] = [];
   const page = 1_000;

@@ -13,10 +13,7 @@ import {
 } from './jobs.js';
 import type { WebhookQueue } from './jobs.js';
 
-/**
- * Finished jobs are kept a while (for `--wait`, status and debugging), then dropped by age and count.
- * A retained job never blocks a re-pull: pulls deduplicate by BullMQ's deduplication key, not jobId.
- */
+/** Finished jobs are kept (`--wait`, status), never blocking a re-pull (dedup is by key, not jobId). */
 export const KEEP_COMPLETED = { age: 24 * 3600, count: 20_000 } as const;
 const KEPT = { removeOnComplete: KEEP_COMPLETED, removeOnFail: { age: 14 * 24 * 3600, count: 20_000 } };
 
@@ -34,7 +31,6 @@ export interface Queues {
   readonly syncs: SyncQueue;
   /** Webhook deliveries and freshness evaluations; consumed only by workers with ADOPS_WEBHOOK_URL. */
   readonly webhooks: WebhookQueue;
-  /** Where they live: Redis or Postgres. */
   readonly backend: QueueBackend;
   close(): Promise<void>;
 }
@@ -45,8 +41,7 @@ export async function openQueues(
   backend?: QueueBackend,
 ): Promise<Queues> {
   const store = backend ?? (await openQueueBackend(config, 'producer'));
-  // Pulls and webhooks retry with our jittered exponential backoff. A tick or a sync is retried
-  // after 5 s, then 10 s: a sync resumes from its checkpoint, so a pause lets a failing server recover.
+  // A tick or sync retries after 5 s, then 10 s: a sync resumes from its checkpoint, the server may recover.
   const backoff = { type: BACKOFF_TYPE };
   const pulls: PullQueue = store.queue(REPORT_QUEUE, {
     defaultJobOptions: { ...KEPT, attempts: config.queue.pullAttempts, backoff },
