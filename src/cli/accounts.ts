@@ -6,7 +6,6 @@ import { renameAccount, type RenameResult } from '../schema/account-rename.js';
 import { SchemaRefusal } from '../schema/versions.js';
 import { rethrowAs, SUMMARIES, usageError, withWarehouse, type CliContext } from './context.js';
 
-/** `adops accounts rename FROM TO [--merge]`. */
 export function registerAccounts(program: Command, ctx: CliContext): void {
   const accounts = program.command('accounts').description(SUMMARIES.accounts);
   accounts

@@ -51,7 +51,6 @@ interface BackfillFlags {
   readonly redisOutageSeconds?: number;
 }
 
-/** `adops backfill`: one pull per report and period of a date range. */
 export function registerBackfill(program: Command, ctx: CliContext): void {
   program
     .command('backfill')
@@ -156,7 +155,6 @@ type HealFlags = Pick<
   readonly days?: number;
 };
 
-/** `adops heal`: re-plan from the warehouse what is missing or failed, and enqueue it. */
 export function registerHeal(program: Command, ctx: CliContext): void {
   program
     .command('heal')
@@ -191,7 +189,6 @@ export function registerHeal(program: Command, ctx: CliContext): void {
     });
 }
 
-/** `adops schedule`: one BullMQ job scheduler per job definition; safe to run on every deploy. */
 export function registerSchedule(program: Command, ctx: CliContext): void {
   program
     .command('schedule')
@@ -250,8 +247,7 @@ function selectReports(ctx: CliContext, flags: BackfillFlags): ReportJob[] {
   });
 }
 
-/** The API request a pull would make, as --dry-run prints it: the account's base URL (when set) and
- * its ADOPS_REPORT_PARAMS form, with the JSON body of `json-body`. */
+/** The API request a pull would make, as --dry-run prints it: base URL (if set), ADOPS_REPORT_PARAMS form. */
 function dryRunRequest(
   accounts: readonly Account[],
   reports: readonly ReportJob[],

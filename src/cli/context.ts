@@ -10,8 +10,7 @@ import { errorCode } from '../platform/retry/classify.js';
 import { TerminalError } from '../platform/retry/errors.js';
 import type { Warehouse } from '../platform/pg/handle.js';
 
-/** What every command receives: the environment (read here only), streams, and config, jobs and logger, each
- * loaded on first use. */
+/** What every command receives: the environment (read here only), streams, lazy config, jobs and logger. */
 export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };

@@ -1,9 +1,7 @@
-// `adops dashboard`: Bull Board over our queues, every request checked against the two attacks that borrow a
-// browser: DNS rebinding (a page re-resolving its name to 127.0.0.1 is same-origin; only the Host header gives
-// it away, so every request must name our address), and cross-site writes (a write must show no other origin in
-// Sec-Fetch-Site, Origin or Referer, and send JSON: no form can, and another origin's script needs a preflight
-// we never answer). A request with none of those headers is not from a page and passes, as in Go's
-// http.CrossOriginProtection.
+// `adops dashboard`: Bull Board over our queues, every request checked against DNS rebinding (a page
+// re-resolving its name to 127.0.0.1 is same-origin; only the Host header tells, so it must name our address)
+// and cross-site writes (no other origin in Sec-Fetch-Site, Origin or Referer, and JSON: no form can send it,
+// another origin's script needs a preflight we never answer). None of those headers: not a page, it passes.
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
 import { createBullBoard } from '@bull-board/api';

@@ -103,8 +103,7 @@ function demoConfig(base: Config, options: DemoOptions, urls: readonly string[])
   return { ...base, schema, queue, accounts, accountsFile: undefined, metricsPort: 0 };
 }
 
-/** Claims the schema: one holding tables without the demo's mark is refused, so no real row is ever
- * overwritten or soft-deleted. */
+/** Claims the schema: one with tables lacking the demo's mark is refused, so no real row is overwritten. */
 async function claimTarget(wh: Warehouse): Promise<void> {
   const claim = await claimSchema(wh, DEMO_SCHEMA_MARKER);
   if (claim.claimed) return;

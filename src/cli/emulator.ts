@@ -187,7 +187,6 @@ async function run(ctx: CliContext, flags: EmulatorFlags): Promise<void> {
   await emulator.close();
 }
 
-/** `adops demo`: the whole pipeline on the embedded emulator. */
 export function registerDemo(program: Command, ctx: CliContext): void {
   program
     .command('demo')

@@ -18,7 +18,6 @@ interface LoadsFlags {
 /** Characters of an error shown in the table: its first line, cut (--json gives it whole). */
 const ERROR_WIDTH = 120;
 
-/** `adops loads`: recent loads, newest first, as a table or JSON. */
 export function registerLoads(program: Command, ctx: CliContext): void {
   program
     .command('loads')

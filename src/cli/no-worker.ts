@@ -14,8 +14,7 @@ export type WorkerNote =
   | { readonly state: 'away'; readonly seconds: number; readonly line: string; readonly short: string }
   | { readonly state: 'back'; readonly line: string };
 
-/** Counts the pull queue's workers every second; `note` hears when none was seen for NO_WORKER_GRACE_MS while no
- * pull finished, and when one comes. A failed count (the store away: the wait says so) changes nothing. */
+/** Counts the pull queue's workers each second; `note` hears of none for NO_WORKER_GRACE_MS, then of one. */
 export function watchWorkers(ctx: CliContext, queues: Queues, note: (n: WorkerNote) => void) {
   const started = Date.now();
   let [lastSeen, lastProgress] = [started, started];

@@ -21,8 +21,7 @@ import { watchWorkers } from './no-worker.js';
 /** Progress drawn on a stream: a cli-progress bar on a terminal, else lines now and then. */
 interface View {
   readonly tty: boolean;
-  /** Draws `value` of `total`. Off a terminal, writes `line()` if given, at most every 5 s unless `force`d
-   * (so a short task writes nothing); the bar is started by the first update. */
+  /** Draws `value` of `total`; off a terminal, `line()` at most every 5 s unless `force`d. */
   update(value: number, total: number, fields: object, line?: () => string, force?: boolean): void;
   stop(): void;
 }
@@ -124,8 +123,7 @@ export function outageSecondsOf(
   return flags.queueOutageSeconds ?? flags.redisOutageSeconds;
 }
 
-/** How a wait rides out the queue's store going away, said in the bar (`note`) or on stderr; `gaveUp` makes its
- * QueueOutageError one line naming the store (no password) and the next step. */
+/** How a wait rides out a queue store outage, said in the bar (`note`) or on stderr; `gaveUp`: one line. */
 export function outageWatch(ctx: CliContext, flagSeconds: number | undefined, note?: (text: string) => void) {
   const { queue, redis } = ctx.config();
   const boundS = flagSeconds ?? queue.redisOutageSeconds;

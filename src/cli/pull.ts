@@ -38,7 +38,6 @@ interface PullFlags {
   readonly account?: string;
 }
 
-/** `adops pull`: one report request straight to stdout, no queue, no database. */
 export function registerPull(program: Command, ctx: CliContext): void {
   program
     .command('pull')
@@ -175,8 +174,7 @@ async function write(out: NodeJS.WritableStream, chunks: Iterable<string>): Prom
       });
 }
 
-/** A terminal table without colours (it may be copied or piped even from a terminal) and without a rule
- * between body rows (a report has many): results read as a compact grid. */
+/** A terminal table without colours (it may be copied or piped) nor rules between its many body rows. */
 export function gridTable(head: string[], colAligns?: Array<'left' | 'right'>): Table.Table {
   return new Table({
     head,

@@ -32,7 +32,6 @@ interface StatusFlags {
   readonly account?: string;
 }
 
-/** `adops status`: per report what is loaded, missing and failed, queue counts, a coverage grid. */
 export function registerStatus(program: Command, ctx: CliContext): void {
   program
     .command('status')
@@ -57,8 +56,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       const config = ctx.config();
       const jobs = ctx.jobs();
       const accounts = selectAccounts(config.accounts, flags.account);
-      // Postgres is queried while BullMQ loads and the queues connect; without Redis the warehouse
-      // half of the status is still worth showing.
+      // Postgres is queried while the queues connect; without Redis the warehouse half is still worth it.
       const queues = queueCounts(config, ctx.logger());
       const status = await withWarehouse(ctx, 4, async (wh) => {
         const [collected, unconfigured] = await Promise.all([
@@ -80,8 +78,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     });
 }
 
-/** The queues, opened in the background while Postgres is queried: `counts` resolves to them, or to undefined
- * (with a warning) when their store cannot be reached; `close` closes them if they opened. */
+/** The queues, opened while Postgres is queried: `counts` resolves to them, or undefined when unreachable. */
 function queueCounts(config: Config, logger: Logger) {
   // Closed before the queues answered (the warehouse half failed first): say nothing about them.
   let closed = false;
@@ -121,7 +118,6 @@ function check(ctx: CliContext, status: Status): void {
 
 type DoctorFlags = Pick<StatusFlags, 'json' | 'account'>;
 
-/** `adops doctor`: probe the configured server and print the settings a pull needs. */
 export function registerDoctor(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
@@ -158,8 +154,7 @@ async function doctor(ctx: CliContext, flags: DoctorFlags): Promise<void> {
     });
     const verdict = decide(observations, Date.now());
     const secrets = secretsOf(all);
-    // An account of the accounts file takes its settings in its own entry: the variables would
-    // only change the default of every account that leaves them out.
+    // An accounts-file account takes its settings from its entry: variables only change the defaults.
     const target =
       all.accountsFile === undefined ? undefined : { account: account.name, file: all.accountsFile };
     ctx.stdout.write((flags.json ? renderJson : renderText)(observations, verdict, secrets, target));

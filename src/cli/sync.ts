@@ -29,7 +29,6 @@ interface SyncFlags {
   readonly redisOutageSeconds?: number;
 }
 
-/** `adops sync`: export campaigns and creatives into Postgres, through the queue or in-process. */
 export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')

@@ -21,7 +21,6 @@ import {
   type CliContext,
 } from './context.js';
 
-/** `adops migrate`: the sql/ migrations, a report_<name> table per job definition, the BI views. */
 export function registerMigrate(program: Command, ctx: CliContext): void {
   program
     .command('migrate')
@@ -62,8 +61,7 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     });
 }
 
-/** For each report whose dimensions changed: its progress, and its missing history enqueued newest first (or
- * how to enqueue it when Redis does not answer). */
+/** Per report with changed dimensions: its progress, its missing history enqueued newest first (or how). */
 async function planEvolving(ctx: CliContext, wh: Warehouse, result: SetupResult): Promise<void> {
   const states: Coverage[] = [];
   for (const e of result.tables.evolving) {
@@ -116,7 +114,6 @@ interface EvolveFlags {
   readonly dropOld: boolean;
 }
 
-/** `adops evolve`: the versions of each report's table, and the steps of a change of its dimensions. */
 export function registerEvolve(program: Command, ctx: CliContext): void {
   program
     .command('evolve')
@@ -199,7 +196,6 @@ async function planEvolution(ctx: CliContext, states: readonly Coverage[]): Prom
   );
 }
 
-/** `adops replay --load-id N`: re-flatten and reload an archived response, without the API. */
 export function registerReplay(program: Command, ctx: CliContext): void {
   program
     .command('replay')

@@ -16,7 +16,6 @@ interface WorkerFlags {
   readonly metricsPort?: number;
 }
 
-/** `adops worker`: process pulls, scheduler ticks and entity syncs until SIGTERM or SIGINT. */
 export function registerWorker(program: Command, ctx: CliContext): void {
   program
     .command('worker')
@@ -45,8 +44,7 @@ export function registerWorker(program: Command, ctx: CliContext): void {
       const pool = createPool(config, { max: flags.concurrency + 3, logger });
       const stallMs = flags.stallSeconds === undefined ? undefined : flags.stallSeconds * 1000;
       const port = flags.metricsPort ?? config.metricsPort;
-      // Accounts are read once (each has its clients and limiter): an edit takes a restart, said in the log.
-      // Watched from here, so an edit while the worker starts is seen too.
+      // Accounts are read once: an edit takes a restart (logged); watched here, catching one while starting.
       const unwatch =
         config.accountsFile === undefined
           ? undefined
@@ -89,8 +87,7 @@ export function registerWorker(program: Command, ctx: CliContext): void {
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;
           logger.info({ signal }, signals === 1 ? 'stopping gracefully' : 'stopping now');
-          // The last resort: a process still alive this long after the signal exits, so `docker stop` never
-          // waits for SIGKILL whatever a library left behind (this timer, unreferenced, keeps nothing alive).
+          // Last resort: still alive this long after the signal, exit: `docker stop` never waits for SIGKILL.
           const ms = config.queue.shutdownTimeoutSeconds * 1000 + LAST_RESORT_MS;
           if (signals === 1)
             setTimeout(() => {

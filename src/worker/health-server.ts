@@ -24,8 +24,7 @@ export interface HealthFacts {
   readonly stuckAfterMs: number;
 }
 
-/** Health from the facts. A worker can stay connected yet stop consuming (bullmq #4585): jobs waiting while
- * nothing ran for stuckAfterMs is unhealthy too. */
+/** Health; a worker may stay connected but stop consuming (bullmq #4585): jobs waiting, none run: 503. */
 export function assessHealth(f: HealthFacts): Health {
   const readable = f.waiting !== undefined && f.active !== undefined;
   const stuck = readable && (f.waiting ?? 0) > 0 && (f.active ?? 0) === 0 && f.idleMs > f.stuckAfterMs;

@@ -192,8 +192,7 @@ export async function readFreshness(
   });
 }
 
-/** Registers the per-report gauges; `read` is asked at most once per `cacheMs`, and when it fails the gauges
- * keep the last values (the data's age goes on growing). */
+/** Registers the per-report gauges; `read` at most once per `cacheMs`; if it fails, the last values stay. */
 export function registerReportGauges(
   registry: Registry,
   read: () => Promise<readonly ReportFreshness[]>,

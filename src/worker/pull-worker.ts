@@ -28,13 +28,9 @@ export interface PullWorkerOptions {
   readonly reports: ReportLookup;
   /** One fetcher for every pull, or each account's own. */
   readonly fetcher: ReportFetcher | FetcherFor;
-  /**
-   * The accounts pulled: each account's request limiter (its 429 pauses hold only its own
-   * requests) and the reports it runs, and the guard that holds a troubled account's pulls out of
-   * the worker's slots. Absent: one account, whose 429 pauses the whole queue.
-   */
+  /** Each account's limiter (its 429 holds only its requests) and reports, and the guard keeping a troubled
+   * account's pulls out of the slots. Absent: one account, whose 429 pauses the whole queue. */
   readonly isolation?: PullIsolation;
-  /** Pulls processed at once by this process. */
   readonly concurrency: number;
   readonly backoff: BackoffPolicy;
   readonly observer: WorkerObserver;
@@ -58,7 +54,6 @@ export interface PullIsolation {
   readonly accountsFile?: string | undefined;
 }
 
-/** Starts the BullMQ worker of REPORT_QUEUE. */
 export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): WorkerOf<PullJobData> {
   const secrets = secretsOf(rt.config);
   const accounts = o.isolation?.accounts;
@@ -76,9 +71,8 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
   return rt.backend.worker(REPORT_QUEUE, withRedactedErrors(secrets, pullProcessor(rt, io, o, afterLoad)), {
     ...rt.bull,
     concurrency: o.concurrency,
-    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap
-    // is queue-wide, so it is every account's requests per second together: pulls per second can
-    // never exceed that, and the request limits (src/limits/limiter.ts) bind first.
+    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap is queue-wide:
+    // every account's requests per second together, so the request limits (src/limits/limiter.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });
@@ -90,7 +84,6 @@ export function pullsPerSecondCap(config: Pick<WorkerRuntime['config'], 'queue' 
   return Math.max(config.queue.rateLimitPerSecond, sum);
 }
 
-/** The processor of REPORT_QUEUE. */
 function pullProcessor(
   rt: WorkerRuntime,
   io: PullDeps,
@@ -106,8 +99,7 @@ function pullProcessor(
     const account = pullAccount(data);
     const log = rt.logger.child({ jobId: job.id, account, report, period: `${periodStart}..${periodEnd}` });
     const guard = isolation?.guard;
-    // An account that is paused, down or holding its share of the slots: back to the queue as
-    // delayed, at once, so its trouble never keeps a slot from the other accounts.
+    // An account paused, down or holding its share of slots: back as delayed at once, freeing the slot.
     const hold = guard?.enter(account) ?? 0;
     if (hold > 0) {
       await job.moveToDelayed(Date.now() + hold, token);
@@ -159,8 +151,7 @@ function pullProcessor(
         throw new DelayedError();
       }
       log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
-      // Holds every request of every worker (a sync's too), then pauses the queue; the job goes
-      // back to wait without spending an attempt.
+      // Holds every worker's requests (a sync's too), pauses the queue; the job waits, spending no attempt.
       await rt.limiter.pause(ms);
       await rt.queues.pulls.rateLimit(ms);
       throw Worker.RateLimitError();

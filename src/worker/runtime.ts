@@ -136,8 +136,7 @@ function connectionLogger(logger: Logger, target: Config['redis']): (error: Erro
   };
 }
 
-/** Logs each pause of API requests this process obeys once, its own or another worker's; the same pause
- * heard again (its own notice coming back, the table read later) ends within a second of the logged one. */
+/** Logs once each API pause this process obeys, its own or another's (heard again: ends within 1 s of it). */
 export function pauseLogger(logger: Logger, account?: string): (ms: number) => void {
   let loggedUntil = 0;
   return (ms) => {
@@ -172,8 +171,7 @@ export function within(
   });
 }
 
-/** Stops `workers`: graceful until `timeoutMs` (or `onGiveUp`'s callback: a second signal), then `abort()`
- * with 5 s more, then a forced close. Resolves whether the stop was graceful. */
+/** Stops `workers`: graceful until `timeoutMs` or `onGiveUp`, `abort()` + 5 s, forced; true if graceful. */
 export async function stopWorkers(
   workers: readonly AnyWorker[],
   timeoutMs: number,
@@ -192,17 +190,14 @@ export async function stopWorkers(
   return false;
 }
 
-// The account guard: a pull of an account that is paused (429), down (no answer, 5xx, 401/403) or
-// holding its share of the slots is put back as delayed, freeing the slot instead of sleeping in it.
-// Local to the process; the 429 pause is also shared through the account's request limiter.
-
+// The account guard: a pull of an account paused (429), down (no answer, 5xx, 401/403) or holding its share
+// of slots goes back as delayed, freeing the slot. Per process; the 429 pause is also shared via the limiter.
 // An account is held as down 1 s after a failure, doubling to 60 s; a pull of a busy account waits 250 ms.
 const [FIRST_DOWN_MS, MAX_DOWN_MS, BUSY_DELAY_MS] = [1_000, 60_000, 250];
 
 export type AccountGuard = ReturnType<typeof createAccountGuard>;
 
-/** A guard for `accounts` accounts sharing `concurrency` slots: with more than one, an account takes
- * at most concurrency - 1, so another always has a slot; with one, nothing is held. */
+/** Accounts sharing `concurrency` slots: with several, one takes at most concurrency - 1, freeing a slot. */
 export function createAccountGuard(accounts: number, concurrency: number, now: () => number = Date.now) {
   const states = new Map<string, { running: number; heldUntil: number; failures: number }>();
   const state = (a: string) => {
@@ -231,8 +226,7 @@ export function createAccountGuard(accounts: number, concurrency: number, now: (
     succeeded(account: string): void {
       state(account).failures = 0;
     },
-    /** A failure its other pulls would share (no answer, 5xx, 401/403): holds them. Returns the new hold's
-     * ms, or 0 when it ends no later than the one in force (nothing new to tell). */
+    /** A failure its other pulls would share (no answer, 5xx, 401/403): holds them; new hold's ms or 0. */
     failed(account: string): number {
       const s = state(account);
       s.failures++;

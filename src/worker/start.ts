@@ -360,11 +360,8 @@ function openWorkerAccounts(rt: WorkerRuntime, observer: WorkerObserver, concurr
   };
 }
 
-/**
- * A worker's API client for `config`: a 429 throws at once (the worker pauses for Retry-After
- * instead of one request sleeping); its fetcher loads bodies from ADOPS_STREAM_BODY_MB on as they
- * stream in. `extra`: the shared rate limit's `beforeRequest`, `onAttempt`, `secrets`.
- */
+/** A worker's API client: a 429 throws at once (the worker pauses for Retry-After, no request sleeps); bodies
+ * from ADOPS_STREAM_BODY_MB on load as they stream in. `extra`: the rate limit's hooks and `secrets`. */
 export function createWorkerApi(
   config: AccountConfig,
   logger: Logger,

@@ -45,8 +45,7 @@ export function defaultEntitySync(
       throw new UnrecoverableError(
         `entity sync for account "${name}", which is not in this worker's accounts (ADOPS_ACCOUNTS_FILE)`,
       );
-    // One HTTP attempt per call: the sync's requester retries each request itself. At the shutdown
-    // deadline its requests end, as a pull's do, and the sync goes back to wait.
+    // One HTTP attempt per call: the sync's requester retries itself. At shutdown's deadline it waits again.
     const api = createApiClientFromConfig(accountConfig(rt.config, account), rt.logger, {
       ...syncClientOptions(limiter),
       signal: rt.shutdown.signal,
@@ -75,7 +74,6 @@ export function defaultEntitySync(
   };
 }
 
-/** Starts the BullMQ worker of ENTITY_QUEUE. */
 export function startSyncWorker(rt: WorkerRuntime, sync: EntitySync): AnyWorker {
   return rt.backend.worker(ENTITY_QUEUE, withRedactedErrors(secretsOf(rt.config), syncProcessor(rt, sync)), {
     ...rt.bull,

@@ -13,8 +13,7 @@ import { maintainPartitions } from '../schema/partitions.js';
 import { withRedactedErrors } from '../platform/log/redact.js';
 import type { WorkerRuntime } from './runtime.js';
 
-/** Starts the worker of TICK_QUEUE: partitions and retention, then the pulls, then pruning; a partition or
- * housekeeping failure is logged, never fails the tick (a load makes its own month's partition). */
+/** The TICK_QUEUE worker; a partition or housekeeping failure is only logged (a load makes its partition). */
 export function startTickWorker(
   rt: WorkerRuntime,
   o: { reports: ReportLookup; gapCap: number },
