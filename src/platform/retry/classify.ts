@@ -113,8 +113,7 @@ export function failureReason(error: unknown): string {
   return text;
 }
 
-/** The error and its causes, at most 5 deep (chains can be cyclic); an ioredis Cluster's
- * `lastNodeError` counts as a cause. */
+/** The error and its causes, 5 deep at most (chains can be cyclic); a Cluster's `lastNodeError` counts. */
 function causes(error: unknown): Array<Error & ErrorFacts> {
   const out: Array<Error & ErrorFacts> = [];
   let e: unknown = error;
