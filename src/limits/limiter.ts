@@ -128,8 +128,7 @@ export function limiterOver(
   };
 }
 
-/** The limit's key under a BullMQ prefix, one per account (one's pause never holds another's); the
- * default account keeps the key of releases before accounts. */
+/** The limit's key under a BullMQ prefix, per account (no pause holds another's); `default`'s is the old. */
 export function limiterKey(prefix: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `${prefix}:adops:api-requests`

@@ -80,8 +80,7 @@ function names(payload: string | undefined, schema: string, key: string): boolea
   }
 }
 
-/** Tells `onPause` the ms left of `key`'s pause, if one runs. One read at a time: wake-ups during a
- * read (a flood of NOTIFYs) cost one more read, not one each. */
+/** Tells `onPause` the ms left of `key`'s pause; one read at a time (a NOTIFY flood costs one more read). */
 function pauseReader(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,

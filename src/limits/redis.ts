@@ -49,7 +49,6 @@ export function createRequestLimiter(
   return limiterOver(redisStore(redis, key), perSecond, options);
 }
 
-/** The Redis store: the scripts above, and pauses heard on the pause key's channel. */
 function redisStore(redis: Redis | Cluster, key: string): LimitStore {
   const pauseKey = `${key}:pause`;
   return {

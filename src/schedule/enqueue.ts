@@ -189,8 +189,7 @@ export async function waitForPulls(
   const batch = options.batch ?? 500;
   const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
   while (pending.size > 0 && options.signal?.aborted !== true) {
-    // A bounded, rotating slice per round: waiting on a huge backfill must not load the queue with
-    // a state lookup per job every few hundred milliseconds.
+    // A bounded, rotating slice per round: a huge backfill must not cost a state lookup per job per poll.
     const all = [...pending.keys()];
     offset = offset % all.length;
     const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);

@@ -118,7 +118,6 @@ export interface TickDeps {
   readonly accounts?: readonly PlanAccount[];
   /** Days back the gap repair looks (config.healDays). */
   readonly healDays: number;
-  /** Gap repairs per tick at most. */
   readonly gapCap: number;
   /** The clock (tests fix it); default the real one. */
   readonly now?: () => Date;

@@ -58,7 +58,6 @@ export async function firstRow<R extends QueryResultRow>(
   return (await rowsOf(db, st))[0];
 }
 
-/** Runs `st` on `db` and returns how many rows it touched. */
 export async function execute(db: Queryable | Warehouse, st: Statement): Promise<number> {
   const result = await queryableOf(db).query({ text: st.text, values: [...st.values] });
   return result.rowCount ?? 0;
