@@ -1,6 +1,5 @@
-// The request limit every worker process shares: a per-second budget of API requests and a 429 pause,
-// over a store all reach (redis.ts or postgres.ts; its clock decides). Not BullMQ's limiter: that counts
-// jobs, but a pull can make several requests, a sync hundreds, and the API limits requests.
+// The request limit all workers share: API requests per second and a 429 pause, over a store all reach
+// (redis.ts or postgres.ts; its clock decides). Not BullMQ's limiter: that counts jobs, not requests.
 import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_RETRY_AFTER_CAP_MS, MAX_TIMER_MS } from '../platform/retry/classify.js';
 
@@ -47,10 +46,9 @@ export interface LimitStore {
   ): { readonly ready: Promise<void>; close(): Promise<void> };
 }
 
-/** `perSecond` requests a second across every process sharing `store`. A process takes slots a twentieth of
- * the limit at a time and hands them out until its window ends (no store call per request); unused ones are
- * lost, so the limit is undershot, never exceeded. A store failure lets the request through (the API's 429
- * still protects it) rather than stopping all work. `pause(ms)` holds every process. */
+/** `perSecond` requests a second across all processes sharing `store`; each takes a twentieth of the limit
+ * at a time for its window (unused slots are lost: undershot, never exceeded). A store failure lets requests
+ * through (the API's 429 still guards it) rather than stopping all work. `pause(ms)` holds every process. */
 export function limiterOver(
   store: LimitStore,
   perSecond: number,
@@ -130,8 +128,7 @@ export function limiterOver(
   };
 }
 
-/** The limit's key under a BullMQ prefix, one per account (one's pause never holds another's); the
- * default account keeps the key of releases before accounts. */
+/** The limit's key under a BullMQ prefix, per account (no pause holds another's); `default`'s is the old. */
 export function limiterKey(prefix: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `${prefix}:adops:api-requests`
@@ -146,8 +143,7 @@ export interface RequestGate {
   pause(ms: number): Promise<void>;
 }
 
-/** Sleeps until the local clock reaches `at` or `stop` aborts, in steps of MAX_TIMER_MS: a longer timer
- * would fire at once and spin. */
+/** Sleeps until `at` (local clock) or `stop` aborts, in steps of MAX_TIMER_MS (a longer timer would spin). */
 export async function sleepUntil(at: number, stop?: AbortSignal): Promise<void> {
   for (let ms = at - Date.now(); ms > 0 && stop?.aborted !== true; ms = at - Date.now()) {
     try {
@@ -158,8 +154,7 @@ export async function sleepUntil(at: number, stop?: AbortSignal): Promise<void> 
   }
 }
 
-/** A gate for one process without Redis (`adops sync --direct`): no rate limit, a pause of this process
- * only; once `stop` aborts, nothing waits. */
+/** A gate for one process (`adops sync --direct`): no rate limit, a local pause; none once `stop` aborts. */
 export function createLocalGate(stop?: AbortSignal): RequestGate {
   let pausedUntil = 0;
   return {

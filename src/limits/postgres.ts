@@ -9,8 +9,7 @@ import { listenForPauses, pauseKey, pauseLeft, takeSlots } from './sql.js';
 /** Wait before a lost LISTEN connection (a Postgres restart) is opened again. */
 const RELISTEN_MS = 1_000;
 
-/** limiterOver's limiter for every process sharing `wh`'s schema and `key`; `subscribe` LISTENs on a
- * connection of its own, opened again when lost. */
+/** limiterOver's limiter for all sharing `wh`'s schema and `key`; `subscribe` LISTENs (see listen). */
 export function createPgRequestLimiter(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,
@@ -81,8 +80,7 @@ function names(payload: string | undefined, schema: string, key: string): boolea
   }
 }
 
-/** Tells `onPause` the ms left of `key`'s pause, if one runs. One read at a time: wake-ups during a
- * read (a flood of NOTIFYs) cost one more read, not one each. */
+/** Tells `onPause` the ms left of `key`'s pause; one read at a time (a NOTIFY flood costs one more read). */
 function pauseReader(
   wh: Pick<Warehouse, 'pool' | 'schema'>,
   key: string,

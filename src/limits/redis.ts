@@ -3,10 +3,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter } from './limiter.js';
 
-// KEYS: counter key base, pause key. ARGV: max per window, window ms, slots wanted, longest pause (a
-// longer one, from a Retry-After of decades, is cut to it). Answers a TakeAnswer. Redis' clock decides,
-// so workers with skewed clocks agree. The window's key is built from KEYS[1]: on a Redis Cluster the
-// prefix is a hash tag, so it lands in KEYS[1]'s slot, as a cluster requires of a script's keys.
+// KEYS: counter key base, pause key. ARGV: max per window, window ms, slots wanted, longest pause (a longer
+// one is cut to it). Answers a TakeAnswer; Redis' clock decides, so skewed workers agree. The window's key
+// is built from KEYS[1], whose prefix is a hash tag: on a Cluster it lands in KEYS[1]'s slot, as required.
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -50,7 +49,6 @@ export function createRequestLimiter(
   return limiterOver(redisStore(redis, key), perSecond, options);
 }
 
-/** The Redis store: the scripts above, and pauses heard on the pause key's channel. */
 function redisStore(redis: Redis | Cluster, key: string): LimitStore {
   const pauseKey = `${key}:pause`;
   return {

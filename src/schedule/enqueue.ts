@@ -50,9 +50,8 @@ export interface StreamOptions {
   readonly onChunk?: (done: EnqueueCounts) => void;
 }
 
-/** Enqueues one job per pull, drawing `pulls` (an array or a generator) a chunk at a time, so an enqueue of
- * any size holds one chunk. A pull whose report and period has a job unfinished is not added again: that
- * job's id is given. Ids are fresh per call: a kept completed job's reused id would swallow a re-pull. */
+/** Enqueues a job per pull, holding one chunk of `pulls` (array or generator) at a time; a pull with a job
+ * unfinished gets that job's id. Ids are fresh per call: a kept completed job's id would eat a re-pull. */
 export async function enqueueStream(
   queue: PullQueue,
   pulls: Iterable<PlannedPull>,
@@ -128,7 +127,6 @@ export async function enqueueBackfill(
   return summarize(await enqueuePulls(queue, plan));
 }
 
-/** The counts of enqueued pulls, with the pulls. */
 export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
   const added = pulls.filter((p) => p.added).length;
   return { pulls, added, alreadyQueued: pulls.length - added };
@@ -162,9 +160,8 @@ export interface WaitOptions extends Partial<OutageOptions> {
   readonly batch?: number;
 }
 
-/** Waits until every pull has completed or failed for good, or `signal` aborts; a job gone from the queue
- * counts as failed, saying to run `adops heal`. The store going away is waited out up to `outageMs` (default
- * 2 minutes), then QueueOutageError (the pulls go on in the workers). */
+/** Waits until every pull completed or failed for good, or `signal` aborts (a job gone counts as failed). An
+ * outage is waited out up to `outageMs` (2 minutes), then QueueOutageError (pulls go on in the workers). */
 export async function waitForPulls(
   queue: PullQueue,
   pulls: readonly EnqueuedPull[],
@@ -192,8 +189,7 @@ export async function waitForPulls(
   const batch = options.batch ?? 500;
   const outage = { ...options, outageMs: options.outageMs ?? WAIT_OUTAGE_MS };
   while (pending.size > 0 && options.signal?.aborted !== true) {
-    // A bounded, rotating slice per round: waiting on a huge backfill must not load the queue with
-    // a state lookup per job every few hundred milliseconds.
+    // A bounded, rotating slice per round: a huge backfill must not cost a state lookup per job per poll.
     const all = [...pending.keys()];
     offset = offset % all.length;
     const ids = all.length <= batch ? all : [...all, ...all].slice(offset, offset + batch);

@@ -48,8 +48,7 @@ export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] 
   return out;
 }
 
-/** Upserts a scheduler per scheduled definition and removes ours whose definition is gone; one already
- * matching is left alone, so a second run changes nothing. */
+/** Upserts a scheduler per scheduled definition, removes ours without one; a second run changes nothing. */
 export async function syncSchedulers(
   queues: Pick<Queues, 'ticks' | 'syncs'>,
   jobs: JobSet,
@@ -119,7 +118,6 @@ export interface TickDeps {
   readonly accounts?: readonly PlanAccount[];
   /** Days back the gap repair looks (config.healDays). */
   readonly healDays: number;
-  /** Gap repairs per tick at most. */
   readonly gapCap: number;
   /** The clock (tests fix it); default the real one. */
   readonly now?: () => Date;

@@ -1,6 +1,5 @@
-// One POST of a webhook body and what its answer means (delivered, retry, refused for good), each
-// attempt signed afresh the Standard Webhooks way with its own timestamp, so a captured delivery
-// is worthless once a receiver's tolerance (5 minutes) has passed.
+// One POST of a webhook body and what its answer means (delivered, retry, refused for good), each attempt
+// signed afresh (Standard Webhooks) with its own timestamp: a captured one goes stale in 5 minutes.
 import { request, type Dispatcher } from 'undici';
 import { excerptOf } from '../api/malformed.js';
 import { parseRetryAfter } from '../api/http.js';
@@ -11,8 +10,7 @@ import { webhookSecretKey } from '../platform/config/env.js';
 /** How long one delivery attempt may take, answer included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** The outcome of one delivery attempt: delivered, or not, `retry` when another attempt may succeed (no
- * sooner than the receiver's Retry-After of a 429 or 503). */
+/** One attempt's outcome: `retry` when another may succeed (no sooner than a 429's or 503's Retry-After). */
 export type DeliveryOutcome =
   | { readonly ok: true; readonly status: number }
   | { readonly ok: false; readonly retry: boolean; readonly reason: string; readonly retryAfterMs?: number };

@@ -59,7 +59,6 @@ export async function swapFreshnessState(
   return rows.length === 0 ? state : (rows[0]?.previous ?? null);
 }
 
-/** A disagreement as announced: its account, period, the two reports and their sums. */
 export type Announced = readonly [
   account: string,
   start: string,
@@ -69,8 +68,7 @@ export type Announced = readonly [
   sums: string,
 ];
 
-/** Records a disagreement as announced: true when no evaluation announced it within 400 days (the
- * status window at most). */
+/** Records a disagreement as announced: true unless announced within 400 days (the status window at most). */
 export async function claimAnnouncement(wh: Warehouse, key: Announced): Promise<boolean> {
   return (await execute(wh, claimDisagreement(wh.schema, key, '400 days'))) === 1;
 }

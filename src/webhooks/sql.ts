@@ -1,6 +1,5 @@
-// What the freshness watch remembers between evaluations (sql/002_shared_state.sql): each report's
-// last freshness state and the disagreements already announced. Each is one atomic statement, so
-// of several workers evaluating at once only the first to see a change tells it.
+// What the freshness watch remembers (sql/002_shared_state.sql): each report's last state and the
+// disagreements announced; one atomic statement each, so of several workers only the first tells a change.
 import { qualified, statement } from '../platform/pg/handle.js';
 
 /** Records a report's freshness `state`; a row (the state replaced, null when never seen) only on a change. */

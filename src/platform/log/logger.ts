@@ -28,10 +28,8 @@ const REDACT_PATHS = ['apiKey', 'headers.authorization', 'headers["x-api-key"]',
   (path) => [path, `*.${path}`],
 );
 
-/**
- * A pino logger whose every line passes through a filter that replaces the secrets, so the key
- * cannot leak through a message, an error stack, a URL or job data, whichever path it took.
- */
+/** A pino logger whose every line passes through a filter that replaces the secrets, so the key cannot
+ * leak through a message, an error stack, a URL or job data, whichever path it took. */
 export function createLogger(options: LoggerOptions): Logger {
   const destination = options.destination ?? process.stderr;
   const usePretty = options.pretty ?? destination.isTTY === true;

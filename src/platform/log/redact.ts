@@ -2,7 +2,6 @@
 // boundaries), errors and their causes, however a server escapes or encodes it.
 import { matcherOf, MIN_SECRET, type SecretMatcher } from './secret-pattern.js';
 
-/** What replaces a secret wherever it would appear. */
 export const REDACTED = '[REDACTED]';
 
 const REDACTED_BYTES = Buffer.from(REDACTED, 'utf8');
@@ -10,7 +9,6 @@ const REDACTED_BYTES = Buffer.from(REDACTED, 'utf8');
 /** The secrets to redact, or their matcher: building one takes ms, so long-lived holders build it once. */
 export type Secrets = readonly string[] | SecretMatcher | undefined;
 
-/** The matcher of `secrets`, built now when given as a list. */
 export function matcherFrom(secrets: Secrets): SecretMatcher | undefined {
   return secrets === undefined || 'text' in secrets ? secrets : matcherOf(secrets);
 }
@@ -18,8 +16,7 @@ export function matcherFrom(secrets: Secrets): SecretMatcher | undefined {
 /** Bytes of a body searched at once: a long body is read as text a window at a time. */
 const WINDOW = 1 << 20;
 
-/** Replaces each secret in `text` with [REDACTED], however it is written (see secret-pattern.ts); secrets
- * shorter than 4 characters are ignored: replacing them would mangle text. */
+/** Replaces each secret of MIN_SECRET chars or more in `text` with [REDACTED], however written. */
 export function redactSecrets(text: string, secrets: Secrets): string {
   const m = matcherFrom(secrets);
   if (m === undefined || !(ESCAPE.test(text) || m.plainText.some((p) => text.includes(p)))) return text;

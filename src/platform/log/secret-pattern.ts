@@ -1,6 +1,5 @@
-// How a secret can be written where a server repeats it: each character as is or escaped (%XX, \uXXXX
-// in either case, JSON's short escapes such as PHP's \/), mixed within one occurrence. One regular
-// expression per set of secrets finds every writing; its holder builds it once (it takes ms).
+// How a secret can be written where a server repeats it: each character as is or escaped (%XX, \uXXXX in
+// either case, JSON's short escapes such as PHP's \/), mixed; one regex per set, built once (it takes ms).
 
 /** Secrets shorter than this are ignored: replacing them would mangle ordinary text. */
 export const MIN_SECRET = 4;
@@ -105,7 +104,6 @@ function escapeTable(chars: readonly string[]): EscapeTable {
   return { percent, unicode, short, space: chars.includes(' ') };
 }
 
-/** Whether the escape starting at `at` in `b` writes a character of the table's secrets. */
 function writesSecretChar(b: Buffer, at: number, t: EscapeTable): boolean {
   const first = b[at];
   if (first === PERCENT) {

@@ -29,7 +29,6 @@ export interface Statement<R extends QueryResultRow = QueryResultRow> {
   readonly row?: R;
 }
 
-/** A statement of `text` and `values`, whose rows have the shape R. */
 export function statement<R extends QueryResultRow = QueryResultRow>(
   text: string,
   values: readonly unknown[] = [],
@@ -44,7 +43,6 @@ function queryableOf(db: Queryable | Warehouse): Queryable {
   return 'pool' in db ? db.pool : db;
 }
 
-/** Runs `st` on `db` and returns its rows, typed by the builder. */
 export async function rowsOf<R extends QueryResultRow>(
   db: Queryable | Warehouse,
   st: Statement<R>,
@@ -53,7 +51,6 @@ export async function rowsOf<R extends QueryResultRow>(
   return result.rows;
 }
 
-/** Runs `st` on `db` and returns its first row, or undefined when it returned none. */
 export async function firstRow<R extends QueryResultRow>(
   db: Queryable | Warehouse,
   st: Statement<R>,
@@ -61,7 +58,6 @@ export async function firstRow<R extends QueryResultRow>(
   return (await rowsOf(db, st))[0];
 }
 
-/** Runs `st` on `db` and returns how many rows it touched. */
 export async function execute(db: Queryable | Warehouse, st: Statement): Promise<number> {
   const result = await queryableOf(db).query({ text: st.text, values: [...st.values] });
   return result.rowCount ?? 0;
@@ -77,7 +73,6 @@ export function warehouseOf(
   return { pool, schema, copyFormat: o.copyFormat ?? 'binary', logger: o.logger };
 }
 
-/** A pool for `config` (see createPool) and the handle over it, for the configured schema. */
 export function openWarehouse(
   config: Pick<Config, 'databaseUrl' | 'schema' | 'copyFormat'>,
   opts: PoolOptions = {},
@@ -115,9 +110,8 @@ export function createPool(config: Pick<Config, 'databaseUrl'>, opts: PoolOption
   return pool;
 }
 
-/** Where and as whom to connect, as psql would: the OS user when nothing names one ($USER is unset in many
- * containers), and without DATABASE_URL the local socket when it exists. The URL and PG* variables win:
- * pg's own reading of them (an unconnected Client) decides whether either default applies. */
+/** Where and as whom to connect, as psql would: the OS user when none is named ($USER is unset in many
+ * containers), the local socket without DATABASE_URL; the URL and PG* variables (read by pg) win. */
 export function connectionSettings(databaseUrl: string | undefined): {
   connectionString?: string;
   user?: string;
@@ -188,7 +182,6 @@ export async function withCopyClient<T>(
   }
 }
 
-/** Runs `work` in a transaction on a client of `pool` (withClient and withTransaction together). */
 export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   return withClient(pool, (client, markBroken) =>
     withTransaction(client, () => work(client), { onRollbackError: markBroken }),
@@ -247,7 +240,6 @@ export async function inOrder(
   return results;
 }
 
-/** One query on `client` in one write when it pipelines (see inOrder). */
 export async function queryOnce<R extends QueryResultRow>(
   client: pg.Client,
   query: QueryConfig | string,
@@ -268,7 +260,6 @@ export async function withPgRetry<T>(attempt: () => Promise<T>, attempts = 4): P
   }
 }
 
-/** The SQLSTATE of a Postgres error (e.g. '42P16'); undefined for any other error. */
 export function sqlState(error: unknown): string | undefined {
   return error instanceof DatabaseError ? error.code : undefined;
 }
@@ -286,7 +277,6 @@ export function qualified(schema: string, table: string): string {
   return `${ident(schema)}.${ident(table)}`;
 }
 
-/** Table name of a report definition: report_<name>. */
 export function reportTable(reportName: string): string {
   if (!REPORT_NAME.test(reportName))
     throw new Error(`refusing unsafe report name ${JSON.stringify(reportName)}`);
@@ -304,15 +294,13 @@ export function derivedName(name: string): string {
   return `${name.slice(0, MAX_IDENTIFIER_BYTES - hash.length - 1)}_${hash}`;
 }
 
-/** A query as pg takes it, with the name that makes it a prepared statement. */
 export interface NamedQuery {
   readonly name: string;
   readonly text: string;
   readonly values: unknown[];
 }
 
-/** A named prepared statement, planned once per connection; the name is a digest of the text (no cache:
- * a few microseconds against the round trip). */
+/** A prepared statement named by its text's digest, planned once per connection (hashing is µs: no cache). */
 export function named(text: string, values: unknown[]): NamedQuery {
   return { name: `adops_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values };
 }

@@ -113,8 +113,7 @@ export function failureReason(error: unknown): string {
   return text;
 }
 
-/** The error and its causes, at most 5 deep (chains can be cyclic); an ioredis Cluster's
- * `lastNodeError` counts as a cause. */
+/** The error and its causes, 5 deep at most (chains can be cyclic); a Cluster's `lastNodeError` counts. */
 function causes(error: unknown): Array<Error & ErrorFacts> {
   const out: Array<Error & ErrorFacts> = [];
   let e: unknown = error;
@@ -167,7 +166,6 @@ export interface BackoffPolicy {
   readonly maxMs: number;
 }
 
-/** Queued pulls: 2 s, doubling, at most 5 minutes. */
 export const JOB_BACKOFF: BackoffPolicy = { baseMs: 2_000, maxMs: 5 * 60_000 };
 /** Webhook deliveries: 5 s, doubling, at most 15 minutes; 10 attempts span about half an hour. */
 export const WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };

@@ -1,6 +1,5 @@
-// The error vocabulary of the product: every error we throw is transient (a later try can succeed:
-// the queue retries it) or terminal (it cannot: the queue fails it for good), and says so by its
-// class, so the classifier decides with `instanceof` and never reads fields off an unknown.
+// Every error we throw is transient (a later try can succeed: the queue retries it) or terminal (the queue
+// fails it for good), and says so by its class: the classifier decides with `instanceof`.
 
 /** What any of our errors may carry besides its message. */
 export interface FailureOptions {
