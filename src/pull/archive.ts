@@ -1,7 +1,6 @@
-// The raw archive: each pull's response body (secrets already redacted by the API client), gzip-
-// compressed, keyed by load_id, beside the digest of the body as received, so a corrected parser can
-// re-flatten a period without calling the API (adops replay). A body the API client read whole is
-// stored in its report_raw row; one it streamed goes to report_raw_parts as it passes.
+// The raw archive: each pull's body (redacted by the API client), gzipped, by load_id, with the digest as
+// received, so a corrected parser can re-flatten a period without the API (adops replay). A body read whole
+// is stored in its report_raw row; a streamed one goes to report_raw_parts as it passes.
 import { createHash, type Hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createGzip, gunzip, gzip, gzipSync, type Gzip } from 'node:zlib';
@@ -25,16 +24,14 @@ export type { PackedBody } from './sql.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-// Level 1 compresses a report body 2.4x faster than the default 6 for about a quarter more bytes
-// (0.16 of the body instead of 0.13): every load pays the time; the archive is kept only
-// ADOPS_RAW_RETENTION_DAYS.
+// Level 1 is 2.4x faster than the default 6 for a quarter more bytes (0.16 of the body, not 0.13): every
+// load pays the time; the archive is kept only ADOPS_RAW_RETENTION_DAYS.
 const GZIP_LEVEL = 1;
-// Up to this size a body compresses on the calling thread (about 0.1 ms for a typical report, a
-// third of the CPU of a hand-off to the thread pool); bigger ones compress in the pool, beside the load.
+// Up to this size a body compresses on the calling thread (about 0.1 ms, a third of the CPU of a hand-off
+// to the thread pool); bigger ones compress in the pool, beside the load.
 const GZIP_INLINE_BYTES = 256 * 1024;
 
-/** Compressed bytes per row of report_raw_parts. */
-const PART_BYTES = 1024 * 1024;
+const PART_BYTES = 1024 * 1024; // compressed bytes per row of report_raw_parts
 
 /** Compresses a whole body and fingerprints it; `receivedSha256`: the body's as the API sent it. */
 export async function packBody(body: Buffer, receivedSha256?: string): Promise<PackedBody> {
@@ -48,12 +45,9 @@ export async function packBody(body: Buffer, receivedSha256?: string): Promise<P
   };
 }
 
-/**
- * A tee of a response body: `chunks()` hands each chunk to the parser and to the archive beside
- * it; `finish()` archives whatever the parser did not read (it stopped on an error) and gives the
- * archived body's fingerprint for report_raw. `failedStep` says which side failed, if one did:
- * the body itself (fetch: the response broke off) or the archive.
- */
+/** A tee of a response body: `chunks()` hands each chunk to the parser and the archive; `finish()` archives
+ * what the parser did not read (it stopped on an error) and gives the fingerprint for report_raw.
+ * `failedStep`: which side failed, if one did (fetch: the response broke off; or the archive). */
 export class BodyArchive {
   failedStep: 'fetch' | 'archive' | undefined;
   private readonly source: AsyncIterator<Buffer>;
@@ -62,12 +56,10 @@ export class BodyArchive {
   private storedBytes = 0;
   private ended = false;
   private finishing: Promise<PackedBody> | undefined;
-  /** The write of the chunk last handed on, compressing while the parser reads it. */
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly body: ReportBody,
-    /** Set for a streamed body: its parts are written as they pass. */
     private readonly parts: PartWriter | undefined,
   ) {
     this.source = body[Symbol.asyncIterator]();
@@ -80,7 +72,7 @@ export class BodyArchive {
     return new BodyArchive(body, new PartWriter(wh, account, Number(spool?.id)));
   }
 
-  /** The API client read the body whole: it is archived in one row. */
+  /** The API client read the body whole: archived in one row. */
   get whole(): boolean {
     return this.parts === undefined;
   }
@@ -172,11 +164,8 @@ class PartWriter {
     this.gzip.on('error', (error: Error) => (this.failed ??= error));
   }
 
-  /**
-   * Compresses `chunk`, writing a part whenever a part's worth of output is ready. After a failed
-   * write (Postgres gone) it does nothing more: the archive is lost, and a drain of the rest of
-   * the body must not wait out a connection timeout per part.
-   */
+  /** Compresses `chunk`, writing each part's worth of output. After a failed write (Postgres gone) it does
+   * nothing: the archive is lost, and draining the body must not wait out a connection timeout per part. */
   async write(chunk: Buffer): Promise<void> {
     if (this.failed !== undefined) return;
     await new Promise<void>((resolve) => this.gzip.write(chunk, () => resolve()));
@@ -230,10 +219,8 @@ export async function readArchivedBody(wh: Warehouse, loadId: number): Promise<B
   return body;
 }
 
-/**
- * The SHA-256 (as received) of the body of a period's latest load, whatever its status; undefined
- * when that load kept none or there is none. A malformed body equal to it is the same broken answer twice.
- */
+/** The SHA-256 (as received) of the body of a period's latest load, any status (undefined: none kept). A
+ * malformed body equal to it is the same broken answer twice. */
 export async function latestBodyDigest(
   wh: Warehouse,
   account: string,
@@ -245,11 +232,8 @@ export async function latestBodyDigest(
   );
 }
 
-/**
- * Deletes archived bodies older than `keepDays` days; then the parts no body names any more (of a
- * deleted body, or of a worker killed mid-body) once as old, and at least a day old, so a body
- * still streaming in keeps its parts. Returns how many bodies were deleted.
- */
+/** Deletes archived bodies older than `keepDays`, then parts no body names (a worker killed mid-body) as old
+ * and at least a day old, so a body still streaming in keeps its parts. Returns the bodies deleted. */
 export async function pruneRaw(wh: Warehouse, keepDays: number): Promise<number> {
   if (!Number.isInteger(keepDays) || keepDays < 0)
     throw new Error(`keepDays must be a whole number >= 0, got ${keepDays}`);
@@ -258,7 +242,7 @@ export async function pruneRaw(wh: Warehouse, keepDays: number): Promise<number>
   return deleted;
 }
 
-/** The fetch of load `loadId` as replay takes it up again, and its archived body (undefined when not kept); undefined when there is no such load. */
+/** Load `loadId`'s fetch as replay takes it up, and its archived body if kept; undefined: no such load. */
 export async function archivedLoad(wh: Warehouse, loadId: number) {
   const load = await firstRow(wh, archivedLoadSql(wh.schema, loadId));
   if (load === undefined) return undefined;

@@ -1,9 +1,8 @@
-// COPY of report rows into their table (copyRows), binary by default: it spares Postgres the parsing
-// of every number and date (psql's binary \copy is about 1.25x its text \copy), and us the escaping.
-// Format (PostgreSQL docs, COPY "Binary Format"): a signature, flags and header extension length;
-// per row an int16 field count, then per field an int32 byte length and the value in network
-// order (date: int32 days since 2000-01-01; bigint: int64; smallint: int16; text: UTF-8); a
-// trailer int16 -1.
+// COPY of report rows into their table, binary by default: it spares Postgres parsing every number and date
+// (psql's binary \copy is about 1.25x its text \copy), and us the escaping. Format (PostgreSQL docs, COPY
+// "Binary Format"): signature, flags, header extension length; per row an int16 field count, then per field
+// an int32 length and the value in network order (date: int32 days since 2000-01-01; bigint: int64;
+// smallint: int16; text: UTF-8); a trailer int16 -1.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClientBase } from 'pg';
@@ -111,11 +110,8 @@ export async function* copyBinaryChunks(
   yield chunk.subarray(0, at);
 }
 
-/**
- * Streams rows into the target table with COPY FROM STDIN on `client` (a dedicated client in the
- * caller's transaction), a chunk at a time with backpressure. Resolves to the rows written once
- * Postgres confirmed the COPY; a bad value rejects and leaves the transaction aborted.
- */
+/** COPY FROM STDIN of rows on `client` (in the caller's transaction), with backpressure. Resolves to the rows
+ * written once Postgres confirmed the COPY; a bad value rejects and leaves the transaction aborted. */
 export async function copyRows(
   client: ClientBase,
   target: CopyTarget,
@@ -129,8 +125,8 @@ export async function copyRows(
     format === 'binary'
       ? copyBinaryChunks(rows, target, counter, options.chunkBytes)
       : copyChunks(rows, createRowEncoder(target), counter, options.chunkBytes);
-  // pipeline destroys the COPY stream if encoding throws, which makes Postgres abort the COPY;
-  // it resolves only after 'finish', i.e. after Postgres acknowledged CommandComplete.
+  // pipeline destroys the COPY stream if encoding throws (Postgres aborts the COPY); it resolves only after
+  // 'finish', i.e. after Postgres acknowledged CommandComplete.
   await pipeline(Readable.from(chunks, { objectMode: false }), stream);
   if (stream.rowCount !== counter.rows)
     throw new Error(`${target.table}: the COPY wrote ${stream.rowCount} rows, ${counter.rows} were sent`);

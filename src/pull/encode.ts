@@ -1,6 +1,5 @@
-// The checks of row values that every way into a report table shares, and the COPY text format
-// (not CSV): a tab between columns, a newline after each row; only backslash, tab, newline and
-// carriage return inside a value need a backslash escape. NUL cannot be stored in text at all.
+// The row value checks every way into a report table shares, and the COPY text format (not CSV): tab between
+// columns, newline after rows; only backslash, tab, newline, CR need escaping. NUL cannot be stored in text.
 import { TerminalError } from '../platform/retry/errors.js';
 import { ACCOUNT_NAME } from '../platform/config/accounts.js';
 import {
@@ -16,8 +15,7 @@ const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const INTEGER = /^-?\d{1,20}$/;
-// In a `u` regex, \p{Cs} matches only unpaired surrogates: they have no UTF-8 form and would be
-// silently replaced by U+FFFD, so they are refused rather than stored altered.
+// In a `u` regex, \p{Cs} matches only unpaired surrogates: no UTF-8 form, they would silently become U+FFFD.
 const LONE_SURROGATE = /\p{Cs}/u;
 const INT_RANGE: Record<'bigint' | 'smallint', readonly [bigint, bigint]> = {
   bigint: [-(2n ** 63n), 2n ** 63n - 1n],
@@ -73,15 +71,13 @@ export interface CopyLayout {
   readonly periodEnd: string;
   readonly dimensions: readonly Dimension[];
   readonly loadId: number;
-  /** The account column of every row: a validated name (ACCOUNT_NAME), so it needs no escaping. */
-  readonly account: string;
+  readonly account: string; // a validated name (ACCOUNT_NAME): it needs no escaping
 }
 
 /**
- * Per row: checks it and returns its dimensions' fields, each made by `field` from a value valid
- * for its column type (see encodeDimension) and, for the day, inside the period; every counter is
- * a non-negative safe integer. Throws RowValueError. Rows repeat the outer dimensions' values (day,
- * campaign): a value met last row is neither checked nor encoded again. The array is reused.
+ * Per row: checks it (values valid for their type, see encodeDimension; the day inside the period; counters
+ * non-negative safe integers; else RowValueError) and returns its fields, made by `field`. Rows repeat outer
+ * values (day, campaign): one met last row is neither checked nor encoded again. The array is reused.
  */
 export function rowFields<F>(
   layout: CopyLayout,
@@ -172,10 +168,8 @@ export async function* copyChunks(
   if (pending.length > 0) yield Buffer.from(pending, 'utf8');
 }
 
-/**
- * The chunks `add` returns for each row, in order (add returns undefined while a chunk fills).
- * Rows at hand are walked with a plain loop: `for await` would cost a microtask per row.
- */
+/** The chunks `add` returns for each row (undefined while a chunk fills). Rows at hand are walked with a
+ * plain loop: `for await` would cost a microtask per row. */
 export async function* fullChunks(
   rows: Iterable<ReportRow> | AsyncIterable<ReportRow>,
   add: (row: ReportRow) => Buffer | undefined,

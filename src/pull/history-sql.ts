@@ -7,11 +7,8 @@ import type { PullStep, LoadStatus } from './sql.js';
 /** Per counter: the previous load's total and the new load's change of it (null: not measurable). */
 export type Restatement = Record<CounterName, { previous: number | null; delta: number | null }>;
 
-/**
- * "The row's period overlaps $2..$3", $4 being LONGEST_PERIOD_DAYS. The overlap alone bounds the
- * period_start index only from above (years of history for a month of status); the lower bound
- * from LONGEST_PERIOD_DAYS drops no row and narrows the scan to the window.
- */
+/** "The row's period overlaps $2..$3", $4 being LONGEST_PERIOD_DAYS. The overlap alone bounds period_start
+ * only from above (years for a month of status); the lower bound drops no row and narrows the scan. */
 function overlapsWindow(t?: 't'): string {
   const c = t === undefined ? '' : `${t}.`;
   return `${c}period_start <= $3::date AND ${c}period_end >= $2::date AND ${c}period_start > $2::date - $4::integer`;
@@ -27,10 +24,8 @@ export interface PeriodRow {
   error: string | null;
 }
 
-/**
- * Every period of `report` overlapping from..to that reached the loader, by period. Only loads of the
- * serving version count; periods retention dropped count as never loaded. Cost follows the window.
- */
+/** Every period of `report` overlapping from..to that reached the loader. Only the serving version's loads
+ * count; periods retention dropped count as never loaded. Cost follows the window. */
 export function periodRowsSql(schema: string, report: string, from: string, to: string, account: string) {
   const loads = qualified(schema, 'report_loads');
   // A report `adops migrate` never saw has no versions; its (failed) loads still count.

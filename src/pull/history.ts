@@ -50,10 +50,8 @@ export async function loadStates(
   }));
 }
 
-/**
- * Periods of `report` overlapping from..to whose current rows could not be reconciled: the start
- * date, why (null for a load recorded before the reason was) and the per-counter differences.
- */
+/** Periods of `report` overlapping from..to whose rows did not reconcile: start date, why (null for a load
+ * recorded before the reason was) and the per-counter differences. */
 export function unreconciledPeriods(
   wh: Warehouse,
   report: Pick<ReportJob, 'name'>,
@@ -86,7 +84,6 @@ export async function countHealedSince(wh: Warehouse, failures: readonly PastFai
 export const recentLoads = (wh: Warehouse, filter: LoadsFilter) =>
   rowsOf(wh, recentLoadsSql(wh.schema, filter));
 
-/** A record of the five counters, each `f` of its name. */
 function perCounter<T>(f: (c: CounterName) => T): Record<CounterName, T> {
   return {
     ad_requests: f('ad_requests'),
@@ -110,10 +107,7 @@ export function isRestated(r: Restatement): boolean {
   return COUNTERS.some((c) => r[c].delta !== null && r[c].delta !== 0);
 }
 
-/**
- * The largest relative change of any counter's total: |delta| / previous (1 when only the previous
- * total was 0, 0 when nothing changed or nothing could be measured).
- */
+/** The largest |delta| / previous of any total (1 when only the previous was 0; 0 if none measurable). */
 export function maxRelativeChange(r: Restatement): number {
   let max = 0;
   for (const c of COUNTERS) {
@@ -131,11 +125,8 @@ type RestatementSample = {
   readonly restatement: Restatement;
 };
 
-/**
- * Reloads of one report's periods at one age: how many, how many changed any total, the mean
- * |delta| per counter over the reloads that could measure it (0 when none could), and the
- * largest maxRelativeChange.
- */
+/** Reloads of one report's periods at one age: how many, how many changed any total, the mean |delta| per
+ * counter over the reloads that could measure it (0 when none could), and the largest maxRelativeChange. */
 export interface RestatementSummary {
   readonly report: string;
   readonly age_days: number;

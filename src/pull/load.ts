@@ -1,6 +1,5 @@
-// The load of one fetched period: rows and totals in, in one transaction that locks, fences,
-// deletes, writes (inline INSERT or COPY), records and archives. Readers keep seeing the old rows
-// until COMMIT; a crash anywhere before it changes nothing. Also the record of a failed pull.
+// The load of one fetched period in one transaction (lock, fence, delete, write, record, archive): readers
+// see the old rows until COMMIT; a crash before it changes nothing. Also the record of a failed pull.
 import { performance } from 'node:perf_hooks';
 import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../platform/config/jobs.js';
@@ -51,22 +50,17 @@ export interface FetchInfo {
   readonly period: Period;
   /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
   readonly fetchToken: number;
-  /** By the worker's clock: information only, never a fence. */
-  readonly fetchedAt?: Date;
-  /** HTTP attempts spent, the successful one included. */
-  readonly attempts: number;
+  readonly fetchedAt?: Date; // by the worker's clock: information only, never a fence
+  readonly attempts: number; // HTTP attempts, the successful one included
   readonly fetchMs?: number;
   readonly jobId?: string;
-  /** Set by replay: the load whose archived body is being re-flattened. */
-  readonly replayOf?: number;
+  readonly replayOf?: number; // set by replay: the load whose archived body is re-flattened
 }
 
 /** The rows of a body and, once they are read, its totals (flatten's ReportStream, or a test's own). */
 export interface RowSource {
-  /** An array is retried on a deadlock; an async iterable is streamed once. */
-  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>;
-  /** The API's totals and the reconciliation, once `rows` has been read. */
-  summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>;
+  readonly rows: readonly ReportRow[] | AsyncIterable<ReportRow>; // an array is retried on a deadlock
+  summary(): Pick<ReportSummary, 'totals' | 'reconciliation'>; // once `rows` has been read
   /** The rows come from a body held whole: read before the transaction, so a small period goes inline. */
   readonly held?: boolean;
 }
@@ -78,31 +72,22 @@ export interface LoadOutcome {
   readonly rows: number;
   readonly reconciled: boolean;
   readonly unreconciledReason: UnreconciledReason | null;
-  /** The per-counter differences when not reconciled (none for 'no totals'), else null. */
-  readonly mismatch: unknown;
+  readonly mismatch: unknown; // per-counter differences when not reconciled (none for 'no totals'), else null
   readonly loadMs: number;
-  /** True when the report has a building table version (report evolution) to check after the load. */
-  readonly evolving: boolean;
+  readonly evolving: boolean; // the report has a building table version (report evolution) to check after
 }
 
 export interface LoadOptions {
-  /** Start of the load's clock (to include parsing in load_ms); default now. */
-  readonly startedAt?: number;
-  /**
-   * A period of up to this many rows (default 10,000; 0: none) goes inside the load's last statement
-   * instead of a COPY of its own: two round trips fewer for the small periods most pulls are.
-   */
+  readonly startedAt?: number; // start of the load's clock (to include parsing in load_ms); default now
+  /** Up to this many rows (default 10,000; 0: none) go inside the load's last statement instead of a COPY of
+   * their own: two round trips fewer for the small periods most pulls are. */
   readonly inlineMaxRows?: number;
-  /** Fail the load (rolled back: nothing replaced) when the rows do not sum to the totals. */
-  readonly strictReconcile?: boolean;
+  readonly strictReconcile?: boolean; // fail (roll back) when the rows do not sum to the totals
   /** The table each definition loaded into last: the claim's guess (a wrong one costs a second claim). */
   readonly tables?: Map<string, string>;
 }
 
-/** Per-statement limit inside a load: one COPY is one statement. */
-const LOAD_STATEMENT_TIMEOUT_MS = 600_000;
-
-/** A statement as a prepared one, for the load's pipelined connection. */
+const LOAD_STATEMENT_TIMEOUT_MS = 600_000; // per statement: one COPY is one statement
 const prepared = (st: Statement) => named(st.text, [...st.values]);
 
 /** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
@@ -120,10 +105,9 @@ export interface LoadInput {
 }
 
 /**
- * Replaces the period's rows with the input's in one transaction, serialized per report, account
- * and period by an advisory lock, unless a response whose fetch started later is already loaded
- * (then the attempt is recorded as superseded, nothing else changes). At most inlineMaxRows rows of
- * a held body go inside the last statement (retried on a deadlock); more, or a stream, go by COPY.
+ * Replaces the period's rows with the input's in one transaction, serialized per report, account and period,
+ * unless a response whose fetch started later is loaded (then recorded as superseded). At most inlineMaxRows
+ * rows of a held body go inside the last statement (retried on a deadlock); more, or a stream, go by COPY.
  */
 export async function loadPeriod(
   wh: Warehouse,
@@ -176,10 +160,9 @@ type Tx = LoadInput & {
 async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise<LoadOutcome> {
   const { schema } = wh;
   const { report, period, account, fetchToken } = tx.info;
-  // The claim, a statement of its own so that its snapshot is taken after the locks, also reads
-  // the table version that holds this definition's dimensions (report evolution: a swap switches
-  // it under the evolution lock) and deletes the old rows only from the table it guessed when that
-  // is the one: a wrong guess (a report's first load here, or a swap since) claims again.
+  // The claim, its own statement so its snapshot is taken after the locks, reads the table version holding
+  // these dimensions (a swap switches it under the evolution lock) and deletes the old rows only from the
+  // table it guessed if that is the one: a wrong guess (a first load here, a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
   let table = tx.opts.tables?.get(key) ?? reportTable(report.name);
   const claim = () => prepared(claimPeriodSql(schema, table, account, report, period, fetchToken));
@@ -203,8 +186,7 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   if (target.retired !== undefined) return refuseRetired(client, wh, tx, loadId, target.retired);
   const previousLoadId = found.load_id === null ? null : Number(found.load_id);
 
-  // Fencing: a response whose fetch started before the loaded one's must never overwrite it (the
-  // claim then deleted nothing).
+  // Fencing: a response fetched before the loaded one's never overwrites it (the claim deleted nothing).
   if (previousLoadId !== null && found.stale) {
     const outcome = await record(client, wh, tx, loadId, { previousLoadId, error: null });
     wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
@@ -229,10 +211,9 @@ type Ending = { readonly previousLoadId: number | null } & (
 );
 
 /**
- * Writes the load's report_loads row, its totals and inline rows when it has rows, and its body, in
- * one statement. A superseded load's rows are still read: a body that does not parse is a failed pull,
- * superseded or not. Streamed totals are known only once the rows are read (a strict reconciliation
- * throws here, rolling the load back).
+ * Writes the report_loads row, totals and inline rows (if it has rows), and body in one statement. A
+ * superseded load's rows are still read: a body that does not parse is a failed pull, superseded or not.
+ * Streamed totals are known only once the rows are read (a strict reconciliation throws here: rollback).
  */
 async function record(
   client: Client,
@@ -270,13 +251,12 @@ async function record(
   if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
   if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
   if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
-  // The COMMIT (withTransaction's) waits for its answer: a worker that dies while its rows are
-  // written leaves an open transaction, which Postgres rolls back, not a COMMIT on its way.
+  // The COMMIT waits for this answer: a worker that dies while its rows are written leaves an open
+  // transaction, which Postgres rolls back, not a COMMIT on its way.
   await queryOnce(client, prepared(inOneStatement(statements)));
   return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
 }
 
-/** The columns of a load's record that come from the fetch itself. */
 function baseRecord(info: FailedPull['info']) {
   return {
     account: info.account,
@@ -295,10 +275,9 @@ function baseRecord(info: FailedPull['info']) {
 }
 
 /**
- * A load whose definition's dimensions are a retired version's (its pull read the definition
- * before the report switched to a new shape) is refused: recorded as superseded, nothing written
- * to the retired table, which no reader sees. Status and heal count only loads of the serving
- * version, so the period shows missing until a pull of the current definition loads it.
+ * Refuses a load whose dimensions are a retired version's (its pull read the definition before the report's
+ * new shape): recorded as superseded, nothing written to the retired table. Status and heal count only loads
+ * of the serving version, so the period shows missing until a pull of the current definition loads it.
  */
 async function refuseRetired(
   client: Client,
@@ -318,10 +297,8 @@ async function refuseRetired(
   return { ...outcome, evolving: false };
 }
 
-/**
- * The rows as an array when there are at most `max` (read now, before any lock), else a stream of
- * them that starts with those read: the choice of inline INSERT or COPY is made by rows, not bytes.
- */
+/** The rows as an array when at most `max` (read now, before any lock), else a stream starting with those
+ * read: inline INSERT or COPY is chosen by rows, not bytes. */
 async function byRowCount(rows: RowSource['rows'], max: number): Promise<RowSource['rows']> {
   if (Array.isArray(rows) || max <= 0 || !isBatched(rows)) return rows;
   const batches = rows.batches()[Symbol.asyncIterator]();
@@ -352,16 +329,12 @@ export interface FailedPull {
   readonly info: Omit<FetchInfo, 'fetchToken'> & { readonly fetchToken?: number };
   readonly error: unknown;
   readonly step: PullStep;
-  /** The body, when there was one: archived so the failure can be replayed once fixed. */
-  readonly packed?: PackedBody | undefined;
-  /** Strings never to store (the API key): redacted from the error's text. */
-  readonly secrets?: readonly string[];
+  readonly packed?: PackedBody | undefined; // the body, if any: archived so the failure can be replayed
+  readonly secrets?: readonly string[]; // never stored (the API key): redacted from the error's text
 }
 
-/**
- * Records a failed pull in report_loads with the step that failed and the error's text (the one place
- * that does), and its body if given; the period's rows and totals stay. Returns the load_id.
- */
+/** Records a failed pull in report_loads (the one place that does) with its step, error and body if given;
+ * the period's rows and totals stay. Returns the load_id. */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
   const insert = insertLoadSql(wh.schema, {

@@ -1,6 +1,5 @@
-// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load, with one FetchInfo
-// carried from the fetch to the period's report_loads row. A failed pull is recorded there with the
-// step that failed (recordFailedPull) and comes back classified.
+// One pull on one screen: fetch (api) -> rows (flatten, streamed) -> load, one FetchInfo carried to the
+// period's report_loads row. A failed pull is recorded there with its step and comes back classified.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { FetchedReport } from '../api/client.js';
@@ -48,8 +47,7 @@ export type FetcherFor = (account: string) => ReportFetcher | undefined;
 export interface PullOptions extends LoadOptions {
   /** Turns a whole body into rows, instead of the streaming scan (replay with a corrected parser). */
   readonly parse?: (body: Buffer, dimensions: readonly Dimension[]) => ParsedReport | Promise<ParsedReport>;
-  /** Strings never to store (the API key): redacted from a recorded error. */
-  readonly secrets?: readonly string[];
+  readonly secrets?: readonly string[]; // never stored (the API key): redacted from a recorded error
 }
 
 /** What a pull needs: the definitions, each account's fetcher, the warehouse. */
@@ -59,11 +57,9 @@ export interface PullDeps {
   readonly accountRuns?: (account: string, report: string) => 'yes' | 'unknown account' | 'not run';
   readonly fetcherFor: FetcherFor;
   readonly wh: Warehouse;
-  /** Aborts requests in flight (worker shutdown). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal; // aborts requests in flight (worker shutdown)
   readonly options?: PullOptions;
-  /** The clock that says whether a period has ended (tests fix it); default the real one. */
-  readonly now?: () => Date;
+  readonly now?: () => Date; // says whether a period has ended (tests fix it); default the real clock
 }
 
 /** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses live as long as it. */
@@ -86,16 +82,12 @@ export type PullOutcome =
       readonly ok: false;
       readonly failure: Failure;
       readonly error: unknown;
-      /** The report_loads row recording the failure, when there is one. */
-      readonly loadId?: number;
+      readonly loadId?: number; // the report_loads row recording the failure, if any
     };
 
-/**
- * Runs one pull: fence, fetch, rows, load, top to bottom. Never throws: failures come back
- * classified, recorded in report_loads with the step that failed (a 429 is a pause and a
- * shutdown's abort is ours: neither is recorded; nor is anything when Postgres is down before the
- * fetch). What follows a load (report evolution) is the caller's.
- */
+/** Runs one pull: fence, fetch, rows, load. Never throws: failures come back classified, recorded in
+ * report_loads with the failed step (not a 429, a pause, nor a shutdown's abort, ours, nor anything when
+ * Postgres is down before the fetch). What follows a load (report evolution) is the caller's. */
 export async function runPull(
   deps: PullDeps,
   data: PullJobData,
@@ -113,8 +105,8 @@ export async function runPull(
   const period: Period = { start: data.periodStart, end: data.periodEnd };
   const refused = refusal(deps, data.report, report, account, period);
   if (refused !== undefined || report === undefined) return fail(refused);
-  // The fence, before the request: a response is as recent as the moment its fetch started. When
-  // Postgres is unreachable there is nothing to record the failure in, and nothing fetched yet.
+  // The fence, before the request: a response is as recent as its fetch's start. Postgres unreachable:
+  // nothing to record the failure in, and nothing fetched yet.
   const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
   if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
@@ -176,8 +168,8 @@ function refusal(
     return new TerminalError(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
-  // Whoever enqueued it (a backfill, a script, an older release): a period still under way would
-  // load as final and count as done. Refused before anything is fetched or recorded.
+  // Whoever enqueued it (a backfill, a script, an older release), a period still under way would load as
+  // final and count as done: refused before anything is fetched or recorded.
   const zone = reportTimezone(report);
   if (hasEnded(period, zone, deps.now?.() ?? new Date())) return undefined;
   return new TerminalError(
@@ -186,12 +178,9 @@ function refusal(
   );
 }
 
-/**
- * Loads a fetched body: a tee hands it to the parser (or `opts.parse`) and to the archive beside it,
- * the rows are loaded in one transaction (loadPeriod). A failure is recorded with the body kept; the
- * body's own fault is rethrown as it is (a malformed body retryable unless it repeats the period's
- * previous body), any other as LoadError.
- */
+/** Loads a fetched body, teed to the parser (or `opts.parse`) and the archive, in one transaction. A
+ * failure is recorded with the body kept; the body's own fault is rethrown as it is (a malformed body
+ * retryable unless it repeats the period's previous body), any other as LoadError. */
 export async function loadFetched(
   wh: Warehouse,
   info: FetchInfo,
@@ -256,8 +245,7 @@ function isReportError(error: Error): boolean {
 /** A repeated row (the report table's 23505, the earlier copy streamed away) is the body's fault. */
 function asReportError(thrown: unknown, table: string): Error {
   const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-  // The table itself, one of its versions or a month's partition (report_<name>__v2, __p202604):
-  // a report name holds no "__", so the prefix is this report's alone.
+  // The table, a version or a month's partition (report_<name>__v2, __p202604): no report name holds "__".
   const db = error instanceof pg.DatabaseError ? error : undefined;
   if (db?.code !== '23505' || (db.table !== table && db.table?.startsWith(`${table}__`) !== true))
     return error;
@@ -273,12 +261,9 @@ function hintFor(error: unknown): string {
     : '';
 }
 
-/**
- * adops replay: reloads the period of `loadId` from its archived body, without the API, under the
- * original's fetch token: a replay is as old as the fetch that got its body, so over the load of a
- * later fetch it is superseded. Throws a TerminalError saying why when the load, its definition or
- * its body is not available.
- */
+/** adops replay: reloads the period of `loadId` from its archived body under the original's fetch token (a
+ * replay is as old as the fetch that got its body: superseded by a later fetch's load). Throws a
+ * TerminalError saying why when the load, its definition or its body is not available. */
 export async function replayLoad(
   wh: Warehouse,
   reports: readonly ReportJob[],
@@ -314,8 +299,7 @@ export class LoadError extends AdopsError {
   override readonly name = 'LoadError';
   constructor(
     message: string,
-    /** The report_loads row of the failed attempt, when it could be recorded. */
-    loadId: number | undefined,
+    loadId: number | undefined, // the report_loads row of the failed attempt, if recorded
     options: { cause?: unknown } = {},
   ) {
     // Retryable as its cause is: a lost connection or a deadlock is, a bad value is not.

@@ -57,10 +57,8 @@ export interface CopyTarget extends CopyLayout {
   readonly table: string;
 }
 
-/**
- * A body ready to archive: whole in `gzip`, or streamed to report_raw_parts (`spoolId`); size and
- * SHA-256 of the stored (redacted) body, and SHA-256 of the body as received.
- */
+/** A body to archive, whole (`gzip`) or streamed to report_raw_parts (`spoolId`): size and SHA-256 of the
+ * stored (redacted) body, and SHA-256 of the body as received. */
 export type PackedBody = {
   readonly bytes: number;
   readonly sha256: string;
@@ -82,12 +80,11 @@ export function nextvalSql(schema: string, sequence: 'fetch_tokens' | 'report_ra
 }
 
 /**
- * The load's locks, the first statement of its transaction. Two-int lock keyed by (schema.report,
- * account/period): loads of other periods or accounts never wait on each other. Custom plans: a
- * generic plan of the claim's DELETE would lock every partition of the table, where a plan for the
- * period's own dates prunes to (and locks) its month's partition alone. The evolution lock, shared,
- * keeps a swap from retiring the version this load writes until the load commits: a swap waits for
- * the loads in flight, and a load that comes after a swap finds its version retired.
+ * The load's locks, first in its transaction, keyed by (schema.report, account/period): loads of other
+ * periods or accounts never wait on each other. Custom plans: a generic plan of the claim's DELETE would lock
+ * every partition, a plan for the period's dates only its month's. The shared evolution lock keeps a swap
+ * from retiring this load's version until it commits (a swap waits for loads in flight; a later load finds
+ * its version retired).
  */
 export function lockLoadSql(
   schema: string,
@@ -171,11 +168,8 @@ export function upsertTotalsSql(
   );
 }
 
-/**
- * The claim's answer, one JSON column (`claim`; one field to describe, not fifteen): a new load id;
- * whether the loaded response's fetch started after ours; the period's load and its totals (null
- * for a period never loaded; a counter null when that load was not given it); tableOf's row.
- */
+/** The claim's answer as one JSON column (one field to describe, not fifteen): a new load id; whether the
+ * loaded response's fetch started after ours; the period's load and totals (null: none); tableOf's row. */
 export type Claimed = {
   next_id: string;
   stale: boolean;
@@ -184,10 +178,9 @@ export type Claimed = {
 } & TableOfRow;
 
 /**
- * Claims a period for a load in one round trip, run right after the period's lock is taken (so
- * its snapshot sees every load committed before): see Claimed. `stale` compares the fetch tokens
- * Postgres issued (never a worker's clock). Unless stale, the period's old rows are deleted from
- * `table`, ready for the new ones, when `table` is the one tableOf's row names and not retired.
+ * Claims a period for a load in one round trip, right after its lock (so its snapshot sees every load
+ * committed before). `stale` compares fetch tokens Postgres issued (never a worker's clock). Unless stale,
+ * deletes the period's old rows from `table` when it is the one tableOf's row names and not retired.
  */
 export function claimPeriodSql(
   schema: string,
@@ -233,8 +226,7 @@ export function inOneStatement(statements: readonly Statement[]): Statement {
   const parts = statements.map((s, i) => {
     const offset = values.length;
     values.push(...s.values);
-    // Our builders quote every identifier and pass every value as a parameter, so `$n` occurs
-    // in their text only as a placeholder.
+    // Our builders quote every identifier and pass every value as a parameter: `$n` is only a placeholder.
     return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
   });
   return statement(`WITH ${parts.join(', ')} SELECT 1`, values);
@@ -248,11 +240,9 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
 };
 
 /**
- * INSERT of `rows` into the target table, checked exactly as COPY checks them (rowFields:
- * a bad value throws RowValueError before anything is sent). Values go as parameters, one array
- * per column, unnested together, so the statement's text depends only on the table. Each array
- * goes as its Postgres literal, written here in one join: pg's own conversion of JavaScript
- * arrays cost more CPU than the rest of a small pull's statement.
+ * INSERT of `rows` into the target, checked as COPY checks them (rowFields throws RowValueError before
+ * anything is sent). One array parameter per column, unnested, so the text depends only on the table; each
+ * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest.
  */
 export function insertRowsSql(target: CopyTarget, rows: readonly ReportRow[]): Statement {
   const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));

@@ -1,5 +1,5 @@
-// The worker of report pulls: runs one pull per job and maps each kind of failure onto BullMQ
-// (retry with backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
+// The worker of report pulls: one pull per job, each kind of failure mapped onto BullMQ (retry with
+// backoff, fail for good, pause the queue for a 429, or back to wait on shutdown).
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { RequestGate } from '../limits/limiter.js';
 import { secretsOf } from '../platform/config/env.js';
@@ -26,12 +26,11 @@ export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'recon
 export interface PullWorkerOptions {
   /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
   readonly reports: ReportLookup;
-  /** One fetcher for every pull, or each account's own. */
-  readonly fetcher: ReportFetcher | FetcherFor;
-  /** Each account's limiter (its 429 holds only its requests) and reports, and the guard keeping a troubled
-   * account's pulls out of the slots. Absent: one account, whose 429 pauses the whole queue. */
+  readonly fetcher: ReportFetcher | FetcherFor; // one for every pull, or each account's own
+  /** Each account's request limiter (its 429 holds only its own requests) and reports, and the guard that
+   * holds a troubled account's pulls out of the slots. Absent: one account, whose 429 pauses the queue. */
   readonly isolation?: PullIsolation;
-  readonly concurrency: number;
+  readonly concurrency: number; // pulls processed at once by this process
   readonly backoff: BackoffPolicy;
   readonly observer: WorkerObserver;
   /** Hands `period.failed` to the webhooks; returns at once (NO_WEBHOOKS when they are off). */
@@ -40,18 +39,15 @@ export interface PullWorkerOptions {
 
 /** What the pull worker knows of one account. */
 export interface PullAccount {
-  /** Its shared request limit: a 429 of the account pauses it, and only it. */
-  readonly limiter: RequestGate;
-  /** Reports it runs; undefined: all. */
-  readonly reports: readonly string[] | undefined;
+  readonly limiter: RequestGate; // its shared request limit: a 429 of the account pauses it, and only it
+  readonly reports: readonly string[] | undefined; // reports it runs; undefined: all
 }
 
 /** The per-account parts of a multi-account pull worker. */
 export interface PullIsolation {
   readonly guard: AccountGuard;
   readonly accounts: ReadonlyMap<string, PullAccount>;
-  /** ADOPS_ACCOUNTS_FILE, where a held account's settings are, for its log line. */
-  readonly accountsFile?: string | undefined;
+  readonly accountsFile?: string | undefined; // ADOPS_ACCOUNTS_FILE, named in a held account's log line
 }
 
 export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): WorkerOf<PullJobData> {
@@ -71,8 +67,8 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
   return rt.backend.worker(REPORT_QUEUE, withRedactedErrors(secrets, pullProcessor(rt, io, o, afterLoad)), {
     ...rt.bull,
     concurrency: o.concurrency,
-    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap is queue-wide:
-    // every account's requests per second together, so the request limits (src/limits/limiter.ts) bind first.
+    // BullMQ honours queue.rateLimit() (our 429 pause) only on workers with a limiter. Its cap is queue-wide,
+    // every account's requests/s together, never exceeded; the limits (src/limits/limiter.ts) bind first.
     limiter: { max: pullsPerSecondCap(rt.config), duration: 1_000 },
     settings: { backoffStrategy: pullBackoff(o.backoff) },
   });
@@ -99,7 +95,7 @@ function pullProcessor(
     const account = pullAccount(data);
     const log = rt.logger.child({ jobId: job.id, account, report, period: `${periodStart}..${periodEnd}` });
     const guard = isolation?.guard;
-    // An account paused, down or holding its share of slots: back as delayed at once, freeing the slot.
+    // An account paused, down or holding its share of the slots: delayed at once, never keeping a slot.
     const hold = guard?.enter(account) ?? 0;
     if (hold > 0) {
       await job.moveToDelayed(Date.now() + hold, token);
@@ -151,7 +147,7 @@ function pullProcessor(
         throw new DelayedError();
       }
       log.warn({ retryAfterMs: failure.retryAfterMs }, 'API rate limit: pausing the pull queue');
-      // Holds every worker's requests (a sync's too), pauses the queue; the job waits, spending no attempt.
+      // Holds every request of every worker (a sync's too), then the queue; no attempt spent.
       await rt.limiter.pause(ms);
       await rt.queues.pulls.rateLimit(ms);
       throw Worker.RateLimitError();
@@ -189,13 +185,10 @@ function pullProcessor(
 
 /** BullMQ's settings.backoffStrategy for pulls: jittered exponential, at least the Retry-After. */
 export function pullBackoff(policy: BackoffPolicy) {
-  return (attemptsMade: number, type?: string, error?: Error): number =>
-    type === BACKOFF_TYPE
-      ? backoffDelay(
-          attemptsMade,
-          policy,
-          Math.random,
-          error instanceof AdopsError ? error.retryAfterMs : undefined,
-        )
+  return (attemptsMade: number, type?: string, error?: Error): number => {
+    const retryAfterMs = error instanceof AdopsError ? error.retryAfterMs : undefined;
+    return type === BACKOFF_TYPE
+      ? backoffDelay(attemptsMade, policy, Math.random, retryAfterMs)
       : backoffDelay(attemptsMade, policy);
+  };
 }
