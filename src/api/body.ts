@@ -12,8 +12,7 @@ import { joined } from '../flatten/parse.js';
 /** The content codings we decode. We ask only for gzip; the others cost nothing to accept. */
 export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 
-/** Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB. */
-export const BODY_MB = 1_000_000;
+export const BODY_MB = 1_000_000; // Bytes in one MB of ADOPS_MAX_BODY_MB and ADOPS_STREAM_BODY_MB.
 
 /** A gzip body this small is decoded in one call: a streaming decoder's thread-pool trips cost more. */
 const ONE_SHOT_RAW_BYTES = 16 * 1024;

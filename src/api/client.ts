@@ -24,11 +24,9 @@ export type ApiClientOptions = Partial<TransportOptions> &
 
 /** A report as the API client hands it on: the body (secrets redacted) and the facts of its fetch. */
 export interface FetchedReport {
-  /** Read once; its size and digest as received are known once it has been read. */
-  readonly body: ReportBody;
+  readonly body: ReportBody; // Read once; its size and digest as received are known once it has been read.
   readonly fetchedAt: Date;
-  /** HTTP attempts spent, the successful one included. */
-  readonly attempts: number;
+  readonly attempts: number; // HTTP attempts spent, the successful one included.
   /** From the first request to the response (a streamed body's rest arrives as it is read). */
   readonly fetchMs: number;
 }

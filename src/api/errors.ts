@@ -4,11 +4,9 @@ import { AdopsError } from '../platform/retry/errors.js';
 /** What every API failure carries, so a user (or the queue) can decide what to do. */
 export interface ApiErrorDetails {
   readonly status?: number | undefined;
-  /** The API's own error message from the body, when it gave one. */
-  readonly apiMessage?: string | undefined;
+  readonly apiMessage?: string | undefined; // The API's own error message from the body, when it gave one.
   readonly method: string;
-  /** Request path with query (never holds the key: that travels in a header). */
-  readonly path: string;
+  readonly path: string; // Request path with query (never holds the key: that travels in a header).
   readonly attempts: number;
   readonly hint: string;
   /** True when a later retry can succeed (5xx, 429, transport); false for 4xx and bad payloads. */

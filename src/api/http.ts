@@ -54,32 +54,25 @@ export function exhaustedFor(headers: Record<string, string | string[] | undefin
 
 /** A client's transport settings; the defaults (ApiClientOptions leaves them out) are in client.ts. */
 export interface TransportOptions {
-  /** Base URL ending in /v2. */
-  baseUrl: string;
+  baseUrl: string; // Base URL ending in /v2.
   apiKey: string;
   auth: 'bearer' | 'x-api-key';
   connectTimeoutMs: number;
-  /** Time to the response headers (a big report can take the server a while). */
-  headersTimeoutMs: number;
-  /** Longest silence between body chunks. */
-  bodyTimeoutMs: number;
+  headersTimeoutMs: number; // Time to the response headers (a big report can take the server a while).
+  bodyTimeoutMs: number; // Longest silence between body chunks.
   /** Deadline of one attempt to its body's last byte (a dripping server never trips bodyTimeoutMs). */
   requestTimeoutMs: number;
-  /** Requests per call, the first included. */
-  attempts: number;
+  attempts: number; // Requests per call, the first included.
   baseBackoffMs: number;
   maxBackoffMs: number;
-  /** Longest Retry-After we sleep through; a longer one raises RateLimitedError. */
-  maxRetryAfterMs: number;
+  maxRetryAfterMs: number; // Longest Retry-After we sleep through; a longer one raises RateLimitedError.
   /** Cap on a Retry-After (ADOPS_MAX_RETRY_AFTER_SECONDS): a longer one is cut to it, with a warning. */
   retryAfterCapMs: number;
   connections: number;
   /** Largest response body accepted, decompressed (ADOPS_MAX_BODY_MB); more fails the request. */
   maxBodyBytes: number;
-  /** 'gzip': ask for gzip, decompress while streaming; 'none': ask for identity. */
-  compression: 'gzip' | 'none';
-  /** 'wait' sleeps Retry-After then retries; 'throw' raises RateLimitedError at once. */
-  on429: 'wait' | 'throw';
+  compression: 'gzip' | 'none'; // 'gzip': ask for gzip, decompress while streaming; 'none': ask for identity.
+  on429: 'wait' | 'throw'; // 'wait' sleeps Retry-After then retries; 'throw' raises RateLimitedError at once.
   logger: Logger | undefined;
   onAttempt: ((a: AttemptInfo) => void) | undefined;
   /** Awaited before every attempt, retries included (e.g. a shared rate limit across workers). */

@@ -12,20 +12,17 @@ export function entityId(value: unknown): number | undefined {
 
 export interface ListedPage<T> {
   readonly offset: number;
-  /** The page's items, minus those already yielded by earlier pages. */
-  readonly items: T[];
+  readonly items: T[]; // The page's items, minus those already yielded by earlier pages.
   /** Items the API returned on this page, repeats included: the next page starts after them. */
   readonly size: number;
-  /** True for the listing's last page (short or empty): nothing follows it. */
-  readonly last: boolean;
+  readonly last: boolean; // True for the listing's last page (short or empty): nothing follows it.
 }
 
 /** Where a listing resumes: the next offset, and the ids already listed before it. */
 export interface ListingStart {
   readonly offset?: number;
   readonly seen?: Iterable<number>;
-  /** Items the listing may hold, from offset 0 (default MAX_LISTING_ITEMS). */
-  readonly maxItems?: number;
+  readonly maxItems?: number; // Items the listing may hold, from offset 0 (default MAX_LISTING_ITEMS).
 }
 
 /** Yields every page, the last even when empty, dropping items seen (an insert shifts pages); a page of only

@@ -117,8 +117,7 @@ export interface RunRow {
   readonly result: Record<string, number> | null;
   readonly problems: ProblemSummary | null;
   readonly error: string | null;
-  /** No sign of life for `quietAfterMs`. */
-  readonly quiet: boolean;
+  readonly quiet: boolean; // No sign of life for `quietAfterMs`.
 }
 
 /** The newest written run, then the newest run of all. */

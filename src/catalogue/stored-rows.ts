@@ -7,15 +7,12 @@ export type EntityKind = 'campaign' | 'creative';
 /** A field not readable as its column's type (stored NULL), or (`repaired`) text stored repaired. */
 export interface FieldProblem {
   readonly entity: EntityKind;
-  /** The entity's id, or null when the id itself is what could not be read. */
-  readonly id: number | null;
+  readonly id: number | null; // The entity's id, or null when the id itself is what could not be read.
   /** Dotted path of the field, e.g. `pricing.value`, `zone_ids[2]`, `(object)` for a non-object. */
   readonly field: string;
   readonly expected: string;
-  /** A short excerpt of the value found and its JSON type, e.g. `"high" (string)`. */
-  readonly value: string;
-  /** The value was text with a NUL or an unpaired surrogate, stored repaired. */
-  readonly repaired?: true;
+  readonly value: string; // A short excerpt of the value found and its JSON type, e.g. `"high" (string)`.
+  readonly repaired?: true; // The value was text with a NUL or an unpaired surrogate, stored repaired.
 }
 
 /** Problems of one sync as logged and stored: all (skipped entities, whose id is unreadable, included). */

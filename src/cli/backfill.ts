@@ -47,8 +47,7 @@ interface BackfillFlags {
   readonly oldestFirst: boolean;
   readonly account?: string;
   readonly queueOutageSeconds?: number;
-  /** The old name of --queue-outage-seconds. */
-  readonly redisOutageSeconds?: number;
+  readonly redisOutageSeconds?: number; // The old name of --queue-outage-seconds.
 }
 
 export function registerBackfill(program: Command, ctx: CliContext): void {

@@ -20,21 +20,17 @@ import { type CommandFailed, usageError } from './context.js';
 const DASHBOARD_QUEUES: readonly string[] = [REPORT_QUEUE, ENTITY_QUEUE, TICK_QUEUE];
 
 export interface DashboardOptions {
-  /** Which Redis (config.redis): one server, a Sentinel master or a Cluster. */
-  readonly redis: RedisTarget;
+  readonly redis: RedisTarget; // Which Redis (config.redis): one server, a Sentinel master or a Cluster.
   readonly prefix: string;
   /** The queues on Postgres (config.queue's backend and schema, config.databaseUrl); default Redis. */
   readonly postgres?: { readonly schema: string; readonly databaseUrl: string | undefined };
-  /** 0 picks a free port; the returned url names the real one. */
-  readonly port: number;
+  readonly port: number; // 0 picks a free port; the returned url names the real one.
   readonly host: string;
-  /** true hides and refuses every action (retry, clean, pause, add, remove...). */
-  readonly readOnly: boolean;
+  readonly readOnly: boolean; // true hides and refuses every action (retry, clean, pause, add, remove...).
   /** Host names besides its address and localhost (a DNS name, a proxy's): any other Host is refused. */
   readonly allowedHosts?: readonly string[];
   readonly queues?: readonly string[];
-  /** Where Redis trouble after start is reported; silent when absent. */
-  readonly logger?: Logger;
+  readonly logger?: Logger; // Where Redis trouble after start is reported; silent when absent.
 }
 
 export interface Dashboard {

@@ -61,10 +61,8 @@ export interface DemoOptions {
   readonly out: (text: string) => void;
   /** Where the progress bar draws, if anywhere. */
   readonly progress?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Days to backfill, ending yesterday (default 7). */
-  readonly days?: number;
-  /** Traffic cells per emulated day (default 2000). */
-  readonly cellsPerDay?: number;
+  readonly days?: number; // Days to backfill, ending yesterday (default 7).
+  readonly cellsPerDay?: number; // Traffic cells per emulated day (default 2000).
   readonly concurrency?: number;
 }
 

@@ -33,8 +33,7 @@ interface PullFlags {
   readonly format?: string;
   readonly strict: boolean;
   readonly raw?: string;
-  /** undefined: on when stdout is a terminal. */
-  readonly csvSafe?: boolean;
+  readonly csvSafe?: boolean; // undefined: on when stdout is a terminal.
   readonly account?: string;
 }
 

@@ -25,8 +25,7 @@ interface SyncFlags {
   readonly concurrency: number;
   readonly account?: string;
   readonly queueOutageSeconds?: number;
-  /** The old name of --queue-outage-seconds. */
-  readonly redisOutageSeconds?: number;
+  readonly redisOutageSeconds?: number; // The old name of --queue-outage-seconds.
 }
 
 export function registerSync(program: Command, ctx: CliContext): void {

@@ -141,8 +141,7 @@ export function firstCampaignId(a: Answer): number | undefined {
 const PROBE_BACKOFF = { baseMs: 100, maxMs: 1_000 };
 const ATTEMPTS = 8;
 const THROTTLE_RETRIES = 8;
-/** A longer Retry-After is not waited for: the 429 becomes the answer. */
-const MAX_RETRY_AFTER_MS = 10_000;
+const MAX_RETRY_AFTER_MS = 10_000; // A longer Retry-After is not waited for: the 429 becomes the answer.
 const PROBE_TIMEOUT_MS = 15_000;
 
 /** One GET: the path relative to the base URL (query included). */

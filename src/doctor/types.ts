@@ -14,11 +14,9 @@ export type ReportForm = DimensionsEncoding;
 export interface HttpAnswer {
   readonly kind: 'http';
   readonly status: number;
-  /** The body as received (not decompressed). Never printed: it may echo the key. */
-  readonly body: Buffer;
+  readonly body: Buffer; // The body as received (not decompressed). Never printed: it may echo the key.
   readonly contentEncoding: string | undefined;
-  /** The API's own message from an error body, the key redacted. */
-  readonly apiMessage: string | undefined;
+  readonly apiMessage: string | undefined; // The API's own message from an error body, the key redacted.
 }
 
 /** No HTTP answer: the connection, TLS or a timeout failed (the last attempt's error). */
@@ -36,36 +34,30 @@ export type TlsObservation =
   | { readonly ok: false; readonly code: string; readonly detail: string };
 
 export interface FormObservation {
-  /** GET /reports with dimensions [day, campaign_id] over the probe period. */
-  readonly pair: Answer;
+  readonly pair: Answer; // GET /reports with dimensions [day, campaign_id] over the probe period.
   /** The same period with [day] alone, asked only when `pair` is a 2xx: the cross-check of totals. */
   readonly day: Answer | undefined;
 }
 
 /** Everything the probes saw. Undefined parts were not probed (an earlier step failed). */
 export interface Observations {
-  /** ADOPS_BASE_URL (holds no key). */
-  readonly baseUrl: string;
+  readonly baseUrl: string; // ADOPS_BASE_URL (holds no key).
   /** What the configuration chooses today; preferred when it works. */
   readonly configured: { readonly auth: AuthForm; readonly reportParams: ReportForm };
-  /** The handshake, for https base URLs only. */
-  readonly tls: TlsObservation | undefined;
-  /** GET /campaigns?limit=1 with each header form. */
-  readonly auth: Readonly<Record<AuthForm, Answer>>;
+  readonly tls: TlsObservation | undefined; // The handshake, for https base URLs only.
+  readonly auth: Readonly<Record<AuthForm, Answer>>; // GET /campaigns?limit=1 with each header form.
   /** With the accepted header form; creatives is 'no-campaign' when no campaign id was listed. */
   readonly scopes:
     | {
         readonly campaigns: Answer;
         readonly creatives: Answer | 'no-campaign';
-        /** GET /reports for yesterday with [day], in the configured form. */
-        readonly reports: Answer;
+        readonly reports: Answer; // GET /reports for yesterday with [day], in the configured form.
       }
     | undefined;
   /** The period the form probes asked for (a week up to yesterday: a day alone may be empty). */
   readonly formPeriod: Period;
   readonly forms: Readonly<Partial<Record<ReportForm, FormObservation>>>;
-  /** A GET sent with Accept-Encoding: gzip. */
-  readonly gzip: Answer | undefined;
+  readonly gzip: Answer | undefined; // A GET sent with Accept-Encoding: gzip.
   /** The first Date header seen and our clock when its answer arrived. */
   readonly clock: { readonly serverDate: string; readonly localMs: number } | undefined;
   /** Rate-limit headers (X-RateLimit-*, RateLimit-*, Retry-After) as last seen, names lower-case. */

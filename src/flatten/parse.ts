@@ -8,10 +8,8 @@ import { type ReportRow, type Totals } from './types.js';
 /** A report body turned into typed rows, with the API's totals and how the rows reconcile with them. */
 export interface ParsedReport {
   rows: ReportRow[];
-  /** The API's totals; a counter is null when the body did not give it (see Totals). */
-  totals: Totals;
-  /** Number of leaves (items holding counters) found: equals rows.length. */
-  leaves: number;
+  totals: Totals; // The API's totals; a counter is null when the body did not give it (see Totals).
+  leaves: number; // Number of leaves (items holding counters) found: equals rows.length.
   reconciliation: Reconciliation;
 }
 

@@ -6,8 +6,7 @@ import { limiterOver, type LimiterOptions, type LimitStore, type RequestLimiter 
 import { execute, firstRow, type Warehouse } from '../platform/pg/handle.js';
 import { listenForPauses, pauseKey, pauseLeft, takeSlots } from './sql.js';
 
-/** Wait before a lost LISTEN connection (a Postgres restart) is opened again. */
-const RELISTEN_MS = 1_000;
+const RELISTEN_MS = 1_000; // Wait before a lost LISTEN connection (a Postgres restart) is opened again.
 
 /** limiterOver's limiter for all sharing `wh`'s schema and `key`; `subscribe` LISTENs (see listen). */
 export function createPgRequestLimiter(

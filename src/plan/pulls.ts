@@ -15,8 +15,7 @@ import type { ReportJob } from '../platform/config/jobs.js';
 import { retained } from './retention.js';
 
 export interface PlannedPull {
-  /** The ad server account; DEFAULT_ACCOUNT when absent. */
-  readonly account?: string;
+  readonly account?: string; // The ad server account; DEFAULT_ACCOUNT when absent.
   readonly report: string;
   readonly period: Period;
   /** The table version the pull is planned for, when a report is evolving (see PullJobData). */

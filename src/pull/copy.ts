@@ -23,14 +23,12 @@ import { copyRowsSql, type CopyTarget } from './sql.js';
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags (int32 0), header extension length (int32 0). */
 export const BINARY_HEADER = Buffer.concat([SIGNATURE, Buffer.alloc(8)]);
-/** The file trailer: a field count of -1. */
-export const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+export const BINARY_TRAILER = Buffer.from([0xff, 0xff]); // The file trailer: a field count of -1.
 
 const MS_PER_DAY = 86_400_000;
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 const TWO_32 = 4_294_967_296;
-/** Digits below which a decimal string is exactly a JavaScript number (< 2^53). */
-const SAFE_DIGITS = 15;
+const SAFE_DIGITS = 15; // Digits below which a decimal string is exactly a JavaScript number (< 2^53).
 
 /** Days from 2000-01-01 to a YYYY-MM-DD date already validated. */
 function pgDays(date: string): number {

@@ -42,8 +42,7 @@ export interface BackfillResult extends EnqueueCounts {
 }
 
 export interface StreamOptions {
-  /** Pulls per addBulk call (default ENQUEUE_CHUNK). */
-  readonly chunk?: number;
+  readonly chunk?: number; // Pulls per addBulk call (default ENQUEUE_CHUNK).
   /** Keep each enqueued pull (its job id and data) for a wait; default false: only counts. */
   readonly keep?: boolean;
   /** Called after each chunk is in the queue, with the counts so far. */

@@ -105,8 +105,7 @@ export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>) {
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Gap repairs one tick enqueues at most, by default. */
-export const DEFAULT_GAP_CAP = 60;
+export const DEFAULT_GAP_CAP = 60; // Gap repairs one tick enqueues at most, by default.
 
 export interface TickDeps {
   /** The definitions as they are when the tick runs (a worker follows its jobs folder). */
@@ -116,11 +115,9 @@ export interface TickDeps {
   states(report: ReportJob, from: string, to: string, account: string): Promise<PeriodState[]>;
   /** The accounts pulled (default: the one account `default`); each running the report gets its pulls. */
   readonly accounts?: readonly PlanAccount[];
-  /** Days back the gap repair looks (config.healDays). */
-  readonly healDays: number;
+  readonly healDays: number; // Days back the gap repair looks (config.healDays).
   readonly gapCap: number;
-  /** The clock (tests fix it); default the real one. */
-  readonly now?: () => Date;
+  readonly now?: () => Date; // The clock (tests fix it); default the real one.
 }
 
 export interface TickResult {
@@ -128,8 +125,7 @@ export interface TickResult {
   readonly scheduledFor: string;
   readonly window: readonly Period[];
   readonly gaps: readonly Period[];
-  /** Pulls added; the rest were already waiting or running. */
-  readonly added: number;
+  readonly added: number; // Pulls added; the rest were already waiting or running.
 }
 
 /** Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled instant),

@@ -15,8 +15,7 @@ export interface RenameResult {
   readonly superseded: number;
 }
 
-/** How long the rename waits for a running load or sync to let go of a table. */
-const LOCK_TIMEOUT = '10s';
+const LOCK_TIMEOUT = '10s'; // How long the rename waits for a running load or sync to let go of a table.
 
 /** Moves `from`'s rows to `to` in one transaction; refuses an empty `from`, or a used `to` unless `merge`. */
 export async function renameAccount(

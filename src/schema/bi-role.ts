@@ -30,8 +30,7 @@ export interface BiRoleResult {
   readonly role: string;
   /** True when the role did not exist and was created (without LOGIN: give it a password to use it). */
   readonly created: boolean;
-  /** Relations the role may now SELECT, sorted. */
-  readonly granted: readonly string[];
+  readonly granted: readonly string[]; // Relations the role may now SELECT, sorted.
 }
 
 /** Makes `role` (created NOLOGIN if absent) read exactly the bi_ views, dim_date and the catalogue; refuses

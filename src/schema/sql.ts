@@ -37,8 +37,7 @@ export interface TableSpec {
   readonly table: string;
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
-  /** Range-partitioned by period_start, one partition a month (partitions.ts). */
-  readonly partitioned: boolean;
+  readonly partitioned: boolean; // Range-partitioned by period_start, one partition a month (partitions.ts).
 }
 
 /** The CHECK on a partition's `day`: lets constraint exclusion skip other months when BI filters on it. */

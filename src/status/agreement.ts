@@ -11,8 +11,7 @@ import type { ReportDisagreesEvent } from '../platform/queue/jobs.js';
 export interface Side {
   readonly report: string;
   readonly totals: Totals;
-  /** ISO instants of the oldest and newest load of its rows of the period. */
-  readonly firstLoadedAt: string;
+  readonly firstLoadedAt: string; // ISO instants of the oldest and newest load of its rows of the period.
   readonly lastLoadedAt: string;
   /** True when the report's period is the compared period itself (not a sum of shorter ones). */
   readonly exact: boolean;

@@ -3,8 +3,7 @@ import { type Dimension, COUNTERS } from '../platform/config/dimensions.js';
 import type { Reconciliation } from '../flatten/rows.js';
 import type { Counters, ReportRow, Totals } from '../flatten/types.js';
 
-/** Rows per output chunk: few writes, bounded memory. */
-const CHUNK_ROWS = 2000;
+const CHUNK_ROWS = 2000; // Rows per output chunk: few writes, bounded memory.
 
 /** One CSV field, quoted when it holds a comma, quote, CR or LF, or edge spaces (RFC 4180). */
 export function csvField(value: string): string {

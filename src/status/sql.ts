@@ -50,8 +50,7 @@ export interface UnconfiguredAccount {
   /** Its rows of report_loads (every attempt), and of those the periods currently loaded. */
   readonly loads: number;
   readonly loadedPeriods: number;
-  /** First and last day of its loaded periods; null when none is loaded. */
-  readonly first: string | null;
+  readonly first: string | null; // First and last day of its loaded periods; null when none is loaded.
   readonly last: string | null;
   readonly campaigns: number;
 }

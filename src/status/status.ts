@@ -30,16 +30,14 @@ const HOUR_MS = 3_600_000;
 export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped' | 'unstarted';
 
 export interface ReportStatus {
-  /** The ad server account (ADOPS_ACCOUNTS_FILE; `default` without one). */
-  readonly account: string;
+  readonly account: string; // The ad server account (ADOPS_ACCOUNTS_FILE; `default` without one).
   readonly report: string;
   readonly period: PeriodUnit;
   /** Newest period whose rows are loaded (within the window), as its start date. */
   readonly lastLoaded: string | null;
   readonly expected: number;
   readonly loaded: number;
-  /** Period starts with no load on record. */
-  readonly missing: readonly string[];
+  readonly missing: readonly string[]; // Period starts with no load on record.
   /** Period starts older than the report's retention_months: dropped, so neither expected nor missing. */
   readonly droppedByRetention?: readonly string[];
   /** Where the report starts for this account (the later start_date); no period ending before it is expected. */
@@ -52,8 +50,7 @@ export interface ReportStatus {
     readonly reason: string;
     readonly mismatch: unknown;
   }>;
-  /** Periods loaded with zero rows while a loaded neighbour had rows. */
-  readonly zeroRows: readonly string[];
+  readonly zeroRows: readonly string[]; // Periods loaded with zero rows while a loaded neighbour had rows.
   readonly cells: readonly CellState[];
   /** The newest loaded period's end against the report's freshness limit (`freshness:` or its default). */
   readonly freshness: {
@@ -76,8 +73,7 @@ export type QueueCounts = Readonly<
 export interface Status {
   readonly generatedAt: string;
   readonly days: number;
-  /** The grid's days, oldest first (UTC dates). */
-  readonly gridDays: readonly string[];
+  readonly gridDays: readonly string[]; // The grid's days, oldest first (UTC dates).
   readonly reports: readonly ReportStatus[];
   /** How much re-pulls changed periods' totals, by report and age in days. */
   readonly restatements: readonly RestatementSummary[];
@@ -109,8 +105,7 @@ export interface EvolutionProgress {
   readonly report: string;
   readonly from: number;
   readonly to: number;
-  /** Periods the serving version holds, and of those, loaded in the new shape. */
-  readonly periods: number;
+  readonly periods: number; // Periods the serving version holds, and of those, loaded in the new shape.
   readonly covered: number;
 }
 

@@ -17,8 +17,7 @@ export type DeliveryOutcome =
 
 export interface DeliveryTarget {
   readonly url: string;
-  /** The `whsec_` secret (ADOPS_WEBHOOK_SECRET). */
-  readonly secret: string;
+  readonly secret: string; // The `whsec_` secret (ADOPS_WEBHOOK_SECRET).
   readonly dispatcher?: Dispatcher;
   readonly timeoutMs?: number;
 }

@@ -19,8 +19,7 @@ export interface HealthFacts {
   /** Pull queue counts; undefined when the queue's store could not be read. */
   readonly waiting: number | undefined;
   readonly active: number | undefined;
-  /** Time since this process last started, finished or found no job. */
-  readonly idleMs: number;
+  readonly idleMs: number; // Time since this process last started, finished or found no job.
   readonly stuckAfterMs: number;
 }
 

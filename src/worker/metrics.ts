@@ -17,10 +17,8 @@ export interface WorkerMetrics {
   /** Pulls by report and outcome: loaded, superseded, retry, failed, rate_limited. */
   readonly pulls: Counter<'report' | 'outcome'>;
   readonly rowsLoaded: Counter<'report'>;
-  /** API requests by HTTP status (or `error` when no response came). */
-  readonly apiRequests: Counter<'status'>;
-  /** API requests retried, by the status that caused the retry. */
-  readonly apiRetries: Counter<'status'>;
+  readonly apiRequests: Counter<'status'>; // API requests by HTTP status (or `error` when no response came).
+  readonly apiRetries: Counter<'status'>; // API requests retried, by the status that caused the retry.
   readonly pullSeconds: Histogram<'report'>;
   readonly fetchSeconds: Histogram<'report'>;
   readonly loadSeconds: Histogram<'report'>;
@@ -120,13 +118,11 @@ export function metricsObserver(metrics: WorkerMetrics): {
 
 /** What the gauges say of one report. */
 export interface ReportFreshness {
-  /** The account; the gauges label it only when it is not `default`. */
-  readonly account?: string;
+  readonly account?: string; // The account; the gauges label it only when it is not `default`.
   readonly report: string;
   /** End of the newest loaded period (the midnight after its last day, in the report's time zone), in ms; null if none. */
   readonly lastPeriodEndMs: number | null;
-  /** How old its newest data may get (`freshness:` or its default), in ms. */
-  readonly freshnessMs: number;
+  readonly freshnessMs: number; // How old its newest data may get (`freshness:` or its default), in ms.
   /** With nothing loaded in the window: the start of its oldest missing period, its data age's origin; else null. */
   readonly neverLoadedSinceMs?: number | null;
   readonly missing: number;

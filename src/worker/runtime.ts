@@ -30,8 +30,7 @@ export interface WorkerRuntime {
   readonly logger: Logger;
   readonly pool: Pool;
   readonly wh: Warehouse;
-  /** Where the queues live; its Redis connection, on Redis. */
-  readonly backend: QueueBackend;
+  readonly backend: QueueBackend; // Where the queues live; its Redis connection, on Redis.
   readonly queues: Queues;
   readonly limiter: RequestLimiter;
   /** A request limiter shared by every process, on the queue's store: Redis, or the warehouse. */

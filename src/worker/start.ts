@@ -59,8 +59,7 @@ export interface WorkerDeps {
   readonly liveJobs?: LiveJobs;
   readonly pool: Pool;
   readonly logger: Logger;
-  /** Pulls processed at once by this process (default 2). */
-  readonly concurrency?: number;
+  readonly concurrency?: number; // Pulls processed at once by this process (default 2).
   /** On Redis, a connection to share (worker-style, maxRetriesPerRequest null); the caller closes it. */
   readonly connection?: RedisClient;
   /** The API client to use instead of one built from config (tests, the demo's emulator). */
@@ -68,8 +67,7 @@ export interface WorkerDeps {
   readonly stall?: StallOptions;
   /** Metrics and health server; default: config.metricsPort, off when 0. */
   readonly metrics?: { port: number; host?: string } | false;
-  /** Gap repairs one scheduler tick enqueues at most (default 60). */
-  readonly gapCap?: number;
+  readonly gapCap?: number; // Gap repairs one scheduler tick enqueues at most (default 60).
   readonly backoff?: BackoffPolicy;
   /** Health turns 503 when jobs wait but none started or finished for this long (default 5 min). */
   readonly stuckAfterMs?: number;

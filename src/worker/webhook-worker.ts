@@ -11,7 +11,7 @@ import { TransientError } from '../platform/retry/errors.js';
 import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../platform/queue/jobs.js';
 import { WEBHOOK_ATTEMPTS } from '../platform/queue/queues.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
-import { enqueueWebhook } from '../webhooks/events.js';
+import { enqueueWebhook, swapFreshnessState } from '../webhooks/events.js';
 import {
   DELIVER_JOB,
   type WebhookDelivery,
@@ -24,7 +24,6 @@ import type { WorkerRuntime } from './runtime.js';
 import type { PlanAccount } from '../plan/pulls.js';
 import { collectStatus, type ReportStatus } from '../status/status.js';
 import type { Warehouse } from '../platform/pg/handle.js';
-import { swapFreshnessState } from '../webhooks/events.js';
 
 export const FRESHNESS_EVERY_MS = 5 * 60_000;
 
@@ -33,8 +32,7 @@ export interface WebhookWorkerOptions {
   readonly definitions: () => JobSet;
   readonly backoff: BackoffPolicy;
   readonly freshnessEveryMs: number;
-  /** Limit of one delivery attempt (default WEBHOOK_TIMEOUT_MS). */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number; // Limit of one delivery attempt (default WEBHOOK_TIMEOUT_MS).
 }
 
 export interface WebhookWorker {
@@ -129,10 +127,8 @@ export type FreshnessState = 'late' | 'fresh';
 
 export interface FreshnessWatch {
   readonly wh: Warehouse;
-  /** Days of status read; the newest loaded period is looked for in them. */
-  readonly days: number;
-  /** The accounts watched (default: the one account `default`). */
-  readonly accounts?: readonly PlanAccount[];
+  readonly days: number; // Days of status read; the newest loaded period is looked for in them.
+  readonly accounts?: readonly PlanAccount[]; // The accounts watched (default: the one account `default`).
 }
 
 /** The event a move from `previous` (null: never seen) to `now` calls for; first seen fresh is none. */

@@ -21,14 +21,11 @@ export interface ServerSettings {
   readonly reportParams: (typeof REPORT_PARAMS)[number];
   /** 'gzip': ask for gzip and decompress while streaming; 'none': ask for the identity encoding. */
   readonly compression: (typeof COMPRESSIONS)[number];
-  /** API requests per second to this account, across all workers. */
-  readonly rateLimitPerSecond: number;
-  /** Keep-alive connections to the server, per worker process. */
-  readonly connections: number;
+  readonly rateLimitPerSecond: number; // API requests per second to this account, across all workers.
+  readonly connections: number; // Keep-alive connections to the server, per worker process.
   /** Time the server may take to the response headers (a big report takes a slow server a while). */
   readonly headersTimeoutMs: number;
-  /** Longest silence the server may leave between body chunks. */
-  readonly bodyTimeoutMs: number;
+  readonly bodyTimeoutMs: number; // Longest silence the server may leave between body chunks.
 }
 
 /** One accounts-file field of ServerSettings: a choice `oneOf`, or whole numbers in `range` (from, to, unit). */
@@ -60,10 +57,8 @@ export interface Account extends ServerSettings {
   readonly name: string;
   /** API base URL ending in /v2; undefined only for the env account before a command needs it. */
   readonly baseUrl: string | undefined;
-  /** The account's API key; never logged, never in Redis or Postgres. */
-  readonly apiKey: string | undefined;
-  /** The variable its api_key_env names, if that is where its key comes from. */
-  readonly apiKeyEnv?: string;
+  readonly apiKey: string | undefined; // The account's API key; never logged, never in Redis or Postgres.
+  readonly apiKeyEnv?: string; // The variable its api_key_env names, if that is where its key comes from.
   /** The account's IANA time zone (UTC by default); planning follows each report's schedule time zone. */
   readonly timezone: string;
   /** Reports this account runs; undefined: every report definition. */

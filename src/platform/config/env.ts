@@ -47,8 +47,7 @@ export const QUEUE_PREFIX = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** The webhook endpoint and the secret its events are signed with (never logged, never in Redis). */
 export interface WebhookConfig {
   readonly url: string;
-  /** A Standard Webhooks secret, `whsec_<base64 of 24 to 64 bytes>`. */
-  readonly secret: string;
+  readonly secret: string; // A Standard Webhooks secret, `whsec_<base64 of 24 to 64 bytes>`.
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -137,8 +136,7 @@ const PASSWORD_MASKED = new Set(['DATABASE_URL', 'REDIS_URL']);
 /** The validated, frozen configuration every part receives. Secrets live only in `apiKey` and `webhook.secret`. */
 export type Config = ReturnType<typeof loadConfig>;
 
-/** The longest name Postgres keeps: a longer one is silently cut to it. */
-export const PG_NAME_BYTES = 63;
+export const PG_NAME_BYTES = 63; // The longest name Postgres keeps: a longer one is silently cut to it.
 
 /** The schema of the Postgres queues next to `schema`: `<schema>_queue` for the prefix `standard`
  * (ADOPS_QUEUE_PREFIX's default), a hash of any other prefix appended, so prefixes stay apart. */

@@ -16,18 +16,15 @@ const RESERVED_NAMES = ['loads', 'totals', 'raw', 'versions'];
 /** Bytes a job file may hold: a definition is a few hundred; 1 MB of YAML keys parses for a minute. */
 const MAX_JOB_FILE_BYTES = 64 * 1024;
 
-/** Longest retention_months a report may declare (100 years). */
-const MAX_RETENTION_MONTHS = 1200;
+const MAX_RETENTION_MONTHS = 1200; // Longest retention_months a report may declare (100 years).
 
 const MAX_JOB_FILES = 500;
 
 type Fail = (field: string, message: string) => never;
 
 export interface Schedule {
-  /** Five- or six-field cron expression. */
-  readonly cron: string;
-  /** IANA time zone the cron and the report windows are computed in. */
-  readonly timezone: string;
+  readonly cron: string; // Five- or six-field cron expression.
+  readonly timezone: string; // IANA time zone the cron and the report windows are computed in.
 }
 
 /** A report pulled by period into table report_<name>. */
@@ -44,8 +41,7 @@ export interface ReportJob {
   readonly retentionMonths?: number;
   /** No period ending before it is pulled, healed or called missing (`start_date: 2025-01-01`); see plan/bounds.ts. */
   readonly startDate?: string;
-  /** The file it came from, for messages. */
-  readonly file: string;
+  readonly file: string; // The file it came from, for messages.
 }
 
 /** The campaign and creative catalogue export, run on a schedule. */
@@ -288,8 +284,7 @@ function show(value: unknown): string {
 }
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-/** The longest duration accepted: a year and a day. */
-const MAX_MS = 366 * UNIT_MS.d;
+const MAX_MS = 366 * UNIT_MS.d; // The longest duration accepted: a year and a day.
 
 /** Milliseconds of `text` (`90m`, `30h`, `2d`), or undefined when it is not such a duration. */
 export function parseDuration(text: string): number | undefined {
@@ -306,12 +301,10 @@ export interface LiveJobs {
 }
 
 export interface LiveJobsOptions {
-  /** How often the folder is looked at, at most (default 2 s). */
-  readonly checkEveryMs?: number;
+  readonly checkEveryMs?: number; // How often the folder is looked at, at most (default 2 s).
   /** Told once per broken state of the folder; the previous valid definitions stay in use. */
   readonly onInvalid?: (error: ConfigError) => void;
-  /** Told when a new set of definitions is in use. */
-  readonly onChange?: (jobs: JobSet) => void;
+  readonly onChange?: (jobs: JobSet) => void; // Told when a new set of definitions is in use.
   readonly now?: () => number;
 }
 

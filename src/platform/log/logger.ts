@@ -19,8 +19,7 @@ export interface LoggerOptions {
   readonly secrets: readonly string[];
   /** Where lines go; stderr by default, so stdout stays clean for command output. */
   readonly destination?: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Human-readable output; by default when the destination is a terminal. */
-  readonly pretty?: boolean;
+  readonly pretty?: boolean; // Human-readable output; by default when the destination is a terminal.
 }
 
 /** Header and field names whose values are secrets wherever they sit in a logged object. */

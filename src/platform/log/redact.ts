@@ -13,8 +13,7 @@ export function matcherFrom(secrets: Secrets): SecretMatcher | undefined {
   return secrets === undefined || 'text' in secrets ? secrets : matcherOf(secrets);
 }
 
-/** Bytes of a body searched at once: a long body is read as text a window at a time. */
-const WINDOW = 1 << 20;
+const WINDOW = 1 << 20; // Bytes of a body searched at once: a long body is read as text a window at a time.
 
 /** Replaces each secret of MIN_SECRET chars or more in `text` with [REDACTED], however written. */
 export function redactSecrets(text: string, secrets: Secrets): string {

@@ -25,8 +25,7 @@ export interface Warehouse {
 export interface Statement<R extends QueryResultRow = QueryResultRow> {
   readonly text: string;
   readonly values: readonly unknown[];
-  /** Never set: carries the row type from the builder to whoever runs it. */
-  readonly row?: R;
+  readonly row?: R; // Never set: carries the row type from the builder to whoever runs it.
 }
 
 export function statement<R extends QueryResultRow = QueryResultRow>(

@@ -177,11 +177,9 @@ export type OutageState =
 export interface OutageOptions {
   /** How long the store may stay unreachable before the wait gives up (QueueOutageError). */
   readonly outageMs: number;
-  /** The store as QueueOutageError's message names it (default `the queue's store`). */
-  readonly store?: string;
+  readonly store?: string; // The store as QueueOutageError's message names it (default `the queue's store`).
   readonly retryMs?: number;
-  /** A read with no answer for this long counts as an outage too (default 15 s). */
-  readonly answerMs?: number;
+  readonly answerMs?: number; // A read with no answer for this long counts as an outage too (default 15 s).
   /** Told at each failed attempt while the store is away, and once when it answers again. */
   readonly onOutage?: (state: OutageState) => void;
   readonly signal?: AbortSignal;

@@ -36,8 +36,7 @@ export interface PullJobData {
   /** The ad server account (ADOPS_ACCOUNTS_FILE); absent means DEFAULT_ACCOUNT (see pullAccount). */
   readonly account?: string;
   readonly report: string;
-  /** YYYY-MM-DD, both inclusive. */
-  readonly periodStart: string;
+  readonly periodStart: string; // YYYY-MM-DD, both inclusive.
   readonly periodEnd: string;
   /** The table version an evolution planned it for: only keeps it apart from an old-shape pull (dedup). */
   readonly version?: number;
@@ -138,8 +137,7 @@ export interface FailedPullRecord {
   readonly report: string;
   readonly periodStart: string;
   readonly periodEnd: string;
-  /** ms since the epoch, the worker's clock. */
-  readonly failedAt: number;
+  readonly failedAt: number; // ms since the epoch, the worker's clock.
 }
 
 interface FailedListing {
@@ -179,8 +177,7 @@ export interface PeriodFailedEvent {
   readonly type: 'period.failed';
   readonly account?: string;
   readonly report: string;
-  /** YYYY-MM-DD, both inclusive. */
-  readonly period_start: string;
+  readonly period_start: string; // YYYY-MM-DD, both inclusive.
   readonly period_end: string;
   readonly reason: string;
   readonly attempts: number;

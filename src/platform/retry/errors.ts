@@ -3,14 +3,10 @@
 
 /** What any of our errors may carry besides its message. */
 export interface FailureOptions {
-  /** The error that caused this one (kept as `cause`, shown by failureReason). */
-  readonly cause?: unknown;
-  /** HTTP attempts made before giving up, when the failure came from the API. */
-  readonly attempts?: number;
-  /** The report_loads row recording the failure, when the loader recorded one. */
-  readonly loadId?: number;
-  /** What the user can do about it, shown after the message when the message lacks it. */
-  readonly hint?: string;
+  readonly cause?: unknown; // The error that caused this one (kept as `cause`, shown by failureReason).
+  readonly attempts?: number; // HTTP attempts made before giving up, when the failure came from the API.
+  readonly loadId?: number; // The report_loads row recording the failure, when the loader recorded one.
+  readonly hint?: string; // What the user can do about it, shown after the message when the message lacks it.
   /** The server said when to come back (a 429's Retry-After): a pause, not a failure. */
   readonly retryAfterMs?: number;
 }
@@ -23,8 +19,7 @@ export abstract class AdopsError extends Error {
   loadId: number | undefined;
   readonly hint: string | undefined;
   readonly retryAfterMs: number | undefined;
-  /** True when a later try can succeed: the classifier's answer for this error. */
-  readonly retryable: boolean;
+  readonly retryable: boolean; // True when a later try can succeed: the classifier's answer for this error.
 
   protected constructor(message: string, options: FailureOptions, retryable: boolean) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
