@@ -81,6 +81,7 @@ export interface Harness {
 export async function createHarness(
   options: { faults?: FaultOptions; env?: Record<string, string>; jobs?: JobSet; apiKey?: string } = {},
 ): Promise<Harness> {
+  await clearOfMidnight(40_000, 5_000);
   const db = await createTestDatabase();
   // drop() ends the pool and then force-drops the database; a connection still closing then gets
   // 57P01, which an unobserved pool would throw as an uncaught error.
@@ -143,6 +144,17 @@ export async function createHarness(
 }
 
 /** The last `days` days up to yesterday (UTC), as backfill --from/--to. */
+/**
+ * Waits while UTC midnight is less than `before` ms ahead or less than `after` ms behind: a test
+ * reads "yesterday" once and the CLI reads it again later, and the two must name the same day.
+ */
+export async function clearOfMidnight(before: number, after: number, now = Date.now()): Promise<void> {
+  const intoDay = now % 86_400_000;
+  const wait =
+    intoDay >= 86_400_000 - before ? 86_400_000 - intoDay + after : intoDay < after ? after - intoDay : 0;
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 export function lastDays(days: number, now = new Date()): { from: string; to: string } {
   const today = localDate(now, 'UTC');
   return { from: addDays(today, -days), to: addDays(today, -1) };

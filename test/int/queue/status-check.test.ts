@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runCliProcess } from '../../helpers/run-cli.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
-import { createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
+import { clearOfMidnight, createHarness, lastDays, type Harness } from '../../helpers/pipeline.js';
 
 let h: Harness;
 let jobsDir: string;
@@ -66,49 +66,54 @@ describe('adops status --check', () => {
     ]);
   });
 
-  it('names each failed period and each overdue hole, and honours a declared freshness', async () => {
-    // The newest period loaded is yesterday, whose data ends at 00:00 UTC today: a freshness of one
-    // minute makes it late at any hour but the day's first minute (1h failed in the first hour).
-    writeFileSync(
-      join(jobsDir, 'daily_campaign.yaml'),
-      `${'name: daily_campaign'}
+  it(
+    'names each failed period and each overdue hole, and honours a declared freshness',
+    { timeout: 150_000 },
+    async () => {
+      // The newest period loaded is yesterday, whose data ends at 00:00 UTC today: a freshness of one
+      // minute makes it late at any hour but the day's first minute, which the test waits out.
+      await clearOfMidnight(60_000, 65_000);
+      writeFileSync(
+        join(jobsDir, 'daily_campaign.yaml'),
+        `${'name: daily_campaign'}
 dimensions: [day, campaign_id]
 period: day
 lookback_days: 3
 freshness: 1m
 schedule: { cron: '0 3 * * *', timezone: 'UTC' }
 `,
-    );
-    const { from, to } = lastDays(5);
-    const hole = lastDays(3).from;
-    const failed = lastDays(4).from;
-    await h.worker();
-    const backfill = (report: string, a: string, b: string) =>
-      adops('backfill', '--report', report, '--from', a, '--to', b, '--wait');
-    expect((await backfill('daily_campaign', from, to)).code).toBe(0);
-    // daily_zone: a hole behind loaded data, and a period whose last attempt failed.
-    expect((await backfill('daily_zone', from, failed)).code).toBe(0);
-    expect((await backfill('daily_zone', lastDays(2).from, to)).code).toBe(0);
-    await h.db.pool.query(
-      `UPDATE adops.report_loads SET status = 'failed', error = 'ApiHttpError: HTTP 401\nsecond line'
+      );
+      const { from, to } = lastDays(5);
+      const hole = lastDays(3).from;
+      const failed = lastDays(4).from;
+      await h.worker();
+      const backfill = (report: string, a: string, b: string) =>
+        adops('backfill', '--report', report, '--from', a, '--to', b, '--wait');
+      expect((await backfill('daily_campaign', from, to)).code).toBe(0);
+      // daily_zone: a hole behind loaded data, and a period whose last attempt failed.
+      expect((await backfill('daily_zone', from, failed)).code).toBe(0);
+      expect((await backfill('daily_zone', lastDays(2).from, to)).code).toBe(0);
+      await h.db.pool.query(
+        `UPDATE adops.report_loads SET status = 'failed', error = 'ApiHttpError: HTTP 401\nsecond line'
         WHERE report = 'daily_zone' AND period_start = $1`,
-      [failed],
-    );
-    const r = await adops('status', '--check', '--days', '5');
-    expect(r.code).toBe(1);
-    expect(
-      r.stdout
-        .split('\n')
-        .filter((l) => l !== '')
-        .sort(),
-    ).toEqual(
-      [
-        `daily_zone ${hole}: missing`,
-        `daily_zone ${failed}: failed: ApiHttpError: HTTP 401`,
-        expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1m\)$/),
-      ].sort(),
-    );
-  });
+        [failed],
+      );
+      const r = await adops('status', '--check', '--days', '5');
+      expect(r.code).toBe(1);
+      expect(
+        r.stdout
+          .split('\n')
+          .filter((l) => l !== '')
+          .sort(),
+      ).toEqual(
+        [
+          `daily_zone ${hole}: missing`,
+          `daily_zone ${failed}: failed: ApiHttpError: HTTP 401`,
+          expect.stringMatching(/^daily_campaign: late: newest loaded period .* \(freshness 1m\)$/),
+        ].sort(),
+      );
+    },
+  );
 
   it('never looks before start_date: a new account with 3 days loaded passes --check, heal and backfill start there', async () => {
     const { from, to } = lastDays(3);
