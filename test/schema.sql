@@ -171,6 +171,50 @@ COMMENT ON COLUMN adops.report_daily_campaign.viewable_impressions IS 'Measurabl
 COMMENT ON COLUMN adops.report_daily_campaign.load_id IS 'The report_loads row of the pull that loaded this period (bigint); not additive.';
 COMMENT ON COLUMN adops.report_daily_campaign.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
 COMMENT ON COLUMN adops.report_daily_campaign.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
+CREATE TABLE adops.report_loads (
+    load_id bigint NOT NULL,
+    report text NOT NULL,
+    period_start date NOT NULL,
+    period_end date NOT NULL,
+    dimensions text[] NOT NULL,
+    status text NOT NULL,
+    rows integer,
+    reconciled boolean,
+    mismatch jsonb,
+    restatement jsonb,
+    previous_load_id bigint,
+    replay_of bigint,
+    http_attempts integer NOT NULL,
+    response_bytes bigint,
+    fetch_ms integer,
+    load_ms integer,
+    fetched_at timestamp with time zone,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    error text,
+    job_id text,
+    unreconciled_reason text,
+    fetch_token bigint,
+    account text DEFAULT 'default'::text NOT NULL,
+    retention_dropped_at timestamp with time zone,
+    failed_step text,
+    provisional boolean DEFAULT false NOT NULL,
+    CONSTRAINT report_loads_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text)),
+    CONSTRAINT report_loads_failed_step_check CHECK (((failed_step IS NULL) OR ((status = 'failed'::text) AND (failed_step = ANY (ARRAY['fetch'::text, 'parse'::text, 'load'::text, 'archive'::text]))))),
+    CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
+    CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
+);
+COMMENT ON TABLE adops.report_loads IS 'One row per pull attempt that reached the loader: report, account, period, status (loaded, failed, superseded), rows, reconciliation, HTTP attempts, bytes, durations, error. Not traffic: never sum it into a dashboard''s numbers.';
+COMMENT ON COLUMN adops.report_loads.report IS 'The report (job definition name).';
+COMMENT ON COLUMN adops.report_loads.period_start IS 'First day of the pulled period (date, inclusive).';
+COMMENT ON COLUMN adops.report_loads.period_end IS 'Last day of the pulled period (date, inclusive).';
+COMMENT ON COLUMN adops.report_loads.status IS 'loaded: its rows are current; superseded: a later load replaced them; failed: the pull failed (earlier rows, if any, stay).';
+COMMENT ON COLUMN adops.report_loads.rows IS 'Rows loaded (count); null for a failed attempt.';
+COMMENT ON COLUMN adops.report_loads.reconciled IS 'True when the rows add up to the API''s totals.';
+COMMENT ON COLUMN adops.report_loads.recorded_at IS 'When the attempt was recorded (timestamptz).';
+COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken when the fetch started (a replay keeps its original''s): the fencing order of loads. fetched_at is information only.';
+COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
+COMMENT ON COLUMN adops.report_loads.failed_step IS 'The step a failed pull failed at: fetch, parse, load or archive (its message is in error); NULL for loaded and superseded attempts, and for failures recorded before 004.';
+COMMENT ON COLUMN adops.report_loads.provisional IS 'True for a pull of a period not yet ended when its fetch started (today, in the report''s time zone): its rows are replaced by the next pull, and the period is final once a pull after its end loads it. Its restatement, and that of the load after it, stays NULL.';
 CREATE VIEW adops.bi_daily_campaign AS
  SELECT r.account,
     r.day,
@@ -190,7 +234,10 @@ CREATE VIEW adops.bi_daily_campaign AS
     r.viewable_impressions,
     ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
-    r.loaded_at
+    r.loaded_at,
+    (r.load_id IN ( SELECT report_loads.load_id
+           FROM adops.report_loads
+          WHERE report_loads.provisional)) AS provisional
    FROM (adops.report_daily_campaign r
      LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))));
 COMMENT ON VIEW adops.bi_daily_campaign IS 'BI view of report daily_campaign: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
@@ -213,6 +260,7 @@ COMMENT ON COLUMN adops.bi_daily_campaign.viewable_impressions IS 'Measurable im
 COMMENT ON COLUMN adops.bi_daily_campaign.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_campaign.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_campaign.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_campaign.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE VIEW adops.bi_daily_campaign_daily AS
  SELECT v.day,
     v.account,
@@ -232,7 +280,8 @@ CREATE VIEW adops.bi_daily_campaign_daily AS
     (sum(v.viewable_impressions))::bigint AS viewable_impressions,
     ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
-    max(v.loaded_at) AS loaded_at
+    max(v.loaded_at) AS loaded_at,
+    bool_or(v.provisional) AS provisional
    FROM adops.bi_daily_campaign v
   GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.advertiser_id, v.folder_id, v.tier, v.pricing_model, v.pricing_value, v.campaign_deleted;
 COMMENT ON VIEW adops.bi_daily_campaign_daily IS 'bi_daily_campaign summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
@@ -255,6 +304,7 @@ COMMENT ON COLUMN adops.bi_daily_campaign_daily.viewable_impressions IS 'Measura
 COMMENT ON COLUMN adops.bi_daily_campaign_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_campaign_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_campaign_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_campaign_daily.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE TABLE adops.creatives (
     creative_id bigint NOT NULL,
     campaign_id bigint NOT NULL,
@@ -355,7 +405,10 @@ CREATE VIEW adops.bi_daily_creative AS
     r.viewable_impressions,
     ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
-    r.loaded_at
+    r.loaded_at,
+    (r.load_id IN ( SELECT report_loads.load_id
+           FROM adops.report_loads
+          WHERE report_loads.provisional)) AS provisional
    FROM ((adops.report_daily_creative r
      LEFT JOIN adops.campaigns c ON (((c.account = r.account) AND (c.campaign_id = r.campaign_id))))
      LEFT JOIN adops.creatives k ON (((k.account = r.account) AND (k.creative_id = r.creative_id))));
@@ -379,6 +432,7 @@ COMMENT ON COLUMN adops.bi_daily_creative.viewable_impressions IS 'Measurable im
 COMMENT ON COLUMN adops.bi_daily_creative.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_creative.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_creative.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_creative.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE VIEW adops.bi_daily_creative_daily AS
  SELECT v.day,
     v.account,
@@ -398,7 +452,8 @@ CREATE VIEW adops.bi_daily_creative_daily AS
     (sum(v.viewable_impressions))::bigint AS viewable_impressions,
     ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
-    max(v.loaded_at) AS loaded_at
+    max(v.loaded_at) AS loaded_at,
+    bool_or(v.provisional) AS provisional
    FROM adops.bi_daily_creative v
   GROUP BY v.day, v.account, v.campaign_id, v.campaign_name, v.ad_format, v.creative_id, v.creative_name, v.ad_type, v.data_width, v.data_height, v.creative_deleted;
 COMMENT ON VIEW adops.bi_daily_creative_daily IS 'bi_daily_creative summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
@@ -421,6 +476,7 @@ COMMENT ON COLUMN adops.bi_daily_creative_daily.viewable_impressions IS 'Measura
 COMMENT ON COLUMN adops.bi_daily_creative_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_creative_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_creative_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_creative_daily.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE TABLE adops.report_daily_geo_device (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -463,7 +519,10 @@ CREATE VIEW adops.bi_daily_geo_device AS
     r.viewable_impressions,
     ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
-    r.loaded_at
+    r.loaded_at,
+    (r.load_id IN ( SELECT report_loads.load_id
+           FROM adops.report_loads
+          WHERE report_loads.provisional)) AS provisional
    FROM adops.report_daily_geo_device r;
 COMMENT ON VIEW adops.bi_daily_geo_device IS 'BI view of report daily_geo_device: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
 COMMENT ON COLUMN adops.bi_daily_geo_device.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
@@ -478,6 +537,7 @@ COMMENT ON COLUMN adops.bi_daily_geo_device.viewable_impressions IS 'Measurable 
 COMMENT ON COLUMN adops.bi_daily_geo_device.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_geo_device.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_geo_device.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_geo_device.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE VIEW adops.bi_daily_geo_device_daily AS
  SELECT v.day,
     v.account,
@@ -490,7 +550,8 @@ CREATE VIEW adops.bi_daily_geo_device_daily AS
     (sum(v.viewable_impressions))::bigint AS viewable_impressions,
     ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
-    max(v.loaded_at) AS loaded_at
+    max(v.loaded_at) AS loaded_at,
+    bool_or(v.provisional) AS provisional
    FROM adops.bi_daily_geo_device v
   GROUP BY v.day, v.account, v.country, v.device;
 COMMENT ON VIEW adops.bi_daily_geo_device_daily IS 'bi_daily_geo_device summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
@@ -506,6 +567,7 @@ COMMENT ON COLUMN adops.bi_daily_geo_device_daily.viewable_impressions IS 'Measu
 COMMENT ON COLUMN adops.bi_daily_geo_device_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_geo_device_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_geo_device_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_geo_device_daily.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE TABLE adops.campaign_zones (
     campaign_id bigint NOT NULL,
     zone_id bigint NOT NULL,
@@ -555,7 +617,10 @@ CREATE VIEW adops.bi_daily_zone AS
     r.viewable_impressions,
     ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
-    r.loaded_at
+    r.loaded_at,
+    (r.load_id IN ( SELECT report_loads.load_id
+           FROM adops.report_loads
+          WHERE report_loads.provisional)) AS provisional
    FROM (adops.report_daily_zone r
      LEFT JOIN ( SELECT cz.account,
             cz.zone_id,
@@ -576,6 +641,7 @@ COMMENT ON COLUMN adops.bi_daily_zone.viewable_impressions IS 'Measurable impres
 COMMENT ON COLUMN adops.bi_daily_zone.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_zone.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_zone.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_zone.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE VIEW adops.bi_daily_zone_daily AS
  SELECT v.day,
     v.account,
@@ -588,7 +654,8 @@ CREATE VIEW adops.bi_daily_zone_daily AS
     (sum(v.viewable_impressions))::bigint AS viewable_impressions,
     ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
-    max(v.loaded_at) AS loaded_at
+    max(v.loaded_at) AS loaded_at,
+    bool_or(v.provisional) AS provisional
    FROM adops.bi_daily_zone v
   GROUP BY v.day, v.account, v.zone_id, v.campaigns_assigned;
 COMMENT ON VIEW adops.bi_daily_zone_daily IS 'bi_daily_zone summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
@@ -604,6 +671,7 @@ COMMENT ON COLUMN adops.bi_daily_zone_daily.viewable_impressions IS 'Measurable 
 COMMENT ON COLUMN adops.bi_daily_zone_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_daily_zone_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_daily_zone_daily.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE TABLE adops.report_hourly (
     period_start date NOT NULL,
     period_end date NOT NULL,
@@ -643,7 +711,10 @@ CREATE VIEW adops.bi_hourly AS
     r.viewable_impressions,
     ((r.filled_impressions)::double precision / (NULLIF(r.ad_requests, 0))::double precision) AS fill_rate,
     ((r.viewable_impressions)::double precision / (NULLIF(r.measurable_impressions, 0))::double precision) AS viewability_rate,
-    r.loaded_at
+    r.loaded_at,
+    (r.load_id IN ( SELECT report_loads.load_id
+           FROM adops.report_loads
+          WHERE report_loads.provisional)) AS provisional
    FROM adops.report_hourly r;
 COMMENT ON VIEW adops.bi_hourly IS 'BI view of report hourly: its rows with campaign/creative names and per-row fill_rate and viewability_rate. Sum the counters; compute rates as ratios of sums, never average them.';
 COMMENT ON COLUMN adops.bi_hourly.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account). Filter or group by it.';
@@ -657,6 +728,7 @@ COMMENT ON COLUMN adops.bi_hourly.viewable_impressions IS 'Measurable impression
 COMMENT ON COLUMN adops.bi_hourly.fill_rate IS 'filled_impressions / ad_requests of this row (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_hourly.viewability_rate IS 'viewable_impressions / measurable_impressions of this row (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_hourly.loaded_at IS 'When the period of this row was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_hourly.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE VIEW adops.bi_hourly_daily AS
  SELECT v.day,
     v.account,
@@ -667,7 +739,8 @@ CREATE VIEW adops.bi_hourly_daily AS
     (sum(v.viewable_impressions))::bigint AS viewable_impressions,
     ((sum(v.filled_impressions))::double precision / (NULLIF(sum(v.ad_requests), (0)::numeric))::double precision) AS fill_rate,
     ((sum(v.viewable_impressions))::double precision / (NULLIF(sum(v.measurable_impressions), (0)::numeric))::double precision) AS viewability_rate,
-    max(v.loaded_at) AS loaded_at
+    max(v.loaded_at) AS loaded_at,
+    bool_or(v.provisional) AS provisional
    FROM adops.bi_hourly v
   GROUP BY v.day, v.account;
 COMMENT ON VIEW adops.bi_hourly_daily IS 'bi_hourly summed per day and per its other columns, rates computed as ratios of the day''s sums. Sum its counters over days; never average its rates.';
@@ -681,6 +754,7 @@ COMMENT ON COLUMN adops.bi_hourly_daily.viewable_impressions IS 'Measurable impr
 COMMENT ON COLUMN adops.bi_hourly_daily.fill_rate IS 'filled_impressions / ad_requests of the day''s sums (ratio 0..1; null when ad_requests is 0). Never average it: over several rows use sum(filled_impressions)::float / nullif(sum(ad_requests), 0).';
 COMMENT ON COLUMN adops.bi_hourly_daily.viewability_rate IS 'viewable_impressions / measurable_impressions of the day''s sums (ratio 0..1; null when measurable_impressions is 0). Never average it: over several rows use sum(viewable_impressions)::float / nullif(sum(measurable_impressions), 0).';
 COMMENT ON COLUMN adops.bi_hourly_daily.loaded_at IS 'When the newest row of the group was loaded (timestamptz); take max(), never sum.';
+COMMENT ON COLUMN adops.bi_hourly_daily.provisional IS 'True when the row''s period had not ended when it was pulled (today, in the report''s time zone): its counts grow with each refresh until the pull after the period''s end makes them final. NOT provisional: final figures only.';
 CREATE TABLE adops.campaigns_history (
     campaign_id bigint NOT NULL,
     name text,
@@ -1069,48 +1143,6 @@ CREATE TABLE adops.report_hourly__p202603 (
     CONSTRAINT day_in_partition CHECK (((day >= '2026-03-01'::date) AND (day < '2026-04-07'::date)))
 );
 COMMENT ON TABLE adops.report_hourly__p202603 IS 'The rows of report_hourly whose period_start falls in the month of 2026-03-01 (a partition): read report_hourly, not this.';
-CREATE TABLE adops.report_loads (
-    load_id bigint NOT NULL,
-    report text NOT NULL,
-    period_start date NOT NULL,
-    period_end date NOT NULL,
-    dimensions text[] NOT NULL,
-    status text NOT NULL,
-    rows integer,
-    reconciled boolean,
-    mismatch jsonb,
-    restatement jsonb,
-    previous_load_id bigint,
-    replay_of bigint,
-    http_attempts integer NOT NULL,
-    response_bytes bigint,
-    fetch_ms integer,
-    load_ms integer,
-    fetched_at timestamp with time zone,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    error text,
-    job_id text,
-    unreconciled_reason text,
-    fetch_token bigint,
-    account text DEFAULT 'default'::text NOT NULL,
-    retention_dropped_at timestamp with time zone,
-    failed_step text,
-    CONSTRAINT report_loads_account_check CHECK ((account ~ '^[a-z][a-z0-9_]{0,40}$'::text)),
-    CONSTRAINT report_loads_failed_step_check CHECK (((failed_step IS NULL) OR ((status = 'failed'::text) AND (failed_step = ANY (ARRAY['fetch'::text, 'parse'::text, 'load'::text, 'archive'::text]))))),
-    CONSTRAINT report_loads_status_check CHECK ((status = ANY (ARRAY['loaded'::text, 'failed'::text, 'superseded'::text]))),
-    CONSTRAINT report_loads_unreconciled_reason_check CHECK ((unreconciled_reason = ANY (ARRAY['mismatch'::text, 'no totals'::text, 'partial totals'::text])))
-);
-COMMENT ON TABLE adops.report_loads IS 'One row per pull attempt that reached the loader: report, account, period, status (loaded, failed, superseded), rows, reconciliation, HTTP attempts, bytes, durations, error. Not traffic: never sum it into a dashboard''s numbers.';
-COMMENT ON COLUMN adops.report_loads.report IS 'The report (job definition name).';
-COMMENT ON COLUMN adops.report_loads.period_start IS 'First day of the pulled period (date, inclusive).';
-COMMENT ON COLUMN adops.report_loads.period_end IS 'Last day of the pulled period (date, inclusive).';
-COMMENT ON COLUMN adops.report_loads.status IS 'loaded: its rows are current; superseded: a later load replaced them; failed: the pull failed (earlier rows, if any, stay).';
-COMMENT ON COLUMN adops.report_loads.rows IS 'Rows loaded (count); null for a failed attempt.';
-COMMENT ON COLUMN adops.report_loads.reconciled IS 'True when the rows add up to the API''s totals.';
-COMMENT ON COLUMN adops.report_loads.recorded_at IS 'When the attempt was recorded (timestamptz).';
-COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken when the fetch started (a replay keeps its original''s): the fencing order of loads. fetched_at is information only.';
-COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
-COMMENT ON COLUMN adops.report_loads.failed_step IS 'The step a failed pull failed at: fetch, parse, load or archive (its message is in error); NULL for loaded and superseded attempts, and for failures recorded before 004.';
 ALTER TABLE adops.report_loads ALTER COLUMN load_id ADD GENERATED BY DEFAULT AS IDENTITY (
     SEQUENCE NAME adops.report_loads_load_id_seq
     START WITH 1
@@ -1290,6 +1322,7 @@ CREATE UNIQUE INDEX report_hourly__p202602_account_period_start_period_end_day__
 CREATE UNIQUE INDEX report_hourly__p202603_account_period_start_period_end_day__idx ON adops.report_hourly__p202603 USING btree (account, period_start, period_end, day, hour);
 CREATE INDEX report_loads_load_id ON adops.report_loads USING btree (load_id);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (account, report, period_start, period_end, load_id);
+CREATE INDEX report_loads_provisional ON adops.report_loads USING btree (load_id) WHERE provisional;
 CREATE INDEX report_loads_recorded ON adops.report_loads USING btree (recorded_at);
 CREATE INDEX report_loads_restated ON adops.report_loads USING btree (report, ((- load_id))) WHERE ((status = 'loaded'::text) AND (restatement IS NOT NULL));
 CREATE INDEX report_raw_archived ON adops.report_raw USING btree (archived_at);

@@ -22,7 +22,8 @@ SELECT
   r.viewable_impressions,
   r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate,
   r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate,
-  r.loaded_at
+  r.loaded_at,
+  r.load_id IN (SELECT load_id FROM report_loads WHERE provisional) AS provisional
 FROM report_daily_creative r
 LEFT JOIN campaigns c ON c.account = r.account AND c.campaign_id = r.campaign_id
 LEFT JOIN creatives k ON k.account = r.account AND k.creative_id = r.creative_id;

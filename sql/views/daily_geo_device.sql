@@ -13,5 +13,6 @@ SELECT
   r.viewable_impressions,
   r.filled_impressions::double precision / NULLIF(r.ad_requests, 0) AS fill_rate,
   r.viewable_impressions::double precision / NULLIF(r.measurable_impressions, 0) AS viewability_rate,
-  r.loaded_at
+  r.loaded_at,
+  r.load_id IN (SELECT load_id FROM report_loads WHERE provisional) AS provisional
 FROM report_daily_geo_device r;

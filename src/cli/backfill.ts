@@ -15,7 +15,7 @@ import {
   startedOnly,
   startOf,
 } from '../plan/bounds.js';
-import { backfillPulls, interleaveAccounts, pullLabel, type PlannedPull } from '../plan/pulls.js';
+import { backfillPulls, interleaveAccounts, pullLabel, todayPulls, type PlannedPull } from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../schedule/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../schedule/scheduler.js';
 import {
@@ -40,8 +40,9 @@ import {
 interface BackfillFlags {
   readonly report?: string[];
   readonly all: boolean;
-  readonly from: string;
-  readonly to: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly today: boolean;
   readonly wait: boolean;
   readonly dryRun: boolean;
   readonly oldestFirst: boolean;
@@ -57,15 +58,20 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     .option('--report <name...>', 'report definition(s) to backfill (repeat or comma-separate)', collect)
     .option('--all', 'every report definition', false)
     .option('--account <name>', 'only this account of ADOPS_ACCOUNTS_FILE (default: every account)')
-    .requiredOption(
+    .option(
       '--from <date>',
       `first day, YYYY-MM-DD (${PLAN_DATES.first} or later)`,
       parsedBy((s) => parsePlanDate(s, '--from')),
     )
-    .requiredOption(
+    .option(
       '--to <date>',
       'last day, YYYY-MM-DD (inclusive)',
       parsedBy((s) => parsePlanDate(s, '--to')),
+    )
+    .option(
+      '--today',
+      "instead of --from/--to: pull each report's current, unfinished period now, recorded provisional",
+      false,
     )
     .option('--wait', 'show progress until every pull finished; exit 1 listing failed periods', false)
     .option(...queueOutageOption)
@@ -84,41 +90,49 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
     )
     .action(async (flags: BackfillFlags) => {
       const reports = selectReports(ctx, flags);
-      if (flags.from > flags.to) throw usageError(`--from ${flags.from} is after --to ${flags.to}`);
+      const { from = '', to = '' } = flags;
+      if (flags.today && (from !== '' || to !== ''))
+        throw usageError('--today pulls the current period: give it without --from and --to');
+      if (!flags.today && (from === '' || to === ''))
+        throw usageError('backfill needs the periods to pull: give --from and --to, or --today');
+      if (from > to) throw usageError(`--from ${from} is after --to ${to}`);
       const now = new Date();
-      refuseUnended(reports, flags.to, now);
+      const accounts = selectAccounts(ctx.config().accounts, flags.account);
+      // The range's checks and notes (--today has neither).
+      if (!flags.today) refuseUnended(reports, to, now);
       // Week and month periods overlapping an ended --to may not have ended yet: left for later.
-      for (const r of reports) {
-        const last = periodContaining(flags.to, r.period);
+      for (const r of flags.today ? [] : reports) {
+        const last = periodContaining(to, r.period);
         if (!hasEnded(last, reportTimezone(r), now))
           ctx.stderr.write(
             `note: ${r.name} ${last.start}..${last.end} has not ended (${reportTimezone(r)}): left out; ` +
-              `backfill it from ${endedFrom(last)}\n`,
+              `backfill it from ${endedFrom(last)}, or pull it provisionally with --today\n`,
           );
       }
       const order = flags.oldestFirst ? 'oldest-first' : 'newest-first';
-      const accounts = selectAccounts(ctx.config().accounts, flags.account);
       // Nothing before a start_date: --from is clamped to it, once per report and account, saying so.
-      for (const a of accounts)
+      for (const a of flags.today ? [] : accounts)
         for (const r of reports) {
           const start = runsReport(a, r.name) ? startOf(r, a) : undefined;
-          if (start === undefined || flags.from >= start) continue;
+          if (start === undefined || from >= start) continue;
           const who = `${a.name === DEFAULT_ACCOUNT ? '' : `${a.name}/`}${r.name}`;
           ctx.stderr.write(
-            start > flags.to
-              ? `note: ${who} starts at ${start} (start_date), after --to ${flags.to}: nothing to pull\n`
-              : `note: ${who} starts at ${start} (start_date): --from ${flags.from} clamped to it\n`,
+            start > to
+              ? `note: ${who} starts at ${start} (start_date), after --to ${to}: nothing to pull\n`
+              : `note: ${who} starts at ${start} (start_date): --from ${from} clamped to it\n`,
           );
         }
       // The plan, read lazily: every account's periods, interleaved, never all held at once.
       const plan = () =>
-        interleaveAccounts(accounts, reports, (own, name) =>
-          startedOnly(
-            endedOnly(backfillPulls(own, flags.from, flags.to, order), own, now),
-            own,
-            accounts.find((a) => a.name === name),
-          ),
-        );
+        flags.today
+          ? todayPulls(reports, now, accounts)
+          : interleaveAccounts(accounts, reports, (own, name) =>
+              startedOnly(
+                endedOnly(backfillPulls(own, from, to, order), own, now),
+                own,
+                accounts.find((a) => a.name === name),
+              ),
+            );
       if (flags.dryRun) {
         let n = 0;
         const request = dryRunRequest(accounts, reports);
@@ -195,7 +209,8 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nRunning it again changes nothing. Each report tick pulls yesterday and its lookback_days ' +
-        'periods, plus missing or failed periods of the last ADOPS_HEAL_DAYS days. Reads ' +
+        'periods, plus missing or failed periods of the last ADOPS_HEAL_DAYS days; a `today:` tick pulls ' +
+        'the current period, provisional. Reads ' +
         `ADOPS_JOBS_DIR. ${QUEUE_HELP}`,
     )
     .action(async () => {
@@ -207,7 +222,11 @@ export function registerSchedule(program: Command, ctx: CliContext): void {
           for (const id of r[word]) verb.set(id, word);
         for (const s of await listSchedulers(queues))
           ctx.stdout.write(
-            `${verb.get(s.id) ?? 'kept'} ${s.id}: "${s.cron ?? '?'}" ${s.timezone ?? 'UTC'}, next ${s.next ?? '?'}\n`,
+            `${verb.get(s.id) ?? 'kept'} ${s.id}: ` +
+              (s.every === undefined
+                ? `"${s.cron ?? '?'}" ${s.timezone ?? 'UTC'}`
+                : `every ${s.every / 60_000}m`) +
+              `, next ${s.next ?? '?'}\n`,
           );
         for (const id of r.removed) ctx.stdout.write(`removed ${id}\n`);
         ctx.stdout.write(

@@ -138,9 +138,11 @@ export const SUMMARIES = {
     'apply sql/ migrations in order, once each, under an advisory lock; create report_<name> tables and BI views',
   worker: 'process pulls until SIGTERM/SIGINT, then finish running pulls and stop',
   schedule:
-    'upsert one job scheduler per job definition (cron in its time zone); remove those of deleted definitions',
+    'upsert one job scheduler per job definition (cron in its time zone, and every `today.every` for `today:`); ' +
+    'remove those of deleted definitions',
   backfill:
-    'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again)',
+    'enqueue one pull per report and period from --from to --to (periods loaded before are pulled again), ' +
+    "or of each report's unfinished period with --today (provisional)",
   heal: 'enqueue every period of the last N days that has no successful load or whose last attempt failed',
   pull: 'pull one report straight to stdout (no queue, no database): rows on stdout, totals on stderr',
   sync:
@@ -163,7 +165,7 @@ export const SUMMARIES = {
     "accounts rename FROM TO: move one account's rows, loads and catalogue to a new name in one transaction",
   demo:
     'run the whole pipeline on the embedded emulator: migrate, sync the catalogue, backfill the last days of ' +
-    'every default report with an in-process worker, print status and three example BI queries',
+    'every default report and today provisionally with an in-process worker, print status and three example BI queries',
 } as const;
 
 export type CommandName = keyof typeof SUMMARIES;

@@ -27,7 +27,8 @@ import {
 } from '../platform/pg/handle.js';
 import { pullAccount } from '../platform/queue/jobs.js';
 import { openQueues } from '../platform/queue/queues.js';
-import { enqueueBackfill, waitForPulls } from '../schedule/enqueue.js';
+import { enqueueBackfill, enqueuePulls, waitForPulls } from '../schedule/enqueue.js';
+import { todayPulls } from '../plan/pulls.js';
 import { claimSchema, setupWarehouse } from '../schema/migrate.js';
 import { renderStatus } from '../status/render.js';
 import { searchPathFor } from '../status/sql.js';
@@ -186,7 +187,11 @@ export async function runDemo(options: DemoOptions) {
     });
     bar?.stop();
     out(`backfill: ${result.completed.length} loaded, ${result.failed.length} failed\n`);
-    for (const { pull, reason } of result.failed)
+    // Today too, provisional: loaded now, replaced by each refresh until a pull after midnight makes it final.
+    const todays = await enqueuePulls(queues.pulls, todayPulls(jobs.reports, new Date(), accounts));
+    const today = await waitForPulls(queues.pulls, todays, { pollMs: 100 });
+    out(`today, provisional: ${today.completed.length} loaded, ${today.failed.length} failed\n`);
+    for (const { pull, reason } of [...result.failed, ...today.failed])
       out(`  failed ${pullAccount(pull.data)}/${pull.data.report} ${pull.data.periodStart}: ${reason}\n`);
 
     out(`\n${renderStatus(await collectStatus(wh, jobs, queues, days, new Date(), accounts))}\n`);
@@ -195,7 +200,7 @@ export async function runDemo(options: DemoOptions) {
     await queues.pulls
       .obliterate({ force: true })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not clear the demo queue'));
-    return { pulls: pulls.length, failed: result.failed.length, campaigns };
+    return { pulls: pulls.length, failed: result.failed.length + today.failed.length, campaigns };
   } finally {
     for (const cleanup of cleanups)
       await cleanup().catch((error: unknown) => logger.warn({ err: error }, 'demo cleanup failed'));

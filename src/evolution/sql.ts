@@ -1,7 +1,7 @@
 // Every statement of evolution/: pure builders of a Statement, run through rowsOf/firstRow/execute.
 import { ident, qualified, statement, type Statement } from '../platform/pg/handle.js';
 
-/** The serving version's periods, newest first, and whether the building one covers each for all accounts
+/** The serving version's final periods, newest first, and whether the building one covers each for all accounts
  * (loaded in the new shape and reconciled, or without totals: only a mismatch blocks the switch). */
 export function coverage(
   schema: string,
@@ -13,7 +13,7 @@ export function coverage(
   return statement<{ start: string; end: string; covered: boolean }>(
     `WITH old AS (
        SELECT DISTINCT account, period_start, period_end FROM ${loads}
-        WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded'),
+        WHERE report = $1 AND dimensions = $2::text[] AND status = 'loaded' AND NOT provisional),
      new AS (
        SELECT DISTINCT account, period_start, period_end FROM ${loads}
         WHERE report = $1 AND dimensions = $3::text[] AND status = 'loaded'

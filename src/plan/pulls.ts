@@ -13,6 +13,7 @@ import { addDays, localDate, parseIsoDate } from '../platform/dates/calendar.js'
 import { TerminalError } from '../platform/retry/errors.js';
 import type { ReportJob } from '../platform/config/jobs.js';
 import { retained } from './retention.js';
+import { reportTimezone, startedOnly } from './bounds.js';
 
 export interface PlannedPull {
   readonly account?: string; // The ad server account; DEFAULT_ACCOUNT when absent.
@@ -20,6 +21,7 @@ export interface PlannedPull {
   readonly period: Period;
   /** The table version the pull is planned for, when a report is evolving (see PullJobData). */
   readonly version?: number;
+  readonly provisional?: true; // the current, unfinished period (see PullJobData)
 }
 
 /** A short label for logs and messages: `daily_campaign 2026-01-05` or `... 2026-01-05..2026-01-11`. */
@@ -73,6 +75,26 @@ export function* interleaveAccounts<R extends { readonly name: string }>(
   }
 }
 
+/** Each account's pull of each report's current, unfinished period at `now` in the report's time zone,
+ * provisional; none before a start_date. */
+export function todayPulls(
+  reports: readonly ReportJob[],
+  now: Date,
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
+): PlannedPull[] {
+  return planForAccounts(accounts, reports, (own, name) => [
+    ...startedOnly(
+      own.map((r) => ({
+        report: r.name,
+        period: periodContaining(localDate(now, reportTimezone(r)), r.period),
+        provisional: true as const,
+      })),
+      own,
+      accounts.find((a) => a.name === name),
+    ),
+  ]);
+}
+
 /** A tick's periods, oldest first: the one holding yesterday (in `timezone`) and `lookback` before it. */
 export function scheduledWindow(tick: Date, timezone: string, unit: PeriodUnit, lookback: number): Period[] {
   let p = periodContaining(addDays(localDate(tick, timezone), -1), unit);
@@ -98,14 +120,17 @@ export interface PeriodState {
   readonly rows: number | null;
   readonly lastLoadedAt: Date | null;
   readonly error: string | null;
+  /** Its rows are a provisional load's: not final (heal pulls it again once the period has ended). */
+  readonly provisional?: boolean;
 }
 
-/** The periods of `expected` with no attempt on record or a failed last one (superseded counts as loaded). */
+/** The periods of `expected` with no attempt on record, a failed last one (superseded counts as loaded), or
+ * only provisional rows (`expected` holds ended periods). */
 export function periodsToHeal(expected: readonly Period[], states: readonly PeriodState[]): Period[] {
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
   return expected.filter((p) => {
     const s = byKey.get(periodKey(p));
-    return s === undefined || s.lastStatus === 'failed';
+    return s === undefined || s.lastStatus === 'failed' || s.provisional === true;
   });
 }
 
@@ -189,7 +214,7 @@ export function planHeal(
 /** The scheduled job's facts a tick needs (a subset of a BullMQ Job). */
 export interface TickJob {
   readonly id?: string | undefined;
-  readonly data: { report?: unknown };
+  readonly data: { report?: unknown; today?: unknown };
   readonly timestamp: number;
   readonly delay?: number;
   readonly opts: { prevMillis?: number | undefined };

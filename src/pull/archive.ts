@@ -257,6 +257,7 @@ export async function archivedLoad(wh: Warehouse, loadId: number) {
       fetchedAt: load.fetched_at ?? load.archived_at ?? new Date(0),
       attempts: load.http_attempts,
       fetchMs: load.fetch_ms ?? 0,
+      provisional: load.provisional,
     },
     body: load.archived_at === null ? undefined : await readArchivedBody(wh, loadId),
   };

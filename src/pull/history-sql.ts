@@ -22,10 +22,12 @@ export interface PeriodRow {
   last_loaded_at: Date | null;
   rows: number | null;
   error: string | null;
+  provisional: boolean; // its rows are a provisional load's
 }
 
 /** Every period of `report` overlapping from..to that reached the loader. Only the serving version's loads
- * count; periods retention dropped count as never loaded. Cost follows the window. */
+ * count; periods retention dropped count as never loaded; a provisional attempt counts only when loaded.
+ * Cost follows the window. */
 export function periodRowsSql(schema: string, report: string, from: string, to: string, account: string) {
   const loads = qualified(schema, 'report_loads');
   // A report `adops migrate` never saw has no versions; its (failed) loads still count.
@@ -38,16 +40,16 @@ export function periodRowsSql(schema: string, report: string, from: string, to: 
        SELECT DISTINCT ON (period_start, period_end) period_start, period_end, status, error
          FROM ${loads} l CROSS JOIN s
         WHERE account = $5 AND report = $1 AND ${overlapsWindow()}
-          AND retention_dropped_at IS NULL AND ${serving}
+          AND retention_dropped_at IS NULL AND ${serving} AND (NOT provisional OR status = 'loaded')
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
             last.status AS last_status, cur.recorded_at AS last_loaded_at, cur.rows,
-            CASE WHEN last.status = 'failed' THEN last.error END AS error
+            CASE WHEN last.status = 'failed' THEN last.error END AS error, coalesce(cur.provisional, false) AS provisional
        FROM last
        -- The rows in the table are the latest loaded load's of the serving version (recorded_at is
        -- that load's commit time, as report_totals.loaded_at).
        LEFT JOIN LATERAL (
-         SELECT l.recorded_at, l.rows FROM ${loads} l CROSS JOIN s
+         SELECT l.recorded_at, l.rows, l.provisional FROM ${loads} l CROSS JOIN s
           WHERE l.account = $5 AND l.report = $1 AND l.period_start = last.period_start
             AND l.period_end = last.period_end AND l.status = 'loaded' AND l.retention_dropped_at IS NULL
             AND ${serving}
@@ -57,14 +59,15 @@ export function periodRowsSql(schema: string, report: string, from: string, to: 
   );
 }
 
-/** Periods whose current rows (the load owning report_totals) did not reconcile with the API's totals. */
+/** Periods whose current rows (the load owning report_totals, not provisional) did not reconcile with the
+ * API's totals. */
 export function unreconciledSql(schema: string, report: string, from: string, to: string, account: string) {
   return statement<{ start: string; end: string; reason: string | null; mismatch: unknown }>(
     `SELECT t.period_start::text AS start, t.period_end::text AS "end", l.unreconciled_reason AS reason, l.mismatch
        FROM ${qualified(schema, 'report_totals')} t
        JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id
       WHERE t.account = $5 AND t.report = $1 AND ${overlapsWindow('t')}
-        AND l.reconciled = false
+        AND l.reconciled = false AND NOT l.provisional
       ORDER BY t.period_start`,
     [report, from, to, LONGEST_PERIOD_DAYS, account],
   );

@@ -47,6 +47,7 @@ export async function loadStates(
     rows: r.rows === null ? null : Number(r.rows),
     lastLoadedAt: r.last_loaded_at,
     error: r.error,
+    provisional: r.provisional,
   }));
 }
 

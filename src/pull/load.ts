@@ -55,6 +55,7 @@ export interface FetchInfo {
   readonly fetchMs?: number;
   readonly jobId?: string;
   readonly replayOf?: number; // set by replay: the load whose archived body is re-flattened
+  readonly provisional?: boolean; // a period not ended when its fetch started (report_loads.provisional)
 }
 
 /** The rows of a body and, once they are read, its totals (flatten's ReportStream, or a test's own). */
@@ -195,10 +196,12 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   const { start: periodStart, end: periodEnd } = period;
   const into = { schema, table, account, dimensions: report.dimensions, loadId, periodStart, periodEnd };
   const rows = tx.inline?.length ?? (await copyRows(client, into, tx.rows, { format: wh.copyFormat }));
+  // A provisional load's totals are no restatement's baseline, nor is one a restatement.
+  const provisional = found.provisional === true || tx.info.provisional === true;
   const outcome = await record(client, wh, tx, loadId, {
     previousLoadId,
     rows,
-    previous: found.totals ?? undefined,
+    previous: provisional ? undefined : (found.totals ?? undefined),
     inline: tx.inline === undefined ? undefined : insertRowsSql(into, tx.inline),
   });
   return { ...outcome, evolving };
@@ -271,6 +274,7 @@ function baseRecord(info: FailedPull['info']) {
     error: null,
     failedStep: null,
     jobId: info.jobId ?? null,
+    provisional: info.provisional ?? false,
   } satisfies Partial<LoadRecord>;
 }
 

@@ -31,6 +31,7 @@ import { RowValueError } from './encode.js';
 import { reportTable, type Warehouse } from '../platform/pg/handle.js';
 import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
 import { pullLabel } from '../plan/pulls.js';
+import { localDate } from '../platform/dates/calendar.js';
 
 /** The part of the API client a pull uses; `signal` aborts the request (shutdown: code ABORTED). */
 export interface ReportFetcher {
@@ -103,15 +104,18 @@ export async function runPull(
   const report = deps.reports.get(data.report);
   const account = pullAccount(data);
   const period: Period = { start: data.periodStart, end: data.periodEnd };
-  const refused = refusal(deps, data.report, report, account, period);
+  const now = deps.now?.() ?? new Date();
+  const refused = refusal(deps, data, report, account, now);
   if (refused !== undefined || report === undefined) return fail(refused);
+  // Provisional while its period runs (only a provisional pull gets here then); final once it has ended.
+  const provisional = !hasEnded(period, reportTimezone(report), now);
   // The fence, before the request: a response is as recent as its fetch's start. Postgres unreachable:
   // nothing to record the failure in, and nothing fetched yet.
   const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
   if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
   const secrets = opts.secrets ?? [];
-  const job = { account, report, period, fetchToken, ...(jobId === undefined ? {} : { jobId }) };
+  const job = { account, report, period, fetchToken, provisional, ...(jobId === undefined ? {} : { jobId }) };
   let fetched: FetchedReport;
   try {
     const fetcher = deps.fetcherFor(account);
@@ -145,13 +149,14 @@ export async function runPull(
   }
 }
 
-/** Why this worker cannot run the pull (an unknown report or account, a period not ended), if it cannot. */
+/** Why this worker cannot run the pull (an unknown report or account, a period not ended or, provisional,
+ * not started), if it cannot. */
 function refusal(
   deps: PullDeps,
-  name: string,
+  { report: name, periodStart: start, periodEnd: end, provisional }: PullJobData,
   report: ReportJob | undefined,
   account: string,
-  period: Period,
+  now: Date,
 ): TerminalError | undefined {
   if (report === undefined)
     return new TerminalError(
@@ -169,12 +174,17 @@ function refusal(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
   // Whoever enqueued it (a backfill, a script, an older release), a period still under way would load as
-  // final and count as done: refused before anything is fetched or recorded.
+  // final and count as done: refused before anything is fetched or recorded, unless asked for provisional.
+  // Nothing is pulled before its period starts.
   const zone = reportTimezone(report);
-  if (hasEnded(period, zone, deps.now?.() ?? new Date())) return undefined;
+  const period = { start, end };
+  if (hasEnded(period, zone, now) || (provisional === true && start <= localDate(now, zone)))
+    return undefined;
   return new TerminalError(
-    `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
-      `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+    provisional === true
+      ? `${pullLabel({ report: report.name, period })} has not started in its time zone (${zone}): nothing is pulled before it starts`
+      : `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
+          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
   );
 }
 

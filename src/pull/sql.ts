@@ -49,6 +49,7 @@ export interface LoadRecord {
   readonly error: string | null;
   readonly failedStep: PullStep | null;
   readonly jobId: string | null;
+  readonly provisional?: boolean;
 }
 
 /** Where a load's rows go: the table, and what every row of it shares. */
@@ -130,6 +131,7 @@ const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]>
   ['error', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
   ['failed_step', (r) => r.failedStep],
   ['job_id', (r) => r.jobId],
+  ['provisional', (r) => r.provisional ?? false],
 ];
 
 /** INSERT of a report_loads row, returning its load_id. */
@@ -169,12 +171,14 @@ export function upsertTotalsSql(
 }
 
 /** The claim's answer as one JSON column (one field to describe, not fifteen): a new load id; whether the
- * loaded response's fetch started after ours; the period's load and totals (null: none); tableOf's row. */
+ * loaded response's fetch started after ours; the period's load, totals and whether it was provisional
+ * (null: none); tableOf's row. */
 export type Claimed = {
   next_id: string;
   stale: boolean;
   load_id: string | null;
   totals: Totals | null;
+  provisional: boolean | null;
 } & TableOfRow;
 
 /**
@@ -197,14 +201,14 @@ export function claimPeriodSql(
   const totals = COUNTERS.map((c) => `'${c}', t.${ident(c)}`).join(', ');
   return statement<{ claim: Claimed }>(
     `WITH v AS (${version.text}), ` +
-      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, json_build_object(${totals}) AS totals ` +
+      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, l.provisional, json_build_object(${totals}) AS totals ` +
       `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
       `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
       `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
       `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
       `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
       `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
-      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.load_id, c.totals, v.* ` +
+      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.load_id, c.totals, c.provisional, v.* ` +
       `FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
       `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`,
     [
@@ -375,10 +379,11 @@ export function archivedLoadSql(schema: string, loadId: number) {
     fetch_ms: number | null;
     fetched_at: Date | null;
     fetch_token: string | null;
+    provisional: boolean;
     archived_at: Date | null;
   }>(
     `SELECT l.account, l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
-            l.fetched_at, l.fetch_token::text, r.archived_at
+            l.fetched_at, l.fetch_token::text, l.provisional, r.archived_at
        FROM ${qualified(schema, 'report_loads')} l
        LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
       WHERE l.load_id = $1`,

@@ -92,7 +92,10 @@ async function addChunk(
   first: number,
 ): Promise<EnqueuedPull[]> {
   const requested = chunk.map((pull, j) => ({
-    data: pullData(pull.report, pull.period, pull.version, pull.account),
+    data: {
+      ...pullData(pull.report, pull.period, pull.version, pull.account),
+      ...(pull.provisional === true ? { provisional: true as const } : {}),
+    },
     // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
     jobId:
       pull.account === undefined || pull.account === DEFAULT_ACCOUNT

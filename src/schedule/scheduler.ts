@@ -10,6 +10,7 @@ import {
   type PeriodState,
   planTick,
   scheduledTime,
+  todayPulls,
   tickWindows,
   type TickJob,
 } from '../plan/pulls.js';
@@ -18,22 +19,34 @@ import type { Queues, PullQueue } from '../platform/queue/queues.js';
 import type { Period } from '../platform/dates/periods.js';
 import { enqueuePulls } from './enqueue.js';
 
+/** A scheduler's repeat: a cron `pattern` in time zone `tz`, or `every` so many ms (`today:`). */
+type Repeat = { readonly pattern?: string; readonly tz?: string; readonly every?: number };
+
 interface Wanted {
   readonly id: string;
   readonly queue: 'ticks' | 'syncs';
-  readonly schedule: Schedule;
+  readonly repeat: Repeat;
   readonly name: string;
   readonly data: Record<string, string>;
 }
 
-/** The schedulers the definitions ask for: reports tick on TICK_QUEUE, entities sync on ENTITY_QUEUE. */
+const cronOf = (s: Schedule): Repeat => ({ pattern: s.cron, tz: s.timezone });
+
+/** The schedulers the definitions ask for: reports tick on TICK_QUEUE (and `today:` ticks), entities sync
+ * on ENTITY_QUEUE. */
 export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] = ONLY_DEFAULT): Wanted[] {
   const out: Wanted[] = [];
-  const want = (id: string, queue: Wanted['queue'], schedule: Schedule, name: string, data: Wanted['data']) =>
-    out.push({ id, queue, schedule, name, data });
-  for (const { name, schedule } of jobs.reports)
+  const want = (id: string, queue: Wanted['queue'], repeat: Repeat, name: string, data: Wanted['data']) =>
+    out.push({ id, queue, repeat, name, data });
+  for (const { name, schedule, today } of jobs.reports) {
     if (schedule !== undefined)
-      want(schedulerId('report', name), 'ticks', schedule, TICK_JOB, { report: name });
+      want(schedulerId('report', name), 'ticks', cronOf(schedule), TICK_JOB, { report: name });
+    if (today !== undefined)
+      want(schedulerId('today', name), 'ticks', { every: today.everyMs }, TICK_JOB, {
+        report: name,
+        today: 'yes',
+      });
+  }
   // A report's tick enqueues the pulls of every account; each account syncs its own catalogue.
   for (const { name, schedule } of jobs.entities)
     if (schedule !== undefined)
@@ -41,7 +54,7 @@ export function wantedSchedulers(jobs: JobSet, accounts: readonly PlanAccount[] 
         want(
           schedulerId('entities', name, account),
           'syncs',
-          schedule,
+          cronOf(schedule),
           SYNC_JOB,
           account === DEFAULT_ACCOUNT ? {} : { account },
         );
@@ -63,16 +76,19 @@ export async function syncSchedulers(
       const have = existing.get(w.id);
       if (
         have !== undefined &&
-        have.pattern === w.schedule.cron &&
-        have.tz === w.schedule.timezone &&
-        JSON.stringify(have.template?.data ?? {}) === JSON.stringify(w.data)
+        have.pattern === w.repeat.pattern &&
+        have.tz === w.repeat.tz &&
+        have.every === w.repeat.every &&
+        // Key by key: the Postgres backend keeps the data as jsonb, which orders its keys its own way.
+        JSON.stringify(Object.entries(have.template?.data ?? {}).sort()) ===
+          JSON.stringify(Object.entries(w.data).sort())
       ) {
         unchanged.push(w.id);
         continue;
       }
       await queue.upsertJobScheduler(
         w.id,
-        { pattern: w.schedule.cron, tz: w.schedule.timezone },
+        w.repeat,
         // The template carries only the report name: no key, no URL.
         { name: w.name, data: w.data as never },
       );
@@ -99,6 +115,7 @@ export async function listSchedulers(queues: Pick<Queues, 'ticks' | 'syncs'>) {
       id: s.id ?? s.key,
       cron: s.pattern,
       timezone: s.tz,
+      every: s.every,
       next: s.next === undefined ? undefined : new Date(s.next).toISOString(),
     }))
     .filter((s) => isOurScheduler(s.id))
@@ -139,6 +156,18 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
         'run `adops schedule` after deleting a definition, and deploy the same jobs/ to every worker',
     );
   const at = scheduledTime(job);
+  // A `today:` tick: the current, unfinished period of each account, provisional; no gap repair.
+  if (job.data.today !== undefined) {
+    const pulls = todayPulls([report], deps.now?.() ?? new Date(), deps.accounts);
+    const added = (await enqueuePulls(deps.pulls, pulls)).filter((e) => e.added).length;
+    return {
+      report: name,
+      scheduledFor: at.toISOString(),
+      window: pulls.slice(0, 1).map((p) => p.period),
+      gaps: [],
+      added,
+    };
+  }
   const windows = tickWindows(report, at, deps.now?.() ?? new Date(), deps.healDays);
   const first = windows.watched[0];
   const last = windows.watched.at(-1);

@@ -59,6 +59,9 @@ const COLUMN_TEXT: Readonly<Record<string, string>> = {
     'Campaigns assigned to the zone and not deleted, from campaign_zones as last synced (count, bigint); ' +
     'an attribute of the zone, the same on each of its rows: never sum it across rows or days',
   load_id: 'The report_loads row of the pull that loaded this period (bigint); not additive',
+  provisional:
+    "True when the row's period had not ended when it was pulled (today, in the report's time zone): its " +
+    "counts grow with each refresh until the pull after the period's end makes them final. NOT provisional: final figures only",
 };
 
 export function columnDescription(column: string, role: Role): string {

@@ -58,6 +58,7 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
       ([rate, [num, den]]) => `r.${num}::double precision / NULLIF(r.${den}, 0) AS ${rate}`,
     ),
     'r.loaded_at',
+    PROVISIONAL,
   ];
   return [
     `-- Generated for report ${report}: it has no file in sql/views/.`,
@@ -72,6 +73,9 @@ export function generatedViewSql(report: string, tableColumns: readonly string[]
       : []),
   ].join('\n');
 }
+
+/** A bi_ view's `provisional`: whether the row's load is (sql/006_provisional.sql's index finds them). */
+export const PROVISIONAL = 'r.load_id IN (SELECT load_id FROM report_loads WHERE provisional) AS provisional';
 
 /** The rates of the BI views, each a numerator counter over a denominator counter. */
 export const RATES: Readonly<Record<string, readonly [numerator: string, denominator: string]>> = {
@@ -111,7 +115,11 @@ export function dailyViewSql(
       : undefined;
   if (day === undefined) return undefined;
   const keys = viewColumns.filter(
-    (c) => !TIME_COLUMNS.has(c) && !COUNTER_SET.has(c) && !c.endsWith('_rate') && c !== 'loaded_at',
+    (c) =>
+      !TIME_COLUMNS.has(c) &&
+      !COUNTER_SET.has(c) &&
+      !c.endsWith('_rate') &&
+      !['loaded_at', 'provisional'].includes(c),
   );
   const counters = COUNTERS.filter((c) => has.has(c));
   const rates = Object.entries(RATES).filter(
@@ -126,6 +134,7 @@ export function dailyViewSql(
         `sum(v.${ident(num)})::double precision / NULLIF(sum(v.${ident(den)}), 0) AS ${ident(rate)}`,
     ),
     ...(has.has('loaded_at') ? ['max(v.loaded_at) AS loaded_at'] : []),
+    ...(has.has('provisional') ? ['bool_or(v.provisional) AS provisional'] : []),
   ];
   const groupBy = [day.replace(/ AS day$/, ''), ...keys.map((k) => `v.${ident(k)}`)];
   return [

@@ -34,11 +34,18 @@ export function refusedViewLine(o: ViewOutcome): string {
   const view = o.view ?? `bi_${o.report}`;
   const plural = (list: readonly string[], one: string, many: string) =>
     `${list.length === 1 ? one : many} ${list.join(', ')}`;
+  const dims = (o.missing ?? []).filter((c) => c !== 'provisional');
   const why =
     o.reads !== undefined && o.reads.length > 0
       ? `it reads ${plural(o.reads, 'the column', 'the columns')}, which ${table} lacks`
-      : `${view} lacks ${plural(o.missing ?? [], 'the dimension', 'the dimensions')} of ${table}`;
-  return `refused sql/views/${o.report}.sql: ${why}; generated bi_${o.report} instead (every row of a BI view must be told apart by its dimensions: add them to the file)`;
+      : dims.length > 0
+        ? `${view} lacks ${plural(dims, 'the dimension', 'the dimensions')} of ${table}`
+        : `${view} lacks the column provisional`;
+  const need =
+    dims.length > 0 || why.startsWith('it reads')
+      ? 'every row of a BI view must be told apart by its dimensions: add them to the file'
+      : `every BI view says which rows are provisional: add ${vsql.PROVISIONAL} to the file`;
+  return `refused sql/views/${o.report}.sql: ${why}; generated bi_${o.report} instead (${need})`;
 }
 
 /** Parses one view file; pure, so the header convention is unit tested. */
@@ -125,6 +132,7 @@ export async function ensureViews(
           (r) => r.name,
         );
         missing = vsql.dimensionsOf(columns).filter((d) => !made.includes(d) || !read.includes(d));
+        if (!made.includes('provisional')) missing.push('provisional');
         if (missing.length === 0) {
           outcomes.push({ report, status: 'created' });
           continue;

@@ -14,6 +14,7 @@ const CELL: Record<CellState, string> = {
   missing: '·',
   dropped: '-',
   unstarted: ' ',
+  provisional: '~',
 };
 
 /** Consecutive dates folded into ranges: 2026-01-01..2026-01-03, 2026-01-07. */
@@ -76,6 +77,20 @@ export function renderStatus(status: Status): string {
   }
   if (problems.length > 0)
     lines.push('', 'Problems (`adops heal` re-pulls missing and failed periods):', ...problems);
+  const provisional = status.reports.flatMap((r) => [
+    ...(r.today === undefined
+      ? []
+      : [
+          `  ${name(r)} ${r.today.period}: ${r.today.rows ?? 0} rows, refreshed ${r.today.refreshedAt ?? '?'}`,
+        ]),
+    ...(r.provisional ?? []).map((p) => `  ${name(r)} ${p}: ended, provisional until its final pull`),
+  ]);
+  if (provisional.length > 0)
+    lines.push(
+      '',
+      "Today, provisional (each pull replaces the last; final once a pull after the period's end loads it):",
+      ...provisional,
+    );
   lines.push(...renderDisagreements(status.disagreements ?? []));
   if (status.restatements.length > 0) {
     lines.push('', 'Re-pulls by period age (how much late data changed totals):');
@@ -122,6 +137,9 @@ export function renderStatus(status: Status): string {
   lines.push(
     `  ${CELL.loaded} loaded  ${CELL.zero} zero rows  ${CELL.failed} failed  ${CELL.missing} missing` +
       (retained.length > 0 ? `  ${CELL.dropped} dropped by retention` : '') +
+      (status.reports.some((r) => r.cells.includes('provisional'))
+        ? `  ${CELL.provisional} provisional`
+        : '') +
       (status.reports.some((r) => r.cells.includes('unstarted')) ? '  (blank) before start_date' : ''),
   );
   return `${lines.join('\n')}\n`;

@@ -15,7 +15,7 @@ export interface SideRow {
   readonly exact: boolean;
 }
 
-/** Every account and period of `reports` inside from..to, with each report whose periods tile it. */
+/** Every account and period of `reports` inside from..to, with each report whose final periods tile it. */
 export function sidesOf(
   schema: string,
   reports: readonly string[],
@@ -27,9 +27,10 @@ export function sidesOf(
   const totals = COUNTERS.map((c) => `'${c}', CASE WHEN count(t.${c}) = count(*) THEN sum(t.${c}) END`);
   return statement<SideRow>(
     `WITH t AS (
-       SELECT * FROM ${qualified(schema, 'report_totals')}
-        WHERE report = ANY($1) AND period_start >= $2 AND period_end <= $3
-          AND retention_dropped_at IS NULL AND ($4::text[] IS NULL OR account = ANY($4))
+       SELECT t.* FROM ${qualified(schema, 'report_totals')} t
+         JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id
+        WHERE t.report = ANY($1) AND t.period_start >= $2 AND t.period_end <= $3 AND NOT l.provisional
+          AND t.retention_dropped_at IS NULL AND ($4::text[] IS NULL OR t.account = ANY($4))
      ), periods AS (SELECT DISTINCT account, period_start, period_end FROM t)
      SELECT p.account, p.period_start::text, p.period_end::text, t.report,
             jsonb_build_object(${totals.join(', ')}) AS totals,

@@ -27,7 +27,7 @@ import { unconfiguredAccounts, type UnconfiguredAccount } from './sql.js';
 
 const HOUR_MS = 3_600_000;
 
-export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped' | 'unstarted';
+export type CellState = 'loaded' | 'zero' | 'failed' | 'missing' | 'dropped' | 'unstarted' | 'provisional';
 
 export interface ReportStatus {
   readonly account: string; // The ad server account (ADOPS_ACCOUNTS_FILE; `default` without one).
@@ -61,6 +61,10 @@ export interface ReportStatus {
   };
   /** Missing periods older than the freshness limit or than a loaded period: should be loaded by now. */
   readonly overdue: readonly string[];
+  /** Ended periods of the window loaded only provisionally (before they ended): neither loaded nor missing. */
+  readonly provisional?: readonly string[];
+  /** The current, unfinished period when a provisional pull loaded it: its rows and last refresh. */
+  readonly today?: { period: string; rows: number | null; refreshedAt: string | null };
 }
 
 /** Jobs of one queue by state; for pulls, `failed` leaves out those loaded since (`failedHealed`). */
@@ -217,8 +221,9 @@ async function reportStatus(
   );
   const from = window[0]?.start ?? yesterday;
   const to = window.at(-1)?.end ?? yesterday;
+  const current = periodContaining(localDate(now, r.schedule?.timezone ?? 'UTC'), r.period);
   const [states, unrec] = await Promise.all([
-    loadStates(wh, r, from, to, account),
+    loadStates(wh, r, from, current.end > to ? current.end : to, account),
     unreconciledPeriods(wh, r, from, to, account),
   ]);
   const byKey = new Map(states.map((s) => [periodKey(s), s]));
@@ -226,7 +231,7 @@ async function reportStatus(
   const failed = states.filter((s) => s.lastStatus === 'failed');
   const loadedStates = window
     .map((p) => byKey.get(periodKey(p)))
-    .filter((s): s is PeriodState => s !== undefined && s.rows !== null);
+    .filter((s): s is PeriodState => s !== undefined && s.rows !== null && s.provisional !== true);
   const zero = new Set(zeroRowOutliers(loadedStates).map((s) => s.start));
   const cell = (day: string): CellState => {
     const p = periodContaining(day, r.period);
@@ -235,6 +240,7 @@ async function reportStatus(
     const s = byKey.get(periodKey(p));
     if (s === undefined) return 'missing';
     if (s.lastStatus === 'failed') return 'failed';
+    if (s.provisional === true) return 'provisional';
     return s.rows === 0 ? 'zero' : 'loaded';
   };
   const newest = loadedStates.at(-1);
@@ -245,6 +251,7 @@ async function reportStatus(
     start !== undefined &&
     !isDue(r, periodContaining(start, r.period), now, fresh.limitMs);
   const missing = window.filter((p) => heal.has(periodKey(p)) && !byKey.has(periodKey(p)));
+  const today = byKey.get(periodKey(current));
   return {
     account,
     report: r.name,
@@ -271,6 +278,16 @@ async function reportStatus(
     overdue: missing
       .filter((p) => isDue(r, p, now, fresh.limitMs) || (newest !== undefined && p.start < newest.start))
       .map((p) => p.start),
+    provisional: window
+      .filter((p) => p.start < current.start && byKey.get(periodKey(p))?.provisional === true)
+      .map((p) => p.start),
+    ...(today && {
+      today: {
+        period: today.start,
+        rows: today.rows,
+        refreshedAt: today.lastLoadedAt?.toISOString() ?? null,
+      },
+    }),
   };
 }
 

@@ -35,6 +35,7 @@ export interface PullWorkerOptions {
   readonly observer: WorkerObserver;
   /** Hands `period.failed` to the webhooks; returns at once (NO_WEBHOOKS when they are off). */
   readonly notify: Notify;
+  readonly now?: () => Date; // see PullDeps
 }
 
 /** What the pull worker knows of one account. */
@@ -61,6 +62,7 @@ export function startPullWorker(rt: WorkerRuntime, o: PullWorkerOptions): Worker
   const io: PullDeps = {
     ...pullDeps(o.reports, o.fetcher, rt.wh, { secrets }, rt.shutdown.signal),
     ...(accounts === undefined ? {} : { accountRuns }),
+    ...(o.now === undefined ? {} : { now: o.now }),
   };
   // What follows a load of a report with a building table version: the composition's, not the pull's.
   const afterLoad = evolutionHook(rt.wh, rt.logger, o.notify, rt.queues.pulls);
@@ -162,17 +164,19 @@ function pullProcessor(
     if (failure.kind === 'fatal' || attempt >= (job.opts.attempts ?? 1)) {
       observer.pull(report, { outcome: 'failed' });
       log.error({ reason, attempt }, 'pull failed');
-      // The one place that knows the failure is final; the event is queued, never awaited.
-      notify({
-        type: 'period.failed',
-        ...(account === 'default' ? {} : { account }),
-        report,
-        period_start: periodStart,
-        period_end: periodEnd,
-        reason,
-        attempts: attempt,
-        load_id: outcome.loadId ?? null,
-      });
+      // The one place that knows the failure is final; the event is queued, never awaited. A provisional
+      // pull's failure is no period's: the next refresh, or the pull after the period's end, loads it.
+      if (data.provisional !== true)
+        notify({
+          type: 'period.failed',
+          ...(account === 'default' ? {} : { account }),
+          report,
+          period_start: periodStart,
+          period_end: periodEnd,
+          reason,
+          attempts: attempt,
+          load_id: outcome.loadId ?? null,
+        });
       throw failure.kind === 'fatal' ? new UnrecoverableError(reason) : new Error(reason);
     }
     observer.pull(report, { outcome: 'retry' });

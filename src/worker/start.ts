@@ -68,6 +68,7 @@ export interface WorkerDeps {
   /** Metrics and health server; default: config.metricsPort, off when 0. */
   readonly metrics?: { port: number; host?: string } | false;
   readonly gapCap?: number; // Gap repairs one scheduler tick enqueues at most (default 60).
+  readonly now?: () => Date; // The clock of pulls and ticks: which period is today (tests fix it).
   readonly backoff?: BackoffPolicy;
   /** Health turns 503 when jobs wait but none started or finished for this long (default 5 min). */
   readonly stuckAfterMs?: number;
@@ -137,6 +138,7 @@ async function startOn(
   const accounts = deps.fetcher === undefined ? openWorkerAccounts(rt, observer, concurrency) : undefined;
   if (accounts !== undefined) opened.push(() => accounts.close());
   const fetcher: ReportFetcher | FetcherFor = deps.fetcher ?? accounts?.fetcherFor ?? (() => undefined);
+  const clock = deps.now === undefined ? {} : { now: deps.now };
   const isolation =
     accounts !== undefined && config.accounts.length > 1
       ? { guard: accounts.guard, accounts: accounts.accounts, accountsFile: config.accountsFile }
@@ -173,8 +175,9 @@ async function startOn(
       backoff: deps.backoff ?? JOB_BACKOFF,
       observer,
       notify: webhooks === undefined ? NO_WEBHOOKS : webhookNotifier(rt.queues.webhooks, logger),
+      ...clock,
     }),
-    startTickWorker(rt, { reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP }),
+    startTickWorker(rt, { reports, gapCap: deps.gapCap ?? DEFAULT_GAP_CAP, ...clock }),
     ...(catalogue === undefined ? [] : [startSyncWorker(rt, catalogue.sync)]),
     ...(webhooks === undefined ? [] : [webhooks.worker]),
   ];

@@ -16,7 +16,7 @@ import type { WorkerRuntime } from './runtime.js';
 /** The TICK_QUEUE worker; a partition or housekeeping failure is only logged (a load makes its partition). */
 export function startTickWorker(
   rt: WorkerRuntime,
-  o: { reports: ReportLookup; gapCap: number },
+  o: { reports: ReportLookup; gapCap: number; now?: () => Date },
 ): WorkerOf<TickJobData> {
   const { config, logger } = rt;
   const deps: TickDeps = {
@@ -26,6 +26,7 @@ export function startTickWorker(
     accounts: config.accounts,
     healDays: config.healDays,
     gapCap: o.gapCap,
+    ...(o.now === undefined ? {} : { now: o.now }),
   };
   const partitions = async (name: string) => {
     const report = o.reports.get(name);

@@ -19,6 +19,7 @@ const MAX_JOB_FILE_BYTES = 64 * 1024;
 const MAX_RETENTION_MONTHS = 1200; // Longest retention_months a report may declare (100 years).
 
 const MAX_JOB_FILES = 500;
+const MIN_TODAY_MS = 300_000; // today.every: a pull of the unfinished period at most every 5 minutes
 
 type Fail = (field: string, message: string) => never;
 
@@ -41,6 +42,8 @@ export interface ReportJob {
   readonly retentionMonths?: number;
   /** No period ending before it is pulled, healed or called missing (`start_date: 2025-01-01`); see plan/bounds.ts. */
   readonly startDate?: string;
+  /** Pull the current, unfinished period this often (`today: { every: 30m }`), recorded provisional. */
+  readonly today?: { readonly everyMs: number };
   readonly file: string; // The file it came from, for messages.
 }
 
@@ -69,6 +72,7 @@ const REPORT_KEYS = [
   'freshness',
   'retention_months',
   'start_date',
+  'today',
   'description',
 ];
 const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
@@ -221,6 +225,19 @@ export function parseJob(text: string, file: string): JobDefinition {
   const start = o.start_date ?? undefined;
   const startProblem = start === undefined ? undefined : planDateProblem(start);
   if (startProblem !== undefined) fail('start_date', startProblem);
+  const today = o.today ?? undefined;
+  let everyMs: number | undefined;
+  if (today !== undefined) {
+    if (typeof today !== 'object' || Array.isArray(today)) fail('today', 'expected a mapping { every: 30m }');
+    checkKeys(today, ['every'], fail, 'today.');
+    const every = 'every' in today ? today.every : undefined;
+    everyMs = typeof every === 'string' ? parseDuration(every) : undefined;
+    if (everyMs === undefined || everyMs < MIN_TODAY_MS)
+      fail(
+        'today.every',
+        `${show(every)} is not allowed; expected a duration of 5 minutes or more, like 30m or 2h`,
+      );
+  }
   return Object.freeze({
     kind: 'report',
     name,
@@ -231,6 +248,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
     ...(retention === undefined ? {} : { retentionMonths: retention as number }),
     ...(typeof start === 'string' ? { startDate: start } : {}),
+    ...(everyMs === undefined ? {} : { today: { everyMs } }),
     file,
   });
 }

@@ -13,8 +13,9 @@ export const PULL_JOB = 'pull';
 export const TICK_JOB = 'tick';
 export const SYNC_JOB = 'sync';
 
-/** Id of a definition's job scheduler (`...@account` for a catalogue sync of an account not `default`). */
-export function schedulerId(kind: 'report' | 'entities', name: string, account?: string): string {
+/** Id of a definition's job scheduler (`...@account` for a catalogue sync of an account not `default`);
+ * `today` is a report's `today:` ticks. */
+export function schedulerId(kind: 'report' | 'entities' | 'today', name: string, account?: string): string {
   return account === undefined || account === 'default'
     ? `adops-${kind}-${name}`
     : `adops-${kind}-${name}@${account}`;
@@ -22,7 +23,7 @@ export function schedulerId(kind: 'report' | 'entities', name: string, account?:
 
 /** Whether a scheduler id is one schedulerId makes: `adops schedule` leaves anyone else's alone. */
 export function isOurScheduler(id: string): boolean {
-  return /^adops-(report|entities)-[a-z][a-z0-9_]*(@[a-z][a-z0-9_]*)?$/.test(id);
+  return /^adops-(report|entities|today)-[a-z][a-z0-9_]*(@[a-z][a-z0-9_]*)?$/.test(id);
 }
 
 /** Queue of webhook work: signed event deliveries and the periodic freshness evaluation. */
@@ -40,6 +41,8 @@ export interface PullJobData {
   readonly periodEnd: string;
   /** The table version an evolution planned it for: only keeps it apart from an old-shape pull (dedup). */
   readonly version?: number;
+  /** A pull of a period not yet ended (`today:`, backfill --today): loaded provisional if it still has not. */
+  readonly provisional?: true;
 }
 
 /** The account a pull is for: DEFAULT_ACCOUNT when the payload names none. */
@@ -61,6 +64,7 @@ export function syncAccount(data: unknown): string | undefined {
 
 export interface TickJobData {
   readonly report: string;
+  readonly today?: string; // set on a `today:` scheduler's ticks: enqueue the current period, provisional
 }
 
 export function pullData(
@@ -89,7 +93,7 @@ export function pullDedupId(data: PullJobData): string {
     account === DEFAULT_ACCOUNT
       ? `${data.report}/${data.periodStart}/${data.periodEnd}`
       : `${account}/${data.report}/${data.periodStart}/${data.periodEnd}`;
-  return data.version === undefined ? base : `${base}/v${data.version}`;
+  return `${base}${data.version === undefined ? '' : `/v${data.version}`}${data.provisional === true ? '/today' : ''}`;
 }
 
 /** Narrows untrusted job data (it comes from the queue's store) to a PullJobData, or undefined. */
@@ -108,6 +112,7 @@ export function asPullData(value: unknown): PullJobData | undefined {
     periodStart: v.periodStart,
     periodEnd: v.periodEnd,
     ...(version === undefined ? {} : { version }),
+    ...(v.provisional === true ? { provisional: true } : {}),
   };
 }
 

@@ -44,7 +44,8 @@ async function rowCounts(): Promise<Record<string, number>> {
     `SELECT 'campaigns' AS name, count(*)::int AS n FROM demo.campaigns
      UNION ALL SELECT 'daily_campaign', count(*)::int FROM demo.report_daily_campaign
      UNION ALL SELECT 'daily_geo_device', count(*)::int FROM demo.report_daily_geo_device
-     UNION ALL SELECT 'hourly', count(*)::int FROM demo.report_hourly`,
+     UNION ALL SELECT 'hourly', count(*)::int FROM demo.bi_hourly WHERE NOT provisional
+     UNION ALL SELECT 'hourly_today', count(*)::int FROM demo.bi_hourly WHERE provisional`,
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.n]));
 }
@@ -63,6 +64,9 @@ describe('adops demo', () => {
     expect(first.result).toMatchObject({ pulls: 20, failed: 0 });
     expect(first.result.campaigns).toBeGreaterThan(0);
     expect(first.output).toContain('backfill: 20 loaded, 0 failed');
+    // Then today, provisionally: two accounts x 5 reports, shown apart by status.
+    expect(first.output).toContain('today, provisional: 10 loaded, 0 failed');
+    expect(first.output).toContain('Today, provisional (each pull replaces the last');
     expect(first.output).toContain('sync of account north:');
     expect(first.output).toContain('sync of account south:');
     // adops status groups by account.

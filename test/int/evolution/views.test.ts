@@ -133,6 +133,12 @@ describe('a report whose dimensions change', () => {
       `SELECT count(*)::int AS n FROM ${S}.bi_daily_zone_daily WHERE ad_format = 'video'`,
     );
     expect(daily.rows).toEqual([{ n: 4 }]);
+    // The swap made both views again, each row still saying whether it is provisional (none is here).
+    for (const view of ['bi_daily_zone', 'bi_daily_zone_daily'])
+      expect(
+        (await db.pool.query(`SELECT count(*)::int AS n FROM ${S}.${view} WHERE provisional IS NOT FALSE`))
+          .rows,
+      ).toEqual([{ n: 0 }]);
 
     // adops migrate says which view file it refused and which dimension it lacks, and exits 0.
     writeFileSync(

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -198,6 +198,34 @@ describe('upgrades from the baseline', () => {
     await expect(insert('failed', 'queue')).rejects.toThrow(/report_loads_failed_step_check/);
     await expect(insert('loaded', 'load')).rejects.toThrow(/report_loads_failed_step_check/);
     expect(await appliedVersions(db.pool)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('upgrades a warehouse at 005 with sql/006_provisional.sql: old loads are final, a provisional one is found by its index', async () => {
+    const before = readdirSync(sqlDir()).filter((f) => /^\d{3}_.*\.sql$/.test(f) && f < '006');
+    for (const file of before) copyFileSync(join(sqlDir(), file), join(dir, file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+       VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'loaded', 1)`,
+    );
+    copyFileSync(join(sqlDir(), '006_provisional.sql'), join(dir, '006_provisional.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['006_provisional.sql'], alreadyApplied: before.length });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts, provisional)
+       VALUES ('daily', '2026-01-02', '2026-01-02', '{day}', 'loaded', 1, true)`,
+    );
+    const { rows } = await db.pool.query(
+      'SELECT period_start::text AS day, provisional FROM wh.report_loads ORDER BY period_start',
+    );
+    expect(rows).toEqual([
+      { day: '2026-01-01', provisional: false },
+      { day: '2026-01-02', provisional: true },
+    ]);
+    const { rows: index } = await db.pool.query(
+      "SELECT indexdef FROM pg_indexes WHERE schemaname = 'wh' AND indexname = 'report_loads_provisional'",
+    );
+    expect(index[0]?.indexdef).toMatch(/\(load_id\) WHERE provisional$/);
   });
 
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {

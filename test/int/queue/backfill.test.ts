@@ -157,6 +157,27 @@ describe('periods that have not ended', () => {
     expect(await loads()).toBe(0);
   });
 
+  it('backfill --today pulls the current period now, recorded provisional; with --from, or without either, it is refused', async () => {
+    await h.worker();
+    const today = localDate(new Date(), 'UTC');
+    const r = await runCli(['backfill', '--report', 'daily_zone', '--today', '--wait'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    const { rows } = await h.db.pool.query(
+      `SELECT period_start::text AS day, status, provisional FROM "${TEST_SCHEMA}".report_loads WHERE report = 'daily_zone'`,
+    );
+    expect(rows).toEqual([{ day: today, status: 'loaded', provisional: true }]);
+    const both = await runCli(['backfill', '--all', '--today', '--from', today], h.env);
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      'adops: --today pulls the current period: give it without --from and --to\n',
+    ]);
+    const neither = await runCli(['backfill', '--report', 'daily_zone'], h.env);
+    expect([neither.code, neither.stderr]).toEqual([
+      2,
+      'adops: backfill needs the periods to pull: give --from and --to, or --today\n',
+    ]);
+  });
+
   it('a worker refuses a pull of a period that has not ended, whoever enqueued it, and records nothing', async () => {
     await h.worker();
     const today = localDate(new Date(), 'UTC');

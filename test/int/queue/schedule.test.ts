@@ -14,6 +14,8 @@ import { loadStates } from '../../../src/pull/history.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { createHarness, type Harness } from '../../helpers/pipeline.js';
+import { until } from '../../helpers/wait.js';
+import { localDate } from '../../../src/platform/dates/calendar.js';
 
 let h: Harness | undefined;
 
@@ -90,6 +92,34 @@ describe('adops schedule', () => {
     const ids = (await h.queues.ticks.getJobSchedulers(0, -1)).map((s) => s.key);
     expect(ids).not.toContain('adops-report-hourly');
     expect(await h.queues.syncs.getJobSchedulers(0, -1)).toEqual([]);
+  });
+});
+
+describe('a today: scheduler', () => {
+  it('ticks every today.every, loading the current day provisional; kept on a second run, removed with the field', async () => {
+    const today: ReportJob = { ...zoneJob('0 3 * * *'), today: { everyMs: 1_000 } };
+    h = await createHarness({ jobs: { reports: [today], entities: [] } });
+    await h.worker();
+    const first = await syncSchedulers(h.queues, h.jobs);
+    expect(first.created).toEqual(['adops-report-daily_zone', 'adops-today-daily_zone']);
+    expect((await syncSchedulers(h.queues, h.jobs)).unchanged).toEqual(first.created);
+    const scheduler = (await h.queues.ticks.getJobSchedulers(0, -1)).find(
+      (s) => s.key === 'adops-today-daily_zone',
+    );
+    expect(Number(scheduler?.every)).toBe(1_000);
+    expect(scheduler?.template?.data).toEqual({ report: 'daily_zone', today: 'yes' });
+    const day = localDate(new Date(), 'UTC');
+    const provisional = async () =>
+      (
+        await h!.db.pool.query(
+          `SELECT 1 FROM "${TEST_SCHEMA}".report_loads
+            WHERE report = 'daily_zone' AND period_start = $1 AND provisional AND status = 'loaded'`,
+          [day],
+        )
+      ).rowCount ?? 0;
+    await until('a provisional load of today', async () => (await provisional()) > 0, 20_000);
+    const cli = await adops(['schedule'], { ...h.env, ADOPS_JOBS_DIR: 'jobs' });
+    expect(cli.out).toContain('removed adops-today-daily_zone');
   });
 });
 

@@ -2,7 +2,11 @@
 // computed here from the rows loaded, on data where the average of per-row rates differs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadJobs, type ReportJob } from '../../../src/platform/config/jobs.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ensureDailyViews, ensureViews } from '../../../src/schema/views.js';
+import { dailyViewSql } from '../../../src/schema/views-sql.js';
+import { packageRoot } from '../../../src/platform/config/files.js';
 import { loadPulledPeriod } from '../../helpers/pipeline.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { createTables, openTestDatabase, pulled, reportJob, type Row } from './fixtures/reports.js';
@@ -142,6 +146,47 @@ describe('bi_<name>_daily', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].iso_year_week).toBe('2026-W14');
     expect(rows[0].fill_rate).toBeCloseTo(rates(hourlyRows('x'), 1, 0).ratio, 12);
+  });
+
+  it("adds provisional at the end of an older release's views, replacing them in place (a view over them stays)", async () => {
+    // bi_hourly and its companion as the release before provisional made them; a user's view over bi_hourly.
+    const file = readFileSync(join(packageRoot(), 'sql', 'views', 'hourly.sql'), 'utf8');
+    const old = file.replace(
+      /,\n\s*r\.load_id IN \(SELECT load_id FROM report_loads WHERE provisional\) AS provisional/,
+      '',
+    );
+    expect(old).not.toContain('provisional');
+    await db.pool.query(`DROP VIEW ${S}.bi_hourly_daily, ${S}.bi_hourly`);
+    await withClient(async (c) => {
+      await c.query(`SET search_path TO ${S}`);
+      await c.query(old);
+      const { rows } = await c.query<{ name: string }>(
+        `SELECT attname AS name FROM pg_attribute WHERE attrelid = 'bi_hourly'::regclass AND attnum > 0 ORDER BY attnum`,
+      );
+      await c.query(
+        dailyViewSql(
+          'hourly',
+          rows.map((r) => r.name),
+          'day',
+        ) ?? '',
+      );
+      await c.query('CREATE VIEW users_hourly AS SELECT day, ad_requests FROM bi_hourly');
+      await c.query('RESET search_path');
+    });
+    await withClient(async (c) => {
+      await ensureViews(c, warehouseOf(db.pool, S), [hourly]);
+      await ensureDailyViews(c, warehouseOf(db.pool, S), [hourly]);
+    });
+    for (const view of ['bi_hourly', 'bi_hourly_daily']) {
+      const { rows } = await db.pool.query(
+        `SELECT count(*)::int AS n, bool_or(provisional) AS any FROM ${S}.${view}`,
+      );
+      expect(rows).toEqual([{ n: view === 'bi_hourly' ? 6 : 2, any: false }]);
+    }
+    // Added at the end, so the views were replaced, not dropped: the view over them is still there.
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM ${S}.users_hourly`)).rows).toEqual([
+      { n: 6 },
+    ]);
   });
 
   it('says why a report has no companion: no day in its rows, or the name belongs to another report', async () => {

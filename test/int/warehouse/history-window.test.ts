@@ -84,7 +84,7 @@ async function referenceStates(report: string, from: string, to: string): Promis
         ORDER BY period_start, period_end, load_id DESC)
      SELECT last.period_start::text AS period_start, last.period_end::text AS period_end,
             last.status AS last_status, t.loaded_at AS last_loaded_at, l.rows,
-            CASE WHEN last.status = 'failed' THEN last.error END AS error
+            CASE WHEN last.status = 'failed' THEN last.error END AS error, coalesce(l.provisional, false) AS provisional
        FROM last
        LEFT JOIN ${S}.report_totals t
               ON t.report = $1 AND t.period_start = last.period_start AND t.period_end = last.period_end

@@ -54,6 +54,30 @@ describe('job definitions', () => {
     );
   });
 
+  it('reads today: { every: D } of 5 minutes or more, and refuses anything else naming the file and field', () => {
+    expect(parseJob(`${valid}today: { every: 30m }\n`, 'jobs/x.yaml')).toMatchObject({
+      today: { everyMs: 1_800_000 },
+    });
+    expect(parseJob(`${valid}today: { every: 5m }\n`, 'jobs/x.yaml')).toMatchObject({
+      today: { everyMs: 300_000 },
+    });
+    expect(parseJob(valid, 'jobs/x.yaml')).not.toHaveProperty('today');
+    const wanted = 'expected a duration of 5 minutes or more, like 30m or 2h';
+    expect(rejects(`${valid}today: { every: 4m }\n`)).toBe(
+      `jobs/x.yaml: today.every: "4m" is not allowed; ${wanted}`,
+    );
+    expect(rejects(`${valid}today: { every: 30 }\n`)).toBe(
+      `jobs/x.yaml: today.every: 30 is not allowed; ${wanted}`,
+    );
+    expect(rejects(`${valid}today: {}\n`)).toBe(
+      `jobs/x.yaml: today.every: missing is not allowed; ${wanted}`,
+    );
+    expect(rejects(`${valid}today: 30m\n`)).toBe('jobs/x.yaml: today: expected a mapping { every: 30m }');
+    expect(rejects(`${valid}today: { every: 30m, cron: x }\n`)).toBe(
+      'jobs/x.yaml: today.cron: unknown field; allowed: every',
+    );
+  });
+
   it('loads the shipped default definitions', () => {
     const { reports, entities } = loadJobs('jobs');
     expect(reports.map((r) => [r.name, r.dimensions.join(',')])).toEqual([

@@ -46,6 +46,28 @@ describe('renderStatus', () => {
     expect(text).toMatch(/daily_zone\s+█·✗○\n/);
   });
 
+  it('shows today apart (rows, last refresh) and an ended period still provisional, marked ~ in the grid', () => {
+    const [report] = status.reports;
+    const text = renderStatus({
+      ...status,
+      reports: [
+        {
+          ...report!,
+          cells: ['loaded', 'missing', 'failed', 'provisional'],
+          provisional: ['2026-01-04'],
+          today: { period: '2026-01-05', rows: 120, refreshedAt: '2026-01-05T09:30:00.000Z' },
+        },
+      ],
+    });
+    expect(text).toContain(
+      "Today, provisional (each pull replaces the last; final once a pull after the period's end loads it):\n" +
+        '  daily_zone 2026-01-05: 120 rows, refreshed 2026-01-05T09:30:00.000Z\n' +
+        '  daily_zone 2026-01-04: ended, provisional until its final pull\n',
+    );
+    expect(text).toMatch(/daily_zone\s+█·✗~\n/);
+    expect(text).toContain('  ~ provisional');
+  });
+
   it("shows a failed load's stored error with its control characters escaped, as it may quote the API", () => {
     const [report] = status.reports;
     const text = renderStatus({

@@ -13,6 +13,7 @@ import {
   planBackfill,
   type PlannedPull,
   scheduledTime,
+  todayPulls,
 } from '../../../src/plan/pulls.js';
 import { periodsBetween, type PeriodUnit } from '../../../src/platform/dates/periods.js';
 import fc from 'fast-check';
@@ -88,6 +89,66 @@ describe('periodsToHeal', () => {
       state('2026-01-05', 'loaded', 0),
     ];
     expect(periodsToHeal(expected, states).map((p) => p.start)).toEqual(['2026-01-02', '2026-01-03']);
+  });
+
+  it('picks an ended period whose rows are only provisional: it needs its final pull', () => {
+    const expected = periodsBetween('2026-01-01', '2026-01-02', 'day');
+    const states = [state('2026-01-01', 'loaded'), { ...state('2026-01-02', 'loaded'), provisional: true }];
+    expect(periodsToHeal(expected, states).map((p) => p.start)).toEqual(['2026-01-02']);
+  });
+});
+
+describe('todayPulls', () => {
+  const report = (name: string, period: PeriodUnit, timezone: string, startDate?: string): ReportJob => ({
+    kind: 'report',
+    name,
+    dimensions: ['day'],
+    period,
+    lookbackDays: 0,
+    schedule: { cron: '0 3 * * *', timezone },
+    ...(startDate === undefined ? {} : { startDate }),
+    file: `${name}.yaml`,
+  });
+
+  it("is each account's current period of each report in its own time zone, provisional; none before a start", () => {
+    // 2026-03-10 02:00 UTC: still 2026-03-09 in Los Angeles, in the week of Monday 2026-03-09.
+    const now = new Date('2026-03-10T02:00:00Z');
+    const reports = [
+      report('utc_day', 'day', 'UTC'),
+      report('la_day', 'day', 'America/Los_Angeles'),
+      report('la_week', 'week', 'America/Los_Angeles'),
+      report('later', 'day', 'UTC', '2026-03-11'),
+    ];
+    const accounts = [
+      { name: 'north', reports: undefined },
+      { name: 'south', reports: ['utc_day'] },
+    ];
+    expect(todayPulls(reports, now, accounts)).toEqual([
+      {
+        account: 'north',
+        report: 'utc_day',
+        period: { start: '2026-03-10', end: '2026-03-10' },
+        provisional: true,
+      },
+      {
+        account: 'south',
+        report: 'utc_day',
+        period: { start: '2026-03-10', end: '2026-03-10' },
+        provisional: true,
+      },
+      {
+        account: 'north',
+        report: 'la_day',
+        period: { start: '2026-03-09', end: '2026-03-09' },
+        provisional: true,
+      },
+      {
+        account: 'north',
+        report: 'la_week',
+        period: { start: '2026-03-09', end: '2026-03-15' },
+        provisional: true,
+      },
+    ]);
   });
 });
 

@@ -38,6 +38,18 @@ describe('pull payload', () => {
     expect(pullDedupId(old!)).toBe('a/2026-01-01/2026-01-01');
   });
 
+  it('keeps a provisional pull apart from a final one of its period, and reads its flag back', () => {
+    const data = {
+      ...pullData('daily_zone', { start: '2026-01-01', end: '2026-01-01' }),
+      provisional: true as const,
+    };
+    expect(pullDedupId(data)).toBe('daily_zone/2026-01-01/2026-01-01/today');
+    expect(asPullData(data)).toEqual(data);
+    expect(asPullData({ ...data, provisional: 'yes' })).not.toHaveProperty('provisional');
+    expect(schedulerId('today', 'daily_zone')).toBe('adops-today-daily_zone');
+    expect(isOurScheduler('adops-today-daily_zone')).toBe(true);
+  });
+
   it('rejects job data that does not have that shape', () => {
     expect(asPullData({ report: 'a', periodStart: '2026-01-01', periodEnd: '2026-01-01' })).toBeDefined();
     expect(asPullData({ report: 'a', periodStart: '2026-1-1', periodEnd: '2026-01-01' })).toBeUndefined();

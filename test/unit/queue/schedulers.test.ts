@@ -26,6 +26,20 @@ describe('wantedSchedulers', () => {
     );
   });
 
+  it('adds a scheduler every today.every for a report asking for today', () => {
+    const [first, ...rest] = jobs.reports;
+    const today = { reports: [{ ...first!, today: { everyMs: 1_800_000 } }, ...rest], entities: [] };
+    expect(wantedSchedulers(today).filter((w) => w.id.startsWith('adops-today-'))).toEqual([
+      {
+        id: `adops-today-${first!.name}`,
+        queue: 'ticks',
+        repeat: { every: 1_800_000 },
+        name: 'tick',
+        data: { report: first!.name, today: 'yes' },
+      },
+    ]);
+  });
+
   it('keeps the ids and data of a single-account deployment', () => {
     const syncs = wantedSchedulers(jobs).filter((w) => w.queue === 'syncs');
     expect(syncs.every((s) => !s.id.includes('@') && Object.keys(s.data).length === 0)).toBe(true);

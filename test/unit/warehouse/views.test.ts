@@ -1,6 +1,7 @@
 // The BI views' SQL: the generated view of a report without a view file, and the per-day companion (src/schema/views.ts).
 import { describe, expect, it } from 'vitest';
 import { dailyViewName, dailyViewSql, generatedViewSql } from '../../../src/schema/views-sql.js';
+import { refusedViewLine } from '../../../src/schema/views.js';
 
 const COUNTERS = [
   'ad_requests',
@@ -97,5 +98,33 @@ describe('generatedViewSql', () => {
     const sql = generatedViewSql('geo', COLUMNS(['day', 'country']));
     expect(sql).not.toContain('JOIN');
     expect(sql).not.toContain('campaign_name');
+  });
+
+  it('ends with provisional, per row, and its companion with bool_or of it, never grouping by it', () => {
+    const sql = generatedViewSql('geo', COLUMNS(['day', 'country']));
+    expect(sql).toContain(
+      'r.loaded_at,\n  r.load_id IN (SELECT load_id FROM report_loads WHERE provisional) AS provisional\nFROM',
+    );
+    const daily =
+      dailyViewSql('geo', ['day', 'country', ...COUNTERS, 'loaded_at', 'provisional'], 'day') ?? '';
+    expect(daily).toContain('max(v.loaded_at) AS loaded_at,\n  bool_or(v.provisional) AS provisional\nFROM');
+    expect(daily).toMatch(/GROUP BY v\.day, v\."country"$/);
+  });
+});
+
+describe('refusedViewLine', () => {
+  it('says a refused view file lacks provisional, and how to add it', () => {
+    expect(
+      refusedViewLine({ report: 'daily_zone', status: 'refused', missing: ['provisional'], version: 1 }),
+    ).toBe(
+      'refused sql/views/daily_zone.sql: bi_daily_zone lacks the column provisional; generated bi_daily_zone instead ' +
+        '(every BI view says which rows are provisional: add ' +
+        'r.load_id IN (SELECT load_id FROM report_loads WHERE provisional) AS provisional to the file)',
+    );
+    expect(
+      refusedViewLine({ report: 'z', status: 'refused', missing: ['ad_format', 'provisional'] }),
+    ).toMatch(
+      /^refused sql\/views\/z\.sql: bi_z lacks the dimension ad_format of report_z; .*told apart by its dimensions/,
+    );
   });
 });
