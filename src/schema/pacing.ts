@@ -3,6 +3,7 @@
 import type { ClientBase } from 'pg';
 import type { PacingSettings } from '../platform/config/env.js';
 import { type Warehouse, execute, firstRow, reportTable, rowsOf } from '../platform/pg/handle.js';
+import { regrantBiViews } from './bi-role.js';
 import { columnsOf, comment } from './sql.js';
 import { SchemaRefusal } from './versions.js';
 import { dimensionsOf, dropView } from './views-sql.js';
@@ -92,6 +93,7 @@ export async function asidePacing<T>(
   const result = await work();
   await execute(client, psql.createPacingView(wh.schema, held.definition));
   await describePacing(client, wh);
+  await regrantBiViews(client, wh);
   return result;
 }
 

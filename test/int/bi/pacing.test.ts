@@ -1,11 +1,14 @@
 // bi_campaign_pacing by hand: a fixed clock (the setting adops.now), a fixed catalogue and known delivery of
 // a report in America/New_York (EST, UTC-5, in February), and every state and figure worked out below.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportJob } from '../../../src/platform/config/jobs.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 import { setupWarehouse } from '../../../src/schema/migrate.js';
-import { choosePacingReport } from '../../../src/schema/pacing.js';
+import { asidePacing, choosePacingReport } from '../../../src/schema/pacing.js';
+import { setupBiRole } from '../../../src/schema/bi-role.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { createTestDatabase, TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
 import { loadPulledPeriod } from '../../helpers/pipeline.js';
@@ -121,8 +124,13 @@ beforeAll(async () => {
       expect(outcome.status, `${account} ${day}`).toBe('loaded');
     }
 });
+const ROLE = `adops_pace_${randomBytes(4).toString('hex')}`;
 afterAll(async () => {
   await db?.drop();
+  const admin = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  await admin.query(`DROP ROLE IF EXISTS ${ROLE}`);
+  await admin.end();
 });
 
 interface Pacing {
@@ -223,6 +231,35 @@ describe('bi_campaign_pacing', () => {
     expect(banded.get('default 10')?.state).toBe('ahead'); // 1.67
     await setupWarehouse(warehouseOf(db.pool, S), { reports: [JOB] });
     expect((await pacing()).get('default 1')?.state).toBe('on_pace');
+  });
+});
+
+describe('an evolution swap', () => {
+  it('finds bi_campaign_pacing made again as it was, commented and granted to the BI roles', async () => {
+    const wh = warehouseOf(db.pool, S);
+    await setupBiRole(wh, ROLE);
+    const before = await pacing();
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const gone = await asidePacing(
+        client,
+        wh,
+        JOB.name,
+        async () => (await client.query(`SELECT to_regclass('${S}.bi_campaign_pacing') AS v`)).rows[0]?.v,
+      );
+      await client.query('COMMIT');
+      expect(gone).toBeNull();
+    } finally {
+      client.release();
+    }
+    expect(await pacing()).toEqual(before);
+    const { rows } = await db.pool.query<{ granted: boolean; comment: string | null }>(
+      `SELECT has_table_privilege($1, $2, 'SELECT') AS granted, col_description($2::regclass, 17) AS comment`,
+      [ROLE, `${S}.bi_campaign_pacing`],
+    );
+    expect(rows[0]?.granted).toBe(true);
+    expect(rows[0]?.comment).toMatch(/by pace: behind/);
   });
 });
 
