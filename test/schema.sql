@@ -64,6 +64,14 @@ CREATE TABLE adops.announced_disagreements (
     announced_at timestamp with time zone DEFAULT now() NOT NULL
 );
 COMMENT ON TABLE adops.announced_disagreements IS 'Report disagreements already announced by the report.disagrees webhook.';
+CREATE TABLE adops.announced_pacing (
+    account text NOT NULL,
+    campaign_id bigint NOT NULL,
+    day date NOT NULL,
+    announced_at timestamp with time zone DEFAULT now() NOT NULL
+);
+COMMENT ON TABLE adops.announced_pacing IS 'Campaigns the campaign.behind webhook announced as behind, once per campaign and UTC day.';
+COMMENT ON COLUMN adops.announced_pacing.day IS 'The UTC day of the announcement: a campaign still behind the next day is announced again.';
 CREATE TABLE adops.api_limits (
     key text NOT NULL,
     window_no bigint DEFAULT 0 NOT NULL,
@@ -215,6 +223,180 @@ COMMENT ON COLUMN adops.report_loads.fetch_token IS 'nextval(fetch_tokens) taken
 COMMENT ON COLUMN adops.report_loads.account IS 'The ad server account of the pull (ADOPS_ACCOUNTS_FILE); default for a single-account deployment.';
 COMMENT ON COLUMN adops.report_loads.failed_step IS 'The step a failed pull failed at: fetch, parse, load or archive (its message is in error); NULL for loaded and superseded attempts, and for failures recorded before 004.';
 COMMENT ON COLUMN adops.report_loads.provisional IS 'True for a pull of a period not yet ended when its fetch started (today, in the report''s time zone): its rows are replaced by the next pull, and the period is final once a pull after its end loads it. Its restatement, and that of the load after it, stays NULL.';
+CREATE VIEW adops.bi_campaign_pacing AS
+ WITH clock AS (
+         SELECT COALESCE((NULLIF(current_setting('adops.now'::text, true), ''::text))::timestamp with time zone, now()) AS now,
+            'UTC'::text AS tz
+        ), loaded AS (
+         SELECT report_loads.account,
+            min(report_loads.period_start) AS first_day,
+            max(report_loads.period_end) AS last_day
+           FROM adops.report_loads
+          WHERE ((report_loads.report = 'daily_campaign'::text) AND (report_loads.status = 'loaded'::text))
+          GROUP BY report_loads.account
+        ), c AS (
+         SELECT k.account,
+            k.campaign_id,
+            k.name,
+            k.ad_format,
+            k.is_active,
+            k.pacing_event,
+            k.pacing_period,
+            k.pacing_speed,
+            k.pacing_value,
+            k.delivery_start,
+            k.delivery_end,
+            k.event_clicks,
+            clock.now,
+            clock.tz,
+                CASE
+                    WHEN (k.pacing_event = 'clicks'::text) THEN LEAST(clock.now, k.synced_at)
+                    WHEN (l.last_day IS NOT NULL) THEN LEAST(clock.now, (((l.last_day + 1))::timestamp without time zone AT TIME ZONE clock.tz))
+                    ELSE NULL::timestamp with time zone
+                END AS as_of,
+                CASE
+                    WHEN (k.pacing_period = 'day'::text) THEN GREATEST((date_trunc('day'::text, (COALESCE(k.delivery_start, k.created) AT TIME ZONE clock.tz)) AT TIME ZONE clock.tz),
+                    CASE
+                        WHEN (k.pacing_event = 'impressions'::text) THEN ((l.first_day)::timestamp without time zone AT TIME ZONE clock.tz)
+                        ELSE NULL::timestamp with time zone
+                    END)
+                    ELSE COALESCE(k.delivery_start, k.created)
+                END AS since
+           FROM ((adops.campaigns k
+             CROSS JOIN clock)
+             LEFT JOIN loaded l ON ((l.account = k.account)))
+          WHERE ((k.deleted_at IS NULL) AND (k.pacing_event IS NOT NULL) AND (k.pacing_value > 0))
+        ), w AS (
+         SELECT c.account,
+            c.campaign_id,
+            c.name,
+            c.ad_format,
+            c.is_active,
+            c.pacing_event,
+            c.pacing_period,
+            c.pacing_speed,
+            c.pacing_value,
+            c.delivery_start,
+            c.delivery_end,
+            c.event_clicks,
+            c.now,
+            c.tz,
+            c.as_of,
+            c.since,
+            u.until,
+            ((u.until AT TIME ZONE c.tz))::date AS until_day
+           FROM (c
+             CROSS JOIN LATERAL ( SELECT
+                        CASE
+                            WHEN (c.as_of IS NOT NULL) THEN LEAST(c.as_of, c.delivery_end)
+                            ELSE NULL::timestamp with time zone
+                        END AS until) u)
+        ), d AS (
+         SELECT w.account,
+            w.campaign_id,
+            (sum(r.impressions))::bigint AS impressions
+           FROM (w
+             JOIN ( SELECT report_daily_campaign.account,
+                    report_daily_campaign.campaign_id,
+                    report_daily_campaign.day,
+                    report_daily_campaign.impressions
+                   FROM adops.report_daily_campaign) r ON (((r.account = w.account) AND (r.campaign_id = w.campaign_id))))
+          WHERE (((((r.day + 1))::timestamp without time zone AT TIME ZONE w.tz) > w.since) AND (((r.day)::timestamp without time zone AT TIME ZONE w.tz) < w.until))
+          GROUP BY w.account, w.campaign_id
+        ), f AS (
+         SELECT w.account,
+            w.campaign_id,
+            w.name,
+            w.ad_format,
+            w.is_active,
+            w.pacing_event,
+            w.pacing_period,
+            w.pacing_speed,
+            w.pacing_value,
+            w.delivery_start,
+            w.delivery_end,
+            w.event_clicks,
+            w.now,
+            w.tz,
+            w.as_of,
+            w.since,
+            w.until,
+            w.until_day,
+                CASE w.pacing_event
+                    WHEN 'clicks'::text THEN w.event_clicks
+                    WHEN 'impressions'::text THEN
+                    CASE
+                        WHEN (w.as_of IS NOT NULL) THEN COALESCE(d.impressions, (0)::bigint)
+                        ELSE NULL::bigint
+                    END
+                    ELSE NULL::bigint
+                END AS delivered,
+                CASE
+                    WHEN ((w.until IS NULL) OR (w.since IS NULL)) THEN NULL::double precision
+                    WHEN (w.until <= w.since) THEN (0)::double precision
+                    WHEN (w.pacing_period = 'day'::text) THEN ((w.pacing_value)::double precision * (((w.until_day - ((w.since AT TIME ZONE w.tz))::date))::double precision +
+                    CASE
+                        WHEN (w.pacing_speed = 'asap'::text) THEN ceil(((EXTRACT(epoch FROM (w.until - ((w.until_day)::timestamp without time zone AT TIME ZONE w.tz))))::double precision / (EXTRACT(epoch FROM ((((w.until_day + 1))::timestamp without time zone AT TIME ZONE w.tz) - ((w.until_day)::timestamp without time zone AT TIME ZONE w.tz))))::double precision))
+                        ELSE ((EXTRACT(epoch FROM (w.until - ((w.until_day)::timestamp without time zone AT TIME ZONE w.tz))))::double precision / (EXTRACT(epoch FROM ((((w.until_day + 1))::timestamp without time zone AT TIME ZONE w.tz) - ((w.until_day)::timestamp without time zone AT TIME ZONE w.tz))))::double precision)
+                    END))
+                    WHEN (w.pacing_speed = 'asap'::text) THEN (w.pacing_value)::double precision
+                    WHEN (w.delivery_end IS NOT NULL) THEN ((w.pacing_value)::double precision * LEAST((1)::double precision, ((EXTRACT(epoch FROM (w.until - w.since)))::double precision / NULLIF((EXTRACT(epoch FROM (w.delivery_end - w.since)))::double precision, (0)::double precision))))
+                    ELSE NULL::double precision
+                END AS expected
+           FROM (w
+             LEFT JOIN d ON (((d.account = w.account) AND (d.campaign_id = w.campaign_id))))
+        )
+ SELECT f.account,
+    f.campaign_id,
+    f.name,
+    f.ad_format,
+    f.is_active,
+    f.pacing_event AS goal_event,
+    f.pacing_period AS goal_period,
+    f.pacing_speed AS goal_speed,
+    f.pacing_value AS goal_value,
+    f.delivery_start AS flight_start,
+    f.delivery_end AS flight_end,
+    f.as_of,
+    f.delivered,
+    f.expected,
+    ((f.delivered)::double precision / NULLIF(f.expected, (0)::double precision)) AS pace,
+        CASE
+            WHEN ((f.delivery_end IS NULL) OR (f.delivered IS NULL) OR (f.until IS NULL)) THEN NULL::double precision
+            WHEN (f.until >= f.delivery_end) THEN (f.delivered)::double precision
+            WHEN (f.until > f.since) THEN (((f.delivered)::double precision * (EXTRACT(epoch FROM (f.delivery_end - f.since)))::double precision) / (EXTRACT(epoch FROM (f.until - f.since)))::double precision)
+            ELSE NULL::double precision
+        END AS projected,
+        CASE
+            WHEN (f.now < f.delivery_start) THEN 'not_started'::text
+            WHEN (f.delivery_end <= f.now) THEN 'ended'::text
+            WHEN ((f.pacing_period <> 'day'::text) AND (f.pacing_speed <> 'asap'::text) AND (f.delivery_end IS NULL)) THEN 'no_end'::text
+            WHEN ((f.delivered IS NULL) OR (f.expected IS NULL) OR (f.expected = (0)::double precision)) THEN 'no_data'::text
+            WHEN ((f.delivered)::double precision < ((0.9)::double precision * f.expected)) THEN 'behind'::text
+            WHEN ((f.delivered)::double precision > ((1.1)::double precision * f.expected)) THEN 'ahead'::text
+            ELSE 'on_pace'::text
+        END AS state,
+    COALESCE((f.as_of > (date_trunc('day'::text, (f.now AT TIME ZONE f.tz)) AT TIME ZONE f.tz)), false) AS provisional
+   FROM f;
+COMMENT ON VIEW adops.bi_campaign_pacing IS 'Pacing of each campaign with a goal: delivered against expected to date, pace, projected and state. Its clock is now(), or the setting adops.now when set (SET adops.now = ...). adops migrate says which report it reads.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.campaign_id IS 'Campaign id (bigint); join campaigns ON (account, campaign_id) for the rest of it.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.name IS 'Campaign name as last synced.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.ad_format IS 'Ad format of the campaign (text).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.is_active IS 'True when the campaign is active on the ad server.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.goal_event IS 'What the goal counts: impressions, clicks or conversions.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.goal_period IS 'due_date: one goal over the whole flight; day: the goal is per day.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.goal_speed IS 'spread: evenly over the flight (or the day); asap: as fast as possible, so the whole goal is due at once.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.goal_value IS 'The goal: events over the flight (due_date) or per day (day).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.flight_start IS 'Start of delivery (timestamptz); NULL: it started at once (the campaign''s created time is used).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.flight_end IS 'End of delivery (timestamptz); NULL: it runs without end.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.as_of IS 'What delivered covers: the end of the newest loaded day of the report (now while that day is today); for clicks goals, when adops sync read the counter.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.delivered IS 'Events delivered in the flight up to as_of: impressions summed from the report; clicks from the campaign''s lifetime counter (campaigns.event_clicks, not a report); NULL for conversions (no source) or when nothing of the report is loaded. A day goal counts from the first loaded day on.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.expected IS 'Events due by as_of: spread, the goal times the elapsed share of the flight; asap, the whole goal; day goals, the goal per day, the last day prorated by its elapsed share in the report''s time zone (asap: whole).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.pace IS 'delivered / expected (ratio; 1 is on pace); NULL when nothing is expected yet.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.projected IS 'Events delivered by the flight end at the pace so far (delivered once the flight ended); NULL without an end.';
+COMMENT ON COLUMN adops.bi_campaign_pacing.state IS 'not_started, ended, no_end (a due_date spread goal without an end), no_data (nothing to measure yet), or by pace: behind, on_pace, ahead (bands ADOPS_PACING_BEHIND and ADOPS_PACING_AHEAD at adops migrate).';
+COMMENT ON COLUMN adops.bi_campaign_pacing.provisional IS 'True when as_of includes today''s unfinished period: the figures still move.';
 CREATE VIEW adops.bi_daily_campaign AS
  SELECT r.account,
     r.day,
@@ -1242,6 +1424,8 @@ ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p2026
 ALTER TABLE ONLY adops.report_hourly ATTACH PARTITION adops.report_hourly__p202603 FOR VALUES FROM ('2026-03-01') TO ('2026-04-01');
 ALTER TABLE ONLY adops.announced_disagreements
     ADD CONSTRAINT announced_disagreements_pkey PRIMARY KEY (account, period_start, period_end, report, other_report, sums);
+ALTER TABLE ONLY adops.announced_pacing
+    ADD CONSTRAINT announced_pacing_pkey PRIMARY KEY (account, campaign_id, day);
 ALTER TABLE ONLY adops.api_limits
     ADD CONSTRAINT api_limits_pkey PRIMARY KEY (key);
 ALTER TABLE ONLY adops.campaign_zones

@@ -48,7 +48,10 @@ export interface CapturedBody {
  */
 export async function captureBody(cacheDir: string, rows: number, seed: number): Promise<CapturedBody> {
   await mkdir(cacheDir, { recursive: true });
-  const emulator = await startEmulator({ seed, cellsPerDay: rows, lateDataDays: 0 });
+  // The emulator's clock the day after: campaign flights sit around it, the same on every run.
+  const now = new Date(`${LOAD_PERIOD.end}T12:00:00Z`);
+  now.setUTCDate(now.getUTCDate() + 1);
+  const emulator = await startEmulator({ seed, cellsPerDay: rows, lateDataDays: 0, now: () => now });
   const client = createApiClient({ baseUrl: emulator.url, apiKey: 'demo-key', auth: 'bearer', attempts: 1 });
   let body: Buffer;
   let coldMs: number;

@@ -138,7 +138,7 @@ export async function runDemo(options: DemoOptions) {
     DEMO_ACCOUNTS.forEach((a, i) =>
       out(`emulator of account ${a.name}: ${emulators[i]?.url} (key ${DEMO_KEY}, seed ${a.seed})\n`),
     );
-    const setup = await setupWarehouse(wh, { reports: jobs.reports });
+    const setup = await setupWarehouse(wh, { reports: jobs.reports, pacing: config.pacing });
     out(
       `migrate: ${setup.applied.length} applied, ${setup.alreadyApplied} up to date; schema ${wh.schema}\n`,
     );
@@ -212,6 +212,7 @@ const EXAMPLE_QUERIES = [
   { title: 'Top campaigns by impressions', file: 'top_campaigns.sql' },
   { title: 'Daily fill rate', file: 'daily_fill_rate.sql' },
   { title: 'Viewability by device', file: 'viewability_by_device.sql' },
+  { title: 'Campaigns behind their goal', file: 'campaigns_behind.sql' },
 ];
 
 /** One example run read-only in the warehouse's schema as a terminal table, values as Postgres prints them. */

@@ -44,7 +44,11 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
       const wh = openWarehouse(config, { max: 1, logger: ctx.logger(), statementTimeoutMs: 0 });
       const say = (lines: readonly string[]) => ctx.stdout.write(lines.map((l) => `${l}\n`).join(''));
       try {
-        const result = await setupWarehouse(wh, { reports, autoSwap: flags.swapWhenCovered });
+        const result = await setupWarehouse(wh, {
+          reports,
+          autoSwap: flags.swapWhenCovered,
+          pacing: config.pacing,
+        });
         say(describe(result, wh.schema));
         if (config.queue.backend === 'postgres') {
           await withClient(wh.pool, (client) => migrateQueueSchema(client, config));
@@ -98,6 +102,13 @@ function describe(result: SetupResult, schema: string): string[] {
   for (const t of result.tables.orphaned)
     lines.push(`kept ${schema}.${t}: no job definition uses it any more (drop it yourself if unwanted)`);
   for (const v of result.views) if (v.status === 'refused') lines.push(refusedViewLine(v));
+  const { pacing } = result;
+  if (pacing.changed)
+    lines.push(
+      pacing.report === undefined
+        ? `bi_campaign_pacing reads no report: ${pacing.why}`
+        : `bi_campaign_pacing reads report_${pacing.report}: ${pacing.named ? 'ADOPS_PACING_REPORT names it' : 'it has day and campaign_id and the fewest other dimensions (ADOPS_PACING_REPORT may name another)'}`,
+    );
   for (const d of result.dailyViews) {
     if (d.status === 'no-day')
       lines.push(`no ${d.view}: the rows of ${d.report} have no day (add the day dimension for one)`);

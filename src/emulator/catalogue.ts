@@ -140,6 +140,45 @@ export interface Catalogue {
   readonly campaigns: readonly Campaign[];
   readonly creatives: readonly Creative[];
   readonly zones: readonly Zone[];
+  /** Impressions a day in flight of each campaign with a goal, by campaign id (others: as the cells fall). */
+  readonly daily: ReadonlyMap<number, number>;
+}
+
+/** The goals and flights of seeded campaigns with a goal, in turn: [event, period, speed, flight start and end in
+ * days from the first day (null: open), and how delivery meets the goal] (docs/emulator.md, Pacing). */
+const PLANS: ReadonlyArray<readonly [string, string, string, number | null, number | null, number]> = [
+  ['impressions', 'due_date', 'spread', -7, 23, 1.12], // on pace (delivers 1.12 times the goal's need)
+  ['impressions', 'due_date', 'spread', -5, 10, 0.5], // behind: under-delivers
+  ['impressions', 'due_date', 'spread', -4, 26, 1.8], // ahead
+  ['impressions', 'due_date', 'asap', -3, 12, 15], // asap: the goal is 15 days of delivery, all due at once
+  ['impressions', 'day', 'spread', null, null, 1.12], // a day goal, open flight
+  ['impressions', 'due_date', 'spread', -20, -2, 1], // ended
+  ['impressions', 'due_date', 'spread', 2, 30, 1], // not started
+  ['impressions', 'due_date', 'spread', -6, null, 1], // no end
+  ['impressions', 'day', 'asap', -6, 20, 1.3], // a day goal, asap
+  ['conversions', 'due_date', 'spread', -6, 24, 1], // nothing counts conversions: no data
+  ['clicks', 'due_date', 'spread', -6, 24, 0.5], // clicks: the goal is twice the lifetime counter
+];
+
+/** Gives `campaign` the `k`th plan around `first` (UNIX seconds of a midnight); returns its impressions a day. */
+function planCampaign(campaign: Campaign, k: number, first: number): number {
+  const [event, period, speed, start, end, factor] = PLANS[k % PLANS.length] ?? PLANS[0]!;
+  const daily = 20_000 + 5_000 * (k % 7);
+  const days = start === null || end === null ? 30 : end - start;
+  campaign.delivery = {
+    start: start === null ? 0 : first + start * 86400,
+    end: end === null ? 0 : first + end * 86400,
+  };
+  const value =
+    event === 'clicks'
+      ? campaign.event_counts.clicks / factor
+      : period === 'day'
+        ? daily / factor
+        : speed === 'asap'
+          ? daily * factor
+          : (daily * days) / factor;
+  campaign.pacing = { event, period, speed, value: Math.round(value) };
+  return daily;
 }
 
 export interface CatalogueSize {
@@ -148,8 +187,9 @@ export interface CatalogueSize {
   zones?: number;
 }
 
-/** Generates the catalogue for a seed: same seed and sizes, same catalogue, byte for byte. */
-export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catalogue {
+/** Generates the catalogue for a seed: same seed, sizes and first day (UNIX seconds of the midnight its flights
+ * are placed around), same catalogue, byte for byte. */
+export function generateCatalogue(seed: number, size: CatalogueSize = {}, first = EPOCH): Catalogue {
   const rng = createRng(mixSeed(seed, 0xca7a));
   const ids = uniqueIds(rng);
   const zones: Zone[] = [];
@@ -158,10 +198,13 @@ export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catal
   const campaigns: Campaign[] = [];
   const creatives: Creative[] = [];
   const campaignCount = size.campaigns ?? 20;
+  const daily = new Map<number, number>();
   for (let c = 0; c < campaignCount; c++) {
     // Cycle the formats so every seed has a mix of all four.
     const format = AD_FORMATS[c % AD_FORMATS.length] ?? 'display';
-    const campaign = seedCampaign(rng, ids(), c, format, zones);
+    const campaign = seedCampaign(rng, ids(), c, format, zones, first);
+    if (!Array.isArray(campaign.pacing))
+      daily.set(campaign.campaign_id, planCampaign(campaign, daily.size, first));
     const count = size.creativesPerCampaign ?? rng.int(3, 8);
     for (let k = 0; k < count; k++) {
       const creative = seedCreative(rng, ids(), campaign, k);
@@ -170,7 +213,7 @@ export function generateCatalogue(seed: number, size: CatalogueSize = {}): Catal
     }
     campaigns.push(campaign);
   }
-  return { campaigns, creatives, zones };
+  return { campaigns, creatives, zones, daily };
 }
 
 export function uniqueIds(rng: Rng, taken: Set<number> = new Set()): () => number {
@@ -191,6 +234,7 @@ function seedCampaign(
   index: number,
   format: AdFormat,
   zones: readonly Zone[],
+  first: number,
 ): Campaign {
   const created = EPOCH - rng.int(30, 400) * 86400 + rng.int(0, 86399);
   const zoneCount = Math.min(zones.length, rng.int(15, 35));
@@ -216,9 +260,10 @@ function seedCampaign(
     weight: rng.int(1, 100),
     zone_ids: zoneIds,
     creative_ids: [],
+    // Whole days (reports have no finer flight), around the first day; a campaign with a goal gets a plan's.
     delivery: {
-      start: rng.chance(0.5) ? 0 : created,
-      end: rng.chance(0.7) ? 0 : EPOCH + rng.int(30, 300) * 86400,
+      start: rng.chance(0.5) ? 0 : Math.ceil(created / 86400) * 86400,
+      end: rng.chance(0.7) ? 0 : first + rng.int(30, 300) * 86400,
     },
     event_counts: eventCounts(impressions),
     // Every third campaign leaves pricing, pacing and targeting unset: they read back as [].

@@ -27,7 +27,9 @@ export type RunningEmulator = Awaited<ReturnType<typeof startEmulator>>;
 export async function startEmulator(options: EmulatorOptions = {}) {
   const seed = options.seed ?? 1;
   const cellsPerDay = options.cellsPerDay ?? 2000;
-  const catalogue = generateCatalogue(seed, options.catalogue);
+  // Flights sit around the day the emulator starts (its clock's), so pacing has every state on any day.
+  const first = Math.floor((options.now?.() ?? new Date()).getTime() / 86_400_000) * 86400;
+  const catalogue = generateCatalogue(seed, options.catalogue, first);
   const engine = new ReportEngine(buildTrafficModel(catalogue), {
     seed,
     cellsPerDay,

@@ -1,6 +1,7 @@
 // Report evolution: a building version loads beside the serving one; covering every period, it takes over
 // report_<name> and the bi_ views in one transaction (the old stays until `adops evolve --drop-old`).
 import { regrantBiViews } from '../schema/bi-role.js';
+import { asidePacing } from '../schema/pacing.js';
 import { describeReportObjects } from '../schema/descriptions.js';
 import type { ClientBase } from 'pg';
 import type { Period } from '../platform/dates/periods.js';
@@ -81,27 +82,29 @@ export async function swapVersion(
     if (state === undefined) return undefined;
     if (state.missing.length > 0 && options.force !== true) return undefined;
     const { serving, building } = state;
-    const stable = reportTable(report.name);
-    // Our own views over the stable name go first; ensureViews makes them again below.
-    for (const view of [dailyViewName(report.name), `bi_${report.name}`])
-      await execute(client, dropView(view, schema));
-    if (serving.table === stable) {
-      // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
-      const renamed = derivedName(`${stable}__v${serving.version}`);
-      await renameTable(client, wh, { name: report.name, dimensions: serving.dimensions }, renamed);
-      await execute(client, sql.setVersionTable(schema, report.name, serving.version, renamed));
-    }
-    const steps = [
-      ...sql.stableView(schema, stable, building.table, serving.table !== stable),
-      ...sql.switchVersions(schema, report.name, serving.version, building.version),
-    ];
-    for (const st of steps) await execute(client, st);
-    const views = await ensureViews(client, wh, [report]);
-    await ensureDailyViews(client, wh, [report]);
-    await describeReportObjects(client, wh, [report]);
-    await regrantBiViews(client, wh);
-    const refused = views.filter((v) => v.status === 'refused');
-    return { report: report.name, from: serving.version, to: building.version, refused };
+    return asidePacing(client, wh, report.name, async () => {
+      const stable = reportTable(report.name);
+      // Our own views over the stable name go first; ensureViews makes them again below.
+      for (const view of [dailyViewName(report.name), `bi_${report.name}`])
+        await execute(client, dropView(view, schema));
+      if (serving.table === stable) {
+        // Version 1 is the physical report_<name>: it keeps its rows under a versioned name.
+        const renamed = derivedName(`${stable}__v${serving.version}`);
+        await renameTable(client, wh, { name: report.name, dimensions: serving.dimensions }, renamed);
+        await execute(client, sql.setVersionTable(schema, report.name, serving.version, renamed));
+      }
+      const steps = [
+        ...sql.stableView(schema, stable, building.table, serving.table !== stable),
+        ...sql.switchVersions(schema, report.name, serving.version, building.version),
+      ];
+      for (const st of steps) await execute(client, st);
+      const views = await ensureViews(client, wh, [report]);
+      await ensureDailyViews(client, wh, [report]);
+      await describeReportObjects(client, wh, [report]);
+      await regrantBiViews(client, wh);
+      const refused = views.filter((v) => v.status === 'refused');
+      return { report: report.name, from: serving.version, to: building.version, refused };
+    });
   });
 }
 

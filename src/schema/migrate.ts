@@ -21,6 +21,8 @@ import { regrantBiViews } from './bi-role.js';
 import { describeReportObjects } from './descriptions.js';
 import { type PartitionUpkeep, maintainPartitions } from './partitions.js';
 import { SchemaRefusal } from './versions.js';
+import { type PacingOutcome, ensurePacingView } from './pacing.js';
+import type { PacingSettings } from '../platform/config/env.js';
 import * as sql from './sql.js';
 
 const FILE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
@@ -135,6 +137,7 @@ export interface SetupResult extends MigrateResult {
   readonly views: readonly ViewOutcome[];
   readonly dailyViews: readonly DailyViewOutcome[];
   readonly partitions: PartitionUpkeep;
+  readonly pacing: PacingOutcome;
 }
 
 /** Everything `adops migrate` does, under one advisory lock; the demo, tests and bench build with it too. */
@@ -146,6 +149,7 @@ export async function setupWarehouse(
     readonly autoSwap?: boolean;
     /** The clock of partitions and retention (tests fix it); default the database's now(). */
     readonly now?: Date;
+    readonly pacing?: PacingSettings; // bi_campaign_pacing's report and bands (default: chosen, 0.9 / 1.1).
   },
 ): Promise<SetupResult> {
   let made: Omit<SetupResult, keyof MigrateResult> | undefined;
@@ -157,15 +161,16 @@ export async function setupWarehouse(
     afterMigrations: async (client) => {
       const tables = await ensureReportTables(client, wh, reports, { autoSwap: options.autoSwap ?? true });
       // One transaction: a view made again (or a refused view file's, replaced) is never seen half-done.
-      const { views, dailyViews } = await withTransaction(client, async () => {
+      const { views, dailyViews, pacing } = await withTransaction(client, async () => {
         const made = await ensureViews(client, wh, reports);
         const daily = await ensureDailyViews(client, wh, reports);
+        const paced = await ensurePacingView(client, wh, reports, options.pacing);
         await describeReportObjects(client, wh, reports);
         await regrantBiViews(client, wh);
-        return { views: made, dailyViews: daily };
+        return { views: made, dailyViews: daily, pacing: paced };
       });
       const partitions = await maintainPartitions(client, wh, reports, options.now);
-      made = { tables, views, dailyViews, partitions };
+      made = { tables, views, dailyViews, partitions, pacing };
     },
   });
   if (made === undefined) throw new Error('setupWarehouse: the report tables step did not run');

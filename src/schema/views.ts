@@ -60,7 +60,7 @@ async function columnNames(client: ClientBase, wh: Warehouse, name: string): Pro
 }
 
 /** Runs `work` with the search path set to the warehouse's schema, then restores it. */
-async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promise<T>): Promise<T> {
+export async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promise<T>): Promise<T> {
   const before = await firstRow(client, vsql.searchPath());
   await execute(client, vsql.setSearchPath(wh.schema));
   try {
@@ -72,7 +72,7 @@ async function inSchema<T>(client: ClientBase, wh: Warehouse, work: () => Promis
 }
 
 /** Runs a CREATE OR REPLACE VIEW, dropping `drop` first on 42P16; a savepoint keeps a transaction going. */
-async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
+export async function replaceView(client: ClientBase, sql: string, drop: readonly string[]): Promise<void> {
   const inTransaction = client.getTransactionStatus() === 'T';
   if (inTransaction) await client.query('SAVEPOINT adops_replace_view');
   try {

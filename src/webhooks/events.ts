@@ -3,9 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../platform/log/logger.js';
 import { execute, rowsOf, type Warehouse } from '../platform/pg/handle.js';
-import { claimDisagreement, swapState } from './sql.js';
+import { claimBehind, claimDisagreement, swapState } from './sql.js';
 import {
   DELIVER_JOB,
+  type CampaignBehindEvent,
   type WebhookEvent,
   type WebhookDelivery,
   type WebhookQueue,
@@ -71,4 +72,10 @@ export type Announced = readonly [
 /** Records a disagreement as announced: true unless announced within 400 days (the status window at most). */
 export async function claimAnnouncement(wh: Warehouse, key: Announced): Promise<boolean> {
   return (await execute(wh, claimDisagreement(wh.schema, key, '400 days'))) === 1;
+}
+
+/** The campaign.behind events of campaigns behind and not yet told on the UTC day of `now`, claimed at once. */
+export async function behindEvents(wh: Warehouse, now: Date = new Date()): Promise<CampaignBehindEvent[]> {
+  const rows = await rowsOf(wh, claimBehind(wh.schema, now.toISOString().slice(0, 10)));
+  return rows.map(({ row }) => ({ type: 'campaign.behind', ...row }));
 }

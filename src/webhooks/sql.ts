@@ -21,3 +21,15 @@ export const claimDisagreement = (schema: string, key: readonly string[], within
        DO UPDATE SET announced_at = now() WHERE a.announced_at < now() - $7::interval`,
     [...key, within],
   );
+
+/** Claims the campaigns bi_campaign_pacing calls behind not yet announced on `day`; their rows (state left out). */
+export const claimBehind = (schema: string, day: string) =>
+  statement<{ row: { account: string; campaign_id: number } }>(
+    `WITH behind AS (SELECT * FROM ${qualified(schema, 'bi_campaign_pacing')} WHERE state = 'behind'),
+     claimed AS (
+       INSERT INTO ${qualified(schema, 'announced_pacing')} (account, campaign_id, day)
+       SELECT account, campaign_id, $1 FROM behind ON CONFLICT DO NOTHING RETURNING account, campaign_id)
+     SELECT to_jsonb(b) - 'state' AS row FROM behind b JOIN claimed c USING (account, campaign_id)
+      ORDER BY b.account, b.campaign_id`,
+    [day],
+  );

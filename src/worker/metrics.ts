@@ -188,17 +188,16 @@ export async function readFreshness(
   });
 }
 
-/** Registers the per-report gauges; `read` at most once per `cacheMs`; if it fails, the last values stay. */
-export function registerReportGauges(
-  registry: Registry,
-  read: () => Promise<readonly ReportFreshness[]>,
-  options: { readonly cacheMs?: number; readonly now?: () => number } = {},
-): void {
+/** `read` at most once per `cacheMs` (default 30 s); if it fails, the last values stay. */
+function cachedRead<T>(
+  read: () => Promise<T>,
+  options: { readonly cacheMs?: number; readonly now?: () => number },
+): () => Promise<T | undefined> {
   const cacheMs = options.cacheMs ?? 30_000;
   const now = options.now ?? Date.now;
-  let lastGood: readonly ReportFreshness[] | undefined;
-  let cached: { at: number; value: Promise<readonly ReportFreshness[] | undefined> } | undefined;
-  const current = (): Promise<readonly ReportFreshness[] | undefined> => {
+  let lastGood: T | undefined;
+  let cached: { at: number; value: Promise<T | undefined> } | undefined;
+  return () => {
     if (cached === undefined || now() - cached.at >= cacheMs) {
       const value = read().then(
         (values) => (lastGood = values),
@@ -208,6 +207,37 @@ export function registerReportGauges(
     }
     return cached.value;
   };
+}
+
+/** Registers adops_campaigns_behind{account}, from bi_campaign_pacing as `read` gives it (cached as above). */
+export function registerPacingGauge(
+  registry: Registry,
+  read: () => Promise<readonly { account: string; behind: number }[]>,
+  options: { readonly cacheMs?: number; readonly now?: () => number } = {},
+): void {
+  const current = cachedRead(read, options);
+  new Gauge({
+    name: 'adops_campaigns_behind',
+    help: 'Campaigns with a goal that bi_campaign_pacing calls behind (pace below ADOPS_PACING_BEHIND), per account',
+    labelNames: ['account'],
+    registers: [registry],
+    async collect() {
+      const all = await current();
+      if (all === undefined) return;
+      this.reset();
+      for (const r of all) this.set({ account: r.account }, r.behind);
+    },
+  });
+}
+
+/** Registers the per-report gauges; `read` at most once per `cacheMs`; if it fails, the last values stay. */
+export function registerReportGauges(
+  registry: Registry,
+  read: () => Promise<readonly ReportFreshness[]>,
+  options: { readonly cacheMs?: number; readonly now?: () => number } = {},
+): void {
+  const now = options.now ?? Date.now;
+  const current = cachedRead(read, options);
   // The account label only for accounts other than `default`: a single-account deployment's series stay as they were.
   const labels = (f: ReportFreshness) =>
     f.account === undefined ? { report: f.report } : { report: f.report, account: f.account };

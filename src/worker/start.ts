@@ -25,6 +25,7 @@ import {
   metricsObserver,
   type WorkerMetrics,
   readFreshness,
+  registerPacingGauge,
   registerReportGauges,
 } from './metrics.js';
 import { JOB_BACKOFF, WEBHOOK_BACKOFF, type BackoffPolicy } from '../platform/retry/classify.js';
@@ -33,6 +34,7 @@ import type { AnyWorker } from '../platform/queue/backend.js';
 import { jobCounts } from '../platform/queue/jobs.js';
 import type { Queues } from '../platform/queue/queues.js';
 import { DEFAULT_GAP_CAP } from '../schedule/scheduler.js';
+import { campaignsBehind } from '../schema/pacing.js';
 import { NO_WEBHOOKS, webhookNotifier } from '../webhooks/events.js';
 import type { FetcherFor, ReportFetcher } from '../pull/run.js';
 import { startPullWorker, type PullAccount, type WorkerObserver } from './pull-worker.js';
@@ -132,6 +134,7 @@ async function startOn(
   registerReportGauges(metrics.registry, () =>
     readFreshness(rt.wh, definitions.current(), config.healDays, new Date(), config.accounts),
   );
+  registerPacingGauge(metrics.registry, () => campaignsBehind(rt.wh));
   const observer = metricsObserver(metrics);
   const concurrency = deps.concurrency ?? 2;
   // Each account's own API client and limiter (one account: the runtime's limiter, as before).

@@ -11,7 +11,7 @@ import { TransientError } from '../platform/retry/errors.js';
 import { FRESHNESS_JOB, FRESHNESS_SCHEDULER, WEBHOOK_QUEUE } from '../platform/queue/jobs.js';
 import { WEBHOOK_ATTEMPTS } from '../platform/queue/queues.js';
 import type { AnyWorker } from '../platform/queue/backend.js';
-import { enqueueWebhook, swapFreshnessState } from '../webhooks/events.js';
+import { behindEvents, enqueueWebhook, swapFreshnessState } from '../webhooks/events.js';
 import {
   DELIVER_JOB,
   type WebhookDelivery,
@@ -114,7 +114,13 @@ async function evaluateFreshness(
     rt.logger.info({ report: event.report, event: event.type }, 'report freshness changed');
     await enqueueWebhook(rt.queues.webhooks, event, rt.logger);
   }
-  return { events: events.length };
+  // Pacing rides on the same evaluation; a warehouse not yet migrated to it keeps its freshness events.
+  const behind = await behindEvents(rt.wh).catch((error: unknown) => {
+    rt.logger.warn({ err: error }, 'could not read bi_campaign_pacing: run adops migrate');
+    return [];
+  });
+  for (const event of behind) await enqueueWebhook(rt.queues.webhooks, event, rt.logger);
+  return { events: events.length + behind.length };
 }
 
 /** Narrows job data from Redis to a delivery: an id and a type at least. */

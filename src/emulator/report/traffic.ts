@@ -37,6 +37,10 @@ export function buildTrafficModel(catalogue: Catalogue) {
     weights[k] = Number(BIG_MARKETS[country]?.[0] ?? 1);
     languages.push((COUNTRY_LANGUAGES[country] ?? ['en']).map((l) => LANGUAGES.indexOf(l)));
   });
+  // Each campaign's flight in days (open: unbounded) and its impressions a day (0: as the cells fall).
+  const flightFrom = Float64Array.from(catalogue.campaigns, (c) => (c.delivery.start || -Infinity) / 86400);
+  const flightTo = Float64Array.from(catalogue.campaigns, (c) => (c.delivery.end || Infinity) / 86400);
+  const daily = Float64Array.from(catalogue.campaigns, (c) => catalogue.daily.get(c.campaign_id) ?? 0);
   const total = BROWSERS.reduce((s, [, w]) => s + w, 0);
   let acc = 0;
   const browserCumulative = Float64Array.from(BROWSERS, ([, w]) => (acc += w / total));
@@ -53,6 +57,9 @@ export function buildTrafficModel(catalogue: Catalogue) {
     countryLanguages: languages,
     countryWeight: weights,
     browserCumulative,
+    flightFrom,
+    flightTo,
+    daily,
   };
 }
 
@@ -67,8 +74,15 @@ export function dayNumber(day: string): number {
 
 /** A day's final cells from (seed, day) alone, distinct: i walks an affine permutation of combinations. */
 export function generateDay(model: TrafficModel, seed: number, day: string, count: number) {
-  const rng = createRng(mixSeed(seed, dayNumber(day), 0xce11));
-  const space = model.pairCreative.length * COUNTRIES.length * DEVICES.length;
+  const n = dayNumber(day);
+  const rng = createRng(mixSeed(seed, n, 0xce11));
+  // Only the pairs of campaigns in flight that day: a campaign has no traffic outside its flight.
+  const flying = (ci: number) => {
+    const c = model.creativeCampaign[ci] ?? 0;
+    return (model.flightFrom[c] ?? 0) < n + 1 && (model.flightTo[c] ?? 0) > n;
+  };
+  const pairs = Uint32Array.from(model.pairCreative.keys()).filter((p) => flying(model.pairCreative[p] ?? 0));
+  const space = pairs.length * COUNTRIES.length * DEVICES.length;
   const devices = DEVICES.length;
   const countries = COUNTRIES.length;
   const cells = {
@@ -93,7 +107,7 @@ export function generateDay(model: TrafficModel, seed: number, day: string, coun
     const device = combo % devices;
     const rest = Math.floor(combo / devices);
     const country = rest % countries;
-    const pair = Math.floor(rest / countries);
+    const pair = pairs[Math.floor(rest / countries)] ?? 0;
     const creative = model.pairCreative[pair] ?? 0;
     cells.creative[i] = creative;
     cells.zone[i] = model.pairZone[pair] ?? 0;
@@ -124,7 +138,23 @@ export function generateDay(model: TrafficModel, seed: number, day: string, coun
     cells.counters[o + 3] = measurable;
     cells.counters[o + 4] = viewable;
   }
+  scaleToDaily(model, cells);
   return cells;
+}
+
+/** Scales each cell of a campaign with impressions a day so that the day's sum meets them: every counter by one
+ * factor, rounded down, so impressions <= filled <= requests and the rest still hold. */
+function scaleToDaily(model: TrafficModel, cells: DayCells): void {
+  const sums = new Float64Array(model.daily.length);
+  const campaignOf = (i: number) => model.creativeCampaign[cells.creative[i] ?? 0] ?? 0;
+  for (let i = 0; i < cells.count; i++) sums[campaignOf(i)]! += cells.counters[i * COUNTER_COUNT + 2] ?? 0;
+  for (let i = 0; i < cells.count; i++) {
+    const c = campaignOf(i);
+    const k = (model.daily[c] ?? 0) / (sums[c] ?? 0);
+    if (!(k > 0 && Number.isFinite(k))) continue;
+    for (let j = i * COUNTER_COUNT; j < (i + 1) * COUNTER_COUNT; j++)
+      cells.counters[j] = Math.min(999_999, Math.floor((cells.counters[j] ?? 0) * k));
+  }
 }
 
 function gcd(a: number, b: number): number {

@@ -59,6 +59,13 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`));
 
+/** A pace band: a decimal ratio of delivered to expected, e.g. 0.9. */
+const ratio = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'a decimal ratio such as 0.9')
+  .transform(Number)
+  .pipe(z.number().positive('above 0').max(100, 'at most 100'));
+
 /** A connection URL checked in full: the issue reads `<form>: <what is wrong>`. */
 const checkedUrl = (form: (value: string) => string, problem: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
@@ -128,6 +135,12 @@ export const ENV_SCHEMA = {
     .url('an http(s) URL, e.g. https://hooks.example.com/adops')
     .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL, e.g. https://hooks.example.com/adops')
     .optional(),
+  ADOPS_PACING_REPORT: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,40}$/, 'a report name of jobs/')
+    .optional(),
+  ADOPS_PACING_BEHIND: ratio.default(0.9),
+  ADOPS_PACING_AHEAD: ratio.default(1.1),
 } as const;
 
 /** Variables whose value is shown with its password masked (withoutPassword): their other parts are no key. */
@@ -233,6 +246,7 @@ export function loadConfig(env: Env) {
     metricsHost: v.ADOPS_METRICS_HOST,
     copyFormat: v.ADOPS_COPY_FORMAT,
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
+    pacing: readPacing(v.ADOPS_PACING_REPORT, v.ADOPS_PACING_BEHIND, v.ADOPS_PACING_AHEAD),
     accountsFile,
   };
   const server = serverDefaults(config);
@@ -285,6 +299,22 @@ export function serverDefaults(
     headersTimeoutMs: config.http.headersTimeoutMs,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
   };
+}
+
+/** bi_campaign_pacing's settings: the report it reads (undefined: migrate picks one) and its pace bands. */
+export interface PacingSettings {
+  readonly report?: string;
+  readonly behind: number; // A pace below it is behind.
+  readonly ahead: number; // A pace above it is ahead.
+}
+
+function readPacing(report: string | undefined, behind: number, ahead: number): PacingSettings {
+  if (behind > ahead)
+    throw new ConfigError(
+      `ADOPS_PACING_BEHIND=${behind} is above ADOPS_PACING_AHEAD=${ahead}: behind must be at most ahead`,
+      'ADOPS_PACING_BEHIND',
+    );
+  return Object.freeze({ ...(report === undefined ? {} : { report }), behind, ahead });
 }
 
 const WEBHOOK_SECRET_PREFIX = 'whsec_';

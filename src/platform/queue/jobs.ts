@@ -226,8 +226,21 @@ export interface ReportDisagreesEvent {
   readonly reason: string;
 }
 
+/** A campaign is behind its goal (bi_campaign_pacing), told once per campaign and UTC day: its row of the view. */
+export interface CampaignBehindEvent {
+  readonly type: 'campaign.behind';
+  readonly account: string;
+  readonly campaign_id: number;
+  readonly [column: string]: unknown;
+}
+
 export type WebhookEvent =
-  PeriodFailedEvent | ReportLateEvent | ReportFreshEvent | EvolutionSwappedEvent | ReportDisagreesEvent;
+  | PeriodFailedEvent
+  | ReportLateEvent
+  | ReportFreshEvent
+  | EvolutionSwappedEvent
+  | ReportDisagreesEvent
+  | CampaignBehindEvent;
 
 /** The body a webhook receives: the event with its delivery id and the time it happened. */
 export type WebhookDelivery = WebhookEvent & {

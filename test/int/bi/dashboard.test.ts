@@ -44,6 +44,22 @@ const COLUMNS: Record<string, readonly string[]> = {
   'By campaign': ['account', 'campaign_id', 'campaign_name', ...COUNTS, ...RATES],
   'By device': ['device', ...COUNTS, ...RATES],
   'By country': ['country', ...COUNTS, ...RATES],
+  'Campaigns behind': [
+    'account',
+    'campaign_id',
+    'name',
+    'goal_event',
+    'goal_period',
+    'goal_speed',
+    'goal_value',
+    'delivered',
+    'expected',
+    'pace',
+    'projected',
+    'flight_end',
+    'as_of',
+    'provisional',
+  ],
 };
 
 /**
@@ -150,6 +166,25 @@ describe('the business dashboard', () => {
     ]);
     const { rows } = await asRole.query<{ campaign_name: string | null }>(sql);
     expect(rows.filter((r) => r.campaign_name !== null).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the pacing panel', () => {
+  it('lists exactly the campaigns bi_campaign_pacing calls behind, as the read-only role', async () => {
+    const panel = dashboard.panels.find((p) => p.title === 'Campaigns behind');
+    const sql = expand(panel?.targets[0]?.rawSql ?? '', DAYS[0] as string, DAYS.at(-1) as string, [
+      'default',
+    ]);
+    const key = (r: { account: string; campaign_id: string }) => `${r.account} ${r.campaign_id}`;
+    const listed = await asRole.query<{ account: string; campaign_id: string }>(sql);
+    const { rows: all } = await db.pool.query<{ account: string; campaign_id: string; state: string }>(
+      `SELECT account, campaign_id, state FROM ${TEST_SCHEMA}.bi_campaign_pacing`,
+    );
+    const behind = all.filter((r) => r.state === 'behind').map(key);
+    // The emulator's campaigns with goals include ones under-delivering, and others not behind.
+    expect(behind.length).toBeGreaterThan(0);
+    expect(all.length).toBeGreaterThan(behind.length);
+    expect(listed.rows.map(key).sort()).toEqual(behind.sort());
   });
 });
 

@@ -44,8 +44,8 @@ describe('BI descriptions', () => {
          FROM information_schema.views WHERE table_schema = $1 AND table_name LIKE 'bi\\_%' ORDER BY 1`,
       [TEST_SCHEMA],
     );
-    // Five reports, each with its view and its per-day companion.
-    expect(views.length).toBe(10);
+    // Five reports, each with its view and its per-day companion, and bi_campaign_pacing.
+    expect(views.length).toBe(11);
     for (const v of views) expect(v.comment, v.name).toMatch(/\w/);
     expect(await uncommentedColumns('bi\\_%')).toEqual([]);
   });

@@ -53,8 +53,9 @@ describe('ensureViews', () => {
       `SELECT table_name FROM information_schema.views WHERE table_schema = $1 ORDER BY 1`,
       [S],
     );
-    // Each with its per-day companion (ensureDailyViews, run by the template's migrate).
+    // Each with its per-day companion (ensureDailyViews, run by the template's migrate), and pacing.
     expect(rows.map((r) => r.table_name)).toEqual([
+      'bi_campaign_pacing',
       'bi_daily_campaign',
       'bi_daily_campaign_daily',
       'bi_daily_creative',

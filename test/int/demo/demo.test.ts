@@ -71,7 +71,12 @@ describe('adops demo', () => {
     expect(first.output).toContain('sync of account south:');
     // adops status groups by account.
     expect(first.output).toMatch(/account north:[\s\S]*account south:/);
-    for (const title of ['Top campaigns by impressions', 'Daily fill rate', 'Viewability by device']) {
+    for (const title of [
+      'Top campaigns by impressions',
+      'Daily fill rate',
+      'Viewability by device',
+      'Campaigns behind their goal',
+    ]) {
       expect(first.output).toContain(title);
     }
     expect(first.output).toMatch(/│ (desktop|mobile|tablet) /);

@@ -124,6 +124,12 @@ describe('report evolution', () => {
       [S],
     );
     expect(kind.rows[0]?.relkind).toBe('v');
+    // bi_campaign_pacing, set aside for the swap, reads the stable name again, not the retired table.
+    const pacing = await h.db.pool.query<{ d: string }>(`SELECT pg_get_viewdef($1::regclass) AS d`, [
+      `"${S}".bi_campaign_pacing`,
+    ]);
+    expect(pacing.rows[0]?.d).toMatch(/report_evo(?!_)/);
+    expect(pacing.rows[0]?.d).not.toMatch(/report_evo__v1/);
     const after = await h.db.pool.query<{ day: string; impressions: string }>(
       `SELECT day::text, sum(impressions)::text AS impressions FROM "${S}".bi_evo
         WHERE day BETWEEN $1 AND $2 GROUP BY day ORDER BY day`,

@@ -228,6 +228,28 @@ describe('upgrades from the baseline', () => {
     expect(index[0]?.indexdef).toMatch(/\(load_id\) WHERE provisional$/);
   });
 
+  it('upgrades a warehouse with sql/007_pacing.sql: campaign.behind is told once per campaign and day', async () => {
+    const before = readMigrations(sqlDir()).filter((m) => m.version < 7);
+    for (const m of before) copyFileSync(join(sqlDir(), m.file), join(dir, m.file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+       VALUES ('daily', '2026-01-01', '2026-01-01', '{day}', 'loaded', 1)`,
+    );
+    copyFileSync(join(sqlDir(), '007_pacing.sql'), join(dir, '007_pacing.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['007_pacing.sql'], alreadyApplied: before.length });
+    expect((await db.pool.query('SELECT report FROM wh.report_loads')).rows).toEqual([{ report: 'daily' }]);
+    const claim = (day: string) =>
+      db.pool.query(
+        `INSERT INTO wh.announced_pacing (account, campaign_id, day) VALUES ('default', 7, $1) ON CONFLICT DO NOTHING`,
+        [day],
+      );
+    expect((await claim('2026-01-02')).rowCount).toBe(1);
+    expect((await claim('2026-01-02')).rowCount).toBe(0);
+    expect((await claim('2026-01-03')).rowCount).toBe(1);
+  });
+
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {
     await db.pool.query('CREATE SCHEMA wh');
     await db.pool.query(

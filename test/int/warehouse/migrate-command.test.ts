@@ -54,6 +54,7 @@ it('adops migrate applies every sql/ file once, then creates a report_<name> tab
     `created ${SCHEMA}.report_alpha`,
     `created ${SCHEMA}.report_beta`,
     'made 6 monthly partitions ahead',
+    'bi_campaign_pacing reads report_alpha: it has day and campaign_id and the fewest other dimensions (ADOPS_PACING_REPORT may name another)',
   ]);
   const { rows } = await db.pool.query<{ t: string }>(
     `SELECT table_name AS t FROM information_schema.tables

@@ -20,7 +20,7 @@ import { createLogger } from '../../../src/platform/log/logger.js';
 import { freshnessTransitions } from '../../../src/worker/webhook-worker.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { FRESHNESS_JOB, WEBHOOK_QUEUE } from '../../../src/platform/queue/jobs.js';
-import { enqueueWebhook } from '../../../src/webhooks/events.js';
+import { behindEvents, enqueueWebhook } from '../../../src/webhooks/events.js';
 import { type WebhookQueue } from '../../../src/platform/queue/jobs.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { REDIS_URL } from '../../helpers/redis.js';
@@ -28,6 +28,7 @@ import { TEST_QUEUE } from '../../helpers/services.js';
 import { scanForSecret } from '../../helpers/reliability/secrets.js';
 import { createHarness, lastDays, quietLogger, type Harness } from '../../helpers/pipeline.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { lastDays as daysUpToYesterday, pullDays, syncCatalogue } from '../bi/fill.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
 
 const OPERATIONS = readFileSync('docs/operations.md', 'utf8');
@@ -451,5 +452,44 @@ describe('report.late and report.fresh', () => {
     const seen = await Promise.all([1, 2, 3, 4].map(() => freshnessTransitions(watch, h!.jobs)));
     expect(seen.flat().map((e) => `${e.type} ${e.report}`)).toEqual(['report.late daily_zone']);
     expect(await freshnessTransitions(watch, h.jobs)).toEqual([]);
+  });
+});
+
+describe('campaign.behind', () => {
+  it('tells each campaign bi_campaign_pacing calls behind once a day, signed so standardwebhooks verifies it', async () => {
+    receiver = await startReceiver();
+    const jobs = loadJobs('jobs');
+    h = await withWebhook(receiver.url, {
+      ...jobs,
+      reports: jobs.reports.filter((r) => r.name === 'daily_campaign'),
+    });
+    // The warehouse filled before any worker evaluates: a half-loaded flight would look behind.
+    await syncCatalogue(h.db, h.emulator);
+    await pullDays(h.db, h.emulator, daysUpToYesterday(3), h.jobs.reports);
+    const { rows } = await h.db.pool.query<{ account: string; campaign_id: string }>(
+      `SELECT account, campaign_id FROM "${TEST_SCHEMA}".bi_campaign_pacing WHERE state = 'behind' ORDER BY 2`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    await h.worker({ webhooks: { ...FAST, freshnessEveryMs: 300 } });
+    const told = await receiver.waitFor('campaign.behind', rows.length);
+    const seen = (await h.queues.webhooks.getCompleted(0, -1)).filter((j) => j.name === FRESHNESS_JOB).length;
+    await evaluations(h.queues.webhooks, seen + 3);
+    await deliveriesSettled(h.queues.webhooks);
+    expect(receiver.of('campaign.behind')).toHaveLength(rows.length);
+    expect(told.map((r) => `${String(r.body.account)} ${String(r.body.campaign_id)}`).sort()).toEqual(
+      rows.map((r) => `${r.account} ${r.campaign_id}`).sort(),
+    );
+    for (const got of told) {
+      expect(libraryVerdict(got)).toEqual(got.body);
+      expect(got.headers['webhook-id']).toBe(got.body.id);
+      expect(got.headers['x-adops-event']).toBe('campaign.behind');
+      expect(got.body).toMatchObject({ goal_event: expect.any(String), provisional: false });
+      expect(got.body.pace).toBeLessThan(0.9);
+      expect(got.body).not.toHaveProperty('state');
+    }
+    // Told today; tomorrow (UTC) each one still behind is told again.
+    const wh = warehouseOf(h.db.pool, TEST_SCHEMA);
+    expect(await behindEvents(wh)).toEqual([]);
+    expect(await behindEvents(wh, new Date(Date.now() + 86_400_000))).toHaveLength(rows.length);
   });
 });

@@ -92,6 +92,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ ADOPS_HTTP_REQUEST_TIMEOUT_MS: '90000' }).http.requestTimeoutMs).toBe(90_000);
   });
 
+  it("reads bi_campaign_pacing's report and bands, 0.9 and 1.1 by default, refusing bands out of order", () => {
+    expect(loadConfig({}).pacing).toEqual({ behind: 0.9, ahead: 1.1 });
+    expect(
+      loadConfig({
+        ADOPS_PACING_REPORT: 'daily_creative',
+        ADOPS_PACING_BEHIND: '0.8',
+        ADOPS_PACING_AHEAD: '1.25',
+      }).pacing,
+    ).toEqual({ report: 'daily_creative', behind: 0.8, ahead: 1.25 });
+    expect(configError({ ADOPS_PACING_BEHIND: '90%' }).message).toMatch(
+      /ADOPS_PACING_BEHIND="90%" is invalid: expected a decimal ratio such as 0.9/,
+    );
+    expect(configError({ ADOPS_PACING_BEHIND: '1.2' }).message).toMatch(
+      /ADOPS_PACING_BEHIND=1.2 is above ADOPS_PACING_AHEAD=1.1/,
+    );
+    expect(configError({ ADOPS_PACING_REPORT: 'Daily' }).message).toMatch(/ADOPS_PACING_REPORT/);
+  });
+
   it('reads every contract variable', () => {
     const c = loadConfig({
       ADOPS_BASE_URL: 'https://acme.api.example.com/v2/',

@@ -5,7 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createWorkerMetrics, registerReportGauges } from '../../../src/worker/metrics.js';
+import {
+  createWorkerMetrics,
+  registerPacingGauge,
+  registerReportGauges,
+} from '../../../src/worker/metrics.js';
 import { promtool } from '../../helpers/promtool.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -17,6 +21,7 @@ const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'adops-export.json');
 function exported(): Set<string> {
   const metrics = createWorkerMetrics(async () => ({}));
   registerReportGauges(metrics.registry, async () => []);
+  registerPacingGauge(metrics.registry, async () => []);
   const names = new Set<string>(['up']); // Prometheus' own, per scrape target
   for (const m of metrics.registry.getMetricsAsArray()) {
     names.add(m.name);
@@ -53,7 +58,7 @@ const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
 describe('Prometheus alerts', () => {
   it('pass promtool check rules', () => {
     const out = execFileSync(promtool(), ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(out).toMatch(/SUCCESS: 8 rules found/);
+    expect(out).toMatch(/SUCCESS: 9 rules found/);
   }, 120_000);
 
   it('fire and stay quiet as their promtool rule tests expect', () => {
@@ -61,7 +66,7 @@ describe('Prometheus alerts', () => {
     expect(out).toMatch(/SUCCESS/);
   }, 120_000);
 
-  it('cover a stale report, one never loaded, missing periods, failing pulls, a stuck queue and a worker down', () => {
+  it('cover a stale report, one never loaded, missing periods, failing pulls, a stuck queue, a worker down and campaigns behind', () => {
     const names = rules.groups.flatMap((g) => g.rules.map((r) => r.alert));
     expect(names).toEqual(
       expect.arrayContaining([
@@ -71,6 +76,7 @@ describe('Prometheus alerts', () => {
         'AdopsPullsFailing',
         'AdopsQueueStuck',
         'AdopsWorkerDown',
+        'AdopsCampaignsBehind',
       ]),
     );
   });

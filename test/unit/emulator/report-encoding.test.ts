@@ -6,7 +6,8 @@ import { ReportEngine, type ReportEncoding } from '../../../src/emulator/report/
 import { buildTrafficModel } from '../../../src/emulator/report/traffic.js';
 import { decodeReport } from './decode.js';
 
-const engine = new ReportEngine(buildTrafficModel(generateCatalogue(9)), {
+// Flights around the test's days, as an emulator started on TODAY places them.
+const engine = new ReportEngine(buildTrafficModel(generateCatalogue(9, {}, Date.UTC(2025, 5, 3) / 1000)), {
   seed: 9,
   cellsPerDay: 400,
   lateDataDays: 3,

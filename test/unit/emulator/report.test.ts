@@ -177,3 +177,48 @@ describe('emulator late data', () => {
     expect(today).toEqual(parse(body(zero, '2025-03-10', '2025-03-10', ['day'], '2026-01-01')).totals);
   });
 });
+
+describe('emulator pacing', () => {
+  const first = Date.UTC(2026, 2, 10) / 1000;
+  const catalogue = generateCatalogue(1, {}, first);
+  const paced = new ReportEngine(buildTrafficModel(catalogue), {
+    seed: 1,
+    cellsPerDay: 2000,
+    lateDataDays: 0,
+  });
+  const day = (offset: number) => new Date((first + offset * 86400) * 1000).toISOString().slice(0, 10);
+  const report = parse(body(paced, day(-25), day(35), ['campaign_id', 'day'], day(40)));
+  const days = new Map(leaves(report.items, 2).map((l) => [l.keys.join(' '), l.counters.impressions]));
+
+  it('gives two in three campaigns a goal, in turn of every kind, its flight in whole days around the first day', () => {
+    const goals = catalogue.campaigns.filter((c) => !Array.isArray(c.pacing));
+    expect(goals).toHaveLength(13);
+    const kinds = new Set(
+      goals.map((c) => (Array.isArray(c.pacing) ? '' : `${c.pacing.period} ${c.pacing.speed}`)),
+    );
+    expect([...kinds].sort()).toEqual(['day asap', 'day spread', 'due_date asap', 'due_date spread']);
+    const flights = goals.map((c) => [c.delivery.start, c.delivery.end]);
+    expect(flights).toContainEqual([0, 0]);
+    expect(flights.some(([s, e]) => s !== 0 && e === 0)).toBe(true);
+    expect(flights.some(([, e]) => e !== 0 && (e ?? 0) < first)).toBe(true);
+    expect(flights.some(([s]) => (s ?? 0) > first)).toBe(true);
+    for (const c of catalogue.campaigns)
+      expect([c.delivery.start % 86400, c.delivery.end % 86400]).toEqual([0, 0]);
+  });
+
+  it('reports a campaign only on days of its flight, a campaign with a goal at its impressions a day', () => {
+    for (const c of catalogue.campaigns)
+      for (let d = -25; d <= 35; d++) {
+        const n = first + d * 86400;
+        const flies =
+          (c.delivery.start === 0 || c.delivery.start <= n) && (c.delivery.end === 0 || c.delivery.end > n);
+        const impressions = days.get(`${c.campaign_id} ${day(d)}`);
+        if (!flies) expect(impressions, `${c.name} ${day(d)}`).toBeUndefined();
+        const daily = catalogue.daily.get(c.campaign_id);
+        if (flies && daily !== undefined) {
+          expect(impressions, `${c.name} ${day(d)}`).toBeLessThanOrEqual(daily);
+          expect(impressions, `${c.name} ${day(d)}`).toBeGreaterThan(daily * 0.99);
+        }
+      }
+  });
+});

@@ -1,6 +1,11 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { gaugeValues, registerReportGauges, type ReportFreshness } from '../../../src/worker/metrics.js';
+import {
+  gaugeValues,
+  registerPacingGauge,
+  registerReportGauges,
+  type ReportFreshness,
+} from '../../../src/worker/metrics.js';
 import type { ReportStatus } from '../../../src/status/status.js';
 
 const status = (over: Partial<ReportStatus>): ReportStatus => ({
@@ -147,5 +152,35 @@ describe('a report with no loaded period', () => {
   it('has no data age while nothing is due (no missing period): nothing to alert on yet', () => {
     const weekly = { period: 'week' as const, schedule: undefined, freshnessMs: undefined };
     expect(gaugeValues(weekly, status({}), null).neverLoadedSinceMs).toBeNull();
+  });
+});
+
+describe('registerPacingGauge', () => {
+  it('shows the campaigns behind per account, drops an account gone, and keeps the last values when a read fails', async () => {
+    const registry = new Registry();
+    let rows = [
+      { account: 'default', behind: 2 },
+      { account: 'north', behind: 0 },
+    ];
+    let clock = 0;
+    registerPacingGauge(
+      registry,
+      async () => {
+        if (rows.length === 0) throw new Error('bi_campaign_pacing is missing');
+        return rows;
+      },
+      { cacheMs: 1000, now: () => clock },
+    );
+    const scrape = async () => (await registry.getSingleMetric('adops_campaigns_behind')?.get())?.values;
+    expect(await scrape()).toEqual([
+      { labels: { account: 'default' }, value: 2 },
+      { labels: { account: 'north' }, value: 0 },
+    ]);
+    rows = [{ account: 'north', behind: 1 }];
+    clock += 1000;
+    expect(await scrape()).toEqual([{ labels: { account: 'north' }, value: 1 }]);
+    rows = [];
+    clock += 1000;
+    expect(await scrape()).toEqual([{ labels: { account: 'north' }, value: 1 }]);
   });
 });
