@@ -9,7 +9,7 @@ import {
   COUNTERS,
 } from '../platform/config/dimensions.js';
 import { isIsoDate } from '../platform/dates/calendar.js';
-import type { ReportRow } from '../flatten/types.js';
+import type { Period, ReportRow } from '../flatten/types.js';
 
 const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
@@ -72,6 +72,27 @@ export interface CopyLayout {
   readonly dimensions: readonly Dimension[];
   readonly loadId: number;
   readonly account: string; // a validated name (ACCOUNT_NAME): it needs no escaping
+  /** A request of several periods: each row's own, by its day (the period above is the request's range). */
+  readonly periodOf?: ((day: string) => Period | undefined) | undefined;
+}
+
+/** Per row, its period's encoding (`head` of the period), made once per day met; the layout's for all rows
+ * of a load of one period. */
+export function periodHeads<H>(layout: CopyLayout, head: (p: Period) => H): (row: ReportRow) => H {
+  const whole = head({ start: layout.periodStart, end: layout.periodEnd });
+  const { periodOf } = layout;
+  if (periodOf === undefined) return () => whole;
+  const dayAt = layout.dimensions.indexOf('day');
+  const heads = new Map<string, H>();
+  return (row) => {
+    const day = row.dims[dayAt] ?? '';
+    let h = heads.get(day);
+    if (h === undefined) {
+      const p = periodOf(day);
+      heads.set(day, (h = p === undefined ? whole : head(p)));
+    }
+    return h;
+  };
 }
 
 /**
@@ -142,9 +163,9 @@ export function rowFields<F>(
 /** A row as one COPY text line in copyColumns()' order, checked by rowFields. */
 export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
   const fields = rowFields(layout, (value, type) => (type === 'text' ? escapeSpecials(value) : value));
-  const prefix = `${layout.periodStart}\t${layout.periodEnd}\t`;
+  const prefix = periodHeads(layout, (p) => `${p.start}\t${p.end}\t`);
   const suffix = `\t${layout.loadId}\t${checkedAccount(layout.account)}\n`;
-  return (row) => `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
+  return (row) => `${prefix(row)}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
 }
 
 /** Streams rows as COPY text in chunks of about `chunkBytes` (few large writes, never the whole period). */

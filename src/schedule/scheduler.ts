@@ -8,6 +8,7 @@ import {
   type PlanAccount,
   type PlannedPull,
   type PeriodState,
+  inRequests,
   planTick,
   scheduledTime,
   tickWindows,
@@ -125,7 +126,7 @@ export interface TickResult {
   readonly scheduledFor: string;
   readonly window: readonly Period[];
   readonly gaps: readonly Period[];
-  readonly added: number; // Pulls added; the rest were already waiting or running.
+  readonly added: number; // Pulls (requests) added; the rest were already waiting or running.
 }
 
 /** Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled instant),
@@ -160,7 +161,8 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
     for (const period of [...plan.window, ...plan.gaps])
       pulls.push({ account: account.name, report: report.name, period });
   }
-  const enqueued = await enqueuePulls(deps.pulls, pulls);
+  // The window (yesterday and its lookback) is one request; gaps join in runs of consecutive periods.
+  const enqueued = await enqueuePulls(deps.pulls, inRequests(pulls, [report], deps.accounts));
   return {
     report: report.name,
     scheduledFor: at.toISOString(),

@@ -41,6 +41,8 @@ export interface ReportJob {
   readonly retentionMonths?: number;
   /** No period ending before it is pulled, healed or called missing (`start_date: 2025-01-01`); see plan/bounds.ts. */
   readonly startDate?: string;
+  /** Consecutive days one report request may cover (`days_per_request`); undefined: its account's default. */
+  readonly daysPerRequest?: number;
   readonly file: string; // The file it came from, for messages.
 }
 
@@ -69,6 +71,7 @@ const REPORT_KEYS = [
   'freshness',
   'retention_months',
   'start_date',
+  'days_per_request',
   'description',
 ];
 const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
@@ -221,6 +224,18 @@ export function parseJob(text: string, file: string): JobDefinition {
   const start = o.start_date ?? undefined;
   const startProblem = start === undefined ? undefined : planDateProblem(start);
   if (startProblem !== undefined) fail('start_date', startProblem);
+  const perRequest = o.days_per_request ?? undefined;
+  if (perRequest !== undefined && !isWhole(perRequest, 1, 366))
+    fail(
+      'days_per_request',
+      `${show(perRequest)} is not allowed; expected a whole number of days from 1 to 366`,
+    );
+  // Rows of several periods in one answer are told apart only by their day.
+  if (perRequest !== undefined && perRequest !== 1 && !dims.includes('day'))
+    fail(
+      'days_per_request',
+      'needs the day dimension (rows are routed to their period by day): add day, or set 1',
+    );
   return Object.freeze({
     kind: 'report',
     name,
@@ -231,6 +246,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     ...(freshnessMs === undefined ? {} : { freshnessMs }),
     ...(retention === undefined ? {} : { retentionMonths: retention as number }),
     ...(typeof start === 'string' ? { startDate: start } : {}),
+    ...(perRequest === undefined ? {} : { daysPerRequest: perRequest as number }),
     file,
   });
 }

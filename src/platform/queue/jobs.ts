@@ -40,6 +40,9 @@ export interface PullJobData {
   readonly periodEnd: string;
   /** The table version an evolution planned it for: only keeps it apart from an old-shape pull (dedup). */
   readonly version?: number;
+  /** One request for the consecutive periods from periodStart..periodEnd (the first) to the one ending here
+   * (days_per_request); absent: that one period, as every job of 1.0. A 1.0 worker loads the first alone. */
+  readonly until?: string;
 }
 
 /** The account a pull is for: DEFAULT_ACCOUNT when the payload names none. */
@@ -68,6 +71,7 @@ export function pullData(
   period: Period,
   version?: number,
   account: string = DEFAULT_ACCOUNT,
+  until?: string,
 ): PullJobData {
   return {
     account,
@@ -75,11 +79,13 @@ export function pullData(
     periodStart: period.start,
     periodEnd: period.end,
     ...(version === undefined ? {} : { version }),
+    ...(until === undefined ? {} : { until }),
   };
 }
 
+/** The days a pull covers: its period, or its request's first through last period. */
 export function pullPeriod(data: PullJobData): Period {
-  return { start: data.periodStart, end: data.periodEnd };
+  return { start: data.periodStart, end: data.until ?? data.periodEnd };
 }
 
 /** A pull's deduplication id: no second pull of an account, report and period while one is unfinished. */
@@ -89,7 +95,8 @@ export function pullDedupId(data: PullJobData): string {
     account === DEFAULT_ACCOUNT
       ? `${data.report}/${data.periodStart}/${data.periodEnd}`
       : `${account}/${data.report}/${data.periodStart}/${data.periodEnd}`;
-  return data.version === undefined ? base : `${base}/v${data.version}`;
+  const range = data.until === undefined ? base : `${base}/${data.until}`;
+  return data.version === undefined ? range : `${range}/v${data.version}`;
 }
 
 /** Narrows untrusted job data (it comes from the queue's store) to a PullJobData, or undefined. */
@@ -102,12 +109,16 @@ export function asPullData(value: unknown): PullJobData | undefined {
   const version = typeof v.version === 'number' && Number.isInteger(v.version) ? v.version : undefined;
   if (v.account !== undefined && (typeof v.account !== 'string' || !ACCOUNT_NAME.test(v.account)))
     return undefined;
+  const until = v.until;
+  if (until !== undefined && (typeof until !== 'string' || !isIsoDate(until) || until < v.periodEnd))
+    return undefined;
   return {
     account: v.account ?? DEFAULT_ACCOUNT,
     report: v.report,
     periodStart: v.periodStart,
     periodEnd: v.periodEnd,
     ...(version === undefined ? {} : { version }),
+    ...(until === undefined ? {} : { until }),
   };
 }
 
