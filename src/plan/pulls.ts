@@ -63,26 +63,26 @@ export function* inRequests(
     const account = accounts.find((a) => a.name === (pull.account ?? 'default'));
     return report === undefined ? 1 : requestDays(report, account);
   };
-  const open = new Map<string, PlannedPull & { until: string }>();
-  const done = ({ until, ...pull }: PlannedPull & { until: string }) =>
-    until === pull.period.end ? pull : { ...pull, until };
+  type Run = PlannedPull & { until: string };
+  const open = new Map<string, Run>();
+  const done = ({ until, ...pull }: Run) => (until === pull.period.end ? pull : { ...pull, until });
   for (const pull of pulls) {
     const key = `${pull.account ?? ''}/${pull.report}/${pull.version ?? ''}`;
-    const run = open.get(key);
+    const max = days(pull);
     const p = pull.period;
-    if (run !== undefined) {
-      // Backfills plan newest first, ticks oldest first: a run grows either way.
-      const after = addDays(run.until, 1) === p.start;
-      const before = addDays(p.end, 1) === run.period.start;
-      const from = before ? p : run.period;
-      const until = after ? p.end : run.until;
-      if ((after || before) && daysBetween(from.start, until) < days(pull)) {
-        open.set(key, { ...run, period: from, until });
-        continue;
-      }
-      yield done(run);
-    }
-    open.set(key, { ...pull, until: p.end });
+    const run = open.get(key);
+    let grown: Run | undefined;
+    // Backfills plan newest first, ticks oldest first: a run grows either way.
+    if (run !== undefined && addDays(run.until, 1) === p.start) grown = { ...run, until: p.end };
+    else if (run !== undefined && addDays(p.end, 1) === run.period.start) grown = { ...run, period: p };
+    if (grown !== undefined && daysBetween(grown.period.start, grown.until) >= max) grown = undefined;
+    if (run !== undefined && grown === undefined) yield done(run);
+    const next = grown ?? { ...pull, until: p.end };
+    // A run as long as a request may be goes at once: the plan's order holds, and it streams.
+    if (daysBetween(next.period.start, next.until) + 1 >= max) {
+      open.delete(key);
+      yield done(next);
+    } else open.set(key, next);
   }
   for (const run of open.values()) yield done(run);
 }

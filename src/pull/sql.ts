@@ -392,7 +392,8 @@ export function archivedLoadSql(schema: string, loadId: number) {
        LEFT JOIN LATERAL (
          SELECT r.archived_at, r.load_id FROM ${qualified(schema, 'report_raw')} r
           WHERE r.account = l.account AND (r.load_id = l.load_id OR r.load_id IN (
-            SELECT s.load_id FROM ${loads} s WHERE s.account = l.account AND s.fetch_token = l.fetch_token))
+            SELECT s.load_id FROM ${loads} s
+             WHERE s.account = l.account AND s.fetch_token = l.fetch_token AND s.replay_of IS NULL))
           ORDER BY r.load_id = l.load_id DESC LIMIT 1) r ON true
        LEFT JOIN LATERAL (
          SELECT min(s.period_start) AS start, max(s.period_end) AS until FROM ${loads} s

@@ -161,7 +161,8 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
     for (const period of [...plan.window, ...plan.gaps])
       pulls.push({ account: account.name, report: report.name, period });
   }
-  // The window (yesterday and its lookback) is one request; gaps join in runs of consecutive periods.
+  // Oldest first, so the window (yesterday and its lookback) and the gaps beside it make the fewest requests.
+  pulls.sort((a, b) => (a.period.start < b.period.start ? -1 : a.period.start > b.period.start ? 1 : 0));
   const enqueued = await enqueuePulls(deps.pulls, inRequests(pulls, [report], deps.accounts));
   return {
     report: report.name,
