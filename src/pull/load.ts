@@ -211,13 +211,10 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
       throw new Error(`the claim of ${report.name} ${p?.start}..${p?.end} returned no row`);
     return { row, target: tableFrom(row, report.name, report.dimensions) };
   };
-  // BEGIN, the locks and the claims travel together; the server runs them in this order. Periods lock oldest
-  // first, so two requests that overlap take their common locks in one order.
-  const locks = periods.map((p) =>
-    prepared(lockLoadSql(schema, report.name, account, p, LOAD_STATEMENT_TIMEOUT_MS)),
-  );
-  const opened = await inOrder(client, ['BEGIN', ...locks, ...claims()]);
-  let found = opened.slice(1 + locks.length).map((r, i) => claimed(r, periods[i]));
+  // BEGIN, the locks and the claims travel together; the server runs them in this order.
+  const lock = prepared(lockLoadSql(schema, report.name, account, periods, LOAD_STATEMENT_TIMEOUT_MS));
+  const opened = await inOrder(client, ['BEGIN', lock, ...claims()]);
+  let found = opened.slice(2).map((r, i) => claimed(r, periods[i]));
   if (found[0]?.target.retired === undefined && found[0]?.target.table !== table) {
     table = found[0]?.target.table ?? table;
     tx.opts.tables?.set(key, table);
@@ -267,8 +264,13 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
         if (rows.length > 0) inline.push(insertRowsSql(into(e.period, e.loadId), rows));
       });
     } else {
-      // One COPY for every period (the request's range as its layout, each row's period by its day).
-      const to = { ...into(tx.info.period, first?.loadId ?? 0), periodOf: route.periodOf };
+      // One COPY for every period (the request's range as its layout, each row's period and load by its day).
+      const periodOf = (day: string) => {
+        const i = route.index(day);
+        const e = ends[i];
+        return e === undefined ? undefined : { ...e.period, loadId: e.loadId };
+      };
+      const to = { ...into(tx.info.period, first?.loadId ?? 0), periodOf };
       await copyRows(
         client,
         to,

@@ -11,8 +11,8 @@ type Rows = readonly ReportRow[] | AsyncIterable<ReportRow>;
 /** Where each row of a request goes, and what each of its periods received. */
 export interface Routing {
   readonly periods: readonly Period[];
-  /** The period of a day: undefined for a day of the request this load does not write (a replay of one). */
-  periodOf(day: string): Period | undefined;
+  /** The index of a day's period: -1 for a day of the request this load does not write (a replay of one). */
+  index(day: string): number;
   /** Counts and sums the row in its period, and returns the period's index; -1 when the row is not to be
    * written (its period is `skip`ped, or not loaded now). */
   place(row: ReportRow, skip: readonly boolean[]): number;
@@ -45,7 +45,7 @@ export function routing(
   const sums = periods.map(() => COUNTERS.map(() => 0));
   return {
     periods,
-    periodOf: (day) => periods[index.get(day) ?? -1],
+    index: (day) => index.get(day) ?? -1,
     place(row, skip) {
       const day = row.dims[dayAt] ?? '';
       const i = index.get(day);

@@ -80,27 +80,30 @@ export function nextvalSql(schema: string, sequence: 'fetch_tokens' | 'report_ra
 }
 
 /**
- * The load's locks, first in its transaction, keyed by (schema.report, account/period): loads of other
- * periods or accounts never wait on each other. Custom plans: a generic plan of the claim's DELETE would lock
- * every partition, a plan for the period's dates only its month's. The shared evolution lock keeps a swap
- * from retiring this load's version until it commits (a swap waits for loads in flight; a later load finds
- * its version retired).
+ * The load's locks, first in its transaction, keyed by (schema.report, account/period) for each of its
+ * periods: loads of other periods or accounts never wait on each other. Custom plans: a generic plan of
+ * the claim's DELETE would lock every partition, a plan for the period's dates only its month's. The
+ * shared evolution lock keeps a swap from retiring this load's version until it commits (a swap waits for
+ * loads in flight; a later load finds its version retired).
  */
 export function lockLoadSql(
   schema: string,
   report: string,
   account: string,
-  period: Period,
+  periods: readonly Period[],
   timeoutMs: number,
 ) {
+  // The default account's keys name no account: a single-account deployment's (and its tests').
+  const who = account === 'default' ? '' : `${account}/`;
   return statement(
     "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
-      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
+      // A request's periods in their order, oldest first: two requests that overlap lock in one order.
+      '(SELECT count(pg_advisory_xact_lock(hashtext($2), hashtext(k))) FROM unnest($3::text[]) AS k), ' +
+      'pg_advisory_xact_lock_shared(hashtext($4))',
     [
       String(timeoutMs),
       `${schema}.${report}`,
-      // The default account's key names no account: a single-account deployment's (and its tests').
-      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+      periods.map((p) => `${who}${p.start}/${p.end}`),
       evolveLockKey(schema, report),
     ],
   );

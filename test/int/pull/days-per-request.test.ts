@@ -7,7 +7,10 @@ import { COUNTERS } from '../../../src/platform/config/dimensions.js';
 import { addDays } from '../../../src/platform/dates/calendar.js';
 import { PULL_JOB, pullData } from '../../../src/platform/queue/jobs.js';
 import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { ReportBody } from '../../../src/api/body.js';
 import { loadStates } from '../../../src/pull/history.js';
+import { takeFetchToken } from '../../../src/pull/load.js';
+import { loadFetched } from '../../../src/pull/run.js';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { runTick } from '../../../src/schedule/scheduler.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
@@ -201,6 +204,41 @@ describe('days_per_request', () => {
       { day: '2026-01-03', impressions: '21', source: 'rows', rows: 2, reconciled: true },
     ]);
   });
+
+  it.each(['binary', 'text'] as const)(
+    "loads the periods of a streamed request by one COPY (%s), each row under its period and its period's load",
+    async (copyFormat) => {
+      const h = await harness();
+      const wh = warehouseOf(h.db.pool, TEST_SCHEMA, { copyFormat });
+      const [report] = only(h, 'daily_campaign');
+      const periods = ['2026-01-01', '2026-01-02', '2026-01-03'].map((d) => ({ start: d, end: d }));
+      const text = body({ '2026-01-01': { 5: 10, 6: 1 }, '2026-01-03': { 5: 20 } });
+      async function* chunks() {
+        for (let i = 0; i < text.length; i += 16) yield Buffer.from(text.slice(i, i + 16));
+      }
+      const info = {
+        ...{ account: DEFAULT_ACCOUNT, report: report!, period: { start: FROM, end: '2026-01-03' }, periods },
+        ...{ fetchToken: await takeFetchToken(wh), attempts: 1 },
+      };
+      const loaded = await loadFetched(wh, info, new ReportBody(chunks(), []), { inlineMaxRows: 0 });
+      expect(loaded.periods.map((p) => [p.period.start, p.status, p.rows])).toEqual([
+        [FROM, 'loaded', 2],
+        ['2026-01-02', 'loaded', 0],
+        ['2026-01-03', 'loaded', 1],
+      ]);
+      const rows = await query<{ day: string; start: string; impressions: string; same: boolean }>(
+        h,
+        `SELECT r.day::text, r.period_start::text AS start, r.impressions::text,
+                l.period_start = r.period_start AND l.status = 'loaded' AS same
+           FROM $S.report_daily_campaign r JOIN $S.report_loads l ON l.load_id = r.load_id ORDER BY 1, 3`,
+      );
+      expect(rows).toEqual([
+        { day: FROM, start: FROM, impressions: '1', same: true },
+        { day: FROM, start: FROM, impressions: '10', same: true },
+        { day: '2026-01-03', start: '2026-01-03', impressions: '20', same: true },
+      ]);
+    },
+  );
 
   it('refuses a body with a day outside the requested range, loading none of its periods', async () => {
     const h = await harness();
