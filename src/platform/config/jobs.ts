@@ -225,16 +225,12 @@ export function parseJob(text: string, file: string): JobDefinition {
   const startProblem = start === undefined ? undefined : planDateProblem(start);
   if (startProblem !== undefined) fail('start_date', startProblem);
   const perRequest = o.days_per_request ?? undefined;
-  if (perRequest !== undefined && !isWhole(perRequest, 1, 366))
-    fail(
-      'days_per_request',
-      `${show(perRequest)} is not allowed; expected a whole number of days from 1 to 366`,
-    );
   // Rows of several periods in one answer are told apart only by their day.
-  if (perRequest !== undefined && perRequest !== 1 && !dims.includes('day'))
+  const noDay = perRequest !== 1 && !dims.includes('day') && ': it needs the day dimension (or 1)';
+  if (perRequest !== undefined && (!isWhole(perRequest, 1, 366) || noDay !== false))
     fail(
       'days_per_request',
-      'needs the day dimension (rows are routed to their period by day): add day, or set 1',
+      `${show(perRequest)} is not allowed${noDay || '; expected whole days from 1 to 366'}`,
     );
   return Object.freeze({
     kind: 'report',
