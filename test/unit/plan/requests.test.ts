@@ -138,7 +138,9 @@ describe('days_per_request in a job file', () => {
     expect(job('')).not.toHaveProperty('daysPerRequest');
     expect(job('days_per_request: 1\n', '[zone_id]')).toMatchObject({ daysPerRequest: 1 });
     expect(() => job('days_per_request: 0\n')).toThrow(/days_per_request: 0 is not allowed/);
-    expect(() => job('days_per_request: 7\n', '[zone_id]')).toThrow(/days_per_request: 7 is not allowed: it needs the day dimension/);
+    expect(() => job('days_per_request: 7\n', '[zone_id]')).toThrow(
+      /days_per_request: 7 is not allowed: it needs the day dimension/,
+    );
   });
 });
 
