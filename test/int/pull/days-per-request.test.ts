@@ -240,6 +240,41 @@ describe('days_per_request', () => {
     },
   );
 
+  it('fences each period of a request by its fetch token: a period a later fetch loaded stays, the others load', async () => {
+    const h = await harness();
+    const wh = warehouseOf(h.db.pool, TEST_SCHEMA);
+    const [report] = only(h, 'daily_campaign');
+    const [older, newer] = [await takeFetchToken(wh), await takeFetchToken(wh)];
+    const info = (period: { start: string; end: string }, fetchToken: number, periods?: typeof days) => ({
+      ...{ account: DEFAULT_ACCOUNT, report: report!, period, fetchToken, attempts: 1 },
+      ...(periods === undefined ? {} : { periods }),
+    });
+    const days = ['2026-01-01', '2026-01-02', '2026-01-03'].map((d) => ({ start: d, end: d }));
+    const second = { start: '2026-01-02', end: '2026-01-02' };
+    await loadFetched(
+      wh,
+      info(second, newer),
+      new ReportBody(Buffer.from(body({ '2026-01-02': { 7: 5 } })), []),
+    );
+    const all = body({ '2026-01-01': { 5: 1 }, '2026-01-02': { 5: 2 }, '2026-01-03': { 5: 3 } });
+    const range = { start: FROM, end: '2026-01-03' };
+    const loaded = await loadFetched(wh, info(range, older, days), new ReportBody(Buffer.from(all), []));
+    expect(loaded.periods.map((p) => [p.period.start, p.status])).toEqual([
+      [FROM, 'loaded'],
+      ['2026-01-02', 'superseded'],
+      ['2026-01-03', 'loaded'],
+    ]);
+    const rows = await query(
+      h,
+      'SELECT day::text, campaign_id::int AS campaign, impressions::int FROM $S.report_daily_campaign ORDER BY 1',
+    );
+    expect(rows).toEqual([
+      { day: FROM, campaign: 5, impressions: 1 },
+      { day: '2026-01-02', campaign: 7, impressions: 5 },
+      { day: '2026-01-03', campaign: 5, impressions: 3 },
+    ]);
+  });
+
   it('refuses a body with a day outside the requested range, loading none of its periods', async () => {
     const h = await harness();
     await h.worker();
