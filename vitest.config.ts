@@ -18,6 +18,7 @@ const POSTGRES_QUEUE_FILES = [
   'test/int/queue/accounts-isolation.test.ts',
   'test/int/reliability/crashes.test.ts',
   'test/int/webhooks/webhooks.test.ts',
+  'test/int/pull/days-per-request.test.ts',
 ];
 
 /** Files outside test/int/redis-ha that restart servers of their own: run one at a time (integration-serial). */

@@ -14,6 +14,7 @@ import { renderAccountsBackfill, runAccountsBackfill } from './scale/accounts-ba
 import { runBiPartitions } from './scale/bi-partitions.js';
 import { renderHistoryScale, runEnqueueScale, runHistoryScale } from './scale/history.js';
 import { runPullSection } from './pull/index.js';
+import { renderRequests, requestsTargets, runRequestsSection } from './requests/index.js';
 import { installInterruptHandler } from './cleanup.js';
 import { describeMachine } from './machine.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
@@ -57,6 +58,7 @@ async function run(o: BenchOptions): Promise<Results> {
   const cli = o.sections.has('cli') ? summarizeCli(await runCliSection(o, say)) : undefined;
   const memory = o.sections.has('memory') ? summarizeMemory(await runMemorySection(o, say)) : undefined;
   const pull = o.sections.has('pull') ? await runPullSection(o, say) : undefined;
+  const requests = o.sections.has('requests') ? await runRequestsSection(o, say) : undefined;
   let backfill: Results['backfill'];
   if (o.sections.has('backfill')) {
     const profileDir = o.profile ? resolve(join(o.cacheDir, 'profiles-backfill')) : undefined;
@@ -111,6 +113,7 @@ async function run(o: BenchOptions): Promise<Results> {
     cli,
     memory,
     pull,
+    requests,
     emulator:
       loaded === undefined
         ? undefined
@@ -121,7 +124,10 @@ async function run(o: BenchOptions): Promise<Results> {
           },
     backfill,
     scale,
-    targets: checkTargets(load, backfill?.clean, sync, cli, memory, pull),
+    targets: [
+      ...checkTargets(load, backfill?.clean, sync, cli, memory, pull),
+      ...(requests === undefined ? [] : requestsTargets(requests)),
+    ],
   };
 }
 
@@ -155,6 +161,7 @@ async function main(): Promise<number> {
     await formatJson(`${JSON.stringify(results, null, 2)}\n`, options.resultsFile),
   );
   console.log(renderResults(results));
+  if (results.requests !== undefined) console.log(`\n${renderRequests(results.requests)}`);
   if (results.scale !== undefined)
     console.log(`\n${renderHistoryScale(results.scale.history, results.scale.enqueue)}`);
   if (results.scale?.accountsBackfill !== undefined)

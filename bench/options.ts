@@ -7,7 +7,17 @@ const BI_SCALE_ROWS = 50_000_000;
 const ACCOUNT_DAYS = 365;
 const ACCOUNT_RATE = 50;
 
-export const SECTIONS = ['load', 'emulator', 'parser', 'sync', 'backfill', 'cli', 'pull', 'memory'] as const;
+export const SECTIONS = [
+  'load',
+  'emulator',
+  'parser',
+  'sync',
+  'backfill',
+  'cli',
+  'pull',
+  'memory',
+  'requests',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run needs to know. */
@@ -65,7 +75,8 @@ export const USAGE = `npm run bench -- [options]
   --concurrency C     pulls at once per worker (default 8)
   --latency MS        emulator latency in the backfill (default 50)
   --fail-rate R       share of injected 500s in the faulty backfill run (default 0.1)
-  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,pull,memory (default all)
+  --only LIST         sections to run: load,emulator,parser,sync,backfill,cli,pull,memory,requests
+                      (default all; requests: several days per request against one per period)
   --big               memory section: also 300 MB and 1 GB bodies (minutes)
   --sync-rate N       requests/s of the sync section's worker (ADOPS_RATE_LIMIT, default 25)
   --profile           CPU-profile our load path and print the top functions

@@ -13,6 +13,7 @@ import type { BiQueryFigures } from './scale/bi-partitions.js';
 import type { EnqueueFigures, HistoryFigures } from './scale/history.js';
 import { QUEUE_BACKENDS, type QueueBackendKind } from './pull/figures.js';
 import type { PullFigures } from './pull/index.js';
+import type { RequestsFigures } from './requests/index.js';
 import type { SyncFigures } from './sync/index.js';
 
 /**
@@ -146,6 +147,8 @@ export interface Results {
   readonly memory?: MemorySummary | undefined;
   /** Worker CPU per small pull, and a backfill against the shared rate limit's bound. */
   readonly pull?: PullFigures | undefined;
+  /** Several days per request against one per period (issue 37). */
+  readonly requests?: RequestsFigures | undefined;
   readonly emulator: (EmulatorFigures & { readonly overOurLoad: number | undefined }) | undefined;
   readonly backfill:
     | {

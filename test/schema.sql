@@ -1374,7 +1374,9 @@ CREATE TABLE adops.report_totals (
     load_id bigint NOT NULL,
     loaded_at timestamp with time zone NOT NULL,
     account text DEFAULT 'default'::text NOT NULL,
-    retention_dropped_at timestamp with time zone
+    retention_dropped_at timestamp with time zone,
+    totals_source text DEFAULT 'api'::text NOT NULL,
+    CONSTRAINT report_totals_totals_source_check CHECK ((totals_source = ANY (ARRAY['api'::text, 'rows'::text])))
 );
 COMMENT ON TABLE adops.report_totals IS 'The API''s totals of each report and period as returned (one row per account, report and period): what the rows of report_<name> for that period add up to. Sum the counters over periods; reports of one grain must agree (adops status).';
 COMMENT ON COLUMN adops.report_totals.report IS 'The report (job definition name); its rows are in report_<report>.';
@@ -1389,6 +1391,7 @@ COMMENT ON COLUMN adops.report_totals.load_id IS 'The report_loads row of the pu
 COMMENT ON COLUMN adops.report_totals.loaded_at IS 'When these totals were loaded (timestamptz); a later re-pull may restate them inside lookback_days.';
 COMMENT ON COLUMN adops.report_totals.account IS 'The ad server account (ADOPS_ACCOUNTS_FILE; default for a single account).';
 COMMENT ON COLUMN adops.report_totals.retention_dropped_at IS 'When retention dropped the period''s rows (totals kept for history); null while the rows are there.';
+COMMENT ON COLUMN adops.report_totals.totals_source IS 'Where the totals come from: api (the API''s totals of a request for this period alone) or rows (the sums of the period''s rows, its request having covered several periods: the API''s totals, covering them all, were reconciled against all their rows).';
 CREATE TABLE adops.report_versions (
     report text NOT NULL,
     version integer NOT NULL,
@@ -1504,6 +1507,7 @@ CREATE UNIQUE INDEX report_hourly_key ON ONLY adops.report_hourly USING btree (a
 CREATE UNIQUE INDEX report_hourly__p202601_account_period_start_period_end_day__idx ON adops.report_hourly__p202601 USING btree (account, period_start, period_end, day, hour);
 CREATE UNIQUE INDEX report_hourly__p202602_account_period_start_period_end_day__idx ON adops.report_hourly__p202602 USING btree (account, period_start, period_end, day, hour);
 CREATE UNIQUE INDEX report_hourly__p202603_account_period_start_period_end_day__idx ON adops.report_hourly__p202603 USING btree (account, period_start, period_end, day, hour);
+CREATE INDEX report_loads_fetch_token ON adops.report_loads USING btree (account, fetch_token);
 CREATE INDEX report_loads_load_id ON adops.report_loads USING btree (load_id);
 CREATE INDEX report_loads_period ON adops.report_loads USING btree (account, report, period_start, period_end, load_id);
 CREATE INDEX report_loads_provisional ON adops.report_loads USING btree (load_id) WHERE provisional;

@@ -37,6 +37,8 @@ export interface Scenario {
   readonly rounds: number;
   /** Untimed pulls before the first round (default WARMUP_PULLS). */
   readonly warmup?: number;
+  /** Days (periods) one report request covers (ADOPS_DAYS_PER_REQUEST); default 1: a request per pull. */
+  readonly daysPerRequest?: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function scenario(
       ADOPS_JOBS_DIR: jobsDir,
       ADOPS_QUEUE_PREFIX: prefix,
       ADOPS_RATE_LIMIT: String(s.rate),
+      ADOPS_DAYS_PER_REQUEST: String(s.daysPerRequest ?? 1),
       ADOPS_METRICS_PORT: '0',
       LOG_LEVEL: o.logLevel,
     };
@@ -98,11 +101,14 @@ export async function scenario(
       );
       const warmupPulls = s.warmup ?? WARMUP_PULLS;
       const warmFrom = addDays(FIRST_DAY, s.pulls * s.rounds);
+      const { accounts } = config;
       const warmup = await enqueueBackfill(
         queues.pulls,
         reports,
         warmFrom,
         addDays(warmFrom, warmupPulls - 1),
+        'newest-first',
+        accounts,
       );
       await waitForPulls(queues.pulls, warmup.pulls);
       const rounds: Round[] = [];
@@ -117,7 +123,8 @@ export async function scenario(
         const redisBefore = processCpuSeconds(redisPid);
         const started = Date.now();
         const from = addDays(FIRST_DAY, round * s.pulls);
-        const timed = await enqueueBackfill(queues.pulls, reports, from, addDays(from, s.pulls - 1));
+        const to = addDays(from, s.pulls - 1);
+        const timed = await enqueueBackfill(queues.pulls, reports, from, to, 'newest-first', accounts);
         const failed = await waitUntilIdle(queues.pulls, failedBefore);
         const workerCpuSeconds = workers.pids.reduce((a, pid) => a + processCpuSeconds(pid), 0) - cpuBefore;
         const machineBusy = busyShare(machineBefore, machineTicks());
@@ -167,7 +174,7 @@ const POLL_MS = 100;
  * (`backfill --wait`) reads up to 500 jobs' states a round, a Postgres query each on the Postgres
  * queue: that would be charged to the queue as its own cost, and take CPU from the workers.
  */
-async function waitUntilIdle(queue: PullQueue, failedBefore: number): Promise<number> {
+export async function waitUntilIdle(queue: PullQueue, failedBefore: number): Promise<number> {
   for (;;) {
     const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
     if (Object.values(counts).every((n) => n === 0))
@@ -177,7 +184,7 @@ async function waitUntilIdle(queue: PullQueue, failedBefore: number): Promise<nu
 }
 
 /** CPU seconds so far of each Postgres session on the bench database, by pid (the caller's excluded). */
-async function sessionsCpu(db: {
+export async function sessionsCpu(db: {
   readonly url: string;
   readonly name: string;
 }): Promise<Map<number, number>> {

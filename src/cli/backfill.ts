@@ -15,7 +15,14 @@ import {
   startedOnly,
   startOf,
 } from '../plan/bounds.js';
-import { backfillPulls, interleaveAccounts, pullLabel, todayPulls, type PlannedPull } from '../plan/pulls.js';
+import {
+  backfillPulls,
+  inRequests,
+  interleaveAccounts,
+  pullLabel,
+  todayPulls,
+  type PlannedPull,
+} from '../plan/pulls.js';
 import { enqueueStream, summarize, enqueuePulls, readHealPlan } from '../schedule/enqueue.js';
 import { listSchedulers, syncSchedulers } from '../schedule/scheduler.js';
 import {
@@ -123,15 +130,20 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
           );
         }
       // The plan, read lazily: every account's periods, interleaved, never all held at once.
+      // Consecutive periods of a report with the day dimension share one request (days_per_request).
       const plan = () =>
         flags.today
           ? todayPulls(reports, now, accounts)
-          : interleaveAccounts(accounts, reports, (own, name) =>
-              startedOnly(
-                endedOnly(backfillPulls(own, from, to, order), own, now),
-                own,
-                accounts.find((a) => a.name === name),
+          : inRequests(
+              interleaveAccounts(accounts, reports, (own, name) =>
+                startedOnly(
+                  endedOnly(backfillPulls(own, from, to, order), own, now),
+                  own,
+                  accounts.find((a) => a.name === name),
+                ),
               ),
+              reports,
+              accounts,
             );
       if (flags.dryRun) {
         let n = 0;
@@ -142,7 +154,7 @@ export function registerBackfill(program: Command, ctx: CliContext): void {
         }
         ctx.stdout.write(
           `${n} pulls over ${reports.length} report(s): ${n} API calls ` +
-            '(one per pull, before retries); nothing enqueued\n',
+            '(one per pull, before retries; days_per_request joins consecutive days); nothing enqueued\n',
         );
         return;
       }
@@ -274,7 +286,8 @@ function dryRunRequest(
     const account = accounts.find((a) => a.name === (pull.account ?? DEFAULT_ACCOUNT));
     const report = reports.find((r) => r.name === pull.report);
     const dimensions = report?.dimensions ?? [];
-    const { path, body } = reportRequest({ dimensions, period: pull.period }, account?.reportParams);
+    const period = { start: pull.period.start, end: pull.until ?? pull.period.end };
+    const { path, body } = reportRequest({ dimensions, period }, account?.reportParams);
     const line = `GET ${account?.baseUrl ?? ''}${path}`;
     return body === undefined ? line : `${line} ${JSON.stringify(body)}`;
   };

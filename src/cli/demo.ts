@@ -171,7 +171,8 @@ export async function runDemo(options: DemoOptions) {
       accounts,
     );
     out(
-      `backfill: ${pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday})\n`,
+      `backfill: ${pulls.length} pulls (${accounts.length} accounts x ${jobs.reports.length} reports x ${days} days, ${from}..${yesterday}; ` +
+        'consecutive days in one request)\n',
     );
     const format = 'pulls [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_s}';
     const bar = options.progress === undefined ? undefined : progressView(options.progress, format, 0, true);

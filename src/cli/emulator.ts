@@ -135,6 +135,16 @@ export function registerEmulator(program: Command, ctx: CliContext): void {
       echoPlaces,
     )
     .addOption(choice('--echo-key-as <form>', 'how the echoed key is written (default json)', ECHO_FORMS))
+    .option(
+      '--max-days-per-request <n>',
+      'answer a report range longer than N days with a 400 naming the limit (0 = none)',
+      intOption(0, 366),
+    )
+    .option(
+      '--ms-per-1000-rows <ms>',
+      'answer a report this much later per 1,000 rows it sends',
+      intOption(0, 60_000),
+    )
     .addHelpText(
       'after',
       '\nPrints its base URL (ending in /v2) as the first line of stdout, logs to stderr, and runs until ' +

@@ -29,9 +29,10 @@ export function registerLoads(program: Command, ctx: CliContext): void {
     .option('--json', 'print a JSON array for scripts (every field, errors whole)', false)
     .addHelpText(
       'after',
-      '\nOne line per attempt that reached the loader (report_loads): loaded (its rows are current), ' +
+      '\nOne line per period of each attempt that reached the loader (report_loads): loaded (its rows are current), ' +
         'superseded (a later load replaced them) or failed (earlier rows stay; step: where it failed, ' +
-        'fetch, parse, load or archive). `adops replay --load-id ID` ' +
+        'fetch, parse, load or archive); request: the range and periods of the one API request it came in, ' +
+        'when that covered several (days_per_request). `adops replay --load-id ID` ' +
         'loads an archived response again. Reads DATABASE_URL and ADOPS_SCHEMA.',
     )
     .action(async (flags: LoadsFlags) => {
@@ -51,10 +52,15 @@ function table(loads: readonly LoadListing[]): string {
     l.period_start === l.period_end ? l.period_start : `${l.period_start}..${l.period_end}`,
     l.status,
     l.rows === null ? '-' : String(l.rows),
+    // The periods of one request (days_per_request) share its range here.
+    l.request_periods > 1 ? `${l.request_start}..${l.request_end} (${l.request_periods})` : '-',
     l.failed_step ?? '',
     terminalSafe((l.error ?? '').split('\n')[0] ?? '').slice(0, ERROR_WIDTH),
   ]);
-  const rows = [['id', 'report', 'account', 'period', 'status', 'rows', 'step', 'error'], ...cells];
+  const rows = [
+    ['id', 'report', 'account', 'period', 'status', 'rows', 'request', 'step', 'error'],
+    ...cells,
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: readonly string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   return rows.map((r) => `${line(r).trimEnd()}\n`).join('');

@@ -43,6 +43,8 @@ const QUIRK_FLAGS = {
   clockSkew: 'clockSkewSeconds',
   echoKey: 'echoKey',
   echoKeyAs: 'echoKeyAs',
+  maxDaysPerRequest: 'maxDaysPerRequest',
+  msPer1000Rows: 'msPer1000Rows',
 } as const satisfies Record<string, keyof EmulatorQuirks>;
 
 export type FaultAndQuirkFlags = {

@@ -92,6 +92,10 @@ export const QUIRKS_SCHEMA = z.strictObject({
   reportShape: z.enum(['nested', 'rows']).default('nested'),
   echoKey: z.array(z.enum(ECHO_PLACES)).default([]),
   echoKeyAs: z.enum(ECHO_FORMS).default('json'),
+  /** A longer GET /reports range is a 400 naming the limit (0: no limit), as servers that cap a range. */
+  maxDaysPerRequest: z.number().int().min(0).max(366).default(0),
+  /** A report answers this many ms later per 1,000 rows it sends: a big range costs a server time. */
+  msPer1000Rows: z.number().min(0).max(60_000).default(0),
 });
 
 export type EmulatorQuirks = z.input<typeof QUIRKS_SCHEMA>;

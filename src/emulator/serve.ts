@@ -108,7 +108,7 @@ export async function serveApi(
       kind = kind === 'truncate' || kind === 'drop_mid_body' ? 'drop' : 'none';
   }
   // Latency counts from arrival, as a client sees it: work done meanwhile hides in it, not queued after.
-  const wait = started + decision.latencyMs - Date.now();
+  const wait = started + decision.latencyMs + (reply.delayMs?.() ?? 0) - Date.now();
   if (wait > 0) await delay(wait);
   // Counted before the answer goes out, so a client that sees it finds it in the stats.
   if (kind !== 'none') state.stats.fault(endpoint, kind);

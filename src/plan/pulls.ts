@@ -9,9 +9,10 @@ import {
   periodKey,
   nextPeriod,
 } from '../platform/dates/periods.js';
-import { addDays, localDate, parseIsoDate } from '../platform/dates/calendar.js';
+import { addDays, daysBetween, localDate, parseIsoDate } from '../platform/dates/calendar.js';
 import { TerminalError } from '../platform/retry/errors.js';
 import type { ReportJob } from '../platform/config/jobs.js';
+import { DEFAULT_DAYS_PER_REQUEST } from '../platform/config/accounts.js';
 import { retained } from './retention.js';
 import { reportTimezone, startedOnly } from './bounds.js';
 
@@ -22,11 +23,14 @@ export interface PlannedPull {
   /** The table version the pull is planned for, when a report is evolving (see PullJobData). */
   readonly version?: number;
   readonly provisional?: true; // the current, unfinished period (see PullJobData)
+  /** The last period's end when one request covers the consecutive periods from `period` on. */
+  readonly until?: string | undefined;
 }
 
 /** A short label for logs and messages: `daily_campaign 2026-01-05` or `... 2026-01-05..2026-01-11`. */
 export function pullLabel(pull: PlannedPull): string {
-  const { start, end } = pull.period;
+  const { start } = pull.period;
+  const end = pull.until ?? pull.period.end;
   const who = pull.account === undefined || pull.account === 'default' ? '' : `${pull.account}/`;
   return `${who}${pull.report} ${start === end ? start : `${start}..${end}`}`;
 }
@@ -36,7 +40,72 @@ export type PlanAccount = {
   readonly name: string;
   readonly reports: readonly string[] | undefined;
   readonly startDate?: string | undefined;
+  readonly daysPerRequest?: number | undefined; // its days_per_request (ADOPS_DAYS_PER_REQUEST)
 };
+
+/** Days one request of `report` may cover: its job's days_per_request, else its account's, else 7; 1 without
+ * the day dimension (nothing in a row would tell its period). */
+export function requestDays(
+  report: Pick<ReportJob, 'dimensions' | 'daysPerRequest'>,
+  account?: Pick<PlanAccount, 'daysPerRequest'>,
+): number {
+  if (!report.dimensions.includes('day')) return 1;
+  return report.daysPerRequest ?? account?.daysPerRequest ?? DEFAULT_DAYS_PER_REQUEST;
+}
+
+/** `pulls` with consecutive periods of one account, report and version joined into requests spanning at most
+ * requestDays days (at least one period each), lazily: a request is let go once full or its run breaks. */
+export function* inRequests(
+  pulls: Iterable<PlannedPull>,
+  reports: readonly Pick<ReportJob, 'name' | 'dimensions' | 'daysPerRequest'>[],
+  accounts: readonly PlanAccount[] = ONLY_DEFAULT,
+): Generator<PlannedPull> {
+  const days = (pull: PlannedPull) => {
+    const report = reports.find((r) => r.name === pull.report);
+    const account = accounts.find((a) => a.name === (pull.account ?? 'default'));
+    return report === undefined ? 1 : requestDays(report, account);
+  };
+  type Run = PlannedPull & { until: string };
+  const open = new Map<string, Run>();
+  const done = ({ until, ...pull }: Run) => (until === pull.period.end ? pull : { ...pull, until });
+  for (const pull of pulls) {
+    const key = `${pull.account ?? ''}/${pull.report}/${pull.version ?? ''}`;
+    const max = days(pull);
+    const p = pull.period;
+    const run = open.get(key);
+    let grown: Run | undefined;
+    // Backfills plan newest first, ticks oldest first: a run grows either way.
+    if (run !== undefined && addDays(run.until, 1) === p.start) grown = { ...run, until: p.end };
+    else if (run !== undefined && addDays(p.end, 1) === run.period.start) grown = { ...run, period: p };
+    if (grown !== undefined && daysBetween(grown.period.start, grown.until) >= max) grown = undefined;
+    if (run !== undefined && grown === undefined) yield done(run);
+    const next = grown ?? { ...pull, until: p.end };
+    // A run as long as a request may be goes at once: the plan's order holds, and it streams.
+    if (daysBetween(next.period.start, next.until) + 1 >= max) {
+      open.delete(key);
+      yield done(next);
+    } else open.set(key, next);
+  }
+  for (const run of open.values()) yield done(run);
+}
+
+/** The periods of `unit` one pull covers, `first` through `until` (absent: `first` alone, a job of 1.0);
+ * undefined when they are not whole periods of `unit` (the report's period changed since it was planned). */
+export function requestPeriods(
+  first: Period,
+  until: string | undefined,
+  unit: PeriodUnit,
+): Period[] | undefined {
+  if (until === undefined) return [first];
+  if (
+    periodKey(periodContaining(first.start, unit)) !== periodKey(first) ||
+    daysBetween(first.end, until) > 366
+  )
+    return undefined;
+  const out = [first];
+  for (let p = first; p.end < until; out.push(p)) p = nextPeriod(p, unit);
+  return out.at(-1)?.end === until ? out : undefined;
+}
 
 /** The one account of a deployment without ADOPS_ACCOUNTS_FILE. */
 export const ONLY_DEFAULT: readonly PlanAccount[] = [{ name: 'default', reports: undefined }];

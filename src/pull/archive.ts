@@ -251,7 +251,9 @@ export async function archivedLoad(wh: Warehouse, loadId: number) {
       // The replay belongs to the account of the load it re-flattens.
       account: load.account,
       report: { name: load.report, dimensions: load.dimensions },
-      period: { start: load.period_start, end: load.period_end },
+      // A period of a request of several: the body is the request's, this period's rows are among them.
+      period: { start: load.request_start, end: load.request_end },
+      periods: [{ start: load.period_start, end: load.period_end }],
       // A load without a token (a failed fetch that never took one) counts as older than any.
       fetchToken: load.fetch_token === null ? 0 : Number(load.fetch_token),
       fetchedAt: load.fetched_at ?? load.archived_at ?? new Date(0),
@@ -259,6 +261,6 @@ export async function archivedLoad(wh: Warehouse, loadId: number) {
       fetchMs: load.fetch_ms ?? 0,
       provisional: load.provisional,
     },
-    body: load.archived_at === null ? undefined : await readArchivedBody(wh, loadId),
+    body: load.body_load_id === null ? undefined : await readArchivedBody(wh, Number(load.body_load_id)),
   };
 }

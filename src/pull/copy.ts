@@ -15,6 +15,7 @@ import {
   copyChunks,
   createRowEncoder,
   fullChunks,
+  periodHeads,
   rowFields,
   type CopyLayout,
 } from './encode.js';
@@ -66,19 +67,24 @@ export async function* copyBinaryChunks(
   const fieldsOf = rowFields(layout, binaryField);
   const fields = 2 + layout.dimensions.length + COUNTERS.length + 2;
   // Every row starts with its field count and the period, and ends with the load id and account.
-  const prefix = Buffer.concat([
-    Buffer.from([fields >> 8, fields & 0xff]),
-    binaryField(layout.periodStart, 'date'),
-    binaryField(layout.periodEnd, 'date'),
-  ]);
-  const suffix = Buffer.concat([
-    binaryField(String(layout.loadId), 'bigint'),
-    binaryField(checkedAccount(layout.account), 'text'),
-  ]);
+  const account = binaryField(checkedAccount(layout.account), 'text');
+  const endsOf = periodHeads(
+    layout,
+    (p) =>
+      [
+        Buffer.concat([
+          Buffer.from([fields >> 8, fields & 0xff]),
+          binaryField(p.start, 'date'),
+          binaryField(p.end, 'date'),
+        ]),
+        Buffer.concat([binaryField(String(p.loadId), 'bigint'), account]),
+      ] as const,
+  );
   let chunk = Buffer.allocUnsafe(chunkBytes);
   let at = BINARY_HEADER.copy(chunk, 0);
   const add = (row: ReportRow): Buffer | undefined => {
     const dims = fieldsOf(row);
+    const [prefix, suffix] = endsOf(row);
     let size = prefix.length + COUNTERS.length * 12 + suffix.length;
     for (const field of dims) size += field.length;
     let full: Buffer | undefined;

@@ -9,7 +9,7 @@ import {
   COUNTERS,
 } from '../platform/config/dimensions.js';
 import { isIsoDate } from '../platform/dates/calendar.js';
-import type { ReportRow } from '../flatten/types.js';
+import type { Period, ReportRow } from '../flatten/types.js';
 
 const SPECIAL = /[\\\t\n\r]/;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
@@ -72,6 +72,31 @@ export interface CopyLayout {
   readonly dimensions: readonly Dimension[];
   readonly loadId: number;
   readonly account: string; // a validated name (ACCOUNT_NAME): it needs no escaping
+  /** A request of several periods: each row's own period and load, by its day (the period above is the
+   * request's range). */
+  readonly periodOf?: ((day: string) => (Period & { loadId: number }) | undefined) | undefined;
+}
+
+/** Per row, its period's and load's encoding (`head` of them), made once per day met; the layout's for all
+ * rows of a load of one period. */
+export function periodHeads<H>(
+  layout: CopyLayout,
+  head: (p: Period & { loadId: number }) => H,
+): (row: ReportRow) => H {
+  const whole = head({ start: layout.periodStart, end: layout.periodEnd, loadId: layout.loadId });
+  const { periodOf } = layout;
+  if (periodOf === undefined) return () => whole;
+  const dayAt = layout.dimensions.indexOf('day');
+  const heads = new Map<string, H>();
+  return (row) => {
+    const day = row.dims[dayAt] ?? '';
+    let h = heads.get(day);
+    if (h === undefined) {
+      const p = periodOf(day);
+      heads.set(day, (h = p === undefined ? whole : head(p)));
+    }
+    return h;
+  };
 }
 
 /**
@@ -142,9 +167,12 @@ export function rowFields<F>(
 /** A row as one COPY text line in copyColumns()' order, checked by rowFields. */
 export function createRowEncoder(layout: CopyLayout): (row: ReportRow) => string {
   const fields = rowFields(layout, (value, type) => (type === 'text' ? escapeSpecials(value) : value));
-  const prefix = `${layout.periodStart}\t${layout.periodEnd}\t`;
-  const suffix = `\t${layout.loadId}\t${checkedAccount(layout.account)}\n`;
-  return (row) => `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
+  const account = checkedAccount(layout.account);
+  const ends = periodHeads(layout, (p) => [`${p.start}\t${p.end}\t`, `\t${p.loadId}\t${account}\n`] as const);
+  return (row) => {
+    const [prefix, suffix] = ends(row);
+    return `${prefix}${fields(row).join('\t')}\t${row.counters.join('\t')}${suffix}`;
+  };
 }
 
 /** Streams rows as COPY text in chunks of about `chunkBytes` (few large writes, never the whole period). */

@@ -135,6 +135,11 @@ export interface LoadListing {
   readonly failed_step: PullStep | null;
   readonly error: string | null;
   readonly recorded_at: Date;
+  /** The request it came in (its fetch token): the periods of that request, and their range. */
+  readonly fetch_token: string | null;
+  readonly request_periods: number;
+  readonly request_start: string;
+  readonly request_end: string;
 }
 
 /** What `adops loads` narrows to. */
@@ -148,12 +153,19 @@ export type LoadsFilter = {
 /** The newest `limit` attempts of report_loads, newest first, narrowed to a report, an account, failures. */
 export function recentLoadsSql(schema: string, filter: LoadsFilter) {
   return statement<LoadListing>(
-    `SELECT load_id::text AS load_id, report, account, period_start::text AS period_start,
-            period_end::text AS period_end, status, rows, failed_step, error, recorded_at
-       FROM ${qualified(schema, 'report_loads')}
-      WHERE ($1::text IS NULL OR report = $1) AND ($2::text IS NULL OR account = $2)
-        AND (NOT $3::boolean OR status = 'failed')
-      ORDER BY load_id DESC
+    `SELECT l.load_id::text AS load_id, l.report, l.account, l.period_start::text AS period_start,
+            l.period_end::text AS period_end, l.status, l.rows, l.failed_step, l.error, l.recorded_at,
+            l.fetch_token::text AS fetch_token, coalesce(q.periods, 1) AS request_periods,
+            coalesce(q.start, l.period_start)::text AS request_start, coalesce(q.until, l.period_end)::text AS request_end
+       FROM ${qualified(schema, 'report_loads')} l
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS periods, min(s.period_start) AS start, max(s.period_end) AS until
+           FROM ${qualified(schema, 'report_loads')} s
+          WHERE s.account = l.account AND s.fetch_token = l.fetch_token AND s.report = l.report
+            AND s.replay_of IS NOT DISTINCT FROM l.replay_of) q ON true
+      WHERE ($1::text IS NULL OR l.report = $1) AND ($2::text IS NULL OR l.account = $2)
+        AND (NOT $3::boolean OR l.status = 'failed')
+      ORDER BY l.load_id DESC
       LIMIT $4`,
     [filter.report ?? null, filter.account ?? null, filter.failed, filter.limit],
   );

@@ -1,5 +1,9 @@
-// The load of one fetched period in one transaction (lock, fence, delete, write, record, archive): readers
+// The load of one fetched request in one transaction (lock, fence, delete, write, record, archive): readers
 // see the old rows until COMMIT; a crash before it changes nothing. Also the record of a failed pull.
+// A request of several periods loads them all in that one transaction, each period replaced on its own
+// terms (its lock, claim, fence, report_loads and report_totals rows): one COMMIT and a few round trips
+// for all of them is what makes a period cheap (per-period transactions would pay them each, and a
+// crash could leave part of a request loaded, which is harmless but no cheaper to reason about).
 import { performance } from 'node:perf_hooks';
 import type { Client, QueryResult } from 'pg';
 import type { ReportJob } from '../platform/config/jobs.js';
@@ -26,6 +30,7 @@ import { redactSecrets } from '../platform/log/redact.js';
 import { tableFrom, type LoadTarget } from '../schema/versions.js';
 import { BodyArchive } from './archive.js';
 import { copyRows } from './copy.js';
+import { keptRows, routing, type Routing } from './route.js';
 import { isBatched } from './encode.js';
 import { restatementOf } from './history.js';
 import {
@@ -47,7 +52,9 @@ import {
 export interface FetchInfo {
   readonly account: string;
   readonly report: Pick<ReportJob, 'name' | 'dimensions'>;
-  readonly period: Period;
+  readonly period: Period; // what the request asked for: date_from..date_until
+  /** The periods of `period` loaded from its body, oldest first; absent: `period` itself. */
+  readonly periods?: readonly Period[] | undefined;
   /** Taken from Postgres (takeFetchToken) before the request was sent: the fence against stale loads. */
   readonly fetchToken: number;
   readonly fetchedAt?: Date; // by the worker's clock: information only, never a fence
@@ -76,7 +83,21 @@ export interface LoadOutcome {
   readonly mismatch: unknown; // per-counter differences when not reconciled (none for 'no totals'), else null
   readonly loadMs: number;
   readonly evolving: boolean; // the report has a building table version (report evolution) to check after
+  /** Each period's load, oldest first; loadId, status and rows above are the first's, the status any
+   * loaded one's, the rows their sum. */
+  readonly periods: readonly PeriodLoad[];
 }
+
+export interface PeriodLoad {
+  readonly period: Period;
+  readonly loadId: number;
+  readonly status: 'loaded' | 'superseded';
+  readonly rows: number;
+}
+
+/** The periods a fetch loads. */
+export const periodsOf = (info: Pick<FetchInfo, 'period' | 'periods'>): readonly Period[] =>
+  info.periods ?? [info.period];
 
 export interface LoadOptions {
   readonly startedAt?: number; // start of the load's clock (to include parsing in load_ms); default now
@@ -106,9 +127,10 @@ export interface LoadInput {
 }
 
 /**
- * Replaces the period's rows with the input's in one transaction, serialized per report, account and period,
- * unless a response whose fetch started later is loaded (then recorded as superseded). At most inlineMaxRows
- * rows of a held body go inside the last statement (retried on a deadlock); more, or a stream, go by COPY.
+ * Replaces each period's rows with the input's in one transaction, serialized per report, account and period,
+ * unless a response whose fetch started later is loaded there (that period recorded as superseded). At most
+ * inlineMaxRows rows of a held body go inside the last statement (retried on a deadlock); more, or a stream,
+ * go by COPY (rows of several periods in one COPY, each row's period by its day).
  */
 export async function loadPeriod(
   wh: Warehouse,
@@ -117,13 +139,18 @@ export async function loadPeriod(
 ): Promise<LoadOutcome> {
   const startedAt = opts.startedAt ?? performance.now();
   const { report, period } = input.info;
+  const periods = periodsOf(input.info);
   const inlineMax = opts.inlineMaxRows ?? 10_000;
   const { source } = input;
   const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
   const inline = Array.isArray(rows) && rows.length <= inlineMax ? rows : undefined;
   const tx: Tx = { ...input, rows, inline, startedAt, opts };
-  // Made in a short transaction of its own: a load never holds a partition's creation open.
-  await ensureLoadPartition(wh, report.name, period.start);
+  // Made in short transactions of their own: a load never holds a partition's creation open.
+  const partitions = async () => {
+    for (const start of new Set(periods.map((p) => p.start.slice(0, 7))))
+      await ensureLoadPartition(wh, report.name, `${start}-01`);
+  };
+  await partitions();
   const load = () =>
     (inline === undefined ? withCopyClient : withClient)(wh.pool, (client, markBroken) =>
       withPgRetry(
@@ -141,7 +168,7 @@ export async function loadPeriod(
   } catch (error) {
     if (!isMissingPartition(error)) throw error;
     // A table version made since the check above: make its partition, then retry.
-    await ensureLoadPartition(wh, report.name, period.start);
+    await partitions();
     if (Array.isArray(rows)) return load();
     throw new TransientError(
       `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
@@ -158,74 +185,129 @@ type Tx = LoadInput & {
   opts: LoadOptions;
 };
 
+/** What the claim found of one period: its new load, the load it replaces, whether that one is newer. */
+interface PeriodClaim {
+  readonly period: Period;
+  readonly loadId: number;
+  readonly previousLoadId: number | null;
+  readonly previous: Totals | undefined;
+  readonly stale: boolean; // a response fetched after this one is loaded: nothing deleted, nothing written
+  rows?: number; // written
+}
+
 async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise<LoadOutcome> {
   const { schema } = wh;
-  const { report, period, account, fetchToken } = tx.info;
+  const { report, account, fetchToken } = tx.info;
+  const periods = periodsOf(tx.info);
   // The claim, its own statement so its snapshot is taken after the locks, reads the table version holding
   // these dimensions (a swap switches it under the evolution lock) and deletes the old rows only from the
   // table it guessed if that is the one: a wrong guess (a first load here, a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
   let table = tx.opts.tables?.get(key) ?? reportTable(report.name);
-  const claim = () => prepared(claimPeriodSql(schema, table, account, report, period, fetchToken));
-  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) => {
+  const claims = () =>
+    periods.map((p) => prepared(claimPeriodSql(schema, table, account, report, p, fetchToken)));
+  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined, p: Period | undefined) => {
     const row = result?.rows[0]?.claim;
-    if (row === undefined)
-      throw new Error(`the claim of ${report.name} ${period.start}..${period.end} returned no row`);
+    if (row === undefined || p === undefined)
+      throw new Error(`the claim of ${report.name} ${p?.start}..${p?.end} returned no row`);
     return { row, target: tableFrom(row, report.name, report.dimensions) };
   };
-  // BEGIN, the locks and the claim travel together; the server runs them in this order.
-  const lock = lockLoadSql(schema, report.name, account, period, LOAD_STATEMENT_TIMEOUT_MS);
-  const [, , first] = await inOrder(client, ['BEGIN', prepared(lock), claim()]);
-  let { row: found, target } = claimed(first);
-  if (target.retired === undefined && target.table !== table) {
-    table = target.table;
+  // BEGIN, the locks and the claims travel together; the server runs them in this order.
+  const lock = prepared(lockLoadSql(schema, report.name, account, periods, LOAD_STATEMENT_TIMEOUT_MS));
+  const opened = await inOrder(client, ['BEGIN', lock, ...claims()]);
+  let found = opened.slice(2).map((r, i) => claimed(r, periods[i]));
+  if (found[0]?.target.retired === undefined && found[0]?.target.table !== table) {
+    table = found[0]?.target.table ?? table;
     tx.opts.tables?.set(key, table);
-    ({ row: found, target } = claimed(await queryOnce(client, claim())));
+    found = (await inOrder(client, claims())).map((r, i) => claimed(r, periods[i]));
   }
-  const loadId = Number(found.next_id);
-  const { evolving } = target;
-  if (target.retired !== undefined) return refuseRetired(client, wh, tx, loadId, target.retired);
-  const previousLoadId = found.load_id === null ? null : Number(found.load_id);
-
-  // Fencing: a response fetched before the loaded one's never overwrites it (the claim deleted nothing).
-  if (previousLoadId !== null && found.stale) {
-    const outcome = await record(client, wh, tx, loadId, { previousLoadId, error: null });
-    wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
-    return { ...outcome, evolving };
-  }
-  const { start: periodStart, end: periodEnd } = period;
-  const into = { schema, table, account, dimensions: report.dimensions, loadId, periodStart, periodEnd };
-  const rows = tx.inline?.length ?? (await copyRows(client, into, tx.rows, { format: wh.copyFormat }));
-  // A provisional load's totals are no restatement's baseline, nor is one a restatement.
-  const provisional = found.provisional === true || tx.info.provisional === true;
-  const outcome = await record(client, wh, tx, loadId, {
-    previousLoadId,
-    rows,
-    previous: provisional ? undefined : (found.totals ?? undefined),
-    inline: tx.inline === undefined ? undefined : insertRowsSql(into, tx.inline),
+  const target = found[0]?.target;
+  if (target === undefined) throw new Error(`${report.name}: a load of no period`);
+  const ends: PeriodClaim[] = found.map(({ row }, i) => {
+    const previousLoadId = row.load_id === null ? null : Number(row.load_id);
+    // Fencing: a response fetched before the loaded one's never overwrites it (the claim deleted nothing).
+    const stale = previousLoadId !== null && row.stale;
+    const p = periods[i] ?? tx.info.period;
+    return {
+      period: p,
+      loadId: Number(row.next_id),
+      previousLoadId,
+      // A provisional load's totals are no restatement's baseline, nor is one a restatement.
+      previous:
+        row.provisional === true || tx.info.provisional === true ? undefined : (row.totals ?? undefined),
+      stale,
+    };
   });
-  return { ...outcome, evolving };
+  const { evolving } = target;
+  if (target.retired !== undefined) return refuseRetired(client, wh, tx, ends, target.retired);
+  for (const e of ends)
+    if (e.stale)
+      wh.logger?.info(
+        { loadId: e.loadId, supersededBy: e.previousLoadId },
+        'stale response: load superseded',
+      );
+  const route = routing(tx.info.period, periods, report.dimensions);
+  const skip = ends.map((e) => e.stale);
+  const into = (p: Period, loadId: number) => ({
+    ...{ schema, table, account, dimensions: report.dimensions, loadId },
+    ...{ periodStart: p.start, periodEnd: p.end },
+  });
+  const inline: Statement[] = [];
+  const [first] = ends;
+  if (route === undefined && first !== undefined && !first.stale) {
+    const to = into(first.period, first.loadId);
+    first.rows = tx.inline?.length ?? (await copyRows(client, to, tx.rows, { format: wh.copyFormat }));
+    if (tx.inline !== undefined) inline.push(insertRowsSql(to, tx.inline));
+  } else if (route !== undefined && skip.includes(false)) {
+    if (tx.inline !== undefined) {
+      const byPeriod = periods.map((): ReportRow[] => []);
+      for (const row of tx.inline) byPeriod[route.place(row, skip)]?.push(row);
+      ends.forEach((e, i) => {
+        const rows = byPeriod[i] ?? [];
+        if (rows.length > 0) inline.push(insertRowsSql(into(e.period, e.loadId), rows));
+      });
+    } else {
+      // One COPY for every period (the request's range as its layout, each row's period and load by its day).
+      const periodOf = (day: string) => {
+        const i = route.index(day);
+        const e = ends[i];
+        return e === undefined ? undefined : { ...e.period, loadId: e.loadId };
+      };
+      const to = { ...into(tx.info.period, first?.loadId ?? 0), periodOf };
+      await copyRows(
+        client,
+        to,
+        keptRows(tx.rows, (row) => route.place(row, skip) >= 0),
+        {
+          format: wh.copyFormat,
+        },
+      );
+    }
+    ends.forEach((e, i) => {
+      if (!e.stale) e.rows = route.rows(i);
+    });
+  }
+  return { ...(await record(client, wh, tx, ends, { inline, route, error: null })), evolving };
 }
-
-/** How record ends a load: `rows` written (`previous` totals, `inline` rows), or superseded (`error`). */
-type Ending = { readonly previousLoadId: number | null } & (
-  | { rows: number; previous: Totals | undefined; inline: Statement | undefined }
-  | { error: string | null; rows?: undefined }
-);
-
 /**
- * Writes the report_loads row, totals and inline rows (if it has rows), and body in one statement. A
- * superseded load's rows are still read: a body that does not parse is a failed pull, superseded or not.
- * Streamed totals are known only once the rows are read (a strict reconciliation throws here: rollback).
+ * Writes each period's report_loads row and (if it has rows) totals, the inline rows and the body in one
+ * statement. A body is read to its end even when nothing of it is written: one that does not parse is a
+ * failed pull, superseded or not. Streamed totals are known only once the rows are read (a strict
+ * reconciliation throws here: rollback). A request of several periods is reconciled as a whole against
+ * the API's totals, and each period's own totals are the sums of its rows (totals_source 'rows').
  */
 async function record(
   client: Client,
   { schema }: Warehouse,
   tx: Tx,
-  loadId: number,
-  end: Ending,
+  ends: readonly PeriodClaim[],
+  how: {
+    readonly inline: readonly Statement[];
+    readonly route?: Routing | undefined;
+    readonly error: string | null;
+  },
 ): Promise<Omit<LoadOutcome, 'evolving'>> {
-  if (end.rows === undefined) for await (const _row of tx.rows);
+  if (ends.every((e) => e.rows === undefined)) for await (const _row of tx.rows);
   const { totals, reconciliation: r } = tx.source.summary();
   if (tx.opts.strictReconcile === true && !r.ok) throw reconciliationError(r.differences, r.reason);
   const reason: UnreconciledReason | null = r.ok ? null : (r.reason ?? 'mismatch');
@@ -234,37 +316,56 @@ async function record(
   const checked = { reconciled: r.ok, unreconciledReason: reason, mismatch };
   const packed = tx.archive instanceof BodyArchive ? await tx.archive.finish() : tx.archive;
   const loadMs = performance.now() - tx.startedAt;
-  const { account, report, period } = tx.info;
-  const loaded = end.rows !== undefined;
-  const statements: Statement[] = [
-    insertLoadSql(schema, {
-      ...baseRecord(tx.info),
+  const { account, report } = tx.info;
+  const { route } = how;
+  const statements = ends.flatMap((e, i) => {
+    const own = route === undefined ? totals : route.totals(i);
+    const loaded = e.rows !== undefined;
+    const load = insertLoadSql(schema, {
+      ...baseRecord(tx.info, e.period),
       ...checked,
-      responseBytes: packed?.bytes ?? null,
-      loadId,
+      responseBytes: i === 0 ? (packed?.bytes ?? null) : null, // the body is archived with the first
+      loadId: e.loadId,
       status: loaded ? 'loaded' : 'superseded',
-      rows: end.rows ?? null,
-      restatement:
-        end.rows === undefined || end.previous === undefined ? null : restatementOf(end.previous, totals),
-      previousLoadId: end.previousLoadId,
-      error: end.rows === undefined ? end.error : null,
+      rows: e.rows ?? null,
+      restatement: !loaded || e.previous === undefined ? null : restatementOf(e.previous, own),
+      previousLoadId: e.previousLoadId,
+      error: loaded ? null : how.error,
       loadMs,
-    }),
-  ];
-  if (loaded) statements.push(upsertTotalsSql(schema, account, report.name, period, totals, loadId));
-  if (end.rows !== undefined && end.inline !== undefined) statements.push(end.inline);
-  if (packed !== undefined) statements.push(archiveBodySql(schema, account, loadId, packed));
+    });
+    const source = route === undefined ? 'api' : 'rows';
+    return loaded
+      ? [load, upsertTotalsSql(schema, account, report.name, e.period, own, e.loadId, source)]
+      : [load];
+  });
+  statements.push(...how.inline);
+  const [first] = ends;
+  if (packed !== undefined && first !== undefined)
+    statements.push(archiveBodySql(schema, account, first.loadId, packed));
   // The COMMIT waits for this answer: a worker that dies while its rows are written leaves an open
   // transaction, which Postgres rolls back, not a COMMIT on its way.
   await queryOnce(client, prepared(inOneStatement(statements)));
-  return { loadId, status: loaded ? 'loaded' : 'superseded', rows: end.rows ?? 0, ...checked, loadMs };
+  const periods = ends.map(({ period, loadId, rows }) => ({
+    period,
+    loadId,
+    status: rows === undefined ? ('superseded' as const) : ('loaded' as const),
+    rows: rows ?? 0,
+  }));
+  return {
+    loadId: first?.loadId ?? 0,
+    status: periods.some((p) => p.status === 'loaded') ? 'loaded' : 'superseded',
+    rows: periods.reduce((n, p) => n + p.rows, 0),
+    ...checked,
+    loadMs,
+    periods,
+  };
 }
 
-function baseRecord(info: FailedPull['info']) {
+function baseRecord(info: FailedPull['info'], period: Period) {
   return {
     account: info.account,
     report: info.report.name,
-    period: info.period,
+    period,
     dimensions: info.report.dimensions,
     replayOf: info.replayOf ?? null,
     httpAttempts: info.attempts,
@@ -287,7 +388,7 @@ async function refuseRetired(
   client: Client,
   wh: Warehouse,
   tx: Tx,
-  loadId: number,
+  ends: readonly PeriodClaim[],
   retired: NonNullable<LoadTarget['retired']>,
 ): Promise<LoadOutcome> {
   const { report } = tx.info;
@@ -296,8 +397,11 @@ async function refuseRetired(
     `its dimensions (${report.dimensions.join(', ')}) are those of version ${retired.version} of ${stable}, ` +
     `retired since ${stable} serves ${retired.serving === null ? 'a newer version' : `version ${retired.serving}`}: ` +
     'not loaded (superseded); a pull of the current definition loads the period (adops heal finds it missing)';
-  const outcome = await record(client, wh, tx, loadId, { previousLoadId: null, error });
-  wh.logger?.warn({ loadId, version: retired.version, serving: retired.serving }, `load refused: ${error}`);
+  const outcome = await record(client, wh, tx, ends, { inline: [], error });
+  wh.logger?.warn(
+    { loadId: outcome.loadId, version: retired.version, serving: retired.serving },
+    `load refused: ${error}`,
+  );
   return { ...outcome, evolving: false };
 }
 
@@ -337,26 +441,30 @@ export interface FailedPull {
   readonly secrets?: readonly string[]; // never stored (the API key): redacted from the error's text
 }
 
-/** Records a failed pull in report_loads (the one place that does) with its step, error and body if given;
- * the period's rows and totals stay. Returns the load_id. */
+/** Records a failed pull in report_loads (the one place that does), a row for each of its periods, with its
+ * step, error and body if given; the periods' rows and totals stay. Returns the (first period's) load_id. */
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
-  const insert = insertLoadSql(wh.schema, {
-    ...baseRecord(info),
-    status: 'failed',
-    rows: null,
-    reconciled: null,
-    unreconciledReason: null,
-    mismatch: null,
-    restatement: null,
-    previousLoadId: null,
-    responseBytes: packed?.bytes ?? null,
-    loadMs: null,
-    error: describeError(f.error, f.secrets),
-    failedStep: f.step,
-  });
+  const insert = (period: Period) =>
+    insertLoadSql(wh.schema, {
+      ...baseRecord(info, period),
+      status: 'failed',
+      rows: null,
+      reconciled: null,
+      unreconciledReason: null,
+      mismatch: null,
+      restatement: null,
+      previousLoadId: null,
+      responseBytes: packed?.bytes ?? null,
+      loadMs: null,
+      error: describeError(f.error, f.secrets),
+      failedStep: f.step,
+    });
+  // Every period of the request failed with it; the body, if any, is kept with the first.
   return inTransaction(wh.pool, async (client) => {
-    const loadId = Number((await firstRow(client, insert))?.load_id);
+    const ids: number[] = [];
+    for (const period of periodsOf(info)) ids.push(Number((await firstRow(client, insert(period)))?.load_id));
+    const [loadId = 0] = ids;
     if (packed !== undefined) await firstRow(client, archiveBodySql(wh.schema, info.account, loadId, packed));
     return loadId;
   });

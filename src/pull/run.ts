@@ -20,6 +20,7 @@ import { AdopsError, TerminalError } from '../platform/retry/errors.js';
 import { archivedLoad, BodyArchive, latestBodyDigest, packBody } from './archive.js';
 import {
   loadPeriod,
+  periodsOf,
   recordFailedPull,
   takeFetchToken,
   type FetchInfo,
@@ -30,7 +31,8 @@ import {
 import { RowValueError } from './encode.js';
 import { reportTable, type Warehouse } from '../platform/pg/handle.js';
 import { endedFrom, hasEnded, reportTimezone } from '../plan/bounds.js';
-import { pullLabel } from '../plan/pulls.js';
+import { pullLabel, requestPeriods } from '../plan/pulls.js';
+import { inSpans, RequestSizes, spanDays, splittable } from './split.js';
 import { localDate } from '../platform/dates/calendar.js';
 
 /** The part of the API client a pull uses; `signal` aborts the request (shutdown: code ABORTED). */
@@ -61,9 +63,11 @@ export interface PullDeps {
   readonly signal?: AbortSignal; // aborts requests in flight (worker shutdown)
   readonly options?: PullOptions;
   readonly now?: () => Date; // says whether a period has ended (tests fix it); default the real clock
+  readonly sizes?: RequestSizes; // the request sizes that worked, per account and report (split.ts)
 }
 
-/** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses live as long as it. */
+/** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses and the
+ * request sizes that worked live as long as it. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -73,49 +77,136 @@ export function pullDeps(
 ): PullDeps {
   const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
   const opts = { tables: new Map<string, string>(), ...options };
-  return { reports, fetcherFor, wh, options: opts, ...(signal === undefined ? {} : { signal }) };
+  const sizes = new RequestSizes();
+  return { reports, fetcherFor, wh, options: opts, sizes, ...(signal === undefined ? {} : { signal }) };
 }
 
-/** The outcome of a pull, as metrics and the job's return value see it. */
+/** The outcome of a pull, as metrics and the job's return value see it: one load (or several requests',
+ * together) with the requests made and the splits among them; or why it failed, and which periods. */
 export type PullOutcome =
-  | { readonly ok: true; readonly loaded: LoadOutcome; readonly fetchMs: number; readonly bytes: number }
+  | {
+      readonly ok: true;
+      readonly loaded: LoadOutcome;
+      readonly fetchMs: number;
+      readonly bytes: number;
+      readonly requests: number;
+      readonly splits: number;
+    }
   | {
       readonly ok: false;
       readonly failure: Failure;
       readonly error: unknown;
       readonly loadId?: number; // the report_loads row recording the failure, if any
+      readonly periods?: readonly Period[]; // those of the failed request
     };
 
-/** Runs one pull: fence, fetch, rows, load. Never throws: failures come back classified, recorded in
- * report_loads with the failed step (not a 429, a pause, nor a shutdown's abort, ours, nor anything when
- * Postgres is down before the fetch). What follows a load (report evolution) is the caller's. */
+/** Runs one pull: for each request (a job's periods in runs of the size that worked, split in halves when
+ * the server says too much), fence, fetch, rows, load. Never throws: failures come back classified,
+ * recorded in report_loads with the failed step (not a 429, a pause, nor a shutdown's abort, ours, nor
+ * anything when Postgres is down before the fetch, nor a failure that splits its request). What follows a
+ * load (report evolution) is the caller's. */
 export async function runPull(
   deps: PullDeps,
   data: PullJobData,
   jobId: string | undefined,
   logger: Logger,
 ): Promise<PullOutcome> {
+  const report = deps.reports.get(data.report);
+  const account = pullAccount(data);
+  const first: Period = { start: data.periodStart, end: data.periodEnd };
+  const periods = report === undefined ? [first] : requestPeriods(first, data.until, report.period);
+  const now = deps.now?.() ?? new Date();
+  const refused = refusal(deps, data, report, account, periods, now);
+  if (refused !== undefined || report === undefined || periods === undefined)
+    return { ok: false, failure: classifyFailure(refused), error: refused };
+  const job: Job = {
+    account,
+    report,
+    // Provisional while its period runs (only a provisional pull of one period gets here then).
+    provisional: !hasEnded(first, reportTimezone(report), now),
+    key: `${account}/${report.name}`,
+    ...(jobId === undefined ? {} : { jobId }),
+  };
+  const done: Done = { loads: [], fetchMs: 0, bytes: 0, requests: 0, splits: 0 };
+  for (const run of inSpans(periods, deps.sizes?.start(job.key) ?? Infinity)) {
+    const failed = await pullRequest(deps, job, run, logger, done);
+    if (failed !== undefined) return failed;
+  }
+  const [one, ...more] = done.loads;
+  if (one === undefined)
+    throw new Error(`${pullLabel({ report: report.name, period: first })}: no request ran`);
+  const loaded = more.reduce(
+    (a, b) => ({
+      ...a,
+      status: a.status === 'loaded' ? a.status : b.status,
+      rows: a.rows + b.rows,
+      reconciled: a.reconciled && b.reconciled,
+      unreconciledReason: a.unreconciledReason ?? b.unreconciledReason,
+      mismatch: a.mismatch ?? b.mismatch,
+      loadMs: a.loadMs + b.loadMs,
+      evolving: a.evolving || b.evolving,
+      periods: [...a.periods, ...b.periods],
+    }),
+    one,
+  );
+  const { fetchMs, bytes, requests, splits } = done;
+  return { ok: true, loaded, fetchMs, bytes, requests, splits };
+}
+
+type Job = {
+  readonly account: string;
+  readonly report: ReportJob;
+  readonly key: string;
+  readonly provisional: boolean;
+  readonly jobId?: string;
+};
+type Done = { loads: LoadOutcome[]; fetchMs: number; bytes: number; requests: number; splits: number };
+
+/** One request for `periods` (one or several consecutive), fetched and loaded: undefined when it (or its
+ * halves, after a failure that splits it) loaded, into `done`; else the failure. */
+async function pullRequest(
+  deps: PullDeps,
+  job: Job,
+  periods: readonly Period[],
+  logger: Logger,
+  done: Done,
+): Promise<PullOutcome | undefined> {
+  const { account, report, key, provisional, jobId } = job;
   const fail = (error: unknown, loadId?: number, failure = classifyFailure(error)): PullOutcome => ({
     ok: false,
     failure,
     error,
+    periods,
     ...(loadId === undefined ? {} : { loadId }),
   });
-  const report = deps.reports.get(data.report);
-  const account = pullAccount(data);
-  const period: Period = { start: data.periodStart, end: data.periodEnd };
-  const now = deps.now?.() ?? new Date();
-  const refused = refusal(deps, data, report, account, now);
-  if (refused !== undefined || report === undefined) return fail(refused);
-  // Provisional while its period runs (only a provisional pull gets here then); final once it has ended.
-  const provisional = !hasEnded(period, reportTimezone(report), now);
+  const period: Period = { start: periods[0]?.start ?? '', end: periods.at(-1)?.end ?? '' };
+  const days = spanDays(periods);
+  const split = async (reason: string) => {
+    const half = Math.ceil(periods.length / 2);
+    const halves = [periods.slice(0, half), periods.slice(half)];
+    done.splits++;
+    deps.sizes?.split(key, days);
+    logger.warn(
+      { from: period.start, until: period.end, days, into: halves.map(spanDays), reason },
+      `request of ${days} days split in two: the server may take fewer at once`,
+    );
+    for (const h of halves) {
+      const failed = await pullRequest(deps, job, h, logger, done);
+      if (failed !== undefined) return failed;
+    }
+    return undefined;
+  };
   // The fence, before the request: a response is as recent as its fetch's start. Postgres unreachable:
   // nothing to record the failure in, and nothing fetched yet.
   const fetchToken = await takeFetchToken(deps.wh).catch((error: unknown) => error);
   if (typeof fetchToken !== 'number') return fail(fetchToken);
   const opts = deps.options ?? {};
   const secrets = opts.secrets ?? [];
-  const job = { account, report, period, fetchToken, provisional, ...(jobId === undefined ? {} : { jobId }) };
+  const several = periods.length > 1 ? { periods } : {};
+  const info = {
+    ...{ account, report, period, ...several, fetchToken, provisional },
+    ...(jobId === undefined ? {} : { jobId }),
+  };
   let fetched: FetchedReport;
   try {
     const fetcher = deps.fetcherFor(account);
@@ -125,13 +216,14 @@ export async function runPull(
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind === 'rate-limited' || failure.kind === 'aborted') return fail(error, undefined, failure);
+    if (periods.length > 1 && splittable(error)) return split(failure.reason);
     const attempts =
       error instanceof AdopsError && error.attempts !== undefined && error.attempts > 0 ? error.attempts : 1;
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
     const body = error instanceof ApiError ? error.body : undefined;
     const packed =
       body === undefined ? undefined : await packBody(redactBuffer(body, secrets), bodyDigest(body));
-    const failed = { info: { ...job, attempts }, error, step: 'fetch' as const, packed, secrets };
+    const failed = { info: { ...info, attempts }, error, step: 'fetch' as const, packed, secrets };
     const loadId = await recordFailedPull(deps.wh, failed).catch((err: unknown) => {
       // Postgres itself may be down; the job's failedReason still carries the reason.
       logger.warn({ err }, 'could not record the failed pull in report_loads');
@@ -141,21 +233,29 @@ export async function runPull(
   }
   const { fetchedAt, attempts, fetchMs } = fetched;
   try {
-    const loaded = await loadFetched(deps.wh, { ...job, fetchedAt, attempts, fetchMs }, fetched.body, opts);
-    return { ok: true, loaded, fetchMs, bytes: fetched.body.receivedBytes };
+    const loaded = await loadFetched(deps.wh, { ...info, fetchedAt, attempts, fetchMs }, fetched.body, opts);
+    deps.sizes?.succeeded(key, days);
+    done.loads.push(loaded);
+    done.fetchMs += fetchMs;
+    done.bytes += fetched.body.receivedBytes;
+    done.requests++;
+    return undefined;
   } catch (error) {
+    // A body over the cap is known only as it streams: recorded, then split like a refusal of the range.
+    if (periods.length > 1 && splittable(error)) return split(classifyFailure(error).reason);
     // loadFetched recorded the failure (with the raw body) whenever Postgres was reachable.
     return fail(error, error instanceof AdopsError ? error.loadId : undefined);
   }
 }
 
 /** Why this worker cannot run the pull (an unknown report or account, a period not ended or, provisional,
- * not started), if it cannot. */
+ * not started, periods no longer the report's), if it cannot. */
 function refusal(
   deps: PullDeps,
-  { report: name, periodStart: start, periodEnd: end, provisional }: PullJobData,
+  { report: name, provisional }: PullJobData,
   report: ReportJob | undefined,
   account: string,
+  periods: readonly Period[] | undefined,
   now: Date,
 ): TerminalError | undefined {
   if (report === undefined)
@@ -173,18 +273,25 @@ function refusal(
     return new TerminalError(
       `account "${account}" does not run report "${report.name}" (its reports: list in ADOPS_ACCOUNTS_FILE)`,
     );
+  if (periods === undefined)
+    return new TerminalError(
+      `the pull's periods are not whole ${report.period}s of ${report.name} (its period changed since it was ` +
+        'planned): drop it; `adops heal` plans the missing periods anew',
+    );
   // Whoever enqueued it (a backfill, a script, an older release), a period still under way would load as
-  // final and count as done: refused before anything is fetched or recorded, unless asked for provisional.
-  // Nothing is pulled before its period starts.
+  // final and count as done: refused before anything is fetched or recorded, unless asked for provisional
+  // (one period). Nothing is pulled before its period starts.
   const zone = reportTimezone(report);
-  const period = { start, end };
-  if (hasEnded(period, zone, now) || (provisional === true && start <= localDate(now, zone)))
-    return undefined;
+  const last = periods.at(-1);
+  if (last === undefined || hasEnded(last, zone, now)) return undefined;
+  const today = provisional === true && periods.length === 1;
+  if (today && last.start <= localDate(now, zone)) return undefined;
+  const label = pullLabel({ report: report.name, period: last });
   return new TerminalError(
-    provisional === true
-      ? `${pullLabel({ report: report.name, period })} has not started in its time zone (${zone}): nothing is pulled before it starts`
-      : `${pullLabel({ report: report.name, period })} has not ended in its time zone (${zone}): ` +
-          `only an ended period is pulled; it can be pulled from ${endedFrom(period)}`,
+    today
+      ? `${label} has not started in its time zone (${zone}): nothing is pulled before it starts`
+      : `${label} has not ended in its time zone (${zone}): ` +
+          `only an ended period is pulled; it can be pulled from ${endedFrom(last)}`,
   );
 }
 
@@ -211,7 +318,8 @@ export async function loadFetched(
     let error = asReportError(thrown, reportTable(info.report.name));
     if (isMalformedBody(error) && error.retryable && packed !== undefined) {
       // Postgres down: keep the error retryable; the retry will find out.
-      const previous = await latestBodyDigest(wh, info.account, info.report.name, info.period).catch(
+      const [first = info.period] = periodsOf(info);
+      const previous = await latestBodyDigest(wh, info.account, info.report.name, first).catch(
         () => undefined,
       );
       if (repeatsPrevious(packed.receivedSha256, previous)) error = error.repeated(packed.receivedSha256);
@@ -286,7 +394,7 @@ export async function replayLoad(
       `load ${loadId} is not in ${wh.schema}.report_loads; pick a load_id from that table`,
     );
   const report = reports.find((r) => r.name === load.info.report.name);
-  const { start, end } = load.info.period;
+  const [{ start, end } = load.info.period] = load.info.periods;
   if (report === undefined)
     throw new TerminalError(
       `load ${loadId} is of report ${load.info.report.name}, which has no job definition in ADOPS_JOBS_DIR; restore its definition to replay it`,

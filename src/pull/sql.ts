@@ -81,27 +81,30 @@ export function nextvalSql(schema: string, sequence: 'fetch_tokens' | 'report_ra
 }
 
 /**
- * The load's locks, first in its transaction, keyed by (schema.report, account/period): loads of other
- * periods or accounts never wait on each other. Custom plans: a generic plan of the claim's DELETE would lock
- * every partition, a plan for the period's dates only its month's. The shared evolution lock keeps a swap
- * from retiring this load's version until it commits (a swap waits for loads in flight; a later load finds
- * its version retired).
+ * The load's locks, first in its transaction, keyed by (schema.report, account/period) for each of its
+ * periods: loads of other periods or accounts never wait on each other. Custom plans: a generic plan of
+ * the claim's DELETE would lock every partition, a plan for the period's dates only its month's. The
+ * shared evolution lock keeps a swap from retiring this load's version until it commits (a swap waits for
+ * loads in flight; a later load finds its version retired).
  */
 export function lockLoadSql(
   schema: string,
   report: string,
   account: string,
-  period: Period,
+  periods: readonly Period[],
   timeoutMs: number,
 ) {
+  // The default account's keys name no account: a single-account deployment's (and its tests').
+  const who = account === 'default' ? '' : `${account}/`;
   return statement(
     "SELECT set_config('statement_timeout', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true), " +
-      'pg_advisory_xact_lock(hashtext($2), hashtext($3)), pg_advisory_xact_lock_shared(hashtext($4))',
+      // A request's periods in their order, oldest first: two requests that overlap lock in one order.
+      '(SELECT count(pg_advisory_xact_lock(hashtext($2), hashtext(k))) FROM unnest($3::text[]) AS k), ' +
+      'pg_advisory_xact_lock_shared(hashtext($4))',
     [
       String(timeoutMs),
       `${schema}.${report}`,
-      // The default account's key names no account: a single-account deployment's (and its tests').
-      account === 'default' ? `${period.start}/${period.end}` : `${account}/${period.start}/${period.end}`,
+      periods.map((p) => `${who}${p.start}/${p.end}`),
       evolveLockKey(schema, report),
     ],
   );
@@ -149,7 +152,8 @@ export function insertLoadSql(schema: string, r: LoadRecord) {
   );
 }
 
-/** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`. */
+/** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`; `source`:
+ * the API's (a request of this period alone) or its rows' sums (a request of several periods). */
 export function upsertTotalsSql(
   schema: string,
   account: string,
@@ -157,16 +161,18 @@ export function upsertTotalsSql(
   period: Period,
   totals: Totals,
   loadId: number,
+  source: 'api' | 'rows' = 'api',
 ) {
   const counters = COUNTERS.map(ident);
+  const n = COUNTERS.length;
   return statement(
-    `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, loaded_at) ` +
-      `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${COUNTERS.length + 5}, now()) ` +
+    `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, totals_source, loaded_at) ` +
+      `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${n + 5}, $${n + 6}, now()) ` +
       `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
-      [...counters, 'load_id', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
+      [...counters, 'load_id', 'totals_source', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
       ', retention_dropped_at = NULL',
-    [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId],
+    [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId, source],
   );
 }
 
@@ -367,13 +373,17 @@ export function pruneRawPartsSql(schema: string, keepDays: number) {
   );
 }
 
-/** The fetch of a load as replay takes it up again, and when its body was archived (null: not kept). */
+/** The fetch of a load as replay takes it up again: its request's range (the loads of its fetch token),
+ * and the load its body was archived with (its own, or its request's first period's; null: not kept). */
 export function archivedLoadSql(schema: string, loadId: number) {
+  const loads = qualified(schema, 'report_loads');
   return statement<{
     account: string;
     report: string;
     period_start: string;
     period_end: string;
+    request_start: string;
+    request_end: string;
     dimensions: Dimension[];
     http_attempts: number;
     fetch_ms: number | null;
@@ -381,11 +391,22 @@ export function archivedLoadSql(schema: string, loadId: number) {
     fetch_token: string | null;
     provisional: boolean;
     archived_at: Date | null;
+    body_load_id: string | null;
   }>(
     `SELECT l.account, l.report, l.period_start::text, l.period_end::text, l.dimensions, l.http_attempts, l.fetch_ms,
-            l.fetched_at, l.fetch_token::text, l.provisional, r.archived_at
-       FROM ${qualified(schema, 'report_loads')} l
-       LEFT JOIN ${qualified(schema, 'report_raw')} r ON r.account = l.account AND r.load_id = l.load_id
+            l.fetched_at, l.fetch_token::text, l.provisional, r.archived_at, r.load_id::text AS body_load_id,
+            coalesce(q.start, l.period_start)::text AS request_start, coalesce(q.until, l.period_end)::text AS request_end
+       FROM ${loads} l
+       LEFT JOIN LATERAL (
+         SELECT r.archived_at, r.load_id FROM ${qualified(schema, 'report_raw')} r
+          WHERE r.account = l.account AND (r.load_id = l.load_id OR r.load_id IN (
+            SELECT s.load_id FROM ${loads} s
+             WHERE s.account = l.account AND s.fetch_token = l.fetch_token AND s.replay_of IS NULL))
+          ORDER BY r.load_id = l.load_id DESC LIMIT 1) r ON true
+       LEFT JOIN LATERAL (
+         SELECT min(s.period_start) AS start, max(s.period_end) AS until FROM ${loads} s
+          WHERE s.account = l.account AND s.fetch_token = l.fetch_token AND s.report = l.report
+            AND s.replay_of IS NULL) q ON true
       WHERE l.load_id = $1`,
     [loadId],
   );

@@ -11,6 +11,7 @@ import {
   planForAccounts,
   type PlanAccount,
   healWindowOf,
+  inRequests,
   planHeal,
 } from '../plan/pulls.js';
 import { fromStart, startOf } from '../plan/bounds.js';
@@ -93,7 +94,7 @@ async function addChunk(
 ): Promise<EnqueuedPull[]> {
   const requested = chunk.map((pull, j) => ({
     data: {
-      ...pullData(pull.report, pull.period, pull.version, pull.account),
+      ...pullData(pull.report, pull.period, pull.version, pull.account, pull.until),
       ...(pull.provisional === true ? { provisional: true as const } : {}),
     },
     // BullMQ forbids ':' and all-digit custom ids. Named after the account: ids of accounts never meet.
@@ -115,8 +116,8 @@ async function addChunk(
   });
 }
 
-/** Enqueues one pull per report and period of from..to, all held; the queue is first in, first out, so
- * `order` is the order they start in, however many workers run. */
+/** Enqueues the pulls of every report and period of from..to (consecutive periods in one request, see
+ * inRequests), all held; the queue is first in, first out, so `order` is the order they start in. */
 export async function enqueueBackfill(
   queue: PullQueue,
   reports: readonly ReportJob[],
@@ -126,7 +127,7 @@ export async function enqueueBackfill(
   accounts: readonly PlanAccount[] = ONLY_DEFAULT,
 ): Promise<BackfillResult> {
   const plan = planForAccounts(accounts, reports, (own) => planBackfill(own, from, to, order));
-  return summarize(await enqueuePulls(queue, plan));
+  return summarize(await enqueuePulls(queue, inRequests(plan, reports, accounts)));
 }
 
 export function summarize(pulls: readonly EnqueuedPull[]): BackfillResult {
@@ -231,7 +232,8 @@ async function readRound(queue: PullQueue, ids: readonly string[]): Promise<Map<
   return out;
 }
 
-/** The pulls that heal each account's last `days` days: every period never loaded, or whose last attempt failed. */
+/** The pulls that heal each account's last `days` days: every period never loaded, or whose last attempt
+ * failed, consecutive ones in one request. */
 export async function readHealPlan(
   wh: Warehouse,
   reports: readonly ReportJob[],
@@ -250,5 +252,5 @@ export async function readHealPlan(
       const states = await loadStates(wh, report, first.start, last.end, account.name);
       out.push(...planHeal(report, window, states).map((p) => ({ ...p, account: account.name })));
     }
-  return out;
+  return [...inRequests(out, reports, accounts)];
 }

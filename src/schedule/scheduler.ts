@@ -8,6 +8,7 @@ import {
   type PlanAccount,
   type PlannedPull,
   type PeriodState,
+  inRequests,
   planTick,
   scheduledTime,
   todayPulls,
@@ -142,7 +143,7 @@ export interface TickResult {
   readonly scheduledFor: string;
   readonly window: readonly Period[];
   readonly gaps: readonly Period[];
-  readonly added: number; // Pulls added; the rest were already waiting or running.
+  readonly added: number; // Pulls (requests) added; the rest were already waiting or running.
 }
 
 /** Runs one tick: enqueues the report's window (yesterday and its lookback, as of the scheduled instant),
@@ -189,7 +190,9 @@ export async function runTick(deps: TickDeps, job: TickJob): Promise<TickResult>
     for (const period of [...plan.window, ...plan.gaps])
       pulls.push({ account: account.name, report: report.name, period });
   }
-  const enqueued = await enqueuePulls(deps.pulls, pulls);
+  // Oldest first, so the window (yesterday and its lookback) and the gaps beside it make the fewest requests.
+  pulls.sort((a, b) => (a.period.start < b.period.start ? -1 : a.period.start > b.period.start ? 1 : 0));
+  const enqueued = await enqueuePulls(deps.pulls, inRequests(pulls, [report], deps.accounts));
   return {
     report: report.name,
     scheduledFor: at.toISOString(),

@@ -14,8 +14,10 @@ const DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] a
 
 export interface WorkerMetrics {
   readonly registry: Registry;
-  /** Pulls by report and outcome: loaded, superseded, retry, failed, rate_limited. */
+  /** Periods pulled by report and outcome: loaded, superseded, retry, failed, rate_limited. */
   readonly pulls: Counter<'report' | 'outcome'>;
+  readonly requests: Counter<'report'>; // report requests that loaded (one may carry several periods)
+  readonly splits: Counter<'report'>; // requests of several periods split in two after a failure
   readonly rowsLoaded: Counter<'report'>;
   readonly apiRequests: Counter<'status'>; // API requests by HTTP status (or `error` when no response came).
   readonly apiRetries: Counter<'status'>; // API requests retried, by the status that caused the retry.
@@ -46,10 +48,20 @@ export function createWorkerMetrics(
     registry,
     pulls: new Counter({
       name: 'adops_pulls_total',
-      help: 'Report pulls by report and outcome (loaded, superseded, retry, failed, rate_limited)',
+      help: 'Report periods pulled, by report and outcome (loaded, superseded, retry, failed, rate_limited)',
       labelNames: ['report', 'outcome'],
       registers: [registry],
     }),
+    requests: counter(
+      'adops_report_requests_total',
+      'Report requests that loaded, by report (one covers up to days_per_request periods)',
+      'report',
+    ),
+    splits: counter(
+      'adops_request_splits_total',
+      'Report requests of several periods split in two after a failure a smaller one may not meet',
+      'report',
+    ),
     rowsLoaded: counter('adops_rows_loaded_total', 'Rows written to report tables', 'report'),
     apiRequests: counter(
       'adops_api_requests_total',
@@ -98,15 +110,30 @@ export function metricsObserver(metrics: WorkerMetrics): {
   pull(
     report: string,
     event:
-      | { outcome: 'loaded' | 'superseded'; rows: number; fetchMs: number; loadMs: number; totalMs: number }
-      | { outcome: 'retry' | 'failed' | 'rate_limited' },
+      | {
+          outcome: 'loaded' | 'superseded';
+          rows: number;
+          fetchMs: number;
+          loadMs: number;
+          totalMs: number;
+          periods?: readonly { readonly status: 'loaded' | 'superseded' }[]; // default: one, of `outcome`
+          requests?: number;
+          splits?: number;
+        }
+      | { outcome: 'retry' | 'failed' | 'rate_limited'; periods?: number },
   ): void;
   attempt(event: { status: number | undefined; attempt: number; path: string }): void;
 } {
   return {
     pull(report, event) {
-      metrics.pulls.inc({ report, outcome: event.outcome });
-      if (event.outcome !== 'loaded' && event.outcome !== 'superseded') return;
+      if (!('rows' in event)) {
+        metrics.pulls.inc({ report, outcome: event.outcome }, event.periods ?? 1);
+        return;
+      }
+      for (const p of event.periods ?? [{ status: event.outcome }])
+        metrics.pulls.inc({ report, outcome: p.status });
+      metrics.requests.inc({ report }, event.requests ?? 1);
+      metrics.splits.inc({ report }, event.splits ?? 0);
       metrics.rowsLoaded.inc({ report }, event.outcome === 'loaded' ? event.rows : 0);
       metrics.fetchSeconds.observe({ report }, event.fetchMs / 1000);
       metrics.loadSeconds.observe({ report }, event.loadMs / 1000);

@@ -5,7 +5,13 @@ import type { RequestGate } from '../limits/limiter.js';
 import { secretsOf } from '../platform/config/env.js';
 import type { ReportJob, ReportLookup } from '../platform/config/jobs.js';
 import { BACKOFF_TYPE, backoffDelay, type BackoffPolicy } from '../platform/retry/classify.js';
-import { REPORT_QUEUE, asPullData, pullAccount, type PullJobData } from '../platform/queue/jobs.js';
+import {
+  REPORT_QUEUE,
+  asPullData,
+  pullAccount,
+  pullPeriod,
+  type PullJobData,
+} from '../platform/queue/jobs.js';
 import type { WorkerOf } from '../platform/queue/backend.js';
 import { isAccountTrouble, type AccountGuard, type WorkerRuntime } from './runtime.js';
 import type { Notify } from '../webhooks/events.js';
@@ -21,7 +27,7 @@ import type { LoadOutcome } from '../pull/load.js';
 export type WorkerObserver = ReturnType<typeof metricsObserver>;
 
 /** The summary a completed pull job returns (its BullMQ returnvalue). */
-export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>;
+export type PullResult = Pick<LoadOutcome, 'loadId' | 'status' | 'rows' | 'reconciled'>; // rows: all periods'
 
 export interface PullWorkerOptions {
   /** The definitions as they are when a pull runs (a worker follows its jobs folder). */
@@ -93,9 +99,10 @@ function pullProcessor(
     const data = asPullData(job.data);
     if (data === undefined)
       throw new UnrecoverableError(`job ${job.id} has no report and period: ${JSON.stringify(job.data)}`);
-    const { report, periodStart, periodEnd } = data;
+    const { report } = data;
     const account = pullAccount(data);
-    const log = rt.logger.child({ jobId: job.id, account, report, period: `${periodStart}..${periodEnd}` });
+    const range = pullPeriod(data);
+    const log = rt.logger.child({ jobId: job.id, account, report, period: `${range.start}..${range.end}` });
     const guard = isolation?.guard;
     // An account paused, down or holding its share of the slots: delayed at once, never keeping a slot.
     const hold = guard?.enter(account) ?? 0;
@@ -124,15 +131,19 @@ function pullProcessor(
     }
     if (outcome.ok) {
       guard?.succeeded(account);
-      const { loaded, fetchMs } = outcome;
+      const { loaded, fetchMs, requests, splits } = outcome;
       const definition = io.reports.get(report);
       if (loaded.evolving && definition !== undefined)
-        await afterLoad(definition, { start: periodStart, end: periodEnd }, account);
-      const { loadId, status, rows, reconciled, loadMs } = loaded;
+        for (const p of loaded.periods) await afterLoad(definition, p.period, account);
+      const { loadId, status, rows, reconciled, loadMs, periods } = loaded;
       const totalMs = performance.now() - started;
-      observer.pull(report, { outcome: status, rows, fetchMs, loadMs, totalMs });
+      observer.pull(report, { outcome: status, rows, fetchMs, loadMs, totalMs, periods, requests, splits });
       const result = { loadId, status, rows, reconciled };
-      log.info({ ...result, fetchMs: Math.round(fetchMs), loadMs: Math.round(loadMs) }, 'pull loaded');
+      const counts = { periods: periods.length, requests, splits };
+      log.info(
+        { ...result, ...counts, fetchMs: Math.round(fetchMs), loadMs: Math.round(loadMs) },
+        'pull loaded',
+      );
       rt.touch();
       return result;
     }
@@ -161,25 +172,27 @@ function pullProcessor(
     }
     const { reason } = failure;
     const attempt = job.attemptsMade + 1;
+    const failed = outcome.periods ?? [range];
     if (failure.kind === 'fatal' || attempt >= (job.opts.attempts ?? 1)) {
-      observer.pull(report, { outcome: 'failed' });
+      observer.pull(report, { outcome: 'failed', periods: failed.length });
       log.error({ reason, attempt }, 'pull failed');
-      // The one place that knows the failure is final; the event is queued, never awaited. A provisional
+      // The one place that knows the failure is final; the events are queued, never awaited. A provisional
       // pull's failure is no period's: the next refresh, or the pull after the period's end, loads it.
       if (data.provisional !== true)
-        notify({
-          type: 'period.failed',
-          ...(account === 'default' ? {} : { account }),
-          report,
-          period_start: periodStart,
-          period_end: periodEnd,
-          reason,
-          attempts: attempt,
-          load_id: outcome.loadId ?? null,
-        });
+        for (const p of failed)
+          notify({
+            type: 'period.failed',
+            ...(account === 'default' ? {} : { account }),
+            report,
+            period_start: p.start,
+            period_end: p.end,
+            reason,
+            attempts: attempt,
+            load_id: outcome.loadId ?? null,
+          });
       throw failure.kind === 'fatal' ? new UnrecoverableError(reason) : new Error(reason);
     }
-    observer.pull(report, { outcome: 'retry' });
+    observer.pull(report, { outcome: 'retry', periods: failed.length });
     log.warn({ reason, attempt }, 'pull failed; it will be retried');
     // Carries the API's Retry-After into the backoff strategy.
     const retryAfterMs = outcome.error instanceof AdopsError ? outcome.error.retryAfterMs : undefined;

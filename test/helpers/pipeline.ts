@@ -162,7 +162,8 @@ export function lastDays(days: number, now = new Date()): { from: string; to: st
 
 /**
  * The warehouse's content, for comparing two runs: every report table and report_totals without
- * load ids and load times, sorted. Equal snapshots mean equal data, row for row.
+ * load ids, load times and where the totals came from (the API's for a request of one period, the
+ * rows' for one of several: the same numbers), sorted. Equal snapshots mean equal data, row for row.
  */
 export async function snapshot(pool: Pool, jobs: JobSet): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
@@ -170,7 +171,7 @@ export async function snapshot(pool: Pool, jobs: JobSet): Promise<Record<string,
   for (const table of tables) {
     const { rows: cols } = await pool.query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns
-        WHERE table_schema = $1 AND table_name = $2 AND column_name NOT IN ('load_id', 'loaded_at')
+        WHERE table_schema = $1 AND table_name = $2 AND column_name NOT IN ('load_id', 'loaded_at', 'totals_source')
         ORDER BY ordinal_position`,
       [TEST_SCHEMA, table],
     );

@@ -11,6 +11,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer | Iterable<string>;
+  /** Extra time to answer, asked once the body's first chunks are made (its cost: msPer1000Rows). */
+  delayMs?: () => number;
 }
 
 export interface RequestContext {

@@ -78,6 +78,12 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
     const until = dateParam(param('date_until'), 'date_until');
     if (until < from) throw badRequest('date_until must not be before date_from.', 'date_until');
     const days = dayNumber(until) - dayNumber(from) + 1;
+    const most = quirks.maxDaysPerRequest;
+    if (most > 0 && days > most)
+      throw badRequest(
+        `A report may span at most ${most} days per request; this one spans ${days}: ask for ${most} days or fewer.`,
+        'date_until',
+      );
     if (quirks.strict && days > MAX_REPORT_DAYS)
       throw badRequest(`A report may span at most ${MAX_REPORT_DAYS} days: split the range.`, 'date_until');
     const dimensions = names.map((name, i) => {
@@ -90,7 +96,9 @@ export function reportHandlers(engine: ReportEngine, cellsPerDay: number): Recor
         `This emulator groups at most ${MAX_REPORT_CELLS} cells per report: ask for fewer days.`,
         'date_until',
       );
-    return { status: 200, body: engine.render(from, until, dimensions, utcDay(now), quirks) };
+    let rows = 0;
+    const report = engine.render(from, until, dimensions, utcDay(now), quirks, (n) => (rows = n));
+    return { status: 200, body: report, delayMs: () => (rows / 1000) * quirks.msPer1000Rows };
   };
   return { 'GET /reports': handler };
 }

@@ -193,3 +193,11 @@ export function firstDifference(coded: readonly CodedDimension[], a: number, b: 
   for (let d = 0; d < coded.length; d++) if (coded[d]!.codes[a] !== coded[d]!.codes[b]) return d;
   return coded.length;
 }
+
+/** The leaves (rows) of a prepared report: cells sorted together with equal codes make one. */
+export function leafCount(p: PreparedReport): number {
+  let n = 0;
+  for (let i = 0; i < p.total; i++)
+    if (i === 0 || firstDifference(p.coded, p.order[i - 1] ?? 0, p.order[i] ?? 0) !== p.coded.length) n++;
+  return n;
+}

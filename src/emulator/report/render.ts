@@ -4,6 +4,7 @@ import type { Dimension, PreparedReport, ReportedDay } from './dimensions.js';
 import {
   addCell,
   firstDifference,
+  leafCount,
   prepareReport,
   SPEC_COUNTERS as COUNTERS,
   sumTotals,
@@ -43,8 +44,10 @@ function* renderReport(
   days: readonly ReportedDay[],
   dimensions: readonly Dimension[],
   encoding: ReportEncoding,
+  onRows?: (rows: number) => void,
 ): Generator<string> {
   const p = prepareReport(model, days, dimensions, encoding.sortKeys ? 'code-unit' : 'natural');
+  onRows?.(leafCount(p));
   const empty = p.total === 0;
   // Totals first (sortKeys) need them before the walk: one cheap extra pass over the cells.
   const first = encoding.sortKeys ? totalsMember(encoding, sumTotals(p), empty) : '';
@@ -186,6 +189,7 @@ export class ReportEngine {
     dimensions: readonly Dimension[],
     today: string,
     encoding: ReportEncoding = FAITHFUL_QUIRKS,
+    onRows?: (rows: number) => void, // told the rows (leaves) before the first chunk is made
   ): Generator<string> {
     const days = daysBetween(from, until).map((d) => {
       const { num, den } = lateFraction(d, today, this.options.lateDataDays);
@@ -193,6 +197,6 @@ export class ReportEngine {
       const cells = num === 0 ? generateDay(this.model, this.options.seed, d, 0) : this.day(d);
       return { cells, num, den };
     });
-    return renderReport(this.model, days, dimensions, encoding);
+    return renderReport(this.model, days, dimensions, encoding, onRows);
   }
 }

@@ -26,6 +26,8 @@ export interface ServerSettings {
   /** Time the server may take to the response headers (a big report takes a slow server a while). */
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number; // Longest silence the server may leave between body chunks.
+  /** Days one report request may cover (reports with the `day` dimension); a job's own days_per_request wins. */
+  readonly daysPerRequest: number;
 }
 
 /** One accounts-file field of ServerSettings: a choice `oneOf`, or whole numbers in `range` (from, to, unit). */
@@ -44,7 +46,11 @@ export const SERVER_FIELDS = {
   connections: { setting: 'connections', range: [1, 1024, 'connections'] },
   headers_timeout_ms: { setting: 'headersTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
   body_timeout_ms: { setting: 'bodyTimeoutMs', range: [1, 3_600_000, 'milliseconds'] },
+  days_per_request: { setting: 'daysPerRequest', range: [1, 366, 'days'] },
 } as const satisfies Readonly<Record<string, ServerField>>;
+
+/** Days one report request covers unless ADOPS_DAYS_PER_REQUEST, an account or a job says otherwise. */
+export const DEFAULT_DAYS_PER_REQUEST = 7;
 
 /** The account of a deployment without ADOPS_ACCOUNTS_FILE, and of rows written before accounts. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -212,6 +218,7 @@ function readAccount(
     connections: whole('connections', F.connections, defaults.connections),
     headersTimeoutMs: whole('headers_timeout_ms', F.headers_timeout_ms, defaults.headersTimeoutMs),
     bodyTimeoutMs: whole('body_timeout_ms', F.body_timeout_ms, defaults.bodyTimeoutMs),
+    daysPerRequest: whole('days_per_request', F.days_per_request, defaults.daysPerRequest),
   };
   const timezone = o.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isTimeZone(timezone))

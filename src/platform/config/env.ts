@@ -20,6 +20,7 @@ import { ConfigError, errnoCode } from './files.js';
 import { KEY_LIKE_HIDDEN, mayHoldKey } from '../log/secret-pattern.js';
 import {
   DEFAULT_ACCOUNT,
+  DEFAULT_DAYS_PER_REQUEST,
   keyProblem,
   readKeyFile,
   readAccountsFile,
@@ -117,6 +118,7 @@ export const ENV_SCHEMA = {
   ADOPS_PULL_ATTEMPTS: int(1, 100).default(8),
   ADOPS_SYNC_ATTEMPTS: int(1, 100).default(12),
   ADOPS_RATE_LIMIT: int(...rangeOf(SERVER_FIELDS.rate_limit)).default(10),
+  ADOPS_DAYS_PER_REQUEST: int(...rangeOf(SERVER_FIELDS.days_per_request)).default(DEFAULT_DAYS_PER_REQUEST),
   ADOPS_SHUTDOWN_TIMEOUT_SECONDS: int(1, 86_400).default(60),
   ADOPS_REDIS_OUTAGE_SECONDS: int(1, 86_400).default(120),
   ADOPS_HEAL_DAYS: int(1, 3660).default(30),
@@ -245,6 +247,7 @@ export function loadConfig(env: Env) {
     /** Address the metrics server listens on: loopback unless a deployment opens it on purpose. */
     metricsHost: v.ADOPS_METRICS_HOST,
     copyFormat: v.ADOPS_COPY_FORMAT,
+    daysPerRequest: v.ADOPS_DAYS_PER_REQUEST,
     webhook: readWebhook(v.ADOPS_WEBHOOK_URL, clean.ADOPS_WEBHOOK_SECRET),
     pacing: readPacing(v.ADOPS_PACING_REPORT, v.ADOPS_PACING_BEHIND, v.ADOPS_PACING_AHEAD),
     accountsFile,
@@ -288,7 +291,7 @@ export type AccountConfig = Config & { readonly account?: string };
 
 /** The environment's server settings: what an account of the accounts file defaults to. */
 export function serverDefaults(
-  config: Pick<Config, 'auth' | 'reportParams' | 'http' | 'queue'>,
+  config: Pick<Config, 'auth' | 'reportParams' | 'http' | 'queue' | 'daysPerRequest'>,
 ): ServerSettings {
   return {
     auth: config.auth,
@@ -298,6 +301,7 @@ export function serverDefaults(
     connections: config.http.connections,
     headersTimeoutMs: config.http.headersTimeoutMs,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
+    daysPerRequest: config.daysPerRequest,
   };
 }
 

@@ -44,6 +44,8 @@ export interface ReportJob {
   readonly startDate?: string;
   /** Pull the current, unfinished period this often (`today: { every: 30m }`), recorded provisional. */
   readonly today?: { readonly everyMs: number };
+  /** Consecutive days one report request may cover (`days_per_request`); undefined: its account's default. */
+  readonly daysPerRequest?: number;
   readonly file: string; // The file it came from, for messages.
 }
 
@@ -73,6 +75,7 @@ const REPORT_KEYS = [
   'retention_months',
   'start_date',
   'today',
+  'days_per_request',
   'description',
 ];
 const ENTITY_KEYS = ['name', 'kind', 'schedule', 'description'];
@@ -238,6 +241,14 @@ export function parseJob(text: string, file: string): JobDefinition {
         `${show(every)} is not allowed; expected a duration of 5 minutes or more, like 30m or 2h`,
       );
   }
+  const perRequest = o.days_per_request ?? undefined;
+  // Rows of several periods in one answer are told apart only by their day.
+  const noDay = perRequest !== 1 && !dims.includes('day') && ': it needs the day dimension (or 1)';
+  if (perRequest !== undefined && (!isWhole(perRequest, 1, 366) || noDay !== false))
+    fail(
+      'days_per_request',
+      `${show(perRequest)} is not allowed${noDay || '; expected whole days from 1 to 366'}`,
+    );
   return Object.freeze({
     kind: 'report',
     name,
@@ -249,6 +260,7 @@ export function parseJob(text: string, file: string): JobDefinition {
     ...(retention === undefined ? {} : { retentionMonths: retention as number }),
     ...(typeof start === 'string' ? { startDate: start } : {}),
     ...(everyMs === undefined ? {} : { today: { everyMs } }),
+    ...(perRequest === undefined ? {} : { daysPerRequest: perRequest as number }),
     file,
   });
 }

@@ -43,6 +43,9 @@ export interface PullJobData {
   readonly version?: number;
   /** A pull of a period not yet ended (`today:`, backfill --today): loaded provisional if it still has not. */
   readonly provisional?: true;
+  /** One request for the consecutive periods from periodStart..periodEnd (the first) to the one ending here
+   * (days_per_request); absent: that one period, as every job of 1.0. A 1.0 worker loads the first alone. */
+  readonly until?: string;
 }
 
 /** The account a pull is for: DEFAULT_ACCOUNT when the payload names none. */
@@ -72,6 +75,7 @@ export function pullData(
   period: Period,
   version?: number,
   account: string = DEFAULT_ACCOUNT,
+  until?: string,
 ): PullJobData {
   return {
     account,
@@ -79,11 +83,13 @@ export function pullData(
     periodStart: period.start,
     periodEnd: period.end,
     ...(version === undefined ? {} : { version }),
+    ...(until === undefined ? {} : { until }),
   };
 }
 
+/** The days a pull covers: its period, or its request's first through last period. */
 export function pullPeriod(data: PullJobData): Period {
-  return { start: data.periodStart, end: data.periodEnd };
+  return { start: data.periodStart, end: data.until ?? data.periodEnd };
 }
 
 /** A pull's deduplication id: no second pull of an account, report and period while one is unfinished. */
@@ -93,7 +99,8 @@ export function pullDedupId(data: PullJobData): string {
     account === DEFAULT_ACCOUNT
       ? `${data.report}/${data.periodStart}/${data.periodEnd}`
       : `${account}/${data.report}/${data.periodStart}/${data.periodEnd}`;
-  return `${base}${data.version === undefined ? '' : `/v${data.version}`}${data.provisional === true ? '/today' : ''}`;
+  const range = data.until === undefined ? base : `${base}/${data.until}`;
+  return `${range}${data.version === undefined ? '' : `/v${data.version}`}${data.provisional === true ? '/today' : ''}`;
 }
 
 /** Narrows untrusted job data (it comes from the queue's store) to a PullJobData, or undefined. */
@@ -106,6 +113,9 @@ export function asPullData(value: unknown): PullJobData | undefined {
   const version = typeof v.version === 'number' && Number.isInteger(v.version) ? v.version : undefined;
   if (v.account !== undefined && (typeof v.account !== 'string' || !ACCOUNT_NAME.test(v.account)))
     return undefined;
+  const until = v.until;
+  if (until !== undefined && (typeof until !== 'string' || !isIsoDate(until) || until < v.periodEnd))
+    return undefined;
   return {
     account: v.account ?? DEFAULT_ACCOUNT,
     report: v.report,
@@ -113,6 +123,7 @@ export function asPullData(value: unknown): PullJobData | undefined {
     periodEnd: v.periodEnd,
     ...(version === undefined ? {} : { version }),
     ...(v.provisional === true ? { provisional: true } : {}),
+    ...(until === undefined ? {} : { until }),
   };
 }
 

@@ -17,6 +17,9 @@ export const PERIODS = days(FROM, TO);
 /** `now` for heal: the day after TO, so heal's window (up to yesterday) is exactly FROM..TO. */
 export const HEAL_NOW = new Date('2026-01-07T12:00:00Z');
 export const HEAL_DAYS = PERIODS.length;
+/** The fault cases plan a request per period (days_per_request 1): what they count is pulls, one per
+ * period. Faults meeting requests of several days: test/int/queue/acceptance.test.ts. */
+export const EACH_PERIOD = [{ name: 'default', reports: undefined, daysPerRequest: 1 }] as const;
 
 export interface Suite {
   readonly key: string;

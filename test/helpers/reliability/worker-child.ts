@@ -1,7 +1,7 @@
 // A worker process for the crash cases, run as `node --import tsx worker-child.ts` with the suite's
 // env, so the test can SIGKILL it. Prints READY once consuming. With REL_PAUSE_AFTER_FETCH set to
-// `<dimensions>/<date>` it prints FETCHED after that period's response arrived and then hangs
-// before loading it: the window between fetch and load, held open for the kill.
+// `<dimensions>/<date>` it prints FETCHED after the response of the request holding that day arrived
+// and then hangs before loading it: the window between fetch and load, held open for the kill.
 import { loadConfig } from '../../../src/platform/config/env.js';
 import type { ReportFetcher } from '../../../src/pull/run.js';
 import { createLogger } from '../../../src/platform/log/logger.js';
@@ -24,7 +24,9 @@ const inner = asFetcher(client);
 const fetcher: ReportFetcher = {
   async fetchReport(q, signal) {
     const fetched = await inner.fetchReport(q, signal);
-    if (pauseAt === `${q.dimensions.join(',')}/${q.period.start}`) {
+    // The request holding that day: a request may cover several days (days_per_request).
+    const [dims, day = ''] = (pauseAt ?? '').split('/');
+    if (dims === q.dimensions.join(',') && q.period.start <= day && day <= q.period.end) {
       process.stdout.write(`FETCHED ${pauseAt}\n`);
       await new Promise(() => undefined); // hold the fetched body until the kill
     }

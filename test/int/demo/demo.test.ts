@@ -58,12 +58,12 @@ describe('adops demo', () => {
     bar.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
     const first = await demoOnce(prefix, bar);
     // The bar's ETA is the demo's own: `?` before the first pull ends, never cli-progress' `INF` or `0s`.
-    expect(drawn).toMatch(/^pulls \[.*\] 0\/20 \| failed 0 \| 0\.0\/s \| ETA \?$/m);
+    expect(drawn).toMatch(/^pulls \[.*\] 0\/10 \| failed 0 \| 0\.0\/s \| ETA \?$/m);
     expect(drawn).not.toMatch(/INF|NaN/);
-    // Two accounts x 5 reports x 2 days.
-    expect(first.result).toMatchObject({ pulls: 20, failed: 0 });
+    // Two accounts x 5 reports, both days in one pull (days_per_request).
+    expect(first.result).toMatchObject({ pulls: 10, failed: 0 });
     expect(first.result.campaigns).toBeGreaterThan(0);
-    expect(first.output).toContain('backfill: 20 loaded, 0 failed');
+    expect(first.output).toContain('backfill: 10 loaded, 0 failed');
     // Then today, provisionally: two accounts x 5 reports, shown apart by status.
     expect(first.output).toContain('today, provisional: 10 loaded, 0 failed');
     expect(first.output).toContain('Today, provisional (each pull replaces the last');

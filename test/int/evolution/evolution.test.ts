@@ -275,8 +275,9 @@ describe('report evolution', () => {
     expect(await missing()).toContain(slow);
     const dry = await adops(env, 'heal', '--dry-run', '--days', '7');
     expect(dry.code).toBe(0);
-    expect(dry.out).toContain(`race ${slow}\n`);
-    for (const d of others) expect(dry.out).not.toContain(`race ${d}\n`);
+    // With yesterday, never pulled: consecutive days in one request (days_per_request).
+    expect(dry.out).toContain(`race ${slow}..${yesterday}\n`);
+    for (const d of others) expect(dry.out).not.toContain(d);
 
     const heal = await adops(env, 'heal', '--days', '7', '--wait');
     expect(heal.code).toBe(0);

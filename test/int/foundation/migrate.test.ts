@@ -200,6 +200,38 @@ describe('upgrades from the baseline', () => {
     expect(await appliedVersions(db.pool)).toEqual([1, 2, 3, 4]);
   });
 
+  it("upgrades a warehouse at 004 with sql/005_days_per_request.sql: totals of 1.0 read as the API's, a request's loads are found by their fetch token", async () => {
+    for (const file of [
+      '001_baseline.sql',
+      '002_shared_state.sql',
+      '003_catalogue_comments.sql',
+      '004_failed_step.sql',
+    ])
+      copyFileSync(join(sqlDir(), file), join(dir, file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    await db.pool.query(
+      `INSERT INTO wh.report_loads (load_id, report, period_start, period_end, dimensions, status, http_attempts, fetch_token)
+       VALUES (1, 'daily', '2026-01-01', '2026-01-01', '{day}', 'loaded', 1, 9)`,
+    );
+    await db.pool.query(
+      `INSERT INTO wh.report_totals (report, period_start, period_end, impressions, load_id, loaded_at)
+       VALUES ('daily', '2026-01-01', '2026-01-01', 5, 1, now())`,
+    );
+    copyFileSync(join(sqlDir(), '005_days_per_request.sql'), join(dir, '005_days_per_request.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['005_days_per_request.sql'], alreadyApplied: 4 });
+    const { rows } = await db.pool.query('SELECT impressions::int, totals_source FROM wh.report_totals');
+    expect(rows).toEqual([{ impressions: 5, totals_source: 'api' }]);
+    await expect(db.pool.query("UPDATE wh.report_totals SET totals_source = 'guess'")).rejects.toThrow(
+      /report_totals_totals_source_check/,
+    );
+    const index = await db.pool.query(
+      "SELECT to_regclass('wh.report_loads_fetch_token') IS NOT NULL AS made",
+    );
+    expect(index.rows).toEqual([{ made: true }]);
+    expect(await appliedVersions(db.pool)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('upgrades a warehouse at 005 with sql/006_provisional.sql: old loads are final, a provisional one is found by its index', async () => {
     const before = readdirSync(sqlDir()).filter((f) => /^\d{3}_.*\.sql$/.test(f) && f < '006');
     for (const file of before) copyFileSync(join(sqlDir(), file), join(dir, file));

@@ -1,7 +1,8 @@
 // Three accounts in one deployment, one of them down for the whole run (a server that accepts
 // connections and never answers, the worst kind: each request holds on until its timeout). The
 // other two accounts' backfills must finish on time: the dead account's pulls never hold all the
-// worker's slots, and its failures hold only its own pulls.
+// worker's slots, and its failures hold only its own pulls. One request per period (days_per_request:
+// 1): what is measured is many pulls sharing the slots.
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -58,17 +59,17 @@ beforeAll(async () => {
   writeFileSync(
     file,
     [
-      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY }`,
-      `- { name: beta, base_url: "${emulators[1]!.url}", api_key_env: DEMO_KEY }`,
-      `- { name: gone, base_url: "http://127.0.0.1:${port}/v2", api_key_env: DEMO_KEY }`,
+      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY, days_per_request: 1 }`,
+      `- { name: beta, base_url: "${emulators[1]!.url}", api_key_env: DEMO_KEY, days_per_request: 1 }`,
+      `- { name: gone, base_url: "http://127.0.0.1:${port}/v2", api_key_env: DEMO_KEY, days_per_request: 1 }`,
     ].join('\n'),
   );
   const keyFile = join(dir, 'keys.yaml');
   writeFileSync(
     keyFile,
     [
-      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY }`,
-      `- { name: badkey, base_url: "${emulators[1]!.url}", api_key_env: BAD_KEY }`,
+      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY, days_per_request: 1 }`,
+      `- { name: badkey, base_url: "${emulators[1]!.url}", api_key_env: BAD_KEY, days_per_request: 1 }`,
     ].join('\n'),
   );
   keyConfig = loadConfig({
@@ -87,8 +88,8 @@ beforeAll(async () => {
   writeFileSync(
     stormFile,
     [
-      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY }`,
-      `- { name: storm, base_url: "${emulators[2]!.url}", api_key_env: DEMO_KEY }`,
+      `- { name: alpha, base_url: "${emulators[0]!.url}", api_key_env: DEMO_KEY, days_per_request: 1 }`,
+      `- { name: storm, base_url: "${emulators[2]!.url}", api_key_env: DEMO_KEY, days_per_request: 1 }`,
     ].join('\n'),
   );
   stormConfig = loadConfig({

@@ -59,6 +59,7 @@ beforeAll(async () => {
       '    api_key_env: DEMO_KEY',
       '    report_params: brackets',
       '    compression: none',
+      '    days_per_request: 2',
       '  - name: plain',
       `    base_url: "${plain.url}"`,
       '    api_key_env: DEMO_KEY',
@@ -112,7 +113,8 @@ it("loads each account's reports exactly with its own request form, and asks eac
   });
   const { from, to } = lastDays(4);
   const result = await enqueueBackfill(queues.pulls, jobs.reports, from, to, 'newest-first', config.accounts);
-  expect(result.added).toBe(2 * 2 * 4);
+  // 4 days of 2 reports: php asks 2 days at once (its days_per_request), plain 7 (the default).
+  expect(result.added).toBe(2 * 2 + 2 * 1);
   const outcome = await waitForPulls(queues.pulls, result.pulls, { pollMs: 100 });
   expect(outcome.failed).toEqual([]);
 

@@ -26,19 +26,24 @@ const loads = async (status = 'loaded') => {
 };
 
 describe('backfill', () => {
-  it('does not enqueue a pull twice while one for the same report and period waits', async () => {
+  it('does not enqueue a pull twice while one for the same report and days waits', async () => {
     const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
+    // Consecutive days of a report share one pull (days_per_request, 7 by default).
     const first = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
-    const second = await enqueueBackfill(h.queues.pulls, zone, '2026-01-02', '2026-01-04');
-    expect([first.added, first.alreadyQueued]).toEqual([3, 0]);
-    expect([second.added, second.alreadyQueued]).toEqual([1, 2]);
-    // The duplicates point at the jobs already waiting, so a caller can wait for them.
-    const jobOf = (pulls: typeof first.pulls, day: string) =>
-      pulls.find((p) => p.data.periodStart === day)?.jobId;
-    expect(jobOf(second.pulls, '2026-01-02')).toBe(jobOf(first.pulls, '2026-01-02'));
-    expect(jobOf(second.pulls, '2026-01-03')).toBe(jobOf(first.pulls, '2026-01-03'));
-    expect(jobOf(second.pulls, '2026-01-04')).not.toBe(jobOf(first.pulls, '2026-01-02'));
-    expect(await h.queues.pulls.getWaitingCount()).toBe(4);
+    const second = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
+    const third = await enqueueBackfill(h.queues.pulls, zone, '2026-01-02', '2026-01-04');
+    expect([first.added, first.alreadyQueued]).toEqual([1, 0]);
+    expect([second.added, second.alreadyQueued]).toEqual([0, 1]);
+    expect([third.added, third.alreadyQueued]).toEqual([1, 0]);
+    // The duplicate points at the job already waiting, so a caller can wait for it.
+    expect(second.pulls[0]?.jobId).toBe(first.pulls[0]?.jobId);
+    expect(first.pulls[0]?.data).toMatchObject({ periodStart: '2026-01-01', until: '2026-01-03' });
+    expect(await h.queues.pulls.getWaitingCount()).toBe(2);
+    // One request per period (days_per_request 1): a period waiting is not enqueued again.
+    const each = [{ name: 'default', reports: undefined, daysPerRequest: 1 }];
+    const one = await enqueueBackfill(h.queues.pulls, zone, '2026-02-01', '2026-02-03', 'newest-first', each);
+    const two = await enqueueBackfill(h.queues.pulls, zone, '2026-02-02', '2026-02-04', 'newest-first', each);
+    expect([one.added, one.alreadyQueued, two.added, two.alreadyQueued]).toEqual([3, 0, 1, 2]);
   });
 
   it('re-pulls a period that was loaded before when asked again', async () => {
@@ -48,9 +53,9 @@ describe('backfill', () => {
     expect((await waitForPulls(h.queues.pulls, first.pulls)).failed).toEqual([]);
     expect(await loads()).toBe(3);
     const again = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-03');
-    expect(again.added).toBe(3);
+    expect(again.added).toBe(1);
     const result = await waitForPulls(h.queues.pulls, again.pulls);
-    expect(result.completed).toHaveLength(3);
+    expect(result.completed).toHaveLength(1);
     expect(await loads()).toBe(6);
     // Reloading replaces the period: rows are not duplicated.
     const { rows } = await h.db.pool.query<{ n: string; d: string }>(
@@ -63,7 +68,15 @@ describe('backfill', () => {
   it('reports progress and the rate while waiting, reading states in small rotating batches', async () => {
     await h.worker();
     const zone = h.jobs.reports.filter((r) => r.name === 'daily_zone');
-    const { pulls } = await enqueueBackfill(h.queues.pulls, zone, '2026-01-01', '2026-01-07');
+    const each = [{ name: 'default', reports: undefined, daysPerRequest: 1 }]; // a pull per day
+    const { pulls } = await enqueueBackfill(
+      h.queues.pulls,
+      zone,
+      '2026-01-01',
+      '2026-01-07',
+      'newest-first',
+      each,
+    );
     const seen: number[] = [];
     const result = await waitForPulls(h.queues.pulls, pulls, {
       onProgress: (p) => seen.push(p.done),

@@ -28,27 +28,24 @@ async function adops(args: string[], env: Record<string, string> = {}) {
 const NO_REDIS = { REDIS_URL: 'redis://127.0.0.1:1' };
 
 describe('adops backfill', () => {
-  it('--dry-run prints each period and the API request it would make, without Redis', async () => {
-    const r = await adops(
-      [
-        'backfill',
-        '--report',
-        'daily_zone,hourly',
-        '--from',
-        '2026-01-30',
-        '--to',
-        '2026-02-01',
-        '--dry-run',
-      ],
-      { ...NO_REDIS, ADOPS_BASE_URL: 'http://ads.example/v2' },
-    );
+  it('--dry-run prints each pull and the API request it would make, without Redis', async () => {
+    const args = ['backfill', '--report', 'daily_zone,hourly', '--from', '2026-01-30', '--to', '2026-02-01'];
+    const env = { ...NO_REDIS, ADOPS_BASE_URL: 'http://ads.example/v2' };
+    const r = await adops([...args, '--dry-run'], env);
     expect(r.code).toBe(0);
-    const request = (dims: string, day: string) =>
-      `GET http://ads.example/v2/reports?date_from=${day}&date_until=${day}&${dims}`;
+    const request = (dims: string, from: string, to = from) =>
+      `GET http://ads.example/v2/reports?date_from=${from}&date_until=${to}&${dims}`;
     const zone = 'dimensions=day&dimensions=zone_id';
     const hour = 'dimensions=day&dimensions=hour';
-    // Newest period first, every report of a period together: the order the workers take them.
-    expect(r.out.split('\n').slice(0, 6)).toEqual([
+    // Consecutive days of a report in one request (days_per_request, 7 by default).
+    expect(r.out.split('\n').slice(0, 2)).toEqual([
+      `daily_zone 2026-01-30..2026-02-01: ${request(zone, '2026-01-30', '2026-02-01')}`,
+      `hourly 2026-01-30..2026-02-01: ${request(hour, '2026-01-30', '2026-02-01')}`,
+    ]);
+    expect(r.out).toContain('2 pulls over 2 report(s): 2 API calls');
+    // A request per period: newest period first, every report of a period together.
+    const each = await adops([...args, '--dry-run'], { ...env, ADOPS_DAYS_PER_REQUEST: '1' });
+    expect(each.out.split('\n').slice(0, 6)).toEqual([
       `daily_zone 2026-02-01: ${request(zone, '2026-02-01')}`,
       `hourly 2026-02-01: ${request(hour, '2026-02-01')}`,
       `daily_zone 2026-01-31: ${request(zone, '2026-01-31')}`,
@@ -56,7 +53,7 @@ describe('adops backfill', () => {
       `daily_zone 2026-01-30: ${request(zone, '2026-01-30')}`,
       `hourly 2026-01-30: ${request(hour, '2026-01-30')}`,
     ]);
-    expect(r.out).toContain('6 pulls over 2 report(s): 6 API calls');
+    expect(each.out).toContain('6 pulls over 2 report(s): 6 API calls');
   });
 
   it('--dry-run prints the request in the form ADOPS_REPORT_PARAMS chooses, the body of json-body', async () => {

@@ -87,6 +87,7 @@ describe('the Postgres queue across a real Postgres restart', () => {
         ).rows[0]?.n,
       );
     const pulls = jobs.reports.length * DAYS;
+    const requests = jobs.reports.length * 2; // 10 days a report: 7 + 3 (days_per_request)
     const startedAt = async () =>
       String((await pool!.query<{ t: Date }>('SELECT pg_postmaster_start_time() AS t')).rows[0]?.t);
     const firstStart = await startedAt();
@@ -103,7 +104,7 @@ describe('the Postgres queue across a real Postgres restart', () => {
     db.start();
     expect(await wait.exited).toBe(0);
     expect(await startedAt()).not.toBe(firstStart);
-    expect(wait.stdout()).toContain(`${pulls} pulls done, 0 failed`);
+    expect(wait.stdout()).toContain(`${requests} pulls done, 0 failed`);
     expect(wait.stderr()).toMatch(/the queue's Postgres answers again after \d+ s: still waiting/);
     expect(wait.stderr()).not.toMatch(/redis/i);
     // The worker rode the restart out (the only worker: it loaded what was left after it).

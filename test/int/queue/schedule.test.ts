@@ -142,14 +142,16 @@ describe('a scheduler tick', () => {
     );
     expect(result.window.map((p) => p.start)).toEqual(['2026-01-08', '2026-01-09']);
     expect(result.gaps.map((p) => p.start)).toEqual(['2026-01-11', '2026-01-10']);
+    // Window and gaps, consecutive days, in one request (days_per_request).
     const waiting = await h.queues.pulls.getWaiting();
-    expect(waiting.map((j) => j.data.periodStart).sort()).toEqual([
-      '2026-01-08',
-      '2026-01-09',
-      '2026-01-10',
-      '2026-01-11',
+    expect(waiting.map((j) => [j.data.periodStart, j.data.until])).toEqual([['2026-01-08', '2026-01-11']]);
+    expect(Object.keys(waiting[0]!.data).sort()).toEqual([
+      'account',
+      'periodEnd',
+      'periodStart',
+      'report',
+      'until',
     ]);
-    expect(Object.keys(waiting[0]!.data).sort()).toEqual(['account', 'periodEnd', 'periodStart', 'report']);
     expect(waiting.every((j) => j.data.account === 'default')).toBe(true);
   });
 
@@ -173,24 +175,13 @@ describe('a scheduler tick', () => {
       },
       zoneTick(scheduled),
     );
-    expect(result.added).toBe(3 + 7);
+    expect(result.added).toBe(2); // each account's days in one request
     const waiting = await h.queues.pulls.getWaiting();
     const of = (account: string) =>
-      waiting
-        .filter((j) => j.data.account === account)
-        .map((j) => j.data.periodStart)
-        .sort();
+      waiting.filter((j) => j.data.account === account).map((j) => [j.data.periodStart, j.data.until]);
     // north: its own start (2026-01-09) is later than the report's; south: the report's (2026-01-05).
-    expect(of('north')).toEqual(['2026-01-09', '2026-01-10', '2026-01-11']);
-    expect(of('south')).toEqual([
-      '2026-01-05',
-      '2026-01-06',
-      '2026-01-07',
-      '2026-01-08',
-      '2026-01-09',
-      '2026-01-10',
-      '2026-01-11',
-    ]);
+    expect(of('north')).toEqual([['2026-01-09', '2026-01-11']]);
+    expect(of('south')).toEqual([['2026-01-05', '2026-01-11']]);
   });
 
   it('fires from a cron every two seconds: loads its window and re-pulls the lookback periods', async () => {

@@ -188,10 +188,13 @@ describe('metrics and health', () => {
     const { pulls } = await enqueueBackfill(h.queues.pulls, zone, from, to);
     await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
     const text = await (await fetch(`${base}/metrics`)).text();
+    // Two periods (pulls) came in one report request (days_per_request).
     expect(text).toMatch(/adops_pulls_total\{report="daily_zone",outcome="loaded"\} 2/);
+    expect(text).toMatch(/adops_report_requests_total\{report="daily_zone"\} 1/);
+    expect(text).toMatch(/adops_request_splits_total\{report="daily_zone"\} 0/);
     expect(text).toMatch(/adops_rows_loaded_total\{report="daily_zone"\} [1-9]/);
-    expect(text).toMatch(/adops_api_requests_total\{status="200"\} 2/);
-    expect(text).toMatch(/adops_load_duration_seconds_count\{report="daily_zone"\} 2/);
+    expect(text).toMatch(/adops_api_requests_total\{status="200"\} 1/);
+    expect(text).toMatch(/adops_load_duration_seconds_count\{report="daily_zone"\} 1/);
     expect(text).toMatch(/adops_queue_depth\{queue="report-pulls",state="waiting"\} 0/);
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);

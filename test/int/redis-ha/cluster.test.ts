@@ -38,7 +38,9 @@ afterEach(async () => {
 });
 
 /** A harness whose config points at the cluster (REDIS_URL emptied: set together they are refused). */
-const clusterHarness = () => createHarness({ env: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.env } });
+const clusterHarness = () =>
+  // A request per period (ADOPS_DAYS_PER_REQUEST): these cases count pulls.
+  createHarness({ env: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.env, ADOPS_DAYS_PER_REQUEST: '1' } });
 
 /** Every key of each master, by node port. */
 async function keysByNode(): Promise<Map<number, string[]>> {
@@ -53,7 +55,14 @@ describe('Redis Cluster', () => {
     expect(h.config.redis.kind).toBe('cluster');
     expect(h.config.queue.prefix).toBe(`{${h.prefix}}`);
     await h.worker({ concurrency: 4 });
-    const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
+    const { pulls } = await enqueueBackfill(
+      h.queues.pulls,
+      h.jobs.reports,
+      range.from,
+      range.to,
+      'newest-first',
+      h.config.accounts,
+    );
     expect(pulls.length).toBe(h.jobs.reports.length * DAYS);
     const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 100 });
     expect(result.failed).toEqual([]);

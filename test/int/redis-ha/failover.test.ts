@@ -39,7 +39,10 @@ async function sentinelHarness(): Promise<{ s: SentinelFixture; h: Harness }> {
   h = await createHarness({
     // Slow enough that the kill lands mid-backfill.
     faults: { latencyMs: [30, 80], paths: ['/v2/reports'] },
-    env: { REDIS_URL: '', REDIS_SENTINELS: sentinel.env, REDIS_SENTINEL_MASTER: sentinel.name },
+    env: {
+      ...{ REDIS_URL: '', REDIS_SENTINELS: sentinel.env, REDIS_SENTINEL_MASTER: sentinel.name },
+      ADOPS_DAYS_PER_REQUEST: '1', // a request per period: these cases count pulls
+    },
   });
   expect(h.config.redis.kind).toBe('sentinel');
   expect(await sentinel.masterPort()).toBe(sentinel.master.port);
@@ -111,7 +114,14 @@ describe('Redis Sentinel', () => {
 
   it('the master SIGKILLed while 2 workers pull: the replica is promoted, the workers go on, and after heal every period is exact and loaded once', async () => {
     const { s, h } = await sentinelHarness();
-    const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, range.to);
+    const { pulls } = await enqueueBackfill(
+      h.queues.pulls,
+      h.jobs.reports,
+      range.from,
+      range.to,
+      'newest-first',
+      h.config.accounts,
+    );
     expect(pulls.length).toBe(h.jobs.reports.length * DAYS);
 
     await waitUntil('a part of the backfill loaded', async () => (await loadedPeriods(h)) >= 15, 30_000, 50);
@@ -134,7 +144,14 @@ describe('Redis Sentinel', () => {
   it('pulls enqueued on the master but never replicated are lost with it, and heal re-plans exactly those from Postgres', async () => {
     const { s, h } = await sentinelHarness();
     const split = addDays(range.from, DAYS / 2);
-    const first = await enqueueBackfill(h.queues.pulls, h.jobs.reports, range.from, addDays(split, -1));
+    const first = await enqueueBackfill(
+      h.queues.pulls,
+      h.jobs.reports,
+      range.from,
+      addDays(split, -1),
+      'newest-first',
+      h.config.accounts,
+    );
     await waitUntil('a part of the backfill loaded', async () => (await loadedPeriods(h)) >= 10, 30_000, 50);
     // Hold the workers (the pause replicates) so no job finishes in the window the replica misses.
     await h.queues.pulls.pause();
@@ -149,7 +166,14 @@ describe('Redis Sentinel', () => {
     let lost;
     try {
       await command(s.master.port, 'CLIENT', 'KILL', 'TYPE', 'replica');
-      lost = await enqueueBackfill(h.queues.pulls, h.jobs.reports, split, range.to);
+      lost = await enqueueBackfill(
+        h.queues.pulls,
+        h.jobs.reports,
+        split,
+        range.to,
+        'newest-first',
+        h.config.accounts,
+      );
       expect(lost.added).toBe(h.jobs.reports.length * (DAYS / 2));
       await s.master.kill();
     } finally {

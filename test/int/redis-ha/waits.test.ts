@@ -86,7 +86,7 @@ describe('a wait on Redis that goes away', () => {
     h = await createHarness({
       // Slow enough that the stop lands mid-backfill.
       faults: { latencyMs: [150, 250], paths: ['/v2/reports'] },
-      env: { REDIS_URL: redis.url },
+      env: { REDIS_URL: redis.url, ADOPS_DAYS_PER_REQUEST: '1' }, // a request per period: counted
     });
     const pulls = h.jobs.reports.length * DAYS;
     await h.worker({ concurrency: 2 });
@@ -113,7 +113,12 @@ describe('a wait on Redis that goes away', () => {
     sentinel = await startSentinels();
     h = await createHarness({
       faults: { latencyMs: [150, 250], paths: ['/v2/reports'] },
-      env: { REDIS_URL: '', REDIS_SENTINELS: sentinel.env, REDIS_SENTINEL_MASTER: sentinel.name },
+      env: {
+        REDIS_URL: '',
+        REDIS_SENTINELS: sentinel.env,
+        REDIS_SENTINEL_MASTER: sentinel.name,
+        ADOPS_DAYS_PER_REQUEST: '1',
+      },
     });
     const s = sentinel;
     const pulls = h.jobs.reports.length * DAYS;
@@ -140,7 +145,7 @@ describe('a wait on Redis that goes away', () => {
     cluster = await startRedisCluster({ persistent: true });
     h = await createHarness({
       faults: { latencyMs: [150, 250], paths: ['/v2/reports'] },
-      env: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.env },
+      env: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.env, ADOPS_DAYS_PER_REQUEST: '1' },
     });
     const pulls = h.jobs.reports.length * DAYS;
     // Every key of ours hashes to the slot of the tagged prefix: the master holding it holds the queue.
@@ -200,11 +205,10 @@ describe('a wait on Redis that goes away', () => {
           ),
         ),
       ]);
-    // heal --wait enqueues every day of ADOPS_HEAL_DAYS: nothing is loaded in this database.
+    // heal --wait enqueues every day of ADOPS_HEAL_DAYS: nothing is loaded in this database. The 3 days
+    // of a report are one request (days_per_request).
     expect(lines[2]).toEqual([
-      expect.stringMatching(
-        new RegExp(`^adops: ${where} while waiting for ${pulls * 3} of ${pulls * 3} pulls`),
-      ),
+      expect.stringMatching(new RegExp(`^adops: ${where} while waiting for ${pulls} of ${pulls} pulls`)),
     ]);
     expect(lines[3]).toEqual([
       expect.stringMatching(

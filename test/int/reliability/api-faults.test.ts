@@ -12,6 +12,7 @@ import {
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/pipeline.js';
 import {
+  EACH_PERIOD,
   FROM,
   HEAL_DAYS,
   HEAL_NOW,
@@ -72,7 +73,14 @@ async function backfillUnder(
     suite.emulator.setFaults(faults);
     for (const ov of o.overrides ?? []) suite.emulator.override(ov);
     const started = Date.now();
-    const { pulls } = await enqueueBackfill(p.queues.pulls, suite.reports, FROM, TO);
+    const { pulls } = await enqueueBackfill(
+      p.queues.pulls,
+      suite.reports,
+      FROM,
+      TO,
+      'newest-first',
+      EACH_PERIOD,
+    );
     const result = await waitForPulls(p.queues.pulls, pulls, { pollMs: 50 });
     const ms = Date.now() - started;
     const requests = reportRequests(suite.emulator);
@@ -87,7 +95,13 @@ async function backfillUnder(
     );
     let healed: Verdict | undefined;
     if (o.healAfter === true) {
-      const plan = await readHealPlan(warehouseOf(db.pool, TEST_SCHEMA), suite.reports, HEAL_DAYS, HEAL_NOW);
+      const plan = await readHealPlan(
+        warehouseOf(db.pool, TEST_SCHEMA),
+        suite.reports,
+        HEAL_DAYS,
+        HEAL_NOW,
+        EACH_PERIOD,
+      );
       const heal = await enqueuePulls(p.queues.pulls, plan);
       const again = await waitForPulls(p.queues.pulls, heal, { pollMs: 50 });
       expect(again.failed).toEqual([]);

@@ -16,7 +16,8 @@ import { day, verify } from '../../helpers/reliability/truth.js';
 
 let suite: Suite;
 const book = figureBook('crashes');
-const TOTAL = 12;
+const TOTAL = 12; // periods: 2 reports x 6 days
+const REQUESTS = 2; // one request of the 6 days per report (days_per_request)
 const STALL = { lockDurationMs: 2_000, stalledIntervalMs: 500 };
 
 beforeAll(async () => {
@@ -79,7 +80,7 @@ async function crashAndRecover(o: {
       periodsExact: verdict.exact,
       periodsTotal: verdict.total,
       duplicates: verdict.duplicates,
-      retries: requests - TOTAL,
+      retries: requests - REQUESTS,
       failedAsExpected: 0,
       notes: `report_loads: ${JSON.stringify(loads)}; ${requests} report requests`,
       ms: Date.now() - started,
@@ -95,7 +96,7 @@ async function crashAndRecover(o: {
 }
 
 describe('a worker killed with SIGKILL loses nothing and duplicates nothing', () => {
-  it('killed between fetch and load: the period is fetched again and loaded once', async () => {
+  it('killed between fetch and load of a request of 6 days: the request is fetched again and each of its periods loaded once', async () => {
     const report = suite.reports[0] as ReportJob;
     const target = `${report.dimensions.join(',')}/2026-01-03`;
     const run = await crashAndRecover({
@@ -108,8 +109,8 @@ describe('a worker killed with SIGKILL loses nothing and duplicates nothing', ()
         return async () => undefined;
       },
     });
-    // The killed fetch was repeated: one request more than there are periods, at least.
-    expect(run.requests).toBeGreaterThan(TOTAL);
+    // The killed fetch was repeated: one request more than were planned, at least.
+    expect(run.requests).toBeGreaterThan(REQUESTS);
     expect(run.loads).toEqual({ loaded: TOTAL });
   });
 
@@ -187,7 +188,7 @@ describe('the loader losing its Postgres backend mid-load', () => {
       periodsExact: verdict.exact,
       periodsTotal: verdict.total,
       duplicates: verdict.duplicates,
-      retries: reportRequests(suite.emulator) - TOTAL,
+      retries: reportRequests(suite.emulator) - REQUESTS,
       failedAsExpected: 0,
       notes: `worker ${survived ? 'survived' : 'CRASHED'}; finished by ${recoveredBy}; report_loads: ${JSON.stringify(loads)}`,
       ms: Date.now() - started,

@@ -21,7 +21,7 @@ import { REDIS_URL } from '../../helpers/redis.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { canaryKey, capturedLogger } from '../../helpers/pipeline.js';
 import { holdsSecret, scanForSecret } from '../../helpers/reliability/secrets.js';
-import { FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
+import { EACH_PERIOD, FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';
 import { runCli } from '../../helpers/run-cli.js';
 
@@ -143,13 +143,27 @@ describe('a server that echoes the API key', () => {
     try {
       suite.emulator.resetStats();
       suite.emulator.setFaults(FAULTS);
-      const { pulls } = await enqueueBackfill(queues.pulls, suite.reports, FROM, TO);
+      const { pulls } = await enqueueBackfill(
+        queues.pulls,
+        suite.reports,
+        FROM,
+        TO,
+        'newest-first',
+        EACH_PERIOD,
+      );
       const faulty = await waitForPulls(queues.pulls, pulls, { pollMs: 50 });
       expect(faulty.completed.length).toBeGreaterThan(0);
       // The same quirks, but GET /reports parameters read only from a JSON body: 400, final.
       suite.emulator.setFaults({});
       suite.emulator.setQuirks({ ...ECHO_EVERYWHERE, reportParams: 'json-body' });
-      const refused = await enqueueBackfill(queues.pulls, suite.reports.slice(0, 1), FROM, FROM);
+      const refused = await enqueueBackfill(
+        queues.pulls,
+        suite.reports.slice(0, 1),
+        FROM,
+        FROM,
+        'newest-first',
+        EACH_PERIOD,
+      );
       const final = await waitForPulls(queues.pulls, refused.pulls, { pollMs: 50 });
       expect(final.failed).toHaveLength(1);
       expect(final.failed[0]?.reason).toContain('[REDACTED]');
@@ -262,13 +276,13 @@ describe('a server that echoes the API key', () => {
         const text = await answer.text();
         expect(text.includes(ODD_KEY), form).toBe(false);
         expect(holdsSecret(text, ODD_KEY), form).toBe(true);
-        const loaded = await enqueueBackfill(queues.pulls, report, FROM, FROM);
+        const loaded = await enqueueBackfill(queues.pulls, report, FROM, FROM, 'newest-first', EACH_PERIOD);
         expect((await waitForPulls(queues.pulls, loaded.pulls, { pollMs: 50 })).completed, form).toHaveLength(
           1,
         );
         // GET /reports parameters read only from a JSON body: a 400 quoting the key, final.
         suite.emulator.setQuirks({ ...quirks, reportParams: 'json-body' });
-        const refused = await enqueueBackfill(queues.pulls, report, TO, TO);
+        const refused = await enqueueBackfill(queues.pulls, report, TO, TO, 'newest-first', EACH_PERIOD);
         const final = await waitForPulls(queues.pulls, refused.pulls, { pollMs: 50 });
         expect(final.failed, form).toHaveLength(1);
         reasons.push(...final.failed.map((f) => f.reason));

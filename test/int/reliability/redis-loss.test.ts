@@ -9,6 +9,7 @@ import { figureBook } from '../../helpers/reliability/figures.js';
 import { flushPrefix, startPipeline, type Pipeline } from '../../helpers/pipeline.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/reliability/redis-server.js';
 import {
+  EACH_PERIOD,
   FROM,
   HEAL_DAYS,
   HEAL_NOW,
@@ -56,7 +57,14 @@ async function loseRedisMidBackfill(o: {
     stall: { lockDurationMs: 2_000, stalledIntervalMs: 500 },
   });
   try {
-    const { pulls } = await enqueueBackfill(p.queues.pulls, suite.reports, FROM, TO);
+    const { pulls } = await enqueueBackfill(
+      p.queues.pulls,
+      suite.reports,
+      FROM,
+      TO,
+      'newest-first',
+      EACH_PERIOD,
+    );
     const stop = new AbortController();
     await waitForPulls(p.queues.pulls, pulls, {
       pollMs: 20,
@@ -74,7 +82,13 @@ async function loseRedisMidBackfill(o: {
     const redis = p.queues.backend.redis;
     if (redis === undefined) throw new Error('a Redis outage needs the Redis queue');
     await ensureReady(redis, p.config.redis, 20_000);
-    const plan = await readHealPlan(warehouseOf(db.pool, TEST_SCHEMA), suite.reports, HEAL_DAYS, HEAL_NOW);
+    const plan = await readHealPlan(
+      warehouseOf(db.pool, TEST_SCHEMA),
+      suite.reports,
+      HEAL_DAYS,
+      HEAL_NOW,
+      EACH_PERIOD,
+    );
     const heal = await enqueuePulls(p.queues.pulls, plan);
     const healed = await waitForPulls(p.queues.pulls, heal, {
       pollMs: 50,

@@ -7,7 +7,7 @@ import { qualified } from '../../../src/platform/pg/handle.js';
 import { TEST_SCHEMA } from '../../helpers/db.js';
 import { figureBook } from '../../helpers/reliability/figures.js';
 import { startPipeline } from '../../helpers/pipeline.js';
-import { FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
+import { EACH_PERIOD, FROM, openSuite, TO, type Suite } from '../../helpers/reliability/suite.js';
 import { verify } from '../../helpers/reliability/truth.js';
 
 let suite: Suite;
@@ -40,7 +40,14 @@ describe('the API key never leaves the process', () => {
       suite.emulator.setFaults({ failRate: 0.2, dropRate: 0.1, seed: 21 });
       suite.emulator.override({ ...echo(500), times: 2 });
       suite.emulator.override({ ...echo(400), times: 1 });
-      const { pulls } = await enqueueBackfill(p.queues.pulls, suite.reports, FROM, TO);
+      const { pulls } = await enqueueBackfill(
+        p.queues.pulls,
+        suite.reports,
+        FROM,
+        TO,
+        'newest-first',
+        EACH_PERIOD,
+      );
       const result = await waitForPulls(p.queues.pulls, pulls, { pollMs: 50 });
       failed = result.failed.length;
       // The 400 echo fails one pull for good; the 500 echoes are retried away.

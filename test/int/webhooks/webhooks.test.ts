@@ -390,7 +390,8 @@ describe('a dead webhook endpoint', () => {
     // The first pull fails for good, so a period.failed event is queued for the dead endpoint.
     h.emulator.override({ path: '/v2/reports', status: 400, body: '{"message":"bad request"}', times: 1 });
     const started = Date.now();
-    const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, from, to);
+    const each = [{ name: 'default', reports: undefined, daysPerRequest: 1 }]; // a pull per period
+    const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, from, to, 'newest-first', each);
     const result = await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 });
     const elapsed = Date.now() - started;
     expect(pulls).toHaveLength(6);
@@ -433,7 +434,8 @@ describe('report.late and report.fresh', () => {
 
     const { from, to } = lastDays(2);
     const { pulls } = await enqueueBackfill(h.queues.pulls, h.jobs.reports, from, to);
-    expect((await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 })).completed).toHaveLength(2);
+    // Both days in one pull (days_per_request).
+    expect((await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 })).completed).toHaveLength(1);
     const [fresh] = await receiver.waitFor('report.fresh', 1);
     expect(fresh?.body).toMatchObject({ type: 'report.fresh', report: 'daily_zone', last_loaded: to });
     expect(fresh?.body.age_hours).toBeLessThan(48);

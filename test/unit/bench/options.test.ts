@@ -21,6 +21,7 @@ describe('bench options', () => {
       'cli',
       'pull',
       'memory',
+      'requests',
     ]);
   });
 

@@ -74,6 +74,7 @@ describe('accounts', () => {
         connections: 16,
         headersTimeoutMs: 60_000,
         bodyTimeoutMs: 120_000,
+        daysPerRequest: 7,
         timezone: 'UTC',
         reports: undefined,
       },
@@ -269,7 +270,7 @@ describe('accounts', () => {
     ],
     [
       '- name: n\n  base_url: http://n.example/v2\n  api_key_env: K\n  colour: red\n',
-      /account "n": colour: unknown field; allowed: name, base_url, api_key_file, api_key_env, auth, report_params, compression, rate_limit, connections, headers_timeout_ms, body_timeout_ms, timezone, reports, start_date$/,
+      /account "n": colour: unknown field; allowed: name, base_url, api_key_file, api_key_env, auth, report_params, compression, rate_limit, connections, headers_timeout_ms, body_timeout_ms, days_per_request, timezone, reports, start_date$/,
     ],
     [
       '- { name: n, base_url: http://n.example/v2, api_key_env: K }\n- { name: n, base_url: http://m.example/v2, api_key_env: K }\n',

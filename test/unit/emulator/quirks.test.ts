@@ -22,6 +22,13 @@ describe('emulator quirks and profiles', () => {
     expect(() => resolveQuirks({ clockSkewSeconds: 1.5 })).toThrow(/clockSkewSeconds/);
   });
 
+  it('takes a longest report range and a cost per 1,000 rows from their flags', () => {
+    const chosen = optionsOfFlags({ profile: 'faithful', maxDaysPerRequest: 3, msPer1000Rows: 20 });
+    expect(chosen.resolved).toMatchObject({ maxDaysPerRequest: 3, msPer1000Rows: 20 });
+    expect(describeQuirks(chosen.resolved)).toBe('maxDaysPerRequest=3, msPer1000Rows=20');
+    expect(() => resolveQuirks({ maxDaysPerRequest: -1 })).toThrow(/maxDaysPerRequest/);
+  });
+
   it('parses a --quirks list, with no- to turn one off, and names an unknown one', () => {
     expect(parseQuirkList('string-values, sort-keys,no-gzip')).toEqual({
       stringValues: true,

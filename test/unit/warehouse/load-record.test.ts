@@ -51,7 +51,7 @@ describe('insertLoadSql', () => {
 });
 
 describe('upsertTotalsSql', () => {
-  it('replaces the totals and the owning load on conflict', () => {
+  it('replaces the totals, their source and the owning load on conflict', () => {
     const sql = upsertTotalsSql(
       'adops',
       'north',
@@ -65,10 +65,12 @@ describe('upsertTotalsSql', () => {
         viewable_impressions: 5,
       },
       9,
+      'rows',
     );
-    expect(sql.values).toEqual(['north', 'r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
+    expect(sql.values).toEqual(['north', 'r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9, 'rows']);
     expect(sql.text).toContain('ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET');
     expect(sql.text).toContain('load_id = EXCLUDED.load_id');
+    expect(sql.text).toContain('totals_source = EXCLUDED.totals_source');
   });
 });
 
