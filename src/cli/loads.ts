@@ -50,7 +50,7 @@ function table(loads: readonly LoadListing[]): string {
     l.report,
     l.account,
     l.period_start === l.period_end ? l.period_start : `${l.period_start}..${l.period_end}`,
-    l.status,
+    l.provisional ? `${l.status} (provisional)` : l.status,
     l.rows === null ? '-' : String(l.rows),
     // The periods of one request (days_per_request) share its range here.
     l.request_periods > 1 ? `${l.request_start}..${l.request_end} (${l.request_periods})` : '-',

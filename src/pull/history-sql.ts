@@ -140,6 +140,7 @@ export interface LoadListing {
   readonly request_periods: number;
   readonly request_start: string;
   readonly request_end: string;
+  readonly provisional: boolean; // a load of a period not yet ended (today's)
 }
 
 /** What `adops loads` narrows to. */
@@ -155,7 +156,7 @@ export function recentLoadsSql(schema: string, filter: LoadsFilter) {
   return statement<LoadListing>(
     `SELECT l.load_id::text AS load_id, l.report, l.account, l.period_start::text AS period_start,
             l.period_end::text AS period_end, l.status, l.rows, l.failed_step, l.error, l.recorded_at,
-            l.fetch_token::text AS fetch_token, coalesce(q.periods, 1) AS request_periods,
+            l.provisional, l.fetch_token::text AS fetch_token, coalesce(q.periods, 1) AS request_periods,
             coalesce(q.start, l.period_start)::text AS request_start, coalesce(q.until, l.period_end)::text AS request_end
        FROM ${qualified(schema, 'report_loads')} l
        LEFT JOIN LATERAL (

@@ -8,8 +8,9 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { parseReport } from '../../../src/flatten/parse.js';
 import { accountConfig } from '../../../src/platform/config/env.js';
 import type { JobSet, ReportJob } from '../../../src/platform/config/jobs.js';
-import { warehouseOf } from '../../../src/platform/pg/handle.js';
+import { rowsOf as query, warehouseOf } from '../../../src/platform/pg/handle.js';
 import { loadStates } from '../../../src/pull/history.js';
+import { recentLoadsSql } from '../../../src/pull/history-sql.js';
 import { enqueuePulls, readHealPlan, waitForPulls } from '../../../src/schedule/enqueue.js';
 import { runTick, type TickDeps } from '../../../src/schedule/scheduler.js';
 import { setupWarehouse } from '../../../src/schema/migrate.js';
@@ -127,6 +128,13 @@ describe('today, provisional', () => {
     expect(await loadsOf(DAY)).toEqual([
       { status: 'loaded', provisional: true, rows: afternoon.length, why: null, restatement: null },
       { status: 'loaded', provisional: true, rows: evening.length, why: 'no totals', restatement: null },
+    ]);
+    // `adops loads` says which loads were provisional.
+    const listed = await query(wh(), recentLoadsSql(S, { report: report.name, failed: false, limit: 5 }));
+    expect(listed.map((l) => [l.period_start, l.provisional])).toEqual([
+      [DAY, true],
+      [DAY, true],
+      ['2026-01-13', false],
     ]);
     const during = (await status(at.evening)).reports[0];
     expect(during?.today).toMatchObject({ period: DAY, rows: evening.length });

@@ -24,7 +24,7 @@ const report = async (from: string, until: string) => {
 
 // Recent days: campaigns deliver inside their flights, which the emulator places around its start day.
 const d1 = lastDays(7).from;
-const [d2, d3, d4] = [1, 2, 3].map((n) => addDays(d1, n));
+const [d2, d3, d4] = [addDays(d1, 1), addDays(d1, 2), addDays(d1, 3)];
 
 describe('--max-days-per-request and --ms-per-1000-rows', () => {
   it('answers a range longer than the limit with a 400 naming it, and a range within it as usual', async () => {
