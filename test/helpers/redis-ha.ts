@@ -220,8 +220,14 @@ function readTail(file: string): string {
   }
 }
 
-/** What every data node runs with: no persistence, and BullMQ's required noeviction. */
-const DATA_NODE = ['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'];
+/**
+ * What every data node runs with: no persistence, BullMQ's required noeviction, and a diskless sync
+ * that starts at once (Redis waits 5 s by default for more replicas to share it with).
+ */
+const DATA_NODE = [
+  ...['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+  ...['--repl-diskless-sync-delay', '0'],
+];
 
 export interface RedisClusterFixture {
   readonly nodes: readonly Node[];
