@@ -25,6 +25,8 @@ export interface StallOptions {
   readonly maxStalledCount?: number;
 }
 
+type BullOption = 'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'runRetryDelay';
+
 export interface WorkerRuntime {
   readonly config: Config;
   readonly logger: Logger;
@@ -41,7 +43,7 @@ export interface WorkerRuntime {
   touch(): void;
   idleMs(): number;
   /** The options every BullMQ Worker of this process takes. */
-  readonly bull: Required<Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
+  readonly bull: Required<Pick<WorkerOptions, BullOption>>;
   /** Closes the queues, the limiter and (when this runtime opened it) the queue store's connection. */
   close(): Promise<void>;
 }
@@ -104,6 +106,7 @@ export async function openRuntime(o: {
       stalledInterval: o.stall?.stalledIntervalMs ?? 30_000,
       // A job killed with its worker is retried this many times before it is failed for good.
       maxStalledCount: o.stall?.maxStalledCount ?? 3,
+      runRetryDelay: 1_000, // after a failed fetch or finish; BullMQ's 15 s held a worker and its close
     },
     close: async () => {
       await within(queues.close(), 5_000);
