@@ -150,7 +150,13 @@ describe('a wait on Redis that goes away', () => {
     const owner = slots.find(([from, to]) => from <= slot && slot <= to)?.[2][1];
     const holder = cluster.nodes.find((n) => n.port === owner);
     expect(holder).toBeDefined();
-    await h.worker({ concurrency: 2 });
+    // A worker process, killed at the end: an in-process worker's close took 12 s here, its idle
+    // BullMQ fetches on the restarted master never ending (harmless to what this test asserts).
+    const worker = cli(['worker', '--concurrency', '2', '--stall-seconds', '10'], {
+      ...h.env,
+      LOG_LEVEL: 'info',
+    });
+    await worker.waitFor(/"msg":"worker started"/);
     const wait = cli(backfill, h.env);
     await wait.waitFor(new RegExp(`enqueued ${pulls} pulls`));
     await waitUntil('a part of the backfill loaded', async () => (await loadedPeriods(h!)) >= 4, 30_000, 50);
