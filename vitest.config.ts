@@ -22,44 +22,54 @@ const POSTGRES_QUEUE_FILES = [
 ];
 
 /**
- * The files that take longest (10-40 s each), longest first. A fresh clone has no durations for
+ * The files that take longest (10-50 s each), about longest first. A fresh clone has no durations for
  * vitest to order by, and a long file that happens to start last is a tail with the other workers idle.
+ * The integration-serial files (*) are spread among them, so that each is likely to find the one
+ * before it finished (they run one at a time: a file that starts early waits for the lock).
  */
 const LONG_FIRST = [
+  'test/int/redis-ha/waits.test.ts', // *
   'test/int/acceptance/hostile-server.test.ts',
   'test/int/worker/big-bodies.test.ts',
   'test/int/catalogue/resilience.test.ts',
   'test/int/queue/acceptance.test.ts',
   'test/int/queue/worker.test.ts',
+  'test/int/redis-ha/failover.test.ts', // *
   'test/int/queue/backfill.test.ts',
   'test/int/reliability/crashes.test.ts',
   'test/int/queue/retry-after-cap.test.ts',
   'test/int/reliability/api-faults.test.ts',
   'test/int/webhooks/webhooks.test.ts',
+  'test/int/queue/pg-restart.test.ts', // *
   'test/int/queue/ratelimit-pg.test.ts',
   'test/int/queue/status-check.test.ts',
   'test/int/queue/metrics-port.test.ts',
   'test/int/foundation/cli.test.ts',
+  'test/int/redis-ha/cluster.test.ts', // *
   'test/int/queue/schedule.test.ts',
 ];
 
-/** vitest's order (group, then project), with each project's LONG_FIRST files ahead of the rest. */
+/**
+ * Within each group, the LONG_FIRST files of every project first (a project's twin after integration's),
+ * then the other files project by project (integration-serial's among integration's), as vitest orders them.
+ */
 class LongFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (s: TestSpecification) => {
       const i = LONG_FIRST.findIndex((f) => s.moduleId.endsWith(f));
       return i === -1 ? LONG_FIRST.length : i;
     };
+    const block = (s: TestSpecification) => s.project.name.replace(/^integration-serial$/, 'integration');
     const sorted = await super.sort(files);
-    const key = (s: TestSpecification) => [s.project.config.sequence.groupOrder, s.project.name] as const;
     return sorted
       .map((s, i) => ({ s, i }))
       .sort((a, b) => {
-        const [ga, pa] = key(a.s);
-        const [gb, pb] = key(b.s);
+        const [ga, gb] = [a.s.project.config.sequence.groupOrder, b.s.project.config.sequence.groupOrder];
         if (ga !== gb) return ga - gb;
+        if (rank(a.s) !== rank(b.s)) return rank(a.s) - rank(b.s);
+        const [pa, pb] = [block(a.s), block(b.s)];
         if (pa !== pb) return pa < pb ? -1 : 1;
-        return rank(a.s) - rank(b.s) || a.i - b.i;
+        return a.i - b.i;
       })
       .map(({ s }) => s);
   }
@@ -119,15 +129,14 @@ export default defineConfig({
         extends: true,
         test: {
           // Failovers and outages of private Redis servers (and a private Postgres restarted), timed
-          // in seconds: one file at a time, after the rest, so that no other file's load stretches a
-          // promotion past its bounds.
+          // in seconds: one file at a time (each holds a lock: test/helpers/one-at-a-time.ts), so that
+          // no two promotions or outages share the machine, but beside the other projects' files.
           name: 'integration-serial',
           include: ['test/int/redis-ha/**/*.test.ts', ...SERIAL_FILES],
           globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/one-at-a-time.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
         },
       },
     ],
