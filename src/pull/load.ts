@@ -35,9 +35,10 @@ import { isBatched } from './encode.js';
 import { restatementOf } from './history.js';
 import {
   archiveBodySql,
-  claimPeriodSql,
+  claimPeriodsSql,
   inOneStatement,
   insertLoadSql,
+  insertLoadsSql,
   insertRowsSql,
   lockLoadSql,
   nextvalSql,
@@ -107,6 +108,9 @@ export interface LoadOptions {
   readonly strictReconcile?: boolean; // fail (roll back) when the rows do not sum to the totals
   /** The table each definition loaded into last: the claim's guess (a wrong one costs a second claim). */
   readonly tables?: Map<string, string>;
+  /** The months (per schema and report) whose partitions this worker made or found: not asked again. A
+   * partition gone since (retention, a new version) fails the load's insert, which makes it and retries. */
+  readonly partitions?: Set<string>;
 }
 
 const LOAD_STATEMENT_TIMEOUT_MS = 600_000; // per statement: one COPY is one statement
@@ -146,9 +150,13 @@ export async function loadPeriod(
   const inline = Array.isArray(rows) && rows.length <= inlineMax ? rows : undefined;
   const tx: Tx = { ...input, rows, inline, startedAt, opts };
   // Made in short transactions of their own: a load never holds a partition's creation open.
-  const partitions = async () => {
-    for (const start of new Set(periods.map((p) => p.start.slice(0, 7))))
-      await ensureLoadPartition(wh, report.name, `${start}-01`);
+  const partitions = async (again = false) => {
+    for (const month of new Set(periods.map((p) => `${p.start.slice(0, 7)}-01`))) {
+      const key = `${wh.schema}\u0000${report.name}\u0000${month}`;
+      if (!again && opts.partitions?.has(key) === true) continue;
+      await ensureLoadPartition(wh, report.name, month);
+      opts.partitions?.add(key);
+    }
   };
   await partitions();
   const load = () =>
@@ -167,8 +175,8 @@ export async function loadPeriod(
     return await load();
   } catch (error) {
     if (!isMissingPartition(error)) throw error;
-    // A table version made since the check above: make its partition, then retry.
-    await partitions();
+    // A table version made (or a partition dropped) since the check above: make its partition, then retry.
+    await partitions(true);
     if (Array.isArray(rows)) return load();
     throw new TransientError(
       `${report.name} ${period.start}..${period.end}: the partition of its month was missing and is made now; the pull is retried`,
@@ -204,22 +212,22 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   // table it guessed if that is the one: a wrong guess (a first load here, a swap since) claims again.
   const key = `${schema}\u0000${report.name}\u0000${report.dimensions.join(',')}`;
   let table = tx.opts.tables?.get(key) ?? reportTable(report.name);
-  const claims = () =>
-    periods.map((p) => prepared(claimPeriodSql(schema, table, account, report, p, fetchToken)));
-  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined, p: Period | undefined) => {
-    const row = result?.rows[0]?.claim;
-    if (row === undefined || p === undefined)
-      throw new Error(`the claim of ${report.name} ${p?.start}..${p?.end} returned no row`);
-    return { row, target: tableFrom(row, report.name, report.dimensions) };
-  };
-  // BEGIN, the locks and the claims travel together; the server runs them in this order.
+  const claim = () => prepared(claimPeriodsSql(schema, table, account, report, periods, fetchToken));
+  const claimed = (result: QueryResult<{ claim: Claimed }> | undefined) =>
+    periods.map((p, i) => {
+      const row = result?.rows[i]?.claim;
+      if (row === undefined)
+        throw new Error(`the claim of ${report.name} ${p.start}..${p.end} returned no row`);
+      return { row, target: tableFrom(row, report.name, report.dimensions) };
+    });
+  // BEGIN, the locks and the claim travel together; the server runs them in this order.
   const lock = prepared(lockLoadSql(schema, report.name, account, periods, LOAD_STATEMENT_TIMEOUT_MS));
-  const opened = await inOrder(client, ['BEGIN', lock, ...claims()]);
-  let found = opened.slice(2).map((r, i) => claimed(r, periods[i]));
+  const opened = await inOrder(client, ['BEGIN', lock, claim()]);
+  let found = claimed(opened[2]);
   if (found[0]?.target.retired === undefined && found[0]?.target.table !== table) {
     table = found[0]?.target.table ?? table;
     tx.opts.tables?.set(key, table);
-    found = (await inOrder(client, claims())).map((r, i) => claimed(r, periods[i]));
+    found = claimed(await queryOnce(client, claim()));
   }
   const target = found[0]?.target;
   if (target === undefined) throw new Error(`${report.name}: a load of no period`);
@@ -257,15 +265,21 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   if (route === undefined && first !== undefined && !first.stale) {
     const to = into(first.period, first.loadId);
     first.rows = tx.inline?.length ?? (await copyRows(client, to, tx.rows, { format: wh.copyFormat }));
-    if (tx.inline !== undefined) inline.push(insertRowsSql(to, tx.inline));
+    if (tx.inline !== undefined && tx.inline.length > 0) inline.push(insertRowsSql(to, tx.inline));
   } else if (route !== undefined && skip.includes(false)) {
     if (tx.inline !== undefined) {
-      const byPeriod = periods.map((): ReportRow[] => []);
-      for (const row of tx.inline) byPeriod[route.place(row, skip)]?.push(row);
-      ends.forEach((e, i) => {
-        const rows = byPeriod[i] ?? [];
-        if (rows.length > 0) inline.push(insertRowsSql(into(e.period, e.loadId), rows));
-      });
+      // One INSERT for every period (the request's range as its layout, each row's period by its day).
+      const kept: ReportRow[] = [];
+      const at: number[] = [];
+      for (const row of tx.inline) {
+        const i = route.place(row, skip);
+        if (i < 0) continue;
+        kept.push(row);
+        at.push(i);
+      }
+      const of = ends.map((e) => ({ ...e.period, loadId: e.loadId }));
+      if (kept.length > 0)
+        inline.push(insertRowsSql(into(tx.info.period, first?.loadId ?? 0), kept, { of, at }));
     } else {
       // One COPY for every period (the request's range as its layout, each row's period and load by its day).
       const periodOf = (day: string) => {
@@ -318,26 +332,37 @@ async function record(
   const loadMs = performance.now() - tx.startedAt;
   const { account, report } = tx.info;
   const { route } = how;
-  const statements = ends.flatMap((e, i) => {
-    const own = route === undefined ? totals : route.totals(i);
-    const loaded = e.rows !== undefined;
-    const load = insertLoadSql(schema, {
-      ...baseRecord(tx.info, e.period),
-      ...checked,
-      responseBytes: i === 0 ? (packed?.bytes ?? null) : null, // the body is archived with the first
-      loadId: e.loadId,
-      status: loaded ? 'loaded' : 'superseded',
-      rows: e.rows ?? null,
-      restatement: !loaded || e.previous === undefined ? null : restatementOf(e.previous, own),
-      previousLoadId: e.previousLoadId,
-      error: loaded ? null : how.error,
-      loadMs,
-    });
-    const source = route === undefined ? 'api' : 'rows';
-    return loaded
-      ? [load, upsertTotalsSql(schema, account, report.name, e.period, own, e.loadId, source)]
-      : [load];
+  // Each loaded period's totals: the API's for a request of one period, else the sums of its rows.
+  const owns = ends.map((e, i) =>
+    e.rows === undefined ? undefined : route === undefined ? totals : route.totals(i),
+  );
+  const loads = insertLoadsSql(
+    schema,
+    ends.map((e, i) => {
+      const own = owns[i];
+      return {
+        ...baseRecord(tx.info, e.period),
+        ...checked,
+        responseBytes: i === 0 ? (packed?.bytes ?? null) : null, // the body is archived with the first
+        loadId: e.loadId,
+        status: own === undefined ? 'superseded' : 'loaded',
+        rows: e.rows ?? null,
+        restatement: own === undefined || e.previous === undefined ? null : restatementOf(e.previous, own),
+        previousLoadId: e.previousLoadId,
+        error: own === undefined ? how.error : null,
+        loadMs,
+      };
+    }),
+  );
+  const loaded = ends.flatMap(({ period, loadId }, i) => {
+    const own = owns[i];
+    return own === undefined ? [] : [{ period, loadId, totals: own }];
   });
+  const statements = [loads];
+  if (loaded.length > 0)
+    statements.push(
+      upsertTotalsSql(schema, account, report.name, loaded, route === undefined ? 'api' : 'rows'),
+    );
   statements.push(...how.inline);
   const [first] = ends;
   if (packed !== undefined && first !== undefined)

@@ -66,8 +66,8 @@ export interface PullDeps {
   readonly sizes?: RequestSizes; // the request sizes that worked, per account and report (split.ts)
 }
 
-/** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses and the
- * request sizes that worked live as long as it. */
+/** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses, the
+ * partitions known to exist and the request sizes that worked live as long as it. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -76,7 +76,7 @@ export function pullDeps(
   signal?: AbortSignal,
 ): PullDeps {
   const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
-  const opts = { tables: new Map<string, string>(), ...options };
+  const opts = { tables: new Map<string, string>(), partitions: new Set<string>(), ...options };
   const sizes = new RequestSizes();
   return { reports, fetcherFor, wh, options: opts, sizes, ...(signal === undefined ? {} : { signal }) };
 }

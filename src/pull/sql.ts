@@ -110,36 +110,36 @@ export function lockLoadSql(
   );
 }
 
-/** Each report_loads column and its value in a record. */
-const LOAD_COLUMNS: ReadonlyArray<readonly [string, (r: LoadRecord) => unknown]> = [
-  ['account', (r) => r.account],
-  ['report', (r) => r.report],
-  ['period_start', (r) => r.period.start],
-  ['period_end', (r) => r.period.end],
-  ['dimensions', (r) => [...r.dimensions]],
-  ['status', (r) => r.status],
-  ['rows', (r) => r.rows],
-  ['reconciled', (r) => r.reconciled],
-  ['unreconciled_reason', (r) => r.unreconciledReason],
-  ['mismatch', (r) => json(r.mismatch)],
-  ['restatement', (r) => json(r.restatement)],
-  ['previous_load_id', (r) => r.previousLoadId],
-  ['replay_of', (r) => r.replayOf],
-  ['http_attempts', (r) => r.httpAttempts],
-  ['response_bytes', (r) => r.responseBytes],
-  ['fetch_ms', (r) => ms(r.fetchMs)],
-  ['load_ms', (r) => ms(r.loadMs)],
-  ['fetched_at', (r) => r.fetchedAt],
-  ['fetch_token', (r) => r.fetchToken],
-  ['error', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
-  ['failed_step', (r) => r.failedStep],
-  ['job_id', (r) => r.jobId],
-  ['provisional', (r) => r.provisional ?? false],
+/** Each report_loads column, its type and its value in a record. */
+const LOAD_COLUMNS: ReadonlyArray<readonly [string, string, (r: LoadRecord) => unknown]> = [
+  ['account', 'text', (r) => r.account],
+  ['report', 'text', (r) => r.report],
+  ['period_start', 'date', (r) => r.period.start],
+  ['period_end', 'date', (r) => r.period.end],
+  ['dimensions', 'text[]', (r) => [...r.dimensions]],
+  ['status', 'text', (r) => r.status],
+  ['rows', 'int', (r) => r.rows],
+  ['reconciled', 'boolean', (r) => r.reconciled],
+  ['unreconciled_reason', 'text', (r) => r.unreconciledReason],
+  ['mismatch', 'jsonb', (r) => json(r.mismatch)],
+  ['restatement', 'jsonb', (r) => json(r.restatement)],
+  ['previous_load_id', 'bigint', (r) => r.previousLoadId],
+  ['replay_of', 'bigint', (r) => r.replayOf],
+  ['http_attempts', 'int', (r) => r.httpAttempts],
+  ['response_bytes', 'bigint', (r) => r.responseBytes],
+  ['fetch_ms', 'int', (r) => ms(r.fetchMs)],
+  ['load_ms', 'int', (r) => ms(r.loadMs)],
+  ['fetched_at', 'timestamptz', (r) => r.fetchedAt],
+  ['fetch_token', 'bigint', (r) => r.fetchToken],
+  ['error', 'text', (r) => (r.error === null ? null : r.error.slice(0, MAX_ERROR))],
+  ['failed_step', 'text', (r) => r.failedStep],
+  ['job_id', 'text', (r) => r.jobId],
+  ['provisional', 'boolean', (r) => r.provisional ?? false],
 ];
 
 /** INSERT of a report_loads row, returning its load_id. */
 export function insertLoadSql(schema: string, r: LoadRecord) {
-  const values = LOAD_COLUMNS.map(([, value]) => value(r));
+  const values = LOAD_COLUMNS.map(([, , value]) => value(r));
   const columns = LOAD_COLUMNS.map(([c]) => c);
   if (r.loadId !== undefined) {
     values.unshift(r.loadId);
@@ -152,27 +152,61 @@ export function insertLoadSql(schema: string, r: LoadRecord) {
   );
 }
 
-/** Upsert of the period's totals (NULL for a counter not given), owned from now on by `loadId`; `source`:
- * the API's (a request of this period alone) or its rows' sums (a request of several periods). */
+/** INSERT of the report_loads rows of one request's periods (their load ids taken by the claim), one array
+ * per column, so the text is the same for any number of periods; `dimensions` is the request's, one value. */
+export function insertLoadsSql(schema: string, records: ReadonlyArray<LoadRecord & { loadId: number }>) {
+  const [first] = records;
+  const listed = LOAD_COLUMNS.filter(([c]) => c !== 'dimensions');
+  const arrays = listed.map(([, type], i) => `$${i + 3}::${type}[]`);
+  const names = listed.map((_, i) => `c${i}`);
+  return statement(
+    `INSERT INTO ${qualified(schema, 'report_loads')} (load_id, dimensions, ${listed.map(([c]) => ident(c)).join(', ')}) ` +
+      `SELECT u.id, $2::text[], ${names.map((n) => `u.${n}`).join(', ')} ` +
+      `FROM unnest($1::bigint[], ${arrays.join(', ')}) AS u(id, ${names.join(', ')})`,
+    [
+      records.map((r) => r.loadId),
+      first === undefined ? [] : [...first.dimensions],
+      ...listed.map(([, , value]) => records.map(value)),
+    ],
+  );
+}
+
+/** One period's totals as a request records them: owned from now on by `loadId`. */
+export interface PeriodTotals {
+  readonly period: Period;
+  readonly totals: Totals;
+  readonly loadId: number;
+}
+
+/** Upsert of each period's totals (NULL for a counter not given); `source`: the API's (a request of this
+ * period alone) or its rows' sums (a request of several periods). One array per column: one text for any
+ * number of periods. */
 export function upsertTotalsSql(
   schema: string,
   account: string,
   report: string,
-  period: Period,
-  totals: Totals,
-  loadId: number,
+  periods: readonly PeriodTotals[],
   source: 'api' | 'rows' = 'api',
 ) {
   const counters = COUNTERS.map(ident);
-  const n = COUNTERS.length;
   return statement(
     `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, totals_source, loaded_at) ` +
-      `VALUES ($1, $2, $3, $4, ${COUNTERS.map((_, i) => `$${i + 5}`).join(', ')}, $${n + 5}, $${n + 6}, now()) ` +
+      `SELECT $1, $2, u.s, u.e, ${COUNTERS.map((_, k) => `u.c${k}`).join(', ')}, u.id, $3, now() ` +
+      `FROM unnest($4::date[], $5::date[], ${COUNTERS.map((_, k) => `$${k + 6}::bigint[]`).join(', ')}, $${COUNTERS.length + 6}::bigint[]) ` +
+      `AS u(s, e, ${COUNTERS.map((_, k) => `c${k}`).join(', ')}, id) ` +
       `ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
       [...counters, 'load_id', 'totals_source', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
       ', retention_dropped_at = NULL',
-    [account, report, period.start, period.end, ...COUNTERS.map((c) => totals[c]), loadId, source],
+    [
+      account,
+      report,
+      source,
+      periods.map((p) => p.period.start),
+      periods.map((p) => p.period.end),
+      ...COUNTERS.map((c) => periods.map((p) => p.totals[c] ?? null)),
+      periods.map((p) => p.loadId),
+    ],
   );
 }
 
@@ -188,39 +222,44 @@ export type Claimed = {
 } & TableOfRow;
 
 /**
- * Claims a period for a load in one round trip, right after its lock (so its snapshot sees every load
- * committed before). `stale` compares fetch tokens Postgres issued (never a worker's clock). Unless stale,
- * deletes the period's old rows from `table` when it is the one tableOf's row names and not retired.
+ * Claims a request's periods for a load in one round trip, right after their locks (so its snapshot sees every
+ * load committed before): a row per period, in their order. `stale` compares fetch tokens Postgres issued
+ * (never a worker's clock). Unless stale, deletes each period's old rows from `table` when it is the one
+ * tableOf's row names and not retired. One array of starts and one of ends: one text for any number of periods.
  */
-export function claimPeriodSql(
+export function claimPeriodsSql(
   schema: string,
   table: string,
   account: string,
   report: { readonly name: string; readonly dimensions: readonly Dimension[] },
-  period: Period,
+  periods: readonly Period[],
   fetchToken: number,
 ) {
-  // $1 report, $2 dimensions (tableOf's), $3 start, $4 end, $5 report_loads, $6 token, $7 account,
+  // $1 report, $2 dimensions (tableOf's), $3 starts, $4 ends, $5 report_loads, $6 token, $7 account,
   // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`.
   const version = tableOf(schema, report.name, report.dimensions);
   // Totals as JSON numbers (a bigint past 2^53 loses precision, as Number() of its text would).
   const totals = COUNTERS.map((c) => `'${c}', t.${ident(c)}`).join(', ');
   return statement<{ claim: Claimed }>(
     `WITH v AS (${version.text}), ` +
-      `c AS (SELECT t.load_id::text AS load_id, l.fetch_token, l.provisional, json_build_object(${totals}) AS totals ` +
-      `FROM ${qualified(schema, 'report_totals')} t JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id ` +
-      `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
-      `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
-      `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
-      `AND NOT (SELECT stale FROM s) AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
+      `p AS (SELECT * FROM unnest($3::date[], $4::date[]) WITH ORDINALITY AS p(s, e, i)), ` +
+      `c AS (SELECT p.i, t.load_id::text AS load_id, l.fetch_token, l.provisional, json_build_object(${totals}) AS totals ` +
+      `FROM p JOIN ${qualified(schema, 'report_totals')} t ON t.account = $7 AND t.report = $1 AND t.period_start = p.s AND t.period_end = p.e ` +
+      `JOIN ${qualified(schema, 'report_loads')} l ON l.account = t.account AND l.load_id = t.load_id), ` +
+      `s AS (SELECT p.i, p.s, p.e, EXISTS (SELECT 1 FROM c WHERE c.i = p.i AND c.fetch_token > $6) AS stale FROM p), ` +
+      // period_start = ANY($3): pruned to the periods' months when planned (a custom plan, see lockLoadSql).
+      `d AS (DELETE FROM ${qualified(schema, table)} x USING s WHERE x.account = $7 AND x.period_start = ANY($3::date[]) ` +
+      `AND x.period_start = s.s AND x.period_end = s.e AND NOT s.stale ` +
+      `AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
       `AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
-      `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.load_id, c.totals, c.provisional, v.* ` +
-      `FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
-      `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`,
+      // Load ids in the periods' order: nextval is evaluated after the sort.
+      `SELECT row_to_json(r) AS claim FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id, ` +
+      `s.stale, c.load_id, c.totals, c.provisional, v.* ` +
+      `FROM s CROSS JOIN v LEFT JOIN c ON c.i = s.i ORDER BY s.i) r`,
     [
       ...version.values,
-      period.start,
-      period.end,
+      periods.map((p) => p.start),
+      periods.map((p) => p.end),
       qualified(schema, 'report_loads'),
       fetchToken,
       account,
@@ -249,43 +288,68 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
   text: 'text[]',
 };
 
+/** The period and load of the rows of one INSERT. */
+export interface RowsPeriod extends Period {
+  readonly loadId: number;
+}
+
 /**
  * INSERT of `rows` into the target, checked as COPY checks them (rowFields throws RowValueError before
  * anything is sent). One array parameter per column, unnested, so the text depends only on the table; each
- * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest.
+ * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest. Rows of
+ * one period take its period and load as values; rows of several, each its period's by `at[row]` (an index into
+ * `periods`), joined to the arrays of their periods.
  */
-export function insertRowsSql(target: CopyTarget, rows: readonly ReportRow[]): Statement {
+export function insertRowsSql(
+  target: CopyTarget,
+  rows: readonly ReportRow[],
+  periods?: { readonly of: readonly RowsPeriod[]; readonly at: readonly number[] },
+): Statement {
   const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));
-  const dims: string[][] = target.dimensions.map(() => []);
-  const counters: number[][] = COUNTERS.map(() => []);
-  for (const row of rows) {
+  const n = target.dimensions.length;
+  const dims: string[] = target.dimensions.map(() => '');
+  const counters: string[] = COUNTERS.map(() => '');
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as ReportRow;
     const fields = fieldsOf(row);
-    for (let i = 0; i < dims.length; i++) dims[i]?.push(fields[i] ?? '');
-    for (let k = 0; k < counters.length; k++) counters[k]?.push(row.counters[k] ?? 0);
+    const sep = r === 0 ? '' : ',';
+    for (let i = 0; i < n; i++) dims[i] += sep + (fields[i] ?? '');
+    for (let k = 0; k < counters.length; k++) counters[k] += sep + String(row.counters[k] ?? 0);
   }
-  // $1 period_start, $2 period_end, $3 load_id, $4 account, then one array per dimension and per counter.
+  const columns = [...dims, ...counters].map((elements) => `{${elements}}`);
+  const several = periods !== undefined;
+  // $1 period_start, $2 period_end, $3 load_id (each an array of the periods' when several), $4 account, then
+  // one array per dimension and per counter, and (several) each row's period index.
   const arrays = [
     ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
-    ...COUNTERS.map((_, k) => `$${target.dimensions.length + k + 5}::bigint[]`),
+    ...COUNTERS.map((_, k) => `$${n + k + 5}::bigint[]`),
+    ...(several ? [`$${n + COUNTERS.length + 5}::int[]`] : []),
   ];
   const names = arrays.map((_, i) => `c${i}`);
-  return statement(
-    `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
-      `SELECT $1::date, $2::date, ${names.map((n) => `u.${n}`).join(', ')}, $3::bigint, $4::text ` +
-      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`,
-    [
+  const cells = names.slice(0, n + COUNTERS.length).map((c) => `u.${c}`);
+  const into = `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) `;
+  const from = `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`;
+  if (!several)
+    return statement(`${into}SELECT $1::date, $2::date, ${cells.join(', ')}, $3::bigint, $4::text ${from}`, [
       target.periodStart,
       target.periodEnd,
       target.loadId,
       target.account,
-      ...dims.map(arrayLiteral),
-      ...counters.map(arrayLiteral),
+      ...columns,
+    ]);
+  return statement(
+    `${into}SELECT p.s, p.e, ${cells.join(', ')}, p.id, $4::text ${from} ` +
+      `JOIN unnest($1::date[], $2::date[], $3::bigint[]) WITH ORDINALITY AS p(s, e, id, i) ON p.i = u.${names.at(-1) ?? ''} + 1`,
+    [
+      periods.of.map((p) => p.start),
+      periods.of.map((p) => p.end),
+      periods.of.map((p) => p.loadId),
+      target.account,
+      ...columns,
+      `{${periods.at.join(',')}}`,
     ],
   );
 }
-
-/** A Postgres array literal of elements already in literal form (checked dates and numbers, `quoted` text). */
-const arrayLiteral = (elements: ReadonlyArray<string | number>) => `{${elements.join(',')}}`;
 
 /** A text element of an array literal: in double quotes, its `"` and `\` escaped by a backslash. */
 function quoted(value: string): string {

@@ -51,23 +51,37 @@ describe('insertLoadSql', () => {
 });
 
 describe('upsertTotalsSql', () => {
-  it('replaces the totals, their source and the owning load on conflict', () => {
+  it('replaces the totals, their source and the owning load on conflict, one array per column', () => {
+    const totals = (n: number) => ({
+      ad_requests: n,
+      filled_impressions: n + 1,
+      impressions: null,
+      measurable_impressions: n + 3,
+      viewable_impressions: n + 4,
+    });
     const sql = upsertTotalsSql(
       'adops',
       'north',
       'r',
-      { start: '2026-01-01', end: '2026-01-07' },
-      {
-        ad_requests: 1,
-        filled_impressions: 2,
-        impressions: 3,
-        measurable_impressions: 4,
-        viewable_impressions: 5,
-      },
-      9,
+      [
+        { period: { start: '2026-01-01', end: '2026-01-01' }, totals: totals(1), loadId: 9 },
+        { period: { start: '2026-01-02', end: '2026-01-02' }, totals: totals(10), loadId: 10 },
+      ],
       'rows',
     );
-    expect(sql.values).toEqual(['north', 'r', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9, 'rows']);
+    expect(sql.values).toEqual([
+      'north',
+      'r',
+      'rows',
+      ['2026-01-01', '2026-01-02'],
+      ['2026-01-01', '2026-01-02'],
+      [1, 10],
+      [2, 11],
+      [null, null],
+      [4, 13],
+      [5, 14],
+      [9, 10],
+    ]);
     expect(sql.text).toContain('ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET');
     expect(sql.text).toContain('load_id = EXCLUDED.load_id');
     expect(sql.text).toContain('totals_source = EXCLUDED.totals_source');
