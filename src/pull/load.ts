@@ -118,7 +118,10 @@ const prepared = (st: Statement) => named(st.text, [...st.values]);
 
 /** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
-  const token = Number((await firstRow(wh.pool, nextvalSql(wh.schema, 'fetch_tokens')))?.id);
+  // Prepared once per connection: every pull takes one.
+  const next = prepared(nextvalSql(wh.schema, 'fetch_tokens'));
+  const { rows } = await withClient(wh.pool, (client) => queryOnce<{ id: string }>(client, next));
+  const token = Number(rows[0]?.id);
   if (!Number.isSafeInteger(token)) throw new Error(`${wh.schema}.fetch_tokens issued no usable token`);
   return token;
 }
