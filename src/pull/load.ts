@@ -111,6 +111,8 @@ export interface LoadOptions {
   /** The months (per schema and report) whose partitions this worker made or found: not asked again. A
    * partition gone since (retention, a new version) fails the load's insert, which makes it and retries. */
   readonly partitions?: Set<string>;
+  /** The texts of the load's last statements made so far (inOneStatement): a few shapes per report. */
+  readonly texts?: Map<string, string>;
 }
 
 const LOAD_STATEMENT_TIMEOUT_MS = 600_000; // per statement: one COPY is one statement
@@ -372,7 +374,7 @@ async function record(
     statements.push(archiveBodySql(schema, account, first.loadId, packed));
   // The COMMIT waits for this answer: a worker that dies while its rows are written leaves an open
   // transaction, which Postgres rolls back, not a COMMIT on its way.
-  await queryOnce(client, prepared(inOneStatement(statements)));
+  await queryOnce(client, prepared(inOneStatement(statements, tx.opts.texts)));
   const periods = ends.map(({ period, loadId, rows }) => ({
     period,
     loadId,

@@ -67,7 +67,7 @@ export interface PullDeps {
 }
 
 /** PullDeps over one fetcher (every account's) or each account's own; the claim's table guesses, the
- * partitions known to exist and the request sizes that worked live as long as it. */
+ * partitions known to exist, the load's statement texts and the request sizes that worked live as long as it. */
 export function pullDeps(
   reports: ReportLookup,
   fetcher: ReportFetcher | FetcherFor,
@@ -76,7 +76,10 @@ export function pullDeps(
   signal?: AbortSignal,
 ): PullDeps {
   const fetcherFor: FetcherFor = typeof fetcher === 'function' ? fetcher : () => fetcher;
-  const opts = { tables: new Map<string, string>(), partitions: new Set<string>(), ...options };
+  const opts = {
+    ...{ tables: new Map<string, string>(), partitions: new Set<string>(), texts: new Map<string, string>() },
+    ...options,
+  };
   const sizes = new RequestSizes();
   return { reports, fetcherFor, wh, options: opts, sizes, ...(signal === undefined ? {} : { signal }) };
 }

@@ -299,16 +299,25 @@ export function claimPeriodsSql(
   );
 }
 
-/** Several INSERTs as one statement (data-modifying CTEs; foreign keys are checked at its end). */
-export function inOneStatement(statements: readonly Statement[]): Statement {
+/** Several INSERTs as one statement (data-modifying CTEs; foreign keys are checked at its end). `texts`: the
+ * statement texts made so far, by their parts' texts (a worker's loads have a few shapes, each made once). */
+export function inOneStatement(statements: readonly Statement[], texts?: Map<string, string>): Statement {
   const values: unknown[] = [];
-  const parts = statements.map((s, i) => {
-    const offset = values.length;
-    values.push(...s.values);
-    // Our builders quote every identifier and pass every value as a parameter: `$n` is only a placeholder.
-    return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
-  });
-  return statement(`WITH ${parts.join(', ')} SELECT 1`, values);
+  for (const s of statements) for (const v of s.values) values.push(v);
+  const key = texts === undefined ? '' : statements.map((s) => s.text).join('\u0000');
+  let text = texts?.get(key);
+  if (text === undefined) {
+    let offset = 0;
+    const parts = statements.map((s, i) => {
+      const at = offset;
+      offset += s.values.length;
+      // Our builders quote every identifier and pass every value as a parameter: `$n` is only a placeholder.
+      return `s${i} AS (${s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)})`;
+    });
+    text = `WITH ${parts.join(', ')} SELECT 1`;
+    texts?.set(key, text);
+  }
+  return statement(text, values);
 }
 
 const ARRAY_TYPE: Record<DimensionType, string> = {
