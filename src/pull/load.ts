@@ -238,27 +238,17 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   if (target === undefined) throw new Error(`${report.name}: a load of no period`);
   const ends: PeriodClaim[] = found.map(({ row }, i) => {
     const previousLoadId = row.load_id === null ? null : Number(row.load_id);
+    // A provisional load's totals are no restatement's baseline, nor is one a restatement.
+    const previous = row.provisional === true || tx.info.provisional === true ? null : row.totals;
     // Fencing: a response fetched before the loaded one's never overwrites it (the claim deleted nothing).
     const stale = previousLoadId !== null && row.stale;
-    const p = periods[i] ?? tx.info.period;
-    return {
-      period: p,
-      loadId: Number(row.next_id),
-      previousLoadId,
-      // A provisional load's totals are no restatement's baseline, nor is one a restatement.
-      previous:
-        row.provisional === true || tx.info.provisional === true ? undefined : (row.totals ?? undefined),
-      stale,
-    };
+    const period = periods[i] ?? tx.info.period;
+    return { period, loadId: Number(row.next_id), previousLoadId, previous: previous ?? undefined, stale };
   });
   const { evolving } = target;
   if (target.retired !== undefined) return refuseRetired(client, wh, tx, ends, target.retired);
-  for (const e of ends)
-    if (e.stale)
-      wh.logger?.info(
-        { loadId: e.loadId, supersededBy: e.previousLoadId },
-        'stale response: load superseded',
-      );
+  for (const { loadId, previousLoadId } of ends.filter((e) => e.stale))
+    wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
   const route = routing(tx.info.period, periods, report.dimensions);
   const skip = ends.map((e) => e.stale);
   const into = (p: Period, loadId: number) => ({
@@ -272,35 +262,17 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
     first.rows = tx.inline?.length ?? (await copyRows(client, to, tx.rows, { format: wh.copyFormat }));
     if (tx.inline !== undefined && tx.inline.length > 0) inline.push(insertRowsSql(to, tx.inline));
   } else if (route !== undefined && skip.includes(false)) {
+    // One INSERT or COPY for every period (the request's range as its layout, each row's period by its day).
+    const of = ends.map((e) => ({ ...e.period, loadId: e.loadId }));
+    const to = into(tx.info.period, first?.loadId ?? 0);
     if (tx.inline !== undefined) {
-      // One INSERT for every period (the request's range as its layout, each row's period by its day).
-      const kept: ReportRow[] = [];
-      const at: number[] = [];
-      for (const row of tx.inline) {
-        const i = route.place(row, skip);
-        if (i < 0) continue;
-        kept.push(row);
-        at.push(i);
-      }
-      const of = ends.map((e) => ({ ...e.period, loadId: e.loadId }));
-      if (kept.length > 0)
-        inline.push(insertRowsSql(into(tx.info.period, first?.loadId ?? 0), kept, { of, at }));
+      const at = tx.inline.map((row) => route.place(row, skip));
+      const kept = tx.inline.filter((_, r) => (at[r] ?? -1) >= 0);
+      if (kept.length > 0) inline.push(insertRowsSql(to, kept, { of, at: at.filter((i) => i >= 0) }));
     } else {
-      // One COPY for every period (the request's range as its layout, each row's period and load by its day).
-      const periodOf = (day: string) => {
-        const i = route.index(day);
-        const e = ends[i];
-        return e === undefined ? undefined : { ...e.period, loadId: e.loadId };
-      };
-      const to = { ...into(tx.info.period, first?.loadId ?? 0), periodOf };
-      await copyRows(
-        client,
-        to,
-        keptRows(tx.rows, (row) => route.place(row, skip) >= 0),
-        {
-          format: wh.copyFormat,
-        },
-      );
+      const periodOf = (day: string) => of[route.index(day)];
+      const kept = keptRows(tx.rows, (row) => route.place(row, skip) >= 0);
+      await copyRows(client, { ...to, periodOf }, kept, { format: wh.copyFormat });
     }
     ends.forEach((e, i) => {
       if (!e.stale) e.rows = route.rows(i);
@@ -359,15 +331,12 @@ async function record(
       };
     }),
   );
-  const loaded = ends.flatMap(({ period, loadId }, i) => {
-    const own = owns[i];
-    return own === undefined ? [] : [{ period, loadId, totals: own }];
-  });
+  const loaded = ends.flatMap(({ period, loadId }, i) =>
+    owns[i] ? [{ period, loadId, totals: owns[i] }] : [],
+  );
+  const source = route === undefined ? 'api' : 'rows';
   const statements = [loads];
-  if (loaded.length > 0)
-    statements.push(
-      upsertTotalsSql(schema, account, report.name, loaded, route === undefined ? 'api' : 'rows'),
-    );
+  if (loaded.length > 0) statements.push(upsertTotalsSql(schema, account, report.name, loaded, source));
   statements.push(...how.inline);
   const [first] = ends;
   if (packed !== undefined && first !== undefined)
