@@ -152,10 +152,15 @@ export function insertLoadSql(schema: string, r: LoadRecord) {
   );
 }
 
-/** INSERT of the report_loads rows of one request's periods (their load ids taken by the claim), one array
- * per column: one text for any number of periods (`dimensions` is the request's, one value). */
-export function insertLoadsSql(schema: string, records: ReadonlyArray<LoadRecord & { loadId: number }>) {
+/** INSERT of the report_loads rows of one request's periods (their load ids taken by the claim): one period's
+ * values, or one array per column, so the text is the same for any number of periods (`dimensions` is the
+ * request's, one value). */
+export function insertLoadsSql(
+  schema: string,
+  records: ReadonlyArray<LoadRecord & { loadId: number }>,
+): Statement {
   const [first] = records;
+  if (records.length === 1 && first !== undefined) return insertLoadSql(schema, first);
   const listed = LOAD_COLUMNS.filter(([c]) => c !== 'dimensions');
   const arrays = listed.map(([, type], i) => `$${i + 3}::${type}[]`);
   const names = listed.map((_, i) => `c${i}`);
@@ -178,8 +183,9 @@ export interface PeriodTotals {
   readonly loadId: number;
 }
 
-/** Upsert of each period's totals (NULL for a counter not given), one array per column (one text for any
- * number of periods); `source`: the API's (a request of one period) or its rows' sums (of several). */
+/** Upsert of each period's totals (NULL for a counter not given); `source`: the API's (a request of this
+ * period alone) or its rows' sums (a request of several periods). One period's as values; several as one
+ * array per column, one text for any number of them. */
 export function upsertTotalsSql(
   schema: string,
   account: string,
@@ -189,18 +195,30 @@ export function upsertTotalsSql(
 ) {
   const counters = COUNTERS.map(ident);
   const k = COUNTERS.map((_, i) => i);
+  const [only] = periods;
+  // $1 account, $2 report, $3 source, then period_start, period_end, the counters and load_id (arrays: several).
+  const rows =
+    periods.length === 1
+      ? `VALUES ($1, $2, $4::date, $5::date, ${k.map((i) => `$${i + 6}::bigint`).join(', ')}, $${k.length + 6}::bigint, $3, now())`
+      : `SELECT $1, $2, u.s, u.e, ${k.map((i) => `u.c${i}`).join(', ')}, u.id, $3, now() ` +
+        `FROM unnest($4::date[], $5::date[], ${k.map((i) => `$${i + 6}::bigint[]`).join(', ')}, $${k.length + 6}::bigint[]) ` +
+        `AS u(s, e, ${k.map((i) => `c${i}`).join(', ')}, id)`;
+  const column = <T>(of: (p: PeriodTotals) => T) =>
+    only !== undefined && periods.length === 1 ? of(only) : periods.map(of);
   return statement(
     `INSERT INTO ${qualified(schema, 'report_totals')} (account, report, period_start, period_end, ${counters.join(', ')}, load_id, totals_source, loaded_at) ` +
-      `SELECT $1, $2, u.s, u.e, ${k.map((i) => `u.c${i}`).join(', ')}, u.id, $3, now() ` +
-      `FROM unnest($4::date[], $5::date[], ${k.map((i) => `$${i + 6}::bigint[]`).join(', ')}, $${k.length + 6}::bigint[]) ` +
-      `AS u(s, e, ${k.map((i) => `c${i}`).join(', ')}, id) ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
+      `${rows} ON CONFLICT (account, report, period_start, period_end) DO UPDATE SET ` +
       [...counters, 'load_id', 'totals_source', 'loaded_at'].map((c) => `${c} = EXCLUDED.${c}`).join(', ') +
       // A period loaded again after retention dropped it (its retention was raised) holds rows again.
       ', retention_dropped_at = NULL',
     [
-      ...[account, report, source, periods.map((p) => p.period.start), periods.map((p) => p.period.end)],
-      ...COUNTERS.map((c) => periods.map((p) => p.totals[c] ?? null)),
-      periods.map((p) => p.loadId),
+      account,
+      report,
+      source,
+      column((p) => p.period.start),
+      column((p) => p.period.end),
+      ...COUNTERS.map((c) => column((p) => p.totals[c] ?? null)),
+      column((p) => p.loadId),
     ],
   );
 }
@@ -220,7 +238,8 @@ export type Claimed = {
  * Claims a request's periods for a load in one round trip, right after their locks (so its snapshot sees every
  * load committed before): a row per period, in their order. `stale` compares fetch tokens Postgres issued
  * (never a worker's clock). Unless stale, deletes each period's old rows from `table` when it is the one
- * tableOf's row names and not retired. An array of starts and one of ends: one text for any number of periods.
+ * tableOf's row names and not retired. One period's by constants; several by an array of starts and one of
+ * ends (one text for any number of them), and the request's range as constants.
  */
 export function claimPeriodsSql(
   schema: string,
@@ -230,40 +249,53 @@ export function claimPeriodsSql(
   periods: readonly Period[],
   fetchToken: number,
 ) {
-  // $1 report, $2 dimensions (tableOf's), $3 starts, $4 ends, $5 report_loads, $6 token, $7 account,
-  // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`, $10 the first
-  // period's start, $11 the last one's: every lookup by its key whatever the planner knows of the tables'
-  // sizes (a new one has no statistics), and the DELETE pruned to the range's months when planned.
+  // $1 report, $2 dimensions (tableOf's), $3 start(s), $4 end(s), $5 report_loads, $6 token, $7 account,
+  // $8 report_<name> (the table of a report whose versions are not recorded), $9 `table`; several periods:
+  // $10 the first one's start, $11 the last one's.
   const version = tableOf(schema, report.name, report.dimensions);
   // Totals as JSON numbers (a bigint past 2^53 loses precision, as Number() of its text would).
   const totals = COUNTERS.map((c) => `'${c}', t.${ident(c)}`).join(', ');
   const loads = qualified(schema, 'report_loads');
+  // Each load by its id in a subquery: a join planned without statistics (a new table) may scan them all.
   const load = (column: string) =>
     `(SELECT l.${column} FROM ${loads} l WHERE l.account = $7 AND l.load_id = t.load_id) AS ${column}`;
+  const c = `t.load_id::text AS load_id, json_build_object(${totals}) AS totals, ${load('fetch_token')}, ${load('provisional')}`;
+  const current =
+    `(SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 ` +
+    `AND v.state IS DISTINCT FROM 'retired' FROM v)`;
+  const values = [
+    ...version.values,
+    ...[periods.map((p) => p.start), periods.map((p) => p.end), loads, fetchToken, account],
+    ...[reportTable(report.name), table],
+  ];
+  const [only] = periods;
+  if (periods.length === 1 && only !== undefined)
+    return statement<{ claim: Claimed }>(
+      `WITH v AS (${version.text}), ` +
+        `c AS (SELECT ${c} FROM ${qualified(schema, 'report_totals')} t ` +
+        `WHERE t.account = $7 AND t.report = $1 AND t.period_start = $3 AND t.period_end = $4), ` +
+        `s AS (SELECT EXISTS (SELECT 1 FROM c WHERE c.fetch_token > $6) AS stale), ` +
+        `d AS (DELETE FROM ${qualified(schema, table)} WHERE account = $7 AND period_start = $3 AND period_end = $4 ` +
+        `AND NOT (SELECT stale FROM s) AND ${current}) ` +
+        `SELECT row_to_json(r) AS claim FROM (SELECT n.next_id, s.stale, c.load_id, c.totals, c.provisional, v.* ` +
+        `FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id) n ` +
+        `CROSS JOIN s CROSS JOIN v LEFT JOIN c ON true) r`,
+      values.map((v, i) => (i === 2 ? only.start : i === 3 ? only.end : v)),
+    );
   return statement<{ claim: Claimed }>(
     `WITH v AS (${version.text}), ` +
       `p AS (SELECT * FROM unnest($3::date[], $4::date[]) WITH ORDINALITY AS p(s, e, i)), ` +
-      `c AS (SELECT p.i, t.load_id::text AS load_id, json_build_object(${totals}) AS totals, ${load('fetch_token')}, ` +
-      `${load('provisional')} FROM p JOIN ${qualified(schema, 'report_totals')} t ON t.account = $7 AND t.report = $1 ` +
+      `c AS (SELECT p.i, ${c} FROM p JOIN ${qualified(schema, 'report_totals')} t ON t.account = $7 AND t.report = $1 ` +
       `AND t.period_start BETWEEN $10 AND $11 AND t.period_start = p.s AND t.period_end = p.e), ` +
       `s AS (SELECT p.i, p.s, p.e, EXISTS (SELECT 1 FROM c WHERE c.i = p.i AND c.fetch_token > $6) AS stale FROM p), ` +
+      // The range as constants: pruned to its months when planned (a custom plan, see lockLoadSql).
       `d AS (DELETE FROM ${qualified(schema, table)} x USING s WHERE x.account = $7 AND x.period_start BETWEEN $10 AND $11 ` +
-      `AND x.period_start = s.s AND x.period_end = s.e AND NOT s.stale ` +
-      `AND (SELECT coalesce(v.table_name, CASE WHEN v.versions = 0 THEN $8 END) = $9 AND v.state IS DISTINCT FROM 'retired' FROM v)) ` +
+      `AND x.period_start = s.s AND x.period_end = s.e AND NOT s.stale AND ${current}) ` +
       // Load ids in the periods' order: nextval is evaluated after the sort.
       `SELECT row_to_json(r) AS claim FROM (SELECT nextval(pg_get_serial_sequence($5, 'load_id'))::text AS next_id, ` +
-      `s.stale, c.load_id, c.totals, c.provisional, v.* FROM s CROSS JOIN v LEFT JOIN c ON c.i = s.i ORDER BY s.i) r`,
-    [
-      ...[
-        ...version.values,
-        periods.map((p) => p.start),
-        periods.map((p) => p.end),
-        loads,
-        fetchToken,
-        account,
-      ],
-      ...[reportTable(report.name), table, periods[0]?.start, periods.at(-1)?.start],
-    ],
+      `s.stale, c.load_id, c.totals, c.provisional, v.* ` +
+      `FROM s CROSS JOIN v LEFT JOIN c ON c.i = s.i ORDER BY s.i) r`,
+    [...values, periods[0]?.start, periods.at(-1)?.start],
   );
 }
 
@@ -303,8 +335,9 @@ export interface RowsPeriod extends Period {
 /**
  * INSERT of `rows` into the target, checked as COPY checks them (rowFields throws RowValueError before
  * anything is sent). One array parameter per column, unnested, so the text depends only on the table; each
- * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest. Each
- * row goes to its period and load, `periods.of[periods.at[row]]` (default: the target's, for every row).
+ * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest. Rows of
+ * one period take its period and load as values; rows of several, each its period's by `at[row]` (an index into
+ * `periods`), joined to the arrays of their periods.
  */
 export function insertRowsSql(
   target: CopyTarget,
@@ -320,27 +353,37 @@ export function insertRowsSql(
     for (let i = 0; i < n; i++) dims[i]?.push(fields[i] ?? '');
     for (let k = 0; k < counters.length; k++) counters[k]?.push(row.counters[k] ?? 0);
   }
-  const of = periods?.of ?? [{ start: target.periodStart, end: target.periodEnd, loadId: target.loadId }];
-  const at = periods?.at ?? rows.map(() => 0);
-  // $1 period_start, $2 period_end, $3 load_id (arrays of the periods'), $4 account, then one array per
-  // dimension and per counter, and each row's period index.
+  const columns = [...dims, ...counters].map((elements) => `{${elements.join(',')}}`);
+  const several = periods !== undefined;
+  // $1 period_start, $2 period_end, $3 load_id (each an array of the periods' when several), $4 account, then
+  // one array per dimension and per counter, and (several) each row's period index.
   const arrays = [
     ...target.dimensions.map((d, i) => `$${i + 5}::${ARRAY_TYPE[dimensionType(d)]}`),
     ...COUNTERS.map((_, k) => `$${n + k + 5}::bigint[]`),
-    `$${n + COUNTERS.length + 5}::int[]`,
+    ...(several ? [`$${n + COUNTERS.length + 5}::int[]`] : []),
   ];
   const names = arrays.map((_, i) => `c${i}`);
+  const cells = names.slice(0, n + COUNTERS.length).map((c) => `u.${c}`);
+  const into = `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) `;
+  const from = `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')})`;
+  if (!several)
+    return statement(`${into}SELECT $1::date, $2::date, ${cells.join(', ')}, $3::bigint, $4::text ${from}`, [
+      target.periodStart,
+      target.periodEnd,
+      target.loadId,
+      target.account,
+      ...columns,
+    ]);
   return statement(
-    `INSERT INTO ${qualified(target.schema, target.table)} (${copyColumns(target.dimensions).map(ident).join(', ')}) ` +
-      `SELECT p.s, p.e, ${names
-        .slice(0, -1)
-        .map((c) => `u.${c}`)
-        .join(', ')}, p.id, $4::text ` +
-      `FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')}) ` +
+    `${into}SELECT p.s, p.e, ${cells.join(', ')}, p.id, $4::text ${from} ` +
       `JOIN unnest($1::date[], $2::date[], $3::bigint[]) WITH ORDINALITY AS p(s, e, id, i) ON p.i = u.${names.at(-1) ?? ''} + 1`,
     [
-      ...[of.map((p) => p.start), of.map((p) => p.end), of.map((p) => p.loadId), target.account],
-      ...[...dims, ...counters, at].map((elements) => `{${elements.join(',')}}`),
+      periods.of.map((p) => p.start),
+      periods.of.map((p) => p.end),
+      periods.of.map((p) => p.loadId),
+      target.account,
+      ...columns,
+      `{${periods.at.join(',')}}`,
     ],
   );
 }

@@ -13,10 +13,12 @@ const where = (list: readonly { file: string; line: number; text: string }[]): s
 describe('the house, by its figures', () => {
   // Issue 36 brought src/ to 20,992 lines, under its mark of 21,000. Issues 37 (many days per request)
   // and 38 (today, provisional; campaign pacing) then added 1,246 lines of new capability: the mark
-  // moves with them, so that growth beyond a feature's own still fails here.
-  it('keeps src/ within 22,300 non-blank lines', () => {
+  // moves with them, so that growth beyond a feature's own still fails here. 50 more: the claim, totals
+  // and report_loads rows of a request's periods in one statement each (arrays), beside the forms by
+  // constants that one period keeps because Postgres plans them for less (the capacity run: 10%).
+  it('keeps src/ within 22,350 non-blank lines', () => {
     expect(figures.files).toBeGreaterThan(80);
-    expect(figures.lines).toBeLessThanOrEqual(22_300);
+    expect(figures.lines).toBeLessThanOrEqual(22_350);
   });
 
   it('casts at most 5 times per 1,000 lines, never through unknown', () => {

@@ -86,6 +86,22 @@ describe('upsertTotalsSql', () => {
     expect(sql.text).toContain('load_id = EXCLUDED.load_id');
     expect(sql.text).toContain('totals_source = EXCLUDED.totals_source');
   });
+
+  it("gives one period's totals as values, with the same placeholders", () => {
+    const totals = {
+      ad_requests: 1,
+      filled_impressions: 2,
+      impressions: 3,
+      measurable_impressions: 4,
+      viewable_impressions: 5,
+    };
+    const sql = upsertTotalsSql('adops', 'north', 'r', [
+      { period: { start: '2026-01-01', end: '2026-01-07' }, totals, loadId: 9 },
+    ]);
+    expect(sql.values).toEqual(['north', 'r', 'api', '2026-01-01', '2026-01-07', 1, 2, 3, 4, 5, 9]);
+    expect(sql.text).toContain('VALUES ($1, $2, $4::date, $5::date');
+    expect(sql.text).not.toContain('unnest');
+  });
 });
 
 describe('inOneStatement', () => {
