@@ -130,7 +130,11 @@ describe('partitions', () => {
   });
 
   it('a load into a new table version whose month this process thought made makes the partition and loads', async () => {
-    // This process has loaded 2025-02 of version 1, so it remembers the month as made.
+    // A worker remembers the months it made (its PullDeps' set): 2025-02 of version 1 is one.
+    const worker = { partitions: new Set<string>() };
+    const first = pulled(report, day('2025-02-07'), rowsOf('2025-02-07', 1), later());
+    expect((await loadPulledPeriod(db.pool, S, first, worker)).status).toBe('loaded');
+    expect([...worker.partitions]).toEqual([`${S}\u0000pt_campaign\u00002025-02-01`]);
     const changed = reportJob('pt_campaign', ['day', 'zone_id']);
     const evolved = await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [changed]));
     expect(evolved.created).toEqual(['report_pt_campaign__v2']);
@@ -141,7 +145,8 @@ describe('partitions', () => {
         [3, 2, 1, 1, 1],
       ],
     ];
-    const o = await loadPulledPeriod(db.pool, S, pulled(changed, day('2025-02-03'), rows, later()));
+    // Its insert finds no partition of the month in the new version: made then, and the load retried.
+    const o = await loadPulledPeriod(db.pool, S, pulled(changed, day('2025-02-03'), rows, later()), worker);
     expect(o.status).toBe('loaded');
     expect(await months('report_pt_campaign__v2')).toEqual(['2025-02-01']);
     // Back to the serving shape, for the tests below.
