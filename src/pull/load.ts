@@ -118,7 +118,7 @@ export interface LoadOptions {
 const LOAD_STATEMENT_TIMEOUT_MS = 600_000; // per statement: one COPY is one statement
 const prepared = (st: Statement) => named(st.text, [...st.values]);
 
-/** A new fetch token, taken before the request is sent: the fence of claimPeriodSql. */
+/** A new fetch token, taken before the request is sent: the fence of claimPeriodsSql. */
 export async function takeFetchToken(wh: Pick<Warehouse, 'pool' | 'schema'>): Promise<number> {
   // Prepared once per connection: every pull takes one.
   const next = prepared(nextvalSql(wh.schema, 'fetch_tokens'));
