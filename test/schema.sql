@@ -1342,12 +1342,16 @@ CREATE TABLE adops.report_raw (
     received_sha256 text NOT NULL,
     account text DEFAULT 'default'::text NOT NULL,
     spool_id bigint,
-    CONSTRAINT report_raw_body_or_spool CHECK (((body_gzip IS NULL) <> (spool_id IS NULL)))
+    body bytea,
+    CONSTRAINT report_raw_one_body CHECK ((num_nonnulls(body, body_gzip, spool_id) = 1))
 );
+ALTER TABLE ONLY adops.report_raw ALTER COLUMN body SET COMPRESSION lz4;
 COMMENT ON TABLE adops.report_raw IS 'Raw API responses (gzip) kept for replay and audit, for a configured number of days. Not for BI: the read-only BI role cannot read it.';
+COMMENT ON COLUMN adops.report_raw.body_gzip IS 'A body archived gzip-compressed (by releases before 008_raw_body); NULL for later ones.';
 COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
 COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
-COMMENT ON COLUMN adops.report_raw.spool_id IS 'The parts of a streamed body in report_raw_parts; NULL when body_gzip holds the body.';
+COMMENT ON COLUMN adops.report_raw.spool_id IS 'The parts of a streamed body in report_raw_parts; NULL when body or body_gzip holds the body.';
+COMMENT ON COLUMN adops.report_raw.body IS 'The body as received, the API key redacted (compressed by Postgres); NULL when body_gzip or spool_id holds it.';
 CREATE TABLE adops.report_raw_parts (
     account text DEFAULT 'default'::text NOT NULL,
     spool_id bigint NOT NULL,

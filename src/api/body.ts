@@ -294,6 +294,7 @@ export class ReportBody implements AsyncIterable<Buffer> {
   private readonly hash = createHash('sha256');
   private digest: string | undefined;
   private read = false;
+  private changed = false;
   receivedBytes = 0;
 
   constructor(
@@ -303,6 +304,12 @@ export class ReportBody implements AsyncIterable<Buffer> {
 
   get whole(): boolean {
     return Buffer.isBuffer(this.source);
+  }
+
+  /** Whether redaction changed any byte of what was read (a secret was in it): else the body as stored is the
+   * body as received, and so is its digest. */
+  get redacted(): boolean {
+    return this.changed;
   }
 
   /** SHA-256 of the body as received: of what came, once the body has been read (or cut off). */
@@ -316,7 +323,9 @@ export class ReportBody implements AsyncIterable<Buffer> {
     this.read = true;
     if (Buffer.isBuffer(this.source)) {
       this.take(this.source);
-      yield redactBuffer(this.source, this.secrets);
+      const out = redactBuffer(this.source, this.secrets);
+      this.changed = out !== this.source;
+      yield out;
       return;
     }
     const redactor = new ChunkRedactor(this.secrets);
@@ -329,10 +338,12 @@ export class ReportBody implements AsyncIterable<Buffer> {
     } catch (error) {
       // Cut off part way: what came is still let out (to the archive) before the failure.
       const tail = redactor.end();
+      this.changed = redactor.redactions > 0;
       if (tail.length > 0) yield tail;
       throw error;
     }
     const tail = redactor.end();
+    this.changed = redactor.redactions > 0;
     if (tail.length > 0) yield tail;
   }
 

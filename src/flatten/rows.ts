@@ -35,6 +35,8 @@ export class RowBuilder<P> {
   readonly types: readonly DimensionType[];
   /** The dimension values of the row being built, set level by level. */
   private readonly vals: string[];
+  /** The counters of the row being built. */
+  private readonly counters: number[] = COUNTERS.map(() => 0);
   /** Last raw value and its canonical text per dimension: row objects repeat values a lot. */
   private readonly lastRaw: unknown[];
   private readonly lastValue: string[];
@@ -115,9 +117,10 @@ export class RowBuilder<P> {
           `the row says ${dims[d]}=${showValue(value)} but sits under the key ${showValue(this.vals[d])}`,
         );
     }
-    const counters: number[] = [];
-    for (let i = 0; i < COUNTERS.length; i++) counters.push(this.counter(counterRaw, i, parent, key));
-    this.rows.push({ dims: this.vals.slice(), counters });
+    // Filled in place and copied: an array grown a push at a time is allocated for 17 values, not 5.
+    const counters = this.counters;
+    for (let i = 0; i < COUNTERS.length; i++) counters[i] = this.counter(counterRaw, i, parent, key);
+    this.rows.push({ dims: this.vals.slice(), counters: counters.slice() });
   }
 
   private counter(counterRaw: readonly unknown[], i: number, parent: P, key: Key): number {

@@ -5,6 +5,11 @@ import { childPath, describe, RowBuilder, type Key } from './rows.js';
 import { JSON_START, JsonCursor, NEED_MORE, NEST_LIMIT, memberPath } from './json-cursor.js';
 import { type ReportRow } from './types.js';
 
+/** Up to this many sibling keys are compared one by one; beyond, through the frame's Map. */
+const LINEAR_KEYS = 8;
+/** Keys a level's Map keeps before it is cleared (it holds every key met at its level since). */
+const KEPT_KEYS = 4096;
+
 /** An open container of `items`; paths are spelled out from these links only for an error. */
 class Frame {
   isArray = false;
@@ -28,13 +33,15 @@ class Frame {
   firstScalarValue: unknown = undefined;
   /** The first scalar's key as text, once its bytes have left the window (a streamed body). */
   firstScalarKeyText: string | undefined = undefined;
-  /** Object: the keys of its nested containers so far, to catch a key given twice. */
-  readonly keys: string[] = [];
-  readonly keySet = new Set<string>();
+  /** Object: the keys of its nested containers so far (the first `keyCount`), to catch a key given twice. */
+  readonly keys: string[] = new Array<string>(LINEAR_KEYS).fill('');
+  keyCount = 0;
+  /** Beyond LINEAR_KEYS: each key, with the `opened` stamp of the object it was last seen in. Kept from one
+   * object to the next at this level (a cleared Set or array is reallocated: garbage every object). */
+  readonly keySet = new Map<string, number>();
+  /** Tells this object's keys in keySet from an earlier object's at the same level. */
+  opened = 0;
 }
-
-/** Up to this many sibling keys are compared one by one; beyond, through the frame's Set. */
-const LINEAR_KEYS = 8;
 
 // Phases of the top-level object around `items`.
 const TOP_OPEN = 0;
@@ -60,6 +67,8 @@ export class ReportScanner {
   /** Field names a row may hold: COUNTERS[0..4], then the dimensions, as bytes. */
   private readonly known: Buffer[];
   private sawItems = false;
+  /** Objects opened so far: each one's stamp in its frame (Frame.opened). */
+  private opened = 0;
   /** The top-level keys read so far besides items, to refuse one given twice (`totals`, ...). */
   private readonly topKeys = new Set<string>();
   totals: unknown = undefined;
@@ -336,8 +345,9 @@ export class ReportScanner {
     f.sawCounter = false;
     f.firstScalarValue = undefined;
     f.firstScalarKeyText = undefined;
-    f.keys.length = 0;
-    if (f.keySet.size > 0) f.keySet.clear();
+    f.keyCount = 0;
+    f.opened = ++this.opened;
+    if (f.keySet.size > KEPT_KEYS) f.keySet.clear();
     this.top++;
   }
 
@@ -357,14 +367,14 @@ export class ReportScanner {
   /** JSON.parse keeps the last of two equal keys; here both would become rows, silently doubling. Fail. */
   private checkSibling(f: Frame, key: string): void {
     const keys = f.keys;
-    let twice: boolean;
-    if (keys.length < LINEAR_KEYS) {
-      twice = keys.includes(key);
-      keys.push(key);
-      if (keys.length === LINEAR_KEYS) for (const k of keys) f.keySet.add(k);
+    let twice = false;
+    if (f.keyCount < LINEAR_KEYS) {
+      for (let i = 0; i < f.keyCount; i++) if (keys[i] === key) twice = true;
+      keys[f.keyCount++] = key;
+      if (f.keyCount === LINEAR_KEYS) for (const k of keys) f.keySet.set(k, f.opened);
     } else {
-      twice = f.keySet.has(key);
-      f.keySet.add(key);
+      twice = f.keySet.get(key) === f.opened;
+      f.keySet.set(key, f.opened);
     }
     if (twice)
       throw new ReportFormatError(

@@ -1,9 +1,10 @@
-// The raw archive: each pull's body (redacted by the API client), gzipped, by load_id, with the digest as
-// received, so a corrected parser can re-flatten a period without the API (adops replay). A body read whole
-// is stored in its report_raw row; a streamed one goes to report_raw_parts as it passes.
+// The raw archive: each pull's body (redacted by the API client), by load_id, with the digest as received, so
+// a corrected parser can re-flatten a period without the API (adops replay). A body read whole is stored as it
+// is in its report_raw row, compressed by Postgres (lz4: sql/008_raw_body.sql); a streamed one goes to
+// report_raw_parts gzipped as it passes.
 import { createHash, type Hash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createGzip, gunzip, gzip, gzipSync, type Gzip } from 'node:zlib';
+import { createGzip, gunzip, type Gzip } from 'node:zlib';
 import type { ReportBody } from '../api/body.js';
 import type { Period } from '../flatten/types.js';
 import { execute, firstRow, rowsOf, type Warehouse } from '../platform/pg/handle.js';
@@ -21,28 +22,22 @@ import {
 
 export type { PackedBody } from './sql.js';
 
-const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 // Level 1 is 2.4x faster than the default 6 for a quarter more bytes (0.16 of the body, not 0.13): every
-// load pays the time; the archive is kept only ADOPS_RAW_RETENTION_DAYS.
+// streamed body pays the time; the archive is kept only ADOPS_RAW_RETENTION_DAYS.
 const GZIP_LEVEL = 1;
-// Up to this size a body compresses on the calling thread (about 0.1 ms, a third of the CPU of a hand-off
-// to the thread pool); bigger ones compress in the pool, beside the load.
-const GZIP_INLINE_BYTES = 256 * 1024;
 
 const PART_BYTES = 1024 * 1024; // compressed bytes per row of report_raw_parts
 
-/** Compresses a whole body and fingerprints it; `receivedSha256`: the body's as the API sent it. */
-export async function packBody(body: Buffer, receivedSha256?: string): Promise<PackedBody> {
-  const options = { level: GZIP_LEVEL };
-  const sha256 = createHash('sha256').update(body).digest('hex');
-  return {
-    gzip: body.length <= GZIP_INLINE_BYTES ? gzipSync(body, options) : await gzipAsync(body, options),
-    bytes: body.length,
-    sha256,
-    receivedSha256: receivedSha256 ?? sha256,
-  };
+/** A whole body to archive, fingerprinted; `receivedSha256`: the body's as the API sent it, which is this
+ * body's too when `redacted` is false (nothing was replaced: not hashed again). Postgres compresses it. */
+export function packBody(body: Buffer, receivedSha256?: string, redacted = true): PackedBody {
+  const sha256 =
+    !redacted && receivedSha256 !== undefined
+      ? receivedSha256
+      : createHash('sha256').update(body).digest('hex');
+  return { body, bytes: body.length, sha256, receivedSha256: receivedSha256 ?? sha256 };
 }
 
 /** A tee of a response body: `chunks()` hands each chunk to the parser and the archive; `finish()` archives
@@ -93,7 +88,7 @@ export class BodyArchive {
       // One chunk (a body read whole) is archived as it is, not copied.
       const [only, ...more] = this.held;
       const whole = only !== undefined && more.length === 0 ? only : Buffer.concat(this.held);
-      if (this.parts === undefined) return packBody(whole, receivedSha256);
+      if (this.parts === undefined) return packBody(whole, receivedSha256, this.body.redacted);
       try {
         await this.writing;
         await this.parts.end();
@@ -206,11 +201,15 @@ class PartWriter {
 export async function readArchivedBody(wh: Warehouse, loadId: number): Promise<Buffer | undefined> {
   const row = await firstRow(wh, rawBodySql(wh.schema, loadId));
   if (row === undefined) return undefined;
-  // A streamed body: the gzip stream of its parts, in order.
+  // Else gzipped: by a release before sql/008_raw_body.sql, or streamed (the gzip stream of its parts, in order).
   const gzipped =
-    row.body_gzip ??
-    Buffer.concat((await rowsOf(wh, rawPartsSql(wh.schema, row.account, row.spool_id))).map((r) => r.gzip));
-  const body = await gunzipAsync(gzipped);
+    row.body === null
+      ? (row.body_gzip ??
+        Buffer.concat(
+          (await rowsOf(wh, rawPartsSql(wh.schema, row.account, row.spool_id))).map((r) => r.gzip),
+        ))
+      : undefined;
+  const body = gzipped === undefined ? (row.body ?? Buffer.alloc(0)) : await gunzipAsync(gzipped);
   const sha = createHash('sha256').update(body).digest('hex');
   if (sha !== row.body_sha256)
     throw new Error(

@@ -105,7 +105,7 @@ export function periodHeads<H>(
  * values (day, campaign): one met last row is neither checked nor encoded again. The array is reused.
  */
 export function rowFields<F>(
-  layout: CopyLayout,
+  layout: Pick<CopyLayout, 'periodStart' | 'periodEnd' | 'dimensions'>,
   field: (value: string, type: DimensionType) => F,
 ): (row: ReportRow) => readonly F[] {
   for (const [name, value] of [

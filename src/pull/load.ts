@@ -36,6 +36,7 @@ import { restatementOf } from './history.js';
 import {
   archiveBodySql,
   claimPeriodsSql,
+  encodeRows,
   inOneStatement,
   insertLoadSql,
   insertLoadsSql,
@@ -44,6 +45,7 @@ import {
   nextvalSql,
   upsertTotalsSql,
   type Claimed,
+  type EncodedRows,
   type LoadRecord,
   type PackedBody,
   type PullStep,
@@ -151,8 +153,10 @@ export async function loadPeriod(
   const periods = periodsOf(input.info);
   const inlineMax = opts.inlineMaxRows ?? 10_000;
   const { source } = input;
-  const rows = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
-  const inline = Array.isArray(rows) && rows.length <= inlineMax ? rows : undefined;
+  const held = source.held === true ? await byRowCount(source.rows, inlineMax) : source.rows;
+  const inline = Array.isArray(held) && held.length <= inlineMax ? encodeInline(input.info, held) : undefined;
+  // Rows gone inline are held only as their encoding.
+  const rows = inline === undefined ? held : [];
   const tx: Tx = { ...input, rows, inline, startedAt, opts };
   // Made in short transactions of their own: a load never holds a partition's creation open.
   const partitions = async (again = false) => {
@@ -193,10 +197,26 @@ export async function loadPeriod(
 /** A load's input once the way its rows travel is chosen (`inline`: inside the last statement). */
 type Tx = LoadInput & {
   rows: RowSource['rows'];
-  inline: readonly ReportRow[] | undefined;
+  inline: Inline | undefined;
   startedAt: number;
   opts: LoadOptions;
 };
+
+/** Rows going inside the load's last statement: encoded, and (several periods) routed and counted. */
+interface Inline {
+  readonly rows: EncodedRows;
+  readonly route: Routing | undefined;
+}
+
+/** Encodes a held request's rows before its transaction (each row checked; several periods: each routed to
+ * its period by its day, counted and summed there), so a deadlock's retry sends the same rows again. */
+function encodeInline(info: FetchInfo, rows: readonly ReportRow[]): Inline {
+  const { period, report } = info;
+  const route = routing(period, periodsOf(info), report.dimensions);
+  const layout = { periodStart: period.start, periodEnd: period.end, dimensions: report.dimensions };
+  const place = route === undefined ? undefined : (row: ReportRow) => route.place(row, []);
+  return { rows: encodeRows(layout, rows, place), route };
+}
 
 /** What the claim found of one period: its new load, the load it replaces, whether that one is newer. */
 interface PeriodClaim {
@@ -249,7 +269,8 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   if (target.retired !== undefined) return refuseRetired(client, wh, tx, ends, target.retired);
   for (const { loadId, previousLoadId } of ends.filter((e) => e.stale))
     wh.logger?.info({ loadId, supersededBy: previousLoadId }, 'stale response: load superseded');
-  const route = routing(tx.info.period, periods, report.dimensions);
+  const route =
+    tx.inline === undefined ? routing(tx.info.period, periods, report.dimensions) : tx.inline.route;
   const skip = ends.map((e) => e.stale);
   const into = (p: Period, loadId: number) => ({
     ...{ schema, table, account, dimensions: report.dimensions, loadId },
@@ -259,16 +280,16 @@ async function loadInTransaction(client: Client, wh: Warehouse, tx: Tx): Promise
   const [first] = ends;
   if (route === undefined && first !== undefined && !first.stale) {
     const to = into(first.period, first.loadId);
-    first.rows = tx.inline?.length ?? (await copyRows(client, to, tx.rows, { format: wh.copyFormat }));
-    if (tx.inline !== undefined && tx.inline.length > 0) inline.push(insertRowsSql(to, tx.inline));
+    first.rows = tx.inline?.rows.count ?? (await copyRows(client, to, tx.rows, { format: wh.copyFormat }));
+    if (tx.inline !== undefined && tx.inline.rows.count > 0) inline.push(insertRowsSql(to, tx.inline.rows));
   } else if (route !== undefined && skip.includes(false)) {
     // One INSERT or COPY for every period (the request's range as its layout, each row's period by its day).
     const of = ends.map((e) => ({ ...e.period, loadId: e.loadId }));
     const to = into(tx.info.period, first?.loadId ?? 0);
     if (tx.inline !== undefined) {
-      const at = tx.inline.map((row) => route.place(row, skip));
-      const kept = tx.inline.filter((_, r) => (at[r] ?? -1) >= 0);
-      if (kept.length > 0) inline.push(insertRowsSql(to, kept, { of, at: at.filter((i) => i >= 0) }));
+      // A stale period's rows stay out: no load id.
+      const written = of.map((p, i) => (skip[i] === true ? { ...p, loadId: null } : p));
+      if (tx.inline.rows.count > 0) inline.push(insertRowsSql(to, tx.inline.rows, written));
     } else {
       const periodOf = (day: string) => of[route.index(day)];
       const kept = keptRows(tx.rows, (row) => route.place(row, skip) >= 0);
@@ -317,18 +338,24 @@ async function record(
     schema,
     ends.map((e, i) => {
       const own = owns[i];
-      return {
-        ...baseRecord(tx.info, e.period),
-        ...checked,
-        responseBytes: i === 0 ? (packed?.bytes ?? null) : null, // the body is archived with the first
-        loadId: e.loadId,
-        status: own === undefined ? 'superseded' : 'loaded',
-        rows: e.rows ?? null,
-        restatement: own === undefined || e.previous === undefined ? null : restatementOf(e.previous, own),
-        previousLoadId: e.previousLoadId,
-        error: own === undefined ? how.error : null,
-        loadMs,
-      };
+      return loadRecord(
+        tx.info,
+        e.period,
+        {
+          reconciled: checked.reconciled,
+          unreconciledReason: checked.unreconciledReason,
+          mismatch: checked.mismatch,
+          responseBytes: i === 0 ? (packed?.bytes ?? null) : null, // the body is archived with the first
+          status: own === undefined ? 'superseded' : 'loaded',
+          rows: e.rows ?? null,
+          restatement: own === undefined || e.previous === undefined ? null : restatementOf(e.previous, own),
+          previousLoadId: e.previousLoadId,
+          error: own === undefined ? how.error : null,
+          failedStep: null,
+          loadMs,
+        },
+        e.loadId,
+      );
     }),
   );
   const loaded = ends.flatMap(({ period, loadId }, i) =>
@@ -360,22 +387,45 @@ async function record(
   };
 }
 
-function baseRecord(info: FailedPull['info'], period: Period) {
+/** What a period's report_loads row says beyond its fetch. */
+type Outcome = Omit<
+  LoadRecord,
+  'loadId' | keyof FetchInfo | 'period' | 'dimensions' | 'httpAttempts' | 'replayOf'
+>;
+
+/** A period's report_loads row, in one object literal: spreads and overrides of a wide object make V8 give
+ * it a new shape property by property (7 kB of garbage a record, measured). */
+function loadRecord<Id extends number | undefined>(
+  info: FailedPull['info'],
+  period: Period,
+  o: Outcome,
+  loadId: Id,
+): LoadRecord & { loadId: Id } {
   return {
+    loadId,
     account: info.account,
     report: info.report.name,
     period,
     dimensions: info.report.dimensions,
+    status: o.status,
+    rows: o.rows,
+    reconciled: o.reconciled,
+    unreconciledReason: o.unreconciledReason,
+    mismatch: o.mismatch,
+    restatement: o.restatement,
+    previousLoadId: o.previousLoadId,
     replayOf: info.replayOf ?? null,
     httpAttempts: info.attempts,
+    responseBytes: o.responseBytes,
     fetchMs: info.fetchMs ?? null,
+    loadMs: o.loadMs,
     fetchedAt: info.fetchedAt ?? null,
     fetchToken: info.fetchToken ?? null,
-    error: null,
-    failedStep: null,
+    error: o.error,
+    failedStep: o.failedStep,
     jobId: info.jobId ?? null,
     provisional: info.provisional ?? false,
-  } satisfies Partial<LoadRecord>;
+  };
 }
 
 /**
@@ -445,20 +495,27 @@ export interface FailedPull {
 export async function recordFailedPull(wh: Warehouse, f: FailedPull): Promise<number> {
   const { info, packed } = f;
   const insert = (period: Period) =>
-    insertLoadSql(wh.schema, {
-      ...baseRecord(info, period),
-      status: 'failed',
-      rows: null,
-      reconciled: null,
-      unreconciledReason: null,
-      mismatch: null,
-      restatement: null,
-      previousLoadId: null,
-      responseBytes: packed?.bytes ?? null,
-      loadMs: null,
-      error: describeError(f.error, f.secrets),
-      failedStep: f.step,
-    });
+    insertLoadSql(
+      wh.schema,
+      loadRecord(
+        info,
+        period,
+        {
+          status: 'failed',
+          rows: null,
+          reconciled: null,
+          unreconciledReason: null,
+          mismatch: null,
+          restatement: null,
+          previousLoadId: null,
+          responseBytes: packed?.bytes ?? null,
+          loadMs: null,
+          error: describeError(f.error, f.secrets),
+          failedStep: f.step,
+        },
+        undefined,
+      ),
+    );
   // Every period of the request failed with it; the body, if any, is kept with the first.
   return inTransaction(wh.pool, async (client) => {
     const ids: number[] = [];

@@ -58,15 +58,15 @@ export interface CopyTarget extends CopyLayout {
   readonly table: string;
 }
 
-/** A body to archive, whole (`gzip`) or streamed to report_raw_parts (`spoolId`): size and SHA-256 of the
+/** A body to archive, whole (`body`) or streamed to report_raw_parts (`spoolId`): size and SHA-256 of the
  * stored (redacted) body, and SHA-256 of the body as received. */
 export type PackedBody = {
   readonly bytes: number;
   readonly sha256: string;
   readonly receivedSha256: string;
 } & (
-  | { readonly gzip: Buffer; readonly spoolId?: undefined }
-  | { readonly spoolId: number; readonly gzip?: undefined }
+  | { readonly body: Buffer; readonly spoolId?: undefined }
+  | { readonly spoolId: number; readonly body?: undefined }
 );
 
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
@@ -327,34 +327,58 @@ const ARRAY_TYPE: Record<DimensionType, string> = {
   text: 'text[]',
 };
 
-/** The period and load of the rows of one INSERT. */
+/** The period and load of the rows of one INSERT; `loadId` null: a period whose rows are not written (stale). */
 export interface RowsPeriod extends Period {
-  readonly loadId: number;
+  readonly loadId: number | null;
+}
+
+/** Rows as the INSERT's parameters: one array literal per column and, for a request of several periods, each
+ * row's period index (-1: not written). Made before the load's transaction, so the rows' objects are garbage by
+ * the time it waits on Postgres (held across its round trips, they were most of what each young-generation
+ * collection copied). */
+export interface EncodedRows {
+  readonly count: number;
+  readonly columns: readonly string[];
+  readonly at?: string;
 }
 
 /**
- * INSERT of `rows` into the target, checked as COPY checks them (rowFields throws RowValueError before
- * anything is sent). One array parameter per column, unnested, so the text depends only on the table; each
- * array as its literal, in one join: pg's conversion of JavaScript arrays cost more CPU than the rest. Rows of
- * one period take its period and load as values; rows of several, each its period's by `at[row]` (an index into
- * `periods`), joined to the arrays of their periods.
+ * `rows` encoded for insertRowsSql, checked as COPY checks them (rowFields throws RowValueError) against the
+ * layout's period (a request's range when several). Each array as its literal, in one join: pg's conversion of
+ * JavaScript arrays cost more CPU than the rest. `at`: each row's period index, for a request of several.
  */
-export function insertRowsSql(
-  target: CopyTarget,
+export function encodeRows(
+  layout: Pick<CopyLayout, 'periodStart' | 'periodEnd' | 'dimensions'>,
   rows: readonly ReportRow[],
-  periods?: { readonly of: readonly RowsPeriod[]; readonly at: readonly number[] },
-): Statement {
-  const fieldsOf = rowFields(target, (value, type) => (type === 'text' ? quoted(value) : value));
-  const n = target.dimensions.length;
-  const dims: string[][] = target.dimensions.map(() => []);
-  const counters: number[][] = COUNTERS.map(() => []);
-  for (const row of rows) {
+  at?: (row: ReportRow) => number,
+): EncodedRows {
+  const fieldsOf = rowFields(layout, (value, type) => (type === 'text' ? element(value) : value));
+  const n = layout.dimensions.length;
+  // Sized up front: grown a push at a time, each array is copied as it grows (garbage to collect).
+  const sized = <T>() => new Array<T>(rows.length);
+  const dims = layout.dimensions.map(() => sized<string>());
+  const counters = COUNTERS.map(() => sized<number>());
+  const periods = sized<number>();
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as ReportRow;
+    // Its period first: a day outside the request's range is the routing's error, which names the range.
+    if (at !== undefined) periods[r] = at(row);
     const fields = fieldsOf(row);
-    for (let i = 0; i < n; i++) dims[i]?.push(fields[i] ?? '');
-    for (let k = 0; k < counters.length; k++) counters[k]?.push(row.counters[k] ?? 0);
+    for (let i = 0; i < n; i++) (dims[i] as string[])[r] = fields[i] ?? '';
+    for (let k = 0; k < counters.length; k++) (counters[k] as number[])[r] = row.counters[k] ?? 0;
   }
   const columns = [...dims, ...counters].map((elements) => `{${elements.join(',')}}`);
-  const several = periods !== undefined;
+  return { count: rows.length, columns, ...(at === undefined ? {} : { at: `{${periods.join(',')}}` }) };
+}
+
+/**
+ * INSERT of encoded rows into the target: one array parameter per column, unnested, so the text depends only on
+ * the table. Rows of one period take its period and load as values; rows of several (`of`, with `rows.at`), each
+ * its period's, joined to the arrays of their periods; a period without a load id, or a row of none, is skipped.
+ */
+export function insertRowsSql(target: CopyTarget, rows: EncodedRows, of?: readonly RowsPeriod[]): Statement {
+  const n = target.dimensions.length;
+  const several = of !== undefined;
   // $1 period_start, $2 period_end, $3 load_id (each an array of the periods' when several), $4 account, then
   // one array per dimension and per counter, and (several) each row's period index.
   const arrays = [
@@ -372,24 +396,32 @@ export function insertRowsSql(
       target.periodEnd,
       target.loadId,
       target.account,
-      ...columns,
+      ...rows.columns,
     ]);
   return statement(
     `${into}SELECT p.s, p.e, ${cells.join(', ')}, p.id, $4::text ${from} ` +
-      `JOIN unnest($1::date[], $2::date[], $3::bigint[]) WITH ORDINALITY AS p(s, e, id, i) ON p.i = u.${names.at(-1) ?? ''} + 1`,
+      `JOIN unnest($1::date[], $2::date[], $3::bigint[]) WITH ORDINALITY AS p(s, e, id, i) ON p.i = u.${names.at(-1) ?? ''} + 1 ` +
+      'WHERE p.id IS NOT NULL',
     [
-      periods.of.map((p) => p.start),
-      periods.of.map((p) => p.end),
-      periods.of.map((p) => p.loadId),
+      of.map((p) => p.start),
+      of.map((p) => p.end),
+      of.map((p) => p.loadId),
       target.account,
-      ...columns,
-      `{${periods.at.join(',')}}`,
+      ...rows.columns,
+      rows.at ?? '{}',
     ],
   );
 }
 
-/** A text element of an array literal: in double quotes, its `"` and `\` escaped by a backslash. */
-function quoted(value: string): string {
+/** Text an array literal takes as it is: no quote, brace, comma, backslash or white space, not empty, and not
+ * NULL (a null element). */
+const BARE_ELEMENT = /^[^"{},\\\s]+$/;
+const NULL_ELEMENT = /^null$/i;
+
+/** A text element of an array literal: as it is when it can be (most values: no new string), else in double
+ * quotes, its `"` and `\` escaped by a backslash. */
+function element(value: string): string {
+  if (BARE_ELEMENT.test(value) && !NULL_ELEMENT.test(value)) return value;
   return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
@@ -405,8 +437,8 @@ export function copyRowsSql(target: CopyTarget, format: CopyFormat): string {
 /** INSERT of the archived body of `loadId`. */
 export function archiveBodySql(schema: string, account: string, loadId: number, p: PackedBody) {
   return statement(
-    `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [account, loadId, p.gzip ?? null, p.spoolId ?? null, p.bytes, p.sha256, p.receivedSha256],
+    `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [account, loadId, p.body ?? null, p.spoolId ?? null, p.bytes, p.sha256, p.receivedSha256],
   );
 }
 
@@ -424,15 +456,17 @@ export function insertRawPartSql(
   );
 }
 
-/** The archived body of a load: whole in body_gzip, or (NULL there) in the parts of spool_id. */
+/** The archived body of a load: whole in body (or, archived before sql/008_raw_body.sql, body_gzip), or in
+ * the parts of spool_id. */
 export function rawBodySql(schema: string, loadId: number) {
   return statement<{
+    body: Buffer | null;
     body_gzip: Buffer | null;
     spool_id: string | null;
     account: string;
     body_sha256: string;
   }>(
-    `SELECT body_gzip, spool_id, account, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
+    `SELECT body, body_gzip, spool_id, account, body_sha256 FROM ${qualified(schema, 'report_raw')} WHERE load_id = $1`,
     [loadId],
   );
 }

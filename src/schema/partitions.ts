@@ -84,7 +84,7 @@ export function monthsAhead(now: Date): string[] {
 /** Makes `day`'s month partition of each live table of `report` lacking it; one query if none does. */
 export async function ensureLoadPartition(wh: Warehouse, report: string, day: string): Promise<void> {
   const month = monthStart(day);
-  const lacking = (await rowsOf(wh, sql.liveTables(wh.schema, report))).filter(
+  const lacking = (await rowsOf(wh, sql.liveTables(wh.schema, report, month))).filter(
     (t) => !t.partitions.includes(partitionName(t.table_name, month)),
   );
   if (lacking.length === 0) return;

@@ -3,7 +3,7 @@ import { escapeLiteral } from 'pg';
 import type { Dimension } from '../platform/config/dimensions.js';
 import { addDays } from '../platform/dates/calendar.js';
 import { addMonths } from '../plan/retention.js';
-import { ident, qualified, statement, type Statement } from '../platform/pg/handle.js';
+import { ident, MAX_IDENTIFIER_BYTES, qualified, statement, type Statement } from '../platform/pg/handle.js';
 
 export type VersionState = 'serving' | 'building' | 'retired';
 
@@ -245,13 +245,23 @@ export const partitionBounds = (schema: string, table: string) =>
     [schema, table],
   );
 
-/** The tables `report`'s loads may write, with their partitions: from the catalog, no lock waits. */
-export const liveTables = (schema: string, report: string) =>
+/** The tables `report`'s loads may write, with their partitions: from the catalog, no lock waits. With a
+ * `month` (YYYY-MM-01), only the partitions that may be its (the one named `<table>__pYYYYMM`, or all of a
+ * table whose names are shortened past MAX_IDENTIFIER_BYTES): a table of years of months sends one name, not
+ * all of them, each time a load meets a month. */
+export const liveTables = (schema: string, report: string, month?: string) =>
   statement<{ table_name: string; partitions: string[] }>(
     `SELECT v.table_name, ARRAY(SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                                 WHERE i.inhparent = to_regclass(quote_ident($2) || '.' || quote_ident(v.table_name))) AS partitions
+                                 WHERE i.inhparent = to_regclass(quote_ident($2) || '.' || quote_ident(v.table_name))
+                                   AND ($3::text IS NULL OR c.relname = v.table_name || $3
+                                        OR octet_length(v.table_name || $3) > $4)) AS partitions
        FROM ${qualified(schema, 'report_versions')} v WHERE v.report = $1 AND v.state <> 'retired'`,
-    [report, schema],
+    [
+      report,
+      schema,
+      month === undefined ? null : `__p${month.slice(0, 4)}${month.slice(5, 7)}`,
+      MAX_IDENTIFIER_BYTES,
+    ],
   );
 
 /** A partition of `table` for `month`: a plain table (LIKE copies columns in order), then attached. */

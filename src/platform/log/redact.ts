@@ -50,6 +50,8 @@ export class ChunkRedactor {
   private readonly matcher: SecretMatcher | undefined;
   /** The bytes not yet let out, as received: a secret may start in them. */
   private carry: Buffer = Buffer.alloc(0);
+  /** Secrets replaced so far. */
+  redactions = 0;
 
   constructor(secrets: Secrets) {
     this.matcher = matcherFrom(secrets);
@@ -61,6 +63,7 @@ export class ChunkRedactor {
     const joined = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
     const { hits, done } = scan(joined, this.matcher, false);
     this.carry = Buffer.from(joined.subarray(done));
+    this.redactions += hits.length / 2;
     return replaced(joined, hits, done);
   }
 
@@ -69,7 +72,9 @@ export class ChunkRedactor {
     const rest = this.carry;
     this.carry = Buffer.alloc(0);
     if (this.matcher === undefined) return rest;
-    return replaced(rest, scan(rest, this.matcher, true).hits, rest.length);
+    const { hits } = scan(rest, this.matcher, true);
+    this.redactions += hits.length / 2;
+    return replaced(rest, hits, rest.length);
   }
 }
 

@@ -90,7 +90,7 @@ export async function scanForSecret(o: {
   const { rows } = await o.database.pool.query<{ load_id: string }>(
     `SELECT load_id::text FROM ${qualified(TEST_SCHEMA, 'report_raw')}`,
   );
-  // Through the reader of the archive: a streamed body is kept in parts, not in body_gzip.
+  // Through the reader of the archive: a streamed body is kept in parts, not in body.
   for (const r of rows)
     if (
       has(

@@ -1,11 +1,16 @@
 import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqlDir } from '../../../src/platform/config/files.js';
 import { migrate, readMigrations } from '../../../src/schema/migrate.js';
 import { SchemaRefusal } from '../../../src/schema/versions.js';
+import { execute, warehouseOf } from '../../../src/platform/pg/handle.js';
+import { packBody, readArchivedBody } from '../../../src/pull/archive.js';
+import { archiveBodySql } from '../../../src/pull/sql.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let db: TestDatabase;
@@ -280,6 +285,57 @@ describe('upgrades from the baseline', () => {
     expect((await claim('2026-01-02')).rowCount).toBe(1);
     expect((await claim('2026-01-02')).rowCount).toBe(0);
     expect((await claim('2026-01-03')).rowCount).toBe(1);
+  });
+
+  it('upgrades a warehouse with sql/008_raw_body.sql: bodies archived gzipped still replay, new ones are stored as they came', async () => {
+    const before = readMigrations(sqlDir()).filter((m) => m.version < 8);
+    for (const m of before) copyFileSync(join(sqlDir(), m.file), join(dir, m.file));
+    await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    const wh = warehouseOf(db.pool, 'wh');
+    const load = async (day: string) =>
+      Number(
+        (
+          await db.pool.query<{ id: string }>(
+            `INSERT INTO wh.report_loads (report, period_start, period_end, dimensions, status, http_attempts)
+             VALUES ('daily', $1, $1, '{day}', 'loaded', 1) RETURNING load_id::text AS id`,
+            [day],
+          )
+        ).rows[0]?.id,
+      );
+    const old = Buffer.from('{"items":{},"totals":{"impressions":1}}');
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const oldId = await load('2026-01-01');
+    await db.pool.query(
+      `INSERT INTO wh.report_raw (load_id, body_gzip, body_bytes, body_sha256, received_sha256)
+       VALUES ($1, $2, $3, $4, $4)`,
+      [oldId, gzipSync(old), old.length, sha(old)],
+    );
+    copyFileSync(join(sqlDir(), '008_raw_body.sql'), join(dir, '008_raw_body.sql'));
+    const upgraded = await migrate(db.pool, { schema: 'wh', sqlDir: dir });
+    expect(upgraded).toEqual({ applied: ['008_raw_body.sql'], alreadyApplied: before.length });
+    expect(await readArchivedBody(wh, oldId)).toEqual(old);
+    const fresh = Buffer.from('{"items":{"2026-01-02":{}}}');
+    const newId = await load('2026-01-02');
+    await execute(wh, archiveBodySql('wh', 'default', newId, packBody(fresh)));
+    expect(await readArchivedBody(wh, newId)).toEqual(fresh);
+    const { rows } = await db.pool.query(
+      'SELECT load_id::int AS id, body IS NOT NULL AS body, body_gzip IS NOT NULL AS gzip FROM wh.report_raw ORDER BY load_id',
+    );
+    expect(rows).toEqual([
+      { id: oldId, body: false, gzip: true },
+      { id: newId, body: true, gzip: false },
+    ]);
+    // Exactly one place holds a body.
+    await expect(
+      db.pool.query('UPDATE wh.report_raw SET body_gzip = $1 WHERE load_id = $2', [gzipSync(fresh), newId]),
+    ).rejects.toThrow(/report_raw_one_body/);
+    // Postgres compresses the body: with lz4 where the server has it.
+    const { rows: lz4 } = await db.pool.query<{ has: boolean; method: string }>(
+      `SELECT 'lz4' = ANY (s.enumvals) AS has, a.attcompression::text AS method
+         FROM pg_settings s, pg_attribute a
+        WHERE s.name = 'default_toast_compression' AND a.attrelid = 'wh.report_raw'::regclass AND a.attname = 'body'`,
+    );
+    expect(lz4[0]?.method).toBe(lz4[0]?.has === true ? 'l' : '');
   });
 
   it('refuses a warehouse that ran the numbered files of a pre-release build, saying to recreate it', async () => {

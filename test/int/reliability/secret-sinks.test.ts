@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { QueueEvents } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueBackfill, waitForPulls } from '../../../src/schedule/enqueue.js';
@@ -82,12 +81,12 @@ describe('sinks redact the key themselves', () => {
     expect((await waitForPulls(h.queues.pulls, pulls, { pollMs: 50 })).completed).toHaveLength(1);
     const { rows } = await h.db.pool.query<{
       load_id: string;
-      body_gzip: Buffer;
+      body: Buffer;
       body_sha256: string;
       received_sha256: string;
-    }>(`SELECT load_id, body_gzip, body_sha256, received_sha256 FROM "${TEST_SCHEMA}".report_raw`);
+    }>(`SELECT load_id, body, body_sha256, received_sha256 FROM "${TEST_SCHEMA}".report_raw`);
     expect(rows).toHaveLength(1);
-    const stored = gunzipSync(rows[0]?.body_gzip ?? Buffer.alloc(0));
+    const stored = rows[0]?.body ?? Buffer.alloc(0);
     expect(stored.toString()).toBe(body.replace(key, '[REDACTED]'));
     expect(rows[0]?.body_sha256).toBe(createHash('sha256').update(stored).digest('hex'));
     expect(rows[0]?.received_sha256).toBe(createHash('sha256').update(body).digest('hex'));

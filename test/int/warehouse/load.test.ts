@@ -233,6 +233,10 @@ describe.each(WRITE_PATHS)('$name:', (path) => {
         '',
         // What an array literal treats specially (the inline rows travel as array literals).
         'NULL',
+        'null',
+        'nUlL',
+        'NULLs are fine',
+        'bare_word-1.5',
         '{braces, "in" it}',
       ];
       const period = day('2026-03-01');

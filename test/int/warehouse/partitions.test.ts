@@ -6,8 +6,13 @@ import { collectStatus } from '../../../src/status/status.js';
 import { renderStatus } from '../../../src/status/render.js';
 import { readHealPlan } from '../../../src/schedule/enqueue.js';
 import { loadPulledPeriod } from '../../helpers/pipeline.js';
-import { maintainPartitions, partitionsOf } from '../../../src/schema/partitions.js';
-import { DAY_CHECK } from '../../../src/schema/sql.js';
+import {
+  ensureLoadPartition,
+  maintainPartitions,
+  partitionName,
+  partitionsOf,
+} from '../../../src/schema/partitions.js';
+import { DAY_CHECK, liveTables } from '../../../src/schema/sql.js';
 import { ensureReportTables } from '../../../src/schema/report-tables.js';
 import { setupWarehouse } from '../../../src/schema/migrate.js';
 import { TEST_SCHEMA, type TestDatabase } from '../../helpers/db.js';
@@ -151,6 +156,46 @@ describe('partitions', () => {
     expect(await months('report_pt_campaign__v2')).toEqual(['2025-02-01']);
     // Back to the serving shape, for the tests below.
     await withClient((c) => ensureReportTables(c, warehouseOf(db.pool, S), [report]));
+  });
+
+  it("a load's check for its month names one partition, and still finds a table's whose names are shortened", async () => {
+    const wh = warehouseOf(db.pool, S);
+    const named = async (table: string) =>
+      (
+        await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = to_regclass($1)`,
+          [`${S}.${table}`],
+        )
+      ).rows[0]?.n;
+    // A table version past 63 bytes with the month: its partitions are named by derivedName (hashed).
+    const long = `report_pt_campaign__v${'9'.repeat(40)}`;
+    await db.pool.query(
+      `CREATE TABLE ${S}.${long} (LIKE ${S}.report_pt_campaign INCLUDING DEFAULTS) PARTITION BY RANGE (period_start)`,
+    );
+    await db.pool.query(
+      `INSERT INTO ${S}.report_versions (report, version, dimensions, table_name, state, auto_swap)
+       VALUES ('pt_campaign', 99, '{day,creative_id}', $1, 'building', false)`,
+      [long],
+    );
+    try {
+      await ensureLoadPartition(wh, 'pt_campaign', '2024-11-05');
+      await ensureLoadPartition(wh, 'pt_campaign', '2024-11-20');
+      expect(await months(long)).toEqual(['2024-11-01']);
+      expect((await partitionsOf(wh, long))[0]?.name).toBe(partitionName(long, '2024-11-01'));
+      expect(partitionName(long, '2024-11-01')).toHaveLength(63);
+      expect(await months('report_pt_campaign')).toContain('2024-11-01');
+      // The statement itself: for a month, a short name's table sends only that month's partition.
+      const { rows } = await db.pool.query<{ table_name: string; partitions: string[] }>({
+        text: liveTables(S, 'pt_campaign', '2024-11-01').text,
+        values: [...liveTables(S, 'pt_campaign', '2024-11-01').values],
+      });
+      const of = (t: string) => rows.find((r) => r.table_name === t)?.partitions;
+      expect(of('report_pt_campaign')).toEqual(['report_pt_campaign__p202411']);
+      expect(of(long)).toHaveLength((await named(long)) ?? -1);
+    } finally {
+      await db.pool.query(`DELETE FROM ${S}.report_versions WHERE report = 'pt_campaign' AND version = 99`);
+      await db.pool.query(`DROP TABLE ${S}.${long}`);
+    }
   });
 
   it('the BI views over a partitioned table show the loaded rows', async () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ReportBody } from '../../../src/api/body.js';
 import { ChunkRedactor, redactBuffer } from '../../../src/platform/log/redact.js';
 
 const KEY = 'sk-live-abcdef0123456789';
@@ -65,5 +66,33 @@ describe('ChunkRedactor', () => {
     const chunk = Buffer.from('{"items":{}}');
     expect(redactor.push(chunk)).toBe(chunk);
     expect(redactor.end().length).toBe(0);
+  });
+
+  it('counts the secrets it replaced, across chunks', () => {
+    const redactor = new ChunkRedactor([KEY]);
+    const body = Buffer.from(`{"a":"${KEY}","b":"${ENCODED[0] ?? ''}"}`);
+    redactor.push(body.subarray(0, 10));
+    redactor.push(body.subarray(10));
+    redactor.end();
+    expect(redactor.redactions).toBe(2);
+  });
+});
+
+describe('ReportBody.redacted', () => {
+  const read = async (body: ReportBody) => {
+    for await (const _chunk of body);
+    return body.redacted;
+  };
+  async function* chunks(text: string) {
+    for (let i = 0; i < text.length; i += 7) yield Buffer.from(text.slice(i, i + 7));
+  }
+
+  it('says whether redaction changed the body, whole or streamed: an unchanged one is stored as received', async () => {
+    const clean = '{"items":{}}';
+    const echoing = `{"key":"${KEY}","items":{}}`;
+    expect(await read(new ReportBody(Buffer.from(clean), [KEY]))).toBe(false);
+    expect(await read(new ReportBody(Buffer.from(echoing), [KEY]))).toBe(true);
+    expect(await read(new ReportBody(chunks(clean), [KEY]))).toBe(false);
+    expect(await read(new ReportBody(chunks(echoing), [KEY]))).toBe(true);
   });
 });
