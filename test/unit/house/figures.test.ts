@@ -15,10 +15,12 @@ describe('the house, by its figures', () => {
   // and 38 (today, provisional; campaign pacing) then added 1,246 lines of new capability: the mark
   // moves with them, so that growth beyond a feature's own still fails here. 50 more: the claim, totals
   // and report_loads rows of a request's periods in one statement each (arrays), beside the forms by
-  // constants that one period keeps because Postgres plans them for less (the capacity run: 10%).
-  it('keeps src/ within 22,350 non-blank lines', () => {
+  // constants that one period keeps because Postgres plans them for less (the capacity run: 10%). 150 more
+  // for issue 37's worker CPU (a fifth less a period): rows encoded before the load's transaction, a
+  // report_loads record in one literal, id keys read once, a body archived as it came (sql/008).
+  it('keeps src/ within 22,500 non-blank lines', () => {
     expect(figures.files).toBeGreaterThan(80);
-    expect(figures.lines).toBeLessThanOrEqual(22_350);
+    expect(figures.lines).toBeLessThanOrEqual(22_500);
   });
 
   it('casts at most 5 times per 1,000 lines, never through unknown', () => {
