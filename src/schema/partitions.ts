@@ -35,14 +35,16 @@ export interface FoundPartition {
   readonly detachPending: boolean;
 }
 
-/** The range partitions of `table`, oldest first (none for a table that is missing or not partitioned). */
+/** The range partitions of `table` (of `months` only, if given), oldest first (none for a table that is missing
+ * or not partitioned). */
 export async function partitionsOf(
   wh: Warehouse,
   table: string,
   db: Queryable = wh.pool,
+  months?: readonly string[],
 ): Promise<FoundPartition[]> {
   const out: FoundPartition[] = [];
-  for (const r of await rowsOf(db, sql.partitionBounds(wh.schema, table))) {
+  for (const r of await rowsOf(db, sql.partitionBounds(wh.schema, table, months))) {
     const [, from, to] = /FROM \('(\d{4}-\d{2}-\d{2})'\) TO \('(\d{4}-\d{2}-\d{2})'\)/.exec(r.bound) ?? [];
     if (from !== undefined && to !== undefined)
       out.push({ name: r.name, from, to, detachPending: r.pending });
@@ -61,7 +63,7 @@ export async function ensurePartitions(
   if (months.length === 0) return [];
   return withTransaction(client, async () => {
     await execute(client, sql.lock(`adops-partition:${schema}.${table}`));
-    const have = new Set((await partitionsOf(wh, table, client)).map((p) => p.from));
+    const have = new Set((await partitionsOf(wh, table, client, months)).map((p) => p.from));
     const byDay = (await rowsOf(client, sql.columnsOf(schema, table))).some((c) => c.name === 'day');
     const made: string[] = [];
     for (const month of [...new Set(months)].sort()) {

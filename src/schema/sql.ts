@@ -236,13 +236,15 @@ export const indexesOf = (schema: string, table: string) =>
     [schema, table],
   );
 
-/** The range partitions of `table` with their bounds as pg_get_expr shows them. */
-export const partitionBounds = (schema: string, table: string) =>
+/** The range partitions of `table` with their bounds as pg_get_expr shows them; with `months` (YYYY-MM-01),
+ * only those starting on one of them. */
+export const partitionBounds = (schema: string, table: string, months?: readonly string[]) =>
   statement<{ name: string; bound: string; pending: boolean }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))`,
-    [schema, table],
+      WHERE i.inhparent = to_regclass(quote_ident($1) || '.' || quote_ident($2))
+        AND ($3::text[] IS NULL OR pg_get_expr(c.relpartbound, c.oid) LIKE ANY ($3))`,
+    [schema, table, months === undefined ? null : months.map((m) => `%FROM ('${m}')%`)],
   );
 
 /** The tables `report`'s loads may write, with their partitions: from the catalog, no lock waits. With a
