@@ -34,17 +34,10 @@ const CELLS_PER_DAY = 100;
 const MS_PER_1000_ROWS = 20;
 const FIRST_DAY = '2025-01-01';
 /** The CPU measure: periods per round (100 requests of 7), rounds (the least CPU counts: 3, as the pull
- * section's; this machine's rounds of the same worker differ by up to a quarter). */
+ * section's; this machine's rounds of the same worker differ by up to a quarter), untimed periods before. */
 const CPU_PERIODS = 700;
 const CPU_ROUNDS = 3;
-/**
- * Untimed periods before the CPU measure: at least 1,400, and at least 1,000 requests. V8 compiles a pull's
- * code as its calls add up, and a request's code is called once per request: 1,400 periods are 1,400 requests
- * of one period but 200 of seven, whose timed rounds then paid 0.25 ms of TurboFan compiling per period
- * (measured with --trace-opt). A worker runs for months; as the pull section's warm-up, this measures it warm.
- */
-const CPU_WARMUP_PERIODS = 1_400;
-const CPU_WARMUP_REQUESTS = 1_000;
+const CPU_WARMUP = 1_400;
 
 export const REQUEST_TARGETS = { requests: 1 / 6, wallOverBound: 1 / 5, workerMs: 1, totalMs: 4 } as const;
 
@@ -121,7 +114,7 @@ export async function runRequestsSection(
         );
         const rounds = await scenario(o, jobsDir, {
           ...{ backend, workers: 1, rate: 100_000, latencyMs: 0, daysPerRequest },
-          ...{ pulls: CPU_PERIODS, rounds: CPU_ROUNDS, warmup: cpuWarmup(daysPerRequest) },
+          ...{ pulls: CPU_PERIODS, rounds: CPU_ROUNDS, warmup: CPU_WARMUP },
         });
         const per = (seconds: number) => (seconds * 1000) / CPU_PERIODS;
         const best = rounds.reduce((a, b) => (b.workerCpuSeconds < a.workerCpuSeconds ? b : a));
@@ -154,11 +147,6 @@ export async function runRequestsSection(
     exact: { grouped: grouped.digest === baseline.digest, capped: capped.digest === baseline.digest },
     cpu,
   };
-}
-
-/** Untimed periods before a CPU measure of `daysPerRequest` periods a request (CPU_WARMUP_*). */
-function cpuWarmup(daysPerRequest: number): number {
-  return Math.max(CPU_WARMUP_PERIODS, CPU_WARMUP_REQUESTS * daysPerRequest);
 }
 
 /** A backfill of `reports` over the bench's days through real `adops worker` processes on Redis. */
