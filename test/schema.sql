@@ -1347,7 +1347,7 @@ CREATE TABLE adops.report_raw (
 );
 ALTER TABLE ONLY adops.report_raw ALTER COLUMN body SET COMPRESSION lz4;
 COMMENT ON TABLE adops.report_raw IS 'Raw API responses (gzip) kept for replay and audit, for a configured number of days. Not for BI: the read-only BI role cannot read it.';
-COMMENT ON COLUMN adops.report_raw.body_gzip IS 'A body archived gzip-compressed (by releases before 008_raw_body); NULL for later ones.';
+COMMENT ON COLUMN adops.report_raw.body_gzip IS 'A body archived gzip-compressed: any whole body before 008_raw_body, a whole body over 8 MB since.';
 COMMENT ON COLUMN adops.report_raw.body_sha256 IS 'SHA-256 of the stored body (the API key redacted), checked when the body is read back.';
 COMMENT ON COLUMN adops.report_raw.received_sha256 IS 'SHA-256 of the body as received, before the API key was redacted from it.';
 COMMENT ON COLUMN adops.report_raw.spool_id IS 'The parts of a streamed body in report_raw_parts; NULL when body or body_gzip holds the body.';

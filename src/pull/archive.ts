@@ -4,7 +4,7 @@
 // report_raw_parts gzipped as it passes.
 import { createHash, type Hash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createGzip, gunzip, type Gzip } from 'node:zlib';
+import { createGzip, gunzip, gzip, type Gzip } from 'node:zlib';
 import type { ReportBody } from '../api/body.js';
 import type { Period } from '../flatten/types.js';
 import { execute, firstRow, rowsOf, type Warehouse } from '../platform/pg/handle.js';
@@ -22,22 +22,29 @@ import {
 
 export type { PackedBody } from './sql.js';
 
+const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 // Level 1 is 2.4x faster than the default 6 for a quarter more bytes (0.16 of the body, not 0.13): every
-// streamed body pays the time; the archive is kept only ADOPS_RAW_RETENTION_DAYS.
+// gzipped body pays the time; the archive is kept only ADOPS_RAW_RETENTION_DAYS.
 const GZIP_LEVEL = 1;
+// Up to this size (ADOPS_STREAM_BODY_MB's default) a whole body goes to Postgres as it is, which compresses
+// it; a bigger one (a raised ADOPS_STREAM_BODY_MB, a replay of a big body) is gzipped in the thread pool,
+// so that neither the statement nor the column nears Postgres' 1 GB limit.
+const RAW_MAX_BYTES = 8_000_000;
 
 const PART_BYTES = 1024 * 1024; // compressed bytes per row of report_raw_parts
 
-/** A whole body to archive, fingerprinted; `receivedSha256`: the body's as the API sent it, which is this
- * body's too when `redacted` is false (nothing was replaced: not hashed again). Postgres compresses it. */
-export function packBody(body: Buffer, receivedSha256?: string, redacted = true): PackedBody {
+/** A whole body to archive (as it is, or gzipped past RAW_MAX_BYTES), fingerprinted; `receivedSha256`: the
+ * body's as the API sent it, which is this body's too when `redacted` is false (not hashed again). */
+export async function packBody(body: Buffer, receivedSha256?: string, redacted = true): Promise<PackedBody> {
   const sha256 =
     !redacted && receivedSha256 !== undefined
       ? receivedSha256
       : createHash('sha256').update(body).digest('hex');
-  return { body, bytes: body.length, sha256, receivedSha256: receivedSha256 ?? sha256 };
+  const fingerprint = { bytes: body.length, sha256, receivedSha256: receivedSha256 ?? sha256 };
+  if (body.length <= RAW_MAX_BYTES) return { body, ...fingerprint };
+  return { gzip: await gzipAsync(body, { level: GZIP_LEVEL }), ...fingerprint };
 }
 
 /** A tee of a response body: `chunks()` hands each chunk to the parser and the archive; `finish()` archives

@@ -224,7 +224,8 @@ async function pullRequest(
       error instanceof AdopsError && error.attempts !== undefined && error.attempts > 0 ? error.attempts : 1;
     // A malformed 2xx carries its body (the key redacted): archived, so it can be replayed.
     const body = error instanceof ApiError ? error.body : undefined;
-    const packed = body === undefined ? undefined : packBody(redactBuffer(body, secrets), bodyDigest(body));
+    const packed =
+      body === undefined ? undefined : await packBody(redactBuffer(body, secrets), bodyDigest(body));
     const failed = { info: { ...info, attempts }, error, step: 'fetch' as const, packed, secrets };
     const loadId = await recordFailedPull(deps.wh, failed).catch((err: unknown) => {
       // Postgres itself may be down; the job's failedReason still carries the reason.

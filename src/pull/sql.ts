@@ -58,15 +58,16 @@ export interface CopyTarget extends CopyLayout {
   readonly table: string;
 }
 
-/** A body to archive, whole (`body`) or streamed to report_raw_parts (`spoolId`): size and SHA-256 of the
+/** A body to archive, whole (`body`, or `gzip` past a size) or streamed to report_raw_parts (`spoolId`): size and SHA-256 of the
  * stored (redacted) body, and SHA-256 of the body as received. */
 export type PackedBody = {
   readonly bytes: number;
   readonly sha256: string;
   readonly receivedSha256: string;
 } & (
-  | { readonly body: Buffer; readonly spoolId?: undefined }
-  | { readonly spoolId: number; readonly body?: undefined }
+  | { readonly body: Buffer; readonly gzip?: undefined; readonly spoolId?: undefined }
+  | { readonly gzip: Buffer; readonly body?: undefined; readonly spoolId?: undefined }
+  | { readonly spoolId: number; readonly body?: undefined; readonly gzip?: undefined }
 );
 
 /** Longest error text kept: enough for a message and its cause chain, not a whole body. */
@@ -437,8 +438,8 @@ export function copyRowsSql(target: CopyTarget, format: CopyFormat): string {
 /** INSERT of the archived body of `loadId`. */
 export function archiveBodySql(schema: string, account: string, loadId: number, p: PackedBody) {
   return statement(
-    `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [account, loadId, p.body ?? null, p.spoolId ?? null, p.bytes, p.sha256, p.receivedSha256],
+    `INSERT INTO ${qualified(schema, 'report_raw')} (account, load_id, body, body_gzip, spool_id, body_bytes, body_sha256, received_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [account, loadId, p.body ?? null, p.gzip ?? null, p.spoolId ?? null, p.bytes, p.sha256, p.receivedSha256],
   );
 }
 

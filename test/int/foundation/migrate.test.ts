@@ -316,14 +316,20 @@ describe('upgrades from the baseline', () => {
     expect(await readArchivedBody(wh, oldId)).toEqual(old);
     const fresh = Buffer.from('{"items":{"2026-01-02":{}}}');
     const newId = await load('2026-01-02');
-    await execute(wh, archiveBodySql('wh', 'default', newId, packBody(fresh)));
+    await execute(wh, archiveBodySql('wh', 'default', newId, await packBody(fresh)));
     expect(await readArchivedBody(wh, newId)).toEqual(fresh);
+    // A body past 8 MB (a raised ADOPS_STREAM_BODY_MB, a replay of a big one) is still gzipped.
+    const big = Buffer.alloc(8_000_001, 0x61);
+    const bigId = await load('2026-01-03');
+    await execute(wh, archiveBodySql('wh', 'default', bigId, await packBody(big)));
+    expect(await readArchivedBody(wh, bigId)).toEqual(big);
     const { rows } = await db.pool.query(
       'SELECT load_id::int AS id, body IS NOT NULL AS body, body_gzip IS NOT NULL AS gzip FROM wh.report_raw ORDER BY load_id',
     );
     expect(rows).toEqual([
       { id: oldId, body: false, gzip: true },
       { id: newId, body: true, gzip: false },
+      { id: bigId, body: false, gzip: true },
     ]);
     // Exactly one place holds a body.
     await expect(
