@@ -208,13 +208,16 @@ interface Inline {
   readonly route: Routing | undefined;
 }
 
+/** No period skipped: the claim, which says which are stale, comes later (their rows are left out in SQL). */
+const NONE_SKIPPED: readonly boolean[] = [];
+
 /** Encodes a held request's rows before its transaction (each row checked; several periods: each routed to
  * its period by its day, counted and summed there), so a deadlock's retry sends the same rows again. */
 function encodeInline(info: FetchInfo, rows: readonly ReportRow[]): Inline {
   const { period, report } = info;
   const route = routing(period, periodsOf(info), report.dimensions);
   const layout = { periodStart: period.start, periodEnd: period.end, dimensions: report.dimensions };
-  const place = route === undefined ? undefined : (row: ReportRow) => route.place(row, []);
+  const place = route === undefined ? undefined : (row: ReportRow) => route.place(row, NONE_SKIPPED);
   return { rows: encodeRows(layout, rows, place), route };
 }
 

@@ -359,7 +359,7 @@ export function encodeRows(
   const sized = <T>() => new Array<T>(rows.length);
   const dims = layout.dimensions.map(() => sized<string>());
   const counters = COUNTERS.map(() => sized<number>());
-  const periods = sized<number>();
+  const periods = at === undefined ? [] : sized<number>();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r] as ReportRow;
     // Its period first: a day outside the request's range is the routing's error, which names the range.
@@ -457,8 +457,8 @@ export function insertRawPartSql(
   );
 }
 
-/** The archived body of a load: whole in body (or, archived before sql/008_raw_body.sql, body_gzip), or in
- * the parts of spool_id. */
+/** The archived body of a load: whole in body (or body_gzip: archived before sql/008_raw_body.sql, or past
+ * 8 MB), or in the parts of spool_id. */
 export function rawBodySql(schema: string, loadId: number) {
   return statement<{
     body: Buffer | null;
